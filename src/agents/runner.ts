@@ -1,0 +1,557 @@
+/**
+ * The runner owns the agent loop: build the request through the context pipeline, measure it, call
+ * the model, append its response, run its tool calls concurrently, append their results in call order
+ * with their state deltas, and stop on a final answer, an escalation, or a limit. Every event is
+ * persisted as it happens, so a crash loses at most the step in flight.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { z } from 'zod';
+import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, SystemError } from '../errors.js';
+import { eventsToItems } from '../context/history.js';
+import type { ObservationProcessor, ToolObservation } from '../context/observation.js';
+import {
+  findBrokenToolPair,
+  measureRequest,
+  renderPrompt,
+  type ContextProcessor,
+  type ContextRequest,
+  type InstructionSection,
+  type ProcessorContext,
+  type ToolDefinition,
+} from '../context/request.js';
+import { contextWindowFor, modelLabel, resolveModel, type ModelSpec, type ResolveModelOptions } from '../models/resolve.js';
+import { withRetry, type RetryOptions } from '../models/retry.js';
+import { InMemorySessionStore } from '../session/memory-store.js';
+import { assertValidKey, clearTemp } from '../session/state.js';
+import type { SessionStore } from '../session/store.js';
+import type { JsonValue, Session, SessionEvent, StateDelta, ToolCallRecord } from '../session/types.js';
+import { Ledger, type LedgerEntry, type LedgerSummary } from '../tokens/ledger.js';
+import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
+import type { Agent } from './agent.js';
+import { TRANSFER_TOOL, transferTool } from './builtin-tools.js';
+import type { AnyTool, StateAccess, ToolContext } from './tool.js';
+
+/** Limits of one invocation. Each has a default and names its setting when hit. */
+export interface RunLimits {
+  /** Model calls per invocation. Default 50. */
+  maxSteps: number;
+  /** Tool calls honoured in one model response; the rest get an error result. Default 16. */
+  maxToolCallsPerStep: number;
+  /** Wall time of one invocation in ms. Default 30 minutes. */
+  maxWallTimeMs: number;
+  /** Bytes of one tool result after observation processors; larger results become an error result. Default 1 MiB. */
+  maxToolResultBytes: number;
+  /** Bytes of one tool call's argument text. Default 256 KiB. */
+  maxToolArgumentBytes: number;
+}
+
+/** Default {@link RunLimits}. */
+export const DEFAULT_LIMITS: RunLimits = {
+  maxSteps: 50,
+  maxToolCallsPerStep: 16,
+  maxWallTimeMs: 30 * 60_000,
+  maxToolResultBytes: 1024 * 1024,
+  maxToolArgumentBytes: 256 * 1024,
+};
+
+/** Options of a {@link Runner}. */
+export interface RunnerOptions {
+  /** The root agent; invocations start with it. */
+  agent: Agent;
+  /** The app name sessions are stored under. Default `pagewise`. */
+  appName?: string;
+  /** Session storage. Default: in memory. */
+  store?: SessionStore;
+  /** The model of agents that name none. */
+  model?: ModelSpec;
+  /** How model spec strings are resolved (environment, offline policies). */
+  modelOptions?: ResolveModelOptions;
+  /** Context processors of agents that configure none. Default: none (the full history). */
+  processors?: ContextProcessor[];
+  /** Observation processors of agents that configure none. */
+  observationProcessors?: ObservationProcessor[];
+  /** Services tools and processors look up by key (page store, sources, ...). */
+  services?: Map<string, unknown> | Record<string, unknown>;
+  limits?: Partial<RunLimits>;
+  /** Context window in tokens; 0 turns the check off. Default: the model's known window. */
+  contextWindow?: number;
+  retry?: RetryOptions;
+  /** A ledger that receives every call of every run, besides the per-run ledger. */
+  ledger?: Ledger;
+}
+
+/** Input of one invocation. */
+export interface RunInput {
+  userId: string;
+  /** An existing session to continue, or the id for a new one. A random id when omitted. */
+  sessionId?: string;
+  /** The user message. */
+  message: string;
+  signal?: AbortSignal;
+  /** Start with this agent of the tree instead of the root. */
+  agentName?: string;
+}
+
+/** Why an invocation ended. */
+export type StopReason = 'final' | 'escalate';
+
+/** The outcome of {@link Runner.run}. */
+export interface RunResult {
+  text: string;
+  stopReason: StopReason;
+  invocationId: string;
+  /** The agent that produced the final answer. */
+  agentName: string;
+  session: Session;
+  ledger: { entries: readonly LedgerEntry[]; summary: LedgerSummary };
+}
+
+/** A part of {@link Runner.stream}'s output. */
+export type RunStreamPart =
+  | { type: 'event'; event: SessionEvent }
+  | { type: 'text-delta'; agentName: string; delta: string }
+  | { type: 'finish'; result: RunResult };
+
+interface CallOutcome {
+  observation: ToolObservation;
+  delta: StateDelta;
+  transferTo?: string;
+  escalate?: string;
+}
+
+const toolDefs = new WeakMap<AnyTool, ToolDefinition>();
+
+function definitionOf(t: AnyTool): ToolDefinition {
+  let d = toolDefs.get(t);
+  if (!d) {
+    const schema = z.toJSONSchema(t.inputSchema, { unrepresentable: 'any' }) as Record<string, unknown>;
+    delete schema.$schema;
+    d = { name: t.name, description: t.description, inputSchema: schema };
+    toolDefs.set(t, d);
+  }
+  return d;
+}
+
+function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return 'OK';
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch (error) {
+    return `Error: the tool returned a value that cannot be serialized (${(error as Error).message}).`;
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** Runs agents over sessions. */
+export class Runner {
+  readonly agent: Agent;
+  readonly appName: string;
+  readonly store: SessionStore;
+  readonly limits: RunLimits;
+  private readonly options: RunnerOptions;
+  private readonly services: ReadonlyMap<string, unknown>;
+  private readonly models = new Map<Agent, { model: LanguageModelV3; label: string; window: number }>();
+  private readonly agentTools = new WeakMap<Agent, { tools: Map<string, AnyTool>; defs: ToolDefinition[] }>();
+
+  constructor(options: RunnerOptions) {
+    this.options = options;
+    this.agent = options.agent;
+    this.appName = options.appName ?? 'pagewise';
+    this.store = options.store ?? new InMemorySessionStore();
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.services = options.services instanceof Map ? options.services : new Map(Object.entries(options.services ?? {}));
+    const seen = new Set<string>();
+    for (const a of this.agent.walk()) {
+      if (seen.has(a.name)) throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
+      seen.add(a.name);
+    }
+  }
+
+  private modelOf(agent: Agent): { model: LanguageModelV3; label: string; window: number } {
+    let m = this.models.get(agent);
+    if (!m) {
+      const spec = agent.model ?? this.options.model;
+      if (spec === undefined) {
+        throw new SystemError('no-model', `Agent "${agent.name}" has no model and the runner has no default: set \`model\` on the agent or the runner (e.g. "offline").`);
+      }
+      const model = resolveModel(spec, this.options.modelOptions);
+      const window = this.options.contextWindow ?? contextWindowFor(spec);
+      m = { model, label: modelLabel(spec), window };
+      this.models.set(agent, m);
+    }
+    return m;
+  }
+
+  private toolsOf(agent: Agent): { tools: Map<string, AnyTool>; defs: ToolDefinition[] } {
+    let t = this.agentTools.get(agent);
+    if (!t) {
+      const list: AnyTool[] = [...agent.tools];
+      const targets = agent.transferTargets();
+      if (targets.length > 0 && !list.some((x) => x.name === TRANSFER_TOOL)) list.push(transferTool(targets));
+      t = { tools: new Map(list.map((x) => [x.name, x])), defs: list.map(definitionOf) };
+      this.agentTools.set(agent, t);
+    }
+    return t;
+  }
+
+  /** Runs one invocation to its end and returns the final result. */
+  async run(input: RunInput): Promise<RunResult> {
+    let result: RunResult | undefined;
+    for await (const part of this.loop(input, false)) if (part.type === 'finish') result = part.result;
+    return result!;
+  }
+
+  /** Runs one invocation, yielding events as they are appended and text deltas as the model streams. */
+  stream(input: RunInput): AsyncIterable<RunStreamPart> {
+    return this.loop(input, true);
+  }
+
+  private async *loop(input: RunInput, streaming: boolean): AsyncGenerator<RunStreamPart> {
+    const started = Date.now();
+    const signal = input.signal ?? new AbortController().signal;
+    const invocationId = randomUUID();
+    const ledger = new Ledger();
+    const key = { appName: this.appName, userId: input.userId, sessionId: input.sessionId ?? randomUUID() };
+    const session = (await this.store.getSession(key)) ?? (await this.store.createSession(key));
+    let agent = input.agentName ? this.agent.find(input.agentName) : this.agent;
+    if (!agent) throw new SystemError('unknown-agent', `No agent named "${input.agentName}" in the tree of "${this.agent.name}".`);
+
+    const append = async (event: SessionEvent): Promise<SessionEvent> => this.store.appendEvent(session, event);
+    const base = () => ({ id: randomUUID(), invocationId, timestamp: Date.now() });
+
+    try {
+      yield { type: 'event', event: await append({ ...base(), kind: 'user', author: 'user', text: input.message }) };
+      let emptyResponses = 0;
+      for (let step = 0; ; step++) {
+        if (signal.aborted) throw new AbortedError();
+        if (step >= this.limits.maxSteps) {
+          throw new LimitExceededError('maxSteps', this.limits.maxSteps, 'limits.maxSteps', `agent "${agent.name}" made ${step} model calls without a final answer`);
+        }
+        if (Date.now() - started > this.limits.maxWallTimeMs) {
+          throw new LimitExceededError('maxWallTimeMs', this.limits.maxWallTimeMs, 'limits.maxWallTimeMs');
+        }
+        const stepStart = performance.now();
+        const { model, label, window } = this.modelOf(agent);
+        const { tools, defs } = this.toolsOf(agent);
+        const request = await this.buildRequest(agent, session, invocationId, input.message, defs, signal);
+        const measured = measureRequest(request, encodingForModel(model.modelId));
+        if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
+        const { prompt, tools: toolList } = renderPrompt(request);
+        const callOptions: LanguageModelV3CallOptions = {
+          prompt,
+          tools: toolList.length ? toolList : undefined,
+          toolChoice: toolList.length ? { type: 'auto' } : undefined,
+        };
+
+        const modelStart = performance.now();
+        const content: LanguageModelV3Content[] = [];
+        let usage: { input?: number; output?: number } = {};
+        let finishReason: string | undefined;
+        if (streaming) {
+          const deltas: string[] = [];
+          const { stream } = await withRetry((s) => model.doStream({ ...callOptions, abortSignal: s }), signal, this.options.retry);
+          let text = '';
+          for await (const part of stream as unknown as AsyncIterable<LanguageModelV3StreamPart>) {
+            if (part.type === 'text-delta') {
+              text += part.delta;
+              deltas.push(part.delta);
+              yield { type: 'text-delta', agentName: agent.name, delta: part.delta };
+            } else if (part.type === 'tool-call') content.push(part);
+            else if (part.type === 'finish') {
+              usage = { input: part.usage.inputTokens.total, output: part.usage.outputTokens.total };
+              finishReason = part.finishReason.unified;
+            } else if (part.type === 'error') throw part.error;
+          }
+          if (text) content.unshift({ type: 'text', text });
+        } else {
+          const result = await withRetry((s) => model.doGenerate({ ...callOptions, abortSignal: s }), signal, this.options.retry);
+          content.push(...result.content);
+          usage = { input: result.usage.inputTokens.total, output: result.usage.outputTokens.total };
+          finishReason = result.finishReason.unified;
+        }
+        const modelMs = performance.now() - modelStart;
+
+        const text = content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+        const toolCalls: ToolCallRecord[] = [];
+        const invalidArgs = new Map<string, string>();
+        for (const c of content) {
+          if (c.type !== 'tool-call') continue;
+          const parsed = parseArgs(c.input);
+          if (parsed.ok) toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: parsed.value });
+          else {
+            // Keep the raw text in the event, so the model sees what it wrote.
+            toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input.slice(0, 100_000) });
+            invalidArgs.set(c.toolCallId, parsed.reason);
+          }
+        }
+        const completionTokens = countTokens(text + toolCalls.map((c) => JSON.stringify(c.input)).join(''));
+        const entry = this.record(ledger, {
+          kind: 'agent',
+          agent: agent.name,
+          model: label,
+          invocationId,
+          parts: measured.parts,
+          promptTokens: measured.total,
+          completionTokens,
+          ...(usage.input !== undefined ? { providerPromptTokens: usage.input } : {}),
+          ...(usage.output !== undefined ? { providerCompletionTokens: usage.output } : {}),
+          modelMs,
+          frameworkMs: 0,
+          at: Date.now(),
+        });
+        yield {
+          type: 'event',
+          event: await append({
+            ...base(),
+            kind: 'model',
+            author: agent.name,
+            text,
+            toolCalls,
+            usage: {
+              promptTokens: measured.total,
+              completionTokens,
+              ...(usage.input !== undefined ? { providerPromptTokens: usage.input } : {}),
+              ...(usage.output !== undefined ? { providerCompletionTokens: usage.output } : {}),
+            },
+            ...(finishReason ? { finishReason } : {}),
+          }),
+        };
+
+        if (toolCalls.length === 0) {
+          if (text.trim()) {
+            this.finishStep(ledger, entry.index, stepStart, modelMs, 0);
+            yield { type: 'finish', result: this.result(text, 'final', invocationId, agent.name, session, ledger) };
+            return;
+          }
+          emptyResponses += 1;
+          if (emptyResponses >= 3) {
+            throw new ModelBehaviorError('empty-response', `The model "${label}" returned an empty response ${emptyResponses} times in a row. Check the model and its instruction.`);
+          }
+          yield {
+            type: 'event',
+            event: await append({ ...base(), kind: 'user', author: 'pagewise', text: '[pagewise] Your last response was empty. Answer with text, or call one of the tools.' }),
+          };
+          this.finishStep(ledger, entry.index, stepStart, modelMs, 0);
+          continue;
+        }
+        emptyResponses = 0;
+
+        const toolStart = performance.now();
+        const recentItems = request.items;
+        const outcomes = await Promise.all(
+          toolCalls.map((call, i) =>
+            i < this.limits.maxToolCallsPerStep
+              ? this.executeCall(call, invalidArgs.get(call.toolCallId), tools, agent!, session, invocationId, input.message, recentItems, ledger, signal)
+              : Promise.resolve<CallOutcome>({
+                  observation: {
+                    ...call,
+                    output: `Error: this response made ${toolCalls.length} tool calls; at most ${this.limits.maxToolCallsPerStep} run per step (setting limits.maxToolCallsPerStep). Call the rest in your next response.`,
+                    isError: true,
+                  },
+                  delta: {},
+                }),
+          ),
+        );
+        const toolMs = performance.now() - toolStart;
+        let transferTo: string | undefined;
+        let escalate: string | undefined;
+        for (const o of outcomes) {
+          yield {
+            type: 'event',
+            event: await append({
+              ...base(),
+              kind: 'tool-result',
+              author: agent.name,
+              toolCallId: o.observation.toolCallId,
+              toolName: o.observation.toolName,
+              output: o.observation.output,
+              isError: o.observation.isError,
+              ...(Object.keys(o.delta).length ? { delta: o.delta } : {}),
+            }),
+          };
+          if (o.transferTo) transferTo = o.transferTo;
+          if (o.escalate !== undefined) escalate = o.escalate;
+        }
+        this.finishStep(ledger, entry.index, stepStart, modelMs, toolMs);
+        if (escalate !== undefined) {
+          const reason = escalate || text;
+          yield { type: 'event', event: await append({ ...base(), kind: 'escalate', author: agent.name, reason }) };
+          yield { type: 'finish', result: this.result(reason, 'escalate', invocationId, agent.name, session, ledger) };
+          return;
+        }
+        if (transferTo && transferTo !== agent.name) {
+          const next = this.agent.find(transferTo);
+          if (next) {
+            yield { type: 'event', event: await append({ ...base(), kind: 'transfer', author: agent.name, from: agent.name, to: next.name }) };
+            agent = next;
+          }
+        }
+      }
+    } finally {
+      // The invocation is over: its temp: state (the working set among it) is paged out.
+      clearTemp(session.state);
+    }
+  }
+
+  private record(ledger: Ledger, entry: Omit<LedgerEntry, 'index'>): LedgerEntry {
+    const e = ledger.record(entry);
+    this.options.ledger?.record(entry);
+    return e;
+  }
+
+  private finishStep(ledger: Ledger, index: number, stepStart: number, modelMs: number, toolMs: number): void {
+    const ms = Math.max(0, performance.now() - stepStart - modelMs - toolMs);
+    ledger.setFrameworkMs(index, ms);
+    const shared = this.options.ledger;
+    if (shared) shared.setFrameworkMs(shared.entries.length - 1, ms);
+  }
+
+  private result(text: string, stopReason: StopReason, invocationId: string, agentName: string, session: Session, ledger: Ledger): RunResult {
+    clearTemp(session.state);
+    return { text, stopReason, invocationId, agentName, session, ledger: { entries: ledger.entries, summary: ledger.summary() } };
+  }
+
+  /** Builds the request for the next model call: instruction, history, tools, then the processors. */
+  private async buildRequest(
+    agent: Agent,
+    session: Session,
+    invocationId: string,
+    task: string,
+    defs: ToolDefinition[],
+    signal: AbortSignal,
+  ): Promise<ContextRequest> {
+    const instruction: InstructionSection[] = [];
+    const raw =
+      typeof agent.instruction === 'string'
+        ? agent.instruction
+        : await agent.instruction({ state: session.state, session, invocationId, agentName: agent.name, services: this.services });
+    if (typeof raw === 'string') {
+      if (raw) instruction.push({ part: 'instruction', text: raw, source: agent.name });
+    } else instruction.push(...raw);
+    const request: ContextRequest = { instruction, items: eventsToItems(session.events), tools: [...defs] };
+    const ctx: ProcessorContext = { session, invocationId, agentName: agent.name, task, services: this.services, signal };
+    for (const p of agent.processors ?? this.options.processors ?? []) {
+      await p.process(request, ctx);
+      const broken = findBrokenToolPair(request.items);
+      if (broken) throw new SystemError('broken-tool-pair', `Context processor "${p.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`);
+    }
+    return request;
+  }
+
+  private async executeCall(
+    call: ToolCallRecord,
+    invalidArgs: string | undefined,
+    tools: Map<string, AnyTool>,
+    agent: Agent,
+    session: Session,
+    invocationId: string,
+    task: string,
+    recentItems: ContextRequest['items'],
+    ledger: Ledger,
+    signal: AbortSignal,
+  ): Promise<CallOutcome> {
+    const delta: StateDelta = {};
+    const outcome: CallOutcome = { observation: { ...call, output: '', isError: false }, delta };
+    const fail = (message: string): CallOutcome => {
+      outcome.observation = { ...call, output: `Error: ${message}`, isError: true };
+      return outcome;
+    };
+    const t = tools.get(call.toolName);
+    if (!t) return fail(`unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+    if (invalidArgs !== undefined) {
+      return fail(`the arguments of ${call.toolName} are not valid JSON (${invalidArgs}). Send a JSON object that matches the tool's schema.`);
+    }
+    const argBytes = Buffer.byteLength(JSON.stringify(call.input ?? null));
+    if (argBytes > this.limits.maxToolArgumentBytes) {
+      return fail(`the arguments are ${argBytes} bytes, over the limit maxToolArgumentBytes of ${this.limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`);
+    }
+    const parsed = t.inputSchema.safeParse(call.input);
+    if (!parsed.success) return fail(`invalid arguments for ${call.toolName}:\n${z.prettifyError(parsed.error)}\nFix the arguments and call again.`);
+
+    const state: StateAccess = {
+      get: <T extends JsonValue = JsonValue>(k: string) => (k in delta ? (delta[k] === null ? undefined : delta[k]) : session.state[k]) as T | undefined,
+      has: (k) => (k in delta ? delta[k] !== null : k in session.state),
+      set: (k, v) => {
+        assertValidKey(k);
+        if (v === undefined) throw new TypeError(`State value for "${k}" is undefined; use delete() to remove a key.`);
+        delta[k] = structuredClone(v);
+      },
+      delete: (k) => {
+        delta[k] = null;
+      },
+      keys: (prefix = '') => {
+        const all = new Set(Object.keys(session.state));
+        for (const [k, v] of Object.entries(delta)) {
+          if (v === null) all.delete(k);
+          else all.add(k);
+        }
+        return [...all].filter((k) => k.startsWith(prefix)).sort();
+      },
+    };
+    const ctx: ToolContext = {
+      state,
+      invocationId,
+      sessionId: session.sessionId,
+      userId: session.userId,
+      appName: session.appName,
+      agentName: agent.name,
+      toolCallId: call.toolCallId,
+      signal,
+      services: this.services,
+      actions: {
+        transferToAgent: (name) => {
+          if (!agent.transferTargets().some((a) => a.name === name)) {
+            throw new Error(`cannot transfer to "${name}"; possible: ${agent.transferTargets().map((a) => a.name).join(', ') || 'none'}.`);
+          }
+          outcome.transferTo = name;
+        },
+        escalate: (reason) => {
+          outcome.escalate = reason ?? '';
+        },
+      },
+    };
+    try {
+      const value = await t.execute(parsed.data, ctx);
+      outcome.observation = { ...call, input: parsed.data, output: outputText(value), isError: false };
+    } catch (error) {
+      if (signal.aborted) throw new AbortedError();
+      // A failed tool changes no state: its partial writes are dropped with it.
+      for (const k of Object.keys(delta)) delete delta[k];
+      outcome.transferTo = undefined;
+      outcome.escalate = undefined;
+      return fail(`${call.toolName} failed: ${describeError(error)}`);
+    }
+    let obs = outcome.observation;
+    for (const p of agent.observationProcessors ?? this.options.observationProcessors ?? []) {
+      obs = await p.process(obs, { invocationId, agentName: agent.name, sessionId: session.sessionId, task, recentItems, services: this.services, ledger, signal });
+    }
+    const bytes = Buffer.byteLength(obs.output);
+    if (bytes > this.limits.maxToolResultBytes) {
+      return {
+        ...outcome,
+        observation: {
+          ...obs,
+          output: `Error: the result of ${call.toolName} is ${bytes} bytes, over the limit maxToolResultBytes of ${this.limits.maxToolResultBytes} (setting limits.maxToolResultBytes). Ask for less, or enable auto-paging so large results become pages.`,
+          isError: true,
+        },
+      };
+    }
+    outcome.observation = obs;
+    return outcome;
+  }
+}
+
+function parseArgs(input: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  if (input.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(input) as unknown };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+}

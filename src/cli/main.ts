@@ -1,0 +1,73 @@
+/**
+ * The `pagewise` command line. Every command uses only the public API, so anything it does can be done
+ * in code.
+ */
+import { readFileSync } from 'node:fs';
+import { PagewiseError } from '../index.js';
+import { demoCommand, DEMO_HELP } from './demo.js';
+import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
+
+type Command = { summary: string; help: string; run: (argv: string[], out: (s: string) => void) => Promise<number> };
+
+const COMMANDS: Record<string, Command> = {
+  demo: { summary: 'Run the offline demo (no API key needed)', help: DEMO_HELP, run: demoCommand },
+  sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function help(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`);
+  return `pagewise ${version()}: keeps the context of long-horizon LLM agents small and useful.
+
+Usage: pagewise <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Options:
+  -h, --help      Show help (also: pagewise <command> --help)
+  -v, --version   Show the version
+`;
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`), err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    out(help());
+    return name ? 0 : 1;
+  }
+  if (name === '--version' || name === '-v') {
+    out(version());
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    err(`Unknown command "${name}".\n\n${help()}`);
+    return 1;
+  }
+  try {
+    return await command.run(rest, out);
+  } catch (error) {
+    if (PagewiseError.isInstance(error)) {
+      err(`pagewise ${name}: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (error: unknown) => {
+      process.stderr.write(`pagewise: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 70;
+    },
+  );
+}

@@ -1,0 +1,211 @@
+/**
+ * The model request as context processors see it: instruction sections, history items and tool
+ * definitions, each labelled with the ledger part it counts towards. Rendering to the AI SDK prompt
+ * happens once, after the last processor.
+ */
+import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { Session, ToolCallRecord } from '../session/types.js';
+import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
+import { emptyParts, type PartTokens, type PromptPart } from '../tokens/ledger.js';
+
+/** A section of the system instruction. */
+export interface InstructionSection {
+  /** `instruction` for the agent's own text, `paged` for paged-in content. */
+  part: 'instruction' | 'paged';
+  text: string;
+  /** A label for debugging (`agent`, `working-set`, ...). */
+  source?: string;
+}
+
+/** One item of history, as the model will see it. */
+export type ContextItem =
+  | { type: 'user'; text: string; eventId?: string }
+  | { type: 'assistant'; text: string; toolCalls: ToolCallRecord[]; eventId?: string }
+  | { type: 'tool-result'; toolCallId: string; toolName: string; output: string; isError: boolean; eventId?: string }
+  /** A summary standing for compacted events. */
+  | { type: 'summary'; text: string; eventId?: string };
+
+/** A tool as offered to the model. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JSONSchema7;
+}
+
+/** The request being assembled for one model call. */
+export interface ContextRequest {
+  instruction: InstructionSection[];
+  items: ContextItem[];
+  tools: ToolDefinition[];
+}
+
+/** What processors may read besides the request. */
+export interface ProcessorContext {
+  session: Readonly<Session>;
+  invocationId: string;
+  agentName: string;
+  /** The text of the user message that started this invocation. */
+  task: string;
+  services: ReadonlyMap<string, unknown>;
+  signal: AbortSignal;
+}
+
+/** One stage of the request pipeline. It may change the request in place. */
+export interface ContextProcessor {
+  readonly name: string;
+  process(request: ContextRequest, context: ProcessorContext): void | Promise<void>;
+}
+
+const toolCallText = new WeakMap<ToolCallRecord, string>();
+
+/** The text of one item for token counting: what the model reads, without transport framing. */
+export function itemText(item: ContextItem): string {
+  switch (item.type) {
+    case 'user':
+    case 'summary':
+      return item.text;
+    case 'tool-result':
+      return item.output;
+    case 'assistant': {
+      let text = item.text;
+      for (const call of item.toolCalls) {
+        let t = toolCallText.get(call);
+        if (t === undefined) {
+          t = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
+          toolCallText.set(call, t);
+        }
+        text = text ? `${text}\n${t}` : t;
+      }
+      return text;
+    }
+  }
+}
+
+const toolText = new WeakMap<ToolDefinition, string>();
+
+/** The serialized form of a tool definition that is counted as its schema tokens. */
+export function toolDefinitionText(tool: ToolDefinition): string {
+  let t = toolText.get(tool);
+  if (t === undefined) {
+    t = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema });
+    toolText.set(tool, t);
+  }
+  return t;
+}
+
+/** Index of the first item of the latest observation: the tool results after the last assistant turn. */
+export function latestObservationStart(items: readonly ContextItem[]): number {
+  let i = items.length;
+  while (i > 0 && items[i - 1]!.type === 'tool-result') i -= 1;
+  return i;
+}
+
+/** A serialized prompt: the segments the ledger counts, each with its part. */
+export interface PromptSegment {
+  part: PromptPart;
+  text: string;
+}
+
+/**
+ * Serializes a request into the segments that are counted: each instruction section, each history item,
+ * each tool definition. The ledger's prompt count is the sum of the segments' token counts.
+ */
+export function serializeRequest(request: ContextRequest): PromptSegment[] {
+  const out: PromptSegment[] = [];
+  for (const s of request.instruction) out.push({ part: s.part, text: s.text });
+  const obsStart = latestObservationStart(request.items);
+  request.items.forEach((item, i) => out.push({ part: i >= obsStart ? 'observation' : 'history', text: itemText(item) }));
+  for (const t of request.tools) out.push({ part: 'tools', text: toolDefinitionText(t) });
+  return out;
+}
+
+/** Counts a request's prompt tokens by part (cached per segment content). */
+export function measureRequest(request: ContextRequest, encoding: EncodingName = 'o200k_base'): { parts: PartTokens; total: number } {
+  const parts = emptyParts();
+  let total = 0;
+  for (const seg of serializeRequest(request)) {
+    const n = countTokens(seg.text, encoding);
+    parts[seg.part] += n;
+    total += n;
+  }
+  return { parts, total };
+}
+
+/** Joins instruction sections into the system text the model receives. */
+export function systemText(request: ContextRequest): string {
+  return request.instruction.map((s) => s.text).join('\n\n');
+}
+
+/**
+ * Renders the request as an AI SDK prompt and tool list. Consecutive tool results become one tool
+ * message; summaries become user messages.
+ */
+export function renderPrompt(request: ContextRequest): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+  const prompt: LanguageModelV3Message[] = [];
+  const system = systemText(request);
+  if (system) prompt.push({ role: 'system', content: system });
+  for (const item of request.items) {
+    switch (item.type) {
+      case 'user':
+      case 'summary':
+        prompt.push({ role: 'user', content: [{ type: 'text', text: item.text }] });
+        break;
+      case 'assistant': {
+        const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+        if (item.text) content.push({ type: 'text', text: item.text });
+        for (const c of item.toolCalls) content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
+        prompt.push({ role: 'assistant', content });
+        break;
+      }
+      case 'tool-result': {
+        const part = {
+          type: 'tool-result' as const,
+          toolCallId: item.toolCallId,
+          toolName: item.toolName,
+          output: item.isError ? { type: 'error-text' as const, value: item.output } : { type: 'text' as const, value: item.output },
+        };
+        const last = prompt[prompt.length - 1];
+        if (last?.role === 'tool') last.content.push(part);
+        else prompt.push({ role: 'tool', content: [part] });
+        break;
+      }
+    }
+  }
+  const tools: LanguageModelV3FunctionTool[] = request.tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+  }));
+  return { prompt, tools };
+}
+
+/**
+ * Checks that every tool call in the items has its result right after it, and every result its call.
+ * Returns a description of the first break, or undefined when the pairs are intact.
+ */
+export function findBrokenToolPair(items: readonly ContextItem[]): string | undefined {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (item.type === 'assistant' && item.toolCalls.length > 0) {
+      const want = new Set(item.toolCalls.map((c) => c.toolCallId));
+      let j = i + 1;
+      while (j < items.length && items[j]!.type === 'tool-result') {
+        want.delete((items[j] as { toolCallId: string }).toolCallId);
+        j += 1;
+      }
+      // The last assistant turn of the request may still be waiting for its results: not allowed either,
+      // since a request is only built between steps, when every call has its result.
+      if (want.size > 0) return `tool call ${[...want][0]} at item ${i} has no result after it`;
+    }
+    if (item.type === 'tool-result') {
+      let j = i - 1;
+      while (j >= 0 && items[j]!.type === 'tool-result') j -= 1;
+      const owner = items[j];
+      if (!owner || owner.type !== 'assistant' || !owner.toolCalls.some((c) => c.toolCallId === item.toolCallId)) {
+        return `tool result ${item.toolCallId} at item ${i} is not preceded by its call`;
+      }
+    }
+  }
+  return undefined;
+}

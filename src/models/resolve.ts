@@ -1,0 +1,134 @@
+/**
+ * Model resolution: a spec string (`openai:gpt-4.1-mini`, `anthropic:…`, `google:…`,
+ * `openai-compatible:<id>`, `offline`) becomes an AI SDK LanguageModelV3; an instance passes through.
+ * Also the known context windows and prices per model.
+ */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { ConfigurationError, MissingApiKeyError } from '../errors.js';
+import { createOfflineModel, type OfflinePolicy } from './offline.js';
+
+/** A model: a spec string or a LanguageModelV3 instance. */
+export type ModelSpec = string | LanguageModelV3;
+
+/** Environment variables read by {@link resolveModel}. */
+export const MODEL_ENV = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
+  compatibleBaseUrl: 'PAGEWISE_OPENAI_COMPATIBLE_BASE_URL',
+  compatibleKey: 'PAGEWISE_OPENAI_COMPATIBLE_API_KEY',
+} as const;
+
+/** Options of {@link resolveModel}. */
+export interface ResolveModelOptions {
+  /** Where keys are read from; `process.env` by default. */
+  env?: Record<string, string | undefined>;
+  /** Policies for the `offline` model. */
+  offlinePolicies?: OfflinePolicy[];
+}
+
+function requireEnv(env: Record<string, string | undefined>, variable: string, provider: string): string {
+  const value = env[variable];
+  if (!value) throw new MissingApiKeyError(variable, provider);
+  return value;
+}
+
+/**
+ * Resolves a model spec to a LanguageModelV3.
+ *
+ * @example
+ * const model = resolveModel('openai:gpt-4.1-mini'); // needs OPENAI_API_KEY
+ * const local = resolveModel('offline');             // needs nothing
+ */
+export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {}): LanguageModelV3 {
+  if (typeof spec !== 'string') {
+    if (spec?.specificationVersion !== 'v3') {
+      throw new ConfigurationError('bad-model', 'The model instance is not an AI SDK LanguageModelV3 (specificationVersion "v3"). Use ai@6 providers.');
+    }
+    return spec;
+  }
+  const env = options.env ?? process.env;
+  if (spec === 'offline') return createOfflineModel({ policies: options.offlinePolicies });
+  const colon = spec.indexOf(':');
+  const provider = colon > 0 ? spec.slice(0, colon) : '';
+  const id = colon > 0 ? spec.slice(colon + 1) : '';
+  if (!provider || !id) {
+    throw new ConfigurationError(
+      'bad-model-spec',
+      `Model spec "${spec}" is not of the form "provider:model". Use e.g. "openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5", "google:gemini-2.5-flash", "openai-compatible:llama3.1", or "offline".`,
+    );
+  }
+  switch (provider) {
+    case 'openai':
+      return createOpenAI({ apiKey: requireEnv(env, MODEL_ENV.openai, 'OpenAI') })(id);
+    case 'anthropic':
+      return createAnthropic({ apiKey: requireEnv(env, MODEL_ENV.anthropic, 'Anthropic') })(id);
+    case 'google':
+      return createGoogleGenerativeAI({ apiKey: requireEnv(env, MODEL_ENV.google, 'Google') })(id);
+    case 'openai-compatible': {
+      const baseURL = env[MODEL_ENV.compatibleBaseUrl];
+      if (!baseURL) {
+        throw new ConfigurationError(
+          'missing-base-url',
+          `No base URL for the OpenAI-compatible server: set ${MODEL_ENV.compatibleBaseUrl} (e.g. http://localhost:11434/v1 for Ollama).`,
+        );
+      }
+      return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: env[MODEL_ENV.compatibleKey] }).chatModel(id);
+    }
+    default:
+      throw new ConfigurationError(
+        'unknown-provider',
+        `Unknown model provider "${provider}" in "${spec}". Known: openai, anthropic, google, openai-compatible, offline.`,
+      );
+  }
+}
+
+/** The id a spec is reported under in ledgers and results. */
+export function modelLabel(spec: ModelSpec): string {
+  return typeof spec === 'string' ? spec : `${spec.provider}:${spec.modelId}`;
+}
+
+const WINDOWS: [RegExp, number][] = [
+  [/^offline$/, 128_000],
+  [/gpt-4\.1/, 1_047_576],
+  [/gpt-5/, 400_000],
+  [/gpt-4o|o1|o3|o4/, 128_000],
+  [/gpt-4-turbo/, 128_000],
+  [/gpt-3\.5/, 16_385],
+  [/claude/, 200_000],
+  [/gemini/, 1_048_576],
+];
+
+/** Default context window when nothing is known about a model. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** The context window of a model spec in tokens (known limits per model; 128k for `offline`). */
+export function contextWindowFor(spec: ModelSpec): number {
+  const label = modelLabel(spec).toLowerCase();
+  for (const [re, n] of WINDOWS) if (re.test(label)) return n;
+  return DEFAULT_CONTEXT_WINDOW;
+}
+
+/** USD per million tokens. */
+export interface ModelPrice {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+/** Known list prices (USD per million tokens); override with the `prices` options of the bench. */
+export const DEFAULT_PRICES: Record<string, ModelPrice> = {
+  'openai:gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8 },
+  'openai:gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 },
+  'openai:gpt-4.1-nano': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
+  'openai:gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 },
+  'openai:gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 },
+  'anthropic:claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15 },
+  'anthropic:claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5 },
+  'google:gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5 },
+  'google:gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10 },
+  offline: { inputPerMTok: 0, outputPerMTok: 0 },
+};

@@ -1,0 +1,93 @@
+/**
+ * Retries of provider calls: 429 and 5xx (whatever the provider marks retryable) with exponential
+ * backoff and full jitter, honouring Retry-After; a per-call timeout; cancellation through AbortSignal.
+ */
+import { APICallError } from '@ai-sdk/provider';
+import { AbortedError, SystemError } from '../errors.js';
+
+/** Retry settings. */
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  /** First backoff in ms. Default 500. */
+  baseDelayMs?: number;
+  /** Largest backoff in ms. Default 30,000. */
+  maxDelayMs?: number;
+  /** Timeout of one attempt in ms; 0 for none. Default 120,000. */
+  timeoutMs?: number;
+  /** Random source in [0,1), for tests. */
+  random?: () => number;
+  /** Sleep function, for tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Reads a Retry-After delay in ms from response headers (seconds, HTTP date, or retry-after-ms). */
+export function retryAfterMs(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const lower: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
+  const ms = Number(lower['retry-after-ms']);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = lower['retry-after'];
+  if (raw === undefined) return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortedError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortedError());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** True for errors worth retrying: provider errors marked retryable (408, 409, 429, 5xx). */
+export function isRetryableError(error: unknown): boolean {
+  if (APICallError.isInstance(error)) return error.isRetryable;
+  return false;
+}
+
+/**
+ * Calls `fn` with a signal that ends at the caller's abort or the per-attempt timeout, retrying
+ * retryable errors with backoff. Throws the last error when retries run out.
+ */
+export async function withRetry<T>(fn: (signal: AbortSignal) => PromiseLike<T>, signal: AbortSignal | undefined, options: RetryOptions = {}): Promise<T> {
+  const maxRetries = options.maxRetries ?? 3;
+  const base = options.baseDelayMs ?? 500;
+  const cap = options.maxDelayMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? defaultSleep;
+  for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) throw new AbortedError();
+    const signals: AbortSignal[] = [];
+    if (signal) signals.push(signal);
+    if (timeoutMs > 0) signals.push(AbortSignal.timeout(timeoutMs));
+    const attemptSignal = signals.length ? AbortSignal.any(signals) : new AbortController().signal;
+    try {
+      return await fn(attemptSignal);
+    } catch (error) {
+      if (signal?.aborted) throw new AbortedError();
+      const timedOut = timeoutMs > 0 && attemptSignal.aborted;
+      if (!(timedOut || isRetryableError(error)) || attempt >= maxRetries) {
+        if (timedOut) {
+          throw new SystemError('model-timeout', `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`, { retryable: true, cause: error });
+        }
+        throw error;
+      }
+      const hinted = APICallError.isInstance(error) ? retryAfterMs(error.responseHeaders) : undefined;
+      const backoff = Math.min(cap, base * 2 ** attempt) * random();
+      await sleep(hinted !== undefined ? Math.min(hinted, cap * 4) : backoff, signal);
+    }
+  }
+}

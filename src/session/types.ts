@@ -1,0 +1,125 @@
+/**
+ * The data model of sessions: JSON values, state deltas, events, and the session record itself.
+ */
+
+/** A JSON value, as stored in state and events. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * The state changes one event caused: key to new value, `null` to delete the key. Keys carry their
+ * scope as a prefix (`temp:`, `user:`, `app:`, or none for the session).
+ */
+export type StateDelta = Record<string, JsonValue>;
+
+/** Token usage of one model call, as counted locally and as reported by the provider. */
+export interface EventUsage {
+  promptTokens: number;
+  completionTokens: number;
+  providerPromptTokens?: number;
+  providerCompletionTokens?: number;
+}
+
+/** A tool call requested by the model. */
+export interface ToolCallRecord {
+  toolCallId: string;
+  toolName: string;
+  /** The parsed arguments, or the raw text when they were not valid JSON. */
+  input: unknown;
+}
+
+interface EventBase {
+  /** Unique id of the event. */
+  id: string;
+  /** The invocation (one user input through to its final answer) the event belongs to. */
+  invocationId: string;
+  /** `user`, or the name of the agent or tool that produced the event. */
+  author: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  /** The state changes this event caused; applied atomically with the append. */
+  delta?: StateDelta;
+}
+
+/** A message from the user that starts an invocation. */
+export interface UserEvent extends EventBase {
+  kind: 'user';
+  text: string;
+}
+
+/** A model response: text and/or tool calls. A response with text and no tool calls is a final answer. */
+export interface ModelEvent extends EventBase {
+  kind: 'model';
+  text: string;
+  toolCalls: ToolCallRecord[];
+  usage?: EventUsage;
+  finishReason?: string;
+}
+
+/** The result of one tool call. `output` is what the model sees (a receipt for paging tools). */
+export interface ToolResultEvent extends EventBase {
+  kind: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: string;
+  isError: boolean;
+}
+
+/** Control passed from one agent to another. */
+export interface TransferEvent extends EventBase {
+  kind: 'transfer';
+  from: string;
+  to: string;
+}
+
+/** The invocation was ended by an agent, with an optional final message. */
+export interface EscalateEvent extends EventBase {
+  kind: 'escalate';
+  reason: string;
+}
+
+/**
+ * A compaction: the events from `fromEventId` to `toEventId` (inclusive) are represented in context by
+ * `summary`. The raw events stay in the store; nothing is deleted.
+ */
+export interface CompactionEvent extends EventBase {
+  kind: 'compaction';
+  fromEventId: string;
+  toEventId: string;
+  summary: string;
+  guideline?: string;
+}
+
+/** Any event of a session. */
+export type SessionEvent = UserEvent | ModelEvent | ToolResultEvent | TransferEvent | EscalateEvent | CompactionEvent;
+
+/** The kinds of {@link SessionEvent}. */
+export type EventKind = SessionEvent['kind'];
+
+/** Identifies a session. */
+export interface SessionKey {
+  appName: string;
+  userId: string;
+  sessionId: string;
+}
+
+/** A session: its identity, merged state view, events, and version (the number of appended events). */
+export interface Session extends SessionKey {
+  /**
+   * The merged state view: session keys, `user:` keys of this user, `app:` keys of this app, and, in
+   * memory only, `temp:` keys of the current invocation.
+   */
+  state: Record<string, JsonValue>;
+  events: SessionEvent[];
+  /** Incremented by every append; an append against a stale version is refused. */
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A session without its events, for listings. */
+export interface SessionSummary extends SessionKey {
+  version: number;
+  eventCount: number;
+  createdAt: number;
+  updatedAt: number;
+}

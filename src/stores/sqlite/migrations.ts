@@ -1,0 +1,60 @@
+/**
+ * Versioned schema migrations of the SQLite database, applied in order on open and recorded in
+ * `schema_migrations`, so a database written by an older pagewise is upgraded in place.
+ */
+import type Database from 'better-sqlite3';
+
+const MIGRATIONS: { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE sessions (
+        app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        state TEXT NOT NULL, version INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id)
+      );
+      CREATE TABLE events (
+        app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+        event_id TEXT NOT NULL, body TEXT NOT NULL, schema_version INTEGER NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id, seq)
+      );
+      CREATE TABLE user_state (app_name TEXT NOT NULL, user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, user_id, key));
+      CREATE TABLE app_state (app_name TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, key));
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE page_bodies (hash TEXT PRIMARY KEY, body TEXT NOT NULL, bytes INTEGER NOT NULL, tokens INTEGER NOT NULL);
+      CREATE TABLE pages (
+        namespace TEXT NOT NULL, uri TEXT NOT NULL, title TEXT NOT NULL, media_type TEXT NOT NULL,
+        hash TEXT NOT NULL REFERENCES page_bodies(hash), fetched_at INTEGER NOT NULL, meta TEXT NOT NULL,
+        schema_version INTEGER NOT NULL,
+        PRIMARY KEY (namespace, uri)
+      );
+    `,
+  },
+];
+
+/** The newest schema version this build writes. */
+export const LATEST_SQLITE_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** Applies every migration not yet recorded, each in its own transaction. */
+export function migrate(db: Database.Database): number {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const done = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
+  let applied = 0;
+  for (const m of MIGRATIONS) {
+    if (done.has(m.version)) continue;
+    db.transaction(() => {
+      // Another process may have migrated between our read and this write lock.
+      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
+      if (again) return;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, Date.now());
+      applied += 1;
+    }).immediate();
+  }
+  return applied;
+}

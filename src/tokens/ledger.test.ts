@@ -1,0 +1,92 @@
+import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../agents/agent.js';
+import { Runner } from '../agents/runner.js';
+import { tool } from '../agents/tool.js';
+import { measureRequest, type ContextRequest } from '../context/request.js';
+import { scriptedModel } from '../models/scripted.js';
+import { summarizeLedger, type LedgerEntry } from './ledger.js';
+import { countTokens, encodingForModel } from './tokenizer.js';
+
+const request: ContextRequest = {
+  instruction: [
+    { part: 'instruction', text: 'You are an analyst. Answer briefly.' },
+    { part: 'paged', text: '<page uri="a">Revenue grew 12% in 2025-Q3 to $4,200k.</page>' },
+  ],
+  items: [
+    { type: 'user', text: 'What was the revenue?' },
+    { type: 'assistant', text: 'Let me look.', toolCalls: [{ toolCallId: 'c1', toolName: 'lookup', input: { q: 'revenue', n: 3 } }] },
+    { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: '{"revenue": 4200, "unit": "kUSD"}', isError: false },
+  ],
+  tools: [{ name: 'lookup', description: 'Looks a value up.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }],
+};
+
+describe('token ledger', () => {
+  it('counts a fixed request exactly as gpt-tokenizer counts its serialized segments', () => {
+    // The serialization, written out by hand: each instruction section, each item as the model reads it,
+    // each tool definition as JSON.
+    const segments = {
+      instruction: ['You are an analyst. Answer briefly.'],
+      paged: ['<page uri="a">Revenue grew 12% in 2025-Q3 to $4,200k.</page>'],
+      history: ['What was the revenue?', 'Let me look.\nlookup{"q":"revenue","n":3}'],
+      observation: ['{"revenue": 4200, "unit": "kUSD"}'],
+      tools: ['{"name":"lookup","description":"Looks a value up.","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}'],
+    };
+    const expected = Object.fromEntries(Object.entries(segments).map(([k, v]) => [k, v.reduce((s, t) => s + encode(t).length, 0)]));
+    const measured = measureRequest(request);
+    expect(measured.parts).toEqual(expected);
+    expect(measured.total).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
+    // cl100k differs from o200k and is honoured when chosen.
+    const cl = measureRequest(request, 'cl100k_base');
+    expect(cl.parts.instruction).toBe(encodeCl100k(segments.instruction[0]!).length);
+  });
+
+  it('the runner records the same count for the request it sends', async () => {
+    const lookup = tool({ name: 'lookup', description: 'Looks a value up.', inputSchema: z.object({ q: z.string() }), execute: () => 'x' });
+    const model = scriptedModel(['fine']);
+    const result = await new Runner({ agent: new Agent({ name: 'a', instruction: 'Be brief.', tools: [lookup] }), model }).run({ userId: 'u', message: 'hello there' });
+    const e = result.ledger.entries[0]!;
+    const toolJson = JSON.stringify({ name: 'lookup', description: 'Looks a value up.', parameters: model.calls[0]!.tools![0]!.type === 'function' ? (model.calls[0]!.tools![0] as { inputSchema: unknown }).inputSchema : null });
+    expect(e.parts.instruction).toBe(encode('Be brief.').length);
+    expect(e.parts.observation + e.parts.history).toBe(encode('hello there').length);
+    expect(e.parts.tools).toBe(encode(toolJson).length);
+    expect(e.completionTokens).toBe(encode('fine').length);
+  });
+
+  it('chooses encodings per model', () => {
+    expect(encodingForModel('gpt-4')).toBe('cl100k_base');
+    expect(encodingForModel('gpt-3.5-turbo')).toBe('cl100k_base');
+    expect(encodingForModel('gpt-4o-mini')).toBe('o200k_base');
+    expect(encodingForModel('gpt-4.1')).toBe('o200k_base');
+    expect(encodingForModel('claude-sonnet-4-5')).toBe('o200k_base');
+  });
+
+  it('caches counts by content and returns the same numbers', () => {
+    const text = 'cached '.repeat(1000);
+    expect(countTokens(text)).toBe(encode(text).length);
+    expect(countTokens(text)).toBe(encode(text).length);
+  });
+
+  it('summarizes a hand-checked ledger: peak, cumulative, dependency, compressor cost', () => {
+    const base = { agent: 'a', model: 'm', invocationId: 'i', modelMs: 0, at: 0 };
+    const parts = (history: number, instruction: number) => ({ instruction, paged: 0, history, observation: 0, tools: 0 });
+    const entries: LedgerEntry[] = [
+      { ...base, index: 0, kind: 'agent', parts: parts(60, 40), promptTokens: 100, completionTokens: 10, frameworkMs: 1 },
+      { ...base, index: 1, kind: 'compressor', parts: parts(500, 0), promptTokens: 500, completionTokens: 50, frameworkMs: 0 },
+      { ...base, index: 2, kind: 'agent', parts: parts(160, 40), promptTokens: 200, completionTokens: 20, frameworkMs: 3 },
+    ];
+    const s = summarizeLedger(entries);
+    expect(s.modelCalls).toBe(3);
+    expect(s.compressorCalls).toBe(1);
+    expect(s.peakPromptTokens).toBe(200);
+    expect(s.peakPromptTokensNoSystem).toBe(160);
+    expect(s.cumulativePromptTokens).toBe(300);
+    expect(s.completionTokens).toBe(30);
+    expect(s.compressorTokens).toBe(550);
+    // (100 + 2*10)*10/2 + (200 + 2*20)*20/2 = 600 + 2400
+    expect(s.dependency).toBe(3000);
+    expect(s.medianFrameworkMs).toBe(2);
+  });
+});

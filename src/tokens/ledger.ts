@@ -1,0 +1,145 @@
+/**
+ * The token ledger: one entry per model call (compressor calls included), with prompt tokens split by
+ * part, completion tokens, provider-reported usage beside the local count, and timings. Summaries give
+ * the figures strategies are compared by: peak, cumulative, calls.
+ */
+
+/** The parts a prompt is split into for accounting. */
+export const PROMPT_PARTS = ['instruction', 'paged', 'history', 'observation', 'tools'] as const;
+
+/** One part of a prompt. */
+export type PromptPart = (typeof PROMPT_PARTS)[number];
+
+/** Prompt tokens by part. */
+export type PartTokens = Record<PromptPart, number>;
+
+/** Who made the call: the agent, or a compressor working for it. */
+export type CallKind = 'agent' | 'compressor';
+
+/** One model call. */
+export interface LedgerEntry {
+  /** Sequence number within the ledger, from 0. */
+  index: number;
+  kind: CallKind;
+  /** The agent (or compressor name) that made the call. */
+  agent: string;
+  model: string;
+  invocationId: string;
+  /** Prompt tokens by part, counted locally before the call. */
+  parts: PartTokens;
+  /** Sum of `parts`. */
+  promptTokens: number;
+  /** Completion tokens, counted locally from the response. */
+  completionTokens: number;
+  /** Provider-reported usage, when the provider gives it. */
+  providerPromptTokens?: number;
+  providerCompletionTokens?: number;
+  /** Milliseconds spent in the model call. */
+  modelMs: number;
+  /** Milliseconds the framework spent on this step outside the model call and tool execution. */
+  frameworkMs: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+/** Aggregates of a ledger. */
+export interface LedgerSummary {
+  modelCalls: number;
+  /** Calls made by compressors (included in modelCalls). */
+  compressorCalls: number;
+  /** Largest single agent request, system prompt and tool schemas included. */
+  peakPromptTokens: number;
+  /** Largest agent request without instruction, paged content and tool schemas (the ACON paper's variant). */
+  peakPromptTokensNoSystem: number;
+  /** Sum of agent prompt tokens over calls. */
+  cumulativePromptTokens: number;
+  completionTokens: number;
+  /** Prompt plus completion tokens of compressor calls. */
+  compressorTokens: number;
+  /** ACON's dependency metric: Σ (n_in + 2·n_out)·n_out / 2 over agent calls. */
+  dependency: number;
+  /** Median framework milliseconds per agent step. */
+  medianFrameworkMs: number;
+}
+
+/** Creates a zeroed {@link PartTokens}. */
+export function emptyParts(): PartTokens {
+  return { instruction: 0, paged: 0, history: 0, observation: 0, tools: 0 };
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Summarizes ledger entries. */
+export function summarizeLedger(entries: readonly LedgerEntry[]): LedgerSummary {
+  let peak = 0;
+  let peakNoSystem = 0;
+  let cumulative = 0;
+  let completion = 0;
+  let compressorTokens = 0;
+  let compressorCalls = 0;
+  let dependency = 0;
+  const framework: number[] = [];
+  for (const e of entries) {
+    if (e.kind === 'compressor') {
+      compressorCalls += 1;
+      compressorTokens += e.promptTokens + e.completionTokens;
+      continue;
+    }
+    peak = Math.max(peak, e.promptTokens);
+    peakNoSystem = Math.max(peakNoSystem, e.parts.history + e.parts.observation);
+    cumulative += e.promptTokens;
+    completion += e.completionTokens;
+    dependency += ((e.promptTokens + 2 * e.completionTokens) * e.completionTokens) / 2;
+    framework.push(e.frameworkMs);
+  }
+  return {
+    modelCalls: entries.length,
+    compressorCalls,
+    peakPromptTokens: peak,
+    peakPromptTokensNoSystem: peakNoSystem,
+    cumulativePromptTokens: cumulative,
+    completionTokens: completion,
+    compressorTokens,
+    dependency,
+    medianFrameworkMs: median(framework),
+  };
+}
+
+/** An append-only list of ledger entries; listeners see each entry as it is recorded. */
+export class Ledger {
+  private readonly list: LedgerEntry[] = [];
+  private readonly listeners = new Set<(entry: LedgerEntry) => void>();
+
+  /** Records an entry and returns it with its index. */
+  record(entry: Omit<LedgerEntry, 'index'>): LedgerEntry {
+    const full: LedgerEntry = { ...entry, index: this.list.length };
+    this.list.push(full);
+    for (const l of this.listeners) l(full);
+    return full;
+  }
+
+  /** Updates the framework time of an entry once the step around it has finished. */
+  setFrameworkMs(index: number, ms: number): void {
+    const e = this.list[index];
+    if (e) e.frameworkMs = ms;
+  }
+
+  /** Calls `listener` for every entry recorded from now on; returns a function that stops it. */
+  subscribe(listener: (entry: LedgerEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get entries(): readonly LedgerEntry[] {
+    return this.list;
+  }
+
+  summary(): LedgerSummary {
+    return summarizeLedger(this.list);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Token counting with a real BPE tokenizer (gpt-tokenizer). Counts are cached by content, since the
+ * same history messages are counted again at every step of a long run.
+ */
+import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
+import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+
+/** The BPE encodings pagewise can count with. */
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+
+interface Encoder {
+  countTokens(text: string): number;
+  encode(text: string, options?: { allowedSpecial?: Set<string> | 'all' }): number[];
+}
+
+const ENCODERS: Record<EncodingName, Encoder> = {
+  o200k_base: o200k as unknown as Encoder,
+  cl100k_base: cl100k as unknown as Encoder,
+};
+
+/** Picks the encoding a model id uses: cl100k for GPT-3.5/GPT-4 (not 4o/4.1), o200k otherwise. */
+export function encodingForModel(modelId: string): EncodingName {
+  const id = modelId.toLowerCase();
+  if (/gpt-3\.5|gpt-4(?!o|\.1|\.5)(-|$)|text-embedding-ada|davinci/.test(id)) return 'cl100k_base';
+  return 'o200k_base';
+}
+
+const MAX_CACHE_CHARS = 64 * 1024 * 1024;
+
+class TokenCache {
+  private readonly map = new Map<string, number>();
+  private chars = 0;
+
+  get(key: string): number | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, value: number): void {
+    if (key.length > MAX_CACHE_CHARS / 4) return;
+    this.map.set(key, value);
+    this.chars += key.length;
+    // Evict oldest entries first: Map iterates in insertion order.
+    while (this.chars > MAX_CACHE_CHARS) {
+      const oldest = this.map.keys().next();
+      if (oldest.done) break;
+      this.chars -= oldest.value.length;
+      this.map.delete(oldest.value);
+    }
+  }
+}
+
+const caches: Record<EncodingName, TokenCache> = { o200k_base: new TokenCache(), cl100k_base: new TokenCache() };
+
+/**
+ * Counts the tokens of `text` with the given encoding (o200k_base by default). Results are cached by
+ * content: a string already counted costs one hash lookup.
+ */
+export function countTokens(text: string, encoding: EncodingName = 'o200k_base'): number {
+  if (text.length === 0) return 0;
+  const cache = caches[encoding];
+  const hit = cache.get(text);
+  if (hit !== undefined) return hit;
+  const n = ENCODERS[encoding].countTokens(text);
+  cache.set(text, n);
+  return n;
+}
+
+/** Encodes `text` to token ids (special tokens allowed), uncached; for tests and exact checks. */
+export function encodeTokens(text: string, encoding: EncodingName = 'o200k_base'): number[] {
+  return ENCODERS[encoding].encode(text, { allowedSpecial: 'all' });
+}
