@@ -1,0 +1,55 @@
+/**
+ * Turns HTML into the plain text an agent should read: what a person sees in the page body, without
+ * markup, scripts, navigation or images, and with tables kept as aligned columns.
+ */
+import { compile } from 'html-to-text';
+
+/** The readable form of an HTML document. */
+export interface ReadableText {
+  /** The text of `<title>`, whitespace collapsed; empty when the page has none. */
+  title: string;
+  /** The body as plain text. */
+  text: string;
+}
+
+// Compiled once: compiling the selector set is the costly part of html-to-text, not converting.
+const bodyToText = compile({
+  // Wrapping would only add line breaks that cost tokens and split phrases a search should match.
+  wordwrap: false,
+  selectors: [
+    // The link text is kept; the address is dropped because it rarely helps reading and costs tokens.
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'nav', format: 'skip' },
+    { selector: 'script', format: 'skip' },
+    { selector: 'style', format: 'skip' },
+    { selector: 'noscript', format: 'skip' },
+    { selector: 'template', format: 'skip' },
+    { selector: 'svg', format: 'skip' },
+    { selector: 'iframe', format: 'skip' },
+    { selector: 'object', format: 'skip' },
+    { selector: 'canvas', format: 'skip' },
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+    // Every table, not only the ones html-to-text would recognise as data tables, keeps its columns.
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
+  ],
+});
+
+const titleToText = compile({
+  wordwrap: false,
+  baseElements: { selectors: ['title'], returnDomByDefault: false },
+});
+
+/**
+ * Converts an HTML document to readable text and extracts its title.
+ *
+ * @example
+ * const { title, text } = htmlToReadableText('<title>Report</title><h1>Q3</h1><p>Revenue grew.</p>');
+ * // title === 'Report', text === 'Q3\n\nRevenue grew.'
+ */
+export function htmlToReadableText(html: string): ReadableText {
+  return {
+    title: titleToText(html).replace(/\s+/g, ' ').trim(),
+    text: bodyToText(html).trim(),
+  };
+}
