@@ -1,0 +1,142 @@
+/**
+ * The page store: documents keyed by URI, with body, title, media type, byte and token size, content
+ * hash and fetch time. Identical bodies are stored once. Pages live in namespaces (a session, a user, or
+ * a shared corpus) so one database serves many agents.
+ */
+import { createHash } from 'node:crypto';
+import { countTokens } from '../tokens/tokenizer.js';
+
+/** A stored page. */
+export interface Page {
+  /** The namespace the page belongs to (e.g. a session id, or `corpus:<name>`). */
+  namespace: string;
+  uri: string;
+  title: string;
+  body: string;
+  mediaType: string;
+  /** UTF-8 bytes of the body. */
+  bytes: number;
+  /** o200k tokens of the body. */
+  tokens: number;
+  /** sha256 of the body, hex. */
+  hash: string;
+  /** Milliseconds since the epoch. */
+  fetchedAt: number;
+  /** Free-form metadata (source, frame info, ...). */
+  meta: Record<string, unknown>;
+}
+
+/** A page without its body, for listings and receipts. */
+export type PageInfo = Omit<Page, 'body'>;
+
+/** What is written to store a page; sizes and hash are computed. */
+export interface PageInput {
+  namespace: string;
+  uri: string;
+  title?: string;
+  body: string;
+  mediaType?: string;
+  fetchedAt?: number;
+  meta?: Record<string, unknown>;
+}
+
+/** Durable storage of pages. */
+export interface PageStore {
+  /** Stores (or replaces) a page and returns its info. */
+  put(page: PageInput): Promise<PageInfo>;
+  get(namespace: string, uri: string): Promise<Page | undefined>;
+  info(namespace: string, uri: string): Promise<PageInfo | undefined>;
+  list(namespace: string): Promise<PageInfo[]>;
+  delete(namespace: string, uri: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Schema version of persisted pages. */
+export const PAGE_SCHEMA_VERSION = 1;
+
+/** sha256 hex of a body. */
+export function hashBody(body: string): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
+/** Computes the stored form of a page input. */
+export function toPage(input: PageInput): Page {
+  return {
+    namespace: input.namespace,
+    uri: input.uri,
+    title: input.title ?? input.uri,
+    body: input.body,
+    mediaType: input.mediaType ?? 'text/plain',
+    bytes: Buffer.byteLength(input.body),
+    tokens: countTokens(input.body),
+    hash: hashBody(input.body),
+    fetchedAt: input.fetchedAt ?? Date.now(),
+    meta: input.meta ?? {},
+  };
+}
+
+/** Drops the body of a page. */
+export function pageInfo(page: Page): PageInfo {
+  const { body: _body, ...info } = page;
+  return info;
+}
+
+/** Keeps pages in memory; identical bodies are shared by hash. */
+export class InMemoryPageStore implements PageStore {
+  private readonly bodies = new Map<string, { body: string; refs: number }>();
+  private readonly pages = new Map<string, PageInfo>();
+
+  private key(namespace: string, uri: string): string {
+    return JSON.stringify([namespace, uri]);
+  }
+
+  async put(input: PageInput): Promise<PageInfo> {
+    const page = toPage(input);
+    const info = pageInfo(page);
+    const k = this.key(page.namespace, page.uri);
+    const old = this.pages.get(k);
+    if (old) this.release(old.hash);
+    const held = this.bodies.get(page.hash);
+    if (held) held.refs += 1;
+    else this.bodies.set(page.hash, { body: page.body, refs: 1 });
+    this.pages.set(k, info);
+    return info;
+  }
+
+  private release(hash: string): void {
+    const held = this.bodies.get(hash);
+    if (!held) return;
+    held.refs -= 1;
+    if (held.refs <= 0) this.bodies.delete(hash);
+  }
+
+  async get(namespace: string, uri: string): Promise<Page | undefined> {
+    const info = this.pages.get(this.key(namespace, uri));
+    if (!info) return undefined;
+    return { ...info, body: this.bodies.get(info.hash)!.body };
+  }
+
+  async info(namespace: string, uri: string): Promise<PageInfo | undefined> {
+    return this.pages.get(this.key(namespace, uri));
+  }
+
+  async list(namespace: string): Promise<PageInfo[]> {
+    return [...this.pages.values()].filter((p) => p.namespace === namespace).sort((a, b) => a.uri.localeCompare(b.uri));
+  }
+
+  async delete(namespace: string, uri: string): Promise<boolean> {
+    const k = this.key(namespace, uri);
+    const info = this.pages.get(k);
+    if (!info) return false;
+    this.pages.delete(k);
+    this.release(info.hash);
+    return true;
+  }
+
+  /** Distinct bodies held, for dedup checks. */
+  get distinctBodies(): number {
+    return this.bodies.size;
+  }
+
+  async close(): Promise<void> {}
+}

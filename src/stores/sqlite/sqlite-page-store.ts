@@ -1,0 +1,118 @@
+/**
+ * The SQLite page store: page metadata per namespace and URI, bodies stored once per content hash.
+ * Shares the database file of the session store.
+ */
+import type Database from 'better-sqlite3';
+import { StorageError } from '../../errors.js';
+import { PAGE_SCHEMA_VERSION, pageInfo, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
+import { openSqliteDatabase } from './sqlite-store.js';
+
+interface PageRow {
+  namespace: string;
+  uri: string;
+  title: string;
+  media_type: string;
+  hash: string;
+  fetched_at: number;
+  meta: string;
+  schema_version: number;
+  bytes: number;
+  tokens: number;
+  body?: string;
+}
+
+/** Options of {@link SqlitePageStore}. */
+export interface SqlitePageStoreOptions {
+  /** Database file; the default pagewise database when omitted. */
+  path?: string;
+  /** An open database to share with the session store. */
+  database?: Database.Database;
+}
+
+/** A PageStore in SQLite. */
+export class SqlitePageStore implements PageStore {
+  readonly db: Database.Database;
+  private readonly ownsDb: boolean;
+  private readonly stmts;
+
+  constructor(options: SqlitePageStoreOptions = {}) {
+    this.ownsDb = !options.database;
+    this.db = options.database ?? openSqliteDatabase(options.path);
+    const db = this.db;
+    const cols = 'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
+    this.stmts = {
+      putBody: db.prepare('INSERT INTO page_bodies (hash, body, bytes, tokens) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING'),
+      putPage: db.prepare(
+        `INSERT INTO pages (namespace, uri, title, media_type, hash, fetched_at, meta, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (namespace, uri) DO UPDATE SET title = excluded.title, media_type = excluded.media_type, hash = excluded.hash,
+           fetched_at = excluded.fetched_at, meta = excluded.meta, schema_version = excluded.schema_version`,
+      ),
+      oldHash: db.prepare<[string, string], { hash: string }>('SELECT hash FROM pages WHERE namespace = ? AND uri = ?'),
+      get: db.prepare<[string, string], PageRow>(`SELECT ${cols}, b.body FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?`),
+      info: db.prepare<[string, string], PageRow>(`SELECT ${cols} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?`),
+      list: db.prepare<[string], PageRow>(`SELECT ${cols} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? ORDER BY p.uri`),
+      del: db.prepare('DELETE FROM pages WHERE namespace = ? AND uri = ?'),
+      gc: db.prepare('DELETE FROM page_bodies WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM pages WHERE hash = ?)'),
+      bodies: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM page_bodies'),
+    };
+  }
+
+  private row(r: PageRow): PageInfo {
+    if (r.schema_version !== PAGE_SCHEMA_VERSION) {
+      throw new StorageError(`Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`);
+    }
+    let meta: Record<string, unknown>;
+    try {
+      const parsed = JSON.parse(r.meta) as unknown;
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('meta is not an object');
+      meta = parsed as Record<string, unknown>;
+    } catch (error) {
+      throw new StorageError(`Page ${r.uri} has unreadable metadata: ${(error as Error).message}`, error);
+    }
+    return { namespace: r.namespace, uri: r.uri, title: r.title, mediaType: r.media_type, hash: r.hash, fetchedAt: r.fetched_at, meta, bytes: r.bytes, tokens: r.tokens };
+  }
+
+  async put(input: PageInput): Promise<PageInfo> {
+    const page = toPage(input);
+    this.db.transaction(() => {
+      const old = this.stmts.oldHash.get(page.namespace, page.uri);
+      this.stmts.putBody.run(page.hash, page.body, page.bytes, page.tokens);
+      this.stmts.putPage.run(page.namespace, page.uri, page.title, page.mediaType, page.hash, page.fetchedAt, JSON.stringify(page.meta), PAGE_SCHEMA_VERSION);
+      if (old && old.hash !== page.hash) this.stmts.gc.run(old.hash, old.hash);
+    })();
+    return pageInfo(page);
+  }
+
+  async get(namespace: string, uri: string): Promise<Page | undefined> {
+    const r = this.stmts.get.get(namespace, uri);
+    return r ? { ...this.row(r), body: r.body! } : undefined;
+  }
+
+  async info(namespace: string, uri: string): Promise<PageInfo | undefined> {
+    const r = this.stmts.info.get(namespace, uri);
+    return r ? this.row(r) : undefined;
+  }
+
+  async list(namespace: string): Promise<PageInfo[]> {
+    return this.stmts.list.all(namespace).map((r) => this.row(r));
+  }
+
+  async delete(namespace: string, uri: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const old = this.stmts.oldHash.get(namespace, uri);
+      if (!old) return false;
+      this.stmts.del.run(namespace, uri);
+      this.stmts.gc.run(old.hash, old.hash);
+      return true;
+    })();
+  }
+
+  /** Distinct bodies held, for dedup checks. */
+  get distinctBodies(): number {
+    return this.stmts.bodies.get()!.n;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDb && this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The PageStore contract suite: every page store implementation runs these same tests.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashBody, type PageStore } from '../../src/paging/page-store.js';
+import { countTokens } from '../../src/tokens/tokenizer.js';
+
+/** Runs the contract; `distinctBodies` reports how many bodies the store holds (for dedup checks). */
+export function pageStoreContract(name: string, make: () => Promise<PageStore & { distinctBodies?: number | Promise<number> }>): void {
+  describe(`PageStore contract: ${name}`, () => {
+    let store: PageStore & { distinctBodies?: number | Promise<number> };
+    const ns = `ns-${randomUUID().slice(0, 8)}`;
+    beforeAll(async () => {
+      store = await make();
+    });
+    afterAll(async () => {
+      await store.close();
+    });
+
+    it('stores a page with computed sizes and hash, and reads it back', async () => {
+      const body = 'Revenue grew 12% to $4,200k in 2025-Q3. Ünïcödé ✓';
+      const info = await store.put({ namespace: ns, uri: 'reports/a.md', title: 'A', body, mediaType: 'text/markdown', fetchedAt: 1234, meta: { source: 'folder' } });
+      expect(info).toMatchObject({ uri: 'reports/a.md', title: 'A', mediaType: 'text/markdown', fetchedAt: 1234, bytes: Buffer.byteLength(body), tokens: countTokens(body), hash: hashBody(body) });
+      expect(info).not.toHaveProperty('body');
+      const page = await store.get(ns, 'reports/a.md');
+      expect(page?.body).toBe(body);
+      expect(page?.meta).toEqual({ source: 'folder' });
+      expect(await store.info(ns, 'reports/a.md')).toEqual(info);
+      expect(await store.get(ns, 'missing')).toBeUndefined();
+      expect(await store.get(`${ns}-other`, 'reports/a.md')).toBeUndefined();
+    });
+
+    it('stores identical bodies once and replaces pages in place', async () => {
+      const n = `${ns}-dedup`;
+      const before = store.distinctBodies === undefined ? undefined : await store.distinctBodies;
+      const body = `same body ${randomUUID()}`;
+      await store.put({ namespace: n, uri: 'x', body });
+      await store.put({ namespace: n, uri: 'y', body });
+      if (before !== undefined) expect(await store.distinctBodies).toBe(before + 1);
+      await store.put({ namespace: n, uri: 'x', body: 'replaced' });
+      expect((await store.get(n, 'x'))?.body).toBe('replaced');
+      expect((await store.get(n, 'y'))?.body).toBe(body);
+      expect((await store.list(n)).map((p) => p.uri)).toEqual(['x', 'y']);
+      expect(await store.delete(n, 'y')).toBe(true);
+      expect(await store.delete(n, 'y')).toBe(false);
+      if (before !== undefined) expect(await store.distinctBodies).toBe(before + 1); // 'replaced' remains, the shared body is gone
+    });
+
+    it('keeps a large body byte for byte', async () => {
+      const body = Array.from({ length: 2000 }, (_, i) => `line ${i}: ${'αβγ'.repeat(i % 7)} \t end`).join('\n');
+      await store.put({ namespace: ns, uri: 'big', body });
+      expect((await store.get(ns, 'big'))?.body).toBe(body);
+    });
+  });
+}
