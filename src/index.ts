@@ -22,3 +22,5 @@ export * from './agents/tool.js';
 export * from './agents/agent.js';
 export * from './agents/builtin-tools.js';
 export * from './agents/runner.js';
+export * from './paging/index.js';
+export * from './sources/index.js';

@@ -239,7 +239,7 @@ export class Runner {
         const stepStart = performance.now();
         const { model, label, window } = this.modelOf(agent);
         const { tools, defs } = this.toolsOf(agent);
-        const request = await this.buildRequest(agent, session, invocationId, input.message, defs, signal);
+        const request = await this.buildRequest(agent, session, invocationId, input.message, defs, signal, ledger);
         const measured = measureRequest(request, encodingForModel(model.modelId));
         if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
         const { prompt, tools: toolList } = renderPrompt(request);
@@ -425,6 +425,7 @@ export class Runner {
     task: string,
     defs: ToolDefinition[],
     signal: AbortSignal,
+    ledger: Ledger,
   ): Promise<ContextRequest> {
     const instruction: InstructionSection[] = [];
     const raw =
@@ -435,7 +436,28 @@ export class Runner {
       if (raw) instruction.push({ part: 'instruction', text: raw, source: agent.name });
     } else instruction.push(...raw);
     const request: ContextRequest = { instruction, items: eventsToItems(session.events), tools: [...defs] };
-    const ctx: ProcessorContext = { session, invocationId, agentName: agent.name, task, services: this.services, signal };
+    const ctx: ProcessorContext = {
+      session,
+      invocationId,
+      agentName: agent.name,
+      task,
+      services: this.services,
+      signal,
+      ledger,
+      appendCompaction: async (c) => {
+        await this.store.appendEvent(session, {
+          id: randomUUID(),
+          invocationId,
+          author: agent.name,
+          timestamp: Date.now(),
+          kind: 'compaction',
+          fromEventId: c.fromEventId,
+          toEventId: c.toEventId,
+          summary: c.summary,
+          ...(c.guideline !== undefined ? { guideline: c.guideline } : {}),
+        });
+      },
+    };
     for (const p of agent.processors ?? this.options.processors ?? []) {
       await p.process(request, ctx);
       const broken = findBrokenToolPair(request.items);

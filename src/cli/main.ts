@@ -4,13 +4,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { PagewiseError } from '../index.js';
+import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
 
 type Command = { summary: string; help: string; run: (argv: string[], out: (s: string) => void) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
-  demo: { summary: 'Run the offline demo (no API key needed)', help: DEMO_HELP, run: demoCommand },
+  demo: { summary: 'Run the report-analysis demo offline: none against paging (no API key needed)', help: DEMO_HELP, run: demoCommand },
+  analyze: { summary: 'Answer a question over a folder of documents with the paging agents', help: ANALYZE_HELP, run: analyzeCommand },
+  corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
 };
 

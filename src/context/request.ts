@@ -6,7 +6,7 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { Session, ToolCallRecord } from '../session/types.js';
 import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
-import { emptyParts, type PartTokens, type PromptPart } from '../tokens/ledger.js';
+import { emptyParts, type Ledger, type PartTokens, type PromptPart } from '../tokens/ledger.js';
 
 /** A section of the system instruction. */
 export interface InstructionSection {
@@ -48,6 +48,13 @@ export interface ProcessorContext {
   task: string;
   services: ReadonlyMap<string, unknown>;
   signal: AbortSignal;
+  /** The run's ledger, so processors that call models (compressors) record their cost. */
+  ledger: Ledger;
+  /**
+   * Appends a compaction event to the session (persisted like any event), so a processor that
+   * summarizes history leaves the raw events in place behind it.
+   */
+  appendCompaction(event: { fromEventId: string; toEventId: string; summary: string; guideline?: string }): Promise<void>;
 }
 
 /** One stage of the request pipeline. It may change the request in place. */

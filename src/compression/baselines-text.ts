@@ -1,0 +1,91 @@
+/**
+ * Text-level baselines for the compressors, held to the same budget ⌊τ · inputTokens⌋ and measured
+ * with the same tokenizer, so a comparison at equal ratio is honest: keep the head, keep the tail,
+ * keep random units, or drop the least informative words (an LLMLingua-like token dropper).
+ */
+import { countTokens } from '../tokens/tokenizer.js';
+import { joinUnits, segmentText } from './segment.js';
+import { fillBudget, headWithinTokens, tailWithinTokens, tokenBudget } from './token-budget.js';
+
+/** Keeps the first τ of the tokens of `text` (cut at a character boundary). */
+export function truncateHead(text: string, ratio: number): string {
+  return headWithinTokens(text, tokenBudget(countTokens(text), ratio));
+}
+
+/** Keeps the last τ of the tokens of `text` (cut at a character boundary). */
+export function truncateTail(text: string, ratio: number): string {
+  return tailWithinTokens(text, tokenBudget(countTokens(text), ratio));
+}
+
+/**
+ * Keeps randomly chosen units (sentences or lines, cut as the extractive compressor cuts them) up to
+ * τ of the tokens, in their original order. The same seed gives the same choice.
+ */
+export function randomUnits(text: string, ratio: number, seed: number): string {
+  const units = segmentText(text, 'auto');
+  const random = mulberry32(seed);
+  const order = units.map((u) => u.index);
+  // Fisher–Yates with the seeded generator.
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
+  }
+  const items = order.map((index) => ({ index, cost: countTokens(units[index]?.text ?? '') + 1 }));
+  return fillBudget(items, tokenBudget(countTokens(text), ratio), (kept) => joinUnits(text, units, kept)).text;
+}
+
+// Function words carry the least information whatever their count in the text.
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been being but by can could did do does for from had has have he her hers him his how i if in ' +
+    'into is it its me my no nor not of on or our ours she so such than that the their theirs them then there these they ' +
+    'this those to too us very was we were what when where which while who whom why will with would you your yours'
+  ).split(' '),
+);
+
+/**
+ * Keeps about τ of the tokens by dropping words, least informative first, in the spirit of LLMLingua:
+ * a word's information is its self-information −log p(w) under the word frequencies of the text
+ * itself (no language model), and stopwords rank below every other word. Kept words keep their
+ * order; neighbours keep the whitespace between them.
+ */
+export function tokenDropLingua(text: string, ratio: number): string {
+  const words = [...text.matchAll(/\S+/gu)].map((m) => ({ start: m.index, word: m[0] }));
+  const counts = new Map<string, number>();
+  const norm = words.map(({ word }) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+  for (const w of norm) counts.set(w, (counts.get(w) ?? 0) + 1);
+  const information = norm.map((w) => (w === '' || STOPWORDS.has(w) ? -1 : -Math.log((counts.get(w) ?? 1) / words.length)));
+  // Most informative first; among equals, earlier words first.
+  const order = words.map((_, i) => i).sort((a, b) => (information[b] ?? 0) - (information[a] ?? 0) || a - b);
+  const render = (kept: readonly number[]): string => {
+    let out = '';
+    let previous: number | undefined;
+    for (const i of [...kept].sort((a, b) => a - b)) {
+      const word = words[i];
+      if (!word) continue;
+      if (previous !== undefined) {
+        const before = words[previous];
+        const gap = text.slice((before?.start ?? 0) + (before?.word.length ?? 0), word.start);
+        // Neighbours keep their whitespace; across dropped words a line break survives, else one space.
+        out += i === previous + 1 ? gap : gap.includes('\n') ? '\n' : ' ';
+      }
+      out += word.word;
+      previous = i;
+    }
+    return out;
+  };
+  const items = order.map((index) => ({ index, cost: countTokens(` ${words[index]?.word ?? ''}`) }));
+  return fillBudget(items, tokenBudget(countTokens(text), ratio), render).text;
+}
+
+/** A small seeded PRNG (mulberry32): deterministic, uniform enough for a baseline. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

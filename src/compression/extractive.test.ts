@@ -1,0 +1,186 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PagewiseError } from '../errors.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { compressExtractive, isIdentifierToken, TINY_INPUT_TOKENS } from './extractive.js';
+import { DEFAULT_OBSERVATION_RULES } from './rules.js';
+import type { ExtractiveRules } from './rules.js';
+
+const NO_PROTECTION = { numbers: false, identifiers: false, dates: false, urls: false, errors: false, headers: false };
+
+function rules(overrides: Partial<ExtractiveRules> = {}): ExtractiveRules {
+  return { ...DEFAULT_OBSERVATION_RULES, ...overrides };
+}
+
+const WORDS = ['the', 'order', 'customer', 'shipped', 'pending', 'refund', 'widget', 'blue', 'large', 'address', 'was', 'updated', 'and', 'payment', 'card'];
+
+// Random prose, logs and tables, with ids, numbers and blank lines mixed in.
+const randomText = fc
+  .array(
+    fc.oneof(
+      fc.array(fc.constantFrom(...WORDS), { minLength: 3, maxLength: 14 }).map((w) => `${w.join(' ')}.`),
+      fc.integer({ min: 1000000, max: 9999999 }).map((n) => `Order #W${n} costs $${n % 1000}.99.`),
+      fc.constantFrom('\n', '\n\n', '- item line', 'ERROR: payment declined', '| a | b |', 'user_id: mia_li_3668', '## Section'),
+      fc.string({ maxLength: 30 }),
+    ),
+    { minLength: 1, maxLength: 80 },
+  )
+  .map((parts) => parts.join(' '));
+
+describe('compressExtractive', () => {
+  it('keeps the output within ratio · input tokens on random texts', () => {
+    fc.assert(
+      fc.property(randomText, fc.double({ min: 0.2, max: 0.8, noNaN: true }), fc.constantFrom('sentence' as const, 'line' as const, 'auto' as const), (text, ratio, unit) => {
+        const result = compressExtractive(text, { query: 'refund the blue widget order', rules: rules({ ratio, unit }) });
+        expect(result.inputTokens).toBe(countTokens(text));
+        expect(result.outputTokens).toBe(countTokens(result.text));
+        if (result.inputTokens > TINY_INPUT_TOKENS) {
+          expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
+          expect(result.outputTokens / result.inputTokens).toBeLessThanOrEqual(ratio);
+        } else {
+          expect(result.text).toBe(text);
+        }
+        expect(result.kept).toBeLessThanOrEqual(result.total);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps the ratio on arbitrary strings, cutting a single huge unit if it must', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 0, maxLength: 600, unit: 'grapheme' }), fc.double({ min: 0.2, max: 0.8, noNaN: true }), (text, ratio) => {
+        const result = compressExtractive(text, { query: 'x', rules: rules({ ratio }) });
+        if (result.inputTokens > TINY_INPUT_TOKENS) expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
+      }),
+      { numRuns: 150 },
+    );
+    const blob = 'x'.repeat(3000);
+    const result = compressExtractive(blob, { query: 'x', rules: rules({ ratio: 0.3 }) });
+    expect(result.outputTokens).toBeGreaterThan(0);
+    expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(0.3 * result.inputTokens));
+    expect(blob.startsWith(result.text)).toBe(true);
+  });
+
+  it('returns tiny inputs unchanged', () => {
+    const text = 'Order #W1234567 is pending.';
+    expect(countTokens(text)).toBeLessThanOrEqual(TINY_INPUT_TOKENS);
+    expect(compressExtractive(text, { query: 'order', rules: rules({ ratio: 0.2 }) })).toMatchObject({ text, kept: 1, total: 1 });
+    // ...but a maxTokens below the input still applies.
+    expect(compressExtractive(text, { query: 'order', rules: rules(), maxTokens: 3 }).outputTokens).toBeLessThanOrEqual(3);
+  });
+
+  it('uses maxTokens when it is below the ratio budget', () => {
+    const text = Array.from({ length: 40 }, (_, i) => `Line ${i} says the widget order is fine.`).join('\n');
+    const result = compressExtractive(text, { query: 'widget', rules: rules({ ratio: 0.8 }), maxTokens: 50 });
+    expect(result.outputTokens).toBeLessThanOrEqual(50);
+    expect(result.outputTokens).toBeGreaterThan(30);
+  });
+
+  it('keeps the units most relevant to the query, in original order', () => {
+    const text = [
+      'The weather in the city was mild all week.',
+      'The refund for the blue widget was approved by the store.',
+      'Traffic on the bridge was heavy on Monday.',
+      'Lunch was served in the garden under the trees.',
+      'The blue widget refund reached the card on Friday.',
+      'A concert took place in the park at night.',
+    ].join(' ');
+    const result = compressExtractive(text, { query: 'blue widget refund', rules: rules({ ratio: 0.45, alwaysKeep: NO_PROTECTION }) });
+    expect(result.text).toBe('The refund for the blue widget was approved by the store. The blue widget refund reached the card on Friday.');
+    expect(result.kept).toBe(2);
+    expect(result.total).toBe(6);
+  });
+
+  it('prefers units holding identifiers and numbers over equally relevant ones', () => {
+    const filler = (i: number): string => `The account note ${'abcdefghij'[i]} was written by the support team.`;
+    const lines = [filler(0), 'The account order #W7342738 was written by the support team.', filler(1), filler(2), 'The account total 1299.50 was written by the support team.', filler(3), filler(4), filler(5)];
+    const text = lines.join('\n');
+    const protectedResult = compressExtractive(text, { query: 'account', rules: rules({ ratio: 0.35, unit: 'line' }) });
+    expect(protectedResult.kept).toBe(2);
+    expect(protectedResult.text).toContain('#W7342738');
+    expect(protectedResult.text).toContain('1299.50');
+    const plain = compressExtractive(text, { query: 'account', rules: rules({ ratio: 0.35, unit: 'line', alwaysKeep: NO_PROTECTION }) });
+    expect(plain.text.includes('#W7342738') && plain.text.includes('1299.50')).toBe(false);
+  });
+
+  it('prefers error lines and keeps a kept line with its markdown heading', () => {
+    const log = [
+      '## Worker 3',
+      ...Array.from({ length: 12 }, (_, i) => `step ${i}: processed batch quietly`),
+      'step 12: ERROR connection refused by db-primary',
+      ...Array.from({ length: 12 }, (_, i) => `step ${i + 13}: processed batch quietly`),
+    ].join('\n');
+    const result = compressExtractive(log, { query: 'why did the worker stop', rules: rules({ ratio: 0.2, unit: 'line' }) });
+    expect(result.text).toContain('ERROR connection refused by db-primary');
+    expect(result.text.startsWith('## Worker 3\n')).toBe(true);
+  });
+
+  it('applies keep, drop and minScore rules', () => {
+    const text = Array.from({ length: 20 }, (_, i) => (i === 17 ? 'status: cancelled by user' : `debug: heartbeat ${i} on the widget channel`)).join('\n');
+    const kept = compressExtractive(text, { query: 'widget channel', rules: rules({ ratio: 0.2, keepPatterns: ['^status:'] }) });
+    expect(kept.text).toContain('status: cancelled by user');
+    const dropped = compressExtractive(text, { query: 'widget channel', rules: rules({ ratio: 0.8, dropPatterns: ['^DEBUG:'] }) });
+    expect(dropped.text).toBe('status: cancelled by user');
+    const both = compressExtractive(text, { query: 'widget', rules: rules({ ratio: 0.8, dropPatterns: ['heartbeat', 'status'], keepPatterns: ['status'] }) });
+    expect(both.text).toBe('status: cancelled by user');
+    const strict = compressExtractive(text, { query: 'cancelled', rules: rules({ ratio: 0.8, minScore: 0.9 }) });
+    expect(strict.text).toBe('status: cancelled by user');
+  });
+
+  it('refuses invalid rules', () => {
+    expect(() => compressExtractive('text', { query: '', rules: rules({ ratio: 0 }) })).toThrow(/ratio/u);
+    try {
+      compressExtractive('text', { query: '', rules: rules({ keepPatterns: ['(('] }) });
+      expect.unreachable();
+    } catch (error) {
+      expect(PagewiseError.isInstance(error) && error.code).toBe('invalid-rule-pattern');
+    }
+  });
+});
+
+describe('compressExtractive on JSON', () => {
+  const orders = {
+    user_id: 'mia_li_3668',
+    orders: Array.from({ length: 12 }, (_, i) => ({
+      order_id: `#W${4000000 + i}`,
+      status: i === 7 ? 'pending' : 'delivered',
+      items: [{ name: i === 7 ? 'Blue Water Bottle' : 'Desk Lamp', price: 20 + i, options: { color: i === 7 ? 'blue' : 'white', capacity: '750ml' } }],
+      metadata: { created_by: 'system', trace: `trace-${i}-${'z'.repeat(12)}` },
+    })),
+  };
+
+  it('outputs valid compact JSON within the ratio, ids, kept fields and the relevant record first', () => {
+    const input = JSON.stringify(orders, null, 2);
+    const result = compressExtractive(input, { query: 'return the blue water bottle', rules: rules({ ratio: 0.4, jsonDropFields: ['metadata'] }) });
+    const parsed = JSON.parse(result.text) as typeof orders;
+    expect(result.text).toBe(JSON.stringify(parsed));
+    expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(0.4 * result.inputTokens));
+    expect(parsed.user_id).toBe('mia_li_3668');
+    expect(parsed.orders.map((o) => o.order_id)).toHaveLength(12);
+    expect(result.text).not.toContain('trace-');
+    const blue = parsed.orders.find((o) => o.order_id === '#W4000007');
+    expect(blue?.status).toBe('pending');
+    expect(blue?.items?.[0]?.name).toBe('Blue Water Bottle');
+  });
+
+  it('keeps JSON valid on random values and ratios', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.object({ maxDepth: 3 }), fc.array(fc.jsonValue({ maxDepth: 3 }))), fc.double({ min: 0.2, max: 0.8, noNaN: true }), (value, ratio) => {
+        const input = JSON.stringify(value);
+        const result = compressExtractive(input, { query: 'id name', rules: rules({ ratio }) });
+        expect(() => JSON.parse(result.text) as unknown).not.toThrow();
+        if (result.inputTokens > TINY_INPUT_TOKENS) expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('isIdentifierToken', () => {
+  it.each(['#W1234567', 'order_id', 'userId', 'W1234567', 'pm_card_123', '3f2b9c1e-8a7d-4b2c-9e1f-0a1b2c3d4e5f'])('accepts %s', (token) => {
+    expect(isIdentifierToken(token)).toBe(true);
+  });
+  it.each(['1960s', '4th', 'order', 'Kessler', '2015'])('rejects %s', (token) => {
+    expect(isIdentifierToken(token)).toBe(false);
+  });
+});

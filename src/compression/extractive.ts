@@ -1,0 +1,429 @@
+/**
+ * The extractive compressor: keeps the units of an observation or history (sentences, lines, JSON
+ * fields) most relevant to the task, within a token budget, without an LLM. It is the cheap backend
+ * of C_obs / C_hist and the baseline an LLM compressor has to beat.
+ *
+ * Selection policy, in this order:
+ * 1. Units matching a keep pattern (for JSON also: fields under a `jsonKeepFields` key) come first,
+ *    best score first. Units matching a drop pattern (JSON: under a `jsonDropFields` key) are never
+ *    kept, unless a keep rule also matches.
+ * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
+ *    query (minisearch), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
+ *    for the first sentence of a prose paragraph, plus a boost for each kind of protected content it
+ *    holds (numbers, identifiers, dates, URLs, errors, headings). A protected unit thus beats an
+ *    unprotected one of similar relevance, not a clearly more relevant one. JSON fields under an
+ *    id-like key (`id`, `order_id`, `userId`, ...) get a boost worth full relevance: ids come before
+ *    other fields of their record, and the relevant record's ids before all. Units scoring below
+ *    `minScore` are dropped.
+ * 3. Units are taken greedily in that order while they fit the budget (a unit that does not fit is
+ *    skipped, smaller ones after it may still fit); a kept unit brings its heading along. The output
+ *    lists kept units in their original order; JSON keeps its structure, arrays compacted.
+ *
+ * Budget: ⌊ratio · inputTokens⌋, or `maxTokens` if smaller, measured on the final text with the
+ * project tokenizer, so `outputTokens ≤ budget` always holds, with one exception: an input of at most
+ * {@link TINY_INPUT_TOKENS} tokens (and within `maxTokens`) is returned unchanged, since compressing
+ * it saves a few tokens and risks losing a whole fact.
+ */
+import MiniSearch from 'minisearch';
+import { countTokens } from '../tokens/tokenizer.js';
+import { compilePatterns, parseExtractiveRules } from './rules.js';
+import type { AlwaysKeep, ExtractiveRules } from './rules.js';
+import { joinUnits, segmentText } from './segment.js';
+import type { TextUnit } from './segment.js';
+import { fillBudget, headWithinTokens, tokenBudget } from './token-budget.js';
+import type { FilledBudget } from './token-budget.js';
+
+/** Inputs up to this many tokens are returned unchanged (see the module comment). */
+export const TINY_INPUT_TOKENS = 32;
+
+/** Options of {@link compressExtractive}. */
+export interface ExtractiveOptions {
+  /** What the kept text must serve: the task, plus recent history when compressing an observation. */
+  query: string;
+  /** How much to keep and what to protect; validated on every call. */
+  rules: ExtractiveRules;
+  /** A hard cap in tokens; the budget is the smaller of this and `rules.ratio · inputTokens`. */
+  maxTokens?: number;
+}
+
+/** The result of {@link compressExtractive}. */
+export interface ExtractiveResult {
+  text: string;
+  /** Tokens of the input and of `text`, by the project tokenizer. */
+  inputTokens: number;
+  outputTokens: number;
+  /**
+   * Units kept (headings included; a unit cut to fit counts as kept) and units in the input. A tiny
+   * input returned unchanged counts as one unit, kept.
+   */
+  kept: number;
+  total: number;
+}
+
+// Score weights. Unit relevance is normalized to [0, 1]; the rest are bonuses on that scale.
+const PARAGRAPH_WEIGHT = 0.8;
+// Lead sentences introduce their paragraph's subject (the lead heuristic of summarization).
+const LEAD_BONUS = 0.4;
+const PROTECTED_BOOST = 0.1;
+// At most this many protected kinds count, so a unit full of numbers does not outrank relevance.
+const MAX_PROTECTED_KINDS = 2;
+
+/**
+ * Compresses `input` extractively: splits it into units, ranks them against `query` and keeps the
+ * best ones within the budget (see the module comment for the policy). JSON input (an object or an
+ * array) is compressed field by field and stays valid compact JSON.
+ *
+ * @example
+ * const { text, outputTokens, inputTokens } = compressExtractive(observation, {
+ *   query: `${task}\n${recentSteps}`,
+ *   rules: DEFAULT_OBSERVATION_RULES,
+ * });
+ *
+ * @throws ConfigurationError when `rules` is invalid (bad ratio, bad pattern).
+ */
+export function compressExtractive(input: string, options: ExtractiveOptions): ExtractiveResult {
+  const rules = parseExtractiveRules(options.rules, { source: 'compressExtractive options.rules' });
+  const inputTokens = countTokens(input);
+  if (inputTokens <= TINY_INPUT_TOKENS && (options.maxTokens === undefined || inputTokens <= options.maxTokens)) {
+    return { text: input, inputTokens, outputTokens: inputTokens, kept: 1, total: 1 };
+  }
+  const budget = tokenBudget(inputTokens, rules.ratio, options.maxTokens);
+  const json = parseJsonContainer(input);
+  const result = json === undefined ? compressText(input, options.query, rules, budget) : compressJson(json, options.query, rules, budget);
+  return { ...result, inputTokens };
+}
+
+interface Selected {
+  text: string;
+  outputTokens: number;
+  kept: number;
+  total: number;
+}
+
+/** A candidate for selection: what it costs, how it ranks, and what must come with it. */
+interface Candidate {
+  index: number;
+  score: number;
+  forced: boolean;
+  dropped: boolean;
+  cost: number;
+  /** Indices that must be kept with it (its headings, outermost first). */
+  requires: readonly number[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+function compressText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
+  const units = segmentText(input, rules.unit, { headings: rules.alwaysKeep.headers });
+  const total = units.length;
+  // A unit is scored with its headings' words: "He was the author of many books" is about the
+  // paragraph's title, as a JSON value is about its key path.
+  const relevance = normalized(bm25(units.map((u) => [...headingChain(units, u).map((h) => units[h]?.text ?? ''), u.text].join(' ')), query));
+  const blocks = groupBy(units, (u) => u.block);
+  const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(' '));
+  // With a single paragraph, its relevance says nothing about any unit; a constant would only shift
+  // scores and make minScore mean different things for different documents.
+  const blockRelevance = blocks.size > 1 ? normalized(bm25(blockTexts, query)) : blockTexts.map(() => 0);
+  const blockRank = new Map([...blocks.keys()].map((block, i) => [block, blockRelevance[i] ?? 0]));
+  const keep = compilePatterns(rules.keepPatterns);
+  const drop = compilePatterns(rules.dropPatterns);
+
+  const candidates: Candidate[] = units.map((unit) => {
+    const forced = keep.some((re) => re.test(unit.text));
+    // Only prose has a lead: the first line of a log is no more telling than the others.
+    const lead = unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1;
+    return {
+      index: unit.index,
+      score:
+        (relevance[unit.index] ?? 0) +
+        PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
+        (lead ? LEAD_BONUS : 0) +
+        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
+      forced,
+      dropped: !forced && drop.some((re) => re.test(unit.text)),
+      // One token more for the separator it brings into the output.
+      cost: countTokens(unit.text) + 1,
+      requires: headingChain(units, unit),
+    };
+  });
+  const render = (kept: readonly number[]): string => joinUnits(input, units, kept);
+  const chosen = select(candidates, rules.minScore, budget, render);
+  if (chosen.kept.length > 0 || total === 0) {
+    return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
+  }
+  // Nothing fits whole (one huge unit, or a tight maxTokens): cut the best unit to the budget.
+  const best = rank(candidates.filter((c) => !c.dropped))[0];
+  const text = best === undefined ? '' : headWithinTokens(units[best.index]?.text ?? '', budget);
+  return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
+}
+
+function headingChain(units: readonly TextUnit[], unit: TextUnit): number[] {
+  const chain: number[] = [];
+  for (let at = unit.heading; at !== undefined; at = units[at]?.heading) chain.unshift(at);
+  return chain;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection
+
+function rank(candidates: readonly Candidate[]): Candidate[] {
+  return [...candidates].sort((a, b) => Number(b.forced) - Number(a.forced) || b.score - a.score || a.index - b.index);
+}
+
+/** Ranks the eligible candidates and fills the budget with them, headings brought along. */
+function select(
+  candidates: readonly Candidate[],
+  minScore: number | undefined,
+  budget: number,
+  render: (kept: readonly number[]) => string,
+): FilledBudget {
+  const eligible = rank(candidates.filter((c) => !c.dropped && (c.forced || minScore === undefined || c.score >= minScore)));
+  const usable = (i: number): boolean => candidates[i]?.dropped !== true;
+  const items = eligible.map((c) => ({ index: c.index, cost: c.cost, requires: c.requires.filter(usable) }));
+  return fillBudget(items, budget, render, (i) => candidates[i]?.cost ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoring
+
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its ' +
+    'me my no not of on or our she so than that the their them then there these they this those to us was we were what ' +
+    'when where which who whom why will with would you your'
+  ).split(' '),
+);
+
+/** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
+function bm25(texts: readonly string[], query: string): number[] {
+  const scores = new Array<number>(texts.length).fill(0);
+  if (texts.length === 0) return scores;
+  const index = new MiniSearch<{ id: number; text: string }>({
+    fields: ['text'],
+    processTerm: (term) => {
+      const lower = term.toLowerCase();
+      return STOPWORDS.has(lower) ? null : lower;
+    },
+    searchOptions: {
+      // Prefix matching stands in for stemming ("write" finds "writer"); fuzzy for spelling variants.
+      prefix: (term) => term.length >= 4,
+      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+      combineWith: 'OR',
+    },
+  });
+  index.addAll(texts.map((text, id) => ({ id, text })));
+  for (const hit of index.search(query)) scores[hit.id as number] = hit.score;
+  return scores;
+}
+
+function normalized(values: readonly number[]): number[] {
+  const max = Math.max(0, ...values);
+  return max > 0 ? values.map((v) => v / max) : values.map(() => 0);
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, RegExp> = {
+  numbers: /\d/u,
+  dates: new RegExp(
+    `\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b|\\b${MONTH}\\.?\\s+\\d{1,4}\\b|\\b\\d{1,2}\\s+${MONTH}\\b|\\b\\d{1,2}:\\d{2}\\b`,
+    'iu',
+  ),
+  urls: /\bhttps?:\/\/\S+|\bwww\.\S+/iu,
+  errors: /\b(?:error|exception|fail(?:ed|ure|s)?|fatal|panic|traceback|denied|refused|invalid|not found|unauthori[sz]ed|forbidden|timed? ?out)\b/iu,
+};
+const MARKDOWN_HEADER = /^ {0,3}#{1,6}[ \t]+\S/u;
+
+const ID_TOKEN = /[#\w][\w-]*/gu;
+const ID_SHAPES = [
+  /^#[A-Za-z0-9]{3,}$/u, // #W1234567
+  /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$/u, // order_id, pm_card_123
+  /^[a-z]+[A-Z][A-Za-z0-9]*$/u, // userId
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu, // UUID
+  /^[0-9a-f]{12,}$/iu, // hashes
+];
+
+/** True for a token shaped like an identifier; ordinals and decades ("4th", "1960s") are not. */
+export function isIdentifierToken(token: string): boolean {
+  if (ID_SHAPES.some((re) => re.test(token))) return true;
+  // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
+  return token.length >= 4 && /\d/u.test(token) && /\p{L}/u.test(token) && !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token);
+}
+
+function hasIdentifier(text: string): boolean {
+  for (const match of text.matchAll(ID_TOKEN)) if (isIdentifierToken(match[0])) return true;
+  return false;
+}
+
+function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolean): number {
+  let kinds = 0;
+  if (flags.numbers && PROTECTED.numbers.test(text)) kinds += 1;
+  if (flags.identifiers && hasIdentifier(text)) kinds += 1;
+  if (flags.dates && PROTECTED.dates.test(text)) kinds += 1;
+  if (flags.urls && PROTECTED.urls.test(text)) kinds += 1;
+  if (flags.errors && PROTECTED.errors.test(text)) kinds += 1;
+  if (flags.headers && (isHeading || MARKDOWN_HEADER.test(text))) kinds += 1;
+  return kinds;
+}
+
+function protectedKinds(unit: TextUnit, flags: AlwaysKeep): number {
+  return protectedKindsOfText(unit.text, flags, unit.kind === 'heading');
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+type JsonPath = readonly (string | number)[];
+type JsonContainer = Record<string, unknown> | unknown[];
+
+interface JsonLeaf {
+  path: JsonPath;
+  value: unknown;
+  /** The nearest object key above the value (for an array item, the array's key). */
+  key: string | undefined;
+}
+
+/** The input as a JSON object or array, or undefined for anything else (text, a bare scalar). */
+function parseJsonContainer(input: string): JsonContainer | undefined {
+  const trimmed = input.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
+  try {
+    // Walked with type checks only, no shape assumed: any well-formed JSON container is valid here.
+    const value: unknown = JSON.parse(trimmed);
+    return typeof value === 'object' && value !== null ? (value as JsonContainer) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const ID_KEY = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|_handle)$/u;
+// Ids are what the agent passes to its next tool call, so an id-like key weighs as much as full
+// relevance to the query: the ids of the record the task is about come first, and the ids of other
+// records still outrank their non-id fields, but not the relevant record's other fields.
+const ID_KEY_BOOST = 1;
+
+function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules, budget: number): Selected {
+  const leaves: JsonLeaf[] = [];
+  collectLeaves(root, [], undefined, leaves);
+  const total = leaves.length;
+  const keepFields = new Set(rules.jsonKeepFields);
+  const dropFields = new Set(rules.jsonDropFields);
+  const keep = compilePatterns(rules.keepPatterns);
+  const drop = compilePatterns(rules.dropPatterns);
+
+  const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
+  const relevance = normalized(bm25(leafTexts, query));
+  // Records are array items: the outermost (an order in a list of orders) and the innermost (an item
+  // of that order). Their relevance lifts all their fields, so the id of the item the task is about
+  // outranks the ids of the other items, and those of the other orders.
+  const outer = recordRelevance(leaves, leafTexts, query, (path) => path.findIndex((p) => typeof p === 'number'));
+  const inner = recordRelevance(leaves, leafTexts, query, (path) => path.findLastIndex((p) => typeof p === 'number'));
+
+  const opened = new Set<string>();
+  const candidates: Candidate[] = leaves.map((leaf, index) => {
+    const keys = leaf.path.filter((p): p is string => typeof p === 'string');
+    const line = `${leaf.key ?? ''}: ${scalarText(leaf.value)}`;
+    const forced = keys.some((k) => keepFields.has(k)) || keep.some((re) => re.test(line));
+    const dropped = !forced && (keys.some((k) => dropFields.has(k)) || drop.some((re) => re.test(line)));
+    const idLike = leaf.key !== undefined && ID_KEY.test(leaf.key);
+    return {
+      index,
+      score:
+        (relevance[index] ?? 0) +
+        PARAGRAPH_WEIGHT * (((outer[index] ?? 0) + (inner[index] ?? 0)) / 2) +
+        (idLike ? ID_KEY_BOOST : 0) +
+        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)),
+      forced,
+      dropped,
+      cost: leafCost(leaf, opened),
+      requires: [],
+    };
+  });
+  const render = (kept: readonly number[]): string => JSON.stringify(prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? [])))) ?? emptyLike(root));
+  const chosen = select(candidates, rules.minScore, budget, render);
+  return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
+}
+
+/**
+ * Per leaf, the normalized BM25 relevance of the record holding it; `cut` gives the index of the
+ * array step that ends the record path (-1: no record). Zero when there is only one record.
+ */
+function recordRelevance(leaves: readonly JsonLeaf[], leafTexts: readonly string[], query: string, cut: (path: JsonPath) => number): number[] {
+  const recordOf = leaves.map((leaf) => JSON.stringify(leaf.path.slice(0, cut(leaf.path) + 1)));
+  const records = groupBy(leaves.map((_, i) => i), (i) => recordOf[i]);
+  if (records.size < 2) return leaves.map(() => 0);
+  const scores = normalized(bm25([...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')), query));
+  const byRecord = new Map([...records.keys()].map((record, i) => [record, scores[i] ?? 0]));
+  return recordOf.map((record) => byRecord.get(record) ?? 0);
+}
+
+function collectLeaves(value: unknown, path: JsonPath, key: string | undefined, into: JsonLeaf[]): void {
+  if (Array.isArray(value) && value.length > 0) {
+    value.forEach((item, i) => collectLeaves(item, [...path, i], key, into));
+  } else if (typeof value === 'object' && value !== null && Object.keys(value).length > 0) {
+    for (const [k, child] of Object.entries(value)) collectLeaves(child, [...path, k], k, into);
+  } else {
+    // Scalars, and empty containers: `"errors": []` says something.
+    into.push({ path, value, key });
+  }
+}
+
+function pathWords(path: JsonPath): string {
+  return path
+    .filter((p): p is string => typeof p === 'string')
+    .map((k) => k.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' '))
+    .join(' ');
+}
+
+function scalarText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+}
+
+function pathKey(path: JsonPath): string {
+  return JSON.stringify(path);
+}
+
+/** Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first. */
+function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
+  const last = leaf.path[leaf.path.length - 1];
+  let cost = countTokens(`${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${JSON.stringify(leaf.value) ?? 'null'},`);
+  for (let depth = 1; depth < leaf.path.length; depth += 1) {
+    const prefix = pathKey(leaf.path.slice(0, depth));
+    if (opened.has(prefix)) continue;
+    opened.add(prefix);
+    const step = leaf.path[depth - 1];
+    cost += typeof step === 'string' ? countTokens(`${JSON.stringify(step)}:{},`) : 2;
+  }
+  return cost;
+}
+
+/** The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. */
+function prune(value: unknown, path: (string | number)[], kept: ReadonlySet<string>): unknown {
+  if (kept.has(pathKey(path))) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item, i) => prune(item, [...path, i], kept)).filter((item) => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .map(([k, child]) => [k, prune(child, [...path, k], kept)] as const)
+      .filter(([, child]) => child !== undefined);
+    return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+  }
+  return undefined;
+}
+
+function emptyLike(root: JsonContainer): JsonContainer {
+  return Array.isArray(root) ? [] : {};
+}

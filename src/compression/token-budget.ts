@@ -1,0 +1,116 @@
+/**
+ * Token budgets shared by the extractive compressor and the text baselines, so both are held to the
+ * same limit measured the same way (the project tokenizer, o200k by default).
+ */
+import { countTokens } from '../tokens/tokenizer.js';
+
+/**
+ * The output budget in tokens for a ratio τ: ⌊τ · inputTokens⌋, or `maxTokens` when that is smaller.
+ */
+export function tokenBudget(inputTokens: number, ratio: number, maxTokens?: number): number {
+  let byRatio = Math.floor(ratio * inputTokens);
+  // The product can round up to an integer (0.7999999999999999 · 35 === 28): keep budget/input ≤ ratio.
+  while (byRatio > 0 && byRatio / inputTokens > ratio) byRatio -= 1;
+  return maxTokens === undefined ? byRatio : Math.max(0, Math.min(byRatio, Math.floor(maxTokens)));
+}
+
+/** The code-point boundaries of `text`, so a cut never splits a surrogate pair. */
+function codePointEnds(text: string): number[] {
+  const ends: number[] = [0];
+  let at = 0;
+  for (const ch of text) {
+    at += ch.length;
+    ends.push(at);
+  }
+  return ends;
+}
+
+/**
+ * The longest prefix of `text` with at most `maxTokens` tokens. BPE counts of prefixes grow with
+ * length (up to merges at the cut), so a binary search over cut points finds it in O(log n) counts.
+ */
+export function headWithinTokens(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  if (maxTokens <= 0) return '';
+  const ends = codePointEnds(text);
+  let lo = 0;
+  let hi = ends.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(text.slice(0, ends[mid])) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return text.slice(0, ends[lo]);
+}
+
+/** The longest suffix of `text` with at most `maxTokens` tokens (see {@link headWithinTokens}). */
+export function tailWithinTokens(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  if (maxTokens <= 0) return '';
+  const ends = codePointEnds(text);
+  let lo = 0;
+  let hi = ends.length - 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (countTokens(text.slice(ends[mid])) <= maxTokens) hi = mid;
+    else lo = mid + 1;
+  }
+  return text.slice(ends[lo]);
+}
+
+/** A unit offered to {@link fillBudget}: its estimated cost and the units that must come with it. */
+export interface BudgetItem {
+  index: number;
+  /** Estimated tokens it adds to the output (its separator included). */
+  cost: number;
+  /** Indices to keep with it (a sentence's headings), kept before it; they cost their own `cost`. */
+  requires?: readonly number[];
+}
+
+/** What {@link fillBudget} kept: indices in the order they were taken, the rendered text, its tokens. */
+export interface FilledBudget {
+  kept: number[];
+  text: string;
+  tokens: number;
+}
+
+/**
+ * Takes `items` in the given order while their estimated cost fits `budget` (an item that does not
+ * fit is skipped; a smaller one after it may still fit), then renders and measures. BPE merges make
+ * the real count differ slightly from the sum of parts, so while the rendered text is over budget the
+ * last-taken units are dropped: the result is always within budget.
+ */
+export function fillBudget(
+  items: Iterable<BudgetItem>,
+  budget: number,
+  render: (kept: readonly number[]) => string,
+  costOf: (index: number) => number = () => 0,
+): FilledBudget {
+  const taken = new Set<number>();
+  const picked: { index: number; cost: number }[] = [];
+  let used = 0;
+  for (const item of items) {
+    if (taken.has(item.index)) continue;
+    const needed = (item.requires ?? []).filter((i) => !taken.has(i));
+    const cost = needed.reduce((sum, i) => sum + costOf(i), item.cost);
+    if (used + cost > budget) continue;
+    for (const i of needed) {
+      taken.add(i);
+      picked.push({ index: i, cost: costOf(i) });
+    }
+    taken.add(item.index);
+    picked.push({ index: item.index, cost: item.cost });
+    used += cost;
+  }
+  let text = render(picked.map((p) => p.index));
+  let tokens = countTokens(text);
+  while (tokens > budget && picked.length > 0) {
+    // Drop at least the overflow in estimated tokens per round, so a large overflow is not O(n) renders.
+    let over = tokens - budget;
+    do over -= picked.pop()?.cost ?? 0;
+    while (over > 0 && picked.length > 0);
+    text = render(picked.map((p) => p.index));
+    tokens = countTokens(text);
+  }
+  return { kept: picked.map((p) => p.index), text, tokens };
+}

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../agents/agent.js';
+import { Runner } from '../agents/runner.js';
+import { tool } from '../agents/tool.js';
+import { LimitExceededError } from '../errors.js';
+import { scriptedModel } from '../models/scripted.js';
+import { loaderSource } from '../sources/source.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { autoPaging } from './auto-paging.js';
+import { evaluate, ExpressionError, extractNumbers } from './calculate.js';
+import { parseFencedPages } from './fence.js';
+import { splitFrames } from './frames.js';
+import { pagedInstruction } from './instruction.js';
+import { PagingService, WANT_READ_KEY } from './service.js';
+import { createPagingTools } from './tools.js';
+
+function corpus(docs: Record<string, string>) {
+  let fetches = 0;
+  const source = loaderSource(
+    'test',
+    (u) => u in docs,
+    (u) => {
+      fetches += 1;
+      return { body: docs[u]!, title: `Title of ${u}` };
+    },
+  );
+  return { source, fetches: () => fetches };
+}
+
+const doc = (i: number, words = 300) => `Document ${i}. ` + Array.from({ length: words }, (_, j) => `word${(i * 7 + j) % 97}`).join(' ');
+
+function agentWith(service: PagingService, extra: Parameters<typeof scriptedModel>[0]) {
+  const tools = createPagingTools(service);
+  const agent = new Agent({ name: 'reader', instruction: pagedInstruction({ base: 'You read pages.', service }), tools: Object.values(tools) });
+  const model = scriptedModel(extra);
+  return { agent, model, runner: new Runner({ agent, model }) };
+}
+
+describe('paging service and tools', () => {
+  it('pages bodies into the instruction, never into events, and empties the working set at the end', async () => {
+    const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
+    const service = new PagingService({ source });
+    const { runner, model } = agentWith(service, [
+      { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a', 'b'] } }] },
+      { toolCalls: [{ toolName: 'page_in', input: { uris: ['c'], mode: 'add' } }] },
+      { toolCalls: [{ toolName: 'page_out', input: { uris: ['a'] } }] },
+      'done',
+    ]);
+    const result = await runner.run({ userId: 'u', message: 'read' });
+    const pagesAt = model.views.map((v) => parseFencedPages(v.system).pages.map((p) => p.uri));
+    expect(pagesAt).toEqual([[], ['a', 'b'], ['a', 'b', 'c'], ['b', 'c']]);
+    expect(parseFencedPages(model.views[1]!.system).pages[0]!.body).toBe(doc(1));
+    const receipts = result.session.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []));
+    expect(receipts[0]).toMatch(/^2 loaded \(\d[\d,]* tokens\)/);
+    const json = JSON.stringify(result.session.events);
+    for (const d of [doc(1), doc(2), doc(3)]) expect(json.includes(d.slice(0, 60))).toBe(false);
+    expect(result.session.state[WANT_READ_KEY]).toBeUndefined();
+    // The ledger labels the paged content.
+    expect(result.ledger.entries[1]!.parts.paged).toBeGreaterThan(2 * countTokens(doc(1)) - 10);
+    expect(result.ledger.entries[0]!.parts.paged).toBe(0);
+  });
+
+  it('refuses a page-in over budget, says what fits, and changes nothing', async () => {
+    const docs = { a: doc(1, 600), b: doc(2, 600), c: doc(3, 600) };
+    const { source } = corpus(docs);
+    const one = countTokens(docs.a);
+    const service = new PagingService({ source, ramBudgetTokens: one * 2 + 50 });
+    const { runner, model } = agentWith(service, [
+      { toolCalls: [{ toolName: 'page_in', input: { uris: ['a'] } }] },
+      { toolCalls: [{ toolName: 'page_in', input: { uris: ['b', 'c'], mode: 'add' } }] },
+      'done',
+    ]);
+    await runner.run({ userId: 'u', message: 'read' });
+    const refusal = model.views[2]!.turns.at(-1);
+    expect(refusal?.role === 'tool' && refusal.results[0]!.isError).toBe(true);
+    const text = refusal?.role === 'tool' ? refusal.results[0]!.output : '';
+    expect(text).toMatch(/ramBudgetTokens/);
+    expect(text).toMatch(/nothing was changed/);
+    expect(text).toContain('These fit: ["b"]');
+    expect(parseFencedPages(model.views[2]!.system).pages.map((p) => p.uri)).toEqual(['a']);
+  });
+
+  it('caps pages per read with an error naming the setting', async () => {
+    const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
+    const service = new PagingService({ source, maxPagesPerRead: 2 });
+    await expect(service.pageIn(['a', 'b', 'c'], 'replace', { state: fakeState(), invocationId: 'i', sessionId: 's' })).rejects.toBeInstanceOf(LimitExceededError);
+  });
+
+  it('fetches a page at most once per invocation, and follows the cache policy across invocations', async () => {
+    const c = corpus({ a: doc(1) });
+    const service = new PagingService({ source: c.source, cacheMaxAgeMs: 0 });
+    const state = fakeState();
+    await service.pageIn(['a'], 'replace', { state, invocationId: 'inv1', sessionId: 's' });
+    await service.pageIn(['a'], 'replace', { state, invocationId: 'inv1', sessionId: 's' });
+    expect(c.fetches()).toBe(1);
+    await service.pageIn(['a'], 'replace', { state, invocationId: 'inv2', sessionId: 's' });
+    expect(c.fetches()).toBe(2);
+    const cached = new PagingService({ source: c.source, cacheMaxAgeMs: 60_000, pageStore: service.pageStore });
+    await cached.pageIn(['a'], 'replace', { state, invocationId: 'inv3', sessionId: 's' });
+    expect(c.fetches()).toBe(2);
+  });
+
+  it('splits a very large page into frames and reads them one by one', async () => {
+    const big = Array.from({ length: 3000 }, (_, i) => `Line ${i}: value ${i * 3} units of widget ${i % 13}.`).join('\n');
+    const { source } = corpus({ big });
+    const service = new PagingService({ source, frameTokens: 4000, ramBudgetTokens: 9000 });
+    const state = fakeState();
+    const receipt = await service.pageIn(['big'], 'replace', { state, invocationId: 'i', sessionId: 's' });
+    const frames = splitFrames(big, 4000);
+    expect(frames.length).toBeGreaterThan(5);
+    expect(frames.join('\n')).toBe(big);
+    for (const f of frames) expect(countTokens(f)).toBeLessThanOrEqual(4000);
+    expect(receipt).toContain(`big has ${frames.length} frames`);
+    await service.readFrame('big', 3, { state, invocationId: 'i', sessionId: 's' });
+    const rendered = await service.render(state.snapshot(), 's');
+    const pages = parseFencedPages(rendered.text).pages;
+    expect(pages).toHaveLength(1);
+    expect(pages[0]!.frame).toBe(`3/${frames.length}`);
+    expect(pages[0]!.body).toBe(frames[2]);
+    await expect(service.readFrame('big', frames.length + 1, { state, invocationId: 'i', sessionId: 's' })).rejects.toThrow(/frames 1\.\./);
+  });
+
+  it('saves results durably and shows them in the instruction', async () => {
+    const { source } = corpus({ a: doc(1) });
+    const service = new PagingService({ source });
+    const { runner, model } = agentWith(service, [{ toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: 'sum=42' } }] }, { toolCalls: [{ toolName: 'list_results', input: {} }] }, 'done']);
+    const result = await runner.run({ userId: 'u', message: 'x' });
+    expect(result.session.state['result:t1']).toBe('sum=42');
+    expect(model.views[1]!.system).toContain('- t1: sum=42');
+    const listed = model.views[2]!.turns.at(-1);
+    expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"t1": "sum=42"');
+  });
+
+  it('calculates over a page safely', async () => {
+    const { source } = corpus({ t: 'Revenue 1,200 and cost 700; headcount 12. Growth 3.5%' });
+    const service = new PagingService({ source });
+    const tools = createPagingTools(service);
+    const ctx = { state: fakeState(), invocationId: 'i', sessionId: 's' } as never;
+    expect(await tools.calculate.execute({ uri: 't', expression: '$1 - $2' }, ctx)).toMatch(/^\$1 - \$2 = 500 /);
+    expect(await tools.calculate.execute({ uri: 't', expression: 'round(sum($all) / count($all), 2)' }, ctx)).toMatch(/= 478\.88/);
+    await expect(tools.calculate.execute({ uri: 't', expression: 'process.exit()' }, ctx)).rejects.toThrow(ExpressionError);
+  });
+});
+
+describe('calculate evaluator', () => {
+  it('extracts numbers with separators and decimals, in order', () => {
+    expect(extractNumbers('a 1,234.5 b -7 c 0.25 d report-0042 x2')).toEqual([1234.5, -7, 0.25]);
+  });
+  it('follows precedence and refuses anything else', () => {
+    expect(evaluate('2 + 3 * 4 ^ 2', [])).toBe(50);
+    expect(evaluate('-(2 + 3) * $2', [1, 10])).toBe(-50);
+    expect(evaluate('max($all) - min($all)', [3, 9, 1])).toBe(8);
+    for (const bad of ['', '2 +', '$3', 'constructor', '1; 2', 'a.b', '$all + 1', '1 / 0', '(1']) expect(() => evaluate(bad, [1, 2])).toThrow(ExpressionError);
+  });
+});
+
+describe('auto-paging', () => {
+  it('stores a large tool result as a page and page_in restores it byte for byte', async () => {
+    const big = JSON.stringify({ rows: Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, total: i * 1.5, note: 'ünïcødé ✓' })) }, null, 2);
+    const dump = tool({ name: 'dump', description: 'returns a lot', inputSchema: z.object({}), execute: () => big });
+    const small = tool({ name: 'small', description: 'returns little', inputSchema: z.object({}), execute: () => 'tiny' });
+    const service = new PagingService({ frameTokens: 50_000, ramBudgetTokens: 64_000 });
+    const tools = createPagingTools(service);
+    let handle = '';
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'dump', input: {} }, { toolName: 'small', input: {} }] },
+      ({ view }) => {
+        const last = view.turns.at(-1);
+        const receipt = last?.role === 'tool' ? last.results[0]!.output : '';
+        handle = /"(tool:\/\/[^"]+)"/.exec(receipt)![1]!;
+        expect(last?.role === 'tool' && last.results[1]!.output).toBe('tiny');
+        return { toolCalls: [{ toolName: 'page_in', input: { uris: [handle] } }] };
+      },
+      'done',
+    ]);
+    const agent = new Agent({
+      name: 'a',
+      instruction: pagedInstruction({ base: 'x', service }),
+      tools: [dump, small, tools.page_in],
+      observationProcessors: [autoPaging({ service, thresholdTokens: 1024 })],
+    });
+    const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
+    expect(handle).toMatch(/^tool:\/\/dump\//);
+    const page = parseFencedPages(model.views[2]!.system).pages[0]!;
+    expect(page.uri).toBe(handle);
+    expect(page.body).toBe(big);
+    expect(JSON.stringify(result.session.events).includes('ünïcødé')).toBe(false);
+  });
+});
+
+function fakeState() {
+  const data: Record<string, unknown> = {};
+  return {
+    get: (k: string) => data[k] as never,
+    has: (k: string) => k in data,
+    set: (k: string, v: unknown) => void (data[k] = v),
+    delete: (k: string) => void delete data[k],
+    keys: (p = '') => Object.keys(data).filter((k) => k.startsWith(p)),
+    snapshot: () => ({ ...data }) as never,
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * The paging service: loads pages (from the page store or a source, at most once per invocation), keeps
+ * the working set in `temp:` state under a token budget, and renders it fenced into the instruction.
+ * State is the disk, the instruction is the RAM, the model is the CPU.
+ */
+import { LimitExceededError, NotFoundError } from '../errors.js';
+import type { StateAccess } from '../agents/tool.js';
+import type { DocumentSource } from '../sources/source.js';
+import type { JsonValue } from '../session/types.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { randomBoundary, renderFencedPages, type FencedPage } from './fence.js';
+import { splitFrames } from './frames.js';
+import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
+
+/** The seed's name for the working set: the URIs to expand at the next call. */
+export const WANT_READ_KEY = 'temp:want_read';
+/** Prefix of the keys that hold the frame (1-based) of a split page in the working set. */
+export const WANT_FRAME_PREFIX = 'temp:want_frame:';
+/** Prefix of durable saved results. */
+export const RESULT_PREFIX = 'result:';
+/** The seed's cap on pages per read. */
+export const MAX_REPORTS_PER_READ = 10;
+/** URI scheme of tool results stored as pages by auto-paging and observation compression. */
+export const TOOL_PAGE_SCHEME = 'tool://';
+
+/** How page-in treats `mode`: replace the working set, or add to it. */
+export type PageInMode = 'replace' | 'add';
+
+/** Options of a {@link PagingService}. */
+export interface PagingOptions {
+  /** Where pages are kept. Default: in memory. */
+  pageStore?: PageStore;
+  /** Loads URIs not in the store (folder, HTTP, custom). */
+  source?: DocumentSource;
+  /** Token budget of the working set (`ramBudgetTokens`). Default 32,000. */
+  ramBudgetTokens?: number;
+  /** Pages per page-in call (`MAX_REPORTS_PER_READ`). Default 10. */
+  maxPagesPerRead?: number;
+  /** Pages above this many tokens are split into frames of this size. Default 8,000. */
+  frameTokens?: number;
+  /** Reuse a stored page across invocations if fetched within this many ms. Default 1 hour; 0 refetches every invocation. */
+  cacheMaxAgeMs?: number;
+  /** Namespace of source pages in the page store. Default `corpus`. */
+  corpusNamespace?: string;
+  /** Fence boundary generator. Default: 128 random bits per render. */
+  boundary?: () => string;
+}
+
+/** One entry of the working set. */
+export interface WorkingSetEntry {
+  uri: string;
+  /** 1-based frame of a split page. */
+  frame?: number;
+  tokens: number;
+  title: string;
+  frames: number;
+}
+
+/** Reads the working set URIs from state. */
+function wantedUris(state: { get(key: string): JsonValue | undefined } | Readonly<Record<string, JsonValue>>): string[] {
+  const raw = typeof (state as StateAccess).get === 'function' ? (state as StateAccess).get(WANT_READ_KEY) : (state as Record<string, JsonValue>)[WANT_READ_KEY];
+  return Array.isArray(raw) ? raw.filter((u): u is string => typeof u === 'string') : [];
+}
+
+function frameOf(state: StateAccess | Readonly<Record<string, JsonValue>>, uri: string): number | undefined {
+  const key = WANT_FRAME_PREFIX + uri;
+  const raw = typeof (state as StateAccess).get === 'function' ? (state as StateAccess).get(key) : (state as Record<string, JsonValue>)[key];
+  return typeof raw === 'number' ? raw : undefined;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** Loads pages and manages the working set of an agent. */
+export class PagingService {
+  readonly pageStore: PageStore;
+  readonly source: DocumentSource | undefined;
+  readonly ramBudgetTokens: number;
+  readonly maxPagesPerRead: number;
+  readonly frameTokens: number;
+  readonly cacheMaxAgeMs: number;
+  readonly corpusNamespace: string;
+  private readonly boundary: () => string;
+  private readonly fetched = new Map<string, Set<string>>();
+  /** Source fetches made, for tests and metrics. */
+  fetchCount = 0;
+
+  constructor(options: PagingOptions = {}) {
+    this.pageStore = options.pageStore ?? new InMemoryPageStore();
+    this.source = options.source;
+    this.ramBudgetTokens = options.ramBudgetTokens ?? 32_000;
+    this.maxPagesPerRead = options.maxPagesPerRead ?? MAX_REPORTS_PER_READ;
+    this.frameTokens = options.frameTokens ?? 8_000;
+    this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? 60 * 60_000;
+    this.corpusNamespace = options.corpusNamespace ?? 'corpus';
+    this.boundary = options.boundary ?? randomBoundary;
+    for (const [name, v] of [
+      ['ramBudgetTokens', this.ramBudgetTokens],
+      ['maxPagesPerRead', this.maxPagesPerRead],
+      ['frameTokens', this.frameTokens],
+    ] as const) {
+      if (!Number.isInteger(v) || v < 1) throw new RangeError(`Paging option ${name} must be a positive integer, got ${v}.`);
+    }
+  }
+
+  /** The page-store namespace of a URI: tool pages belong to their session, the rest to the corpus. */
+  namespaceOf(uri: string, sessionId: string): string {
+    return uri.startsWith(TOOL_PAGE_SCHEME) ? `session:${sessionId}` : this.corpusNamespace;
+  }
+
+  private fetchedSet(invocationId: string): Set<string> {
+    let set = this.fetched.get(invocationId);
+    if (!set) {
+      set = new Set();
+      this.fetched.set(invocationId, set);
+      // Keep the bookkeeping of recent invocations only.
+      if (this.fetched.size > 64) this.fetched.delete(this.fetched.keys().next().value!);
+    }
+    return set;
+  }
+
+  /**
+   * Returns a page's info, fetching it from the source if the store lacks it or holds a copy older than
+   * the cache policy allows. Within one invocation a page is fetched at most once.
+   */
+  async load(uri: string, ctx: { invocationId: string; sessionId: string; signal?: AbortSignal }): Promise<PageInfo> {
+    const ns = this.namespaceOf(uri, ctx.sessionId);
+    const seen = this.fetchedSet(ctx.invocationId);
+    const stored = await this.pageStore.info(ns, uri);
+    if (stored && (seen.has(uri) || uri.startsWith(TOOL_PAGE_SCHEME) || Date.now() - stored.fetchedAt < this.cacheMaxAgeMs)) {
+      seen.add(uri);
+      return stored;
+    }
+    if (uri.startsWith(TOOL_PAGE_SCHEME)) throw new NotFoundError('Page', uri, 'Tool-result pages exist only in the session that produced them.');
+    if (!this.source || !this.source.canLoad(uri)) {
+      throw new NotFoundError('Page', uri, this.source ? `No source can load it (${this.source.name}). Check the URI; search for documents first.` : 'No source is configured to load it.');
+    }
+    const doc = await this.source.load(uri, ctx.signal ? { signal: ctx.signal } : {});
+    this.fetchCount += 1;
+    const info = await this.pageStore.put({ namespace: ns, uri, title: doc.title, body: doc.body, mediaType: doc.mediaType, fetchedAt: doc.fetchedAt });
+    seen.add(uri);
+    return info;
+  }
+
+  /** The body of a page (or of one frame, 1-based). */
+  async body(uri: string, sessionId: string, frame?: number): Promise<string> {
+    const page = await this.pageStore.get(this.namespaceOf(uri, sessionId), uri);
+    if (!page) throw new NotFoundError('Page', uri, 'Page it in first.');
+    if (frame === undefined && page.tokens <= this.frameTokens) return page.body;
+    const frames = splitFrames(page.body, this.frameTokens, page.hash);
+    const n = frame ?? 1;
+    if (n < 1 || n > frames.length) throw new RangeError(`Page ${uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
+    return frames[n - 1]!;
+  }
+
+  private async entryFor(info: PageInfo, sessionId: string, frame?: number): Promise<WorkingSetEntry> {
+    if (info.tokens <= this.frameTokens && frame === undefined) return { uri: info.uri, tokens: info.tokens, title: info.title, frames: 1 };
+    const page = await this.pageStore.get(info.namespace, info.uri);
+    const frames = splitFrames(page!.body, this.frameTokens, info.hash);
+    const n = frame ?? 1;
+    if (!Number.isInteger(n) || n < 1 || n > frames.length) throw new RangeError(`Page ${info.uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
+    return { uri: info.uri, frame: n, tokens: countTokens(frames[n - 1]!), title: info.title, frames: frames.length };
+  }
+
+  /** The current working set, with token sizes. */
+  async workingSet(state: StateAccess | Readonly<Record<string, JsonValue>>, sessionId: string): Promise<WorkingSetEntry[]> {
+    const out: WorkingSetEntry[] = [];
+    for (const uri of wantedUris(state)) {
+      const info = await this.pageStore.info(this.namespaceOf(uri, sessionId), uri);
+      if (!info) continue;
+      out.push(await this.entryFor(info, sessionId, frameOf(state, uri)));
+    }
+    return out;
+  }
+
+  private writeWorkingSet(state: StateAccess, entries: WorkingSetEntry[]): void {
+    for (const key of state.keys(WANT_FRAME_PREFIX)) state.delete(key);
+    state.set(WANT_READ_KEY, entries.map((e) => e.uri));
+    for (const e of entries) if (e.frame !== undefined) state.set(WANT_FRAME_PREFIX + e.uri, e.frame);
+  }
+
+  private budgetError(requested: WorkingSetEntry[], kept: WorkingSetEntry[], verb: string): Error {
+    const keptTokens = kept.reduce((s, e) => s + e.tokens, 0);
+    let room = this.ramBudgetTokens - keptTokens;
+    const fits: string[] = [];
+    for (const e of requested) {
+      if (e.tokens > room) break;
+      fits.push(e.uri);
+      room -= e.tokens;
+    }
+    const total = keptTokens + requested.reduce((s, e) => s + e.tokens, 0);
+    return new LimitExceededError(
+      'ramBudgetTokens',
+      this.ramBudgetTokens,
+      'ramBudgetTokens',
+      `${verb} would make the working set ${fmt(total)} tokens; nothing was changed. ` +
+        (fits.length ? `These fit: ${JSON.stringify(fits)}.` : 'None of the requested pages fits; page out others first, or read a large page frame by frame.'),
+    );
+  }
+
+  /**
+   * Loads pages into the working set (`replace` or `add`) and returns a receipt. Refuses, changing
+   * nothing, when the batch is too large or would exceed the budget.
+   */
+  async pageIn(uris: string[], mode: PageInMode, ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal }): Promise<string> {
+    const unique = [...new Set(uris)];
+    if (unique.length === 0) throw new RangeError('Give at least one URI.');
+    if (unique.length > this.maxPagesPerRead) {
+      throw new LimitExceededError('maxPagesPerRead', this.maxPagesPerRead, 'maxPagesPerRead', `${unique.length} pages requested at once; read them in batches of at most ${this.maxPagesPerRead}`);
+    }
+    const failures: string[] = [];
+    const infos: PageInfo[] = [];
+    await Promise.all(
+      unique.map(async (uri, i) => {
+        try {
+          infos[i] = await this.load(uri, ctx);
+        } catch (error) {
+          failures.push(`${uri}: ${(error as Error).message}`);
+        }
+      }),
+    );
+    if (failures.length) throw new Error(`could not load ${failures.length} of ${unique.length} pages; nothing was changed.\n${failures.join('\n')}`);
+    const requested = await Promise.all(infos.map((info) => this.entryFor(info, ctx.sessionId)));
+    const current = mode === 'add' ? (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => !unique.includes(e.uri)) : [];
+    const next = [...current, ...requested];
+    const total = next.reduce((s, e) => s + e.tokens, 0);
+    if (total > this.ramBudgetTokens) throw this.budgetError(requested, current, `Paging in ${unique.length} pages`);
+    this.writeWorkingSet(ctx.state, next);
+    const loadedTokens = requested.reduce((s, e) => s + e.tokens, 0);
+    const framed = requested.filter((e) => e.frame !== undefined);
+    return (
+      `${requested.length} loaded (${fmt(loadedTokens)} tokens). Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens; their text is in your instruction now.` +
+      (framed.length ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.` : '')
+    );
+  }
+
+  /** Puts frame `n` (1-based) of a split page into the working set, keeping the other pages. */
+  async readFrame(uri: string, n: number, ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal }): Promise<string> {
+    const info = await this.load(uri, ctx);
+    const entry = await this.entryFor(info, ctx.sessionId, n);
+    const current = (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => e.uri !== uri);
+    const total = current.reduce((s, e) => s + e.tokens, 0) + entry.tokens;
+    if (total > this.ramBudgetTokens) throw this.budgetError([entry], current, `Reading frame ${n} of ${uri}`);
+    this.writeWorkingSet(ctx.state, [...current, entry]);
+    return `Frame ${n}/${entry.frames} of ${uri} loaded (${fmt(entry.tokens)} tokens). Working set: ${current.length + 1} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens.`;
+  }
+
+  /** Removes pages from the working set. */
+  async pageOut(uris: string[], ctx: { state: StateAccess; sessionId: string }): Promise<string> {
+    const current = await this.workingSet(ctx.state, ctx.sessionId);
+    const drop = new Set(uris);
+    const next = current.filter((e) => !drop.has(e.uri));
+    this.writeWorkingSet(ctx.state, next);
+    const total = next.reduce((s, e) => s + e.tokens, 0);
+    return `${current.length - next.length} paged out. Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens.`;
+  }
+
+  /** Renders the working set as a fenced block (empty string when the working set is empty). */
+  async render(state: Readonly<Record<string, JsonValue>>, sessionId: string): Promise<{ text: string; entries: WorkingSetEntry[] }> {
+    const entries = await this.workingSet(state, sessionId);
+    if (entries.length === 0) return { text: '', entries };
+    const pages: FencedPage[] = [];
+    for (const e of entries) {
+      pages.push({
+        uri: e.uri,
+        title: e.title,
+        body: await this.body(e.uri, sessionId, e.frame),
+        ...(e.frame !== undefined ? { frame: `${e.frame}/${e.frames}` } : {}),
+      });
+    }
+    return { text: renderFencedPages(pages, this.boundary()).text, entries };
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The paging tools. Each returns a short receipt; page bodies never enter the history.
+ */
+import { z } from 'zod';
+import { tool, type AnyTool } from '../agents/tool.js';
+import type { JsonValue } from '../session/types.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { evaluate, extractNumbers } from './calculate.js';
+import { RESULT_PREFIX, type PagingService } from './service.js';
+
+const uriSchema = z.string().min(1).max(2048);
+
+/** Names of the paging tools, for processors that treat paging turns specially. */
+export const PAGING_TOOL_NAMES = ['get_reports', 'page_in', 'page_out', 'read_frame', 'save_result', 'list_results', 'calculate'] as const;
+
+/** Options of {@link createPagingTools}. */
+export interface PagingToolsOptions {
+  /** Longest saved result in characters. Default 4,000. */
+  maxResultChars?: number;
+}
+
+/** Saved results in state, by task id. */
+export function savedResults(state: Readonly<Record<string, JsonValue>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(state)) if (k.startsWith(RESULT_PREFIX) && typeof v === 'string') out[k.slice(RESULT_PREFIX.length)] = v;
+  return out;
+}
+
+/**
+ * Creates the paging tools bound to a service: `get_reports` (the seed's name), `page_in`, `page_out`,
+ * `read_frame`, `save_result`, `list_results` and `calculate`.
+ */
+export function createPagingTools(service: PagingService, options: PagingToolsOptions = {}): Record<(typeof PAGING_TOOL_NAMES)[number], AnyTool> {
+  const maxResultChars = options.maxResultChars ?? 4000;
+  const maxPages = service.maxPagesPerRead;
+  return {
+    get_reports: tool({
+      name: 'get_reports',
+      description: `Load up to ${maxPages} reports by URI into your instruction, replacing the reports loaded before. Returns only how many were loaded; the texts appear in your instruction at the next step.`,
+      inputSchema: z.object({ urls: z.array(uriSchema).min(1).max(maxPages) }),
+      execute: ({ urls }, ctx) => service.pageIn(urls, 'replace', ctx),
+    }),
+    page_in: tool({
+      name: 'page_in',
+      description: `Load up to ${maxPages} pages by URI into your instruction. mode "replace" (default) swaps out the current pages; "add" keeps them. Refused, changing nothing, if the working set would exceed its token budget.`,
+      inputSchema: z.object({ uris: z.array(uriSchema).min(1).max(maxPages), mode: z.enum(['replace', 'add']).optional() }),
+      execute: ({ uris, mode }, ctx) => service.pageIn(uris, mode ?? 'replace', ctx),
+    }),
+    page_out: tool({
+      name: 'page_out',
+      description: 'Remove pages from your instruction to free room.',
+      inputSchema: z.object({ uris: z.array(uriSchema).min(1).max(100) }),
+      execute: ({ uris }, ctx) => service.pageOut(uris, ctx),
+    }),
+    read_frame: tool({
+      name: 'read_frame',
+      description: 'Load frame n (1-based) of a page too large to load whole; it replaces any other frame of that page.',
+      inputSchema: z.object({ uri: uriSchema, n: z.number().int().min(1).max(100_000) }),
+      execute: ({ uri, n }, ctx) => service.readFrame(uri, n, ctx),
+    }),
+    save_result: tool({
+      name: 'save_result',
+      description: 'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.',
+      inputSchema: z.object({ task_id: z.string().min(1).max(200), result: z.string().max(maxResultChars) }),
+      execute: ({ task_id, result }, ctx) => {
+        ctx.state.set(RESULT_PREFIX + task_id, result);
+        const count = ctx.state.keys(RESULT_PREFIX).length;
+        return `Saved result "${task_id}" (${countTokens(result)} tokens). Saved results: ${count}.`;
+      },
+    }),
+    list_results: tool({
+      name: 'list_results',
+      description: 'List the saved results.',
+      inputSchema: z.object({}),
+      execute: (_args, ctx) => {
+        const out: Record<string, string> = {};
+        for (const key of ctx.state.keys(RESULT_PREFIX)) out[key.slice(RESULT_PREFIX.length)] = String(ctx.state.get(key));
+        return Object.keys(out).length ? JSON.stringify(out, null, 2) : 'No saved results.';
+      },
+    }),
+    calculate: tool({
+      name: 'calculate',
+      description:
+        'Evaluate arithmetic over the numbers of a stored page: $1, $2, ... are its numbers in order of appearance, $all is all of them; operators + - * / % ^ ( ) and sum, min, max, avg, count, round, abs.',
+      inputSchema: z.object({ uri: uriSchema, expression: z.string().min(1).max(2000) }),
+      execute: async ({ uri, expression }, ctx) => {
+        await service.load(uri, ctx);
+        const numbers = extractNumbers(await service.body(uri, ctx.sessionId));
+        const value = evaluate(expression, numbers);
+        return `${expression} = ${Number.isInteger(value) ? value : Number(value.toFixed(6))} (over ${numbers.length} numbers of ${uri})`;
+      },
+    }),
+  };
+}
