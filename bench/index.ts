@@ -1,6 +1,38 @@
 /**
- * `npm run bench`: runs the standard benchmark set and prints markdown tables.
+ * `npm run bench`: runs the standard benchmark set and prints markdown tables: the runtime overhead,
+ * then every available scenario under all its strategies on the offline model, at sizes that finish in
+ * a few minutes on two cores. Reports and charts also go to bench-out/standard/<scenario>/.
  */
+import path from 'node:path';
+import { getScenario, listScenarios, markdownReport, runBench, writeBenchOutput, type BenchOptions } from '../src/bench/index.js';
+import { ConfigurationError } from '../src/errors.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 
+/** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
+const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
+  'retail-tool-use': { tasks: 24 },
+  // Several N, for peak prompt tokens against the number of questions.
+  'multi-objective-qa': { n: [2, 4, 8, 12], tasks: 10 },
+};
+const OUT_DIR = path.join('bench-out', 'standard');
+
 await runtimeOverhead();
+
+for (const listed of listScenarios()) {
+  if (!listed.available) {
+    console.log(`\n## ${listed.name}: skipped, not registered yet`);
+    continue;
+  }
+  const scenario = getScenario(listed.name);
+  const sizes = STANDARD[listed.name] ?? { tasks: 8 };
+  try {
+    const report = await runBench({ scenario, ...sizes, seed: 1, model: 'offline' });
+    console.log(`\n${markdownReport(report)}`);
+    await writeBenchOutput(path.join(OUT_DIR, listed.name), report);
+  } catch (error) {
+    // Missing data is a reason to skip a scenario, not to lose the others.
+    if (!(error instanceof ConfigurationError)) throw error;
+    console.log(`\n## ${listed.name}: skipped: ${error.message}`);
+  }
+}
+console.log(`\nReports and charts: ${OUT_DIR}/<scenario>/`);

@@ -24,3 +24,4 @@ export * from './agents/builtin-tools.js';
 export * from './agents/runner.js';
 export * from './paging/index.js';
 export * from './sources/index.js';
+export * from './bench/index.js';

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PagewiseError } from '../index.js';
+import { benchCommand, BENCH_HELP } from './bench.js';
 import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
@@ -13,6 +14,7 @@ type Command = { summary: string; help: string; run: (argv: string[], out: (s: s
 const COMMANDS: Record<string, Command> = {
   demo: { summary: 'Run the report-analysis demo offline: none against paging (no API key needed)', help: DEMO_HELP, run: demoCommand },
   analyze: { summary: 'Answer a question over a folder of documents with the paging agents', help: ANALYZE_HELP, run: analyzeCommand },
+  bench: { summary: 'Compare context strategies on a scenario (tables, JSON, charts)', help: BENCH_HELP, run: benchCommand },
   corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
 };

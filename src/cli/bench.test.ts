@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerScenario, unregisterScenario, type BenchScenario } from '../bench/index.js';
+import { emptyParts } from '../tokens/ledger.js';
+import { BENCH_HELP, benchCommand } from './bench.js';
+
+// A scenario with canned outcomes, so the command is tested without data or a model.
+const canned: BenchScenario = {
+  name: 'test-cli',
+  description: 'canned outcomes',
+  defaultN: 3,
+  strategies: ['none', 'fifo'],
+  prepare: async ({ n = 3, tasks }) => Array.from({ length: tasks }, (_, i) => ({ id: `t${i}`, prompt: 'p', n })),
+  runEpisode: async (task, context) => ({
+    taskId: task.id,
+    strategy: context.strategy,
+    success: context.strategy === 'none',
+    answer: 'a',
+    ledger: [{ index: 0, kind: 'agent', agent: 'a', model: 'offline', invocationId: 'i', parts: { ...emptyParts(), history: 100 * (task.n as number) }, promptTokens: 100 * (task.n as number), completionTokens: 5, modelMs: 0, frameworkMs: 0.2, at: 0 }],
+    windowFailure: false,
+    wallMs: 1,
+  }),
+};
+
+async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await benchCommand(argv, (s) => out.push(s), (s) => err.push(s));
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+beforeAll(() => registerScenario(canned));
+afterAll(() => unregisterScenario('test-cli'));
+
+describe('pagewise bench', () => {
+  it('prints its help', async () => {
+    expect(await run(['--help'])).toMatchObject({ code: 0, out: BENCH_HELP });
+  });
+
+  it('lists scenarios, the report-analysis slot among them, and strategies', async () => {
+    const { out } = await run(['--list']);
+    expect(out).toMatch(/report-analysis .*/);
+    expect(out).toMatch(/retail-tool-use[\s\S]*strategies: none, fifo, clear-tool-results/);
+  });
+
+  it('asks for a scenario, and lists the available ones for an unknown name', async () => {
+    await expect(run([])).rejects.toThrow(/Name a scenario.*retail-tool-use/);
+    await expect(run(['nope'])).rejects.toThrow(/Unknown scenario "nope". Available scenarios: .*multi-objective-qa/);
+    await expect(run(['test-cli', '--bogus'])).rejects.toThrow(/pagewise bench --help/);
+    await expect(run(['test-cli', '--strategies', 'none,zzz'])).rejects.toThrow(/Unknown strategy "zzz"/);
+    await expect(run(['test-cli', '--n', '2,x'])).rejects.toThrow(/--n must be an integer/);
+  });
+
+  it('prints the table on stdout and progress on stderr', async () => {
+    const { code, out, err } = await run(['test-cli', '--n', '2,4', '--tasks', '2']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^## test-cli: offline/);
+    expect(out).toMatch(/\| none \| 4 \| 2 \| 100% \| 400 \(400\) \|/);
+    expect(out).toMatch(/\| fifo \| 2 \| 2 \| 0% \|/);
+    expect(err).toContain('bench test-cli: 8/8 episodes');
+    expect(out).not.toContain('8/8');
+  });
+
+  it('writes the results JSON, the output folder, and rebuilds the same table from it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
+    const json = path.join(dir, 'results.json');
+    const outDir = path.join(dir, 'out');
+    const first = await run(['test-cli', '--strategies', 'fifo,none', '--window', '0', '--json', json, '--out', outDir]);
+    const results = JSON.parse(readFileSync(json, 'utf8'));
+    expect(results).toMatchObject({ schema: 1, scenario: 'test-cli', model: 'offline', params: { strategies: ['fifo', 'none'], n: [3], contextWindow: 0 } });
+    expect(results.results.map((r: { strategy: string }) => r.strategy)).toEqual(['fifo', 'none']);
+    const rebuilt = await run(['--rebuild', outDir]);
+    expect(rebuilt.out).toBe(first.out);
+  });
+});
