@@ -6,10 +6,13 @@
 import path from 'node:path';
 import { getScenario, listScenarios, markdownReport, runBench, writeBenchOutput, type BenchOptions } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
+import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
 const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
+  // Several corpus sizes, for peak prompt tokens against N (none fails past the 128k window).
+  'report-analysis': { n: [10, 50, 164, 500], tasks: 5 },
   'retail-tool-use': { tasks: 24 },
   // Several N, for peak prompt tokens against the number of questions.
   'multi-objective-qa': { n: [2, 4, 8, 12], tasks: 10 },
@@ -17,6 +20,7 @@ const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
 const OUT_DIR = path.join('bench-out', 'standard');
 
 await runtimeOverhead();
+await pagingScaling();
 
 for (const listed of listScenarios()) {
   if (!listed.available) {
