@@ -8,6 +8,7 @@ import { getScenario, listScenarios, markdownReport, runBench, writeBenchOutput,
 import { ConfigurationError } from '../src/errors.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
+import { main as storeThroughput } from './store-throughput.js';
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
 const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
@@ -21,6 +22,7 @@ const OUT_DIR = path.join('bench-out', 'standard');
 
 await runtimeOverhead();
 await pagingScaling();
+await storeThroughput({ repeats: 1 });
 
 for (const listed of listScenarios()) {
   if (!listed.available) {

@@ -25,3 +25,5 @@ export * from './agents/runner.js';
 export * from './paging/index.js';
 export * from './sources/index.js';
 export * from './bench/index.js';
+export * from './stores/postgres/index.js';
+export { refreshSession } from './session/append.js';

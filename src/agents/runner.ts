@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, SystemError } from '../errors.js';
+import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, PagewiseError, SystemError, VersionConflictError } from '../errors.js';
 import { eventsToItems } from '../context/history.js';
 import type { ObservationProcessor, ToolObservation } from '../context/observation.js';
 import {
@@ -22,15 +22,17 @@ import {
 } from '../context/request.js';
 import { contextWindowFor, modelLabel, resolveModel, type ModelSpec, type ResolveModelOptions } from '../models/resolve.js';
 import { withRetry, type RetryOptions } from '../models/retry.js';
+import { refreshSession, sharedKeysOf } from '../session/append.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
-import { assertValidKey, clearTemp } from '../session/state.js';
-import type { SessionStore } from '../session/store.js';
-import type { JsonValue, Session, SessionEvent, StateDelta, ToolCallRecord } from '../session/types.js';
+import { clearTemp } from '../session/state.js';
+import { canAppendLocked, type SessionStore } from '../session/store.js';
+import { PendingWrites, stateSource, TrackedState, type StateSource } from '../session/tracked-state.js';
+import type { Session, SessionEvent, SessionKey, StateDelta, ToolCallRecord } from '../session/types.js';
 import { Ledger, type LedgerEntry, type LedgerSummary } from '../tokens/ledger.js';
 import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
 import type { Agent } from './agent.js';
 import { TRANSFER_TOOL, transferTool } from './builtin-tools.js';
-import type { AnyTool, StateAccess, ToolContext } from './tool.js';
+import type { AnyTool, ToolContext } from './tool.js';
 
 /** Limits of one invocation. Each has a default and names its setting when hit. */
 export interface RunLimits {
@@ -44,6 +46,13 @@ export interface RunLimits {
   maxToolResultBytes: number;
   /** Bytes of one tool call's argument text. Default 256 KiB. */
   maxToolArgumentBytes: number;
+  /**
+   * Times one append is retried after a version conflict (another writer got there first), each time
+   * against a reloaded session after a random backoff that grows to 250 ms. Default 30; when exhausted
+   * the VersionConflictError is thrown (retryable; nothing of the step was stored). Keys that many
+   * sessions write at once are better updated with `ctx.state.increment`, which never conflicts.
+   */
+  maxConflictRetries: number;
 }
 
 /** Default {@link RunLimits}. */
@@ -53,6 +62,7 @@ export const DEFAULT_LIMITS: RunLimits = {
   maxWallTimeMs: 30 * 60_000,
   maxToolResultBytes: 1024 * 1024,
   maxToolArgumentBytes: 256 * 1024,
+  maxConflictRetries: 30,
 };
 
 /** Options of a {@link Runner}. */
@@ -116,9 +126,44 @@ export type RunStreamPart =
 interface CallOutcome {
   observation: ToolObservation;
   delta: StateDelta;
+  increments?: Record<string, number>;
   transferTo?: string;
   escalate?: string;
+  /** The state access the tool ran with (what it read); absent when no tool ran. */
+  state?: TrackedState;
+  /** Whether the call may be run again: a tool without side effects. */
+  replayable: boolean;
+  /** The shared-key versions the result event is checked against on append. */
+  reads?: Record<string, number>;
 }
+
+/**
+ * A step could not be stored: a tool with side effects (`sideEffects: true`) read state that another
+ * writer, or an earlier call of the same step, changed before its result was appended, and such a tool
+ * is never run twice. Nothing of the step was stored, but the side effect did happen. Retryable by
+ * running the invocation again, when repeating the side effect is acceptable.
+ */
+export class SideEffectConflictError extends VersionConflictError {
+  constructor(
+    sessionId: string,
+    sessionVersion: number,
+    /** The tool whose result could not be stored. */
+    readonly toolName: string,
+  ) {
+    super(sessionId, sessionVersion, sessionVersion);
+    this.message =
+      `The result of "${toolName}" in session ${sessionId} could not be stored: the state it read changed before the append, and a tool with sideEffects: true is never re-run. ` +
+      'Nothing of this step was stored, but its side effect happened. Run the invocation again if repeating it is acceptable; otherwise keep such tools from reading state that other calls or sessions write.';
+  }
+}
+
+const isVersionConflict = (error: unknown): boolean => PagewiseError.isInstance(error) && error.code === 'version-conflict';
+
+/**
+ * Optimistic attempts of an append before a store that can lock ({@link canAppendLocked}) is asked to
+ * rebuild and append under its locks, so a writer that keeps losing to others still finishes.
+ */
+const OPTIMISTIC_ATTEMPTS = 3;
 
 const toolDefs = new WeakMap<AnyTool, ToolDefinition>();
 
@@ -218,15 +263,16 @@ export class Runner {
     const invocationId = randomUUID();
     const ledger = new Ledger();
     const key = { appName: this.appName, userId: input.userId, sessionId: input.sessionId ?? randomUUID() };
-    const session = (await this.store.getSession(key)) ?? (await this.store.createSession(key));
+    const session = (await this.store.getSession(key)) ?? (await this.createSession(key));
     let agent = input.agentName ? this.agent.find(input.agentName) : this.agent;
     if (!agent) throw new SystemError('unknown-agent', `No agent named "${input.agentName}" in the tree of "${this.agent.name}".`);
 
-    const append = async (event: SessionEvent): Promise<SessionEvent> => this.store.appendEvent(session, event);
+    // Events that depend on no state: after a conflict they are appended again, unchanged, on the reloaded session.
+    const append = (...events: SessionEvent[]): Promise<SessionEvent[]> => this.appendWithRetry(session, () => events);
     const base = () => ({ id: randomUUID(), invocationId, timestamp: Date.now() });
 
     try {
-      yield { type: 'event', event: await append({ ...base(), kind: 'user', author: 'user', text: input.message }) };
+      for (const event of await append({ ...base(), kind: 'user', author: 'user', text: input.message })) yield { type: 'event', event };
       let emptyResponses = 0;
       for (let step = 0; ; step++) {
         if (signal.aborted) throw new AbortedError();
@@ -305,26 +351,26 @@ export class Runner {
           frameworkMs: 0,
           at: Date.now(),
         });
-        yield {
-          type: 'event',
-          event: await append({
-            ...base(),
-            kind: 'model',
-            author: agent.name,
-            text,
-            toolCalls,
-            usage: {
-              promptTokens: measured.total,
-              completionTokens,
-              ...(usage.input !== undefined ? { providerPromptTokens: usage.input } : {}),
-              ...(usage.output !== undefined ? { providerCompletionTokens: usage.output } : {}),
-            },
-            ...(finishReason ? { finishReason } : {}),
-          }),
+        // The model event is appended with the step's results (or alone, for a final answer), so no
+        // concurrent writer's events can come between a tool call and its result.
+        const modelEvent: SessionEvent = {
+          ...base(),
+          kind: 'model',
+          author: agent.name,
+          text,
+          toolCalls,
+          usage: {
+            promptTokens: measured.total,
+            completionTokens,
+            ...(usage.input !== undefined ? { providerPromptTokens: usage.input } : {}),
+            ...(usage.output !== undefined ? { providerCompletionTokens: usage.output } : {}),
+          },
+          ...(finishReason ? { finishReason } : {}),
         };
 
         if (toolCalls.length === 0) {
           if (text.trim()) {
+            for (const event of await append(modelEvent)) yield { type: 'event', event };
             this.finishStep(ledger, entry.index, stepStart, modelMs, 0);
             yield { type: 'finish', result: this.result(text, 'final', invocationId, agent.name, session, ledger) };
             return;
@@ -333,10 +379,8 @@ export class Runner {
           if (emptyResponses >= 3) {
             throw new ModelBehaviorError('empty-response', `The model "${label}" returned an empty response ${emptyResponses} times in a row. Check the model and its instruction.`);
           }
-          yield {
-            type: 'event',
-            event: await append({ ...base(), kind: 'user', author: 'pagewise', text: '[pagewise] Your last response was empty. Answer with text, or call one of the tools.' }),
-          };
+          const nudge: SessionEvent = { ...base(), kind: 'user', author: 'pagewise', text: '[pagewise] Your last response was empty. Answer with text, or call one of the tools.' };
+          for (const event of await append(modelEvent, nudge)) yield { type: 'event', event };
           this.finishStep(ledger, entry.index, stepStart, modelMs, 0);
           continue;
         }
@@ -344,10 +388,12 @@ export class Runner {
 
         const toolStart = performance.now();
         const recentItems = request.items;
+        const run = (call: ToolCallRecord, source: StateSource): Promise<CallOutcome> =>
+          this.executeCall(call, invalidArgs.get(call.toolCallId), tools, agent!, session, invocationId, input.message, recentItems, ledger, signal, source);
         const outcomes = await Promise.all(
           toolCalls.map((call, i) =>
             i < this.limits.maxToolCallsPerStep
-              ? this.executeCall(call, invalidArgs.get(call.toolCallId), tools, agent!, session, invocationId, input.message, recentItems, ledger, signal)
+              ? run(call, stateSource(session.state))
               : Promise.resolve<CallOutcome>({
                   observation: {
                     ...call,
@@ -355,47 +401,135 @@ export class Runner {
                     isError: true,
                   },
                   delta: {},
+                  replayable: true,
                 }),
           ),
         );
         const toolMs = performance.now() - toolStart;
-        let transferTo: string | undefined;
-        let escalate: string | undefined;
-        for (const o of outcomes) {
-          yield {
-            type: 'event',
-            event: await append({
+        const from = agent;
+        const escalateOf = (): string | undefined => outcomes.reduce<string | undefined>((r, o) => (o.escalate !== undefined ? o.escalate : r), undefined);
+        const transferOf = (): Agent | undefined => {
+          const name = outcomes.reduce<string | undefined>((r, o) => o.transferTo || r, undefined);
+          return name && name !== from.name ? this.agent.find(name) : undefined;
+        };
+        // The step is one atomic append: the model event, every result in call order, then the escalation
+        // or transfer those results asked for. Each attempt first re-runs the calls whose reads are stale.
+        const stepEvents = await this.appendWithRetry(session, async () => {
+          await this.reconcile(session, toolCalls, outcomes, run);
+          const events: SessionEvent[] = [modelEvent];
+          for (const o of outcomes) {
+            events.push({
               ...base(),
               kind: 'tool-result',
-              author: agent.name,
+              author: from.name,
               toolCallId: o.observation.toolCallId,
               toolName: o.observation.toolName,
               output: o.observation.output,
               isError: o.observation.isError,
               ...(Object.keys(o.delta).length ? { delta: o.delta } : {}),
-            }),
-          };
-          if (o.transferTo) transferTo = o.transferTo;
-          if (o.escalate !== undefined) escalate = o.escalate;
-        }
+              ...(o.increments && Object.keys(o.increments).length ? { increments: o.increments } : {}),
+              ...(o.reads ? { reads: o.reads } : {}),
+            });
+          }
+          const escalation = escalateOf();
+          const next = transferOf();
+          if (escalation !== undefined) events.push({ ...base(), kind: 'escalate', author: from.name, reason: escalation || text });
+          else if (next) events.push({ ...base(), kind: 'transfer', author: from.name, from: from.name, to: next.name });
+          return events;
+        });
+        for (const event of stepEvents) yield { type: 'event', event };
         this.finishStep(ledger, entry.index, stepStart, modelMs, toolMs);
+        const escalate = escalateOf();
         if (escalate !== undefined) {
-          const reason = escalate || text;
-          yield { type: 'event', event: await append({ ...base(), kind: 'escalate', author: agent.name, reason }) };
-          yield { type: 'finish', result: this.result(reason, 'escalate', invocationId, agent.name, session, ledger) };
+          yield { type: 'finish', result: this.result(escalate || text, 'escalate', invocationId, agent.name, session, ledger) };
           return;
         }
-        if (transferTo && transferTo !== agent.name) {
-          const next = this.agent.find(transferTo);
-          if (next) {
-            yield { type: 'event', event: await append({ ...base(), kind: 'transfer', author: agent.name, from: agent.name, to: next.name }) };
-            agent = next;
-          }
-        }
+        agent = transferOf() ?? agent;
       }
     } finally {
       // The invocation is over: its temp: state (the working set among it) is paged out.
       clearTemp(session.state);
+    }
+  }
+
+  /** Creates the session of a first invocation; when a concurrent worker created it first, uses theirs. */
+  private async createSession(key: SessionKey): Promise<Session> {
+    try {
+      return await this.store.createSession(key);
+    } catch (error) {
+      const existing = await this.store.getSession(key);
+      if (existing) return existing;
+      throw error;
+    }
+  }
+
+  /**
+   * Appends the events `build` returns as one atomic unit. On a version conflict (another writer
+   * appended to this session, or changed a shared key a tool read), reloads the session in place,
+   * keeping this invocation's `temp:` keys, and calls `build` again, which must recompute whatever
+   * depends on state; up to `limits.maxConflictRetries` times. The backoff is random ("full jitter")
+   * and doubles per attempt up to 250 ms, so writers competing for one key spread out over time.
+   *
+   * Optimistic retries can starve a writer that keeps losing to fresh ones; after a few, a store that
+   * can lock runs the reload, `build` and the append in one transaction holding the locks of the
+   * session and of the shared keys the last attempt touched, which cannot be overtaken.
+   */
+  private async appendWithRetry(session: Session, build: () => SessionEvent[] | Promise<SessionEvent[]>): Promise<SessionEvent[]> {
+    let events: SessionEvent[] = [];
+    const store = this.store;
+    const locking = canAppendLocked(store);
+    for (let attempt = 0; ; attempt++) {
+      const locked = locking && attempt >= OPTIMISTIC_ATTEMPTS;
+      try {
+        if (locked) {
+          const touched = sharedKeysOf(events);
+          return await store.appendEventsLocked(session, [...touched.user, ...touched.app], async () => (events = await build()));
+        }
+        events = await build();
+        return await store.appendEvents(session, events);
+      } catch (error) {
+        // A step that cannot be replayed is final; so is anything but a conflict, a deleted session, or the last retry.
+        if (error instanceof SideEffectConflictError || !isVersionConflict(error) || attempt >= this.limits.maxConflictRetries) throw error;
+        if ((error as VersionConflictError).actualVersion === -1) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** attempt)));
+        // A locked attempt loads the session itself, under its locks.
+        if (locking && attempt + 1 >= OPTIMISTIC_ATTEMPTS) continue;
+        const fresh = await store.getSession(session);
+        if (!fresh) throw error;
+        refreshSession(session, fresh);
+      }
+    }
+  }
+
+  /**
+   * Makes a step's outcomes valid against the current session, as if the calls had run one after
+   * another in call order. Call i is checked against the session state plus the writes of calls 0..i-1;
+   * if anything it read differs there (another call of the step wrote it, or, after a conflict, another
+   * writer did), it is run again against that state when its tool has no side effects, or the step is
+   * refused with {@link SideEffectConflictError}. Then each outcome records the versions of the shared
+   * keys it read, for the store to check.
+   *
+   * The rule that keeps re-running safe: only tools without `sideEffects` run twice, and the model is
+   * never called again (its response stays as given; it sees other writers' events from the next step).
+   */
+  private async reconcile(
+    session: Session,
+    calls: readonly ToolCallRecord[],
+    outcomes: CallOutcome[],
+    run: (call: ToolCallRecord, source: StateSource) => Promise<CallOutcome>,
+  ): Promise<void> {
+    const pending = new PendingWrites();
+    for (let i = 0; i < outcomes.length; i++) {
+      const source = pending.over(session.state);
+      let outcome = outcomes[i]!;
+      if (outcome.state?.isStale(source)) {
+        if (!outcome.replayable) throw new SideEffectConflictError(session.sessionId, session.version, outcome.observation.toolName);
+        outcome = outcomes[i] = await run(calls[i]!, source);
+      }
+      const reads = outcome.state?.sharedReads(source, session.sharedVersions);
+      if (reads) outcome.reads = reads;
+      else delete outcome.reads;
+      pending.add(outcome.delta, outcome.increments);
     }
   }
 
@@ -477,9 +611,9 @@ export class Runner {
     recentItems: ContextRequest['items'],
     ledger: Ledger,
     signal: AbortSignal,
+    source: StateSource,
   ): Promise<CallOutcome> {
-    const delta: StateDelta = {};
-    const outcome: CallOutcome = { observation: { ...call, output: '', isError: false }, delta };
+    const outcome: CallOutcome = { observation: { ...call, output: '', isError: false }, delta: {}, replayable: true };
     const fail = (message: string): CallOutcome => {
       outcome.observation = { ...call, output: `Error: ${message}`, isError: true };
       return outcome;
@@ -496,26 +630,12 @@ export class Runner {
     const parsed = t.inputSchema.safeParse(call.input);
     if (!parsed.success) return fail(`invalid arguments for ${call.toolName}:\n${z.prettifyError(parsed.error)}\nFix the arguments and call again.`);
 
-    const state: StateAccess = {
-      get: <T extends JsonValue = JsonValue>(k: string) => (k in delta ? (delta[k] === null ? undefined : delta[k]) : session.state[k]) as T | undefined,
-      has: (k) => (k in delta ? delta[k] !== null : k in session.state),
-      set: (k, v) => {
-        assertValidKey(k);
-        if (v === undefined) throw new TypeError(`State value for "${k}" is undefined; use delete() to remove a key.`);
-        delta[k] = structuredClone(v);
-      },
-      delete: (k) => {
-        delta[k] = null;
-      },
-      keys: (prefix = '') => {
-        const all = new Set(Object.keys(session.state));
-        for (const [k, v] of Object.entries(delta)) {
-          if (v === null) all.delete(k);
-          else all.add(k);
-        }
-        return [...all].filter((k) => k.startsWith(prefix)).sort();
-      },
-    };
+    // Records what the tool reads, so a conflict can tell whether its result still holds.
+    const state = new TrackedState(source);
+    outcome.state = state;
+    outcome.delta = state.delta;
+    outcome.increments = state.increments;
+    outcome.replayable = t.sideEffects !== true;
     const ctx: ToolContext = {
       state,
       invocationId,
@@ -544,7 +664,7 @@ export class Runner {
     } catch (error) {
       if (signal.aborted) throw new AbortedError();
       // A failed tool changes no state: its partial writes are dropped with it.
-      for (const k of Object.keys(delta)) delete delta[k];
+      state.discardWrites();
       outcome.transferTo = undefined;
       outcome.escalate = undefined;
       return fail(`${call.toolName} failed: ${describeError(error)}`);

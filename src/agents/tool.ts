@@ -6,13 +6,31 @@
 import type { z } from 'zod';
 import type { JsonValue } from '../session/types.js';
 
-/** Reads and writes of state from inside a tool; writes become the delta of the tool's result event. */
+/**
+ * Reads and writes of state from inside a tool; writes become the delta of the tool's result event.
+ *
+ * What a tool reads is recorded. If another writer changes it before the result is appended (another
+ * session of the same user writing a `user:` key, another invocation of the same session, or an
+ * earlier call of the same step), the result no longer holds: the runner re-runs the call against the
+ * current state when the tool has no side effects, and refuses the step otherwise (see
+ * {@link Tool.sideEffects}). So `set(k, get(k) + 1)` never loses an update; for counters that many
+ * sessions bump at once, {@link StateAccess.increment} avoids the re-runs altogether.
+ */
 export interface StateAccess {
   get<T extends JsonValue = JsonValue>(key: string): T | undefined;
   has(key: string): boolean;
   /** Sets a key; the key's prefix picks its scope (`temp:`, `user:`, `app:`, or none). */
   set(key: string, value: JsonValue): void;
   delete(key: string): void;
+  /**
+   * Adds `by` (default 1) to a numeric key, absent counting as 0. The store applies it to the value it
+   * holds when the result is appended, so increments from concurrent sessions all count and never
+   * conflict, and it is not a read: prefer it to `set(k, get(k) + n)` for shared counters.
+   *
+   * @example
+   * ctx.state.increment('app:requests');
+   */
+  increment(key: string, by?: number): void;
   /** Keys of the merged view, optionally only those starting with `prefix`. */
   keys(prefix?: string): string[];
 }
@@ -46,7 +64,14 @@ export interface Tool<I = unknown> {
   readonly description: string;
   readonly inputSchema: z.ZodType<I>;
   execute(args: I, ctx: ToolContext): Promise<unknown> | unknown;
-  /** True when calling it twice is not the same as calling it once (sends mail, pays, writes outside). */
+  /**
+   * True when calling it twice is not the same as calling it once (sends mail, pays, writes outside).
+   *
+   * The runner re-runs a call whose state reads went stale before its result could be stored, but
+   * never a call of a tool with side effects: such a step is refused with `SideEffectConflictError`
+   * (nothing of the step stored, the side effect done). Tools with side effects should therefore write
+   * blindly or use `increment`, and not read state that concurrent sessions write.
+   */
   readonly sideEffects?: boolean;
 }
 

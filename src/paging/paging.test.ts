@@ -197,6 +197,10 @@ function fakeState() {
     set: (k: string, v: unknown) => void (data[k] = v),
     delete: (k: string) => void delete data[k],
     keys: (p = '') => Object.keys(data).filter((k) => k.startsWith(p)),
+    increment: (k: string, by = 1) => {
+      data[k] = ((data[k] as number | undefined) ?? 0) + by;
+      return data[k] as number;
+    },
     snapshot: () => ({ ...data }) as never,
   };
 }

@@ -18,6 +18,8 @@ const base = {
   author: z.string(),
   timestamp: z.number(),
   delta: stateSchema.optional(),
+  reads: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  increments: z.record(z.string(), z.number()).optional(),
 };
 
 const usage = z.object({
@@ -66,4 +68,9 @@ export function parseStoredEvent(text: string): SessionEvent {
 /** Parses and validates a stored state object. */
 export function parseStoredState(text: string): Record<string, JsonValue> {
   return stateSchema.parse(JSON.parse(text));
+}
+
+/** Parses and validates one stored state value (a `user:`/`app:` row). */
+export function parseStoredValue(text: string): JsonValue {
+  return json.parse(JSON.parse(text));
 }

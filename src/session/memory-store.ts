@@ -3,9 +3,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { VersionConflictError } from '../errors.js';
-import { applyDelta, persistableDelta, splitDelta } from './state.js';
+import { commitToSession, planAppend } from './append.js';
+import { scopeOf, splitDelta } from './state.js';
 import type { CreateSessionOptions, ListSessionsOptions, SessionStore } from './store.js';
-import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from './types.js';
+import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary, StateDelta } from './types.js';
 
 interface StoredSession {
   key: SessionKey;
@@ -16,30 +17,45 @@ interface StoredSession {
   updatedAt: number;
 }
 
+/** One scope of shared state: values, and the version of every key ever written (deletions included). */
+interface SharedScope {
+  values: Record<string, JsonValue>;
+  versions: Record<string, number>;
+}
+
 const keyOf = (k: SessionKey): string => JSON.stringify([k.appName, k.userId, k.sessionId]);
 
 /** Keeps sessions in process memory; everything is lost when the process ends. */
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
-  private readonly userState = new Map<string, Record<string, JsonValue>>();
-  private readonly appState = new Map<string, Record<string, JsonValue>>();
+  private readonly userState = new Map<string, SharedScope>();
+  private readonly appState = new Map<string, SharedScope>();
 
-  private shared(appName: string, userId: string): { user: Record<string, JsonValue>; app: Record<string, JsonValue> } {
+  private shared(appName: string, userId: string): { user: SharedScope; app: SharedScope } {
     const uk = JSON.stringify([appName, userId]);
     let user = this.userState.get(uk);
-    if (!user) this.userState.set(uk, (user = {}));
+    if (!user) this.userState.set(uk, (user = { values: {}, versions: {} }));
     let app = this.appState.get(appName);
-    if (!app) this.appState.set(appName, (app = {}));
+    if (!app) this.appState.set(appName, (app = { values: {}, versions: {} }));
     return { user, app };
+  }
+
+  private writeShared(appName: string, userId: string, key: string, value: JsonValue | null, version: number): void {
+    const { user, app } = this.shared(appName, userId);
+    const scope = scopeOf(key) === 'user' ? user : app;
+    if (value === null) delete scope.values[key];
+    else scope.values[key] = structuredClone(value);
+    scope.versions[key] = version;
   }
 
   private view(stored: StoredSession): Session {
     const { user, app } = this.shared(stored.key.appName, stored.key.userId);
     return {
       ...stored.key,
-      state: structuredClone({ ...stored.state, ...user, ...app }),
+      state: structuredClone({ ...stored.state, ...user.values, ...app.values }),
       events: structuredClone(stored.events),
       version: stored.version,
+      sharedVersions: { ...user.versions, ...app.versions },
       createdAt: stored.createdAt,
       updatedAt: stored.updatedAt,
     };
@@ -49,12 +65,13 @@ export class InMemorySessionStore implements SessionStore {
     const key: SessionKey = { appName: options.appName, userId: options.userId, sessionId: options.sessionId ?? randomUUID() };
     if (this.sessions.has(keyOf(key))) throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
     const now = Date.now();
-    const parts = splitDelta(options.state as Record<string, JsonValue> | undefined);
+    const parts = splitDelta(options.state as StateDelta | undefined);
     const { user, app } = this.shared(key.appName, key.userId);
-    applyDelta(user, parts.user);
-    applyDelta(app, parts.app);
+    for (const [k, v] of Object.entries({ ...parts.user, ...parts.app })) {
+      this.writeShared(key.appName, key.userId, k, v, ((scopeOf(k) === 'user' ? user : app).versions[k] ?? 0) + 1);
+    }
     const stored: StoredSession = { key, state: {}, events: [], version: 0, createdAt: now, updatedAt: now };
-    applyDelta(stored.state, parts.session);
+    for (const [k, v] of Object.entries(parts.session)) if (v !== null) stored.state[k] = structuredClone(v);
     this.sessions.set(keyOf(key), stored);
     return this.view(stored);
   }
@@ -79,24 +96,29 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async appendEvent(session: Session, event: SessionEvent): Promise<SessionEvent> {
+    return (await this.appendEvents(session, [event]))[0]!;
+  }
+
+  async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
     const stored = this.sessions.get(keyOf(session));
     if (!stored) throw new VersionConflictError(session.sessionId, session.version, -1);
     if (stored.version !== session.version) throw new VersionConflictError(session.sessionId, session.version, stored.version);
-    const persisted: SessionEvent = { ...event, delta: persistableDelta(event.delta) };
-    if (persisted.delta === undefined) delete persisted.delta;
-    const parts = splitDelta(persisted.delta);
     const { user, app } = this.shared(stored.key.appName, stored.key.userId);
-    applyDelta(stored.state, structuredClone(parts.session));
-    applyDelta(user, structuredClone(parts.user));
-    applyDelta(app, structuredClone(parts.app));
-    stored.events.push(structuredClone(persisted));
-    stored.version += 1;
-    stored.updatedAt = persisted.timestamp;
-    applyDelta(session.state, event.delta);
-    session.events.push(persisted);
-    session.version = stored.version;
-    session.updatedAt = stored.updatedAt;
-    return persisted;
+    // Planning throws before anything is written, which is what makes the batch all-or-nothing here.
+    const plan = planAppend(session, events, {
+      sessionState: stored.state,
+      shared: (k) => {
+        const scope = scopeOf(k) === 'user' ? user : app;
+        return { value: scope.values[k], version: scope.versions[k] ?? 0 };
+      },
+    });
+    stored.state = structuredClone(plan.sessionState);
+    for (const [k, w] of plan.shared) this.writeShared(stored.key.appName, stored.key.userId, k, w.value, w.version);
+    stored.events.push(...structuredClone(plan.events));
+    stored.version += events.length;
+    if (events.length) stored.updatedAt = events[events.length - 1]!.timestamp;
+    commitToSession(session, events, plan);
+    return plan.events;
   }
 
   async close(): Promise<void> {}

@@ -38,6 +38,18 @@ interface EventBase {
   timestamp: number;
   /** The state changes this event caused; applied atomically with the append. */
   delta?: StateDelta;
+  /**
+   * The version of each shared (`user:`/`app:`) key the producer of this event read, as it was in
+   * {@link Session.sharedVersions} (0: never written). The append is refused with a conflict when one of
+   * them has moved, so a read-modify-write of shared state never overwrites another session's update.
+   */
+  reads?: Record<string, number>;
+  /**
+   * Amounts this event adds to numeric keys (absent keys count as 0). Applied by the store to the value
+   * stored at append time, inside the append's transaction, so concurrent increments of one key from
+   * many sessions all count and never conflict. A key appears in `delta` or here, never in both.
+   */
+  increments?: Record<string, number>;
 }
 
 /** A message from the user that starts an invocation. */
@@ -112,6 +124,12 @@ export interface Session extends SessionKey {
   events: SessionEvent[];
   /** Incremented by every append; an append against a stale version is refused. */
   version: number;
+  /**
+   * The version of every `user:`/`app:` key of this view, deleted keys included (a deletion is a write).
+   * A key never written has version 0. Every store fills it; it is optional only so that hand-built
+   * sessions stay valid (their reads then count as version 0 and are refused until reloaded).
+   */
+  sharedVersions?: Record<string, number>;
   createdAt: number;
   updatedAt: number;
 }

@@ -4,11 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VersionConflictError, PagewiseError } from '../../src/errors.js';
-import type { SessionStore } from '../../src/session/store.js';
-import type { SessionEvent } from '../../src/session/types.js';
+import { refreshSession } from '../../src/session/append.js';
+import { SharedStateConflictError, type SessionStore } from '../../src/session/store.js';
+import type { Session, SessionEvent } from '../../src/session/types.js';
 
 let counter = 0;
-function userEvent(text: string, delta?: Record<string, unknown>): SessionEvent {
+function userEvent(text: string, delta?: Record<string, unknown>, reads?: Record<string, number>): SessionEvent {
   counter += 1;
   return {
     kind: 'user',
@@ -18,7 +19,14 @@ function userEvent(text: string, delta?: Record<string, unknown>): SessionEvent 
     timestamp: Date.now(),
     text,
     ...(delta ? { delta: delta as never } : {}),
+    ...(reads ? { reads } : {}),
   };
+}
+
+/** What a tool does: read a shared counter, add one, and say which version it read. */
+function incrementEvent(session: Session, key: string): SessionEvent {
+  const n = (session.state[key] as number | undefined) ?? 0;
+  return userEvent(`inc ${key}`, { [key]: n + 1 }, { [key]: session.sharedVersions?.[key] ?? 0 });
 }
 
 /** Runs the contract against a store made by `make`; `reopen` (optional) reopens the same data. */
@@ -126,6 +134,207 @@ export function sessionStoreContract(
       for (const e of events) await store.appendEvent(s, e);
       const loaded = await store.getSession(s);
       expect(loaded?.events).toEqual(events);
+    });
+
+    it('appends a batch atomically, in order, and bumps the version by its length', async () => {
+      const s = await store.createSession({ appName: `${app}-batch`, userId: 'b1' });
+      const batch = [userEvent('one', { a: 1 }), userEvent('two', { a: 2, b: true }), userEvent('three', { b: null })];
+      const out = await store.appendEvents(s, batch);
+      expect(out.map((e) => e.id)).toEqual(batch.map((e) => e.id));
+      expect(s.version).toBe(3);
+      expect(s.events).toHaveLength(3);
+      expect(s.state).toEqual({ a: 2 });
+      const loaded = await store.getSession(s);
+      expect(loaded?.version).toBe(3);
+      expect(loaded?.events.map((e) => e.id)).toEqual(batch.map((e) => e.id));
+      expect(loaded?.state).toEqual({ a: 2 });
+    });
+
+    it('reports shared-key versions: bumped by every write, kept after a delete, absent when never written', async () => {
+      const a = await store.createSession({ appName: app, userId: 'v1', state: { 'user:seed': 'x' } });
+      expect(a.sharedVersions?.['user:seed']).toBe(1);
+      expect(a.sharedVersions?.['user:never']).toBeUndefined();
+      await store.appendEvent(a, userEvent('w', { 'user:k': 1, 'app:v1-k': 'a' }));
+      await store.appendEvent(a, userEvent('w', { 'user:k': 2 }));
+      expect(a.sharedVersions).toMatchObject({ 'user:k': 2, 'app:v1-k': 1 });
+      await store.appendEvent(a, userEvent('d', { 'user:k': null }));
+      expect(a.state['user:k']).toBeUndefined();
+      expect(a.sharedVersions?.['user:k']).toBe(3);
+      const other = await store.createSession({ appName: app, userId: 'v1' });
+      expect(other.state['user:k']).toBeUndefined();
+      expect(other.sharedVersions).toMatchObject({ 'user:k': 3, 'user:seed': 1, 'app:v1-k': 1 });
+    });
+
+    it('refuses an append whose read of a user: key is stale, changing nothing (no lost increment)', async () => {
+      const a = await store.createSession({ appName: app, userId: 'c1' });
+      const b = await store.createSession({ appName: app, userId: 'c1' });
+      await store.appendEvent(a, incrementEvent(a, 'user:count'));
+      const bStale = (await store.getSession(b))!;
+      const bOther = (await store.getSession(b))!;
+      // Two sessions of one user both read user:count = 1 ...
+      await store.appendEvent(a, incrementEvent(a, 'user:count'));
+      // ... the second writer's increment was computed from a version that has moved.
+      const err = await store.appendEvent(bStale, incrementEvent(bStale, 'user:count')).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SharedStateConflictError);
+      expect(err).toBeInstanceOf(VersionConflictError);
+      expect(PagewiseError.isInstance(err) && err.retryable).toBe(true);
+      expect((err as SharedStateConflictError).key).toBe('user:count');
+      expect((err as Error).message).toMatch(/user:count.*Reload/);
+      expect(bStale.version).toBe(0);
+      expect(bStale.events).toHaveLength(0);
+      const loaded = await store.getSession(b);
+      expect(loaded?.events).toHaveLength(0);
+      expect(loaded?.state['user:count']).toBe(2);
+      // Reloaded and recomputed, it goes through and counts.
+      refreshSession(bOther, loaded!);
+      await store.appendEvent(bOther, incrementEvent(bOther, 'user:count'));
+      expect((await store.getSession(a))?.state['user:count']).toBe(3);
+    });
+
+    it('checks app: keys across users, and reads of absent keys', async () => {
+      const key = `app:${randomUUID().slice(0, 8)}`;
+      const a = await store.createSession({ appName: app, userId: 'x1' });
+      const b = await store.createSession({ appName: app, userId: 'x2' });
+      expect(a.sharedVersions?.[key]).toBeUndefined();
+      // b read the key while absent (version 0); a creates it meanwhile.
+      const bRead = incrementEvent(b, key);
+      await store.appendEvent(a, incrementEvent(a, key));
+      await expect(store.appendEvent(b, bRead)).rejects.toBeInstanceOf(SharedStateConflictError);
+      refreshSession(b, (await store.getSession(b))!);
+      await store.appendEvent(b, incrementEvent(b, key));
+      expect((await store.getSession(a))?.state[key]).toBe(2);
+    });
+
+    it('never reuses a version when a key is deleted and written again', async () => {
+      const a = await store.createSession({ appName: app, userId: 'aba' });
+      const b = await store.createSession({ appName: app, userId: 'aba' });
+      await store.appendEvent(a, userEvent('w', { 'user:flag': 'on' }));
+      const bView = (await store.getSession(b))!;
+      const read = userEvent('r', { own: 1 }, { 'user:flag': bView.sharedVersions!['user:flag']! });
+      await store.appendEvent(a, userEvent('del', { 'user:flag': null }));
+      await store.appendEvent(a, userEvent('again', { 'user:flag': 'on' }));
+      await expect(store.appendEvent(bView, read)).rejects.toBeInstanceOf(SharedStateConflictError);
+    });
+
+    it('judges a read inside a batch after the writes of the events before it', async () => {
+      const s = await store.createSession({ appName: app, userId: 'bt' });
+      const v = s.sharedVersions?.['user:n'] ?? 0;
+      // The second event read the value the first one wrote: version v + 1.
+      await store.appendEvents(s, [userEvent('w', { 'user:n': 1 }, { 'user:n': v }), userEvent('w', { 'user:n': 2 }, { 'user:n': v + 1 })]);
+      expect(s.state['user:n']).toBe(2);
+      const before = (await store.getSession(s))!;
+      // Here the second event read the value from before the batch: the whole batch is refused.
+      const err = await store
+        .appendEvents(before, [userEvent('w', { 'user:n': 3 }, { 'user:n': v + 2 }), userEvent('w', { 'user:n': 3 }, { 'user:n': v + 2 })])
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SharedStateConflictError);
+      const loaded = await store.getSession(s);
+      expect(loaded?.version).toBe(2);
+      expect(loaded?.state['user:n']).toBe(2);
+      expect(loaded?.sharedVersions?.['user:n']).toBe(v + 2);
+    });
+
+    it('refuses reads of keys that are not user: or app:', async () => {
+      const s = await store.createSession({ appName: app, userId: 'rk' });
+      await expect(store.appendEvent(s, userEvent('x', {}, { own: 0 }))).rejects.toThrow(/only user: and app: keys/);
+      expect((await store.getSession(s))?.version).toBe(0);
+    });
+
+    it('round-trips the reads of an event', async () => {
+      const s = await store.createSession({ appName: app, userId: 'rr' });
+      const e = userEvent('x', { 'user:z': 1 }, { 'user:z': 0 });
+      await store.appendEvent(s, e);
+      expect((await store.getSession(s))?.events[0]).toEqual(e);
+    });
+
+    it('loses no increment when writers of one user race with reload-and-retry', async () => {
+      const sessions = await Promise.all([1, 2, 3].map(() => store.createSession({ appName: app, userId: 'race' })));
+      const perWriter = 8;
+      const conflicts: number[] = [];
+      await Promise.all(
+        sessions.map(async (s) => {
+          let seen = 0;
+          for (let i = 0; i < perWriter; ) {
+            try {
+              await store.appendEvent(s, incrementEvent(s, 'user:hits'));
+              i += 1;
+            } catch (error) {
+              if (!(error instanceof VersionConflictError)) throw error;
+              seen += 1;
+              refreshSession(s, (await store.getSession(s))!);
+            }
+          }
+          conflicts.push(seen);
+        }),
+      );
+      const loaded = await store.getSession(sessions[0]!);
+      expect(loaded?.state['user:hits']).toBe(3 * perWriter);
+      expect(loaded?.sharedVersions?.['user:hits']).toBe(3 * perWriter);
+      for (const s of sessions) expect((await store.getSession(s))?.events).toHaveLength(perWriter);
+    });
+
+    it('applies increments to the stored value, so stale views of many sessions all count without conflict', async () => {
+      const a = await store.createSession({ appName: app, userId: 'inc' });
+      const b = await store.createSession({ appName: app, userId: 'inc' });
+      const inc = (key: string, by: number): SessionEvent => ({ ...userEvent(`+${by}`), increments: { [key]: by } });
+      await store.appendEvent(a, inc('user:n', 2));
+      // b never reloaded: its view says user:n is absent, yet its increment adds to what is stored.
+      await store.appendEvent(b, inc('user:n', 3));
+      expect(b.state['user:n']).toBe(5);
+      expect(b.sharedVersions?.['user:n']).toBe(2);
+      await store.appendEvent(a, inc('user:n', -1));
+      expect(a.state['user:n']).toBe(4);
+      expect((await store.getSession(b))?.state['user:n']).toBe(4);
+      // An increment is a write: a reader of the old value is refused.
+      await expect(store.appendEvent(b, userEvent('rmw', { 'user:n': 6 }, { 'user:n': 2 }))).rejects.toBeInstanceOf(SharedStateConflictError);
+    });
+
+    it('increments session and temp: keys too, keeping temp: ones in memory only', async () => {
+      const s = await store.createSession({ appName: app, userId: 'inc2', state: { n: 1 } });
+      const e: SessionEvent = { ...userEvent('x'), increments: { n: 10, 'temp:t': 1, 'app:inc2-total': 1 } };
+      const [persisted] = await store.appendEvents(s, [e, { ...userEvent('y'), increments: { 'temp:t': 1 } }]);
+      expect(s.state).toMatchObject({ n: 11, 'temp:t': 2, 'app:inc2-total': 1 });
+      expect(persisted?.increments).toEqual({ n: 10, 'app:inc2-total': 1 });
+      const loaded = await store.getSession(s);
+      expect(loaded?.state).toMatchObject({ n: 11, 'app:inc2-total': 1 });
+      expect(loaded?.state['temp:t']).toBeUndefined();
+      expect(loaded?.events[0]?.increments).toEqual({ n: 10, 'app:inc2-total': 1 });
+      expect(loaded?.events[1]?.increments).toBeUndefined();
+    });
+
+    it('refuses to increment a value that is not a number, changing nothing', async () => {
+      const s = await store.createSession({ appName: app, userId: 'inc3', state: { 'user:name': 'ada' } });
+      await expect(store.appendEvent(s, { ...userEvent('x', { other: 1 }), increments: { 'user:name': 1 } })).rejects.toThrow(/Cannot increment state key "user:name".*not a number/);
+      const loaded = await store.getSession(s);
+      expect(loaded?.version).toBe(0);
+      expect(loaded?.state).toMatchObject({ 'user:name': 'ada' });
+      expect(loaded?.state.other).toBeUndefined();
+    });
+
+    it('loses no increment when writers of one user race with increments', async () => {
+      const sessions = await Promise.all([1, 2, 3].map(() => store.createSession({ appName: app, userId: 'race-inc' })));
+      await Promise.all(sessions.map(async (s) => {
+        for (let i = 0; i < 8; i++) await store.appendEvent(s, { ...userEvent('+1'), increments: { 'user:hits': 1, [`app:race-inc`]: 1 } });
+      }));
+      const loaded = await store.getSession(sessions[0]!);
+      expect(loaded?.state['user:hits']).toBe(24);
+      expect(loaded?.state['app:race-inc']).toBe(24);
+    });
+
+    it('keeps temp: keys when a session is refreshed after a conflict', async () => {
+      const s = await store.createSession({ appName: `${app}-refresh`, userId: 'rf' });
+      await store.appendEvent(s, userEvent('mine', { 'temp:page': 'body', own: 1 }));
+      const copy = (await store.getSession(s))!;
+      await store.appendEvent(copy, userEvent('elsewhere', { shared: 'theirs' }));
+      // A refused append leaves the caller's session as it was.
+      await expect(store.appendEvent(s, userEvent('late', { own: 2, 'temp:x': 1 }))).rejects.toBeInstanceOf(VersionConflictError);
+      expect(s.state).toEqual({ 'temp:page': 'body', own: 1 });
+      expect(s.version).toBe(1);
+      refreshSession(s, (await store.getSession(s))!);
+      expect(s.state).toEqual({ own: 1, shared: 'theirs', 'temp:page': 'body' });
+      expect(s.version).toBe(2);
+      await store.appendEvent(s, userEvent('late', { own: 2 }));
+      expect((await store.getSession(s))?.state).toEqual({ own: 2, shared: 'theirs' });
     });
 
     if (options.reopen) {

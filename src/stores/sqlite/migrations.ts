@@ -35,6 +35,28 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    // Versioned shared state: every write of a user:/app: key bumps its version, so an append can
+    // check that the keys its tool read are unchanged. A deletion keeps the row with a NULL value (a
+    // tombstone), so a key deleted and written again never reuses a version a reader may hold.
+    version: 3,
+    sql: `
+      CREATE TABLE user_state_v3 (
+        app_name TEXT NOT NULL, user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT, version INTEGER NOT NULL,
+        PRIMARY KEY (app_name, user_id, key)
+      );
+      INSERT INTO user_state_v3 (app_name, user_id, key, value, version) SELECT app_name, user_id, key, value, 1 FROM user_state;
+      DROP TABLE user_state;
+      ALTER TABLE user_state_v3 RENAME TO user_state;
+      CREATE TABLE app_state_v3 (
+        app_name TEXT NOT NULL, key TEXT NOT NULL, value TEXT, version INTEGER NOT NULL,
+        PRIMARY KEY (app_name, key)
+      );
+      INSERT INTO app_state_v3 (app_name, key, value, version) SELECT app_name, key, value, 1 FROM app_state;
+      DROP TABLE app_state;
+      ALTER TABLE app_state_v3 RENAME TO app_state;
+    `,
+  },
 ];
 
 /** The newest schema version this build writes. */

@@ -42,6 +42,39 @@ describe('SqliteSessionStore', () => {
     await store.close();
   });
 
+  it('loads a database written before versioned shared state (schema 1 records, migrations 1-2)', async () => {
+    const f = path.join(dir, 'v1.db');
+    // The tables as migrations 1 and 2 left them, with records written by that version.
+    const raw = new Database(f);
+    raw.exec(`
+      CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);
+      INSERT INTO schema_migrations VALUES (1, 0), (2, 0);
+      CREATE TABLE sessions (app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL,
+        created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, schema_version INTEGER NOT NULL, PRIMARY KEY (app_name, user_id, session_id));
+      CREATE TABLE events (app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_id TEXT NOT NULL,
+        body TEXT NOT NULL, schema_version INTEGER NOT NULL, PRIMARY KEY (app_name, user_id, session_id, seq));
+      CREATE TABLE user_state (app_name TEXT NOT NULL, user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, user_id, key));
+      CREATE TABLE app_state (app_name TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, key));
+      CREATE TABLE page_bodies (hash TEXT PRIMARY KEY, body TEXT NOT NULL, bytes INTEGER NOT NULL, tokens INTEGER NOT NULL);
+      CREATE TABLE pages (namespace TEXT NOT NULL, uri TEXT NOT NULL, title TEXT NOT NULL, media_type TEXT NOT NULL, hash TEXT NOT NULL REFERENCES page_bodies(hash),
+        fetched_at INTEGER NOT NULL, meta TEXT NOT NULL, schema_version INTEGER NOT NULL, PRIMARY KEY (namespace, uri));
+      INSERT INTO sessions VALUES ('a', 'u', 'old', '{"topic":"x"}', 1, 1, 2, 1);
+      INSERT INTO events VALUES ('a', 'u', 'old', 0, 'e0', '{"kind":"user","id":"e0","invocationId":"i","author":"user","timestamp":2,"text":"hi","delta":{"topic":"x","user:n":1}}', 1);
+      INSERT INTO user_state VALUES ('a', 'u', 'user:n', '1');
+      INSERT INTO app_state VALUES ('a', 'app:motd', '"hello"');
+    `);
+    raw.close();
+    const store = new SqliteSessionStore({ path: f });
+    const s = (await store.getSession({ appName: 'a', userId: 'u', sessionId: 'old' }))!;
+    expect(s.state).toEqual({ topic: 'x', 'user:n': 1, 'app:motd': 'hello' });
+    expect(s.sharedVersions).toEqual({ 'user:n': 1, 'app:motd': 1 });
+    expect(s.events.map((e) => e.id)).toEqual(['e0']);
+    // Old keys take part in the version checks like new ones.
+    await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 3, text: 'more', delta: { 'user:n': 2 }, reads: { 'user:n': 1 } });
+    expect((await store.getSession(s))?.sharedVersions?.['user:n']).toBe(2);
+    await store.close();
+  });
+
   it('uses WAL journaling', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'wal.db') });
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -7,8 +7,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StorageError, VersionConflictError } from '../../errors.js';
-import { parseStoredEvent, parseStoredState } from '../../session/event-schema.js';
-import { applyDelta, persistableDelta, splitDelta } from '../../session/state.js';
+import { commitToSession, planAppend, type SharedValue, type SharedWrite } from '../../session/append.js';
+import { parseStoredEvent, parseStoredState, parseStoredValue } from '../../session/event-schema.js';
+import { applyDelta, scopeOf, splitDelta } from '../../session/state.js';
 import {
   READABLE_SESSION_SCHEMA_VERSIONS,
   SESSION_SCHEMA_VERSION,
@@ -16,7 +17,7 @@ import {
   type ListSessionsOptions,
   type SessionStore,
 } from '../../session/store.js';
-import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary, StateDelta } from '../../session/types.js';
+import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from '../../session/types.js';
 import { migrate } from './migrations.js';
 
 /** The default database file: `.pagewise/pagewise.db` under the working directory. */
@@ -47,6 +48,13 @@ export function openSqliteDatabase(file: string = defaultDatabasePath()): Databa
   db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
+}
+
+interface SharedRow {
+  key: string;
+  /** JSON text; NULL for a deleted key (a tombstone that keeps the version). */
+  value: string | null;
+  version: number;
 }
 
 interface SessionRow {
@@ -84,14 +92,18 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO events (app_name, user_id, session_id, seq, event_id, body, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
       bumpSession: db.prepare(
-        'UPDATE sessions SET version = version + 1, state = ?, updated_at = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
+        'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
       ),
-      userState: db.prepare<[string, string], { key: string; value: string }>('SELECT key, value FROM user_state WHERE app_name = ? AND user_id = ?'),
-      appState: db.prepare<[string], { key: string; value: string }>('SELECT key, value FROM app_state WHERE app_name = ?'),
-      setUser: db.prepare('INSERT INTO user_state (app_name, user_id, key, value) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value'),
-      delUser: db.prepare('DELETE FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?'),
-      setApp: db.prepare('INSERT INTO app_state (app_name, key, value) VALUES (?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value'),
-      delApp: db.prepare('DELETE FROM app_state WHERE app_name = ? AND key = ?'),
+      userState: db.prepare<[string, string], SharedRow>('SELECT key, value, version FROM user_state WHERE app_name = ? AND user_id = ?'),
+      appState: db.prepare<[string], SharedRow>('SELECT key, value, version FROM app_state WHERE app_name = ?'),
+      userValue: db.prepare<[string, string, string], Omit<SharedRow, 'key'>>('SELECT value, version FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?'),
+      appValue: db.prepare<[string, string], Omit<SharedRow, 'key'>>('SELECT value, version FROM app_state WHERE app_name = ? AND key = ?'),
+      setUser: db.prepare(
+        'INSERT INTO user_state (app_name, user_id, key, value, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value, version = excluded.version',
+      ),
+      setApp: db.prepare(
+        'INSERT INTO app_state (app_name, key, value, version) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value, version = excluded.version',
+      ),
       list: db.prepare<[string], SessionRow & { event_count: number }>(
         'SELECT s.*, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
       ),
@@ -103,14 +115,18 @@ export class SqliteSessionStore implements SessionStore {
     };
   }
 
-  private applyShared(appName: string, userId: string, delta: { user: StateDelta; app: StateDelta }): void {
-    for (const [k, v] of Object.entries(delta.user)) {
-      if (v === null) this.stmts.delUser.run(appName, userId, k);
-      else this.stmts.setUser.run(appName, userId, k, JSON.stringify(v));
-    }
-    for (const [k, v] of Object.entries(delta.app)) {
-      if (v === null) this.stmts.delApp.run(appName, k);
-      else this.stmts.setApp.run(appName, k, JSON.stringify(v));
+  /** The stored value and version of a shared key (version 0: never written). Call inside a transaction. */
+  private sharedValue(appName: string, userId: string, key: string): SharedValue {
+    const row = scopeOf(key) === 'user' ? this.stmts.userValue.get(appName, userId, key) : this.stmts.appValue.get(appName, key);
+    return { value: row?.value == null ? undefined : parseStoredValue(row.value), version: row?.version ?? 0 };
+  }
+
+  /** Writes shared keys with their new versions; a deletion leaves a tombstone (NULL value). */
+  private writeShared(appName: string, userId: string, writes: Iterable<[string, SharedWrite]>): void {
+    for (const [k, w] of writes) {
+      const value = w.value === null ? null : JSON.stringify(w.value);
+      if (scopeOf(k) === 'user') this.stmts.setUser.run(appName, userId, k, value, w.version);
+      else this.stmts.setApp.run(appName, k, value, w.version);
     }
   }
 
@@ -123,10 +139,13 @@ export class SqliteSessionStore implements SessionStore {
     const key = { appName: row.app_name, userId: row.user_id, sessionId: row.session_id };
     try {
       const state = parseStoredState(row.state);
-      for (const r of this.stmts.userState.all(key.appName, key.userId)) state[r.key] = JSON.parse(r.value) as JsonValue;
-      for (const r of this.stmts.appState.all(key.appName)) state[r.key] = JSON.parse(r.value) as JsonValue;
+      const sharedVersions: Record<string, number> = {};
+      for (const r of [...this.stmts.userState.all(key.appName, key.userId), ...this.stmts.appState.all(key.appName)]) {
+        sharedVersions[r.key] = r.version;
+        if (r.value !== null) state[r.key] = parseStoredValue(r.value);
+      }
       const events = this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => parseStoredEvent(r.body));
-      return { ...key, state, events, version: row.version, createdAt: row.created_at, updatedAt: row.updated_at };
+      return { ...key, state, events, version: row.version, sharedVersions, createdAt: row.created_at, updatedAt: row.updated_at };
     } catch (error) {
       if (error instanceof StorageError) throw error;
       throw new StorageError(`Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`, error);
@@ -144,14 +163,20 @@ export class SqliteSessionStore implements SessionStore {
         throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
       }
       this.stmts.insertSession.run(key.appName, key.userId, key.sessionId, JSON.stringify(sessionState), now, now, SESSION_SCHEMA_VERSION);
-      this.applyShared(key.appName, key.userId, parts);
+      const writes = Object.entries({ ...parts.user, ...parts.app }).map(
+        ([k, v]): [string, SharedWrite] => [k, { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 }],
+      );
+      this.writeShared(key.appName, key.userId, writes);
     })();
     return (await this.getSession(key))!;
   }
 
   async getSession(key: SessionKey): Promise<Session | undefined> {
-    const row = this.stmts.getSession.get(key.appName, key.userId, key.sessionId);
-    return row ? this.readRow(row) : undefined;
+    // One read transaction, so the session row, its events and the shared state are one snapshot.
+    return this.db.transaction(() => {
+      const row = this.stmts.getSession.get(key.appName, key.userId, key.sessionId);
+      return row ? this.readRow(row) : undefined;
+    })();
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
@@ -175,27 +200,29 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async appendEvent(session: Session, event: SessionEvent): Promise<SessionEvent> {
-    const persisted: SessionEvent = { ...event, delta: persistableDelta(event.delta) };
-    if (persisted.delta === undefined) delete persisted.delta;
-    const parts = splitDelta(persisted.delta);
-    const body = JSON.stringify(persisted);
-    this.db
+    return (await this.appendEvents(session, [event]))[0]!;
+  }
+
+  async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
+    const { appName, userId, sessionId } = session;
+    // IMMEDIATE takes the write lock up front, so the checks and the writes see the same database.
+    const plan = this.db
       .transaction(() => {
-        const row = this.stmts.getSession.get(session.appName, session.userId, session.sessionId);
-        if (!row) throw new VersionConflictError(session.sessionId, session.version, -1);
-        if (row.version !== session.version) throw new VersionConflictError(session.sessionId, session.version, row.version);
-        const state = parseStoredState(row.state);
-        applyDelta(state, parts.session);
-        this.stmts.insertEvent.run(session.appName, session.userId, session.sessionId, row.version, persisted.id, body, SESSION_SCHEMA_VERSION);
-        this.stmts.bumpSession.run(JSON.stringify(state), persisted.timestamp, session.appName, session.userId, session.sessionId, row.version);
-        this.applyShared(session.appName, session.userId, parts);
+        const row = this.stmts.getSession.get(appName, userId, sessionId);
+        if (!row) throw new VersionConflictError(sessionId, session.version, -1);
+        if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
+        const plan = planAppend(session, events, { sessionState: parseStoredState(row.state), shared: (k) => this.sharedValue(appName, userId, k) });
+        plan.events.forEach((e, i) => {
+          this.stmts.insertEvent.run(appName, userId, sessionId, row.version + i, e.id, JSON.stringify(e), SESSION_SCHEMA_VERSION);
+        });
+        const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
+        this.stmts.bumpSession.run(row.version + events.length, JSON.stringify(plan.sessionState), updatedAt, SESSION_SCHEMA_VERSION, appName, userId, sessionId, row.version);
+        this.writeShared(appName, userId, plan.shared);
+        return plan;
       })
       .immediate();
-    applyDelta(session.state, event.delta);
-    session.events.push(persisted);
-    session.version += 1;
-    session.updatedAt = persisted.timestamp;
-    return persisted;
+    commitToSession(session, events, plan);
+    return plan.events;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,106 @@
+/**
+ * Versioned schema migrations of the PostgreSQL database, applied in order and recorded in
+ * `schema_migrations`. Many workers may start at once: an advisory lock makes exactly one of them
+ * migrate while the others wait and then find nothing to do.
+ */
+import type { PoolClient } from 'pg';
+
+/** One migration: its version and the SQL that brings the schema from the previous version to it. */
+export interface PgMigration {
+  version: number;
+  sql: string;
+}
+
+/**
+ * The migrations, oldest first. Append new versions; never edit a released one. Timestamps are ms since
+ * the epoch (bigint); state values and event bodies are JSON text, validated when read back, because
+ * jsonb would refuse the `\u0000` escapes that tool output may contain.
+ */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE sessions (
+        app_name text NOT NULL, user_id text NOT NULL, session_id text NOT NULL,
+        state text NOT NULL, version integer NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL,
+        schema_version integer NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id)
+      );
+      CREATE INDEX sessions_by_app_created ON sessions (app_name, created_at, session_id);
+      CREATE TABLE events (
+        app_name text NOT NULL, user_id text NOT NULL, session_id text NOT NULL, seq integer NOT NULL,
+        event_id text NOT NULL, body text NOT NULL, schema_version integer NOT NULL,
+        PRIMARY KEY (app_name, user_id, session_id, seq)
+      );
+      -- value NULL: deleted (a tombstone keeping the version) or, at version 0, a placeholder row that
+      -- exists only so an append can lock a key it read while absent.
+      CREATE TABLE user_state (
+        app_name text NOT NULL, user_id text NOT NULL, key text NOT NULL, value text, version integer NOT NULL,
+        PRIMARY KEY (app_name, user_id, key)
+      );
+      CREATE TABLE app_state (
+        app_name text NOT NULL, key text NOT NULL, value text, version integer NOT NULL,
+        PRIMARY KEY (app_name, key)
+      );
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE page_bodies (hash text PRIMARY KEY, body bytea NOT NULL, bytes integer NOT NULL, tokens integer NOT NULL);
+      CREATE TABLE pages (
+        namespace text NOT NULL, uri text NOT NULL, title text NOT NULL, media_type text NOT NULL,
+        hash text NOT NULL REFERENCES page_bodies (hash), fetched_at bigint NOT NULL, meta text NOT NULL,
+        schema_version integer NOT NULL,
+        PRIMARY KEY (namespace, uri)
+      );
+      CREATE INDEX pages_by_hash ON pages (hash);
+    `,
+  },
+];
+
+/** The newest schema version this build writes. */
+export const LATEST_PG_SCHEMA = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+
+/** The outcome of {@link migratePostgres}. */
+export interface PgMigrationResult {
+  /** Versions applied by this call, in order. */
+  applied: number[];
+  /** The schema version after the call. */
+  version: number;
+}
+
+/**
+ * Applies every migration not yet recorded, in one transaction on `client`, creating `schema` first when
+ * one is given. The client's `search_path` must already point at that schema.
+ */
+export async function migratePostgres(client: PoolClient, schema?: string): Promise<PgMigrationResult> {
+  await client.query('BEGIN');
+  try {
+    // Serializes concurrent migrators of the same schema; released at commit.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pagewise-migrate:${schema ?? ''}`]);
+    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
+    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const applied: number[] = [];
+    for (const m of PG_MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
+      applied.push(m.version);
+    }
+    await client.query('COMMIT');
+    return { applied, version: Math.max(0, ...done, ...applied) };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The highest migration version recorded, 0 when the schema has never been migrated. */
+export async function schemaVersion(client: PoolClient): Promise<number> {
+  const exists = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
+  if (!exists.rows[0]?.t) return 0;
+  const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+  return r.rows[0]?.v ?? 0;
+}

@@ -1,0 +1,103 @@
+/**
+ * Many workers, one store: 4 worker processes × 200 invocations over 20 shared sessions of 5 users,
+ * against one PostgreSQL database. Every increment of every counter must be counted, and every
+ * invocation's events must be stored exactly once, with each tool call directly followed by its results.
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PgSessionStore } from '../../src/stores/postgres/index.js';
+import type { Session } from '../../src/session/types.js';
+import { dropSchema, pgTestUrl, skipPg, uniqueSchema } from '../contracts/pg-test-database.js';
+import type { WorkerReport, WorkerTask } from './worker.js';
+
+const WORKERS = 4;
+const INVOCATIONS = 200;
+const USERS = 5;
+const SESSIONS_PER_USER = 4;
+const CONCURRENCY = 4;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+
+function runWorker(task: WorkerTask): Promise<WorkerReport> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(here, 'worker.ts'), [], {
+      cwd: root,
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, PAGEWISE_WORKER_TASK: JSON.stringify(task) },
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    let report: WorkerReport | undefined;
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('message', (m) => (report = m as WorkerReport));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0 && report) resolve(report);
+      else reject(new Error(`worker ${task.worker} exited with ${code}: ${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+const url = pgTestUrl;
+if (!url) {
+  skipPg('multi-worker PostgreSQL');
+} else {
+  const schema = uniqueSchema('workers');
+  afterAll(() => dropSchema(url, schema));
+
+  describe('many workers, one PostgreSQL store', () => {
+    it(`${WORKERS} processes × ${INVOCATIONS} invocations over ${USERS * SESSIONS_PER_USER} sessions of ${USERS} users: no lost update, no duplicate or missing event`, async () => {
+      const appName = 'workers';
+      const store = new PgSessionStore({ url, schema });
+      // Listed user by user in turn, so neighbouring sessions belong to different users.
+      const sessions: [string, string][] = [];
+      for (let s = 0; s < SESSIONS_PER_USER; s++) for (let u = 0; u < USERS; u++) sessions.push([`user-${u}`, `session-${u}-${s}`]);
+      for (const [userId, sessionId] of sessions) await store.createSession({ appName, userId, sessionId });
+
+      // Invocation i of worker w goes to session (i + 5w) mod 20: 40 per session, every worker on every
+      // session, each worker starting at a different one.
+      const plans = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: INVOCATIONS }, (_, i) => sessions[(i + 5 * w) % sessions.length]!));
+      const reports = await Promise.all(plans.map((plan, worker) => runWorker({ url, schema, appName, worker, plan, concurrency: CONCURRENCY })));
+      console.log(
+        `multi-worker: ${reports.map((r) => `worker ${r.worker}: ${r.invocations} invocations, ${r.conflicts} conflicts retried, ${r.locked} locked appends, ${(r.ms / 1000).toFixed(1)} s`).join('; ')}`,
+      );
+      expect(reports.flatMap((r) => r.failures)).toEqual([]);
+      // The contention was real: without it this test would prove nothing.
+      expect(reports.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
+
+      const expected = new Map<string, string[]>();
+      plans.forEach((plan, w) => plan.forEach(([, sessionId], i) => expected.set(sessionId, [...(expected.get(sessionId) ?? []), `w${w}-i${i}`])));
+      const loaded: Session[] = [];
+      for (const [userId, sessionId] of sessions) loaded.push((await store.getSession({ appName, userId, sessionId }))!);
+
+      for (const s of loaded) {
+        const messages = expected.get(s.sessionId)!;
+        // Each invocation: its user message, one step (model + 2 results), the final answer.
+        expect(s.events).toHaveLength(messages.length * 5);
+        expect(s.version).toBe(s.events.length);
+        expect(new Set(s.events.map((e) => e.id)).size).toBe(s.events.length);
+        const texts = s.events.flatMap((e) => (e.kind === 'user' ? [e.text] : []));
+        expect(texts.sort()).toEqual([...messages].sort());
+        const byInvocation = new Map<string, string[]>();
+        s.events.forEach((e, i) => {
+          byInvocation.set(e.invocationId, [...(byInvocation.get(e.invocationId) ?? []), e.kind]);
+          if (e.kind === 'model' && e.toolCalls.length) {
+            const next = s.events.slice(i + 1, i + 1 + e.toolCalls.length);
+            expect(next.map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(e.toolCalls.map((c) => c.toolCallId));
+          }
+        });
+        expect([...byInvocation.values()].every((k) => k.join() === 'user,model,tool-result,tool-result,model')).toBe(true);
+        expect(s.state.count).toBe(2 * messages.length);
+      }
+      for (let u = 0; u < USERS; u++) {
+        const mine = loaded.filter((s) => s.userId === `user-${u}`);
+        const invocations = mine.reduce((n, s) => n + expected.get(s.sessionId)!.length, 0);
+        expect(mine[0]!.state['user:count']).toBe(2 * invocations);
+      }
+      expect(loaded[0]!.state['app:count']).toBe(2 * WORKERS * INVOCATIONS);
+      await store.close();
+    }, 120_000);
+  });
+}
