@@ -132,3 +132,76 @@ export class AccessDeniedError extends ConfigurationError {
     super('access-denied', message);
   }
 }
+
+/** Environment variables whose values are secrets: API keys, tokens, passwords. */
+const SECRET_VARIABLE = /(?:API_?KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i;
+/** Shorter values are left alone: they would match ordinary text. */
+const MIN_SECRET_LENGTH = 8;
+
+/** A secret value and the variable it came from, which is what a redaction names. */
+export interface Secret {
+  name: string;
+  value: string;
+}
+
+/** The secrets of an environment: values (8+ characters) of variables named like keys, tokens or passwords. */
+export function secretsFromEnv(env: Record<string, string | undefined> = process.env): Secret[] {
+  const out: Secret[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= MIN_SECRET_LENGTH && SECRET_VARIABLE.test(name)) out.push({ name, value });
+  }
+  // Longest first, so a secret that contains another is replaced whole.
+  return out.sort((a, b) => b.value.length - a.value.length);
+}
+
+/**
+ * Replaces every secret value in `text` with `[redacted NAME]`, naming the variable so the reader knows
+ * which key was involved.
+ *
+ * @example
+ * redactSecrets('bad key sk-abc123456', [{ name: 'OPENAI_API_KEY', value: 'sk-abc123456' }]); // 'bad key [redacted OPENAI_API_KEY]'
+ */
+export function redactSecrets(text: string, secrets: readonly Secret[] = secretsFromEnv()): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s.value)) out = out.split(s.value).join(`[redacted ${s.name}]`);
+  return out;
+}
+
+/**
+ * Removes secret values from an error in place, with its cause chain and every string it holds
+ * (message, stack, and fields such as a provider error's response body, data and headers), and returns
+ * it. A provider may echo the caller's key in an error body; this keeps the key from travelling on into
+ * logs, printed stacks and stored data. Same object, so `isInstance` checks and status codes still work.
+ * Best effort: a field that can be neither written nor redefined (of a frozen object) is left as it is.
+ */
+export function redactError<T>(error: T, secrets: readonly Secret[] = secretsFromEnv()): T {
+  if (secrets.length === 0) return error;
+  const seen = new WeakSet<object>();
+  const scrub = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return redactSecrets(value, secrets);
+    if (typeof value !== 'object' || value === null || seen.has(value) || depth > 32) return value;
+    seen.add(value);
+    const target = value as Record<PropertyKey, unknown>;
+    for (const key of Reflect.ownKeys(target)) {
+      try {
+        const before = target[key];
+        const after = scrub(before, depth + 1);
+        if (after === before) continue;
+        try {
+          target[key] = after;
+        } catch {
+          // Read-only: replaced through its descriptor below, when that is allowed.
+        }
+        const d = Object.getOwnPropertyDescriptor(target, key);
+        if (target[key] !== after && d?.configurable) {
+          Object.defineProperty(target, key, { value: after, writable: d.writable ?? true, enumerable: d.enumerable ?? false, configurable: true });
+        }
+      } catch {
+        // A field that cannot be read or written is left as it is.
+      }
+    }
+    return value;
+  };
+  scrub(error, 0);
+  return error;
+}

@@ -3,8 +3,9 @@
  * in code.
  */
 import { readFileSync } from 'node:fs';
-import { PagewiseError } from '../index.js';
+import { PagewiseError, redactError, redactSecrets } from '../index.js';
 import { benchCommand, BENCH_HELP } from './bench.js';
+import { dbCommand, DB_HELP } from './db.js';
 import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Command> = {
   demo: { summary: 'Run the report-analysis demo offline: none against paging (no API key needed)', help: DEMO_HELP, run: demoCommand },
   analyze: { summary: 'Answer a question over a folder of documents with the paging agents', help: ANALYZE_HELP, run: analyzeCommand },
   bench: { summary: 'Compare context strategies on a scenario (tables, JSON, charts)', help: BENCH_HELP, run: benchCommand },
+  db: { summary: 'Apply PostgreSQL schema migrations', help: DB_HELP, run: dbCommand },
   corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
 };
@@ -58,11 +60,12 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
   try {
     return await command.run(rest, out);
   } catch (error) {
+    // Whatever a command failed with, keys from the environment are not printed or passed on.
     if (PagewiseError.isInstance(error)) {
-      err(`pagewise ${name}: ${error.message}`);
+      err(redactSecrets(`pagewise ${name}: ${error.message}`));
       return 2;
     }
-    throw error;
+    throw redactError(error);
   }
 }
 
@@ -71,7 +74,7 @@ if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
     (error: unknown) => {
-      process.stderr.write(`pagewise: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.stderr.write(redactSecrets(`pagewise: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`));
       process.exitCode = 70;
     },
   );

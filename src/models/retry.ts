@@ -1,9 +1,10 @@
 /**
  * Retries of provider calls: 429 and 5xx (whatever the provider marks retryable) with exponential
  * backoff and full jitter, honouring Retry-After; a per-call timeout; cancellation through AbortSignal.
+ * Errors leave here with secret values redacted: a provider may echo the caller's key in an error body.
  */
 import { APICallError } from '@ai-sdk/provider';
-import { AbortedError, SystemError } from '../errors.js';
+import { AbortedError, SystemError, redactError } from '../errors.js';
 
 /** Retry settings. */
 export interface RetryOptions {
@@ -59,7 +60,8 @@ export function isRetryableError(error: unknown): boolean {
 
 /**
  * Calls `fn` with a signal that ends at the caller's abort or the per-attempt timeout, retrying
- * retryable errors with backoff. Throws the last error when retries run out.
+ * retryable errors with backoff. Throws the last error when retries run out, with the values of
+ * key-like environment variables redacted from it (see {@link redactError}).
  */
 export async function withRetry<T>(fn: (signal: AbortSignal) => PromiseLike<T>, signal: AbortSignal | undefined, options: RetryOptions = {}): Promise<T> {
   const maxRetries = options.maxRetries ?? 3;
@@ -81,9 +83,11 @@ export async function withRetry<T>(fn: (signal: AbortSignal) => PromiseLike<T>, 
       const timedOut = timeoutMs > 0 && attemptSignal.aborted;
       if (!(timedOut || isRetryableError(error)) || attempt >= maxRetries) {
         if (timedOut) {
-          throw new SystemError('model-timeout', `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`, { retryable: true, cause: error });
+          throw redactError(
+            new SystemError('model-timeout', `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`, { retryable: true, cause: error }),
+          );
         }
-        throw error;
+        throw redactError(error);
       }
       const hinted = APICallError.isInstance(error) ? retryAfterMs(error.responseHeaders) : undefined;
       const backoff = Math.min(cap, base * 2 ** attempt) * random();

@@ -1,0 +1,155 @@
+/**
+ * A local stand-in for an OpenAI-compatible server (node:http on 127.0.0.1), so provider faults and key
+ * handling are tested through the real `openai-compatible` provider: the AI SDK posts to
+ * `{baseURL}/chat/completions` and parses the chat-completion JSON (or SSE chunks when streaming).
+ * Each request is answered by the next queued handler; every request is recorded with the time it
+ * arrived and whether the client closed the connection before the answer was complete.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request the server received. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The parsed JSON body. */
+  body: Record<string, unknown>;
+  /** `performance.now()` when the body had arrived. */
+  at: number;
+  /** Resolves when the connection closes; `early` is true when that was before the answer was complete. */
+  closed: Promise<{ early: boolean }>;
+}
+
+/** Answers one request. */
+export type Handler = (req: RecordedRequest, res: http.ServerResponse) => void;
+
+/** A tool call in a scripted completion. */
+export interface FakeToolCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** A minimal valid chat completion, with text or tool calls. */
+export function completion(answer: { text?: string; toolCalls?: FakeToolCall[] }): Record<string, unknown> {
+  const toolCalls = answer.toolCalls?.map((c, i) => ({
+    id: `call_${i + 1}`,
+    type: 'function',
+    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+  }));
+  return {
+    id: 'chatcmpl-local',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'test-model',
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: answer.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) },
+        finish_reason: toolCalls ? 'tool_calls' : 'stop',
+      },
+    ],
+    usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+  };
+}
+
+/** Handler: a JSON answer with a status and headers. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+}
+
+/** Handler: a successful completion. */
+export function answer(a: { text?: string; toolCalls?: FakeToolCall[] }): Handler {
+  return json(200, completion(a));
+}
+
+/** Handler: an OpenAI-style error body. */
+export function error(status: number, message: string, headers: Record<string, string> = {}): Handler {
+  return json(status, { error: { message, type: 'server_error', code: status } }, headers);
+}
+
+/** Handler: never answers (the connection stays open until the client gives up). */
+export const hang: Handler = () => {};
+
+/**
+ * Handler: a streamed completion (SSE) of `chunks` text pieces; with `hangAfter`, sends that many
+ * chunks and then stops sending without ending the response.
+ */
+export function stream(chunks: string[], options: { hangAfter?: number } = {}): Handler {
+  return (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const base = { id: 'chatcmpl-local', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model' };
+    chunks.forEach((text, i) => {
+      if (options.hangAfter !== undefined && i >= options.hangAfter) return;
+      send({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: null }] });
+    });
+    if (options.hangAfter !== undefined) return;
+    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: chunks.length, total_tokens: 12 + chunks.length } });
+    res.end('data: [DONE]\n\n');
+  };
+}
+
+/** A running local server. */
+export interface FakeOpenAI {
+  /** The base URL to put in PAGEWISE_OPENAI_COMPATIBLE_BASE_URL. */
+  baseURL: string;
+  requests: RecordedRequest[];
+  /** Queues handlers for the next requests, in order. */
+  enqueue(...handlers: Handler[]): void;
+  /** Drops the handlers still queued. */
+  clear(): void;
+  /** Resolves with the next request to arrive. */
+  nextRequest(): Promise<RecordedRequest>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server. Without a queued handler a request gets a 500 naming the problem, so a test that
+ * makes more calls than it scripted fails visibly. With `requireKey`, any request whose Authorization
+ * header is not `Bearer <key>` gets a 401, which proves the key reached the provider.
+ */
+export async function startFakeOpenAI(options: { requireKey?: string } = {}): Promise<FakeOpenAI> {
+  const requests: RecordedRequest[] = [];
+  const queue: Handler[] = [];
+  const waiters: ((r: RecordedRequest) => void)[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      } catch {
+        // Recorded as empty; the handler decides what to answer.
+      }
+      const closed = new Promise<{ early: boolean }>((resolve) => res.on('close', () => resolve({ early: !res.writableFinished })));
+      const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: performance.now(), closed };
+      requests.push(rec);
+      waiters.shift()?.(rec);
+      if (options.requireKey !== undefined && req.headers.authorization !== `Bearer ${options.requireKey}`) {
+        error(401, 'The Authorization header does not carry the expected key.')(rec, res);
+        return;
+      }
+      const handler = queue.shift() ?? error(500, `The local test server had no answer queued for request #${requests.length}.`);
+      handler(rec, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...handlers) => queue.push(...handlers),
+    clear: () => void queue.splice(0),
+    nextRequest: () => new Promise((resolve) => waiters.push(resolve)),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
