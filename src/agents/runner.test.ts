@@ -42,7 +42,7 @@ describe('Runner: bad input from the model becomes an error result and the run c
     expect(outputs[0]).toMatch(/unknown tool "nope"\. Available tools: echo/);
     expect(outputs[1]).toMatch(/invalid arguments for echo/);
     expect(outputs[2]).toMatch(/maxToolArgumentBytes/);
-    expect(outputs[3]).toMatch(/not valid JSON/);
+    expect(outputs[3]).toMatch(/not valid \(not JSON/);
     model.assertComplete();
   });
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, PagewiseError, SystemError, VersionConflictError } from '../errors.js';
+import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, PagewiseError, SystemError, VersionConflictError, redactError } from '../errors.js';
 import { eventsToItems } from '../context/history.js';
 import type { ObservationProcessor, ToolObservation } from '../context/observation.js';
 import {
@@ -262,6 +262,9 @@ export class Runner {
     const signal = input.signal ?? new AbortController().signal;
     const invocationId = randomUUID();
     const ledger = new Ledger();
+    // Calls that processors record (compressors) reach the shared ledger too, even if the run fails later.
+    const shared = this.options.ledger;
+    const stopForwarding = shared ? ledger.subscribe((e) => e.kind !== 'agent' && void shared.record(stripIndex(e))) : undefined;
     const key = { appName: this.appName, userId: input.userId, sessionId: input.sessionId ?? randomUUID() };
     const session = (await this.store.getSession(key)) ?? (await this.createSession(key));
     let agent = input.agentName ? this.agent.find(input.agentName) : this.agent;
@@ -303,7 +306,8 @@ export class Runner {
           const deltas: string[] = [];
           const { stream } = await withRetry((s) => model.doStream({ ...callOptions, abortSignal: s }), signal, this.options.retry);
           let text = '';
-          for await (const part of stream as unknown as AsyncIterable<LanguageModelV3StreamPart>) {
+          const parts = abortable(stream as unknown as AsyncIterable<LanguageModelV3StreamPart>, signal);
+          for await (const part of parts) {
             if (part.type === 'text-delta') {
               text += part.delta;
               deltas.push(part.delta);
@@ -312,7 +316,7 @@ export class Runner {
             else if (part.type === 'finish') {
               usage = { input: part.usage.inputTokens.total, output: part.usage.outputTokens.total };
               finishReason = part.finishReason.unified;
-            } else if (part.type === 'error') throw part.error;
+            } else if (part.type === 'error') throw redactError(part.error);
           }
           if (text) content.unshift({ type: 'text', text });
         } else {
@@ -328,12 +332,22 @@ export class Runner {
         const invalidArgs = new Map<string, string>();
         for (const c of content) {
           if (c.type !== 'tool-call') continue;
+          const bytes = Buffer.byteLength(c.input);
+          if (bytes > this.limits.maxToolArgumentBytes) {
+            // Oversized arguments are not kept in history: they would crowd out everything else.
+            toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: `[${bytes} bytes of arguments omitted]` });
+            invalidArgs.set(
+              c.toolCallId,
+              `the arguments are ${bytes} bytes, over the limit maxToolArgumentBytes of ${this.limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`,
+            );
+            continue;
+          }
           const parsed = parseArgs(c.input);
           if (parsed.ok) toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: parsed.value });
           else {
             // Keep the raw text in the event, so the model sees what it wrote.
-            toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input.slice(0, 100_000) });
-            invalidArgs.set(c.toolCallId, parsed.reason);
+            toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input.slice(0, 20_000) });
+            invalidArgs.set(c.toolCallId, `the arguments of ${c.toolName} are not valid (${parsed.reason}). Send a JSON object that matches the tool's schema.`);
           }
         }
         const completionTokens = countTokens(text + toolCalls.map((c) => JSON.stringify(c.input)).join(''));
@@ -449,6 +463,7 @@ export class Runner {
     } finally {
       // The invocation is over: its temp: state (the working set among it) is paged out.
       clearTemp(session.state);
+      stopForwarding?.();
     }
   }
 
@@ -620,9 +635,7 @@ export class Runner {
     };
     const t = tools.get(call.toolName);
     if (!t) return fail(`unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
-    if (invalidArgs !== undefined) {
-      return fail(`the arguments of ${call.toolName} are not valid JSON (${invalidArgs}). Send a JSON object that matches the tool's schema.`);
-    }
+    if (invalidArgs !== undefined) return fail(invalidArgs);
     const argBytes = Buffer.byteLength(JSON.stringify(call.input ?? null));
     if (argBytes > this.limits.maxToolArgumentBytes) {
       return fail(`the arguments are ${argBytes} bytes, over the limit maxToolArgumentBytes of ${this.limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`);
@@ -689,11 +702,51 @@ export class Runner {
   }
 }
 
+/** Deepest nesting of arguments accepted; deeper JSON would overflow the stack of later serializers. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Nesting depth of a JSON text, counted without recursion (brackets outside strings). */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92) i += 1; // backslash escapes the next character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth -= 1;
+  }
+  return max;
+}
+
 function parseArgs(input: string): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (input.trim() === '') return { ok: true, value: {} };
+  const depth = jsonDepth(input);
+  if (depth > MAX_ARGUMENT_DEPTH) return { ok: false, reason: `nested ${depth} levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted` };
   try {
     return { ok: true, value: JSON.parse(input) as unknown };
   } catch (error) {
-    return { ok: false, reason: (error as Error).message };
+    return { ok: false, reason: `not JSON: ${(error as Error).message}` };
+  }
+}
+
+function stripIndex(entry: LedgerEntry): Omit<LedgerEntry, 'index'> {
+  const { index: _index, ...rest } = entry;
+  return rest;
+}
+
+/** Iterates a model stream, ending with AbortedError (not the stream's own abort error) once `signal` fires. */
+async function* abortable<T>(stream: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  try {
+    for await (const part of stream) {
+      if (signal.aborted) throw new AbortedError();
+      yield part;
+    }
+  } catch (error) {
+    if (signal.aborted) throw new AbortedError();
+    throw redactError(error);
   }
 }

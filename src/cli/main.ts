@@ -3,6 +3,7 @@
  * in code.
  */
 import { readFileSync } from 'node:fs';
+import { APICallError } from '@ai-sdk/provider';
 import { PagewiseError, redactError, redactSecrets } from '../index.js';
 import { benchCommand, BENCH_HELP } from './bench.js';
 import { dbCommand, DB_HELP } from './db.js';
@@ -63,6 +64,12 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     // Whatever a command failed with, keys from the environment are not printed or passed on.
     if (PagewiseError.isInstance(error)) {
       err(redactSecrets(`pagewise ${name}: ${error.message}`));
+      return 2;
+    }
+    if (APICallError.isInstance(error)) {
+      // The provider refused the call: a fact about the setup (key, model id, quota), not a crash.
+      const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
+      err(redactSecrets(`pagewise ${name}: the model provider refused the call${status}: ${error.message}. Check the API key, the model id and your quota.`));
       return 2;
     }
     throw redactError(error);

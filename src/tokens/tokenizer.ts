@@ -60,9 +60,28 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
   const cache = caches[encoding];
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = ENCODERS[encoding].countTokens(text);
+  const n = countUncached(ENCODERS[encoding], text);
   cache.set(text, n);
   return n;
+}
+
+// BPE merges within one pre-token cost time quadratic in its length, and a run of letters is one
+// pre-token: 100k letters without a break take seconds. Such runs (never natural text) are counted in
+// slices of LONG_RUN_SLICE characters, which may overcount by about one token per slice.
+const LONG_RUN = /[\p{L}\p{M}]{2000,}/gu;
+const HAS_LONG_RUN = /[\p{L}\p{M}]{2000,}/u;
+const LONG_RUN_SLICE = 1000;
+
+function countUncached(encoder: Encoder, text: string): number {
+  if (!HAS_LONG_RUN.test(text)) return encoder.countTokens(text);
+  let total = 0;
+  let last = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    total += encoder.countTokens(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE) total += encoder.countTokens(m[0].slice(i, i + LONG_RUN_SLICE));
+    last = m.index + m[0].length;
+  }
+  return total + encoder.countTokens(text.slice(last));
 }
 
 /** Encodes `text` to token ids (special tokens allowed), uncached; for tests and exact checks. */

@@ -25,6 +25,7 @@ import {
   type AnyTool,
   type SessionEvent,
   type ToolResultEvent,
+  MAX_ARGUMENT_DEPTH,
 } from '../../src/index.js';
 import { scriptedModel, type ScriptedResponse } from '../../src/testing.js';
 import { createReportAnalyst, generateReports, inMemoryCorpus } from '../../src/scenarios/report-analysis/index.js';
@@ -37,7 +38,7 @@ const ARG_LIMIT = DEFAULT_LIMITS.maxToolArgumentBytes;
 
 let cases = 0;
 let junkCalls = 0;
-const outcomes: Record<Expected, number> = { unknown: 0, json: 0, size: 0, schema: 0, valid: 0 };
+const outcomes: Record<Expected, number> = { unknown: 0, json: 0, depth: 0, size: 0, schema: 0, valid: 0 };
 /** Calls that passed the schema, by tool: evidence that the tools' own code was reached. */
 const validByTool = new Map<string, number>();
 /** Tools whose own error message quoted a huge argument back (reported, not failed). */
@@ -111,21 +112,40 @@ function offered(agent: Agent): AnyTool[] {
 
 // ---------------------------------------------------------------- the oracle
 
-type Expected = 'unknown' | 'json' | 'size' | 'schema' | 'valid';
+type Expected = 'unknown' | 'json' | 'depth' | 'size' | 'schema' | 'valid';
+
+/** Bracket nesting of a text, outside JSON strings (an oracle kept apart from the runner's code). */
+function bracketDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  let escaped = false;
+  for (const ch of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '[' || ch === '{') max = Math.max(max, ++depth);
+    else if (ch === ']' || ch === '}') depth--;
+  }
+  return max;
+}
 
 /** What the runner must make of `text` sent as the arguments of `toolName`. */
 function expected(tools: AnyTool[], toolName: string, text: string): Expected {
   const t = tools.find((x) => x.name === toolName);
   if (!t) return 'unknown';
+  if (Buffer.byteLength(text) > ARG_LIMIT) return 'size';
   let value: unknown = {};
   if (text.trim() !== '') {
+    if (bracketDepth(text) > MAX_ARGUMENT_DEPTH) return 'depth';
     try {
       value = JSON.parse(text);
     } catch {
       return 'json';
     }
   }
-  if (Buffer.byteLength(JSON.stringify(value ?? null)) > ARG_LIMIT) return 'size';
   return t.inputSchema.safeParse(value).success ? 'valid' : 'schema';
 }
 
@@ -144,7 +164,11 @@ function checkResult(tools: AnyTool[], call: JunkCall, result: ToolResultEvent):
       break;
     case 'json':
       expect(result.isError).toBe(true);
-      expect(out).toMatch(new RegExp(`^Error: the arguments of ${name} are not valid JSON \\(.+\\)\\. Send a JSON object`, 's'));
+      expect(out).toMatch(new RegExp(`^Error: the arguments of ${name} are not valid \\(not JSON: .+\\)\\. Send a JSON object`, 's'));
+      break;
+    case 'depth':
+      expect(result.isError).toBe(true);
+      expect(out).toMatch(new RegExp(`^Error: the arguments of ${name} are not valid \\(nested \\d+ levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted\\)`));
       break;
     case 'size':
       expect(result.isError).toBe(true);
@@ -283,7 +307,7 @@ function rawText(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<st
       const body = JSON.stringify(v).slice(1);
       return `{${extra.join(',')}${body === '}' ? '}' : `,${body}`}`;
     }),
-    // Deep nesting. Depth is kept under the known stack-overflow depth; see the it.fails test below.
+    // Deep nesting, on both sides of MAX_ARGUMENT_DEPTH.
     fc.tuple(fc.integer({ min: 20, max: 1000 }), fc.boolean()).map(([d, arr]) => (arr ? '['.repeat(d) + ']'.repeat(d) : '{"a":'.repeat(d) + '1' + '}'.repeat(d))),
     // Huge text that is not JSON.
     hugeString.map((s) => `not json: ${s}`),
@@ -478,11 +502,10 @@ describe('fixed cases', () => {
   });
 });
 
-describe('known gaps, found by this fuzzing (flip to it() when fixed)', () => {
-  // JSON nested ~5,000 deep (10 KB of brackets, far under maxToolArgumentBytes) parses, but the
-  // runner's JSON.stringify of the parsed arguments overflows the stack, and the RangeError escapes
-  // the run instead of becoming an error result.
-  it.fails('arguments nested 5,000 deep become an error result', async () => {
+describe('gaps found by this fuzzing, now fixed', () => {
+  // JSON nested ~5,000 deep (10 KB of brackets, far under maxToolArgumentBytes) used to overflow the
+  // stack of the runner's JSON.stringify; the runner now refuses arguments nested over MAX_ARGUMENT_DEPTH.
+  it('arguments nested 5,000 deep become an error result', async () => {
     const agent = new Agent({ name: 'a', tools: [escalateTool] });
     const model = scriptedModel([{ rawToolCalls: [{ toolName: 'escalate', inputText: '['.repeat(5000) + ']'.repeat(5000) }] }, 'done']);
     const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });

@@ -205,7 +205,7 @@ async function abortMidStream(): Promise<{ error: unknown; deltas: string[] }> {
 describe('known gaps (flip to it() when fixed)', () => {
   // The abort reaches the stream, but the runner rethrows the stream's raw DOMException AbortError
   // instead of the AbortedError a non-streaming call gives, so callers cannot tell it by code.
-  it.fails('streaming: an abort in the middle of a stream is reported as AbortedError', async () => {
+  it('streaming: an abort in the middle of a stream is reported as AbortedError', async () => {
     const { error: e } = await abortMidStream();
     expect(PagewiseError.isInstance(e) && e.code === 'aborted').toBe(true);
   });

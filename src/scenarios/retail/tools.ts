@@ -23,19 +23,19 @@ export const SEARCH_RESULT_LIMIT = 10;
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
 
 const UserIdInput = z.object({
-  user_id: z.string().min(1).describe('The user id, e.g. "sara_doe_496". Find it with find_user_id_by_name_zip.'),
+  user_id: z.string().min(1).max(100).describe('The user id, e.g. "sara_doe_496". Find it with find_user_id_by_name_zip.'),
 });
 const OrderIdInput = z.object({
-  order_id: z.string().min(1).describe('The order id, starting with "#W", e.g. "#W0000000".'),
+  order_id: z.string().min(1).max(100).describe('The order id, starting with "#W", e.g. "#W0000000".'),
 });
-const ProductIdInput = z.object({ product_id: z.string().min(1).describe('The product id, e.g. "6086499569".') });
+const ProductIdInput = z.object({ product_id: z.string().min(1).max(100).describe('The product id, e.g. "6086499569".') });
 const FindUserInput = z.object({
-  first_name: z.string().min(1).describe('The customer\'s first name, e.g. "John".'),
-  last_name: z.string().min(1).describe('The customer\'s last name, e.g. "Doe".'),
-  zip: z.string().min(1).describe('The zip code of the customer\'s address, e.g. "12345".'),
+  first_name: z.string().min(1).max(100).describe('The customer\'s first name, e.g. "John".'),
+  last_name: z.string().min(1).max(100).describe('The customer\'s last name, e.g. "Doe".'),
+  zip: z.string().min(1).max(20).describe('The zip code of the customer\'s address, e.g. "12345".'),
 });
 const SearchInput = z.object({
-  query: z.string().min(1).describe('Words of the product name, e.g. "kettle". Matching ignores case.'),
+  query: z.string().min(1).max(500).describe('Words of the product name, e.g. "kettle". Matching ignores case.'),
 });
 
 /**
