@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { z } from 'zod';
-import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, PagewiseError, SystemError, VersionConflictError, redactError } from '../errors.js';
+import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, NotFoundError, PagewiseError, SystemError, VersionConflictError, redactError } from '../errors.js';
 import { eventsToItems } from '../context/history.js';
 import type { ObservationProcessor, ToolObservation } from '../context/observation.js';
 import {
@@ -101,6 +101,57 @@ export interface RunInput {
   signal?: AbortSignal;
   /** Start with this agent of the tree instead of the root. */
   agentName?: string;
+}
+
+/** Input of {@link Runner.resume}. */
+export interface ResumeInput {
+  userId: string;
+  sessionId: string;
+  signal?: AbortSignal;
+}
+
+/** An invocation that stopped before its end, found in a session's events. */
+interface Interrupted {
+  invocationId: string;
+  task: string;
+  agentName: string;
+  /** Tool calls of the last model event that have no result yet. */
+  pending: ToolCallRecord[];
+  /** Text of that model event. */
+  text: string;
+}
+
+/**
+ * Finds the last invocation of a session if it did not end (no final answer, no escalation): its
+ * task, the agent that spoke last, and the tool calls still waiting for results.
+ */
+export function findInterrupted(session: Session): Interrupted | undefined {
+  let start = -1;
+  for (let i = session.events.length - 1; i >= 0; i--) {
+    const e = session.events[i]!;
+    if (e.kind === 'user' && e.author === 'user') {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return undefined;
+  const first = session.events[start] as Extract<SessionEvent, { kind: 'user' }>;
+  const events = session.events.slice(start).filter((e) => e.invocationId === first.invocationId);
+  let agentName: string | undefined;
+  let lastModel: Extract<SessionEvent, { kind: 'model' }> | undefined;
+  const answered = new Set<string>();
+  for (const e of events) {
+    if (e.kind === 'escalate') return undefined;
+    if (e.kind === 'model') {
+      if (e.toolCalls.length === 0 && e.text.trim()) return undefined;
+      lastModel = e;
+      agentName = e.author;
+    }
+    if (e.kind === 'transfer') agentName = e.to;
+    if (e.kind === 'tool-result') answered.add(e.toolCallId);
+  }
+  const pending = lastModel ? lastModel.toolCalls.filter((c) => !answered.has(c.toolCallId)) : [];
+  return { invocationId: first.invocationId, task: first.text, agentName: agentName ?? '', pending, text: lastModel?.text ?? '' };
 }
 
 /** Why an invocation ended. */
@@ -257,17 +308,35 @@ export class Runner {
     return this.loop(input, true);
   }
 
-  private async *loop(input: RunInput, streaming: boolean): AsyncGenerator<RunStreamPart> {
+  /**
+   * Continues an invocation that was interrupted (a crash, an abort, an error) from what the store holds:
+   * tool calls of the last model response that have no result yet are executed (tools with
+   * `sideEffects: true` get the same `idempotencyKey` as in the first attempt; calls whose results were
+   * recorded are never repeated), then the loop goes on. Throws NotFoundError when the session has no
+   * unfinished invocation.
+   */
+  async resume(input: ResumeInput): Promise<RunResult> {
+    const session = await this.store.getSession({ appName: this.appName, userId: input.userId, sessionId: input.sessionId });
+    if (!session) throw new NotFoundError('Session', input.sessionId, 'Start it with run().');
+    const interrupted = findInterrupted(session);
+    if (!interrupted) throw new NotFoundError('Unfinished invocation in session', input.sessionId, 'Its last invocation ended; start a new one with run().');
+    let result: RunResult | undefined;
+    const runInput: RunInput = { userId: input.userId, sessionId: input.sessionId, message: interrupted.task, ...(input.signal ? { signal: input.signal } : {}) };
+    for await (const part of this.loop(runInput, false, { session, interrupted })) if (part.type === 'finish') result = part.result;
+    return result!;
+  }
+
+  private async *loop(input: RunInput, streaming: boolean, resume?: { session: Session; interrupted: Interrupted }): AsyncGenerator<RunStreamPart> {
     const started = Date.now();
     const signal = input.signal ?? new AbortController().signal;
-    const invocationId = randomUUID();
+    const invocationId = resume?.interrupted.invocationId ?? randomUUID();
     const ledger = new Ledger();
     // Calls that processors record (compressors) reach the shared ledger too, even if the run fails later.
     const shared = this.options.ledger;
     const stopForwarding = shared ? ledger.subscribe((e) => e.kind !== 'agent' && void shared.record(stripIndex(e))) : undefined;
     const key = { appName: this.appName, userId: input.userId, sessionId: input.sessionId ?? randomUUID() };
-    const session = (await this.store.getSession(key)) ?? (await this.createSession(key));
-    let agent = input.agentName ? this.agent.find(input.agentName) : this.agent;
+    const session = resume?.session ?? (await this.store.getSession(key)) ?? (await this.createSession(key));
+    let agent = resume ? (this.agent.find(resume.interrupted.agentName) ?? this.agent) : input.agentName ? this.agent.find(input.agentName) : this.agent;
     if (!agent) throw new SystemError('unknown-agent', `No agent named "${input.agentName}" in the tree of "${this.agent.name}".`);
 
     // Events that depend on no state: after a conflict they are appended again, unchanged, on the reloaded session.
@@ -275,7 +344,31 @@ export class Runner {
     const base = () => ({ id: randomUUID(), invocationId, timestamp: Date.now() });
 
     try {
-      for (const event of await append({ ...base(), kind: 'user', author: 'user', text: input.message })) yield { type: 'event', event };
+      if (!resume) {
+        for (const event of await append({ ...base(), kind: 'user', author: 'user', text: input.message })) yield { type: 'event', event };
+      } else if (resume.interrupted.pending.length > 0) {
+        // The interrupted step's model response is in the store: finish its calls, never repeating recorded ones.
+        const { tools } = this.toolsOf(agent);
+        const pending = resume.interrupted.pending;
+        const outcomes = await Promise.all(
+          pending.map((call) =>
+            this.executeCall(call, undefined, tools, agent!, session, invocationId, input.message, eventsToItems(session.events), ledger, signal, stateSource(session.state)),
+          ),
+        );
+        const from = agent;
+        const escalation = outcomes.reduce<string | undefined>((r, o) => (o.escalate !== undefined ? o.escalate : r), undefined);
+        const transferName = outcomes.reduce<string | undefined>((r, o) => o.transferTo || r, undefined);
+        const next = transferName && transferName !== from.name ? this.agent.find(transferName) : undefined;
+        const events: SessionEvent[] = outcomes.map((o) => this.resultEvent(o, base(), from.name));
+        if (escalation !== undefined) events.push({ ...base(), kind: 'escalate', author: from.name, reason: escalation || resume.interrupted.text });
+        else if (next) events.push({ ...base(), kind: 'transfer', author: from.name, from: from.name, to: next.name });
+        for (const event of await append(...events)) yield { type: 'event', event };
+        if (escalation !== undefined) {
+          yield { type: 'finish', result: this.result(escalation || resume.interrupted.text, 'escalate', invocationId, agent.name, session, ledger) };
+          return;
+        }
+        agent = next ?? agent;
+      }
       let emptyResponses = 0;
       for (let step = 0; ; step++) {
         if (signal.aborted) throw new AbortedError();
@@ -400,6 +493,10 @@ export class Runner {
         }
         emptyResponses = 0;
 
+        // A step that calls a tool with side effects records the model's response before running it, so an
+        // interrupted run can resume without asking the model again and without repeating recorded calls.
+        const writeAhead = toolCalls.some((c) => tools.get(c.toolName)?.sideEffects === true);
+        if (writeAhead) for (const event of await append(modelEvent)) yield { type: 'event', event };
         const toolStart = performance.now();
         const recentItems = request.items;
         const run = (call: ToolCallRecord, source: StateSource): Promise<CallOutcome> =>
@@ -430,21 +527,8 @@ export class Runner {
         // or transfer those results asked for. Each attempt first re-runs the calls whose reads are stale.
         const stepEvents = await this.appendWithRetry(session, async () => {
           await this.reconcile(session, toolCalls, outcomes, run);
-          const events: SessionEvent[] = [modelEvent];
-          for (const o of outcomes) {
-            events.push({
-              ...base(),
-              kind: 'tool-result',
-              author: from.name,
-              toolCallId: o.observation.toolCallId,
-              toolName: o.observation.toolName,
-              output: o.observation.output,
-              isError: o.observation.isError,
-              ...(Object.keys(o.delta).length ? { delta: o.delta } : {}),
-              ...(o.increments && Object.keys(o.increments).length ? { increments: o.increments } : {}),
-              ...(o.reads ? { reads: o.reads } : {}),
-            });
-          }
+          const events: SessionEvent[] = writeAhead ? [] : [modelEvent];
+          for (const o of outcomes) events.push(this.resultEvent(o, base(), from.name));
           const escalation = escalateOf();
           const next = transferOf();
           if (escalation !== undefined) events.push({ ...base(), kind: 'escalate', author: from.name, reason: escalation || text });
@@ -465,6 +549,22 @@ export class Runner {
       clearTemp(session.state);
       stopForwarding?.();
     }
+  }
+
+  /** The tool-result event of one call's outcome. */
+  private resultEvent(o: CallOutcome, base: { id: string; invocationId: string; timestamp: number }, author: string): SessionEvent {
+    return {
+      ...base,
+      kind: 'tool-result',
+      author,
+      toolCallId: o.observation.toolCallId,
+      toolName: o.observation.toolName,
+      output: o.observation.output,
+      isError: o.observation.isError,
+      ...(Object.keys(o.delta).length ? { delta: o.delta } : {}),
+      ...(o.increments && Object.keys(o.increments).length ? { increments: o.increments } : {}),
+      ...(o.reads ? { reads: o.reads } : {}),
+    };
   }
 
   /** Creates the session of a first invocation; when a concurrent worker created it first, uses theirs. */
@@ -657,6 +757,7 @@ export class Runner {
       appName: session.appName,
       agentName: agent.name,
       toolCallId: call.toolCallId,
+      idempotencyKey: `${session.sessionId}:${call.toolCallId}`,
       signal,
       services: this.services,
       actions: {

@@ -52,6 +52,11 @@ export interface ToolContext {
   appName: string;
   agentName: string;
   toolCallId: string;
+  /**
+   * A key that stays the same when an interrupted run is resumed and this call is executed again:
+   * tools with side effects pass it to the systems they act on to make a repeated call harmless.
+   */
+  idempotencyKey: string;
   actions: ToolActions;
   signal: AbortSignal;
   /** Services registered on the runner (page store, sources, ...), looked up by key. */
