@@ -23,6 +23,7 @@ export * from './agents/agent.js';
 export * from './agents/builtin-tools.js';
 export * from './agents/runner.js';
 export * from './paging/index.js';
+export * from './compression/index.js';
 export * from './sources/index.js';
 export * from './bench/index.js';
 export * from './stores/postgres/index.js';

@@ -4,6 +4,7 @@
  */
 import { ConfigurationError } from '../errors.js';
 import type { BenchScenario } from './scenario.js';
+import './compression-strategies.js';
 import { createMultiQaScenario } from './scenarios/multi-qa.js';
 import { createReportAnalysisScenario } from './scenarios/report-analysis.js';
 import { createRetailScenario } from './scenarios/retail.js';

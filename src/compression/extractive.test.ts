@@ -176,6 +176,53 @@ describe('compressExtractive on JSON', () => {
   });
 });
 
+describe('compressExtractive on JSON: field paths and id-keyed records', () => {
+  const order = {
+    order_id: '#W1',
+    address: { zip: '10001', street: '1 Main Street', city: 'New York' },
+    items: [
+      { name: 'Kettle', price: 30.5, options: { color: 'red', size: 'large' } },
+      { name: 'Lamp', price: 12, options: { color: 'white', size: 'small' } },
+    ],
+    payment: { price: 42.5, method: 'card_123' },
+  };
+  const only = (fields: string[]): ExtractiveRules => rules({ ratio: 1, minScore: 99, jsonKeepFields: fields });
+
+  it('match dotted runs of keys, array indices skipped, and * for any one key', () => {
+    const keep = (fields: string[]): unknown => JSON.parse(compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: only(fields) }).text);
+    expect(keep(['order_id', 'items.price'])).toEqual({ order_id: '#W1', items: [{ price: 30.5 }, { price: 12 }] });
+    expect(keep(['items.*.color'])).toEqual({ items: [{ options: { color: 'red' } }, { options: { color: 'white' } }] });
+    expect(keep(['zip'])).toEqual({ address: { zip: '10001' } });
+    const dropped = JSON.parse(compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: rules({ ratio: 1, jsonDropFields: ['items.options', 'address'] }) }).text) as typeof order;
+    expect(dropped).toEqual({ order_id: '#W1', items: [{ name: 'Kettle', price: 30.5 }, { name: 'Lamp', price: 12 }], payment: order.payment });
+  });
+
+  it('rank the entries of an id-keyed map as records: the one the query names keeps its fields before the others keep their ids', () => {
+    const variants = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => {
+        const id = String(4000000000 + i * 7919);
+        return [id, { item_id: id, available: i % 3 === 0, options: { color: ['red', 'blue', 'green'][i % 3] } }];
+      }),
+    );
+    const product = { product_id: '8310926033', variants };
+    const wanted = String(4000000000 + 5 * 7919);
+    const result = compressExtractive(JSON.stringify(product, null, 2), {
+      // The context repeats the structural words of the records ("item", "id") many times; the id is rare.
+      query: `Is item ${wanted} of product 8310926033 still available?\n${JSON.stringify({ items: Array.from({ length: 6 }, (_, i) => ({ item_id: i === 0 ? wanted : `99${i}`, product_id: '8310926033' })) })}`,
+      rules: rules({ ratio: 1, minScore: 0.8, jsonDropFields: ['options'] }),
+    });
+    const kept = JSON.parse(result.text) as { variants: Record<string, { item_id?: string; available?: boolean }> };
+    expect(kept.variants[wanted]).toEqual({ item_id: wanted, available: false });
+    for (const [id, v] of Object.entries(kept.variants)) if (id !== wanted) expect(v.available).toBeUndefined();
+  });
+
+  it('leave an input already compressed by the same rules as it is', () => {
+    const once = compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: only(['order_id', 'items.name', 'items.price', 'zip']) });
+    const twice = compressExtractive(once.text, { query: 'x', rules: only(['order_id', 'items.name', 'items.price', 'zip']) });
+    expect(twice.text).toBe(once.text);
+  });
+});
+
 describe('isIdentifierToken', () => {
   it.each(['#W1234567', 'order_id', 'userId', 'W1234567', 'pm_card_123', '3f2b9c1e-8a7d-4b2c-9e1f-0a1b2c3d4e5f'])('accepts %s', (token) => {
     expect(isIdentifierToken(token)).toBe(true);

@@ -181,8 +181,21 @@ function select(
   const eligible = rank(candidates.filter((c) => !c.dropped && (c.forced || minScore === undefined || c.score >= minScore)));
   const usable = (i: number): boolean => candidates[i]?.dropped !== true;
   const items = eligible.map((c) => ({ index: c.index, cost: c.cost, requires: c.requires.filter(usable) }));
+  // Estimated costs add up to more than the rendered text (BPE merges across units, shared JSON
+  // brackets), so an input whose eligible units all fit, such as one already compressed by the same
+  // rules, would lose units to the estimate alone: measure it whole first when that is plausible.
+  const all = [...new Set(items.flatMap((item) => [...item.requires, item.index]))];
+  const estimate = all.reduce((sum, i) => sum + (candidates[i]?.cost ?? 0), 0);
+  if (estimate > budget && estimate <= budget * ALL_FIT_SLACK) {
+    const text = render(all);
+    const tokens = countTokens(text);
+    if (tokens <= budget) return { kept: all, text, tokens };
+  }
   return fillBudget(items, budget, render, (i) => candidates[i]?.cost ?? 0);
 }
+
+// How far the estimate may exceed the budget for the whole-input measurement to be worth a try.
+const ALL_FIT_SLACK = 1.5;
 
 // ---------------------------------------------------------------------------------------------
 // Scoring
@@ -213,7 +226,11 @@ function bm25(texts: readonly string[], query: string): number[] {
     },
   });
   index.addAll(texts.map((text, id) => ({ id, text })));
-  for (const hit of index.search(query)) scores[hit.id as number] = hit.score;
+  // A query term counts once: a long query (recent steps as context) repeats its structural words
+  // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
+  // actually say which records matter.
+  const terms = [...new Set(query.toLowerCase().split(/[\n\r\p{Z}\p{P}]+/u).filter(Boolean))];
+  for (const hit of index.search(terms.join(' '))) scores[hit.id as number] = hit.score;
   return scores;
 }
 
@@ -292,6 +309,8 @@ interface JsonLeaf {
   value: unknown;
   /** The nearest object key above the value (for an array item, the array's key). */
   key: string | undefined;
+  /** Indices into `path` of the steps that enter a record: array items, and entries of id-keyed maps. */
+  records: readonly number[];
 }
 
 /** The input as a JSON object or array, or undefined for anything else (text, a bare scalar). */
@@ -312,37 +331,41 @@ const ID_KEY = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|
 // relevance to the query: the ids of the record the task is about come first, and the ids of other
 // records still outrank their non-id fields, but not the relevant record's other fields.
 const ID_KEY_BOOST = 1;
+// Inside records that are ranked against each other, an id's boost shrinks with its record's relevance
+// (down to this share): the ids of an irrelevant record (one of 20 catalogue variants) then still
+// outrank that record's other fields, but no longer the relevant record's fields.
+const MIN_ID_SHARE = 0.25;
 
 function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules, budget: number): Selected {
   const leaves: JsonLeaf[] = [];
-  collectLeaves(root, [], undefined, leaves);
+  collectLeaves(root, [], undefined, [], leaves);
   const total = leaves.length;
-  const keepFields = new Set(rules.jsonKeepFields);
-  const dropFields = new Set(rules.jsonDropFields);
+  const keepField = fieldMatcher(rules.jsonKeepFields);
+  const dropField = fieldMatcher(rules.jsonDropFields);
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
 
   const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
   const relevance = normalized(bm25(leafTexts, query));
-  // Records are array items: the outermost (an order in a list of orders) and the innermost (an item
-  // of that order). Their relevance lifts all their fields, so the id of the item the task is about
+  // Records are array items and entries of id-keyed maps: the outermost (an order in a list of orders)
+  // and the innermost (an item of that order). Their relevance lifts all their fields, so the id of the item the task is about
   // outranks the ids of the other items, and those of the other orders.
-  const outer = recordRelevance(leaves, leafTexts, query, (path) => path.findIndex((p) => typeof p === 'number'));
-  const inner = recordRelevance(leaves, leafTexts, query, (path) => path.findLastIndex((p) => typeof p === 'number'));
+  const outer = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[0] ?? -1);
+  const inner = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
   const opened = new Set<string>();
   const candidates: Candidate[] = leaves.map((leaf, index) => {
     const keys = leaf.path.filter((p): p is string => typeof p === 'string');
     const line = `${leaf.key ?? ''}: ${scalarText(leaf.value)}`;
-    const forced = keys.some((k) => keepFields.has(k)) || keep.some((re) => re.test(line));
-    const dropped = !forced && (keys.some((k) => dropFields.has(k)) || drop.some((re) => re.test(line)));
+    const forced = keepField(keys) || keep.some((re) => re.test(line));
+    const dropped = !forced && (dropField(keys) || drop.some((re) => re.test(line)));
     const idLike = leaf.key !== undefined && ID_KEY.test(leaf.key);
     return {
       index,
       score:
         (relevance[index] ?? 0) +
-        PARAGRAPH_WEIGHT * (((outer[index] ?? 0) + (inner[index] ?? 0)) / 2) +
-        (idLike ? ID_KEY_BOOST : 0) +
+        PARAGRAPH_WEIGHT * (((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2) +
+        (idLike ? ID_KEY_BOOST * (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0)) : 0) +
         PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)),
       forced,
       dropped,
@@ -357,26 +380,67 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
 
 /**
  * Per leaf, the normalized BM25 relevance of the record holding it; `cut` gives the index of the
- * array step that ends the record path (-1: no record). Zero when there is only one record.
+ * record step that ends the record path (-1: no record). Zero when there is only one record.
  */
-function recordRelevance(leaves: readonly JsonLeaf[], leafTexts: readonly string[], query: string, cut: (path: JsonPath) => number): number[] {
-  const recordOf = leaves.map((leaf) => JSON.stringify(leaf.path.slice(0, cut(leaf.path) + 1)));
-  const records = groupBy(leaves.map((_, i) => i), (i) => recordOf[i]);
-  if (records.size < 2) return leaves.map(() => 0);
+function recordRelevance(
+  leaves: readonly JsonLeaf[],
+  leafTexts: readonly string[],
+  query: string,
+  cut: (leaf: JsonLeaf) => number,
+): { scores: number[]; ranked: boolean } {
+  // Fields outside any record (a product's own name and id beside its variants) are no record: ranked
+  // with the records, they would set the scale and push the relevant record below full relevance.
+  const recordOf = leaves.map((leaf) => {
+    const at = cut(leaf);
+    return at < 0 ? undefined : JSON.stringify(leaf.path.slice(0, at + 1));
+  });
+  const records = groupBy(
+    leaves.map((_, i) => i).filter((i) => recordOf[i] !== undefined),
+    (i) => recordOf[i],
+  );
+  if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
   const scores = normalized(bm25([...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')), query));
   const byRecord = new Map([...records.keys()].map((record, i) => [record, scores[i] ?? 0]));
-  return recordOf.map((record) => byRecord.get(record) ?? 0);
+  return { scores: recordOf.map((record) => (record === undefined ? 0 : (byRecord.get(record) ?? 0))), ranked: true };
 }
 
-function collectLeaves(value: unknown, path: JsonPath, key: string | undefined, into: JsonLeaf[]): void {
+function collectLeaves(value: unknown, path: JsonPath, key: string | undefined, records: readonly number[], into: JsonLeaf[]): void {
   if (Array.isArray(value) && value.length > 0) {
-    value.forEach((item, i) => collectLeaves(item, [...path, i], key, into));
+    const inner = [...records, path.length];
+    value.forEach((item, i) => collectLeaves(item, [...path, i], key, inner, into));
   } else if (typeof value === 'object' && value !== null && Object.keys(value).length > 0) {
-    for (const [k, child] of Object.entries(value)) collectLeaves(child, [...path, k], k, into);
+    const inner = isRecordMap(value) ? [...records, path.length] : records;
+    for (const [k, child] of Object.entries(value)) collectLeaves(child, [...path, k], k, inner, into);
   } else {
     // Scalars, and empty containers: `"errors": []` says something.
-    into.push({ path, value, key });
+    into.push({ path, value, key, records });
   }
+}
+
+/**
+ * An object keyed by ids (`{"1008948180": {...}, "1096508426": {...}}`) is a collection of records,
+ * like an array: its entries are ranked as records. Keys holding a digit read as ids; field names
+ * rarely hold one.
+ */
+function isRecordMap(value: object): boolean {
+  const entries = Object.entries(value);
+  return entries.length >= 2 && entries.every(([k, v]) => typeof v === 'object' && v !== null && /\d/u.test(k));
+}
+
+/**
+ * Matches a leaf's object keys (array indices left out) against field rules: a rule is a key, or keys
+ * joined by dots that must follow each other (`items.price`), `*` standing for any one key
+ * (`variants.*.options`).
+ */
+function fieldMatcher(rules: readonly string[]): (keys: readonly string[]) => boolean {
+  const specs = rules.map((rule) => rule.split('.'));
+  return (keys) =>
+    specs.some((spec) => {
+      for (let start = 0; start + spec.length <= keys.length; start += 1) {
+        if (spec.every((part, j) => part === '*' || part === keys[start + j])) return true;
+      }
+      return false;
+    });
 }
 
 function pathWords(path: JsonPath): string {

@@ -2,7 +2,10 @@
  * Evidence test on real data: does the extractive compressor keep the sentences a HotpotQA question
  * needs? Each observation is a question's 10 context paragraphs (2 gold, 8 distractors); at τ = 0.5
  * the output must stay within half the tokens and keep ≥ 90% of the supporting-fact sentences
- * verbatim. Baselines are measured at the same ratio and printed, for comparison.
+ * verbatim. Baselines are measured at the same ratio and printed, for comparison: the text baselines,
+ * and the context strategies' counterparts on one observation (FIFO keeps the end, as truncate-tail;
+ * the prompting baseline's offline stand-in keeps each paragraph's first sentence; clearing drops the
+ * whole result).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +15,9 @@ import { z } from 'zod';
 import { countTokens } from '../tokens/tokenizer.js';
 import { randomUnits, tokenDropLingua, truncateHead, truncateTail } from './baselines-text.js';
 import { compressExtractive } from './extractive.js';
+import { firstSentence } from './offline-summarizer.js';
 import { DEFAULT_OBSERVATION_RULES } from './rules.js';
+import { headWithinTokens, tokenBudget } from './token-budget.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DATA = path.resolve(repoRoot, '../shared/data/hotpotqa/dev.jsonl');
@@ -69,9 +74,18 @@ describe.skipIf(!present)(`HotpotQA evidence recall at τ = ${RATIO}`, () => {
     const methods: Record<string, (observation: string, q: Question, n: number) => string> = {
       extractive: (observation, q) => compressExtractive(observation, { query: q.question, rules: DEFAULT_OBSERVATION_RULES }).text,
       'truncate-head': (observation) => truncateHead(observation, RATIO),
-      'truncate-tail': (observation) => truncateTail(observation, RATIO),
+      'truncate-tail (= FIFO)': (observation) => truncateTail(observation, RATIO),
       'random-units': (observation, _q, n) => randomUnits(observation, RATIO, n + 1),
       'token-drop-lingua': (observation) => tokenDropLingua(observation, RATIO),
+      'prompting, naive stand-in': (observation) =>
+        headWithinTokens(
+          observation
+            .split('\n\n')
+            .map((paragraph) => firstSentence(paragraph))
+            .join('\n'),
+          tokenBudget(countTokens(observation), RATIO),
+        ),
+      'clear-tool-results': () => '',
     };
     expect(DEFAULT_OBSERVATION_RULES.ratio).toBe(RATIO);
     const tallies = new Map<string, Tally>(Object.keys(methods).map((name) => [name, { kept: 0, total: 0, ratios: [] }]));

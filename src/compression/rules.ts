@@ -42,9 +42,13 @@ export const ExtractiveRulesSchema = z
     dropPatterns: z.array(z.string()),
     /** Protected content kinds. */
     alwaysKeep: AlwaysKeepSchema,
-    /** JSON keys whose whole subtree is kept first (id-like keys are kept this way too). */
+    /**
+     * JSON keys whose whole subtree is kept first. An entry is a key (`status`) or a dotted run of
+     * keys (`items.price`: a `price` directly under `items`, array indices skipped), `*` standing for
+     * any one key (`variants.*.available`).
+     */
     jsonKeepFields: z.array(z.string()),
-    /** JSON keys whose whole subtree is dropped, unless also listed in `jsonKeepFields`. */
+    /** JSON keys (as in `jsonKeepFields`) whose whole subtree is dropped, unless also matched by `jsonKeepFields`. */
     jsonDropFields: z.array(z.string()),
     /**
      * Units scoring below this are dropped even when the budget has room. Relevance to the query

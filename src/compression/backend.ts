@@ -1,0 +1,65 @@
+/**
+ * The compressor backend contract: what C_obs and C_hist hand a backend (the guideline and every value
+ * its template can name) and what they get back (the text the agent will see). The LLM backend renders
+ * the guideline as its prompt; the extractive backend obeys the guideline's rules; the naive summarizer
+ * ignores the guideline. Processors pick a backend with {@link CompressorSpec}.
+ */
+import type { ContextItem } from '../context/request.js';
+import type { Ledger } from '../tokens/ledger.js';
+import type { Guideline, GuidelineTarget, GuidelineValues } from './guideline.js';
+
+/** What a compressor is asked to compress. */
+export interface CompressionInput {
+  /** `observation` (C_obs) or `history` (C_hist). */
+  target: GuidelineTarget;
+  /** The guideline that says what to keep. */
+  guideline: Guideline;
+  /** The invocation's task (its first user message). */
+  task: string;
+  /**
+   * As text: for an observation, the recent steps shown as context; for history, the steps to fold
+   * into the summary.
+   */
+  history: string;
+  /** History only: the steps to fold in, as whole turns, for backends that work on structure. */
+  turns: readonly (readonly ContextItem[])[];
+  /** History only: the summary being extended (`accumulate`); empty before the first compression and in `reset`. */
+  previousSummary: string;
+  /** Observation only: the tool result to compress; empty for history. */
+  observation: string;
+  /** Observation only: the tool that produced it. */
+  toolName?: string;
+  /** The output budget in tokens (the guideline's `{{max_tokens}}`). */
+  maxTokens: number;
+}
+
+/** Who is compressing, for the ledger and cancellation. */
+export interface CompressionContext {
+  /** The run's ledger; model-backed compressors record their calls in it as kind `compressor`. */
+  ledger?: Ledger;
+  signal?: AbortSignal;
+  invocationId: string;
+  /** The agent the compressor works for. */
+  agentName: string;
+}
+
+/** A compressor backend: turns a {@link CompressionInput} into the text the agent sees instead. */
+export interface CompressorBackend {
+  /** A short name for processor names and reports (`extractive`, `llm(openai:gpt-4.1-mini)`). */
+  readonly name: string;
+  compress(input: CompressionInput, context: CompressionContext): Promise<string>;
+}
+
+/**
+ * The values of every placeholder for a compression input, so a guideline renders whatever subset of
+ * them its template uses.
+ */
+export function guidelineValues(input: CompressionInput): Required<GuidelineValues> {
+  return {
+    task: input.task,
+    previous_summary: input.previousSummary,
+    history: input.history,
+    observation: input.observation,
+    max_tokens: input.maxTokens,
+  };
+}

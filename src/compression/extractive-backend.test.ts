@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import type { ContextItem } from '../context/request.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import type { CompressionInput } from './backend.js';
+import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
+import { entriesOfTurns, extractiveCompressor, formatSummaryEntries, parseSummaryEntries } from './extractive-backend.js';
+import { parseGuideline } from './guideline.js';
+import { fenceQuoted, handleLine } from './transcript.js';
+
+const TASK = 'Which of the orders of mia_li_3668 are pending, and what did each cost?';
+
+const order = (id: string, status: string, price: number): string =>
+  JSON.stringify(
+    {
+      order_id: id,
+      status,
+      address: { street: '12 Long Street', city: 'Springfield', country: 'USA' },
+      items: [{ name: 'Desk Lamp', price, options: { color: 'white', bulb: 'LED', warranty: '2 years' } }],
+      fulfillments: [{ tracking_id: ['88286796656'], carrier: 'ground' }],
+    },
+    null,
+    2,
+  );
+
+function stepTurn(n: number, output: string): ContextItem[] {
+  return [
+    { type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${n}`, toolName: 'get_order', input: { order_id: `#W${n}` } }], eventId: `m${n}` },
+    { type: 'tool-result', toolCallId: `c${n}`, toolName: 'get_order', output, isError: false, eventId: `r${n}` },
+  ];
+}
+
+// Keeps exactly the fields a task reads, as a tuned guideline would.
+const TUNED = parseGuideline(`---
+id: history-orders
+version: 1
+target: history
+---
+Summarize {{history}} in {{max_tokens}} tokens.
+
+\`\`\`rules json
+{ "ratio": 1, "minScore": 99, "jsonKeepFields": ["order_id", "status", "items.price"] }
+\`\`\`
+`);
+
+function historyInput(turns: ContextItem[][], overrides: Partial<CompressionInput> = {}): CompressionInput {
+  return { target: 'history', guideline: TUNED, task: TASK, history: '', turns, previousSummary: '', observation: '', maxTokens: 2000, ...overrides };
+}
+
+describe('extractive history summaries', () => {
+  it('write one entry per tool call, with the kept fields of its result as valid JSON', async () => {
+    const summary = await extractiveCompressor().compress(historyInput([stepTurn(1, order('#W1', 'pending', 30)), stepTurn(2, order('#W2', 'delivered', 45))]), { invocationId: 'i', agentName: 'a' });
+    expect(summary.split('\n')).toEqual([
+      '- get_order → {"order_id":"#W1","status":"pending","items":[{"price":30}]}',
+      '- get_order → {"order_id":"#W2","status":"delivered","items":[{"price":45}]}',
+    ]);
+  });
+
+  it('keep the arguments of a call whose kept result does not show them', async () => {
+    const summary = await extractiveCompressor().compress(historyInput([stepTurn(1, JSON.stringify({ status: 'pending', note: 'x'.repeat(300) }))]), { invocationId: 'i', agentName: 'a' });
+    expect(summary).toBe('- get_order {"order_id":"#W1"} → {"status":"pending"}');
+  });
+
+  it('fold new steps into a previous summary, keeping its entries as they are', async () => {
+    const previous = '- get_order {"order_id":"#W1"} → {"order_id":"#W1","status":"pending"}';
+    const summary = await extractiveCompressor().compress(historyInput([stepTurn(2, order('#W2', 'pending', 45))], { previousSummary: previous }), { invocationId: 'i', agentName: 'a' });
+    expect(summary.startsWith(`${previous}\n- get_order → {"order_id":"#W2"`)).toBe(true);
+  });
+
+  it('keep an observation compressed before verbatim, with its handle', async () => {
+    const body = '{"order_id":"#W3","status":"pending","note":"kept by C_obs"}';
+    const output = `${fenceQuoted(body, 'abcdef012345')}\n${handleLine('tool://get_order/c3', 400)}`;
+    const [entry] = entriesOfTurns([stepTurn(3, output)]);
+    expect(entry).toMatchObject({ label: 'get_order {"order_id":"#W3"} (full result: tool://get_order/c3)', payload: body, compressed: true });
+    expect(entriesOfTurns([stepTurn(3, output)], false)[0]?.label).toBe('get_order {"order_id":"#W3"}');
+    const summary = await extractiveCompressor().compress(historyInput([stepTurn(3, output)]), { invocationId: 'i', agentName: 'a' });
+    expect(summary).toContain(body);
+  });
+
+  it('stay within max_tokens, cutting every entry in proportion and then dropping the oldest', async () => {
+    const turns = Array.from({ length: 8 }, (_, i) => stepTurn(i, order(`#W${i}`, 'pending', 10 + i)));
+    const input = historyInput(turns, { guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens: 120 });
+    const summary = await extractiveCompressor().compress(input, { invocationId: 'i', agentName: 'a' });
+    expect(countTokens(summary)).toBeLessThanOrEqual(120);
+    expect(summary).toContain('#W7');
+  });
+
+  it('read back what they write, multi-line payloads and foreign text included', () => {
+    const entries = [
+      { label: '[user]', payload: 'Also check\nthe refund.' },
+      { label: 'get_order {"order_id":"#W1"}', payload: '{"status":"pending"}' },
+    ];
+    expect(parseSummaryEntries(formatSummaryEntries(entries))).toEqual(entries);
+    expect(parseSummaryEntries('## Runtime values\n| order | #W1 |')).toEqual([{ label: '[earlier summary]', payload: '## Runtime values\n| order | #W1 |' }]);
+  });
+});
+
+describe('extractive observation compression', () => {
+  it('ranks against the task and the recent steps and keeps the budget', async () => {
+    const output = JSON.stringify(
+      { orders: Array.from({ length: 10 }, (_, i) => ({ order_id: `#W${i}`, status: i === 6 ? 'pending' : 'delivered', items: [{ name: i === 6 ? 'Blue Kettle' : 'Desk Lamp', price: 20 + i }] })) },
+      null,
+      2,
+    );
+    const text = await extractiveCompressor().compress(
+      { target: 'observation', guideline: DEFAULT_OBSERVATION_GUIDELINE, task: 'What did the blue kettle cost?', history: '', turns: [], previousSummary: '', observation: output, maxTokens: 120 },
+      { invocationId: 'i', agentName: 'a' },
+    );
+    expect(countTokens(text)).toBeLessThanOrEqual(120);
+    expect(text).toContain('"name":"Blue Kettle","price":26');
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { MissingApiKeyError, ModelBehaviorError } from '../errors.js';
+import { OfflineModel } from '../models/offline.js';
+import { scriptedModel } from '../models/scripted.js';
+import { Ledger } from '../tokens/ledger.js';
+import type { CompressionInput } from './backend.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
+import { llmCompressor } from './llm-backend.js';
+import { resolveCompressor } from './resolve-compressor.js';
+
+const input: CompressionInput = {
+  target: 'observation',
+  guideline: DEFAULT_OBSERVATION_GUIDELINE,
+  task: 'Is order 7 pending?',
+  history: '',
+  turns: [],
+  previousSummary: '',
+  observation: '{"order":7,"status":"pending"}',
+  maxTokens: 40,
+};
+
+describe('llmCompressor', () => {
+  it('records provider usage beside the local count and caps the completion', async () => {
+    const model = scriptedModel([{ text: 'order 7: pending', usage: { inputTokens: 321, outputTokens: 5 } }]);
+    const ledger = new Ledger();
+    const text = await llmCompressor({ model }).compress(input, { ledger, invocationId: 'inv', agentName: 'a' });
+    expect(text).toBe('order 7: pending');
+    expect(ledger.entries[0]).toMatchObject({ kind: 'compressor', invocationId: 'inv', providerPromptTokens: 321, providerCompletionTokens: 5 });
+    expect(model.calls[0]).toMatchObject({ maxOutputTokens: 2 * 40 + 256, temperature: 0 });
+  });
+
+  it('fails as model behaviour on an empty answer, after recording the call', async () => {
+    const ledger = new Ledger();
+    const error = await llmCompressor({ model: scriptedModel(['   ']) })
+      .compress(input, { ledger, invocationId: 'inv', agentName: 'a' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelBehaviorError);
+    expect((error as ModelBehaviorError).message).toMatch(/extractive backend/u);
+    expect(ledger.entries).toHaveLength(1);
+  });
+
+  it('resolves its model on first use, so a missing key fails the call, not the setup', async () => {
+    const backend = llmCompressor({ model: 'openai:gpt-4.1-mini', modelOptions: { env: {} } });
+    expect(backend.name).toBe('llm(openai:gpt-4.1-mini)');
+    await expect(backend.compress(input, { invocationId: 'i', agentName: 'a' })).rejects.toBeInstanceOf(MissingApiKeyError);
+  });
+});
+
+describe('resolveCompressor', () => {
+  it('maps extractive and the offline model to the extractive backend, other models to the LLM backend', () => {
+    expect(resolveCompressor().name).toBe('extractive');
+    expect(resolveCompressor('offline').name).toBe('extractive');
+    expect(resolveCompressor(new OfflineModel()).name).toBe('extractive');
+    expect(resolveCompressor(scriptedModel([])).name).toBe('llm(scripted:scripted)');
+    const custom = { name: 'mine', compress: async () => 'x' };
+    expect(resolveCompressor(custom)).toBe(custom);
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * ACON compression for any AI SDK call: a LanguageModelV3Middleware whose `transformParams` applies
+ * C_obs to tool results above T_obs and C_hist to a history above T_hist, inside `generateText` or
+ * `streamText`, without the pagewise runner. It runs the same processors the runner does: the prompt
+ * is read as session events (stable ids per message), compactions are kept by the middleware per
+ * conversation, and the result is written back as messages, untouched ones as they were (files,
+ * reasoning and provider options included).
+ *
+ * The AI SDK sends the whole conversation at every step, so work is remembered: a tool result is
+ * compressed once (by call id and content), and a summary is folded forward as the conversation grows.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Middleware, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { eventsToItems } from '../context/history.js';
+import type { ObservationContext } from '../context/observation.js';
+import type { ContextItem, ContextRequest, ProcessorContext } from '../context/request.js';
+import { PagingService } from '../paging/service.js';
+import type { CompactionEvent, Session, SessionEvent, ToolCallRecord } from '../session/types.js';
+import { Ledger } from '../tokens/ledger.js';
+import { historyCompressor, type HistoryCompressorOptions } from './history.js';
+import { observationCompressor, type ObservationCompressorOptions } from './observation.js';
+import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+
+/** Options of {@link compressionMiddleware}. */
+export interface CompressionMiddlewareOptions {
+  /** The compressor of both parts unless a part names its own. Default `'extractive'`. */
+  compressor?: CompressorSpec;
+  /** C_obs settings, or `false` to leave tool results alone. */
+  observation?: false | Omit<ObservationCompressorOptions, 'service'>;
+  /** C_hist settings, or `false` to leave the history alone. */
+  history?: false | Omit<HistoryCompressorOptions, 'name'>;
+  /** Holds raw tool results. Default: a new in-memory service. */
+  service?: PagingService;
+  /** The session the raw results are filed under (page namespace `session:<id>`). Default `ai-sdk`. */
+  sessionId?: string;
+  /** Receives every compressor model call. Default: a new ledger, exposed as `ledger`. */
+  ledger?: Ledger;
+  /** The name compressor calls are recorded under. Default `ai-sdk`. */
+  agentName?: string;
+  /** Conversations whose compactions are remembered (least recently used dropped first). Default 64. */
+  maxConversations?: number;
+}
+
+/** The middleware, with what it keeps. */
+export interface CompressionMiddleware extends LanguageModelV3Middleware {
+  /** Compressor calls, as kind `compressor` entries. */
+  readonly ledger: Ledger;
+  /** The paging service holding raw tool results; `page_in` tools bound to it follow the handles. */
+  readonly service: PagingService;
+  /** The raw text behind a handle (`tool://...`), byte for byte, or undefined. */
+  restore(uri: string): Promise<string | undefined>;
+}
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+
+// Tool results remembered as compressed (or as too small to compress): enough for long tool loops of
+// many conversations; the least recently used are forgotten and, if seen again, compressed again.
+const REMEMBERED_RESULTS = 4096;
+
+type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
+type ToolResultOutput = Extract<ToolMessage['content'][number], { type: 'tool-result' }>['output'];
+
+/** The text of a tool output as the model reads it, and whether it is an error. */
+function outputText(output: ToolResultOutput): { text: string; isError: boolean; compressible: boolean } {
+  switch (output.type) {
+    case 'text':
+      return { text: output.value, isError: false, compressible: true };
+    case 'json':
+      return { text: JSON.stringify(output.value), isError: false, compressible: true };
+    case 'error-text':
+      return { text: output.value, isError: true, compressible: false };
+    case 'error-json':
+      return { text: JSON.stringify(output.value), isError: true, compressible: false };
+    case 'execution-denied':
+      return { text: `execution denied${output.reason ? `: ${output.reason}` : ''}`, isError: true, compressible: false };
+    case 'content':
+      return { text: output.value.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('\n'), isError: false, compressible: false };
+  }
+}
+
+function userText(message: Extract<LanguageModelV3Message, { role: 'user' }>): string {
+  return message.content.map((p) => (p.type === 'text' ? p.text : `[file ${p.mediaType}]`)).join('');
+}
+
+/**
+ * The prompt as session events, one per message (one per tool result), with ids stable across the
+ * calls of a conversation: the message's position and content. System messages are not history.
+ */
+function promptEvents(prompt: LanguageModelV3Prompt): { events: SessionEvent[]; messageOf: Map<string, number> } {
+  const events: SessionEvent[] = [];
+  const messageOf = new Map<string, number>();
+  const base = { invocationId: 'ai-sdk', author: 'ai-sdk', timestamp: 0 };
+  prompt.forEach((message, i) => {
+    const push = (event: SessionEvent): void => {
+      events.push(event);
+      messageOf.set(event.id, i);
+    };
+    switch (message.role) {
+      case 'system':
+        return;
+      case 'user': {
+        const text = userText(message);
+        push({ ...base, id: `${i}:${sha(`user${text}`)}`, kind: 'user', author: 'user', text });
+        return;
+      }
+      case 'assistant': {
+        let text = '';
+        const toolCalls: ToolCallRecord[] = [];
+        for (const part of message.content) {
+          if (part.type === 'text') text += part.text;
+          else if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        }
+        push({ ...base, id: `${i}:${sha(`assistant${text}${JSON.stringify(toolCalls)}`)}`, kind: 'model', text, toolCalls });
+        return;
+      }
+      case 'tool':
+        message.content.forEach((part, j) => {
+          if (part.type !== 'tool-result') return;
+          const { text, isError } = outputText(part.output);
+          push({ ...base, id: `${i}.${j}:${sha(`${part.toolCallId}${text}`)}`, kind: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: text, isError });
+        });
+        return;
+    }
+  });
+  return { events, messageOf };
+}
+
+/**
+ * Creates the middleware.
+ *
+ * @example
+ * import { generateText, wrapLanguageModel } from 'ai';
+ * import { compressionMiddleware } from 'pagewise/ai-sdk';
+ *
+ * const model = wrapLanguageModel({ model: openai('gpt-4.1-mini'), middleware: compressionMiddleware({ compressor: 'openai:gpt-4.1-nano' }) });
+ * await generateText({ model, tools, prompt: 'Find the order and refund it.', stopWhen: stepCountIs(30) });
+ */
+export function compressionMiddleware(options: CompressionMiddlewareOptions = {}): CompressionMiddleware {
+  const ledger = options.ledger ?? new Ledger();
+  const service = options.service ?? new PagingService();
+  const sessionId = options.sessionId ?? 'ai-sdk';
+  const agentName = options.agentName ?? 'ai-sdk';
+  const maxConversations = options.maxConversations ?? 64;
+  const shared = resolveCompressor(options.compressor);
+  const cObs =
+    options.observation === false ? undefined : observationCompressor({ compressor: shared, ...(options.observation ?? {}), service });
+  const cHist = options.history === false ? undefined : historyCompressor({ compressor: shared, ...(options.history ?? {}) });
+  // Compressed tool results by call id and raw content; compactions by conversation (its first message).
+  const compressed = new Map<string, string>();
+  const compactions = new Map<string, CompactionEvent[]>();
+
+  const remember = <V>(map: Map<string, V>, key: string, value: V, max: number): void => {
+    map.delete(key);
+    map.set(key, value);
+    while (map.size > max) map.delete(map.keys().next().value as string);
+  };
+
+  async function compressObservations(prompt: LanguageModelV3Prompt, task: string, signal: AbortSignal | undefined): Promise<LanguageModelV3Prompt> {
+    if (!cObs) return prompt;
+    const out: LanguageModelV3Prompt = [];
+    for (const message of prompt) {
+      if (message.role !== 'tool') {
+        out.push(message);
+        continue;
+      }
+      const content: ToolMessage['content'] = [];
+      for (const part of message.content) {
+        if (part.type !== 'tool-result') {
+          content.push(part);
+          continue;
+        }
+        const { text, compressible } = outputText(part.output);
+        if (!compressible) {
+          content.push(part);
+          continue;
+        }
+        const key = `${part.toolCallId}:${sha(text)}`;
+        let result = compressed.get(key);
+        if (result === undefined) {
+          const context: ObservationContext = {
+            invocationId: 'ai-sdk',
+            agentName,
+            sessionId,
+            task,
+            // The steps before, as the model will see them: earlier results already compressed.
+            recentItems: eventsToItems(promptEvents(out).events),
+            services: new Map(),
+            ledger,
+            signal: signal ?? new AbortController().signal,
+          };
+          const obs = await cObs.process({ toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false }, context);
+          result = obs.output;
+          remember(compressed, key, result, REMEMBERED_RESULTS);
+        }
+        content.push(result === text ? part : { ...part, output: { type: 'text', value: result } });
+      }
+      out.push({ ...message, content });
+    }
+    return out;
+  }
+
+  async function compressHistory(prompt: LanguageModelV3Prompt, task: string, signal: AbortSignal | undefined): Promise<LanguageModelV3Prompt> {
+    if (!cHist) return prompt;
+    const { events, messageOf } = promptEvents(prompt);
+    const first = events[0];
+    if (!first) return prompt;
+    const conversation = first.id;
+    const stored = compactions.get(conversation) ?? [];
+    const known = new Set(events.map((e) => e.id));
+    // Compactions over messages that are gone (an edited conversation) no longer apply.
+    const valid = stored.filter((c) => known.has(c.fromEventId) && known.has(c.toEventId));
+    const session: Session = {
+      appName: 'ai-sdk',
+      userId: 'ai-sdk',
+      sessionId,
+      state: {},
+      events: [...events, ...valid],
+      version: events.length + valid.length,
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
+    const context: ProcessorContext = {
+      session,
+      invocationId: 'ai-sdk',
+      agentName,
+      task,
+      services: new Map(),
+      signal: signal ?? new AbortController().signal,
+      ledger,
+      appendCompaction: async (c) => {
+        const event: CompactionEvent = { id: randomUUID(), invocationId: 'ai-sdk', author: agentName, timestamp: Date.now(), kind: 'compaction', ...c };
+        session.events.push(event);
+        valid.push(event);
+      },
+    };
+    await cHist.process(request, context);
+    remember(compactions, conversation, valid, maxConversations);
+    if (valid.length === 0) return prompt;
+    return toPrompt(prompt, request.items, messageOf);
+  }
+
+  return {
+    specificationVersion: 'v3',
+    ledger,
+    service,
+    async restore(uri: string) {
+      return (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body;
+    },
+    async transformParams({ params }: { params: LanguageModelV3CallOptions }): Promise<LanguageModelV3CallOptions> {
+      // The task is the latest user message: the one this call's tool loop works on.
+      const lastUser = [...params.prompt].reverse().find((m): m is Extract<LanguageModelV3Message, { role: 'user' }> => m.role === 'user');
+      const task = lastUser ? userText(lastUser) : '';
+      let prompt = await compressObservations(params.prompt, task, params.abortSignal);
+      prompt = await compressHistory(prompt, task, params.abortSignal);
+      return prompt === params.prompt ? params : { ...params, prompt };
+    },
+  };
+}
+
+/** Writes items back as messages: system messages first, each kept message as it was, summaries as user messages. */
+function toPrompt(prompt: LanguageModelV3Prompt, items: readonly ContextItem[], messageOf: ReadonlyMap<string, number>): LanguageModelV3Prompt {
+  const out: LanguageModelV3Prompt = prompt.filter((m) => m.role === 'system');
+  const emitted = new Set<number>();
+  for (const item of items) {
+    if (item.type === 'summary') {
+      out.push({ role: 'user', content: [{ type: 'text', text: item.text }] });
+      continue;
+    }
+    const index = item.eventId === undefined ? undefined : messageOf.get(item.eventId);
+    if (index === undefined || emitted.has(index)) continue;
+    emitted.add(index);
+    const message = prompt[index];
+    if (message) out.push(message);
+  }
+  return out;
+}

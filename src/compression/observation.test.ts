@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../agents/agent.js';
+import { Runner } from '../agents/runner.js';
+import { tool } from '../agents/tool.js';
+import type { ObservationContext, ToolObservation } from '../context/observation.js';
+import { ConfigurationError } from '../errors.js';
+import { scriptedModel } from '../models/scripted.js';
+import { pagedInstruction } from '../paging/instruction.js';
+import { createPagingTools } from '../paging/tools.js';
+import { Ledger } from '../tokens/ledger.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import type { CompressionInput, CompressorBackend } from './backend.js';
+import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
+import { guidelineValues } from './backend.js';
+import { renderGuideline } from './guideline.js';
+import { llmCompressor } from './llm-backend.js';
+import { observationCompressor } from './observation.js';
+import { handleOf, unfenceQuoted } from './transcript.js';
+
+/** A text of exactly `n` tokens. */
+function textOfTokens(n: number): string {
+  const text = ' item'.repeat(n);
+  expect(countTokens(text)).toBe(n);
+  return text;
+}
+
+/** A backend that records its inputs and answers with a fixed short text. */
+function stubBackend(answer = 'kept: order 7 pending'): CompressorBackend & { inputs: CompressionInput[] } {
+  const inputs: CompressionInput[] = [];
+  return {
+    name: 'stub',
+    inputs,
+    compress: async (input) => {
+      inputs.push(input);
+      return answer;
+    },
+  };
+}
+
+function context(overrides: Partial<ObservationContext> = {}): ObservationContext {
+  return {
+    invocationId: 'inv',
+    agentName: 'agent',
+    sessionId: 's1',
+    task: 'Find order 7 and say whether it is pending.',
+    recentItems: [{ type: 'user', text: 'Find order 7 and say whether it is pending.' }],
+    services: new Map(),
+    ledger: new Ledger(),
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+const observation = (output: string, toolName = 'get_order', isError = false): ToolObservation => ({ toolCallId: 'c1', toolName, input: { id: 7 }, output, isError });
+
+describe('observationCompressor: T_obs', () => {
+  it('compresses a result only when it exceeds the threshold', async () => {
+    const backend = stubBackend();
+    const cObs = observationCompressor({ compressor: backend, thresholdTokens: 100 });
+    const atThreshold = observation(textOfTokens(100));
+    expect(await cObs.process(atThreshold, context())).toEqual(atThreshold);
+    expect(backend.inputs).toHaveLength(0);
+    const above = await cObs.process(observation(textOfTokens(101)), context());
+    expect(backend.inputs).toHaveLength(1);
+    expect(unfenceQuoted(above.output)).toBe('kept: order 7 pending');
+    expect(above.output.split('\n').at(-1)).toMatch(/^\[pagewise\] Compressed from 101 tokens; the full result: page_in uris \["tool:\/\/get_order\/c1"\]$/u);
+  });
+
+  it('honours per-tool thresholds and the exclude list, and leaves errors and paging tools alone', async () => {
+    const backend = stubBackend();
+    const cObs = observationCompressor({ compressor: backend, thresholdTokens: 100, toolThresholds: { list: 10 }, exclude: ['raw_dump'] });
+    // Above the list threshold, and large enough that the fence and handle still leave it smaller.
+    const small = textOfTokens(90);
+    expect((await cObs.process(observation(small, 'list'), context())).output).not.toBe(small);
+    expect((await cObs.process(observation(small, 'get_order'), context())).output).toBe(small);
+    const big = textOfTokens(300);
+    for (const obs of [observation(big, 'raw_dump'), observation(big, 'page_in'), observation(big, 'get_order', true)]) {
+      expect(await cObs.process(obs, context())).toEqual(obs);
+    }
+    expect(backend.inputs).toHaveLength(1);
+  });
+
+  it('gives the backend the task, the recent steps, the observation and a budget of ratio · tokens', async () => {
+    const backend = stubBackend();
+    const cObs = observationCompressor({ compressor: backend, thresholdTokens: 10, maxTokens: 1000 });
+    const output = textOfTokens(400);
+    const recent = [
+      { type: 'user' as const, text: 'Find order 7 and say whether it is pending.' },
+      { type: 'assistant' as const, text: '', toolCalls: [{ toolCallId: 'c0', toolName: 'find', input: { q: 'order 7' } }] },
+      { type: 'tool-result' as const, toolCallId: 'c0', toolName: 'find', output: 'order 7 exists', isError: false },
+    ];
+    await cObs.process(observation(output), context({ recentItems: recent }));
+    const input = backend.inputs[0];
+    expect(input).toMatchObject({ target: 'observation', task: 'Find order 7 and say whether it is pending.', observation: output, toolName: 'get_order', maxTokens: 200 });
+    expect(input?.history).toContain('[result of find] order 7 exists');
+    expect(input?.guideline).toBe(DEFAULT_OBSERVATION_GUIDELINE);
+  });
+
+  it('does not use a compression that is not smaller, nor one whose model misbehaved', async () => {
+    const long = observationCompressor({ compressor: stubBackend('x '.repeat(500)), thresholdTokens: 10 });
+    const obs = observation(textOfTokens(60));
+    expect(await long.process(obs, context())).toEqual(obs);
+    const empty = observationCompressor({ compressor: llmCompressor({ model: scriptedModel(['']) }), thresholdTokens: 10 });
+    expect(await empty.process(obs, context())).toEqual(obs);
+  });
+
+  it('refuses a history guideline and bad thresholds', () => {
+    expect(() => observationCompressor({ guideline: DEFAULT_HISTORY_GUIDELINE })).toThrow(ConfigurationError);
+    expect(() => observationCompressor({ thresholdTokens: -1 })).toThrow(/thresholdTokens/u);
+    expect(() => observationCompressor({ toolThresholds: { x: 1.5 } })).toThrow(/toolThresholds\.x/u);
+  });
+});
+
+describe('observationCompressor: the raw result stays retrievable', () => {
+  it('page_in of the handle restores the raw result byte for byte', async () => {
+    // Unicode, CRLF, tabs, trailing spaces: what a lossy round trip would change.
+    const raw = `{"order":"#W7","note":"café – naïve 🚚\\u00e9"}\r\n\tline with trailing spaces   \n${'status: delivered; total 12.50\n'.repeat(120)}end`;
+    const bigTool = tool({ name: 'get_order', description: 'Returns an order.', inputSchema: z.object({ id: z.string() }), execute: () => raw });
+    const cObs = observationCompressor({ compressor: stubBackend('order #W7 delivered'), thresholdTokens: 100 });
+    const pageIn = createPagingTools(cObs.service).page_in;
+    let handle: string | undefined;
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'get_order', input: { id: '#W7' } }] },
+      ({ view }) => {
+        const last = view.turns.at(-1);
+        handle = last?.role === 'tool' ? handleOf(last.results[0]?.output ?? '') : undefined;
+        return { toolCalls: [{ toolName: 'page_in', input: { uris: [handle] } }] };
+      },
+      'done',
+    ]);
+    const agent = new Agent({
+      name: 'a',
+      instruction: pagedInstruction({ base: 'You read orders.', service: cObs.service }),
+      tools: [bigTool, pageIn],
+      observationProcessors: [cObs],
+    });
+    const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'Read order #W7.' });
+    model.assertComplete();
+    expect(handle).toBe('tool://get_order/call-1');
+    // What the model saw of the result is the compressed text, not the raw one.
+    const seen = model.views[1]?.turns.at(-1);
+    expect(seen?.role === 'tool' && seen.results[0]?.output.includes('order #W7 delivered')).toBe(true);
+    expect(JSON.stringify(model.views[1]?.turns)).not.toContain('trailing spaces');
+    // The page holds the raw text, and page_in put it, unchanged, into the next instruction.
+    expect(await cObs.service.body(handle ?? '', result.session.sessionId)).toBe(raw);
+    expect(model.views[2]?.system).toContain(raw);
+    // The events hold what the model saw; nothing about the raw result was lost from the store.
+    const event = result.session.events.find((e) => e.kind === 'tool-result' && e.toolName === 'get_order');
+    expect(event?.kind === 'tool-result' && handleOf(event.output)).toBe(handle);
+  });
+});
+
+describe('observationCompressor with the LLM backend', () => {
+  it('prompts with the guideline, every placeholder filled, uses the answer and records the call', async () => {
+    const compressorModel = scriptedModel(['{"order":"#W7","status":"pending"}'], { modelId: 'small' });
+    const ledger = new Ledger();
+    const cObs = observationCompressor({ compressor: llmCompressor({ model: compressorModel }), thresholdTokens: 50 });
+    const output = textOfTokens(300);
+    const result = await cObs.process(observation(output), context({ ledger }));
+
+    const prompt = compressorModel.views[0]?.turns[0];
+    expect(compressorModel.calls).toHaveLength(1);
+    expect(prompt?.role).toBe('user');
+    const text = prompt?.role === 'user' ? prompt.text : '';
+    expect(text).not.toMatch(/\{\{|\}\}/u);
+    expect(text).toContain('Find order 7 and say whether it is pending.');
+    expect(text).toContain(output);
+    expect(text).toContain('at most 150 tokens');
+    expect(text).toBe(
+      renderGuideline(
+        DEFAULT_OBSERVATION_GUIDELINE,
+        guidelineValues({ target: 'observation', guideline: DEFAULT_OBSERVATION_GUIDELINE, task: context().task, history: '[user] Find order 7 and say whether it is pending.', turns: [], previousSummary: '', observation: output, maxTokens: 150 }),
+      ),
+    );
+
+    expect(unfenceQuoted(result.output)).toBe('{"order":"#W7","status":"pending"}');
+    const entry = ledger.entries[0];
+    expect(ledger.entries).toHaveLength(1);
+    expect(entry).toMatchObject({ kind: 'compressor', model: 'scripted:small', agent: 'agent:observation-compressor', promptTokens: countTokens(text), completionTokens: countTokens('{"order":"#W7","status":"pending"}') });
+    expect(entry?.parts.observation).toBe(entry?.promptTokens);
+    expect(ledger.summary()).toMatchObject({ compressorCalls: 1, peakPromptTokens: 0 });
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * C_obs, ACON's observation compressor, as an observation processor: a tool result above T_obs is
+ * compressed by a backend steered by the observation guideline, given the task and the recent steps,
+ * and the agent sees only the compressed text. The raw result is kept as a page first, and the
+ * compressed text ends with its handle, so `page_in` restores the original byte for byte.
+ */
+import type { ObservationContext, ObservationProcessor, ToolObservation } from '../context/observation.js';
+import type { ContextItem } from '../context/request.js';
+import { groupTurns } from '../context/history.js';
+import { ConfigurationError, PagewiseError } from '../errors.js';
+import { toolPageUri } from '../paging/auto-paging.js';
+import { PagingService } from '../paging/service.js';
+import { PAGING_TOOL_NAMES } from '../paging/tools.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import type { CompressorBackend } from './backend.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
+import type { Guideline } from './guideline.js';
+import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+import { tokenBudget } from './token-budget.js';
+import { fenceQuoted, handleLine, renderTranscript, shortBoundary } from './transcript.js';
+
+/** ACON's default T_obs: observations above this many tokens are compressed. */
+export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
+
+/** Options of {@link observationCompressor}. */
+export interface ObservationCompressorOptions {
+  /** The backend: `'extractive'` (default), a model spec or instance (LLM), or a backend object. */
+  compressor?: CompressorSpec;
+  /** The observation guideline (g_obs). Default {@link DEFAULT_OBSERVATION_GUIDELINE}. */
+  guideline?: Guideline;
+  /** T_obs: results above this many tokens are compressed. Default {@link DEFAULT_OBSERVATION_THRESHOLD}. */
+  thresholdTokens?: number;
+  /** T_obs per tool name, over `thresholdTokens`. */
+  toolThresholds?: Readonly<Record<string, number>>;
+  /** Tools whose results are never compressed (the paging tools never are). */
+  exclude?: readonly string[];
+  /**
+   * A cap on the compressed text in tokens. The budget is ⌊ratio · tokens⌋ by the guideline's rules,
+   * or this cap when smaller.
+   */
+  maxTokens?: number;
+  /**
+   * Where raw results are kept as pages; give the service your `page_in` tool uses so the handle
+   * resolves. Default: a new in-memory service (see {@link ObservationCompressor.service}).
+   */
+  service?: PagingService;
+  /**
+   * How much of the history the compressor sees as context, in tokens: the latest whole turns that fit
+   * (at least the latest turn). Default 2,048. ACON conditions C_obs on the history, since what the
+   * agent did before says which parts of an observation matter (the item of an order, in a catalogue).
+   */
+  contextTokens?: number;
+  /** Fence boundary generator (seed it for reproducible token counts). Default: 48 random bits. */
+  boundary?: () => string;
+}
+
+/** The observation processor, with the paging service that holds the raw results. */
+export interface ObservationCompressor extends ObservationProcessor {
+  /** Holds every raw result that was compressed; bind `page_in` to it (`createPagingTools(service)`). */
+  readonly service: PagingService;
+  readonly backend: CompressorBackend;
+}
+
+function checkTokens(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ConfigurationError('invalid-threshold', `observationCompressor: ${name} must be an integer ≥ 0, got ${value}.`);
+  }
+}
+
+/**
+ * Creates C_obs.
+ *
+ * @example
+ * const cObs = observationCompressor({ compressor: 'openai:gpt-4.1-mini', thresholdTokens: 1024 });
+ * const agent = new Agent({ name: 'a', tools: [...tools, createPagingTools(cObs.service).page_in], observationProcessors: [cObs] });
+ *
+ * @throws ConfigurationError for a guideline whose target is not `observation` or a bad threshold.
+ */
+export function observationCompressor(options: ObservationCompressorOptions = {}): ObservationCompressor {
+  const guideline = options.guideline ?? DEFAULT_OBSERVATION_GUIDELINE;
+  if (guideline.target !== 'observation') {
+    throw new ConfigurationError(
+      'wrong-guideline-target',
+      `observationCompressor needs an observation guideline, but "${guideline.id}" targets ${guideline.target}. Use DEFAULT_OBSERVATION_GUIDELINE or a guideline file with "target: observation".`,
+    );
+  }
+  const threshold = options.thresholdTokens ?? DEFAULT_OBSERVATION_THRESHOLD;
+  checkTokens('thresholdTokens', threshold);
+  for (const [tool, value] of Object.entries(options.toolThresholds ?? {})) checkTokens(`toolThresholds.${tool}`, value);
+  const contextTokens = options.contextTokens ?? 2048;
+  checkTokens('contextTokens', contextTokens);
+  const exclude = new Set<string>([...PAGING_TOOL_NAMES, ...(options.exclude ?? [])]);
+  const service = options.service ?? new PagingService();
+  const backend = resolveCompressor(options.compressor);
+  const boundary = options.boundary ?? shortBoundary;
+
+  return {
+    name: `acon-obs(${backend.name}, ${threshold})`,
+    service,
+    backend,
+    async process(obs: ToolObservation, ctx: ObservationContext): Promise<ToolObservation> {
+      if (obs.isError || exclude.has(obs.toolName)) return obs;
+      const tokens = countTokens(obs.output);
+      // Strictly above: T_obs is the largest observation shown as it is.
+      if (tokens <= (options.toolThresholds?.[obs.toolName] ?? threshold)) return obs;
+      const uri = toolPageUri(obs.toolName, obs.toolCallId);
+      // Kept before compressing, so the raw result survives a failing compressor too.
+      await service.pageStore.put({
+        namespace: service.namespaceOf(uri, ctx.sessionId),
+        uri,
+        title: `${obs.toolName} result`,
+        body: obs.output,
+        mediaType: 'text/plain',
+        meta: { toolName: obs.toolName, input: obs.input, compressedBy: backend.name },
+      });
+      let text: string;
+      try {
+        text = await backend.compress(
+          {
+            target: 'observation',
+            guideline,
+            task: ctx.task,
+            history: recentContext(ctx.recentItems, contextTokens),
+            turns: [],
+            previousSummary: '',
+            observation: obs.output,
+            toolName: obs.toolName,
+            maxTokens: tokenBudget(tokens, guideline.rules.ratio, options.maxTokens),
+          },
+          { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
+        );
+      } catch (error) {
+        // A compressor model that misbehaves costs this observation its compression, not the run.
+        if (PagewiseError.isInstance(error) && error.fault === 'model') return obs;
+        throw error;
+      }
+      const output = `${fenceQuoted(text, boundary())}\n${handleLine(uri, tokens)}`;
+      // A "compression" that is not smaller (an LLM that rewrote at length) is not used.
+      if (countTokens(output) >= tokens) return obs;
+      return { ...obs, output };
+    },
+  };
+}
+
+/** The latest whole turns of `items` within `maxTokens`, as a transcript; at least the latest turn. */
+export function recentContext(items: readonly ContextItem[], maxTokens: number): string {
+  const turns = groupTurns(items);
+  const kept: string[] = [];
+  let used = 0;
+  for (let i = turns.length - 1; i >= 0; i -= 1) {
+    const text = renderTranscript(turns[i] ?? []);
+    const tokens = countTokens(text);
+    if (kept.length > 0 && used + tokens > maxTokens) break;
+    kept.unshift(text);
+    used += tokens;
+  }
+  return kept.join('\n');
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { eventsToItems } from '../context/history.js';
+import type { ContextRequest, ProcessorContext } from '../context/request.js';
+import { OfflineModel } from '../models/offline.js';
+import { scriptedModel } from '../models/scripted.js';
+import type { CompactionEvent, Session, SessionEvent } from '../session/types.js';
+import { Ledger } from '../tokens/ledger.js';
+import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
+import { summaryBody } from './history.js';
+import { firstSentence, NAIVE_STEP_CHARS, naiveSummarizer } from './offline-summarizer.js';
+import { GENERIC_SUMMARY_GUIDELINE, promptingSummarizer } from './prompting.js';
+
+const TASK = 'Find the pending orders.';
+const base = { invocationId: 'inv', author: 'agent', timestamp: 0 };
+const events: SessionEvent[] = [
+  { ...base, id: 'u0', kind: 'user', author: 'user', text: TASK },
+  { ...base, id: 'm1', kind: 'model', text: 'Looking it up. Then I will answer.', toolCalls: [{ toolCallId: 'c1', toolName: 'get_order', input: { id: 1 } }] },
+  { ...base, id: 'r1', kind: 'tool-result', toolCallId: 'c1', toolName: 'get_order', output: `Order 1 is pending. ${'Details follow. '.repeat(60)}`, isError: false },
+  { ...base, id: 'm2', kind: 'model', text: '', toolCalls: [{ toolCallId: 'c2', toolName: 'get_order', input: { id: 2 } }] },
+  { ...base, id: 'r2', kind: 'tool-result', toolCallId: 'c2', toolName: 'get_order', output: 'x'.repeat(500), isError: false },
+];
+
+function setup(): { session: Session; request: ContextRequest; context: ProcessorContext; ledger: Ledger } {
+  const session: Session = { appName: 'a', userId: 'u', sessionId: 's', state: {}, events: [...events], version: 5, createdAt: 0, updatedAt: 0 };
+  const ledger = new Ledger();
+  const context: ProcessorContext = {
+    session,
+    invocationId: 'inv',
+    agentName: 'agent',
+    task: TASK,
+    services: new Map(),
+    signal: new AbortController().signal,
+    ledger,
+    appendCompaction: async (c) => {
+      session.events.push({ ...base, id: 'k1', kind: 'compaction', ...c } satisfies CompactionEvent);
+    },
+  };
+  return { session, request: { instruction: [], items: eventsToItems(session.events), tools: [] }, context, ledger };
+}
+
+describe('the naive summarizer (offline stand-in)', () => {
+  it('keeps the first sentence of each step, at most 200 characters', () => {
+    expect(firstSentence('Order 1 is pending.  It ships soon.')).toBe('Order 1 is pending.');
+    expect(firstSentence('no end in sight\nat all')).toBe('no end in sight at all');
+    const cut = firstSentence('y'.repeat(500));
+    expect(Array.from(cut)).toHaveLength(NAIVE_STEP_CHARS + 1);
+    expect(cut.endsWith('…')).toBe(true);
+  });
+
+  it('ignores the guideline and the budget, and keeps the previous summary first', async () => {
+    const backend = naiveSummarizer();
+    const turns = [eventsToItems(events.slice(1, 3))];
+    const input = { target: 'history' as const, task: TASK, history: '', turns, previousSummary: 'earlier: order 0 delivered', observation: '', maxTokens: 1 };
+    const a = await backend.compress({ ...input, guideline: GENERIC_SUMMARY_GUIDELINE }, { invocationId: 'i', agentName: 'a' });
+    const b = await backend.compress({ ...input, guideline: DEFAULT_HISTORY_GUIDELINE }, { invocationId: 'i', agentName: 'a' });
+    expect(a).toBe(b);
+    expect(a.split('\n')).toEqual(['earlier: order 0 delivered', '- [assistant] Looking it up.', '- [result of get_order] Order 1 is pending.']);
+  });
+});
+
+describe('promptingSummarizer', () => {
+  it('uses the naive stand-in on the offline model, with no model call', async () => {
+    const { request, context, ledger } = setup();
+    await promptingSummarizer({ model: new OfflineModel(), thresholdTokens: 100 }).process(request, context);
+    const summary = request.items[1];
+    expect(summary?.type).toBe('summary');
+    expect(summary?.type === 'summary' && summaryBody(summary.text)).toContain('- [result of get_order] Order 1 is pending.');
+    expect(ledger.entries).toHaveLength(0);
+  });
+
+  it('asks a real model with one generic prompt, and records the call', async () => {
+    const model = scriptedModel(['The user wants pending orders; order 1 is pending.']);
+    const { request, context, ledger } = setup();
+    await promptingSummarizer({ model, thresholdTokens: 100 }).process(request, context);
+    const prompt = model.views[0]?.turns[0];
+    const text = prompt?.role === 'user' ? prompt.text : '';
+    expect(text.startsWith('Summarize the conversation so far so that it can be continued from your summary alone.')).toBe(true);
+    expect(text).toContain('[result of get_order] Order 1 is pending.');
+    expect(text).not.toMatch(/Runtime values|\{\{/u);
+    expect(request.items[1]?.type === 'summary' && summaryBody(request.items[1].text)).toBe('The user wants pending orders; order 1 is pending.');
+    expect(ledger.entries.map((e) => e.kind)).toEqual(['compressor']);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * The prompting baseline: history summarization with one generic "summarize the conversation" prompt,
+ * like the summarization middleware of general agent frameworks: same trigger and kept turns as C_hist,
+ * but no guideline about what to keep. On a real model it asks that model; on the offline model (rules,
+ * not an LLM) the naive first-sentence summarizer stands in (see offline-summarizer.ts).
+ */
+import type { ContextProcessor } from '../context/request.js';
+import type { ModelSpec } from '../models/resolve.js';
+import { parseGuideline, type Guideline } from './guideline.js';
+import { DEFAULT_HISTORY_THRESHOLD, historyCompressor } from './history.js';
+import { llmCompressor } from './llm-backend.js';
+import { naiveSummarizer } from './offline-summarizer.js';
+import { isOfflineModel } from './resolve-compressor.js';
+
+/** The one generic prompt of the prompting baseline: it says to summarize, not what to keep. */
+export const GENERIC_SUMMARY_GUIDELINE: Guideline = Object.freeze(
+  parseGuideline(
+    `---
+id: generic-summary
+version: 1
+target: history
+description: One generic summarization prompt, with no guidance on what to keep (the prompting baseline).
+---
+Summarize the conversation so far so that it can be continued from your summary alone. Be concise: at most {{max_tokens}} tokens.
+
+{{previous_summary}}
+
+{{history}}
+`,
+    'pagewise:generic-summary',
+  ),
+);
+
+/** Options of {@link promptingSummarizer}. */
+export interface PromptingSummarizerOptions {
+  /** The summarizing model. The offline model, or none, selects the naive stand-in. */
+  model?: ModelSpec;
+  /** Summarize when the history is above this many tokens. Default 4,096, as C_hist. */
+  thresholdTokens?: number;
+  /** Turns kept verbatim at the end. Default 1, as C_hist. */
+  keepLastTurns?: number;
+  /** The summary budget named in the prompt. Default ⌊threshold / 2⌋. */
+  maxSummaryTokens?: number;
+  /** Fence boundary generator (seed it for reproducible token counts). */
+  boundary?: () => string;
+}
+
+/**
+ * Creates the prompting baseline processor. The summary is persisted as a compaction event, as C_hist
+ * does, and later summaries fold new turns into it.
+ *
+ * @example
+ * new Agent({ name: 'a', processors: [promptingSummarizer({ model: 'openai:gpt-4.1-mini' })] });
+ */
+export function promptingSummarizer(options: PromptingSummarizerOptions = {}): ContextProcessor {
+  const model = options.model;
+  const compressor = model === undefined || isOfflineModel(model) ? naiveSummarizer() : llmCompressor({ model });
+  const naive = compressor.name === naiveSummarizer().name;
+  const threshold = options.thresholdTokens ?? DEFAULT_HISTORY_THRESHOLD;
+  return historyCompressor({
+    compressor,
+    guideline: GENERIC_SUMMARY_GUIDELINE,
+    thresholdTokens: threshold,
+    keepLastTurns: options.keepLastTurns ?? 1,
+    mode: 'accumulate',
+    ...(options.maxSummaryTokens !== undefined ? { maxSummaryTokens: options.maxSummaryTokens } : {}),
+    ...(options.boundary ? { boundary: options.boundary } : {}),
+    name: `summarize(${naive ? 'naive stand-in' : 'llm'}, ${threshold})`,
+  });
+}

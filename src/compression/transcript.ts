@@ -1,0 +1,85 @@
+/**
+ * Text forms the compressors share: history items rendered as a plain transcript (what a compressor
+ * reads), and the fence that marks compressor output as quoted tool content. Compressed observations
+ * and summaries quote untrusted tool output, so they are delimited like paged content: a random
+ * boundary, and marker text inside neutralized by the paging fence's own rule.
+ */
+import type { ContextItem } from '../context/request.js';
+import { neutralize, randomBoundary } from '../paging/fence.js';
+
+/** Renders one history item as transcript lines. */
+export function itemTranscript(item: ContextItem): string {
+  switch (item.type) {
+    case 'user':
+      return `[user] ${item.text}`;
+    case 'summary':
+      return `[summary of earlier steps] ${item.text}`;
+    case 'assistant': {
+      const lines = item.text ? [`[assistant] ${item.text}`] : [];
+      for (const call of item.toolCalls) lines.push(`[call ${call.toolName}] ${argumentText(call.input)}`);
+      return lines.join('\n');
+    }
+    case 'tool-result':
+      return `[${item.isError ? 'error from' : 'result of'} ${item.toolName}] ${item.output}`;
+  }
+}
+
+/** Renders history items as a transcript, one block per item. */
+export function renderTranscript(items: readonly ContextItem[]): string {
+  return items.map(itemTranscript).filter((t) => t !== '').join('\n');
+}
+
+/** Tool-call arguments as compact text: JSON for values, the raw text for unparsed arguments. */
+export function argumentText(input: unknown): string {
+  return typeof input === 'string' ? input : (JSON.stringify(input) ?? '');
+}
+
+/** A short fence boundary: 48 random bits. Marker text inside is neutralized anyway, so the boundary only has to be unguessable. */
+export function shortBoundary(): string {
+  return randomBoundary().slice(0, 12);
+}
+
+const OPEN = '<<<QUOTED';
+const CLOSE = '<<<END';
+
+/**
+ * Wraps compressor output in a fence: an opening line, the neutralized body, a closing line. The body
+ * cannot close or forge the fence.
+ *
+ * @example
+ * fenceQuoted(text, shortBoundary());
+ */
+export function fenceQuoted(body: string, boundary: string = shortBoundary()): string {
+  if (!/^[0-9a-zA-Z_-]{8,}$/u.test(boundary)) throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
+  return `${OPEN} ${boundary}>>>\n${neutralize(body, boundary)}\n${CLOSE} ${boundary}>>>`;
+}
+
+/** The body of the first fence in `text`, as written by {@link fenceQuoted}; undefined when there is none. */
+export function unfenceQuoted(text: string): string | undefined {
+  const open = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>$`, 'mu').exec(text);
+  if (!open) return undefined;
+  const start = open.index + open[0].length + 1;
+  const close = text.indexOf(`\n${CLOSE} ${open[1]}>>>`, start - 1);
+  return close < 0 ? undefined : text.slice(start, close);
+}
+
+/**
+ * The line a compressed observation ends with: how large the original was and the handle that pages
+ * it back in.
+ */
+export function handleLine(uri: string, originalTokens: number): string {
+  return `[pagewise] Compressed from ${originalTokens} tokens; the full result: page_in uris ${JSON.stringify([uri])}`;
+}
+
+const HANDLE_LINE = /^\[pagewise\] Compressed from \d+ tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/mu;
+
+/** The handle URI of a compressed observation (see {@link handleLine}), or undefined. */
+export function handleOf(text: string): string | undefined {
+  const match = HANDLE_LINE.exec(text)?.[1];
+  if (match === undefined) return undefined;
+  try {
+    return JSON.parse(`"${match}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
