@@ -24,3 +24,7 @@ registerStrategy('acon', (ctx) => aconStrategy(ctx), {
   description: 'ACON observation and history compression together',
   scenarios: TOOL_USE,
 });
+registerStrategy('paging+acon', (ctx) => aconStrategy(ctx, { pageIn: true }), {
+  description: 'ACON with paging: raw observations are pages the model can page back in by their handles',
+  scenarios: TOOL_USE,
+});
