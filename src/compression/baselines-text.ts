@@ -6,6 +6,7 @@
 import { countTokens } from '../tokens/tokenizer.js';
 import { joinUnits, segmentText } from './segment.js';
 import { fillBudget, headWithinTokens, tailWithinTokens, tokenBudget } from './token-budget.js';
+import { seededRandom } from '../util/random.js';
 
 /** Keeps the first τ of the tokens of `text` (cut at a character boundary). */
 export function truncateHead(text: string, ratio: number): string {
@@ -23,7 +24,7 @@ export function truncateTail(text: string, ratio: number): string {
  */
 export function randomUnits(text: string, ratio: number, seed: number): string {
   const units = segmentText(text, 'auto');
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const order = units.map((u) => u.index);
   // Fisher–Yates with the seeded generator.
   for (let i = order.length - 1; i > 0; i -= 1) {
@@ -78,14 +79,3 @@ export function tokenDropLingua(text: string, ratio: number): string {
   return fillBudget(items, tokenBudget(countTokens(text), ratio), render).text;
 }
 
-/** A small seeded PRNG (mulberry32): deterministic, uniform enough for a baseline. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

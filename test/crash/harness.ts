@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { SqliteSessionStore, hashBody } from '../../src/index.js';
 import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
 import { CRASH_NAMESPACE, CRASH_SESSION, eventAt, MAX_BATCH, pageBody, pageUri } from './workload.js';
+import { seededRandom } from '../../src/util/random.js';
 
 const WRITER = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -64,17 +65,6 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new CrashCheckError(message);
 }
 
-// mulberry32: a tiny seeded generator, so a kill schedule can be replayed from its seed.
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Acks {
   /** Acknowledged appends as [first, end) index ranges. */
@@ -201,7 +191,7 @@ async function verify(file: string, acks: Acks): Promise<{ events: number; pages
  */
 export async function runCrashRounds(options: CrashRunOptions): Promise<CrashRunFigures> {
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const log = options.log ?? (() => {});
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pagewise-crash-'));
   const file = path.join(dir, 'crash.db');

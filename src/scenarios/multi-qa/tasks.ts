@@ -4,6 +4,7 @@
  */
 import { ConfigurationError } from '../../errors.js';
 import type { HotpotRecord } from './data.js';
+import { seededRandom, seededShuffle } from '../../util/random.js';
 
 /** One episode: the questions in the order they are numbered (Q1 is `questions[0]`) and the user's request. */
 export interface QaEpisode {
@@ -23,26 +24,7 @@ export interface QaEpisodeOptions {
   seed: number;
 }
 
-// mulberry32: tiny, fast and stable across platforms, which is all reproducible sampling needs.
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
 
 /** The user request of an episode: the numbered questions and how to report the answers. */
 export function renderQaPrompt(questions: readonly HotpotRecord[]): string {
@@ -77,7 +59,7 @@ export function generateQaEpisodes(records: readonly HotpotRecord[], options: Qa
   let pool: HotpotRecord[] = [];
   const out: QaEpisode[] = [];
   for (let e = 0; e < options.episodes; e++) {
-    if (pool.length < k) pool = shuffled(records, random);
+    if (pool.length < k) pool = seededShuffle(records, random);
     const questions = pool.splice(0, k);
     out.push({ id: `multi-qa-s${options.seed}-k${k}-${e}`, questions, prompt: renderQaPrompt(questions) });
   }

@@ -8,6 +8,7 @@ import { ConfigurationError } from '../../errors.js';
 import type { RetailData, RetailOrder, RetailUser } from './data.js';
 import { formatCents, moneyAmounts, toCents } from './money.js';
 import { formatRetailPrompt, RETAIL_TEMPLATES, type RetailCustomerRef, type RetailTemplate } from './prompts.js';
+import { seededRandom, seededShuffle } from '../../util/random.js';
 
 /** Fewest tool calls the reference plan of a generated task needs. */
 export const MIN_TASK_CALLS = 8;
@@ -92,26 +93,7 @@ function variantAvailable(data: RetailData, productId: string, itemId: string): 
   return variants !== undefined && Object.hasOwn(variants, itemId) && variants[itemId]?.available === true;
 }
 
-// A deterministic generator (mulberry32): small, fast and the same on every platform and Node version.
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-function shuffled<T>(items: readonly T[], rnd: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(rnd() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
 
 interface Draft {
   customers: RetailCustomer[];
@@ -230,14 +212,14 @@ function draw(shop: Shop, template: RetailTemplate, rnd: () => number): Draft | 
       const productName = names[Math.floor(rnd() * names.length)];
       if (productName === undefined) return undefined;
       const buyers = shop.userIds.filter((id) => shop.orders(id).some((o) => o.status === 'delivered' && o.items.some((i) => i.name === productName)));
-      const group = growGroup(shop, template, shuffled(buyers, rnd), () => true);
+      const group = growGroup(shop, template, seededShuffle(buyers, rnd), () => true);
       if (!group) return undefined;
       return { customers: group.map((id) => shop.customer(id)), productName, gold: goldDeliveredProductSpend(shop, group, productName) };
     }
     case 'modifiable-pending-orders': {
       const pool = shop.userIds.filter((id) => shop.orders(id).some((o) => o.status === 'pending'));
       // Both kinds of pending order must be present, or the availability rule would not matter.
-      const group = growGroup(shop, template, shuffled(pool, rnd), (ids) => {
+      const group = growGroup(shop, template, seededShuffle(pool, rnd), (ids) => {
         const gold = goldModifiable(shop, ids);
         return gold.modifiable.length > 0 && gold.notModifiable.length > 0;
       });
@@ -246,13 +228,13 @@ function draw(shop: Shop, template: RetailTemplate, rnd: () => number): Draft | 
     }
     case 'most-expensive-item': {
       const pool = shop.userIds.filter((id) => shop.orders(id).some((o) => o.status !== 'cancelled' && o.items.length > 0));
-      const group = growGroup(shop, template, shuffled(pool, rnd), (ids) => goldMostExpensive(shop, ids) !== undefined);
+      const group = growGroup(shop, template, seededShuffle(pool, rnd), (ids) => goldMostExpensive(shop, ids) !== undefined);
       const gold = group && goldMostExpensive(shop, group);
       if (!group || !gold) return undefined;
       return { customers: group.map((id) => shop.customer(id)), gold };
     }
     case 'delivered-spend-comparison': {
-      const pool = shuffled(
+      const pool = seededShuffle(
         shop.userIds.filter((id) => shop.deliveredCents(id) > 0),
         rnd,
       ).slice(0, 2);
@@ -302,7 +284,7 @@ export function generateRetailTasks(data: RetailData, options: GenerateRetailTas
   const templates = options.templates ?? RETAIL_TEMPLATES;
   if (templates.length === 0) throw new ConfigurationError('invalid-option', 'generateRetailTasks: `templates` must name at least one template.');
   const shop = new Shop(data);
-  const rnd = random(options.seed);
+  const rnd = seededRandom(options.seed);
   const seen = new Set<string>();
   const tasks: RetailTask[] = [];
   for (let index = 0; index < options.count; index += 1) {

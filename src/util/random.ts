@@ -1,0 +1,26 @@
+/**
+ * Seeded randomness for reproducible task sampling, baselines and test schedules: the same seed gives
+ * the same sequence on every platform and Node version.
+ */
+
+/** mulberry32: a tiny, fast 32-bit generator; returns numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A shuffled copy of `items` (Fisher-Yates) driven by `random`. */
+export function seededShuffle<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
