@@ -2,6 +2,12 @@
 // The pagewise command: runs the compiled CLI (built by `npm run build`, which `npm ci` runs via prepare).
 import { main } from '../dist/cli/main.js';
 
+// A reader that stops early (`pagewise sessions show … | head`) is not an error.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigurationError, ContextWindowExceededError } from '../index.js';
+import { ConfigurationError, ContextWindowExceededError, SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '../index.js';
 import { folderCorpus, runReportAnalysis, writeCorpus, type ReportStrategy } from '../scenarios/report-analysis/index.js';
 import { intOption, parseCommand } from './args.js';
 
@@ -20,6 +20,8 @@ Options:
   --batch <n>          Documents per read (default 10)
   --strategy <name>    paging (default) or none (bodies returned into history)
   --window <tokens>    Context window; 0 = no limit (default: the model's)
+  --db <file>          SQLite database for the session and pages (default: .pagewise/pagewise.db);
+                       inspect the run afterwards with \`pagewise sessions show <id>\`
   -h, --help           Show this help
 `;
 
@@ -43,6 +45,7 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
     batch: { type: 'string' },
     strategy: { type: 'string' },
     window: { type: 'string' },
+    db: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   const [folder, question] = positionals;
@@ -55,9 +58,14 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
   const corpus = await folderCorpus(path.resolve(folder));
   if (corpus.uris.length === 0) throw new ConfigurationError('bad-arguments', `"${folder}" holds no .md, .txt or .html documents.`);
   const model = values.model ?? 'offline';
+  const database = openSqliteDatabase(values.db ?? defaultDatabasePath());
+  const store = new SqliteSessionStore({ database });
+  const pageStore = new SqlitePageStore({ database });
   try {
     const result = await runReportAnalysis({
       corpus,
+      store,
+      pageStore,
       question,
       model,
       strategy: strategyOf(values.strategy),
@@ -68,6 +76,7 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
     const s = result.ledger.summary;
     out(result.text);
     out(`\n${corpus.uris.length} documents · model ${model} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`);
+    out(`session ${result.session.sessionId} (pagewise sessions show ${result.session.sessionId})`);
     return 0;
   } catch (error) {
     if (error instanceof ContextWindowExceededError) {
@@ -75,6 +84,8 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
       return 3;
     }
     throw error;
+  } finally {
+    database.close();
   }
 }
 

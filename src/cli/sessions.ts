@@ -70,7 +70,7 @@ export async function sessionsCommand(argv: string[], out: (s: string) => void):
       else {
         out(`session ${session.sessionId} (user ${session.userId}, version ${session.version})`);
         out(`state: ${JSON.stringify(session.state)}`);
-        session.events.forEach((e, i) => out(`${String(i).padStart(4)}  ${describeEvent(e).slice(0, 300)}`));
+        session.events.forEach((e, i) => out(`${String(i).padStart(4)}  ${describeEvent(e).replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 300)}`));
       }
       return 0;
     }

@@ -61,6 +61,8 @@ export interface ReportRunOptions {
   pageStore?: PageStore;
   ledger?: Ledger;
   userId?: string;
+  /** App name the session is stored under. Default `pagewise`. */
+  appName?: string;
   signal?: AbortSignal;
 }
 
@@ -81,7 +83,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
   });
   const runner = new Runner({
     agent: analyst.planner,
-    appName: 'pagewise-analyze',
+    appName: options.appName ?? 'pagewise',
     ...(options.store ? { store: options.store } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
