@@ -20,7 +20,7 @@ import {
 } from '../../scenarios/report-analysis/index.js';
 import { isWindowFailure } from '../harness.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioParams, ScenarioTask } from '../scenario.js';
-import { registerStrategy } from '../strategies.js';
+import { listStrategies, registerStrategy, setupStrategy } from '../strategies.js';
 
 /** Name of the scenario in the registry and on the command line. */
 export const REPORT_SCENARIO = 'report-analysis';
@@ -56,7 +56,9 @@ export function createReportAnalysisScenario(): BenchScenario {
   return {
     name: REPORT_SCENARIO,
     description: 'questions over every report of a generated corpus of N business reports (instruction paging)',
-    strategies: ['none', 'paging'],
+    get strategies() {
+      return listStrategies(REPORT_SCENARIO).map((e) => e.name);
+    },
     defaultN: REPORT_DEFAULT_N,
     async prepare(params: ScenarioParams): Promise<ReportBenchTask[]> {
       const n = params.n ?? REPORT_DEFAULT_N;
@@ -70,7 +72,9 @@ export function createReportAnalysisScenario(): BenchScenario {
       // A seeded fence boundary keeps token counts identical from run to run.
       const rng = createRng(t.seed);
       const boundary = () => Array.from({ length: 4 }, () => Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, '0')).join('');
+      // paging is the analyst's own mode; other strategies (fifo, clearing) add processors to the naive one.
       const strategy = context.strategy === 'paging' ? 'paging' : 'none';
+      const setup = strategy === 'paging' ? {} : await setupStrategy(context.strategy, { scenario: REPORT_SCENARIO, model: context.model, instruction: '', tools: [], services: {}, task });
       try {
         const result = await runReportAnalysis({
           corpus: corpus(t.n, t.seed),
@@ -78,6 +82,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           strategy,
           model: context.model === 'offline' ? createOfflineModel({ policies: [reportOfflinePolicy] }) : context.model,
           contextWindow: context.contextWindow ?? 128_000,
+          ...(setup.processors ? { processors: setup.processors } : {}),
           boundary,
           ledger,
           ...(context.signal ? { signal: context.signal } : {}),

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Agent } from '../../agents/agent.js';
 import { escalateTool } from '../../agents/builtin-tools.js';
 import { tool, type AnyTool } from '../../agents/tool.js';
+import type { ContextProcessor } from '../../context/request.js';
 import type { JsonValue } from '../../session/types.js';
 import type { ModelSpec } from '../../models/resolve.js';
 import { renderFencedPages, randomBoundary } from '../../paging/fence.js';
@@ -48,6 +49,8 @@ export interface ReportAnalystOptions {
   pageStore?: PageStore;
   /** Fence boundary generator (a seeded one makes benchmark runs reproducible). */
   boundary?: () => string;
+  /** Extra context processors of the analyst (e.g. FIFO or tool-result clearing, for comparison). */
+  processors?: ContextProcessor[];
 }
 
 /** The agents and services of a report analyst. */
@@ -153,7 +156,7 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       description: 'Reads the chosen reports in batches and answers.',
       instruction: pagedInstruction({ base: (ctx) => `${analystInstruction('paging', batch)}\n${planLine(ctx.state, batch)}`, service: paging }),
       tools,
-      processors: [compactPagingTurns({ keepLast: 1 })],
+      processors: [compactPagingTurns({ keepLast: 1 }), ...(options.processors ?? [])],
       ...(options.model !== undefined ? { model: options.model } : {}),
     });
     return { planner: planner([analyst]), analyst, paging, maxStepsFor: (n) => Math.ceil(n / batch) + 12 };
@@ -175,6 +178,7 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
     description: 'Reads the chosen reports in batches and answers.',
     instruction: (ctx) => `${analystInstruction('none', batch)}\n${planLine(ctx.state, batch)}`,
     tools: [getReportsNaive, escalateTool],
+    ...(options.processors?.length ? { processors: options.processors } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),
   });
   return { planner: planner([analyst]), analyst, maxStepsFor: (n) => Math.ceil(n / batch) + 12 };

@@ -4,6 +4,7 @@
  */
 import { Runner, type RunResult } from '../../agents/runner.js';
 import { createOfflineModel } from '../../models/offline.js';
+import type { ContextProcessor } from '../../context/request.js';
 import type { ModelSpec } from '../../models/resolve.js';
 import type { SessionStore } from '../../session/store.js';
 import type { Ledger } from '../../tokens/ledger.js';
@@ -61,6 +62,8 @@ export interface ReportRunOptions {
   pageStore?: PageStore;
   ledger?: Ledger;
   userId?: string;
+  /** Extra context processors of the analyst. */
+  processors?: ContextProcessor[];
   /** App name the session is stored under. Default `pagewise`. */
   appName?: string;
   signal?: AbortSignal;
@@ -80,6 +83,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     ...(options.maxReportsPerRead !== undefined ? { maxReportsPerRead: options.maxReportsPerRead } : {}),
     ...(options.boundary ? { boundary: options.boundary } : {}),
     ...(options.pageStore ? { pageStore: options.pageStore } : {}),
+    ...(options.processors ? { processors: options.processors } : {}),
   });
   const runner = new Runner({
     agent: analyst.planner,
