@@ -7,6 +7,7 @@ import path from 'node:path';
 import { getScenario, listScenarios, markdownReport, runBench, writeBenchOutput, type BenchOptions } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
 import { main as compressionRetail } from './compression-retail.js';
+import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as storeThroughput } from './store-throughput.js';
@@ -24,6 +25,7 @@ const OUT_DIR = path.join('bench-out', 'standard');
 await runtimeOverhead();
 await pagingScaling();
 await compressionRetail();
+await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 
 for (const listed of listScenarios()) {

@@ -7,6 +7,8 @@ import { APICallError } from '@ai-sdk/provider';
 import { PagewiseError, redactError, redactSecrets } from '../index.js';
 import { benchCommand, BENCH_HELP } from './bench.js';
 import { dbCommand, DB_HELP } from './db.js';
+import { distillCommand, DISTILL_HELP } from './distill.js';
+import { optimizeCommand, OPTIMIZE_HELP } from './optimize.js';
 import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
@@ -17,6 +19,8 @@ const COMMANDS: Record<string, Command> = {
   demo: { summary: 'Run the report-analysis demo offline: none against paging (no API key needed)', help: DEMO_HELP, run: demoCommand },
   analyze: { summary: 'Answer a question over a folder of documents with the paging agents', help: ANALYZE_HELP, run: analyzeCommand },
   bench: { summary: 'Compare context strategies on a scenario (tables, JSON, charts)', help: BENCH_HELP, run: benchCommand },
+  optimize: { summary: 'Learn a compression guideline from contrastive failures (UT and CO steps)', help: OPTIMIZE_HELP, run: optimizeCommand },
+  distill: { summary: 'Export recorded compressor calls as fine-tuning JSONL', help: DISTILL_HELP, run: distillCommand },
   db: { summary: 'Apply PostgreSQL schema migrations', help: DB_HELP, run: dbCommand },
   corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },

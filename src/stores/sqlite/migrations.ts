@@ -57,6 +57,21 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       ALTER TABLE app_state_v3 RENAME TO app_state;
     `,
   },
+  {
+    // Recorded compressor calls, for guideline optimization and distillation. `success` stays NULL
+    // until the episode the call served is scored, so an unfinished episode never counts as a success.
+    version: 4,
+    sql: `
+      CREATE TABLE compressor_calls (
+        id TEXT PRIMARY KEY, episode_id TEXT NOT NULL, task_id TEXT NOT NULL, target TEXT NOT NULL,
+        guideline_id TEXT NOT NULL, guideline_version INTEGER NOT NULL, guideline_hash TEXT NOT NULL,
+        backend TEXT NOT NULL, body TEXT NOT NULL, success REAL, created_at INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL
+      );
+      CREATE INDEX compressor_calls_episode ON compressor_calls (episode_id);
+      CREATE INDEX compressor_calls_target ON compressor_calls (target, success);
+    `,
+  },
 ];
 
 /** The newest schema version this build writes. */
