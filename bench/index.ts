@@ -10,6 +10,7 @@ import { main as compressionRetail } from './compression-retail.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
+import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
@@ -27,6 +28,7 @@ await pagingScaling();
 await compressionRetail();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
+await queueThroughput();
 
 for (const listed of listScenarios()) {
   if (!listed.available) {

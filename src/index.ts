@@ -28,5 +28,6 @@ export * from './compression/index.js';
 export * from './sources/index.js';
 export * from './bench/index.js';
 export * from './optimize/index.js';
+export * from './distributed/index.js';
 export * from './stores/postgres/index.js';
 export { refreshSession } from './session/append.js';

@@ -4,8 +4,8 @@ import { tool } from '../agents/tool.js';
 import { clearToolResults } from '../context/processors.js';
 import { PagewiseError } from '../errors.js';
 import { OfflineModel, type OfflinePolicy } from '../models/offline.js';
-import { captureModelCalls, runAgentEpisode, runBench, type BenchReport, type CapturedCall } from './harness.js';
-import type { BenchScenario, ScenarioTask } from './scenario.js';
+import { captureModelCalls, inProcessExecutor, runAgentEpisode, runBench, type BenchReport, type CapturedCall, type EpisodeExecutor } from './harness.js';
+import type { BenchScenario, EpisodeOutcome, ScenarioTask } from './scenario.js';
 import { registerStrategy, unregisterStrategy } from './strategies.js';
 
 // A small scenario with no data: each task asks for the secrets of n keys; the `lookup` tool returns a
@@ -177,6 +177,31 @@ describe('runBench', () => {
     } finally {
       if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
     }
+  });
+
+  it('runs the episodes on the executor given, and saves them in job order whatever order they finish in', async () => {
+    const seen: number[] = [];
+    const progress: number[] = [];
+    // Runs the jobs last to first, as workers of a queue may.
+    const reversed: EpisodeExecutor = async (batch) => {
+      expect(batch.concurrency).toBe(1);
+      const outcomes: EpisodeOutcome[] = new Array(batch.jobs.length);
+      for (const job of [...batch.jobs].reverse()) {
+        seen.push(job.index);
+        outcomes[job.index] = await batch.scenario.runEpisode(job.task, { strategy: job.strategy, model: batch.model });
+        batch.onEpisode(job, outcomes[job.index]!);
+      }
+      return outcomes;
+    };
+    const report = await runBench({ scenario: lookupScenario, n: [1, 2], tasks: 2, seed: 4, executor: reversed, onProgress: (p) => progress.push(p.done) });
+    expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    expect(progress).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(deterministicPart(report)).toEqual(deterministicPart(await runBench({ scenario: lookupScenario, n: [1, 2], tasks: 2, seed: 4 })));
+  });
+
+  it('refuses an executor that loses an episode', async () => {
+    const lossy: EpisodeExecutor = async (batch) => (await inProcessExecutor(batch)).slice(1);
+    await expect(runBench({ scenario: lookupScenario, tasks: 2, seed: 1, executor: lossy })).rejects.toThrow(/returned no outcome for episode 3 \(test-drop-results, task t1-n2\)/);
   });
 
   it('stops on abort with an aborted error', async () => {

@@ -8,7 +8,7 @@ import { wrapLanguageModel } from 'ai';
 import { Agent } from '../agents/agent.js';
 import { Runner } from '../agents/runner.js';
 import type { AnyTool } from '../agents/tool.js';
-import { AbortedError, ConfigurationError, PagewiseError } from '../errors.js';
+import { AbortedError, ConfigurationError, PagewiseError, SystemError } from '../errors.js';
 import { OfflineModel, type OfflinePolicy } from '../models/offline.js';
 import { contextWindowFor, DEFAULT_PRICES, modelLabel, resolveModel, type ModelPrice, type ModelSpec } from '../models/resolve.js';
 import { Ledger, type LedgerEntry } from '../tokens/ledger.js';
@@ -182,11 +182,67 @@ export interface BenchOptions {
   contextWindow?: number;
   /** Prices (USD per million tokens) by model label or spec, over {@link DEFAULT_PRICES}. */
   prices?: Readonly<Record<string, ModelPrice>>;
-  /** Episodes run at once. Default 1 (the offline model is CPU-bound); raise it for hosted models. */
+  /** Episodes run at once by the in-process executor. Default 1 (the offline model is CPU-bound); raise it for hosted models. */
   concurrency?: number;
+  /** Where the episodes run: {@link inProcessExecutor} (the default), or e.g. a queue of workers. */
+  executor?: EpisodeExecutor;
   signal?: AbortSignal;
   onProgress?: (progress: BenchProgress) => void;
 }
+
+/** One episode of a benchmark: a task under a strategy at an N; `index` is its place in the saved runs. */
+export interface EpisodeJob {
+  index: number;
+  n: number | null;
+  strategy: string;
+  task: ScenarioTask;
+}
+
+/** What {@link runBench} hands an {@link EpisodeExecutor}. */
+export interface EpisodeBatch {
+  scenario: BenchScenario;
+  /** The episodes in saved-runs order. */
+  jobs: readonly EpisodeJob[];
+  model: ModelSpec;
+  /** As {@link BenchOptions.contextWindow}. */
+  contextWindow?: number;
+  /** As {@link BenchOptions.concurrency}; an executor whose workers set their own may ignore it. */
+  concurrency: number;
+  signal?: AbortSignal;
+  /** To be called once per finished episode, as it finishes (drives progress). */
+  onEpisode: (job: EpisodeJob, outcome: EpisodeOutcome) => void;
+}
+
+/**
+ * Runs the episodes of a benchmark and resolves with their outcomes in the order of `batch.jobs`, so
+ * where an episode ran never changes the saved runs.
+ */
+export type EpisodeExecutor = (batch: EpisodeBatch) => Promise<EpisodeOutcome[]>;
+
+/** The default executor: runs the episodes in this process, `batch.concurrency` at a time. */
+export const inProcessExecutor: EpisodeExecutor = async (batch) => {
+  const { jobs, scenario, signal } = batch;
+  const outcomes: EpisodeOutcome[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      const job = jobs[index] as EpisodeJob;
+      if (signal?.aborted) throw new AbortedError('The benchmark was aborted.');
+      const context: EpisodeContext = {
+        strategy: job.strategy,
+        model: batch.model,
+        ...(batch.contextWindow !== undefined ? { contextWindow: batch.contextWindow } : {}),
+        ...(signal ? { signal } : {}),
+      };
+      const outcome = await scenario.runEpisode(job.task, context);
+      outcomes[index] = outcome;
+      batch.onEpisode(job, outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(batch.concurrency, jobs.length) }, worker));
+  return outcomes;
+};
 
 /** The parameters a benchmark ran with, as saved. */
 export interface BenchParams {
@@ -288,34 +344,33 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
   const startedAt = new Date();
   const started = performance.now();
-  const jobs: { n: number | null; task: ScenarioTask; strategy: string }[] = [];
+  const jobs: EpisodeJob[] = [];
   for (const n of nValues ?? [null]) {
     const tasks = await scenario.prepare({ ...(n === null ? {} : { n }), tasks: options.tasks, seed: options.seed });
-    for (const strategy of strategies) for (const task of tasks) jobs.push({ n, task, strategy });
+    for (const strategy of strategies) for (const task of tasks) jobs.push({ index: jobs.length, n, task, strategy });
   }
 
-  const episodes: BenchEpisode[] = new Array(jobs.length);
   let done = 0;
   options.onProgress?.({ done, total: jobs.length });
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const index = next++;
-      const job = jobs[index] as (typeof jobs)[number];
-      if (options.signal?.aborted) throw new AbortedError('The benchmark was aborted.');
-      const context: EpisodeContext = {
-        strategy: job.strategy,
-        model: modelSpec,
-        ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      };
-      const outcome = await scenario.runEpisode(job.task, context);
-      episodes[index] = { ...outcome, n: job.n };
+  const executor = options.executor ?? inProcessExecutor;
+  const outcomes = await executor({
+    scenario,
+    jobs,
+    model: modelSpec,
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    concurrency,
+    ...(options.signal ? { signal: options.signal } : {}),
+    onEpisode: (job, outcome) => {
       done += 1;
       options.onProgress?.({ done, total: jobs.length, last: { strategy: job.strategy, n: job.n, taskId: job.task.id, success: outcome.success } });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+    },
+  });
+  const episodes: BenchEpisode[] = jobs.map((job, i) => {
+    const outcome = outcomes[i];
+    // A custom executor that loses an episode would otherwise skew every mean without a trace.
+    if (!outcome) throw new SystemError('executor-incomplete', `The episode executor returned no outcome for episode ${i} (${job.strategy}, task ${job.task.id}); this is a bug in the executor.`);
+    return { ...outcome, n: job.n };
+  });
 
   const runs: BenchRuns = {
     schema: BENCH_RUNS_SCHEMA,

@@ -111,7 +111,8 @@ export function markdownReport(report: BenchReport): string {
 // Schemas of the saved runs: they are read back from disk, so they are validated, not trusted.
 const PriceSchema = z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() });
 const PriceTableSchema = z.record(z.string(), PriceSchema);
-const LedgerEntrySchema = z.object({
+/** Schema of a ledger entry read back from disk or from a worker: every token figure depends on it. */
+export const LedgerEntrySchema = z.object({
   index: z.number().int().nonnegative(),
   kind: z.enum(['agent', 'compressor']),
   agent: z.string(),
@@ -126,10 +127,10 @@ const LedgerEntrySchema = z.object({
   frameworkMs: z.number().nonnegative(),
   at: z.number(),
 });
-const EpisodeSchema = z.looseObject({
+/** Schema of an episode outcome (as a scenario returns it). */
+export const EpisodeOutcomeSchema = z.looseObject({
   taskId: z.string(),
   strategy: z.string(),
-  n: z.number().int().positive().nullable(),
   success: z.boolean(),
   answer: z.string(),
   ledger: z.array(LedgerEntrySchema),
@@ -140,6 +141,7 @@ const EpisodeSchema = z.looseObject({
   error: z.string().optional(),
   wallMs: z.number().nonnegative(),
 });
+const EpisodeSchema = EpisodeOutcomeSchema.extend({ n: z.number().int().positive().nullable() });
 const RunsSchema = z.object({
   schema: z.literal(BENCH_RUNS_SCHEMA),
   scenario: z.string(),

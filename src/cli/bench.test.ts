@@ -74,4 +74,12 @@ describe('pagewise bench', () => {
     const rebuilt = await run(['--rebuild', outDir]);
     expect(rebuilt.out).toBe(first.out);
   });
+
+  it('sends the episodes to a queue with --queue, naming the flag when Redis does not answer', async () => {
+    expect(BENCH_HELP).toContain('--queue <redis url>');
+    await expect(run(['test-cli', '--queue', 'redis://u:hunter22@127.0.0.1:1'])).rejects.toThrow(/^Cannot reach Redis at redis:\/\/u:\*\*\*@127\.0\.0\.1:1 .*fix the URL given with --queue\.$/);
+    await expect(run(['test-cli', '--queue', 'http://127.0.0.1:6379'])).rejects.toThrow(/--queue must be a redis:\/\/ or rediss:\/\/ URL/);
+    await expect(run(['test-cli', '--queue', 'redis://127.0.0.1:1', '--concurrency', '2'])).rejects.toThrow(/set --concurrency on each `pagewise worker`/);
+    await expect(run(['test-cli', '--queue-prefix', 'x'])).rejects.toThrow(/--queue-prefix needs --queue/);
+  });
 });

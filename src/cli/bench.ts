@@ -19,6 +19,7 @@ import {
   type BenchProgress,
   type BenchReport,
 } from '../bench/index.js';
+import { queueExecutor } from '../distributed/index.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
 
@@ -46,6 +47,10 @@ Options:
   --window <tokens>     Context window; a larger request fails the episode; 0 = no limit
                         (default: the model's known window)
   --concurrency C       Episodes run at once (default 1; raise it for hosted models)
+  --queue <redis url>   Run the episodes on workers (pagewise worker --redis <url>) through a Redis
+                        queue instead of in this process; the saved runs are the same. The model must
+                        be a spec; workers need its API key
+  --queue-prefix <name> Key prefix of the queue; the workers' --prefix must match (default pagewise)
   --prices <file>       JSON price table over the built-in one:
                         { "<model>": { "inputPerMTok": 0.4, "outputPerMTok": 1.6 } } (USD per million tokens)
   --json <file>         Write the results JSON (schema 1) to <file>
@@ -67,6 +72,8 @@ const OPTIONS = {
   model: { type: 'string' },
   window: { type: 'string' },
   concurrency: { type: 'string' },
+  queue: { type: 'string' },
+  'queue-prefix': { type: 'string' },
   prices: { type: 'string' },
   json: { type: 'string' },
   out: { type: 'string' },
@@ -163,6 +170,14 @@ export async function benchCommand(argv: string[], out: (s: string) => void, err
   const n = nList(values.n);
   const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
   const contextWindow = values.window === undefined ? undefined : intOption('window', values.window, 0, 0);
+  if (values.queue === undefined && values['queue-prefix'] !== undefined) throw new ConfigurationError('bad-arguments', '--queue-prefix needs --queue <redis url>.');
+  if (values.queue !== undefined && values.concurrency !== undefined) {
+    throw new ConfigurationError('bad-arguments', 'With --queue the workers run the episodes: set --concurrency on each `pagewise worker`, not on bench.');
+  }
+  const executor =
+    values.queue === undefined
+      ? undefined
+      : queueExecutor({ url: values.queue, urlSetting: '--queue', ...(values['queue-prefix'] ? { prefix: values['queue-prefix'] } : {}), onNotice: (notice) => err(notice.message) });
 
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
   let report: BenchReport;
@@ -176,6 +191,7 @@ export async function benchCommand(argv: string[], out: (s: string) => void, err
       model,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       concurrency: intOption('concurrency', values.concurrency, 1, 1),
+      ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
       onProgress: progress.update,
     });

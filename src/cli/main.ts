@@ -9,6 +9,7 @@ import { benchCommand, BENCH_HELP } from './bench.js';
 import { dbCommand, DB_HELP } from './db.js';
 import { distillCommand, DISTILL_HELP } from './distill.js';
 import { optimizeCommand, OPTIMIZE_HELP } from './optimize.js';
+import { workerCommand, WORKER_HELP } from './worker.js';
 import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   bench: { summary: 'Compare context strategies on a scenario (tables, JSON, charts)', help: BENCH_HELP, run: benchCommand },
   optimize: { summary: 'Learn a compression guideline from contrastive failures (UT and CO steps)', help: OPTIMIZE_HELP, run: optimizeCommand },
   distill: { summary: 'Export recorded compressor calls as fine-tuning JSONL', help: DISTILL_HELP, run: distillCommand },
+  worker: { summary: 'Take benchmark episodes from a Redis queue (BullMQ) and run them', help: WORKER_HELP, run: workerCommand },
   db: { summary: 'Apply PostgreSQL schema migrations', help: DB_HELP, run: dbCommand },
   corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
