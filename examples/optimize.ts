@@ -1,0 +1,15 @@
+/**
+ * Learning a history guideline offline on the retail scenario (needs ../shared/data/tau-retail or
+ * PAGEWISE_TAU_RETAIL_DIR): the default guideline against the optimized one on held-out tasks, and the chosen
+ * guideline's rules. npx tsx examples/optimize.ts
+ */
+import { formatGuideline, getScenario, optimizeGuideline, optimizeMarkdown } from '../src/index.js';
+import { retailDataAvailable } from '../src/scenarios/retail/index.js';
+
+if (!retailDataAvailable()) {
+  console.log('The retail data is not here (../shared/data/tau-retail, or set PAGEWISE_TAU_RETAIL_DIR); nothing to optimize.');
+  process.exit(0);
+}
+const result = await optimizeGuideline({ scenario: getScenario('retail-tool-use'), target: 'history', train: 4, val: 4, seed: 3 });
+console.log(optimizeMarkdown(result.report));
+console.log(formatGuideline(result.chosen));
