@@ -4,6 +4,7 @@
  * a shared corpus) so one database serves many agents.
  */
 import { createHash } from 'node:crypto';
+import { StorageError } from '../errors.js';
 import { countTokens } from '../tokens/tokenizer.js';
 
 /** A stored page. */
@@ -72,6 +73,49 @@ export function toPage(input: PageInput): Page {
     hash: hashBody(input.body),
     fetchedAt: input.fetchedAt ?? Date.now(),
     meta: input.meta ?? {},
+  };
+}
+
+/** A page's metadata as a SQL store holds it (snake_case columns; the body joined in by hash). */
+export interface StoredPageRow {
+  namespace: string;
+  uri: string;
+  title: string;
+  media_type: string;
+  hash: string;
+  fetched_at: number | string;
+  meta: string;
+  schema_version: number;
+  bytes: number;
+  tokens: number;
+}
+
+/**
+ * Reads a stored page row back, checking its schema version and validating its metadata, so a row
+ * written by another version or damaged on disk is a clear StorageError, not a silent wrong value.
+ */
+export function pageInfoFromRow(r: StoredPageRow): PageInfo {
+  if (r.schema_version !== PAGE_SCHEMA_VERSION) {
+    throw new StorageError(`Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`);
+  }
+  let meta: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(r.meta) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('meta is not an object');
+    meta = parsed as Record<string, unknown>;
+  } catch (error) {
+    throw new StorageError(`Page ${r.uri} has unreadable metadata: ${(error as Error).message}`, error);
+  }
+  return {
+    namespace: r.namespace,
+    uri: r.uri,
+    title: r.title,
+    mediaType: r.media_type,
+    hash: r.hash,
+    fetchedAt: Number(r.fetched_at),
+    meta,
+    bytes: r.bytes,
+    tokens: r.tokens,
   };
 }
 

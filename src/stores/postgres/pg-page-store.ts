@@ -4,8 +4,7 @@
  * the pool, of the session store.
  */
 import type { PoolClient } from 'pg';
-import { StorageError } from '../../errors.js';
-import { PAGE_SCHEMA_VERSION, pageInfo, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
+import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
 interface PageRow {
@@ -43,28 +42,7 @@ export class PgPageStore implements PageStore {
   }
 
   private row(r: PageRow): PageInfo {
-    if (r.schema_version !== PAGE_SCHEMA_VERSION) {
-      throw new StorageError(`Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`);
-    }
-    let meta: Record<string, unknown>;
-    try {
-      const parsed = JSON.parse(r.meta) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('meta is not an object');
-      meta = parsed as Record<string, unknown>;
-    } catch (error) {
-      throw new StorageError(`Page ${r.uri} has unreadable metadata: ${(error as Error).message}`, error);
-    }
-    return {
-      namespace: r.namespace,
-      uri: r.uri,
-      title: r.title,
-      mediaType: r.media_type,
-      hash: r.hash,
-      fetchedAt: Number(r.fetched_at),
-      meta,
-      bytes: r.bytes,
-      tokens: r.tokens,
-    };
+    return pageInfoFromRow(r);
   }
 
   async put(input: PageInput): Promise<PageInfo> {

@@ -3,8 +3,7 @@
  * Shares the database file of the session store.
  */
 import type Database from 'better-sqlite3';
-import { StorageError } from '../../errors.js';
-import { PAGE_SCHEMA_VERSION, pageInfo, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
+import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 
 interface PageRow {
@@ -58,18 +57,7 @@ export class SqlitePageStore implements PageStore {
   }
 
   private row(r: PageRow): PageInfo {
-    if (r.schema_version !== PAGE_SCHEMA_VERSION) {
-      throw new StorageError(`Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`);
-    }
-    let meta: Record<string, unknown>;
-    try {
-      const parsed = JSON.parse(r.meta) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('meta is not an object');
-      meta = parsed as Record<string, unknown>;
-    } catch (error) {
-      throw new StorageError(`Page ${r.uri} has unreadable metadata: ${(error as Error).message}`, error);
-    }
-    return { namespace: r.namespace, uri: r.uri, title: r.title, mediaType: r.media_type, hash: r.hash, fetchedAt: r.fetched_at, meta, bytes: r.bytes, tokens: r.tokens };
+    return pageInfoFromRow(r);
   }
 
   async put(input: PageInput): Promise<PageInfo> {
