@@ -19,10 +19,10 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { getScenario, runBench, type BenchOptions, type BenchReport } from '../src/bench/index.js';
 import { queueExecutor, startEpisodeWorker } from '../src/distributed/index.js';
 import { fmt, quantile } from './stats.js';
+import { deleteKeysWithPrefix } from '../src/distributed/redis.js';
 
 const WORKER_ENV = 'PAGEWISE_BENCH_QUEUE_WORKER';
 const DEFAULT_N = 164;
@@ -94,19 +94,6 @@ async function stopWorkers(children: ChildProcess[]): Promise<void> {
   );
 }
 
-async function deletePrefix(url: string, prefix: string): Promise<void> {
-  const client = new Redis(url);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await client.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** Measures episodes per second in process and through the queue; undefined without a Redis URL. */
 export async function queueThroughput(options: QueueThroughputOptions = {}): Promise<QueueThroughputRow[] | undefined> {
@@ -146,7 +133,7 @@ export async function queueThroughput(options: QueueThroughputOptions = {}): Pro
     }
   } finally {
     await stopWorkers(children);
-    await deletePrefix(url, prefix);
+    await deleteKeysWithPrefix(url, prefix);
   }
   return rows;
 }

@@ -88,3 +88,21 @@ function safePassword(url: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Deletes every key under `prefix` (a queue with its jobs, events and locks), for cleaning up after a
+ * benchmark or test run that used its own prefix.
+ */
+export async function deleteKeysWithPrefix(url: string, prefix: string): Promise<void> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}

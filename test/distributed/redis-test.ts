@@ -4,8 +4,8 @@
  * Redis tests skip and say why.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { describe, it } from 'vitest';
+import { deleteKeysWithPrefix } from '../../src/distributed/redis.js';
 
 /** The variable that points tests at a Redis server. */
 export const TEST_REDIS_URL_ENV = 'PAGEWISE_TEST_REDIS_URL';
@@ -22,19 +22,7 @@ export function uniquePrefix(label: string): string {
 }
 
 /** Deletes every key under `prefix` (the queue, its jobs, events and locks). */
-export async function deletePrefix(url: string, prefix: string): Promise<void> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await client.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
-}
+export const deletePrefix = deleteKeysWithPrefix;
 
 /** Registers one skipped test that carries the reason, and prints it. */
 export function skipRedis(suite: string): void {
