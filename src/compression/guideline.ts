@@ -71,6 +71,16 @@ const ID = /^[A-Za-z0-9][\w.-]*$/u;
 const RULES_FENCE = /^```rules(?:\s+json)?\s*$/u;
 const FENCE_END = /^```\s*$/u;
 
+/**
+ * Throws a ConfigurationError unless `guideline` targets `target`. `user` names who needs it; `hint`
+ * says what to use instead.
+ */
+export function requireGuidelineTarget(guideline: Guideline, target: GuidelineTarget, user: string, hint = ''): void {
+  if (guideline.target !== target) {
+    throw new ConfigurationError('wrong-guideline-target', `${user} needs a ${target} guideline, but "${guideline.id}" targets ${guideline.target}.${hint ? ` ${hint}` : ''}`);
+  }
+}
+
 /** The default rules of a target, used for fields a guideline's rules block leaves out. */
 export function defaultRulesFor(target: GuidelineTarget): ExtractiveRules {
   return target === 'history' ? DEFAULT_HISTORY_RULES : DEFAULT_OBSERVATION_RULES;

@@ -17,7 +17,7 @@ import type { CompactionEvent, SessionEvent } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressorBackend } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
-import type { Guideline } from './guideline.js';
+import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { fenceQuoted, renderTranscript, shortBoundary, unfenceQuoted } from './transcript.js';
 
@@ -77,12 +77,7 @@ export function summaryBody(text: string): string {
  */
 export function historyCompressor(options: HistoryCompressorOptions = {}): ContextProcessor & { readonly backend: CompressorBackend } {
   const guideline = options.guideline ?? DEFAULT_HISTORY_GUIDELINE;
-  if (guideline.target !== 'history') {
-    throw new ConfigurationError(
-      'wrong-guideline-target',
-      `historyCompressor needs a history guideline, but "${guideline.id}" targets ${guideline.target}. Use DEFAULT_HISTORY_GUIDELINE or a guideline file with "target: history".`,
-    );
-  }
+  requireGuidelineTarget(guideline, 'history', 'historyCompressor', 'Use DEFAULT_HISTORY_GUIDELINE or a guideline file with "target: history".');
   const threshold = options.thresholdTokens ?? DEFAULT_HISTORY_THRESHOLD;
   const keepLastTurns = options.keepLastTurns ?? 1;
   const mode = options.mode ?? 'accumulate';

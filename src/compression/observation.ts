@@ -14,7 +14,7 @@ import { PAGING_TOOL_NAMES } from '../paging/tools.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressorBackend } from './backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import type { Guideline } from './guideline.js';
+import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { tokenBudget } from './token-budget.js';
 import { fenceQuoted, handleLine, renderTranscript, shortBoundary } from './transcript.js';
@@ -78,12 +78,7 @@ function checkTokens(name: string, value: number): void {
  */
 export function observationCompressor(options: ObservationCompressorOptions = {}): ObservationCompressor {
   const guideline = options.guideline ?? DEFAULT_OBSERVATION_GUIDELINE;
-  if (guideline.target !== 'observation') {
-    throw new ConfigurationError(
-      'wrong-guideline-target',
-      `observationCompressor needs an observation guideline, but "${guideline.id}" targets ${guideline.target}. Use DEFAULT_OBSERVATION_GUIDELINE or a guideline file with "target: observation".`,
-    );
-  }
+  requireGuidelineTarget(guideline, 'observation', 'observationCompressor', 'Use DEFAULT_OBSERVATION_GUIDELINE or a guideline file with "target: observation".');
   const threshold = options.thresholdTokens ?? DEFAULT_OBSERVATION_THRESHOLD;
   checkTokens('thresholdTokens', threshold);
   for (const [tool, value] of Object.entries(options.toolThresholds ?? {})) checkTokens(`toolThresholds.${tool}`, value);
