@@ -77,23 +77,64 @@ export function compressionStrategies(seed = 1): StrategySpec[] {
   const boundary = seededBoundary(seed);
   return [
     { name: 'none', description: 'full history', setup: () => ({}) },
-    { name: 'fifo', description: 'task + last 5 turns', setup: () => ({ processors: [fifoHistory({ lastTurns: 5 })] }) },
-    { name: 'clear-tool-results', description: 'all but the last 3 tool results cleared', setup: () => ({ processors: [clearToolResults({ keepLast: 3 })] }) },
-    { name: 'summarize', description: 'generic summary prompt (naive first-sentence stand-in)', setup: () => promptingStrategy(context, { boundary }) },
-    { name: 'acon-obs', description: 'C_obs, retail guideline', setup: () => aconObservationStrategy(context, { boundary }) },
-    { name: 'acon-hist', description: 'C_hist (accumulate), retail guideline', setup: () => aconHistoryStrategy(context, { boundary }) },
-    { name: 'acon', description: 'C_obs + C_hist (accumulate), retail guidelines', setup: () => aconStrategy(context, { boundary }) },
-    { name: 'acon (reset)', description: 'as acon, history re-summarized from the raw events each time', setup: () => aconStrategy(context, { boundary, mode: 'reset' }) },
-    { name: 'acon + page_in', description: 'as acon, with the page_in tool offered for the handles', setup: () => aconStrategy(context, { boundary, pageIn: true }) },
+    {
+      name: 'fifo',
+      description: 'task + last 5 turns',
+      setup: () => ({ processors: [fifoHistory({ lastTurns: 5 })] }),
+    },
+    {
+      name: 'clear-tool-results',
+      description: 'all but the last 3 tool results cleared',
+      setup: () => ({ processors: [clearToolResults({ keepLast: 3 })] }),
+    },
+    {
+      name: 'summarize',
+      description: 'generic summary prompt (naive first-sentence stand-in)',
+      setup: () => promptingStrategy(context, { boundary }),
+    },
+    {
+      name: 'acon-obs',
+      description: 'C_obs, retail guideline',
+      setup: () => aconObservationStrategy(context, { boundary }),
+    },
+    {
+      name: 'acon-hist',
+      description: 'C_hist (accumulate), retail guideline',
+      setup: () => aconHistoryStrategy(context, { boundary }),
+    },
+    {
+      name: 'acon',
+      description: 'C_obs + C_hist (accumulate), retail guidelines',
+      setup: () => aconStrategy(context, { boundary }),
+    },
+    {
+      name: 'acon (reset)',
+      description: 'as acon, history re-summarized from the raw events each time',
+      setup: () => aconStrategy(context, { boundary, mode: 'reset' }),
+    },
+    {
+      name: 'acon + page_in',
+      description: 'as acon, with the page_in tool offered for the handles',
+      setup: () => aconStrategy(context, { boundary, pageIn: true }),
+    },
     {
       name: 'acon (default guidelines)',
       description: 'as acon, with the untuned default guidelines',
-      setup: () => aconStrategy(context, { boundary, observationGuideline: ACON_DEFAULTS.observationGuideline, historyGuideline: ACON_DEFAULTS.historyGuideline }),
+      setup: () =>
+        aconStrategy(context, {
+          boundary,
+          observationGuideline: ACON_DEFAULTS.observationGuideline,
+          historyGuideline: ACON_DEFAULTS.historyGuideline,
+        }),
     },
   ];
 }
 
-async function runEpisode(data: RetailData, task: RetailTask, setup: CompressionStrategySetup): Promise<{ success: boolean; entries: readonly LedgerEntry[]; error?: string }> {
+async function runEpisode(
+  data: RetailData,
+  task: RetailTask,
+  setup: CompressionStrategySetup,
+): Promise<{ success: boolean; entries: readonly LedgerEntry[]; error?: string }> {
   const agent = new Agent({
     name: 'retail_agent',
     instruction: setup.instruction ? setup.instruction(RETAIL_INSTRUCTION) : RETAIL_INSTRUCTION,
@@ -103,7 +144,13 @@ async function runEpisode(data: RetailData, task: RetailTask, setup: Compression
   });
   // This ledger keeps the agent's calls of a failed run too; compressor calls go to the run's own.
   const ledger = new Ledger();
-  const runner = new Runner({ agent, model: new OfflineModel({ policies: [retailOfflinePolicy] }), limits: { maxSteps: MAX_STEPS }, ledger, services: setup.services ?? {} });
+  const runner = new Runner({
+    agent,
+    model: new OfflineModel({ policies: [retailOfflinePolicy] }),
+    limits: { maxSteps: MAX_STEPS },
+    ledger,
+    services: setup.services ?? {},
+  });
   try {
     const result = await runner.run({ userId: 'bench', message: task.prompt });
     return { success: checkAnswer(task, result.text), entries: result.ledger.entries };
@@ -113,7 +160,9 @@ async function runEpisode(data: RetailData, task: RetailTask, setup: Compression
 }
 
 /** Runs every strategy on `tasks` retail tasks drawn with `seed`. */
-export async function compressionRetail(options: { tasks?: number; seed?: number; data?: RetailData } = {}): Promise<CompressionRow[]> {
+export async function compressionRetail(
+  options: { tasks?: number; seed?: number; data?: RetailData } = {},
+): Promise<CompressionRow[]> {
   const data = options.data ?? (await loadRetailData());
   const seed = options.seed ?? 1;
   const tasks = generateRetailTasks(data, { count: options.tasks ?? 24, seed });
@@ -163,8 +212,12 @@ export async function main(): Promise<void> {
   }
   const tasks = 24;
   const rows = await compressionRetail({ tasks, seed: 1 });
-  console.log(`\n## compression-retail: context strategies on ${tasks} retail tasks (offline model: rules, not an LLM; extractive compressors)\n`);
-  console.log('| strategy | success | peak prompt tokens (mean) | peak (max) | cumulative prompt tokens (mean) | agent calls (mean) | compressor calls (mean) | errors | what |');
+  console.log(
+    `\n## compression-retail: context strategies on ${tasks} retail tasks (offline model: rules, not an LLM; extractive compressors)\n`,
+  );
+  console.log(
+    '| strategy | success | peak prompt tokens (mean) | peak (max) | cumulative prompt tokens (mean) | agent calls (mean) | compressor calls (mean) | errors | what |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
     console.log(
@@ -173,7 +226,9 @@ export async function main(): Promise<void> {
   }
   const none = rows.find((r) => r.strategy === 'none');
   if (!none) return;
-  console.log('\nErrors are runs that hit limits.maxSteps (60): the offline policy fetches again what the context lost, and loops when it never comes back.\n');
+  console.log(
+    '\nErrors are runs that hit limits.maxSteps (60): the offline policy fetches again what the context lost, and loops when it never comes back.\n',
+  );
   for (const r of rows.filter((x) => x.strategy.startsWith('acon'))) {
     const mean = 1 - r.peakMean / none.peakMean;
     const max = 1 - r.peakMax / none.peakMax;

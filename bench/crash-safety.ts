@@ -24,7 +24,12 @@ export async function main(): Promise<CrashRunFigures> {
   const events = intFromEnv('PAGEWISE_CRASH_EVENTS', 10_000);
   const seed = process.env.PAGEWISE_CRASH_SEED ? intFromEnv('PAGEWISE_CRASH_SEED', 0) : undefined;
   console.log(`\n## Crash safety: SQLite session and page store under SIGKILL (${kills} kills, ${events} events)\n`);
-  const f = await runCrashRounds({ kills, events, ...(seed !== undefined ? { seed } : {}), log: (line) => console.log(`    ${line}`) });
+  const f = await runCrashRounds({
+    kills,
+    events,
+    ...(seed !== undefined ? { seed } : {}),
+    log: (line) => console.log(`    ${line}`),
+  });
   console.log(`
 | figure | value |
 | --- | --- |

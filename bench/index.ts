@@ -4,7 +4,14 @@
  * a few minutes on two cores. Reports and charts also go to bench-out/standard/<scenario>/.
  */
 import path from 'node:path';
-import { getScenario, listScenarios, markdownReport, runBench, writeBenchOutput, type BenchOptions } from '../src/bench/index.js';
+import {
+  getScenario,
+  listScenarios,
+  markdownReport,
+  runBench,
+  writeBenchOutput,
+  type BenchOptions,
+} from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
 import { main as compressionRetail } from './compression-retail.js';
 import { main as optimizeRetail } from './optimize-retail.js';

@@ -9,7 +9,11 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { getScenario } from '../src/bench/index.js';
-import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE, type GuidelineTarget } from '../src/compression/index.js';
+import {
+  RETAIL_HISTORY_GUIDELINE,
+  RETAIL_OBSERVATION_GUIDELINE,
+  type GuidelineTarget,
+} from '../src/compression/index.js';
 import { defaultRetailDataDir, retailDataAvailable } from '../src/scenarios/retail/index.js';
 import { optimizeGuideline, optimizeTable, type OptimizeResult } from '../src/optimize/index.js';
 
@@ -28,7 +32,12 @@ export async function optimizeRetail(target: GuidelineTarget): Promise<{ result:
     target,
     ...OPTIMIZE_RETAIL_SIZES,
     outDir,
-    references: [{ label: 'hand-tuned (reference)', guideline: target === 'observation' ? RETAIL_OBSERVATION_GUIDELINE : RETAIL_HISTORY_GUIDELINE }],
+    references: [
+      {
+        label: 'hand-tuned (reference)',
+        guideline: target === 'observation' ? RETAIL_OBSERVATION_GUIDELINE : RETAIL_HISTORY_GUIDELINE,
+      },
+    ],
   });
   return { result, wallMs: performance.now() - started };
 }
@@ -42,8 +51,12 @@ export async function main(): Promise<void> {
   for (const target of ['observation', 'history'] as const) {
     const { result, wallMs } = await optimizeRetail(target);
     const r = result.report;
-    console.log(`\n## optimize-retail: ${target} guideline, offline (rules, not an LLM; extractive compressor; rule-edit candidates)\n`);
-    console.log(`${r.trainTasks.length} training and ${r.valTasks.length} held-out tasks, seed ${r.seed}, K = ${r.candidates}, λ = ${r.lambda}; ${(wallMs / 1000).toFixed(0)} s. Tokens per task: cumulative agent prompt tokens plus compressor tokens.\n`);
+    console.log(
+      `\n## optimize-retail: ${target} guideline, offline (rules, not an LLM; extractive compressor; rule-edit candidates)\n`,
+    );
+    console.log(
+      `${r.trainTasks.length} training and ${r.valTasks.length} held-out tasks, seed ${r.seed}, K = ${r.candidates}, λ = ${r.lambda}; ${(wallMs / 1000).toFixed(0)} s. Tokens per task: cumulative agent prompt tokens plus compressor tokens.\n`,
+    );
     console.log(optimizeTable(r));
     const chosen = result.candidates.filter((c) => c.chosen && c.index > 0).map((c) => `${c.step}: ${c.edit}`);
     console.log(`\nChosen edits: ${chosen.length > 0 ? chosen.join(' | ') : 'none'}.`);

@@ -5,7 +5,14 @@
  * calls and success per strategy, and checks the paging targets.
  */
 import { ContextWindowExceededError } from '../src/index.js';
-import { generateQuestions, generateReports, inMemoryCorpus, isCorrect, runReportAnalysis, type ReportStrategy } from '../src/scenarios/report-analysis/index.js';
+import {
+  generateQuestions,
+  generateReports,
+  inMemoryCorpus,
+  isCorrect,
+  runReportAnalysis,
+  type ReportStrategy,
+} from '../src/scenarios/report-analysis/index.js';
 import { createRng } from '../src/scenarios/report-analysis/corpus.js';
 
 interface Row {
@@ -19,7 +26,9 @@ interface Row {
 }
 
 /** Runs the scaling benchmark: `questions` questions per N, `none` only up to `noneMax` reports. */
-export async function pagingScaling(options: { sizes?: number[]; questions?: number; noneMax?: number; seed?: number } = {}): Promise<Row[]> {
+export async function pagingScaling(
+  options: { sizes?: number[]; questions?: number; noneMax?: number; seed?: number } = {},
+): Promise<Row[]> {
   const sizes = options.sizes ?? [10, 50, 164, 500, 1000];
   const seed = options.seed ?? 1;
   const rows: Row[] = [];
@@ -37,7 +46,12 @@ export async function pagingScaling(options: { sizes?: number[]; questions?: num
       for (const q of questions) {
         // A seeded boundary keeps token counts identical from run to run.
         const rng = createRng(seed);
-        const boundary = () => Array.from({ length: 4 }, () => Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, '0')).join('');
+        const boundary = () =>
+          Array.from({ length: 4 }, () =>
+            Math.floor(rng.next() * 2 ** 32)
+              .toString(16)
+              .padStart(8, '0'),
+          ).join('');
         const r = await runReportAnalysis({ corpus, question: q.text, strategy, contextWindow: 0, boundary });
         if (isCorrect(r.text, q.gold)) ok += 1;
         const s = r.ledger.summary;
@@ -47,7 +61,15 @@ export async function pagingScaling(options: { sizes?: number[]; questions?: num
         // The paging target's reference: instruction + tool schemas + largest batch + saved results.
         for (const e of r.ledger.entries) base = Math.max(base, e.parts.instruction + e.parts.tools + e.parts.paged);
       }
-      rows.push({ n, strategy, success: ok / questions.length, peak, cumulative: cumulative / questions.length, calls: calls / questions.length, base });
+      rows.push({
+        n,
+        strategy,
+        success: ok / questions.length,
+        peak,
+        cumulative: cumulative / questions.length,
+        calls: calls / questions.length,
+        base,
+      });
     }
   }
   return rows;
@@ -61,19 +83,35 @@ export async function main(): Promise<void> {
   console.log('\n## paging-scaling: report analysis, none vs paging (offline model, --window 0)\n');
   console.log('| N | strategy | success | peak prompt tokens | cumulative prompt tokens (mean) | model calls (mean) |');
   console.log('|---:|---|---:|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.n} | ${r.strategy} | ${(r.success * 100).toFixed(0)}% | ${fmt(r.peak)} | ${fmt(r.cumulative)} | ${r.calls.toFixed(1)} |`);
+  for (const r of rows)
+    console.log(
+      `| ${r.n} | ${r.strategy} | ${(r.success * 100).toFixed(0)}% | ${fmt(r.peak)} | ${fmt(r.cumulative)} | ${r.calls.toFixed(1)} |`,
+    );
   const p = (n: number) => rows.find((r) => r.n === n && r.strategy === 'paging');
   const none164 = rows.find((r) => r.n === 164 && r.strategy === 'none');
   const p50 = p(50);
   const p1000 = p(1000);
   const p164 = p(164);
-  if (p50 && p1000) console.log(`\nPaging peak N=1000 vs N=50: ${(((p1000.peak - p50.peak) / p50.peak) * 100).toFixed(1)}% (target within 5%).`);
-  for (const r of rows.filter((x) => x.strategy === 'paging')) console.log(`Paging peak / (instruction + tools + largest batch + saved results) at N=${r.n}: ${(r.peak / r.base).toFixed(3)} (target ≤ 1.15).`);
-  if (p164 && none164) console.log(`Paging cumulative / none cumulative at N=164: ${((p164.cumulative / none164.cumulative) * 100).toFixed(1)}% (target ≤ 15%).`);
+  if (p50 && p1000)
+    console.log(
+      `\nPaging peak N=1000 vs N=50: ${(((p1000.peak - p50.peak) / p50.peak) * 100).toFixed(1)}% (target within 5%).`,
+    );
+  for (const r of rows.filter((x) => x.strategy === 'paging'))
+    console.log(
+      `Paging peak / (instruction + tools + largest batch + saved results) at N=${r.n}: ${(r.peak / r.base).toFixed(3)} (target ≤ 1.15).`,
+    );
+  if (p164 && none164)
+    console.log(
+      `Paging cumulative / none cumulative at N=164: ${((p164.cumulative / none164.cumulative) * 100).toFixed(1)}% (target ≤ 15%).`,
+    );
   const reports = generateReports(164, 1);
   const q = generateQuestions(reports, 1, 1)[0]!;
-  const err = await runReportAnalysis({ corpus: inMemoryCorpus(reports), question: q.text, strategy: 'none' }).catch((e: unknown) => e);
-  console.log(`With the default 128k window, none at N=164: ${err instanceof ContextWindowExceededError ? `fails (${fmt(err.promptTokens)} prompt tokens)` : 'did not fail'}.`);
+  const err = await runReportAnalysis({ corpus: inMemoryCorpus(reports), question: q.text, strategy: 'none' }).catch(
+    (e: unknown) => e,
+  );
+  console.log(
+    `With the default 128k window, none at N=164: ${err instanceof ContextWindowExceededError ? `fails (${fmt(err.promptTokens)} prompt tokens)` : 'did not fail'}.`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

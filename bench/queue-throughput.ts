@@ -71,8 +71,15 @@ async function workerMain(task: WorkerTask): Promise<void> {
 
 function startWorker(task: WorkerTask): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = fork(here, [], { cwd: root, execArgv: ['--import', 'tsx'], env: { ...process.env, [WORKER_ENV]: JSON.stringify(task) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.once('message', (m) => (m === 'ready' ? resolve(child) : reject(new Error(`unexpected message from a worker: ${String(m)}`))));
+    const child = fork(here, [], {
+      cwd: root,
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, [WORKER_ENV]: JSON.stringify(task) },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (m) =>
+      m === 'ready' ? resolve(child) : reject(new Error(`unexpected message from a worker: ${String(m)}`)),
+    );
     child.once('exit', (code) => reject(new Error(`a worker exited with ${code} before it was ready`)));
   });
 }
@@ -94,7 +101,6 @@ async function stopWorkers(children: ChildProcess[]): Promise<void> {
   );
 }
 
-
 /** Measures episodes per second in process and through the queue; undefined without a Redis URL. */
 export async function queueThroughput(options: QueueThroughputOptions = {}): Promise<QueueThroughputRow[] | undefined> {
   const url = options.url ?? process.env.PAGEWISE_BENCH_REDIS_URL ?? process.env.PAGEWISE_TEST_REDIS_URL;
@@ -102,7 +108,13 @@ export async function queueThroughput(options: QueueThroughputOptions = {}): Pro
   const prefix = `pw-bench-${process.pid}-${randomBytes(4).toString('hex')}`;
   const repeats = options.repeats ?? 3;
   const warmups = options.warmups ?? 1;
-  const base: BenchOptions = { scenario: getScenario('report-analysis'), strategies: STRATEGIES, n: options.n ?? DEFAULT_N, tasks: options.tasks ?? 6, seed: SEEDS.timed };
+  const base: BenchOptions = {
+    scenario: getScenario('report-analysis'),
+    strategies: STRATEGIES,
+    n: options.n ?? DEFAULT_N,
+    tasks: options.tasks ?? 6,
+    seed: SEEDS.timed,
+  };
   const rows: QueueThroughputRow[] = [];
   // Token counts are cached by content in each process, so an episode run twice in one process costs
   // far less the second time. Every run has its own seed (its own corpus and questions), warm-ups use
@@ -119,7 +131,11 @@ export async function queueThroughput(options: QueueThroughputOptions = {}): Pro
       episodes = report.runs.episodes.length;
       rates.push(episodes / ((performance.now() - started) / 1000));
     }
-    rows.push({ setup, episodes, episodesPerSecond: { median: quantile(rates, 0.5), min: Math.min(...rates), max: Math.max(...rates) } });
+    rows.push({
+      setup,
+      episodes,
+      episodesPerSecond: { median: quantile(rates, 0.5), min: Math.min(...rates), max: Math.max(...rates) },
+    });
   };
 
   await measure('in process', (seed) => runBench({ ...base, seed }));
@@ -142,17 +158,23 @@ export async function queueThroughput(options: QueueThroughputOptions = {}): Pro
 export async function main(options: QueueThroughputOptions = {}): Promise<void> {
   const rows = await queueThroughput(options);
   if (!rows) {
-    console.log('\n## queue-throughput: skipped: set PAGEWISE_BENCH_REDIS_URL or PAGEWISE_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379)');
+    console.log(
+      '\n## queue-throughput: skipped: set PAGEWISE_BENCH_REDIS_URL or PAGEWISE_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379)',
+    );
     return;
   }
   const n = options.n ?? DEFAULT_N;
-  console.log(`\n## queue-throughput: episodes per second through the Redis queue (report-analysis ${STRATEGIES.join(' and ')}, offline model, N = ${n}, ${os.availableParallelism()} cores)\n`);
+  console.log(
+    `\n## queue-throughput: episodes per second through the Redis queue (report-analysis ${STRATEGIES.join(' and ')}, offline model, N = ${n}, ${os.availableParallelism()} cores)\n`,
+  );
   console.log('| setup | episodes per run | episodes/s (median) | range | vs in process |');
   console.log('|---|---:|---:|---:|---:|');
   const inProcess = rows[0]?.episodesPerSecond.median ?? NaN;
   for (const r of rows) {
     const e = r.episodesPerSecond;
-    console.log(`| ${r.setup} | ${r.episodes} | ${fmt(e.median, 1)} | ${fmt(e.min, 1)}–${fmt(e.max, 1)} | ${fmt(e.median / inProcess, 2)}× |`);
+    console.log(
+      `| ${r.setup} | ${r.episodes} | ${fmt(e.median, 1)} | ${fmt(e.min, 1)}–${fmt(e.max, 1)} | ${fmt(e.median / inProcess, 2)}× |`,
+    );
   }
 }
 

@@ -14,22 +14,47 @@ const lookup = tool({
   name: 'lookup',
   description: 'Looks up a record by id and returns it.',
   inputSchema: z.object({ id: z.string() }),
-  execute: ({ id }) => ({ id, status: 'delivered', items: [{ name: 'Desk Lamp', price: 149.99 }], note: 'Record returned by the lookup tool.' }),
+  execute: ({ id }) => ({
+    id,
+    status: 'delivered',
+    items: [{ name: 'Desk Lamp', price: 149.99 }],
+    note: 'Record returned by the lookup tool.',
+  }),
 });
 
 async function seed(store: SqliteSessionStore, sessionId: string, events: number): Promise<void> {
   const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
   for (let i = 0; s.events.length < events; i++) {
     const callId = `seed-${i}`;
-    const model: SessionEvent = { kind: 'model', id: `m${i}`, invocationId: 'seed', author: 'a', timestamp: Date.now(), text: `Looking up record ${i}.`, toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${i}` } }] };
-    const result: SessionEvent = { kind: 'tool-result', id: `t${i}`, invocationId: 'seed', author: 'a', timestamp: Date.now(), toolCallId: callId, toolName: 'lookup', output: JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) }), isError: false };
+    const model: SessionEvent = {
+      kind: 'model',
+      id: `m${i}`,
+      invocationId: 'seed',
+      author: 'a',
+      timestamp: Date.now(),
+      text: `Looking up record ${i}.`,
+      toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${i}` } }],
+    };
+    const result: SessionEvent = {
+      kind: 'tool-result',
+      id: `t${i}`,
+      invocationId: 'seed',
+      author: 'a',
+      timestamp: Date.now(),
+      toolCallId: callId,
+      toolName: 'lookup',
+      output: JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) }),
+      isError: false,
+    };
     await store.appendEvent(s, model);
     await store.appendEvent(s, result);
   }
 }
 
 /** Runs the benchmark and returns its rows. */
-export async function runtimeOverhead(options: { steps?: number; repeats?: number } = {}): Promise<{ events: number; median: number; p10: number; p90: number; n: number }[]> {
+export async function runtimeOverhead(
+  options: { steps?: number; repeats?: number } = {},
+): Promise<{ events: number; median: number; p10: number; p90: number; n: number }[]> {
   const steps = options.steps ?? 20;
   const repeats = options.repeats ?? 5;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-bench-'));
@@ -40,8 +65,16 @@ export async function runtimeOverhead(options: { steps?: number; repeats?: numbe
     for (let r = 0; r < repeats; r++) {
       const sessionId = `s-${events}-${r}`;
       await seed(store, sessionId, events);
-      const script = [...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ toolName: 'lookup', input: { id: `n${i}` } }] })), 'done'];
-      const runner = new Runner({ agent: new Agent({ name: 'a', instruction: 'You look things up.', tools: [lookup] }), model: scriptedModel(script), store, appName: 'bench' });
+      const script = [
+        ...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ toolName: 'lookup', input: { id: `n${i}` } }] })),
+        'done',
+      ];
+      const runner = new Runner({
+        agent: new Agent({ name: 'a', instruction: 'You look things up.', tools: [lookup] }),
+        model: scriptedModel(script),
+        store,
+        appName: 'bench',
+      });
       const result = await runner.run({ userId: 'u', sessionId, message: 'Look up the records.' });
       // The first step of each run warms caches for the seeded history; the rest are steady state.
       samples.push(...result.ledger.entries.slice(1).map((e) => e.frameworkMs));
@@ -60,7 +93,9 @@ export async function main(): Promise<void> {
   console.log('|---:|---:|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.events} | ${fmt(r.median)} | ${fmt(r.p10)} | ${fmt(r.p90)} | ${r.n} |`);
   const at500 = rows.find((r) => r.events === 500)!;
-  console.log(`\nTarget: median < 1 ms at 500 events: ${at500.median < 1 ? 'met' : 'NOT met'} (${fmt(at500.median)} ms).`);
+  console.log(
+    `\nTarget: median < 1 ms at 500 events: ${at500.median < 1 ? 'met' : 'NOT met'} (${fmt(at500.median)} ms).`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

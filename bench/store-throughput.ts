@@ -23,7 +23,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { Agent, PagewiseError, Runner, SqliteSessionStore, tool, type Session, type SessionEvent, type SessionStore } from '../src/index.js';
+import {
+  Agent,
+  PagewiseError,
+  Runner,
+  SqliteSessionStore,
+  tool,
+  type Session,
+  type SessionEvent,
+  type SessionStore,
+} from '../src/index.js';
 import { PgSessionStore } from '../src/stores/postgres/index.js';
 import { scriptedModel } from '../src/testing.js';
 import { fmt, quantile } from './stats.js';
@@ -51,7 +60,9 @@ const here = fileURLToPath(import.meta.url);
 const root = path.resolve(path.dirname(here), '..');
 
 function openStore(task: Pick<WorkerTask, 'store' | 'sqlitePath' | 'url' | 'schema'>): SessionStore {
-  return task.store === 'sqlite' ? new SqliteSessionStore({ path: task.sqlitePath }) : new PgSessionStore({ url: task.url, schema: task.schema, maxConnections: 4 });
+  return task.store === 'sqlite'
+    ? new SqliteSessionStore({ path: task.sqlitePath })
+    : new PgSessionStore({ url: task.url, schema: task.schema, maxConnections: 4 });
 }
 
 const bump = tool({
@@ -79,7 +90,8 @@ function countConflicts(store: SessionStore): { store: SessionStore; conflicts: 
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
       if ((prop === 'appendEvents' || prop === 'appendEventsLocked') && typeof value === 'function') {
-        return (...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(count);
+        return (...args: unknown[]) =>
+          (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(count);
       }
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
@@ -114,7 +126,11 @@ async function workerMain(task: WorkerTask): Promise<void> {
   const send = (m: WorkerMessage): void => void process.send!(m);
   let work: () => Promise<number>;
   if (task.mode === 'appends') {
-    const session: Session = await store.createSession({ appName: APP, userId: `appender-${task.worker}`, sessionId: `appends-${task.worker}-${randomUUID()}` });
+    const session: Session = await store.createSession({
+      appName: APP,
+      userId: `appender-${task.worker}`,
+      sessionId: `appends-${task.worker}-${randomUUID()}`,
+    });
     for (let i = 0; i < 5; i++) await store.appendEvent(session, resultEvent(i));
     work = async () => {
       for (let i = 0; i < task.count; i++) await store.appendEvent(session, resultEvent(i));
@@ -146,7 +162,10 @@ async function workerMain(task: WorkerTask): Promise<void> {
 }
 
 /** Runs one configuration: `workers` processes, each doing `count` units; returns the rate and conflicts. */
-async function runOnce(base: Omit<WorkerTask, 'worker'>, workers: number): Promise<{ rate: number; conflicts: number; ops: number }> {
+async function runOnce(
+  base: Omit<WorkerTask, 'worker'>,
+  workers: number,
+): Promise<{ rate: number; conflicts: number; ops: number }> {
   const children = Array.from({ length: workers }, (_, worker) =>
     fork(here, [], {
       cwd: root,
@@ -176,7 +195,9 @@ async function runOnce(base: Omit<WorkerTask, 'worker'>, workers: number): Promi
   for (const c of children) c.send('go');
   const done = (await finished) as Extract<WorkerMessage, { type: 'done' }>[];
   const ms = performance.now() - started;
-  await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))));
+  await Promise.all(
+    children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))),
+  );
   if (done.some((d) => d.failures)) throw new Error(`a ${base.store} worker failed; see its output above`);
   const ops = done.reduce((n, d) => n + d.ops, 0);
   return { rate: (ops / ms) * 1000, conflicts: done.reduce((n, d) => n + d.conflicts, 0), ops };
@@ -207,10 +228,17 @@ export interface ThroughputOptions {
 const summary = (xs: number[]) => ({ median: quantile(xs, 0.5), min: Math.min(...xs), max: Math.max(...xs) });
 
 /** Runs the benchmark; PostgreSQL rows are left out (and say so) when no URL is configured. */
-export async function storeThroughput(options: ThroughputOptions = {}): Promise<{ rows: ThroughputRow[]; notes: string[] }> {
+export async function storeThroughput(
+  options: ThroughputOptions = {},
+): Promise<{ rows: ThroughputRow[]; notes: string[] }> {
   const workerCounts = options.workers ?? [1, 2, 4];
   const repeats = options.repeats ?? 3;
-  const url = options.url ?? process.env.PAGEWISE_BENCH_DATABASE_URL ?? process.env.PAGEWISE_DATABASE_URL ?? process.env.PAGEWISE_TEST_DATABASE_URL ?? '';
+  const url =
+    options.url ??
+    process.env.PAGEWISE_BENCH_DATABASE_URL ??
+    process.env.PAGEWISE_DATABASE_URL ??
+    process.env.PAGEWISE_TEST_DATABASE_URL ??
+    '';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-throughput-'));
   const schema = `pw_bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const notes: string[] = [];
@@ -229,10 +257,14 @@ export async function storeThroughput(options: ThroughputOptions = {}): Promise<
         // Fresh shared sessions per run, so every run starts from the same history length.
         const setup = openStore(base);
         const sessions: [string, string][] = [];
-        for (let s = 0; s < 4; s++) for (let u = 0; u < 5; u++) sessions.push([`user-${u}`, `s-${workers}-${r}-${u}-${s}`]);
+        for (let s = 0; s < 4; s++)
+          for (let u = 0; u < 5; u++) sessions.push([`user-${u}`, `s-${workers}-${r}-${u}-${s}`]);
         for (const [userId, sessionId] of sessions) await setup.createSession({ appName: APP, userId, sessionId });
         await setup.close();
-        const inv = await runOnce({ ...base, sessions, mode: 'invocations', count: options.invocations ?? 100 }, workers);
+        const inv = await runOnce(
+          { ...base, sessions, mode: 'invocations', count: options.invocations ?? 100 },
+          workers,
+        );
         invocationRates.push(inv.rate);
         conflicts.push(inv.conflicts / inv.ops);
       }
@@ -256,8 +288,12 @@ export async function storeThroughput(options: ThroughputOptions = {}): Promise<
 /** Prints the benchmark as a markdown table. */
 export async function main(options: ThroughputOptions = {}): Promise<void> {
   const { rows, notes } = await storeThroughput(options);
-  console.log('\n## store-throughput: appends and invocations per second (scripted model, worker processes on one database)\n');
-  console.log('| store | workers | appends/s (median) | appends/s range | invocations/s (median) | invocations/s range | conflicts retried per invocation |');
+  console.log(
+    '\n## store-throughput: appends and invocations per second (scripted model, worker processes on one database)\n',
+  );
+  console.log(
+    '| store | workers | appends/s (median) | appends/s range | invocations/s (median) | invocations/s range | conflicts retried per invocation |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const range = (x: { min: number; max: number }) => `${fmt(x.min, 0)}–${fmt(x.max, 0)}`;

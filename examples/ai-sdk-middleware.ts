@@ -7,15 +7,26 @@ import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { compressionMiddleware } from '../src/ai-sdk.js';
 
-const orders = Array.from({ length: 120 }, (_, i) => ({ order_id: `#W${1000 + i}`, status: i % 4 ? 'delivered' : 'pending', total: 20 + i, note: 'Left at the front door.' }));
+const orders = Array.from({ length: 120 }, (_, i) => ({
+  order_id: `#W${1000 + i}`,
+  status: i % 4 ? 'delivered' : 'pending',
+  total: 20 + i,
+  note: 'Left at the front door.',
+}));
 const model = new MockLanguageModelV3({
   doGenerate: async (options) => {
     const tool = options.prompt.find((m) => m.role === 'tool');
-    const seen = tool?.role === 'tool' && tool.content[0]?.type === 'tool-result' ? JSON.stringify(tool.content[0].output).length : 0;
+    const seen =
+      tool?.role === 'tool' && tool.content[0]?.type === 'tool-result'
+        ? JSON.stringify(tool.content[0].output).length
+        : 0;
     return {
       content: [{ type: 'text', text: `The model saw ${seen} characters of tool output.` }],
       finishReason: { unified: 'stop', raw: undefined },
-      usage: { inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 0, text: 0, reasoning: undefined } },
+      usage: {
+        inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
+        outputTokens: { total: 0, text: 0, reasoning: undefined },
+      },
       warnings: [],
     };
   },
@@ -28,7 +39,12 @@ const { text } = await generateText({
   messages: [
     { role: 'user', content: 'Which orders are still pending?' },
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'list_orders', input: {} }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'list_orders', output: { type: 'json', value: orders } }] },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'list_orders', output: { type: 'json', value: orders } },
+      ],
+    },
   ],
 });
 console.log(`Raw tool output: ${JSON.stringify(orders).length} characters.`);

@@ -11,7 +11,12 @@ const listOrders = tool({
   name: 'list_orders',
   description: 'Returns every order (verbose JSON).',
   inputSchema: z.object({}),
-  execute: () => Array.from({ length: 300 }, (_, i) => ({ id: `#W${1000 + i}`, status: i % 3 ? 'delivered' : 'pending', total: 10 + i })),
+  execute: () =>
+    Array.from({ length: 300 }, (_, i) => ({
+      id: `#W${1000 + i}`,
+      status: i % 3 ? 'delivered' : 'pending',
+      total: 10 + i,
+    })),
 });
 
 const service = new PagingService();
@@ -26,11 +31,20 @@ const model = scriptedModel([
   { toolCalls: [{ toolName: 'list_orders', input: {} }] },
   ({ view }) => {
     const receipt = view.turns.at(-1);
-    console.log('What the model saw instead of the orders:\n ', receipt?.role === 'tool' ? receipt.results[0]!.output : '');
+    console.log(
+      'What the model saw instead of the orders:\n ',
+      receipt?.role === 'tool' ? receipt.results[0]!.output : '',
+    );
     const uri = /"(tool:\/\/[^"]+)"/.exec(receipt?.role === 'tool' ? receipt.results[0]!.output : '')![1]!;
     return { toolCalls: [{ toolName: 'page_in', input: { uris: [uri] } }] };
   },
   'The orders are now in my instruction.',
 ]);
 const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'How many orders are pending?' });
-console.log(result.ledger.entries.map((e) => `call ${e.index}: history ${e.parts.history + e.parts.observation} tokens, paged ${e.parts.paged} tokens`).join('\n'));
+console.log(
+  result.ledger.entries
+    .map(
+      (e) => `call ${e.index}: history ${e.parts.history + e.parts.observation} tokens, paged ${e.parts.paged} tokens`,
+    )
+    .join('\n'),
+);

@@ -4,5 +4,12 @@
  */
 import { getScenario, markdownReport, runBench } from '../src/index.js';
 
-const report = await runBench({ scenario: getScenario('report-analysis'), strategies: ['none', 'paging'], n: [20, 60], tasks: 2, seed: 7, model: 'offline' });
+const report = await runBench({
+  scenario: getScenario('report-analysis'),
+  strategies: ['none', 'paging'],
+  n: [20, 60],
+  tasks: 2,
+  seed: 7,
+  model: 'offline',
+});
 console.log(markdownReport(report));

@@ -9,5 +9,11 @@ if (!retailDataAvailable()) {
   console.log('The retail data is not here (../shared/data/tau-retail, or set PAGEWISE_TAU_RETAIL_DIR).');
   process.exit(0);
 }
-const report = await runBench({ scenario: getScenario('retail-tool-use'), strategies: ['none', 'acon-obs', 'acon-hist', 'acon'], tasks: 6, seed: 1, model: 'offline' });
+const report = await runBench({
+  scenario: getScenario('retail-tool-use'),
+  strategies: ['none', 'acon-obs', 'acon-hist', 'acon'],
+  tasks: 6,
+  seed: 1,
+  model: 'offline',
+});
 console.log(markdownReport(report));

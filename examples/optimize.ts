@@ -7,9 +7,17 @@ import { formatGuideline, getScenario, optimizeGuideline, optimizeMarkdown } fro
 import { retailDataAvailable } from '../src/scenarios/retail/index.js';
 
 if (!retailDataAvailable()) {
-  console.log('The retail data is not here (../shared/data/tau-retail, or set PAGEWISE_TAU_RETAIL_DIR); nothing to optimize.');
+  console.log(
+    'The retail data is not here (../shared/data/tau-retail, or set PAGEWISE_TAU_RETAIL_DIR); nothing to optimize.',
+  );
   process.exit(0);
 }
-const result = await optimizeGuideline({ scenario: getScenario('retail-tool-use'), target: 'history', train: 4, val: 4, seed: 3 });
+const result = await optimizeGuideline({
+  scenario: getScenario('retail-tool-use'),
+  target: 'history',
+  train: 4,
+  val: 4,
+  seed: 3,
+});
 console.log(optimizeMarkdown(result.report));
 console.log(formatGuideline(result.chosen));

@@ -18,7 +18,11 @@ const visit = tool({
   // increment() is applied by the store at append time: concurrent sessions never lose a count.
   execute: (_args, ctx) => void ctx.state.increment('user:visits'),
 });
-const runner = new Runner({ agent: new Agent({ name: 'a', tools: [visit] }), model: scriptedModel([{ toolCalls: [{ toolName: 'visit', input: {} }] }, 'counted']), store: new PgSessionStore({ database }) });
+const runner = new Runner({
+  agent: new Agent({ name: 'a', tools: [visit] }),
+  model: scriptedModel([{ toolCalls: [{ toolName: 'visit', input: {} }] }, 'counted']),
+  store: new PgSessionStore({ database }),
+});
 const result = await runner.run({ userId: 'ada', message: 'hello' });
 console.log(result.text, 'visits so far:', result.session.state['user:visits']);
 await runner.store.close();

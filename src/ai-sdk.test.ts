@@ -9,7 +9,10 @@ describe('pagewise/ai-sdk', () => {
       doGenerate: {
         content: [{ type: 'text', text: 'hi' }],
         finishReason: { unified: 'stop', raw: undefined },
-        usage: { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 1, text: 1, reasoning: undefined },
+        },
         warnings: [],
       },
     });

@@ -56,8 +56,14 @@ export class SystemError extends PagewiseError {
 
 /** A required API key or setting is missing from the environment. */
 export class MissingApiKeyError extends ConfigurationError {
-  constructor(readonly variable: string, provider: string) {
-    super('missing-api-key', `No API key for ${provider}: set the environment variable ${variable}, or use the model "offline", which needs no key.`);
+  constructor(
+    readonly variable: string,
+    provider: string,
+  ) {
+    super(
+      'missing-api-key',
+      `No API key for ${provider}: set the environment variable ${variable}, or use the model "offline", which needs no key.`,
+    );
   }
 }
 
@@ -71,7 +77,10 @@ export class LimitExceededError extends ConfigurationError {
     readonly setting: string,
     detail?: string,
   ) {
-    super('limit-exceeded', `Limit "${limit}" of ${value} exceeded${detail ? ` (${detail})` : ''}. Raise it with the setting \`${setting}\`.`);
+    super(
+      'limit-exceeded',
+      `Limit "${limit}" of ${value} exceeded${detail ? ` (${detail})` : ''}. Raise it with the setting \`${setting}\`.`,
+    );
   }
 }
 
@@ -194,7 +203,12 @@ export function redactError<T>(error: T, secrets: readonly Secret[] = secretsFro
         }
         const d = Object.getOwnPropertyDescriptor(target, key);
         if (target[key] !== after && d?.configurable) {
-          Object.defineProperty(target, key, { value: after, writable: d.writable ?? true, enumerable: d.enumerable ?? false, configurable: true });
+          Object.defineProperty(target, key, {
+            value: after,
+            writable: d.writable ?? true,
+            enumerable: d.enumerable ?? false,
+            configurable: true,
+          });
         }
       } catch {
         // A field that cannot be read or written is left as it is.

@@ -6,7 +6,12 @@ export * from './session/types.js';
 export * from './session/state.js';
 export * from './session/store.js';
 export { InMemorySessionStore } from './session/memory-store.js';
-export { SqliteSessionStore, openSqliteDatabase, defaultDatabasePath, type SqliteStoreOptions } from './stores/sqlite/sqlite-store.js';
+export {
+  SqliteSessionStore,
+  openSqliteDatabase,
+  defaultDatabasePath,
+  type SqliteStoreOptions,
+} from './stores/sqlite/sqlite-store.js';
 export { migrate as migrateSqlite, LATEST_SQLITE_SCHEMA } from './stores/sqlite/migrations.js';
 export { SqlitePageStore, type SqlitePageStoreOptions } from './stores/sqlite/sqlite-page-store.js';
 export * from './tokens/tokenizer.js';

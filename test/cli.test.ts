@@ -11,7 +11,11 @@ import { main } from '../src/cli/main.js';
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+  const code = await main(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -20,7 +24,9 @@ describe('pagewise CLI', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-'));
     const corpus = path.join(dir, 'reports');
     const db = path.join(dir, 'pw.db');
-    expect((await cli('corpus', 'generate', '--n', '25', '--out', corpus, '--seed', '3')).out).toMatch(/Wrote 25 reports/);
+    expect((await cli('corpus', 'generate', '--n', '25', '--out', corpus, '--seed', '3')).out).toMatch(
+      /Wrote 25 reports/,
+    );
     const analysed = await cli('analyze', corpus, 'How many reports have a churn rate above 5%?', '--db', db);
     expect(analysed.code).toBe(0);
     expect(analysed.out).toMatch(/offline model/);

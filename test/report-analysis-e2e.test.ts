@@ -6,7 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ContextWindowExceededError, SqliteSessionStore } from '../src/index.js';
-import { generateQuestions, generateReports, inMemoryCorpus, isCorrect, runReportAnalysis } from '../src/scenarios/report-analysis/index.js';
+import {
+  generateQuestions,
+  generateReports,
+  inMemoryCorpus,
+  isCorrect,
+  runReportAnalysis,
+} from '../src/scenarios/report-analysis/index.js';
 
 describe('report analysis end to end', () => {
   const reports = generateReports(164, 11);
@@ -19,7 +25,13 @@ describe('report analysis end to end', () => {
     const budget = 32_000;
     for (const q of questions) {
       expect(q.needsAllReports).toBe(true);
-      const result = await runReportAnalysis({ corpus, question: q.text, strategy: 'paging', store, ramBudgetTokens: budget });
+      const result = await runReportAnalysis({
+        corpus,
+        question: q.text,
+        strategy: 'paging',
+        store,
+        ramBudgetTokens: budget,
+      });
       expect(isCorrect(result.text, q.gold), `${q.text}\n→ ${result.text}`).toBe(true);
       expect(result.text).toMatch(/offline model/);
       for (const e of result.ledger.entries) expect(e.parts.paged).toBeLessThanOrEqual(budget);
@@ -53,17 +65,25 @@ describe('report analysis end to end', () => {
     const table0 = JSON.stringify(small[0]!.body.slice(small[0]!.body.indexOf('## Key figures'))).slice(1, -1);
     expect(JSON.stringify(none.session.events).includes(table0)).toBe(true);
 
-    const err = await runReportAnalysis({ corpus, question: questions[0]!.text, strategy: 'none' }).catch((e: unknown) => e);
+    const err = await runReportAnalysis({ corpus, question: questions[0]!.text, strategy: 'none' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ContextWindowExceededError);
     expect((err as ContextWindowExceededError).windowTokens).toBe(128_000);
   });
 
   it('the offline analyst fails when a report is missing from its prompt', async () => {
     // Drop one report's text from the corpus source while keeping its URI in the plan.
-    const broken = { ...corpus, source: { ...corpus.source, load: async (uri: string) => {
-      const doc = await corpus.source.load(uri);
-      return uri === corpus.uris[7] ? { ...doc, body: 'This report is unavailable.' } : doc;
-    } } };
+    const broken = {
+      ...corpus,
+      source: {
+        ...corpus.source,
+        load: async (uri: string) => {
+          const doc = await corpus.source.load(uri);
+          return uri === corpus.uris[7] ? { ...doc, body: 'This report is unavailable.' } : doc;
+        },
+      },
+    };
     const q = questions[0]!;
     const result = await runReportAnalysis({ corpus: broken, question: q.text, strategy: 'paging' });
     expect(isCorrect(result.text, q.gold)).toBe(false);

@@ -35,11 +35,22 @@ describe('runtime end to end', () => {
         return `ok ${n}`;
       },
     });
-    const worker = new Agent({ name: 'worker', description: 'does the work', instruction: 'You work.', tools: [record, flaky, escalateTool] });
+    const worker = new Agent({
+      name: 'worker',
+      description: 'does the work',
+      instruction: 'You work.',
+      tools: [record, flaky, escalateTool],
+    });
     const planner = new Agent({ name: 'planner', description: 'plans', instruction: 'You plan.', subAgents: [worker] });
     const model = scriptedModel([
       { toolCalls: [{ toolName: 'transfer_to_agent', input: { agent_name: 'worker' } }] },
-      { text: 'Recording.', toolCalls: [{ toolName: 'record', input: { key: 'a', value: 1 } }, { toolName: 'flaky', input: { n: 3 } }] },
+      {
+        text: 'Recording.',
+        toolCalls: [
+          { toolName: 'record', input: { key: 'a', value: 1 } },
+          { toolName: 'flaky', input: { n: 3 } },
+        ],
+      },
       ({ view }) => {
         const last = view.turns[view.turns.length - 1];
         // The worker sees the error from the failed call and recovers.
@@ -96,10 +107,14 @@ describe('runtime end to end', () => {
     const entries = result.ledger.entries;
     expect(entries).toHaveLength(4);
     for (const e of entries) {
-      expect(e.parts.instruction + e.parts.paged + e.parts.history + e.parts.observation + e.parts.tools).toBe(e.promptTokens);
+      expect(e.parts.instruction + e.parts.paged + e.parts.history + e.parts.observation + e.parts.tools).toBe(
+        e.promptTokens,
+      );
     }
     const modelEvents = session.events.filter((e) => e.kind === 'model');
-    expect(modelEvents.map((e) => (e.kind === 'model' ? e.usage?.promptTokens : -1))).toEqual(entries.map((e) => e.promptTokens));
+    expect(modelEvents.map((e) => (e.kind === 'model' ? e.usage?.promptTokens : -1))).toEqual(
+      entries.map((e) => e.promptTokens),
+    );
     expect(result.ledger.summary.modelCalls).toBe(4);
     expect(result.ledger.summary.peakPromptTokens).toBe(Math.max(...entries.map((e) => e.promptTokens)));
     expect(result.ledger.summary.cumulativePromptTokens).toBe(entries.reduce((s, e) => s + e.promptTokens, 0));

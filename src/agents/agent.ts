@@ -22,7 +22,9 @@ export interface InstructionContext {
  * Computes the instruction before each model call. It may return sections to label paged content for
  * the ledger.
  */
-export type InstructionProvider = (ctx: InstructionContext) => string | InstructionSection[] | Promise<string | InstructionSection[]>;
+export type InstructionProvider = (
+  ctx: InstructionContext,
+) => string | InstructionSection[] | Promise<string | InstructionSection[]>;
 
 /** Configuration of an {@link Agent}. */
 export interface AgentConfig {
@@ -53,7 +55,9 @@ export class Agent {
 
   constructor(config: AgentConfig) {
     if (!/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/.test(config.name)) {
-      throw new TypeError(`Agent name "${config.name}" must start with a letter or "_" and use letters, digits, "_" or "-" (at most 64).`);
+      throw new TypeError(
+        `Agent name "${config.name}" must start with a letter or "_" and use letters, digits, "_" or "-" (at most 64).`,
+      );
     }
     this.name = config.name;
     this.description = config.description ?? '';
@@ -69,7 +73,8 @@ export class Agent {
       names.add(t.name);
     }
     for (const sub of this.subAgents) {
-      if (sub.parentAgent && sub.parentAgent !== this) throw new TypeError(`Agent "${sub.name}" already has parent "${sub.parentAgent.name}".`);
+      if (sub.parentAgent && sub.parentAgent !== this)
+        throw new TypeError(`Agent "${sub.name}" already has parent "${sub.parentAgent.name}".`);
       sub.parentAgent = this;
     }
   }

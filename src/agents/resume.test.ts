@@ -41,8 +41,21 @@ describe('resuming an interrupted invocation', () => {
     const store = new FailingStore();
     const { charge, charged } = payments();
     let lookups = 0;
-    const lookup = tool({ name: 'lookup', description: 'reads', inputSchema: z.object({}), execute: () => `lookup ${++lookups}` });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'charge', input: { cents: 500 } }, { toolName: 'lookup', input: {} }] }, 'paid']);
+    const lookup = tool({
+      name: 'lookup',
+      description: 'reads',
+      inputSchema: z.object({}),
+      execute: () => `lookup ${++lookups}`,
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'charge', input: { cents: 500 } },
+          { toolName: 'lookup', input: {} },
+        ],
+      },
+      'paid',
+    ]);
     const runner = new Runner({ agent: new Agent({ name: 'a', tools: [charge, lookup] }), model, store });
     store.failNextResults = true;
     await expect(runner.run({ userId: 'u', sessionId: 's', message: 'pay' })).rejects.toThrow(/simulated crash/);
@@ -67,12 +80,30 @@ describe('resuming an interrupted invocation', () => {
     const store = new InMemorySessionStore();
     const { charge, charged } = payments();
     const controller = new AbortController();
-    const stop = tool({ name: 'stop', description: 'aborts', inputSchema: z.object({}), execute: () => void controller.abort() });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'charge', input: { cents: 100 } }, { toolName: 'stop', input: {} }] }, 'done']);
+    const stop = tool({
+      name: 'stop',
+      description: 'aborts',
+      inputSchema: z.object({}),
+      execute: () => void controller.abort(),
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'charge', input: { cents: 100 } },
+          { toolName: 'stop', input: {} },
+        ],
+      },
+      'done',
+    ]);
     const runner = new Runner({ agent: new Agent({ name: 'a', tools: [charge, stop] }), model, store });
-    await expect(runner.run({ userId: 'u', sessionId: 's', message: 'go', signal: controller.signal })).rejects.toThrow();
+    await expect(
+      runner.run({ userId: 'u', sessionId: 's', message: 'go', signal: controller.signal }),
+    ).rejects.toThrow();
     let executions = 0;
-    const counting = tool({ ...charge, execute: (args: { cents: number }, ctx) => (executions++, charge.execute(args, ctx)) });
+    const counting = tool({
+      ...charge,
+      execute: (args: { cents: number }, ctx) => (executions++, charge.execute(args, ctx)),
+    });
     const again = new Runner({ agent: new Agent({ name: 'a', tools: [counting, stop] }), model, store });
     const result = await again.resume({ userId: 'u', sessionId: 's' });
     expect(result.text).toBe('done');

@@ -17,17 +17,36 @@ import { tool, type ToolContext } from './tool.js';
 const APP = 'pagewise';
 
 function event(delta: Record<string, number>, reads?: Record<string, number>): SessionEvent {
-  return { kind: 'user', id: randomUUID(), invocationId: 'elsewhere', author: 'other', timestamp: Date.now(), text: 'elsewhere', delta, ...(reads ? { reads } : {}) };
+  return {
+    kind: 'user',
+    id: randomUUID(),
+    invocationId: 'elsewhere',
+    author: 'other',
+    timestamp: Date.now(),
+    text: 'elsewhere',
+    delta,
+    ...(reads ? { reads } : {}),
+  };
 }
 
 /** Another writer increments `key` the way a correct tool would. */
 async function incrementElsewhere(store: SessionStore, session: Session, key: string): Promise<void> {
   const fresh = (await store.getSession(session))!;
-  await store.appendEvent(fresh, event({ [key]: ((fresh.state[key] as number) ?? 0) + 1 }, key.includes(':') ? { [key]: fresh.sharedVersions?.[key] ?? 0 } : undefined));
+  await store.appendEvent(
+    fresh,
+    event(
+      { [key]: ((fresh.state[key] as number) ?? 0) + 1 },
+      key.includes(':') ? { [key]: fresh.sharedVersions?.[key] ?? 0 } : undefined,
+    ),
+  );
 }
 
 /** A tool that adds one to each key and counts its own executions; `interfere` runs once, mid-call. */
-function counterTool(options: { sideEffects?: boolean; keys: string[]; interfere?: (ctx: ToolContext) => Promise<void> }) {
+function counterTool(options: {
+  sideEffects?: boolean;
+  keys: string[];
+  interfere?: (ctx: ToolContext) => Promise<void>;
+}) {
   const runs = { n: 0 };
   let interfere = options.interfere;
   const t = tool({
@@ -58,8 +77,20 @@ describe('Runner: conflicts and safe retries', () => {
   it('runs parallel calls of one step as if in call order when one reads what another wrote', async () => {
     const store = new InMemorySessionStore();
     const { tool: bump, runs } = counterTool({ keys: ['user:count', 'count'] });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }, { toolName: 'bump', input: {} }] }, 'done']);
-    const result = await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store }).run({ userId: 'u', sessionId: 's', message: 'go' });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { toolName: 'bump', input: {} },
+          { toolName: 'bump', input: {} },
+        ],
+      },
+      'done',
+    ]);
+    const result = await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store }).run({
+      userId: 'u',
+      sessionId: 's',
+      message: 'go',
+    });
     const session = await store.getSession({ appName: APP, userId: 'u', sessionId: 's' });
     expect(session?.state).toMatchObject({ 'user:count': 2, count: 2 });
     // The second call saw the first one's write the second time it ran.
@@ -72,9 +103,16 @@ describe('Runner: conflicts and safe retries', () => {
   it('re-runs a tool whose user: read was overtaken by another session, and counts both increments', async () => {
     const store = new InMemorySessionStore();
     const other = await store.createSession({ appName: APP, userId: 'u', sessionId: 'other' });
-    const { tool: bump, runs } = counterTool({ keys: ['user:count'], interfere: () => incrementElsewhere(store, other, 'user:count') });
+    const { tool: bump, runs } = counterTool({
+      keys: ['user:count'],
+      interfere: () => incrementElsewhere(store, other, 'user:count'),
+    });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, 'done']);
-    await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store }).run({ userId: 'u', sessionId: 'mine', message: 'go' });
+    await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store }).run({
+      userId: 'u',
+      sessionId: 'mine',
+      message: 'go',
+    });
     model.assertComplete();
     expect(runs.n).toBe(2);
     const mine = await store.getSession({ appName: APP, userId: 'u', sessionId: 'mine' });
@@ -87,9 +125,16 @@ describe('Runner: conflicts and safe retries', () => {
   it('after another writer appended to the same session, reloads it and re-runs only what went stale', async () => {
     const store = new InMemorySessionStore();
     const key = { appName: APP, userId: 'u', sessionId: 's' };
-    const { tool: bump, runs } = counterTool({ keys: ['count'], interfere: () => incrementElsewhere(store, key as Session, 'count') });
+    const { tool: bump, runs } = counterTool({
+      keys: ['count'],
+      interfere: () => incrementElsewhere(store, key as Session, 'count'),
+    });
     const { tool: other, runs: otherRuns } = counterTool({ keys: ['unrelated'] });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, { toolCalls: [{ toolName: 'bump2', input: {} }] }, 'done']);
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'bump', input: {} }] },
+      { toolCalls: [{ toolName: 'bump2', input: {} }] },
+      'done',
+    ]);
     const agent = new Agent({ name: 'a', tools: [bump, { ...other, name: 'bump2' }] });
     await new Runner({ agent, model, store }).run({ ...key, message: 'go' });
     expect(runs.n).toBe(2);
@@ -101,13 +146,13 @@ describe('Runner: conflicts and safe retries', () => {
     expect(s?.events[1]?.invocationId).toBe('elsewhere');
   });
 
-  it('keeps a side-effect tool\'s result when what it read did not change', async () => {
+  it("keeps a side-effect tool's result when what it read did not change", async () => {
     const store = new InMemorySessionStore();
     const key = { appName: APP, userId: 'u', sessionId: 's' };
     const sends = { n: 0 };
     const send = tool({
       name: 'send',
-      description: 'Sends a greeting in the user\'s language.',
+      description: "Sends a greeting in the user's language.",
       inputSchema: z.object({}),
       sideEffects: true,
       execute: async (_args, ctx) => {
@@ -127,7 +172,11 @@ describe('Runner: conflicts and safe retries', () => {
   it('never re-runs a side-effect tool: a stale read refuses the step with SideEffectConflictError', async () => {
     const store = new InMemorySessionStore();
     const other = await store.createSession({ appName: APP, userId: 'u', sessionId: 'other' });
-    const { tool: pay, runs } = counterTool({ sideEffects: true, keys: ['user:count'], interfere: () => incrementElsewhere(store, other, 'user:count') });
+    const { tool: pay, runs } = counterTool({
+      sideEffects: true,
+      keys: ['user:count'],
+      interfere: () => incrementElsewhere(store, other, 'user:count'),
+    });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, 'never']);
     const err = await new Runner({ agent: new Agent({ name: 'a', tools: [pay] }), model, store })
       .run({ userId: 'u', sessionId: 'mine', message: 'go' })
@@ -143,7 +192,7 @@ describe('Runner: conflicts and safe retries', () => {
     expect(mine?.state['user:count']).toBe(1);
   });
 
-  it('gives up after limits.maxConflictRetries with the store\'s conflict error', async () => {
+  it("gives up after limits.maxConflictRetries with the store's conflict error", async () => {
     const store = new InMemorySessionStore();
     const other = await store.createSession({ appName: APP, userId: 'u', sessionId: 'other' });
     // Interferes on every run, so each retry is overtaken again.
@@ -159,7 +208,12 @@ describe('Runner: conflicts and safe retries', () => {
       },
     });
     const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, 'never']);
-    const err = await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store, limits: { maxConflictRetries: 3 } })
+    const err = await new Runner({
+      agent: new Agent({ name: 'a', tools: [bump] }),
+      model,
+      store,
+      limits: { maxConflictRetries: 3 },
+    })
       .run({ userId: 'u', sessionId: 'mine', message: 'go' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SharedStateConflictError);
@@ -188,14 +242,28 @@ describe('Runner: conflicts and safe retries', () => {
       execute: (_args, ctx) => `hits ${String(ctx.state.get('user:hits'))}, temp ${String(ctx.state.get('temp:hits'))}`,
     });
     const model = scriptedModel([
-      { toolCalls: [{ toolName: 'hit', input: {} }, { toolName: 'hit', input: {} }, { toolName: 'total', input: {} }] },
+      {
+        toolCalls: [
+          { toolName: 'hit', input: {} },
+          { toolName: 'hit', input: {} },
+          { toolName: 'total', input: {} },
+        ],
+      },
       'done',
     ]);
-    await new Runner({ agent: new Agent({ name: 'a', tools: [hit, total] }), model, store }).run({ userId: 'u', sessionId: 's', message: 'go' });
+    await new Runner({ agent: new Agent({ name: 'a', tools: [hit, total] }), model, store }).run({
+      userId: 'u',
+      sessionId: 's',
+      message: 'go',
+    });
     expect(runs).toBe(2);
     const s = await store.getSession({ appName: APP, userId: 'u', sessionId: 's' });
     expect(s?.state['user:hits']).toBe(2);
-    expect(s?.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []))).toEqual(['ok', 'ok', 'hits 2, temp 4']);
+    expect(s?.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []))).toEqual([
+      'ok',
+      'ok',
+      'hits 2, temp 4',
+    ]);
     expect(s?.events[2]?.increments).toEqual({ 'user:hits': 1 });
     // The reader's check expects the version after both increments of the same batch.
     expect(s?.events[4]?.reads).toEqual({ 'user:hits': 2 });
@@ -208,8 +276,20 @@ describe('Runner: conflicts and safe retries', () => {
     const n = 12;
     await Promise.all(
       Array.from({ length: n }, (_, i) => {
-        const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }, { toolName: 'bump', input: {} }] }, `done ${i}`]);
-        return new Runner({ agent, model, store }).run({ userId: 'u', sessionId: i % 2 ? 's1' : 's2', message: `go ${i}` });
+        const model = scriptedModel([
+          {
+            toolCalls: [
+              { toolName: 'bump', input: {} },
+              { toolName: 'bump', input: {} },
+            ],
+          },
+          `done ${i}`,
+        ]);
+        return new Runner({ agent, model, store }).run({
+          userId: 'u',
+          sessionId: i % 2 ? 's1' : 's2',
+          message: `go ${i}`,
+        });
       }),
     );
     const s1 = (await store.getSession({ appName: APP, userId: 'u', sessionId: 's1' }))!;
@@ -222,7 +302,9 @@ describe('Runner: conflicts and safe retries', () => {
       // Every model event with tool calls is followed directly by its results.
       s.events.forEach((e, i) => {
         if (e.kind === 'model' && e.toolCalls.length) {
-          expect(s.events.slice(i + 1, i + 3).map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(e.toolCalls.map((c) => c.toolCallId));
+          expect(s.events.slice(i + 1, i + 3).map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(
+            e.toolCalls.map((c) => c.toolCallId),
+          );
         }
       });
     }

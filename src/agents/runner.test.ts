@@ -1,7 +1,13 @@
 import { APICallError } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, SystemError } from '../errors.js';
+import {
+  AbortedError,
+  ContextWindowExceededError,
+  LimitExceededError,
+  ModelBehaviorError,
+  SystemError,
+} from '../errors.js';
 import { fifoHistory } from '../context/processors.js';
 import type { ContextProcessor } from '../context/request.js';
 import { scriptedModel } from '../models/scripted.js';
@@ -35,7 +41,11 @@ describe('Runner: bad input from the model becomes an error result and the run c
       },
       'done',
     ]);
-    const runner = new Runner({ agent: new Agent({ name: 'a', tools: [echo] }), model, limits: { maxToolArgumentBytes: 40 } });
+    const runner = new Runner({
+      agent: new Agent({ name: 'a', tools: [echo] }),
+      model,
+      limits: { maxToolArgumentBytes: 40 },
+    });
     const result = await runner.run({ userId: 'u', message: 'go' });
     expect(result.text).toBe('done');
     const outputs = lastToolOutputs(model, 1);
@@ -47,8 +57,15 @@ describe('Runner: bad input from the model becomes an error result and the run c
   });
 
   it('caps tool calls per step with an error that names the setting', async () => {
-    const model = scriptedModel([{ toolCalls: Array.from({ length: 3 }, (_, i) => ({ toolName: 'echo', input: { word: `w${i}` } })) }, 'ok']);
-    const runner = new Runner({ agent: new Agent({ name: 'a', tools: [echo] }), model, limits: { maxToolCallsPerStep: 2 } });
+    const model = scriptedModel([
+      { toolCalls: Array.from({ length: 3 }, (_, i) => ({ toolName: 'echo', input: { word: `w${i}` } })) },
+      'ok',
+    ]);
+    const runner = new Runner({
+      agent: new Agent({ name: 'a', tools: [echo] }),
+      model,
+      limits: { maxToolCallsPerStep: 2 },
+    });
     await runner.run({ userId: 'u', message: 'go' });
     const outputs = lastToolOutputs(model, 1);
     expect(outputs.slice(0, 2)).toEqual(['echo: w0', 'echo: w1']);
@@ -61,13 +78,17 @@ describe('Runner: bad input from the model becomes an error result and the run c
     expect(r.text).toBe('answer');
     expect(ok.views[1]!.lastUserText).toMatch(/empty/);
     const bad = scriptedModel([{}, {}, {}]);
-    await expect(new Runner({ agent: new Agent({ name: 'a' }), model: bad }).run({ userId: 'u', message: 'hi' })).rejects.toBeInstanceOf(ModelBehaviorError);
+    await expect(
+      new Runner({ agent: new Agent({ name: 'a' }), model: bad }).run({ userId: 'u', message: 'hi' }),
+    ).rejects.toBeInstanceOf(ModelBehaviorError);
   });
 });
 
 describe('Runner: limits, abort, window, retries', () => {
   it('stops at maxSteps with a typed error naming the setting', async () => {
-    const model = scriptedModel(Array.from({ length: 3 }, () => ({ toolCalls: [{ toolName: 'echo', input: { word: 'a' } }] })));
+    const model = scriptedModel(
+      Array.from({ length: 3 }, () => ({ toolCalls: [{ toolName: 'echo', input: { word: 'a' } }] })),
+    );
     const runner = new Runner({ agent: new Agent({ name: 'a', tools: [echo] }), model, limits: { maxSteps: 3 } });
     const err = await runner.run({ userId: 'u', message: 'loop' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LimitExceededError);
@@ -88,14 +109,20 @@ describe('Runner: limits, abort, window, retries', () => {
     const store = new InMemorySessionStore();
     const model = scriptedModel([{ toolCalls: [{ toolName: 'slow', input: {} }] }]);
     const runner = new Runner({ agent: new Agent({ name: 'a', tools: [slow] }), model, store });
-    await expect(runner.run({ userId: 'u', sessionId: 's', message: 'go', signal: controller.signal })).rejects.toBeInstanceOf(AbortedError);
+    await expect(
+      runner.run({ userId: 'u', sessionId: 's', message: 'go', signal: controller.signal }),
+    ).rejects.toBeInstanceOf(AbortedError);
     const session = await store.getSession({ appName: 'pagewise', userId: 'u', sessionId: 's' });
     expect(session?.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result']);
   });
 
   it('refuses a request larger than the context window with a typed error', async () => {
     const model = scriptedModel(['never']);
-    const runner = new Runner({ agent: new Agent({ name: 'a', instruction: 'word '.repeat(200) }), model, contextWindow: 100 });
+    const runner = new Runner({
+      agent: new Agent({ name: 'a', instruction: 'word '.repeat(200) }),
+      model,
+      contextWindow: 100,
+    });
     const err = await runner.run({ userId: 'u', message: 'hi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContextWindowExceededError);
     expect((err as ContextWindowExceededError).promptTokens).toBeGreaterThan(100);
@@ -119,15 +146,23 @@ describe('Runner: limits, abort, window, retries', () => {
   });
 
   it('does not retry a 400', async () => {
-    const bad = new APICallError({ message: 'bad request', url: 'https://example.invalid', requestBodyValues: {}, statusCode: 400, isRetryable: false });
+    const bad = new APICallError({
+      message: 'bad request',
+      url: 'https://example.invalid',
+      requestBodyValues: {},
+      statusCode: 400,
+      isRetryable: false,
+    });
     const model = scriptedModel([bad, 'unused']);
-    await expect(new Runner({ agent: new Agent({ name: 'a' }), model }).run({ userId: 'u', message: 'x' })).rejects.toThrow(/bad request/);
+    await expect(
+      new Runner({ agent: new Agent({ name: 'a' }), model }).run({ userId: 'u', message: 'x' }),
+    ).rejects.toThrow(/bad request/);
     expect(model.calls).toHaveLength(1);
   });
 });
 
 describe('Runner: sessions, streaming and the context pipeline', () => {
-  it('resumes a session: the second invocation sees the first one\'s history', async () => {
+  it("resumes a session: the second invocation sees the first one's history", async () => {
     const store = new InMemorySessionStore();
     const model = scriptedModel(['first answer', 'second answer']);
     const runner = new Runner({ agent: new Agent({ name: 'a' }), model, store });
@@ -170,7 +205,10 @@ describe('Runner: sessions, streaming and the context pipeline', () => {
   });
 
   it('refuses a processor that separates a tool call from its result', async () => {
-    const dropResults: ContextProcessor = { name: 'drop-results', process: (req) => void (req.items = req.items.filter((i) => i.type !== 'tool-result')) };
+    const dropResults: ContextProcessor = {
+      name: 'drop-results',
+      process: (req) => void (req.items = req.items.filter((i) => i.type !== 'tool-result')),
+    };
     const model = scriptedModel([{ toolCalls: [{ toolName: 'echo', input: { word: 'a' } }] }, 'x']);
     const runner = new Runner({ agent: new Agent({ name: 'a', tools: [echo], processors: [dropResults] }), model });
     const err = await runner.run({ userId: 'u', message: 'go' }).catch((e: unknown) => e);
@@ -185,8 +223,16 @@ describe('Runner: sessions, streaming and the context pipeline', () => {
       inputSchema: z.object({}),
       execute: (_args, ctx) => void ctx.state.set('temp:n', ((ctx.state.get<number>('temp:n') ?? 0) as number) + 1),
     });
-    const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, { toolCalls: [{ toolName: 'bump', input: {} }] }, 'done']);
-    const agent = new Agent({ name: 'a', tools: [counter], instruction: ({ state }) => `n=${String(state['temp:n'] ?? 0)}` });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'bump', input: {} }] },
+      { toolCalls: [{ toolName: 'bump', input: {} }] },
+      'done',
+    ]);
+    const agent = new Agent({
+      name: 'a',
+      tools: [counter],
+      instruction: ({ state }) => `n=${String(state['temp:n'] ?? 0)}`,
+    });
     const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
     expect(model.views.map((v) => v.system)).toEqual(['n=0', 'n=1', 'n=2']);
     expect(result.session.state['temp:n']).toBeUndefined();

@@ -5,9 +5,24 @@
  * persisted as it happens, so a crash loses at most the step in flight.
  */
 import { randomUUID } from 'node:crypto';
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import { z } from 'zod';
-import { AbortedError, ContextWindowExceededError, LimitExceededError, ModelBehaviorError, NotFoundError, PagewiseError, SystemError, VersionConflictError, redactError } from '../errors.js';
+import {
+  AbortedError,
+  ContextWindowExceededError,
+  LimitExceededError,
+  ModelBehaviorError,
+  NotFoundError,
+  PagewiseError,
+  SystemError,
+  VersionConflictError,
+  redactError,
+} from '../errors.js';
 import { eventsToItems } from '../context/history.js';
 import type { ObservationProcessor, ToolObservation } from '../context/observation.js';
 import {
@@ -20,7 +35,13 @@ import {
   type ProcessorContext,
   type ToolDefinition,
 } from '../context/request.js';
-import { contextWindowFor, modelLabel, resolveModel, type ModelSpec, type ResolveModelOptions } from '../models/resolve.js';
+import {
+  contextWindowFor,
+  modelLabel,
+  resolveModel,
+  type ModelSpec,
+  type ResolveModelOptions,
+} from '../models/resolve.js';
 import { withRetry, type RetryOptions } from '../models/retry.js';
 import { refreshSession, sharedKeysOf } from '../session/append.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
@@ -151,7 +172,13 @@ export function findInterrupted(session: Session): Interrupted | undefined {
     if (e.kind === 'tool-result') answered.add(e.toolCallId);
   }
   const pending = lastModel ? lastModel.toolCalls.filter((c) => !answered.has(c.toolCallId)) : [];
-  return { invocationId: first.invocationId, task: first.text, agentName: agentName ?? '', pending, text: lastModel?.text ?? '' };
+  return {
+    invocationId: first.invocationId,
+    task: first.text,
+    agentName: agentName ?? '',
+    pending,
+    text: lastModel?.text ?? '',
+  };
 }
 
 /** Why an invocation ended. */
@@ -208,7 +235,8 @@ export class SideEffectConflictError extends VersionConflictError {
   }
 }
 
-const isVersionConflict = (error: unknown): boolean => PagewiseError.isInstance(error) && error.code === 'version-conflict';
+const isVersionConflict = (error: unknown): boolean =>
+  PagewiseError.isInstance(error) && error.code === 'version-conflict';
 
 /**
  * Optimistic attempts of an append before a store that can lock ({@link canAppendLocked}) is asked to
@@ -261,10 +289,12 @@ export class Runner {
     this.appName = options.appName ?? 'pagewise';
     this.store = options.store ?? new InMemorySessionStore();
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.services = options.services instanceof Map ? options.services : new Map(Object.entries(options.services ?? {}));
+    this.services =
+      options.services instanceof Map ? options.services : new Map(Object.entries(options.services ?? {}));
     const seen = new Set<string>();
     for (const a of this.agent.walk()) {
-      if (seen.has(a.name)) throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
+      if (seen.has(a.name))
+        throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
       seen.add(a.name);
     }
   }
@@ -274,7 +304,10 @@ export class Runner {
     if (!m) {
       const spec = agent.model ?? this.options.model;
       if (spec === undefined) {
-        throw new SystemError('no-model', `Agent "${agent.name}" has no model and the runner has no default: set \`model\` on the agent or the runner (e.g. "offline").`);
+        throw new SystemError(
+          'no-model',
+          `Agent "${agent.name}" has no model and the runner has no default: set \`model\` on the agent or the runner (e.g. "offline").`,
+        );
       }
       const model = resolveModel(spec, this.options.modelOptions);
       const window = this.options.contextWindow ?? contextWindowFor(spec);
@@ -316,28 +349,57 @@ export class Runner {
    * unfinished invocation.
    */
   async resume(input: ResumeInput): Promise<RunResult> {
-    const session = await this.store.getSession({ appName: this.appName, userId: input.userId, sessionId: input.sessionId });
+    const session = await this.store.getSession({
+      appName: this.appName,
+      userId: input.userId,
+      sessionId: input.sessionId,
+    });
     if (!session) throw new NotFoundError('Session', input.sessionId, 'Start it with run().');
     const interrupted = findInterrupted(session);
-    if (!interrupted) throw new NotFoundError('Unfinished invocation in session', input.sessionId, 'Its last invocation ended; start a new one with run().');
+    if (!interrupted)
+      throw new NotFoundError(
+        'Unfinished invocation in session',
+        input.sessionId,
+        'Its last invocation ended; start a new one with run().',
+      );
     let result: RunResult | undefined;
-    const runInput: RunInput = { userId: input.userId, sessionId: input.sessionId, message: interrupted.task, ...(input.signal ? { signal: input.signal } : {}) };
-    for await (const part of this.loop(runInput, false, { session, interrupted })) if (part.type === 'finish') result = part.result;
+    const runInput: RunInput = {
+      userId: input.userId,
+      sessionId: input.sessionId,
+      message: interrupted.task,
+      ...(input.signal ? { signal: input.signal } : {}),
+    };
+    for await (const part of this.loop(runInput, false, { session, interrupted }))
+      if (part.type === 'finish') result = part.result;
     return result!;
   }
 
-  private async *loop(input: RunInput, streaming: boolean, resume?: { session: Session; interrupted: Interrupted }): AsyncGenerator<RunStreamPart> {
+  private async *loop(
+    input: RunInput,
+    streaming: boolean,
+    resume?: { session: Session; interrupted: Interrupted },
+  ): AsyncGenerator<RunStreamPart> {
     const started = Date.now();
     const signal = input.signal ?? new AbortController().signal;
     const invocationId = resume?.interrupted.invocationId ?? randomUUID();
     const ledger = new Ledger();
     // Calls that processors record (compressors) reach the shared ledger too, even if the run fails later.
     const shared = this.options.ledger;
-    const stopForwarding = shared ? ledger.subscribe((e) => e.kind !== 'agent' && void shared.record(stripIndex(e))) : undefined;
+    const stopForwarding = shared
+      ? ledger.subscribe((e) => e.kind !== 'agent' && void shared.record(stripIndex(e)))
+      : undefined;
     const key = { appName: this.appName, userId: input.userId, sessionId: input.sessionId ?? randomUUID() };
     const session = resume?.session ?? (await this.store.getSession(key)) ?? (await this.createSession(key));
-    let agent = resume ? (this.agent.find(resume.interrupted.agentName) ?? this.agent) : input.agentName ? this.agent.find(input.agentName) : this.agent;
-    if (!agent) throw new SystemError('unknown-agent', `No agent named "${input.agentName}" in the tree of "${this.agent.name}".`);
+    let agent = resume
+      ? (this.agent.find(resume.interrupted.agentName) ?? this.agent)
+      : input.agentName
+        ? this.agent.find(input.agentName)
+        : this.agent;
+    if (!agent)
+      throw new SystemError(
+        'unknown-agent',
+        `No agent named "${input.agentName}" in the tree of "${this.agent.name}".`,
+      );
 
     // Events that depend on no state: after a conflict they are appended again, unchanged, on the reloaded session.
     const append = (...events: SessionEvent[]): Promise<SessionEvent[]> => this.appendWithRetry(session, () => events);
@@ -345,26 +407,58 @@ export class Runner {
 
     try {
       if (!resume) {
-        for (const event of await append({ ...base(), kind: 'user', author: 'user', text: input.message })) yield { type: 'event', event };
+        for (const event of await append({ ...base(), kind: 'user', author: 'user', text: input.message }))
+          yield { type: 'event', event };
       } else if (resume.interrupted.pending.length > 0) {
         // The interrupted step's model response is in the store: finish its calls, never repeating recorded ones.
         const { tools } = this.toolsOf(agent);
         const pending = resume.interrupted.pending;
         const outcomes = await Promise.all(
           pending.map((call) =>
-            this.executeCall(call, undefined, tools, agent!, session, invocationId, input.message, eventsToItems(session.events), ledger, signal, stateSource(session.state)),
+            this.executeCall(
+              call,
+              undefined,
+              tools,
+              agent!,
+              session,
+              invocationId,
+              input.message,
+              eventsToItems(session.events),
+              ledger,
+              signal,
+              stateSource(session.state),
+            ),
           ),
         );
         const from = agent;
-        const escalation = outcomes.reduce<string | undefined>((r, o) => (o.escalate !== undefined ? o.escalate : r), undefined);
+        const escalation = outcomes.reduce<string | undefined>(
+          (r, o) => (o.escalate !== undefined ? o.escalate : r),
+          undefined,
+        );
         const transferName = outcomes.reduce<string | undefined>((r, o) => o.transferTo || r, undefined);
         const next = transferName && transferName !== from.name ? this.agent.find(transferName) : undefined;
         const events: SessionEvent[] = outcomes.map((o) => this.resultEvent(o, base(), from.name));
-        if (escalation !== undefined) events.push({ ...base(), kind: 'escalate', author: from.name, reason: escalation || resume.interrupted.text });
+        if (escalation !== undefined)
+          events.push({
+            ...base(),
+            kind: 'escalate',
+            author: from.name,
+            reason: escalation || resume.interrupted.text,
+          });
         else if (next) events.push({ ...base(), kind: 'transfer', author: from.name, from: from.name, to: next.name });
         for (const event of await append(...events)) yield { type: 'event', event };
         if (escalation !== undefined) {
-          yield { type: 'finish', result: this.result(escalation || resume.interrupted.text, 'escalate', invocationId, agent.name, session, ledger) };
+          yield {
+            type: 'finish',
+            result: this.result(
+              escalation || resume.interrupted.text,
+              'escalate',
+              invocationId,
+              agent.name,
+              session,
+              ledger,
+            ),
+          };
           return;
         }
         agent = next ?? agent;
@@ -373,7 +467,12 @@ export class Runner {
       for (let step = 0; ; step++) {
         if (signal.aborted) throw new AbortedError();
         if (step >= this.limits.maxSteps) {
-          throw new LimitExceededError('maxSteps', this.limits.maxSteps, 'limits.maxSteps', `agent "${agent.name}" made ${step} model calls without a final answer`);
+          throw new LimitExceededError(
+            'maxSteps',
+            this.limits.maxSteps,
+            'limits.maxSteps',
+            `agent "${agent.name}" made ${step} model calls without a final answer`,
+          );
         }
         if (Date.now() - started > this.limits.maxWallTimeMs) {
           throw new LimitExceededError('maxWallTimeMs', this.limits.maxWallTimeMs, 'limits.maxWallTimeMs');
@@ -397,7 +496,11 @@ export class Runner {
         let finishReason: string | undefined;
         if (streaming) {
           const deltas: string[] = [];
-          const { stream } = await withRetry((s) => model.doStream({ ...callOptions, abortSignal: s }), signal, this.options.retry);
+          const { stream } = await withRetry(
+            (s) => model.doStream({ ...callOptions, abortSignal: s }),
+            signal,
+            this.options.retry,
+          );
           let text = '';
           const parts = abortable(stream as unknown as AsyncIterable<LanguageModelV3StreamPart>, signal);
           for await (const part of parts) {
@@ -413,7 +516,11 @@ export class Runner {
           }
           if (text) content.unshift({ type: 'text', text });
         } else {
-          const result = await withRetry((s) => model.doGenerate({ ...callOptions, abortSignal: s }), signal, this.options.retry);
+          const result = await withRetry(
+            (s) => model.doGenerate({ ...callOptions, abortSignal: s }),
+            signal,
+            this.options.retry,
+          );
           content.push(...result.content);
           usage = { input: result.usage.inputTokens.total, output: result.usage.outputTokens.total };
           finishReason = result.finishReason.unified;
@@ -428,7 +535,11 @@ export class Runner {
           const bytes = Buffer.byteLength(c.input);
           if (bytes > this.limits.maxToolArgumentBytes) {
             // Oversized arguments are not kept in history: they would crowd out everything else.
-            toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: `[${bytes} bytes of arguments omitted]` });
+            toolCalls.push({
+              toolCallId: c.toolCallId,
+              toolName: c.toolName,
+              input: `[${bytes} bytes of arguments omitted]`,
+            });
             invalidArgs.set(
               c.toolCallId,
               `the arguments are ${bytes} bytes, over the limit maxToolArgumentBytes of ${this.limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`,
@@ -440,7 +551,10 @@ export class Runner {
           else {
             // Keep the raw text in the event, so the model sees what it wrote.
             toolCalls.push({ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input.slice(0, 20_000) });
-            invalidArgs.set(c.toolCallId, `the arguments of ${c.toolName} are not valid (${parsed.reason}). Send a JSON object that matches the tool's schema.`);
+            invalidArgs.set(
+              c.toolCallId,
+              `the arguments of ${c.toolName} are not valid (${parsed.reason}). Send a JSON object that matches the tool's schema.`,
+            );
           }
         }
         const completionTokens = countTokens(text + toolCalls.map((c) => JSON.stringify(c.input)).join(''));
@@ -484,9 +598,17 @@ export class Runner {
           }
           emptyResponses += 1;
           if (emptyResponses >= 3) {
-            throw new ModelBehaviorError('empty-response', `The model "${label}" returned an empty response ${emptyResponses} times in a row. Check the model and its instruction.`);
+            throw new ModelBehaviorError(
+              'empty-response',
+              `The model "${label}" returned an empty response ${emptyResponses} times in a row. Check the model and its instruction.`,
+            );
           }
-          const nudge: SessionEvent = { ...base(), kind: 'user', author: 'pagewise', text: '[pagewise] Your last response was empty. Answer with text, or call one of the tools.' };
+          const nudge: SessionEvent = {
+            ...base(),
+            kind: 'user',
+            author: 'pagewise',
+            text: '[pagewise] Your last response was empty. Answer with text, or call one of the tools.',
+          };
           for (const event of await append(modelEvent, nudge)) yield { type: 'event', event };
           this.finishStep(ledger, entry.index, stepStart, modelMs, 0);
           continue;
@@ -500,7 +622,19 @@ export class Runner {
         const toolStart = performance.now();
         const recentItems = request.items;
         const run = (call: ToolCallRecord, source: StateSource): Promise<CallOutcome> =>
-          this.executeCall(call, invalidArgs.get(call.toolCallId), tools, agent!, session, invocationId, input.message, recentItems, ledger, signal, source);
+          this.executeCall(
+            call,
+            invalidArgs.get(call.toolCallId),
+            tools,
+            agent!,
+            session,
+            invocationId,
+            input.message,
+            recentItems,
+            ledger,
+            signal,
+            source,
+          );
         const outcomes = await Promise.all(
           toolCalls.map((call, i) =>
             i < this.limits.maxToolCallsPerStep
@@ -518,7 +652,8 @@ export class Runner {
         );
         const toolMs = performance.now() - toolStart;
         const from = agent;
-        const escalateOf = (): string | undefined => outcomes.reduce<string | undefined>((r, o) => (o.escalate !== undefined ? o.escalate : r), undefined);
+        const escalateOf = (): string | undefined =>
+          outcomes.reduce<string | undefined>((r, o) => (o.escalate !== undefined ? o.escalate : r), undefined);
         const transferOf = (): Agent | undefined => {
           const name = outcomes.reduce<string | undefined>((r, o) => o.transferTo || r, undefined);
           return name && name !== from.name ? this.agent.find(name) : undefined;
@@ -531,15 +666,20 @@ export class Runner {
           for (const o of outcomes) events.push(this.resultEvent(o, base(), from.name));
           const escalation = escalateOf();
           const next = transferOf();
-          if (escalation !== undefined) events.push({ ...base(), kind: 'escalate', author: from.name, reason: escalation || text });
-          else if (next) events.push({ ...base(), kind: 'transfer', author: from.name, from: from.name, to: next.name });
+          if (escalation !== undefined)
+            events.push({ ...base(), kind: 'escalate', author: from.name, reason: escalation || text });
+          else if (next)
+            events.push({ ...base(), kind: 'transfer', author: from.name, from: from.name, to: next.name });
           return events;
         });
         for (const event of stepEvents) yield { type: 'event', event };
         this.finishStep(ledger, entry.index, stepStart, modelMs, toolMs);
         const escalate = escalateOf();
         if (escalate !== undefined) {
-          yield { type: 'finish', result: this.result(escalate || text, 'escalate', invocationId, agent.name, session, ledger) };
+          yield {
+            type: 'finish',
+            result: this.result(escalate || text, 'escalate', invocationId, agent.name, session, ledger),
+          };
           return;
         }
         agent = transferOf() ?? agent;
@@ -552,7 +692,11 @@ export class Runner {
   }
 
   /** The tool-result event of one call's outcome. */
-  private resultEvent(o: CallOutcome, base: { id: string; invocationId: string; timestamp: number }, author: string): SessionEvent {
+  private resultEvent(
+    o: CallOutcome,
+    base: { id: string; invocationId: string; timestamp: number },
+    author: string,
+  ): SessionEvent {
     return {
       ...base,
       kind: 'tool-result',
@@ -589,7 +733,10 @@ export class Runner {
    * can lock runs the reload, `build` and the append in one transaction holding the locks of the
    * session and of the shared keys the last attempt touched, which cannot be overtaken.
    */
-  private async appendWithRetry(session: Session, build: () => SessionEvent[] | Promise<SessionEvent[]>): Promise<SessionEvent[]> {
+  private async appendWithRetry(
+    session: Session,
+    build: () => SessionEvent[] | Promise<SessionEvent[]>,
+  ): Promise<SessionEvent[]> {
     let events: SessionEvent[] = [];
     const store = this.store;
     const locking = canAppendLocked(store);
@@ -598,13 +745,22 @@ export class Runner {
       try {
         if (locked) {
           const touched = sharedKeysOf(events);
-          return await store.appendEventsLocked(session, [...touched.user, ...touched.app], async () => (events = await build()));
+          return await store.appendEventsLocked(
+            session,
+            [...touched.user, ...touched.app],
+            async () => (events = await build()),
+          );
         }
         events = await build();
         return await store.appendEvents(session, events);
       } catch (error) {
         // A step that cannot be replayed is final; so is anything but a conflict, a deleted session, or the last retry.
-        if (error instanceof SideEffectConflictError || !isVersionConflict(error) || attempt >= this.limits.maxConflictRetries) throw error;
+        if (
+          error instanceof SideEffectConflictError ||
+          !isVersionConflict(error) ||
+          attempt >= this.limits.maxConflictRetries
+        )
+          throw error;
         if ((error as VersionConflictError).actualVersion === -1) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** attempt)));
         // A locked attempt loads the session itself, under its locks.
@@ -638,7 +794,8 @@ export class Runner {
       const source = pending.over(session.state);
       let outcome = outcomes[i]!;
       if (outcome.state?.isStale(source)) {
-        if (!outcome.replayable) throw new SideEffectConflictError(session.sessionId, session.version, outcome.observation.toolName);
+        if (!outcome.replayable)
+          throw new SideEffectConflictError(session.sessionId, session.version, outcome.observation.toolName);
         outcome = outcomes[i] = await run(calls[i]!, source);
       }
       const reads = outcome.state?.sharedReads(source, session.sharedVersions);
@@ -661,9 +818,23 @@ export class Runner {
     if (shared) shared.setFrameworkMs(shared.entries.length - 1, ms);
   }
 
-  private result(text: string, stopReason: StopReason, invocationId: string, agentName: string, session: Session, ledger: Ledger): RunResult {
+  private result(
+    text: string,
+    stopReason: StopReason,
+    invocationId: string,
+    agentName: string,
+    session: Session,
+    ledger: Ledger,
+  ): RunResult {
     clearTemp(session.state);
-    return { text, stopReason, invocationId, agentName, session, ledger: { entries: ledger.entries, summary: ledger.summary() } };
+    return {
+      text,
+      stopReason,
+      invocationId,
+      agentName,
+      session,
+      ledger: { entries: ledger.entries, summary: ledger.summary() },
+    };
   }
 
   /** Builds the request for the next model call: instruction, history, tools, then the processors. */
@@ -680,7 +851,13 @@ export class Runner {
     const raw =
       typeof agent.instruction === 'string'
         ? agent.instruction
-        : await agent.instruction({ state: session.state, session, invocationId, agentName: agent.name, services: this.services });
+        : await agent.instruction({
+            state: session.state,
+            session,
+            invocationId,
+            agentName: agent.name,
+            services: this.services,
+          });
     if (typeof raw === 'string') {
       if (raw) instruction.push({ part: 'instruction', text: raw, source: agent.name });
     } else instruction.push(...raw);
@@ -710,7 +887,11 @@ export class Runner {
     for (const p of agent.processors ?? this.options.processors ?? []) {
       await p.process(request, ctx);
       const broken = findBrokenToolPair(request.items);
-      if (broken) throw new SystemError('broken-tool-pair', `Context processor "${p.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`);
+      if (broken)
+        throw new SystemError(
+          'broken-tool-pair',
+          `Context processor "${p.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`,
+        );
     }
     return request;
   }
@@ -738,10 +919,15 @@ export class Runner {
     if (invalidArgs !== undefined) return fail(invalidArgs);
     const argBytes = Buffer.byteLength(JSON.stringify(call.input ?? null));
     if (argBytes > this.limits.maxToolArgumentBytes) {
-      return fail(`the arguments are ${argBytes} bytes, over the limit maxToolArgumentBytes of ${this.limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`);
+      return fail(
+        `the arguments are ${argBytes} bytes, over the limit maxToolArgumentBytes of ${this.limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`,
+      );
     }
     const parsed = t.inputSchema.safeParse(call.input);
-    if (!parsed.success) return fail(`invalid arguments for ${call.toolName}:\n${z.prettifyError(parsed.error)}\nFix the arguments and call again.`);
+    if (!parsed.success)
+      return fail(
+        `invalid arguments for ${call.toolName}:\n${z.prettifyError(parsed.error)}\nFix the arguments and call again.`,
+      );
 
     // Records what the tool reads, so a conflict can tell whether its result still holds.
     const state = new TrackedState(source);
@@ -763,7 +949,14 @@ export class Runner {
       actions: {
         transferToAgent: (name) => {
           if (!agent.transferTargets().some((a) => a.name === name)) {
-            throw new Error(`cannot transfer to "${name}"; possible: ${agent.transferTargets().map((a) => a.name).join(', ') || 'none'}.`);
+            throw new Error(
+              `cannot transfer to "${name}"; possible: ${
+                agent
+                  .transferTargets()
+                  .map((a) => a.name)
+                  .join(', ') || 'none'
+              }.`,
+            );
           }
           outcome.transferTo = name;
         },
@@ -785,7 +978,16 @@ export class Runner {
     }
     let obs = outcome.observation;
     for (const p of agent.observationProcessors ?? this.options.observationProcessors ?? []) {
-      obs = await p.process(obs, { invocationId, agentName: agent.name, sessionId: session.sessionId, task, recentItems, services: this.services, ledger, signal });
+      obs = await p.process(obs, {
+        invocationId,
+        agentName: agent.name,
+        sessionId: session.sessionId,
+        task,
+        recentItems,
+        services: this.services,
+        ledger,
+        signal,
+      });
     }
     const bytes = Buffer.byteLength(obs.output);
     if (bytes > this.limits.maxToolResultBytes) {
@@ -814,7 +1016,8 @@ function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 92) i += 1; // backslash escapes the next character
+      if (ch === 92)
+        i += 1; // backslash escapes the next character
       else if (ch === 34) inString = false;
     } else if (ch === 34) inString = true;
     else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
@@ -826,7 +1029,8 @@ function jsonDepth(text: string): number {
 function parseArgs(input: string): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (input.trim() === '') return { ok: true, value: {} };
   const depth = jsonDepth(input);
-  if (depth > MAX_ARGUMENT_DEPTH) return { ok: false, reason: `nested ${depth} levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted` };
+  if (depth > MAX_ARGUMENT_DEPTH)
+    return { ok: false, reason: `nested ${depth} levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted` };
   try {
     return { ok: true, value: JSON.parse(input) as unknown };
   } catch (error) {

@@ -11,17 +11,40 @@ function runs(n: number[] | null): BenchRuns {
       n: size,
       success: true,
       answer: '',
-      ledger: [100, 200, 300].map((p, index) => ({ index, kind: 'agent' as const, agent: 'a', model: 'offline', invocationId: 'i', parts: { ...emptyParts(), history: p * (size ?? 1) }, promptTokens: p * (size ?? 1), completionTokens: 1, modelMs: 0, frameworkMs: 0, at: 0 })),
+      ledger: [100, 200, 300].map((p, index) => ({
+        index,
+        kind: 'agent' as const,
+        agent: 'a',
+        model: 'offline',
+        invocationId: 'i',
+        parts: { ...emptyParts(), history: p * (size ?? 1) },
+        promptTokens: p * (size ?? 1),
+        completionTokens: 1,
+        modelMs: 0,
+        frameworkMs: 0,
+        at: 0,
+      })),
       windowFailure: false,
       wallMs: 1,
     })),
   );
-  return { schema: BENCH_RUNS_SCHEMA, scenario: 'demo-scenario', model: 'offline', params: { strategies: ['none', 'fifo'], n, tasks: 1, seed: 1, contextWindow: null }, prices: {}, startedAt: '', wallMs: 1, episodes };
+  return {
+    schema: BENCH_RUNS_SCHEMA,
+    scenario: 'demo-scenario',
+    model: 'offline',
+    params: { strategies: ['none', 'fifo'], n, tasks: 1, seed: 1, contextWindow: null },
+    prices: {},
+    startedAt: '',
+    wallMs: 1,
+    episodes,
+  };
 }
 
 describe('charts', () => {
   it('plot prompt tokens per call with one series per strategy', () => {
-    const spec = promptTokensPerCallSpec(runs(null)) as { data: { values: { strategy: string; call: number; promptTokens: number }[] } };
+    const spec = promptTokensPerCallSpec(runs(null)) as {
+      data: { values: { strategy: string; call: number; promptTokens: number }[] };
+    };
     expect(spec.data.values).toHaveLength(6);
     expect(spec.data.values.filter((v) => v.strategy === 'fifo').map((v) => [v.call, v.promptTokens])).toEqual([
       [1, 100],
@@ -32,7 +55,9 @@ describe('charts', () => {
 
   it('plot peak against N from the results', () => {
     const r = runs([1, 2]);
-    const spec = peakVsNSpec(summarizeRuns(r), r.scenario, r.model) as { data: { values: { n: number; peakPromptTokens: number }[] } };
+    const spec = peakVsNSpec(summarizeRuns(r), r.scenario, r.model) as {
+      data: { values: { n: number; peakPromptTokens: number }[] };
+    };
     expect(spec.data.values.map((v) => [v.n, v.peakPromptTokens])).toEqual([
       [1, 300],
       [2, 600],
@@ -51,7 +76,11 @@ describe('charts', () => {
   });
 
   it('render any Vega-Lite spec', async () => {
-    const svg = await renderChartSvg({ data: { values: [{ a: 1, b: 2 }] }, mark: 'point', encoding: { x: { field: 'a', type: 'quantitative' }, y: { field: 'b', type: 'quantitative' } } });
+    const svg = await renderChartSvg({
+      data: { values: [{ a: 1, b: 2 }] },
+      mark: 'point',
+      encoding: { x: { field: 'a', type: 'quantitative' }, y: { field: 'b', type: 'quantitative' } },
+    });
     expect(svg.startsWith('<svg')).toBe(true);
   });
 });

@@ -3,7 +3,12 @@
  * ACON's observation (`acon-obs`), history (`acon-hist`) and combined (`acon`) compression. They apply
  * to the tool-use scenarios; report-analysis compares paging with the naive strategy.
  */
-import { aconHistoryStrategy, aconObservationStrategy, aconStrategy, promptingStrategy } from '../compression/strategies.js';
+import {
+  aconHistoryStrategy,
+  aconObservationStrategy,
+  aconStrategy,
+  promptingStrategy,
+} from '../compression/strategies.js';
 import { registerStrategy } from './strategies.js';
 
 const TOOL_USE = ['retail-tool-use', 'multi-objective-qa'];

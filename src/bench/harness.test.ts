@@ -4,7 +4,15 @@ import { tool } from '../agents/tool.js';
 import { clearToolResults } from '../context/processors.js';
 import { PagewiseError } from '../errors.js';
 import { OfflineModel, type OfflinePolicy } from '../models/offline.js';
-import { captureModelCalls, inProcessExecutor, runAgentEpisode, runBench, type BenchReport, type CapturedCall, type EpisodeExecutor } from './harness.js';
+import {
+  captureModelCalls,
+  inProcessExecutor,
+  runAgentEpisode,
+  runBench,
+  type BenchReport,
+  type CapturedCall,
+  type EpisodeExecutor,
+} from './harness.js';
 import type { BenchScenario, EpisodeOutcome, ScenarioTask } from './scenario.js';
 import { registerStrategy, unregisterStrategy } from './strategies.js';
 
@@ -12,14 +20,16 @@ import { registerStrategy, unregisterStrategy } from './strategies.js';
 // secret in a long result; the policy answers from the results it can see, and says "missing" after two
 // look-ups of a key whose result is not in its prompt.
 const SCENARIO = 'test-lookup';
-const secret = (seed: number, key: string) => String((seed * 7919 + [...key].reduce((a, c) => a * 31 + c.charCodeAt(0), 0)) % 100_000);
+const secret = (seed: number, key: string) =>
+  String((seed * 7919 + [...key].reduce((a, c) => a * 31 + c.charCodeAt(0), 0)) % 100_000);
 
 const lookup = (seed: number) =>
   tool({
     name: 'lookup',
     description: 'Returns the record of a key.',
     inputSchema: z.object({ key: z.string() }),
-    execute: ({ key }) => `Record ${key}. The secret of ${key} is ${secret(seed, key)}. ${'Unrelated filler text. '.repeat(40)}`,
+    execute: ({ key }) =>
+      `Record ${key}. The secret of ${key} is ${secret(seed, key)}. ${'Unrelated filler text. '.repeat(40)}`,
   });
 
 const policy: OfflinePolicy = {
@@ -30,8 +40,12 @@ const policy: OfflinePolicy = {
     const seen = new Map<string, string>();
     const calls = new Map<string, number>();
     for (const turn of view.turns) {
-      if (turn.role === 'tool') for (const r of turn.results) for (const m of r.output.matchAll(/The secret of (\w+) is (\d+)/g)) seen.set(m[1] ?? '', m[2] ?? '');
-      if (turn.role === 'assistant') for (const c of turn.toolCalls) calls.set(JSON.stringify(c.input), (calls.get(JSON.stringify(c.input)) ?? 0) + 1);
+      if (turn.role === 'tool')
+        for (const r of turn.results)
+          for (const m of r.output.matchAll(/The secret of (\w+) is (\d+)/g)) seen.set(m[1] ?? '', m[2] ?? '');
+      if (turn.role === 'assistant')
+        for (const c of turn.toolCalls)
+          calls.set(JSON.stringify(c.input), (calls.get(JSON.stringify(c.input)) ?? 0) + 1);
     }
     for (const key of keys) {
       if (seen.has(key)) continue;
@@ -80,7 +94,9 @@ const lookupScenario: BenchScenario = {
 
 beforeAll(() => {
   // Clears every tool result, so no secret is ever in the prompt.
-  registerStrategy('test-drop-results', () => ({ processors: [clearToolResults({ keepLast: 0 })] }), { scenarios: [SCENARIO] });
+  registerStrategy('test-drop-results', () => ({ processors: [clearToolResults({ keepLast: 0 })] }), {
+    scenarios: [SCENARIO],
+  });
 });
 afterAll(() => {
   unregisterStrategy('test-drop-results');
@@ -101,9 +117,21 @@ function deterministicPart(report: BenchReport) {
 describe('runBench', () => {
   it('runs every task under every strategy and N, reporting progress', async () => {
     const progress: number[] = [];
-    const report = await runBench({ scenario: lookupScenario, n: [3, 1], tasks: 2, seed: 5, onProgress: (p) => progress.push(p.done) });
+    const report = await runBench({
+      scenario: lookupScenario,
+      n: [3, 1],
+      tasks: 2,
+      seed: 5,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(progress).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(report.runs.params).toEqual({ strategies: ['none', 'test-drop-results'], n: [1, 3], tasks: 2, seed: 5, contextWindow: null });
+    expect(report.runs.params).toEqual({
+      strategies: ['none', 'test-drop-results'],
+      n: [1, 3],
+      tasks: 2,
+      seed: 5,
+      contextWindow: null,
+    });
     expect(report.results.map((r) => [r.strategy, r.n, r.runs])).toEqual([
       ['none', 1, 2],
       ['none', 3, 2],
@@ -142,7 +170,13 @@ describe('runBench', () => {
   });
 
   it('counts requests over the context window as window failures', async () => {
-    const report = await runBench({ scenario: lookupScenario, strategies: ['none'], tasks: 2, seed: 1, contextWindow: 20 });
+    const report = await runBench({
+      scenario: lookupScenario,
+      strategies: ['none'],
+      tasks: 2,
+      seed: 1,
+      contextWindow: 20,
+    });
     const [row] = report.results;
     expect(row).toMatchObject({ successRate: 0, windowFailures: 2, errors: 2 });
     expect(report.runs.episodes[0]?.error).toMatch(/context window/);
@@ -151,7 +185,13 @@ describe('runBench', () => {
 
   it('keeps the calls made before an episode failed', async () => {
     // Enough for the first request, not for the second, which carries a long tool result.
-    const report = await runBench({ scenario: lookupScenario, strategies: ['none'], tasks: 1, seed: 1, contextWindow: 200 });
+    const report = await runBench({
+      scenario: lookupScenario,
+      strategies: ['none'],
+      tasks: 1,
+      seed: 1,
+      contextWindow: 200,
+    });
     const [episode] = report.runs.episodes;
     expect(episode?.windowFailure).toBe(true);
     expect(episode?.ledger.length).toBe(1);
@@ -159,11 +199,17 @@ describe('runBench', () => {
   });
 
   it('refuses unknown strategies, an N the scenario does not take, and bad counts', async () => {
-    await expect(runBench({ scenario: lookupScenario, strategies: ['nope'], tasks: 1, seed: 1 })).rejects.toThrow(/Unknown strategy "nope".*Known strategies: none/);
-    await expect(runBench({ scenario: lookupScenario, strategies: ['fifo'], tasks: 1, seed: 1 })).rejects.toThrow(/cannot run strategy "fifo".*none, test-drop-results/);
+    await expect(runBench({ scenario: lookupScenario, strategies: ['nope'], tasks: 1, seed: 1 })).rejects.toThrow(
+      /Unknown strategy "nope".*Known strategies: none/,
+    );
+    await expect(runBench({ scenario: lookupScenario, strategies: ['fifo'], tasks: 1, seed: 1 })).rejects.toThrow(
+      /cannot run strategy "fifo".*none, test-drop-results/,
+    );
     const noN: BenchScenario = { ...lookupScenario, defaultN: undefined };
     await expect(runBench({ scenario: noN, n: 3, tasks: 1, seed: 1 })).rejects.toThrow(/no size parameter N/);
-    await expect(runBench({ scenario: lookupScenario, tasks: 0, seed: 1 })).rejects.toThrow(/tasks must be a positive integer/);
+    await expect(runBench({ scenario: lookupScenario, tasks: 0, seed: 1 })).rejects.toThrow(
+      /tasks must be a positive integer/,
+    );
     await expect(runBench({ scenario: lookupScenario, n: [0], tasks: 1, seed: 1 })).rejects.toThrow(/positive integer/);
   });
 
@@ -172,7 +218,14 @@ describe('runBench', () => {
     delete process.env.OPENAI_API_KEY;
     let prepared = false;
     try {
-      await expect(runBench({ scenario: { ...lookupScenario, prepare: async () => ((prepared = true), []) }, model: 'openai:gpt-4.1-mini', tasks: 1, seed: 1 })).rejects.toThrow(/OPENAI_API_KEY/);
+      await expect(
+        runBench({
+          scenario: { ...lookupScenario, prepare: async () => ((prepared = true), []) },
+          model: 'openai:gpt-4.1-mini',
+          tasks: 1,
+          seed: 1,
+        }),
+      ).rejects.toThrow(/OPENAI_API_KEY/);
       expect(prepared).toBe(false);
     } finally {
       if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
@@ -193,21 +246,34 @@ describe('runBench', () => {
       }
       return outcomes;
     };
-    const report = await runBench({ scenario: lookupScenario, n: [1, 2], tasks: 2, seed: 4, executor: reversed, onProgress: (p) => progress.push(p.done) });
+    const report = await runBench({
+      scenario: lookupScenario,
+      n: [1, 2],
+      tasks: 2,
+      seed: 4,
+      executor: reversed,
+      onProgress: (p) => progress.push(p.done),
+    });
     expect(seen).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
     expect(progress).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(deterministicPart(report)).toEqual(deterministicPart(await runBench({ scenario: lookupScenario, n: [1, 2], tasks: 2, seed: 4 })));
+    expect(deterministicPart(report)).toEqual(
+      deterministicPart(await runBench({ scenario: lookupScenario, n: [1, 2], tasks: 2, seed: 4 })),
+    );
   });
 
   it('refuses an executor that loses an episode', async () => {
     const lossy: EpisodeExecutor = async (batch) => (await inProcessExecutor(batch)).slice(1);
-    await expect(runBench({ scenario: lookupScenario, tasks: 2, seed: 1, executor: lossy })).rejects.toThrow(/returned no outcome for episode 3 \(test-drop-results, task t1-n2\)/);
+    await expect(runBench({ scenario: lookupScenario, tasks: 2, seed: 1, executor: lossy })).rejects.toThrow(
+      /returned no outcome for episode 3 \(test-drop-results, task t1-n2\)/,
+    );
   });
 
   it('stops on abort with an aborted error', async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await runBench({ scenario: lookupScenario, tasks: 1, seed: 1, signal: controller.signal }).catch((e: unknown) => e);
+    const error = await runBench({ scenario: lookupScenario, tasks: 1, seed: 1, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
     expect(PagewiseError.isInstance(error) && error.code).toBe('aborted');
   });
 });
@@ -215,17 +281,35 @@ describe('runBench', () => {
 describe('runAgentEpisode', () => {
   it("applies the strategy's instruction, tools and services on top of the scenario's", async () => {
     const seen: unknown[] = [];
-    const noop = tool({ name: 'noop', description: 'Does nothing at all, for a test of extra tools.', inputSchema: z.object({}), execute: () => 'ok' });
+    const noop = tool({
+      name: 'noop',
+      description: 'Does nothing at all, for a test of extra tools.',
+      inputSchema: z.object({}),
+      execute: () => 'ok',
+    });
     registerStrategy(
       'test-extras',
       (ctx) => {
         seen.push(ctx.services, ctx.task.id, ctx.instruction);
-        return { instruction: (base) => `${base}\n${'Paged report text. '.repeat(30)}`, tools: [noop], services: { fromStrategy: 2 } };
+        return {
+          instruction: (base) => `${base}\n${'Paged report text. '.repeat(30)}`,
+          tools: [noop],
+          services: { fromStrategy: 2 },
+        };
       },
       { scenarios: [SCENARIO] },
     );
     try {
-      const base = { scenario: SCENARIO, task: { id: 'x', prompt: 'Secrets of: a' }, agentName: 'looker', instruction: 'Task kind: test-lookup', tools: [lookup(1)], offlinePolicy: policy, maxSteps: 5, services: { fromScenario: 1 } };
+      const base = {
+        scenario: SCENARIO,
+        task: { id: 'x', prompt: 'Secrets of: a' },
+        agentName: 'looker',
+        instruction: 'Task kind: test-lookup',
+        tools: [lookup(1)],
+        offlinePolicy: policy,
+        maxSteps: 5,
+        services: { fromScenario: 1 },
+      };
       const plain = await runAgentEpisode({ ...base, context: { strategy: 'none', model: 'offline' } });
       const extras = await runAgentEpisode({ ...base, context: { strategy: 'test-extras', model: 'offline' } });
       expect(seen).toEqual([{ fromScenario: 1 }, 'x', 'Task kind: test-lookup']);

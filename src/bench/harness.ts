@@ -10,7 +10,14 @@ import { Runner } from '../agents/runner.js';
 import type { AnyTool } from '../agents/tool.js';
 import { AbortedError, ConfigurationError, PagewiseError, SystemError } from '../errors.js';
 import { OfflineModel, type OfflinePolicy } from '../models/offline.js';
-import { contextWindowFor, DEFAULT_PRICES, modelLabel, resolveModel, type ModelPrice, type ModelSpec } from '../models/resolve.js';
+import {
+  contextWindowFor,
+  DEFAULT_PRICES,
+  modelLabel,
+  resolveModel,
+  type ModelPrice,
+  type ModelSpec,
+} from '../models/resolve.js';
 import { Ledger, type LedgerEntry } from '../tokens/ledger.js';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioTask } from './scenario.js';
@@ -43,7 +50,9 @@ export function captureModelCalls(model: LanguageModelV3, onCall: (call: Capture
       wrapGenerate: async ({ doGenerate, params }) => {
         const result = await doGenerate();
         const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-        const toolCalls = result.content.flatMap((c) => (c.type === 'tool-call' ? [{ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }] : []));
+        const toolCalls = result.content.flatMap((c) =>
+          c.type === 'tool-call' ? [{ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }] : [],
+        );
         onCall({ params, text, toolCalls });
         return result;
       },
@@ -54,7 +63,8 @@ export function captureModelCalls(model: LanguageModelV3, onCall: (call: Capture
         const watch = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
           transform(part, controller) {
             if (part.type === 'text-delta') text += part.delta;
-            else if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+            else if (part.type === 'tool-call')
+              toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
             controller.enqueue(part);
           },
           flush() {
@@ -128,7 +138,8 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     ...(setup.processors ? { processors: setup.processors } : {}),
     ...(setup.observationProcessors ? { observationProcessors: setup.observationProcessors } : {}),
   });
-  let model: ModelSpec = context.model === 'offline' ? new OfflineModel({ policies: [options.offlinePolicy] }) : context.model;
+  let model: ModelSpec =
+    context.model === 'offline' ? new OfflineModel({ policies: [options.offlinePolicy] }) : context.model;
   if (options.onModelCall) model = captureModelCalls(resolveModel(model), options.onModelCall);
   // The runner's ledger loses its entries when the run throws; this one keeps them for failed episodes.
   const ledger = new Ledger();
@@ -142,9 +153,18 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     ledger,
   });
   try {
-    const result = await runner.run({ userId: 'bench', message: options.task.prompt, ...(context.signal ? { signal: context.signal } : {}) });
+    const result = await runner.run({
+      userId: 'bench',
+      message: options.task.prompt,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
     // The run's own ledger also holds compressor calls recorded by observation processors.
-    return { text: result.text, ledger: result.ledger.entries.map((e) => ({ ...e, parts: { ...e.parts } })), windowFailure: false, wallMs: performance.now() - started };
+    return {
+      text: result.text,
+      ledger: result.ledger.entries.map((e) => ({ ...e, parts: { ...e.parts } })),
+      windowFailure: false,
+      wallMs: performance.now() - started,
+    };
   } catch (error) {
     if (context.signal?.aborted) throw new AbortedError('The benchmark was aborted.');
     const message = error instanceof Error ? error.message : String(error);
@@ -283,7 +303,10 @@ export interface BenchReport {
 }
 
 /** The per-strategy results of saved runs: one row per strategy and N, in the order of the params. */
-export function summarizeRuns(runs: BenchRuns, prices: Readonly<Record<string, ModelPrice>> = runs.prices): StrategyResult[] {
+export function summarizeRuns(
+  runs: BenchRuns,
+  prices: Readonly<Record<string, ModelPrice>> = runs.prices,
+): StrategyResult[] {
   const rows: StrategyResult[] = [];
   for (const strategy of runs.params.strategies) {
     for (const n of runs.params.n ?? [null]) {
@@ -297,11 +320,18 @@ export function summarizeRuns(runs: BenchRuns, prices: Readonly<Record<string, M
 function resolveStrategies(scenario: BenchScenario, asked: readonly string[] | undefined): string[] {
   const known = [...scenario.strategies];
   const names = [...new Set(asked ?? known)];
-  if (names.length === 0) throw new ConfigurationError('no-strategies', `No strategies to run. Strategies for "${scenario.name}": ${known.join(', ')}.`);
+  if (names.length === 0)
+    throw new ConfigurationError(
+      'no-strategies',
+      `No strategies to run. Strategies for "${scenario.name}": ${known.join(', ')}.`,
+    );
   for (const name of names) {
     getStrategy(name, scenario.name);
     if (!known.includes(name)) {
-      throw new ConfigurationError('strategy-not-applicable', `Scenario "${scenario.name}" cannot run strategy "${name}". Its strategies: ${known.join(', ')}.`);
+      throw new ConfigurationError(
+        'strategy-not-applicable',
+        `Scenario "${scenario.name}" cannot run strategy "${name}". Its strategies: ${known.join(', ')}.`,
+      );
     }
   }
   return names;
@@ -310,11 +340,15 @@ function resolveStrategies(scenario: BenchScenario, asked: readonly string[] | u
 function resolveN(scenario: BenchScenario, n: number | readonly number[] | undefined): number[] | null {
   if (n === undefined) return scenario.defaultN === undefined ? null : [scenario.defaultN];
   if (scenario.defaultN === undefined) {
-    throw new ConfigurationError('no-size-parameter', `Scenario "${scenario.name}" has no size parameter N; leave out --n (use --tasks for the number of episodes).`);
+    throw new ConfigurationError(
+      'no-size-parameter',
+      `Scenario "${scenario.name}" has no size parameter N; leave out --n (use --tasks for the number of episodes).`,
+    );
   }
   const values = [...new Set(typeof n === 'number' ? [n] : n)].sort((a, b) => a - b);
   for (const v of values) {
-    if (!Number.isInteger(v) || v < 1) throw new ConfigurationError('invalid-option', `N must be a positive integer, got ${v}.`);
+    if (!Number.isInteger(v) || v < 1)
+      throw new ConfigurationError('invalid-option', `N must be a positive integer, got ${v}.`);
   }
   if (values.length === 0) throw new ConfigurationError('invalid-option', 'Give at least one value of N.');
   return values;
@@ -336,9 +370,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const modelSpec = options.model ?? 'offline';
   const strategies = resolveStrategies(scenario, options.strategies);
   const nValues = resolveN(scenario, options.n);
-  if (!Number.isInteger(options.tasks) || options.tasks < 1) throw new ConfigurationError('invalid-option', `tasks must be a positive integer, got ${options.tasks}.`);
+  if (!Number.isInteger(options.tasks) || options.tasks < 1)
+    throw new ConfigurationError('invalid-option', `tasks must be a positive integer, got ${options.tasks}.`);
   const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigurationError('invalid-option', `concurrency must be a positive integer, got ${concurrency}.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new ConfigurationError('invalid-option', `concurrency must be a positive integer, got ${concurrency}.`);
   // A missing key should fail the run now, not every episode one by one.
   if (modelSpec !== 'offline') resolveModel(modelSpec);
 
@@ -362,13 +398,21 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(options.signal ? { signal: options.signal } : {}),
     onEpisode: (job, outcome) => {
       done += 1;
-      options.onProgress?.({ done, total: jobs.length, last: { strategy: job.strategy, n: job.n, taskId: job.task.id, success: outcome.success } });
+      options.onProgress?.({
+        done,
+        total: jobs.length,
+        last: { strategy: job.strategy, n: job.n, taskId: job.task.id, success: outcome.success },
+      });
     },
   });
   const episodes: BenchEpisode[] = jobs.map((job, i) => {
     const outcome = outcomes[i];
     // A custom executor that loses an episode would otherwise skew every mean without a trace.
-    if (!outcome) throw new SystemError('executor-incomplete', `The episode executor returned no outcome for episode ${i} (${job.strategy}, task ${job.task.id}); this is a bug in the executor.`);
+    if (!outcome)
+      throw new SystemError(
+        'executor-incomplete',
+        `The episode executor returned no outcome for episode ${i} (${job.strategy}, task ${job.task.id}); this is a bug in the executor.`,
+      );
     return { ...outcome, n: job.n };
   });
 
@@ -376,7 +420,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     schema: BENCH_RUNS_SCHEMA,
     scenario: scenario.name,
     model: modelLabel(modelSpec),
-    params: { strategies, n: nValues, tasks: options.tasks, seed: options.seed, contextWindow: options.contextWindow ?? null },
+    params: {
+      strategies,
+      n: nValues,
+      tasks: options.tasks,
+      seed: options.seed,
+      contextWindow: options.contextWindow ?? null,
+    },
     prices: { ...DEFAULT_PRICES, ...options.prices },
     startedAt: startedAt.toISOString(),
     wallMs: performance.now() - started,

@@ -8,7 +8,13 @@ export * from './harness.js';
 export * from './charts.js';
 export * from './report.js';
 export * from './registry.js';
-export { createRetailScenario, RETAIL_MAX_STEPS, RETAIL_SCENARIO, type RetailBenchTask, type RetailScenarioOptions } from './scenarios/retail.js';
+export {
+  createRetailScenario,
+  RETAIL_MAX_STEPS,
+  RETAIL_SCENARIO,
+  type RetailBenchTask,
+  type RetailScenarioOptions,
+} from './scenarios/retail.js';
 export {
   createMultiQaScenario,
   episodeEvidenceRecall,
@@ -20,4 +26,9 @@ export {
   type MultiQaBenchTask,
   type MultiQaScenarioOptions,
 } from './scenarios/multi-qa.js';
-export { createReportAnalysisScenario, REPORT_DEFAULT_N, REPORT_SCENARIO, type ReportBenchTask } from './scenarios/report-analysis.js';
+export {
+  createReportAnalysisScenario,
+  REPORT_DEFAULT_N,
+  REPORT_SCENARIO,
+  type ReportBenchTask,
+} from './scenarios/report-analysis.js';

@@ -3,10 +3,31 @@ import { emptyParts, type LedgerEntry, type PartTokens } from '../tokens/ledger.
 import { ledgerCostUsd, mean, median, summarizeStrategy } from './metrics.js';
 import type { EpisodeOutcome } from './scenario.js';
 
-function entry(index: number, kind: LedgerEntry['kind'], model: string, parts: Partial<PartTokens>, completionTokens: number, frameworkMs: number, extra: Partial<LedgerEntry> = {}): LedgerEntry {
+function entry(
+  index: number,
+  kind: LedgerEntry['kind'],
+  model: string,
+  parts: Partial<PartTokens>,
+  completionTokens: number,
+  frameworkMs: number,
+  extra: Partial<LedgerEntry> = {},
+): LedgerEntry {
   const full = { ...emptyParts(), ...parts };
   const promptTokens = Object.values(full).reduce((a, b) => a + b, 0);
-  return { index, kind, agent: kind === 'agent' ? 'a' : 'compressor', model, invocationId: 'i', parts: full, promptTokens, completionTokens, modelMs: 5, frameworkMs, at: 0, ...extra };
+  return {
+    index,
+    kind,
+    agent: kind === 'agent' ? 'a' : 'compressor',
+    model,
+    invocationId: 'i',
+    parts: full,
+    promptTokens,
+    completionTokens,
+    modelMs: 5,
+    frameworkMs,
+    at: 0,
+    ...extra,
+  };
 }
 
 // Hand-checked episode A: two agent calls and one compressor call.
@@ -19,7 +40,9 @@ const episodeA: LedgerEntry[] = [
   entry(2, 'agent', 'lab:x', { instruction: 100, paged: 10, history: 200, observation: 40, tools: 30 }, 20, 3),
 ];
 // Episode B: one agent call of 60 + 40 = 100 prompt tokens (provider says 110), completion 4.
-const episodeB: LedgerEntry[] = [entry(0, 'agent', 'lab:x', { instruction: 60, history: 40 }, 4, 2, { providerPromptTokens: 110 })];
+const episodeB: LedgerEntry[] = [
+  entry(0, 'agent', 'lab:x', { instruction: 60, history: 40 }, 4, 2, { providerPromptTokens: 110 }),
+];
 
 const outcome = (taskId: string, ledger: LedgerEntry[], extra: Partial<EpisodeOutcome> = {}): EpisodeOutcome => ({
   taskId,
@@ -35,10 +58,18 @@ const outcome = (taskId: string, ledger: LedgerEntry[], extra: Partial<EpisodeOu
 const prices = { 'test:model': { inputPerMTok: 2, outputPerMTok: 8 } };
 
 describe('summarizeStrategy on a hand-checked ledger', () => {
-  const row = summarizeStrategy('s', 4, [outcome('a', episodeA, { success: true, evidenceRecall: 0.5 }), outcome('b', episodeB, { windowFailure: true, error: 'too big' })], {
-    model: 'test:model',
-    prices,
-  });
+  const row = summarizeStrategy(
+    's',
+    4,
+    [
+      outcome('a', episodeA, { success: true, evidenceRecall: 0.5 }),
+      outcome('b', episodeB, { windowFailure: true, error: 'too big' }),
+    ],
+    {
+      model: 'test:model',
+      prices,
+    },
+  );
 
   it('averages per-episode token figures and keeps the largest peak', () => {
     expect(row.runs).toBe(2);
@@ -85,7 +116,10 @@ describe('summarizeStrategy on a hand-checked ledger', () => {
 
 describe('ledgerCostUsd', () => {
   it('is undefined when a compressor call uses a model with no price', () => {
-    const ledger = [entry(0, 'agent', 'lab:x', { history: 10 }, 1, 0), entry(1, 'compressor', 'unknown:m', { history: 10 }, 1, 0)];
+    const ledger = [
+      entry(0, 'agent', 'lab:x', { history: 10 }, 1, 0),
+      entry(1, 'compressor', 'unknown:m', { history: 10 }, 1, 0),
+    ];
     expect(ledgerCostUsd(ledger, prices, 'test:model')).toBeUndefined();
     expect(summarizeStrategy('s', null, [outcome('a', ledger)], { model: 'test:model', prices }).costUsd).toBeNull();
   });

@@ -74,7 +74,11 @@ export function median(values: readonly number[]): number {
  * label; agent calls fall back to the benchmark's model spec, since a model instance is labelled by its
  * provider id (`openai.responses:gpt-4.1`), which the price table does not list.
  */
-function priceOf(entry: LedgerEntry, prices: Readonly<Record<string, ModelPrice>>, modelSpec: string): ModelPrice | undefined {
+function priceOf(
+  entry: LedgerEntry,
+  prices: Readonly<Record<string, ModelPrice>>,
+  modelSpec: string,
+): ModelPrice | undefined {
   return prices[entry.model] ?? (entry.kind === 'agent' ? prices[modelSpec] : undefined);
 }
 
@@ -82,7 +86,11 @@ function priceOf(entry: LedgerEntry, prices: Readonly<Record<string, ModelPrice>
  * Estimated cost of a ledger in USD, every call included. Tokens are the provider-reported ones when
  * given (that is what is billed), else the local count. Undefined when some call's model has no price.
  */
-export function ledgerCostUsd(entries: readonly LedgerEntry[], prices: Readonly<Record<string, ModelPrice>>, modelSpec: string): number | undefined {
+export function ledgerCostUsd(
+  entries: readonly LedgerEntry[],
+  prices: Readonly<Record<string, ModelPrice>>,
+  modelSpec: string,
+): number | undefined {
   let usd = 0;
   for (const e of entries) {
     const price = priceOf(e, prices, modelSpec);
@@ -114,7 +122,12 @@ const definedMean = (values: (number | undefined)[]): number | null => {
  * @example
  * const row = summarizeStrategy('fifo', 4, outcomes, { model: 'offline', prices: DEFAULT_PRICES });
  */
-export function summarizeStrategy(strategy: string, n: number | null, episodes: readonly EpisodeOutcome[], options: SummarizeOptions): StrategyResult {
+export function summarizeStrategy(
+  strategy: string,
+  n: number | null,
+  episodes: readonly EpisodeOutcome[],
+  options: SummarizeOptions,
+): StrategyResult {
   const summaries = episodes.map((e) => summarizeLedger(e.ledger));
   const costs = episodes.map((e) => ledgerCostUsd(e.ledger, options.prices, options.model));
   const known = costs.every((c): c is number => c !== undefined);

@@ -15,7 +15,9 @@ const stub = (name: string): BenchScenario => ({
 
 /** Runs `fn` with the report-analysis slot empty, restoring whatever was registered there. */
 function withEmptySlot(fn: () => void): void {
-  const saved = listScenarios().find((s) => s.name === 'report-analysis')?.available ? getScenario('report-analysis') : undefined;
+  const saved = listScenarios().find((s) => s.name === 'report-analysis')?.available
+    ? getScenario('report-analysis')
+    : undefined;
   unregisterScenario('report-analysis');
   try {
     fn();
@@ -35,8 +37,14 @@ describe('the scenario registry', () => {
 
   it('explains that an unfilled slot is not available yet', () =>
     withEmptySlot(() => {
-      expect(listScenarios().find((s) => s.name === 'report-analysis')).toEqual({ name: 'report-analysis', description: expect.any(String), available: false });
-      expect(() => getScenario('report-analysis')).toThrow(/not available yet.*registerScenario.*retail-tool-use, multi-objective-qa/);
+      expect(listScenarios().find((s) => s.name === 'report-analysis')).toEqual({
+        name: 'report-analysis',
+        description: expect.any(String),
+        available: false,
+      });
+      expect(() => getScenario('report-analysis')).toThrow(
+        /not available yet.*registerScenario.*retail-tool-use, multi-objective-qa/,
+      );
     }));
 
   it('lists the available scenarios when a name is unknown', () => {

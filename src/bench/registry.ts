@@ -34,7 +34,10 @@ export interface RegisterScenarioOptions {
  */
 export function registerScenario(scenario: BenchScenario, options: RegisterScenarioOptions = {}): void {
   if (scenarios.has(scenario.name) && !options.replace) {
-    throw new ConfigurationError('duplicate-scenario', `A scenario named "${scenario.name}" is already registered; pass { replace: true } to replace it.`);
+    throw new ConfigurationError(
+      'duplicate-scenario',
+      `A scenario named "${scenario.name}" is already registered; pass { replace: true } to replace it.`,
+    );
   }
   scenarios.set(scenario.name, scenario);
 }
@@ -54,7 +57,10 @@ export interface ScenarioListing {
 
 /** The standard scenarios in {@link SCENARIO_ORDER} (reserved slots included), then any others by name. */
 export function listScenarios(): ScenarioListing[] {
-  const names = [...SCENARIO_ORDER, ...[...scenarios.keys()].filter((n) => !(SCENARIO_ORDER as readonly string[]).includes(n)).sort()];
+  const names = [
+    ...SCENARIO_ORDER,
+    ...[...scenarios.keys()].filter((n) => !(SCENARIO_ORDER as readonly string[]).includes(n)).sort(),
+  ];
   return names.flatMap((name): ScenarioListing[] => {
     const scenario = scenarios.get(name);
     if (scenario) return [{ name, description: scenario.description, available: true }];
@@ -71,14 +77,19 @@ export function listScenarios(): ScenarioListing[] {
 export function getScenario(name: string): BenchScenario {
   const scenario = scenarios.get(name);
   if (scenario) return scenario;
-  const available = listScenarios().filter((s) => s.available).map((s) => s.name);
+  const available = listScenarios()
+    .filter((s) => s.available)
+    .map((s) => s.name);
   if (RESERVED[name] !== undefined) {
     throw new ConfigurationError(
       'scenario-not-available',
       `Scenario "${name}" is not available yet: no adapter has registered it (registerScenario). Available scenarios: ${available.join(', ') || 'none'}.`,
     );
   }
-  throw new ConfigurationError('unknown-scenario', `Unknown scenario "${name}". Available scenarios: ${available.join(', ') || 'none'}.`);
+  throw new ConfigurationError(
+    'unknown-scenario',
+    `Unknown scenario "${name}". Available scenarios: ${available.join(', ') || 'none'}.`,
+  );
 }
 
 registerScenario(createReportAnalysisScenario());

@@ -5,10 +5,32 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../models/resolve.js';
 import { emptyParts, type LedgerEntry } from '../tokens/ledger.js';
 import { BENCH_RUNS_SCHEMA, summarizeRuns, type BenchEpisode, type BenchReport, type BenchRuns } from './harness.js';
-import { BENCH_FILES, markdownReport, parseRuns, readPrices, readRuns, rebuildReport, resultsJson, writeBenchOutput, writeResultsJson } from './report.js';
+import {
+  BENCH_FILES,
+  markdownReport,
+  parseRuns,
+  readPrices,
+  readRuns,
+  rebuildReport,
+  resultsJson,
+  writeBenchOutput,
+  writeResultsJson,
+} from './report.js';
 
 const ledger = (prompts: number[]): LedgerEntry[] =>
-  prompts.map((p, index) => ({ index, kind: 'agent', agent: 'a', model: 'openai.responses:gpt-4.1-mini', invocationId: 'i', parts: { ...emptyParts(), instruction: 50, history: p - 50 }, promptTokens: p, completionTokens: 10, modelMs: 1, frameworkMs: 0.5, at: 0 }));
+  prompts.map((p, index) => ({
+    index,
+    kind: 'agent',
+    agent: 'a',
+    model: 'openai.responses:gpt-4.1-mini',
+    invocationId: 'i',
+    parts: { ...emptyParts(), instruction: 50, history: p - 50 },
+    promptTokens: p,
+    completionTokens: 10,
+    modelMs: 1,
+    frameworkMs: 0.5,
+    at: 0,
+  }));
 
 const episode = (strategy: string, n: number, success: boolean, prompts: number[]): BenchEpisode => ({
   taskId: `t-${strategy}-${n}`,
@@ -31,7 +53,12 @@ function sampleRuns(): BenchRuns {
     prices: { ...DEFAULT_PRICES },
     startedAt: '2025-01-01T00:00:00.000Z',
     wallMs: 80,
-    episodes: [episode('none', 2, true, [100, 300]), episode('none', 4, true, [100, 600]), episode('fifo', 2, true, [100, 200]), episode('fifo', 4, false, [100, 250])],
+    episodes: [
+      episode('none', 2, true, [100, 300]),
+      episode('none', 4, true, [100, 600]),
+      episode('fifo', 2, true, [100, 200]),
+      episode('fifo', 4, false, [100, 250]),
+    ],
   };
 }
 const sampleReport = (): BenchReport => ({ runs: sampleRuns(), results: summarizeRuns(sampleRuns()) });
@@ -65,7 +92,22 @@ describe('results JSON', () => {
     const json = resultsJson(sampleReport());
     expect(Object.keys(json)).toEqual(['schema', 'scenario', 'params', 'model', 'results']);
     expect(json.schema).toBe(1);
-    for (const key of ['strategy', 'runs', 'successRate', 'peakPromptTokens', 'peakPromptTokensNoSystem', 'cumulativePromptTokens', 'completionTokens', 'compressorTokens', 'modelCalls', 'dependency', 'evidenceRecall', 'overheadMsPerStep', 'windowFailures', 'costUsd']) {
+    for (const key of [
+      'strategy',
+      'runs',
+      'successRate',
+      'peakPromptTokens',
+      'peakPromptTokensNoSystem',
+      'cumulativePromptTokens',
+      'completionTokens',
+      'compressorTokens',
+      'modelCalls',
+      'dependency',
+      'evidenceRecall',
+      'overheadMsPerStep',
+      'windowFailures',
+      'costUsd',
+    ]) {
       expect(json.results[0]).toHaveProperty(key);
     }
     // 100 + 300 prompt and 20 completion tokens at the list price of gpt-4.1-mini.
@@ -78,15 +120,21 @@ describe('saved runs', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-report-'));
     const report = sampleReport();
     const files = await writeBenchOutput(dir, report);
-    expect(files.map((f) => path.basename(f)).sort()).toEqual(['peak-vs-n.svg', 'prompt-tokens-per-call.svg', BENCH_FILES.table, BENCH_FILES.results, BENCH_FILES.runs].sort());
+    expect(files.map((f) => path.basename(f)).sort()).toEqual(
+      ['peak-vs-n.svg', 'prompt-tokens-per-call.svg', BENCH_FILES.table, BENCH_FILES.results, BENCH_FILES.runs].sort(),
+    );
     const rebuilt = rebuildReport(await readRuns(dir));
     expect(rebuilt.results).toEqual(report.results);
     expect(markdownReport(rebuilt)).toBe(markdownReport(report));
-    expect(JSON.parse(readFileSync(path.join(dir, BENCH_FILES.results), 'utf8'))).toEqual(JSON.parse(JSON.stringify(resultsJson(report))));
+    expect(JSON.parse(readFileSync(path.join(dir, BENCH_FILES.results), 'utf8'))).toEqual(
+      JSON.parse(JSON.stringify(resultsJson(report))),
+    );
   });
 
   it('reprices a rebuilt report with an overriding price table', () => {
-    const rebuilt = rebuildReport(sampleRuns(), { prices: { 'openai:gpt-4.1-mini': { inputPerMTok: 1, outputPerMTok: 0 } } });
+    const rebuilt = rebuildReport(sampleRuns(), {
+      prices: { 'openai:gpt-4.1-mini': { inputPerMTok: 1, outputPerMTok: 0 } },
+    });
     expect(rebuilt.results[0]?.costUsd).toBeCloseTo(400 / 1e6, 12);
   });
 

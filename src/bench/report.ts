@@ -33,7 +33,13 @@ export const BENCH_FILES = { results: 'results.json', runs: 'runs.json', table: 
 /** The results JSON of a report. */
 export function resultsJson(report: BenchReport): BenchResultsJson {
   const { runs } = report;
-  return { schema: BENCH_RESULTS_SCHEMA, scenario: runs.scenario, params: runs.params, model: runs.model, results: report.results };
+  return {
+    schema: BENCH_RESULTS_SCHEMA,
+    scenario: runs.scenario,
+    params: runs.params,
+    model: runs.model,
+    results: report.results,
+  };
 }
 
 const int = (x: number) => Math.round(x).toString();
@@ -76,8 +82,12 @@ export function markdownReport(report: BenchReport): string {
     { title: 'compressor tok', align: 'r', cell: (r) => int(r.compressorTokens) },
     { title: 'calls', align: 'r', cell: (r) => r.modelCalls.toFixed(1) },
     { title: 'dependency', align: 'r', cell: (r) => compact(r.dependency) },
-    ...(has((r) => r.evidenceRecall) ? [{ title: 'evidence recall', align: 'r' as const, cell: (r: StrategyResult) => fixed(r.evidenceRecall, 2) }] : []),
-    ...(has((r) => r.exactMatch) ? [{ title: 'EM', align: 'r' as const, cell: (r: StrategyResult) => fixed(r.exactMatch, 2) }] : []),
+    ...(has((r) => r.evidenceRecall)
+      ? [{ title: 'evidence recall', align: 'r' as const, cell: (r: StrategyResult) => fixed(r.evidenceRecall, 2) }]
+      : []),
+    ...(has((r) => r.exactMatch)
+      ? [{ title: 'EM', align: 'r' as const, cell: (r: StrategyResult) => fixed(r.exactMatch, 2) }]
+      : []),
     ...(has((r) => r.f1) ? [{ title: 'F1', align: 'r' as const, cell: (r: StrategyResult) => fixed(r.f1, 2) }] : []),
     { title: 'overhead ms/step', align: 'r', cell: (r) => r.overheadMsPerStep.toFixed(2) },
     { title: 'window fails', align: 'r', cell: (r) => String(r.windowFailures) },
@@ -85,7 +95,8 @@ export function markdownReport(report: BenchReport): string {
     { title: 'cost/episode', align: 'r', cell: (r) => usd(r.costUsd) },
     { title: 'wall s', align: 'r', cell: (r) => (r.wallMs / 1000).toFixed(2) },
   ];
-  const model = runs.model === 'offline' || runs.model.endsWith(':offline') ? `offline ${OFFLINE_DISCLAIMER}` : runs.model;
+  const model =
+    runs.model === 'offline' || runs.model.endsWith(':offline') ? `offline ${OFFLINE_DISCLAIMER}` : runs.model;
   const p = runs.params;
   const params = [
     p.n ? `N ${p.n.join(', ')}` : undefined,
@@ -94,7 +105,9 @@ export function markdownReport(report: BenchReport): string {
     `window ${p.contextWindow === null ? "the model's" : p.contextWindow === 0 ? 'unlimited' : `${p.contextWindow} tokens`}`,
   ].filter((x): x is string => x !== undefined);
   const totals = results.map((r) => r.totalCostUsd);
-  const totalCost = totals.every((c): c is number => c !== null) ? usd(totals.reduce((a, b) => a + b, 0)) : 'unknown (no price for the model)';
+  const totalCost = totals.every((c): c is number => c !== null)
+    ? usd(totals.reduce((a, b) => a + b, 0))
+    : 'unknown (no price for the model)';
   return [
     `## ${runs.scenario}: ${model}`,
     '',
@@ -118,7 +131,12 @@ export const LedgerEntrySchema = z.object({
   agent: z.string(),
   model: z.string(),
   invocationId: z.string(),
-  parts: z.object(Object.fromEntries(PROMPT_PARTS.map((p) => [p, z.number().nonnegative()])) as Record<(typeof PROMPT_PARTS)[number], z.ZodNumber>),
+  parts: z.object(
+    Object.fromEntries(PROMPT_PARTS.map((p) => [p, z.number().nonnegative()])) as Record<
+      (typeof PROMPT_PARTS)[number],
+      z.ZodNumber
+    >,
+  ),
   promptTokens: z.number().nonnegative(),
   completionTokens: z.number().nonnegative(),
   providerPromptTokens: z.number().nonnegative().optional(),
@@ -171,10 +189,18 @@ export const READABLE_RUNS_SCHEMAS: readonly number[] = [1];
 export function parseRuns(json: unknown, where = 'runs'): BenchRuns {
   const version = (json as { schema?: unknown } | null)?.schema;
   if (typeof version === 'number' && !READABLE_RUNS_SCHEMAS.includes(version)) {
-    throw new ConfigurationError('unsupported-runs-schema', `${where} has runs schema ${version}; this version reads ${READABLE_RUNS_SCHEMAS.join(', ')}. Upgrade pagewise to read it.`);
+    throw new ConfigurationError(
+      'unsupported-runs-schema',
+      `${where} has runs schema ${version}; this version reads ${READABLE_RUNS_SCHEMAS.join(', ')}. Upgrade pagewise to read it.`,
+    );
   }
   const parsed = RunsSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigurationError('invalid-runs', `${where} is not a pagewise bench runs file: ${z.prettifyError(parsed.error)}`, parsed.error);
+  if (!parsed.success)
+    throw new ConfigurationError(
+      'invalid-runs',
+      `${where} is not a pagewise bench runs file: ${z.prettifyError(parsed.error)}`,
+      parsed.error,
+    );
   return parsed.data as BenchRuns;
 }
 
@@ -183,7 +209,11 @@ async function readJson(file: string): Promise<unknown> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigurationError('file-not-found', `Cannot read ${file}: ${(error as Error).message}. Check the path.`, error);
+    throw new ConfigurationError(
+      'file-not-found',
+      `Cannot read ${file}: ${(error as Error).message}. Check the path.`,
+      error,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -218,7 +248,10 @@ export async function readPrices(file: string): Promise<Record<string, ModelPric
 }
 
 /** Recomputes a report from saved runs; `prices` (over the saved table) reprices it without a model call. */
-export function rebuildReport(runs: BenchRuns, options: { prices?: Readonly<Record<string, ModelPrice>> } = {}): BenchReport {
+export function rebuildReport(
+  runs: BenchRuns,
+  options: { prices?: Readonly<Record<string, ModelPrice>> } = {},
+): BenchReport {
   const repriced: BenchRuns = options.prices ? { ...runs, prices: { ...runs.prices, ...options.prices } } : runs;
   return { runs: repriced, results: summarizeRuns(repriced) };
 }

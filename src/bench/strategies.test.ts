@@ -1,9 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { ContextItem, ContextRequest, ProcessorContext } from '../context/request.js';
 import { PagewiseError } from '../errors.js';
-import { getStrategy, listStrategies, registerStrategy, setupStrategy, STRATEGY_ORDER, unregisterStrategy, type StrategyContext } from './strategies.js';
+import {
+  getStrategy,
+  listStrategies,
+  registerStrategy,
+  setupStrategy,
+  STRATEGY_ORDER,
+  unregisterStrategy,
+  type StrategyContext,
+} from './strategies.js';
 
-const context: StrategyContext = { scenario: 'retail-tool-use', model: 'offline', instruction: 'You help.', tools: [], services: {}, task: { id: 't', prompt: 'p' } };
+const context: StrategyContext = {
+  scenario: 'retail-tool-use',
+  model: 'offline',
+  instruction: 'You help.',
+  tools: [],
+  services: {},
+  task: { id: 't', prompt: 'p' },
+};
 
 /** A history of `steps` tool calls, each with its result, after the task message. */
 function history(steps: number): ContextItem[] {
@@ -18,7 +33,11 @@ function history(steps: number): ContextItem[] {
 async function applyStrategy(name: string, items: ContextItem[]): Promise<ContextItem[]> {
   const setup = await setupStrategy(name, context);
   const request: ContextRequest = { instruction: [], items, tools: [] };
-  const ctx = { task: 'the task', services: new Map(), signal: new AbortController().signal } as unknown as ProcessorContext;
+  const ctx = {
+    task: 'the task',
+    services: new Map(),
+    signal: new AbortController().signal,
+  } as unknown as ProcessorContext;
   for (const p of setup.processors ?? []) await p.process(request, ctx);
   return request.items;
 }
@@ -37,13 +56,17 @@ describe('generic strategies', () => {
   it('fifo keeps the task and the last 5 turns', async () => {
     const items = await applyStrategy('fifo', history(8));
     expect(items[0]).toEqual({ type: 'user', text: 'the task' });
-    const results = items.filter((i) => i.type === 'tool-result').map((i) => (i.type === 'tool-result' ? i.output : ''));
+    const results = items
+      .filter((i) => i.type === 'tool-result')
+      .map((i) => (i.type === 'tool-result' ? i.output : ''));
     expect(results).toEqual(['result 3', 'result 4', 'result 5', 'result 6', 'result 7']);
   });
 
   it('clear-tool-results keeps the last 3 results verbatim and every call', async () => {
     const items = await applyStrategy('clear-tool-results', history(5));
-    const outputs = items.filter((i) => i.type === 'tool-result').map((i) => (i.type === 'tool-result' ? i.output : ''));
+    const outputs = items
+      .filter((i) => i.type === 'tool-result')
+      .map((i) => (i.type === 'tool-result' ? i.output : ''));
     expect(outputs.slice(2)).toEqual(['result 2', 'result 3', 'result 4']);
     expect(outputs.slice(0, 2).every((o) => o.includes('cleared'))).toBe(true);
     expect(items.filter((i) => i.type === 'assistant')).toHaveLength(5);
@@ -68,17 +91,28 @@ describe('the strategy registry', () => {
     try {
       expect(() => getStrategy('paging+acon')).toThrow(/planned strategy/);
     } finally {
-      if (saved) registerStrategy(saved.name, saved.factory, { description: saved.description, ...(saved.scenarios ? { scenarios: saved.scenarios } : {}) });
+      if (saved)
+        registerStrategy(saved.name, saved.factory, {
+          description: saved.description,
+          ...(saved.scenarios ? { scenarios: saved.scenarios } : {}),
+        });
     }
   });
 
   it('registers a strategy for some scenarios only, and refuses duplicates', async () => {
-    registerStrategy('test-only-qa', () => ({ services: { marker: 1 } }), { scenarios: ['multi-objective-qa'], description: 'test' });
+    registerStrategy('test-only-qa', () => ({ services: { marker: 1 } }), {
+      scenarios: ['multi-objective-qa'],
+      description: 'test',
+    });
     try {
       expect(listStrategies('multi-objective-qa').map((s) => s.name)).toContain('test-only-qa');
       expect(listStrategies('retail-tool-use').map((s) => s.name)).not.toContain('test-only-qa');
-      expect(() => getStrategy('test-only-qa', 'retail-tool-use')).toThrow(/does not apply to scenario "retail-tool-use"/);
-      expect(await setupStrategy('test-only-qa', { ...context, scenario: 'multi-objective-qa' })).toEqual({ services: { marker: 1 } });
+      expect(() => getStrategy('test-only-qa', 'retail-tool-use')).toThrow(
+        /does not apply to scenario "retail-tool-use"/,
+      );
+      expect(await setupStrategy('test-only-qa', { ...context, scenario: 'multi-objective-qa' })).toEqual({
+        services: { marker: 1 },
+      });
       expect(() => registerStrategy('test-only-qa', () => ({}))).toThrow(/already registered/);
       registerStrategy('test-only-qa', () => ({}), { replace: true });
       expect(getStrategy('test-only-qa').scenarios).toBeUndefined();

@@ -16,7 +16,17 @@ import type { ScenarioTask } from './scenario.js';
  * Every strategy the benchmark knows of, in display order. Those not registered yet are skipped, so a
  * strategy appears in reports as soon as the module that implements it registers it.
  */
-export const STRATEGY_ORDER = ['none', 'fifo', 'clear-tool-results', 'summarize', 'acon-obs', 'acon-hist', 'acon', 'paging', 'paging+acon'] as const;
+export const STRATEGY_ORDER = [
+  'none',
+  'fifo',
+  'clear-tool-results',
+  'summarize',
+  'acon-obs',
+  'acon-hist',
+  'acon',
+  'paging',
+  'paging+acon',
+] as const;
 
 /** What a strategy factory is told about the episode it sets up. */
 export interface StrategyContext {
@@ -82,10 +92,16 @@ const registry = new Map<string, StrategyEntry>();
  */
 export function registerStrategy(name: string, factory: StrategyFactory, options: RegisterStrategyOptions = {}): void {
   if (!/^[a-z0-9][a-z0-9+_-]*$/.test(name)) {
-    throw new ConfigurationError('invalid-strategy-name', `Strategy name "${name}" must use lowercase letters, digits, "+", "_" or "-" (e.g. "paging+acon").`);
+    throw new ConfigurationError(
+      'invalid-strategy-name',
+      `Strategy name "${name}" must use lowercase letters, digits, "+", "_" or "-" (e.g. "paging+acon").`,
+    );
   }
   if (registry.has(name) && !options.replace) {
-    throw new ConfigurationError('duplicate-strategy', `A strategy named "${name}" is already registered; pass { replace: true } to replace it.`);
+    throw new ConfigurationError(
+      'duplicate-strategy',
+      `A strategy named "${name}" is already registered; pass { replace: true } to replace it.`,
+    );
   }
   registry.set(name, { name, description: options.description ?? '', scenarios: options.scenarios, factory });
 }
@@ -115,8 +131,13 @@ export function getStrategy(name: string, scenario?: string): StrategyEntry {
   const entry = registry.get(name);
   const applicable = listStrategies(scenario).map((e) => e.name);
   if (!entry) {
-    const pending = (STRATEGY_ORDER as readonly string[]).includes(name) ? ' It is a planned strategy whose module has not registered it yet.' : '';
-    throw new ConfigurationError('unknown-strategy', `Unknown strategy "${name}".${pending} Known strategies: ${applicable.join(', ') || 'none'}.`);
+    const pending = (STRATEGY_ORDER as readonly string[]).includes(name)
+      ? ' It is a planned strategy whose module has not registered it yet.'
+      : '';
+    throw new ConfigurationError(
+      'unknown-strategy',
+      `Unknown strategy "${name}".${pending} Known strategies: ${applicable.join(', ') || 'none'}.`,
+    );
   }
   if (scenario !== undefined && !applicable.includes(name)) {
     throw new ConfigurationError(

@@ -4,8 +4,20 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigurationError, ContextWindowExceededError, SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '../index.js';
-import { folderCorpus, runReportAnalysis, writeCorpus, type ReportStrategy } from '../scenarios/report-analysis/index.js';
+import {
+  ConfigurationError,
+  ContextWindowExceededError,
+  SqlitePageStore,
+  SqliteSessionStore,
+  defaultDatabasePath,
+  openSqliteDatabase,
+} from '../index.js';
+import {
+  folderCorpus,
+  runReportAnalysis,
+  writeCorpus,
+  type ReportStrategy,
+} from '../scenarios/report-analysis/index.js';
 import { intOption, parseCommand } from './args.js';
 
 export const ANALYZE_HELP = `Usage: pagewise analyze <folder> "<question>" [options]
@@ -54,9 +66,14 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
     return values.help ? 0 : 1;
   }
   const info = await stat(folder).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ConfigurationError('bad-arguments', `"${folder}" is not a folder. Generate one with \`pagewise corpus generate --n 50 --out ${folder}\`.`);
+  if (!info?.isDirectory())
+    throw new ConfigurationError(
+      'bad-arguments',
+      `"${folder}" is not a folder. Generate one with \`pagewise corpus generate --n 50 --out ${folder}\`.`,
+    );
   const corpus = await folderCorpus(path.resolve(folder));
-  if (corpus.uris.length === 0) throw new ConfigurationError('bad-arguments', `"${folder}" holds no .md, .txt or .html documents.`);
+  if (corpus.uris.length === 0)
+    throw new ConfigurationError('bad-arguments', `"${folder}" holds no .md, .txt or .html documents.`);
   const model = values.model ?? 'offline';
   const database = openSqliteDatabase(values.db ?? defaultDatabasePath());
   const store = new SqliteSessionStore({ database });
@@ -75,7 +92,9 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
     });
     const s = result.ledger.summary;
     out(result.text);
-    out(`\n${corpus.uris.length} documents · model ${model} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`);
+    out(
+      `\n${corpus.uris.length} documents · model ${model} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`,
+    );
     out(`session ${result.session.sessionId} (pagewise sessions show ${result.session.sessionId})`);
     return 0;
   } catch (error) {
@@ -91,7 +110,12 @@ export async function analyzeCommand(argv: string[], out: (s: string) => void): 
 
 /** Runs `pagewise corpus generate`. */
 export async function corpusCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  const { values, positionals } = parseCommand('corpus', argv, { n: { type: 'string' }, out: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  const { values, positionals } = parseCommand('corpus', argv, {
+    n: { type: 'string' },
+    out: { type: 'string' },
+    seed: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help || positionals[0] !== 'generate' || !values.out) {
     out(CORPUS_HELP);
     return values.help ? 0 : 1;

@@ -12,9 +12,15 @@ export function parseCommand<const T extends NonNullable<ParseArgsConfig['option
 ): { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return parsed as unknown as { values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string }; positionals: string[] };
+    return parsed as unknown as {
+      values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string };
+      positionals: string[];
+    };
   } catch (error) {
-    throw new ConfigurationError('bad-arguments', `${(error as Error).message}. Run \`pagewise ${command} --help\` for the options.`);
+    throw new ConfigurationError(
+      'bad-arguments',
+      `${(error as Error).message}. Run \`pagewise ${command} --help\` for the options.`,
+    );
   }
 }
 
@@ -22,6 +28,7 @@ export function parseCommand<const T extends NonNullable<ParseArgsConfig['option
 export function intOption(name: string, value: string | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new ConfigurationError('bad-arguments', `--${name} must be an integer ≥ ${min}, got "${value}".`);
+  if (!Number.isInteger(n) || n < min)
+    throw new ConfigurationError('bad-arguments', `--${name} must be an integer ≥ ${min}, got "${value}".`);
   return n;
 }

@@ -18,7 +18,21 @@ const canned: BenchScenario = {
     strategy: context.strategy,
     success: context.strategy === 'none',
     answer: 'a',
-    ledger: [{ index: 0, kind: 'agent', agent: 'a', model: 'offline', invocationId: 'i', parts: { ...emptyParts(), history: 100 * (task.n as number) }, promptTokens: 100 * (task.n as number), completionTokens: 5, modelMs: 0, frameworkMs: 0.2, at: 0 }],
+    ledger: [
+      {
+        index: 0,
+        kind: 'agent',
+        agent: 'a',
+        model: 'offline',
+        invocationId: 'i',
+        parts: { ...emptyParts(), history: 100 * (task.n as number) },
+        promptTokens: 100 * (task.n as number),
+        completionTokens: 5,
+        modelMs: 0,
+        frameworkMs: 0.2,
+        at: 0,
+      },
+    ],
     windowFailure: false,
     wallMs: 1,
   }),
@@ -27,7 +41,11 @@ const canned: BenchScenario = {
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await benchCommand(argv, (s) => out.push(s), (s) => err.push(s));
+  const code = await benchCommand(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -67,9 +85,24 @@ describe('pagewise bench', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
     const json = path.join(dir, 'results.json');
     const outDir = path.join(dir, 'out');
-    const first = await run(['test-cli', '--strategies', 'fifo,none', '--window', '0', '--json', json, '--out', outDir]);
+    const first = await run([
+      'test-cli',
+      '--strategies',
+      'fifo,none',
+      '--window',
+      '0',
+      '--json',
+      json,
+      '--out',
+      outDir,
+    ]);
     const results = JSON.parse(readFileSync(json, 'utf8'));
-    expect(results).toMatchObject({ schema: 1, scenario: 'test-cli', model: 'offline', params: { strategies: ['fifo', 'none'], n: [3], contextWindow: 0 } });
+    expect(results).toMatchObject({
+      schema: 1,
+      scenario: 'test-cli',
+      model: 'offline',
+      params: { strategies: ['fifo', 'none'], n: [3], contextWindow: 0 },
+    });
     expect(results.results.map((r: { strategy: string }) => r.strategy)).toEqual(['fifo', 'none']);
     const rebuilt = await run(['--rebuild', outDir]);
     expect(rebuilt.out).toBe(first.out);
@@ -77,9 +110,15 @@ describe('pagewise bench', () => {
 
   it('sends the episodes to a queue with --queue, naming the flag when Redis does not answer', async () => {
     expect(BENCH_HELP).toContain('--queue <redis url>');
-    await expect(run(['test-cli', '--queue', 'redis://u:hunter22@127.0.0.1:1'])).rejects.toThrow(/^Cannot reach Redis at redis:\/\/u:\*\*\*@127\.0\.0\.1:1 .*fix the URL given with --queue\.$/);
-    await expect(run(['test-cli', '--queue', 'http://127.0.0.1:6379'])).rejects.toThrow(/--queue must be a redis:\/\/ or rediss:\/\/ URL/);
-    await expect(run(['test-cli', '--queue', 'redis://127.0.0.1:1', '--concurrency', '2'])).rejects.toThrow(/set --concurrency on each `pagewise worker`/);
+    await expect(run(['test-cli', '--queue', 'redis://u:hunter22@127.0.0.1:1'])).rejects.toThrow(
+      /^Cannot reach Redis at redis:\/\/u:\*\*\*@127\.0\.0\.1:1 .*fix the URL given with --queue\.$/,
+    );
+    await expect(run(['test-cli', '--queue', 'http://127.0.0.1:6379'])).rejects.toThrow(
+      /--queue must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
+    await expect(run(['test-cli', '--queue', 'redis://127.0.0.1:1', '--concurrency', '2'])).rejects.toThrow(
+      /set --concurrency on each `pagewise worker`/,
+    );
     await expect(run(['test-cli', '--queue-prefix', 'x'])).rejects.toThrow(/--queue-prefix needs --queue/);
   });
 });

@@ -87,7 +87,12 @@ function listText(): string {
   const lines = ['Scenarios:'];
   for (const s of listScenarios()) {
     lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}`);
-    if (s.available) lines.push(`  ${''.padEnd(20)} strategies: ${listStrategies(s.name).map((e) => e.name).join(', ')}`);
+    if (s.available)
+      lines.push(
+        `  ${''.padEnd(20)} strategies: ${listStrategies(s.name)
+          .map((e) => e.name)
+          .join(', ')}`,
+      );
   }
   lines.push('', 'Strategies:');
   for (const e of listStrategies()) lines.push(`  ${e.name.padEnd(20)} ${e.description}`);
@@ -100,16 +105,27 @@ function nList(value: string | undefined): number[] | undefined {
 }
 
 /** Reports progress: a bar on an interactive terminal, a line every tenth of the run otherwise. */
-function progressReporter(scenario: string, err: (s: string) => void, tty: boolean): { update: (p: BenchProgress) => void; stop: () => void } {
+function progressReporter(
+  scenario: string,
+  err: (s: string) => void,
+  tty: boolean,
+): { update: (p: BenchProgress) => void; stop: () => void } {
   if (tty) {
     const bar = new cliProgress.SingleBar(
-      { format: `bench ${scenario} |{bar}| {value}/{total} episodes | {last} | eta {eta_formatted}`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+      {
+        format: `bench ${scenario} |{bar}| {value}/{total} episodes | {last} | eta {eta_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started = false;
     return {
       update: (p) => {
-        const last = p.last ? `${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`} ${p.last.success ? 'ok' : 'failed'}` : 'starting';
+        const last = p.last
+          ? `${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`} ${p.last.success ? 'ok' : 'failed'}`
+          : 'starting';
         if (!started) {
           bar.start(p.total, p.done, { last });
           started = true;
@@ -124,13 +140,19 @@ function progressReporter(scenario: string, err: (s: string) => void, tty: boole
       const tenth = p.total === 0 ? 10 : Math.floor((p.done * 10) / p.total);
       if (tenth === shown) return;
       shown = tenth;
-      err(`bench ${scenario}: ${p.done}/${p.total} episodes${p.last ? ` (last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'})` : ''}`);
+      err(
+        `bench ${scenario}: ${p.done}/${p.total} episodes${p.last ? ` (last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'})` : ''}`,
+      );
     },
     stop: () => {},
   };
 }
 
-async function writeOutputs(report: BenchReport, values: { json?: string; out?: string }, err: (s: string) => void): Promise<void> {
+async function writeOutputs(
+  report: BenchReport,
+  values: { json?: string; out?: string },
+  err: (s: string) => void,
+): Promise<void> {
   if (values.json) {
     await writeResultsJson(values.json, report);
     err(`results written to ${values.json}`);
@@ -145,7 +167,11 @@ async function writeOutputs(report: BenchReport, values: { json?: string; out?: 
  * Runs `pagewise bench` with `argv` (after the command name). The report goes to `out`; progress and
  * notes go to `err` (stderr by default), as a bar when stderr is a terminal.
  */
-export async function benchCommand(argv: string[], out: (s: string) => void, err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
+export async function benchCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const { values, positionals } = parseCommand('bench', argv, OPTIONS);
   if (values.help) {
     out(BENCH_HELP);
@@ -163,21 +189,44 @@ export async function benchCommand(argv: string[], out: (s: string) => void, err
     return 0;
   }
   const [name, ...extra] = positionals;
-  if (!name) throw new ConfigurationError('bad-arguments', `Name a scenario: pagewise bench <scenario>. Available: ${listScenarios().filter((s) => s.available).map((s) => s.name).join(', ')}.`);
-  if (extra.length > 0) throw new ConfigurationError('bad-arguments', `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`);
+  if (!name)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Name a scenario: pagewise bench <scenario>. Available: ${listScenarios()
+        .filter((s) => s.available)
+        .map((s) => s.name)
+        .join(', ')}.`,
+    );
+  if (extra.length > 0)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
+    );
   const scenario = getScenario(name);
   const model = values.model ?? 'offline';
   const n = nList(values.n);
-  const strategies = values.strategies?.split(',').map((s) => s.trim()).filter(Boolean);
+  const strategies = values.strategies
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const contextWindow = values.window === undefined ? undefined : intOption('window', values.window, 0, 0);
-  if (values.queue === undefined && values['queue-prefix'] !== undefined) throw new ConfigurationError('bad-arguments', '--queue-prefix needs --queue <redis url>.');
+  if (values.queue === undefined && values['queue-prefix'] !== undefined)
+    throw new ConfigurationError('bad-arguments', '--queue-prefix needs --queue <redis url>.');
   if (values.queue !== undefined && values.concurrency !== undefined) {
-    throw new ConfigurationError('bad-arguments', 'With --queue the workers run the episodes: set --concurrency on each `pagewise worker`, not on bench.');
+    throw new ConfigurationError(
+      'bad-arguments',
+      'With --queue the workers run the episodes: set --concurrency on each `pagewise worker`, not on bench.',
+    );
   }
   const executor =
     values.queue === undefined
       ? undefined
-      : queueExecutor({ url: values.queue, urlSetting: '--queue', ...(values['queue-prefix'] ? { prefix: values['queue-prefix'] } : {}), onNotice: (notice) => err(notice.message) });
+      : queueExecutor({
+          url: values.queue,
+          urlSetting: '--queue',
+          ...(values['queue-prefix'] ? { prefix: values['queue-prefix'] } : {}),
+          onNotice: (notice) => err(notice.message),
+        });
 
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
   let report: BenchReport;
@@ -200,7 +249,15 @@ export async function benchCommand(argv: string[], out: (s: string) => void, err
   }
   out(markdownReport(report));
   // Calls to a hosted model cost money and time: keep them, so the report can be rebuilt offline.
-  const outDir = values.out ?? (model === 'offline' ? undefined : path.join('bench-out', `${scenario.name}-${report.runs.startedAt.replace(/[:.]/g, '-')}`));
-  await writeOutputs(report, { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) }, err);
+  const outDir =
+    values.out ??
+    (model === 'offline'
+      ? undefined
+      : path.join('bench-out', `${scenario.name}-${report.runs.startedAt.replace(/[:.]/g, '-')}`));
+  await writeOutputs(
+    report,
+    { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },
+    err,
+  );
   return 0;
 }

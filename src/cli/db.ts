@@ -34,11 +34,17 @@ export async function dbCommand(argv: string[], out: (s: string) => void): Promi
     out(`Unknown subcommand "${sub}".\n\n${DB_HELP}`);
     return 1;
   }
-  const db = openPgDatabase({ ...(values.url !== undefined ? { url: values.url } : {}), ...(values.schema !== undefined ? { schema: values.schema } : {}) });
+  const db = openPgDatabase({
+    ...(values.url !== undefined ? { url: values.url } : {}),
+    ...(values.schema !== undefined ? { schema: values.schema } : {}),
+  });
   try {
     const result = await db.migrate();
     if (values.json) out(JSON.stringify({ database: db.label, schema: db.schema ?? null, ...result }));
-    else if (result.applied.length) out(`Applied migration${result.applied.length > 1 ? 's' : ''} ${result.applied.join(', ')} to ${db.label}; the schema is at version ${result.version}.`);
+    else if (result.applied.length)
+      out(
+        `Applied migration${result.applied.length > 1 ? 's' : ''} ${result.applied.join(', ')} to ${db.label}; the schema is at version ${result.version}.`,
+      );
     else out(`${db.label} is already at schema version ${result.version}; nothing to apply.`);
     return 0;
   } finally {

@@ -6,7 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from '../index.js';
-import { folderCorpus, generateQuestions, isCorrect, runReportAnalysis, writeCorpus, type ReportStrategy } from '../scenarios/report-analysis/index.js';
+import {
+  folderCorpus,
+  generateQuestions,
+  isCorrect,
+  runReportAnalysis,
+  writeCorpus,
+  type ReportStrategy,
+} from '../scenarios/report-analysis/index.js';
 import { intOption, parseCommand } from './args.js';
 
 export const DEMO_HELP = `Usage: pagewise demo [options]
@@ -29,7 +36,13 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** Runs the demo command. */
 export async function demoCommand(argv: string[], out: (s: string) => void): Promise<number> {
-  const { values } = parseCommand('demo', argv, { n: { type: 'string' }, questions: { type: 'string' }, seed: { type: 'string' }, window: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  const { values } = parseCommand('demo', argv, {
+    n: { type: 'string' },
+    questions: { type: 'string' },
+    seed: { type: 'string' },
+    window: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     out(DEMO_HELP);
     return 0;
@@ -47,14 +60,25 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
       out(`Q: ${q.text}`);
       for (const strategy of ['none', 'paging'] as ReportStrategy[]) {
         try {
-          const result = await runReportAnalysis({ corpus, question: q.text, strategy, ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}) });
+          const result = await runReportAnalysis({
+            corpus,
+            question: q.text,
+            strategy,
+            ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
+          });
           const s = result.ledger.summary;
           const ok = isCorrect(result.text, q.gold);
-          out(`  ${strategy.padEnd(6)} ${ok ? 'correct' : 'WRONG'}: ${result.text.replace(OFFLINE_DISCLAIMER, '').trim()}`);
-          rows.push(`| ${q.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(s.peakPromptTokens)} | ${fmt(s.cumulativePromptTokens)} | ${s.modelCalls} |`);
+          out(
+            `  ${strategy.padEnd(6)} ${ok ? 'correct' : 'WRONG'}: ${result.text.replace(OFFLINE_DISCLAIMER, '').trim()}`,
+          );
+          rows.push(
+            `| ${q.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(s.peakPromptTokens)} | ${fmt(s.cumulativePromptTokens)} | ${s.modelCalls} |`,
+          );
         } catch (error) {
           if (!(error instanceof ContextWindowExceededError)) throw error;
-          out(`  ${strategy.padEnd(6)} FAILED: context window exceeded (${fmt(error.promptTokens)} prompt tokens > ${fmt(error.windowTokens)}).`);
+          out(
+            `  ${strategy.padEnd(6)} FAILED: context window exceeded (${fmt(error.promptTokens)} prompt tokens > ${fmt(error.windowTokens)}).`,
+          );
           rows.push(`| ${q.id} | ${strategy} | window exceeded | > ${fmt(error.windowTokens)} | - | - |`);
         }
       }

@@ -2,13 +2,22 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ChatExampleSchema, CompletionExampleSchema, SqliteCompressorCallStore, type CompressorCallRecord } from '../optimize/index.js';
+import {
+  ChatExampleSchema,
+  CompletionExampleSchema,
+  SqliteCompressorCallStore,
+  type CompressorCallRecord,
+} from '../optimize/index.js';
 import { DISTILL_HELP, distillCommand } from './distill.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-distill-'));
 const db = path.join(dir, 'calls.db');
 
-function record(id: string, episodeId: string, guideline = { id: 'history-default', version: 1, hash: 'h' }): CompressorCallRecord {
+function record(
+  id: string,
+  episodeId: string,
+  guideline = { id: 'history-default', version: 1, hash: 'h' },
+): CompressorCallRecord {
   return {
     id,
     episodeId,
@@ -35,9 +44,15 @@ describe('pagewise distill', () => {
     expect(await run(['--help'])).toMatchObject({ code: 0, out: DISTILL_HELP });
     await expect(run([])).rejects.toThrow(/Give a subcommand: pagewise distill export/);
     await expect(run(['export', '--target', 'history'])).rejects.toThrow(/--out <file.jsonl>/);
-    await expect(run(['export', '--target', 'history', '--out', 'x', '--format', 'csv'])).rejects.toThrow(/--format must be chat or completion/);
-    await expect(run(['export', '--target', 'history', '--out', 'x', '--min-success', 'high'])).rejects.toThrow(/--min-success must be a number/);
-    await expect(run(['export', '--target', 'history', '--out', 'x', '--guideline', 'a@b'])).rejects.toThrow(/--guideline must be an id or id@version/);
+    await expect(run(['export', '--target', 'history', '--out', 'x', '--format', 'csv'])).rejects.toThrow(
+      /--format must be chat or completion/,
+    );
+    await expect(run(['export', '--target', 'history', '--out', 'x', '--min-success', 'high'])).rejects.toThrow(
+      /--min-success must be a number/,
+    );
+    await expect(run(['export', '--target', 'history', '--out', 'x', '--guideline', 'a@b'])).rejects.toThrow(
+      /--guideline must be an id or id@version/,
+    );
   });
 
   it('exports the successful episodes’ calls from the database, chat or prompt/completion, filtered by guideline', async () => {
@@ -50,13 +65,35 @@ describe('pagewise distill', () => {
     await store.close();
 
     const chat = path.join(dir, 'chat.jsonl');
-    expect((await run(['export', '--target', 'history', '--out', chat, '--db', db])).out).toMatch(/^2 chat examples written to .*chat\.jsonl \(2 history calls matched\)/);
+    expect((await run(['export', '--target', 'history', '--out', chat, '--db', db])).out).toMatch(
+      /^2 chat examples written to .*chat\.jsonl \(2 history calls matched\)/,
+    );
     const lines = readFileSync(chat, 'utf8').trim().split('\n');
-    expect(lines.map((l) => ChatExampleSchema.parse(JSON.parse(l)).messages[2].content)).toEqual(['summary a', 'summary b']);
+    expect(lines.map((l) => ChatExampleSchema.parse(JSON.parse(l)).messages[2].content)).toEqual([
+      'summary a',
+      'summary b',
+    ]);
 
     const completion = path.join(dir, 'completion.jsonl');
-    await run(['export', '--target', 'history', '--out', completion, '--db', db, '--format', 'completion', '--guideline', 'history-default-co1@3']);
-    expect(readFileSync(completion, 'utf8').trim().split('\n').map((l) => CompletionExampleSchema.parse(JSON.parse(l)))).toEqual([{ prompt: 'Summarize steps b', completion: 'summary b' }]);
+    await run([
+      'export',
+      '--target',
+      'history',
+      '--out',
+      completion,
+      '--db',
+      db,
+      '--format',
+      'completion',
+      '--guideline',
+      'history-default-co1@3',
+    ]);
+    expect(
+      readFileSync(completion, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => CompletionExampleSchema.parse(JSON.parse(l))),
+    ).toEqual([{ prompt: 'Summarize steps b', completion: 'summary b' }]);
 
     const none = await run(['export', '--target', 'observation', '--out', path.join(dir, 'none.jsonl'), '--db', db]);
     expect(none.out).toMatch(/^0 chat examples[\s\S]*No examples: record calls with `pagewise optimize`/);

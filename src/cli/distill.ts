@@ -45,7 +45,11 @@ const OPTIONS = {
 function guidelineFilter(value: string | undefined): { guidelineId?: string; guidelineVersion?: number } {
   if (value === undefined) return {};
   const match = /^([^@\s]+)(?:@(\d+))?$/u.exec(value);
-  if (!match?.[1]) throw new ConfigurationError('bad-arguments', `--guideline must be an id or id@version, e.g. observation-default@1, got "${value}".`);
+  if (!match?.[1])
+    throw new ConfigurationError(
+      'bad-arguments',
+      `--guideline must be an id or id@version, e.g. observation-default@1, got "${value}".`,
+    );
   return { guidelineId: match[1], ...(match[2] ? { guidelineVersion: Number(match[2]) } : {}) };
 }
 
@@ -57,25 +61,46 @@ export async function distillCommand(argv: string[], out: (s: string) => void): 
     return 0;
   }
   const [sub, ...extra] = positionals;
-  if (sub !== 'export') throw new ConfigurationError('bad-arguments', `${sub === undefined ? 'Give a subcommand' : `Unknown subcommand "${sub}"`}: pagewise distill export --target <t> --out <file.jsonl> (pagewise distill --help).`);
-  if (extra.length > 0) throw new ConfigurationError('bad-arguments', `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise distill --help\` for the options.`);
+  if (sub !== 'export')
+    throw new ConfigurationError(
+      'bad-arguments',
+      `${sub === undefined ? 'Give a subcommand' : `Unknown subcommand "${sub}"`}: pagewise distill export --target <t> --out <file.jsonl> (pagewise distill --help).`,
+    );
+  if (extra.length > 0)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise distill --help\` for the options.`,
+    );
   const target = targetOption(values.target, 'distill');
   if (!values.out) throw new ConfigurationError('bad-arguments', 'Give the file to write: --out <file.jsonl>.');
   const format = (values.format ?? 'chat') as DistillFormat;
-  if (format !== 'chat' && format !== 'completion') throw new ConfigurationError('bad-arguments', `--format must be chat or completion, got "${values.format}".`);
+  if (format !== 'chat' && format !== 'completion')
+    throw new ConfigurationError('bad-arguments', `--format must be chat or completion, got "${values.format}".`);
   let minSuccess: number | undefined;
   if (values['min-success'] !== undefined) {
     minSuccess = Number(values['min-success']);
-    if (values['min-success'].trim() === '' || !Number.isFinite(minSuccess)) throw new ConfigurationError('bad-arguments', `--min-success must be a number from 0 to 1, got "${values['min-success']}".`);
+    if (values['min-success'].trim() === '' || !Number.isFinite(minSuccess))
+      throw new ConfigurationError(
+        'bad-arguments',
+        `--min-success must be a number from 0 to 1, got "${values['min-success']}".`,
+      );
   }
   const store = new SqliteCompressorCallStore({ path: values.db ?? defaultDatabasePath() });
   try {
-    const result = await exportDistillJsonl({ store, target, out: values.out, format, ...(minSuccess !== undefined ? { minSuccess } : {}), ...guidelineFilter(values.guideline) });
+    const result = await exportDistillJsonl({
+      store,
+      target,
+      out: values.out,
+      format,
+      ...(minSuccess !== undefined ? { minSuccess } : {}),
+      ...guidelineFilter(values.guideline),
+    });
     out(
       `${result.written} ${format} examples written to ${result.file} (${result.matched} ${target} calls matched` +
         `${result.duplicates > 0 ? `, ${result.duplicates} duplicates left out` : ''}${result.empty > 0 ? `, ${result.empty} empty left out` : ''}).`,
     );
-    if (result.written === 0) out('No examples: record calls with `pagewise optimize` (or a recordingCompressor), or lower --min-success.');
+    if (result.written === 0)
+      out('No examples: record calls with `pagewise optimize` (or a recordingCompressor), or lower --min-success.');
     return 0;
   } finally {
     await store.close();

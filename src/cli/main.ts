@@ -17,12 +17,36 @@ import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
 type Command = { summary: string; help: string; run: (argv: string[], out: (s: string) => void) => Promise<number> };
 
 const COMMANDS: Record<string, Command> = {
-  demo: { summary: 'Run the report-analysis demo offline: none against paging (no API key needed)', help: DEMO_HELP, run: demoCommand },
-  analyze: { summary: 'Answer a question over a folder of documents with the paging agents', help: ANALYZE_HELP, run: analyzeCommand },
-  bench: { summary: 'Compare context strategies on a scenario (tables, JSON, charts)', help: BENCH_HELP, run: benchCommand },
-  optimize: { summary: 'Learn a compression guideline from contrastive failures (UT and CO steps)', help: OPTIMIZE_HELP, run: optimizeCommand },
-  distill: { summary: 'Export recorded compressor calls as fine-tuning JSONL', help: DISTILL_HELP, run: distillCommand },
-  worker: { summary: 'Take benchmark episodes from a Redis queue (BullMQ) and run them', help: WORKER_HELP, run: workerCommand },
+  demo: {
+    summary: 'Run the report-analysis demo offline: none against paging (no API key needed)',
+    help: DEMO_HELP,
+    run: demoCommand,
+  },
+  analyze: {
+    summary: 'Answer a question over a folder of documents with the paging agents',
+    help: ANALYZE_HELP,
+    run: analyzeCommand,
+  },
+  bench: {
+    summary: 'Compare context strategies on a scenario (tables, JSON, charts)',
+    help: BENCH_HELP,
+    run: benchCommand,
+  },
+  optimize: {
+    summary: 'Learn a compression guideline from contrastive failures (UT and CO steps)',
+    help: OPTIMIZE_HELP,
+    run: optimizeCommand,
+  },
+  distill: {
+    summary: 'Export recorded compressor calls as fine-tuning JSONL',
+    help: DISTILL_HELP,
+    run: distillCommand,
+  },
+  worker: {
+    summary: 'Take benchmark episodes from a Redis queue (BullMQ) and run them',
+    help: WORKER_HELP,
+    run: workerCommand,
+  },
   db: { summary: 'Apply PostgreSQL schema migrations', help: DB_HELP, run: dbCommand },
   corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
@@ -49,7 +73,11 @@ Options:
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`), err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
+export async function main(
+  argv: string[],
+  out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     out(help());
@@ -75,14 +103,19 @@ export async function main(argv: string[], out: (s: string) => void = (s) => pro
     if (APICallError.isInstance(error)) {
       // The provider refused the call: a fact about the setup (key, model id, quota), not a crash.
       const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
-      err(redactSecrets(`pagewise ${name}: the model provider refused the call${status}: ${error.message}. Check the API key, the model id and your quota.`));
+      err(
+        redactSecrets(
+          `pagewise ${name}: the model provider refused the call${status}: ${error.message}. Check the API key, the model id and your quota.`,
+        ),
+      );
       return 2;
     }
     throw redactError(error);
   }
 }
 
-const invokedDirectly = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
+const invokedDirectly =
+  process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);
 if (invokedDirectly) {
   // A reader that stops early (`… | head`) is not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -92,7 +125,9 @@ if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => (process.exitCode = code),
     (error: unknown) => {
-      process.stderr.write(redactSecrets(`pagewise: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`));
+      process.stderr.write(
+        redactSecrets(`pagewise: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`),
+      );
       process.exitCode = 70;
     },
   );

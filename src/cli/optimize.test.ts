@@ -15,14 +15,45 @@ const canned: BenchScenario = {
   name: 'test-cli-optimize',
   description: 'one record per task',
   strategies: [],
-  prepare: async ({ tasks }) => Array.from({ length: tasks }, (_, i) => ({ id: `r${i}`, prompt: `Report the code of record ${i}.`, gold: { code: `K${9100 + i}Q` } })),
+  prepare: async ({ tasks }) =>
+    Array.from({ length: tasks }, (_, i) => ({
+      id: `r${i}`,
+      prompt: `Report the code of record ${i}.`,
+      gold: { code: `K${9100 + i}Q` },
+    })),
   async runEpisode(task, context) {
-    const setup = await setupStrategy(context.strategy, { scenario: 'test-cli-optimize', model: context.model, instruction: '', tools: [], services: {}, task });
+    const setup = await setupStrategy(context.strategy, {
+      scenario: 'test-cli-optimize',
+      model: context.model,
+      instruction: '',
+      tools: [],
+      services: {},
+      task,
+    });
     const code = (task.gold as { code: string }).code;
-    const record = { record_id: task.id, code, notes: Array.from({ length: 120 }, (_, j) => ({ line: j, text: `filler line ${j} about nothing in particular` })) };
+    const record = {
+      record_id: task.id,
+      code,
+      notes: Array.from({ length: 120 }, (_, j) => ({ line: j, text: `filler line ${j} about nothing in particular` })),
+    };
     let output = JSON.stringify(record, null, 2);
-    const ctx = { invocationId: 'i', agentName: 'a', sessionId: 's', task: task.prompt, recentItems: [], services: new Map(), ledger: new Ledger(), signal: new AbortController().signal };
-    for (const p of setup.observationProcessors ?? []) output = (await p.process({ toolCallId: 'c1', toolName: 'read_record', input: { id: task.id }, output, isError: false }, ctx)).output;
+    const ctx = {
+      invocationId: 'i',
+      agentName: 'a',
+      sessionId: 's',
+      task: task.prompt,
+      recentItems: [],
+      services: new Map(),
+      ledger: new Ledger(),
+      signal: new AbortController().signal,
+    };
+    for (const p of setup.observationProcessors ?? [])
+      output = (
+        await p.process(
+          { toolCallId: 'c1', toolName: 'read_record', input: { id: task.id }, output, isError: false },
+          ctx,
+        )
+      ).output;
     const tokens = countTokens(output);
     const success = output.includes(code);
     return {
@@ -30,7 +61,21 @@ const canned: BenchScenario = {
       strategy: context.strategy,
       success,
       answer: `Answer: ${success ? code : 'unknown'}`,
-      ledger: [{ index: 0, kind: 'agent', agent: 'a', model: 'offline', invocationId: 'i', parts: { ...emptyParts(), observation: tokens }, promptTokens: tokens, completionTokens: 3, modelMs: 0, frameworkMs: 0, at: 0 }],
+      ledger: [
+        {
+          index: 0,
+          kind: 'agent',
+          agent: 'a',
+          model: 'offline',
+          invocationId: 'i',
+          parts: { ...emptyParts(), observation: tokens },
+          promptTokens: tokens,
+          completionTokens: 3,
+          modelMs: 0,
+          frameworkMs: 0,
+          at: 0,
+        },
+      ],
       windowFailure: false,
       wallMs: 1,
     };
@@ -43,7 +88,11 @@ afterAll(() => unregisterScenario(canned.name));
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await optimizeCommand(argv, (s) => out.push(s), (s) => err.push(s));
+  const code = await optimizeCommand(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -56,21 +105,43 @@ describe('pagewise optimize', () => {
     await expect(run([])).rejects.toThrow(/--scenario <name>. Available: .*retail-tool-use/);
     await expect(run(['--scenario', canned.name])).rejects.toThrow(/--target history or --target observation/);
     await expect(run(['--scenario', canned.name, '--target', 'summary'])).rejects.toThrow(/Unknown target "summary"/);
-    await expect(run(['--scenario', canned.name, '--target', 'history', '--db', 'x.db', '--no-record'])).rejects.toThrow(/contradict/);
-    await expect(run(['--scenario', canned.name, '--target', 'history', '--lambda=-1'])).rejects.toThrow(/--lambda must be a number ≥ 0/);
-    await expect(run(['--scenario', canned.name, '--target', 'history', '--optimizer', 'openai:gpt-4.1'])).rejects.toThrow(/OPENAI_API_KEY/);
+    await expect(
+      run(['--scenario', canned.name, '--target', 'history', '--db', 'x.db', '--no-record']),
+    ).rejects.toThrow(/contradict/);
+    await expect(run(['--scenario', canned.name, '--target', 'history', '--lambda=-1'])).rejects.toThrow(
+      /--lambda must be a number ≥ 0/,
+    );
+    await expect(
+      run(['--scenario', canned.name, '--target', 'history', '--optimizer', 'openai:gpt-4.1']),
+    ).rejects.toThrow(/OPENAI_API_KEY/);
   });
 
   it('writes the guideline, candidates, feedback and report, records calls, and resumes from its progress', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-opt-'));
     const outDir = path.join(dir, 'out');
     const db = path.join(dir, 'calls.db');
-    const argv = ['--scenario', canned.name, '--target', 'observation', '--train', '2', '--val', '1', '--candidates', '2', '--out', outDir, '--db', db];
+    const argv = [
+      '--scenario',
+      canned.name,
+      '--target',
+      'observation',
+      '--train',
+      '2',
+      '--val',
+      '1',
+      '--candidates',
+      '2',
+      '--out',
+      outDir,
+      '--db',
+      db,
+    ];
     const first = await run(argv);
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/^## Guideline optimization: test-cli-optimize, observation/);
     expect(first.out).toMatch(/\| val \| final \|/);
-    for (const f of ['guideline.md', 'candidates.json', 'feedback.json', 'report.json', 'report.md', 'progress.json']) expect(existsSync(path.join(outDir, f))).toBe(true);
+    for (const f of ['guideline.md', 'candidates.json', 'feedback.json', 'report.json', 'report.md', 'progress.json'])
+      expect(existsSync(path.join(outDir, f))).toBe(true);
     expect(parseGuideline(readFileSync(path.join(outDir, 'guideline.md'), 'utf8')).target).toBe('observation');
     expect(first.err).toContain('compressor calls recorded in');
 
@@ -86,7 +157,8 @@ describe('pagewise optimize', () => {
     const done = second.err.split('\n').filter((l) => l.includes(': done') && !l.includes('feedback'));
     expect(done.length).toBeGreaterThan(3);
     for (const line of done) {
-      const [, total] = /: (\d+) to do/.exec(second.err.split('\n')[second.err.split('\n').indexOf(line) - 1] ?? '') ?? [];
+      const [, total] =
+        /: (\d+) to do/.exec(second.err.split('\n')[second.err.split('\n').indexOf(line) - 1] ?? '') ?? [];
       expect(line).toContain(`(${total} from the progress file)`);
     }
   });

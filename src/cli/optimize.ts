@@ -97,27 +97,42 @@ const PHASES: Record<OptimizePhase, string> = {
 /** Reads `--target`, with an error that lists the two targets. */
 export function targetOption(value: string | undefined, command: string): GuidelineTarget {
   if (value === 'history' || value === 'observation') return value;
-  throw new ConfigurationError('bad-arguments', `${value === undefined ? 'Give' : `Unknown target "${value}"; give`} --target history or --target observation (pagewise ${command} --help).`);
+  throw new ConfigurationError(
+    'bad-arguments',
+    `${value === undefined ? 'Give' : `Unknown target "${value}"; give`} --target history or --target observation (pagewise ${command} --help).`,
+  );
 }
 
 function lambdaOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new ConfigurationError('bad-arguments', `--lambda must be a number ≥ 0, got "${value}".`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new ConfigurationError('bad-arguments', `--lambda must be a number ≥ 0, got "${value}".`);
   return n;
 }
 
 /** A bar per phase on a terminal; otherwise a line when a phase starts and when it ends. */
-function progressReporter(err: (s: string) => void, tty: boolean): { update: (e: OptimizeProgressEvent) => void; stop: () => void } {
+function progressReporter(
+  err: (s: string) => void,
+  tty: boolean,
+): { update: (e: OptimizeProgressEvent) => void; stop: () => void } {
   if (tty) {
     const bar = new cliProgress.SingleBar(
-      { format: 'optimize |{bar}| {value}/{total} {phase}{resumed} | eta {eta_formatted}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
+      {
+        format: 'optimize |{bar}| {value}/{total} {phase}{resumed} | eta {eta_formatted}',
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: false,
+      },
       cliProgress.Presets.shades_classic,
     );
     let phase: OptimizePhase | undefined;
     return {
       update: (e) => {
-        const payload = { phase: PHASES[e.phase], resumed: e.resumed > 0 ? ` (${e.resumed} from the progress file)` : '' };
+        const payload = {
+          phase: PHASES[e.phase],
+          resumed: e.resumed > 0 ? ` (${e.resumed} from the progress file)` : '',
+        };
         if (phase === undefined) bar.start(e.total, e.done, payload);
         else if (phase !== e.phase || e.done === 0) bar.setTotal(e.total);
         phase = e.phase;
@@ -129,7 +144,8 @@ function progressReporter(err: (s: string) => void, tty: boolean): { update: (e:
   return {
     update: (e) => {
       if (e.done === 0) err(`optimize: ${PHASES[e.phase]}: ${e.total} to do`);
-      else if (e.done === e.total) err(`optimize: ${PHASES[e.phase]}: done${e.resumed > 0 ? ` (${e.resumed} from the progress file)` : ''}`);
+      else if (e.done === e.total)
+        err(`optimize: ${PHASES[e.phase]}: done${e.resumed > 0 ? ` (${e.resumed} from the progress file)` : ''}`);
     },
     stop: () => {},
   };
@@ -139,30 +155,55 @@ function progressReporter(err: (s: string) => void, tty: boolean): { update: (e:
  * Runs `pagewise optimize` with `argv` (after the command name). The report goes to `out`; progress
  * and notes to `err` (stderr by default).
  */
-export async function optimizeCommand(argv: string[], out: (s: string) => void, err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
+export async function optimizeCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const { values, positionals } = parseCommand('optimize', argv, OPTIONS);
   if (values.help) {
     out(OPTIMIZE_HELP);
     return 0;
   }
-  if (positionals.length > 0) throw new ConfigurationError('bad-arguments', `Unexpected arguments: ${positionals.join(' ')}. Run \`pagewise optimize --help\` for the options.`);
+  if (positionals.length > 0)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Unexpected arguments: ${positionals.join(' ')}. Run \`pagewise optimize --help\` for the options.`,
+    );
   if (!values.scenario) {
-    throw new ConfigurationError('bad-arguments', `Name a scenario: --scenario <name>. Available: ${listScenarios().filter((s) => s.available).map((s) => s.name).join(', ')}.`);
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Name a scenario: --scenario <name>. Available: ${listScenarios()
+        .filter((s) => s.available)
+        .map((s) => s.name)
+        .join(', ')}.`,
+    );
   }
   const scenario = getScenario(values.scenario);
   const target = targetOption(values.target, 'optimize');
-  if (values['no-record'] && values.db !== undefined) throw new ConfigurationError('bad-arguments', '--db and --no-record contradict each other; give one.');
+  if (values['no-record'] && values.db !== undefined)
+    throw new ConfigurationError('bad-arguments', '--db and --no-record contradict each other; give one.');
   const outDir = values.out ?? path.join('optimize-out', `${scenario.name}-${target}`);
   const start = values.start ? await loadGuideline(values.start) : undefined;
   const lambda = lambdaOption(values.lambda);
-  const maxCalls = values['max-optimizer-calls'] === undefined ? undefined : intOption('max-optimizer-calls', values['max-optimizer-calls'], 0, 0);
-  const maxTokens = values['max-optimizer-tokens'] === undefined ? undefined : intOption('max-optimizer-tokens', values['max-optimizer-tokens'], 0, 0);
-  const store: CompressorCallStore | undefined = values['no-record'] ? undefined : new SqliteCompressorCallStore({ path: values.db ?? defaultDatabasePath() });
+  const maxCalls =
+    values['max-optimizer-calls'] === undefined
+      ? undefined
+      : intOption('max-optimizer-calls', values['max-optimizer-calls'], 0, 0);
+  const maxTokens =
+    values['max-optimizer-tokens'] === undefined
+      ? undefined
+      : intOption('max-optimizer-tokens', values['max-optimizer-tokens'], 0, 0);
+  const store: CompressorCallStore | undefined = values['no-record']
+    ? undefined
+    : new SqliteCompressorCallStore({ path: values.db ?? defaultDatabasePath() });
 
   const controller = new AbortController();
   const quit = () => process.exit(130);
   const onInterrupt = () => {
-    err('optimize: interrupted; finishing the episodes in flight and saving the progress (Ctrl-C again to quit at once)');
+    err(
+      'optimize: interrupted; finishing the episodes in flight and saving the progress (Ctrl-C again to quit at once)',
+    );
     controller.abort();
     process.once('SIGINT', quit);
   };
@@ -193,13 +234,20 @@ export async function optimizeCommand(argv: string[], out: (s: string) => void, 
     });
     progress.stop();
     out(optimizeMarkdown(result.report, result));
-    err(`optimize: chosen guideline in ${path.join(outDir, OPTIMIZE_OUTPUT_FILES.guideline)}; report, candidates and feedback in ${outDir}`);
-    if (store) err(`optimize: compressor calls recorded in ${values.db ?? defaultDatabasePath()} (pagewise distill export --target ${target} --out <file>)`);
+    err(
+      `optimize: chosen guideline in ${path.join(outDir, OPTIMIZE_OUTPUT_FILES.guideline)}; report, candidates and feedback in ${outDir}`,
+    );
+    if (store)
+      err(
+        `optimize: compressor calls recorded in ${values.db ?? defaultDatabasePath()} (pagewise distill export --target ${target} --out <file>)`,
+      );
     return 0;
   } catch (error) {
     progress.stop();
     if (AbortedError.isInstance(error) && error.code === 'aborted') {
-      err(`optimize: stopped; progress saved in ${path.join(outDir, PROGRESS_FILE)}. Run the same command again to resume.`);
+      err(
+        `optimize: stopped; progress saved in ${path.join(outDir, PROGRESS_FILE)}. Run the same command again to resume.`,
+      );
       return 130;
     }
     throw error;

@@ -55,7 +55,11 @@ export async function sessionsCommand(argv: string[], out: (s: string) => void):
     if (sub === 'list') {
       if (values.json) out(JSON.stringify(all, null, 2));
       else if (all.length === 0) out(`No sessions for app "${appName}".`);
-      else for (const s of all) out(`${s.sessionId}  user=${s.userId}  events=${s.eventCount}  version=${s.version}  updated=${new Date(s.updatedAt).toISOString()}`);
+      else
+        for (const s of all)
+          out(
+            `${s.sessionId}  user=${s.userId}  events=${s.eventCount}  version=${s.version}  updated=${new Date(s.updatedAt).toISOString()}`,
+          );
       return 0;
     }
     if (!id) {
@@ -63,14 +67,21 @@ export async function sessionsCommand(argv: string[], out: (s: string) => void):
       return 1;
     }
     const found = all.find((s) => s.sessionId === id);
-    if (!found) throw new NotFoundError('Session', id, `Run \`pagewise sessions list --app ${appName}\` to see the sessions.`);
+    if (!found)
+      throw new NotFoundError('Session', id, `Run \`pagewise sessions list --app ${appName}\` to see the sessions.`);
     if (sub === 'show') {
       const session = (await store.getSession(found))!;
       if (values.json) out(JSON.stringify(session, null, 2));
       else {
         out(`session ${session.sessionId} (user ${session.userId}, version ${session.version})`);
         out(`state: ${JSON.stringify(session.state)}`);
-        session.events.forEach((e, i) => out(`${String(i).padStart(4)}  ${describeEvent(e).replace(/\s*\n\s*/g, ' ⏎ ').slice(0, 300)}`));
+        session.events.forEach((e, i) =>
+          out(
+            `${String(i).padStart(4)}  ${describeEvent(e)
+              .replace(/\s*\n\s*/g, ' ⏎ ')
+              .slice(0, 300)}`,
+          ),
+        );
       }
       return 0;
     }

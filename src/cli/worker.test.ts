@@ -5,7 +5,11 @@ import { WORKER_HELP, workerCommand } from './worker.js';
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await workerCommand(argv, (s) => out.push(s), (s) => err.push(s));
+  const code = await workerCommand(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -16,17 +20,23 @@ describe('pagewise worker', () => {
   });
 
   it('asks for --redis, and refuses bad flags and values', async () => {
-    await expect(run([])).rejects.toThrow(/Give the Redis URL of the queue: pagewise worker --redis redis:\/\/127\.0\.0\.1:6379/);
+    await expect(run([])).rejects.toThrow(
+      /Give the Redis URL of the queue: pagewise worker --redis redis:\/\/127\.0\.0\.1:6379/,
+    );
     await expect(run(['--redis', 'redis://127.0.0.1:1', 'extra'])).rejects.toThrow(/Unexpected arguments: extra/);
     await expect(run(['--redis', 'redis://127.0.0.1:1', '--bogus'])).rejects.toThrow(/pagewise worker --help/);
-    await expect(run(['--redis', 'redis://127.0.0.1:1', '--concurrency', '0'])).rejects.toThrow(/--concurrency must be an integer ≥ 1/);
+    await expect(run(['--redis', 'redis://127.0.0.1:1', '--concurrency', '0'])).rejects.toThrow(
+      /--concurrency must be an integer ≥ 1/,
+    );
     await expect(run(['--redis', 'localhost:6379'])).rejects.toThrow(/--redis must be a redis:\/\/ or rediss:\/\/ URL/);
   });
 
   it('names the URL, without its password, and --redis when Redis does not answer', async () => {
     const error = await run(['--redis', 'redis://:hunter22@127.0.0.1:1']).catch((e: unknown) => e);
     expect(PagewiseError.isInstance(error) && error.code).toBe('redis-unreachable');
-    expect((error as Error).message).toMatch(/^Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 .*fix the URL given with --redis\.$/);
+    expect((error as Error).message).toMatch(
+      /^Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 .*fix the URL given with --redis\.$/,
+    );
     expect((error as Error).message).not.toContain('hunter22');
   });
 });

@@ -2,7 +2,15 @@
  * `pagewise worker`: takes benchmark episodes from the Redis queue that `pagewise bench --queue` fills,
  * runs them and returns their outcomes, until stopped. One line per episode goes to stdout.
  */
-import { startEpisodeWorker, DEFAULT_LOCK_DURATION_MS, DEFAULT_MAX_STALLED, DEFAULT_QUEUE_PREFIX, DEFAULT_STALLED_INTERVAL_MS, redactRedisUrl, type EpisodeWorkerEvent } from '../distributed/index.js';
+import {
+  startEpisodeWorker,
+  DEFAULT_LOCK_DURATION_MS,
+  DEFAULT_MAX_STALLED,
+  DEFAULT_QUEUE_PREFIX,
+  DEFAULT_STALLED_INTERVAL_MS,
+  redactRedisUrl,
+  type EpisodeWorkerEvent,
+} from '../distributed/index.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
 
@@ -63,14 +71,26 @@ function describeEvent(e: EpisodeWorkerEvent): string {
  * Runs `pagewise worker` with `argv` (after the command name) until SIGINT or SIGTERM. Episode lines go
  * to `out`, errors and shutdown notes to `err` (stderr by default).
  */
-export async function workerCommand(argv: string[], out: (s: string) => void, err: (s: string) => void = (s) => process.stderr.write(`${s}\n`)): Promise<number> {
+export async function workerCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const { values, positionals } = parseCommand('worker', argv, OPTIONS);
   if (values.help) {
     out(WORKER_HELP);
     return 0;
   }
-  if (positionals.length > 0) throw new ConfigurationError('bad-arguments', `Unexpected arguments: ${positionals.join(' ')}. Run \`pagewise worker --help\` for the options.`);
-  if (!values.redis) throw new ConfigurationError('bad-arguments', 'Give the Redis URL of the queue: pagewise worker --redis redis://127.0.0.1:6379');
+  if (positionals.length > 0)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Unexpected arguments: ${positionals.join(' ')}. Run \`pagewise worker --help\` for the options.`,
+    );
+  if (!values.redis)
+    throw new ConfigurationError(
+      'bad-arguments',
+      'Give the Redis URL of the queue: pagewise worker --redis redis://127.0.0.1:6379',
+    );
   const prefix = values.prefix ?? DEFAULT_QUEUE_PREFIX;
   const concurrency = intOption('concurrency', values.concurrency, 1, 1);
   const worker = await startEpisodeWorker({
@@ -83,14 +103,17 @@ export async function workerCommand(argv: string[], out: (s: string) => void, er
     maxStalled: intOption('max-stalled', values['max-stalled'], DEFAULT_MAX_STALLED, 1),
     onEvent: (e) => (e.type === 'error' || e.type === 'failed' || e.type === 'lock-lost' ? err : out)(describeEvent(e)),
   });
-  out(`pagewise worker ${worker.id}: taking episodes from ${redactRedisUrl(values.redis)} (prefix "${prefix}", concurrency ${concurrency}); Ctrl-C to stop`);
+  out(
+    `pagewise worker ${worker.id}: taking episodes from ${redactRedisUrl(values.redis)} (prefix "${prefix}", concurrency ${concurrency}); Ctrl-C to stop`,
+  );
 
   let signals = 0;
   let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
   const stopped = new Promise<void>((resolve, reject) => {
     onSignal = (signal) => {
       signals += 1;
-      if (signals === 1) err(`${signal}: finishing the episodes in progress; send it again to put them back in the queue now`);
+      if (signals === 1)
+        err(`${signal}: finishing the episodes in progress; send it again to put them back in the queue now`);
       else err(`${signal}: putting the episodes in progress back in the queue`);
       worker.close({ release: signals > 1 }).then(resolve, reject);
     };

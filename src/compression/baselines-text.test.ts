@@ -4,17 +4,30 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { randomUnits, tokenDropLingua, truncateHead, truncateTail } from './baselines-text.js';
 import { headWithinTokens, tailWithinTokens, tokenBudget } from './token-budget.js';
 
-const text = Array.from({ length: 30 }, (_, i) => `Sentence number ${i} talks about the order #W${1000000 + i} and its refund.`).join(' ');
+const text = Array.from(
+  { length: 30 },
+  (_, i) => `Sentence number ${i} talks about the order #W${1000000 + i} and its refund.`,
+).join(' ');
 
 describe('text baselines', () => {
   it('all stay within ⌊τ · inputTokens⌋ on random texts', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 400, unit: 'grapheme' }), fc.double({ min: 0.1, max: 0.9, noNaN: true }), fc.integer(), (input, ratio, seed) => {
-        const budget = tokenBudget(countTokens(input), ratio);
-        for (const out of [truncateHead(input, ratio), truncateTail(input, ratio), randomUnits(input, ratio, seed), tokenDropLingua(input, ratio)]) {
-          expect(countTokens(out)).toBeLessThanOrEqual(budget);
-        }
-      }),
+      fc.property(
+        fc.string({ maxLength: 400, unit: 'grapheme' }),
+        fc.double({ min: 0.1, max: 0.9, noNaN: true }),
+        fc.integer(),
+        (input, ratio, seed) => {
+          const budget = tokenBudget(countTokens(input), ratio);
+          for (const out of [
+            truncateHead(input, ratio),
+            truncateTail(input, ratio),
+            randomUnits(input, ratio, seed),
+            tokenDropLingua(input, ratio),
+          ]) {
+            expect(countTokens(out)).toBeLessThanOrEqual(budget);
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -55,7 +55,9 @@ export function tokenDropLingua(text: string, ratio: number): string {
   const counts = new Map<string, number>();
   const norm = words.map(({ word }) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
   for (const w of norm) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const information = norm.map((w) => (w === '' || STOPWORDS.has(w) ? -1 : -Math.log((counts.get(w) ?? 1) / words.length)));
+  const information = norm.map((w) =>
+    w === '' || STOPWORDS.has(w) ? -1 : -Math.log((counts.get(w) ?? 1) / words.length),
+  );
   // Most informative first; among equals, earlier words first.
   const order = words.map((_, i) => i).sort((a, b) => (information[b] ?? 0) - (information[a] ?? 0) || a - b);
   const render = (kept: readonly number[]): string => {
@@ -78,4 +80,3 @@ export function tokenDropLingua(text: string, ratio: number): string {
   const items = order.map((index) => ({ index, cost: countTokens(` ${words[index]?.word ?? ''}`) }));
   return fillBudget(items, tokenBudget(countTokens(text), ratio), render).text;
 }
-

@@ -3,7 +3,12 @@ import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import { entriesOfTurns, extractiveCompressor, formatSummaryEntries, parseSummaryEntries } from './extractive-backend.js';
+import {
+  entriesOfTurns,
+  extractiveCompressor,
+  formatSummaryEntries,
+  parseSummaryEntries,
+} from './extractive-backend.js';
 import { parseGuideline } from './guideline.js';
 import { fenceQuoted, handleLine } from './transcript.js';
 
@@ -24,7 +29,12 @@ const order = (id: string, status: string, price: number): string =>
 
 function stepTurn(n: number, output: string): ContextItem[] {
   return [
-    { type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${n}`, toolName: 'get_order', input: { order_id: `#W${n}` } }], eventId: `m${n}` },
+    {
+      type: 'assistant',
+      text: '',
+      toolCalls: [{ toolCallId: `c${n}`, toolName: 'get_order', input: { order_id: `#W${n}` } }],
+      eventId: `m${n}`,
+    },
     { type: 'tool-result', toolCallId: `c${n}`, toolName: 'get_order', output, isError: false, eventId: `r${n}` },
   ];
 }
@@ -43,12 +53,25 @@ Summarize {{history}} in {{max_tokens}} tokens.
 `);
 
 function historyInput(turns: ContextItem[][], overrides: Partial<CompressionInput> = {}): CompressionInput {
-  return { target: 'history', guideline: TUNED, task: TASK, history: '', turns, previousSummary: '', observation: '', maxTokens: 2000, ...overrides };
+  return {
+    target: 'history',
+    guideline: TUNED,
+    task: TASK,
+    history: '',
+    turns,
+    previousSummary: '',
+    observation: '',
+    maxTokens: 2000,
+    ...overrides,
+  };
 }
 
 describe('extractive history summaries', () => {
   it('write one entry per tool call, with the kept fields of its result as valid JSON', async () => {
-    const summary = await extractiveCompressor().compress(historyInput([stepTurn(1, order('#W1', 'pending', 30)), stepTurn(2, order('#W2', 'delivered', 45))]), { invocationId: 'i', agentName: 'a' });
+    const summary = await extractiveCompressor().compress(
+      historyInput([stepTurn(1, order('#W1', 'pending', 30)), stepTurn(2, order('#W2', 'delivered', 45))]),
+      { invocationId: 'i', agentName: 'a' },
+    );
     expect(summary.split('\n')).toEqual([
       '- get_order → {"order_id":"#W1","status":"pending","items":[{"price":30}]}',
       '- get_order → {"order_id":"#W2","status":"delivered","items":[{"price":45}]}',
@@ -56,13 +79,19 @@ describe('extractive history summaries', () => {
   });
 
   it('keep the arguments of a call whose kept result does not show them', async () => {
-    const summary = await extractiveCompressor().compress(historyInput([stepTurn(1, JSON.stringify({ status: 'pending', note: 'x'.repeat(300) }))]), { invocationId: 'i', agentName: 'a' });
+    const summary = await extractiveCompressor().compress(
+      historyInput([stepTurn(1, JSON.stringify({ status: 'pending', note: 'x'.repeat(300) }))]),
+      { invocationId: 'i', agentName: 'a' },
+    );
     expect(summary).toBe('- get_order {"order_id":"#W1"} → {"status":"pending"}');
   });
 
   it('fold new steps into a previous summary, keeping its entries as they are', async () => {
     const previous = '- get_order {"order_id":"#W1"} → {"order_id":"#W1","status":"pending"}';
-    const summary = await extractiveCompressor().compress(historyInput([stepTurn(2, order('#W2', 'pending', 45))], { previousSummary: previous }), { invocationId: 'i', agentName: 'a' });
+    const summary = await extractiveCompressor().compress(
+      historyInput([stepTurn(2, order('#W2', 'pending', 45))], { previousSummary: previous }),
+      { invocationId: 'i', agentName: 'a' },
+    );
     expect(summary.startsWith(`${previous}\n- get_order → {"order_id":"#W2"`)).toBe(true);
   });
 
@@ -70,9 +99,16 @@ describe('extractive history summaries', () => {
     const body = '{"order_id":"#W3","status":"pending","note":"kept by C_obs"}';
     const output = `${fenceQuoted(body, 'abcdef012345')}\n${handleLine('tool://get_order/c3', 400)}`;
     const [entry] = entriesOfTurns([stepTurn(3, output)]);
-    expect(entry).toMatchObject({ label: 'get_order {"order_id":"#W3"} (full result: tool://get_order/c3)', payload: body, compressed: true });
+    expect(entry).toMatchObject({
+      label: 'get_order {"order_id":"#W3"} (full result: tool://get_order/c3)',
+      payload: body,
+      compressed: true,
+    });
     expect(entriesOfTurns([stepTurn(3, output)], false)[0]?.label).toBe('get_order {"order_id":"#W3"}');
-    const summary = await extractiveCompressor().compress(historyInput([stepTurn(3, output)]), { invocationId: 'i', agentName: 'a' });
+    const summary = await extractiveCompressor().compress(historyInput([stepTurn(3, output)]), {
+      invocationId: 'i',
+      agentName: 'a',
+    });
     expect(summary).toContain(body);
   });
 
@@ -90,19 +126,36 @@ describe('extractive history summaries', () => {
       { label: 'get_order {"order_id":"#W1"}', payload: '{"status":"pending"}' },
     ];
     expect(parseSummaryEntries(formatSummaryEntries(entries))).toEqual(entries);
-    expect(parseSummaryEntries('## Runtime values\n| order | #W1 |')).toEqual([{ label: '[earlier summary]', payload: '## Runtime values\n| order | #W1 |' }]);
+    expect(parseSummaryEntries('## Runtime values\n| order | #W1 |')).toEqual([
+      { label: '[earlier summary]', payload: '## Runtime values\n| order | #W1 |' },
+    ]);
   });
 });
 
 describe('extractive observation compression', () => {
   it('ranks against the task and the recent steps and keeps the budget', async () => {
     const output = JSON.stringify(
-      { orders: Array.from({ length: 10 }, (_, i) => ({ order_id: `#W${i}`, status: i === 6 ? 'pending' : 'delivered', items: [{ name: i === 6 ? 'Blue Kettle' : 'Desk Lamp', price: 20 + i }] })) },
+      {
+        orders: Array.from({ length: 10 }, (_, i) => ({
+          order_id: `#W${i}`,
+          status: i === 6 ? 'pending' : 'delivered',
+          items: [{ name: i === 6 ? 'Blue Kettle' : 'Desk Lamp', price: 20 + i }],
+        })),
+      },
       null,
       2,
     );
     const text = await extractiveCompressor().compress(
-      { target: 'observation', guideline: DEFAULT_OBSERVATION_GUIDELINE, task: 'What did the blue kettle cost?', history: '', turns: [], previousSummary: '', observation: output, maxTokens: 120 },
+      {
+        target: 'observation',
+        guideline: DEFAULT_OBSERVATION_GUIDELINE,
+        task: 'What did the blue kettle cost?',
+        history: '',
+        turns: [],
+        previousSummary: '',
+        observation: output,
+        maxTokens: 120,
+      },
       { invocationId: 'i', agentName: 'a' },
     );
     expect(countTokens(text)).toBeLessThanOrEqual(120);

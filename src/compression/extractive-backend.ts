@@ -55,13 +55,15 @@ export function extractiveCompressor(options: ExtractiveCompressorOptions = {}):
   const keepHandles = options.keepHandles ?? true;
   return {
     name: 'extractive',
-    compress: async (input) => (input.target === 'observation' ? compressObservation(input) : compressHistory(input, keepHandles)),
+    compress: async (input) =>
+      input.target === 'observation' ? compressObservation(input) : compressHistory(input, keepHandles),
   };
 }
 
 function compressObservation(input: CompressionInput): string {
   const query = [input.task, input.history].filter(Boolean).join('\n');
-  return compressExtractive(input.observation, { query, rules: input.guideline.rules, maxTokens: input.maxTokens }).text;
+  return compressExtractive(input.observation, { query, rules: input.guideline.rules, maxTokens: input.maxTokens })
+    .text;
 }
 
 /** The entries of the steps in `turns`, payloads uncompressed. */
@@ -80,15 +82,28 @@ export function entriesOfTurns(turns: readonly (readonly ContextItem[])[], keepH
           if (item.text.trim()) entries.push({ label: '[assistant]', payload: item.text });
           break;
         case 'tool-result': {
-          const call = turn.find((x): x is Extract<ContextItem, { type: 'assistant' }> => x.type === 'assistant')?.toolCalls.find((c) => c.toolCallId === item.toolCallId);
+          const call = turn
+            .find((x): x is Extract<ContextItem, { type: 'assistant' }> => x.type === 'assistant')
+            ?.toolCalls.find((c) => c.toolCallId === item.toolCallId);
           const handle = handleOf(item.output);
           // A compressed observation is quoted in a fence: its body is the payload, its handle goes in the label.
           const body = unfenceQuoted(item.output);
           const parts = (args: string): string =>
-            [item.isError ? '[error]' : '', item.toolName, args, keepHandles && handle ? `(full result: ${handle})` : ''].filter(Boolean).join(' ');
+            [
+              item.isError ? '[error]' : '',
+              item.toolName,
+              args,
+              keepHandles && handle ? `(full result: ${handle})` : '',
+            ]
+              .filter(Boolean)
+              .join(' ');
           const label = parts(call ? argumentText(call.input) : '');
           const short = { label: parts(''), values: call ? scalarValues(call.input) : [] };
-          entries.push(body === undefined ? { label, payload: item.output, short } : { label, payload: body, compressed: true, short });
+          entries.push(
+            body === undefined
+              ? { label, payload: item.output, short }
+              : { label, payload: body, compressed: true, short },
+          );
           break;
         }
       }
@@ -141,7 +156,9 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
     // Compressed once already, by the observation guideline with the context of its time: relevance
     // is relative to the rest of a document, so compressing the survivors again would only lose more.
     const others = texts.filter((_, j) => j !== previous.length + i).join('\n');
-    return entry.compressed ? entry : { ...entry, payload: compressPayload(entry.payload, `${input.task}\n${others}`, input.guideline.rules) };
+    return entry.compressed
+      ? entry
+      : { ...entry, payload: compressPayload(entry.payload, `${input.task}\n${others}`, input.guideline.rules) };
   });
   return fitBudget([...previous, ...compressed], input.task, input.guideline.rules, input.maxTokens);
 }
@@ -180,7 +197,10 @@ function fitBudget(entries: SummaryEntry[], task: string, rules: ExtractiveRules
   const all = entries.map((e) => `${e.label} ${e.payload}`);
   let squeezed = entries.map((e, i) => {
     const others = all.filter((_, j) => j !== i).join('\n');
-    return { ...e, payload: compressPayload(e.payload, `${task}\n${others}`, capOnly, Math.floor(countTokens(e.payload) * share)) };
+    return {
+      ...e,
+      payload: compressPayload(e.payload, `${task}\n${others}`, capOnly, Math.floor(countTokens(e.payload) * share)),
+    };
   });
   text = formatSummaryEntries(squeezed);
   total = countTokens(text);

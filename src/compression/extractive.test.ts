@@ -12,7 +12,23 @@ function rules(overrides: Partial<ExtractiveRules> = {}): ExtractiveRules {
   return { ...DEFAULT_OBSERVATION_RULES, ...overrides };
 }
 
-const WORDS = ['the', 'order', 'customer', 'shipped', 'pending', 'refund', 'widget', 'blue', 'large', 'address', 'was', 'updated', 'and', 'payment', 'card'];
+const WORDS = [
+  'the',
+  'order',
+  'customer',
+  'shipped',
+  'pending',
+  'refund',
+  'widget',
+  'blue',
+  'large',
+  'address',
+  'was',
+  'updated',
+  'and',
+  'payment',
+  'card',
+];
 
 // Random prose, logs and tables, with ids, numbers and blank lines mixed in.
 const randomText = fc
@@ -20,7 +36,15 @@ const randomText = fc
     fc.oneof(
       fc.array(fc.constantFrom(...WORDS), { minLength: 3, maxLength: 14 }).map((w) => `${w.join(' ')}.`),
       fc.integer({ min: 1000000, max: 9999999 }).map((n) => `Order #W${n} costs $${n % 1000}.99.`),
-      fc.constantFrom('\n', '\n\n', '- item line', 'ERROR: payment declined', '| a | b |', 'user_id: mia_li_3668', '## Section'),
+      fc.constantFrom(
+        '\n',
+        '\n\n',
+        '- item line',
+        'ERROR: payment declined',
+        '| a | b |',
+        'user_id: mia_li_3668',
+        '## Section',
+      ),
       fc.string({ maxLength: 30 }),
     ),
     { minLength: 1, maxLength: 80 },
@@ -30,28 +54,41 @@ const randomText = fc
 describe('compressExtractive', () => {
   it('keeps the output within ratio · input tokens on random texts', () => {
     fc.assert(
-      fc.property(randomText, fc.double({ min: 0.2, max: 0.8, noNaN: true }), fc.constantFrom('sentence' as const, 'line' as const, 'auto' as const), (text, ratio, unit) => {
-        const result = compressExtractive(text, { query: 'refund the blue widget order', rules: rules({ ratio, unit }) });
-        expect(result.inputTokens).toBe(countTokens(text));
-        expect(result.outputTokens).toBe(countTokens(result.text));
-        if (result.inputTokens > TINY_INPUT_TOKENS) {
-          expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
-          expect(result.outputTokens / result.inputTokens).toBeLessThanOrEqual(ratio);
-        } else {
-          expect(result.text).toBe(text);
-        }
-        expect(result.kept).toBeLessThanOrEqual(result.total);
-      }),
+      fc.property(
+        randomText,
+        fc.double({ min: 0.2, max: 0.8, noNaN: true }),
+        fc.constantFrom('sentence' as const, 'line' as const, 'auto' as const),
+        (text, ratio, unit) => {
+          const result = compressExtractive(text, {
+            query: 'refund the blue widget order',
+            rules: rules({ ratio, unit }),
+          });
+          expect(result.inputTokens).toBe(countTokens(text));
+          expect(result.outputTokens).toBe(countTokens(result.text));
+          if (result.inputTokens > TINY_INPUT_TOKENS) {
+            expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
+            expect(result.outputTokens / result.inputTokens).toBeLessThanOrEqual(ratio);
+          } else {
+            expect(result.text).toBe(text);
+          }
+          expect(result.kept).toBeLessThanOrEqual(result.total);
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('keeps the ratio on arbitrary strings, cutting a single huge unit if it must', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 0, maxLength: 600, unit: 'grapheme' }), fc.double({ min: 0.2, max: 0.8, noNaN: true }), (text, ratio) => {
-        const result = compressExtractive(text, { query: 'x', rules: rules({ ratio }) });
-        if (result.inputTokens > TINY_INPUT_TOKENS) expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
-      }),
+      fc.property(
+        fc.string({ minLength: 0, maxLength: 600, unit: 'grapheme' }),
+        fc.double({ min: 0.2, max: 0.8, noNaN: true }),
+        (text, ratio) => {
+          const result = compressExtractive(text, { query: 'x', rules: rules({ ratio }) });
+          if (result.inputTokens > TINY_INPUT_TOKENS)
+            expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
+        },
+      ),
       { numRuns: 150 },
     );
     const blob = 'x'.repeat(3000);
@@ -64,9 +101,15 @@ describe('compressExtractive', () => {
   it('returns tiny inputs unchanged', () => {
     const text = 'Order #W1234567 is pending.';
     expect(countTokens(text)).toBeLessThanOrEqual(TINY_INPUT_TOKENS);
-    expect(compressExtractive(text, { query: 'order', rules: rules({ ratio: 0.2 }) })).toMatchObject({ text, kept: 1, total: 1 });
+    expect(compressExtractive(text, { query: 'order', rules: rules({ ratio: 0.2 }) })).toMatchObject({
+      text,
+      kept: 1,
+      total: 1,
+    });
     // ...but a maxTokens below the input still applies.
-    expect(compressExtractive(text, { query: 'order', rules: rules(), maxTokens: 3 }).outputTokens).toBeLessThanOrEqual(3);
+    expect(compressExtractive(text, { query: 'order', rules: rules(), maxTokens: 3 }).outputTokens).toBeLessThanOrEqual(
+      3,
+    );
   });
 
   it('uses maxTokens when it is below the ratio budget', () => {
@@ -85,21 +128,38 @@ describe('compressExtractive', () => {
       'The blue widget refund reached the card on Friday.',
       'A concert took place in the park at night.',
     ].join(' ');
-    const result = compressExtractive(text, { query: 'blue widget refund', rules: rules({ ratio: 0.45, alwaysKeep: NO_PROTECTION }) });
-    expect(result.text).toBe('The refund for the blue widget was approved by the store. The blue widget refund reached the card on Friday.');
+    const result = compressExtractive(text, {
+      query: 'blue widget refund',
+      rules: rules({ ratio: 0.45, alwaysKeep: NO_PROTECTION }),
+    });
+    expect(result.text).toBe(
+      'The refund for the blue widget was approved by the store. The blue widget refund reached the card on Friday.',
+    );
     expect(result.kept).toBe(2);
     expect(result.total).toBe(6);
   });
 
   it('prefers units holding identifiers and numbers over equally relevant ones', () => {
     const filler = (i: number): string => `The account note ${'abcdefghij'[i]} was written by the support team.`;
-    const lines = [filler(0), 'The account order #W7342738 was written by the support team.', filler(1), filler(2), 'The account total 1299.50 was written by the support team.', filler(3), filler(4), filler(5)];
+    const lines = [
+      filler(0),
+      'The account order #W7342738 was written by the support team.',
+      filler(1),
+      filler(2),
+      'The account total 1299.50 was written by the support team.',
+      filler(3),
+      filler(4),
+      filler(5),
+    ];
     const text = lines.join('\n');
     const protectedResult = compressExtractive(text, { query: 'account', rules: rules({ ratio: 0.35, unit: 'line' }) });
     expect(protectedResult.kept).toBe(2);
     expect(protectedResult.text).toContain('#W7342738');
     expect(protectedResult.text).toContain('1299.50');
-    const plain = compressExtractive(text, { query: 'account', rules: rules({ ratio: 0.35, unit: 'line', alwaysKeep: NO_PROTECTION }) });
+    const plain = compressExtractive(text, {
+      query: 'account',
+      rules: rules({ ratio: 0.35, unit: 'line', alwaysKeep: NO_PROTECTION }),
+    });
     expect(plain.text.includes('#W7342738') && plain.text.includes('1299.50')).toBe(false);
   });
 
@@ -110,18 +170,32 @@ describe('compressExtractive', () => {
       'step 12: ERROR connection refused by db-primary',
       ...Array.from({ length: 12 }, (_, i) => `step ${i + 13}: processed batch quietly`),
     ].join('\n');
-    const result = compressExtractive(log, { query: 'why did the worker stop', rules: rules({ ratio: 0.2, unit: 'line' }) });
+    const result = compressExtractive(log, {
+      query: 'why did the worker stop',
+      rules: rules({ ratio: 0.2, unit: 'line' }),
+    });
     expect(result.text).toContain('ERROR connection refused by db-primary');
     expect(result.text.startsWith('## Worker 3\n')).toBe(true);
   });
 
   it('applies keep, drop and minScore rules', () => {
-    const text = Array.from({ length: 20 }, (_, i) => (i === 17 ? 'status: cancelled by user' : `debug: heartbeat ${i} on the widget channel`)).join('\n');
-    const kept = compressExtractive(text, { query: 'widget channel', rules: rules({ ratio: 0.2, keepPatterns: ['^status:'] }) });
+    const text = Array.from({ length: 20 }, (_, i) =>
+      i === 17 ? 'status: cancelled by user' : `debug: heartbeat ${i} on the widget channel`,
+    ).join('\n');
+    const kept = compressExtractive(text, {
+      query: 'widget channel',
+      rules: rules({ ratio: 0.2, keepPatterns: ['^status:'] }),
+    });
     expect(kept.text).toContain('status: cancelled by user');
-    const dropped = compressExtractive(text, { query: 'widget channel', rules: rules({ ratio: 0.8, dropPatterns: ['^DEBUG:'] }) });
+    const dropped = compressExtractive(text, {
+      query: 'widget channel',
+      rules: rules({ ratio: 0.8, dropPatterns: ['^DEBUG:'] }),
+    });
     expect(dropped.text).toBe('status: cancelled by user');
-    const both = compressExtractive(text, { query: 'widget', rules: rules({ ratio: 0.8, dropPatterns: ['heartbeat', 'status'], keepPatterns: ['status'] }) });
+    const both = compressExtractive(text, {
+      query: 'widget',
+      rules: rules({ ratio: 0.8, dropPatterns: ['heartbeat', 'status'], keepPatterns: ['status'] }),
+    });
     expect(both.text).toBe('status: cancelled by user');
     const strict = compressExtractive(text, { query: 'cancelled', rules: rules({ ratio: 0.8, minScore: 0.9 }) });
     expect(strict.text).toBe('status: cancelled by user');
@@ -144,14 +218,23 @@ describe('compressExtractive on JSON', () => {
     orders: Array.from({ length: 12 }, (_, i) => ({
       order_id: `#W${4000000 + i}`,
       status: i === 7 ? 'pending' : 'delivered',
-      items: [{ name: i === 7 ? 'Blue Water Bottle' : 'Desk Lamp', price: 20 + i, options: { color: i === 7 ? 'blue' : 'white', capacity: '750ml' } }],
+      items: [
+        {
+          name: i === 7 ? 'Blue Water Bottle' : 'Desk Lamp',
+          price: 20 + i,
+          options: { color: i === 7 ? 'blue' : 'white', capacity: '750ml' },
+        },
+      ],
       metadata: { created_by: 'system', trace: `trace-${i}-${'z'.repeat(12)}` },
     })),
   };
 
   it('outputs valid compact JSON within the ratio, ids, kept fields and the relevant record first', () => {
     const input = JSON.stringify(orders, null, 2);
-    const result = compressExtractive(input, { query: 'return the blue water bottle', rules: rules({ ratio: 0.4, jsonDropFields: ['metadata'] }) });
+    const result = compressExtractive(input, {
+      query: 'return the blue water bottle',
+      rules: rules({ ratio: 0.4, jsonDropFields: ['metadata'] }),
+    });
     const parsed = JSON.parse(result.text) as typeof orders;
     expect(result.text).toBe(JSON.stringify(parsed));
     expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(0.4 * result.inputTokens));
@@ -165,12 +248,17 @@ describe('compressExtractive on JSON', () => {
 
   it('keeps JSON valid on random values and ratios', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.object({ maxDepth: 3 }), fc.array(fc.jsonValue({ maxDepth: 3 }))), fc.double({ min: 0.2, max: 0.8, noNaN: true }), (value, ratio) => {
-        const input = JSON.stringify(value);
-        const result = compressExtractive(input, { query: 'id name', rules: rules({ ratio }) });
-        expect(() => JSON.parse(result.text) as unknown).not.toThrow();
-        if (result.inputTokens > TINY_INPUT_TOKENS) expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
-      }),
+      fc.property(
+        fc.oneof(fc.object({ maxDepth: 3 }), fc.array(fc.jsonValue({ maxDepth: 3 }))),
+        fc.double({ min: 0.2, max: 0.8, noNaN: true }),
+        (value, ratio) => {
+          const input = JSON.stringify(value);
+          const result = compressExtractive(input, { query: 'id name', rules: rules({ ratio }) });
+          expect(() => JSON.parse(result.text) as unknown).not.toThrow();
+          if (result.inputTokens > TINY_INPUT_TOKENS)
+            expect(result.outputTokens).toBeLessThanOrEqual(Math.floor(ratio * result.inputTokens));
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -189,12 +277,27 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
   const only = (fields: string[]): ExtractiveRules => rules({ ratio: 1, minScore: 99, jsonKeepFields: fields });
 
   it('match dotted runs of keys, array indices skipped, and * for any one key', () => {
-    const keep = (fields: string[]): unknown => JSON.parse(compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: only(fields) }).text);
+    const keep = (fields: string[]): unknown =>
+      JSON.parse(compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: only(fields) }).text);
     expect(keep(['order_id', 'items.price'])).toEqual({ order_id: '#W1', items: [{ price: 30.5 }, { price: 12 }] });
-    expect(keep(['items.*.color'])).toEqual({ items: [{ options: { color: 'red' } }, { options: { color: 'white' } }] });
+    expect(keep(['items.*.color'])).toEqual({
+      items: [{ options: { color: 'red' } }, { options: { color: 'white' } }],
+    });
     expect(keep(['zip'])).toEqual({ address: { zip: '10001' } });
-    const dropped = JSON.parse(compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: rules({ ratio: 1, jsonDropFields: ['items.options', 'address'] }) }).text) as typeof order;
-    expect(dropped).toEqual({ order_id: '#W1', items: [{ name: 'Kettle', price: 30.5 }, { name: 'Lamp', price: 12 }], payment: order.payment });
+    const dropped = JSON.parse(
+      compressExtractive(JSON.stringify(order, null, 2), {
+        query: 'x',
+        rules: rules({ ratio: 1, jsonDropFields: ['items.options', 'address'] }),
+      }).text,
+    ) as typeof order;
+    expect(dropped).toEqual({
+      order_id: '#W1',
+      items: [
+        { name: 'Kettle', price: 30.5 },
+        { name: 'Lamp', price: 12 },
+      ],
+      payment: order.payment,
+    });
   });
 
   it('rank the entries of an id-keyed map as records: the one the query names keeps its fields before the others keep their ids', () => {
@@ -217,16 +320,25 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
   });
 
   it('leave an input already compressed by the same rules as it is', () => {
-    const once = compressExtractive(JSON.stringify(order, null, 2), { query: 'x', rules: only(['order_id', 'items.name', 'items.price', 'zip']) });
-    const twice = compressExtractive(once.text, { query: 'x', rules: only(['order_id', 'items.name', 'items.price', 'zip']) });
+    const once = compressExtractive(JSON.stringify(order, null, 2), {
+      query: 'x',
+      rules: only(['order_id', 'items.name', 'items.price', 'zip']),
+    });
+    const twice = compressExtractive(once.text, {
+      query: 'x',
+      rules: only(['order_id', 'items.name', 'items.price', 'zip']),
+    });
     expect(twice.text).toBe(once.text);
   });
 });
 
 describe('isIdentifierToken', () => {
-  it.each(['#W1234567', 'order_id', 'userId', 'W1234567', 'pm_card_123', '3f2b9c1e-8a7d-4b2c-9e1f-0a1b2c3d4e5f'])('accepts %s', (token) => {
-    expect(isIdentifierToken(token)).toBe(true);
-  });
+  it.each(['#W1234567', 'order_id', 'userId', 'W1234567', 'pm_card_123', '3f2b9c1e-8a7d-4b2c-9e1f-0a1b2c3d4e5f'])(
+    'accepts %s',
+    (token) => {
+      expect(isIdentifierToken(token)).toBe(true);
+    },
+  );
   it.each(['1960s', '4th', 'order', 'Kessler', '2015'])('rejects %s', (token) => {
     expect(isIdentifierToken(token)).toBe(false);
   });

@@ -89,7 +89,10 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
   }
   const budget = tokenBudget(inputTokens, rules.ratio, options.maxTokens);
   const json = parseJsonContainer(input);
-  const result = json === undefined ? compressText(input, options.query, rules, budget) : compressJson(json, options.query, rules, budget);
+  const result =
+    json === undefined
+      ? compressText(input, options.query, rules, budget)
+      : compressJson(json, options.query, rules, budget);
   return { ...result, inputTokens };
 }
 
@@ -119,7 +122,12 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const total = units.length;
   // A unit is scored with its headings' words: "He was the author of many books" is about the
   // paragraph's title, as a JSON value is about its key path.
-  const relevance = normalized(bm25(units.map((u) => [...headingChain(units, u).map((h) => units[h]?.text ?? ''), u.text].join(' ')), query));
+  const relevance = normalized(
+    bm25(
+      units.map((u) => [...headingChain(units, u).map((h) => units[h]?.text ?? ''), u.text].join(' ')),
+      query,
+    ),
+  );
   const blocks = groupBy(units, (u) => u.block);
   const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(' '));
   // With a single paragraph, its relevance says nothing about any unit; a constant would only shift
@@ -178,7 +186,9 @@ function select(
   budget: number,
   render: (kept: readonly number[]) => string,
 ): FilledBudget {
-  const eligible = rank(candidates.filter((c) => !c.dropped && (c.forced || minScore === undefined || c.score >= minScore)));
+  const eligible = rank(
+    candidates.filter((c) => !c.dropped && (c.forced || minScore === undefined || c.score >= minScore)),
+  );
   const usable = (i: number): boolean => candidates[i]?.dropped !== true;
   const items = eligible.map((c) => ({ index: c.index, cost: c.cost, requires: c.requires.filter(usable) }));
   // Estimated costs add up to more than the rendered text (BPE merges across units, shared JSON
@@ -229,7 +239,14 @@ function bm25(texts: readonly string[], query: string): number[] {
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
-  const terms = [...new Set(query.toLowerCase().split(/[\n\r\p{Z}\p{P}]+/u).filter(Boolean))];
+  const terms = [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[\n\r\p{Z}\p{P}]+/u)
+        .filter(Boolean),
+    ),
+  ];
   for (const hit of index.search(terms.join(' '))) scores[hit.id as number] = hit.score;
   return scores;
 }
@@ -250,7 +267,8 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
   return groups;
 }
 
-const MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, RegExp> = {
   numbers: /\d/u,
   dates: new RegExp(
@@ -258,7 +276,8 @@ const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, Re
     'iu',
   ),
   urls: /\bhttps?:\/\/\S+|\bwww\.\S+/iu,
-  errors: /\b(?:error|exception|fail(?:ed|ure|s)?|fatal|panic|traceback|denied|refused|invalid|not found|unauthori[sz]ed|forbidden|timed? ?out)\b/iu,
+  errors:
+    /\b(?:error|exception|fail(?:ed|ure|s)?|fatal|panic|traceback|denied|refused|invalid|not found|unauthori[sz]ed|forbidden|timed? ?out)\b/iu,
 };
 const MARKDOWN_HEADER = /^ {0,3}#{1,6}[ \t]+\S/u;
 
@@ -275,7 +294,12 @@ const ID_SHAPES = [
 export function isIdentifierToken(token: string): boolean {
   if (ID_SHAPES.some((re) => re.test(token))) return true;
   // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
-  return token.length >= 4 && /\d/u.test(token) && /\p{L}/u.test(token) && !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token);
+  return (
+    token.length >= 4 &&
+    /\d/u.test(token) &&
+    /\p{L}/u.test(token) &&
+    !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
+  );
 }
 
 function hasIdentifier(text: string): boolean {
@@ -365,7 +389,10 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
       score:
         (relevance[index] ?? 0) +
         PARAGRAPH_WEIGHT * (((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2) +
-        (idLike ? ID_KEY_BOOST * (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0)) : 0) +
+        (idLike
+          ? ID_KEY_BOOST *
+            (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
+          : 0) +
         PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)),
       forced,
       dropped,
@@ -373,7 +400,8 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
       requires: [],
     };
   });
-  const render = (kept: readonly number[]): string => JSON.stringify(prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? [])))) ?? emptyLike(root));
+  const render = (kept: readonly number[]): string =>
+    JSON.stringify(prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? [])))) ?? emptyLike(root));
   const chosen = select(candidates, rules.minScore, budget, render);
   return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
 }
@@ -399,12 +427,23 @@ function recordRelevance(
     (i) => recordOf[i],
   );
   if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
-  const scores = normalized(bm25([...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')), query));
+  const scores = normalized(
+    bm25(
+      [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')),
+      query,
+    ),
+  );
   const byRecord = new Map([...records.keys()].map((record, i) => [record, scores[i] ?? 0]));
   return { scores: recordOf.map((record) => (record === undefined ? 0 : (byRecord.get(record) ?? 0))), ranked: true };
 }
 
-function collectLeaves(value: unknown, path: JsonPath, key: string | undefined, records: readonly number[], into: JsonLeaf[]): void {
+function collectLeaves(
+  value: unknown,
+  path: JsonPath,
+  key: string | undefined,
+  records: readonly number[],
+  into: JsonLeaf[],
+): void {
   if (Array.isArray(value) && value.length > 0) {
     const inner = [...records, path.length];
     value.forEach((item, i) => collectLeaves(item, [...path, i], key, inner, into));
@@ -451,7 +490,7 @@ function pathWords(path: JsonPath): string {
 }
 
 function scalarText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 function pathKey(path: JsonPath): string {
@@ -461,7 +500,9 @@ function pathKey(path: JsonPath): string {
 /** Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first. */
 function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   const last = leaf.path[leaf.path.length - 1];
-  let cost = countTokens(`${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${JSON.stringify(leaf.value) ?? 'null'},`);
+  let cost = countTokens(
+    `${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${JSON.stringify(leaf.value) ?? 'null'},`,
+  );
   for (let depth = 1; depth < leaf.path.length; depth += 1) {
     const prefix = pathKey(leaf.path.slice(0, depth));
     if (opened.has(prefix)) continue;

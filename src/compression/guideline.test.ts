@@ -58,7 +58,9 @@ describe('parseGuideline', () => {
   });
 
   it('names an unknown placeholder with its file and line', () => {
-    const error = errorOf(() => parseGuideline(file('observation', 'Line one.\n{{observation}} {{max_tokens}}\nUse {{tsak}} here.'), 'obs.md'));
+    const error = errorOf(() =>
+      parseGuideline(file('observation', 'Line one.\n{{observation}} {{max_tokens}}\nUse {{tsak}} here.'), 'obs.md'),
+    );
     expect(error.code).toBe('unknown-placeholder');
     expect(error.message).toContain('{{tsak}}');
     expect(error.message).toContain('obs.md:8');
@@ -86,20 +88,58 @@ describe('parseGuideline', () => {
   });
 
   it('ignores braces inside the rules block', () => {
-    const g = parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "keepPatterns": ["\\\\d{4}"] }\n```'), 'h.md');
+    const g = parseGuideline(
+      file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "keepPatterns": ["\\\\d{4}"] }\n```'),
+      'h.md',
+    );
     expect(g.rules.keepPatterns).toEqual(['\\d{4}']);
   });
 
   it.each([
     ['no front matter', 'Just {{observation}} {{max_tokens}}', 'g.md:1', /front matter block/u],
     ['unclosed front matter', '---\nid: a\nversion: 1\ntarget: observation\n', 'g.md:1', /not closed/u],
-    ['front matter running into the template', '---\nid: a\nversion: 1\ntarget: observation\n{{observation}}', 'g.md:5', /closing '---' line is missing/u],
-    ['missing id', '---\nversion: 1\ntarget: observation\n---\n{{observation}} {{max_tokens}}', 'g.md:1', /no "id" line/u],
-    ['bad version', '---\nid: a\nversion: one\ntarget: observation\n---\n{{observation}} {{max_tokens}}', 'g.md:3', /version "one"/u],
-    ['bad target', '---\nid: a\nversion: 1\ntarget: summary\n---\n{{observation}} {{max_tokens}}', 'g.md:4', /target "summary"/u],
-    ['unknown key', '---\nid: a\nversion: 1\ntarget: history\nratio: 0.5\n---\n{{history}} {{max_tokens}}', 'g.md:5', /unknown front matter key "ratio"/u],
-    ['duplicate key', '---\nid: a\nid: b\nversion: 1\ntarget: history\n---\n{{history}} {{max_tokens}}', 'g.md:3', /set twice/u],
-    ['not key: value', '---\nid: a\nversion 1\ntarget: history\n---\n{{history}} {{max_tokens}}', 'g.md:3', /not "key: value"/u],
+    [
+      'front matter running into the template',
+      '---\nid: a\nversion: 1\ntarget: observation\n{{observation}}',
+      'g.md:5',
+      /closing '---' line is missing/u,
+    ],
+    [
+      'missing id',
+      '---\nversion: 1\ntarget: observation\n---\n{{observation}} {{max_tokens}}',
+      'g.md:1',
+      /no "id" line/u,
+    ],
+    [
+      'bad version',
+      '---\nid: a\nversion: one\ntarget: observation\n---\n{{observation}} {{max_tokens}}',
+      'g.md:3',
+      /version "one"/u,
+    ],
+    [
+      'bad target',
+      '---\nid: a\nversion: 1\ntarget: summary\n---\n{{observation}} {{max_tokens}}',
+      'g.md:4',
+      /target "summary"/u,
+    ],
+    [
+      'unknown key',
+      '---\nid: a\nversion: 1\ntarget: history\nratio: 0.5\n---\n{{history}} {{max_tokens}}',
+      'g.md:5',
+      /unknown front matter key "ratio"/u,
+    ],
+    [
+      'duplicate key',
+      '---\nid: a\nid: b\nversion: 1\ntarget: history\n---\n{{history}} {{max_tokens}}',
+      'g.md:3',
+      /set twice/u,
+    ],
+    [
+      'not key: value',
+      '---\nid: a\nversion 1\ntarget: history\n---\n{{history}} {{max_tokens}}',
+      'g.md:3',
+      /not "key: value"/u,
+    ],
   ])('refuses a bad front matter: %s', (_name, text, where, message) => {
     const error = errorOf(() => parseGuideline(text, 'g.md'));
     expect(error.code).toBe('invalid-guideline');
@@ -108,7 +148,10 @@ describe('parseGuideline', () => {
   });
 
   it('names a bad regex, its field and its line', () => {
-    const text = file('observation', '{{observation}} {{max_tokens}}\n\n```rules json\n{\n  "keepPatterns": ["ok",\n    "(unclosed"]\n}\n```');
+    const text = file(
+      'observation',
+      '{{observation}} {{max_tokens}}\n\n```rules json\n{\n  "keepPatterns": ["ok",\n    "(unclosed"]\n}\n```',
+    );
     const error = errorOf(() => parseGuideline(text, 'obs.md'));
     expect(error.code).toBe('invalid-rule-pattern');
     expect(error.message).toContain('keepPatterns[1]');
@@ -117,29 +160,47 @@ describe('parseGuideline', () => {
   });
 
   it('names bad rules JSON and out-of-range fields with a line', () => {
-    const badJson = errorOf(() => parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{\n "ratio": 0.3,\n}\n```'), 'h.md'));
+    const badJson = errorOf(() =>
+      parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{\n "ratio": 0.3,\n}\n```'), 'h.md'),
+    );
     expect(badJson.message).toMatch(/^h\.md:10: the rules block is not valid JSON/u);
-    const badRatio = errorOf(() => parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "ratio": 1.5 }\n```'), 'h.md'));
+    const badRatio = errorOf(() =>
+      parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "ratio": 1.5 }\n```'), 'h.md'),
+    );
     expect(badRatio.message).toMatch(/h\.md:8: .*"ratio"/u);
-    const unknownField = errorOf(() => parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "ration": 0.5 }\n```'), 'h.md'));
+    const unknownField = errorOf(() =>
+      parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "ration": 0.5 }\n```'), 'h.md'),
+    );
     expect(unknownField.code).toBe('invalid-extractive-rules');
   });
 
   it('refuses two rules blocks and an unclosed one', () => {
     const two = '{{history}} {{max_tokens}}\n```rules json\n{}\n```\n```rules json\n{}\n```';
-    expect(errorOf(() => parseGuideline(file('history', two), 'h.md')).message).toMatch(/h\.md:10: a second rules block/u);
-    expect(errorOf(() => parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{}'), 'h.md')).message).toMatch(
-      /h\.md:7: the rules block is not closed/u,
+    expect(errorOf(() => parseGuideline(file('history', two), 'h.md')).message).toMatch(
+      /h\.md:10: a second rules block/u,
     );
+    expect(
+      errorOf(() => parseGuideline(file('history', '{{history}} {{max_tokens}}\n```rules json\n{}'), 'h.md')).message,
+    ).toMatch(/h\.md:7: the rules block is not closed/u);
   });
 });
 
 describe('renderGuideline', () => {
   it('fills every placeholder of the default guidelines', () => {
-    const history = renderGuideline(DEFAULT_HISTORY_GUIDELINE, { task: 'TASK', previous_summary: 'PREV', history: 'HIST', max_tokens: 512 });
+    const history = renderGuideline(DEFAULT_HISTORY_GUIDELINE, {
+      task: 'TASK',
+      previous_summary: 'PREV',
+      history: 'HIST',
+      max_tokens: 512,
+    });
     expect(history).not.toMatch(/\{\{|\}\}/u);
     for (const value of ['TASK', 'PREV', 'HIST', '512']) expect(history).toContain(value);
-    const observation = renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, { task: 'TASK', history: 'HIST', observation: 'OBS', max_tokens: 300 });
+    const observation = renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, {
+      task: 'TASK',
+      history: 'HIST',
+      observation: 'OBS',
+      max_tokens: 300,
+    });
     expect(observation).not.toMatch(/\{\{|\}\}/u);
     for (const value of ['TASK', 'HIST', 'OBS', '300']) expect(observation).toContain(value);
   });
@@ -152,14 +213,18 @@ describe('renderGuideline', () => {
   });
 
   it('names the placeholder that has no value', () => {
-    const error = errorOf(() => renderGuideline(DEFAULT_HISTORY_GUIDELINE, { task: 't', history: 'h', max_tokens: 10 }));
+    const error = errorOf(() =>
+      renderGuideline(DEFAULT_HISTORY_GUIDELINE, { task: 't', history: 'h', max_tokens: 10 }),
+    );
     expect(error.code).toBe('missing-guideline-value');
     expect(error.message).toContain('{{previous_summary}}');
     expect(error.message).toContain('history-default');
   });
 
   it('accepts an empty string as a value', () => {
-    expect(() => renderGuideline(DEFAULT_HISTORY_GUIDELINE, { task: '', previous_summary: '', history: '', max_tokens: 1 })).not.toThrow();
+    expect(() =>
+      renderGuideline(DEFAULT_HISTORY_GUIDELINE, { task: '', previous_summary: '', history: '', max_tokens: 1 }),
+    ).not.toThrow();
   });
 });
 
@@ -215,7 +280,9 @@ describe('loadGuideline', () => {
 
 describe('parseExtractiveRules', () => {
   it('rejects a bad dropPatterns regex with the field', () => {
-    const error = errorOf(() => parseExtractiveRules({ ...DEFAULT_OBSERVATION_RULES, dropPatterns: ['[a-'] }, { source: 'cli --rules' }));
+    const error = errorOf(() =>
+      parseExtractiveRules({ ...DEFAULT_OBSERVATION_RULES, dropPatterns: ['[a-'] }, { source: 'cli --rules' }),
+    );
     expect(error.message).toMatch(/^cli --rules: invalid regular expression in dropPatterns\[0\]/u);
   });
 

@@ -25,7 +25,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigurationError, NotFoundError } from '../errors.js';
-import { DEFAULT_HISTORY_RULES, DEFAULT_OBSERVATION_RULES, ExtractiveRulesSchema, parseExtractiveRules } from './rules.js';
+import {
+  DEFAULT_HISTORY_RULES,
+  DEFAULT_OBSERVATION_RULES,
+  ExtractiveRulesSchema,
+  parseExtractiveRules,
+} from './rules.js';
 import type { ExtractiveRules } from './rules.js';
 
 /** What a guideline compresses: the interaction history or the latest tool observation. */
@@ -42,7 +47,9 @@ export type Placeholder = (typeof PLACEHOLDERS)[number];
  * no `observation` (the history holds it); an observation template may show recent `history` as
  * context (ACON conditions C_obs on it) but has no `previous_summary`.
  */
-export const PLACEHOLDER_RULES: Readonly<Record<GuidelineTarget, { required: readonly Placeholder[]; optional: readonly Placeholder[] }>> = {
+export const PLACEHOLDER_RULES: Readonly<
+  Record<GuidelineTarget, { required: readonly Placeholder[]; optional: readonly Placeholder[] }>
+> = {
   history: { required: ['history', 'max_tokens'], optional: ['task', 'previous_summary'] },
   observation: { required: ['observation', 'max_tokens'], optional: ['task', 'history'] },
 };
@@ -77,7 +84,10 @@ const FENCE_END = /^```\s*$/u;
  */
 export function requireGuidelineTarget(guideline: Guideline, target: GuidelineTarget, user: string, hint = ''): void {
   if (guideline.target !== target) {
-    throw new ConfigurationError('wrong-guideline-target', `${user} needs a ${target} guideline, but "${guideline.id}" targets ${guideline.target}.${hint ? ` ${hint}` : ''}`);
+    throw new ConfigurationError(
+      'wrong-guideline-target',
+      `${user} needs a ${target} guideline, but "${guideline.id}" targets ${guideline.target}.${hint ? ` ${hint}` : ''}`,
+    );
   }
 }
 
@@ -104,7 +114,11 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
   let open = 0;
   while (open < lines.length && lines[open]?.trim() === '') open += 1;
   if (lines[open]?.trim() !== '---') {
-    fail('invalid-guideline', open < lines.length ? open : 0, "a guideline starts with a front matter block: a '---' line, then id, version and target lines, then '---'.");
+    fail(
+      'invalid-guideline',
+      open < lines.length ? open : 0,
+      "a guideline starts with a front matter block: a '---' line, then id, version and target lines, then '---'.",
+    );
   }
   const fields = new Map<string, { value: string; line: number }>();
   let close = open + 1;
@@ -114,25 +128,41 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
     if (line.trim() === '' || line.trim().startsWith('#')) continue;
     const match = FRONT_MATTER_LINE.exec(line.trim());
     const key = match?.[1];
-    if (!match || key === undefined) fail('invalid-guideline', close, `front matter line "${line.trim()}" is not "key: value" (or the closing '---' line is missing).`);
+    if (!match || key === undefined)
+      fail(
+        'invalid-guideline',
+        close,
+        `front matter line "${line.trim()}" is not "key: value" (or the closing '---' line is missing).`,
+      );
     else {
       if (!['id', 'version', 'target', 'description'].includes(key)) {
-        fail('invalid-guideline', close, `unknown front matter key "${key}"; the keys are id, version, target and description.`);
+        fail(
+          'invalid-guideline',
+          close,
+          `unknown front matter key "${key}"; the keys are id, version, target and description.`,
+        );
       }
       if (fields.has(key)) fail('invalid-guideline', close, `front matter key "${key}" is set twice.`);
       fields.set(key, { value: unquote(match[2] ?? ''), line: close });
     }
   }
-  if (close >= lines.length) fail('invalid-guideline', open, "the front matter is not closed: add a '---' line after the target line.");
+  if (close >= lines.length)
+    fail('invalid-guideline', open, "the front matter is not closed: add a '---' line after the target line.");
   const field = (key: string): { value: string; line: number } => {
     const found = fields.get(key);
     if (found === undefined) return fail('invalid-guideline', open, `the front matter has no "${key}" line.`);
     return found;
   };
   const id = field('id');
-  if (!ID.test(id.value)) fail('invalid-guideline', id.line, `id "${id.value}" must be letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+  if (!ID.test(id.value))
+    fail(
+      'invalid-guideline',
+      id.line,
+      `id "${id.value}" must be letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+    );
   const version = field('version');
-  if (!/^[1-9]\d*$/u.test(version.value)) fail('invalid-guideline', version.line, `version "${version.value}" must be a positive integer.`);
+  if (!/^[1-9]\d*$/u.test(version.value))
+    fail('invalid-guideline', version.line, `version "${version.value}" must be a positive integer.`);
   const target = field('target');
   if (target.value !== 'history' && target.value !== 'observation') {
     fail('invalid-guideline', target.line, `target "${target.value}" must be "history" or "observation".`);
@@ -143,10 +173,16 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
   let rulesBlock: { start: number; end: number } | undefined;
   for (let i = close + 1; i < lines.length; i += 1) {
     if (!RULES_FENCE.test(lines[i] ?? '')) continue;
-    if (rulesBlock) fail('invalid-guideline', i, `a second rules block; the first starts at line ${rulesBlock.start + 1}. Merge them into one.`);
+    if (rulesBlock)
+      fail(
+        'invalid-guideline',
+        i,
+        `a second rules block; the first starts at line ${rulesBlock.start + 1}. Merge them into one.`,
+      );
     let end = i + 1;
     while (end < lines.length && !FENCE_END.test(lines[end] ?? '')) end += 1;
-    if (end >= lines.length) fail('invalid-guideline', i, 'the rules block is not closed: add a ``` line after the JSON.');
+    if (end >= lines.length)
+      fail('invalid-guideline', i, 'the rules block is not closed: add a ``` line after the JSON.');
     rulesBlock = { start: i, end };
     i = end;
   }
@@ -186,9 +222,17 @@ export async function loadGuideline(path: string): Promise<Guideline> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new NotFoundError('Guideline file', path, 'Check the path, or use DEFAULT_HISTORY_GUIDELINE / DEFAULT_OBSERVATION_GUIDELINE.');
+      throw new NotFoundError(
+        'Guideline file',
+        path,
+        'Check the path, or use DEFAULT_HISTORY_GUIDELINE / DEFAULT_OBSERVATION_GUIDELINE.',
+      );
     }
-    throw new ConfigurationError('unreadable-guideline', `Cannot read the guideline file ${path}: ${(error as Error).message}.`, error);
+    throw new ConfigurationError(
+      'unreadable-guideline',
+      `Cannot read the guideline file ${path}: ${(error as Error).message}.`,
+      error,
+    );
   }
   return parseGuideline(text, path);
 }
@@ -208,7 +252,7 @@ export function renderGuideline(guideline: Guideline, values: GuidelineValues): 
       throw new ConfigurationError(
         'missing-guideline-value',
         `Guideline "${guideline.id}" v${guideline.version} uses {{${name}}} but no value was given for "${name}". ` +
-          "Pass it in the values (an empty string if there is nothing to show, e.g. no previous summary yet).",
+          'Pass it in the values (an empty string if there is nothing to show, e.g. no previous summary yet).',
       );
     }
   }
@@ -241,7 +285,12 @@ function isPlaceholder(name: string | undefined): name is Placeholder {
   return (PLACEHOLDERS as readonly (string | undefined)[]).includes(name);
 }
 
-function checkTemplate(lines: readonly { text: string; line: number }[], target: GuidelineTarget, at: (line: number) => string, targetLine: number): void {
+function checkTemplate(
+  lines: readonly { text: string; line: number }[],
+  target: GuidelineTarget,
+  at: (line: number) => string,
+  targetLine: number,
+): void {
   const { required, optional } = PLACEHOLDER_RULES[target];
   const allowed = [...required, ...optional];
   const list = allowed.map((p) => `{{${p}}}`).join(', ');
@@ -266,7 +315,10 @@ function checkTemplate(lines: readonly { text: string; line: number }[], target:
     // Braces left after removing whole placeholders are a placeholder that never closes.
     const rest = text.replace(PLACEHOLDER, '');
     if (rest.includes('{{')) {
-      throw new ConfigurationError('unclosed-placeholder', `${at(line)}: "{{" opens a placeholder that is not closed with "}}" on the same line.`);
+      throw new ConfigurationError(
+        'unclosed-placeholder',
+        `${at(line)}: "{{" opens a placeholder that is not closed with "}}" on the same line.`,
+      );
     }
   }
   for (const name of required) {
@@ -279,13 +331,18 @@ function checkTemplate(lines: readonly { text: string; line: number }[], target:
   }
 }
 
-function parseRulesBlock(json: string, target: GuidelineTarget, origin: { source: string; line: number; text: string }): ExtractiveRules {
+function parseRulesBlock(
+  json: string,
+  target: GuidelineTarget,
+  origin: { source: string; line: number; text: string },
+): ExtractiveRules {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (error) {
     const position = /position (\d+)/u.exec((error as Error).message)?.[1];
-    const line = origin.line + (position === undefined ? 0 : (json.slice(0, Number(position)).match(/\n/gu)?.length ?? 0));
+    const line =
+      origin.line + (position === undefined ? 0 : (json.slice(0, Number(position)).match(/\n/gu)?.length ?? 0));
     throw new ConfigurationError(
       'invalid-extractive-rules',
       `${origin.source}:${line}: the rules block is not valid JSON: ${(error as Error).message}.`,
@@ -293,7 +350,10 @@ function parseRulesBlock(json: string, target: GuidelineTarget, origin: { source
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigurationError('invalid-extractive-rules', `${origin.source}:${origin.line}: the rules block must be a JSON object.`);
+    throw new ConfigurationError(
+      'invalid-extractive-rules',
+      `${origin.source}:${origin.line}: the rules block must be a JSON object.`,
+    );
   }
   // Omitted fields take the target's defaults, so a file states only what it changes.
   const defaults = defaultRulesFor(target);
@@ -302,7 +362,10 @@ function parseRulesBlock(json: string, target: GuidelineTarget, origin: { source
   const merged = {
     ...defaults,
     ...given,
-    alwaysKeep: typeof alwaysKeep === 'object' && alwaysKeep !== null ? { ...defaults.alwaysKeep, ...alwaysKeep } : (alwaysKeep ?? defaults.alwaysKeep),
+    alwaysKeep:
+      typeof alwaysKeep === 'object' && alwaysKeep !== null
+        ? { ...defaults.alwaysKeep, ...alwaysKeep }
+        : (alwaysKeep ?? defaults.alwaysKeep),
   };
   return parseExtractiveRules(merged, origin);
 }

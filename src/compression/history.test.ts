@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { eventsToItems, groupTurns } from '../context/history.js';
 import { clearToolResults, fifoHistory } from '../context/processors.js';
-import { findBrokenToolPair, type ContextProcessor, type ContextRequest, type ProcessorContext } from '../context/request.js';
+import {
+  findBrokenToolPair,
+  type ContextProcessor,
+  type ContextRequest,
+  type ProcessorContext,
+} from '../context/request.js';
 import { ConfigurationError } from '../errors.js';
 import { scriptedModel } from '../models/scripted.js';
 import type { CompactionEvent, Session, SessionEvent } from '../session/types.js';
@@ -21,18 +26,40 @@ function user(id: string, text: string): SessionEvent {
   return { ...base, id, kind: 'user', author: 'user', text };
 }
 function call(id: string, callIds: string[]): SessionEvent {
-  return { ...base, id, kind: 'model', text: '', toolCalls: callIds.map((c) => ({ toolCallId: c, toolName: 'get_order', input: { order_id: c } })) };
+  return {
+    ...base,
+    id,
+    kind: 'model',
+    text: '',
+    toolCalls: callIds.map((c) => ({ toolCallId: c, toolName: 'get_order', input: { order_id: c } })),
+  };
 }
 function result(id: string, callId: string, output: string): SessionEvent {
   return { ...base, id, kind: 'tool-result', toolCallId: callId, toolName: 'get_order', output, isError: false };
 }
 /** Step n: a call to get_order and its result, 60-odd tokens. */
 function step(n: number): SessionEvent[] {
-  return [call(`m${n}`, [`c${n}`]), result(`r${n}`, `c${n}`, JSON.stringify({ order_id: `#W${n}`, status: n % 2 ? 'pending' : 'delivered', note: 'record '.repeat(40) }))];
+  return [
+    call(`m${n}`, [`c${n}`]),
+    result(
+      `r${n}`,
+      `c${n}`,
+      JSON.stringify({ order_id: `#W${n}`, status: n % 2 ? 'pending' : 'delivered', note: 'record '.repeat(40) }),
+    ),
+  ];
 }
 
 function session(events: SessionEvent[]): Session {
-  return { appName: 'app', userId: 'u', sessionId: 's', state: {}, events, version: events.length, createdAt: 0, updatedAt: 0 };
+  return {
+    appName: 'app',
+    userId: 'u',
+    sessionId: 's',
+    state: {},
+    events,
+    version: events.length,
+    createdAt: 0,
+    updatedAt: 0,
+  };
 }
 
 function processorContext(s: Session, ledger = new Ledger()): ProcessorContext {
@@ -45,14 +72,23 @@ function processorContext(s: Session, ledger = new Ledger()): ProcessorContext {
     signal: new AbortController().signal,
     ledger,
     appendCompaction: async (c) => {
-      const event: CompactionEvent = { ...base, id: `k${s.events.filter((e) => e.kind === 'compaction').length + 1}`, kind: 'compaction', ...c };
+      const event: CompactionEvent = {
+        ...base,
+        id: `k${s.events.filter((e) => e.kind === 'compaction').length + 1}`,
+        kind: 'compaction',
+        ...c,
+      };
       s.events.push(event);
     },
   };
 }
 
 function request(s: Session): ContextRequest {
-  return { instruction: [{ part: 'instruction', text: 'You look up orders.' }], items: eventsToItems(s.events), tools: [] };
+  return {
+    instruction: [{ part: 'instruction', text: 'You look up orders.' }],
+    items: eventsToItems(s.events),
+    tools: [],
+  };
 }
 
 /** A backend that records its inputs and answers `summary <n>`. */
@@ -76,14 +112,20 @@ describe('historyCompressor: T_hist', () => {
     const atThreshold = session([...events]);
     const req = request(atThreshold);
     const backend = recordingBackend();
-    await historyCompressor({ compressor: backend, thresholdTokens: tokens }).process(req, processorContext(atThreshold));
+    await historyCompressor({ compressor: backend, thresholdTokens: tokens }).process(
+      req,
+      processorContext(atThreshold),
+    );
     expect(backend.inputs).toHaveLength(0);
     expect(atThreshold.events.some((e) => e.kind === 'compaction')).toBe(false);
     expect(req.items).toEqual(eventsToItems(events));
 
     const above = session([...events]);
     const reqAbove = request(above);
-    await historyCompressor({ compressor: backend, thresholdTokens: tokens - 1 }).process(reqAbove, processorContext(above));
+    await historyCompressor({ compressor: backend, thresholdTokens: tokens - 1 }).process(
+      reqAbove,
+      processorContext(above),
+    );
     expect(backend.inputs).toHaveLength(1);
     expect(above.events.filter((e) => e.kind === 'compaction')).toHaveLength(1);
   });
@@ -92,7 +134,10 @@ describe('historyCompressor: T_hist', () => {
     const s = session([user('u0', TASK), ...step(1), ...step(2), ...step(3), ...step(4)]);
     const req = request(s);
     const backend = recordingBackend();
-    await historyCompressor({ compressor: backend, thresholdTokens: 100, keepLastTurns: 2 }).process(req, processorContext(s));
+    await historyCompressor({ compressor: backend, thresholdTokens: 100, keepLastTurns: 2 }).process(
+      req,
+      processorContext(s),
+    );
     const compaction = s.events.find((e): e is CompactionEvent => e.kind === 'compaction');
     expect(compaction).toMatchObject({ fromEventId: 'm1', toEventId: 'r2', guideline: 'history-default@1' });
     expect(req.items.map((i) => i.eventId)).toEqual(['u0', 'k1', 'm3', 'r3', 'm4', 'r4']);
@@ -118,7 +163,9 @@ describe('historyCompressor: T_hist', () => {
 
 describe('historyCompressor: reset and accumulate', () => {
   /** Compresses steps 1–3 (keeping step 3), then adds step 4 and compresses again. */
-  async function twoRounds(mode: HistoryMode): Promise<{ inputs: CompressionInput[]; s: Session; items: ContextRequest['items'] }> {
+  async function twoRounds(
+    mode: HistoryMode,
+  ): Promise<{ inputs: CompressionInput[]; s: Session; items: ContextRequest['items'] }> {
     const s = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
     const backend = recordingBackend();
     const cHist = historyCompressor({ compressor: backend, thresholdTokens: 100, keepLastTurns: 1, mode });
@@ -161,7 +208,11 @@ describe('historyCompressor with the LLM backend', () => {
     const ledger = new Ledger();
     const s = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
     const req = request(s);
-    await historyCompressor({ compressor: llmCompressor({ model }), thresholdTokens: 100, maxSummaryTokens: 300 }).process(req, processorContext(s, ledger));
+    await historyCompressor({
+      compressor: llmCompressor({ model }),
+      thresholdTokens: 100,
+      maxSummaryTokens: 300,
+    }).process(req, processorContext(s, ledger));
     const prompt = model.views[0]?.turns[0];
     const text = prompt?.role === 'user' ? prompt.text : '';
     expect(text).not.toMatch(/\{\{|\}\}/u);
@@ -169,9 +220,16 @@ describe('historyCompressor with the LLM backend', () => {
     expect(text).toContain('"order_id":"#W2"');
     expect(text).toContain('at most 300 tokens');
     expect(text).toContain('Summary of the earlier history (empty before the first compression):\n\n');
-    expect(req.items[1]?.type === 'summary' && summaryBody(req.items[1].text)).toBe('## Runtime values\n| order | #W1 | pending |');
+    expect(req.items[1]?.type === 'summary' && summaryBody(req.items[1].text)).toBe(
+      '## Runtime values\n| order | #W1 | pending |',
+    );
     expect(ledger.entries).toHaveLength(1);
-    expect(ledger.entries[0]).toMatchObject({ kind: 'compressor', model: 'scripted:small', agent: 'agent:history-compressor', promptTokens: countTokens(text) });
+    expect(ledger.entries[0]).toMatchObject({
+      kind: 'compressor',
+      model: 'scripted:small',
+      agent: 'agent:history-compressor',
+      promptTokens: countTokens(text),
+    });
     expect(ledger.entries[0]?.parts.history).toBe(ledger.entries[0]?.promptTokens);
   });
 });
@@ -181,7 +239,11 @@ describe('no processor separates a tool call from its result', () => {
   type TurnSpec = { kind: 'user'; text: string } | { calls: number; text: string; size: number };
   const turn: fc.Arbitrary<TurnSpec> = fc.oneof(
     fc.string({ maxLength: 40 }).map((text) => ({ kind: 'user' as const, text })),
-    fc.record({ calls: fc.integer({ min: 0, max: 3 }), text: fc.string({ maxLength: 20 }), size: fc.integer({ min: 1, max: 80 }) }),
+    fc.record({
+      calls: fc.integer({ min: 0, max: 3 }),
+      text: fc.string({ maxLength: 20 }),
+      size: fc.integer({ min: 1, max: 80 }),
+    }),
   );
 
   function build(turns: TurnSpec[]): SessionEvent[] {
@@ -192,7 +254,13 @@ describe('no processor separates a tool call from its result', () => {
         return;
       }
       const ids = Array.from({ length: t.calls }, (_, j) => `c${i}.${j}`);
-      events.push({ ...base, id: `m${i}`, kind: 'model', text: t.calls === 0 ? t.text || 'ok' : t.text, toolCalls: ids.map((c) => ({ toolCallId: c, toolName: 'get_order', input: {} })) });
+      events.push({
+        ...base,
+        id: `m${i}`,
+        kind: 'model',
+        text: t.calls === 0 ? t.text || 'ok' : t.text,
+        toolCalls: ids.map((c) => ({ toolCallId: c, toolName: 'get_order', input: {} })),
+      });
       ids.forEach((c, j) => events.push(result(`r${i}.${j}`, c, 'data '.repeat(t.size))));
     });
     return events;

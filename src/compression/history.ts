@@ -11,7 +11,13 @@
  * - `reset` summarizes every raw event of the range again, from the store, ignoring earlier summaries.
  */
 import { eventsToItems, groupTurns } from '../context/history.js';
-import { itemText, type ContextItem, type ContextProcessor, type ContextRequest, type ProcessorContext } from '../context/request.js';
+import {
+  itemText,
+  type ContextItem,
+  type ContextProcessor,
+  type ContextRequest,
+  type ProcessorContext,
+} from '../context/request.js';
 import { ConfigurationError, PagewiseError } from '../errors.js';
 import type { CompactionEvent, SessionEvent } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
@@ -52,7 +58,10 @@ export const SUMMARY_PREAMBLE = '[pagewise] Summary of earlier steps (quoted too
 
 function checkCount(name: string, value: number, min: number): void {
   if (!Number.isInteger(value) || value < min) {
-    throw new ConfigurationError('invalid-history-option', `historyCompressor: ${name} must be an integer ≥ ${min}, got ${value}.`);
+    throw new ConfigurationError(
+      'invalid-history-option',
+      `historyCompressor: ${name} must be an integer ≥ ${min}, got ${value}.`,
+    );
   }
 }
 
@@ -75,9 +84,16 @@ export function summaryBody(text: string): string {
  *
  * @throws ConfigurationError for a guideline whose target is not `history` or a bad number.
  */
-export function historyCompressor(options: HistoryCompressorOptions = {}): ContextProcessor & { readonly backend: CompressorBackend } {
+export function historyCompressor(
+  options: HistoryCompressorOptions = {},
+): ContextProcessor & { readonly backend: CompressorBackend } {
   const guideline = options.guideline ?? DEFAULT_HISTORY_GUIDELINE;
-  requireGuidelineTarget(guideline, 'history', 'historyCompressor', 'Use DEFAULT_HISTORY_GUIDELINE or a guideline file with "target: history".');
+  requireGuidelineTarget(
+    guideline,
+    'history',
+    'historyCompressor',
+    'Use DEFAULT_HISTORY_GUIDELINE or a guideline file with "target: history".',
+  );
   const threshold = options.thresholdTokens ?? DEFAULT_HISTORY_THRESHOLD;
   const keepLastTurns = options.keepLastTurns ?? 1;
   const mode = options.mode ?? 'accumulate';
@@ -86,7 +102,10 @@ export function historyCompressor(options: HistoryCompressorOptions = {}): Conte
   checkCount('keepLastTurns', keepLastTurns, 0);
   checkCount('maxSummaryTokens', maxSummaryTokens, 1);
   if (mode !== 'reset' && mode !== 'accumulate') {
-    throw new ConfigurationError('invalid-history-option', `historyCompressor: mode must be "reset" or "accumulate", got "${String(mode)}".`);
+    throw new ConfigurationError(
+      'invalid-history-option',
+      `historyCompressor: mode must be "reset" or "accumulate", got "${String(mode)}".`,
+    );
   }
   const backend = resolveCompressor(options.compressor);
   const boundary = options.boundary ?? shortBoundary;
@@ -120,7 +139,7 @@ export function historyCompressor(options: HistoryCompressorOptions = {}): Conte
       }
       if (replaced.size === 0) return;
       const items: ContextItem[] = [];
-      for (let i = 0; i < turns.length; ) {
+      for (let i = 0; i < turns.length;) {
         const r = replaced.get(i);
         if (r) {
           items.push(r.item);
@@ -187,7 +206,12 @@ export function historyCompressor(options: HistoryCompressorOptions = {}): Conte
     }
     const text = `${SUMMARY_PREAMBLE}\n${fenceQuoted(summary, boundary())}`;
     await ctx.appendCompaction({ fromEventId, toEventId, summary: text, guideline: guidelineRef });
-    const event = [...ctx.session.events].reverse().find((e): e is CompactionEvent => e.kind === 'compaction' && e.fromEventId === fromEventId && e.toEventId === toEventId);
+    const event = [...ctx.session.events]
+      .reverse()
+      .find(
+        (e): e is CompactionEvent =>
+          e.kind === 'compaction' && e.fromEventId === fromEventId && e.toEventId === toEventId,
+      );
     return { type: 'summary', text, ...(event ? { eventId: event.id } : {}) };
   }
 }

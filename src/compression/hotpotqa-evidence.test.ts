@@ -23,7 +23,8 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const DATA = path.resolve(repoRoot, '../shared/data/hotpotqa/dev.jsonl');
 const RATIO = 0.5;
 const present = existsSync(DATA);
-if (!present) console.log(`hotpotqa-evidence: skipped, ${DATA} is absent (third-party data, see ../shared/data/README.md).`);
+if (!present)
+  console.log(`hotpotqa-evidence: skipped, ${DATA} is absent (third-party data, see ../shared/data/README.md).`);
 
 const QuestionSchema = z.object({
   _id: z.string(),
@@ -31,7 +32,9 @@ const QuestionSchema = z.object({
   // [title, [sentence, ...]]
   context: z.array(z.tuple([z.string(), z.array(z.string())])),
   // [title, [sentence indices], [the paragraph's sentences], {retrieved doc}]
-  supporting_facts: z.array(z.tuple([z.string(), z.array(z.number().int().nonnegative()), z.array(z.string())], z.unknown())),
+  supporting_facts: z.array(
+    z.tuple([z.string(), z.array(z.number().int().nonnegative()), z.array(z.string())], z.unknown()),
+  ),
 });
 type Question = z.infer<typeof QuestionSchema>;
 
@@ -72,7 +75,8 @@ describe.skipIf(!present)(`HotpotQA evidence recall at τ = ${RATIO}`, () => {
     const questions = loadQuestions();
     expect(questions).toHaveLength(100);
     const methods: Record<string, (observation: string, q: Question, n: number) => string> = {
-      extractive: (observation, q) => compressExtractive(observation, { query: q.question, rules: DEFAULT_OBSERVATION_RULES }).text,
+      extractive: (observation, q) =>
+        compressExtractive(observation, { query: q.question, rules: DEFAULT_OBSERVATION_RULES }).text,
       'truncate-head': (observation) => truncateHead(observation, RATIO),
       'truncate-tail (= FIFO)': (observation) => truncateTail(observation, RATIO),
       'random-units': (observation, _q, n) => randomUnits(observation, RATIO, n + 1),
@@ -88,7 +92,9 @@ describe.skipIf(!present)(`HotpotQA evidence recall at τ = ${RATIO}`, () => {
       'clear-tool-results': () => '',
     };
     expect(DEFAULT_OBSERVATION_RULES.ratio).toBe(RATIO);
-    const tallies = new Map<string, Tally>(Object.keys(methods).map((name) => [name, { kept: 0, total: 0, ratios: [] }]));
+    const tallies = new Map<string, Tally>(
+      Object.keys(methods).map((name) => [name, { kept: 0, total: 0, ratios: [] }]),
+    );
 
     questions.forEach((q, n) => {
       const observation = observationOf(q);

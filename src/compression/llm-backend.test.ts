@@ -25,7 +25,12 @@ describe('llmCompressor', () => {
     const ledger = new Ledger();
     const text = await llmCompressor({ model }).compress(input, { ledger, invocationId: 'inv', agentName: 'a' });
     expect(text).toBe('order 7: pending');
-    expect(ledger.entries[0]).toMatchObject({ kind: 'compressor', invocationId: 'inv', providerPromptTokens: 321, providerCompletionTokens: 5 });
+    expect(ledger.entries[0]).toMatchObject({
+      kind: 'compressor',
+      invocationId: 'inv',
+      providerPromptTokens: 321,
+      providerCompletionTokens: 5,
+    });
     expect(model.calls[0]).toMatchObject({ maxOutputTokens: 2 * 40 + 256, temperature: 0 });
   });
 
@@ -42,7 +47,9 @@ describe('llmCompressor', () => {
   it('resolves its model on first use, so a missing key fails the call, not the setup', async () => {
     const backend = llmCompressor({ model: 'openai:gpt-4.1-mini', modelOptions: { env: {} } });
     expect(backend.name).toBe('llm(openai:gpt-4.1-mini)');
-    await expect(backend.compress(input, { invocationId: 'i', agentName: 'a' })).rejects.toBeInstanceOf(MissingApiKeyError);
+    await expect(backend.compress(input, { invocationId: 'i', agentName: 'a' })).rejects.toBeInstanceOf(
+      MissingApiKeyError,
+    );
   });
 });
 

@@ -54,7 +54,11 @@ export function llmCompressor(options: LlmCompressorOptions): CompressorBackend 
         temperature: options.temperature ?? 0,
       };
       const started = performance.now();
-      const result = await withRetry((signal) => resolved.doGenerate({ ...call, abortSignal: signal }), context.signal, options.retry);
+      const result = await withRetry(
+        (signal) => resolved.doGenerate({ ...call, abortSignal: signal }),
+        context.signal,
+        options.retry,
+      );
       const modelMs = performance.now() - started;
       const text = result.content
         .map((c) => (c.type === 'text' ? c.text : ''))

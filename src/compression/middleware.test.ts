@@ -1,4 +1,9 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import { generateText, simulateReadableStream, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -15,11 +20,22 @@ const usage = {
 };
 
 function callStep(id: string, orderId: number): LanguageModelV3GenerateResult {
-  return { content: [{ type: 'tool-call', toolCallId: id, toolName: 'get_order', input: JSON.stringify({ id: orderId }) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] };
+  return {
+    content: [{ type: 'tool-call', toolCallId: id, toolName: 'get_order', input: JSON.stringify({ id: orderId }) }],
+    finishReason: { unified: 'tool-calls', raw: undefined },
+    usage,
+    warnings: [],
+  };
 }
-const textStep = (text: string): LanguageModelV3GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] });
+const textStep = (text: string): LanguageModelV3GenerateResult => ({
+  content: [{ type: 'text', text }],
+  finishReason: { unified: 'stop', raw: undefined },
+  usage,
+  warnings: [],
+});
 
-const rawOrder = (id: number): string => `order ${id}: status pending; ${'line item with a long description and a price. '.repeat(30)}`;
+const rawOrder = (id: number): string =>
+  `order ${id}: status pending; ${'line item with a long description and a price. '.repeat(30)}`;
 
 const getOrder = tool({
   description: 'Returns an order.',
@@ -27,7 +43,9 @@ const getOrder = tool({
   execute: async ({ id }) => rawOrder(id),
 });
 
-function recordingBackend(answer: (input: CompressionInput) => string): CompressorBackend & { inputs: CompressionInput[] } {
+function recordingBackend(
+  answer: (input: CompressionInput) => string,
+): CompressorBackend & { inputs: CompressionInput[] } {
   const inputs: CompressionInput[] = [];
   return {
     name: 'recording',
@@ -41,7 +59,9 @@ function recordingBackend(answer: (input: CompressionInput) => string): Compress
 
 function toolOutputs(prompt: LanguageModelV3Prompt): string[] {
   return prompt.flatMap((m) =>
-    m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : [])) : [],
+    m.role === 'tool'
+      ? m.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : []))
+      : [],
   );
 }
 
@@ -50,7 +70,8 @@ function pairsIntact(prompt: LanguageModelV3Prompt): boolean {
   const open = new Set<string>();
   for (const m of prompt) {
     if (m.role === 'assistant') for (const p of m.content) if (p.type === 'tool-call') open.add(p.toolCallId);
-    if (m.role === 'tool') for (const p of m.content) if (p.type === 'tool-result' && !open.delete(p.toolCallId)) return false;
+    if (m.role === 'tool')
+      for (const p of m.content) if (p.type === 'tool-result' && !open.delete(p.toolCallId)) return false;
   }
   return open.size === 0;
 }
@@ -58,10 +79,23 @@ function pairsIntact(prompt: LanguageModelV3Prompt): boolean {
 describe('compressionMiddleware in generateText', () => {
   it('compresses tool results above T_obs once, keeps the raw text behind the handle, and leaves small ones alone', async () => {
     const backend = recordingBackend((input) => `compressed ${input.observation.slice(0, 15)}`);
-    const middleware = compressionMiddleware({ compressor: backend, observation: { thresholdTokens: 200 }, history: false });
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: { thresholdTokens: 200 },
+      history: false,
+    });
     const mock = new MockLanguageModelV3({ doGenerate: [callStep('c1', 1), callStep('c2', 2), textStep('done')] });
-    const small = tool({ description: 'Returns an order.', inputSchema: z.object({ id: z.number() }), execute: async ({ id }) => (id === 1 ? rawOrder(1) : 'order 2: delivered') });
-    const result = await generateText({ model: wrapLanguageModel({ model: mock, middleware }), tools: { get_order: small }, prompt: 'Which orders are pending?', stopWhen: stepCountIs(5) });
+    const small = tool({
+      description: 'Returns an order.',
+      inputSchema: z.object({ id: z.number() }),
+      execute: async ({ id }) => (id === 1 ? rawOrder(1) : 'order 2: delivered'),
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: small },
+      prompt: 'Which orders are pending?',
+      stopWhen: stepCountIs(5),
+    });
 
     expect(result.text).toBe('done');
     expect(countTokens(rawOrder(1))).toBeGreaterThan(200);
@@ -78,8 +112,14 @@ describe('compressionMiddleware in generateText', () => {
   });
 
   it('summarizes a history above T_hist, keeps the task and the last turn, folds new turns into the summary', async () => {
-    const backend = recordingBackend((input) => `summary of ${input.turns.length} new turns after [${input.previousSummary}]`);
-    const middleware = compressionMiddleware({ compressor: backend, observation: false, history: { thresholdTokens: 800, keepLastTurns: 1 } });
+    const backend = recordingBackend(
+      (input) => `summary of ${input.turns.length} new turns after [${input.previousSummary}]`,
+    );
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: false,
+      history: { thresholdTokens: 800, keepLastTurns: 1 },
+    });
     const steps = [1, 2, 3, 4, 5, 6].map((n) => callStep(`c${n}`, n));
     const mock = new MockLanguageModelV3({ doGenerate: [...steps, textStep('done')] });
     await generateText({
@@ -94,12 +134,20 @@ describe('compressionMiddleware in generateText', () => {
     for (const call of calls) {
       expect(pairsIntact(call.prompt)).toBe(true);
       expect(call.prompt[0]).toEqual({ role: 'system', content: 'You look up orders.' });
-      expect(call.prompt[1]?.role === 'user' && call.prompt[1].content[0]).toMatchObject({ type: 'text', text: 'Which orders are pending?' });
+      expect(call.prompt[1]?.role === 'user' && call.prompt[1].content[0]).toMatchObject({
+        type: 'text',
+        text: 'Which orders are pending?',
+      });
     }
     const last = calls[6]?.prompt ?? [];
     // system, task, the summary, then whole turns since it, ending with step 6 and its raw result.
     expect(last.slice(0, 3).map((m) => m.role)).toEqual(['system', 'user', 'user']);
-    expect(last.slice(3).map((m) => m.role).join(' ')).toMatch(/^(?:assistant tool ?)+$/u);
+    expect(
+      last
+        .slice(3)
+        .map((m) => m.role)
+        .join(' '),
+    ).toMatch(/^(?:assistant tool ?)+$/u);
     expect(toolOutputs(last).at(-1)).toBe(rawOrder(6));
     expect(toolOutputs(last).length).toBeLessThan(6);
     expect(backend.inputs.length).toBeGreaterThanOrEqual(2);
@@ -108,15 +156,24 @@ describe('compressionMiddleware in generateText', () => {
     expect(later?.previousSummary).toMatch(/^summary of \d new turns/u);
     expect(later?.turns.length).toBeLessThan(5);
     const summary = last[2]?.role === 'user' && last[2].content[0]?.type === 'text' ? last[2].content[0].text : '';
-    expect(unfenceQuoted(summary)).toBe(`summary of ${later?.turns.length} new turns after [${later?.previousSummary}]`);
+    expect(unfenceQuoted(summary)).toBe(
+      `summary of ${later?.turns.length} new turns after [${later?.previousSummary}]`,
+    );
   });
 
   it('records LLM compressor calls in its ledger', async () => {
     const compressor = scriptedModel(['order 1 pending']);
     const middleware = compressionMiddleware({ compressor, observation: { thresholdTokens: 100 }, history: false });
     const mock = new MockLanguageModelV3({ doGenerate: [callStep('c1', 1), textStep('done')] });
-    await generateText({ model: wrapLanguageModel({ model: mock, middleware }), tools: { get_order: getOrder }, prompt: 'Is order 1 pending?', stopWhen: stepCountIs(3) });
-    expect(middleware.ledger.entries.map((e) => [e.kind, e.agent])).toEqual([['compressor', 'ai-sdk:observation-compressor']]);
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: getOrder },
+      prompt: 'Is order 1 pending?',
+      stopWhen: stepCountIs(3),
+    });
+    expect(middleware.ledger.entries.map((e) => [e.kind, e.agent])).toEqual([
+      ['compressor', 'ai-sdk:observation-compressor'],
+    ]);
     compressor.assertComplete();
   });
 });
@@ -124,15 +181,44 @@ describe('compressionMiddleware in generateText', () => {
 describe('compressionMiddleware in streamText', () => {
   it('compresses the tool results of a streamed tool loop too', async () => {
     const backend = recordingBackend(() => 'order 1: pending');
-    const middleware = compressionMiddleware({ compressor: backend, observation: { thresholdTokens: 100 }, history: false });
-    const finish = (unified: 'tool-calls' | 'stop'): LanguageModelV3StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage });
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: { thresholdTokens: 100 },
+      history: false,
+    });
+    const finish = (unified: 'tool-calls' | 'stop'): LanguageModelV3StreamPart => ({
+      type: 'finish',
+      finishReason: { unified, raw: undefined },
+      usage,
+    });
     const mock = new MockLanguageModelV3({
       doStream: [
-        { stream: simulateReadableStream<LanguageModelV3StreamPart>({ chunks: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'get_order', input: '{"id":1}' }, finish('tool-calls')] }) },
-        { stream: simulateReadableStream<LanguageModelV3StreamPart>({ chunks: [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'done' }, { type: 'text-end', id: 't' }, finish('stop')] }) },
+        {
+          stream: simulateReadableStream<LanguageModelV3StreamPart>({
+            chunks: [
+              { type: 'tool-call', toolCallId: 'c1', toolName: 'get_order', input: '{"id":1}' },
+              finish('tool-calls'),
+            ],
+          }),
+        },
+        {
+          stream: simulateReadableStream<LanguageModelV3StreamPart>({
+            chunks: [
+              { type: 'text-start', id: 't' },
+              { type: 'text-delta', id: 't', delta: 'done' },
+              { type: 'text-end', id: 't' },
+              finish('stop'),
+            ],
+          }),
+        },
       ],
     });
-    const result = streamText({ model: wrapLanguageModel({ model: mock, middleware }), tools: { get_order: getOrder }, prompt: 'Is order 1 pending?', stopWhen: stepCountIs(3) });
+    const result = streamText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: getOrder },
+      prompt: 'Is order 1 pending?',
+      stopWhen: stepCountIs(3),
+    });
     expect(await result.text).toBe('done');
     expect(unfenceQuoted(toolOutputs(mock.doStreamCalls[1]?.prompt ?? [])[0] ?? '')).toBe('order 1: pending');
   });

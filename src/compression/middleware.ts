@@ -10,7 +10,12 @@
  * compressed once (by call id and content), and a summary is folded forward as the conversation grows.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Middleware, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Message,
+  LanguageModelV3Middleware,
+  LanguageModelV3Prompt,
+} from '@ai-sdk/provider';
 import { eventsToItems } from '../context/history.js';
 import type { ObservationContext } from '../context/observation.js';
 import type { ContextItem, ContextRequest, ProcessorContext } from '../context/request.js';
@@ -72,9 +77,17 @@ function outputText(output: ToolResultOutput): { text: string; isError: boolean;
     case 'error-json':
       return { text: JSON.stringify(output.value), isError: true, compressible: false };
     case 'execution-denied':
-      return { text: `execution denied${output.reason ? `: ${output.reason}` : ''}`, isError: true, compressible: false };
+      return {
+        text: `execution denied${output.reason ? `: ${output.reason}` : ''}`,
+        isError: true,
+        compressible: false,
+      };
     case 'content':
-      return { text: output.value.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('\n'), isError: false, compressible: false };
+      return {
+        text: output.value.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('\n'),
+        isError: false,
+        compressible: false,
+      };
   }
 }
 
@@ -108,16 +121,31 @@ function promptEvents(prompt: LanguageModelV3Prompt): { events: SessionEvent[]; 
         const toolCalls: ToolCallRecord[] = [];
         for (const part of message.content) {
           if (part.type === 'text') text += part.text;
-          else if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+          else if (part.type === 'tool-call')
+            toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
         }
-        push({ ...base, id: `${i}:${sha(`assistant${text}${JSON.stringify(toolCalls)}`)}`, kind: 'model', text, toolCalls });
+        push({
+          ...base,
+          id: `${i}:${sha(`assistant${text}${JSON.stringify(toolCalls)}`)}`,
+          kind: 'model',
+          text,
+          toolCalls,
+        });
         return;
       }
       case 'tool':
         message.content.forEach((part, j) => {
           if (part.type !== 'tool-result') return;
           const { text, isError } = outputText(part.output);
-          push({ ...base, id: `${i}.${j}:${sha(`${part.toolCallId}${text}`)}`, kind: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: text, isError });
+          push({
+            ...base,
+            id: `${i}.${j}:${sha(`${part.toolCallId}${text}`)}`,
+            kind: 'tool-result',
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            output: text,
+            isError,
+          });
         });
         return;
     }
@@ -143,8 +171,11 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
   const maxConversations = options.maxConversations ?? 64;
   const shared = resolveCompressor(options.compressor);
   const cObs =
-    options.observation === false ? undefined : observationCompressor({ compressor: shared, ...(options.observation ?? {}), service });
-  const cHist = options.history === false ? undefined : historyCompressor({ compressor: shared, ...(options.history ?? {}) });
+    options.observation === false
+      ? undefined
+      : observationCompressor({ compressor: shared, ...(options.observation ?? {}), service });
+  const cHist =
+    options.history === false ? undefined : historyCompressor({ compressor: shared, ...(options.history ?? {}) });
   // Compressed tool results by call id and raw content; compactions by conversation (its first message).
   const compressed = new Map<string, string>();
   const compactions = new Map<string, CompactionEvent[]>();
@@ -155,7 +186,11 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     while (map.size > max) map.delete(map.keys().next().value as string);
   };
 
-  async function compressObservations(prompt: LanguageModelV3Prompt, task: string, signal: AbortSignal | undefined): Promise<LanguageModelV3Prompt> {
+  async function compressObservations(
+    prompt: LanguageModelV3Prompt,
+    task: string,
+    signal: AbortSignal | undefined,
+  ): Promise<LanguageModelV3Prompt> {
     if (!cObs) return prompt;
     const out: LanguageModelV3Prompt = [];
     for (const message of prompt) {
@@ -188,7 +223,10 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
             ledger,
             signal: signal ?? new AbortController().signal,
           };
-          const obs = await cObs.process({ toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false }, context);
+          const obs = await cObs.process(
+            { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
+            context,
+          );
           result = obs.output;
           remember(compressed, key, result, REMEMBERED_RESULTS);
         }
@@ -199,7 +237,11 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     return out;
   }
 
-  async function compressHistory(prompt: LanguageModelV3Prompt, task: string, signal: AbortSignal | undefined): Promise<LanguageModelV3Prompt> {
+  async function compressHistory(
+    prompt: LanguageModelV3Prompt,
+    task: string,
+    signal: AbortSignal | undefined,
+  ): Promise<LanguageModelV3Prompt> {
     if (!cHist) return prompt;
     const { events, messageOf } = promptEvents(prompt);
     const first = events[0];
@@ -229,7 +271,14 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       signal: signal ?? new AbortController().signal,
       ledger,
       appendCompaction: async (c) => {
-        const event: CompactionEvent = { id: randomUUID(), invocationId: 'ai-sdk', author: agentName, timestamp: Date.now(), kind: 'compaction', ...c };
+        const event: CompactionEvent = {
+          id: randomUUID(),
+          invocationId: 'ai-sdk',
+          author: agentName,
+          timestamp: Date.now(),
+          kind: 'compaction',
+          ...c,
+        };
         session.events.push(event);
         valid.push(event);
       },
@@ -249,7 +298,9 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     },
     async transformParams({ params }: { params: LanguageModelV3CallOptions }): Promise<LanguageModelV3CallOptions> {
       // The task is the latest user message: the one this call's tool loop works on.
-      const lastUser = [...params.prompt].reverse().find((m): m is Extract<LanguageModelV3Message, { role: 'user' }> => m.role === 'user');
+      const lastUser = [...params.prompt]
+        .reverse()
+        .find((m): m is Extract<LanguageModelV3Message, { role: 'user' }> => m.role === 'user');
       const task = lastUser ? userText(lastUser) : '';
       let prompt = await compressObservations(params.prompt, task, params.abortSignal);
       prompt = await compressHistory(prompt, task, params.abortSignal);
@@ -259,7 +310,11 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
 }
 
 /** Writes items back as messages: system messages first, each kept message as it was, summaries as user messages. */
-function toPrompt(prompt: LanguageModelV3Prompt, items: readonly ContextItem[], messageOf: ReadonlyMap<string, number>): LanguageModelV3Prompt {
+function toPrompt(
+  prompt: LanguageModelV3Prompt,
+  items: readonly ContextItem[],
+  messageOf: ReadonlyMap<string, number>,
+): LanguageModelV3Prompt {
   const out: LanguageModelV3Prompt = prompt.filter((m) => m.role === 'system');
   const emitted = new Set<number>();
   for (const item of items) {

@@ -52,7 +52,13 @@ function context(overrides: Partial<ObservationContext> = {}): ObservationContex
   };
 }
 
-const observation = (output: string, toolName = 'get_order', isError = false): ToolObservation => ({ toolCallId: 'c1', toolName, input: { id: 7 }, output, isError });
+const observation = (output: string, toolName = 'get_order', isError = false): ToolObservation => ({
+  toolCallId: 'c1',
+  toolName,
+  input: { id: 7 },
+  output,
+  isError,
+});
 
 describe('observationCompressor: T_obs', () => {
   it('compresses a result only when it exceeds the threshold', async () => {
@@ -64,18 +70,29 @@ describe('observationCompressor: T_obs', () => {
     const above = await cObs.process(observation(textOfTokens(101)), context());
     expect(backend.inputs).toHaveLength(1);
     expect(unfenceQuoted(above.output)).toBe('kept: order 7 pending');
-    expect(above.output.split('\n').at(-1)).toMatch(/^\[pagewise\] Compressed from 101 tokens; the full result: page_in uris \["tool:\/\/get_order\/c1"\]$/u);
+    expect(above.output.split('\n').at(-1)).toMatch(
+      /^\[pagewise\] Compressed from 101 tokens; the full result: page_in uris \["tool:\/\/get_order\/c1"\]$/u,
+    );
   });
 
   it('honours per-tool thresholds and the exclude list, and leaves errors and paging tools alone', async () => {
     const backend = stubBackend();
-    const cObs = observationCompressor({ compressor: backend, thresholdTokens: 100, toolThresholds: { list: 10 }, exclude: ['raw_dump'] });
+    const cObs = observationCompressor({
+      compressor: backend,
+      thresholdTokens: 100,
+      toolThresholds: { list: 10 },
+      exclude: ['raw_dump'],
+    });
     // Above the list threshold, and large enough that the fence and handle still leave it smaller.
     const small = textOfTokens(90);
     expect((await cObs.process(observation(small, 'list'), context())).output).not.toBe(small);
     expect((await cObs.process(observation(small, 'get_order'), context())).output).toBe(small);
     const big = textOfTokens(300);
-    for (const obs of [observation(big, 'raw_dump'), observation(big, 'page_in'), observation(big, 'get_order', true)]) {
+    for (const obs of [
+      observation(big, 'raw_dump'),
+      observation(big, 'page_in'),
+      observation(big, 'get_order', true),
+    ]) {
       expect(await cObs.process(obs, context())).toEqual(obs);
     }
     expect(backend.inputs).toHaveLength(1);
@@ -87,12 +104,22 @@ describe('observationCompressor: T_obs', () => {
     const output = textOfTokens(400);
     const recent = [
       { type: 'user' as const, text: 'Find order 7 and say whether it is pending.' },
-      { type: 'assistant' as const, text: '', toolCalls: [{ toolCallId: 'c0', toolName: 'find', input: { q: 'order 7' } }] },
+      {
+        type: 'assistant' as const,
+        text: '',
+        toolCalls: [{ toolCallId: 'c0', toolName: 'find', input: { q: 'order 7' } }],
+      },
       { type: 'tool-result' as const, toolCallId: 'c0', toolName: 'find', output: 'order 7 exists', isError: false },
     ];
     await cObs.process(observation(output), context({ recentItems: recent }));
     const input = backend.inputs[0];
-    expect(input).toMatchObject({ target: 'observation', task: 'Find order 7 and say whether it is pending.', observation: output, toolName: 'get_order', maxTokens: 200 });
+    expect(input).toMatchObject({
+      target: 'observation',
+      task: 'Find order 7 and say whether it is pending.',
+      observation: output,
+      toolName: 'get_order',
+      maxTokens: 200,
+    });
     expect(input?.history).toContain('[result of find] order 7 exists');
     expect(input?.guideline).toBe(DEFAULT_OBSERVATION_GUIDELINE);
   });
@@ -101,7 +128,10 @@ describe('observationCompressor: T_obs', () => {
     const long = observationCompressor({ compressor: stubBackend('x '.repeat(500)), thresholdTokens: 10 });
     const obs = observation(textOfTokens(60));
     expect(await long.process(obs, context())).toEqual(obs);
-    const empty = observationCompressor({ compressor: llmCompressor({ model: scriptedModel(['']) }), thresholdTokens: 10 });
+    const empty = observationCompressor({
+      compressor: llmCompressor({ model: scriptedModel(['']) }),
+      thresholdTokens: 10,
+    });
     expect(await empty.process(obs, context())).toEqual(obs);
   });
 
@@ -116,7 +146,12 @@ describe('observationCompressor: the raw result stays retrievable', () => {
   it('page_in of the handle restores the raw result byte for byte', async () => {
     // Unicode, CRLF, tabs, trailing spaces: what a lossy round trip would change.
     const raw = `{"order":"#W7","note":"café – naïve 🚚\\u00e9"}\r\n\tline with trailing spaces   \n${'status: delivered; total 12.50\n'.repeat(120)}end`;
-    const bigTool = tool({ name: 'get_order', description: 'Returns an order.', inputSchema: z.object({ id: z.string() }), execute: () => raw });
+    const bigTool = tool({
+      name: 'get_order',
+      description: 'Returns an order.',
+      inputSchema: z.object({ id: z.string() }),
+      execute: () => raw,
+    });
     const cObs = observationCompressor({ compressor: stubBackend('order #W7 delivered'), thresholdTokens: 100 });
     const pageIn = createPagingTools(cObs.service).page_in;
     let handle: string | undefined;
@@ -170,14 +205,29 @@ describe('observationCompressor with the LLM backend', () => {
     expect(text).toBe(
       renderGuideline(
         DEFAULT_OBSERVATION_GUIDELINE,
-        guidelineValues({ target: 'observation', guideline: DEFAULT_OBSERVATION_GUIDELINE, task: context().task, history: '[user] Find order 7 and say whether it is pending.', turns: [], previousSummary: '', observation: output, maxTokens: 150 }),
+        guidelineValues({
+          target: 'observation',
+          guideline: DEFAULT_OBSERVATION_GUIDELINE,
+          task: context().task,
+          history: '[user] Find order 7 and say whether it is pending.',
+          turns: [],
+          previousSummary: '',
+          observation: output,
+          maxTokens: 150,
+        }),
       ),
     );
 
     expect(unfenceQuoted(result.output)).toBe('{"order":"#W7","status":"pending"}');
     const entry = ledger.entries[0];
     expect(ledger.entries).toHaveLength(1);
-    expect(entry).toMatchObject({ kind: 'compressor', model: 'scripted:small', agent: 'agent:observation-compressor', promptTokens: countTokens(text), completionTokens: countTokens('{"order":"#W7","status":"pending"}') });
+    expect(entry).toMatchObject({
+      kind: 'compressor',
+      model: 'scripted:small',
+      agent: 'agent:observation-compressor',
+      promptTokens: countTokens(text),
+      completionTokens: countTokens('{"order":"#W7","status":"pending"}'),
+    });
     expect(entry?.parts.observation).toBe(entry?.promptTokens);
     expect(ledger.summary()).toMatchObject({ compressorCalls: 1, peakPromptTokens: 0 });
   });

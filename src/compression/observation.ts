@@ -63,7 +63,10 @@ export interface ObservationCompressor extends ObservationProcessor {
 
 function checkTokens(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 0) {
-    throw new ConfigurationError('invalid-threshold', `observationCompressor: ${name} must be an integer ≥ 0, got ${value}.`);
+    throw new ConfigurationError(
+      'invalid-threshold',
+      `observationCompressor: ${name} must be an integer ≥ 0, got ${value}.`,
+    );
   }
 }
 
@@ -78,10 +81,16 @@ function checkTokens(name: string, value: number): void {
  */
 export function observationCompressor(options: ObservationCompressorOptions = {}): ObservationCompressor {
   const guideline = options.guideline ?? DEFAULT_OBSERVATION_GUIDELINE;
-  requireGuidelineTarget(guideline, 'observation', 'observationCompressor', 'Use DEFAULT_OBSERVATION_GUIDELINE or a guideline file with "target: observation".');
+  requireGuidelineTarget(
+    guideline,
+    'observation',
+    'observationCompressor',
+    'Use DEFAULT_OBSERVATION_GUIDELINE or a guideline file with "target: observation".',
+  );
   const threshold = options.thresholdTokens ?? DEFAULT_OBSERVATION_THRESHOLD;
   checkTokens('thresholdTokens', threshold);
-  for (const [tool, value] of Object.entries(options.toolThresholds ?? {})) checkTokens(`toolThresholds.${tool}`, value);
+  for (const [tool, value] of Object.entries(options.toolThresholds ?? {}))
+    checkTokens(`toolThresholds.${tool}`, value);
   const contextTokens = options.contextTokens ?? 2048;
   checkTokens('contextTokens', contextTokens);
   const exclude = new Set<string>([...PAGING_TOOL_NAMES, ...(options.exclude ?? [])]);

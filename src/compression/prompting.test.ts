@@ -14,14 +14,51 @@ const TASK = 'Find the pending orders.';
 const base = { invocationId: 'inv', author: 'agent', timestamp: 0 };
 const events: SessionEvent[] = [
   { ...base, id: 'u0', kind: 'user', author: 'user', text: TASK },
-  { ...base, id: 'm1', kind: 'model', text: 'Looking it up. Then I will answer.', toolCalls: [{ toolCallId: 'c1', toolName: 'get_order', input: { id: 1 } }] },
-  { ...base, id: 'r1', kind: 'tool-result', toolCallId: 'c1', toolName: 'get_order', output: `Order 1 is pending. ${'Details follow. '.repeat(60)}`, isError: false },
-  { ...base, id: 'm2', kind: 'model', text: '', toolCalls: [{ toolCallId: 'c2', toolName: 'get_order', input: { id: 2 } }] },
-  { ...base, id: 'r2', kind: 'tool-result', toolCallId: 'c2', toolName: 'get_order', output: 'x'.repeat(500), isError: false },
+  {
+    ...base,
+    id: 'm1',
+    kind: 'model',
+    text: 'Looking it up. Then I will answer.',
+    toolCalls: [{ toolCallId: 'c1', toolName: 'get_order', input: { id: 1 } }],
+  },
+  {
+    ...base,
+    id: 'r1',
+    kind: 'tool-result',
+    toolCallId: 'c1',
+    toolName: 'get_order',
+    output: `Order 1 is pending. ${'Details follow. '.repeat(60)}`,
+    isError: false,
+  },
+  {
+    ...base,
+    id: 'm2',
+    kind: 'model',
+    text: '',
+    toolCalls: [{ toolCallId: 'c2', toolName: 'get_order', input: { id: 2 } }],
+  },
+  {
+    ...base,
+    id: 'r2',
+    kind: 'tool-result',
+    toolCallId: 'c2',
+    toolName: 'get_order',
+    output: 'x'.repeat(500),
+    isError: false,
+  },
 ];
 
 function setup(): { session: Session; request: ContextRequest; context: ProcessorContext; ledger: Ledger } {
-  const session: Session = { appName: 'a', userId: 'u', sessionId: 's', state: {}, events: [...events], version: 5, createdAt: 0, updatedAt: 0 };
+  const session: Session = {
+    appName: 'a',
+    userId: 'u',
+    sessionId: 's',
+    state: {},
+    events: [...events],
+    version: 5,
+    createdAt: 0,
+    updatedAt: 0,
+  };
   const ledger = new Ledger();
   const context: ProcessorContext = {
     session,
@@ -50,11 +87,29 @@ describe('the naive summarizer (offline stand-in)', () => {
   it('ignores the guideline and the budget, and keeps the previous summary first', async () => {
     const backend = naiveSummarizer();
     const turns = [eventsToItems(events.slice(1, 3))];
-    const input = { target: 'history' as const, task: TASK, history: '', turns, previousSummary: 'earlier: order 0 delivered', observation: '', maxTokens: 1 };
-    const a = await backend.compress({ ...input, guideline: GENERIC_SUMMARY_GUIDELINE }, { invocationId: 'i', agentName: 'a' });
-    const b = await backend.compress({ ...input, guideline: DEFAULT_HISTORY_GUIDELINE }, { invocationId: 'i', agentName: 'a' });
+    const input = {
+      target: 'history' as const,
+      task: TASK,
+      history: '',
+      turns,
+      previousSummary: 'earlier: order 0 delivered',
+      observation: '',
+      maxTokens: 1,
+    };
+    const a = await backend.compress(
+      { ...input, guideline: GENERIC_SUMMARY_GUIDELINE },
+      { invocationId: 'i', agentName: 'a' },
+    );
+    const b = await backend.compress(
+      { ...input, guideline: DEFAULT_HISTORY_GUIDELINE },
+      { invocationId: 'i', agentName: 'a' },
+    );
     expect(a).toBe(b);
-    expect(a.split('\n')).toEqual(['earlier: order 0 delivered', '- [assistant] Looking it up.', '- [result of get_order] Order 1 is pending.']);
+    expect(a.split('\n')).toEqual([
+      'earlier: order 0 delivered',
+      '- [assistant] Looking it up.',
+      '- [result of get_order] Order 1 is pending.',
+    ]);
   });
 });
 
@@ -64,7 +119,9 @@ describe('promptingSummarizer', () => {
     await promptingSummarizer({ model: new OfflineModel(), thresholdTokens: 100 }).process(request, context);
     const summary = request.items[1];
     expect(summary?.type).toBe('summary');
-    expect(summary?.type === 'summary' && summaryBody(summary.text)).toContain('- [result of get_order] Order 1 is pending.');
+    expect(summary?.type === 'summary' && summaryBody(summary.text)).toContain(
+      '- [result of get_order] Order 1 is pending.',
+    );
     expect(ledger.entries).toHaveLength(0);
   });
 
@@ -74,10 +131,14 @@ describe('promptingSummarizer', () => {
     await promptingSummarizer({ model, thresholdTokens: 100 }).process(request, context);
     const prompt = model.views[0]?.turns[0];
     const text = prompt?.role === 'user' ? prompt.text : '';
-    expect(text.startsWith('Summarize the conversation so far so that it can be continued from your summary alone.')).toBe(true);
+    expect(
+      text.startsWith('Summarize the conversation so far so that it can be continued from your summary alone.'),
+    ).toBe(true);
     expect(text).toContain('[result of get_order] Order 1 is pending.');
     expect(text).not.toMatch(/Runtime values|\{\{/u);
-    expect(request.items[1]?.type === 'summary' && summaryBody(request.items[1].text)).toBe('The user wants pending orders; order 1 is pending.');
+    expect(request.items[1]?.type === 'summary' && summaryBody(request.items[1].text)).toBe(
+      'The user wants pending orders; order 1 is pending.',
+    );
     expect(ledger.entries.map((e) => e.kind)).toEqual(['compressor']);
   });
 });

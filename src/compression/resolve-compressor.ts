@@ -39,7 +39,10 @@ export interface ResolveCompressorOptions {
  * resolveCompressor('openai:gpt-4.1-mini'); // the LLM backend
  * resolveCompressor('extractive');          // no model
  */
-export function resolveCompressor(spec: CompressorSpec = 'extractive', options: ResolveCompressorOptions = {}): CompressorBackend {
+export function resolveCompressor(
+  spec: CompressorSpec = 'extractive',
+  options: ResolveCompressorOptions = {},
+): CompressorBackend {
   if (isBackend(spec)) return spec;
   if (spec === 'extractive' || isOfflineModel(spec)) return extractiveCompressor(options.extractive);
   return llmCompressor({ model: spec, ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}) });

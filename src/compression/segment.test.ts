@@ -7,7 +7,8 @@ const texts = (text: string, mode: 'sentence' | 'line' | 'auto', headings = fals
 
 describe('segmentText', () => {
   it('cuts prose into sentences, keeping initials, abbreviations and dotted acronyms inside', () => {
-    const prose = 'Herbert L. Kessler studied at Chicago (A.B. 1961) and Princeton (Ph.D. 1965). He met Mr. Weitzmann there! Did he? yes, e.g. twice.';
+    const prose =
+      'Herbert L. Kessler studied at Chicago (A.B. 1961) and Princeton (Ph.D. 1965). He met Mr. Weitzmann there! Did he? yes, e.g. twice.';
     expect(texts(prose, 'sentence')).toEqual([
       'Herbert L. Kessler studied at Chicago (A.B. 1961) and Princeton (Ph.D. 1965).',
       'He met Mr. Weitzmann there!',
@@ -28,7 +29,8 @@ describe('segmentText', () => {
   });
 
   it('makes markdown headers and paragraph labels headings, with units under them', () => {
-    const text = '# Orders\n\n## Open\n- #W1 pending\n- #W2 pending\n\nMichael Jackson (writer): He wrote about beer. He was English.';
+    const text =
+      '# Orders\n\n## Open\n- #W1 pending\n- #W2 pending\n\nMichael Jackson (writer): He wrote about beer. He was English.';
     const units = segmentText(text, 'auto', { headings: true });
     expect(units.map((u) => [u.kind, u.text])).toEqual([
       ['heading', '# Orders'],
@@ -57,7 +59,13 @@ describe('segmentText', () => {
   it('returns exact substrings, and joining all units keeps every unit verbatim', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.constantFrom('Alpha.', 'beta', 'Gamma!', '#W12345', 'id: 4', '\n', '\n\n', '# H', 'Mr.', 'x?'), fc.string()), { maxLength: 40 }),
+        fc.array(
+          fc.oneof(
+            fc.constantFrom('Alpha.', 'beta', 'Gamma!', '#W12345', 'id: 4', '\n', '\n\n', '# H', 'Mr.', 'x?'),
+            fc.string(),
+          ),
+          { maxLength: 40 },
+        ),
         fc.constantFrom('sentence' as const, 'line' as const, 'auto' as const),
         fc.boolean(),
         (parts, mode, headings) => {
@@ -70,7 +78,11 @@ describe('segmentText', () => {
             expect(unit.text.trim()).not.toBe('');
             last = unit.end;
           }
-          const joined = joinUnits(text, units, units.map((u) => u.index));
+          const joined = joinUnits(
+            text,
+            units,
+            units.map((u) => u.index),
+          );
           for (const unit of units) expect(joined).toContain(unit.text);
         },
       ),

@@ -46,10 +46,62 @@ const LONG_LINE_CHARS = 300;
 
 // Periods after these words (compared lowercase, without the period) do not end a sentence.
 const ABBREVIATIONS = new Set([
-  'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'vs', 'etc', 'e.g', 'i.e', 'inc', 'ltd', 'co', 'corp',
-  'no', 'nos', 'vol', 'fig', 'gen', 'col', 'lt', 'sgt', 'capt', 'rev', 'hon', 'mt', 'ft', 'ave', 'blvd',
-  'rd', 'u.s', 'u.k', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
-  'approx', 'dept', 'est', 'op', 'cf', 'al', 'p', 'pp', 'ch', 'sec',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'jr',
+  'sr',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'no',
+  'nos',
+  'vol',
+  'fig',
+  'gen',
+  'col',
+  'lt',
+  'sgt',
+  'capt',
+  'rev',
+  'hon',
+  'mt',
+  'ft',
+  'ave',
+  'blvd',
+  'rd',
+  'u.s',
+  'u.k',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
+  'approx',
+  'dept',
+  'est',
+  'op',
+  'cf',
+  'al',
+  'p',
+  'pp',
+  'ch',
+  'sec',
 ]);
 const SENTENCE_END = /([.!?…]+)["'”’)\]]*(?=\s)/gu;
 
@@ -73,7 +125,13 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
   const open: { level: number; index: number }[] = [];
   const currentHeading = (): number | undefined => open[open.length - 1]?.index;
 
-  const push = (span: Span, block: number, position: number, kind: TextUnit['kind'], heading: number | undefined): void => {
+  const push = (
+    span: Span,
+    block: number,
+    position: number,
+    kind: TextUnit['kind'],
+    heading: number | undefined,
+  ): void => {
     const unit: TextUnit = {
       index: units.length,
       text: text.slice(span.start, span.end),
@@ -115,7 +173,8 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
         parent = units.length - 1;
         start = skipSpace(text, label.end);
       }
-      for (const sentence of sentences(text, { start, end: last.end })) push(sentence, block, position++, 'sentence', parent);
+      for (const sentence of sentences(text, { start, end: last.end }))
+        push(sentence, block, position++, 'sentence', parent);
     };
     for (const line of linesOf(text, para)) {
       const header = MARKDOWN_HEADER.exec(text.slice(line.start, line.end));

@@ -32,9 +32,19 @@ describe('strategy factories', () => {
   it('take the paper defaults, the scenario preset over them, and the options over both', () => {
     expect(aconSettings({})).toEqual(ACON_DEFAULTS);
     const retail = aconSettings({ scenario: 'retail-tool-use' });
-    expect(retail).toMatchObject({ observationThreshold: 256, historyThreshold: 1024, historyGuideline: RETAIL_HISTORY_GUIDELINE });
-    expect(aconSettings({ scenario: 'multi-objective-qa' })).toMatchObject({ observationThreshold: 400, historyThreshold: 2048 });
-    expect(aconSettings({ scenario: 'retail-tool-use' }, { historyThreshold: 3000, mode: undefined })).toMatchObject({ historyThreshold: 3000, mode: 'accumulate' });
+    expect(retail).toMatchObject({
+      observationThreshold: 256,
+      historyThreshold: 1024,
+      historyGuideline: RETAIL_HISTORY_GUIDELINE,
+    });
+    expect(aconSettings({ scenario: 'multi-objective-qa' })).toMatchObject({
+      observationThreshold: 400,
+      historyThreshold: 2048,
+    });
+    expect(aconSettings({ scenario: 'retail-tool-use' }, { historyThreshold: 3000, mode: undefined })).toMatchObject({
+      historyThreshold: 3000,
+      mode: 'accumulate',
+    });
   });
 
   it('build the processors of each strategy, extractive on the offline model, the LLM backend on another', () => {
@@ -42,11 +52,15 @@ describe('strategy factories', () => {
     expect(obs.observationProcessors?.map((p) => p.name)).toEqual(['acon-obs(extractive, 1024)']);
     expect(obs.processors).toBeUndefined();
     expect(obs.tools).toBeUndefined();
-    expect(aconHistoryStrategy({ model: new OfflineModel() }).processors?.map((p) => p.name)).toEqual(['acon-hist(extractive, 4096, accumulate)']);
+    expect(aconHistoryStrategy({ model: new OfflineModel() }).processors?.map((p) => p.name)).toEqual([
+      'acon-hist(extractive, 4096, accumulate)',
+    ]);
     const both = aconStrategy({ model: scriptedModel([]), scenario: 'multi-objective-qa' }, { mode: 'reset' });
     expect(both.processors?.map((p) => p.name)).toEqual(['acon-hist(llm(scripted:scripted), 2048, reset)']);
     expect(both.observationProcessors?.map((p) => p.name)).toEqual(['acon-obs(llm(scripted:scripted), 400)']);
-    expect(promptingStrategy({ model: 'offline', scenario: 'retail-tool-use' }).processors?.map((p) => p.name)).toEqual(['summarize(naive stand-in, 1024)']);
+    expect(promptingStrategy({ model: 'offline', scenario: 'retail-tool-use' }).processors?.map((p) => p.name)).toEqual(
+      ['summarize(naive stand-in, 1024)'],
+    );
   });
 
   it('offer page_in bound to the service that holds the raw results, when asked', async () => {
@@ -57,10 +71,12 @@ describe('strategy factories', () => {
     expect(typeof instruction).toBe('function');
     expect(cObs.service).toBeInstanceOf(PagingService);
     // A fresh service per episode.
-    expect((aconStrategy({ model: 'offline' }).observationProcessors?.[0] as ObservationCompressor).service).not.toBe(cObs.service);
+    expect((aconStrategy({ model: 'offline' }).observationProcessors?.[0] as ObservationCompressor).service).not.toBe(
+      cObs.service,
+    );
   });
 
-  it('give paging+acon the ACON pieces on the paging strategy\'s own service', () => {
+  it("give paging+acon the ACON pieces on the paging strategy's own service", () => {
     const service = new PagingService();
     const pieces = pagingAconPieces(service, { model: 'offline' }, { historyGuideline: DEFAULT_HISTORY_GUIDELINE });
     expect((pieces.observationProcessors[0] as ObservationCompressor).service).toBe(service);
@@ -69,7 +85,10 @@ describe('strategy factories', () => {
 });
 
 const available = retailDataAvailable();
-if (!available) console.log(`compression strategies on retail tasks: skipped, no tau-bench retail data at ${defaultRetailDataDir()}.`);
+if (!available)
+  console.log(
+    `compression strategies on retail tasks: skipped, no tau-bench retail data at ${defaultRetailDataDir()}.`,
+  );
 
 describe.skipIf(!available)('ACON on retail tasks with the offline model', () => {
   it('keeps every task solved with a much smaller peak than the full history', async () => {
@@ -83,7 +102,11 @@ describe.skipIf(!available)('ACON on retail tasks with the offline model', () =>
         ...(setup.processors ? { processors: setup.processors } : {}),
         ...(setup.observationProcessors ? { observationProcessors: setup.observationProcessors } : {}),
       });
-      return new Runner({ agent, model: new OfflineModel({ policies: [retailOfflinePolicy] }), limits: { maxSteps: 60 } }).run({ userId: 'u', message: prompt });
+      return new Runner({
+        agent,
+        model: new OfflineModel({ policies: [retailOfflinePolicy] }),
+        limits: { maxSteps: 60 },
+      }).run({ userId: 'u', message: prompt });
     };
     let nonePeak = 0;
     let aconPeak = 0;
@@ -94,7 +117,9 @@ describe.skipIf(!available)('ACON on retail tasks with the offline model', () =>
       expect(checkAnswer(task, acon.text), `${task.id}: ${acon.text}`).toBe(true);
       // The history was summarized and the raw events kept behind compaction events.
       expect(acon.session.events.some((e) => e.kind === 'compaction')).toBe(true);
-      const calls = acon.session.events.flatMap((e) => (e.kind === 'model' ? e.toolCalls.map((c) => c.toolCallId) : []));
+      const calls = acon.session.events.flatMap((e) =>
+        e.kind === 'model' ? e.toolCalls.map((c) => c.toolCallId) : [],
+      );
       const results = acon.session.events.flatMap((e) => (e.kind === 'tool-result' ? [e.toolCallId] : []));
       expect(results).toEqual(calls);
       nonePeak += none.ledger.summary.peakPromptTokens;

@@ -129,12 +129,21 @@ export function aconSettings(context: CompressionStrategyContext, options: AconS
   return { ...ACON_DEFAULTS, ...preset, ...given };
 }
 
-function backendFor(context: CompressionStrategyContext, options: AconStrategyOptions, settings: AconSettings): CompressorBackend {
-  const spec = options.compressor ?? (context.model === undefined || isOfflineModel(context.model) ? 'extractive' : context.model);
+function backendFor(
+  context: CompressionStrategyContext,
+  options: AconStrategyOptions,
+  settings: AconSettings,
+): CompressorBackend {
+  const spec =
+    options.compressor ?? (context.model === undefined || isOfflineModel(context.model) ? 'extractive' : context.model);
   return resolveCompressor(spec, { extractive: { keepHandles: settings.keepHandles } });
 }
 
-function buildPieces(context: CompressionStrategyContext, options: AconStrategyOptions, parts: { observation: boolean; history: boolean }) {
+function buildPieces(
+  context: CompressionStrategyContext,
+  options: AconStrategyOptions,
+  parts: { observation: boolean; history: boolean },
+) {
   const settings = aconSettings(context, options);
   const backend = backendFor(context, options, settings);
   const service = options.service ?? new PagingService();
@@ -183,17 +192,26 @@ function setupOf(pieces: ReturnType<typeof buildPieces>, pageIn: boolean): Compr
  * @example
  * registerStrategy('acon-obs', (ctx) => aconObservationStrategy(ctx));
  */
-export function aconObservationStrategy(context: CompressionStrategyContext, options: AconStrategyOptions = {}): CompressionStrategySetup {
+export function aconObservationStrategy(
+  context: CompressionStrategyContext,
+  options: AconStrategyOptions = {},
+): CompressionStrategySetup {
   return setupOf(buildPieces(context, options, { observation: true, history: false }), options.pageIn ?? false);
 }
 
 /** `acon-hist`: C_hist only. */
-export function aconHistoryStrategy(context: CompressionStrategyContext, options: AconStrategyOptions = {}): CompressionStrategySetup {
+export function aconHistoryStrategy(
+  context: CompressionStrategyContext,
+  options: AconStrategyOptions = {},
+): CompressionStrategySetup {
   return setupOf(buildPieces(context, options, { observation: false, history: true }), false);
 }
 
 /** `acon`: C_obs and C_hist. */
-export function aconStrategy(context: CompressionStrategyContext, options: AconStrategyOptions = {}): CompressionStrategySetup {
+export function aconStrategy(
+  context: CompressionStrategyContext,
+  options: AconStrategyOptions = {},
+): CompressionStrategySetup {
   return setupOf(buildPieces(context, options, { observation: true, history: true }), options.pageIn ?? false);
 }
 
@@ -207,7 +225,10 @@ export function pagingAconPieces(
   options: Omit<AconStrategyOptions, 'service' | 'pageIn'> = {},
 ): { processors: ContextProcessor[]; observationProcessors: ObservationProcessor[] } {
   const pieces = buildPieces(context, { ...options, service }, { observation: true, history: true });
-  return { processors: pieces.history ? [pieces.history] : [], observationProcessors: pieces.observation ? [pieces.observation] : [] };
+  return {
+    processors: pieces.history ? [pieces.history] : [],
+    observationProcessors: pieces.observation ? [pieces.observation] : [],
+  };
 }
 
 /** Options of {@link promptingStrategy}. */
@@ -223,7 +244,10 @@ export interface PromptingStrategyOptions {
 }
 
 /** `summarize`: the prompting baseline, with the trigger and kept turns of the scenario's C_hist. */
-export function promptingStrategy(context: CompressionStrategyContext, options: PromptingStrategyOptions = {}): CompressionStrategySetup {
+export function promptingStrategy(
+  context: CompressionStrategyContext,
+  options: PromptingStrategyOptions = {},
+): CompressionStrategySetup {
   const settings = aconSettings(context);
   const model = options.model ?? context.model;
   return {

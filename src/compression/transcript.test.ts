@@ -5,9 +5,12 @@ import { fenceQuoted, handleLine, handleOf, renderTranscript, unfenceQuoted } fr
 describe('fenceQuoted', () => {
   it('round-trips text without marker characters', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 300 }).filter((s) => !s.includes('<')), (body) => {
-        expect(unfenceQuoted(fenceQuoted(body, 'abcdef012345'))).toBe(body);
-      }),
+      fc.property(
+        fc.string({ maxLength: 300 }).filter((s) => !s.includes('<')),
+        (body) => {
+          expect(unfenceQuoted(fenceQuoted(body, 'abcdef012345'))).toBe(body);
+        },
+      ),
       { numRuns: 200 },
     );
   });

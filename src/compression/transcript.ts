@@ -26,7 +26,10 @@ export function itemTranscript(item: ContextItem): string {
 
 /** Renders history items as a transcript, one block per item. */
 export function renderTranscript(items: readonly ContextItem[]): string {
-  return items.map(itemTranscript).filter((t) => t !== '').join('\n');
+  return items
+    .map(itemTranscript)
+    .filter((t) => t !== '')
+    .join('\n');
 }
 
 /** Tool-call arguments as compact text: JSON for values, the raw text for unparsed arguments. */
@@ -50,7 +53,8 @@ const CLOSE = '<<<END';
  * fenceQuoted(text, shortBoundary());
  */
 export function fenceQuoted(body: string, boundary: string = shortBoundary()): string {
-  if (!/^[0-9a-zA-Z_-]{8,}$/u.test(boundary)) throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
+  if (!/^[0-9a-zA-Z_-]{8,}$/u.test(boundary))
+    throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
   return `${OPEN} ${boundary}>>>\n${neutralize(body, boundary)}\n${CLOSE} ${boundary}>>>`;
 }
 
@@ -71,7 +75,8 @@ export function handleLine(uri: string, originalTokens: number): string {
   return `[pagewise] Compressed from ${originalTokens} tokens; the full result: page_in uris ${JSON.stringify([uri])}`;
 }
 
-const HANDLE_LINE = /^\[pagewise\] Compressed from \d+ tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/mu;
+const HANDLE_LINE =
+  /^\[pagewise\] Compressed from \d+ tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/mu;
 
 /** The handle URI of a compressed observation (see {@link handleLine}), or undefined. */
 export function handleOf(text: string): string | undefined {

@@ -15,10 +15,20 @@ function eventToItem(event: SessionEvent): ContextItem | null {
       item = { type: 'user', text: event.text, eventId: event.id };
       break;
     case 'model':
-      item = event.text || event.toolCalls.length > 0 ? { type: 'assistant', text: event.text, toolCalls: event.toolCalls, eventId: event.id } : null;
+      item =
+        event.text || event.toolCalls.length > 0
+          ? { type: 'assistant', text: event.text, toolCalls: event.toolCalls, eventId: event.id }
+          : null;
       break;
     case 'tool-result':
-      item = { type: 'tool-result', toolCallId: event.toolCallId, toolName: event.toolName, output: event.output, isError: event.isError, eventId: event.id };
+      item = {
+        type: 'tool-result',
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        output: event.output,
+        isError: event.isError,
+        eventId: event.id,
+      };
       break;
     default:
       item = null;

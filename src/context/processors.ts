@@ -20,7 +20,8 @@ export interface FifoOptions {
 export function fifoHistory(options: FifoOptions = {}): ContextProcessor {
   const lastTurns = options.lastTurns ?? 5;
   const keepTask = options.keepTask ?? true;
-  if (!Number.isInteger(lastTurns) || lastTurns < 1) throw new RangeError(`fifoHistory: lastTurns must be an integer ≥ 1, got ${lastTurns}.`);
+  if (!Number.isInteger(lastTurns) || lastTurns < 1)
+    throw new RangeError(`fifoHistory: lastTurns must be an integer ≥ 1, got ${lastTurns}.`);
   return {
     name: `fifo(${lastTurns})`,
     process(request: ContextRequest, ctx: ProcessorContext) {

@@ -3,7 +3,12 @@
  * definitions, each labelled with the ledger part it counts towards. Rendering to the AI SDK prompt
  * happens once, after the last processor.
  */
-import type { JSONSchema7, LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type {
+  JSONSchema7,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+} from '@ai-sdk/provider';
 import type { Session, ToolCallRecord } from '../session/types.js';
 import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
 import { emptyParts, type Ledger, type PartTokens, type PromptPart } from '../tokens/ledger.js';
@@ -54,7 +59,12 @@ export interface ProcessorContext {
    * Appends a compaction event to the session (persisted like any event), so a processor that
    * summarizes history leaves the raw events in place behind it.
    */
-  appendCompaction(event: { fromEventId: string; toEventId: string; summary: string; guideline?: string }): Promise<void>;
+  appendCompaction(event: {
+    fromEventId: string;
+    toEventId: string;
+    summary: string;
+    guideline?: string;
+  }): Promise<void>;
 }
 
 /** One stage of the request pipeline. It may change the request in place. */
@@ -121,13 +131,18 @@ export function serializeRequest(request: ContextRequest): PromptSegment[] {
   const out: PromptSegment[] = [];
   for (const s of request.instruction) out.push({ part: s.part, text: s.text });
   const obsStart = latestObservationStart(request.items);
-  request.items.forEach((item, i) => out.push({ part: i >= obsStart ? 'observation' : 'history', text: itemText(item) }));
+  request.items.forEach((item, i) =>
+    out.push({ part: i >= obsStart ? 'observation' : 'history', text: itemText(item) }),
+  );
   for (const t of request.tools) out.push({ part: 'tools', text: toolDefinitionText(t) });
   return out;
 }
 
 /** Counts a request's prompt tokens by part (cached per segment content). */
-export function measureRequest(request: ContextRequest, encoding: EncodingName = 'o200k_base'): { parts: PartTokens; total: number } {
+export function measureRequest(
+  request: ContextRequest,
+  encoding: EncodingName = 'o200k_base',
+): { parts: PartTokens; total: number } {
   const parts = emptyParts();
   let total = 0;
   for (const seg of serializeRequest(request)) {
@@ -147,7 +162,10 @@ export function systemText(request: ContextRequest): string {
  * Renders the request as an AI SDK prompt and tool list. Consecutive tool results become one tool
  * message; summaries become user messages.
  */
-export function renderPrompt(request: ContextRequest): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+export function renderPrompt(request: ContextRequest): {
+  prompt: LanguageModelV3Prompt;
+  tools: LanguageModelV3FunctionTool[];
+} {
   const prompt: LanguageModelV3Message[] = [];
   const system = systemText(request);
   if (system) prompt.push({ role: 'system', content: system });
@@ -160,7 +178,8 @@ export function renderPrompt(request: ContextRequest): { prompt: LanguageModelV3
       case 'assistant': {
         const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
         if (item.text) content.push({ type: 'text', text: item.text });
-        for (const c of item.toolCalls) content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
+        for (const c of item.toolCalls)
+          content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
         prompt.push({ role: 'assistant', content });
         break;
       }
@@ -169,7 +188,9 @@ export function renderPrompt(request: ContextRequest): { prompt: LanguageModelV3
           type: 'tool-result' as const,
           toolCallId: item.toolCallId,
           toolName: item.toolName,
-          output: item.isError ? { type: 'error-text' as const, value: item.output } : { type: 'text' as const, value: item.output },
+          output: item.isError
+            ? { type: 'error-text' as const, value: item.output }
+            : { type: 'text' as const, value: item.output },
         };
         const last = prompt[prompt.length - 1];
         if (last?.role === 'tool') last.content.push(part);

@@ -21,7 +21,9 @@ export interface SandboxProgress {
 const worker = process.ppid;
 
 /** Runs the job's episode. */
-export default async function processEpisode(job: SandboxedJob<EpisodeJobData, EpisodeOutcome>): Promise<EpisodeOutcome> {
+export default async function processEpisode(
+  job: SandboxedJob<EpisodeJobData, EpisodeOutcome>,
+): Promise<EpisodeOutcome> {
   await job.updateProgress({ pid: process.pid } satisfies SandboxProgress);
   try {
     return await runEpisodeJob(job.data, job.id, getScenario);

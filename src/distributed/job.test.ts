@@ -5,7 +5,12 @@ import { PagewiseError } from '../errors.js';
 import { assertJsonData, EPISODE_JOB_SCHEMA, episodeJobId, parseEpisodeJobData, parseEpisodeOutcome } from './job.js';
 import { redactRedisUrl, redisConnection } from './redis.js';
 
-const job = (taskId: string, strategy = 'none', n: number | null = 3): EpisodeJob => ({ index: 0, n, strategy, task: { id: taskId, prompt: 'p' } });
+const job = (taskId: string, strategy = 'none', n: number | null = 3): EpisodeJob => ({
+  index: 0,
+  n,
+  strategy,
+  task: { id: taskId, prompt: 'p' },
+});
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -40,21 +45,43 @@ describe('episode job ids', () => {
 });
 
 describe('episode job data', () => {
-  const data = { schema: EPISODE_JOB_SCHEMA, runId: 'r', index: 2, scenario: 's', n: null, strategy: 'none', task: { id: 't', prompt: 'p', extra: [1] }, model: 'offline', contextWindow: 0 };
+  const data = {
+    schema: EPISODE_JOB_SCHEMA,
+    runId: 'r',
+    index: 2,
+    scenario: 's',
+    n: null,
+    strategy: 'none',
+    task: { id: 't', prompt: 'p', extra: [1] },
+    model: 'offline',
+    contextWindow: 0,
+  };
 
   it('is read back with the task whole', () => {
     expect(parseEpisodeJobData(JSON.parse(JSON.stringify(data)), 'j')).toEqual(data);
   });
 
   it('from a newer producer is refused with the versions, and garbage names the job', () => {
-    expect(() => parseEpisodeJobData({ ...data, schema: 2 }, 'job-7')).toThrow(/Job job-7 has episode schema 2; this worker reads 1/);
-    expect(() => parseEpisodeJobData({ ...data, model: { provider: 'x' } }, 'job-8')).toThrow(/Job job-8 is not a pagewise episode/);
+    expect(() => parseEpisodeJobData({ ...data, schema: 2 }, 'job-7')).toThrow(
+      /Job job-7 has episode schema 2; this worker reads 1/,
+    );
+    expect(() => parseEpisodeJobData({ ...data, model: { provider: 'x' } }, 'job-8')).toThrow(
+      /Job job-8 is not a pagewise episode/,
+    );
     expect(() => parseEpisodeJobData('hello', 'job-9')).toThrow(/Job job-9 is not a pagewise episode/);
   });
 });
 
 describe('episode outcomes from workers', () => {
-  const outcome = { taskId: 't', strategy: 'none', success: true, answer: 'a', ledger: [], windowFailure: false, wallMs: 1 };
+  const outcome = {
+    taskId: 't',
+    strategy: 'none',
+    success: true,
+    answer: 'a',
+    ledger: [],
+    windowFailure: false,
+    wallMs: 1,
+  };
 
   it('are accepted for their own episode only', () => {
     expect(parseEpisodeOutcome(outcome, job('t'))).toEqual(outcome);
@@ -105,7 +132,9 @@ describe('Redis URLs', () => {
   });
 
   it('must be redis:// or rediss://, and the error names the setting', () => {
-    expect(() => redisConnection('http://127.0.0.1:6379', '--queue')).toThrow(/--queue must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(() => redisConnection('http://127.0.0.1:6379', '--queue')).toThrow(
+      /--queue must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
     expect(() => redisConnection('127.0.0.1:6379', '--redis')).toThrow(/--redis must be/);
     expect(redisConnection('rediss://127.0.0.1:6380', '--redis')).toEqual({ url: 'rediss://127.0.0.1:6380' });
   });

@@ -57,10 +57,18 @@ const EpisodeJobDataSchema = z.object({
 export function parseEpisodeJobData(data: unknown, jobId: string): EpisodeJobData {
   const version = (data as { schema?: unknown } | null)?.schema;
   if (typeof version === 'number' && version !== EPISODE_JOB_SCHEMA) {
-    throw new ConfigurationError('unsupported-job-schema', `Job ${jobId} has episode schema ${version}; this worker reads ${EPISODE_JOB_SCHEMA}. Run workers of the same pagewise version as the producer.`);
+    throw new ConfigurationError(
+      'unsupported-job-schema',
+      `Job ${jobId} has episode schema ${version}; this worker reads ${EPISODE_JOB_SCHEMA}. Run workers of the same pagewise version as the producer.`,
+    );
   }
   const parsed = EpisodeJobDataSchema.safeParse(data);
-  if (!parsed.success) throw new ConfigurationError('invalid-job', `Job ${jobId} is not a pagewise episode: ${z.prettifyError(parsed.error)}`, parsed.error);
+  if (!parsed.success)
+    throw new ConfigurationError(
+      'invalid-job',
+      `Job ${jobId} is not a pagewise episode: ${z.prettifyError(parsed.error)}`,
+      parsed.error,
+    );
   return parsed.data as EpisodeJobData;
 }
 
@@ -108,5 +116,8 @@ export function assertJsonData(value: unknown, path: string): void {
     return;
   }
   const what = typeof value === 'object' ? (value.constructor?.name ?? 'object') : String(value);
-  throw new ConfigurationError('task-not-json', `${path} is ${what}, which a queue cannot carry: scenario tasks must be plain JSON data to run on workers. Run without a queue, or make the task JSON.`);
+  throw new ConfigurationError(
+    'task-not-json',
+    `${path} is ${what}, which a queue cannot carry: scenario tasks must be plain JSON data to run on workers. Run without a queue, or make the task JSON.`,
+  );
 }

@@ -22,7 +22,13 @@ const delayed = (ranBy: string): BenchScenario => ({
   defaultN: 2,
   strategies: ['none', 'fifo'],
   prepare: async ({ n = 2, tasks, seed }) =>
-    Array.from({ length: tasks }, (_, t) => ({ id: `t${t}:n${n}`, prompt: `task ${t}`, n, seed, delayMs: ((t * 7 + seed) % 4) * 15 })),
+    Array.from({ length: tasks }, (_, t) => ({
+      id: `t${t}:n${n}`,
+      prompt: `task ${t}`,
+      n,
+      seed,
+      delayMs: ((t * 7 + seed) % 4) * 15,
+    })),
   async runEpisode(task: ScenarioTask, context) {
     const { n, seed, delayMs } = task as ScenarioTask & { n: number; seed: number; delayMs: number };
     await sleep(delayMs, undefined, context.signal ? { signal: context.signal } : {});
@@ -32,7 +38,21 @@ const delayed = (ranBy: string): BenchScenario => ({
       strategy: context.strategy,
       success: (tokens + task.id.length) % 3 !== 0,
       answer: `${task.prompt} by ${ranBy}`,
-      ledger: [{ index: 0, kind: 'agent', agent: 'a', model: String(context.model), invocationId: 'i', parts: { ...emptyParts(), history: tokens }, promptTokens: tokens, completionTokens: 5, modelMs: 0, frameworkMs: 0.1, at: 0 }],
+      ledger: [
+        {
+          index: 0,
+          kind: 'agent',
+          agent: 'a',
+          model: String(context.model),
+          invocationId: 'i',
+          parts: { ...emptyParts(), history: tokens },
+          promptTokens: tokens,
+          completionTokens: 5,
+          modelMs: 0,
+          frameworkMs: 0.1,
+          at: 0,
+        },
+      ],
       windowFailure: false,
       ...(context.contextWindow !== undefined ? { evidenceRecall: context.contextWindow / 1000 } : {}),
       wallMs: 1,
@@ -41,27 +61,48 @@ const delayed = (ranBy: string): BenchScenario => ({
 });
 
 /** The saved episodes without what may differ between runs of the same benchmark. */
-const comparable = (report: BenchReport) => report.runs.episodes.map(({ wallMs: _w, answer, ...e }: BenchEpisode) => ({ ...e, answer: answer.replace(/ by \w+$/, '') }));
+const comparable = (report: BenchReport) =>
+  report.runs.episodes.map(({ wallMs: _w, answer, ...e }: BenchEpisode) => ({
+    ...e,
+    answer: answer.replace(/ by \w+$/, ''),
+  }));
 
 const url = redisTestUrl;
 
 describe('queue executor without Redis', () => {
   it('refuses a model instance before queuing anything', async () => {
-    const error = await runBench({ scenario: delayed('here'), tasks: 1, seed: 1, model: new OfflineModel(), executor: queueExecutor({ url: 'redis://127.0.0.1:1' }) }).catch((e: unknown) => e);
+    const error = await runBench({
+      scenario: delayed('here'),
+      tasks: 1,
+      seed: 1,
+      model: new OfflineModel(),
+      executor: queueExecutor({ url: 'redis://127.0.0.1:1' }),
+    }).catch((e: unknown) => e);
     expect(PagewiseError.isInstance(error) && error.code).toBe('model-not-serializable');
   });
 
   it('names the URL, password hidden, and the setting when Redis does not answer', async () => {
-    const error = await runBench({ scenario: delayed('here'), tasks: 1, seed: 1, executor: queueExecutor({ url: 'redis://user:hunter22@127.0.0.1:1', urlSetting: '--queue' }) }).catch((e: unknown) => e);
+    const error = await runBench({
+      scenario: delayed('here'),
+      tasks: 1,
+      seed: 1,
+      executor: queueExecutor({ url: 'redis://user:hunter22@127.0.0.1:1', urlSetting: '--queue' }),
+    }).catch((e: unknown) => e);
     expect(PagewiseError.isInstance(error) && error.code).toBe('redis-unreachable');
     const message = (error as Error).message;
-    expect(message).toMatch(/^Cannot reach Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1 \(.+\)\. Start Redis there, or fix the URL given with --queue\.$/);
+    expect(message).toMatch(
+      /^Cannot reach Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1 \(.+\)\. Start Redis there, or fix the URL given with --queue\.$/,
+    );
     expect(message).not.toContain('hunter22');
   });
 
   it('the worker names --redis the same way', async () => {
-    await expect(startEpisodeWorker({ url: 'redis://:hunter22@127.0.0.1:1', urlSetting: '--redis' })).rejects.toThrow(/redis:\/\/:\*\*\*@127\.0\.0\.1:1 .*--redis\.$/);
-    await expect(startEpisodeWorker({ url: 'redis://127.0.0.1:1', concurrency: 0 })).rejects.toThrow(/concurrency must be a positive integer, got 0/);
+    await expect(startEpisodeWorker({ url: 'redis://:hunter22@127.0.0.1:1', urlSetting: '--redis' })).rejects.toThrow(
+      /redis:\/\/:\*\*\*@127\.0\.0\.1:1 .*--redis\.$/,
+    );
+    await expect(startEpisodeWorker({ url: 'redis://127.0.0.1:1', concurrency: 0 })).rejects.toThrow(
+      /concurrency must be a positive integer, got 0/,
+    );
   });
 });
 
@@ -71,12 +112,23 @@ if (!url) {
   describe('queue executor with Redis', () => {
     const prefix = uniquePrefix('queue');
     const workers: EpisodeWorker[] = [];
-    const start = async (name: string, extra: { onEvent?: (e: EpisodeWorkerEvent) => void; scenarios?: (n: string) => BenchScenario } = {}) => {
-      const worker = await startEpisodeWorker({ url, prefix, lockDurationMs: 2000, stalledIntervalMs: 1000, scenarios: () => delayed(name), ...extra });
+    const start = async (
+      name: string,
+      extra: { onEvent?: (e: EpisodeWorkerEvent) => void; scenarios?: (n: string) => BenchScenario } = {},
+    ) => {
+      const worker = await startEpisodeWorker({
+        url,
+        prefix,
+        lockDurationMs: 2000,
+        stalledIntervalMs: 1000,
+        scenarios: () => delayed(name),
+        ...extra,
+      });
       workers.push(worker);
       return worker;
     };
-    const executor = (notices: QueueNotice[] = []) => queueExecutor({ url, prefix, pollIntervalMs: 500, onNotice: (n) => notices.push(n) });
+    const executor = (notices: QueueNotice[] = []) =>
+      queueExecutor({ url, prefix, pollIntervalMs: 500, onNotice: (n) => notices.push(n) });
 
     // The producer looks the scenario up by name only to send that name; workers use their own lookup.
     beforeAll(() => registerScenario(delayed('here'), { replace: true }));
@@ -113,7 +165,10 @@ if (!url) {
       await start('w2');
       const a = { scenario: delayed('here'), tasks: 5, seed: 1 };
       const b = { scenario: delayed('here'), tasks: 3, seed: 2, strategies: ['fifo'] };
-      const [qa, qb] = await Promise.all([runBench({ ...a, executor: executor() }), runBench({ ...b, executor: executor() })]);
+      const [qa, qb] = await Promise.all([
+        runBench({ ...a, executor: executor() }),
+        runBench({ ...b, executor: executor() }),
+      ]);
       expect(comparable(qa)).toEqual(comparable(await runBench(a)));
       expect(comparable(qb)).toEqual(comparable(await runBench(b)));
     });
@@ -124,15 +179,25 @@ if (!url) {
           throw new Error(`no scenario "${name}" in this worker`);
         },
       });
-      await expect(runBench({ scenario: delayed('here'), tasks: 2, seed: 1, executor: executor() })).rejects.toThrow(/Episode .+ failed on its worker: no scenario "test-queue" in this worker\. .*same pagewise version/);
+      await expect(runBench({ scenario: delayed('here'), tasks: 2, seed: 1, executor: executor() })).rejects.toThrow(
+        /Episode .+ failed on its worker: no scenario "test-queue" in this worker\. .*same pagewise version/,
+      );
     });
 
     it('with no worker it says so, and an abort takes the waiting episodes off the queue', async () => {
       const notices: QueueNotice[] = [];
       const controller = new AbortController();
-      const run = runBench({ scenario: delayed('here'), tasks: 3, seed: 1, signal: controller.signal, executor: executor(notices) });
+      const run = runBench({
+        scenario: delayed('here'),
+        tasks: 3,
+        seed: 1,
+        signal: controller.signal,
+        executor: executor(notices),
+      });
       await expect.poll(() => notices.map((n) => n.kind), { timeout: 5000 }).toContain('no-workers');
-      expect(notices[0]?.message).toMatch(/No worker is connected .* 6 episodes wait until one starts: pagewise worker --redis <url> --prefix pw-test-queue-/);
+      expect(notices[0]?.message).toMatch(
+        /No worker is connected .* 6 episodes wait until one starts: pagewise worker --redis <url> --prefix pw-test-queue-/,
+      );
       controller.abort();
       await expect(run).rejects.toThrow(/aborted/);
       const queue = new Queue(EPISODE_QUEUE, { connection: { url }, prefix });
@@ -141,7 +206,10 @@ if (!url) {
     });
 
     it('a worker closed with release puts its episode back, and another worker finishes it', async () => {
-      const slow = (name: string): BenchScenario => ({ ...delayed(name), prepare: async (p) => (await delayed(name).prepare(p)).map((t) => ({ ...t, delayMs: 3000 })) });
+      const slow = (name: string): BenchScenario => ({
+        ...delayed(name),
+        prepare: async (p) => (await delayed(name).prepare(p)).map((t) => ({ ...t, delayMs: 3000 })),
+      });
       registerScenario(slow('here'), { replace: true });
       try {
         const events: EpisodeWorkerEvent[] = [];
@@ -153,7 +221,12 @@ if (!url) {
         // Released, not finished: closing did not wait out the 3 s episode.
         expect(performance.now() - closed).toBeLessThan(2000);
         expect(events.map((e) => e.type)).toEqual(['started', 'released']);
-        await start('w2', { scenarios: () => ({ ...slow('w2'), runEpisode: (task, context) => delayed('w2').runEpisode({ ...task, delayMs: 0 }, context) }) });
+        await start('w2', {
+          scenarios: () => ({
+            ...slow('w2'),
+            runEpisode: (task, context) => delayed('w2').runEpisode({ ...task, delayMs: 0 }, context),
+          }),
+        });
         const report = await run;
         expect(report.runs.episodes.map((e) => e.answer)).toEqual(['task 0 by w2']);
       } finally {
@@ -163,9 +236,18 @@ if (!url) {
 
     it('a worker closed without release finishes its episode first', async () => {
       const events: EpisodeWorkerEvent[] = [];
-      const slow: BenchScenario = { ...delayed('w1'), runEpisode: async (task, context) => (await sleep(800), delayed('w1').runEpisode(task, context)) };
+      const slow: BenchScenario = {
+        ...delayed('w1'),
+        runEpisode: async (task, context) => (await sleep(800), delayed('w1').runEpisode(task, context)),
+      };
       const worker = await start('w1', { scenarios: () => slow, onEvent: (e) => events.push(e) });
-      const run = runBench({ scenario: delayed('here'), tasks: 1, seed: 1, strategies: ['none'], executor: executor() });
+      const run = runBench({
+        scenario: delayed('here'),
+        tasks: 1,
+        seed: 1,
+        strategies: ['none'],
+        executor: executor(),
+      });
       await expect.poll(() => events.map((e) => e.type), { timeout: 5000 }).toContain('started');
       await worker.close();
       expect(events.map((e) => e.type)).toEqual(['started', 'finished']);

@@ -8,7 +8,15 @@ import { Queue, QueueEvents, QueueKeys } from 'bullmq';
 import type { EpisodeBatch, EpisodeExecutor, EpisodeJob } from '../bench/harness.js';
 import type { EpisodeOutcome } from '../bench/scenario.js';
 import { AbortedError, ConfigurationError, SystemError } from '../errors.js';
-import { assertJsonData, DEFAULT_QUEUE_PREFIX, EPISODE_JOB_SCHEMA, EPISODE_QUEUE, episodeJobId, parseEpisodeOutcome, type EpisodeJobData } from './job.js';
+import {
+  assertJsonData,
+  DEFAULT_QUEUE_PREFIX,
+  EPISODE_JOB_SCHEMA,
+  EPISODE_QUEUE,
+  episodeJobId,
+  parseEpisodeOutcome,
+  type EpisodeJobData,
+} from './job.js';
 import { checkRedis, redactRedisUrl, redisConnection } from './redis.js';
 
 /** Something the producer thinks the user should know while it waits. */
@@ -69,10 +77,17 @@ export function queueExecutor(options: QueueExecutorOptions): EpisodeExecutor {
   return (batch) => runThroughQueue(batch, options, setting);
 }
 
-async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOptions, setting: string): Promise<EpisodeOutcome[]> {
+async function runThroughQueue(
+  batch: EpisodeBatch,
+  options: QueueExecutorOptions,
+  setting: string,
+): Promise<EpisodeOutcome[]> {
   const { jobs, signal } = batch;
   if (typeof batch.model !== 'string') {
-    throw new ConfigurationError('model-not-serializable', 'A run through a queue needs the model as a spec string ("offline", "openai:gpt-4.1-mini"): a model instance cannot be sent to workers. Pass its spec, or run in process.');
+    throw new ConfigurationError(
+      'model-not-serializable',
+      'A run through a queue needs the model as a spec string ("offline", "openai:gpt-4.1-mini"): a model instance cannot be sent to workers. Pass its spec, or run in process.',
+    );
   }
   const model = batch.model;
   const runId = options.runId ?? newRunId();
@@ -80,8 +95,22 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
   for (const job of jobs) {
     assertJsonData(job.task, `task ${job.task.id} of ${batch.scenario.name}`);
     const id = episodeJobId(runId, job);
-    if (byId.has(id)) throw new ConfigurationError('duplicate-task-id', `Scenario ${batch.scenario.name} has two tasks with id "${job.task.id}" (strategy ${job.strategy}, N ${job.n ?? '-'}); task ids must be unique to run through a queue.`);
-    const data: EpisodeJobData = { schema: EPISODE_JOB_SCHEMA, runId, index: job.index, scenario: batch.scenario.name, n: job.n, strategy: job.strategy, task: job.task, model, contextWindow: batch.contextWindow ?? null };
+    if (byId.has(id))
+      throw new ConfigurationError(
+        'duplicate-task-id',
+        `Scenario ${batch.scenario.name} has two tasks with id "${job.task.id}" (strategy ${job.strategy}, N ${job.n ?? '-'}); task ids must be unique to run through a queue.`,
+      );
+    const data: EpisodeJobData = {
+      schema: EPISODE_JOB_SCHEMA,
+      runId,
+      index: job.index,
+      scenario: batch.scenario.name,
+      n: job.n,
+      strategy: job.strategy,
+      task: job.task,
+      model,
+      contextWindow: batch.contextWindow ?? null,
+    };
     byId.set(id, { job, data });
   }
   if (jobs.length === 0) return [];
@@ -93,7 +122,12 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
   // Events are read from the last one in the stream before any job is added, so an episode that
   // finishes before the event reader's first XREAD is still seen.
   const eventsKey = new QueueKeys(prefix).toKey(EPISODE_QUEUE, 'events');
-  const lastEventId = (await checkRedis(options.url, setting, async (client) => (await client.xrevrange(eventsKey, '+', '-', 'COUNT', 1))[0]?.[0])) ?? '0-0';
+  const lastEventId =
+    (await checkRedis(
+      options.url,
+      setting,
+      async (client) => (await client.xrevrange(eventsKey, '+', '-', 'COUNT', 1))[0]?.[0],
+    )) ?? '0-0';
   const queue = new Queue<EpisodeJobData, EpisodeOutcome>(EPISODE_QUEUE, { connection, prefix });
   let events: QueueEvents | undefined;
   let lastError = '';
@@ -103,7 +137,10 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
     // over, closing connections may still report; nobody waits for them.
     if (settled || error.message === lastError) return;
     lastError = error.message;
-    options.onNotice?.({ kind: 'connection', message: `Redis at ${where}: ${error.message} (retrying; check the server or the URL given with ${setting})` });
+    options.onNotice?.({
+      kind: 'connection',
+      message: `Redis at ${where}: ${error.message} (retrying; check the server or the URL given with ${setting})`,
+    });
   };
   queue.on('error', onError);
 
@@ -124,7 +161,12 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
     if (settled || !job || !pending.has(id)) return;
     const outcome = parseEpisodeOutcome(value, job);
     if (typeof outcome === 'string') {
-      settle(new SystemError('invalid-outcome', `Episode ${id} came back from its worker as ${outcome}. Run workers of the same pagewise version as the producer.`));
+      settle(
+        new SystemError(
+          'invalid-outcome',
+          `Episode ${id} came back from its worker as ${outcome}. Run workers of the same pagewise version as the producer.`,
+        ),
+      );
       return;
     }
     pending.delete(id);
@@ -149,7 +191,12 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
       );
       return;
     }
-    settle(new SystemError('episode-failed', `Episode ${id} failed on its worker: ${reason}. Episodes report their own errors, so this is a worker problem: check that the workers run the same pagewise version and have the scenario registered.`));
+    settle(
+      new SystemError(
+        'episode-failed',
+        `Episode ${id} failed on its worker: ${reason}. Episodes report their own errors, so this is a worker problem: check that the workers run the same pagewise version and have the scenario registered.`,
+      ),
+    );
   };
   const onAbort = () => settle(new AbortedError('The benchmark was aborted.'));
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -192,7 +239,12 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
     events.on('completed', ({ jobId, returnvalue }) => complete(jobId, returnvalue));
     events.on('failed', ({ jobId, failedReason }) => fail(jobId, failedReason));
     events.on('stalled', ({ jobId }) => {
-      if (pending.has(jobId)) options.onNotice?.({ kind: 'stalled', jobId, message: `Episode ${jobId} lost its worker; it is back in the queue for another worker.` });
+      if (pending.has(jobId))
+        options.onNotice?.({
+          kind: 'stalled',
+          jobId,
+          message: `Episode ${jobId} lost its worker; it is back in the queue for another worker.`,
+        });
     });
     await events.waitUntilReady();
     await queue.waitUntilReady();
@@ -239,4 +291,3 @@ async function runThroughQueue(batch: EpisodeBatch, options: QueueExecutorOption
     await queue.close();
   }
 }
-

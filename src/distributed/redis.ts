@@ -42,7 +42,10 @@ export function redisConnection(url: string, setting: string): ConnectionOptions
     protocol = undefined;
   }
   if (protocol !== 'redis:' && protocol !== 'rediss:') {
-    throw new ConfigurationError('invalid-redis-url', `${setting} must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, got "${redactRedisUrl(url)}".`);
+    throw new ConfigurationError(
+      'invalid-redis-url',
+      `${setting} must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379, got "${redactRedisUrl(url)}".`,
+    );
   }
   return { url };
 }
@@ -54,9 +57,20 @@ export function redisConnection(url: string, setting: string): ConnectionOptions
  * @throws ConfigurationError for a URL that is not a Redis URL.
  * @throws SystemError `redis-unreachable` (retryable) naming the URL, password redacted, and the setting.
  */
-export async function checkRedis<T = void>(url: string, setting: string, use?: (client: Redis) => Promise<T>, timeoutMs = REDIS_CONNECT_TIMEOUT_MS): Promise<T | undefined> {
+export async function checkRedis<T = void>(
+  url: string,
+  setting: string,
+  use?: (client: Redis) => Promise<T>,
+  timeoutMs = REDIS_CONNECT_TIMEOUT_MS,
+): Promise<T | undefined> {
   redisConnection(url, setting);
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+    enableOfflineQueue: false,
+  });
   // connect() and ping() below report the failure; without a listener ioredis would also print it.
   client.on('error', () => undefined);
   try {
@@ -68,10 +82,14 @@ export async function checkRedis<T = void>(url: string, setting: string, use?: (
     let reason = error instanceof Error ? error.message : String(error);
     // Short values would match ordinary words of the message; a real password is longer.
     if (password && password.length >= 4) reason = reason.split(password).join('***');
-    throw new SystemError('redis-unreachable', `Cannot reach Redis at ${redactRedisUrl(url)} (${reason}). Start Redis there, or fix the URL given with ${setting}.`, {
-      retryable: true,
-      cause: error,
-    });
+    throw new SystemError(
+      'redis-unreachable',
+      `Cannot reach Redis at ${redactRedisUrl(url)} (${reason}). Start Redis there, or fix the URL given with ${setting}.`,
+      {
+        retryable: true,
+        cause: error,
+      },
+    );
   }
   try {
     return use ? await use(client) : undefined;

@@ -12,7 +12,12 @@ import { parseEpisodeJobData } from './job.js';
  * @throws UnrecoverableError when the job is not a valid episode or its scenario is unknown here: the
  *   same job would fail the same way on every worker of this version.
  */
-export async function runEpisodeJob(data: unknown, jobId: string, lookup: (name: string) => BenchScenario, signal?: AbortSignal): Promise<EpisodeOutcome> {
+export async function runEpisodeJob(
+  data: unknown,
+  jobId: string,
+  lookup: (name: string) => BenchScenario,
+  signal?: AbortSignal,
+): Promise<EpisodeOutcome> {
   let scenario: BenchScenario;
   let job;
   try {

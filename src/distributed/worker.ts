@@ -81,7 +81,8 @@ export interface EpisodeWorker {
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1) throw new ConfigurationError('invalid-option', `${name} must be a positive integer, got ${v}.`);
+  if (!Number.isInteger(v) || v < 1)
+    throw new ConfigurationError('invalid-option', `${name} must be a positive integer, got ${v}.`);
   return v;
 }
 
@@ -160,12 +161,24 @@ export async function startEpisodeWorker(options: EpisodeWorkerOptions): Promise
   worker.on('active', (job: Job<EpisodeJobData, EpisodeOutcome>) => {
     const d = job.data;
     started.set(job.id ?? '?', performance.now());
-    emit({ type: 'started', jobId: job.id ?? '?', scenario: String(d?.scenario), strategy: String(d?.strategy), taskId: String(d?.task?.id), n: d?.n ?? null });
+    emit({
+      type: 'started',
+      jobId: job.id ?? '?',
+      scenario: String(d?.scenario),
+      strategy: String(d?.strategy),
+      taskId: String(d?.task?.id),
+      n: d?.n ?? null,
+    });
   });
   worker.on('completed', (job, outcome) => {
     const id = job.id ?? '?';
     pids.delete(id);
-    emit({ type: 'finished', jobId: id, success: outcome.success === true, ms: performance.now() - (started.get(id) ?? performance.now()) });
+    emit({
+      type: 'finished',
+      jobId: id,
+      success: outcome.success === true,
+      ms: performance.now() - (started.get(id) ?? performance.now()),
+    });
     started.delete(id);
   });
   worker.on('progress', (job, progress) => {
@@ -193,7 +206,10 @@ export async function startEpisodeWorker(options: EpisodeWorkerOptions): Promise
     // ioredis reports every reconnect attempt; one line per distinct failure is enough.
     if (error.message === lastError) return;
     lastError = error.message;
-    emit({ type: 'error', message: `Redis at ${where}: ${error.message} (retrying; check the server or the URL given with ${setting})` });
+    emit({
+      type: 'error',
+      message: `Redis at ${where}: ${error.message} (retrying; check the server or the URL given with ${setting})`,
+    });
   });
   const running = worker.run();
   await worker.waitUntilReady();

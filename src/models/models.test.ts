@@ -28,7 +28,9 @@ describe('resolveModel', () => {
     const m = resolveModel('openai:gpt-4.1-mini', { env: { OPENAI_API_KEY: 'sk-test' } });
     expect(m.specificationVersion).toBe('v3');
     expect(m.modelId).toBe('gpt-4.1-mini');
-    const c = resolveModel('openai-compatible:qwen2.5', { env: { PAGEWISE_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' } });
+    const c = resolveModel('openai-compatible:qwen2.5', {
+      env: { PAGEWISE_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' },
+    });
     expect(c.modelId).toBe('qwen2.5');
   });
 
@@ -53,9 +55,16 @@ describe('offline model', () => {
   });
 
   it('uses the first matching policy and refuses tools that were not offered', async () => {
-    const policy: OfflinePolicy = { name: 'p', matches: (v) => v.lastUserText.includes('call'), decide: () => ({ toolCalls: [{ toolName: 'x', input: { a: 1 } }] }) };
+    const policy: OfflinePolicy = {
+      name: 'p',
+      matches: (v) => v.lastUserText.includes('call'),
+      decide: () => ({ toolCalls: [{ toolName: 'x', input: { a: 1 } }] }),
+    };
     const m = createOfflineModel({ policies: [policy] });
-    const offered = await m.doGenerate({ prompt: prompt('call it'), tools: [{ type: 'function', name: 'x', inputSchema: {} }] });
+    const offered = await m.doGenerate({
+      prompt: prompt('call it'),
+      tools: [{ type: 'function', name: 'x', inputSchema: {} }],
+    });
     expect(offered.content[0]).toMatchObject({ type: 'tool-call', toolName: 'x', input: '{"a":1}' });
     const missing = await m.doGenerate({ prompt: prompt('call it') });
     expect(missing.content[0]).toMatchObject({ type: 'text' });

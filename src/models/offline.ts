@@ -17,8 +17,7 @@ import { viewPrompt, type PromptView } from './prompt-view.js';
 
 /** What a policy decides to do at one step: answer, or call tools. */
 export type OfflineDecision =
-  | { text: string; toolCalls?: undefined }
-  | { text?: string; toolCalls: { toolName: string; input: unknown }[] };
+  { text: string; toolCalls?: undefined } | { text?: string; toolCalls: { toolName: string; input: unknown }[] };
 
 /** A rule set for one kind of task. */
 export interface OfflinePolicy {
@@ -44,7 +43,9 @@ export const echoPolicy: OfflinePolicy = {
       return { text: `${OFFLINE_DISCLAIMER} Tool results received: ${summary}` };
     }
     const words = view.lastUserText.trim().split(/\s+/).filter(Boolean).length;
-    return { text: `${OFFLINE_DISCLAIMER} I read your message (${words} words): "${view.lastUserText.slice(0, 200)}".` };
+    return {
+      text: `${OFFLINE_DISCLAIMER} I read your message (${words} words): "${view.lastUserText.slice(0, 200)}".`,
+    };
   },
 };
 
@@ -76,7 +77,11 @@ export class OfflineModel implements LanguageModelV3 {
     return this;
   }
 
-  private decide(options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; inputTokens: number; outputTokens: number } {
+  private decide(options: LanguageModelV3CallOptions): {
+    content: LanguageModelV3Content[];
+    inputTokens: number;
+    outputTokens: number;
+  } {
     const view = viewPrompt(options);
     const policy = this.policies.find((p) => p.matches(view)) ?? echoPolicy;
     const decision = policy.decide(view);

@@ -66,7 +66,8 @@ export function viewPrompt(options: Pick<LanguageModelV3CallOptions, 'prompt' | 
       const toolCalls: { toolCallId: string; toolName: string; input: unknown }[] = [];
       for (const part of message.content) {
         if (part.type === 'text') text += part.text;
-        else if (part.type === 'tool-call') toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        else if (part.type === 'tool-call')
+          toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
       }
       turns.push({ role: 'assistant', text, toolCalls });
     } else if (message.role === 'tool') {

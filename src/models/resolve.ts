@@ -47,7 +47,10 @@ function requireEnv(env: Record<string, string | undefined>, variable: string, p
 export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {}): LanguageModelV3 {
   if (typeof spec !== 'string') {
     if (spec?.specificationVersion !== 'v3') {
-      throw new ConfigurationError('bad-model', 'The model instance is not an AI SDK LanguageModelV3 (specificationVersion "v3"). Use ai@6 providers.');
+      throw new ConfigurationError(
+        'bad-model',
+        'The model instance is not an AI SDK LanguageModelV3 (specificationVersion "v3"). Use ai@6 providers.',
+      );
     }
     return spec;
   }
@@ -77,7 +80,11 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
           `No base URL for the OpenAI-compatible server: set ${MODEL_ENV.compatibleBaseUrl} (e.g. http://localhost:11434/v1 for Ollama).`,
         );
       }
-      return createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: env[MODEL_ENV.compatibleKey] }).chatModel(id);
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        apiKey: env[MODEL_ENV.compatibleKey],
+      }).chatModel(id);
     }
     default:
       throw new ConfigurationError(

@@ -63,7 +63,11 @@ export function isRetryableError(error: unknown): boolean {
  * retryable errors with backoff. Throws the last error when retries run out, with the values of
  * key-like environment variables redacted from it (see {@link redactError}).
  */
-export async function withRetry<T>(fn: (signal: AbortSignal) => PromiseLike<T>, signal: AbortSignal | undefined, options: RetryOptions = {}): Promise<T> {
+export async function withRetry<T>(
+  fn: (signal: AbortSignal) => PromiseLike<T>,
+  signal: AbortSignal | undefined,
+  options: RetryOptions = {},
+): Promise<T> {
   const maxRetries = options.maxRetries ?? 3;
   const base = options.baseDelayMs ?? 500;
   const cap = options.maxDelayMs ?? 30_000;
@@ -84,7 +88,11 @@ export async function withRetry<T>(fn: (signal: AbortSignal) => PromiseLike<T>, 
       if (!(timedOut || isRetryableError(error)) || attempt >= maxRetries) {
         if (timedOut) {
           throw redactError(
-            new SystemError('model-timeout', `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`, { retryable: true, cause: error }),
+            new SystemError(
+              'model-timeout',
+              `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`,
+              { retryable: true, cause: error },
+            ),
           );
         }
         throw redactError(error);

@@ -27,7 +27,11 @@ export type ScriptedStep =
   | string
   | ScriptedResponse
   | Error
-  | ((call: { options: LanguageModelV3CallOptions; view: PromptView; index: number }) => string | ScriptedResponse | Error);
+  | ((call: {
+      options: LanguageModelV3CallOptions;
+      view: PromptView;
+      index: number;
+    }) => string | ScriptedResponse | Error);
 
 /** Thrown when the scripted model is called more often, or less, than its script says. */
 export class ScriptedModelError extends PagewiseError {
@@ -61,7 +65,9 @@ export class ScriptedModel implements LanguageModelV3 {
   /** Throws unless every step has been used. */
   assertComplete(): void {
     if (this.next < this.steps.length) {
-      throw new ScriptedModelError(`The scripted model used ${this.next} of ${this.steps.length} steps; ${this.steps.length - this.next} were never requested.`);
+      throw new ScriptedModelError(
+        `The scripted model used ${this.next} of ${this.steps.length} steps; ${this.steps.length - this.next} were never requested.`,
+      );
     }
   }
 
@@ -83,17 +89,32 @@ export class ScriptedModel implements LanguageModelV3 {
     const content: LanguageModelV3Content[] = [];
     if (response.text) content.push({ type: 'text', text: response.text });
     for (const c of response.toolCalls ?? []) {
-      content.push({ type: 'tool-call', toolCallId: c.toolCallId ?? `call-${++this.ids}`, toolName: c.toolName, input: JSON.stringify(c.input) });
+      content.push({
+        type: 'tool-call',
+        toolCallId: c.toolCallId ?? `call-${++this.ids}`,
+        toolName: c.toolName,
+        input: JSON.stringify(c.input),
+      });
     }
     for (const c of response.rawToolCalls ?? []) {
-      content.push({ type: 'tool-call', toolCallId: c.toolCallId ?? `call-${++this.ids}`, toolName: c.toolName, input: c.inputText });
+      content.push({
+        type: 'tool-call',
+        toolCallId: c.toolCallId ?? `call-${++this.ids}`,
+        toolName: c.toolName,
+        input: c.inputText,
+      });
     }
     const hasCalls = content.some((c) => c.type === 'tool-call');
     return {
       content,
       finishReason: { unified: hasCalls ? 'tool-calls' : 'stop', raw: undefined },
       usage: {
-        inputTokens: { total: response.usage?.inputTokens, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+        inputTokens: {
+          total: response.usage?.inputTokens,
+          noCache: undefined,
+          cacheRead: undefined,
+          cacheWrite: undefined,
+        },
         outputTokens: { total: response.usage?.outputTokens, text: undefined, reasoning: undefined },
       },
       warnings: [],

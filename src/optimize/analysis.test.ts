@@ -1,9 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePair, compressionAnalysis, contrastivePairs, missingValues, openMapNormalizer, weighFields } from './analysis.js';
+import {
+  analyzePair,
+  compressionAnalysis,
+  contrastivePairs,
+  missingValues,
+  openMapNormalizer,
+  weighFields,
+} from './analysis.js';
 import type { FieldStats } from './field-diff.js';
 import type { EpisodeTrace } from './trace.js';
 
-const stats = (s: Partial<FieldStats>): FieldStats => ({ lost: 0, kept: 0, keptTokens: 0, lostValues: [], keptValues: [], ...s });
+const stats = (s: Partial<FieldStats>): FieldStats => ({
+  lost: 0,
+  kept: 0,
+  keptTokens: 0,
+  lostValues: [],
+  keptValues: [],
+  ...s,
+});
 
 function trace(taskId: string, over: Partial<EpisodeTrace> = {}): EpisodeTrace {
   return {
@@ -67,29 +81,59 @@ describe('analyzePair', () => {
         { toolName: 'get_user', input: '{"user_id":"u1"}' },
         { toolName: 'get_user', input: '{"user_id":"u1"}' },
       ],
-      fields: { 'items.[].price': stats({ lost: 1, lostValues: ['54.04'] }), orders: stats({ lost: 1, lostValues: ['w1'] }), 'address.zip': stats({ lost: 1, lostValues: ['19122'] }) },
+      fields: {
+        'items.[].price': stats({ lost: 1, lostValues: ['54.04'] }),
+        orders: stats({ lost: 1, lostValues: ['w1'] }),
+        'address.zip': stats({ lost: 1, lostValues: ['19122'] }),
+      },
       promptValues: [],
     });
     const feedback = analyzePair({ task, uncompressed, compressed }, { facts: ['54.04', '19122'], forbidden: [] });
-    expect(feedback.rootCauses).toEqual(['missing-critical-fact', 'lost-variable', 'unnecessary-rediscovery', 'instruction-drift']);
-    expect(feedback.lostFacts).toEqual(['items.[].price (held a fact of the gold answer)', 'orders (held a value a later tool call used)']);
-    expect(feedback.divergence).toBe('At tool call 2, the uncompressed run called get_order; the compressed run called get_user again with the same arguments (a repeat).');
+    expect(feedback.rootCauses).toEqual([
+      'missing-critical-fact',
+      'lost-variable',
+      'unnecessary-rediscovery',
+      'instruction-drift',
+    ]);
+    expect(feedback.lostFacts).toEqual([
+      'items.[].price (held a fact of the gold answer)',
+      'orders (held a value a later tool call used)',
+    ]);
+    expect(feedback.divergence).toBe(
+      'At tool call 2, the uncompressed run called get_order; the compressed run called get_user again with the same arguments (a repeat).',
+    );
     expect(JSON.stringify(feedback)).not.toMatch(/54\.04|19122|W1\b/);
   });
 
   it('does not blame a field whose value the last request still held elsewhere', () => {
-    const compressed = trace('t', { success: false, fields: { 'items.[].price': stats({ lost: 1, lostValues: ['54.04'] }) }, promptValues: ['54.04', 'w1'] });
+    const compressed = trace('t', {
+      success: false,
+      fields: { 'items.[].price': stats({ lost: 1, lostValues: ['54.04'] }) },
+      promptValues: ['54.04', 'w1'],
+    });
     expect(missingValues({ uncompressed, compressed }, { facts: ['54.04'], forbidden: [] }).size).toBe(0);
-    expect(analyzePair({ task, uncompressed, compressed }, { facts: ['54.04'], forbidden: [] }).rootCauses).toEqual(['other']);
+    expect(analyzePair({ task, uncompressed, compressed }, { facts: ['54.04'], forbidden: [] }).rootCauses).toEqual([
+      'other',
+    ]);
   });
 });
 
 describe('weighFields', () => {
   it('weighs fields lost in failures above those lost as often in successes', () => {
     const u = trace('a', { mode: 'uncompressed', promptValues: ['9'] });
-    const failed = trace('a', { success: false, promptValues: [], fields: { 'items.[].price': stats({ lost: 1, lostValues: ['9'] }), email: stats({ lost: 1, lostValues: ['x@y'] }) } });
+    const failed = trace('a', {
+      success: false,
+      promptValues: [],
+      fields: {
+        'items.[].price': stats({ lost: 1, lostValues: ['9'] }),
+        email: stats({ lost: 1, lostValues: ['x@y'] }),
+      },
+    });
     const ok = trace('b', { fields: { email: stats({ lost: 1 }) } });
-    const weights = weighFields([{ task: { id: 'a', prompt: '' }, uncompressed: u, compressed: failed }], [ok], () => ({ facts: ['9'], forbidden: [] }));
+    const weights = weighFields([{ task: { id: 'a', prompt: '' }, uncompressed: u, compressed: failed }], [ok], () => ({
+      facts: ['9'],
+      forbidden: [],
+    }));
     expect(weights.map((w) => w.rule)).toEqual(['items.price']);
     expect(weights[0]).toMatchObject({ factLoss: 1, lostInFailed: 1, lostInSucceeded: 0, weight: 3 });
   });
@@ -124,17 +168,22 @@ describe('compressionAnalysis', () => {
       'orders.[].status': stats({ kept: 8, keptTokens: 16, keptValues: ['pending', 'delivered'] }),
       'orders.[].note': stats({ kept: 1, keptTokens: 30, keptValues: ['fragile'] }),
     };
-    const analysis = compressionAnalysis([{ compressed: trace('a', { fields, answer: 'Answer: fragile' }), values: { facts: ['19122'], forbidden: [] } }], {
-      ratio: 1,
-      unit: 'auto',
-      keepPatterns: [],
-      dropPatterns: [],
-      alwaysKeep: { numbers: true, identifiers: true, dates: true, urls: true, errors: true, headers: true },
-      jsonKeepFields: [],
-      jsonDropFields: [],
-    });
+    const analysis = compressionAnalysis(
+      [{ compressed: trace('a', { fields, answer: 'Answer: fragile' }), values: { facts: ['19122'], forbidden: [] } }],
+      {
+        ratio: 1,
+        unit: 'auto',
+        keepPatterns: [],
+        dropPatterns: [],
+        alwaysKeep: { numbers: true, identifiers: true, dates: true, urls: true, errors: true, headers: true },
+        jsonKeepFields: [],
+        jsonDropFields: [],
+      },
+    );
     // address.zip holds a fact, so `address` as a whole is not safe to drop; `user` holds only email.
     expect(analysis.unneeded.map((u) => u.rule)).toEqual(['address.address1', 'address.city', 'user']);
-    expect(analysis.needed).toEqual(['address.zip', 'orders.note', 'payment.payment_method_id', 'orders.status'].sort());
+    expect(analysis.needed).toEqual(
+      ['address.zip', 'orders.note', 'payment.payment_method_id', 'orders.status'].sort(),
+    );
   });
 });

@@ -8,12 +8,28 @@
  */
 import type { ScenarioTask } from '../bench/scenario.js';
 import type { ExtractiveRules } from '../compression/rules.js';
-import { containsWord, jsonLeaves, mergeFieldStats, parentKeys, ruleForPath, ruleMatchesPath, splitJson, type FieldStats } from './field-diff.js';
+import {
+  containsWord,
+  jsonLeaves,
+  mergeFieldStats,
+  parentKeys,
+  ruleForPath,
+  ruleMatchesPath,
+  splitJson,
+  type FieldStats,
+} from './field-diff.js';
 import type { TaskValues } from './task-values.js';
 import { repeatedCalls, type EpisodeTrace, type ObservedToolCall } from './trace.js';
 
 /** Root causes of a failure under compression, after ACON's failure analysis. */
-export const ROOT_CAUSES = ['missing-critical-fact', 'lost-variable', 'incorrect-summary', 'unnecessary-rediscovery', 'instruction-drift', 'other'] as const;
+export const ROOT_CAUSES = [
+  'missing-critical-fact',
+  'lost-variable',
+  'incorrect-summary',
+  'unnecessary-rediscovery',
+  'instruction-drift',
+  'other',
+] as const;
 
 /** A root cause; see {@link ROOT_CAUSES}. */
 export type RootCause = (typeof ROOT_CAUSES)[number];
@@ -87,7 +103,10 @@ function labels(answer: string): Set<string> {
  * but present elsewhere (a zip code in the task and in an order's address) is not. When a run did not
  * report its request: all the task's facts and the uncompressed run's variables.
  */
-export function missingValues(pair: Pick<ContrastivePair, 'uncompressed' | 'compressed'>, values: TaskValues): Set<string> {
+export function missingValues(
+  pair: Pick<ContrastivePair, 'uncompressed' | 'compressed'>,
+  values: TaskValues,
+): Set<string> {
   const had = pair.uncompressed.promptValues;
   const has = pair.compressed.promptValues;
   if (had === null || has === null) return new Set([...values.facts, ...runVariables(pair.uncompressed)]);
@@ -108,7 +127,8 @@ const OPEN_MAP_MAX_COVERAGE = 0.5;
 export function openMapNormalizer(traces: readonly Pick<EpisodeTrace, 'fields'>[]): (path: string) => string {
   const occurrences = new Map<string, number>();
   for (const t of traces) {
-    for (const [path, s] of Object.entries(t.fields)) if (!path.startsWith('line:')) occurrences.set(path, (occurrences.get(path) ?? 0) + s.kept + s.lost);
+    for (const [path, s] of Object.entries(t.fields))
+      if (!path.startsWith('line:')) occurrences.set(path, (occurrences.get(path) ?? 0) + s.kept + s.lost);
   }
   const children = new Map<string, number[]>();
   for (const [path, n] of occurrences) {
@@ -131,7 +151,10 @@ export function openMapNormalizer(traces: readonly Pick<EpisodeTrace, 'fields'>[
 }
 
 /** `fields` with paths rewritten by `normalize`, stats of paths that fold together merged. */
-export function normalizeFields(fields: Readonly<Record<string, FieldStats>>, normalize: (path: string) => string): Record<string, FieldStats> {
+export function normalizeFields(
+  fields: Readonly<Record<string, FieldStats>>,
+  normalize: (path: string) => string,
+): Record<string, FieldStats> {
   const out: Record<string, FieldStats> = {};
   for (const [path, s] of Object.entries(fields)) mergeFieldStats(out, { [normalize(path)]: s });
   return out;
@@ -152,7 +175,9 @@ function divergence(pair: ContrastivePair): string {
     if (x && y && x.toolName === y.toolName && x.input === y.input) continue;
     const repeat = y !== undefined && b.slice(0, i).some((c) => c.toolName === y.toolName && c.input === y.input);
     const theirs = x ? `the uncompressed run called ${x.toolName}` : 'the uncompressed run had answered';
-    const ours = y ? `the compressed run called ${y.toolName}${repeat ? ' again with the same arguments (a repeat)' : ''}` : 'the compressed run answered';
+    const ours = y
+      ? `the compressed run called ${y.toolName}${repeat ? ' again with the same arguments (a repeat)' : ''}`
+      : 'the compressed run answered';
     return `At tool call ${i + 1}, ${theirs}; ${ours}.`;
   }
   return `Both runs made the same ${a.length} tool calls; the compressed run answered wrongly from what its context held.`;
@@ -162,7 +187,11 @@ function divergence(pair: ContrastivePair): string {
  * The deterministic feedback on a pair: where the runs parted, the root causes, the fields whose lost
  * values were gold facts or variables of the uncompressed run, and the rules that would have kept them.
  */
-export function analyzePair(pair: ContrastivePair, values: TaskValues, normalize: (path: string) => string = (p) => p): PairFeedback {
+export function analyzePair(
+  pair: ContrastivePair,
+  values: TaskValues,
+  normalize: (path: string) => string = (p) => p,
+): PairFeedback {
   const missing = missingValues(pair, values);
   const facts = new Set(values.facts.filter((f) => missing.has(f)));
   const variables = new Set([...runVariables(pair.uncompressed)].filter((v) => missing.has(v)));
@@ -180,16 +209,24 @@ export function analyzePair(pair: ContrastivePair, values: TaskValues, normalize
   // A run that ended in an error (a step limit) never got to answer: that is not drift from the format.
   if (compressed.error === undefined && [...expected].some((l) => !given.has(l))) causes.push('instruction-drift');
   if (causes.length === 0) causes.push('other');
-  const rules = [...new Set([...factPaths, ...variablePaths].map((p) => ruleForPath(p)).filter((r): r is string => r !== undefined))];
+  const rules = [
+    ...new Set([...factPaths, ...variablePaths].map((p) => ruleForPath(p)).filter((r): r is string => r !== undefined)),
+  ];
   const recommendations = rules.map((r) => `Keep the field ${r} in every compressed result.`);
-  if (causes.includes('unnecessary-rediscovery')) recommendations.push('Keep the ids the agent passes to its next tool calls, so it does not fetch the same record again.');
+  if (causes.includes('unnecessary-rediscovery'))
+    recommendations.push(
+      'Keep the ids the agent passes to its next tool calls, so it does not fetch the same record again.',
+    );
   if (causes.includes('other')) recommendations.push('Keep more of each result (raise the share kept).');
   return {
     taskId: pair.task.id,
     source: 'analysis',
     divergence: divergence(pair),
     rootCauses: causes,
-    lostFacts: [...factPaths.map((p) => `${p} (held a fact of the gold answer)`), ...variablePaths.map((p) => `${p} (held a value a later tool call used)`)],
+    lostFacts: [
+      ...factPaths.map((p) => `${p} (held a fact of the gold answer)`),
+      ...variablePaths.map((p) => `${p} (held a value a later tool call used)`),
+    ],
     recommendations,
   };
 }
@@ -262,7 +299,8 @@ export function weighFields(
       variableLoss: share(c.variable, pairs.length),
     };
     const weight = 2 * w.factLoss + w.variableLoss + w.lostInFailed - w.lostInSucceeded;
-    if (weight > 0 && (w.factLoss > 0 || w.variableLoss > 0 || w.lostInFailed > w.lostInSucceeded)) weights.push({ ...w, weight });
+    if (weight > 0 && (w.factLoss > 0 || w.variableLoss > 0 || w.lostInFailed > w.lostInSucceeded))
+      weights.push({ ...w, weight });
   }
   return weights.sort((a, b) => b.weight - a.weight || (a.rule < b.rule ? -1 : 1));
 }
@@ -283,7 +321,12 @@ const STATE_MAX_VALUES = 4;
 const STATE_MIN_OCCURRENCES = 6;
 
 function lastKey(path: string): string {
-  return path.split('.').filter((k) => k !== '[]' && k !== '*').pop() ?? '';
+  return (
+    path
+      .split('.')
+      .filter((k) => k !== '[]' && k !== '*')
+      .pop() ?? ''
+  );
 }
 
 /** What the compression step's analysis found in the successful runs. */
@@ -308,7 +351,11 @@ export function compressionAnalysis(
   const stats = new Map<string, { tokens: number; kept: number; values: Set<string>; needed: boolean }>();
   const normalize = openMapNormalizer(cases.map((c) => c.compressed));
   for (const c of cases) {
-    const values = new Set([...c.values.facts, ...runVariables(c.compressed), ...(c.uncompressed ? runVariables(c.uncompressed) : [])]);
+    const values = new Set([
+      ...c.values.facts,
+      ...runVariables(c.compressed),
+      ...(c.uncompressed ? runVariables(c.uncompressed) : []),
+    ]);
     const answer = c.compressed.answer.toLowerCase();
     for (const [path, s] of Object.entries(normalizeFields(c.compressed.fields, normalize))) {
       if (path.startsWith('line:') || s.kept === 0) continue;
@@ -341,12 +388,24 @@ export function compressionAnalysis(
     if (rule !== undefined && !rules.jsonDropFields.includes(rule)) chosen.add(rule);
   }
   // A rule inside another chosen rule adds nothing.
-  const rulesList = [...chosen].filter((r) => ![...chosen].some((o) => o !== r && unneeded.filter((p) => ruleMatchesPath(r, p)).every((p) => ruleMatchesPath(o, p))));
+  const rulesList = [...chosen].filter(
+    (r) =>
+      ![...chosen].some(
+        (o) => o !== r && unneeded.filter((p) => ruleMatchesPath(r, p)).every((p) => ruleMatchesPath(o, p)),
+      ),
+  );
   const unneededRules = rulesList
-    .map((rule) => ({ rule, tokens: paths.filter((p) => ruleMatchesPath(rule, p)).reduce((sum, p) => sum + (stats.get(p)?.tokens ?? 0), 0) / Math.max(1, cases.length) }))
+    .map((rule) => ({
+      rule,
+      tokens:
+        paths.filter((p) => ruleMatchesPath(rule, p)).reduce((sum, p) => sum + (stats.get(p)?.tokens ?? 0), 0) /
+        Math.max(1, cases.length),
+    }))
     .filter((c) => c.tokens > 0)
     .sort((a, b) => b.tokens - a.tokens || (a.rule < b.rule ? -1 : 1));
-  const neededRules = [...new Set([...needed].map((p) => ruleForPath(p)).filter((r): r is string => r !== undefined))].sort();
+  const neededRules = [
+    ...new Set([...needed].map((p) => ruleForPath(p)).filter((r): r is string => r !== undefined)),
+  ].sort();
   return { unneeded: unneededRules, needed: neededRules };
 }
 

@@ -14,7 +14,14 @@ function record(over: Partial<CompressorCallRecord> = {}): CompressorCallRecord 
     target: 'observation',
     guideline: { id: 'observation-default', version: 1, hash: 'abc' },
     backend: 'extractive',
-    input: { task: 'task', history: '', previousSummary: '', observation: '{"a":1}', toolName: 'get_order', maxTokens: 100 },
+    input: {
+      task: 'task',
+      history: '',
+      previousSummary: '',
+      observation: '{"a":1}',
+      toolName: 'get_order',
+      maxTokens: 100,
+    },
     prompt: 'Compress {"a":1}',
     output: '{"a":1}',
     at: 1,
@@ -26,7 +33,10 @@ function record(over: Partial<CompressorCallRecord> = {}): CompressorCallRecord 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-calls-'));
 const stores: [string, () => CompressorCallStore][] = [
   ['in memory', () => new InMemoryCompressorCallStore()],
-  ['SQLite', () => new SqliteCompressorCallStore({ path: path.join(dir, `${Math.random().toString(36).slice(2)}.db`) })],
+  [
+    'SQLite',
+    () => new SqliteCompressorCallStore({ path: path.join(dir, `${Math.random().toString(36).slice(2)}.db`) }),
+  ],
 ];
 
 describe.each(stores)('CompressorCallStore (%s)', (_name, make) => {
@@ -59,7 +69,7 @@ describe('SqliteCompressorCallStore', () => {
   it('refuses a body it cannot read, naming the call', async () => {
     const store = new SqliteCompressorCallStore({ path: path.join(dir, 'corrupt.db') });
     await store.add(record({ id: 'x' }));
-    store.db.prepare("UPDATE compressor_calls SET body = '{\"schema\":1}'").run();
+    store.db.prepare('UPDATE compressor_calls SET body = \'{"schema":1}\'').run();
     await expect(store.list()).rejects.toThrow(StorageError);
     await expect(store.list()).rejects.toThrow(/Compressor call x has an unreadable body/);
     await store.close();

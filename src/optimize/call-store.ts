@@ -84,7 +84,10 @@ export const CompressorCallBodySchema = z.object({
 /** Refuses a score outside [0, 1], which would make `minSuccess` filters meaningless. */
 export function checkSuccess(success: number): void {
   if (!Number.isFinite(success) || success < 0 || success > 1) {
-    throw new ConfigurationError('invalid-success', `An episode score must be a number from 0 to 1 (1 = succeeded), got ${success}.`);
+    throw new ConfigurationError(
+      'invalid-success',
+      `An episode score must be a number from 0 to 1 (1 = succeeded), got ${success}.`,
+    );
   }
 }
 

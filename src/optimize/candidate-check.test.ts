@@ -15,12 +15,17 @@ describe('leakedValues', () => {
   it('takes the gold values, ids and names of a retail task', () => {
     const task = {
       id: 't',
-      prompt: 'Look up these customers by name and zip code: Yusuf Rossi (zip 19122).\nQuestion: what is the most expensive single item they ever bought, ignoring cancelled orders? End your reply with one line: Answer: <product name>, $<price paid>, order <order id>',
+      prompt:
+        'Look up these customers by name and zip code: Yusuf Rossi (zip 19122).\nQuestion: what is the most expensive single item they ever bought, ignoring cancelled orders? End your reply with one line: Answer: <product name>, $<price paid>, order <order id>',
       gold: { template: 'most-expensive-item', orderId: '#W2611340', productName: 'Water Bottle', priceCents: 5404 },
     };
     const values = retailTaskValues(task);
-    expect(values.forbidden).toEqual(expect.arrayContaining(['Yusuf Rossi', '19122', '#W2611340', 'Water Bottle', '54.04']));
-    expect(values.facts).toEqual(expect.arrayContaining(['yusuf', 'rossi', '19122', 'w2611340', 'water bottle', '54.04']));
+    expect(values.forbidden).toEqual(
+      expect.arrayContaining(['Yusuf Rossi', '19122', '#W2611340', 'Water Bottle', '54.04']),
+    );
+    expect(values.facts).toEqual(
+      expect.arrayContaining(['yusuf', 'rossi', '19122', 'w2611340', 'water bottle', '54.04']),
+    );
     expect(values.forbidden).not.toContain('most-expensive-item');
   });
 });
@@ -29,7 +34,9 @@ describe('checkCandidate', () => {
   const incumbent = DEFAULT_OBSERVATION_GUIDELINE;
 
   it('accepts a rule edit that keeps the template', () => {
-    expect(checkCandidate({ ...incumbent, rules: { ...incumbent.rules, ratio: 1 } }, incumbent, ['#W2611340'])).toBeUndefined();
+    expect(
+      checkCandidate({ ...incumbent, rules: { ...incumbent.rules, ratio: 1 } }, incumbent, ['#W2611340']),
+    ).toBeUndefined();
   });
 
   it('refuses a candidate that drops a placeholder', () => {
@@ -38,9 +45,19 @@ describe('checkCandidate', () => {
   });
 
   it('refuses a candidate holding a training value, in its template, rules or description', () => {
-    expect(checkCandidate({ ...incumbent, template: `${incumbent.template}\nAlways keep order #W2611340.` }, incumbent, ['#W2611340'])).toMatch(/task-specific value.*#W2611340/);
-    expect(checkCandidate({ ...incumbent, rules: { ...incumbent.rules, keepPatterns: ['Water Bottle'] } }, incumbent, ['Water Bottle'])).toMatch(/task-specific/);
-    expect(checkCandidate({ ...incumbent, description: 'tuned on 54.04' }, incumbent, ['54.04'])).toMatch(/task-specific/);
+    expect(
+      checkCandidate({ ...incumbent, template: `${incumbent.template}\nAlways keep order #W2611340.` }, incumbent, [
+        '#W2611340',
+      ]),
+    ).toMatch(/task-specific value.*#W2611340/);
+    expect(
+      checkCandidate({ ...incumbent, rules: { ...incumbent.rules, keepPatterns: ['Water Bottle'] } }, incumbent, [
+        'Water Bottle',
+      ]),
+    ).toMatch(/task-specific/);
+    expect(checkCandidate({ ...incumbent, description: 'tuned on 54.04' }, incumbent, ['54.04'])).toMatch(
+      /task-specific/,
+    );
   });
 
   it('refuses a candidate for the other compressor', () => {

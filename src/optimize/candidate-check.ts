@@ -61,14 +61,23 @@ export function forbiddenValues(perTask: readonly (readonly string[])[], start: 
  * @example
  * checkCandidate(candidate, DEFAULT_OBSERVATION_GUIDELINE, forbidden); // 'drops the placeholder {{task}}'
  */
-export function checkCandidate(candidate: Guideline, incumbent: Guideline, forbidden: readonly string[]): string | undefined {
-  if (candidate.target !== incumbent.target) return `targets ${candidate.target}, but the guideline being optimized targets ${incumbent.target}`;
+export function checkCandidate(
+  candidate: Guideline,
+  incumbent: Guideline,
+  forbidden: readonly string[],
+): string | undefined {
+  if (candidate.target !== incumbent.target)
+    return `targets ${candidate.target}, but the guideline being optimized targets ${incumbent.target}`;
   const kept = new Set(placeholdersOf(candidate.template));
   const dropped = placeholdersOf(incumbent.template).filter((p) => !kept.has(p));
-  if (dropped.length > 0) return `drops the placeholder${dropped.length > 1 ? 's' : ''} ${dropped.map((p) => `{{${p}}}`).join(', ')}; every placeholder of the revised guideline must stay`;
+  if (dropped.length > 0)
+    return `drops the placeholder${dropped.length > 1 ? 's' : ''} ${dropped.map((p) => `{{${p}}}`).join(', ')}; every placeholder of the revised guideline must stay`;
   const leaked = leakedValues(guidelineText(candidate), forbidden);
   if (leaked.length > 0) {
-    return `holds ${leaked.length} task-specific value${leaked.length > 1 ? 's' : ''} of the training tasks (${leaked.slice(0, 3).map((v) => JSON.stringify(v)).join(', ')}${leaked.length > 3 ? ', …' : ''}); a guideline may name kinds of fields, never the values of a task`;
+    return `holds ${leaked.length} task-specific value${leaked.length > 1 ? 's' : ''} of the training tasks (${leaked
+      .slice(0, 3)
+      .map((v) => JSON.stringify(v))
+      .join(', ')}${leaked.length > 3 ? ', …' : ''}); a guideline may name kinds of fields, never the values of a task`;
   }
   return undefined;
 }

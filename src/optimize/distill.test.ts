@@ -54,13 +54,29 @@ describe('exportDistillJsonl', () => {
 
   it('writes prompt/completion pairs, and takes lower scores when asked', async () => {
     const out = path.join(dir, 'completion.jsonl');
-    const result = await exportDistillJsonl({ store: await storeWithCalls(), target: 'observation', out, format: 'completion', minSuccess: 0 });
+    const result = await exportDistillJsonl({
+      store: await storeWithCalls(),
+      target: 'observation',
+      out,
+      format: 'completion',
+      minSuccess: 0,
+    });
     expect(result.written).toBe(3);
-    const examples = readFileSync(out, 'utf8').trim().split('\n').map((line) => CompletionExampleSchema.parse(JSON.parse(line)));
+    const examples = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => CompletionExampleSchema.parse(JSON.parse(line)));
     expect(examples.map((e) => e.completion)).toEqual(['kept a', 'kept b', 'kept c']);
   });
 
   it('refuses a minimum score outside 0..1', async () => {
-    await expect(exportDistillJsonl({ store: new InMemoryCompressorCallStore(), target: 'history', out: path.join(dir, 'x.jsonl'), minSuccess: 2 })).rejects.toThrow(/--min-success/);
+    await expect(
+      exportDistillJsonl({
+        store: new InMemoryCompressorCallStore(),
+        target: 'history',
+        out: path.join(dir, 'x.jsonl'),
+        minSuccess: 2,
+      }),
+    ).rejects.toThrow(/--min-success/);
   });
 });

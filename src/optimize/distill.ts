@@ -93,7 +93,10 @@ export interface DistillExportResult {
 export async function exportDistillJsonl(options: DistillExportOptions): Promise<DistillExportResult> {
   const minSuccess = options.minSuccess ?? 1;
   if (!Number.isFinite(minSuccess) || minSuccess < 0 || minSuccess > 1) {
-    throw new ConfigurationError('invalid-option', `--min-success must be a number from 0 to 1 (1: only episodes that succeeded), got ${minSuccess}.`);
+    throw new ConfigurationError(
+      'invalid-option',
+      `--min-success must be a number from 0 to 1 (1: only episodes that succeeded), got ${minSuccess}.`,
+    );
   }
   const format = options.format ?? 'chat';
   const records = await options.store.list({

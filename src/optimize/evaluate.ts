@@ -65,7 +65,8 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
   let counter = 0;
 
   return async (job, signal) => {
-    if (job.mode === 'compressed' && !job.guideline) throw new TypeError('scenarioEvaluator: a compressed episode needs a guideline.');
+    if (job.mode === 'compressed' && !job.guideline)
+      throw new TypeError('scenarioEvaluator: a compressed episode needs a guideline.');
     const name = `${prefix}-${(counter += 1)}`;
     const episodeId = randomUUID();
     const toolCalls: ObservedToolCall[] = [];
@@ -75,7 +76,10 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
     const observer: ObservationProcessor = {
       name: 'optimize-observer',
       process: (obs) => {
-        toolCalls.push({ toolName: obs.toolName, input: canonicalJson(typeof obs.input === 'string' ? safeParse(obs.input) : obs.input) });
+        toolCalls.push({
+          toolName: obs.toolName,
+          input: canonicalJson(typeof obs.input === 'string' ? safeParse(obs.input) : obs.input),
+        });
         return obs;
       },
     };
@@ -92,14 +96,23 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
       name,
       (ctx) => {
         if (job.mode === 'uncompressed') return { observationProcessors: [observer], processors: [promptObserver] };
-        const compressor = recordingCompressor(base, { episodeId, taskId: job.task.id, ...(store ? { store } : {}), onRecord: (r) => compressions.push(r) });
+        const compressor = recordingCompressor(base, {
+          episodeId,
+          taskId: job.task.id,
+          ...(store ? { store } : {}),
+          onRecord: (r) => compressions.push(r),
+        });
         const settings = { scenario: ctx.scenario, model: ctx.model };
         const guideline = job.guideline as Guideline;
         const setup =
           target === 'observation'
             ? aconObservationStrategy(settings, { observationGuideline: guideline, compressor })
             : aconHistoryStrategy(settings, { historyGuideline: guideline, compressor });
-        return { ...setup, observationProcessors: [observer, ...(setup.observationProcessors ?? [])], processors: [...(setup.processors ?? []), promptObserver] };
+        return {
+          ...setup,
+          observationProcessors: [observer, ...(setup.observationProcessors ?? [])],
+          processors: [...(setup.processors ?? []), promptObserver],
+        };
       },
       { scenarios: [scenario.name], description: 'an episode of a guideline optimization' },
     );

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { compressExtractive } from '../compression/extractive.js';
 import { DEFAULT_OBSERVATION_RULES } from '../compression/rules.js';
-import { canonicalValue, containsWord, diffCompression, jsonLeaves, lineKind, parentKeys, ruleForPath, ruleMatchesPath, splitJson } from './field-diff.js';
+import {
+  canonicalValue,
+  containsWord,
+  diffCompression,
+  jsonLeaves,
+  lineKind,
+  parentKeys,
+  ruleForPath,
+  ruleMatchesPath,
+  splitJson,
+} from './field-diff.js';
 
 describe('jsonLeaves', () => {
   it('generalizes array indices and id-like keys, never a field name', () => {
@@ -45,7 +55,12 @@ describe('splitJson', () => {
 
 describe('diffCompression', () => {
   it('counts each kept and lost leaf, as a multiset', () => {
-    const input = JSON.stringify({ orders: [{ status: 'pending', price: 1 }, { status: 'pending', price: 2 }] });
+    const input = JSON.stringify({
+      orders: [
+        { status: 'pending', price: 1 },
+        { status: 'pending', price: 2 },
+      ],
+    });
     const output = JSON.stringify({ orders: [{ status: 'pending' }] });
     const { fields, invented } = diffCompression(input, output);
     expect(fields['orders.[].status']).toMatchObject({ kept: 1, lost: 1 });
@@ -61,7 +76,10 @@ describe('diffCompression', () => {
   });
 
   it('counts lost text lines by their shape, never by their words', () => {
-    const { fields } = diffCompression('Status: shipped on the 4th of May\nA long line of prose that is dropped here.', 'Status: shipped on the 4th of May');
+    const { fields } = diffCompression(
+      'Status: shipped on the 4th of May\nA long line of prose that is dropped here.',
+      'Status: shipped on the 4th of May',
+    );
     expect(fields['line:key-value']).toMatchObject({ kept: 1, lost: 0 });
     expect(fields['line:prose']).toMatchObject({ lost: 1 });
     expect(lineKind('## Heading')).toBe('heading');
@@ -81,13 +99,19 @@ describe('rules from paths', () => {
   });
 
   it('matches paths the way the extractive compressor matches keys', () => {
-    const record = { items: [{ name: 'Mug', price: 12.5, note: 'x '.repeat(60) }], variants: { '123456': { available: true, price: 3 } } };
+    const record = {
+      items: [{ name: 'Mug', price: 12.5, note: 'x '.repeat(60) }],
+      variants: { '123456': { available: true, price: 3 } },
+    };
     const text = JSON.stringify(record, null, 2);
     for (const path of ['items.[].price', 'variants.*.available']) {
       const rule = ruleForPath(path) as string;
       expect(ruleMatchesPath(rule, path)).toBe(true);
       // Keeping the rule keeps the field even at a tiny budget.
-      const kept = compressExtractive(text, { query: '', rules: { ...DEFAULT_OBSERVATION_RULES, ratio: 0.2, jsonKeepFields: [rule] } }).text;
+      const kept = compressExtractive(text, {
+        query: '',
+        rules: { ...DEFAULT_OBSERVATION_RULES, ratio: 0.2, jsonKeepFields: [rule] },
+      }).text;
       expect(diffCompression(text, kept).fields[path]).toMatchObject({ lost: 0 });
     }
     expect(ruleMatchesPath('items.price', 'variants.*.price')).toBe(false);

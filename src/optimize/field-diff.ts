@@ -106,7 +106,7 @@ export function splitJson(text: string): { values: unknown[]; rest: string } {
   const values: unknown[] = [];
   let rest = '';
   let from = 0;
-  for (let i = text.indexOf('{'); i >= 0; ) {
+  for (let i = text.indexOf('{'); i >= 0;) {
     const end = closingBracket(text, i);
     const value = end > 0 ? tryJson(text.slice(i, end)) : undefined;
     if (typeof value === 'object' && value !== null) {
@@ -137,7 +137,8 @@ export function jsonLeaves(value: unknown, into: JsonLeaf[] = [], path = ''): Js
     for (const item of value) jsonLeaves(item, into, join('[]'));
   } else if (typeof value === 'object' && value !== null && Object.keys(value).length > 0) {
     const recordMap = isRecordMap(value);
-    for (const [key, child] of Object.entries(value)) jsonLeaves(child, into, join(recordMap || ID_LIKE_KEY.test(key) ? '*' : key));
+    for (const [key, child] of Object.entries(value))
+      jsonLeaves(child, into, join(recordMap || ID_LIKE_KEY.test(key) ? '*' : key));
   } else {
     const last = path.split('.').pop() ?? '';
     const written = `"${last}":${JSON.stringify(value) ?? 'null'}`;
@@ -153,7 +154,10 @@ export function escapeRegExp(text: string): string {
 
 /** Whether lower-case `text` holds `word` (lower case) not inside a longer word or number. */
 export function containsWord(text: string, word: string): boolean {
-  return text.includes(word) && new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word)}(?![\\p{L}\\p{N}]|\\.\\d)`, 'u').test(text);
+  return (
+    text.includes(word) &&
+    new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word)}(?![\\p{L}\\p{N}]|\\.\\d)`, 'u').test(text)
+  );
 }
 
 /** Structural kinds of a text line, for inputs that are not JSON. */
@@ -175,11 +179,13 @@ export function lineKind(line: string): LineKind {
 const MIN_LINE_CHARS = 20;
 
 function contentLines(text: string): string[] {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    // Transcript markers ("[result of …]") and summary labels are the compressor's own framing.
-    .filter((l) => l.length >= MIN_LINE_CHARS && !l.startsWith('[') && !/^[-*]\s+\S+ .*→/u.test(l));
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      // Transcript markers ("[result of …]") and summary labels are the compressor's own framing.
+      .filter((l) => l.length >= MIN_LINE_CHARS && !l.startsWith('[') && !/^[-*]\s+\S+ .*→/u.test(l))
+  );
 }
 
 function statsFor(fields: Record<string, FieldStats>, path: string): FieldStats {
@@ -214,7 +220,8 @@ export function diffCompression(input: string, output: string): CompressionDiff 
 
   // Multisets of (path, value): two orders with the same status are two leaves, and keeping one is not keeping both.
   const available = new Map<string, number>();
-  for (const leaf of outLeaves) available.set(`${leaf.path}\u0000${leaf.value}`, (available.get(`${leaf.path}\u0000${leaf.value}`) ?? 0) + 1);
+  for (const leaf of outLeaves)
+    available.set(`${leaf.path}\u0000${leaf.value}`, (available.get(`${leaf.path}\u0000${leaf.value}`) ?? 0) + 1);
   const structural = outLeaves.length > 0;
   for (const leaf of inLeaves) {
     const key = `${leaf.path}\u0000${leaf.value}`;

@@ -31,5 +31,11 @@ export function canonicalJson(value: unknown): string {
  * guidelineHash(DEFAULT_OBSERVATION_GUIDELINE); // '3f2a…' (16 hex digits)
  */
 export function guidelineHash(guideline: Pick<Guideline, 'target' | 'template' | 'rules'>): string {
-  return shortHash(canonicalJson({ target: guideline.target, template: guideline.template, rules: ExtractiveRulesSchema.parse(guideline.rules) }));
+  return shortHash(
+    canonicalJson({
+      target: guideline.target,
+      template: guideline.template,
+      rules: ExtractiveRulesSchema.parse(guideline.rules),
+    }),
+  );
 }

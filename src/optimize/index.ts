@@ -18,4 +18,7 @@ export * from './evaluate.js';
 export * from './optimize.js';
 export * from './report.js';
 export * from './distill.js';
-export { SqliteCompressorCallStore, type SqliteCompressorCallStoreOptions } from '../stores/sqlite/sqlite-compressor-calls.js';
+export {
+  SqliteCompressorCallStore,
+  type SqliteCompressorCallStoreOptions,
+} from '../stores/sqlite/sqlite-compressor-calls.js';

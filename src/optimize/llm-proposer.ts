@@ -7,7 +7,14 @@
  */
 import { z } from 'zod';
 import type { ScenarioTask } from '../bench/scenario.js';
-import { formatGuideline, parseGuideline, PLACEHOLDER_RULES, placeholdersOf, type Guideline, type GuidelineTarget } from '../compression/guideline.js';
+import {
+  formatGuideline,
+  parseGuideline,
+  PLACEHOLDER_RULES,
+  placeholdersOf,
+  type Guideline,
+  type GuidelineTarget,
+} from '../compression/guideline.js';
 import { PagewiseError } from '../errors.js';
 import { ROOT_CAUSES, type ContrastivePair, type PairFeedback, type RootCause } from './analysis.js';
 import { splitJson } from './field-diff.js';
@@ -41,7 +48,16 @@ function steps(trace: EpisodeTrace): string {
 function excerpts(trace: EpisodeTrace): string {
   if (trace.excerpts.length === 0) return '(no compressor call lost a field)';
   return trace.excerpts
-    .map((e, i) => [`Compression ${i + 1}${e.toolName ? ` of a ${e.toolName} result` : ''}:`, 'Input:', e.input, 'Output:', e.output, `Fields lost: ${e.lost.join(', ') || 'none'}`].join('\n'))
+    .map((e, i) =>
+      [
+        `Compression ${i + 1}${e.toolName ? ` of a ${e.toolName} result` : ''}:`,
+        'Input:',
+        e.input,
+        'Output:',
+        e.output,
+        `Fields lost: ${e.lost.join(', ') || 'none'}`,
+      ].join('\n'),
+    )
     .join('\n\n');
 }
 
@@ -69,7 +85,11 @@ export function utilityFeedbackPrompt(pair: ContrastivePair, analysis: PairFeedb
     excerpts(pair.compressed),
     '',
     'An automatic comparison found:',
-    JSON.stringify({ divergence: analysis.divergence, rootCauses: analysis.rootCauses, lostFields: analysis.lostFacts }, null, 2),
+    JSON.stringify(
+      { divergence: analysis.divergence, rootCauses: analysis.rootCauses, lostFields: analysis.lostFacts },
+      null,
+      2,
+    ),
     '',
     'Reply with one JSON object and nothing else:',
     '{"divergence": "<where and why the runs parted>",',
@@ -107,7 +127,12 @@ function placeholderList(target: GuidelineTarget, current: Guideline): string {
 }
 
 /** The prompt asking for `k` revised guidelines. */
-export function revisionPrompt(step: 'utility' | 'compression', incumbent: Guideline, feedback: readonly unknown[], k: number): string {
+export function revisionPrompt(
+  step: 'utility' | 'compression',
+  incumbent: Guideline,
+  feedback: readonly unknown[],
+  k: number,
+): string {
   const goal =
     step === 'utility'
       ? 'Revise it so that the compressor keeps what the failed runs lost, using the feedback on each failure below.'
@@ -131,7 +156,9 @@ export function revisionPrompt(step: 'utility' | 'compression', incumbent: Guide
 }
 
 function readJson<T>(text: string, schema: z.ZodType<T>): { value?: T; error?: string } {
-  const object = splitJson(text.replace(/```(?:json)?/gu, '')).values.find((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+  const object = splitJson(text.replace(/```(?:json)?/gu, '')).values.find(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  );
   if (object === undefined) return { error: 'the reply holds no JSON object' };
   const parsed = schema.safeParse(object);
   return parsed.success ? { value: parsed.data } : { error: z.prettifyError(parsed.error) };
@@ -151,7 +178,8 @@ export function parseCandidates(reply: string, k: number): CandidateDraft[] {
       drafts.push({ edit: `optimizer candidate ${n}`, error: error.message });
     }
   }
-  if (found.length === 0) drafts.push({ edit: 'optimizer reply', error: 'the reply holds no "=== CANDIDATE n ===" block' });
+  if (found.length === 0)
+    drafts.push({ edit: 'optimizer reply', error: 'the reply holds no "=== CANDIDATE n ===" block' });
   return drafts;
 }
 
@@ -165,24 +193,61 @@ export function llmProposer(label: string): GuidelineProposer {
   return {
     name: `llm(${label})`,
     async utilityFeedback(pair, analysis, incumbent, context) {
-      const text = await context.ask(utilityFeedbackPrompt(pair, analysis, incumbent), `utility feedback on ${pair.task.id}`);
+      const text = await context.ask(
+        utilityFeedbackPrompt(pair, analysis, incumbent),
+        `utility feedback on ${pair.task.id}`,
+      );
       const { value, error } = readJson(text, FeedbackReply);
-      if (!value) return { taskId: pair.task.id, source: label, divergence: '', rootCauses: ['other'], lostFacts: [], recommendations: [text.slice(0, 2000)], invalid: error ?? 'unreadable' };
-      const causes = value.rootCauses.map((c): RootCause => ((ROOT_CAUSES as readonly string[]).includes(c) ? (c as RootCause) : 'other'));
-      return { taskId: pair.task.id, source: label, divergence: value.divergence, rootCauses: [...new Set(causes)], lostFacts: value.lostFacts, recommendations: value.recommendations };
+      if (!value)
+        return {
+          taskId: pair.task.id,
+          source: label,
+          divergence: '',
+          rootCauses: ['other'],
+          lostFacts: [],
+          recommendations: [text.slice(0, 2000)],
+          invalid: error ?? 'unreadable',
+        };
+      const causes = value.rootCauses.map((c): RootCause =>
+        (ROOT_CAUSES as readonly string[]).includes(c) ? (c as RootCause) : 'other',
+      );
+      return {
+        taskId: pair.task.id,
+        source: label,
+        divergence: value.divergence,
+        rootCauses: [...new Set(causes)],
+        lostFacts: value.lostFacts,
+        recommendations: value.recommendations,
+      };
     },
     async utilityCandidates(incumbent, feedback, _weights, k, context) {
-      const text = await context.ask(revisionPrompt('utility', incumbent, feedback, k), `utility revision (${k} candidates)`);
+      const text = await context.ask(
+        revisionPrompt('utility', incumbent, feedback, k),
+        `utility revision (${k} candidates)`,
+      );
       return parseCandidates(text, k);
     },
     async compressionFeedback(task, trace, _analysis, incumbent, context) {
-      const text = await context.ask(compressionFeedbackPrompt(task, trace, incumbent), `compression feedback on ${task.id}`);
+      const text = await context.ask(
+        compressionFeedbackPrompt(task, trace, incumbent),
+        `compression feedback on ${task.id}`,
+      );
       const { value, error } = readJson(text, CompressionReply);
-      if (!value) return { taskId: task.id, source: label, unnecessary: [], recommendations: [text.slice(0, 2000)], invalid: error ?? 'unreadable' };
+      if (!value)
+        return {
+          taskId: task.id,
+          source: label,
+          unnecessary: [],
+          recommendations: [text.slice(0, 2000)],
+          invalid: error ?? 'unreadable',
+        };
       return { taskId: task.id, source: label, ...value };
     },
     async compressionCandidates(incumbent, feedback, _analysis, k, context) {
-      const text = await context.ask(revisionPrompt('compression', incumbent, feedback, k), `compression revision (${k} candidates)`);
+      const text = await context.ask(
+        revisionPrompt('compression', incumbent, feedback, k),
+        `compression revision (${k} candidates)`,
+      );
       return parseCandidates(text, k);
     },
   };

@@ -12,7 +12,8 @@ import { optimizeGuideline } from './optimize.js';
 import { retailTaskValues } from './task-values.js';
 
 const available = retailDataAvailable();
-if (!available) console.log(`offline optimization tests on retail skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available)
+  console.log(`offline optimization tests on retail skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
 
 describe.runIf(available)('offline optimization on retail-tool-use', () => {
   it('beats the default observation guideline on held-out tasks, without a task value in any candidate', async () => {
@@ -28,7 +29,8 @@ describe.runIf(available)('offline optimization on retail-tool-use', () => {
 
     const tasks = await scenario.prepare({ tasks: 4, seed: 1 });
     const forbidden = tasks.flatMap((t) => retailTaskValues(t).forbidden);
-    for (const c of result.candidates) if (c.guideline) expect(leakedValues(guidelineText(c.guideline), forbidden)).toEqual([]);
+    for (const c of result.candidates)
+      if (c.guideline) expect(leakedValues(guidelineText(c.guideline), forbidden)).toEqual([]);
     expect(placeholdersOf(result.chosen.template)).toEqual(placeholdersOf(result.start.template));
 
     // Every compressor call was recorded and scored; the successful ones export as chat examples.

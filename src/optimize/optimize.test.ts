@@ -37,7 +37,13 @@ const scenario: BenchScenario = {
   prepare: async ({ tasks }) =>
     SPECS.slice(0, tasks).map((spec, i): FakeTask => {
       const code = `Z${7000 + i}K`;
-      return { id: `q${i}`, prompt: `Read record number ${i} and report its secret code.`, code, gold: { code }, ...spec };
+      return {
+        id: `q${i}`,
+        prompt: `Read record number ${i} and report its secret code.`,
+        code,
+        gold: { code },
+        ...spec,
+      };
     }),
   runEpisode: () => Promise.reject(new Error('the tests pass their own evaluator')),
 };
@@ -50,7 +56,12 @@ function fakeEvaluator(log: string[]): EpisodeEvaluator {
   return async (job) => {
     const task = job.task as FakeTask;
     log.push(`${job.mode}|${job.guideline ? guidelineHash(job.guideline) : '-'}|${task.id}`);
-    const record = { record_id: `R-${task.id}`, code: task.code, name: 'a name long enough to count', notes: 'n'.repeat(400) };
+    const record = {
+      record_id: `R-${task.id}`,
+      code: task.code,
+      name: 'a name long enough to count',
+      notes: 'n'.repeat(400),
+    };
     const input = JSON.stringify(record, null, 2);
     let output = input;
     if (job.mode === 'compressed') {
@@ -67,7 +78,21 @@ function fakeEvaluator(log: string[]): EpisodeEvaluator {
     return {
       success,
       answer: `Done.\nAnswer: ${success ? task.code : 'unknown'}`,
-      ledger: [{ index: 0, kind: 'agent', agent: 'a', model: 'fake', invocationId: 'i', parts: { ...emptyParts(), observation: tokens }, promptTokens: tokens, completionTokens: 5, modelMs: 0, frameworkMs: 0, at: 0 }],
+      ledger: [
+        {
+          index: 0,
+          kind: 'agent',
+          agent: 'a',
+          model: 'fake',
+          invocationId: 'i',
+          parts: { ...emptyParts(), observation: tokens },
+          promptTokens: tokens,
+          completionTokens: 5,
+          modelMs: 0,
+          frameworkMs: 0,
+          at: 0,
+        },
+      ],
       toolCalls: [{ toolName: 'read_record', input: `{"id":"R-${task.id}"}` }],
       compressions:
         job.mode === 'compressed'
@@ -79,7 +104,14 @@ function fakeEvaluator(log: string[]): EpisodeEvaluator {
                 target: 'observation',
                 guideline: { id: 'g', version: 1, hash: 'h' },
                 backend: 'fake',
-                input: { task: task.prompt, history: '', previousSummary: '', observation: input, toolName: 'read_record', maxTokens: 100 },
+                input: {
+                  task: task.prompt,
+                  history: '',
+                  previousSummary: '',
+                  observation: input,
+                  toolName: 'read_record',
+                  maxTokens: 100,
+                },
                 prompt: 'p',
                 output,
                 at: 0,
@@ -93,19 +125,28 @@ function fakeEvaluator(log: string[]): EpisodeEvaluator {
 }
 
 const base = DEFAULT_OBSERVATION_GUIDELINE;
-const file = (rules: Partial<Guideline['rules']>, template = base.template, description = 'a revision') => formatGuideline({ ...base, description, template, rules: { ...base.rules, ...rules } });
-const block = (files: string[]) => files.map((f, i) => `=== CANDIDATE ${i + 1} ===\n${f}\n=== END CANDIDATE ${i + 1} ===`).join('\n');
+const file = (rules: Partial<Guideline['rules']>, template = base.template, description = 'a revision') =>
+  formatGuideline({ ...base, description, template, rules: { ...base.rules, ...rules } });
+const block = (files: string[]) =>
+  files.map((f, i) => `=== CANDIDATE ${i + 1} ===\n${f}\n=== END CANDIDATE ${i + 1} ===`).join('\n');
 
 const feedback = (prompt: string) =>
-  JSON.stringify({ divergence: 'the compressed run lacked the code', rootCauses: ['missing-critical-fact', 'nonsense'], lostFacts: [prompt.match(/record number \d/)?.[0] ?? '?'], recommendations: ['keep the code field'] });
+  JSON.stringify({
+    divergence: 'the compressed run lacked the code',
+    rootCauses: ['missing-critical-fact', 'nonsense'],
+    lostFacts: [prompt.match(/record number \d/)?.[0] ?? '?'],
+    recommendations: ['keep the code field'],
+  });
 
 /** The optimizer's replies, in the order the loop asks. */
 function optimizerSteps(): { steps: ScriptedStep[]; asked: string[] } {
   const asked: string[] = [];
-  const reply = (text: (prompt: string) => string): ScriptedStep => ({ view }) => {
-    asked.push(view.lastUserText);
-    return text(view.lastUserText);
-  };
+  const reply =
+    (text: (prompt: string) => string): ScriptedStep =>
+    ({ view }) => {
+      asked.push(view.lastUserText);
+      return text(view.lastUserText);
+    };
   const steps: ScriptedStep[] = [
     reply(feedback),
     reply(feedback),
@@ -123,7 +164,11 @@ function optimizerSteps(): { steps: ScriptedStep[]; asked: string[] } {
     reply(() => 'not JSON at all'),
     reply(() =>
       block([
-        file({ jsonKeepFields: [...base.rules.jsonKeepFields, 'code'], jsonDropFields: ['name'] }, base.template, 'drop the name'),
+        file(
+          { jsonKeepFields: [...base.rules.jsonKeepFields, 'code'], jsonDropFields: ['name'] },
+          base.template,
+          'drop the name',
+        ),
         file({ jsonKeepFields: [...base.rules.jsonKeepFields, 'code'], ratio: 0.25 }, base.template, 'keep a quarter'),
         file({ jsonDropFields: ['name'] }, base.template, 'drop the name and the code rule'),
       ]),
@@ -199,7 +244,9 @@ describe('optimizeGuideline with an optimizer LLM (scripted)', () => {
     expect(parseGuideline(readFileSync(path.join(outDir, 'guideline.md'), 'utf8'))).toEqual(result.chosen);
     const listed = JSON.parse(readFileSync(path.join(outDir, 'candidates.json'), 'utf8')) as unknown[];
     expect(listed).toHaveLength(result.candidates.length);
-    expect(readFileSync(path.join(outDir, 'report.md'), 'utf8')).toContain('| val | final | observation-default-co1@3 |');
+    expect(readFileSync(path.join(outDir, 'report.md'), 'utf8')).toContain(
+      '| val | final | observation-default-co1@3 |',
+    );
   });
 
   it('stops at the optimizer call cap with its progress saved, and the resumed run repeats no finished work', async () => {
@@ -208,7 +255,14 @@ describe('optimizeGuideline with an optimizer LLM (scripted)', () => {
     const first = scriptedModel(all.slice(0, 4));
     const firstLog: string[] = [];
     const settingNames = { maxOptimizerCalls: '--max-optimizer-calls' };
-    const stopped = optimizeGuideline({ ...options, optimizer: first, evaluator: fakeEvaluator(firstLog), outDir, maxOptimizerCalls: 4, settingNames });
+    const stopped = optimizeGuideline({
+      ...options,
+      optimizer: first,
+      evaluator: fakeEvaluator(firstLog),
+      outDir,
+      maxOptimizerCalls: 4,
+      settingNames,
+    });
     await expect(stopped).rejects.toThrow(LimitExceededError);
     await expect(stopped).rejects.toThrow(/optimizer calls.*4.*progress saved.*--max-optimizer-calls/s);
     first.assertComplete();
@@ -216,7 +270,14 @@ describe('optimizeGuideline with an optimizer LLM (scripted)', () => {
     // The rest of the script only: an extra call would fail loudly, a missing one fails assertComplete.
     const second = scriptedModel(all.slice(4));
     const secondLog: string[] = [];
-    const result = await optimizeGuideline({ ...options, optimizer: second, evaluator: fakeEvaluator(secondLog), outDir, maxOptimizerCalls: 7, settingNames });
+    const result = await optimizeGuideline({
+      ...options,
+      optimizer: second,
+      evaluator: fakeEvaluator(secondLog),
+      outDir,
+      maxOptimizerCalls: 7,
+      settingNames,
+    });
     second.assertComplete();
     expect(secondLog.filter((job) => firstLog.includes(job))).toEqual([]);
     expect(secondLog.length).toBeGreaterThan(0);
@@ -237,11 +298,16 @@ describe('optimizeGuideline offline (rule edits)', () => {
     const result = await optimizeGuideline({ ...options, evaluator: fakeEvaluator([]) });
     expect(result.report.proposer).toBe('rule-edits');
     expect(result.weights[0]).toMatchObject({ rule: 'code', factLoss: 1 });
-    expect(result.feedback.utility.map((f) => f.rootCauses)).toEqual([['missing-critical-fact'], ['missing-critical-fact']]);
+    expect(result.feedback.utility.map((f) => f.rootCauses)).toEqual([
+      ['missing-critical-fact'],
+      ['missing-critical-fact'],
+    ]);
     expect(result.afterUtility.rules.jsonKeepFields).toContain('code');
     expect(JSON.stringify(result.candidates.map((c) => c.guideline))).not.toMatch(/Z700\dK/);
     const val = result.report.rows.filter((r) => r.split === 'val');
-    expect(val.find((r) => r.label === 'final')!.score.success).toBeGreaterThan(val.find((r) => r.label === 'start')!.score.success);
+    expect(val.find((r) => r.label === 'final')!.score.success).toBeGreaterThan(
+      val.find((r) => r.label === 'start')!.score.success,
+    );
   });
 
   it('resumes after an interruption without running a finished episode again', async () => {
@@ -272,12 +338,21 @@ describe('optimizeGuideline offline (rule edits)', () => {
   it('refuses a progress file of another run', async () => {
     const outDir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-opt-other-'));
     await optimizeGuideline({ ...options, evaluator: fakeEvaluator([]), outDir });
-    await expect(optimizeGuideline({ ...options, target: 'history', start: undefined, evaluator: fakeEvaluator([]), outDir })).rejects.toThrow(/belongs to another optimization \(target "observation" there, "history" now\)/);
+    await expect(
+      optimizeGuideline({ ...options, target: 'history', start: undefined, evaluator: fakeEvaluator([]), outDir }),
+    ).rejects.toThrow(/belongs to another optimization \(target "observation" there, "history" now\)/);
   });
 });
 
 describe('selectCandidate', () => {
-  const s = (success: number, cost: number): SplitScore => ({ tasks: 4, success, peakPromptTokens: 0, costTokens: 0, cost, tokensPerSuccess: null });
+  const s = (success: number, cost: number): SplitScore => ({
+    tasks: 4,
+    success,
+    peakPromptTokens: 0,
+    costTokens: 0,
+    cost,
+    tokensPerSuccess: null,
+  });
   it('UT: best success, then lower cost, ties to the incumbent', () => {
     expect(selectCandidate([s(0.5, 0.5), s(0.75, 0.9), s(0.75, 0.6)], 'utility', 0.5)).toBe(2);
     expect(selectCandidate([s(0.5, 0.5), s(0.5, 0.5)], 'utility', 0.5)).toBe(0);

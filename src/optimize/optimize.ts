@@ -47,7 +47,13 @@ import { taskValuesFor, type TaskValues, type TaskValuesFn } from './task-values
 import { buildTrace, type EpisodeTrace } from './trace.js';
 
 /** Phases of an optimization, for progress reports. */
-export type OptimizePhase = 'baseline' | 'utility-feedback' | 'utility-candidates' | 'compression-feedback' | 'compression-candidates' | 'validation';
+export type OptimizePhase =
+  | 'baseline'
+  | 'utility-feedback'
+  | 'utility-candidates'
+  | 'compression-feedback'
+  | 'compression-candidates'
+  | 'validation';
 
 /** Progress of one phase: reported when it starts (`done` 0) and after each episode or optimizer call. */
 export interface OptimizeProgressEvent {
@@ -215,7 +221,10 @@ function mean(values: readonly number[]): number {
 }
 
 /** Success and cost of `traces` against the uncompressed traces of the same tasks. */
-export function scoreSplit(traces: readonly EpisodeTrace[], uncompressed: ReadonlyMap<string, EpisodeTrace>): SplitScore {
+export function scoreSplit(
+  traces: readonly EpisodeTrace[],
+  uncompressed: ReadonlyMap<string, EpisodeTrace>,
+): SplitScore {
   const base = traces.reduce((sum, t) => sum + (uncompressed.get(t.taskId)?.costTokens ?? 0), 0);
   const total = traces.reduce((sum, t) => sum + t.costTokens, 0);
   const solved = traces.filter((t) => t.success).length;
@@ -245,19 +254,24 @@ export function selectCandidate(pool: readonly SplitScore[], step: 'utility' | '
     const a = pool[i] as SplitScore;
     const b = pool[best] as SplitScore;
     const better =
-      step === 'utility' ? a.success > b.success || (a.success === b.success && a.cost < b.cost) : selectionScore(a, lambda) > selectionScore(b, lambda);
+      step === 'utility'
+        ? a.success > b.success || (a.success === b.success && a.cost < b.cost)
+        : selectionScore(a, lambda) > selectionScore(b, lambda);
     if (better) best = i;
   }
   return best;
 }
 
 function positiveInt(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) throw new ConfigurationError('invalid-option', `${name} must be an integer ≥ ${min}, got ${value}.`);
+  if (!Number.isInteger(value) || value < min)
+    throw new ConfigurationError('invalid-option', `${name} must be an integer ≥ ${min}, got ${value}.`);
   return value;
 }
 
 function isProposer(value: unknown): value is GuidelineProposer {
-  return typeof value === 'object' && value !== null && typeof (value as GuidelineProposer).utilityCandidates === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as GuidelineProposer).utilityCandidates === 'function'
+  );
 }
 
 function compressorLabel(spec: CompressorSpec | undefined, model: ModelSpec): string {
@@ -267,15 +281,24 @@ function compressorLabel(spec: CompressorSpec | undefined, model: ModelSpec): st
   return isOfflineModel(spec) ? 'extractive' : modelLabel(spec);
 }
 
-function verdictOf(start: OptimizeReportRow | undefined, final: OptimizeReportRow | undefined, lambda: number): { improved: boolean; text: string } {
+function verdictOf(
+  start: OptimizeReportRow | undefined,
+  final: OptimizeReportRow | undefined,
+  lambda: number,
+): { improved: boolean; text: string } {
   if (!start || !final) return { improved: false, text: 'no held-out tasks: nothing to compare' };
   const a = start.score;
   const b = final.score;
   const pct = (n: number) => `${Math.round(n * 100)}%`;
   const figures = `success ${pct(a.success)} → ${pct(b.success)}, cost ${a.cost.toFixed(2)} → ${b.cost.toFixed(2)} of the uncompressed tokens, success − ${lambda}·cost ${start.selection.toFixed(3)} → ${final.selection.toFixed(3)}`;
-  if (final.guideline?.hash === start.guideline?.hash) return { improved: false, text: `unchanged (no candidate beat the start on the training split); ${figures}` };
+  if (final.guideline?.hash === start.guideline?.hash)
+    return { improved: false, text: `unchanged (no candidate beat the start on the training split); ${figures}` };
   const dominates = b.success >= a.success && b.cost <= a.cost && (b.success > a.success || b.cost < a.cost);
-  if (dominates) return { improved: true, text: `better on the held-out split: ${b.success > a.success ? 'higher success' : 'equal success'} at ${b.cost < a.cost ? 'fewer' : 'equal'} tokens; ${figures}` };
+  if (dominates)
+    return {
+      improved: true,
+      text: `better on the held-out split: ${b.success > a.success ? 'higher success' : 'equal success'} at ${b.cost < a.cost ? 'fewer' : 'equal'} tokens; ${figures}`,
+    };
   if (final.selection > start.selection) {
     const perSuccess =
       b.tokensPerSuccess !== null && (a.tokensPerSuccess === null || b.tokensPerSuccess < a.tokensPerSuccess)
@@ -308,21 +331,34 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
   const k = positiveInt('candidates', options.candidates ?? 5, 1);
   const concurrency = positiveInt('concurrency', options.concurrency ?? 1, 1);
   const lambda = options.lambda ?? 0.5;
-  if (!Number.isFinite(lambda) || lambda < 0) throw new ConfigurationError('invalid-option', `lambda must be a number ≥ 0, got ${lambda}.`);
+  if (!Number.isFinite(lambda) || lambda < 0)
+    throw new ConfigurationError('invalid-option', `lambda must be a number ≥ 0, got ${lambda}.`);
   const model = options.model ?? 'offline';
   const start = options.start ?? (target === 'observation' ? DEFAULT_OBSERVATION_GUIDELINE : DEFAULT_HISTORY_GUIDELINE);
   if (start.target !== target) {
-    throw new ConfigurationError('wrong-guideline-target', `The starting guideline "${start.id}" targets ${start.target}, but the optimization targets ${target}. Start from a ${target} guideline.`);
+    throw new ConfigurationError(
+      'wrong-guideline-target',
+      `The starting guideline "${start.id}" targets ${start.target}, but the optimization targets ${target}. Start from a ${target} guideline.`,
+    );
   }
   const optimizer = options.optimizer ?? 'offline';
-  const proposer = isProposer(optimizer) ? optimizer : isOfflineModel(optimizer) ? ruleEditProposer() : llmProposer(modelLabel(optimizer));
+  const proposer = isProposer(optimizer)
+    ? optimizer
+    : isOfflineModel(optimizer)
+      ? ruleEditProposer()
+      : llmProposer(modelLabel(optimizer));
   // Resolved now, so a missing key fails before any episode runs.
   const optimizerModel = !isProposer(optimizer) && !isOfflineModel(optimizer) ? resolveModel(optimizer) : undefined;
   if (model !== 'offline' && typeof model === 'string') resolveModel(model);
   const valuesOf = options.taskValues ?? taskValuesFor(scenario.name);
   const compressor = compressorLabel(options.compressor, model);
 
-  const progress = await OptimizeProgress.open(options.outDir, { scenario: scenario.name, target, model: modelLabel(model), compressor });
+  const progress = await OptimizeProgress.open(options.outDir, {
+    scenario: scenario.name,
+    target,
+    model: modelLabel(model),
+    compressor,
+  });
   const evaluator =
     options.evaluator ??
     scenarioEvaluator({
@@ -339,7 +375,10 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
 
   const tasks = await scenario.prepare({ tasks: train + val, seed });
   if (tasks.length < train + val) {
-    throw new ConfigurationError('too-few-tasks', `Scenario "${scenario.name}" gave ${tasks.length} tasks for --train ${train} and --val ${val}; ask for fewer.`);
+    throw new ConfigurationError(
+      'too-few-tasks',
+      `Scenario "${scenario.name}" gave ${tasks.length} tasks for --train ${train} and --val ${val}; ask for fewer.`,
+    );
   }
   const trainTasks = tasks.slice(0, train);
   const valTasks = tasks.slice(train, train + val);
@@ -353,7 +392,10 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
 
   // ---- running episodes, cached in the progress file ----------------------------------------------
   const checkAbort = () => {
-    if (signal?.aborted) throw new AbortedError('The optimization was interrupted; its progress is saved, and running it again resumes it.');
+    if (signal?.aborted)
+      throw new AbortedError(
+        'The optimization was interrupted; its progress is saved, and running it again resumes it.',
+      );
   };
   async function run(phase: OptimizePhase, jobs: readonly EvaluationJob[]): Promise<EpisodeTrace[]> {
     let done = 0;
@@ -374,9 +416,12 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
         const result = await evaluator(job, signal);
         // The values whose presence in the last request the analysis compares: the task's facts and the
         // variables of its uncompressed run (this run's own, for the uncompressed run itself).
-        const reference = job.mode === 'uncompressed' ? result : progress.evaluation(evaluationKey('uncompressed', null, job.task));
+        const reference =
+          job.mode === 'uncompressed' ? result : progress.evaluation(evaluationKey('uncompressed', null, job.task));
         const watched = [...valuesFor(job.task.id).facts, ...(reference ? runVariables(reference) : [])];
-        const trace = buildTrace({ taskId: job.task.id, mode: job.mode, guidelineHash: hash }, result, [...new Set(watched)]);
+        const trace = buildTrace({ taskId: job.task.id, mode: job.mode, guidelineHash: hash }, result, [
+          ...new Set(watched),
+        ]);
         await progress.putEvaluation(key, trace);
         done += 1;
         emit({ phase, done, total: jobs.length, resumed });
@@ -390,20 +435,26 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
     }
   }
   const byTask = (traces: readonly EpisodeTrace[]) => new Map(traces.map((t) => [t.taskId, t]));
-  const compressedJobs = (list: readonly ScenarioTask[], guideline: Guideline): EvaluationJob[] => list.map((task) => ({ task, mode: 'compressed', guideline }));
+  const compressedJobs = (list: readonly ScenarioTask[], guideline: Guideline): EvaluationJob[] =>
+    list.map((task) => ({ task, mode: 'compressed', guideline }));
 
   // ---- optimizer model calls, cached and capped ---------------------------------------------------
   let pending = 0;
   const label = isProposer(optimizer) ? optimizer.name : modelLabel(optimizer);
   const settingCalls = options.settingNames?.maxOptimizerCalls ?? 'maxOptimizerCalls';
   const settingTokens = options.settingNames?.maxOptimizerTokens ?? 'maxOptimizerTokens';
-  const saved = progress.file ? `progress saved in ${progress.file}; run the same command again with a higher limit to resume` : 'no progress file (no output folder)';
+  const saved = progress.file
+    ? `progress saved in ${progress.file}; run the same command again with a higher limit to resume`
+    : 'no progress file (no output folder)';
   const context: ProposerContext = {
     target,
     scenario: scenario.name,
     async ask(prompt, purpose) {
       if (!optimizerModel) {
-        throw new ConfigurationError('no-optimizer-model', `The proposer "${proposer.name}" asked an optimizer model, but none is configured. Pass optimizer: "<provider:model>".`);
+        throw new ConfigurationError(
+          'no-optimizer-model',
+          `The proposer "${proposer.name}" asked an optimizer model, but none is configured. Pass optimizer: "<provider:model>".`,
+        );
       }
       const key = shortHash(`${label}\n${prompt}`);
       const cached = progress.optimizerCall(key);
@@ -412,11 +463,21 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
       const used = progress.usage;
       if (options.maxOptimizerCalls !== undefined && used.calls + pending >= options.maxOptimizerCalls) {
         await progress.save();
-        throw new LimitExceededError('optimizer calls', options.maxOptimizerCalls, settingCalls, `next: ${purpose}; ${saved}`);
+        throw new LimitExceededError(
+          'optimizer calls',
+          options.maxOptimizerCalls,
+          settingCalls,
+          `next: ${purpose}; ${saved}`,
+        );
       }
       if (options.maxOptimizerTokens !== undefined && used.tokens >= options.maxOptimizerTokens) {
         await progress.save();
-        throw new LimitExceededError('optimizer tokens', options.maxOptimizerTokens, settingTokens, `${used.tokens} spent; next: ${purpose}; ${saved}`);
+        throw new LimitExceededError(
+          'optimizer tokens',
+          options.maxOptimizerTokens,
+          settingTokens,
+          `${used.tokens} spent; next: ${purpose}; ${saved}`,
+        );
       }
       pending += 1;
       let text: string;
@@ -424,7 +485,12 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
       let completionTokens: number;
       try {
         const result = await withRetry(
-          (s) => optimizerModel.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], temperature: 0, abortSignal: s }),
+          (s) =>
+            optimizerModel.doGenerate({
+              prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+              temperature: 0,
+              abortSignal: s,
+            }),
           signal,
         );
         text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
@@ -467,7 +533,14 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
     const seen = new Map<string, number>([[guidelineHash(incumbent), 0]]);
     drafts.forEach((draft, i) => {
       const index = i + 1;
-      const base = { step: name, index, id: `${root}-${tag}${index}`, version: incumbent.version + 1, edit: draft.edit, chosen: false } as const;
+      const base = {
+        step: name,
+        index,
+        id: `${root}-${tag}${index}`,
+        version: incumbent.version + 1,
+        edit: draft.edit,
+        chosen: false,
+      } as const;
       if (!draft.guideline) {
         entries.push({ ...base, status: 'rejected', reason: draft.error ?? 'not a guideline' });
         return;
@@ -478,7 +551,14 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
       const reason = checkCandidate(guideline, incumbent, forbidden);
       const same = seen.get(hash);
       if (reason !== undefined) entries.push({ ...base, hash, status: 'rejected', reason, guideline });
-      else if (same !== undefined) entries.push({ ...base, hash, status: 'rejected', reason: same === 0 ? 'the same as the incumbent' : `the same as candidate ${same}`, guideline });
+      else if (same !== undefined)
+        entries.push({
+          ...base,
+          hash,
+          status: 'rejected',
+          reason: same === 0 ? 'the same as the incumbent' : `the same as candidate ${same}`,
+          guideline,
+        });
       else {
         seen.set(hash, index);
         entries.push({ ...base, hash, status: 'evaluated', guideline });
@@ -494,7 +574,13 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
       e.score = name === 'utility' ? e.train.success : selectionScore(e.train, lambda);
     });
     const pool = [incumbentEntry, ...evaluated];
-    const winner = pool[selectCandidate(pool.map((e) => e.train as SplitScore), name, lambda)] as CandidateResult;
+    const winner = pool[
+      selectCandidate(
+        pool.map((e) => e.train as SplitScore),
+        name,
+        lambda,
+      )
+    ] as CandidateResult;
     winner.chosen = true;
     candidates.push(incumbentEntry, ...entries);
     return winner.guideline as Guideline;
@@ -503,7 +589,10 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
   try {
     // Baseline: every task uncompressed, the training tasks with the starting guideline.
     // Uncompressed first: a compressed run's analysis compares against the uncompressed run of its task.
-    const uncompressedTraces = await run('baseline', tasks.map((task) => ({ task, mode: 'uncompressed' as const })));
+    const uncompressedTraces = await run(
+      'baseline',
+      tasks.map((task) => ({ task, mode: 'uncompressed' as const })),
+    );
     const startTrainTraces = await run('baseline', compressedJobs(trainTasks, start));
     const uncompressed = byTask(uncompressedTraces);
     const startTrain = byTask(startTrainTraces);
@@ -518,21 +607,41 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
     if (pairs.length === 0) {
       notes.push('Utility step skipped: no training task succeeded uncompressed and failed compressed.');
       const score = scoreSplit(startTrainTraces, uncompressed);
-      candidates.push({ step: 'utility', index: 0, id: start.id, version: start.version, hash: guidelineHash(start), edit: 'the starting guideline (step skipped)', status: 'evaluated', train: score, score: score.success, chosen: true, guideline: start });
+      candidates.push({
+        step: 'utility',
+        index: 0,
+        id: start.id,
+        version: start.version,
+        hash: guidelineHash(start),
+        edit: 'the starting guideline (step skipped)',
+        status: 'evaluated',
+        train: score,
+        score: score.success,
+        chosen: true,
+        guideline: start,
+      });
     } else {
       let done = 0;
       emit({ phase: 'utility-feedback', done, total: pairs.length, resumed: 0 });
       utilityFeedback = await settleAll(
         pairs.map((pair) =>
           limit(async () => {
-            const feedback = await proposer.utilityFeedback(pair, analyzePair(pair, valuesFor(pair.task.id), normalize), start, context);
+            const feedback = await proposer.utilityFeedback(
+              pair,
+              analyzePair(pair, valuesFor(pair.task.id), normalize),
+              start,
+              context,
+            );
             emit({ phase: 'utility-feedback', done: (done += 1), total: pairs.length, resumed: 0 });
             return feedback;
           }),
         ),
       );
       const drafts = await proposer.utilityCandidates(start, utilityFeedback, weights, k, context);
-      if (drafts.length < k) notes.push(`Utility step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`);
+      if (drafts.length < k)
+        notes.push(
+          `Utility step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`,
+        );
       afterUtility = await step('utility', start, startTrainTraces, drafts, uncompressed);
     }
 
@@ -540,14 +649,18 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
     const utilityTrain = await run('compression-candidates', compressedJobs(trainTasks, afterUtility));
     const succeeded = utilityTrain.filter((t) => t.success);
     const coAnalysis = compressionAnalysis(
-      succeeded.map((t) => ({ compressed: t, ...(uncompressed.get(t.taskId) ? { uncompressed: uncompressed.get(t.taskId) as EpisodeTrace } : {}), values: valuesFor(t.taskId) })),
+      succeeded.map((t) => ({
+        compressed: t,
+        ...(uncompressed.get(t.taskId) ? { uncompressed: uncompressed.get(t.taskId) as EpisodeTrace } : {}),
+        values: valuesFor(t.taskId),
+      })),
       afterUtility.rules,
     );
     const unneeded = coAnalysis.unneeded;
     let compressionFeedback: CompressionFeedback[] = [];
     let chosen = afterUtility;
     if (succeeded.length === 0) {
-      notes.push('Compression step skipped: no training task succeeded with the utility step\'s guideline.');
+      notes.push("Compression step skipped: no training task succeeded with the utility step's guideline.");
     } else {
       let done = 0;
       emit({ phase: 'compression-feedback', done, total: succeeded.length, resumed: 0 });
@@ -555,30 +668,49 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
         succeeded.map((trace) =>
           limit(async () => {
             const task = taskById.get(trace.taskId) as ScenarioTask;
-            const feedback = await proposer.compressionFeedback(task, trace, analyzeSuccess(trace, unneeded), afterUtility, context);
+            const feedback = await proposer.compressionFeedback(
+              task,
+              trace,
+              analyzeSuccess(trace, unneeded),
+              afterUtility,
+              context,
+            );
             emit({ phase: 'compression-feedback', done: (done += 1), total: succeeded.length, resumed: 0 });
             return feedback;
           }),
         ),
       );
       const drafts = await proposer.compressionCandidates(afterUtility, compressionFeedback, coAnalysis, k, context);
-      if (drafts.length < k) notes.push(`Compression step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`);
+      if (drafts.length < k)
+        notes.push(
+          `Compression step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`,
+        );
       chosen = await step('compression', afterUtility, utilityTrain, drafts, uncompressed);
     }
 
     // Held-out split: before and after.
     const distinct = [...new Map([start, afterUtility, chosen].map((g) => [guidelineHash(g), g])).values()];
-    const valTraces = await run('validation', distinct.flatMap((g) => compressedJobs(valTasks, g)));
+    const valTraces = await run(
+      'validation',
+      distinct.flatMap((g) => compressedJobs(valTasks, g)),
+    );
     const trainOf = new Map<string, EpisodeTrace[]>([
       [guidelineHash(start), startTrainTraces],
       [guidelineHash(afterUtility), utilityTrain],
     ]);
-    const chosenTrain = trainOf.get(guidelineHash(chosen)) ?? (await run('validation', compressedJobs(trainTasks, chosen)));
+    const chosenTrain =
+      trainOf.get(guidelineHash(chosen)) ?? (await run('validation', compressedJobs(trainTasks, chosen)));
     trainOf.set(guidelineHash(chosen), chosenTrain);
-    const valOf = new Map(distinct.map((g, i) => [guidelineHash(g), valTraces.slice(i * valTasks.length, (i + 1) * valTasks.length)]));
+    const valOf = new Map(
+      distinct.map((g, i) => [guidelineHash(g), valTraces.slice(i * valTasks.length, (i + 1) * valTasks.length)]),
+    );
 
     for (const ref of options.references ?? []) {
-      if (ref.guideline.target !== target) throw new ConfigurationError('wrong-guideline-target', `The reference guideline "${ref.guideline.id}" targets ${ref.guideline.target}, not ${target}.`);
+      if (ref.guideline.target !== target)
+        throw new ConfigurationError(
+          'wrong-guideline-target',
+          `The reference guideline "${ref.guideline.id}" targets ${ref.guideline.target}, not ${target}.`,
+        );
       const hash = guidelineHash(ref.guideline);
       if (!trainOf.has(hash)) trainOf.set(hash, await run('validation', compressedJobs(trainTasks, ref.guideline)));
       if (!valOf.has(hash)) valOf.set(hash, await run('validation', compressedJobs(valTasks, ref.guideline)));
@@ -590,7 +722,9 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
       const score = scoreSplit(traces, uncompressed);
       rows.push({
         label: labelText,
-        ...(guideline ? { guideline: { id: guideline.id, version: guideline.version, hash: guidelineHash(guideline) } } : {}),
+        ...(guideline
+          ? { guideline: { id: guideline.id, version: guideline.version, hash: guidelineHash(guideline) } }
+          : {}),
         split,
         score,
         selection: selectionScore(score, lambda),
@@ -598,9 +732,19 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
     };
     for (const split of ['train', 'val'] as const) {
       const list = split === 'train' ? trainTasks : valTasks;
-      row('uncompressed', split, list.map((t) => uncompressed.get(t.id) as EpisodeTrace));
-      const shown: (readonly [string, Guideline])[] = [['start', start], ['after UT', afterUtility], ['final', chosen], ...(options.references ?? []).map((r) => [r.label, r.guideline] as const)];
-      for (const [labelText, g] of shown) row(labelText, split, (split === 'train' ? trainOf : valOf).get(guidelineHash(g)) ?? [], g);
+      row(
+        'uncompressed',
+        split,
+        list.map((t) => uncompressed.get(t.id) as EpisodeTrace),
+      );
+      const shown: (readonly [string, Guideline])[] = [
+        ['start', start],
+        ['after UT', afterUtility],
+        ['final', chosen],
+        ...(options.references ?? []).map((r) => [r.label, r.guideline] as const),
+      ];
+      for (const [labelText, g] of shown)
+        row(labelText, split, (split === 'train' ? trainOf : valOf).get(guidelineHash(g)) ?? [], g);
     }
     const report: OptimizeReport = {
       scenario: scenario.name,
@@ -624,8 +768,22 @@ export async function optimizeGuideline(options: OptimizeOptions): Promise<Optim
     };
     // Placeholders are checked per candidate; this guards the loop itself.
     const missing = placeholdersOf(start.template).filter((p) => !placeholdersOf(chosen.template).includes(p));
-    if (missing.length > 0) throw new PagewiseError({ code: 'optimizer-bug', fault: 'system', message: `The chosen guideline lost placeholders ${missing.join(', ')}; this is a bug in the optimizer.` });
-    const result: OptimizeResult = { start, afterUtility, chosen, candidates, feedback: { utility: utilityFeedback, compression: compressionFeedback }, weights, unneeded, report };
+    if (missing.length > 0)
+      throw new PagewiseError({
+        code: 'optimizer-bug',
+        fault: 'system',
+        message: `The chosen guideline lost placeholders ${missing.join(', ')}; this is a bug in the optimizer.`,
+      });
+    const result: OptimizeResult = {
+      start,
+      afterUtility,
+      chosen,
+      candidates,
+      feedback: { utility: utilityFeedback, compression: compressionFeedback },
+      weights,
+      unneeded,
+      report,
+    };
     if (options.outDir) await writeOptimizeOutput(options.outDir, result);
     return result;
   } finally {

@@ -38,7 +38,10 @@ const ProgressSchema = z.object({
   schema: z.literal(OPTIMIZE_PROGRESS_SCHEMA),
   fingerprint: z.object({ scenario: z.string(), target: z.string(), model: z.string(), compressor: z.string() }),
   evaluations: z.record(z.string(), EpisodeTraceSchema),
-  optimizerCalls: z.record(z.string(), z.object({ purpose: z.string(), text: z.string(), promptTokens: z.number(), completionTokens: z.number() })),
+  optimizerCalls: z.record(
+    z.string(),
+    z.object({ purpose: z.string(), text: z.string(), promptTokens: z.number(), completionTokens: z.number() }),
+  ),
   usage: z.object({ calls: z.number(), tokens: z.number() }),
 });
 
@@ -77,7 +80,13 @@ export class OptimizeProgress {
    *   differ) or unreadable, naming the file and what to do.
    */
   static async open(dir: string | undefined, fingerprint: OptimizeFingerprint): Promise<OptimizeProgress> {
-    const fresh: ProgressData = { schema: OPTIMIZE_PROGRESS_SCHEMA, fingerprint, evaluations: {}, optimizerCalls: {}, usage: { calls: 0, tokens: 0 } };
+    const fresh: ProgressData = {
+      schema: OPTIMIZE_PROGRESS_SCHEMA,
+      fingerprint,
+      evaluations: {},
+      optimizerCalls: {},
+      usage: { calls: 0, tokens: 0 },
+    };
     if (dir === undefined) return new OptimizeProgress(fresh, undefined);
     const file = path.join(dir, PROGRESS_FILE);
     let text: string;
@@ -97,7 +106,9 @@ export class OptimizeProgress {
         error,
       );
     }
-    const differing = (Object.keys(fingerprint) as (keyof OptimizeFingerprint)[]).filter((k) => parsed.fingerprint[k] !== fingerprint[k]);
+    const differing = (Object.keys(fingerprint) as (keyof OptimizeFingerprint)[]).filter(
+      (k) => parsed.fingerprint[k] !== fingerprint[k],
+    );
     if (differing.length > 0) {
       const what = differing.map((k) => `${k} "${parsed.fingerprint[k]}" there, "${fingerprint[k]}" now`).join('; ');
       throw new ConfigurationError(
@@ -150,12 +161,14 @@ export class OptimizeProgress {
     this.lastSave = Date.now();
     const text = JSON.stringify(this.data);
     // A failed earlier save is reported by the call that made it; it must not fail every later one.
-    this.saving = this.saving.catch(() => undefined).then(async () => {
-      await mkdir(path.dirname(file), { recursive: true });
-      const temporary = `${file}.${process.pid}.tmp`;
-      await writeFile(temporary, text);
-      await rename(temporary, file);
-    });
+    this.saving = this.saving
+      .catch(() => undefined)
+      .then(async () => {
+        await mkdir(path.dirname(file), { recursive: true });
+        const temporary = `${file}.${process.pid}.tmp`;
+        await writeFile(temporary, text);
+        await rename(temporary, file);
+      });
     await this.saving;
   }
 }

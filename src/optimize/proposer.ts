@@ -6,7 +6,13 @@
  */
 import type { ScenarioTask } from '../bench/scenario.js';
 import type { Guideline, GuidelineTarget } from '../compression/guideline.js';
-import type { CompressionAnalysis, CompressionFeedback, ContrastivePair, FieldWeight, PairFeedback } from './analysis.js';
+import type {
+  CompressionAnalysis,
+  CompressionFeedback,
+  ContrastivePair,
+  FieldWeight,
+  PairFeedback,
+} from './analysis.js';
 import type { EpisodeTrace } from './trace.js';
 
 /** A proposed guideline, before the loop checks it. */
@@ -35,11 +41,34 @@ export interface GuidelineProposer {
   /** `rule-edits`, or `llm(<model>)`. */
   readonly name: string;
   /** Feedback on one contrastive pair run under `incumbent`, given the deterministic analysis of it. */
-  utilityFeedback(pair: ContrastivePair, analysis: PairFeedback, incumbent: Guideline, context: ProposerContext): Promise<PairFeedback>;
+  utilityFeedback(
+    pair: ContrastivePair,
+    analysis: PairFeedback,
+    incumbent: Guideline,
+    context: ProposerContext,
+  ): Promise<PairFeedback>;
   /** Up to `k` revisions of `incumbent` that should fail less, from all the feedback. */
-  utilityCandidates(incumbent: Guideline, feedback: readonly PairFeedback[], weights: readonly FieldWeight[], k: number, context: ProposerContext): Promise<CandidateDraft[]>;
+  utilityCandidates(
+    incumbent: Guideline,
+    feedback: readonly PairFeedback[],
+    weights: readonly FieldWeight[],
+    k: number,
+    context: ProposerContext,
+  ): Promise<CandidateDraft[]>;
   /** Feedback on one task that succeeded compressed under `incumbent`: what was kept and not needed. */
-  compressionFeedback(task: ScenarioTask, trace: EpisodeTrace, analysis: CompressionFeedback, incumbent: Guideline, context: ProposerContext): Promise<CompressionFeedback>;
+  compressionFeedback(
+    task: ScenarioTask,
+    trace: EpisodeTrace,
+    analysis: CompressionFeedback,
+    incumbent: Guideline,
+    context: ProposerContext,
+  ): Promise<CompressionFeedback>;
   /** Up to `k` revisions of `incumbent` that keep less, from all the feedback. */
-  compressionCandidates(incumbent: Guideline, feedback: readonly CompressionFeedback[], analysis: CompressionAnalysis, k: number, context: ProposerContext): Promise<CandidateDraft[]>;
+  compressionCandidates(
+    incumbent: Guideline,
+    feedback: readonly CompressionFeedback[],
+    analysis: CompressionAnalysis,
+    k: number,
+    context: ProposerContext,
+  ): Promise<CandidateDraft[]>;
 }

@@ -24,7 +24,12 @@ describe('recordingCompressor', () => {
     const store = new InMemoryCompressorCallStore();
     const seen: string[] = [];
     const inner: CompressorBackend = { name: 'inner', compress: async () => '{"status":"pending"}' };
-    const backend = recordingCompressor(inner, { store, episodeId: 'e1', taskId: 't1', onRecord: (r) => seen.push(r.id) });
+    const backend = recordingCompressor(inner, {
+      store,
+      episodeId: 'e1',
+      taskId: 't1',
+      onRecord: (r) => seen.push(r.id),
+    });
     expect(backend.name).toBe('inner');
     expect(await backend.compress(input, context)).toBe('{"status":"pending"}');
     const [r] = await store.list();
@@ -38,13 +43,24 @@ describe('recordingCompressor', () => {
       output: '{"status":"pending"}',
       success: null,
     });
-    expect(r?.prompt).toBe(renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, { task: input.task, history: input.history, observation: input.observation, max_tokens: 40, previous_summary: '' }));
+    expect(r?.prompt).toBe(
+      renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, {
+        task: input.task,
+        history: input.history,
+        observation: input.observation,
+        max_tokens: 40,
+        previous_summary: '',
+      }),
+    );
     expect(seen).toEqual([r?.id]);
   });
 
   it('records nothing for a call that fails', async () => {
     const store = new InMemoryCompressorCallStore();
-    const backend = recordingCompressor({ name: 'broken', compress: async () => Promise.reject(new Error('down')) }, { store, episodeId: 'e', taskId: 't' });
+    const backend = recordingCompressor(
+      { name: 'broken', compress: async () => Promise.reject(new Error('down')) },
+      { store, episodeId: 'e', taskId: 't' },
+    );
     await expect(backend.compress(input, context)).rejects.toThrow('down');
     expect(await store.list()).toEqual([]);
   });

@@ -4,7 +4,12 @@
  * optimizer's failure analysis reads the records of an episode; a store keeps them for distillation.
  */
 import { randomUUID } from 'node:crypto';
-import { guidelineValues, type CompressionContext, type CompressionInput, type CompressorBackend } from '../compression/backend.js';
+import {
+  guidelineValues,
+  type CompressionContext,
+  type CompressionInput,
+  type CompressorBackend,
+} from '../compression/backend.js';
 import { renderGuideline } from '../compression/guideline.js';
 import type { CompressorCallRecord, CompressorCallStore } from './call-store.js';
 import { guidelineHash } from './hash.js';
@@ -30,7 +35,10 @@ export interface RecordingCompressorOptions {
  * // ... run the episode with `compressor`, score it, then:
  * await store.setEpisodeSuccess(episodeId, succeeded ? 1 : 0);
  */
-export function recordingCompressor(backend: CompressorBackend, options: RecordingCompressorOptions): CompressorBackend {
+export function recordingCompressor(
+  backend: CompressorBackend,
+  options: RecordingCompressorOptions,
+): CompressorBackend {
   return {
     name: backend.name,
     async compress(input: CompressionInput, context: CompressionContext): Promise<string> {

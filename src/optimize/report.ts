@@ -33,7 +33,9 @@ export function optimizeTable(report: OptimizeReport): string {
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of report.rows) {
-    lines.push(`| ${r.split} | ${r.label} | ${r.guideline ? `${r.guideline.id}@${r.guideline.version}` : '—'} | ${cells(r.score)} | ${r.selection.toFixed(3)} |`);
+    lines.push(
+      `| ${r.split} | ${r.label} | ${r.guideline ? `${r.guideline.id}@${r.guideline.version}` : '—'} | ${cells(r.score)} | ${r.selection.toFixed(3)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -51,9 +53,14 @@ export function optimizeMarkdown(report: OptimizeReport, result?: Pick<OptimizeR
     '',
     `Held-out verdict: ${report.verdict.text}.`,
   ];
-  if (report.usage.calls > 0) lines.push('', `Optimizer: ${report.usage.calls} calls, ${int(report.usage.tokens)} tokens.`);
+  if (report.usage.calls > 0)
+    lines.push('', `Optimizer: ${report.usage.calls} calls, ${int(report.usage.tokens)} tokens.`);
   if (result) {
-    lines.push('', '| step | # | id@version | edit | status | train success | cost | score | chosen |', '|---|---:|---|---|---|---:|---:|---:|---|');
+    lines.push(
+      '',
+      '| step | # | id@version | edit | status | train success | cost | score | chosen |',
+      '|---|---:|---|---|---|---:|---:|---:|---|',
+    );
     for (const c of result.candidates) {
       lines.push(
         `| ${c.step} | ${c.index} | ${c.id}@${c.version} | ${c.edit.replace(/\|/gu, '\\|').slice(0, 120)} | ${c.status}${c.reason ? `: ${c.reason.replace(/\|/gu, '\\|').slice(0, 160)}` : ''} | ${c.train ? pct(c.train.success) : '—'} | ${c.train ? c.train.cost.toFixed(3) : '—'} | ${c.score === undefined ? '—' : c.score.toFixed(3)} | ${c.chosen ? 'yes' : ''} |`,
@@ -76,17 +83,24 @@ export async function writeOptimizeOutput(dir: string, result: OptimizeResult): 
   };
   await write(files.guideline, formatGuideline(result.chosen));
   for (const c of result.candidates) {
-    if (c.guideline && c.index > 0) await write(path.join(files.candidateDir, `${c.step}-${c.index}.md`), formatGuideline(c.guideline));
+    if (c.guideline && c.index > 0)
+      await write(path.join(files.candidateDir, `${c.step}-${c.index}.md`), formatGuideline(c.guideline));
   }
   await write(
     files.candidates,
     `${JSON.stringify(
-      result.candidates.map(({ guideline, ...c }) => ({ ...c, ...(guideline && c.index > 0 ? { file: path.join(files.candidateDir, `${c.step}-${c.index}.md`) } : {}) })),
+      result.candidates.map(({ guideline, ...c }) => ({
+        ...c,
+        ...(guideline && c.index > 0 ? { file: path.join(files.candidateDir, `${c.step}-${c.index}.md`) } : {}),
+      })),
       null,
       2,
     )}\n`,
   );
-  await write(files.feedback, `${JSON.stringify({ ...result.feedback, fieldWeights: result.weights, unneededFields: result.unneeded }, null, 2)}\n`);
+  await write(
+    files.feedback,
+    `${JSON.stringify({ ...result.feedback, fieldWeights: result.weights, unneededFields: result.unneeded }, null, 2)}\n`,
+  );
   await write(files.reportJson, `${JSON.stringify(result.report, null, 2)}\n`);
   await write(files.reportMarkdown, `${optimizeMarkdown(result.report, result)}\n`);
   return written;

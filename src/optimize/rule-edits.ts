@@ -18,7 +18,11 @@ interface Edit {
 }
 
 // Lost lines of these shapes are kept by a protected-content flag or a keep pattern, not by a field rule.
-const LINE_FLAGS: Partial<Record<string, keyof AlwaysKeep>> = { 'line:numeric': 'numbers', 'line:error': 'errors', 'line:heading': 'headers' };
+const LINE_FLAGS: Partial<Record<string, keyof AlwaysKeep>> = {
+  'line:numeric': 'numbers',
+  'line:error': 'errors',
+  'line:heading': 'headers',
+};
 const LINE_PATTERNS: Partial<Record<string, string>> = {
   'line:key-value': '^[A-Za-z][\\w ./-]{0,40}:\\s',
   'line:bullet': '^\\s*(?:[-*•]|\\d+[.)])\\s',
@@ -88,11 +92,19 @@ export function utilityEdits(incumbent: Guideline, weights: readonly FieldWeight
   const edits: Edit[] = [];
   if (top.length > 0) edits.push({ edit: `keep ${list(top)}`, rules: keep(r, top) });
   if (fields.length > top.length) edits.push({ edit: `keep ${list(fields)}`, rules: keep(r, fields) });
-  if (fields.length > 0) edits.push({ edit: `keep ${list(fields)}; ratio ${r.ratio} → ${round(Math.min(1, up))}`, rules: withRatio(keep(r, fields), up) });
+  if (fields.length > 0)
+    edits.push({
+      edit: `keep ${list(fields)}; ratio ${r.ratio} → ${round(Math.min(1, up))}`,
+      rules: withRatio(keep(r, fields), up),
+    });
   if (fields.length > 0 || lines.length > 0) {
-    edits.push({ edit: `keep ${list([...fields, ...lines])}; ratio ${r.ratio} → 1`, rules: withRatio(keepLines(keep(r, fields), lines), 1) });
+    edits.push({
+      edit: `keep ${list([...fields, ...lines])}; ratio ${r.ratio} → 1`,
+      rules: withRatio(keepLines(keep(r, fields), lines), 1),
+    });
   }
-  if (top.length > 0) edits.push({ edit: `keep ${list(top)}; ratio ${r.ratio} → 1`, rules: withRatio(keep(r, top), 1) });
+  if (top.length > 0)
+    edits.push({ edit: `keep ${list(top)}; ratio ${r.ratio} → 1`, rules: withRatio(keep(r, top), 1) });
   edits.push({ edit: `ratio ${r.ratio} → ${round(Math.min(1, up))}`, rules: withRatio(r, up) });
   edits.push({ edit: `ratio ${r.ratio} → 1`, rules: withRatio(r, 1) });
   if (r.minScore !== undefined) {
@@ -113,17 +125,28 @@ export function compressionEdits(incumbent: Guideline, analysis: CompressionAnal
   const needed = analysis.needed.filter((f) => !r.jsonKeepFields.includes(f));
   const top = fields.slice(0, 3);
   const down = round(Math.max(MIN_RATIO, r.ratio - RATIO_STEP));
-  const [higher, highest] = r.minScore === undefined ? [0.5, 1] : [round(r.minScore + MIN_SCORE_STEP), round(r.minScore + 2 * MIN_SCORE_STEP)];
+  const [higher, highest] =
+    r.minScore === undefined ? [0.5, 1] : [round(r.minScore + MIN_SCORE_STEP), round(r.minScore + 2 * MIN_SCORE_STEP)];
   const all = drop(r, fields);
   const explicit = keep(all, needed);
-  const label = (...parts: string[]) => [needed.length > 0 ? `keep ${list(needed)}` : '', fields.length > 0 ? `drop ${list(fields)}` : '', ...parts].filter(Boolean).join('; ');
+  const label = (...parts: string[]) =>
+    [needed.length > 0 ? `keep ${list(needed)}` : '', fields.length > 0 ? `drop ${list(fields)}` : '', ...parts]
+      .filter(Boolean)
+      .join('; ');
   const edits: Edit[] = [];
   if (fields.length > 0) edits.push({ edit: `drop ${list(fields)}`, rules: all });
   edits.push({ edit: label(`minScore ${r.minScore ?? 'none'} → ${higher}`), rules: { ...explicit, minScore: higher } });
-  edits.push({ edit: label(`minScore ${r.minScore ?? 'none'} → ${highest}`), rules: { ...explicit, minScore: highest } });
+  edits.push({
+    edit: label(`minScore ${r.minScore ?? 'none'} → ${highest}`),
+    rules: { ...explicit, minScore: highest },
+  });
   if (r.ratio > MIN_RATIO) edits.push({ edit: label(`ratio ${r.ratio} → ${down}`), rules: withRatio(explicit, down) });
   if (top.length > 0 && top.length < fields.length) edits.push({ edit: `drop ${list(top)}`, rules: drop(r, top) });
-  if (fields.length > 0) edits.push({ edit: `drop ${list(fields)}; minScore ${r.minScore ?? 'none'} → ${higher}`, rules: { ...all, minScore: higher } });
+  if (fields.length > 0)
+    edits.push({
+      edit: `drop ${list(fields)}; minScore ${r.minScore ?? 'none'} → ${higher}`,
+      rules: { ...all, minScore: higher },
+    });
   if (r.ratio > MIN_RATIO) edits.push({ edit: `ratio ${r.ratio} → ${down}`, rules: withRatio(r, down) });
   return drafts(incumbent, edits, k);
 }

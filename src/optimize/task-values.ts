@@ -19,10 +19,15 @@ export interface TaskValues {
 /** Computes the values of a scenario's task. */
 export type TaskValuesFn = (task: ScenarioTask) => TaskValues;
 
-function scalars(value: unknown, key: string | undefined, into: { key: string | undefined; value: string | number | boolean }[]): void {
+function scalars(
+  value: unknown,
+  key: string | undefined,
+  into: { key: string | undefined; value: string | number | boolean }[],
+): void {
   if (Array.isArray(value)) for (const v of value) scalars(v, key, into);
   else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) scalars(v, k, into);
-  else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') into.push({ key, value });
+  else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    into.push({ key, value });
 }
 
 const unique = (values: readonly string[]): string[] => [...new Set(values.filter((v) => v.trim() !== ''))];
@@ -61,7 +66,8 @@ export function retailTaskValues(task: ScenarioTask): TaskValues {
 
 /** multi-objective-qa: each question's answer and the titles of its supporting paragraphs. */
 export function multiQaTaskValues(task: ScenarioTask): TaskValues {
-  const questions = (task as { questions?: { answer?: unknown; supporting?: { title?: unknown }[] }[] }).questions ?? [];
+  const questions =
+    (task as { questions?: { answer?: unknown; supporting?: { title?: unknown }[] }[] }).questions ?? [];
   const values: string[] = [];
   for (const q of questions) {
     if (typeof q.answer === 'string') values.push(q.answer);

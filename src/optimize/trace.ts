@@ -9,7 +9,15 @@ import type { LedgerEntry } from '../tokens/ledger.js';
 import { summarizeLedger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressorCallRecord } from './call-store.js';
-import { containsWord, diffCompression, FieldStatsSchema, jsonLeaves, mergeFieldStats, splitJson, type FieldStats } from './field-diff.js';
+import {
+  containsWord,
+  diffCompression,
+  FieldStatsSchema,
+  jsonLeaves,
+  mergeFieldStats,
+  splitJson,
+  type FieldStats,
+} from './field-diff.js';
 
 /** How an episode ran: with the full context, or with the compressor under test. */
 export type EpisodeMode = 'uncompressed' | 'compressed';
@@ -99,7 +107,9 @@ export const EpisodeTraceSchema = z.object({
   compressedOutputTokens: z.number(),
   fields: z.record(z.string(), FieldStatsSchema),
   invented: z.number(),
-  excerpts: z.array(z.object({ toolName: z.string().optional(), input: z.string(), output: z.string(), lost: z.array(z.string()) })),
+  excerpts: z.array(
+    z.object({ toolName: z.string().optional(), input: z.string(), output: z.string(), lost: z.array(z.string()) }),
+  ),
   promptValues: z.array(z.string()).nullable(),
 });
 
@@ -115,7 +125,9 @@ function cut(text: string, max: number): string {
 
 /** The text a compressor call compressed: the observation, or the previous summary and the new steps. */
 export function compressedText(record: CompressorCallRecord): string {
-  return record.target === 'observation' ? record.input.observation : [record.input.previousSummary, record.input.history].filter(Boolean).join('\n');
+  return record.target === 'observation'
+    ? record.input.observation
+    : [record.input.previousSummary, record.input.history].filter(Boolean).join('\n');
 }
 
 /**
@@ -137,7 +149,11 @@ export function factsIn(text: string, facts: readonly string[]): string[] {
  * Analyses an episode's result into a trace (see the module comment); `values` (canonical) are looked
  * for in the last request: the task's facts and the variables of its uncompressed run.
  */
-export function buildTrace(job: { taskId: string; mode: EpisodeMode; guidelineHash: string | null }, result: EpisodeResult, values: readonly string[] = []): EpisodeTrace {
+export function buildTrace(
+  job: { taskId: string; mode: EpisodeMode; guidelineHash: string | null },
+  result: EpisodeResult,
+  values: readonly string[] = [],
+): EpisodeTrace {
   const summary = summarizeLedger(result.ledger);
   const fields: Record<string, FieldStats> = {};
   let invented = 0;
@@ -178,7 +194,9 @@ export function buildTrace(job: { taskId: string; mode: EpisodeMode; guidelineHa
     compressorTokens: summary.compressorTokens,
     costTokens: summary.cumulativePromptTokens + summary.compressorTokens,
     agentCalls: summary.modelCalls - summary.compressorCalls,
-    toolCalls: result.toolCalls.slice(0, MAX_TOOL_CALLS).map((c) => ({ toolName: c.toolName, input: cut(c.input, MAX_ARGUMENT_CHARS) })),
+    toolCalls: result.toolCalls
+      .slice(0, MAX_TOOL_CALLS)
+      .map((c) => ({ toolName: c.toolName, input: cut(c.input, MAX_ARGUMENT_CHARS) })),
     compressorCalls: result.compressions.length,
     compressedInputTokens: inputTokens,
     compressedOutputTokens: outputTokens,

@@ -34,19 +34,23 @@ export function evaluate(expression: string, numbers: readonly number[]): number
   const tokens = expression.match(/\s*(\d+(?:\.\d+)?|\$all|\$\d+|[a-z]+|\*\*|[-+*/%^(),])\s*/gy);
   const joined = (tokens ?? []).join('');
   if (joined.length !== expression.length) {
-    throw new ExpressionError(`Unexpected character at position ${joined.length + 1}: "${expression.slice(joined.length, joined.length + 10)}". Use numbers, $1..$${numbers.length}, $all, + - * / % ^ ( ) and sum/min/max/avg/count/round/abs.`);
+    throw new ExpressionError(
+      `Unexpected character at position ${joined.length + 1}: "${expression.slice(joined.length, joined.length + 10)}". Use numbers, $1..$${numbers.length}, $all, + - * / % ^ ( ) and sum/min/max/avg/count/round/abs.`,
+    );
   }
   const list = (tokens ?? []).map((t) => t.trim());
   let pos = 0;
   const peek = () => list[pos];
   const take = (want?: string): string => {
     const t = list[pos];
-    if (t === undefined || (want !== undefined && t !== want)) throw new ExpressionError(`Expected ${want ?? 'more input'} at token ${pos + 1}, got ${t ?? 'the end'}.`);
+    if (t === undefined || (want !== undefined && t !== want))
+      throw new ExpressionError(`Expected ${want ?? 'more input'} at token ${pos + 1}, got ${t ?? 'the end'}.`);
     pos += 1;
     return t;
   };
   const scalar = (v: Value): number => {
-    if (Array.isArray(v)) throw new ExpressionError('$all is a list; use it inside sum(), min(), max(), avg() or count().');
+    if (Array.isArray(v))
+      throw new ExpressionError('$all is a list; use it inside sum(), min(), max(), avg() or count().');
     return v;
   };
   const primary = (): Value => {
@@ -61,7 +65,10 @@ export function evaluate(expression: string, numbers: readonly number[]): number
     if (t === '$all') return [...numbers];
     if (t.startsWith('$')) {
       const i = Number(t.slice(1));
-      if (i < 1 || i > numbers.length) throw new ExpressionError(`${t} does not exist: the page has ${numbers.length} numbers ($1..$${numbers.length}).`);
+      if (i < 1 || i > numbers.length)
+        throw new ExpressionError(
+          `${t} does not exist: the page has ${numbers.length} numbers ($1..$${numbers.length}).`,
+        );
       return numbers[i - 1]!;
     }
     if (/^\d/.test(t)) return Number(t);
@@ -111,6 +118,7 @@ export function evaluate(expression: string, numbers: readonly number[]): number
   if (list.length === 0) throw new ExpressionError('The expression is empty.');
   const result = scalar(expr());
   if (pos < list.length) throw new ExpressionError(`Unexpected "${list[pos]}" at token ${pos + 1}.`);
-  if (!Number.isFinite(result)) throw new ExpressionError('The result is not a finite number (division by zero, or an empty list?).');
+  if (!Number.isFinite(result))
+    throw new ExpressionError('The result is not a finite number (division by zero, or an empty list?).');
   return result;
 }

@@ -23,23 +23,37 @@ const adversarial = fc.oneof(
 describe('fenced rendering', () => {
   it('keeps its structure whatever the pages say (property test)', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ uri: fc.string({ maxLength: 40 }), title: fc.string({ maxLength: 40 }), parts: fc.array(adversarial, { maxLength: 6 }) }), { maxLength: 5 }), (raw) => {
-        const boundary = randomBoundary();
-        // Adversarial content may even contain this render's boundary, as if it had guessed it.
-        const pages: FencedPage[] = raw.map((p) => ({ uri: p.uri.replaceAll('{B}', boundary), title: p.title, body: p.parts.join('\n').replaceAll('{B}', boundary) }));
-        const { text } = renderFencedPages(pages, boundary);
-        const parsed = parseFencedPages(text);
-        expect(parsed.boundary).toBe(boundary);
-        expect(parsed.pages).toHaveLength(pages.length);
-        parsed.pages.forEach((p, i) => {
-          expect(p.body).toBe(neutralize(pages[i]!.body, boundary));
-          expect(p.body.includes(boundary)).toBe(false);
-        });
-        // Exactly one open and one close marker line per page carry the boundary.
-        const lines = text.split('\n');
-        expect(lines.filter((l) => l.startsWith(`<<<PAGE ${boundary} `)).length).toBe(pages.length);
-        expect(lines.filter((l) => l === `<<<END ${boundary}>>>`).length).toBe(pages.length);
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            uri: fc.string({ maxLength: 40 }),
+            title: fc.string({ maxLength: 40 }),
+            parts: fc.array(adversarial, { maxLength: 6 }),
+          }),
+          { maxLength: 5 },
+        ),
+        (raw) => {
+          const boundary = randomBoundary();
+          // Adversarial content may even contain this render's boundary, as if it had guessed it.
+          const pages: FencedPage[] = raw.map((p) => ({
+            uri: p.uri.replaceAll('{B}', boundary),
+            title: p.title,
+            body: p.parts.join('\n').replaceAll('{B}', boundary),
+          }));
+          const { text } = renderFencedPages(pages, boundary);
+          const parsed = parseFencedPages(text);
+          expect(parsed.boundary).toBe(boundary);
+          expect(parsed.pages).toHaveLength(pages.length);
+          parsed.pages.forEach((p, i) => {
+            expect(p.body).toBe(neutralize(pages[i]!.body, boundary));
+            expect(p.body.includes(boundary)).toBe(false);
+          });
+          // Exactly one open and one close marker line per page carry the boundary.
+          const lines = text.split('\n');
+          expect(lines.filter((l) => l.startsWith(`<<<PAGE ${boundary} `)).length).toBe(pages.length);
+          expect(lines.filter((l) => l === `<<<END ${boundary}>>>`).length).toBe(pages.length);
+        },
+      ),
       { numRuns: 300 },
     );
   });

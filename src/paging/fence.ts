@@ -37,8 +37,12 @@ export function neutralize(text: string, boundary: string): string {
 
 /** Quotes an attribute: one line, no quotes or marker text. */
 function attr(value: string, boundary: string): string {
-  // eslint-disable-next-line no-control-regex
-  return JSON.stringify(neutralize(value, boundary).replace(/[\u0000-\u001f\u2028\u2029]/g, ' ').slice(0, 500));
+  return JSON.stringify(
+    neutralize(value, boundary)
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u2028\u2029]/g, ' ')
+      .slice(0, 500),
+  );
 }
 
 /** The preface that tells the model what the fenced block is. */
@@ -55,8 +59,12 @@ export function fencePreface(boundary: string): string {
  * Renders pages in a fenced block, with a preface saying they are untrusted data. Returns the text and
  * the boundary used.
  */
-export function renderFencedPages(pages: readonly FencedPage[], boundary: string = randomBoundary()): { text: string; boundary: string } {
-  if (!/^[0-9a-zA-Z_-]{8,}$/.test(boundary)) throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
+export function renderFencedPages(
+  pages: readonly FencedPage[],
+  boundary: string = randomBoundary(),
+): { text: string; boundary: string } {
+  if (!/^[0-9a-zA-Z_-]{8,}$/.test(boundary))
+    throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
   const parts = [fencePreface(boundary)];
   for (const p of pages) {
     const head = [`${OPEN} ${boundary} uri=${attr(p.uri, boundary)} title=${attr(p.title, boundary)}`];
@@ -100,7 +108,12 @@ export function parseFencedPages(text: string): { boundary?: string; pages: Pars
     while (j < lines.length && lines[j] !== closeLine) body.push(lines[j++]!);
     if (j >= lines.length) break; // an unterminated page is not a page
     const frame = field('frame');
-    pages.push({ uri: field('uri') ?? '', title: field('title') ?? '', ...(frame ? { frame } : {}), body: body.join('\n') });
+    pages.push({
+      uri: field('uri') ?? '',
+      title: field('title') ?? '',
+      ...(frame ? { frame } : {}),
+      body: body.join('\n'),
+    });
     i = j;
   }
   return { boundary, pages };

@@ -96,12 +96,15 @@ export interface StoredPageRow {
  */
 export function pageInfoFromRow(r: StoredPageRow): PageInfo {
   if (r.schema_version !== PAGE_SCHEMA_VERSION) {
-    throw new StorageError(`Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`);
+    throw new StorageError(
+      `Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`,
+    );
   }
   let meta: Record<string, unknown>;
   try {
     const parsed = JSON.parse(r.meta) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('meta is not an object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('meta is not an object');
     meta = parsed as Record<string, unknown>;
   } catch (error) {
     throw new StorageError(`Page ${r.uri} has unreadable metadata: ${(error as Error).message}`, error);

@@ -30,7 +30,11 @@ export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): Con
       for (let i = turns.length - 1; i >= 0; i--) {
         const turn = turns[i]!;
         const head = turn[0]!;
-        const paging = head.type === 'assistant' && head.toolCalls.length > 0 && head.toolCalls.every((c) => tools.has(c.toolName)) && !turn.some((x) => x.type === 'tool-result' && x.isError);
+        const paging =
+          head.type === 'assistant' &&
+          head.toolCalls.length > 0 &&
+          head.toolCalls.every((c) => tools.has(c.toolName)) &&
+          !turn.some((x) => x.type === 'tool-result' && x.isError);
         if (paging) {
           seen += 1;
           if (seen > keepLast) continue;

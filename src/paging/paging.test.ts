@@ -28,11 +28,16 @@ function corpus(docs: Record<string, string>) {
   return { source, fetches: () => fetches };
 }
 
-const doc = (i: number, words = 300) => `Document ${i}. ` + Array.from({ length: words }, (_, j) => `word${(i * 7 + j) % 97}`).join(' ');
+const doc = (i: number, words = 300) =>
+  `Document ${i}. ` + Array.from({ length: words }, (_, j) => `word${(i * 7 + j) % 97}`).join(' ');
 
 function agentWith(service: PagingService, extra: Parameters<typeof scriptedModel>[0]) {
   const tools = createPagingTools(service);
-  const agent = new Agent({ name: 'reader', instruction: pagedInstruction({ base: 'You read pages.', service }), tools: Object.values(tools) });
+  const agent = new Agent({
+    name: 'reader',
+    instruction: pagedInstruction({ base: 'You read pages.', service }),
+    tools: Object.values(tools),
+  });
   const model = scriptedModel(extra);
   return { agent, model, runner: new Runner({ agent, model }) };
 }
@@ -84,7 +89,9 @@ describe('paging service and tools', () => {
   it('caps pages per read with an error naming the setting', async () => {
     const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
     const service = new PagingService({ source, maxPagesPerRead: 2 });
-    await expect(service.pageIn(['a', 'b', 'c'], 'replace', { state: fakeState(), invocationId: 'i', sessionId: 's' })).rejects.toBeInstanceOf(LimitExceededError);
+    await expect(
+      service.pageIn(['a', 'b', 'c'], 'replace', { state: fakeState(), invocationId: 'i', sessionId: 's' }),
+    ).rejects.toBeInstanceOf(LimitExceededError);
   });
 
   it('fetches a page at most once per invocation, and follows the cache policy across invocations', async () => {
@@ -102,7 +109,9 @@ describe('paging service and tools', () => {
   });
 
   it('splits a very large page into frames and reads them one by one', async () => {
-    const big = Array.from({ length: 3000 }, (_, i) => `Line ${i}: value ${i * 3} units of widget ${i % 13}.`).join('\n');
+    const big = Array.from({ length: 3000 }, (_, i) => `Line ${i}: value ${i * 3} units of widget ${i % 13}.`).join(
+      '\n',
+    );
     const { source } = corpus({ big });
     const service = new PagingService({ source, frameTokens: 4000, ramBudgetTokens: 9000 });
     const state = fakeState();
@@ -118,13 +127,19 @@ describe('paging service and tools', () => {
     expect(pages).toHaveLength(1);
     expect(pages[0]!.frame).toBe(`3/${frames.length}`);
     expect(pages[0]!.body).toBe(frames[2]);
-    await expect(service.readFrame('big', frames.length + 1, { state, invocationId: 'i', sessionId: 's' })).rejects.toThrow(/frames 1\.\./);
+    await expect(
+      service.readFrame('big', frames.length + 1, { state, invocationId: 'i', sessionId: 's' }),
+    ).rejects.toThrow(/frames 1\.\./);
   });
 
   it('saves results durably and shows them in the instruction', async () => {
     const { source } = corpus({ a: doc(1) });
     const service = new PagingService({ source });
-    const { runner, model } = agentWith(service, [{ toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: 'sum=42' } }] }, { toolCalls: [{ toolName: 'list_results', input: {} }] }, 'done']);
+    const { runner, model } = agentWith(service, [
+      { toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: 'sum=42' } }] },
+      { toolCalls: [{ toolName: 'list_results', input: {} }] },
+      'done',
+    ]);
     const result = await runner.run({ userId: 'u', message: 'x' });
     expect(result.session.state['result:t1']).toBe('sum=42');
     expect(model.views[1]!.system).toContain('- t1: sum=42');
@@ -138,8 +153,12 @@ describe('paging service and tools', () => {
     const tools = createPagingTools(service);
     const ctx = { state: fakeState(), invocationId: 'i', sessionId: 's' } as never;
     expect(await tools.calculate.execute({ uri: 't', expression: '$1 - $2' }, ctx)).toMatch(/^\$1 - \$2 = 500 /);
-    expect(await tools.calculate.execute({ uri: 't', expression: 'round(sum($all) / count($all), 2)' }, ctx)).toMatch(/= 478\.88/);
-    await expect(tools.calculate.execute({ uri: 't', expression: 'process.exit()' }, ctx)).rejects.toThrow(ExpressionError);
+    expect(await tools.calculate.execute({ uri: 't', expression: 'round(sum($all) / count($all), 2)' }, ctx)).toMatch(
+      /= 478\.88/,
+    );
+    await expect(tools.calculate.execute({ uri: 't', expression: 'process.exit()' }, ctx)).rejects.toThrow(
+      ExpressionError,
+    );
   });
 });
 
@@ -151,20 +170,35 @@ describe('calculate evaluator', () => {
     expect(evaluate('2 + 3 * 4 ^ 2', [])).toBe(50);
     expect(evaluate('-(2 + 3) * $2', [1, 10])).toBe(-50);
     expect(evaluate('max($all) - min($all)', [3, 9, 1])).toBe(8);
-    for (const bad of ['', '2 +', '$3', 'constructor', '1; 2', 'a.b', '$all + 1', '1 / 0', '(1']) expect(() => evaluate(bad, [1, 2])).toThrow(ExpressionError);
+    for (const bad of ['', '2 +', '$3', 'constructor', '1; 2', 'a.b', '$all + 1', '1 / 0', '(1'])
+      expect(() => evaluate(bad, [1, 2])).toThrow(ExpressionError);
   });
 });
 
 describe('auto-paging', () => {
   it('stores a large tool result as a page and page_in restores it byte for byte', async () => {
-    const big = JSON.stringify({ rows: Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, total: i * 1.5, note: 'ünïcødé ✓' })) }, null, 2);
+    const big = JSON.stringify(
+      { rows: Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, total: i * 1.5, note: 'ünïcødé ✓' })) },
+      null,
+      2,
+    );
     const dump = tool({ name: 'dump', description: 'returns a lot', inputSchema: z.object({}), execute: () => big });
-    const small = tool({ name: 'small', description: 'returns little', inputSchema: z.object({}), execute: () => 'tiny' });
+    const small = tool({
+      name: 'small',
+      description: 'returns little',
+      inputSchema: z.object({}),
+      execute: () => 'tiny',
+    });
     const service = new PagingService({ frameTokens: 50_000, ramBudgetTokens: 64_000 });
     const tools = createPagingTools(service);
     let handle = '';
     const model = scriptedModel([
-      { toolCalls: [{ toolName: 'dump', input: {} }, { toolName: 'small', input: {} }] },
+      {
+        toolCalls: [
+          { toolName: 'dump', input: {} },
+          { toolName: 'small', input: {} },
+        ],
+      },
       ({ view }) => {
         const last = view.turns.at(-1);
         const receipt = last?.role === 'tool' ? last.results[0]!.output : '';

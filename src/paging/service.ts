@@ -57,14 +57,22 @@ export interface WorkingSetEntry {
 }
 
 /** Reads the working set URIs from state. */
-function wantedUris(state: { get(key: string): JsonValue | undefined } | Readonly<Record<string, JsonValue>>): string[] {
-  const raw = typeof (state as StateAccess).get === 'function' ? (state as StateAccess).get(WANT_READ_KEY) : (state as Record<string, JsonValue>)[WANT_READ_KEY];
+function wantedUris(
+  state: { get(key: string): JsonValue | undefined } | Readonly<Record<string, JsonValue>>,
+): string[] {
+  const raw =
+    typeof (state as StateAccess).get === 'function'
+      ? (state as StateAccess).get(WANT_READ_KEY)
+      : (state as Record<string, JsonValue>)[WANT_READ_KEY];
   return Array.isArray(raw) ? raw.filter((u): u is string => typeof u === 'string') : [];
 }
 
 function frameOf(state: StateAccess | Readonly<Record<string, JsonValue>>, uri: string): number | undefined {
   const key = WANT_FRAME_PREFIX + uri;
-  const raw = typeof (state as StateAccess).get === 'function' ? (state as StateAccess).get(key) : (state as Record<string, JsonValue>)[key];
+  const raw =
+    typeof (state as StateAccess).get === 'function'
+      ? (state as StateAccess).get(key)
+      : (state as Record<string, JsonValue>)[key];
   return typeof raw === 'number' ? raw : undefined;
 }
 
@@ -98,7 +106,8 @@ export class PagingService {
       ['maxPagesPerRead', this.maxPagesPerRead],
       ['frameTokens', this.frameTokens],
     ] as const) {
-      if (!Number.isInteger(v) || v < 1) throw new RangeError(`Paging option ${name} must be a positive integer, got ${v}.`);
+      if (!Number.isInteger(v) || v < 1)
+        throw new RangeError(`Paging option ${name} must be a positive integer, got ${v}.`);
     }
   }
 
@@ -126,17 +135,34 @@ export class PagingService {
     const ns = this.namespaceOf(uri, ctx.sessionId);
     const seen = this.fetchedSet(ctx.invocationId);
     const stored = await this.pageStore.info(ns, uri);
-    if (stored && (seen.has(uri) || uri.startsWith(TOOL_PAGE_SCHEME) || Date.now() - stored.fetchedAt < this.cacheMaxAgeMs)) {
+    if (
+      stored &&
+      (seen.has(uri) || uri.startsWith(TOOL_PAGE_SCHEME) || Date.now() - stored.fetchedAt < this.cacheMaxAgeMs)
+    ) {
       seen.add(uri);
       return stored;
     }
-    if (uri.startsWith(TOOL_PAGE_SCHEME)) throw new NotFoundError('Page', uri, 'Tool-result pages exist only in the session that produced them.');
+    if (uri.startsWith(TOOL_PAGE_SCHEME))
+      throw new NotFoundError('Page', uri, 'Tool-result pages exist only in the session that produced them.');
     if (!this.source || !this.source.canLoad(uri)) {
-      throw new NotFoundError('Page', uri, this.source ? `No source can load it (${this.source.name}). Check the URI; search for documents first.` : 'No source is configured to load it.');
+      throw new NotFoundError(
+        'Page',
+        uri,
+        this.source
+          ? `No source can load it (${this.source.name}). Check the URI; search for documents first.`
+          : 'No source is configured to load it.',
+      );
     }
     const doc = await this.source.load(uri, ctx.signal ? { signal: ctx.signal } : {});
     this.fetchCount += 1;
-    const info = await this.pageStore.put({ namespace: ns, uri, title: doc.title, body: doc.body, mediaType: doc.mediaType, fetchedAt: doc.fetchedAt });
+    const info = await this.pageStore.put({
+      namespace: ns,
+      uri,
+      title: doc.title,
+      body: doc.body,
+      mediaType: doc.mediaType,
+      fetchedAt: doc.fetchedAt,
+    });
     seen.add(uri);
     return info;
   }
@@ -148,21 +174,27 @@ export class PagingService {
     if (frame === undefined && page.tokens <= this.frameTokens) return page.body;
     const frames = splitFrames(page.body, this.frameTokens, page.hash);
     const n = frame ?? 1;
-    if (n < 1 || n > frames.length) throw new RangeError(`Page ${uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
+    if (n < 1 || n > frames.length)
+      throw new RangeError(`Page ${uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
     return frames[n - 1]!;
   }
 
   private async entryFor(info: PageInfo, sessionId: string, frame?: number): Promise<WorkingSetEntry> {
-    if (info.tokens <= this.frameTokens && frame === undefined) return { uri: info.uri, tokens: info.tokens, title: info.title, frames: 1 };
+    if (info.tokens <= this.frameTokens && frame === undefined)
+      return { uri: info.uri, tokens: info.tokens, title: info.title, frames: 1 };
     const page = await this.pageStore.get(info.namespace, info.uri);
     const frames = splitFrames(page!.body, this.frameTokens, info.hash);
     const n = frame ?? 1;
-    if (!Number.isInteger(n) || n < 1 || n > frames.length) throw new RangeError(`Page ${info.uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
+    if (!Number.isInteger(n) || n < 1 || n > frames.length)
+      throw new RangeError(`Page ${info.uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
     return { uri: info.uri, frame: n, tokens: countTokens(frames[n - 1]!), title: info.title, frames: frames.length };
   }
 
   /** The current working set, with token sizes. */
-  async workingSet(state: StateAccess | Readonly<Record<string, JsonValue>>, sessionId: string): Promise<WorkingSetEntry[]> {
+  async workingSet(
+    state: StateAccess | Readonly<Record<string, JsonValue>>,
+    sessionId: string,
+  ): Promise<WorkingSetEntry[]> {
     const out: WorkingSetEntry[] = [];
     for (const uri of wantedUris(state)) {
       const info = await this.pageStore.info(this.namespaceOf(uri, sessionId), uri);
@@ -174,7 +206,10 @@ export class PagingService {
 
   private writeWorkingSet(state: StateAccess, entries: WorkingSetEntry[]): void {
     for (const key of state.keys(WANT_FRAME_PREFIX)) state.delete(key);
-    state.set(WANT_READ_KEY, entries.map((e) => e.uri));
+    state.set(
+      WANT_READ_KEY,
+      entries.map((e) => e.uri),
+    );
     for (const e of entries) if (e.frame !== undefined) state.set(WANT_FRAME_PREFIX + e.uri, e.frame);
   }
 
@@ -193,7 +228,9 @@ export class PagingService {
       this.ramBudgetTokens,
       'ramBudgetTokens',
       `${verb} would make the working set ${fmt(total)} tokens; nothing was changed. ` +
-        (fits.length ? `These fit: ${JSON.stringify(fits)}.` : 'None of the requested pages fits; page out others first, or read a large page frame by frame.'),
+        (fits.length
+          ? `These fit: ${JSON.stringify(fits)}.`
+          : 'None of the requested pages fits; page out others first, or read a large page frame by frame.'),
     );
   }
 
@@ -201,11 +238,20 @@ export class PagingService {
    * Loads pages into the working set (`replace` or `add`) and returns a receipt. Refuses, changing
    * nothing, when the batch is too large or would exceed the budget.
    */
-  async pageIn(uris: string[], mode: PageInMode, ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal }): Promise<string> {
+  async pageIn(
+    uris: string[],
+    mode: PageInMode,
+    ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal },
+  ): Promise<string> {
     const unique = [...new Set(uris)];
     if (unique.length === 0) throw new RangeError('Give at least one URI.');
     if (unique.length > this.maxPagesPerRead) {
-      throw new LimitExceededError('maxPagesPerRead', this.maxPagesPerRead, 'maxPagesPerRead', `${unique.length} pages requested at once; read them in batches of at most ${this.maxPagesPerRead}`);
+      throw new LimitExceededError(
+        'maxPagesPerRead',
+        this.maxPagesPerRead,
+        'maxPagesPerRead',
+        `${unique.length} pages requested at once; read them in batches of at most ${this.maxPagesPerRead}`,
+      );
     }
     const failures: string[] = [];
     const infos: PageInfo[] = [];
@@ -218,9 +264,13 @@ export class PagingService {
         }
       }),
     );
-    if (failures.length) throw new Error(`could not load ${failures.length} of ${unique.length} pages; nothing was changed.\n${failures.join('\n')}`);
+    if (failures.length)
+      throw new Error(
+        `could not load ${failures.length} of ${unique.length} pages; nothing was changed.\n${failures.join('\n')}`,
+      );
     const requested = await Promise.all(infos.map((info) => this.entryFor(info, ctx.sessionId)));
-    const current = mode === 'add' ? (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => !unique.includes(e.uri)) : [];
+    const current =
+      mode === 'add' ? (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => !unique.includes(e.uri)) : [];
     const next = [...current, ...requested];
     const total = next.reduce((s, e) => s + e.tokens, 0);
     if (total > this.ramBudgetTokens) throw this.budgetError(requested, current, `Paging in ${unique.length} pages`);
@@ -229,12 +279,18 @@ export class PagingService {
     const framed = requested.filter((e) => e.frame !== undefined);
     return (
       `${requested.length} loaded (${fmt(loadedTokens)} tokens). Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens; their text is in your instruction now.` +
-      (framed.length ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.` : '')
+      (framed.length
+        ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.`
+        : '')
     );
   }
 
   /** Puts frame `n` (1-based) of a split page into the working set, keeping the other pages. */
-  async readFrame(uri: string, n: number, ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal }): Promise<string> {
+  async readFrame(
+    uri: string,
+    n: number,
+    ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal },
+  ): Promise<string> {
     const info = await this.load(uri, ctx);
     const entry = await this.entryFor(info, ctx.sessionId, n);
     const current = (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => e.uri !== uri);
@@ -255,7 +311,10 @@ export class PagingService {
   }
 
   /** Renders the working set as a fenced block (empty string when the working set is empty). */
-  async render(state: Readonly<Record<string, JsonValue>>, sessionId: string): Promise<{ text: string; entries: WorkingSetEntry[] }> {
+  async render(
+    state: Readonly<Record<string, JsonValue>>,
+    sessionId: string,
+  ): Promise<{ text: string; entries: WorkingSetEntry[] }> {
     const entries = await this.workingSet(state, sessionId);
     if (entries.length === 0) return { text: '', entries };
     const pages: FencedPage[] = [];

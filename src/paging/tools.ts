@@ -11,7 +11,15 @@ import { RESULT_PREFIX, type PagingService } from './service.js';
 const uriSchema = z.string().min(1).max(2048);
 
 /** Names of the paging tools, for processors that treat paging turns specially. */
-export const PAGING_TOOL_NAMES = ['get_reports', 'page_in', 'page_out', 'read_frame', 'save_result', 'list_results', 'calculate'] as const;
+export const PAGING_TOOL_NAMES = [
+  'get_reports',
+  'page_in',
+  'page_out',
+  'read_frame',
+  'save_result',
+  'list_results',
+  'calculate',
+] as const;
 
 /** Options of {@link createPagingTools}. */
 export interface PagingToolsOptions {
@@ -22,7 +30,8 @@ export interface PagingToolsOptions {
 /** Saved results in state, by task id. */
 export function savedResults(state: Readonly<Record<string, JsonValue>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(state)) if (k.startsWith(RESULT_PREFIX) && typeof v === 'string') out[k.slice(RESULT_PREFIX.length)] = v;
+  for (const [k, v] of Object.entries(state))
+    if (k.startsWith(RESULT_PREFIX) && typeof v === 'string') out[k.slice(RESULT_PREFIX.length)] = v;
   return out;
 }
 
@@ -30,7 +39,10 @@ export function savedResults(state: Readonly<Record<string, JsonValue>>): Record
  * Creates the paging tools bound to a service: `get_reports` (the seed's name), `page_in`, `page_out`,
  * `read_frame`, `save_result`, `list_results` and `calculate`.
  */
-export function createPagingTools(service: PagingService, options: PagingToolsOptions = {}): Record<(typeof PAGING_TOOL_NAMES)[number], AnyTool> {
+export function createPagingTools(
+  service: PagingService,
+  options: PagingToolsOptions = {},
+): Record<(typeof PAGING_TOOL_NAMES)[number], AnyTool> {
   const maxResultChars = options.maxResultChars ?? 4000;
   const maxPages = service.maxPagesPerRead;
   return {
@@ -43,7 +55,10 @@ export function createPagingTools(service: PagingService, options: PagingToolsOp
     page_in: tool({
       name: 'page_in',
       description: `Load up to ${maxPages} pages by URI into your instruction. mode "replace" (default) swaps out the current pages; "add" keeps them. Refused, changing nothing, if the working set would exceed its token budget.`,
-      inputSchema: z.object({ uris: z.array(uriSchema).min(1).max(maxPages), mode: z.enum(['replace', 'add']).optional() }),
+      inputSchema: z.object({
+        uris: z.array(uriSchema).min(1).max(maxPages),
+        mode: z.enum(['replace', 'add']).optional(),
+      }),
       execute: ({ uris, mode }, ctx) => service.pageIn(uris, mode ?? 'replace', ctx),
     }),
     page_out: tool({
@@ -54,13 +69,15 @@ export function createPagingTools(service: PagingService, options: PagingToolsOp
     }),
     read_frame: tool({
       name: 'read_frame',
-      description: 'Load frame n (1-based) of a page too large to load whole; it replaces any other frame of that page.',
+      description:
+        'Load frame n (1-based) of a page too large to load whole; it replaces any other frame of that page.',
       inputSchema: z.object({ uri: uriSchema, n: z.number().int().min(1).max(100_000) }),
       execute: ({ uri, n }, ctx) => service.readFrame(uri, n, ctx),
     }),
     save_result: tool({
       name: 'save_result',
-      description: 'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.',
+      description:
+        'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.',
       inputSchema: z.object({ task_id: z.string().min(1).max(200), result: z.string().max(maxResultChars) }),
       execute: ({ task_id, result }, ctx) => {
         ctx.state.set(RESULT_PREFIX + task_id, result);
@@ -74,7 +91,8 @@ export function createPagingTools(service: PagingService, options: PagingToolsOp
       inputSchema: z.object({}),
       execute: (_args, ctx) => {
         const out: Record<string, string> = {};
-        for (const key of ctx.state.keys(RESULT_PREFIX)) out[key.slice(RESULT_PREFIX.length)] = String(ctx.state.get(key));
+        for (const key of ctx.state.keys(RESULT_PREFIX))
+          out[key.slice(RESULT_PREFIX.length)] = String(ctx.state.get(key));
         return Object.keys(out).length ? JSON.stringify(out, null, 2) : 'No saved results.';
       },
     }),

@@ -29,7 +29,13 @@ export function sharedKeys(keys: Iterable<string>): SharedKeys {
 
 /** The `user:` and `app:` keys that `events` read (their `reads`) or write (deltas, increments). */
 export function sharedKeysOf(events: readonly SessionEvent[]): SharedKeys {
-  return sharedKeys(events.flatMap((e) => [...Object.keys(e.reads ?? {}), ...Object.keys(e.delta ?? {}), ...Object.keys(e.increments ?? {})]));
+  return sharedKeys(
+    events.flatMap((e) => [
+      ...Object.keys(e.reads ?? {}),
+      ...Object.keys(e.delta ?? {}),
+      ...Object.keys(e.increments ?? {}),
+    ]),
+  );
 }
 
 /** A shared key as it is stored: its value (`undefined`: absent or deleted) and version (0: never written). */
@@ -70,9 +76,12 @@ function persistableIncrements(increments: Record<string, number> | undefined): 
 
 function addTo(key: string, current: JsonValue | undefined, by: number): number {
   if (current !== undefined && typeof current !== 'number') {
-    throw new TypeError(`Cannot increment state key "${key}": it holds ${Array.isArray(current) ? 'an array' : typeof current}, not a number. Use set() for non-numeric values.`);
+    throw new TypeError(
+      `Cannot increment state key "${key}": it holds ${Array.isArray(current) ? 'an array' : typeof current}, not a number. Use set() for non-numeric values.`,
+    );
   }
-  if (!Number.isFinite(by)) throw new TypeError(`Cannot increment state key "${key}" by ${by}: the amount must be a finite number.`);
+  if (!Number.isFinite(by))
+    throw new TypeError(`Cannot increment state key "${key}" by ${by}: the amount must be a finite number.`);
   return (current ?? 0) + by;
 }
 
@@ -98,10 +107,13 @@ export function planAppend(session: Session, events: readonly SessionEvent[], st
     for (const [key, expected] of Object.entries(event.reads ?? {})) {
       const scope = scopeOf(key);
       if (scope !== 'user' && scope !== 'app') {
-        throw new TypeError(`Event ${event.id} lists "${key}" in reads; only user: and app: keys are version-checked there (session keys are covered by the session version).`);
+        throw new TypeError(
+          `Event ${event.id} lists "${key}" in reads; only user: and app: keys are version-checked there (session keys are covered by the session version).`,
+        );
       }
       const actual = current(key).version;
-      if (actual !== expected) throw new SharedStateConflictError(session.sessionId, session.version, key, expected, actual);
+      if (actual !== expected)
+        throw new SharedStateConflictError(session.sessionId, session.version, key, expected, actual);
     }
     const delta = persistableDelta(event.delta);
     const increments = persistableIncrements(event.increments);

@@ -62,8 +62,13 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
-    const key: SessionKey = { appName: options.appName, userId: options.userId, sessionId: options.sessionId ?? randomUUID() };
-    if (this.sessions.has(keyOf(key))) throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
+    const key: SessionKey = {
+      appName: options.appName,
+      userId: options.userId,
+      sessionId: options.sessionId ?? randomUUID(),
+    };
+    if (this.sessions.has(keyOf(key)))
+      throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
     const now = Date.now();
     const parts = splitDelta(options.state as StateDelta | undefined);
     const { user, app } = this.shared(key.appName, key.userId);
@@ -86,7 +91,13 @@ export class InMemorySessionStore implements SessionStore {
     for (const s of this.sessions.values()) {
       if (s.key.appName !== options.appName) continue;
       if (options.userId !== undefined && s.key.userId !== options.userId) continue;
-      out.push({ ...s.key, version: s.version, eventCount: s.events.length, createdAt: s.createdAt, updatedAt: s.updatedAt });
+      out.push({
+        ...s.key,
+        version: s.version,
+        eventCount: s.events.length,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+      });
     }
     return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
   }
@@ -102,7 +113,8 @@ export class InMemorySessionStore implements SessionStore {
   async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
     const stored = this.sessions.get(keyOf(session));
     if (!stored) throw new VersionConflictError(session.sessionId, session.version, -1);
-    if (stored.version !== session.version) throw new VersionConflictError(session.sessionId, session.version, stored.version);
+    if (stored.version !== session.version)
+      throw new VersionConflictError(session.sessionId, session.version, stored.version);
     const { user, app } = this.shared(stored.key.appName, stored.key.userId);
     // Planning throws before anything is written, which is what makes the batch all-or-nothing here.
     const plan = planAppend(session, events, {

@@ -69,6 +69,8 @@ export function clearTemp(state: Record<string, JsonValue>): void {
 export function assertValidKey(key: string): void {
   // eslint-disable-next-line no-control-regex
   if (key.length === 0 || key.length > 512 || /[\u0000-\u001f]/.test(key)) {
-    throw new TypeError(`Invalid state key ${JSON.stringify(key.slice(0, 80))}: keys are 1-512 characters without control characters.`);
+    throw new TypeError(
+      `Invalid state key ${JSON.stringify(key.slice(0, 80))}: keys are 1-512 characters without control characters.`,
+    );
   }
 }

@@ -64,7 +64,11 @@ export interface LockingSessionStore extends SessionStore {
    * wait meanwhile, so `build` must be quick, free of side effects, and must not itself write to this
    * session or those keys through another connection (it would wait on its own locks).
    */
-  appendEventsLocked(session: Session, lockKeys: readonly string[], build: () => Promise<readonly SessionEvent[]>): Promise<SessionEvent[]>;
+  appendEventsLocked(
+    session: Session,
+    lockKeys: readonly string[],
+    build: () => Promise<readonly SessionEvent[]>,
+  ): Promise<SessionEvent[]>;
 }
 
 /** True when `store` implements {@link LockingSessionStore}. */

@@ -23,7 +23,9 @@ export interface StateSource {
 
 function addNumber(key: string, current: JsonValue | undefined, by: number): number {
   if (current !== undefined && typeof current !== 'number') {
-    throw new TypeError(`Cannot increment state key "${key}": it holds ${Array.isArray(current) ? 'an array' : typeof current}, not a number. Use set() for non-numeric values.`);
+    throw new TypeError(
+      `Cannot increment state key "${key}": it holds ${Array.isArray(current) ? 'an array' : typeof current}, not a number. Use set() for non-numeric values.`,
+    );
   }
   return (current ?? 0) + by;
 }
@@ -69,7 +71,8 @@ export class PendingWrites {
         }
         return all;
       },
-      readVersion: (key, versions) => (Object.hasOwn(this.values, key) ? undefined : (versions?.[key] ?? 0) + (this.writes.get(key) ?? 0)),
+      readVersion: (key, versions) =>
+        Object.hasOwn(this.values, key) ? undefined : (versions?.[key] ?? 0) + (this.writes.get(key) ?? 0),
     };
   }
 }
@@ -126,7 +129,8 @@ export class TrackedState {
 
   set(key: string, value: JsonValue): void {
     assertValidKey(key);
-    if (value === undefined) throw new TypeError(`State value for "${key}" is undefined; use delete() to remove a key.`);
+    if (value === undefined)
+      throw new TypeError(`State value for "${key}" is undefined; use delete() to remove a key.`);
     this.delta[key] = structuredClone(value);
     delete this.increments[key];
   }
@@ -139,7 +143,8 @@ export class TrackedState {
 
   increment(key: string, by = 1): void {
     assertValidKey(key);
-    if (!Number.isFinite(by)) throw new TypeError(`Cannot increment state key "${key}" by ${by}: the amount must be a finite number.`);
+    if (!Number.isFinite(by))
+      throw new TypeError(`Cannot increment state key "${key}" by ${by}: the amount must be a finite number.`);
     if (Object.hasOwn(this.delta, key)) {
       this.delta[key] = addNumber(key, this.delta[key] ?? undefined, by);
       return;
@@ -187,7 +192,10 @@ export class TrackedState {
    * A key listed by `keys()` but created by another session after the listing (a phantom) is not
    * detected by this check; keys that were listed are, if changed or deleted.
    */
-  sharedReads(source: StateSource, versions: Readonly<Record<string, number>> | undefined): Record<string, number> | undefined {
+  sharedReads(
+    source: StateSource,
+    versions: Readonly<Record<string, number>> | undefined,
+  ): Record<string, number> | undefined {
     let out: Record<string, number> | undefined;
     const note = (key: string): void => {
       const scope = scopeOf(key);

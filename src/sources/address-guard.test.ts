@@ -58,6 +58,10 @@ describe('guardedLookup', () => {
 
   it('passes a public address through, in both callback shapes', async () => {
     expect(await lookup('8.8.8.8', false)).toEqual({ error: null, address: '8.8.8.8', family: 4 });
-    expect(await lookup('8.8.8.8', true)).toEqual({ error: null, address: [{ address: '8.8.8.8', family: 4 }], family: undefined });
+    expect(await lookup('8.8.8.8', true)).toEqual({
+      error: null,
+      address: [{ address: '8.8.8.8', family: 4 }],
+      family: undefined,
+    });
   });
 });

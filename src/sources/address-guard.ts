@@ -42,7 +42,8 @@ export function classifyAddress(address: string): AddressClass {
   }
   const range = v6.range();
   // ipaddr.js calls ::a.b.c.d unicast, but it is a deprecated form no public host uses.
-  if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0)) return { public: false, range: 'ipv4Compatible' };
+  if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0))
+    return { public: false, range: 'ipv4Compatible' };
   return verdict(range);
 }
 
@@ -68,7 +69,8 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
 }
 
 /** The advice every refusal ends with. */
-export const PRIVATE_NETWORK_HINT = 'Set allowPrivateNetwork: true in createHttpSource to read from local or internal servers.';
+export const PRIVATE_NETWORK_HINT =
+  'Set allowPrivateNetwork: true in createHttpSource to read from local or internal servers.';
 
 /**
  * A `lookup` for `http.request` / `https.request` that resolves every address of the host and fails
@@ -85,7 +87,12 @@ export function guardedLookup(): LookupFunction {
       for (const { address } of addresses) {
         const { public: isPublic, range } = classifyAddress(address);
         if (!isPublic) {
-          callback(new AccessDeniedError(`Refused to connect to ${hostname}: it resolves to ${address}, a ${range} address, not a public one. ${PRIVATE_NETWORK_HINT}`), '');
+          callback(
+            new AccessDeniedError(
+              `Refused to connect to ${hostname}: it resolves to ${address}, a ${range} address, not a public one. ${PRIVATE_NETWORK_HINT}`,
+            ),
+            '',
+          );
           return;
         }
       }

@@ -9,13 +9,30 @@ import { CorpusIndex, createSearchTool } from './corpus-index.js';
 import { createFolderSource } from './folder-source.js';
 import { loaderSource } from './source.js';
 
-const filler = (words: number, seed: string) => Array.from({ length: words }, (_, i) => `${seed}${i % 37} lorem ipsum dolor`).join(' ');
+const filler = (words: number, seed: string) =>
+  Array.from({ length: words }, (_, i) => `${seed}${i % 37} lorem ipsum dolor`).join(' ');
 
 const docs = [
-  { uri: 'doc:kangaroo', title: 'Marsupials of Australia', body: `${filler(50, 'intro')} The kangaroo hops across the outback and carries its joey in a pouch. ${filler(50, 'outro')}` },
-  { uri: 'doc:refunds', title: 'Refund policy', body: 'Customers may ask for a refund within 30 days of purchase. Refunds go back to the original card.' },
-  { uri: 'doc:shipping', title: 'Shipping', body: 'Orders ship in two days. A refund for shipping costs is possible when the parcel is late.' },
-  { uri: 'doc:deep', title: 'Long report', body: `${filler(2000, 'para')} The zeppelin budget was cut by half in March. ${filler(500, 'tail')}` },
+  {
+    uri: 'doc:kangaroo',
+    title: 'Marsupials of Australia',
+    body: `${filler(50, 'intro')} The kangaroo hops across the outback and carries its joey in a pouch. ${filler(50, 'outro')}`,
+  },
+  {
+    uri: 'doc:refunds',
+    title: 'Refund policy',
+    body: 'Customers may ask for a refund within 30 days of purchase. Refunds go back to the original card.',
+  },
+  {
+    uri: 'doc:shipping',
+    title: 'Shipping',
+    body: 'Orders ship in two days. A refund for shipping costs is possible when the parcel is late.',
+  },
+  {
+    uri: 'doc:deep',
+    title: 'Long report',
+    body: `${filler(2000, 'para')} The zeppelin budget was cut by half in March. ${filler(500, 'tail')}`,
+  },
 ];
 
 const build = () => {
@@ -104,7 +121,13 @@ describe('CorpusIndex.fromSource', () => {
   });
 
   it('refuses a source that cannot list, saying what to do instead', async () => {
-    const error = await CorpusIndex.fromSource(loaderSource('db', () => true, () => 'x')).catch((caught: unknown) => caught);
+    const error = await CorpusIndex.fromSource(
+      loaderSource(
+        'db',
+        () => true,
+        () => 'x',
+      ),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/CorpusIndex\.add/);
   });

@@ -86,7 +86,10 @@ export class CorpusIndex {
    */
   static async fromSource(source: DocumentSource, options: { signal?: AbortSignal } = {}): Promise<CorpusIndex> {
     if (typeof source.list !== 'function') {
-      throw new ConfigurationError('source-not-listable', `The source "${source.name}" cannot list its documents, so it cannot be indexed whole. Add the documents one by one with CorpusIndex.add.`);
+      throw new ConfigurationError(
+        'source-not-listable',
+        `The source "${source.name}" cannot list its documents, so it cannot be indexed whole. Add the documents one by one with CorpusIndex.add.`,
+      );
     }
     const index = new CorpusIndex();
     for (const uri of await source.list()) {
@@ -183,7 +186,13 @@ function buildExcerpts(body: string): Excerpts {
       scored.push({ index, score });
     }
     scored.sort((a, b) => b.score - a.score || a.index - b.index);
-    chosen = [0, ...scored.slice(0, MAX_EXCERPTS - 1).map(({ index }) => index).sort((a, b) => a - b)];
+    chosen = [
+      0,
+      ...scored
+        .slice(0, MAX_EXCERPTS - 1)
+        .map(({ index }) => index)
+        .sort((a, b) => a - b),
+    ];
   }
 
   const windows: string[] = [];
@@ -243,7 +252,10 @@ const searchInput = z.object({
  * @example
  * const agent = new Agent({ name: 'analyst', tools: [createSearchTool(index, { maxResults: 5 })] });
  */
-export function createSearchTool(index: CorpusIndex, options: SearchToolOptions = {}): Tool<z.infer<typeof searchInput>> {
+export function createSearchTool(
+  index: CorpusIndex,
+  options: SearchToolOptions = {},
+): Tool<z.infer<typeof searchInput>> {
   const maxResults = clampCount(options.maxResults ?? DEFAULT_K);
   return tool({
     name: 'search',
@@ -254,7 +266,9 @@ export function createSearchTool(index: CorpusIndex, options: SearchToolOptions 
     execute: ({ query, k }) => {
       const results = index.search(query, Math.min(k ?? maxResults, maxResults));
       if (results.length === 0) return `No documents match "${query}". Try other or fewer keywords.`;
-      const lines = results.map((result, i) => `${i + 1}. ${result.title}\n   uri: ${result.uri}\n   snippet: ${result.snippet}`);
+      const lines = results.map(
+        (result, i) => `${i + 1}. ${result.title}\n   uri: ${result.uri}\n   snippet: ${result.snippet}`,
+      );
       return `${results.length} document${results.length === 1 ? '' : 's'} match "${query}":\n${lines.join('\n')}`;
     },
   });

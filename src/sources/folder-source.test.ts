@@ -20,7 +20,10 @@ beforeAll(async () => {
   await fs.writeFile(path.join(root, 'alpha.md'), 'intro\n\n# Alpha guide\n\nHow to start.');
   await fs.writeFile(path.join(root, 'sub', 'beta.txt'), '\uFEFFBeta notes\nsecond line');
   await fs.writeFile(path.join(root, 'sub', 'deep', 'gamma.md'), '# Gamma');
-  await fs.writeFile(path.join(root, 'page.html'), '<html><head><title>The Page</title><script>evil()</script></head><body><p>Hello page</p></body></html>');
+  await fs.writeFile(
+    path.join(root, 'page.html'),
+    '<html><head><title>The Page</title><script>evil()</script></head><body><p>Hello page</p></body></html>',
+  );
   await fs.writeFile(path.join(root, 'data.json'), '{"a": 1}');
   await fs.writeFile(path.join(root, 'picture.png'), 'not text');
   await fs.writeFile(path.join(root, '..dots.md'), 'a file whose name starts with two dots');
@@ -89,14 +92,18 @@ describe('createFolderSource guards', () => {
     const source = createFolderSource({ root });
     const segment = fc.constantFrom('sub', 'deep', '.', '', 'alpha.md', 'outside', 'x');
     await fc.assert(
-      fc.asyncProperty(fc.array(segment, { maxLength: 4 }), fc.array(segment, { maxLength: 4 }), async (before, after) => {
-        const uri = [...before, '..', ...after].join('/');
-        const error = await source.load(uri).then(
-          () => undefined,
-          (caught: unknown) => caught,
-        );
-        return error instanceof AccessDeniedError;
-      }),
+      fc.asyncProperty(
+        fc.array(segment, { maxLength: 4 }),
+        fc.array(segment, { maxLength: 4 }),
+        async (before, after) => {
+          const uri = [...before, '..', ...after].join('/');
+          const error = await source.load(uri).then(
+            () => undefined,
+            (caught: unknown) => caught,
+          );
+          return error instanceof AccessDeniedError;
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -129,7 +136,12 @@ describe('createFolderSource reading', () => {
 
   it('reads text without its byte order mark, titled by its first line', async () => {
     const doc = await createFolderSource({ root }).load('file:sub/beta.txt');
-    expect(doc).toMatchObject({ uri: 'file:sub/beta.txt', title: 'Beta notes', body: 'Beta notes\nsecond line', mediaType: 'text/plain' });
+    expect(doc).toMatchObject({
+      uri: 'file:sub/beta.txt',
+      title: 'Beta notes',
+      body: 'Beta notes\nsecond line',
+      mediaType: 'text/plain',
+    });
   });
 
   it('turns HTML into text with the <title> as title', async () => {
@@ -138,7 +150,10 @@ describe('createFolderSource reading', () => {
   });
 
   it('titles JSON by file name', async () => {
-    expect(await createFolderSource({ root }).load('data.json')).toMatchObject({ title: 'data.json', mediaType: 'application/json' });
+    expect(await createFolderSource({ root }).load('data.json')).toMatchObject({
+      title: 'data.json',
+      mediaType: 'application/json',
+    });
   });
 
   it('reads a file whose name merely starts with two dots', async () => {
@@ -155,7 +170,9 @@ describe('createFolderSource reading', () => {
   });
 
   it('refuses extensions it does not read and says which setting adds them', async () => {
-    const error = await createFolderSource({ root }).load('picture.png').catch((caught: unknown) => caught);
+    const error = await createFolderSource({ root })
+      .load('picture.png')
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as Error).message).toMatch(/extensions/);
     expect((await createFolderSource({ root, extensions: ['.png'] }).load('picture.png')).body).toBe('not text');
@@ -183,7 +200,9 @@ describe('createFolderSource reading', () => {
   it('honours an aborted signal', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(createFolderSource({ root }).load('alpha.md', { signal: controller.signal })).rejects.toThrow(/aborted/);
+    await expect(createFolderSource({ root }).load('alpha.md', { signal: controller.signal })).rejects.toThrow(
+      /aborted/,
+    );
   });
 });
 

@@ -63,11 +63,16 @@ const READ_CHUNK_BYTES = 64 * 1024;
  */
 export function createFolderSource(options: FolderSourceOptions): ListableSource {
   if (typeof options.root !== 'string' || options.root.trim() === '') {
-    throw new ConfigurationError('invalid-option', 'createFolderSource needs `root`, the folder to read documents from.');
+    throw new ConfigurationError(
+      'invalid-option',
+      'createFolderSource needs `root`, the folder to read documents from.',
+    );
   }
   const root = path.resolve(options.root);
   const maxBytes = integerOption(options.maxBytes, DEFAULT_MAX_DOCUMENT_BYTES, 1, 'createFolderSource({ maxBytes })');
-  const extensions = new Set((options.extensions ?? DEFAULT_EXTENSIONS).map((ext) => ext.replace(/^\./, '').toLowerCase()));
+  const extensions = new Set(
+    (options.extensions ?? DEFAULT_EXTENSIONS).map((ext) => ext.replace(/^\./, '').toLowerCase()),
+  );
   const allowed = compileAllow(options.allow);
   const name = `folder:${root}`;
 
@@ -77,7 +82,9 @@ export function createFolderSource(options: FolderSourceOptions): ListableSource
     throwIfAborted(loadOptions.signal, uri);
     const relPath = relativePathOf(uri);
     if (!allowed(relPath)) {
-      throw new AccessDeniedError(`"${relPath}" is not allowed by the \`allow\` setting of the folder source ${root}. Add a glob or prefix for it to \`allow\`.`);
+      throw new AccessDeniedError(
+        `"${relPath}" is not allowed by the \`allow\` setting of the folder source ${root}. Add a glob or prefix for it to \`allow\`.`,
+      );
     }
     const extension = extensionOf(relPath);
     if (!extensions.has(extension)) {
@@ -90,13 +97,17 @@ export function createFolderSource(options: FolderSourceOptions): ListableSource
     const realRoot = await realRootOf(root);
     const realTarget = await realPathOf(path.join(realRoot, ...relPath.split('/')), relPath, root);
     if (!isInside(realRoot, realTarget)) {
-      throw new AccessDeniedError(`"${relPath}" is a symbolic link (or lies under one) that leads outside the folder source root ${root}; such links are refused. Copy the file into the root instead.`);
+      throw new AccessDeniedError(
+        `"${relPath}" is a symbolic link (or lies under one) that leads outside the folder source root ${root}; such links are refused. Copy the file into the root instead.`,
+      );
     }
     // The allow-list is about which files may be read, so a link inside the root must not lend its
     // allowed name to a file the list does not allow.
     const realRelPath = toPosix(path.relative(realRoot, realTarget));
     if (realRelPath !== relPath && !allowed(realRelPath)) {
-      throw new AccessDeniedError(`"${relPath}" links to "${realRelPath}", which the \`allow\` setting of the folder source ${root} does not allow.`);
+      throw new AccessDeniedError(
+        `"${relPath}" links to "${realRelPath}", which the \`allow\` setting of the folder source ${root} does not allow.`,
+      );
     }
 
     const bytes = await readCapped(realTarget, relPath, maxBytes);
@@ -144,18 +155,27 @@ export function createFolderSource(options: FolderSourceOptions): ListableSource
 function relativePathOf(uri: string): string {
   const raw = uri.toLowerCase().startsWith('file:') ? uri.slice('file:'.length) : uri;
   if (raw.includes('\0')) {
-    throw new AccessDeniedError(`The path "${raw.replaceAll('\0', '\\0')}" contains a NUL byte, which no file name can contain; refused.`);
+    throw new AccessDeniedError(
+      `The path "${raw.replaceAll('\0', '\\0')}" contains a NUL byte, which no file name can contain; refused.`,
+    );
   }
   if (path.isAbsolute(raw) || raw.startsWith('/') || raw.startsWith('\\') || /^[a-z]:/i.test(raw)) {
-    throw new AccessDeniedError(`The absolute path "${raw}" is refused: give a path relative to the folder source root, as file:<relative path>.`);
+    throw new AccessDeniedError(
+      `The absolute path "${raw}" is refused: give a path relative to the folder source root, as file:<relative path>.`,
+    );
   }
   const segments = raw.split(SEPARATOR);
   if (segments.includes('..')) {
-    throw new AccessDeniedError(`The path "${raw}" contains a ".." segment, which could leave the folder source root; refused. Give the path from the root down.`);
+    throw new AccessDeniedError(
+      `The path "${raw}" contains a ".." segment, which could leave the folder source root; refused. Give the path from the root down.`,
+    );
   }
   const relPath = segments.filter((segment) => segment !== '' && segment !== '.').join('/');
   if (relPath === '') {
-    throw new ConfigurationError('not-a-file', `"${uri}" names the folder source root itself, not a file. Use list() to see the files.`);
+    throw new ConfigurationError(
+      'not-a-file',
+      `"${uri}" names the folder source root itself, not a file. Use list() to see the files.`,
+    );
   }
   return relPath;
 }
@@ -164,7 +184,11 @@ async function realRootOf(root: string): Promise<string> {
   try {
     return await fs.realpath(root);
   } catch (error) {
-    throw new ConfigurationError('folder-root-unreadable', `The folder source root ${root} cannot be read (${errorCode(error)}). Create it or pass another \`root\`.`, error);
+    throw new ConfigurationError(
+      'folder-root-unreadable',
+      `The folder source root ${root} cannot be read (${errorCode(error)}). Create it or pass another \`root\`.`,
+      error,
+    );
   }
 }
 
@@ -174,7 +198,11 @@ async function realPathOf(target: string, relPath: string, root: string): Promis
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new NotFoundError('File', relPath, `It does not exist under ${root}; list() shows the files that can be read.`);
+      throw new NotFoundError(
+        'File',
+        relPath,
+        `It does not exist under ${root}; list() shows the files that can be read.`,
+      );
     }
     if (code === 'ELOOP') throw new AccessDeniedError(`"${relPath}" is a loop of symbolic links; refused.`);
     throw new SystemError('file-read', `"${relPath}" under ${root} cannot be resolved (${code}).`, { cause: error });
@@ -183,19 +211,27 @@ async function realPathOf(target: string, relPath: string, root: string): Promis
 
 /** Reads at most `maxBytes` bytes, checking the size while reading in case the file grows meanwhile. */
 async function readCapped(realTarget: string, relPath: string, maxBytes: number): Promise<Buffer> {
-  const tooLarge = (size: number) => new LimitExceededError('maxBytes', maxBytes, 'createFolderSource({ maxBytes })', `"${relPath}" has ${size} bytes`);
+  const tooLarge = (size: number) =>
+    new LimitExceededError('maxBytes', maxBytes, 'createFolderSource({ maxBytes })', `"${relPath}" has ${size} bytes`);
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(realTarget, OPEN_FLAGS);
   } catch (error) {
     const code = errorCode(error);
-    if (code === 'ELOOP') throw new AccessDeniedError(`"${relPath}" became a symbolic link while it was being read; refused.`);
-    throw new SystemError('file-read', `"${relPath}" cannot be opened (${code}).`, { cause: error, retryable: code === 'EMFILE' || code === 'EBUSY' });
+    if (code === 'ELOOP')
+      throw new AccessDeniedError(`"${relPath}" became a symbolic link while it was being read; refused.`);
+    throw new SystemError('file-read', `"${relPath}" cannot be opened (${code}).`, {
+      cause: error,
+      retryable: code === 'EMFILE' || code === 'EBUSY',
+    });
   }
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) {
-      throw new ConfigurationError('not-a-file', `"${relPath}" is not a regular file (a folder or device); only files can be loaded.`);
+      throw new ConfigurationError(
+        'not-a-file',
+        `"${relPath}" is not a regular file (a folder or device); only files can be loaded.`,
+      );
     }
     if (stat.size > maxBytes) throw tooLarge(stat.size);
     const chunks: Buffer[] = [];
@@ -236,7 +272,12 @@ function toDocument(uri: string, relPath: string, extension: string, text: strin
 }
 
 /** True when a listed entry would load: inside the root (after links), allowed, a file, within the cap. */
-async function isLoadable(realRoot: string, full: string, maxBytes: number, allowed: (relPath: string) => boolean): Promise<boolean> {
+async function isLoadable(
+  realRoot: string,
+  full: string,
+  maxBytes: number,
+  allowed: (relPath: string) => boolean,
+): Promise<boolean> {
   try {
     const real = await fs.realpath(full);
     if (!isInside(realRoot, real) || !allowed(toPosix(path.relative(realRoot, real)))) return false;
@@ -301,5 +342,7 @@ function toPosix(relPath: string): string {
 }
 
 function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : 'unknown error';
+  return typeof error === 'object' && error !== null && 'code' in error
+    ? String((error as { code: unknown }).code)
+    : 'unknown error';
 }

@@ -11,7 +11,10 @@ import { AbortedError, ConfigurationError } from '../errors.js';
 export function integerOption(value: number | undefined, fallback: number, min: number, setting: string): number {
   const chosen = value ?? fallback;
   if (!Number.isSafeInteger(chosen) || chosen < min) {
-    throw new ConfigurationError('invalid-option', `${setting} must be an integer of at least ${min}, got ${String(value)}.`);
+    throw new ConfigurationError(
+      'invalid-option',
+      `${setting} must be an integer of at least ${min}, got ${String(value)}.`,
+    );
   }
   return chosen;
 }

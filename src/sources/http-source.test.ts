@@ -2,7 +2,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AbortedError, AccessDeniedError, ConfigurationError, LimitExceededError, NotFoundError, SystemError } from '../errors.js';
+import {
+  AbortedError,
+  AccessDeniedError,
+  ConfigurationError,
+  LimitExceededError,
+  NotFoundError,
+  SystemError,
+} from '../errors.js';
 import { createHttpSource } from './http-source.js';
 
 let server: http.Server;
@@ -11,7 +18,8 @@ let port: number;
 let connections = 0;
 const hits = new Map<string, number>();
 
-const page = '<html><head><title>Local page</title><script>steal()</script></head><body><h1>Welcome</h1><p>Readable body.</p></body></html>';
+const page =
+  '<html><head><title>Local page</title><script>steal()</script></head><body><h1>Welcome</h1><p>Readable body.</p></body></html>';
 
 beforeAll(async () => {
   server = http.createServer((request, response): void => {
@@ -100,7 +108,8 @@ const failure = (promise: Promise<unknown>): Promise<unknown> =>
     (caught: unknown) => caught,
   );
 
-const local = (options: Parameters<typeof createHttpSource>[0] = {}) => createHttpSource({ allowPrivateNetwork: true, ...options });
+const local = (options: Parameters<typeof createHttpSource>[0] = {}) =>
+  createHttpSource({ allowPrivateNetwork: true, ...options });
 
 describe('createHttpSource address guard', () => {
   it('refuses a loopback address by default, before connecting, and says how to allow it', async () => {
@@ -120,14 +129,26 @@ describe('createHttpSource address guard', () => {
 
   it('refuses other IP literal spellings of private addresses', async () => {
     const source = createHttpSource();
-    for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/']) {
+    for (const url of [
+      'http://2130706433/',
+      'http://0x7f.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.0.0.1/',
+    ]) {
       await expect(source.load(url)).rejects.toBeInstanceOf(AccessDeniedError);
     }
   });
 
   it('refuses schemes other than http and https', async () => {
     const source = createHttpSource();
-    for (const uri of ['file:///etc/passwd', 'ftp://example.com/file.txt', 'javascript:alert(1)', 'data:text/plain,hi']) {
+    for (const uri of [
+      'file:///etc/passwd',
+      'ftp://example.com/file.txt',
+      'javascript:alert(1)',
+      'data:text/plain,hi',
+    ]) {
       expect(source.canLoad(uri)).toBe(false);
       const error = await failure(source.load(uri));
       expect(error).toBeInstanceOf(AccessDeniedError);
@@ -150,14 +171,27 @@ describe('createHttpSource address guard', () => {
 describe('createHttpSource reading', () => {
   it('reads HTML as text once private networks are allowed', async () => {
     const doc = await local().load(`${base}/page`);
-    expect(doc).toMatchObject({ uri: `${base}/page`, title: 'Local page', body: 'Welcome\n\nReadable body.', mediaType: 'text/plain' });
+    expect(doc).toMatchObject({
+      uri: `${base}/page`,
+      title: 'Local page',
+      body: 'Welcome\n\nReadable body.',
+      mediaType: 'text/plain',
+    });
     expect(doc.body).not.toContain('steal');
   });
 
   it('passes Markdown and JSON through and honours the charset', async () => {
     const source = local();
-    expect(await source.load(`${base}/notes.md`)).toMatchObject({ title: 'Notes', body: '# Notes\n\nplain markdown', mediaType: 'text/markdown' });
-    expect(await source.load(`${base}/data`)).toMatchObject({ title: 'data', body: '{"ok":true}', mediaType: 'application/json' });
+    expect(await source.load(`${base}/notes.md`)).toMatchObject({
+      title: 'Notes',
+      body: '# Notes\n\nplain markdown',
+      mediaType: 'text/markdown',
+    });
+    expect(await source.load(`${base}/data`)).toMatchObject({
+      title: 'data',
+      body: '{"ok":true}',
+      mediaType: 'application/json',
+    });
     expect((await source.load(`${base}/latin1`)).body).toBe('café');
   });
 

@@ -52,8 +52,7 @@ const TEXT_TYPES = new Set(['text/plain', 'text/markdown', 'text/x-markdown', 'a
 
 /** What one request (one redirect hop) came back with. */
 type Hop =
-  | { kind: 'redirect'; location: string }
-  | { kind: 'document'; contentType: string | undefined; bytes: Buffer };
+  { kind: 'redirect'; location: string } | { kind: 'document'; contentType: string | undefined; bytes: Buffer };
 
 interface HopSettings {
   maxBytes: number;
@@ -81,7 +80,10 @@ export function createHttpSource(options: HttpSourceOptions = {}): DocumentSourc
   const allowPrivateNetwork = options.allowPrivateNetwork ?? false;
   const allowHosts = options.allowHosts === undefined ? undefined : new Set(options.allowHosts.map(normalizeHost));
   if (allowHosts !== undefined && allowHosts.size === 0) {
-    throw new ConfigurationError('invalid-option', 'createHttpSource({ allowHosts }) is empty, which would refuse every URL. Omit it to allow any public host.');
+    throw new ConfigurationError(
+      'invalid-option',
+      'createHttpSource({ allowHosts }) is empty, which would refuse every URL. Omit it to allow any public host.',
+    );
   }
   const userAgent = options.userAgent ?? 'pagewise';
   // Without the guard Node's own lookup runs, so private names resolve as usual.
@@ -91,19 +93,28 @@ export function createHttpSource(options: HttpSourceOptions = {}): DocumentSourc
   function checkUrl(url: URL, from: string | undefined): void {
     const context = from === undefined ? '' : ` (redirected from ${from})`;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new AccessDeniedError(`Refused ${url.protocol} URL${context}: the HTTP source reads only http: and https: URLs.`);
+      throw new AccessDeniedError(
+        `Refused ${url.protocol} URL${context}: the HTTP source reads only http: and https: URLs.`,
+      );
     }
     if (url.username !== '' || url.password !== '') {
-      throw new AccessDeniedError(`Refused ${url.host}${context}: URLs with a user name or password are refused, because credentials in URLs end up in logs and pages.`);
+      throw new AccessDeniedError(
+        `Refused ${url.host}${context}: URLs with a user name or password are refused, because credentials in URLs end up in logs and pages.`,
+      );
     }
     const host = normalizeHost(url.hostname);
     if (allowHosts !== undefined && !allowHosts.has(host)) {
-      throw new AccessDeniedError(`Refused ${host}${context}: it is not in allowHosts (${[...allowHosts].join(', ')}). Add it to createHttpSource({ allowHosts }) to read from it.`);
+      throw new AccessDeniedError(
+        `Refused ${host}${context}: it is not in allowHosts (${[...allowHosts].join(', ')}). Add it to createHttpSource({ allowHosts }) to read from it.`,
+      );
     }
     // Node connects to a literal IP without calling `lookup`, so literals are checked here instead.
     if (!allowPrivateNetwork && isIP(host) !== 0) {
       const { public: isPublic, range } = classifyAddress(host);
-      if (!isPublic) throw new AccessDeniedError(`Refused ${url.href}${context}: ${host} is a ${range} address, not a public one. ${PRIVATE_NETWORK_HINT}`);
+      if (!isPublic)
+        throw new AccessDeniedError(
+          `Refused ${url.href}${context}: ${host} is a ${range} address, not a public one. ${PRIVATE_NETWORK_HINT}`,
+        );
     }
   }
 
@@ -130,7 +141,12 @@ export function createHttpSource(options: HttpSourceOptions = {}): DocumentSourc
         const hop = await requestOnce(url, settings);
         if (hop.kind === 'document') return toDocument(requested, url, hop);
         if (redirects >= maxRedirects) {
-          throw new LimitExceededError('maxRedirects', maxRedirects, 'createHttpSource({ maxRedirects })', `${requested} redirects more often`);
+          throw new LimitExceededError(
+            'maxRedirects',
+            maxRedirects,
+            'createHttpSource({ maxRedirects })',
+            `${requested} redirects more often`,
+          );
         }
         from = url.href;
         url = parseUrl(hop.location, url);
@@ -139,11 +155,19 @@ export function createHttpSource(options: HttpSourceOptions = {}): DocumentSourc
       if (deadline.signal.aborted && !PagewiseError.isInstance(error)) {
         if (outer?.aborted) throw new AbortedError(`Loading ${requested} was aborted through its AbortSignal.`);
         if (timedOut) {
-          throw new SystemError('timeout', `Loading ${requested} took longer than ${timeoutMs} ms. Raise createHttpSource({ timeoutMs }) for slow servers.`, { retryable: true });
+          throw new SystemError(
+            'timeout',
+            `Loading ${requested} took longer than ${timeoutMs} ms. Raise createHttpSource({ timeoutMs }) for slow servers.`,
+            { retryable: true },
+          );
         }
       }
       if (PagewiseError.isInstance(error)) throw error;
-      throw new SystemError('http-request', `Requesting ${url.href} failed: ${describe(error)}. Check the address and the network, then retry.`, { retryable: true, cause: error });
+      throw new SystemError(
+        'http-request',
+        `Requesting ${url.href} failed: ${describe(error)}. Check the address and the network, then retry.`,
+        { retryable: true, cause: error },
+      );
     } finally {
       clearTimeout(timer);
       outer?.removeEventListener('abort', forwardAbort);
@@ -202,7 +226,12 @@ function requestOnce(url: URL, settings: HopSettings): Promise<Hop> {
       if (REDIRECT_STATUSES.has(status)) {
         const location = response.headers.location;
         if (location === undefined || location === '') {
-          settle({ error: new SystemError('http-status', `${url.href} answered ${status} without a Location header; the redirect cannot be followed.`) });
+          settle({
+            error: new SystemError(
+              'http-status',
+              `${url.href} answered ${status} without a Location header; the redirect cannot be followed.`,
+            ),
+          });
         } else {
           settle({ hop: { kind: 'redirect', location } });
           request.destroy();
@@ -215,11 +244,21 @@ function requestOnce(url: URL, settings: HopSettings): Promise<Hop> {
       }
       const encoding = response.headers['content-encoding'];
       if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-        settle({ error: new SystemError('unsupported-encoding', `${url.href} sent a ${encoding}-encoded body although none was asked for; it cannot be read.`) });
+        settle({
+          error: new SystemError(
+            'unsupported-encoding',
+            `${url.href} sent a ${encoding}-encoded body although none was asked for; it cannot be read.`,
+          ),
+        });
         return;
       }
       const tooLarge = (size: number) =>
-        new LimitExceededError('maxBytes', settings.maxBytes, 'createHttpSource({ maxBytes })', `${url.href} sent ${size} bytes or more`);
+        new LimitExceededError(
+          'maxBytes',
+          settings.maxBytes,
+          'createHttpSource({ maxBytes })',
+          `${url.href} sent ${size} bytes or more`,
+        );
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > settings.maxBytes) {
         settle({ error: tooLarge(declared) });
@@ -236,7 +275,9 @@ function requestOnce(url: URL, settings: HopSettings): Promise<Hop> {
         chunks.push(chunk);
       });
       response.on('end', () => {
-        settle({ hop: { kind: 'document', contentType: response.headers['content-type'], bytes: Buffer.concat(chunks, total) } });
+        settle({
+          hop: { kind: 'document', contentType: response.headers['content-type'], bytes: Buffer.concat(chunks, total) },
+        });
       });
       response.on('close', () => {
         if (!response.complete) settle({ error: new Error('the connection closed before the body was complete') });
@@ -282,11 +323,17 @@ function toDocument(requested: string, finalUrl: URL, hop: Extract<Hop, { kind: 
 
 function statusError(url: URL, status: number, statusMessage: string | undefined): PagewiseError {
   const answer = `${status}${statusMessage ? ` ${statusMessage}` : ''}`;
-  if (status === 404 || status === 410) return new NotFoundError('Document', url.href, `The server answered ${answer}; check the address.`);
+  if (status === 404 || status === 410)
+    return new NotFoundError('Document', url.href, `The server answered ${answer}; check the address.`);
   if (status === 408 || status === 429 || status >= 500) {
-    return new SystemError('http-status', `${url.href} answered ${answer}. The server may recover; retry later.`, { retryable: true });
+    return new SystemError('http-status', `${url.href} answered ${answer}. The server may recover; retry later.`, {
+      retryable: true,
+    });
   }
-  return new ConfigurationError('http-status', `${url.href} answered ${answer}. Check the address; pages behind a login cannot be read by the HTTP source.`);
+  return new ConfigurationError(
+    'http-status',
+    `${url.href} answered ${answer}. Check the address; pages behind a login cannot be read by the HTTP source.`,
+  );
 }
 
 function parseUrl(uri: string, base?: URL): URL {
@@ -294,7 +341,11 @@ function parseUrl(uri: string, base?: URL): URL {
     return new URL(uri, base);
   } catch (error) {
     const where = base === undefined ? '' : ` (redirect from ${base.href})`;
-    throw new ConfigurationError('invalid-url', `"${uri}"${where} is not a valid URL; give an absolute http: or https: URL.`, error);
+    throw new ConfigurationError(
+      'invalid-url',
+      `"${uri}"${where} is not a valid URL; give an absolute http: or https: URL.`,
+      error,
+    );
   }
 }
 
@@ -308,7 +359,10 @@ function decode(bytes: Buffer, charset: string | undefined): string {
 }
 
 function titleFromUrl(url: URL): string {
-  const segment = url.pathname.split('/').filter((part) => part !== '').pop();
+  const segment = url.pathname
+    .split('/')
+    .filter((part) => part !== '')
+    .pop();
   if (segment === undefined) return url.hostname;
   try {
     return decodeURIComponent(segment);
@@ -319,7 +373,11 @@ function titleFromUrl(url: URL): string {
 
 /** Lower case, without IPv6 brackets or a trailing dot, so `Example.COM.` and `example.com` are one host. */
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 function describe(error: unknown): string {

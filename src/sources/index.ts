@@ -2,7 +2,14 @@
  * Document sources: guarded loaders for folders and the web, custom loaders, and a full-text corpus
  * index with a `search` tool that returns snippets instead of bodies.
  */
-export type { DocumentSource, ListableSource, LoadedDocument, LoaderFunction, LoaderResult, LoadOptions } from './source.js';
+export type {
+  DocumentSource,
+  ListableSource,
+  LoadedDocument,
+  LoaderFunction,
+  LoaderResult,
+  LoadOptions,
+} from './source.js';
 export { combineSources, DEFAULT_MAX_DOCUMENT_BYTES, loaderSource } from './source.js';
 export type { FolderSourceOptions } from './folder-source.js';
 export { createFolderSource } from './folder-source.js';

@@ -5,40 +5,65 @@ import { combineSources, loaderSource } from './source.js';
 import type { DocumentSource } from './source.js';
 
 const prefixed = (name: string, prefix: string, listing?: string[]): DocumentSource => {
-  const source = loaderSource(name, (uri) => uri.startsWith(prefix), (uri) => ({ body: `from ${name}: ${uri}`, title: name }));
+  const source = loaderSource(
+    name,
+    (uri) => uri.startsWith(prefix),
+    (uri) => ({ body: `from ${name}: ${uri}`, title: name }),
+  );
   return listing === undefined ? source : { ...source, list: async () => listing };
 };
 
 describe('loaderSource', () => {
   it('fills title, media type and time when the function returns only a body', async () => {
     const before = Date.now();
-    const source = loaderSource('notes', () => true, () => '# Meeting notes\nWe agreed.');
+    const source = loaderSource(
+      'notes',
+      () => true,
+      () => '# Meeting notes\nWe agreed.',
+    );
     const doc = await source.load('note:1');
-    expect(doc).toMatchObject({ uri: 'note:1', title: 'Meeting notes', body: '# Meeting notes\nWe agreed.', mediaType: 'text/plain' });
+    expect(doc).toMatchObject({
+      uri: 'note:1',
+      title: 'Meeting notes',
+      body: '# Meeting notes\nWe agreed.',
+      mediaType: 'text/plain',
+    });
     expect(doc.fetchedAt).toBeGreaterThanOrEqual(before);
   });
 
   it('keeps the fields the function gives and passes the signal on', async () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;
-    const source = loaderSource('db', () => true, async (_uri, options) => {
-      seen = options.signal;
-      return { body: '{}', title: 'Row 7', mediaType: 'application/json' };
-    });
+    const source = loaderSource(
+      'db',
+      () => true,
+      async (_uri, options) => {
+        seen = options.signal;
+        return { body: '{}', title: 'Row 7', mediaType: 'application/json' };
+      },
+    );
     const doc = await source.load('db:7', { signal: controller.signal });
     expect(doc).toMatchObject({ title: 'Row 7', mediaType: 'application/json' });
     expect(seen).toBe(controller.signal);
   });
 
   it('refuses a result without a string body, naming the source', async () => {
-    const source = loaderSource('broken', () => true, () => ({ text: 'x' }) as unknown as string);
+    const source = loaderSource(
+      'broken',
+      () => true,
+      () => ({ text: 'x' }) as unknown as string,
+    );
     await expect(source.load('x')).rejects.toThrow(/broken/);
     await expect(source.load('x')).rejects.toBeInstanceOf(ConfigurationError);
   });
 });
 
 describe('combineSources', () => {
-  const combined = combineSources([prefixed('first', 'a:', ['a:1', 'a:2']), prefixed('second', 'a:'), prefixed('third', 'b:', ['b:1', 'a:1'])]);
+  const combined = combineSources([
+    prefixed('first', 'a:', ['a:1', 'a:2']),
+    prefixed('second', 'a:'),
+    prefixed('third', 'b:', ['b:1', 'a:1']),
+  ]);
 
   it('routes a URI to the first source that can load it', async () => {
     expect((await combined.load('a:9')).title).toBe('first');

@@ -95,7 +95,10 @@ export function loaderSource(name: string, canLoad: (uri: string) => boolean, fn
  */
 export function combineSources(sources: readonly DocumentSource[]): DocumentSource {
   if (sources.length === 0) {
-    throw new ConfigurationError('no-sources', 'combineSources needs at least one source; pass e.g. createFolderSource({ root }).');
+    throw new ConfigurationError(
+      'no-sources',
+      'combineSources needs at least one source; pass e.g. createFolderSource({ root }).',
+    );
   }
   const all = [...sources];
   const names = all.map((source) => source.name).join(', ');

@@ -15,7 +15,9 @@ const ATX_HEADING = /^ {0,3}#{1,6}[ \t](.*)$/m;
  * characters.
  */
 export function titleFromText(text: string, fallback: string): string {
-  const heading = ATX_HEADING.exec(text)?.[1]?.slice(0, 1000).replace(/[ \t]#+[ \t]*$/, '');
+  const heading = ATX_HEADING.exec(text)?.[1]
+    ?.slice(0, 1000)
+    .replace(/[ \t]#+[ \t]*$/, '');
   if (heading !== undefined && /[\p{L}\p{N}]/u.test(heading)) return clip(heading);
   // Only the start of the document is scanned: a title that appears after 2 KB is not a title.
   for (const line of text.slice(0, 2048).split(/\r?\n/)) {

@@ -17,10 +17,26 @@ const request: ContextRequest = {
   ],
   items: [
     { type: 'user', text: 'What was the revenue?' },
-    { type: 'assistant', text: 'Let me look.', toolCalls: [{ toolCallId: 'c1', toolName: 'lookup', input: { q: 'revenue', n: 3 } }] },
-    { type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: '{"revenue": 4200, "unit": "kUSD"}', isError: false },
+    {
+      type: 'assistant',
+      text: 'Let me look.',
+      toolCalls: [{ toolCallId: 'c1', toolName: 'lookup', input: { q: 'revenue', n: 3 } }],
+    },
+    {
+      type: 'tool-result',
+      toolCallId: 'c1',
+      toolName: 'lookup',
+      output: '{"revenue": 4200, "unit": "kUSD"}',
+      isError: false,
+    },
   ],
-  tools: [{ name: 'lookup', description: 'Looks a value up.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }],
+  tools: [
+    {
+      name: 'lookup',
+      description: 'Looks a value up.',
+      inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    },
+  ],
 };
 
 describe('token ledger', () => {
@@ -32,9 +48,13 @@ describe('token ledger', () => {
       paged: ['<page uri="a">Revenue grew 12% in 2025-Q3 to $4,200k.</page>'],
       history: ['What was the revenue?', 'Let me look.\nlookup{"q":"revenue","n":3}'],
       observation: ['{"revenue": 4200, "unit": "kUSD"}'],
-      tools: ['{"name":"lookup","description":"Looks a value up.","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}'],
+      tools: [
+        '{"name":"lookup","description":"Looks a value up.","parameters":{"type":"object","properties":{"q":{"type":"string"}}}}',
+      ],
     };
-    const expected = Object.fromEntries(Object.entries(segments).map(([k, v]) => [k, v.reduce((s, t) => s + encode(t).length, 0)]));
+    const expected = Object.fromEntries(
+      Object.entries(segments).map(([k, v]) => [k, v.reduce((s, t) => s + encode(t).length, 0)]),
+    );
     const measured = measureRequest(request);
     expect(measured.parts).toEqual(expected);
     expect(measured.total).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
@@ -44,11 +64,26 @@ describe('token ledger', () => {
   });
 
   it('the runner records the same count for the request it sends', async () => {
-    const lookup = tool({ name: 'lookup', description: 'Looks a value up.', inputSchema: z.object({ q: z.string() }), execute: () => 'x' });
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks a value up.',
+      inputSchema: z.object({ q: z.string() }),
+      execute: () => 'x',
+    });
     const model = scriptedModel(['fine']);
-    const result = await new Runner({ agent: new Agent({ name: 'a', instruction: 'Be brief.', tools: [lookup] }), model }).run({ userId: 'u', message: 'hello there' });
+    const result = await new Runner({
+      agent: new Agent({ name: 'a', instruction: 'Be brief.', tools: [lookup] }),
+      model,
+    }).run({ userId: 'u', message: 'hello there' });
     const e = result.ledger.entries[0]!;
-    const toolJson = JSON.stringify({ name: 'lookup', description: 'Looks a value up.', parameters: model.calls[0]!.tools![0]!.type === 'function' ? (model.calls[0]!.tools![0] as { inputSchema: unknown }).inputSchema : null });
+    const toolJson = JSON.stringify({
+      name: 'lookup',
+      description: 'Looks a value up.',
+      parameters:
+        model.calls[0]!.tools![0]!.type === 'function'
+          ? (model.calls[0]!.tools![0] as { inputSchema: unknown }).inputSchema
+          : null,
+    });
     expect(e.parts.instruction).toBe(encode('Be brief.').length);
     expect(e.parts.observation + e.parts.history).toBe(encode('hello there').length);
     expect(e.parts.tools).toBe(encode(toolJson).length);
@@ -71,11 +106,41 @@ describe('token ledger', () => {
 
   it('summarizes a hand-checked ledger: peak, cumulative, dependency, compressor cost', () => {
     const base = { agent: 'a', model: 'm', invocationId: 'i', modelMs: 0, at: 0 };
-    const parts = (history: number, instruction: number) => ({ instruction, paged: 0, history, observation: 0, tools: 0 });
+    const parts = (history: number, instruction: number) => ({
+      instruction,
+      paged: 0,
+      history,
+      observation: 0,
+      tools: 0,
+    });
     const entries: LedgerEntry[] = [
-      { ...base, index: 0, kind: 'agent', parts: parts(60, 40), promptTokens: 100, completionTokens: 10, frameworkMs: 1 },
-      { ...base, index: 1, kind: 'compressor', parts: parts(500, 0), promptTokens: 500, completionTokens: 50, frameworkMs: 0 },
-      { ...base, index: 2, kind: 'agent', parts: parts(160, 40), promptTokens: 200, completionTokens: 20, frameworkMs: 3 },
+      {
+        ...base,
+        index: 0,
+        kind: 'agent',
+        parts: parts(60, 40),
+        promptTokens: 100,
+        completionTokens: 10,
+        frameworkMs: 1,
+      },
+      {
+        ...base,
+        index: 1,
+        kind: 'compressor',
+        parts: parts(500, 0),
+        promptTokens: 500,
+        completionTokens: 50,
+        frameworkMs: 0,
+      },
+      {
+        ...base,
+        index: 2,
+        kind: 'agent',
+        parts: parts(160, 40),
+        promptTokens: 200,
+        completionTokens: 20,
+        frameworkMs: 3,
+      },
     ];
     const s = summarizeLedger(entries);
     expect(s.modelCalls).toBe(3);

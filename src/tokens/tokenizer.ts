@@ -78,7 +78,8 @@ function countUncached(encoder: Encoder, text: string): number {
   let last = 0;
   for (const m of text.matchAll(LONG_RUN)) {
     total += encoder.countTokens(text.slice(last, m.index));
-    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE) total += encoder.countTokens(m[0].slice(i, i + LONG_RUN_SLICE));
+    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE)
+      total += encoder.countTokens(m[0].slice(i, i + LONG_RUN_SLICE));
     last = m.index + m[0].length;
   }
   return total + encoder.countTokens(text.slice(last));

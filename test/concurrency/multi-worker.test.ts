@@ -53,13 +53,18 @@ if (!url) {
       const store = new PgSessionStore({ url, schema });
       // Listed user by user in turn, so neighbouring sessions belong to different users.
       const sessions: [string, string][] = [];
-      for (let s = 0; s < SESSIONS_PER_USER; s++) for (let u = 0; u < USERS; u++) sessions.push([`user-${u}`, `session-${u}-${s}`]);
+      for (let s = 0; s < SESSIONS_PER_USER; s++)
+        for (let u = 0; u < USERS; u++) sessions.push([`user-${u}`, `session-${u}-${s}`]);
       for (const [userId, sessionId] of sessions) await store.createSession({ appName, userId, sessionId });
 
       // Invocation i of worker w goes to session (i + 5w) mod 20: 40 per session, every worker on every
       // session, each worker starting at a different one.
-      const plans = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: INVOCATIONS }, (_, i) => sessions[(i + 5 * w) % sessions.length]!));
-      const reports = await Promise.all(plans.map((plan, worker) => runWorker({ url, schema, appName, worker, plan, concurrency: CONCURRENCY })));
+      const plans = Array.from({ length: WORKERS }, (_, w) =>
+        Array.from({ length: INVOCATIONS }, (_, i) => sessions[(i + 5 * w) % sessions.length]!),
+      );
+      const reports = await Promise.all(
+        plans.map((plan, worker) => runWorker({ url, schema, appName, worker, plan, concurrency: CONCURRENCY })),
+      );
       console.log(
         `multi-worker: ${reports.map((r) => `worker ${r.worker}: ${r.invocations} invocations, ${r.conflicts} conflicts retried, ${r.locked} locked appends, ${(r.ms / 1000).toFixed(1)} s`).join('; ')}`,
       );
@@ -68,9 +73,14 @@ if (!url) {
       expect(reports.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
 
       const expected = new Map<string, string[]>();
-      plans.forEach((plan, w) => plan.forEach(([, sessionId], i) => expected.set(sessionId, [...(expected.get(sessionId) ?? []), `w${w}-i${i}`])));
+      plans.forEach((plan, w) =>
+        plan.forEach(([, sessionId], i) =>
+          expected.set(sessionId, [...(expected.get(sessionId) ?? []), `w${w}-i${i}`]),
+        ),
+      );
       const loaded: Session[] = [];
-      for (const [userId, sessionId] of sessions) loaded.push((await store.getSession({ appName, userId, sessionId }))!);
+      for (const [userId, sessionId] of sessions)
+        loaded.push((await store.getSession({ appName, userId, sessionId }))!);
 
       for (const s of loaded) {
         const messages = expected.get(s.sessionId)!;
@@ -85,10 +95,14 @@ if (!url) {
           byInvocation.set(e.invocationId, [...(byInvocation.get(e.invocationId) ?? []), e.kind]);
           if (e.kind === 'model' && e.toolCalls.length) {
             const next = s.events.slice(i + 1, i + 1 + e.toolCalls.length);
-            expect(next.map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(e.toolCalls.map((c) => c.toolCallId));
+            expect(next.map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(
+              e.toolCalls.map((c) => c.toolCallId),
+            );
           }
         });
-        expect([...byInvocation.values()].every((k) => k.join() === 'user,model,tool-result,tool-result,model')).toBe(true);
+        expect([...byInvocation.values()].every((k) => k.join() === 'user,model,tool-result,tool-result,model')).toBe(
+          true,
+        );
         expect(s.state.count).toBe(2 * messages.length);
       }
       for (let u = 0; u < USERS; u++) {

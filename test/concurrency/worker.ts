@@ -90,7 +90,9 @@ const bump = tool({
 
 async function main(): Promise<void> {
   const task = JSON.parse(process.env.PAGEWISE_WORKER_TASK ?? '') as WorkerTask;
-  const store = new CountingStore(new PgSessionStore({ url: task.url, schema: task.schema, maxConnections: task.concurrency + 1 }));
+  const store = new CountingStore(
+    new PgSessionStore({ url: task.url, schema: task.schema, maxConnections: task.concurrency + 1 }),
+  );
   const agent = new Agent({ name: 'counter', instruction: 'You count.', tools: [bump] });
   const failures: string[] = [];
   const started = performance.now();
@@ -99,9 +101,21 @@ async function main(): Promise<void> {
     while (next < task.plan.length) {
       const i = next++;
       const [userId, sessionId] = task.plan[i]!;
-      const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }, { toolName: 'bump', input: {} }] }, 'done']);
+      const model = scriptedModel([
+        {
+          toolCalls: [
+            { toolName: 'bump', input: {} },
+            { toolName: 'bump', input: {} },
+          ],
+        },
+        'done',
+      ]);
       try {
-        await new Runner({ agent, model, store, appName: task.appName }).run({ userId, sessionId, message: `w${task.worker}-i${i}` });
+        await new Runner({ agent, model, store, appName: task.appName }).run({
+          userId,
+          sessionId,
+          message: `w${task.worker}-i${i}`,
+        });
         model.assertComplete();
       } catch (error) {
         failures.push(`w${task.worker}-i${i}: ${(error as Error).message}`);
@@ -109,7 +123,14 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: task.concurrency }, lane));
-  const report: WorkerReport = { worker: task.worker, invocations: task.plan.length, conflicts: store.conflicts, locked: store.locked, failures, ms: performance.now() - started };
+  const report: WorkerReport = {
+    worker: task.worker,
+    invocations: task.plan.length,
+    conflicts: store.conflicts,
+    locked: store.locked,
+    failures,
+    ms: performance.now() - started,
+  };
   await store.close();
   process.send!(report);
 }

@@ -7,7 +7,10 @@ import { hashBody, type PageStore } from '../../src/paging/page-store.js';
 import { countTokens } from '../../src/tokens/tokenizer.js';
 
 /** Runs the contract; `distinctBodies` reports how many bodies the store holds (for dedup checks). */
-export function pageStoreContract(name: string, make: () => Promise<PageStore & { distinctBodies?: number | Promise<number> }>): void {
+export function pageStoreContract(
+  name: string,
+  make: () => Promise<PageStore & { distinctBodies?: number | Promise<number> }>,
+): void {
   describe(`PageStore contract: ${name}`, () => {
     let store: PageStore & { distinctBodies?: number | Promise<number> };
     const ns = `ns-${randomUUID().slice(0, 8)}`;
@@ -20,8 +23,24 @@ export function pageStoreContract(name: string, make: () => Promise<PageStore & 
 
     it('stores a page with computed sizes and hash, and reads it back', async () => {
       const body = 'Revenue grew 12% to $4,200k in 2025-Q3. Ünïcödé ✓';
-      const info = await store.put({ namespace: ns, uri: 'reports/a.md', title: 'A', body, mediaType: 'text/markdown', fetchedAt: 1234, meta: { source: 'folder' } });
-      expect(info).toMatchObject({ uri: 'reports/a.md', title: 'A', mediaType: 'text/markdown', fetchedAt: 1234, bytes: Buffer.byteLength(body), tokens: countTokens(body), hash: hashBody(body) });
+      const info = await store.put({
+        namespace: ns,
+        uri: 'reports/a.md',
+        title: 'A',
+        body,
+        mediaType: 'text/markdown',
+        fetchedAt: 1234,
+        meta: { source: 'folder' },
+      });
+      expect(info).toMatchObject({
+        uri: 'reports/a.md',
+        title: 'A',
+        mediaType: 'text/markdown',
+        fetchedAt: 1234,
+        bytes: Buffer.byteLength(body),
+        tokens: countTokens(body),
+        hash: hashBody(body),
+      });
       expect(info).not.toHaveProperty('body');
       const page = await store.get(ns, 'reports/a.md');
       expect(page?.body).toBe(body);

@@ -53,9 +53,13 @@ export function sessionStoreContract(
       expect(a.version).toBe(0);
       const got = await store.getSession(a);
       expect(got?.state.topic).toBe('x');
-      expect((await store.listSessions({ appName: app })).map((s) => s.sessionId).sort()).toEqual([a.sessionId, 'fixed-id'].sort());
+      expect((await store.listSessions({ appName: app })).map((s) => s.sessionId).sort()).toEqual(
+        [a.sessionId, 'fixed-id'].sort(),
+      );
       expect((await store.listSessions({ appName: app, userId: 'u2' })).map((s) => s.sessionId)).toEqual(['fixed-id']);
-      await expect(store.createSession({ appName: app, userId: 'u2', sessionId: 'fixed-id' })).rejects.toThrow(/already exists/);
+      await expect(store.createSession({ appName: app, userId: 'u2', sessionId: 'fixed-id' })).rejects.toThrow(
+        /already exists/,
+      );
       expect(await store.deleteSession(b)).toBe(true);
       expect(await store.deleteSession(b)).toBe(false);
       expect(await store.getSession(b)).toBeUndefined();
@@ -88,7 +92,7 @@ export function sessionStoreContract(
       expect(JSON.stringify(loaded?.events)).not.toContain('temp:');
     });
 
-    it('shares user: state across a user\'s sessions and app: state across the app', async () => {
+    it("shares user: state across a user's sessions and app: state across the app", async () => {
       const a = await store.createSession({ appName: app, userId: 'u5' });
       const b = await store.createSession({ appName: app, userId: 'u5' });
       const c = await store.createSession({ appName: app, userId: 'u6' });
@@ -125,8 +129,24 @@ export function sessionStoreContract(
       const s = await store.createSession({ appName: app, userId: 'u9' });
       const base = { invocationId: 'i', timestamp: 1, author: 'agent' };
       const events: SessionEvent[] = [
-        { ...base, id: randomUUID(), kind: 'model', text: 't', toolCalls: [{ toolCallId: 'c1', toolName: 'x', input: { a: [1, 'b'] } }], usage: { promptTokens: 3, completionTokens: 2 } },
-        { ...base, id: randomUUID(), kind: 'tool-result', toolCallId: 'c1', toolName: 'x', output: 'ok', isError: false, delta: { r: { n: 1 } } },
+        {
+          ...base,
+          id: randomUUID(),
+          kind: 'model',
+          text: 't',
+          toolCalls: [{ toolCallId: 'c1', toolName: 'x', input: { a: [1, 'b'] } }],
+          usage: { promptTokens: 3, completionTokens: 2 },
+        },
+        {
+          ...base,
+          id: randomUUID(),
+          kind: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'x',
+          output: 'ok',
+          isError: false,
+          delta: { r: { n: 1 } },
+        },
         { ...base, id: randomUUID(), kind: 'transfer', from: 'a', to: 'b' },
         { ...base, id: randomUUID(), kind: 'escalate', reason: 'done' },
         { ...base, id: randomUUID(), kind: 'compaction', fromEventId: 'a', toEventId: 'b', summary: 's' },
@@ -220,12 +240,18 @@ export function sessionStoreContract(
       const s = await store.createSession({ appName: app, userId: 'bt' });
       const v = s.sharedVersions?.['user:n'] ?? 0;
       // The second event read the value the first one wrote: version v + 1.
-      await store.appendEvents(s, [userEvent('w', { 'user:n': 1 }, { 'user:n': v }), userEvent('w', { 'user:n': 2 }, { 'user:n': v + 1 })]);
+      await store.appendEvents(s, [
+        userEvent('w', { 'user:n': 1 }, { 'user:n': v }),
+        userEvent('w', { 'user:n': 2 }, { 'user:n': v + 1 }),
+      ]);
       expect(s.state['user:n']).toBe(2);
       const before = (await store.getSession(s))!;
       // Here the second event read the value from before the batch: the whole batch is refused.
       const err = await store
-        .appendEvents(before, [userEvent('w', { 'user:n': 3 }, { 'user:n': v + 2 }), userEvent('w', { 'user:n': 3 }, { 'user:n': v + 2 })])
+        .appendEvents(before, [
+          userEvent('w', { 'user:n': 3 }, { 'user:n': v + 2 }),
+          userEvent('w', { 'user:n': 3 }, { 'user:n': v + 2 }),
+        ])
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SharedStateConflictError);
       const loaded = await store.getSession(s);
@@ -254,7 +280,7 @@ export function sessionStoreContract(
       await Promise.all(
         sessions.map(async (s) => {
           let seen = 0;
-          for (let i = 0; i < perWriter; ) {
+          for (let i = 0; i < perWriter;) {
             try {
               await store.appendEvent(s, incrementEvent(s, 'user:hits'));
               i += 1;
@@ -286,7 +312,9 @@ export function sessionStoreContract(
       expect(a.state['user:n']).toBe(4);
       expect((await store.getSession(b))?.state['user:n']).toBe(4);
       // An increment is a write: a reader of the old value is refused.
-      await expect(store.appendEvent(b, userEvent('rmw', { 'user:n': 6 }, { 'user:n': 2 }))).rejects.toBeInstanceOf(SharedStateConflictError);
+      await expect(store.appendEvent(b, userEvent('rmw', { 'user:n': 6 }, { 'user:n': 2 }))).rejects.toBeInstanceOf(
+        SharedStateConflictError,
+      );
     });
 
     it('increments session and temp: keys too, keeping temp: ones in memory only', async () => {
@@ -304,7 +332,9 @@ export function sessionStoreContract(
 
     it('refuses to increment a value that is not a number, changing nothing', async () => {
       const s = await store.createSession({ appName: app, userId: 'inc3', state: { 'user:name': 'ada' } });
-      await expect(store.appendEvent(s, { ...userEvent('x', { other: 1 }), increments: { 'user:name': 1 } })).rejects.toThrow(/Cannot increment state key "user:name".*not a number/);
+      await expect(
+        store.appendEvent(s, { ...userEvent('x', { other: 1 }), increments: { 'user:name': 1 } }),
+      ).rejects.toThrow(/Cannot increment state key "user:name".*not a number/);
       const loaded = await store.getSession(s);
       expect(loaded?.version).toBe(0);
       expect(loaded?.state).toMatchObject({ 'user:name': 'ada' });
@@ -312,10 +342,15 @@ export function sessionStoreContract(
     });
 
     it('loses no increment when writers of one user race with increments', async () => {
-      const sessions = await Promise.all([1, 2, 3].map(() => store.createSession({ appName: app, userId: 'race-inc' })));
-      await Promise.all(sessions.map(async (s) => {
-        for (let i = 0; i < 8; i++) await store.appendEvent(s, { ...userEvent('+1'), increments: { 'user:hits': 1, [`app:race-inc`]: 1 } });
-      }));
+      const sessions = await Promise.all(
+        [1, 2, 3].map(() => store.createSession({ appName: app, userId: 'race-inc' })),
+      );
+      await Promise.all(
+        sessions.map(async (s) => {
+          for (let i = 0; i < 8; i++)
+            await store.appendEvent(s, { ...userEvent('+1'), increments: { 'user:hits': 1, [`app:race-inc`]: 1 } });
+        }),
+      );
       const loaded = await store.getSession(sessions[0]!);
       expect(loaded?.state['user:hits']).toBe(24);
       expect(loaded?.state['app:race-inc']).toBe(24);
@@ -327,7 +362,9 @@ export function sessionStoreContract(
       const copy = (await store.getSession(s))!;
       await store.appendEvent(copy, userEvent('elsewhere', { shared: 'theirs' }));
       // A refused append leaves the caller's session as it was.
-      await expect(store.appendEvent(s, userEvent('late', { own: 2, 'temp:x': 1 }))).rejects.toBeInstanceOf(VersionConflictError);
+      await expect(store.appendEvent(s, userEvent('late', { own: 2, 'temp:x': 1 }))).rejects.toBeInstanceOf(
+        VersionConflictError,
+      );
       expect(s.state).toEqual({ 'temp:page': 'body', own: 1 });
       expect(s.version).toBe(1);
       refreshSession(s, (await store.getSession(s))!);

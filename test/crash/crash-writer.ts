@@ -36,7 +36,13 @@ for (let appends = 0; appends < maxAppends; appends++) {
   // A page every other append, so kills land in both kinds of transaction.
   if (appends % 2 === 0) {
     const k = nextPage++;
-    const info = await pages.put({ namespace: CRASH_NAMESPACE, uri: pageUri(k), title: `Page ${k}`, body: pageBody(k), fetchedAt: 1_700_000_000_000 + k });
+    const info = await pages.put({
+      namespace: CRASH_NAMESPACE,
+      uri: pageUri(k),
+      title: `Page ${k}`,
+      body: pageBody(k),
+      fetchedAt: 1_700_000_000_000 + k,
+    });
     process.stdout.write(`P ${k} ${info.hash}\n`);
   }
 }

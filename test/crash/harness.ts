@@ -65,7 +65,6 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new CrashCheckError(message);
 }
 
-
 interface Acks {
   /** Acknowledged appends as [first, end) index ranges. */
   appends: [number, number][];
@@ -80,10 +79,18 @@ interface RoundOutcome {
 }
 
 /** Runs the writer once and kills it when `killAt` says so. */
-function round(file: string, maxAppends: number, acks: Acks, killAt: { afterMs?: number; afterEvents?: number; jitterMs: number }): Promise<RoundOutcome> {
+function round(
+  file: string,
+  maxAppends: number,
+  acks: Acks,
+  killAt: { afterMs?: number; afterEvents?: number; jitterMs: number },
+): Promise<RoundOutcome> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, String(maxAppends)], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file, String(maxAppends)], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let readyAt: number | undefined;
     let eventsThisRound = 0;
     let killScheduled = false;
@@ -96,7 +103,11 @@ function round(file: string, maxAppends: number, acks: Acks, killAt: { afterMs?:
     };
     const watchdog = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new CrashCheckError(`A writer round ran over ${ROUND_TIMEOUT_MS} ms; it was killed. stderr: ${stderr.join('')}`));
+      reject(
+        new CrashCheckError(
+          `A writer round ran over ${ROUND_TIMEOUT_MS} ms; it was killed. stderr: ${stderr.join('')}`,
+        ),
+      );
     }, ROUND_TIMEOUT_MS);
     if (killAt.afterMs !== undefined) kill(killAt.afterMs);
 
@@ -127,10 +138,18 @@ function round(file: string, maxAppends: number, acks: Acks, killAt: { afterMs?:
       clearTimeout(watchdog);
       // A partial last line was cut by the kill mid-write; it acknowledges nothing.
       if (signal !== 'SIGKILL' && code !== 0) {
-        reject(new CrashCheckError(`The writer failed by itself (exit ${code}, signal ${signal}): ${stderr.join('').slice(0, 4000)}`));
+        reject(
+          new CrashCheckError(
+            `The writer failed by itself (exit ${code}, signal ${signal}): ${stderr.join('').slice(0, 4000)}`,
+          ),
+        );
         return;
       }
-      resolve({ killed: signal === 'SIGKILL', beforeReady: readyAt === undefined, startupMs: readyAt === undefined ? undefined : readyAt - started });
+      resolve({
+        killed: signal === 'SIGKILL',
+        beforeReady: readyAt === undefined,
+        startupMs: readyAt === undefined ? undefined : readyAt - started,
+      });
     });
   });
 }
@@ -155,17 +174,33 @@ async function verify(file: string, acks: Acks): Promise<{ events: number; pages
     const events = session?.events ?? [];
     const version = session?.version ?? 0;
     check(events.length === version, `the session is at version ${version} but holds ${events.length} events`);
-    events.forEach((e, i) => check(isDeepStrictEqual(e, eventAt(i)), `event ${i} is not what was written (id ${e.id}): a gap, a duplicate or a torn record`));
-    for (const [first, end] of acks.appends) check(end <= version, `acknowledged events [${first}, ${end}) are missing: the session ends at ${version}`);
-    check(version - ackedEnd <= MAX_BATCH, `${version - ackedEnd} events are stored beyond the last acknowledged one; at most one append (${MAX_BATCH} events) can be in flight`);
+    events.forEach((e, i) =>
+      check(
+        isDeepStrictEqual(e, eventAt(i)),
+        `event ${i} is not what was written (id ${e.id}): a gap, a duplicate or a torn record`,
+      ),
+    );
+    for (const [first, end] of acks.appends)
+      check(end <= version, `acknowledged events [${first}, ${end}) are missing: the session ends at ${version}`);
+    check(
+      version - ackedEnd <= MAX_BATCH,
+      `${version - ackedEnd} events are stored beyond the last acknowledged one; at most one append (${MAX_BATCH} events) can be in flight`,
+    );
     if (version > 0) {
-      check(session!.state.count === version, `state.count is ${String(session!.state.count)} but ${version} events are stored: state and events disagree`);
-      check(session!.state['user:total'] === version, `user:total is ${String(session!.state['user:total'])} but ${version} events are stored`);
+      check(
+        session!.state.count === version,
+        `state.count is ${String(session!.state.count)} but ${version} events are stored: state and events disagree`,
+      );
+      check(
+        session!.state['user:total'] === version,
+        `user:total is ${String(session!.state['user:total'])} but ${version} events are stored`,
+      );
     }
 
     const stored = await pages.list(CRASH_NAMESPACE);
     const indices = new Set(stored.map((p) => Number(p.uri.slice('page:'.length))));
-    for (let k = 0; k < stored.length; k++) check(indices.has(k), `pages are not contiguous: page ${k} is missing of ${stored.length}`);
+    for (let k = 0; k < stored.length; k++)
+      check(indices.has(k), `pages are not contiguous: page ${k} is missing of ${stored.length}`);
     for (const info of stored) {
       const k = Number(info.uri.slice('page:'.length));
       const page = await pages.get(CRASH_NAMESPACE, pageUri(k));
@@ -174,11 +209,20 @@ async function verify(file: string, acks: Acks): Promise<{ events: number; pages
     }
     for (const [k, hash] of acks.pages) {
       check(indices.has(k), `acknowledged page ${k} is missing`);
-      check(stored.find((p) => p.uri === pageUri(k))?.hash === hash, `acknowledged page ${k} has another hash than the one acknowledged`);
+      check(
+        stored.find((p) => p.uri === pageUri(k))?.hash === hash,
+        `acknowledged page ${k} has another hash than the one acknowledged`,
+      );
     }
-    check(stored.length - acks.pages.size <= 1, `${stored.length - acks.pages.size} pages are stored unacknowledged; at most one can be in flight`);
+    check(
+      stored.length - acks.pages.size <= 1,
+      `${stored.length - acks.pages.size} pages are stored unacknowledged; at most one can be in flight`,
+    );
     // Bodies are shared per hash: none lost, none orphaned by a kill between a body and its page.
-    check(pages.distinctBodies === new Set(stored.map((p) => p.hash)).size, `the store holds ${pages.distinctBodies} bodies for ${new Set(stored.map((p) => p.hash)).size} distinct page hashes`);
+    check(
+      pages.distinctBodies === new Set(stored.map((p) => p.hash)).size,
+      `the store holds ${pages.distinctBodies} bodies for ${new Set(stored.map((p) => p.hash)).size} distinct page hashes`,
+    );
     return { events: version, pages: stored.length };
   } finally {
     await store.close();
@@ -225,20 +269,30 @@ export async function runCrashRounds(options: CrashRunOptions): Promise<CrashRun
       const atStartup = startupMs !== undefined && random() < startupShare;
       const killAt = atStartup
         ? { afterMs: random() * startupMs!, jitterMs: 0 }
-        : { afterEvents: 1 + Math.floor(random() * ((2 * eventsLeft) / killsLeft)), jitterMs: Math.floor(random() * 4) };
-      const before = { events: stored.events, pages: stored.pages, appends: acks.appends.length, pageAcks: acks.pages.size };
+        : {
+            afterEvents: 1 + Math.floor(random() * ((2 * eventsLeft) / killsLeft)),
+            jitterMs: Math.floor(random() * 4),
+          };
+      const before = {
+        events: stored.events,
+        pages: stored.pages,
+        appends: acks.appends.length,
+        pageAcks: acks.pages.size,
+      };
       const outcome = await round(file, eventsLeft + 10_000, acks, killAt);
       figures.rounds += 1;
       if (outcome.killed) figures.kills += 1;
       if (outcome.killed && outcome.beforeReady) figures.startupKills += 1;
-      if (outcome.startupMs !== undefined) startupMs = startupMs === undefined ? outcome.startupMs : Math.max(startupMs, outcome.startupMs);
+      if (outcome.startupMs !== undefined)
+        startupMs = startupMs === undefined ? outcome.startupMs : Math.max(startupMs, outcome.startupMs);
 
       stored = await verify(file, acks);
       figures.checks += 1;
       const ackedEvents = acks.appends.slice(before.appends).reduce((s, [a, b]) => s + b - a, 0);
       const newlyStored = stored.events - before.events;
       // What this round stored beyond what it acknowledged: the append in flight at the kill.
-      figures.storedUnacknowledged += (newlyStored > ackedEvents ? 1 : 0) + (stored.pages - before.pages > acks.pages.size - before.pageAcks ? 1 : 0);
+      figures.storedUnacknowledged +=
+        (newlyStored > ackedEvents ? 1 : 0) + (stored.pages - before.pages > acks.pages.size - before.pageAcks ? 1 : 0);
       log(
         `round ${figures.rounds}: ${outcome.killed ? `SIGKILL ${outcome.beforeReady ? 'during startup' : `after ${ackedEvents} acknowledged events`}` : 'exited'}; ` +
           `reopened: ${stored.events} events, ${stored.pages} pages, checks passed`,

@@ -19,7 +19,18 @@ export function batchSizeAt(version: number): number {
 
 /** Deterministic text of about `chars` characters, different for every seed. */
 function text(seed: number, chars: number): string {
-  const words = ['revenue', 'churn', 'region', 'quarter', 'forecast', 'headcount', 'margin', 'segment', 'growth', 'risk'];
+  const words = [
+    'revenue',
+    'churn',
+    'region',
+    'quarter',
+    'forecast',
+    'headcount',
+    'margin',
+    'segment',
+    'growth',
+    'risk',
+  ];
   const out: string[] = [];
   let n = 0;
   for (let i = 0; n < chars; i++) {
@@ -43,9 +54,25 @@ export function eventAt(i: number): SessionEvent {
     case 0:
       return { ...base, kind: 'user', author: 'user', text: text(i, size), delta };
     case 1:
-      return { ...base, kind: 'model', author: 'agent', text: text(i, size), toolCalls: [{ toolCallId: `call-${i}`, toolName: 'lookup', input: { id: i, note: text(i + 1, 60) } }], delta };
+      return {
+        ...base,
+        kind: 'model',
+        author: 'agent',
+        text: text(i, size),
+        toolCalls: [{ toolCallId: `call-${i}`, toolName: 'lookup', input: { id: i, note: text(i + 1, 60) } }],
+        delta,
+      };
     default:
-      return { ...base, kind: 'tool-result', author: 'agent', toolCallId: `call-${i - 1}`, toolName: 'lookup', output: text(i, size), isError: false, delta };
+      return {
+        ...base,
+        kind: 'tool-result',
+        author: 'agent',
+        toolCallId: `call-${i - 1}`,
+        toolName: 'lookup',
+        output: text(i, size),
+        isError: false,
+        delta,
+      };
   }
 }
 

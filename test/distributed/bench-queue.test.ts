@@ -23,7 +23,12 @@ const VOLATILE = new Set(['wallMs', 'overheadMsPerStep', 'modelMs', 'frameworkMs
 
 function withoutVolatile(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutVolatile);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([k]) => !VOLATILE.has(k)).map(([k, v]) => [k, withoutVolatile(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !VOLATILE.has(k))
+        .map(([k, v]) => [k, withoutVolatile(v)]),
+    );
   return value;
 }
 
@@ -32,7 +37,11 @@ async function bench(args: string[]): Promise<{ out: string; err: string; result
   try {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await benchCommand([...BENCH, ...args, '--out', dir], (s) => out.push(s), (s) => err.push(s));
+    const code = await benchCommand(
+      [...BENCH, ...args, '--out', dir],
+      (s) => out.push(s),
+      (s) => err.push(s),
+    );
     expect(code).toBe(0);
     const read = (f: string) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as unknown;
     return { out: out.join('\n'), err: err.join('\n'), results: read('results.json'), runs: read('runs.json') };
@@ -60,13 +69,17 @@ if (!url) {
     });
 
     it('2 workers give the same results JSON and runs as one process, and stop cleanly on SIGTERM', async () => {
-      const [a, b] = await Promise.all([workers.start('a', url, ['--prefix', prefix, ...WORKER_ARGS]), workers.start('b', url, ['--prefix', prefix, ...WORKER_ARGS])]);
+      const [a, b] = await Promise.all([
+        workers.start('a', url, ['--prefix', prefix, ...WORKER_ARGS]),
+        workers.start('b', url, ['--prefix', prefix, ...WORKER_ARGS]),
+      ]);
       const queued = await bench(['--queue', url, '--queue-prefix', prefix]);
       expect(withoutVolatile(queued.results)).toEqual(withoutVolatile(local.results));
       expect(withoutVolatile(queued.runs)).toEqual(withoutVolatile(local.runs));
       expect(queued.err).not.toMatch(/No worker is connected|lost its worker/);
       // The comparison is not vacuous: both strategies ran, one succeeding and one failing on the window.
-      const rows = (queued.results as { results: { strategy: string; successRate: number; windowFailures: number }[] }).results;
+      const rows = (queued.results as { results: { strategy: string; successRate: number; windowFailures: number }[] })
+        .results;
       expect(rows.map((r) => [r.strategy, r.successRate, r.windowFailures])).toEqual([
         ['none', 0, 4],
         ['paging', 1, 0],
@@ -83,7 +96,10 @@ if (!url) {
     }, 30_000);
 
     it('killing a worker in the middle of an episode still completes every episode, with the same results', async () => {
-      const [victim, survivor] = await Promise.all([workers.start('victim', url, ['--prefix', prefix, ...WORKER_ARGS]), workers.start('survivor', url, ['--prefix', prefix, ...WORKER_ARGS])]);
+      const [victim, survivor] = await Promise.all([
+        workers.start('victim', url, ['--prefix', prefix, ...WORKER_ARGS]),
+        workers.start('survivor', url, ['--prefix', prefix, ...WORKER_ARGS]),
+      ]);
       const run = bench(['--queue', url, '--queue-prefix', prefix]);
       const line = await victim.waitFor(/: started \(/);
       victim.child.kill('SIGKILL');
@@ -104,7 +120,10 @@ if (!url) {
     }, 30_000);
 
     it('a worker stopped with a second SIGINT puts its episode back at once, and the other worker runs it', async () => {
-      const [stopped, other] = await Promise.all([workers.start('stopped', url, ['--prefix', prefix, ...WORKER_ARGS]), workers.start('other', url, ['--prefix', prefix, ...WORKER_ARGS])]);
+      const [stopped, other] = await Promise.all([
+        workers.start('stopped', url, ['--prefix', prefix, ...WORKER_ARGS]),
+        workers.start('other', url, ['--prefix', prefix, ...WORKER_ARGS]),
+      ]);
       const run = bench(['--queue', url, '--queue-prefix', prefix]);
       const line = await stopped.waitFor(/: started \(/);
       const id = /^episode (\S+): started/.exec(line)?.[1];

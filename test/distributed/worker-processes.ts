@@ -28,7 +28,11 @@ export class WorkerProcesses {
 
   /** Starts a worker with `args` after `--redis <url>` and waits until it takes episodes. */
   async start(name: string, url: string, args: string[]): Promise<WorkerProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'worker-process.ts'), '--redis', url, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(here, 'worker-process.ts'), '--redis', url, ...args],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
     let text = '';
     const listeners = new Set<() => void>();
     const onData = (d: Buffer) => {
@@ -37,7 +41,9 @@ export class WorkerProcesses {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    const exited = new Promise<number | string>((resolve) =>
+      child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+    );
     let gone = false;
     void exited.then(() => {
       gone = true;
@@ -55,7 +61,11 @@ export class WorkerProcesses {
             if (line !== undefined) done(() => resolve(line));
             else if (gone) done(() => reject(new Error(`worker ${name} exited before printing ${pattern}:\n${text}`)));
           };
-          const timer = setTimeout(() => done(() => reject(new Error(`worker ${name} did not print ${pattern} within ${timeoutMs} ms:\n${text}`))), timeoutMs);
+          const timer = setTimeout(
+            () =>
+              done(() => reject(new Error(`worker ${name} did not print ${pattern} within ${timeoutMs} ms:\n${text}`))),
+            timeoutMs,
+          );
           const done = (settle: () => void) => {
             clearTimeout(timer);
             listeners.delete(check);

@@ -29,8 +29,19 @@ import {
 } from '../../src/index.js';
 import { scriptedModel, type ScriptedResponse } from '../../src/testing.js';
 import { createReportAnalyst, generateReports, inMemoryCorpus } from '../../src/scenarios/report-analysis/index.js';
-import { createRetailTools, defaultRetailDataDir, loadRetailData, retailDataAvailable } from '../../src/scenarios/retail/index.js';
-import { createQaTools, defaultHotpotPath, generateQaEpisodes, hotpotAvailable, loadHotpot } from '../../src/scenarios/multi-qa/index.js';
+import {
+  createRetailTools,
+  defaultRetailDataDir,
+  loadRetailData,
+  retailDataAvailable,
+} from '../../src/scenarios/retail/index.js';
+import {
+  createQaTools,
+  defaultHotpotPath,
+  generateQaEpisodes,
+  hotpotAvailable,
+  loadHotpot,
+} from '../../src/scenarios/multi-qa/index.js';
 
 /** Runs of each property; one run is one invocation carrying 1-4 junk calls. PAGEWISE_FUZZ_RUNS digs deeper. */
 const RUNS_PER_TOOL = Number(process.env.PAGEWISE_FUZZ_RUNS) || 24;
@@ -51,7 +62,9 @@ afterAll(() => {
         .map(([k, v]) => `${k} ${v}`)
         .join(', ') +
       `; valid calls by tool: ${[...validByTool].map(([k, v]) => `${k} ${v}`).join(', ')}` +
-      (longToolErrors.size ? `; tools that quoted a huge argument in their error: ${[...longToolErrors].join(', ')}` : ''),
+      (longToolErrors.size
+        ? `; tools that quoted a huge argument in their error: ${[...longToolErrors].join(', ')}`
+        : ''),
   );
 });
 
@@ -62,7 +75,8 @@ afterAll(() => {
 function shortReport<T>(details: fc.RunDetails<T>): void {
   if (!details.failed) return;
   const example = fc.stringify(details.counterexample);
-  const error = details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
+  const error =
+    details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
   throw new Error(
     `Property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexamplePath}"): ${error.message.slice(0, 2000)}\n` +
       `Counterexample (${example.length} chars): ${example.length > 3000 ? `${example.slice(0, 1500)} … ${example.slice(-1500)}` : example}`,
@@ -89,12 +103,27 @@ function pagingTarget(): Target {
   // A small frame size makes read_frame reachable on the generated reports.
   const paging = new PagingService({ source: corpus.source, ramBudgetTokens: 4000, frameTokens: 400 });
   const helper = new Agent({ name: 'helper', description: 'answers after a transfer' });
-  const agent = new Agent({ name: 'pager', tools: [...Object.values(createPagingTools(paging)), createSearchTool(corpus.index), escalateTool], subAgents: [helper] });
-  return { label: 'paging tools + search', root: agent, agent, hints: [...uris, '$1 + $2', 'sum($all)', 'revenue', 'helper'] };
+  const agent = new Agent({
+    name: 'pager',
+    tools: [...Object.values(createPagingTools(paging)), createSearchTool(corpus.index), escalateTool],
+    subAgents: [helper],
+  });
+  return {
+    label: 'paging tools + search',
+    root: agent,
+    agent,
+    hints: [...uris, '$1 + $2', 'sum($all)', 'revenue', 'helper'],
+  };
 }
 
 function reportTargets(): Target[] {
-  const paged = createReportAnalyst({ source: corpus.source, index: corpus.index, uris, strategy: 'paging', ramBudgetTokens: 8000 });
+  const paged = createReportAnalyst({
+    source: corpus.source,
+    index: corpus.index,
+    uris,
+    strategy: 'paging',
+    ramBudgetTokens: 8000,
+  });
   const naive = createReportAnalyst({ source: corpus.source, index: corpus.index, uris, strategy: 'none' });
   const hints = [...uris, 'revenue', 'analyst', 'planner', '$1', 'answer-partial'];
   return [
@@ -164,19 +193,29 @@ function checkResult(tools: AnyTool[], call: JunkCall, result: ToolResultEvent):
       break;
     case 'json':
       expect(result.isError).toBe(true);
-      expect(out).toMatch(new RegExp(`^Error: the arguments of ${name} are not valid \\(not JSON: .+\\)\\. Send a JSON object`, 's'));
+      expect(out).toMatch(
+        new RegExp(`^Error: the arguments of ${name} are not valid \\(not JSON: .+\\)\\. Send a JSON object`, 's'),
+      );
       break;
     case 'depth':
       expect(result.isError).toBe(true);
-      expect(out).toMatch(new RegExp(`^Error: the arguments of ${name} are not valid \\(nested \\d+ levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted\\)`));
+      expect(out).toMatch(
+        new RegExp(
+          `^Error: the arguments of ${name} are not valid \\(nested \\d+ levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted\\)`,
+        ),
+      );
       break;
     case 'size':
       expect(result.isError).toBe(true);
-      expect(out).toMatch(/^Error: the arguments are \d+ bytes, over the limit maxToolArgumentBytes of \d+ \(setting limits\.maxToolArgumentBytes\)/);
+      expect(out).toMatch(
+        /^Error: the arguments are \d+ bytes, over the limit maxToolArgumentBytes of \d+ \(setting limits\.maxToolArgumentBytes\)/,
+      );
       break;
     case 'schema':
       expect(result.isError).toBe(true);
-      expect(out).toMatch(new RegExp(`^Error: invalid arguments for ${name}:\\n.+\\nFix the arguments and call again\\.$`, 's'));
+      expect(out).toMatch(
+        new RegExp(`^Error: invalid arguments for ${name}:\\n.+\\nFix the arguments and call again\\.$`, 's'),
+      );
       break;
     case 'valid':
       // Valid arguments run the tool; junk content may still make it fail, and then it must say why.
@@ -203,10 +242,20 @@ interface JunkCall {
   value?: { v: unknown };
 }
 
-const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
+const PROTO_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+];
 
 /** Long strings near and over the argument limit; words, so the tokenizer stays linear on them. */
-const hugeString = fc.integer({ min: 20_000, max: ARG_LIMIT + 40_000 }).map((n) => 'lorem ipsum dolor '.repeat(Math.ceil(n / 18)).slice(0, n));
+const hugeString = fc
+  .integer({ min: 20_000, max: ARG_LIMIT + 40_000 })
+  .map((n) => 'lorem ipsum dolor '.repeat(Math.ceil(n / 18)).slice(0, n));
 
 function leafJunk(hints: string[]): fc.Arbitrary<unknown> {
   return fc.oneof(
@@ -217,16 +266,26 @@ function leafJunk(hints: string[]): fc.Arbitrary<unknown> {
     { arbitrary: fc.constantFrom(0, -1, 1, 2, 10, 11, 2 ** 31, 2 ** 53 + 2, -0, 0.5, 1e308, -1e308), weight: 2 },
     { arbitrary: fc.boolean(), weight: 1 },
     { arbitrary: fc.constant(null), weight: 1 },
-    { arbitrary: fc.array(fc.oneof(fc.constantFrom(...hints), fc.string({ maxLength: 20 })), { maxLength: 14 }), weight: 3 },
+    {
+      arbitrary: fc.array(fc.oneof(fc.constantFrom(...hints), fc.string({ maxLength: 20 })), { maxLength: 14 }),
+      weight: 3,
+    },
     { arbitrary: fc.array(fc.anything({ maxDepth: 2 }), { maxLength: 5 }), weight: 1 },
-    { arbitrary: fc.dictionary(fc.constantFrom(...PROTO_KEYS, 'a'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }), weight: 1 },
+    {
+      arbitrary: fc.dictionary(fc.constantFrom(...PROTO_KEYS, 'a'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+      weight: 1,
+    },
     { arbitrary: hugeString, weight: 1 },
   );
 }
 
 /** Arguments shaped like the tool's schema (its real property names) with junk values. */
 function shapedArgs(tool: AnyTool | undefined, hints: string[]): fc.Arbitrary<Record<string, unknown>> {
-  const props = tool ? Object.keys(((z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' }) as { properties?: object }).properties ?? {})) : [];
+  const props = tool
+    ? Object.keys(
+        (z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' }) as { properties?: object }).properties ?? {},
+      )
+    : [];
   const keys = [...props, 'extra'];
   return fc.tuple(...keys.map(() => fc.option(leafJunk(hints), { freq: 4 }))).map((values) => {
     const out: Record<string, unknown> = {};
@@ -237,7 +296,13 @@ function shapedArgs(tool: AnyTool | undefined, hints: string[]): fc.Arbitrary<Re
   });
 }
 
-type JsonSchema = { type?: string | string[]; enum?: unknown[]; items?: JsonSchema; properties?: Record<string, JsonSchema>; required?: string[] };
+type JsonSchema = {
+  type?: string | string[];
+  enum?: unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+};
 
 /** A value of the right JSON type for `schema`, with junk content: gets calls past the schema into the tool. */
 function typedValue(schema: JsonSchema, hints: string[]): fc.Arbitrary<unknown> {
@@ -245,7 +310,11 @@ function typedValue(schema: JsonSchema, hints: string[]): fc.Arbitrary<unknown> 
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'string':
-      return fc.oneof(fc.constantFrom(...hints), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.constantFrom('$all', 'max($all) / 0', '(((1', '9'.repeat(400)));
+      return fc.oneof(
+        fc.constantFrom(...hints),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
+        fc.constantFrom('$all', 'max($all) / 0', '(((1', '9'.repeat(400)),
+      );
     case 'integer':
       return fc.oneof(fc.integer({ min: -2, max: 12 }), fc.integer());
     case 'number':
@@ -265,7 +334,11 @@ function typedObject(schema: JsonSchema, hints: string[]): fc.Arbitrary<Record<s
   const entries = Object.entries(schema.properties ?? {});
   const required = new Set(schema.required ?? []);
   return fc
-    .tuple(...entries.map(([k, v]) => (required.has(k) ? typedValue(v, hints) : fc.option(typedValue(v, hints), { nil: undefined }))))
+    .tuple(
+      ...entries.map(([k, v]) =>
+        required.has(k) ? typedValue(v, hints) : fc.option(typedValue(v, hints), { nil: undefined }),
+      ),
+    )
     .map((values) => Object.fromEntries(entries.map(([k], i) => [k, values[i]]).filter(([, v]) => v !== undefined)));
 }
 
@@ -303,12 +376,21 @@ function rawText(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<st
       return s.slice(0, n % Math.max(1, s.length));
     }),
     // Valid-looking arguments carrying prototype-pollution keys as literal JSON text.
-    fc.tuple(shaped, fc.subarray(['"__proto__":{"polluted":"yes"}', '"constructor":{"prototype":{"polluted":"yes"}}'], { minLength: 1 })).map(([v, extra]) => {
-      const body = JSON.stringify(v).slice(1);
-      return `{${extra.join(',')}${body === '}' ? '}' : `,${body}`}`;
-    }),
+    fc
+      .tuple(
+        shaped,
+        fc.subarray(['"__proto__":{"polluted":"yes"}', '"constructor":{"prototype":{"polluted":"yes"}}'], {
+          minLength: 1,
+        }),
+      )
+      .map(([v, extra]) => {
+        const body = JSON.stringify(v).slice(1);
+        return `{${extra.join(',')}${body === '}' ? '}' : `,${body}`}`;
+      }),
     // Deep nesting, on both sides of MAX_ARGUMENT_DEPTH.
-    fc.tuple(fc.integer({ min: 20, max: 1000 }), fc.boolean()).map(([d, arr]) => (arr ? '['.repeat(d) + ']'.repeat(d) : '{"a":'.repeat(d) + '1' + '}'.repeat(d))),
+    fc
+      .tuple(fc.integer({ min: 20, max: 1000 }), fc.boolean())
+      .map(([d, arr]) => (arr ? '['.repeat(d) + ']'.repeat(d) : '{"a":'.repeat(d) + '1' + '}'.repeat(d))),
     // Huge text that is not JSON.
     hugeString.map((s) => `not json: ${s}`),
   );
@@ -331,7 +413,9 @@ function junkCall(tool: AnyTool | undefined, toolName: fc.Arbitrary<string>, hin
     })
     // A provider always sends text; a value with no JSON form (top-level undefined) is not a model output.
     .filter((v) => JSON.stringify(v) !== undefined);
-  const typed = tool ? typedObject(z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' }) as JsonSchema, hints) : shaped;
+  const typed = tool
+    ? typedObject(z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' }) as JsonSchema, hints)
+    : shaped;
   return fc
     .tuple(
       toolName,
@@ -342,7 +426,11 @@ function junkCall(tool: AnyTool | undefined, toolName: fc.Arbitrary<string>, hin
         { arbitrary: rawText(shaped), weight: 3 },
       ),
     )
-    .map(([name, junk]) => (typeof junk === 'string' ? { toolName: name, text: junk } : { toolName: name, text: JSON.stringify(junk.v), value: junk }));
+    .map(([name, junk]) =>
+      typeof junk === 'string'
+        ? { toolName: name, text: junk }
+        : { toolName: name, text: JSON.stringify(junk.v), value: junk },
+    );
 }
 
 // ---------------------------------------------------------------- running one case
@@ -367,8 +455,12 @@ async function runJunk(target: Target, calls: JunkCall[]): Promise<void> {
   const ordered = [...calls.filter((c) => c.value), ...calls.filter((c) => !c.value)];
   const ids = ordered.map((_, i) => `junk-${i}`);
   const step: ScriptedResponse = {
-    toolCalls: ordered.flatMap((c, i) => (c.value ? [{ toolName: c.toolName, input: c.value.v, toolCallId: ids[i]! }] : [])),
-    rawToolCalls: ordered.flatMap((c, i) => (c.value ? [] : [{ toolName: c.toolName, inputText: c.text, toolCallId: ids[i]! }])),
+    toolCalls: ordered.flatMap((c, i) =>
+      c.value ? [{ toolName: c.toolName, input: c.value.v, toolCallId: ids[i]! }] : [],
+    ),
+    rawToolCalls: ordered.flatMap((c, i) =>
+      c.value ? [] : [{ toolName: c.toolName, inputText: c.text, toolCallId: ids[i]! }],
+    ),
   };
 
   const model = scriptedModel([step, 'done']);
@@ -414,7 +506,10 @@ function fuzzTarget(target: Target): void {
           fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 4 }), async (calls) => {
             // One huge call per step: a response bigger than the context window is a different failure.
             const big = calls.filter((c) => c.text.length > 10_000);
-            await runJunk(target, big.length > 1 ? calls.filter((c) => c.text.length <= 10_000).concat(big[0]!) : calls);
+            await runJunk(
+              target,
+              big.length > 1 ? calls.filter((c) => c.text.length <= 10_000).concat(big[0]!) : calls,
+            );
           }),
           { numRuns: RUNS_PER_TOOL, asyncReporter: async (d) => shortReport(d) },
         );
@@ -423,11 +518,22 @@ function fuzzTarget(target: Target): void {
 
     it('unknown tool names (and prototype names) become error results naming the tools on offer', async () => {
       const known = new Set(tools.map((t) => t.name));
-      const name = fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.constantFrom(...PROTO_KEYS, '', ' ', 'ESCALATE', 'search ', 'x'.repeat(5000))).filter((n) => !known.has(n));
+      const name = fc
+        .oneof(
+          fc.string({ unit: 'binary', maxLength: 80 }),
+          fc.constantFrom(...PROTO_KEYS, '', ' ', 'ESCALATE', 'search ', 'x'.repeat(5000)),
+        )
+        .filter((n) => !known.has(n));
       await fc.assert(
-        fc.asyncProperty(fc.array(junkCall(undefined, name, target.hints).filter((c) => c.text.length <= 10_000), { minLength: 1, maxLength: 3 }), async (calls) => {
-          await runJunk(target, calls);
-        }),
+        fc.asyncProperty(
+          fc.array(
+            junkCall(undefined, name, target.hints).filter((c) => c.text.length <= 10_000),
+            { minLength: 1, maxLength: 3 },
+          ),
+          async (calls) => {
+            await runJunk(target, calls);
+          },
+        ),
         { numRuns: RUNS_PER_TOOL, asyncReporter: async (d) => shortReport(d) },
       );
     });
@@ -442,14 +548,20 @@ describe('junk tool arguments through the runner', () => {
 });
 
 const retailAvailable = retailDataAvailable();
-if (!retailAvailable) console.log(`junk-tools: retail tools skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!retailAvailable)
+  console.log(`junk-tools: retail tools skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
 describe.skipIf(!retailAvailable)('junk tool arguments: retail tools', async () => {
   const data = retailAvailable ? await loadRetailData() : undefined;
   if (!data) return;
   const agent = new Agent({ name: 'retail', tools: [...createRetailTools(data), escalateTool] });
   const someUser = [...data.users.keys()][0] ?? 'noah_brown_6181';
   const someOrder = [...data.orders.keys()][0] ?? '#W2611340';
-  fuzzTarget({ label: 'retail tools', root: agent, agent, hints: [someUser, someOrder, 'kettle', 'Noah', 'Brown', '80279', '9523456873'] });
+  fuzzTarget({
+    label: 'retail tools',
+    root: agent,
+    agent,
+    hints: [someUser, someOrder, 'kettle', 'Noah', 'Brown', '80279', '9523456873'],
+  });
 });
 
 const qaAvailable = hotpotAvailable();
@@ -459,7 +571,12 @@ describe.skipIf(!qaAvailable)('junk tool arguments: multi-qa tools', async () =>
   if (records.length === 0) return;
   const [episode] = generateQaEpisodes(records, { episodes: 1, k: 3, seed: 1 });
   const agent = new Agent({ name: 'qa', tools: createQaTools(episode!).tools });
-  fuzzTarget({ label: 'multi-qa tools', root: agent, agent, hints: [episode!.questions[0]!.question, '1', 'yes', 'Q1'] });
+  fuzzTarget({
+    label: 'multi-qa tools',
+    root: agent,
+    agent,
+    hints: [episode!.questions[0]!.question, '1', 'yes', 'Q1'],
+  });
 });
 
 describe('fixed cases', () => {
@@ -474,9 +591,13 @@ describe('fixed cases', () => {
     expect(JSON.stringify(model.views[1])).toContain('Your last response was empty');
 
     const silent = scriptedModel([{ text: '' }, { text: '' }, { text: '' }]);
-    const failure = await new Runner({ agent, model: silent }).run({ userId: 'u', message: 'go' }).catch((e: unknown) => e);
+    const failure = await new Runner({ agent, model: silent })
+      .run({ userId: 'u', message: 'go' })
+      .catch((e: unknown) => e);
     expect(ModelBehaviorError.isInstance(failure)).toBe(true);
-    expect((failure as Error).message).toMatch(/empty response 3 times in a row\. Check the model and its instruction\./);
+    expect((failure as Error).message).toMatch(
+      /empty response 3 times in a row\. Check the model and its instruction\./,
+    );
   });
 
   it('an argument over limits.maxToolArgumentBytes is refused by its size, and the run continues', async () => {
@@ -486,7 +607,9 @@ describe('fixed cases', () => {
     const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
     const [r] = result.session.events.filter((e): e is ToolResultEvent => e.kind === 'tool-result');
     expect(r?.isError).toBe(true);
-    expect(r?.output).toMatch(/^Error: the arguments are 325\d{3} bytes, over the limit maxToolArgumentBytes of 262144 \(setting limits\.maxToolArgumentBytes\)\. Send shorter arguments\.$/);
+    expect(r?.output).toMatch(
+      /^Error: the arguments are 325\d{3} bytes, over the limit maxToolArgumentBytes of 262144 \(setting limits\.maxToolArgumentBytes\)\. Send shorter arguments\.$/,
+    );
     expect(result.text).toBe('done');
   });
 
@@ -494,7 +617,10 @@ describe('fixed cases', () => {
     const agent = new Agent({ name: 'a', tools: [escalateTool] });
     const calls = Array.from({ length: 5 }, (_, i) => ({ toolName: 'nope', input: {}, toolCallId: `c${i}` }));
     const model = scriptedModel([{ toolCalls: calls }, 'done']);
-    const result = await new Runner({ agent, model, limits: { maxToolCallsPerStep: 2 } }).run({ userId: 'u', message: 'go' });
+    const result = await new Runner({ agent, model, limits: { maxToolCallsPerStep: 2 } }).run({
+      userId: 'u',
+      message: 'go',
+    });
     const results = result.session.events.filter((e): e is ToolResultEvent => e.kind === 'tool-result');
     expect(results.map((r) => r.isError)).toEqual([true, true, true, true, true]);
     expect(results.slice(2).every((r) => /limits\.maxToolCallsPerStep/.test(r.output))).toBe(true);
@@ -507,7 +633,10 @@ describe('gaps found by this fuzzing, now fixed', () => {
   // stack of the runner's JSON.stringify; the runner now refuses arguments nested over MAX_ARGUMENT_DEPTH.
   it('arguments nested 5,000 deep become an error result', async () => {
     const agent = new Agent({ name: 'a', tools: [escalateTool] });
-    const model = scriptedModel([{ rawToolCalls: [{ toolName: 'escalate', inputText: '['.repeat(5000) + ']'.repeat(5000) }] }, 'done']);
+    const model = scriptedModel([
+      { rawToolCalls: [{ toolName: 'escalate', inputText: '['.repeat(5000) + ']'.repeat(5000) }] },
+      'done',
+    ]);
     const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
     expect(result.text).toBe('done');
   });

@@ -85,10 +85,19 @@ export function stream(chunks: string[], options: { hangAfter?: number } = {}): 
     const base = { id: 'chatcmpl-local', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model' };
     chunks.forEach((text, i) => {
       if (options.hangAfter !== undefined && i >= options.hangAfter) return;
-      send({ ...base, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: null }] });
+      send({
+        ...base,
+        choices: [
+          { index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: null },
+        ],
+      });
     });
     if (options.hangAfter !== undefined) return;
-    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: chunks.length, total_tokens: 12 + chunks.length } });
+    send({
+      ...base,
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 12, completion_tokens: chunks.length, total_tokens: 12 + chunks.length },
+    });
     res.end('data: [DONE]\n\n');
   };
 }
@@ -126,15 +135,25 @@ export async function startFakeOpenAI(options: { requireKey?: string } = {}): Pr
       } catch {
         // Recorded as empty; the handler decides what to answer.
       }
-      const closed = new Promise<{ early: boolean }>((resolve) => res.on('close', () => resolve({ early: !res.writableFinished })));
-      const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, at: performance.now(), closed };
+      const closed = new Promise<{ early: boolean }>((resolve) =>
+        res.on('close', () => resolve({ early: !res.writableFinished })),
+      );
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        at: performance.now(),
+        closed,
+      };
       requests.push(rec);
       waiters.shift()?.(rec);
       if (options.requireKey !== undefined && req.headers.authorization !== `Bearer ${options.requireKey}`) {
         error(401, 'The Authorization header does not carry the expected key.')(rec, res);
         return;
       }
-      const handler = queue.shift() ?? error(500, `The local test server had no answer queued for request #${requests.length}.`);
+      const handler =
+        queue.shift() ?? error(500, `The local test server had no answer queued for request #${requests.length}.`);
       handler(rec, res);
     });
   });

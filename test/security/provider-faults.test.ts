@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APICallError } from '@ai-sdk/provider';
-import { Agent, AbortedError, MODEL_ENV, PagewiseError, Runner, type RetryOptions, type RunResult } from '../../src/index.js';
+import {
+  Agent,
+  AbortedError,
+  MODEL_ENV,
+  PagewiseError,
+  Runner,
+  type RetryOptions,
+  type RunResult,
+} from '../../src/index.js';
 import { answer, error, hang, startFakeOpenAI, stream, type FakeOpenAI } from './openai-server.js';
 
 let server: FakeOpenAI;
@@ -17,7 +25,9 @@ beforeAll(async () => {
   server = await startFakeOpenAI();
 });
 afterAll(async () => {
-  console.log(`provider-faults: ${server.requests.length} requests to the local server, ${retriesObserved} of them retries`);
+  console.log(
+    `provider-faults: ${server.requests.length} requests to the local server, ${retriesObserved} of them retries`,
+  );
   await server.close();
 });
 
@@ -68,7 +78,10 @@ describe('provider faults through the real openai-compatible provider', () => {
   });
 
   it('429 with Retry-After: the retry waits as long as the header says, then succeeds', async () => {
-    server.enqueue(error(429, 'Rate limit reached; slow down.', { 'retry-after': '1' }), answer({ text: 'after the wait' }));
+    server.enqueue(
+      error(429, 'Rate limit reached; slow down.', { 'retry-after': '1' }),
+      answer({ text: 'after the wait' }),
+    );
     // The computed backoff would be at most 1 ms: only the header explains a wait of a second.
     const result = await run({ baseDelayMs: 1, maxRetries: 2 });
     expect(result.text).toBe('after the wait');
@@ -85,7 +98,12 @@ describe('provider faults through the real openai-compatible provider', () => {
   });
 
   it('503 and 500 are retried with exponential backoff and full jitter, then succeed', async () => {
-    server.enqueue(error(503, 'Overloaded.'), error(500, 'Internal error.'), error(502, 'Bad gateway.'), answer({ text: 'recovered' }));
+    server.enqueue(
+      error(503, 'Overloaded.'),
+      error(500, 'Internal error.'),
+      error(502, 'Bad gateway.'),
+      answer({ text: 'recovered' }),
+    );
     const delays: number[] = [];
     const jitter = [0.25, 0.5, 1];
     const result = await run({
@@ -133,7 +151,9 @@ describe('provider faults through the real openai-compatible provider', () => {
     expect(PagewiseError.isInstance(e)).toBe(true);
     expect((e as PagewiseError).code).toBe('model-timeout');
     expect((e as PagewiseError).retryable).toBe(true);
-    expect((e as Error).message).toBe('The model call timed out after 250 ms (2 attempts). Raise `timeoutMs` in the retry settings.');
+    expect((e as Error).message).toBe(
+      'The model call timed out after 250 ms (2 attempts). Raise `timeoutMs` in the retry settings.',
+    );
     expect(requests()).toHaveLength(2);
     // Both attempts were abandoned by the client, not left open.
     for (const r of requests()) expect(await r.closed).toEqual({ early: true });
@@ -192,7 +212,11 @@ async function abortMidStream(): Promise<{ error: unknown; deltas: string[] }> {
   const controller = new AbortController();
   const deltas: string[] = [];
   const consume = async () => {
-    for await (const part of runner({ baseDelayMs: 1, timeoutMs: 30_000 }).stream({ userId: 'u', message: 'Hi', signal: controller.signal })) {
+    for await (const part of runner({ baseDelayMs: 1, timeoutMs: 30_000 }).stream({
+      userId: 'u',
+      message: 'Hi',
+      signal: controller.signal,
+    })) {
       if (part.type === 'text-delta') {
         deltas.push(part.delta);
         controller.abort();

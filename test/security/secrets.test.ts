@@ -18,7 +18,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, Ledger, MODEL_ENV, Runner, SqliteSessionStore, getScenario, redactError, redactSecrets, runBench, secretsFromEnv, tool, writeBenchOutput } from '../../src/index.js';
+import {
+  Agent,
+  Ledger,
+  MODEL_ENV,
+  Runner,
+  SqliteSessionStore,
+  getScenario,
+  redactError,
+  redactSecrets,
+  runBench,
+  secretsFromEnv,
+  tool,
+  writeBenchOutput,
+} from '../../src/index.js';
 import { main } from '../../src/cli/main.js';
 import { answer, error, hang, startFakeOpenAI, type FakeOpenAI } from './openai-server.js';
 
@@ -41,7 +54,8 @@ let outputsSearched = 0;
 /** Every string reachable from a value: own properties (enumerable or not), stacks, causes, maps. */
 function strings(value: unknown, out: string[] = [], seen = new WeakSet<object>()): string[] {
   if (typeof value === 'string') out.push(value);
-  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') out.push(String(value));
+  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    out.push(String(value));
   else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('latin1'));
   else if (typeof value === 'object' && value !== null && !seen.has(value)) {
     seen.add(value);
@@ -65,7 +79,9 @@ function strings(value: unknown, out: string[] = [], seen = new WeakSet<object>(
 /** Asserts the sentinel appears nowhere in `value`, naming where it was found. */
 function expectNoKey(where: string, value: unknown): void {
   const hits = strings(value).filter((s) => s.includes(SENTINEL));
-  expect(hits.map((h) => `${where}: …${h.slice(Math.max(0, h.indexOf(SENTINEL) - 80), h.indexOf(SENTINEL) + 80)}…`)).toEqual([]);
+  expect(
+    hits.map((h) => `${where}: …${h.slice(Math.max(0, h.indexOf(SENTINEL) - 80), h.indexOf(SENTINEL) + 80)}…`),
+  ).toEqual([]);
   outputsSearched += 1;
 }
 
@@ -75,7 +91,10 @@ function expectNoKeyInDatabase(file: string): void {
     if (!existsSync(file + suffix)) continue;
     const bytes = readFileSync(file + suffix);
     expect(bytes.includes(SENTINEL), `${path.basename(file + suffix)} holds the key`).toBe(false);
-    expect(bytes.includes(Buffer.from(SENTINEL, 'utf16le')), `${path.basename(file + suffix)} holds the key (UTF-16)`).toBe(false);
+    expect(
+      bytes.includes(Buffer.from(SENTINEL, 'utf16le')),
+      `${path.basename(file + suffix)} holds the key (UTF-16)`,
+    ).toBe(false);
     outputsSearched += 1;
   }
 }
@@ -83,13 +102,18 @@ function expectNoKeyInDatabase(file: string): void {
 // ---------------------------------------------------------------- capturing logs
 
 let captured: string[] = [];
-const originalWrite = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+const originalWrite = {
+  out: process.stdout.write.bind(process.stdout),
+  err: process.stderr.write.bind(process.stderr),
+};
 
 beforeAll(async () => {
   server = await startFakeOpenAI({ requireKey: SENTINEL });
 });
 afterAll(async () => {
-  console.log(`secrets: ${server.requests.length} requests to the local server; ${outputsSearched} outputs searched without finding the key`);
+  console.log(
+    `secrets: ${server.requests.length} requests to the local server; ${outputsSearched} outputs searched without finding the key`,
+  );
   await server.close();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -101,8 +125,14 @@ beforeEach(() => {
   for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
     vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void captured.push(strings(args).join(' ')));
   }
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (captured.push(String(chunk)), originalWrite.out(chunk as string, ...(rest as [])))) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (captured.push(String(chunk)), originalWrite.err(chunk as string, ...(rest as [])))) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (
+    captured.push(String(chunk)),
+    originalWrite.out(chunk as string, ...(rest as []))
+  )) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (
+    captured.push(String(chunk)),
+    originalWrite.err(chunk as string, ...(rest as []))
+  )) as typeof process.stderr.write;
 });
 afterEach(() => {
   process.stdout.write = originalWrite.out;
@@ -138,11 +168,19 @@ function dbFile(): string {
 describe('the API key stays out of every output', () => {
   it('a successful run with the SQLite store: result, ledgers, session and database files are clean', async () => {
     const from = server.requests.length;
-    server.enqueue(answer({ toolCalls: [{ name: 'record', arguments: { key: 'revenue', value: 42 } }] }), answer({ text: 'Recorded revenue 42.' }));
+    server.enqueue(
+      answer({ toolCalls: [{ name: 'record', arguments: { key: 'revenue', value: 42 } }] }),
+      answer({ text: 'Recorded revenue 42.' }),
+    );
     const file = dbFile();
     const store = new SqliteSessionStore({ path: file });
     const shared = new Ledger();
-    const runner = new Runner({ agent: new Agent({ name: 'worker', tools: [record] }), model: 'openai-compatible:test-model', store, ledger: shared });
+    const runner = new Runner({
+      agent: new Agent({ name: 'worker', tools: [record] }),
+      model: 'openai-compatible:test-model',
+      store,
+      ledger: shared,
+    });
     const result = await runner.run({ userId: 'u1', message: 'Record the revenue.' });
     expect(result.text).toBe('Recorded revenue 42.');
     expectKeyUsed(from);
@@ -159,10 +197,17 @@ describe('the API key stays out of every output', () => {
 
   it('a hostile server echoing the key in a 401 body: the thrown error and everything stored are clean', async () => {
     const from = server.requests.length;
-    server.enqueue(error(401, `Incorrect API key provided: ${SENTINEL}. You can find your key at https://example.invalid/keys.`));
+    server.enqueue(
+      error(401, `Incorrect API key provided: ${SENTINEL}. You can find your key at https://example.invalid/keys.`),
+    );
     const file = dbFile();
     const store = new SqliteSessionStore({ path: file });
-    const runner = new Runner({ agent: new Agent({ name: 'worker' }), model: 'openai-compatible:test-model', store, retry: { baseDelayMs: 1 } });
+    const runner = new Runner({
+      agent: new Agent({ name: 'worker' }),
+      model: 'openai-compatible:test-model',
+      store,
+      retry: { baseDelayMs: 1 },
+    });
     const thrown = await runner.run({ userId: 'u1', sessionId: 's-401', message: 'Hello?' }).then(
       () => undefined,
       (e: unknown) => e,
@@ -173,7 +218,10 @@ describe('the API key stays out of every output', () => {
     expect((thrown as Error).message).toContain('Incorrect API key provided');
     expectNoKey('thrown error (every property, stack and cause chain)', thrown);
     expectNoKey('thrown error as the CLI would print it', `${(thrown as Error).stack}\n${String(thrown)}`);
-    expectNoKey('stored session after the failure', await store.getSession({ appName: 'pagewise', userId: 'u1', sessionId: 's-401' }));
+    expectNoKey(
+      'stored session after the failure',
+      await store.getSession({ appName: 'pagewise', userId: 'u1', sessionId: 's-401' }),
+    );
     await store.close();
     expectNoKeyInDatabase(file);
   });
@@ -182,14 +230,22 @@ describe('the API key stays out of every output', () => {
     const from = server.requests.length;
     const body = `Internal error while handling key ${SENTINEL}`;
     server.enqueue(error(500, body), error(500, body), error(500, body, { 'x-echo-key': SENTINEL }));
-    const runner = new Runner({ agent: new Agent({ name: 'worker' }), model: 'openai-compatible:test-model', retry: { baseDelayMs: 1, maxRetries: 2 } });
+    const runner = new Runner({
+      agent: new Agent({ name: 'worker' }),
+      model: 'openai-compatible:test-model',
+      retry: { baseDelayMs: 1, maxRetries: 2 },
+    });
     const thrown = await runner.run({ userId: 'u1', message: 'Hello?' }).catch((e: unknown) => e);
     expect(server.requests.length - from).toBe(3);
     expectKeyUsed(from);
     expectNoKey('error after exhausted retries', thrown);
 
     server.enqueue(hang);
-    const timeout = await new Runner({ agent: new Agent({ name: 'worker' }), model: 'openai-compatible:test-model', retry: { timeoutMs: 200, maxRetries: 0 } })
+    const timeout = await new Runner({
+      agent: new Agent({ name: 'worker' }),
+      model: 'openai-compatible:test-model',
+      retry: { timeoutMs: 200, maxRetries: 0 },
+    })
       .run({ userId: 'u1', message: 'Hello?' })
       .catch((e: unknown) => e);
     expect((timeout as { code?: string }).code).toBe('model-timeout');
@@ -200,7 +256,14 @@ describe('the API key stays out of every output', () => {
     const from = server.requests.length;
     const echo = error(401, `Incorrect API key provided: ${SENTINEL}`);
     server.enqueue(echo, echo, echo, echo);
-    const report = await runBench({ scenario: getScenario('report-analysis'), strategies: ['none', 'paging'], n: [3], tasks: 1, seed: 1, model: 'openai-compatible:test-model' });
+    const report = await runBench({
+      scenario: getScenario('report-analysis'),
+      strategies: ['none', 'paging'],
+      n: [3],
+      tasks: 1,
+      seed: 1,
+      model: 'openai-compatible:test-model',
+    });
     server.clear();
     expectKeyUsed(from);
     const dir = tempDir('pagewise-secrets-bench-');
@@ -216,7 +279,13 @@ describe('the API key stays out of every output', () => {
     const dir = tempDir('pagewise-secrets-corpus-');
     const out: string[] = [];
     const err: string[] = [];
-    expect(await main(['corpus', 'generate', '--n', '3', '--out', dir, '--seed', '5'], (s) => out.push(s), (s) => err.push(s))).toBe(0);
+    expect(
+      await main(
+        ['corpus', 'generate', '--n', '3', '--out', dir, '--seed', '5'],
+        (s) => out.push(s),
+        (s) => err.push(s),
+      ),
+    ).toBe(0);
 
     const from = server.requests.length;
     server.enqueue(
@@ -224,13 +293,21 @@ describe('the API key stays out of every output', () => {
       answer({ toolCalls: [{ name: 'transfer_to_agent', arguments: { agent_name: 'analyst' } }] }),
       answer({ toolCalls: [{ name: 'escalate', arguments: { reason: 'The total revenue is in the reports.' } }] }),
     );
-    const code = await main(['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'], (s) => out.push(s), (s) => err.push(s));
+    const code = await main(
+      ['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'],
+      (s) => out.push(s),
+      (s) => err.push(s),
+    );
     expect(code).toBe(0);
     expect(out.join('\n')).toContain('The total revenue is in the reports.');
     expectKeyUsed(from);
 
     server.enqueue(error(401, `Incorrect API key provided: ${SENTINEL}`));
-    const failed = await main(['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'], (s) => out.push(s), (s) => err.push(s)).catch((e: unknown) => e);
+    const failed = await main(
+      ['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'],
+      (s) => out.push(s),
+      (s) => err.push(s),
+    ).catch((e: unknown) => e);
     expectNoKey('CLI stdout', out);
     expectNoKey('CLI stderr', err);
     expectNoKey('CLI failure (thrown or exit code)', failed);
@@ -238,14 +315,33 @@ describe('the API key stays out of every output', () => {
 
   it('the CLI as a child process: a failing analyze prints no key on stdout or stderr', async () => {
     const dir = tempDir('pagewise-secrets-corpus-');
-    expect(await main(['corpus', 'generate', '--n', '2', '--out', dir], () => {}, () => {})).toBe(0);
+    expect(
+      await main(
+        ['corpus', 'generate', '--n', '2', '--out', dir],
+        () => {},
+        () => {},
+      ),
+    ).toBe(0);
     const from = server.requests.length;
     server.enqueue(error(401, `Incorrect API key provided: ${SENTINEL}`));
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/cli/main.ts'), 'analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'], {
-      cwd: repoRoot,
-      env: { ...process.env, [MODEL_ENV.compatibleBaseUrl]: server.baseURL, [MODEL_ENV.compatibleKey]: SENTINEL },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src/cli/main.ts'),
+        'analyze',
+        dir,
+        'What is the total revenue?',
+        '--model',
+        'openai-compatible:test-model',
+      ],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, [MODEL_ENV.compatibleBaseUrl]: server.baseURL, [MODEL_ENV.compatibleKey]: SENTINEL },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
@@ -263,7 +359,13 @@ describe('the API key stays out of every output', () => {
 
 describe('redaction helpers', () => {
   it('finds secrets by variable name, and leaves short values and other variables alone', () => {
-    const secrets = secretsFromEnv({ OPENAI_API_KEY: 'sk-0123456789', GITHUB_TOKEN: 'ghp_abcdefgh', DB_PASSWORD: 'hunter22!', SHORT_API_KEY: 'abc', HOME: '/home/someone-long' });
+    const secrets = secretsFromEnv({
+      OPENAI_API_KEY: 'sk-0123456789',
+      GITHUB_TOKEN: 'ghp_abcdefgh',
+      DB_PASSWORD: 'hunter22!',
+      SHORT_API_KEY: 'abc',
+      HOME: '/home/someone-long',
+    });
     expect(secrets.map((s) => s.name).sort()).toEqual(['DB_PASSWORD', 'GITHUB_TOKEN', 'OPENAI_API_KEY']);
     expect(redactSecrets('key sk-0123456789 and sk-0123456789, home /home/someone-long', secrets)).toBe(
       'key [redacted OPENAI_API_KEY] and [redacted OPENAI_API_KEY], home /home/someone-long',
@@ -274,7 +376,11 @@ describe('redaction helpers', () => {
     const secrets = [{ name: 'X_API_KEY', value: SENTINEL }];
     const root = new Error(`root ${SENTINEL}`);
     const frozen = Object.freeze({ body: `echo ${SENTINEL}` });
-    const error = Object.assign(new Error(`outer ${SENTINEL}`, { cause: root }), { responseBody: `{"key":"${SENTINEL}"}`, data: { nested: [SENTINEL] }, frozen });
+    const error = Object.assign(new Error(`outer ${SENTINEL}`, { cause: root }), {
+      responseBody: `{"key":"${SENTINEL}"}`,
+      data: { nested: [SENTINEL] },
+      frozen,
+    });
     Object.defineProperty(error, 'fixed', { value: SENTINEL, writable: false, configurable: true, enumerable: false });
     const same = redactError(error, secrets);
     expect(same).toBe(error);
@@ -284,6 +390,13 @@ describe('redaction helpers', () => {
     // A frozen object's fields cannot change: the object is left as it is (documented best effort).
     expect(error.frozen.body).toContain(SENTINEL);
     const { frozen: _frozen, ...rest } = error;
-    expectNoKey('redacted error (frozen field aside)', [error.message, error.stack, rest, (error as unknown as { fixed: string }).fixed, root.message, root.stack]);
+    expectNoKey('redacted error (frozen field aside)', [
+      error.message,
+      error.stack,
+      rest,
+      (error as unknown as { fixed: string }).fixed,
+      root.message,
+      root.stack,
+    ]);
   });
 });

@@ -1,6 +1,12 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultHotpotPath, hotpotAvailable, MAX_SEARCHES_PER_QUESTION, QA_SEARCH_TOOL, type HotpotRecord } from '../../scenarios/multi-qa/index.js';
+import {
+  defaultHotpotPath,
+  hotpotAvailable,
+  MAX_SEARCHES_PER_QUESTION,
+  QA_SEARCH_TOOL,
+  type HotpotRecord,
+} from '../../scenarios/multi-qa/index.js';
 import { runBench, type CapturedCall } from '../harness.js';
 import { registerStrategy, unregisterStrategy } from '../strategies.js';
 import { createMultiQaScenario, episodeEvidenceRecall, MULTI_QA_SCENARIO, multiQaMaxSteps } from './multi-qa.js';
@@ -20,23 +26,35 @@ const question = (id: string, sentences: string[]): HotpotRecord => ({
 const call = (promptText: string, answers: { question_number: number; answer?: string }[]): CapturedCall => ({
   params: { prompt: [{ role: 'user', content: [{ type: 'text', text: promptText }] }] satisfies LanguageModelV3Prompt },
   text: '',
-  toolCalls: answers.map((a, i) => ({ toolCallId: `c${i}`, toolName: 'answer', input: JSON.stringify({ answer: 'x', ...a }) })),
+  toolCalls: answers.map((a, i) => ({
+    toolCallId: `c${i}`,
+    toolName: 'answer',
+    input: JSON.stringify({ answer: 'x', ...a }),
+  })),
 });
 
 describe('episodeEvidenceRecall', () => {
   const questions = [question('a', ['Alpha is red.', 'Alpha is big.']), question('b', ['Beta is blue.'])];
 
   it('reads the prompt of the call that answered each question; an unanswered question scores 0', () => {
-    expect(episodeEvidenceRecall(questions, [call('Alpha is red. Beta is blue.', [{ question_number: 1 }])])).toBe((0.5 + 0) / 2);
+    expect(episodeEvidenceRecall(questions, [call('Alpha is red. Beta is blue.', [{ question_number: 1 }])])).toBe(
+      (0.5 + 0) / 2,
+    );
   });
 
   it('uses the last answer to a question, as the answer sheet does', () => {
-    const calls = [call('Alpha is red. Alpha is big.', [{ question_number: 1 }]), call('nothing here', [{ question_number: 1 }]), call('Beta is blue.', [{ question_number: 2 }])];
+    const calls = [
+      call('Alpha is red. Alpha is big.', [{ question_number: 1 }]),
+      call('nothing here', [{ question_number: 1 }]),
+      call('Beta is blue.', [{ question_number: 2 }]),
+    ];
     expect(episodeEvidenceRecall(questions, calls)).toBe((0 + 1) / 2);
   });
 
   it('ignores answers the answer tool would refuse', () => {
-    const calls = [call('Alpha is red. Alpha is big. Beta is blue.', [{ question_number: 3 }, { question_number: 2, answer: '  ' }])];
+    const calls = [
+      call('Alpha is red. Alpha is big. Beta is blue.', [{ question_number: 3 }, { question_number: 2, answer: '  ' }]),
+    ];
     expect(episodeEvidenceRecall(questions, calls)).toBe(0);
   });
 
@@ -55,7 +73,9 @@ describe.runIf(available)('multi-objective-qa scenario', () => {
           {
             name: 'hide-search',
             process(request) {
-              request.items = request.items.map((i) => (i.type === 'tool-result' && i.toolName === QA_SEARCH_TOOL ? { ...i, output: '[removed]' } : i));
+              request.items = request.items.map((i) =>
+                i.type === 'tool-result' && i.toolName === QA_SEARCH_TOOL ? { ...i, output: '[removed]' } : i,
+              );
             },
           },
         ],
@@ -77,7 +97,10 @@ describe.runIf(available)('multi-objective-qa scenario', () => {
   });
 
   it('takes N as the number of questions per episode', async () => {
-    const [two, four] = await Promise.all([scenario.prepare({ n: 2, tasks: 1, seed: 1 }), scenario.prepare({ tasks: 1, seed: 1 })]);
+    const [two, four] = await Promise.all([
+      scenario.prepare({ n: 2, tasks: 1, seed: 1 }),
+      scenario.prepare({ tasks: 1, seed: 1 }),
+    ]);
     expect(two[0]?.questions).toHaveLength(2);
     expect(four[0]?.questions).toHaveLength(4);
   });

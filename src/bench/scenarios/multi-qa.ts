@@ -62,7 +62,11 @@ export function multiQaMaxSteps(k: number): number {
 
 function isQaTask(task: ScenarioTask): task is MultiQaBenchTask {
   const questions = (task as { questions?: unknown }).questions;
-  return Array.isArray(questions) && questions.length > 0 && questions.every((q) => typeof q === 'object' && q !== null && Array.isArray((q as HotpotRecord).supporting));
+  return (
+    Array.isArray(questions) &&
+    questions.length > 0 &&
+    questions.every((q) => typeof q === 'object' && q !== null && Array.isArray((q as HotpotRecord).supporting))
+  );
 }
 
 const answerArgs = z.string().transform((text, ctx) => {
@@ -103,7 +107,12 @@ export function episodeEvidenceRecall(questions: readonly HotpotRecord[], calls:
   const prompts = answerPrompts(calls, questions.length);
   const perQuestion = questions.map((q, i) => {
     const prompt = prompts.get(i + 1);
-    return prompt === undefined ? 0 : evidenceRecall(q.supporting.map((s) => s.sentence), prompt);
+    return prompt === undefined
+      ? 0
+      : evidenceRecall(
+          q.supporting.map((s) => s.sentence),
+          prompt,
+        );
   });
   return perQuestion.reduce((a, b) => a + b, 0) / perQuestion.length;
 }
@@ -135,12 +144,19 @@ export function createMultiQaScenario(options: MultiQaScenarioOptions = {}): Ben
     },
     async prepare(params: ScenarioParams): Promise<MultiQaBenchTask[]> {
       records ??= loadHotpot(dataFile);
-      const episodes = generateQaEpisodes(await records, { k: params.n ?? MULTI_QA_DEFAULT_K, episodes: params.tasks, seed: params.seed });
+      const episodes = generateQaEpisodes(await records, {
+        k: params.n ?? MULTI_QA_DEFAULT_K,
+        episodes: params.tasks,
+        seed: params.seed,
+      });
       return episodes.map((e) => ({ id: e.id, prompt: e.prompt, questions: e.questions }));
     },
     async runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome> {
       if (!isQaTask(task)) {
-        throw new ConfigurationError('invalid-task', `Task "${task.id}" is not a multi-objective-qa task (it has no questions); create it with this scenario's prepare().`);
+        throw new ConfigurationError(
+          'invalid-task',
+          `Task "${task.id}" is not a multi-objective-qa task (it has no questions); create it with this scenario's prepare().`,
+        );
       }
       const episode: QaEpisode = { id: task.id, prompt: task.prompt, questions: task.questions };
       const toolset = createQaTools(episode);

@@ -63,7 +63,13 @@ export function createReportAnalysisScenario(): BenchScenario {
     async prepare(params: ScenarioParams): Promise<ReportBenchTask[]> {
       const n = params.n ?? REPORT_DEFAULT_N;
       const reports = generateReports(n, params.seed);
-      return generateQuestions(reports, params.seed, params.tasks).map((q) => ({ id: q.id, prompt: q.text, n, seed: params.seed, gold: q.gold }));
+      return generateQuestions(reports, params.seed, params.tasks).map((q) => ({
+        id: q.id,
+        prompt: q.text,
+        n,
+        seed: params.seed,
+        gold: q.gold,
+      }));
     },
     async runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome> {
       const t = task as ReportBenchTask;
@@ -71,10 +77,25 @@ export function createReportAnalysisScenario(): BenchScenario {
       const ledger = new Ledger();
       // A seeded fence boundary keeps token counts identical from run to run.
       const rng = createRng(t.seed);
-      const boundary = () => Array.from({ length: 4 }, () => Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, '0')).join('');
+      const boundary = () =>
+        Array.from({ length: 4 }, () =>
+          Math.floor(rng.next() * 2 ** 32)
+            .toString(16)
+            .padStart(8, '0'),
+        ).join('');
       // paging is the analyst's own mode; other strategies (fifo, clearing) add processors to the naive one.
       const strategy = context.strategy === 'paging' ? 'paging' : 'none';
-      const setup = strategy === 'paging' ? {} : await setupStrategy(context.strategy, { scenario: REPORT_SCENARIO, model: context.model, instruction: '', tools: [], services: {}, task });
+      const setup =
+        strategy === 'paging'
+          ? {}
+          : await setupStrategy(context.strategy, {
+              scenario: REPORT_SCENARIO,
+              model: context.model,
+              instruction: '',
+              tools: [],
+              services: {},
+              task,
+            });
       try {
         const result = await runReportAnalysis({
           corpus: corpus(t.n, t.seed),
@@ -99,7 +120,16 @@ export function createReportAnalysisScenario(): BenchScenario {
       } catch (error) {
         if (context.signal?.aborted) throw new AbortedError('The benchmark was aborted.');
         const message = error instanceof Error ? error.message : String(error);
-        return { taskId: t.id, strategy: context.strategy, success: false, answer: message, ledger: [...ledger.entries], windowFailure: isWindowFailure(error), error: message, wallMs: performance.now() - started };
+        return {
+          taskId: t.id,
+          strategy: context.strategy,
+          success: false,
+          answer: message,
+          ledger: [...ledger.entries],
+          windowFailure: isWindowFailure(error),
+          error: message,
+          wallMs: performance.now() - started,
+        };
       }
     },
   };

@@ -6,7 +6,8 @@ import { registerStrategy, unregisterStrategy } from '../strategies.js';
 import { createRetailScenario, RETAIL_SCENARIO } from './retail.js';
 
 const available = retailDataAvailable();
-if (!available) console.log(`retail-tool-use bench tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available)
+  console.log(`retail-tool-use bench tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
 
 /**
  * Hides one needed value: every result of get_order_details for the first order the agent fetched is
@@ -16,18 +17,27 @@ const hideFirstOrder: ContextProcessor = {
   name: 'hide-first-order',
   process(request) {
     const inputs = new Map<string, unknown>();
-    for (const item of request.items) if (item.type === 'assistant') for (const c of item.toolCalls) inputs.set(c.toolCallId, c.input);
+    for (const item of request.items)
+      if (item.type === 'assistant') for (const c of item.toolCalls) inputs.set(c.toolCallId, c.input);
     const orderOf = (id: string) => (inputs.get(id) as { order_id?: string } | undefined)?.order_id;
     const first = request.items.find((i) => i.type === 'tool-result' && i.toolName === RETAIL_TOOL_NAMES.getOrder);
     if (first?.type !== 'tool-result') return;
     const hidden = orderOf(first.toolCallId);
-    request.items = request.items.map((i) => (i.type === 'tool-result' && i.toolName === RETAIL_TOOL_NAMES.getOrder && orderOf(i.toolCallId) === hidden ? { ...i, output: '[removed]' } : i));
+    request.items = request.items.map((i) =>
+      i.type === 'tool-result' && i.toolName === RETAIL_TOOL_NAMES.getOrder && orderOf(i.toolCallId) === hidden
+        ? { ...i, output: '[removed]' }
+        : i,
+    );
   },
 };
 
 describe.runIf(available)('retail-tool-use scenario', () => {
   const scenario = createRetailScenario();
-  beforeAll(() => registerStrategy('test-hide-first-order', () => ({ processors: [hideFirstOrder] }), { scenarios: [RETAIL_SCENARIO] }));
+  beforeAll(() =>
+    registerStrategy('test-hide-first-order', () => ({ processors: [hideFirstOrder] }), {
+      scenarios: [RETAIL_SCENARIO],
+    }),
+  );
   afterAll(() => unregisterStrategy('test-hide-first-order'));
 
   it('offers the generic strategies and takes no N', () => {
@@ -48,7 +58,8 @@ describe.runIf(available)('retail-tool-use scenario', () => {
 
   it('gives the same numbers for the same seed', async () => {
     const run = () => runBench({ scenario, strategies: ['none', 'clear-tool-results'], tasks: 2, seed: 7 });
-    const strip = (r: Awaited<ReturnType<typeof run>>) => r.results.map(({ overheadMsPerStep: _o, wallMs: _w, ...rest }) => rest);
+    const strip = (r: Awaited<ReturnType<typeof run>>) =>
+      r.results.map(({ overheadMsPerStep: _o, wallMs: _w, ...rest }) => rest);
     expect(strip(await run())).toEqual(strip(await run()));
   });
 
@@ -59,6 +70,8 @@ describe.runIf(available)('retail-tool-use scenario', () => {
   });
 
   it('refuses a task that is not a retail task', async () => {
-    await expect(scenario.runEpisode({ id: 'x', prompt: 'hi' }, { strategy: 'none', model: 'offline' })).rejects.toThrow(/not a retail-tool-use task/);
+    await expect(
+      scenario.runEpisode({ id: 'x', prompt: 'hi' }, { strategy: 'none', model: 'offline' }),
+    ).rejects.toThrow(/not a retail-tool-use task/);
   });
 });

@@ -65,17 +65,28 @@ export function createRetailScenario(options: RetailScenarioOptions = {}): Bench
 
   return {
     name: RETAIL_SCENARIO,
-    description: 'tau-bench retail support tasks: many look-ups, values from early observations needed in the final answer',
+    description:
+      'tau-bench retail support tasks: many look-ups, values from early observations needed in the final answer',
     get strategies() {
       return listStrategies(RETAIL_SCENARIO).map((s) => s.name);
     },
     async prepare(params: ScenarioParams): Promise<RetailBenchTask[]> {
       const tasks = generateRetailTasks(await load(), { count: params.tasks, seed: params.seed });
-      return tasks.map((t) => ({ id: t.id, prompt: t.prompt, template: t.template, gold: t.gold, goldAnswer: t.goldAnswer, expectedCalls: t.expectedCalls }));
+      return tasks.map((t) => ({
+        id: t.id,
+        prompt: t.prompt,
+        template: t.template,
+        gold: t.gold,
+        goldAnswer: t.goldAnswer,
+        expectedCalls: t.expectedCalls,
+      }));
     },
     async runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome> {
       if (!isRetailTask(task)) {
-        throw new ConfigurationError('invalid-task', `Task "${task.id}" is not a retail-tool-use task (it has no gold answer); create it with this scenario's prepare().`);
+        throw new ConfigurationError(
+          'invalid-task',
+          `Task "${task.id}" is not a retail-tool-use task (it has no gold answer); create it with this scenario's prepare().`,
+        );
       }
       const run = await runAgentEpisode({
         scenario: RETAIL_SCENARIO,

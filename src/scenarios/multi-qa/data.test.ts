@@ -6,7 +6,8 @@ import { ConfigurationError } from '../../errors.js';
 import { defaultHotpotPath, HOTPOTQA_PATH_ENV, hotpotAvailable, loadHotpot, type HotpotRecord } from './data.js';
 
 const available = hotpotAvailable();
-if (!available) console.log(`multi-qa data tests skipped: HotpotQA not found at ${defaultHotpotPath()} (set ${HOTPOTQA_PATH_ENV}).`);
+if (!available)
+  console.log(`multi-qa data tests skipped: HotpotQA not found at ${defaultHotpotPath()} (set ${HOTPOTQA_PATH_ENV}).`);
 
 // A made-up record in the redistributed format, with the leading spaces the real context sentences have.
 const handMade = {
@@ -50,7 +51,13 @@ describe('loadHotpot (hand-made files)', () => {
   });
 
   it('also reads the original HotpotQA form [title, index] of supporting facts', async () => {
-    const original = { ...handMade, supporting_facts: [['Zorblatt', 1], ['Quell', 0]] };
+    const original = {
+      ...handMade,
+      supporting_facts: [
+        ['Zorblatt', 1],
+        ['Quell', 0],
+      ],
+    };
     const [record] = await loadHotpot(writeTemp([JSON.stringify(original)]));
     expect(record?.supporting.map((s) => s.sentence)).toEqual(['It was founded by Mira Quell.', 'Quell is a surname.']);
   });
@@ -76,7 +83,9 @@ describe('loadHotpot (hand-made files)', () => {
     const badShape = writeTemp([JSON.stringify({ ...handMade, type: 'riddle' })]);
     await expect(loadHotpot(badShape)).rejects.toThrow(`${badShape}:1 is not a HotpotQA record`);
     const badIndex = writeTemp([JSON.stringify({ ...handMade, supporting_facts: [['Quell', [3]]] })]);
-    await expect(loadHotpot(badIndex)).rejects.toThrow(`${badIndex}:1: supporting fact ["Quell", 3] points at no sentence`);
+    await expect(loadHotpot(badIndex)).rejects.toThrow(
+      `${badIndex}:1: supporting fact ["Quell", 3] points at no sentence`,
+    );
   });
 });
 
@@ -96,7 +105,8 @@ describe.skipIf(!available)('loadHotpot (shared HotpotQA dev set)', () => {
   it('resolves every supporting fact to a sentence of its paragraph, as the file lists it', () => {
     const raw = readFileSync(defaultHotpotPath(), 'utf8').trim().split('\n');
     records.forEach((record, i) => {
-      const listed = (JSON.parse(raw[i] ?? '{}') as { supporting_facts: [string, number[], string[]][] }).supporting_facts;
+      const listed = (JSON.parse(raw[i] ?? '{}') as { supporting_facts: [string, number[], string[]][] })
+        .supporting_facts;
       expect(record.supporting.length).toBeGreaterThanOrEqual(2);
       for (const fact of record.supporting) {
         const paragraph = record.paragraphs.find((p) => p.title === fact.title);

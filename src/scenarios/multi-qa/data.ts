@@ -45,7 +45,12 @@ const RawRecordSchema = z.object({
   type: z.enum(['bridge', 'comparison']),
   context: z.array(z.tuple([z.string(), z.array(z.string())])).min(1),
   supporting_facts: z
-    .array(z.tuple([z.string(), z.union([z.number().int().nonnegative(), z.array(z.number().int().nonnegative())])], z.unknown()))
+    .array(
+      z.tuple(
+        [z.string(), z.union([z.number().int().nonnegative(), z.array(z.number().int().nonnegative())])],
+        z.unknown(),
+      ),
+    )
     .min(1),
 });
 
@@ -81,7 +86,14 @@ function normalize(raw: z.infer<typeof RawRecordSchema>, where: string): HotpotR
       supporting.push({ title, sentenceIndex, sentence });
     }
   }
-  return { id: raw._id, question: raw.question.trim(), answer: raw.answer.trim(), type: raw.type, paragraphs, supporting };
+  return {
+    id: raw._id,
+    question: raw.question.trim(),
+    answer: raw.answer.trim(),
+    type: raw.type,
+    paragraphs,
+    supporting,
+  };
 }
 
 /**
@@ -110,11 +122,19 @@ export async function loadHotpot(file: string = defaultHotpotPath()): Promise<Ho
     try {
       json = JSON.parse(line);
     } catch (error) {
-      throw new ConfigurationError('invalid-hotpotqa', `${where} is not valid JSON: ${(error as Error).message}`, error);
+      throw new ConfigurationError(
+        'invalid-hotpotqa',
+        `${where} is not valid JSON: ${(error as Error).message}`,
+        error,
+      );
     }
     const parsed = RawRecordSchema.safeParse(json);
     if (!parsed.success) {
-      throw new ConfigurationError('invalid-hotpotqa', `${where} is not a HotpotQA record: ${z.prettifyError(parsed.error)}`, parsed.error);
+      throw new ConfigurationError(
+        'invalid-hotpotqa',
+        `${where} is not a HotpotQA record: ${z.prettifyError(parsed.error)}`,
+        parsed.error,
+      );
     }
     records.push(normalize(parsed.data, where));
   });

@@ -6,7 +6,14 @@ export { defaultHotpotPath, HOTPOTQA_PATH_ENV, hotpotAvailable, loadHotpot } fro
 export type { HotpotParagraph, HotpotRecord, SupportingFact } from './data.js';
 export { generateQaEpisodes, renderQaPrompt } from './tasks.js';
 export type { QaEpisode, QaEpisodeOptions } from './tasks.js';
-export { createQaTools, QA_ANSWER_TOOL, QA_SEARCH_TOOL, qaAnswerInput, qaSearchInput, renderParagraph } from './tools.js';
+export {
+  createQaTools,
+  QA_ANSWER_TOOL,
+  QA_SEARCH_TOOL,
+  qaAnswerInput,
+  qaSearchInput,
+  renderParagraph,
+} from './tools.js';
 export type { QaAnswerSheet, QaToolset } from './tools.js';
 export { evidenceRecall, exactMatch, f1Score, normalizeAnswer, scoreQaAnswers } from './metrics.js';
 export type { QaScore } from './metrics.js';

@@ -63,7 +63,14 @@ export function evidenceRecall(supportingSentences: readonly string[], promptTex
 
 /** Per-question and mean scores of one episode's answer sheet. */
 export interface QaScore {
-  perQuestion: { questionNumber: number; id: string; prediction: string | undefined; gold: string; em: number; f1: number }[];
+  perQuestion: {
+    questionNumber: number;
+    id: string;
+    prediction: string | undefined;
+    gold: string;
+    em: number;
+    f1: number;
+  }[];
   /** Mean exact match over all questions; an unanswered question scores 0. */
   em: number;
   /** Mean F1 over all questions; an unanswered question scores 0. */

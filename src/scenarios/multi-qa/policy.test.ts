@@ -1,4 +1,9 @@
-import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt, LanguageModelV3ToolCallPart, LanguageModelV3ToolResultPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolCallPart,
+  LanguageModelV3ToolResultPart,
+} from '@ai-sdk/provider';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AnyTool, ToolContext } from '../../agents/tool.js';
@@ -54,9 +59,15 @@ async function runEpisode(episode: QaEpisode, maxSteps = 60) {
       const t = toolset.tools.find((x) => x.name === call.toolName);
       if (!t) throw new Error(`unknown tool ${call.toolName}`);
       const args = t.inputSchema.parse(input);
-      if (call.toolName === 'answer') answerCalls.push({ questionNumber: args.question_number, answer: args.answer, promptText });
+      if (call.toolName === 'answer')
+        answerCalls.push({ questionNumber: args.question_number, answer: args.answer, promptText });
       const output = String(await t.execute(args, ctx));
-      resultParts.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'text', value: output } });
+      resultParts.push({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: { type: 'text', value: output },
+      });
     }
     prompt.push({ role: 'assistant', content: callParts }, { role: 'tool', content: resultParts });
   }
@@ -71,11 +82,18 @@ function handMadeEpisode(): QaEpisode {
       answer: 'Mira Quell',
       type: 'bridge',
       paragraphs: [
-        { title: 'Zorblatt Company', sentences: ['The Zorblatt Company makes kettles.', 'The Zorblatt Company was founded by Mira Quell in 1901.'] },
+        {
+          title: 'Zorblatt Company',
+          sentences: ['The Zorblatt Company makes kettles.', 'The Zorblatt Company was founded by Mira Quell in 1901.'],
+        },
         { title: 'Mira Quell', sentences: ['Mira Quell was an inventor from Norland.'] },
       ],
       supporting: [
-        { title: 'Zorblatt Company', sentenceIndex: 1, sentence: 'The Zorblatt Company was founded by Mira Quell in 1901.' },
+        {
+          title: 'Zorblatt Company',
+          sentenceIndex: 1,
+          sentence: 'The Zorblatt Company was founded by Mira Quell in 1901.',
+        },
       ],
     },
     {
@@ -109,11 +127,25 @@ describe('qaOfflinePolicy', () => {
       Array.from({ length: n }, (_, i) => [
         {
           role: 'assistant' as const,
-          content: [{ type: 'tool-call' as const, toolCallId: `s${i}`, toolName: 'search', input: { query: i === 0 ? questions[1]?.question : `more ${i}` } }],
+          content: [
+            {
+              type: 'tool-call' as const,
+              toolCallId: `s${i}`,
+              toolName: 'search',
+              input: { query: i === 0 ? questions[1]?.question : `more ${i}` },
+            },
+          ],
         },
         {
           role: 'tool' as const,
-          content: [{ type: 'tool-result' as const, toolCallId: `s${i}`, toolName: 'search', output: { type: 'text' as const, value: 'No paragraph matches.' } }],
+          content: [
+            {
+              type: 'tool-result' as const,
+              toolCallId: `s${i}`,
+              toolName: 'search',
+              output: { type: 'text' as const, value: 'No paragraph matches.' },
+            },
+          ],
         },
       ]).flat();
     const prompt = (n: number): LanguageModelV3Prompt => [

@@ -113,10 +113,14 @@ function readProgress(view: PromptView): Progress {
 
 // A run of capitalized words, allowing the small joiners of names ("Bank of America", "Vancouver, British
 // Columbia") and trailing numerals ("Apollo 14"); not "and", which joins two names more often than one.
-const CAPITALIZED = /\p{Lu}[\p{L}\p{N}'’.&-]*(?:(?:,? (?:(?:of|the|de|du|la|le|von|van|der|for|y) )*\p{Lu}[\p{L}\p{N}'’.&-]*)| \p{N}+\b)*/gu;
+const CAPITALIZED =
+  /\p{Lu}[\p{L}\p{N}'’.&-]*(?:(?:,? (?:(?:of|the|de|du|la|le|von|van|der|for|y) )*\p{Lu}[\p{L}\p{N}'’.&-]*)| \p{N}+\b)*/gu;
 const QUOTED = /"([^"]+)"|“([^”]+)”/g;
 const MONTH = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
-const DATE = new RegExp(`\\b(?:\\d{1,2} ${MONTH},? \\d{4}|${MONTH} \\d{1,2}, \\d{4}|${MONTH} \\d{4}|1\\d{3}|20\\d{2})\\b`, 'g');
+const DATE = new RegExp(
+  `\\b(?:\\d{1,2} ${MONTH},? \\d{4}|${MONTH} \\d{1,2}, \\d{4}|${MONTH} \\d{4}|1\\d{3}|20\\d{2})\\b`,
+  'g',
+);
 const NUMBER = /\b\d[\d,.]*(?: (?:million|billion|thousand|hundred))?\b/g;
 const YEAR = /\b(1\d{3}|20\d{2})\b/;
 const YES_NO = /^(is|are|was|were|do|does|did|has|have|had|can|could)\b/i;
@@ -195,7 +199,9 @@ function stemmedWords(text: string): Set<string> {
 function answerYesNo(question: string, paragraphs: Paragraph[]): string {
   const named = entities(question).map((e) => e.text);
   const nameWords = new Set(named.flatMap((n) => [...contentWords(n)]));
-  const property = [...stemmedWords(question)].filter((w) => !nameWords.has(w) && !words(named.join(' ')).some((n) => n.startsWith(w)));
+  const property = [...stemmedWords(question)].filter(
+    (w) => !nameWords.has(w) && !words(named.join(' ')).some((n) => n.startsWith(w)),
+  );
   if (named.length === 0 || property.length === 0) return 'yes';
   for (const name of named) {
     const p = paragraphOf(name, paragraphs);
@@ -218,7 +224,7 @@ function answerChoice(question: string, options: [string, string], paragraphs: P
   });
   const [a, b] = info as [(typeof info)[number], (typeof info)[number]];
   if ((earliest || latest) && Number.isFinite(a.year) && Number.isFinite(b.year) && a.year !== b.year) {
-    return (a.year < b.year) === earliest ? a.option : b.option;
+    return a.year < b.year === earliest ? a.option : b.option;
   }
   return b.overlap > a.overlap ? b.option : a.option;
 }
@@ -228,7 +234,9 @@ function answerChoice(question: string, options: [string, string], paragraphs: P
 function byNearness(question: string, sentence: string, candidates: Span[]): string[] {
   const asked = new Set(words(question));
   const fresh = candidates.filter((s) => words(s.text).some((w) => !asked.has(w)));
-  const anchors = [...sentence.matchAll(/[\p{L}\p{N}]+/gu)].filter((m) => asked.has(m[0].toLowerCase()) && !isStopWord(m[0])).map((m) => m.index);
+  const anchors = [...sentence.matchAll(/[\p{L}\p{N}]+/gu)]
+    .filter((m) => asked.has(m[0].toLowerCase()) && !isStopWord(m[0]))
+    .map((m) => m.index);
   const distance = (s: Span) => (anchors.length ? Math.min(...anchors.map((i) => Math.abs(i - s.index))) : s.index);
   return fresh.sort((x, y) => distance(x) - distance(y)).map((s) => s.text);
 }
@@ -238,7 +246,8 @@ function extractSpan(question: string, sentence: string): string | undefined {
   if (/^(when|what year|in what year|in which year|what date)\b/i.test(question) || /\b(year|date)\b/i.test(question)) {
     return byNearness(question, sentence, spans(DATE, sentence))[0];
   }
-  if (/^how (many|much|long|old|tall|far|big)\b/i.test(question)) return byNearness(question, sentence, spans(NUMBER, sentence))[0];
+  if (/^how (many|much|long|old|tall|far|big)\b/i.test(question))
+    return byNearness(question, sentence, spans(NUMBER, sentence))[0];
   return byNearness(question, sentence, entities(sentence))[0];
 }
 
@@ -246,7 +255,9 @@ function guessAnswer(question: string, paragraphs: Paragraph[]): string {
   if (YES_NO.test(question)) {
     const options = choiceOptions(question);
     // "Did X or Y happen first?" is a choice; "Are both X and Y ...?" is a yes/no question.
-    return options && !/\bboth\b/i.test(question) ? answerChoice(question, options, paragraphs) : answerYesNo(question, paragraphs);
+    return options && !/\bboth\b/i.test(question)
+      ? answerChoice(question, options, paragraphs)
+      : answerYesNo(question, paragraphs);
   }
   const options = choiceOptions(question);
   if (options) return answerChoice(question, options, paragraphs);
@@ -270,7 +281,10 @@ function nextQuery(question: Question, progress: Progress, searched: string[]): 
   const bridges = rankSentences(question.text, progress.paragraphs)
     .slice(0, 2)
     .flatMap((best) => byNearness(question.text, best.sentence, entities(best.sentence)));
-  const candidates = options || YES_NO.test(question.text) ? [...named, ...bridges] : [...bridges.slice(0, 1), ...named, ...bridges.slice(1)];
+  const candidates =
+    options || YES_NO.test(question.text)
+      ? [...named, ...bridges]
+      : [...bridges.slice(0, 1), ...named, ...bridges.slice(1)];
   const titles = progress.paragraphs.map((p) => p.title);
   return candidates.find((c) => !titles.some((t) => covers(t, c)) && !searched.includes(c));
 }
@@ -292,7 +306,12 @@ function decide(view: PromptView): OfflineDecision {
   const query = nextQuery(open, progress, searched);
   if (query !== undefined) return { toolCalls: [{ toolName: QA_SEARCH_TOOL, input: { query } }] };
   return {
-    toolCalls: [{ toolName: QA_ANSWER_TOOL, input: { question_number: open.number, answer: guessAnswer(open.text, progress.paragraphs) } }],
+    toolCalls: [
+      {
+        toolName: QA_ANSWER_TOOL,
+        input: { question_number: open.number, answer: guessAnswer(open.text, progress.paragraphs) },
+      },
+    ],
   };
 }
 

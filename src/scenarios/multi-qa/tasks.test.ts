@@ -31,15 +31,22 @@ describe('generateQaEpisodes', () => {
 
   it('is deterministic by seed, never repeats a question within an episode, and differs across seeds', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 12 }), fc.integer(), (n, k, episodes, seed) => {
-        fc.pre(k <= n);
-        const a = generateQaEpisodes(records(n), { k, episodes, seed });
-        expect(generateQaEpisodes(records(n), { k, episodes, seed })).toEqual(a);
-        expect(a).toHaveLength(episodes);
-        for (const e of a) expect(new Set(e.questions.map((q) => q.id)).size).toBe(k);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer(),
+        (n, k, episodes, seed) => {
+          fc.pre(k <= n);
+          const a = generateQaEpisodes(records(n), { k, episodes, seed });
+          expect(generateQaEpisodes(records(n), { k, episodes, seed })).toEqual(a);
+          expect(a).toHaveLength(episodes);
+          for (const e of a) expect(new Set(e.questions.map((q) => q.id)).size).toBe(k);
+        },
+      ),
     );
-    const ids = (seed: number) => generateQaEpisodes(records(50), { k: 4, episodes: 3, seed }).flatMap((e) => e.questions.map((q) => q.id));
+    const ids = (seed: number) =>
+      generateQaEpisodes(records(50), { k: 4, episodes: 3, seed }).flatMap((e) => e.questions.map((q) => q.id));
     expect(ids(1)).not.toEqual(ids(2));
   });
 

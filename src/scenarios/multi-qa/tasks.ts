@@ -24,8 +24,6 @@ export interface QaEpisodeOptions {
   seed: number;
 }
 
-
-
 /** The user request of an episode: the numbered questions and how to report the answers. */
 export function renderQaPrompt(questions: readonly HotpotRecord[]): string {
   return [
@@ -50,7 +48,10 @@ export function renderQaPrompt(questions: readonly HotpotRecord[]): string {
 export function generateQaEpisodes(records: readonly HotpotRecord[], options: QaEpisodeOptions): QaEpisode[] {
   const k = options.k ?? 4;
   if (!Number.isInteger(k) || k < 1 || k > records.length) {
-    throw new ConfigurationError('invalid-option', `k (questions per episode) must be an integer from 1 to ${records.length} (the records given), got ${k}.`);
+    throw new ConfigurationError(
+      'invalid-option',
+      `k (questions per episode) must be an integer from 1 to ${records.length} (the records given), got ${k}.`,
+    );
   }
   if (!Number.isInteger(options.episodes) || options.episodes < 0) {
     throw new ConfigurationError('invalid-option', `episodes must be a non-negative integer, got ${options.episodes}.`);

@@ -39,8 +39,12 @@ describe('createQaTools', () => {
   it('searches the paragraphs of every question and returns whole paragraphs as "Title: text"', async () => {
     const { search } = createQaTools(episode);
     const out = String(await search.execute({ query: 'founded Zorblatt' }, ctx));
-    expect(out.split('\n\n')[0]).toBe('Zorblatt: Zorblatt is a maker of kettles. It was founded by Mira Quell in 1901.');
-    expect(String(await search.execute({ query: 'Lake Vint', k: 1 }, ctx))).toBe('Lake Vint: Lake Vint lies in Norland.');
+    expect(out.split('\n\n')[0]).toBe(
+      'Zorblatt: Zorblatt is a maker of kettles. It was founded by Mira Quell in 1901.',
+    );
+    expect(String(await search.execute({ query: 'Lake Vint', k: 1 }, ctx))).toBe(
+      'Lake Vint: Lake Vint lies in Norland.',
+    );
     expect(String(await search.execute({ query: 'kettle', k: 10 }, ctx)).match(/^Kettle:/gm)).toHaveLength(1);
     expect(String(await search.execute({ query: 'xylophone' }, ctx))).toMatch(/^No paragraph matches "xylophone"/);
   });
@@ -55,8 +59,12 @@ describe('createQaTools', () => {
 
   it('records answers on the sheet and returns a short receipt', async () => {
     const { answer, answers } = createQaTools(episode);
-    expect(await answer.execute({ question_number: 2, answer: 'Norland' }, ctx)).toBe('answered Q2: "Norland". Still open: Q1.');
-    expect(await answer.execute({ question_number: 1, answer: 'Mira Quell' }, ctx)).toBe('answered Q1: "Mira Quell". All questions answered.');
+    expect(await answer.execute({ question_number: 2, answer: 'Norland' }, ctx)).toBe(
+      'answered Q2: "Norland". Still open: Q1.',
+    );
+    expect(await answer.execute({ question_number: 1, answer: 'Mira Quell' }, ctx)).toBe(
+      'answered Q1: "Mira Quell". All questions answered.',
+    );
     await answer.execute({ question_number: 1, answer: 'Quell' }, ctx);
     expect([...answers]).toEqual([
       [2, 'Norland'],
@@ -96,7 +104,9 @@ describe.skipIf(!available)('search over real episodes', () => {
         total += 1;
       }
     }
-    console.log(`multi-qa search: a gold paragraph in top 3 for ${anyGold}/${total}, both gold paragraphs for ${bothGold}/${total}`);
+    console.log(
+      `multi-qa search: a gold paragraph in top 3 for ${anyGold}/${total}, both gold paragraphs for ${bothGold}/${total}`,
+    );
     expect(total).toBe(100);
     // Observed 93/100 (both: 42/100); the floor leaves room for ranking ties to shift.
     expect(anyGold / total).toBeGreaterThanOrEqual(0.88);

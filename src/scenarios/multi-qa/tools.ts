@@ -78,7 +78,8 @@ export function createQaTools(episode: QaEpisode): QaToolset {
     inputSchema: qaSearchInput,
     execute: ({ query, k = 3 }) => {
       const hits = index.search(query).slice(0, k);
-      if (hits.length === 0) return `No paragraph matches "${query}". Try other words, such as the names in the question.`;
+      if (hits.length === 0)
+        return `No paragraph matches "${query}". Try other words, such as the names in the question.`;
       return hits.map((hit) => renderParagraph(paragraphs[hit.id as number] as HotpotParagraph)).join('\n\n');
     },
   });
@@ -91,7 +92,10 @@ export function createQaTools(episode: QaEpisode): QaToolset {
     inputSchema: qaAnswerInput,
     execute: ({ question_number, answer: text }) => {
       if (question_number > count) {
-        throw new ModelBehaviorError('invalid-question-number', `There is no Q${question_number}: this task has questions Q1 to Q${count}.`);
+        throw new ModelBehaviorError(
+          'invalid-question-number',
+          `There is no Q${question_number}: this task has questions Q1 to Q${count}.`,
+        );
       }
       answers.set(question_number, text);
       const open = episode.questions.map((_, i) => i + 1).filter((n) => !answers.has(n));

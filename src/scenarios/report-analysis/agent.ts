@@ -64,8 +64,14 @@ export interface ReportAnalyst {
 }
 
 function plan(state: Readonly<Record<string, JsonValue>>): { uris: string[]; loaded: Set<string> } {
-  const uris = Array.isArray(state[PLAN_KEY]) ? (state[PLAN_KEY] as JsonValue[]).filter((u): u is string => typeof u === 'string') : [];
-  const loaded = new Set(Array.isArray(state[PLAN_LOADED_KEY]) ? (state[PLAN_LOADED_KEY] as JsonValue[]).filter((u): u is string => typeof u === 'string') : []);
+  const uris = Array.isArray(state[PLAN_KEY])
+    ? (state[PLAN_KEY] as JsonValue[]).filter((u): u is string => typeof u === 'string')
+    : [];
+  const loaded = new Set(
+    Array.isArray(state[PLAN_LOADED_KEY])
+      ? (state[PLAN_LOADED_KEY] as JsonValue[]).filter((u): u is string => typeof u === 'string')
+      : [],
+  );
   return { uris, loaded };
 }
 
@@ -105,8 +111,12 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
 
   const chooseDocuments = tool({
     name: 'choose_documents',
-    description: 'Choose the documents to analyse: all: true for every document, or a list of URIs from search results. Stored in state for the analyst.',
-    inputSchema: z.object({ all: z.boolean().optional(), uris: z.array(z.string().min(1).max(2048)).max(10_000).optional() }),
+    description:
+      'Choose the documents to analyse: all: true for every document, or a list of URIs from search results. Stored in state for the analyst.',
+    inputSchema: z.object({
+      all: z.boolean().optional(),
+      uris: z.array(z.string().min(1).max(2048)).max(10_000).optional(),
+    }),
     execute: ({ all: everything, uris }, ctx) => {
       const chosen = everything ? all : (uris ?? []).filter((u) => known.has(u));
       if (chosen.length === 0) throw new Error('no documents chosen: pass all: true, or URIs that search returned.');
@@ -126,7 +136,10 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       ...(options.model !== undefined ? { model: options.model } : {}),
     });
 
-  const markLoaded = (ctx: { state: { get(k: string): JsonValue | undefined; set(k: string, v: JsonValue): void } }, urls: string[]) => {
+  const markLoaded = (
+    ctx: { state: { get(k: string): JsonValue | undefined; set(k: string, v: JsonValue): void } },
+    urls: string[],
+  ) => {
     const loaded = ctx.state.get(PLAN_LOADED_KEY);
     const set = new Set(Array.isArray(loaded) ? (loaded as string[]) : []);
     for (const u of urls) set.add(u);
@@ -150,11 +163,22 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
         return receipt;
       },
     });
-    const tools: AnyTool[] = [getReports, pagingTools.page_out, pagingTools.read_frame, pagingTools.save_result, pagingTools.list_results, pagingTools.calculate, escalateTool];
+    const tools: AnyTool[] = [
+      getReports,
+      pagingTools.page_out,
+      pagingTools.read_frame,
+      pagingTools.save_result,
+      pagingTools.list_results,
+      pagingTools.calculate,
+      escalateTool,
+    ];
     const analyst = new Agent({
       name: 'analyst',
       description: 'Reads the chosen reports in batches and answers.',
-      instruction: pagedInstruction({ base: (ctx) => `${analystInstruction('paging', batch)}\n${planLine(ctx.state, batch)}`, service: paging }),
+      instruction: pagedInstruction({
+        base: (ctx) => `${analystInstruction('paging', batch)}\n${planLine(ctx.state, batch)}`,
+        service: paging,
+      }),
       tools,
       processors: [compactPagingTurns({ keepLast: 1 }), ...(options.processors ?? [])],
       ...(options.model !== undefined ? { model: options.model } : {}),
@@ -170,7 +194,10 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
     execute: async ({ urls }, ctx) => {
       const docs = await Promise.all(urls.map((u) => options.source.load(u, { signal: ctx.signal })));
       markLoaded(ctx, urls);
-      return renderFencedPages(docs.map((d) => ({ uri: d.uri, title: d.title, body: d.body })), boundary()).text;
+      return renderFencedPages(
+        docs.map((d) => ({ uri: d.uri, title: d.title, body: d.body })),
+        boundary(),
+      ).text;
     },
   });
   const analyst = new Agent({

@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../../tokens/tokenizer.js';
-import { KPI_NAMES, REGIONS, createRng, formatInteger, formatKpi, generateReports, writeCorpus, type KpiName } from './corpus.js';
+import {
+  KPI_NAMES,
+  REGIONS,
+  createRng,
+  formatInteger,
+  formatKpi,
+  generateReports,
+  writeCorpus,
+  type KpiName,
+} from './corpus.js';
 
 describe('createRng', () => {
   it('repeats the same sequence for the same seed', () => {
@@ -20,15 +29,20 @@ describe('createRng', () => {
 
   it('draws integers within the inclusive range and floats in [0, 1)', () => {
     fc.assert(
-      fc.property(fc.integer(), fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 1000 }), (seed, min, span) => {
-        const rng = createRng(seed);
-        for (let i = 0; i < 20; i++) {
-          const n = rng.int(min, min + span);
-          expect(Number.isInteger(n) && n >= min && n <= min + span).toBe(true);
-          const x = rng.next();
-          expect(x >= 0 && x < 1).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 0, max: 1000 }),
+        (seed, min, span) => {
+          const rng = createRng(seed);
+          for (let i = 0; i < 20; i++) {
+            const n = rng.int(min, min + span);
+            expect(Number.isInteger(n) && n >= min && n <= min + span).toBe(true);
+            const x = rng.next();
+            expect(x >= 0 && x < 1).toBe(true);
+          }
+        },
+      ),
     );
   });
 
@@ -128,7 +142,9 @@ describe('report bodies', () => {
     const [r] = generateReports(1, 21);
     const lines = r?.body.split('\n') ?? [];
     expect(lines[0]).toBe(`# ${r?.title}`);
-    expect(lines[2]).toBe(`Report ID: ${r?.id} | Company: ${r?.company} | Region: ${r?.region} | Quarter: ${r?.quarter} | Segment: ${r?.segment}`);
+    expect(lines[2]).toBe(
+      `Report ID: ${r?.id} | Company: ${r?.company} | Region: ${r?.region} | Quarter: ${r?.quarter} | Segment: ${r?.segment}`,
+    );
   });
 });
 
@@ -144,7 +160,11 @@ describe('writeCorpus', () => {
       const manifestText = await readFile(join(dir, 'manifest.json'), 'utf8');
       const manifest = JSON.parse(manifestText) as { count: number; reports: Record<string, unknown>[] };
       expect(manifest.count).toBe(12);
-      expect(manifest.reports[0]).toEqual({ id: 'report-0001', uri: 'reports/report-0001.md', title: reports[0]?.title });
+      expect(manifest.reports[0]).toEqual({
+        id: 'report-0001',
+        uri: 'reports/report-0001.md',
+        title: reports[0]?.title,
+      });
       expect(manifestText).not.toMatch(/kpis|revenue|churn/i);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -85,7 +85,14 @@ export function deriveRng(seed: number, stream: number): Rng {
 // The data model
 
 /** The regions a company unit can belong to. */
-export const REGIONS = ['North America', 'South America', 'Western Europe', 'Eastern Europe', 'Middle East', 'Asia Pacific'] as const;
+export const REGIONS = [
+  'North America',
+  'South America',
+  'Western Europe',
+  'Eastern Europe',
+  'Middle East',
+  'Asia Pacific',
+] as const;
 
 /** One of {@link REGIONS}. */
 export type Region = (typeof REGIONS)[number];
@@ -122,7 +129,14 @@ export interface Kpis {
 export type KpiName = keyof Kpis;
 
 /** Every KPI, in the order the report's table lists them. */
-export const KPI_NAMES: readonly KpiName[] = ['revenue', 'operatingCost', 'headcount', 'customerCount', 'churnRatePct', 'nps'];
+export const KPI_NAMES: readonly KpiName[] = [
+  'revenue',
+  'operatingCost',
+  'headcount',
+  'customerCount',
+  'churnRatePct',
+  'nps',
+];
 
 /** The KPIs whose values can be added across reports (totals make sense for them). */
 export const ADDITIVE_KPIS = ['revenue', 'operatingCost', 'headcount', 'customerCount'] as const;
@@ -200,28 +214,99 @@ export function formatKpi(kpi: KpiName, value: number): string {
 // Vocabulary of the generated text
 
 const COMPANY_STEMS = [
-  'Aldervale', 'Brightmoor', 'Cobalt Ridge', 'Dunmere', 'Eastwind', 'Fernhollow', 'Glenbrook', 'Harborline',
-  'Ironleaf', 'Juniper Point', 'Kestrelmark', 'Lumenfield', 'Marrowgate', 'Northvale', 'Oakhurst', 'Pinecrest',
-  'Quillstone', 'Redwater', 'Silverfen', 'Thornbury', 'Umberlake', 'Valewood', 'Westmarch', 'Yarrowby',
+  'Aldervale',
+  'Brightmoor',
+  'Cobalt Ridge',
+  'Dunmere',
+  'Eastwind',
+  'Fernhollow',
+  'Glenbrook',
+  'Harborline',
+  'Ironleaf',
+  'Juniper Point',
+  'Kestrelmark',
+  'Lumenfield',
+  'Marrowgate',
+  'Northvale',
+  'Oakhurst',
+  'Pinecrest',
+  'Quillstone',
+  'Redwater',
+  'Silverfen',
+  'Thornbury',
+  'Umberlake',
+  'Valewood',
+  'Westmarch',
+  'Yarrowby',
 ] as const;
 const COMPANY_SUFFIXES = [
-  'Holdings', 'Systems', 'Industries', 'Partners', 'Group', 'Labs', 'Works', 'Trading', 'Dynamics', 'Networks', 'Supply', 'Analytics',
+  'Holdings',
+  'Systems',
+  'Industries',
+  'Partners',
+  'Group',
+  'Labs',
+  'Works',
+  'Trading',
+  'Dynamics',
+  'Networks',
+  'Supply',
+  'Analytics',
 ] as const;
 const INITIATIVES = [
-  'the pricing review', 'the self-service portal', 'the warehouse automation programme', 'the supplier consolidation effort',
-  'the loyalty scheme', 'the field-service scheduling project', 'the data platform migration', 'the partner channel expansion',
-  'the energy efficiency retrofit', 'the onboarding redesign', 'the contract renewal campaign', 'the quality assurance overhaul',
+  'the pricing review',
+  'the self-service portal',
+  'the warehouse automation programme',
+  'the supplier consolidation effort',
+  'the loyalty scheme',
+  'the field-service scheduling project',
+  'the data platform migration',
+  'the partner channel expansion',
+  'the energy efficiency retrofit',
+  'the onboarding redesign',
+  'the contract renewal campaign',
+  'the quality assurance overhaul',
 ] as const;
 const PRODUCTS = [
-  'the premium tier', 'the entry-level bundle', 'the maintenance contracts', 'the subscription plan', 'the spare-parts catalogue',
-  'the managed service offering', 'the new mobile app', 'the enterprise licence',
+  'the premium tier',
+  'the entry-level bundle',
+  'the maintenance contracts',
+  'the subscription plan',
+  'the spare-parts catalogue',
+  'the managed service offering',
+  'the new mobile app',
+  'the enterprise licence',
 ] as const;
-const SYSTEMS = ['the new planning system', 'the shared finance platform', 'the cloud ticketing tool', 'the updated order management system'] as const;
+const SYSTEMS = [
+  'the new planning system',
+  'the shared finance platform',
+  'the cloud ticketing tool',
+  'the updated order management system',
+] as const;
 const SITES = [
-  'the main distribution hub', 'the coastal plant', 'the downtown office', 'the northern warehouse', 'the regional service centre',
-  'the flagship store', 'the assembly line', 'the customer contact centre',
+  'the main distribution hub',
+  'the coastal plant',
+  'the downtown office',
+  'the northern warehouse',
+  'the regional service centre',
+  'the flagship store',
+  'the assembly line',
+  'the customer contact centre',
 ] as const;
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
 const QUARTERS = ['2024-Q1', '2024-Q2', '2024-Q3', '2024-Q4', '2025-Q1', '2025-Q2', '2025-Q3', '2025-Q4'] as const;
 
 // Filler discussion per section. Fillers carry no KPI values, so the prose never contradicts the table.
@@ -402,7 +487,8 @@ function generateKpis(rng: Rng, segment: string): Kpis {
   const revenue = Math.round(Math.exp(rng.float(Math.log(1_500), Math.log(400_000))));
   const operatingCost = Math.round(revenue * rng.float(0.62, 1.08));
   const headcount = Math.max(8, Math.round(revenue / rng.float(120, 450)));
-  const revenuePerCustomer = segment === 'Retail' || segment === 'Consumer Goods' ? rng.float(0.2, 3) : rng.float(2, 400);
+  const revenuePerCustomer =
+    segment === 'Retail' || segment === 'Consumer Goods' ? rng.float(0.2, 3) : rng.float(2, 400);
   const customerCount = Math.max(12, Math.round(revenue / revenuePerCustomer));
   // Drawn as tenths so the value is exactly what one decimal prints and parses back to.
   const churnRatePct = rng.int(4, 180) / 10;
@@ -445,8 +531,13 @@ function generateReport(seed: number, index: number, idWidth: number): Report {
   // Rounded before printing so that a margin just below zero reads 0.0, not -0.0.
   const margin = (Math.round(((kpis.revenue - kpis.operatingCost) / kpis.revenue) * 1000) / 10).toFixed(1);
   const churnComment =
-    kpis.churnRatePct < 3 ? 'well below the segment average' : kpis.churnRatePct < 8 ? 'in line with the segment average' : 'above the level management considers healthy';
-  const tone = Number(margin) > 15 ? 'a strong quarter' : Number(margin) >= 0 ? 'a steady quarter' : 'a difficult quarter';
+    kpis.churnRatePct < 3
+      ? 'well below the segment average'
+      : kpis.churnRatePct < 8
+        ? 'in line with the segment average'
+        : 'above the level management considers healthy';
+  const tone =
+    Number(margin) > 15 ? 'a strong quarter' : Number(margin) >= 0 ? 'a steady quarter' : 'a difficult quarter';
 
   const pickInitiative = (): string => (rng.next() < 0.7 ? initiative : rng.pick(INITIATIVES));
   const slots: Record<string, string | (() => string)> = {
@@ -485,7 +576,10 @@ function generateReport(seed: number, index: number, idWidth: number): Report {
   const summary = [fill(rng.pick(OPENERS), slots), fill('Overall, management describes {quarter} as {tone}.', slots)];
 
   // Unused fillers per section, in random order; popping from them never repeats a sentence in a report.
-  const pools = Object.fromEntries(FILLER_SECTIONS.map((s) => [s, rng.shuffle(FILLERS[s])])) as Record<FillerSection, string[]>;
+  const pools = Object.fromEntries(FILLER_SECTIONS.map((s) => [s, rng.shuffle(FILLERS[s])])) as Record<
+    FillerSection,
+    string[]
+  >;
   let chars = [...summary, ...Object.values(sections).flat()].reduce((n, s) => n + s.length + 1, 0);
   const addFiller = (section: FillerSection): void => {
     const template = pools[section].pop();
@@ -504,7 +598,10 @@ function generateReport(seed: number, index: number, idWidth: number): Report {
     addFiller(rng.pick(open));
   }
 
-  const headed = (heading: string, sentences: readonly string[]): string[] => [`## ${heading}`, ...paragraphs(rng, sentences)];
+  const headed = (heading: string, sentences: readonly string[]): string[] => [
+    `## ${heading}`,
+    ...paragraphs(rng, sentences),
+  ];
   const table = [
     '| KPI | Value |',
     '| --- | --- |',
@@ -536,7 +633,8 @@ function generateReport(seed: number, index: number, idWidth: number): Report {
  * reports[0].id; // 'report-0001'
  */
 export function generateReports(n: number, seed: number): Report[] {
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`generateReports needs a non-negative integer count, got ${n}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new RangeError(`generateReports needs a non-negative integer count, got ${n}`);
   const width = Math.max(4, String(n).length);
   const reports: Report[] = [];
   for (let i = 0; i < n; i++) reports.push(generateReport(seed, i, width));
@@ -568,7 +666,11 @@ export async function writeCorpus(dir: string, n: number, seed: number): Promise
   for (let i = 0; i < reports.length; i += 64) {
     await Promise.all(reports.slice(i, i + 64).map((r) => writeFile(join(dir, `${r.id}.md`), r.body, 'utf8')));
   }
-  const manifest: CorpusManifest = { seed, count: n, reports: reports.map(({ id, uri, title }) => ({ id, uri, title })) };
+  const manifest: CorpusManifest = {
+    seed,
+    count: n,
+    reports: reports.map(({ id, uri, title }) => ({ id, uri, title })),
+  };
   await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
   return reports;
 }

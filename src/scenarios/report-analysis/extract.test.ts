@@ -14,7 +14,15 @@ import {
   serializePartial,
   type PartialAnswer,
 } from './extract.js';
-import { computeGold, generateQuestions, isCorrect, parseQuestion, questionText, type GoldAnswer, type QuestionSpec } from './questions.js';
+import {
+  computeGold,
+  generateQuestions,
+  isCorrect,
+  parseQuestion,
+  questionText,
+  type GoldAnswer,
+  type QuestionSpec,
+} from './questions.js';
 
 describe('parseReportText', () => {
   it('reads back the facts of 200 generated reports from their markdown alone', () => {
@@ -73,7 +81,9 @@ const specArb: fc.Arbitrary<QuestionSpec> = fc.oneof(
     .tuple(fc.constantFrom(...ADDITIVE_KPIS), fc.option(regionArb, { nil: undefined }))
     .map(([kpi, region]): QuestionSpec => (region === undefined ? { kind: 'sum', kpi } : { kind: 'sum', kpi, region })),
   fc.constantFrom(...KPI_NAMES).map((kpi): QuestionSpec => ({ kind: 'max', kpi })),
-  fc.tuple(fc.constantFrom(...KPI_NAMES), fc.integer({ min: 1, max: 5 })).map(([kpi, k]): QuestionSpec => ({ kind: 'top-k', kpi, k })),
+  fc
+    .tuple(fc.constantFrom(...KPI_NAMES), fc.integer({ min: 1, max: 5 }))
+    .map(([kpi, k]): QuestionSpec => ({ kind: 'top-k', kpi, k })),
   fc
     .tuple(fc.constantFrom(...ADDITIVE_KPIS), fc.shuffledSubarray([...REGIONS], { minLength: 2, maxLength: 2 }))
     .map(([kpi, [a, b]]): QuestionSpec => ({ kind: 'compare', kpi, regions: [a as Region, b as Region] })),
@@ -175,31 +185,51 @@ describe('formatAnswer', () => {
   });
 
   it('reads naturally', () => {
-    expect(formatAnswer({ kind: 'sum', kpi: 'revenue', region: 'Asia Pacific' }, { kind: 'sum', value: 1234567, matched: 12 })).toBe(
+    expect(
+      formatAnswer(
+        { kind: 'sum', kpi: 'revenue', region: 'Asia Pacific' },
+        { kind: 'sum', value: 1234567, matched: 12 },
+      ),
+    ).toBe(
       'The total revenue (USD thousands) across all reports in the Asia Pacific region is 1,234,567 (from 12 reports).',
     );
-    expect(formatAnswer({ kind: 'max', kpi: 'churnRatePct' }, { kind: 'max', best: { id: 'report-0007', company: 'Redwater Labs', value: 17.9 } })).toBe(
-      'The highest churn rate (%) is in report-0007 (Redwater Labs), at 17.9%.',
-    );
+    expect(
+      formatAnswer(
+        { kind: 'max', kpi: 'churnRatePct' },
+        { kind: 'max', best: { id: 'report-0007', company: 'Redwater Labs', value: 17.9 } },
+      ),
+    ).toBe('The highest churn rate (%) is in report-0007 (Redwater Labs), at 17.9%.');
     expect(
       formatAnswer(
         { kind: 'compare', kpi: 'headcount', regions: ['Middle East', 'Asia Pacific'] },
         { kind: 'compare', regions: ['Middle East', 'Asia Pacific'], totals: [900, 1200], winner: 'Asia Pacific' },
       ),
     ).toBe('Asia Pacific has the higher total headcount: 1,200, against 900 for Middle East.');
-    expect(formatAnswer({ kind: 'count', thresholdPct: 5 }, { kind: 'count', count: 1 })).toBe('1 report has a churn rate above 5%.');
+    expect(formatAnswer({ kind: 'count', thresholdPct: 5 }, { kind: 'count', count: 1 })).toBe(
+      '1 report has a churn rate above 5%.',
+    );
   });
 
   it('refuses an answer of another kind', () => {
-    expect(() => formatAnswer({ kind: 'count', thresholdPct: 5 }, { kind: 'sum', value: 1, matched: 1 })).toThrowError(/cannot answer/);
+    expect(() => formatAnswer({ kind: 'count', thresholdPct: 5 }, { kind: 'sum', value: 1, matched: 1 })).toThrowError(
+      /cannot answer/,
+    );
   });
 
   it('answers end to end from question text and report text alone', () => {
     const q = generateQuestions(reports, 9, 5).find((x) => x.kind === 'compare');
     const spec = q && parseQuestion(q.text);
     if (!q || !spec) throw new Error('no compare question');
-    const halves = [reports.slice(0, 70), reports.slice(70)].map((b) => serializePartial(partialAnswer(spec, findReports(b.map((r) => r.body).join('\n')))));
-    const answer = formatAnswer(spec, combinePartials(spec, halves.map((h) => parsePartial(h)).filter((p) => p !== undefined)));
+    const halves = [reports.slice(0, 70), reports.slice(70)].map((b) =>
+      serializePartial(partialAnswer(spec, findReports(b.map((r) => r.body).join('\n')))),
+    );
+    const answer = formatAnswer(
+      spec,
+      combinePartials(
+        spec,
+        halves.map((h) => parsePartial(h)).filter((p) => p !== undefined),
+      ),
+    );
     expect(isCorrect(answer, q.gold)).toBe(true);
     expect(questionText(spec)).toBe(q.text);
   });
@@ -224,7 +254,9 @@ describe('extractiveAnswer', () => {
     expect(extractiveAnswer('main supply chain risk', texts, { sentencesPerReport: 1 }).split('\n')[0]).toBe(
       'reports/report-0001.md: Supply chain disruption remains the main risk.',
     );
-    expect(extractiveAnswer('quantum entanglement', texts)).toBe('No sentence in the 3 report texts matches the question.');
+    expect(extractiveAnswer('quantum entanglement', texts)).toBe(
+      'No sentence in the 3 report texts matches the question.',
+    );
   });
 
   it('can quote a KPI table row of a generated report', () => {

@@ -9,7 +9,19 @@
  */
 import { z } from 'zod';
 import { ConfigurationError } from '../../errors.js';
-import { KPI_LABELS, KPI_NAMES, REGIONS, formatInteger, formatKpi, kpiTableLabel, reportUri, type KpiName, type Kpis, type Region, type ReportFacts } from './corpus.js';
+import {
+  KPI_LABELS,
+  KPI_NAMES,
+  REGIONS,
+  formatInteger,
+  formatKpi,
+  kpiTableLabel,
+  reportUri,
+  type KpiName,
+  type Kpis,
+  type Region,
+  type ReportFacts,
+} from './corpus.js';
 import {
   compareRanked,
   compareWinner,
@@ -39,13 +51,23 @@ const HEADER_RE =
   /(?:^#[ \t]+([^\n]+)\n\s*)?Report ID:[ \t]*(report-\d+)[ \t]*\|[ \t]*Company:[ \t]*([^|\n]+?)[ \t]*\|[ \t]*Region:[ \t]*([^|\n]+?)[ \t]*\|[ \t]*Quarter:[ \t]*(\d{4}-Q[1-4])[ \t]*\|[ \t]*Segment:[ \t]*([^|\n]+?)[ \t]*$/gm;
 
 const KPI_ROW_RE: Readonly<Record<KpiName, RegExp>> = Object.fromEntries(
-  KPI_NAMES.map((kpi) => [kpi, new RegExp(`\\|[ \\t]*${escapeRegExp(kpiTableLabel(kpi))}[ \\t]*\\|[ \\t]*(-?[\\d,]+(?:\\.\\d+)?)[ \\t]*\\|`, 'i')]),
+  KPI_NAMES.map((kpi) => [
+    kpi,
+    new RegExp(`\\|[ \\t]*${escapeRegExp(kpiTableLabel(kpi))}[ \\t]*\\|[ \\t]*(-?[\\d,]+(?:\\.\\d+)?)[ \\t]*\\|`, 'i'),
+  ]),
 ) as Record<KpiName, RegExp>;
 
 function parseBlock(header: RegExpMatchArray, block: string): ParsedReport | undefined {
   const [, title, id, company, regionName, quarter, segment] = header;
   const region = REGIONS.find((r) => r === regionName);
-  if (id === undefined || company === undefined || region === undefined || quarter === undefined || segment === undefined) return undefined;
+  if (
+    id === undefined ||
+    company === undefined ||
+    region === undefined ||
+    quarter === undefined ||
+    segment === undefined
+  )
+    return undefined;
   const kpis: Partial<Kpis> = {};
   for (const kpi of KPI_NAMES) {
     // KPIs come from the table only: the prose restates them, but in words a rule cannot read reliably.
@@ -125,11 +147,27 @@ export function partialAnswer(spec: QuestionSpec, reports: readonly ReportFacts[
       return { kind: 'sum', read, matched: matching.length, sum: matching.reduce((n, r) => n + r.kpis[spec.kpi], 0) };
     }
     case 'max':
-      return { kind: 'max', read, best: topItems(reports.map((r) => rankedItem(r, spec.kpi)), 1)[0] ?? null };
+      return {
+        kind: 'max',
+        read,
+        best:
+          topItems(
+            reports.map((r) => rankedItem(r, spec.kpi)),
+            1,
+          )[0] ?? null,
+      };
     case 'top-k':
-      return { kind: 'top-k', read, top: topItems(reports.map((r) => rankedItem(r, spec.kpi)), spec.k) };
+      return {
+        kind: 'top-k',
+        read,
+        top: topItems(
+          reports.map((r) => rankedItem(r, spec.kpi)),
+          spec.k,
+        ),
+      };
     case 'compare': {
-      const total = (region: Region): number => reports.filter((r) => r.region === region).reduce((n, r) => n + r.kpis[spec.kpi], 0);
+      const total = (region: Region): number =>
+        reports.filter((r) => r.region === region).reduce((n, r) => n + r.kpis[spec.kpi], 0);
       return { kind: 'compare', read, totals: [total(spec.regions[0]), total(spec.regions[1])] };
     }
     case 'count':
@@ -146,7 +184,11 @@ function topItems(items: readonly RankedItem[], k: number): RankedItem[] {
     .slice(0, k);
 }
 
-const rankedItemSchema = z.object({ id: z.string().regex(/^report-\d+$/), company: z.string().min(1).max(200), value: z.number() });
+const rankedItemSchema = z.object({
+  id: z.string().regex(/^report-\d+$/),
+  company: z.string().min(1).max(200),
+  value: z.number(),
+});
 const countSchema = z.number().int().nonnegative();
 
 const partialSchema: z.ZodType<PartialAnswer> = z.discriminatedUnion('kind', [
@@ -178,7 +220,10 @@ export function parsePartial(text: string): PartialAnswer | undefined {
   return result.success ? result.data : undefined;
 }
 
-function ofKind<K extends QuestionKind>(kind: K, partials: readonly PartialAnswer[]): Extract<PartialAnswer, { kind: K }>[] {
+function ofKind<K extends QuestionKind>(
+  kind: K,
+  partials: readonly PartialAnswer[],
+): Extract<PartialAnswer, { kind: K }>[] {
   const wrong = partials.find((p) => p.kind !== kind);
   if (wrong) {
     throw new ConfigurationError(
@@ -200,7 +245,12 @@ export function combinePartials(spec: QuestionSpec, partials: readonly PartialAn
   switch (spec.kind) {
     case 'sum': {
       const ps = ofKind('sum', partials);
-      return { kind: 'sum', value: ps.reduce((n, p) => n + p.sum, 0), matched: ps.reduce((n, p) => n + p.matched, 0), read };
+      return {
+        kind: 'sum',
+        value: ps.reduce((n, p) => n + p.sum, 0),
+        matched: ps.reduce((n, p) => n + p.matched, 0),
+        read,
+      };
     }
     case 'max': {
       const best = topItems(
@@ -210,10 +260,20 @@ export function combinePartials(spec: QuestionSpec, partials: readonly PartialAn
       return { kind: 'max', best: best[0] ?? null, read };
     }
     case 'top-k':
-      return { kind: 'top-k', items: topItems(ofKind('top-k', partials).flatMap((p) => p.top), spec.k), read };
+      return {
+        kind: 'top-k',
+        items: topItems(
+          ofKind('top-k', partials).flatMap((p) => p.top),
+          spec.k,
+        ),
+        read,
+      };
     case 'compare': {
       const ps = ofKind('compare', partials);
-      const totals: [number, number] = [ps.reduce((n, p) => n + p.totals[0], 0), ps.reduce((n, p) => n + p.totals[1], 0)];
+      const totals: [number, number] = [
+        ps.reduce((n, p) => n + p.totals[0], 0),
+        ps.reduce((n, p) => n + p.totals[1], 0),
+      ];
       return { kind: 'compare', regions: spec.regions, totals, winner: compareWinner(spec.regions, totals), read };
     }
     case 'count':
@@ -239,7 +299,10 @@ function displayValue(kpi: KpiName, value: number): string {
  */
 export function formatAnswer(spec: QuestionSpec, final: GoldAnswer): string {
   if (spec.kind !== final.kind) {
-    throw new ConfigurationError('answer-kind-mismatch', `A "${final.kind}" answer cannot answer a "${spec.kind}" question: format the answer of this question.`);
+    throw new ConfigurationError(
+      'answer-kind-mismatch',
+      `A "${final.kind}" answer cannot answer a "${spec.kind}" question: format the answer of this question.`,
+    );
   }
   // Count questions are about churn, the one KPI their spec does not name.
   const kpi: KpiName = 'kpi' in spec ? spec.kpi : 'churnRatePct';
@@ -255,13 +318,16 @@ export function formatAnswer(spec: QuestionSpec, final: GoldAnswer): string {
       return `The highest ${label} is in ${final.best.id} (${final.best.company}), at ${displayValue(kpi, final.best.value)}.`;
     case 'top-k': {
       if (final.items.length === 0) return `No report was read, so there is no ranking by ${label}.`;
-      const list = final.items.map((item, i) => `${i + 1}) ${item.id} (${item.company}) with ${displayValue(kpi, item.value)}`).join('; ');
+      const list = final.items
+        .map((item, i) => `${i + 1}) ${item.id} (${item.company}) with ${displayValue(kpi, item.value)}`)
+        .join('; ');
       return `The top ${final.items.length} reports by ${label}, highest first: ${list}.`;
     }
     case 'compare': {
       const [a, b] = final.regions;
       const [ta, tb] = final.totals;
-      if (final.winner === null) return `It is a tie: ${a} and ${b} both have a total ${label} of ${formatInteger(ta)}.`;
+      if (final.winner === null)
+        return `It is a tie: ${a} and ${b} both have a total ${label} of ${formatInteger(ta)}.`;
       const [winner, wTotal, loser, lTotal] = final.winner === a ? [a, ta, b, tb] : [b, tb, a, ta];
       return `${winner} has the higher total ${label}: ${formatInteger(wTotal)}, against ${formatInteger(lTotal)} for ${loser}.`;
     }
@@ -290,7 +356,13 @@ function terms(text: string): Set<string> {
   const out = new Set<string>();
   for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     if (STOPWORDS.has(word)) continue;
-    out.add(word.length > 4 && word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word);
+    out.add(
+      word.length > 4 && word.endsWith('ies')
+        ? `${word.slice(0, -3)}y`
+        : word.length > 3 && word.endsWith('s')
+          ? word.slice(0, -1)
+          : word,
+    );
   }
   return out;
 }
@@ -302,7 +374,10 @@ function candidateSentences(text: string): string[] {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line.startsWith('Report ID:') || /^\|[\s|:-]*$/.test(line)) continue;
     if (line.startsWith('|')) {
-      const cells = line.split('|').map((c) => c.trim()).filter(Boolean);
+      const cells = line
+        .split('|')
+        .map((c) => c.trim())
+        .filter(Boolean);
       if (cells.length >= 2 && cells[0] !== 'KPI') out.push(`${cells[0]}: ${cells.slice(1).join(', ')}.`);
       continue;
     }
@@ -333,7 +408,11 @@ export interface ExtractiveOptions {
  * extractiveAnswer('What are the main supply chain risks?', texts);
  * // 'reports/report-0001.md: Supply chain disruption remains the main operational risk for 2024-Q2.\n...'
  */
-export function extractiveAnswer(questionText: string, reportTexts: readonly string[], options: ExtractiveOptions = {}): string {
+export function extractiveAnswer(
+  questionText: string,
+  reportTexts: readonly string[],
+  options: ExtractiveOptions = {},
+): string {
   const perReport = options.sentencesPerReport ?? 2;
   const wanted = terms(questionText);
   const lines: string[] = [];
@@ -350,5 +429,7 @@ export function extractiveAnswer(questionText: string, reportTexts: readonly str
       .sort((a, b) => a.position - b.position);
     if (scored.length > 0) lines.push(`${sourceOf(text, index)}: ${scored.map((s) => s.sentence).join(' ')}`);
   });
-  return lines.length > 0 ? lines.join('\n') : `No sentence in the ${reportTexts.length} report texts matches the question.`;
+  return lines.length > 0
+    ? lines.join('\n')
+    : `No sentence in the ${reportTexts.length} report texts matches the question.`;
 }

@@ -7,7 +7,16 @@ import { OFFLINE_DISCLAIMER, type OfflineDecision, type OfflinePolicy } from '..
 import type { PromptView } from '../../models/prompt-view.js';
 import { parseFencedPages } from '../../paging/fence.js';
 import { REPORT_TASK_KIND_LINE, RUNNING_RESULT_ID } from './agent.js';
-import { combinePartials, extractiveAnswer, findReports, formatAnswer, parsePartial, partialAnswer, serializePartial, type PartialAnswer } from './extract.js';
+import {
+  combinePartials,
+  extractiveAnswer,
+  findReports,
+  formatAnswer,
+  parsePartial,
+  partialAnswer,
+  serializePartial,
+  type PartialAnswer,
+} from './extract.js';
 import { parseQuestion, type QuestionSpec } from './questions.js';
 
 function readPlan(system: string): { total: number; loaded: number; next: string[] } | undefined {
@@ -37,7 +46,8 @@ function finish(text: string): OfflineDecision {
 }
 
 function planner(view: PromptView): OfflineDecision {
-  if (!called(view, 'search')) return { toolCalls: [{ toolName: 'search', input: { query: view.firstUserText.slice(0, 400), k: 5 } }] };
+  if (!called(view, 'search'))
+    return { toolCalls: [{ toolName: 'search', input: { query: view.firstUserText.slice(0, 400), k: 5 } }] };
   if (!called(view, 'choose_documents')) {
     const spec = parseQuestion(view.firstUserText);
     if (spec) return { toolCalls: [{ toolName: 'choose_documents', input: { all: true } }] };
@@ -50,7 +60,10 @@ function planner(view: PromptView): OfflineDecision {
 function analyst(view: PromptView): OfflineDecision {
   const spec = parseQuestion(view.firstUserText);
   const plan = readPlan(view.system);
-  if (!plan) return { text: `${OFFLINE_DISCLAIMER} I cannot see a reading plan in my prompt, so I cannot tell which reports to read.` };
+  if (!plan)
+    return {
+      text: `${OFFLINE_DISCLAIMER} I cannot see a reading plan in my prompt, so I cannot tell which reports to read.`,
+    };
   const paging = view.toolNames.includes('save_result');
   const load = plan.next.length ? [{ toolName: 'get_reports', input: { urls: plan.next } }] : [];
 
@@ -63,7 +76,12 @@ function analyst(view: PromptView): OfflineDecision {
         const batch = partialAnswer(spec, findReports(pageTexts.join('\n')));
         // The merged answer is saved as one partial, so the saved result stays one small record.
         const mergedPartial: PartialAnswer = saved ? mergePartials(spec, saved, batch) : batch;
-        return { toolCalls: [{ toolName: 'save_result', input: { task_id: RUNNING_RESULT_ID, result: serializePartial(mergedPartial) } }, ...load] };
+        return {
+          toolCalls: [
+            { toolName: 'save_result', input: { task_id: RUNNING_RESULT_ID, result: serializePartial(mergedPartial) } },
+            ...load,
+          ],
+        };
       }
       if (load.length) return { toolCalls: load };
       if (!saved || saved.read < plan.total) {
@@ -74,10 +92,17 @@ function analyst(view: PromptView): OfflineDecision {
     // A free-form question: keep the best sentences of each batch.
     if (pageTexts.length > 0 && !view.system.includes(`- batch-${plan.loaded}:`)) {
       const summary = extractiveAnswer(view.firstUserText, pageTexts, { sentencesPerReport: 1 });
-      return { toolCalls: [{ toolName: 'save_result', input: { task_id: `batch-${plan.loaded}`, result: summary.slice(0, 3900) } }, ...load] };
+      return {
+        toolCalls: [
+          { toolName: 'save_result', input: { task_id: `batch-${plan.loaded}`, result: summary.slice(0, 3900) } },
+          ...load,
+        ],
+      };
     }
     if (load.length) return { toolCalls: load };
-    const lines = [...view.system.matchAll(/^- batch-\d+: ([\s\S]*?)(?=^- batch-|\n\n|$(?![\s\S]))/gm)].map((m) => m[1]!.trim());
+    const lines = [...view.system.matchAll(/^- batch-\d+: ([\s\S]*?)(?=^- batch-|\n\n|$(?![\s\S]))/gm)].map((m) =>
+      m[1]!.trim(),
+    );
     return finish(`Relevant sentences by report:\n${lines.join('\n')}`);
   }
 
@@ -86,11 +111,14 @@ function analyst(view: PromptView): OfflineDecision {
   const all = reportTexts.join('\n');
   if (spec) {
     const reports = findReports(all);
-    if (reports.length < plan.total) return finish(`I could read only ${reports.length} of ${plan.total} reports from my prompt; no answer.`);
+    if (reports.length < plan.total)
+      return finish(`I could read only ${reports.length} of ${plan.total} reports from my prompt; no answer.`);
     return finish(formatAnswer(spec, combinePartials(spec, [partialAnswer(spec, reports)])));
   }
   const pages = reportTexts.flatMap((t) => parseFencedPages(t).pages.map((p) => `${p.uri}\n${p.body}`));
-  return finish(`Relevant sentences by report:\n${extractiveAnswer(view.firstUserText, pages, { sentencesPerReport: 1 })}`);
+  return finish(
+    `Relevant sentences by report:\n${extractiveAnswer(view.firstUserText, pages, { sentencesPerReport: 1 })}`,
+  );
 }
 
 /** Merges two partials of one question into one partial: the aggregate of both batches. */

@@ -3,7 +3,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PagewiseError } from '../../errors.js';
 import { ADDITIVE_KPIS, KPI_NAMES, REGIONS, generateReports, type Region, type ReportFacts } from './corpus.js';
-import { QUESTION_KINDS, computeGold, generateQuestions, isCorrect, parseQuestion, questionText, type GoldAnswer, type QuestionSpec } from './questions.js';
+import {
+  QUESTION_KINDS,
+  computeGold,
+  generateQuestions,
+  isCorrect,
+  parseQuestion,
+  questionText,
+  type GoldAnswer,
+  type QuestionSpec,
+} from './questions.js';
 
 // Four hand-made reports; every expected answer below was worked out by hand from these numbers.
 const TINY: ReportFacts[] = [
@@ -44,15 +53,36 @@ const TINY: ReportFacts[] = [
 describe('computeGold on a hand-checked corpus', () => {
   it('sums over all reports and over one region', () => {
     expect(computeGold({ kind: 'sum', kpi: 'revenue' }, TINY)).toEqual({ kind: 'sum', value: 8560, matched: 4 });
-    expect(computeGold({ kind: 'sum', kpi: 'revenue', region: 'Western Europe' }, TINY)).toEqual({ kind: 'sum', value: 4600, matched: 2 });
-    expect(computeGold({ kind: 'sum', kpi: 'headcount', region: 'Asia Pacific' }, TINY)).toEqual({ kind: 'sum', value: 25, matched: 1 });
-    expect(computeGold({ kind: 'sum', kpi: 'customerCount', region: 'Middle East' }, TINY)).toEqual({ kind: 'sum', value: 0, matched: 0 });
+    expect(computeGold({ kind: 'sum', kpi: 'revenue', region: 'Western Europe' }, TINY)).toEqual({
+      kind: 'sum',
+      value: 4600,
+      matched: 2,
+    });
+    expect(computeGold({ kind: 'sum', kpi: 'headcount', region: 'Asia Pacific' }, TINY)).toEqual({
+      kind: 'sum',
+      value: 25,
+      matched: 1,
+    });
+    expect(computeGold({ kind: 'sum', kpi: 'customerCount', region: 'Middle East' }, TINY)).toEqual({
+      kind: 'sum',
+      value: 0,
+      matched: 0,
+    });
   });
 
   it('finds the maximum, breaking ties by the lower id', () => {
-    expect(computeGold({ kind: 'max', kpi: 'revenue' }, TINY)).toEqual({ kind: 'max', best: { id: 'report-0002', company: 'Beta Labs', value: 3400 } });
-    expect(computeGold({ kind: 'max', kpi: 'nps' }, TINY)).toEqual({ kind: 'max', best: { id: 'report-0002', company: 'Beta Labs', value: 35 } });
-    expect(computeGold({ kind: 'max', kpi: 'churnRatePct' }, TINY)).toEqual({ kind: 'max', best: { id: 'report-0003', company: 'Gamma Group', value: 12.2 } });
+    expect(computeGold({ kind: 'max', kpi: 'revenue' }, TINY)).toEqual({
+      kind: 'max',
+      best: { id: 'report-0002', company: 'Beta Labs', value: 3400 },
+    });
+    expect(computeGold({ kind: 'max', kpi: 'nps' }, TINY)).toEqual({
+      kind: 'max',
+      best: { id: 'report-0002', company: 'Beta Labs', value: 35 },
+    });
+    expect(computeGold({ kind: 'max', kpi: 'churnRatePct' }, TINY)).toEqual({
+      kind: 'max',
+      best: { id: 'report-0003', company: 'Gamma Group', value: 12.2 },
+    });
     expect(computeGold({ kind: 'max', kpi: 'revenue' }, [])).toEqual({ kind: 'max', best: null });
   });
 
@@ -64,17 +94,26 @@ describe('computeGold on a hand-checked corpus', () => {
     expect(ids({ kind: 'top-k', kpi: 'revenue', k: 3 })).toEqual(['report-0002', 'report-0003', 'report-0001']);
     expect(ids({ kind: 'top-k', kpi: 'customerCount', k: 3 })).toEqual(['report-0003', 'report-0001', 'report-0002']);
     expect(ids({ kind: 'top-k', kpi: 'churnRatePct', k: 3 })).toEqual(['report-0003', 'report-0002', 'report-0004']);
-    expect(ids({ kind: 'top-k', kpi: 'nps', k: 10 })).toEqual(['report-0002', 'report-0004', 'report-0001', 'report-0003']);
+    expect(ids({ kind: 'top-k', kpi: 'nps', k: 10 })).toEqual([
+      'report-0002',
+      'report-0004',
+      'report-0001',
+      'report-0003',
+    ]);
   });
 
   it('compares two regions, with a null winner on a tie', () => {
-    expect(computeGold({ kind: 'compare', kpi: 'revenue', regions: ['Western Europe', 'Asia Pacific'] }, TINY)).toEqual({
-      kind: 'compare',
-      regions: ['Western Europe', 'Asia Pacific'],
-      totals: [4600, 3400],
-      winner: 'Western Europe',
-    });
-    expect(computeGold({ kind: 'compare', kpi: 'headcount', regions: ['North America', 'Asia Pacific'] }, TINY)).toEqual({
+    expect(computeGold({ kind: 'compare', kpi: 'revenue', regions: ['Western Europe', 'Asia Pacific'] }, TINY)).toEqual(
+      {
+        kind: 'compare',
+        regions: ['Western Europe', 'Asia Pacific'],
+        totals: [4600, 3400],
+        winner: 'Western Europe',
+      },
+    );
+    expect(
+      computeGold({ kind: 'compare', kpi: 'headcount', regions: ['North America', 'Asia Pacific'] }, TINY),
+    ).toEqual({
       kind: 'compare',
       regions: ['North America', 'Asia Pacific'],
       totals: [6, 25],
@@ -101,8 +140,14 @@ describe('computeGold on a hand-checked corpus', () => {
       if (best === undefined || r.kpis.headcount > best.kpis.headcount) best = r;
       if (r.kpis.churnRatePct > 5) over5 += 1;
     }
-    expect(computeGold({ kind: 'sum', kpi: 'operatingCost' }, reports)).toEqual({ kind: 'sum', value: total, matched: 4 });
-    expect(computeGold({ kind: 'max', kpi: 'headcount' }, reports)).toMatchObject({ best: { id: best?.id, value: best?.kpis.headcount } });
+    expect(computeGold({ kind: 'sum', kpi: 'operatingCost' }, reports)).toEqual({
+      kind: 'sum',
+      value: total,
+      matched: 4,
+    });
+    expect(computeGold({ kind: 'max', kpi: 'headcount' }, reports)).toMatchObject({
+      best: { id: best?.id, value: best?.kpis.headcount },
+    });
     expect(computeGold({ kind: 'count', thresholdPct: 5 }, reports)).toEqual({ kind: 'count', count: over5 });
   });
 });
@@ -113,7 +158,9 @@ const specArb: fc.Arbitrary<QuestionSpec> = fc.oneof(
     .tuple(fc.constantFrom(...ADDITIVE_KPIS), fc.option(regionArb, { nil: undefined }))
     .map(([kpi, region]): QuestionSpec => (region === undefined ? { kind: 'sum', kpi } : { kind: 'sum', kpi, region })),
   fc.constantFrom(...KPI_NAMES).map((kpi): QuestionSpec => ({ kind: 'max', kpi })),
-  fc.tuple(fc.constantFrom(...KPI_NAMES), fc.integer({ min: 1, max: 20 })).map(([kpi, k]): QuestionSpec => ({ kind: 'top-k', kpi, k })),
+  fc
+    .tuple(fc.constantFrom(...KPI_NAMES), fc.integer({ min: 1, max: 20 }))
+    .map(([kpi, k]): QuestionSpec => ({ kind: 'top-k', kpi, k })),
   fc
     .tuple(fc.constantFrom(...ADDITIVE_KPIS), fc.shuffledSubarray([...REGIONS], { minLength: 2, maxLength: 2 }))
     .map(([kpi, [a, b]]): QuestionSpec => ({ kind: 'compare', kpi, regions: [a as Region, b as Region] })),
@@ -131,9 +178,15 @@ describe('questionText and parseQuestion', () => {
   });
 
   it('renders the documented templates', () => {
-    expect(questionText({ kind: 'sum', kpi: 'revenue' })).toBe('What is the total revenue (USD thousands) across all reports?');
-    expect(questionText({ kind: 'sum', kpi: 'headcount', region: 'Middle East' })).toBe('What is the total headcount across all reports in the Middle East region?');
-    expect(questionText({ kind: 'max', kpi: 'nps' })).toBe('Which report has the highest NPS? Break ties by the lower report id. Give the report id and the company.');
+    expect(questionText({ kind: 'sum', kpi: 'revenue' })).toBe(
+      'What is the total revenue (USD thousands) across all reports?',
+    );
+    expect(questionText({ kind: 'sum', kpi: 'headcount', region: 'Middle East' })).toBe(
+      'What is the total headcount across all reports in the Middle East region?',
+    );
+    expect(questionText({ kind: 'max', kpi: 'nps' })).toBe(
+      'Which report has the highest NPS? Break ties by the lower report id. Give the report id and the company.',
+    );
     expect(questionText({ kind: 'top-k', kpi: 'churnRatePct', k: 3 })).toBe(
       'Which are the top 3 reports by churn rate (%), highest first? Break ties by the lower report id. Give the report ids and the companies.',
     );
@@ -152,7 +205,11 @@ describe('questionText and parseQuestion', () => {
     expect(parseQuestion('What is the weather like?')).toBeUndefined();
     expect(parseQuestion('What is the total churn rate (%) across all reports?')).toBeUndefined();
     expect(parseQuestion('What is the total profit across all reports?')).toBeUndefined();
-    expect(parseQuestion('Which region has the higher total headcount across all reports, Middle East or Middle East? Give both totals.')).toBeUndefined();
+    expect(
+      parseQuestion(
+        'Which region has the higher total headcount across all reports, Middle East or Middle East? Give both totals.',
+      ),
+    ).toBeUndefined();
     expect(parseQuestion('Which are the top 0 reports by NPS, highest first?')).toBeUndefined();
   });
 });
@@ -233,7 +290,9 @@ describe('isCorrect', () => {
         { id: 'report-0002', company: 'Beta Labs', value: 7 },
       ],
     };
-    expect(isCorrect('1) report-0003 (Gamma Group); 2) report-0001 (Alpha Works); 3) report-0002 (Beta Labs)', gold)).toBe(true);
+    expect(
+      isCorrect('1) report-0003 (Gamma Group); 2) report-0001 (Alpha Works); 3) report-0002 (Beta Labs)', gold),
+    ).toBe(true);
     expect(isCorrect('Gamma Group, then Alpha Works, then Beta Labs', gold)).toBe(true);
     expect(isCorrect('report-0001, report-0003, report-0002', gold)).toBe(false);
     expect(isCorrect('report-0003, report-0001', gold)).toBe(false);
@@ -241,12 +300,22 @@ describe('isCorrect', () => {
   });
 
   it('requires both totals and the winner named first in a comparison', () => {
-    const gold: GoldAnswer = { kind: 'compare', regions: ['Asia Pacific', 'Western Europe'], totals: [3400, 4600], winner: 'Western Europe' };
+    const gold: GoldAnswer = {
+      kind: 'compare',
+      regions: ['Asia Pacific', 'Western Europe'],
+      totals: [3400, 4600],
+      winner: 'Western Europe',
+    };
     expect(isCorrect('Western Europe is higher: 4,600 against 3,400 for Asia Pacific.', gold)).toBe(true);
     expect(isCorrect('Asia Pacific is higher: 3,400 against 4,600 for Western Europe.', gold)).toBe(false);
     expect(isCorrect('Western Europe is higher: 4,600.', gold)).toBe(false);
     expect(isCorrect('Western Europe is higher: 4,601 against 3,400 for Asia Pacific.', gold)).toBe(false);
-    const tie: GoldAnswer = { kind: 'compare', regions: ['Asia Pacific', 'Western Europe'], totals: [10, 10], winner: null };
+    const tie: GoldAnswer = {
+      kind: 'compare',
+      regions: ['Asia Pacific', 'Western Europe'],
+      totals: [10, 10],
+      winner: null,
+    };
     expect(isCorrect('It is a tie at 10 each.', tie)).toBe(true);
     expect(isCorrect('Asia Pacific wins with 10 against 10.', tie)).toBe(false);
   });

@@ -96,9 +96,16 @@ export function computeGold(spec: QuestionSpec, reports: readonly ReportFacts[])
       return { kind: 'max', best: ranked[0] ?? null };
     }
     case 'top-k':
-      return { kind: 'top-k', items: reports.map((r) => rankedItem(r, spec.kpi)).sort(compareRanked).slice(0, spec.k) };
+      return {
+        kind: 'top-k',
+        items: reports
+          .map((r) => rankedItem(r, spec.kpi))
+          .sort(compareRanked)
+          .slice(0, spec.k),
+      };
     case 'compare': {
-      const total = (region: Region): number => reports.filter((r) => r.region === region).reduce((n, r) => n + r.kpis[spec.kpi], 0);
+      const total = (region: Region): number =>
+        reports.filter((r) => r.region === region).reduce((n, r) => n + r.kpis[spec.kpi], 0);
       const totals: [number, number] = [total(spec.regions[0]), total(spec.regions[1])];
       return { kind: 'compare', regions: spec.regions, totals, winner: compareWinner(spec.regions, totals) };
     }
@@ -154,7 +161,10 @@ const KPI_PATTERN = [...KPI_NAMES]
   .join('|');
 const REGION_PATTERN = REGIONS.map(escapeRegExp).join('|');
 
-const SUM_RE = new RegExp(`What is the total (${KPI_PATTERN}) across all reports(?: in the (${REGION_PATTERN}) region)?\\?`, 'i');
+const SUM_RE = new RegExp(
+  `What is the total (${KPI_PATTERN}) across all reports(?: in the (${REGION_PATTERN}) region)?\\?`,
+  'i',
+);
 const MAX_RE = new RegExp(`Which report has the highest (${KPI_PATTERN})\\?`, 'i');
 const TOP_K_RE = new RegExp(`Which are the top (\\d+) reports by (${KPI_PATTERN}), highest first\\?`, 'i');
 const COMPARE_RE = new RegExp(
@@ -219,7 +229,9 @@ function randomSpec(kind: QuestionKind, rng: Rng, reports: readonly ReportFacts[
   const regionPool = present.length > 0 ? present : REGIONS;
   switch (kind) {
     case 'sum':
-      return rng.next() < 0.4 ? { kind, kpi: rng.pick(ADDITIVE_KPIS) } : { kind, kpi: rng.pick(ADDITIVE_KPIS), region: rng.pick(regionPool) };
+      return rng.next() < 0.4
+        ? { kind, kpi: rng.pick(ADDITIVE_KPIS) }
+        : { kind, kpi: rng.pick(ADDITIVE_KPIS), region: rng.pick(regionPool) };
     case 'max':
       return { kind, kpi: rng.pick(KPI_NAMES) };
     case 'top-k':
@@ -244,7 +256,10 @@ function randomSpec(kind: QuestionKind, rng: Rng, reports: readonly ReportFacts[
  */
 export function generateQuestions(reports: readonly ReportFacts[], seed: number, count = 10): Question[] {
   if (reports.length === 0) {
-    throw new ConfigurationError('empty-corpus', 'Cannot generate questions about an empty corpus: generate at least one report first.');
+    throw new ConfigurationError(
+      'empty-corpus',
+      'Cannot generate questions about an empty corpus: generate at least one report first.',
+    );
   }
   const rng = createRng(seed);
   const questions: Question[] = [];
@@ -260,7 +275,14 @@ export function generateQuestions(reports: readonly ReportFacts[], seed: number,
     // A tied comparison has no single right region; such questions are legal but make poor tasks.
     if (gold.kind === 'compare' && gold.winner === null && attempt < count * 25) continue;
     seen.add(text);
-    questions.push({ id: `question-${String(questions.length + 1).padStart(3, '0')}`, text, kind, spec, gold, needsAllReports: true });
+    questions.push({
+      id: `question-${String(questions.length + 1).padStart(3, '0')}`,
+      text,
+      kind,
+      spec,
+      gold,
+      needsAllReports: true,
+    });
   }
   return questions;
 }
@@ -298,7 +320,10 @@ function mentionsQuantity(text: string, value: number): boolean {
 }
 
 function normalize(text: string): string {
-  return ` ${text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()} `;
+  return ` ${text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()} `;
 }
 
 function idsIn(text: string): string[] {
@@ -356,4 +381,3 @@ export function isCorrect(answerText: string, gold: GoldAnswer): boolean {
     }
   }
 }
-

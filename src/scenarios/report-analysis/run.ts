@@ -93,5 +93,9 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     limits: { maxSteps: analyst.maxStepsFor(options.corpus.uris.length) },
   });
-  return runner.run({ userId: options.userId ?? 'analyst', message: options.question, ...(options.signal ? { signal: options.signal } : {}) });
+  return runner.run({
+    userId: options.userId ?? 'analyst',
+    message: options.question,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }

@@ -6,7 +6,10 @@ import { ConfigurationError } from '../../errors.js';
 import { defaultRetailDataDir, loadRetailData, retailDataAvailable, TAU_RETAIL_DIR_ENV } from './data.js';
 
 const available = retailDataAvailable();
-if (!available) console.log(`retail data tests skipped: no tau-bench retail data at ${defaultRetailDataDir()} (set ${TAU_RETAIL_DIR_ENV})`);
+if (!available)
+  console.log(
+    `retail data tests skipped: no tau-bench retail data at ${defaultRetailDataDir()} (set ${TAU_RETAIL_DIR_ENV})`,
+  );
 
 describe('loadRetailData', () => {
   const saved = process.env[TAU_RETAIL_DIR_ENV];

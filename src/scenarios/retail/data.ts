@@ -105,7 +105,11 @@ async function readTable<T>(dir: string, file: string, schema: z.ZodType<T>): Pr
   try {
     json = JSON.parse(await readFile(where, 'utf8'));
   } catch (error) {
-    throw new ConfigurationError('invalid-tau-retail', `${where} could not be read as JSON: ${(error as Error).message}`, error);
+    throw new ConfigurationError(
+      'invalid-tau-retail',
+      `${where} could not be read as JSON: ${(error as Error).message}`,
+      error,
+    );
   }
   const parsed = z.record(z.string(), schema).safeParse(json);
   if (!parsed.success) {

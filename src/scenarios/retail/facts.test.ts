@@ -34,7 +34,10 @@ describe('readRetailFacts', () => {
 
   it('reads users, products and orders nested in listings and search results', () => {
     const listing = { user_id: 'james_li_5688', order_count: 1, orders: [ORDER] };
-    const search = { query: 'shirt', products: [{ product_id: '9523456873', name: 'T-Shirt', variants: { '1': { item_id: '1', available: false } } }] };
+    const search = {
+      query: 'shirt',
+      products: [{ product_id: '9523456873', name: 'T-Shirt', variants: { '1': { item_id: '1', available: false } } }],
+    };
     const facts = readRetailFacts(`${JSON.stringify(listing)}\n${JSON.stringify(search)}`);
     expect(facts.users.get('james_li_5688')?.orderIds).toEqual(['#W2611340']);
     expect(facts.orders.get('#W2611340')?.status).toBe('cancelled');
@@ -43,8 +46,18 @@ describe('readRetailFacts', () => {
 
   it('reads JSON embedded in prose, and the complete objects inside a truncated one', () => {
     const prose = `The profile was {"user_id": "ana_b_1", "name": {"first_name": "Ana", "last_name": "B"}, "address": {"zip": "12345"}, "orders": ["#W1111111"]} as of today.`;
-    expect(readRetailFacts(prose).users.get('ana_b_1')).toEqual({ userId: 'ana_b_1', firstName: 'Ana', lastName: 'B', zip: '12345', orderIds: ['#W1111111'] });
-    const listing = JSON.stringify({ user_id: 'james_li_5688', orders: [ORDER, { ...ORDER, order_id: '#W2222222' }] }, null, 2);
+    expect(readRetailFacts(prose).users.get('ana_b_1')).toEqual({
+      userId: 'ana_b_1',
+      firstName: 'Ana',
+      lastName: 'B',
+      zip: '12345',
+      orderIds: ['#W1111111'],
+    });
+    const listing = JSON.stringify(
+      { user_id: 'james_li_5688', orders: [ORDER, { ...ORDER, order_id: '#W2222222' }] },
+      null,
+      2,
+    );
     const cut = readRetailFacts(`${listing.slice(0, Math.floor(listing.length * 0.75))}\n... [truncated]`);
     expect(cut.orders.has('#W2611340')).toBe(true);
     // The listing itself was cut, so the user's order list is unknown rather than wrong.
@@ -60,7 +73,13 @@ describe('readRetailFacts', () => {
       'product 999: name Laptop; available 111, 112; unavailable 113',
     ].join('\n');
     const facts = readRetailFacts(summary);
-    expect(facts.users.get('ana_b_1')).toEqual({ userId: 'ana_b_1', firstName: 'Ana', lastName: 'B', zip: '12345', orderIds: ['#W1111111', '#W2222222'] });
+    expect(facts.users.get('ana_b_1')).toEqual({
+      userId: 'ana_b_1',
+      firstName: 'Ana',
+      lastName: 'B',
+      zip: '12345',
+      orderIds: ['#W1111111', '#W2222222'],
+    });
     expect(facts.orders.get('#W1111111')).toEqual({
       orderId: '#W1111111',
       status: 'delivered',
@@ -100,9 +119,32 @@ describe('readRetailFacts', () => {
     fc.assert(
       fc.property(fc.uniqueArray(order, { selector: (o) => o.orderId, maxLength: 4 }), (orders) => {
         const facts: RetailFacts = {
-          users: new Map([['ana_b_1', { userId: 'ana_b_1', firstName: 'Ana', lastName: 'B', zip: '01234', orderIds: orders.map((o) => o.orderId) }]]),
+          users: new Map([
+            [
+              'ana_b_1',
+              {
+                userId: 'ana_b_1',
+                firstName: 'Ana',
+                lastName: 'B',
+                zip: '01234',
+                orderIds: orders.map((o) => o.orderId),
+              },
+            ],
+          ]),
           orders: new Map(orders.map((o) => [o.orderId, o])),
-          products: new Map([['999', { productId: '999', name: 'Laptop', availability: new Map([['1', true], ['2', false]]) }]]),
+          products: new Map([
+            [
+              '999',
+              {
+                productId: '999',
+                name: 'Laptop',
+                availability: new Map([
+                  ['1', true],
+                  ['2', false],
+                ]),
+              },
+            ],
+          ]),
         };
         expect(readRetailFacts(formatRetailFacts(facts))).toEqual(facts);
       }),

@@ -82,7 +82,10 @@ function mergeOrder(facts: RetailFacts, order: KnownOrder): void {
 }
 
 function mergeProduct(facts: RetailFacts, product: KnownProduct): void {
-  const known = facts.products.get(product.productId) ?? { productId: product.productId, availability: new Map<string, boolean>() };
+  const known = facts.products.get(product.productId) ?? {
+    productId: product.productId,
+    availability: new Map<string, boolean>(),
+  };
   if (product.name !== undefined) known.name = product.name;
   for (const [itemId, available] of product.availability) known.availability.set(itemId, available);
   facts.products.set(product.productId, known);
@@ -128,7 +131,8 @@ function readRecord(value: Record<string, unknown>, facts: RetailFacts): void {
     if (!order.success) return;
     const o = order.data;
     const paid = o.payment_history?.reduce(
-      (sum, t) => sum + (t.transaction_type === 'refund' ? -1 : t.transaction_type === 'payment' ? 1 : 0) * toCents(t.amount),
+      (sum, t) =>
+        sum + (t.transaction_type === 'refund' ? -1 : t.transaction_type === 'payment' ? 1 : 0) * toCents(t.amount),
       0,
     );
     mergeOrder(facts, {
@@ -148,7 +152,9 @@ function readRecord(value: Record<string, unknown>, facts: RetailFacts): void {
   if ('variants' in value) {
     const product = ProductShape.safeParse(value);
     if (!product.success) return;
-    const variants = Array.isArray(product.data.variants) ? product.data.variants : Object.values(product.data.variants);
+    const variants = Array.isArray(product.data.variants)
+      ? product.data.variants
+      : Object.values(product.data.variants);
     const availability = new Map<string, boolean>();
     for (const v of variants) if (v.available !== undefined) availability.set(v.item_id, v.available);
     mergeProduct(facts, { productId: product.data.product_id, name: product.data.name, availability });
@@ -216,7 +222,7 @@ function jsonValues(text: string): unknown[] {
     if (whole !== undefined) return [whole];
   }
   const values: unknown[] = [];
-  for (let i = text.indexOf('{'); i >= 0; ) {
+  for (let i = text.indexOf('{'); i >= 0;) {
     const end = closingBrace(text, i);
     const value = end > 0 ? tryJson(text.slice(i, end)) : undefined;
     if (value !== undefined) {
@@ -263,7 +269,10 @@ function parseItem(text: string): KnownItem {
   const amounts = findMoney(rest);
   const price = amounts[amounts.length - 1];
   if (price) item.priceCents = price.cents;
-  const name = (price ? rest.slice(0, price.index) : rest).replace(/["“”]/g, '').replace(/[\s:@—–-]+$/, '').trim();
+  const name = (price ? rest.slice(0, price.index) : rest)
+    .replace(/["“”]/g, '')
+    .replace(/[\s:@—–-]+$/, '')
+    .trim();
   if (name) item.name = name;
   return item;
 }
@@ -300,12 +309,18 @@ function readFactLine(line: string, facts: RetailFacts): void {
       firstName,
       lastName: last.length > 0 ? last.join(' ') : undefined,
       zip: fields.get('zip') || undefined,
-      orderIds: orders === undefined ? undefined : [...orders.matchAll(new RegExp(ORDER_ID, 'gi'))].map((m) => normalizeOrderId(m[0])),
+      orderIds:
+        orders === undefined
+          ? undefined
+          : [...orders.matchAll(new RegExp(ORDER_ID, 'gi'))].map((m) => normalizeOrderId(m[0])),
     });
   } else if (kind === 'product') {
     if (!/^\d+$/.test(id)) return;
     const availability = new Map<string, boolean>();
-    for (const [key, available] of [['available', true], ['unavailable', false]] as const) {
+    for (const [key, available] of [
+      ['available', true],
+      ['unavailable', false],
+    ] as const) {
       for (const m of (fields.get(key) ?? '').matchAll(/\d+/g)) availability.set(m[0], available);
     }
     mergeProduct(facts, { productId: id, name: fields.get('name') || undefined, availability });
@@ -330,7 +345,9 @@ export function readRetailFacts(text: string, facts: RetailFacts = emptyRetailFa
 }
 
 function formatItem(item: KnownItem): string {
-  const ids = [item.itemId && `item ${item.itemId}`, item.productId && `product ${item.productId}`].filter(Boolean).join(', ');
+  const ids = [item.itemId && `item ${item.itemId}`, item.productId && `product ${item.productId}`]
+    .filter(Boolean)
+    .join(', ');
   const price = item.priceCents === undefined ? '' : ` ${formatCents(item.priceCents)}`;
   return `${item.name ?? 'unnamed'}${price}${ids ? ` (${ids})` : ''}`;
 }
@@ -343,7 +360,11 @@ export function formatRetailFacts(facts: RetailFacts): string {
   const lines: string[] = [];
   for (const u of facts.users.values()) {
     const name = [u.firstName, u.lastName].filter(Boolean).join(' ');
-    const fields = [name && `name ${name}`, u.zip && `zip ${u.zip}`, u.orderIds && `orders ${u.orderIds.join(', ')}`].filter(Boolean);
+    const fields = [
+      name && `name ${name}`,
+      u.zip && `zip ${u.zip}`,
+      u.orderIds && `orders ${u.orderIds.join(', ')}`,
+    ].filter(Boolean);
     lines.push(`user ${u.userId}: ${fields.join('; ')}`);
   }
   for (const o of facts.orders.values()) {

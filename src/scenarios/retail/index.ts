@@ -2,7 +2,13 @@
  * The retail-tool-use scenario: long-horizon support tasks over the tau-bench retail database, its
  * read-only tools, gold answers and checker, and the offline model's policy for it.
  */
-export { defaultRetailDataDir, loadRetailData, retailDataAvailable, TAU_RETAIL_DIR_ENV, TAU_RETAIL_FILES } from './data.js';
+export {
+  defaultRetailDataDir,
+  loadRetailData,
+  retailDataAvailable,
+  TAU_RETAIL_DIR_ENV,
+  TAU_RETAIL_FILES,
+} from './data.js';
 export type { RetailData, RetailOrder, RetailOrderItem, RetailProduct, RetailUser } from './data.js';
 export { emptyRetailFacts, formatRetailFacts, readRetailFacts, RETAIL_FACT_GRAMMAR } from './facts.js';
 export type { KnownItem, KnownOrder, KnownProduct, KnownUser, RetailFacts } from './facts.js';

@@ -12,7 +12,8 @@ import { generateRetailTasks, type RetailTask } from './tasks.js';
 import { createRetailTools, RETAIL_TOOL_NAMES } from './tools.js';
 
 const available = retailDataAvailable();
-if (!available) console.log(`retail policy end-to-end tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available)
+  console.log(`retail policy end-to-end tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
 
 type Call = { toolName: string; input: unknown };
 interface Episode {
@@ -35,7 +36,10 @@ const start = (task: Pick<RetailTask, 'prompt'>): LanguageModelV3Prompt => [
 async function runEpisode(
   tools: AnyTool[],
   prompt: LanguageModelV3Prompt,
-  options: { contextOf?: (p: LanguageModelV3Prompt) => LanguageModelV3Prompt; afterStep?: (p: LanguageModelV3Prompt, step: number) => LanguageModelV3Prompt } = {},
+  options: {
+    contextOf?: (p: LanguageModelV3Prompt) => LanguageModelV3Prompt;
+    afterStep?: (p: LanguageModelV3Prompt, step: number) => LanguageModelV3Prompt;
+  } = {},
 ): Promise<Episode> {
   const model = new OfflineModel({ policies: [retailOfflinePolicy] });
   const definitions: LanguageModelV3FunctionTool[] = tools.map((t) => ({
@@ -53,7 +57,12 @@ async function runEpisode(
     }
     prompt.push({
       role: 'assistant',
-      content: toolCalls.map((c) => ({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: JSON.parse(c.input) })),
+      content: toolCalls.map((c) => ({
+        type: 'tool-call',
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        input: JSON.parse(c.input),
+      })),
     });
     const results: Extract<LanguageModelV3Prompt[number], { role: 'tool' }>['content'] = [];
     for (const c of toolCalls) {
@@ -68,7 +77,12 @@ async function runEpisode(
         value = (error as Error).message;
         isError = true;
       }
-      results.push({ type: 'tool-result', toolCallId: c.toolCallId, toolName: c.toolName, output: isError ? { type: 'error-text', value } : { type: 'text', value } });
+      results.push({
+        type: 'tool-result',
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        output: isError ? { type: 'error-text', value } : { type: 'text', value },
+      });
     }
     prompt.push({ role: 'tool', content: results });
     prompt = options.afterStep?.(prompt, step) ?? prompt;
@@ -76,7 +90,8 @@ async function runEpisode(
   return { calls, prompt };
 }
 
-const repeatedCalls = (calls: Call[]) => calls.length - new Set(calls.map((c) => `${c.toolName} ${JSON.stringify(c.input)}`)).size;
+const repeatedCalls = (calls: Call[]) =>
+  calls.length - new Set(calls.map((c) => `${c.toolName} ${JSON.stringify(c.input)}`)).size;
 
 describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
   let tools: AnyTool[];
@@ -87,30 +102,38 @@ describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
     tasks = generateRetailTasks(data, { count: 12, seed: 3 });
   });
 
-  it.each(RETAIL_TEMPLATES)('solves %s tasks with the reference number of calls, reading only its prompt', async (template) => {
-    for (const task of tasks.filter((t) => t.template === template)) {
-      const episode = await runEpisode(tools, start(task));
-      expect(episode.answer?.startsWith(OFFLINE_DISCLAIMER)).toBe(true);
-      expect(task.checker(episode.answer ?? '')).toBe(true);
-      expect(episode.calls).toHaveLength(task.expectedCalls);
-      expect(repeatedCalls(episode.calls)).toBe(0);
-    }
-  });
-
-  it.each(RETAIL_TEMPLATES)('never answers %s right from dropped tool results: it re-fetches, then says what is missing', async (template) => {
-    for (const task of tasks.filter((t) => t.template === template)) {
-      // The model sees every call it made but only the tool results of the last two turns.
-      const episode = await runEpisode(tools, start(task), { contextOf: (p) => p.filter((m, i) => m.role !== 'tool' || i >= p.length - 2) });
-      const answer = episode.answer ?? '';
-      expect(repeatedCalls(episode.calls)).toBeGreaterThan(0);
-      if (task.checker(answer)) {
-        expect(episode.calls.length).toBeGreaterThan(task.expectedCalls);
-      } else {
-        expect(answer).toMatch(/Missing: .+/);
-        expect(answer).toMatch(/Answer: unknown$/);
+  it.each(RETAIL_TEMPLATES)(
+    'solves %s tasks with the reference number of calls, reading only its prompt',
+    async (template) => {
+      for (const task of tasks.filter((t) => t.template === template)) {
+        const episode = await runEpisode(tools, start(task));
+        expect(episode.answer?.startsWith(OFFLINE_DISCLAIMER)).toBe(true);
+        expect(task.checker(episode.answer ?? '')).toBe(true);
+        expect(episode.calls).toHaveLength(task.expectedCalls);
+        expect(repeatedCalls(episode.calls)).toBe(0);
       }
-    }
-  });
+    },
+  );
+
+  it.each(RETAIL_TEMPLATES)(
+    'never answers %s right from dropped tool results: it re-fetches, then says what is missing',
+    async (template) => {
+      for (const task of tasks.filter((t) => t.template === template)) {
+        // The model sees every call it made but only the tool results of the last two turns.
+        const episode = await runEpisode(tools, start(task), {
+          contextOf: (p) => p.filter((m, i) => m.role !== 'tool' || i >= p.length - 2),
+        });
+        const answer = episode.answer ?? '';
+        expect(repeatedCalls(episode.calls)).toBeGreaterThan(0);
+        if (task.checker(answer)) {
+          expect(episode.calls.length).toBeGreaterThan(task.expectedCalls);
+        } else {
+          expect(answer).toMatch(/Missing: .+/);
+          expect(answer).toMatch(/Answer: unknown$/);
+        }
+      }
+    },
+  );
 
   it('recovers from history lost mid-run by fetching again what it needs', async () => {
     for (const task of tasks) {
@@ -120,7 +143,14 @@ describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
         afterStep: (p, step) =>
           step === lostAt
             ? p.map((m) =>
-                m.role === 'tool' ? { ...m, content: m.content.map((r) => (r.type === 'tool-result' ? { ...r, output: { type: 'text', value: '[cleared]' } } : r)) } : m,
+                m.role === 'tool'
+                  ? {
+                      ...m,
+                      content: m.content.map((r) =>
+                        r.type === 'tool-result' ? { ...r, output: { type: 'text', value: '[cleared]' } } : r,
+                      ),
+                    }
+                  : m,
               )
             : p,
       });
@@ -133,10 +163,15 @@ describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
     for (const task of tasks) {
       const full = await runEpisode(tools, start(task));
       const outputs = full.prompt.flatMap((m) =>
-        m.role === 'tool' ? m.content.flatMap((r) => (r.type === 'tool-result' && r.output.type === 'text' ? [r.output.value] : [])) : [],
+        m.role === 'tool'
+          ? m.content.flatMap((r) => (r.type === 'tool-result' && r.output.type === 'text' ? [r.output.value] : []))
+          : [],
       );
       const facts = readRetailFacts(outputs.join('\n'));
-      const summary = (text: string): LanguageModelV3Prompt => [...start(task), { role: 'assistant', content: [{ type: 'text', text: `Summary of the work so far:\n${text}` }] }];
+      const summary = (text: string): LanguageModelV3Prompt => [
+        ...start(task),
+        { role: 'assistant', content: [{ type: 'text', text: `Summary of the work so far:\n${text}` }] },
+      ];
 
       const fromSummary = await runEpisode(tools, summary(formatRetailFacts(facts)));
       expect(fromSummary.calls).toEqual([]);
@@ -153,22 +188,46 @@ describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
 });
 
 describe('retailOfflinePolicy decisions', () => {
-  const task = { prompt: formatRetailPrompt({ template: 'delivered-spend-comparison', customers: [{ firstName: 'Nobody', lastName: 'Here', zip: '00000' }, { firstName: 'Ana', lastName: 'B', zip: '12345' }] }) };
-  const findNobody = { toolName: RETAIL_TOOL_NAMES.findUser, input: { first_name: 'Nobody', last_name: 'Here', zip: '00000' } };
+  const task = {
+    prompt: formatRetailPrompt({
+      template: 'delivered-spend-comparison',
+      customers: [
+        { firstName: 'Nobody', lastName: 'Here', zip: '00000' },
+        { firstName: 'Ana', lastName: 'B', zip: '12345' },
+      ],
+    }),
+  };
+  const findNobody = {
+    toolName: RETAIL_TOOL_NAMES.findUser,
+    input: { first_name: 'Nobody', last_name: 'Here', zip: '00000' },
+  };
   const withResults = (results: { output: string; isError: boolean }[]): LanguageModelV3Prompt => [
     ...start(task),
     ...results.flatMap((r, i): LanguageModelV3Prompt => [
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${i}`, ...findNobody }] },
       {
         role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: `c${i}`, toolName: findNobody.toolName, output: r.isError ? { type: 'error-text', value: r.output } : { type: 'text', value: r.output } }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: `c${i}`,
+            toolName: findNobody.toolName,
+            output: r.isError ? { type: 'error-text', value: r.output } : { type: 'text', value: r.output },
+          },
+        ],
       },
     ]),
   ];
   const decide = (prompt: LanguageModelV3Prompt) => retailOfflinePolicy.decide(viewPrompt({ prompt, tools: [] }));
 
   it('matches retail tasks only', () => {
-    const view = (system: string, user: string) => viewPrompt({ prompt: [{ role: 'system', content: system }, { role: 'user', content: [{ type: 'text', text: user }] }] });
+    const view = (system: string, user: string) =>
+      viewPrompt({
+        prompt: [
+          { role: 'system', content: system },
+          { role: 'user', content: [{ type: 'text', text: user }] },
+        ],
+      });
     expect(retailOfflinePolicy.matches(view('Answer the questions.', 'Who wrote Hamlet?'))).toBe(false);
     expect(retailOfflinePolicy.matches(view(RETAIL_INSTRUCTION, 'hello'))).toBe(true);
     expect(retailOfflinePolicy.matches(view('Be brief.', task.prompt))).toBe(true);
@@ -185,8 +244,12 @@ describe('retailOfflinePolicy decisions', () => {
   });
 
   it('gives up at once when a look-up fails, since the tools are deterministic', () => {
-    const decision = decide(withResults([{ output: 'No customer named "Nobody Here" with zip "00000".', isError: true }]));
-    expect(decision.text).toMatch(/Missing: the user id of Nobody Here \(zip 00000\) \(find_user_id_by_name_zip failed: No customer named/);
+    const decision = decide(
+      withResults([{ output: 'No customer named "Nobody Here" with zip "00000".', isError: true }]),
+    );
+    expect(decision.text).toMatch(
+      /Missing: the user id of Nobody Here \(zip 00000\) \(find_user_id_by_name_zip failed: No customer named/,
+    );
     expect(decision.text).toMatch(/Answer: unknown$/);
   });
 

@@ -94,9 +94,15 @@ function orderKnown(template: RetailTemplate, order: KnownOrder | undefined, pro
       if (!items || items.some((i) => i.name === undefined)) return false;
       return !items.some((i) => norm(i.name) === norm(productName)) || order.paidCents !== undefined;
     case 'modifiable-pending-orders':
-      return order.status !== 'pending' || (!!items && items.every((i) => i.itemId && i.productId && i.priceCents !== undefined));
+      return (
+        order.status !== 'pending' ||
+        (!!items && items.every((i) => i.itemId && i.productId && i.priceCents !== undefined))
+      );
     case 'most-expensive-item':
-      return order.status === 'cancelled' || (!!items && items.every((i) => i.name !== undefined && i.priceCents !== undefined));
+      return (
+        order.status === 'cancelled' ||
+        (!!items && items.every((i) => i.name !== undefined && i.priceCents !== undefined))
+      );
     case 'delivered-spend-comparison':
       return order.status !== 'delivered' || order.paidCents !== undefined;
   }
@@ -109,17 +115,26 @@ function firstNeed(request: RetailRequest, facts: RetailFacts, users: (KnownUser
     const who = `${customer.firstName} ${customer.lastName} (zip ${customer.zip})`;
     if (!user) {
       return {
-        call: { toolName: RETAIL_TOOL_NAMES.findUser, input: { first_name: customer.firstName, last_name: customer.lastName, zip: customer.zip } },
+        call: {
+          toolName: RETAIL_TOOL_NAMES.findUser,
+          input: { first_name: customer.firstName, last_name: customer.lastName, zip: customer.zip },
+        },
         missing: `the user id of ${who}`,
       };
     }
     if (!user.orderIds) {
-      return { call: { toolName: RETAIL_TOOL_NAMES.getUser, input: { user_id: user.userId } }, missing: `the order list of ${who}` };
+      return {
+        call: { toolName: RETAIL_TOOL_NAMES.getUser, input: { user_id: user.userId } },
+        missing: `the order list of ${who}`,
+      };
     }
     for (const orderId of user.orderIds) {
       const order = facts.orders.get(orderId);
       if (!orderKnown(request.template, order, request.productName)) {
-        return { call: { toolName: RETAIL_TOOL_NAMES.getOrder, input: { order_id: orderId } }, missing: `the details of order ${orderId}` };
+        return {
+          call: { toolName: RETAIL_TOOL_NAMES.getOrder, input: { order_id: orderId } },
+          missing: `the details of order ${orderId}`,
+        };
       }
       if (request.template !== 'modifiable-pending-orders' || order?.status !== 'pending') continue;
       for (const item of order.items ?? []) {
@@ -139,7 +154,11 @@ function firstNeed(request: RetailRequest, facts: RetailFacts, users: (KnownUser
 const nameOf = (c: RetailCustomerRef) => `${c.firstName} ${c.lastName}`;
 
 /** Computes the answer from the facts at hand; when some are missing the result is partial (and said to be). */
-function answer(request: RetailRequest, facts: RetailFacts, users: (KnownUser | undefined)[]): { work: string; answer: string } {
+function answer(
+  request: RetailRequest,
+  facts: RetailFacts,
+  users: (KnownUser | undefined)[],
+): { work: string; answer: string } {
   const ordersOf = (user: KnownUser | undefined) => (user?.orderIds ?? []).flatMap((id) => facts.orders.get(id) ?? []);
   const all = users.flatMap(ordersOf);
   switch (request.template) {
@@ -173,7 +192,10 @@ function answer(request: RetailRequest, facts: RetailFacts, users: (KnownUser | 
         }
       }
       return best
-        ? { work: `Checked ${all.length} orders.`, answer: `${best.name}, ${formatCents(best.cents)}, order ${best.orderId}` }
+        ? {
+            work: `Checked ${all.length} orders.`,
+            answer: `${best.name}, ${formatCents(best.cents)}, order ${best.orderId}`,
+          }
         : { work: `No item found in ${all.length} orders.`, answer: 'none' };
     }
     case 'delivered-spend-comparison': {
@@ -184,8 +206,16 @@ function answer(request: RetailRequest, facts: RetailFacts, users: (KnownUser | 
           .reduce((sum, o) => sum + (o.paidCents ?? 0), 0),
       }));
       const [a, b] = totals;
-      const verdict = !a || !b ? 'nobody' : a.cents === b.cents ? `${a.name} and ${b.name} spent the same` : `${(a.cents > b.cents ? a : b).name} spent more`;
-      return { work: 'Compared delivered orders.', answer: [verdict, ...totals.map((t) => `${t.name}: ${formatCents(t.cents)}`)].join('; ') };
+      const verdict =
+        !a || !b
+          ? 'nobody'
+          : a.cents === b.cents
+            ? `${a.name} and ${b.name} spent the same`
+            : `${(a.cents > b.cents ? a : b).name} spent more`;
+      return {
+        work: 'Compared delivered orders.',
+        answer: [verdict, ...totals.map((t) => `${t.name}: ${formatCents(t.cents)}`)].join('; '),
+      };
     }
   }
 }
@@ -231,9 +261,13 @@ function decide(view: PromptView): OfflineDecision {
   }
   const partial = () => answer(request, facts, users).answer;
   // The tools are read-only and deterministic: an error would come back the same, so stop at once.
-  if (lastError !== undefined) return giveUp(`${need.missing} (${need.call.toolName} failed: ${lastError.slice(0, 200)})`, partial());
+  if (lastError !== undefined)
+    return giveUp(`${need.missing} (${need.call.toolName} failed: ${lastError.slice(0, 200)})`, partial());
   if (repeats > MAX_IDENTICAL_CALLS) {
-    return giveUp(`${need.missing}, still not in the context after ${repeats} identical ${need.call.toolName} calls`, partial());
+    return giveUp(
+      `${need.missing}, still not in the context after ${repeats} identical ${need.call.toolName} calls`,
+      partial(),
+    );
   }
   return { toolCalls: [need.call] };
 }

@@ -6,10 +6,7 @@
 
 /** The kinds of retail task. */
 export type RetailTemplate =
-  | 'delivered-product-spend'
-  | 'modifiable-pending-orders'
-  | 'most-expensive-item'
-  | 'delivered-spend-comparison';
+  'delivered-product-spend' | 'modifiable-pending-orders' | 'most-expensive-item' | 'delivered-spend-comparison';
 
 /** Every template, in the order the generator cycles through them. */
 export const RETAIL_TEMPLATES: readonly RetailTemplate[] = [
@@ -72,11 +69,13 @@ export function parseRetailPrompt(text: string): RetailRequest | undefined {
   const start = text.indexOf(LEAD);
   if (start < 0) return undefined;
   const lead = text.slice(start + LEAD.length).split('\n')[0] ?? '';
-  const customers = [...lead.matchAll(/([^\s,:()]+)\s+([^\s,:()]+)\s+\(zip\s+([^\s,:()]+)\)/g)].map(([, firstName = '', lastName = '', zip = '']) => ({
-    firstName,
-    lastName,
-    zip,
-  }));
+  const customers = [...lead.matchAll(/([^\s,:()]+)\s+([^\s,:()]+)\s+\(zip\s+([^\s,:()]+)\)/g)].map(
+    ([, firstName = '', lastName = '', zip = '']) => ({
+      firstName,
+      lastName,
+      zip,
+    }),
+  );
   if (customers.length === 0) return undefined;
   for (const [template, pattern] of PATTERNS) {
     const match = pattern.exec(text);

@@ -3,7 +3,14 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultRetailDataDir, loadRetailData, retailDataAvailable, type RetailData } from './data.js';
 import { RETAIL_TEMPLATES, type RetailTemplate } from './prompts.js';
-import { checkAnswer, generateRetailTasks, MAX_TASK_CALLS, MIN_TASK_CALLS, type RetailGold, type RetailTask } from './tasks.js';
+import {
+  checkAnswer,
+  generateRetailTasks,
+  MAX_TASK_CALLS,
+  MIN_TASK_CALLS,
+  type RetailGold,
+  type RetailTask,
+} from './tasks.js';
 
 const dir = defaultRetailDataDir();
 const available = retailDataAvailable(dir);
@@ -11,10 +18,22 @@ if (!available) console.log(`retail task tests skipped: no tau-bench retail data
 
 // The reference computations below read the raw files with plain loops and float dollars, on purpose
 // sharing no code with the generator's gold functions.
-interface RawItem { name: string; product_id: string; item_id: string; price: number }
-interface RawOrder { status: string; items: RawItem[]; payment_history: { transaction_type: string; amount: number }[] }
+interface RawItem {
+  name: string;
+  product_id: string;
+  item_id: string;
+  price: number;
+}
+interface RawOrder {
+  status: string;
+  items: RawItem[];
+  payment_history: { transaction_type: string; amount: number }[];
+}
 interface Raw {
-  users: Record<string, { name: { first_name: string; last_name: string }; address: { zip: string }; orders: string[] }>;
+  users: Record<
+    string,
+    { name: { first_name: string; last_name: string }; address: { zip: string }; orders: string[] }
+  >;
   orders: Record<string, RawOrder>;
   products: Record<string, { variants: Record<string, { available: boolean }> }>;
 }
@@ -46,8 +65,11 @@ describe.skipIf(!available)('generateRetailTasks', () => {
       return u?.name.first_name === c.firstName && u.name.last_name === c.lastName && u.address.zip === c.zip;
     }) ?? '';
   const ordersOf = (task: RetailTask) =>
-    task.customers.flatMap((c) => (raw.users[userIdOf(c)]?.orders ?? []).map((id) => ({ id, order: raw.orders[id] as RawOrder })));
-  const paid = (o: RawOrder) => o.payment_history.reduce((s, t) => s + (t.transaction_type === 'refund' ? -t.amount : t.amount), 0);
+    task.customers.flatMap((c) =>
+      (raw.users[userIdOf(c)]?.orders ?? []).map((id) => ({ id, order: raw.orders[id] as RawOrder })),
+    );
+  const paid = (o: RawOrder) =>
+    o.payment_history.reduce((s, t) => s + (t.transaction_type === 'refund' ? -t.amount : t.amount), 0);
   const cents = (dollars: number) => Math.round(dollars * 100);
 
   it('names each customer by the name and zip of the user it means', () => {
@@ -56,7 +78,9 @@ describe.skipIf(!available)('generateRetailTasks', () => {
 
   it('delivered-product-spend: gold matches a sum computed by hand from the raw JSON', () => {
     const { task, gold } = byTemplate(tasks, 'delivered-product-spend');
-    const hits = ordersOf(task).filter(({ order }) => order.status === 'delivered' && order.items.some((i) => i.name === task.productName));
+    const hits = ordersOf(task).filter(
+      ({ order }) => order.status === 'delivered' && order.items.some((i) => i.name === task.productName),
+    );
     expect(hits.length).toBeGreaterThan(0);
     expect(gold.totalCents).toBe(cents(hits.reduce((s, h) => s + paid(h.order), 0)));
     expect(gold.orderIds).toEqual(hits.map((h) => h.id));
@@ -66,9 +90,18 @@ describe.skipIf(!available)('generateRetailTasks', () => {
   it('modifiable-pending-orders: gold matches availability checked by hand', () => {
     const { gold, task } = byTemplate(tasks, 'modifiable-pending-orders');
     const pending = ordersOf(task).filter(({ order }) => order.status === 'pending');
-    const ok = pending.filter(({ order }) => order.items.every((i) => raw.products[i.product_id]?.variants[i.item_id]?.available === true));
-    expect(gold.modifiable).toEqual(ok.map(({ id, order }) => ({ orderId: id, itemTotalCents: cents(order.items.reduce((s, i) => s + i.price, 0)) })));
-    expect(gold.notModifiable.sort()).toEqual(pending.filter((p) => !ok.includes(p)).map((p) => p.id).sort());
+    const ok = pending.filter(({ order }) =>
+      order.items.every((i) => raw.products[i.product_id]?.variants[i.item_id]?.available === true),
+    );
+    expect(gold.modifiable).toEqual(
+      ok.map(({ id, order }) => ({ orderId: id, itemTotalCents: cents(order.items.reduce((s, i) => s + i.price, 0)) })),
+    );
+    expect(gold.notModifiable.sort()).toEqual(
+      pending
+        .filter((p) => !ok.includes(p))
+        .map((p) => p.id)
+        .sort(),
+    );
     expect(gold.modifiable.length).toBeGreaterThan(0);
     expect(gold.notModifiable.length).toBeGreaterThan(0);
   });
@@ -79,13 +112,23 @@ describe.skipIf(!available)('generateRetailTasks', () => {
       .filter(({ order }) => order.status !== 'cancelled')
       .flatMap(({ id, order }) => order.items.map((i) => ({ id, name: i.name, price: i.price })))
       .sort((a, b) => b.price - a.price);
-    expect(gold).toEqual({ template: 'most-expensive-item', orderId: items[0]?.id, productName: items[0]?.name, priceCents: cents(items[0]?.price ?? 0) });
+    expect(gold).toEqual({
+      template: 'most-expensive-item',
+      orderId: items[0]?.id,
+      productName: items[0]?.name,
+      priceCents: cents(items[0]?.price ?? 0),
+    });
   });
 
   it('delivered-spend-comparison: gold totals and winner match sums by hand', () => {
     const { gold, task } = byTemplate(tasks, 'delivered-spend-comparison');
     const totals = task.customers.map((c) =>
-      cents((raw.users[c.userId]?.orders ?? []).map((id) => raw.orders[id] as RawOrder).filter((o) => o.status === 'delivered').reduce((s, o) => s + paid(o), 0)),
+      cents(
+        (raw.users[c.userId]?.orders ?? [])
+          .map((id) => raw.orders[id] as RawOrder)
+          .filter((o) => o.status === 'delivered')
+          .reduce((s, o) => s + paid(o), 0),
+      ),
     );
     expect(gold.totals.map((t) => t.totalCents)).toEqual(totals);
     expect(gold.winnerUserId).toBe(totals[0]! > totals[1]! ? task.customers[0]?.userId : task.customers[1]?.userId);
@@ -104,7 +147,9 @@ describe.skipIf(!available)('generateRetailTasks', () => {
     for (const task of tasks) {
       const orders = ordersOf(task);
       const products = new Set(
-        task.template === 'modifiable-pending-orders' ? orders.filter((o) => o.order.status === 'pending').flatMap((o) => o.order.items.map((i) => i.product_id)) : [],
+        task.template === 'modifiable-pending-orders'
+          ? orders.filter((o) => o.order.status === 'pending').flatMap((o) => o.order.items.map((i) => i.product_id))
+          : [],
       );
       const calls = 2 * task.customers.length + orders.length + products.size;
       expect(task.expectedCalls).toBe(calls);
@@ -115,7 +160,9 @@ describe.skipIf(!available)('generateRetailTasks', () => {
 
   it('is deterministic by seed, cycles through the templates and never repeats a task', () => {
     expect(stripCheckers(generateRetailTasks(data, { count: 40, seed: 7 }))).toEqual(stripCheckers(tasks));
-    expect(generateRetailTasks(data, { count: 8, seed: 8 }).map((t) => t.prompt)).not.toEqual(tasks.slice(0, 8).map((t) => t.prompt));
+    expect(generateRetailTasks(data, { count: 8, seed: 8 }).map((t) => t.prompt)).not.toEqual(
+      tasks.slice(0, 8).map((t) => t.prompt),
+    );
     expect(tasks.slice(0, 4).map((t) => t.template)).toEqual(RETAIL_TEMPLATES);
     expect(new Set(tasks.map((t) => t.prompt)).size).toBe(tasks.length);
     expect(new Set(tasks.map((t) => t.id)).size).toBe(tasks.length);
@@ -129,7 +176,9 @@ describe.skipIf(!available)('generateRetailTasks', () => {
 });
 
 describe('checkAnswer', () => {
-  const spend: Pick<RetailTask, 'gold'> = { gold: { template: 'delivered-product-spend', totalCents: 731993, orderIds: ['#W3977493', '#W2421430'] } };
+  const spend: Pick<RetailTask, 'gold'> = {
+    gold: { template: 'delivered-product-spend', totalCents: 731993, orderIds: ['#W3977493', '#W2421430'] },
+  };
   const modifiable: Pick<RetailTask, 'gold'> = {
     gold: {
       template: 'modifiable-pending-orders',
@@ -140,7 +189,9 @@ describe('checkAnswer', () => {
       notModifiable: ['#W4386313'],
     },
   };
-  const top: Pick<RetailTask, 'gold'> = { gold: { template: 'most-expensive-item', orderId: '#W7594624', productName: 'Laptop', priceCents: 252052 } };
+  const top: Pick<RetailTask, 'gold'> = {
+    gold: { template: 'most-expensive-item', orderId: '#W7594624', productName: 'Laptop', priceCents: 252052 },
+  };
   const compare: Pick<RetailTask, 'gold'> = {
     gold: {
       template: 'delivered-spend-comparison',
@@ -153,13 +204,24 @@ describe('checkAnswer', () => {
   };
 
   it('accepts a right total written in several ways', () => {
-    for (const text of ['Answer: $7319.93', 'answer: 7,319.93 USD', 'The total is $7,319.93.', 'Answer: $7319.93 (2 orders: $5000.00 + $2319.93)', 'Answer: #W3977493 and #W2421430, $7319.93 in all']) {
+    for (const text of [
+      'Answer: $7319.93',
+      'answer: 7,319.93 USD',
+      'The total is $7,319.93.',
+      'Answer: $7319.93 (2 orders: $5000.00 + $2319.93)',
+      'Answer: #W3977493 and #W2421430, $7319.93 in all',
+    ]) {
       expect(checkAnswer(spend, text)).toBe(true);
     }
   });
 
   it('rejects a wrong or missing total, and looks only after the last "Answer:"', () => {
-    for (const text of ['Answer: $7319.94', 'Answer: unknown', 'I paid $7319.93? Answer: $7000.00', 'Missing: order #W3977493.\nAnswer: unknown']) {
+    for (const text of [
+      'Answer: $7319.94',
+      'Answer: unknown',
+      'I paid $7319.93? Answer: $7000.00',
+      'Missing: order #W3977493.\nAnswer: unknown',
+    ]) {
       expect(checkAnswer(spend, text)).toBe(false);
     }
   });

@@ -93,8 +93,6 @@ function variantAvailable(data: RetailData, productId: string, itemId: string): 
   return variants !== undefined && Object.hasOwn(variants, itemId) && variants[itemId]?.available === true;
 }
 
-
-
 interface Draft {
   customers: RetailCustomer[];
   productName?: string;
@@ -132,7 +130,8 @@ class Shop {
       const orders = this.orders(userId);
       calls += 2 + orders.length;
       if (template === 'modifiable-pending-orders') {
-        for (const order of orders) if (order.status === 'pending') for (const item of order.items) products.add(item.product_id);
+        for (const order of orders)
+          if (order.status === 'pending') for (const item of order.items) products.add(item.product_id);
       }
     }
     return calls + products.size;
@@ -163,7 +162,9 @@ function growGroup(
 }
 
 function goldDeliveredProductSpend(shop: Shop, userIds: readonly string[], productName: string): RetailGold {
-  const orders = userIds.flatMap((id) => shop.orders(id)).filter((o) => o.status === 'delivered' && o.items.some((i) => i.name === productName));
+  const orders = userIds
+    .flatMap((id) => shop.orders(id))
+    .filter((o) => o.status === 'delivered' && o.items.some((i) => i.name === productName));
   return {
     template: 'delivered-product-spend',
     totalCents: orders.reduce((sum, o) => sum + orderPaidCents(o), 0),
@@ -171,7 +172,10 @@ function goldDeliveredProductSpend(shop: Shop, userIds: readonly string[], produ
   };
 }
 
-function goldModifiable(shop: Shop, userIds: readonly string[]): Extract<RetailGold, { template: 'modifiable-pending-orders' }> {
+function goldModifiable(
+  shop: Shop,
+  userIds: readonly string[],
+): Extract<RetailGold, { template: 'modifiable-pending-orders' }> {
   const pending = userIds.flatMap((id) => shop.orders(id)).filter((o) => o.status === 'pending');
   const modifiable: { orderId: string; itemTotalCents: number }[] = [];
   const notModifiable: string[] = [];
@@ -196,7 +200,10 @@ function goldMostExpensive(shop: Shop, userIds: readonly string[]): RetailGold |
       if (!best || priceCents > best.priceCents) {
         best = { orderId: order.order_id, productName: item.name, priceCents };
         tied = false;
-      } else if (priceCents === best.priceCents && (order.order_id !== best.orderId || item.name !== best.productName)) {
+      } else if (
+        priceCents === best.priceCents &&
+        (order.order_id !== best.orderId || item.name !== best.productName)
+      ) {
         tied = true;
       }
     }
@@ -211,10 +218,16 @@ function draw(shop: Shop, template: RetailTemplate, rnd: () => number): Draft | 
       const names = [...new Set([...data.products.values()].map((p) => p.name))].sort();
       const productName = names[Math.floor(rnd() * names.length)];
       if (productName === undefined) return undefined;
-      const buyers = shop.userIds.filter((id) => shop.orders(id).some((o) => o.status === 'delivered' && o.items.some((i) => i.name === productName)));
+      const buyers = shop.userIds.filter((id) =>
+        shop.orders(id).some((o) => o.status === 'delivered' && o.items.some((i) => i.name === productName)),
+      );
       const group = growGroup(shop, template, seededShuffle(buyers, rnd), () => true);
       if (!group) return undefined;
-      return { customers: group.map((id) => shop.customer(id)), productName, gold: goldDeliveredProductSpend(shop, group, productName) };
+      return {
+        customers: group.map((id) => shop.customer(id)),
+        productName,
+        gold: goldDeliveredProductSpend(shop, group, productName),
+      };
     }
     case 'modifiable-pending-orders': {
       const pool = shop.userIds.filter((id) => shop.orders(id).some((o) => o.status === 'pending'));
@@ -227,8 +240,15 @@ function draw(shop: Shop, template: RetailTemplate, rnd: () => number): Draft | 
       return { customers: group.map((id) => shop.customer(id)), gold: goldModifiable(shop, group) };
     }
     case 'most-expensive-item': {
-      const pool = shop.userIds.filter((id) => shop.orders(id).some((o) => o.status !== 'cancelled' && o.items.length > 0));
-      const group = growGroup(shop, template, seededShuffle(pool, rnd), (ids) => goldMostExpensive(shop, ids) !== undefined);
+      const pool = shop.userIds.filter((id) =>
+        shop.orders(id).some((o) => o.status !== 'cancelled' && o.items.length > 0),
+      );
+      const group = growGroup(
+        shop,
+        template,
+        seededShuffle(pool, rnd),
+        (ids) => goldMostExpensive(shop, ids) !== undefined,
+      );
       const gold = group && goldMostExpensive(shop, group);
       if (!group || !gold) return undefined;
       return { customers: group.map((id) => shop.customer(id)), gold };
@@ -245,7 +265,8 @@ function draw(shop: Shop, template: RetailTemplate, rnd: () => number): Draft | 
         return { userId, name: `${c.firstName} ${c.lastName}`, totalCents: shop.deliveredCents(userId) };
       });
       const [a, b] = totals;
-      if (!a || !b || a.totalCents === b.totalCents || calls < MIN_TASK_CALLS || calls > MAX_TASK_CALLS) return undefined;
+      if (!a || !b || a.totalCents === b.totalCents || calls < MIN_TASK_CALLS || calls > MAX_TASK_CALLS)
+        return undefined;
       const winnerUserId = a.totalCents > b.totalCents ? a.userId : b.userId;
       return { customers: pool.map((id) => shop.customer(id)), gold: { template, winnerUserId, totals } };
     }
@@ -282,7 +303,8 @@ export function formatGoldAnswer(gold: RetailGold): string {
  */
 export function generateRetailTasks(data: RetailData, options: GenerateRetailTasksOptions): RetailTask[] {
   const templates = options.templates ?? RETAIL_TEMPLATES;
-  if (templates.length === 0) throw new ConfigurationError('invalid-option', 'generateRetailTasks: `templates` must name at least one template.');
+  if (templates.length === 0)
+    throw new ConfigurationError('invalid-option', 'generateRetailTasks: `templates` must name at least one template.');
   const shop = new Shop(data);
   const rnd = seededRandom(options.seed);
   const seen = new Set<string>();
@@ -292,7 +314,9 @@ export function generateRetailTasks(data: RetailData, options: GenerateRetailTas
     let draft: Draft | undefined;
     for (let attempt = 0; attempt < ATTEMPTS_PER_TASK && !draft; attempt += 1) {
       const candidate = draw(shop, template, rnd);
-      const key = candidate && [template, candidate.productName ?? '', ...candidate.customers.map((c) => c.userId).sort()].join('|');
+      const key =
+        candidate &&
+        [template, candidate.productName ?? '', ...candidate.customers.map((c) => c.userId).sort()].join('|');
       if (candidate && key && !seen.has(key)) {
         seen.add(key);
         draft = candidate;
@@ -307,12 +331,19 @@ export function generateRetailTasks(data: RetailData, options: GenerateRetailTas
     const task: RetailTask = {
       id: `retail-${options.seed}-${index}-${template}`,
       template,
-      prompt: formatRetailPrompt({ template, customers: draft.customers, ...(draft.productName ? { productName: draft.productName } : {}) }),
+      prompt: formatRetailPrompt({
+        template,
+        customers: draft.customers,
+        ...(draft.productName ? { productName: draft.productName } : {}),
+      }),
       customers: draft.customers,
       ...(draft.productName ? { productName: draft.productName } : {}),
       gold: draft.gold,
       goldAnswer: formatGoldAnswer(draft.gold),
-      expectedCalls: shop.referenceCalls(template, draft.customers.map((c) => c.userId)),
+      expectedCalls: shop.referenceCalls(
+        template,
+        draft.customers.map((c) => c.userId),
+      ),
       checker: (answer) => checkAnswer(task, answer),
     };
     tasks.push(task);
@@ -355,7 +386,9 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
           if (m.id !== orderId) return false;
           const end = mentions[i + 1]?.index ?? segment.length;
           // The id itself is skipped: its digits are not an amount.
-          return moneyAmounts(segment.slice(m.index, end).replace(ORDER_ID, ' ')).some((a) => a.cents === itemTotalCents);
+          return moneyAmounts(segment.slice(m.index, end).replace(ORDER_ID, ' ')).some(
+            (a) => a.cents === itemTotalCents,
+          );
         }),
       );
     }
@@ -369,7 +402,9 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
     case 'delivered-spend-comparison': {
       const lower = segment.toLowerCase();
       const firstMention = (t: { userId: string; name: string }) => {
-        const found = [lower.indexOf(t.name.toLowerCase()), lower.indexOf(t.userId.toLowerCase())].filter((i) => i >= 0);
+        const found = [lower.indexOf(t.name.toLowerCase()), lower.indexOf(t.userId.toLowerCase())].filter(
+          (i) => i >= 0,
+        );
         return found.length > 0 ? Math.min(...found) : Number.POSITIVE_INFINITY;
       };
       const order = [...gold.totals].sort((a, b) => firstMention(a) - firstMention(b));

@@ -31,7 +31,9 @@ describe.skipIf(!available)('retail tools', () => {
   it('finds a customer by name and zip, ignoring case, and returns pretty-printed JSON', async () => {
     const out = await call(tools, RETAIL_TOOL_NAMES.findUser, { first_name: 'noah', last_name: 'BROWN', zip: '80279' });
     expect(out).toContain('\n  "user_id": "noah_brown_6181"');
-    await expect(call(tools, RETAIL_TOOL_NAMES.findUser, { first_name: 'Noah', last_name: 'Brown', zip: '00000' })).rejects.toThrow(/zip/);
+    await expect(
+      call(tools, RETAIL_TOOL_NAMES.findUser, { first_name: 'Noah', last_name: 'Brown', zip: '00000' }),
+    ).rejects.toThrow(/zip/);
   });
 
   it('returns whole records, with the user id added to the profile', async () => {
@@ -58,14 +60,20 @@ describe.skipIf(!available)('retail tools', () => {
     expect(kettles.products.map((p: { name: string }) => p.name).sort()).toEqual(['Electric Kettle', 'Tea Kettle']);
     const tea = JSON.parse(await call(tools, RETAIL_TOOL_NAMES.searchProducts, { query: 'TEA kettle' }));
     expect(tea.total_matches).toBe(1);
-    expect(JSON.parse(await call(tools, RETAIL_TOOL_NAMES.searchProducts, { query: 'spaceship' })).products).toEqual([]);
+    expect(JSON.parse(await call(tools, RETAIL_TOOL_NAMES.searchProducts, { query: 'spaceship' })).products).toEqual(
+      [],
+    );
   });
 
   it('says how to find a valid id when an id is unknown', async () => {
-    await expect(call(tools, RETAIL_TOOL_NAMES.getUser, { user_id: 'constructor' })).rejects.toThrow(/find_user_id_by_name_zip/);
+    await expect(call(tools, RETAIL_TOOL_NAMES.getUser, { user_id: 'constructor' })).rejects.toThrow(
+      /find_user_id_by_name_zip/,
+    );
     await expect(call(tools, RETAIL_TOOL_NAMES.getOrder, { order_id: '#W0' })).rejects.toThrow(/#W0000000/);
     await expect(call(tools, RETAIL_TOOL_NAMES.getProduct, { product_id: '1' })).rejects.toThrow(/search_products/);
-    await expect(call(tools, RETAIL_TOOL_NAMES.listUserOrders, { user_id: 'nobody' })).rejects.toThrow(/Unknown user_id/);
+    await expect(call(tools, RETAIL_TOOL_NAMES.listUserOrders, { user_id: 'nobody' })).rejects.toThrow(
+      /Unknown user_id/,
+    );
   });
 
   it('changes nothing in the data', async () => {

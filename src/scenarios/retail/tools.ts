@@ -23,12 +23,18 @@ export const SEARCH_RESULT_LIMIT = 10;
 const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
 
 const UserIdInput = z.object({
-  user_id: z.string().min(1).max(100).describe('The user id, e.g. "sara_doe_496". Find it with find_user_id_by_name_zip.'),
+  user_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe('The user id, e.g. "sara_doe_496". Find it with find_user_id_by_name_zip.'),
 });
 const OrderIdInput = z.object({
   order_id: z.string().min(1).max(100).describe('The order id, starting with "#W", e.g. "#W0000000".'),
 });
-const ProductIdInput = z.object({ product_id: z.string().min(1).max(100).describe('The product id, e.g. "6086499569".') });
+const ProductIdInput = z.object({
+  product_id: z.string().min(1).max(100).describe('The product id, e.g. "6086499569".'),
+});
 const FindUserInput = z.object({
   first_name: z.string().min(1).max(100).describe('The customer\'s first name, e.g. "John".'),
   last_name: z.string().min(1).max(100).describe('The customer\'s last name, e.g. "Doe".'),
@@ -52,7 +58,9 @@ export function createRetailTools(data: RetailData): AnyTool[] {
   const userOrThrow = (userId: string) => {
     const user = data.users.get(userId.trim());
     if (!user) {
-      throw new Error(`Unknown user_id "${userId}". Look the customer up with find_user_id_by_name_zip (first name, last name, zip).`);
+      throw new Error(
+        `Unknown user_id "${userId}". Look the customer up with find_user_id_by_name_zip (first name, last name, zip).`,
+      );
     }
     return user;
   };
@@ -61,29 +69,42 @@ export function createRetailTools(data: RetailData): AnyTool[] {
     // Models often drop the leading "#"; the id is still unambiguous, so accept it.
     const order = data.orders.get(id) ?? data.orders.get(`#${id}`);
     if (!order) {
-      throw new Error(`Unknown order_id "${orderId}". Order ids look like "#W0000000"; get_user_details lists a customer's orders.`);
+      throw new Error(
+        `Unknown order_id "${orderId}". Order ids look like "#W0000000"; get_user_details lists a customer's orders.`,
+      );
     }
     return order;
   };
 
   const findUser: Tool<z.infer<typeof FindUserInput>> = tool({
     name: RETAIL_TOOL_NAMES.findUser,
-    description: 'Finds a customer\'s user id from their first name, last name and zip code.',
+    description: "Finds a customer's user id from their first name, last name and zip code.",
     inputSchema: FindUserInput,
     execute: ({ first_name, last_name, zip }) => {
       const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
       for (const [userId, user] of data.users) {
-        if (same(user.name.first_name, first_name) && same(user.name.last_name, last_name) && same(user.address.zip, zip)) {
-          return pretty({ user_id: userId, first_name: user.name.first_name, last_name: user.name.last_name, zip: user.address.zip });
+        if (
+          same(user.name.first_name, first_name) &&
+          same(user.name.last_name, last_name) &&
+          same(user.address.zip, zip)
+        ) {
+          return pretty({
+            user_id: userId,
+            first_name: user.name.first_name,
+            last_name: user.name.last_name,
+            zip: user.address.zip,
+          });
         }
       }
-      throw new Error(`No customer named "${first_name} ${last_name}" with zip "${zip}". Check the spelling of the names and the zip code.`);
+      throw new Error(
+        `No customer named "${first_name} ${last_name}" with zip "${zip}". Check the spelling of the names and the zip code.`,
+      );
     },
   });
 
   const getUser: Tool<z.infer<typeof UserIdInput>> = tool({
     name: RETAIL_TOOL_NAMES.getUser,
-    description: 'Returns a customer\'s profile: name, address, email, payment methods and the ids of all their orders.',
+    description: "Returns a customer's profile: name, address, email, payment methods and the ids of all their orders.",
     inputSchema: UserIdInput,
     execute: ({ user_id }) => pretty({ user_id: user_id.trim(), ...userOrThrow(user_id) }),
   });
@@ -97,12 +118,15 @@ export function createRetailTools(data: RetailData): AnyTool[] {
 
   const getProduct: Tool<z.infer<typeof ProductIdInput>> = tool({
     name: RETAIL_TOOL_NAMES.getProduct,
-    description: 'Returns a product of the catalogue with all its variants: item id, options, price and whether it is available.',
+    description:
+      'Returns a product of the catalogue with all its variants: item id, options, price and whether it is available.',
     inputSchema: ProductIdInput,
     execute: ({ product_id }) => {
       const product = data.products.get(product_id.trim());
       if (!product) {
-        throw new Error(`Unknown product_id "${product_id}". Order items carry their product_id; search_products finds products by name.`);
+        throw new Error(
+          `Unknown product_id "${product_id}". Order items carry their product_id; search_products finds products by name.`,
+        );
       }
       return pretty(product);
     },
@@ -110,7 +134,8 @@ export function createRetailTools(data: RetailData): AnyTool[] {
 
   const listUserOrders: Tool<z.infer<typeof UserIdInput>> = tool({
     name: RETAIL_TOOL_NAMES.listUserOrders,
-    description: 'Returns every order of a customer in full (status, items, payments). Large for customers with many orders.',
+    description:
+      'Returns every order of a customer in full (status, items, payments). Large for customers with many orders.',
     inputSchema: UserIdInput,
     execute: ({ user_id }) => {
       const user = userOrThrow(user_id);

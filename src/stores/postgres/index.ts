@@ -13,4 +13,10 @@ export {
 } from './pg-database.js';
 export { PgSessionStore } from './pg-session-store.js';
 export { PgPageStore } from './pg-page-store.js';
-export { PG_MIGRATIONS, LATEST_PG_SCHEMA, migratePostgres, type PgMigration, type PgMigrationResult } from './migrations.js';
+export {
+  PG_MIGRATIONS,
+  LATEST_PG_SCHEMA,
+  migratePostgres,
+  type PgMigration,
+  type PgMigrationResult,
+} from './migrations.js';

@@ -80,13 +80,20 @@ export async function migratePostgres(client: PoolClient, schema?: string): Prom
     // Serializes concurrent migrators of the same schema; released at commit.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pagewise-migrate:${schema ?? ''}`]);
     if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
-    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)',
+    );
+    const done = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+    );
     const applied: number[] = [];
     for (const m of PG_MIGRATIONS) {
       if (done.has(m.version)) continue;
       await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+        m.version,
+        Date.now(),
+      ]);
       applied.push(m.version);
     }
     await client.query('COMMIT');

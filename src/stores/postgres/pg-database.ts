@@ -56,7 +56,10 @@ export function redactDatabaseUrl(url: string): string {
  * @throws ConfigurationError naming PAGEWISE_DATABASE_URL when neither is set or the URL is not a
  *   `postgres://` or `postgresql://` URL.
  */
-export function resolveDatabaseUrl(url?: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+export function resolveDatabaseUrl(
+  url?: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
   const source = url !== undefined ? 'The `url` option' : `${DATABASE_URL_ENV}`;
   const raw = url ?? env[DATABASE_URL_ENV];
   if (!raw) {
@@ -69,7 +72,10 @@ export function resolveDatabaseUrl(url?: string, env: Readonly<Record<string, st
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigurationError('bad-database-url', `${source} is not a URL. Set ${DATABASE_URL_ENV} to postgres://user[:password]@host[:port]/database.`);
+    throw new ConfigurationError(
+      'bad-database-url',
+      `${source} is not a URL. Set ${DATABASE_URL_ENV} to postgres://user[:password]@host[:port]/database.`,
+    );
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new ConfigurationError(
@@ -82,7 +88,17 @@ export function resolveDatabaseUrl(url?: string, env: Readonly<Record<string, st
 
 /** SQLSTATEs after which PostgreSQL expects the whole transaction to be run again. */
 const TRANSIENT_CODES = new Set(['40001', '40P01']);
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', '28P01', '28000', '3D000', '57P03']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  '28P01',
+  '28000',
+  '3D000',
+  '57P03',
+]);
 
 function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -105,10 +121,16 @@ export class PgDatabase {
     const url = resolveDatabaseUrl(options.url, options.env);
     this.label = redactDatabaseUrl(url);
     if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
-      throw new ConfigurationError('bad-schema', `Schema "${options.schema}" must be a lower-case SQL identifier (letters, digits, "_"; at most 63).`);
+      throw new ConfigurationError(
+        'bad-schema',
+        `Schema "${options.schema}" must be a lower-case SQL identifier (letters, digits, "_"; at most 63).`,
+      );
     }
     if (options.schema !== undefined && new URL(url).searchParams.has('options')) {
-      throw new ConfigurationError('bad-schema', `${DATABASE_URL_ENV} carries an "options" parameter and a schema is set too; keep search_path in one place.`);
+      throw new ConfigurationError(
+        'bad-schema',
+        `${DATABASE_URL_ENV} carries an "options" parameter and a schema is set too; keep search_path in one place.`,
+      );
     }
     this.schema = options.schema;
     this.migrateOnStart = options.migrate ?? true;
@@ -201,7 +223,10 @@ export class PgDatabase {
    * serialization failure or deadlock reported by PostgreSQL (and any SQLSTATE in `retryOn`) reruns
    * the whole transaction, which is safe because `work` only talks to the database.
    */
-  async transaction<T>(work: (client: PoolClient) => Promise<T>, options: { readOnly?: boolean; retryOn?: readonly string[] } = {}): Promise<T> {
+  async transaction<T>(
+    work: (client: PoolClient) => Promise<T>,
+    options: { readOnly?: boolean; retryOn?: readonly string[] } = {},
+  ): Promise<T> {
     await this.ready();
     const begin = options.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN';
     const maxAttempts = 8;
@@ -219,10 +244,14 @@ export class PgDatabase {
         const transient = code !== undefined && (TRANSIENT_CODES.has(code) || options.retryOn?.includes(code));
         if (!transient) throw this.connectionError(error);
         if (attempt >= maxAttempts) {
-          throw new SystemError('storage-busy', `PostgreSQL at ${this.label} kept reporting ${code} (${(error as Error).message}) after ${attempt} attempts. Retry later or reduce concurrency.`, {
-            retryable: true,
-            cause: error,
-          });
+          throw new SystemError(
+            'storage-busy',
+            `PostgreSQL at ${this.label} kept reporting ${code} (${(error as Error).message}) after ${attempt} attempts. Retry later or reduce concurrency.`,
+            {
+              retryable: true,
+              cause: error,
+            },
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
       } finally {

@@ -4,7 +4,16 @@
  * the pool, of the session store.
  */
 import type { PoolClient } from 'pg';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
+import {
+  PAGE_SCHEMA_VERSION,
+  pageInfo,
+  pageInfoFromRow,
+  toPage,
+  type Page,
+  type PageInfo,
+  type PageInput,
+  type PageStore,
+} from '../../paging/page-store.js';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
 interface PageRow {
@@ -21,14 +30,17 @@ interface PageRow {
   body?: Buffer;
 }
 
-const COLUMNS = 'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
+const COLUMNS =
+  'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
 // A body being deleted by one writer's clean-up while another writer links a page to it makes the
 // second fail its foreign key check; running that transaction again then finds or re-inserts the body.
 const RETRY_ON = ['23503'];
 
 /** Deletes the body `hash` when no page refers to it any more. */
 async function collect(client: PoolClient, hash: string): Promise<void> {
-  await client.query('DELETE FROM page_bodies WHERE hash = $1 AND NOT EXISTS (SELECT 1 FROM pages WHERE hash = $1)', [hash]);
+  await client.query('DELETE FROM page_bodies WHERE hash = $1 AND NOT EXISTS (SELECT 1 FROM pages WHERE hash = $1)', [
+    hash,
+  ]);
 }
 
 /** A PageStore in PostgreSQL. */
@@ -49,7 +61,10 @@ export class PgPageStore implements PageStore {
     const page = toPage(input);
     await this.database.transaction(
       async (client) => {
-        const old = await client.query<{ hash: string }>('SELECT hash FROM pages WHERE namespace = $1 AND uri = $2 FOR UPDATE', [page.namespace, page.uri]);
+        const old = await client.query<{ hash: string }>(
+          'SELECT hash FROM pages WHERE namespace = $1 AND uri = $2 FOR UPDATE',
+          [page.namespace, page.uri],
+        );
         // DO UPDATE rather than DO NOTHING: it locks an existing body, so no clean-up can delete it before our page points to it.
         await client.query(
           'INSERT INTO page_bodies (hash, body, bytes, tokens) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes',
@@ -59,7 +74,16 @@ export class PgPageStore implements PageStore {
           `INSERT INTO pages (namespace, uri, title, media_type, hash, fetched_at, meta, schema_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
            ON CONFLICT (namespace, uri) DO UPDATE SET title = excluded.title, media_type = excluded.media_type, hash = excluded.hash,
              fetched_at = excluded.fetched_at, meta = excluded.meta, schema_version = excluded.schema_version`,
-          [page.namespace, page.uri, page.title, page.mediaType, page.hash, page.fetchedAt, JSON.stringify(page.meta), PAGE_SCHEMA_VERSION],
+          [
+            page.namespace,
+            page.uri,
+            page.title,
+            page.mediaType,
+            page.hash,
+            page.fetchedAt,
+            JSON.stringify(page.meta),
+            PAGE_SCHEMA_VERSION,
+          ],
         );
         const previous = old.rows[0]?.hash;
         if (previous && previous !== page.hash) await collect(client, previous);
@@ -79,10 +103,10 @@ export class PgPageStore implements PageStore {
   }
 
   async info(namespace: string, uri: string): Promise<PageInfo | undefined> {
-    const r = await this.database.query<PageRow>(`SELECT ${COLUMNS} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 AND p.uri = $2`, [
-      namespace,
-      uri,
-    ]);
+    const r = await this.database.query<PageRow>(
+      `SELECT ${COLUMNS} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 AND p.uri = $2`,
+      [namespace, uri],
+    );
     const row = r.rows[0];
     return row ? this.row(row) : undefined;
   }
@@ -99,7 +123,10 @@ export class PgPageStore implements PageStore {
   async delete(namespace: string, uri: string): Promise<boolean> {
     return this.database.transaction(
       async (client) => {
-        const r = await client.query<{ hash: string }>('DELETE FROM pages WHERE namespace = $1 AND uri = $2 RETURNING hash', [namespace, uri]);
+        const r = await client.query<{ hash: string }>(
+          'DELETE FROM pages WHERE namespace = $1 AND uri = $2 RETURNING hash',
+          [namespace, uri],
+        );
         const hash = r.rows[0]?.hash;
         if (!hash) return false;
         await collect(client, hash);
@@ -111,7 +138,9 @@ export class PgPageStore implements PageStore {
 
   /** Distinct bodies held, for dedup checks. */
   get distinctBodies(): Promise<number> {
-    return this.database.query<{ n: string }>('SELECT count(*) AS n FROM page_bodies').then((r) => Number(r.rows[0]!.n));
+    return this.database
+      .query<{ n: string }>('SELECT count(*) AS n FROM page_bodies')
+      .then((r) => Number(r.rows[0]!.n));
   }
 
   /** Closes the connection pool, unless it was passed in as `database`. */

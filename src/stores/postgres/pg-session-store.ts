@@ -9,7 +9,16 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { z } from 'zod';
 import { StorageError, VersionConflictError } from '../../errors.js';
-import { commitToSession, planAppend, refreshSession, sharedKeys, sharedKeysOf, type SharedKeys, type SharedValue, type SharedWrite } from '../../session/append.js';
+import {
+  commitToSession,
+  planAppend,
+  refreshSession,
+  sharedKeys,
+  sharedKeysOf,
+  type SharedKeys,
+  type SharedValue,
+  type SharedWrite,
+} from '../../session/append.js';
 import { parseStoredEvent, parseStoredState, parseStoredValue } from '../../session/event-schema.js';
 import { applyDelta, scopeOf, splitDelta } from '../../session/state.js';
 import {
@@ -59,10 +68,16 @@ function checkSchema(what: string, version: number): void {
  * placeholder row first, so a key that was read while absent is locked too. One statement per scope:
  * the upsert both creates missing rows and locks existing ones, in key order.
  */
-async function lockShared(client: PoolClient, appName: string, userId: string, keys: SharedKeys): Promise<Map<string, SharedValue>> {
+async function lockShared(
+  client: PoolClient,
+  appName: string,
+  userId: string,
+  keys: SharedKeys,
+): Promise<Map<string, SharedValue>> {
   const out = new Map<string, SharedValue>();
   const take = (rows: SharedRow[]): void => {
-    for (const r of rows) out.set(r.key, { value: r.value === null ? undefined : parseStoredValue(r.value), version: r.version });
+    for (const r of rows)
+      out.set(r.key, { value: r.value === null ? undefined : parseStoredValue(r.value), version: r.version });
   };
   if (keys.user.length) {
     const r = await client.query<SharedRow>(
@@ -108,7 +123,14 @@ const WRITE = `
 async function write(
   client: PoolClient,
   key: SessionKey,
-  change: { events: readonly SessionEvent[]; firstSeq: number; shared: Iterable<[string, SharedWrite]>; state: Record<string, JsonValue>; version: number; updatedAt: number },
+  change: {
+    events: readonly SessionEvent[];
+    firstSeq: number;
+    shared: Iterable<[string, SharedWrite]>;
+    state: Record<string, JsonValue>;
+    version: number;
+    updatedAt: number;
+  },
 ): Promise<void> {
   const user: [string[], (string | null)[], number[]] = [[], [], []];
   const app: [string[], (string | null)[], number[]] = [[], [], []];
@@ -173,10 +195,23 @@ async function loadSession(db: Queryable, key: SessionKey): Promise<Session | un
       return parseStoredEvent(body);
     });
     const { appName, userId, sessionId } = key;
-    return { appName, userId, sessionId, state, events, version: row.version, sharedVersions, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) };
+    return {
+      appName,
+      userId,
+      sessionId,
+      state,
+      events,
+      version: row.version,
+      sharedVersions,
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    };
   } catch (error) {
     if (error instanceof StorageError) throw error;
-    throw new StorageError(`Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`, error);
+    throw new StorageError(
+      `Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`,
+      error,
+    );
   }
 }
 
@@ -191,11 +226,10 @@ interface LockedRow {
 
 /** Locks the session row; a missing row is a conflict (the session was deleted). */
 async function lockSession(client: PoolClient, session: Session): Promise<LockedRow> {
-  const s = await client.query<LockedRow>('SELECT state, version, updated_at FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE', [
-    session.appName,
-    session.userId,
-    session.sessionId,
-  ]);
+  const s = await client.query<LockedRow>(
+    'SELECT state, version, updated_at FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE',
+    [session.appName, session.userId, session.sessionId],
+  );
   const row = s.rows[0];
   if (!row) throw new VersionConflictError(session.sessionId, session.version, -1);
   return row;
@@ -209,7 +243,10 @@ async function appendLocked(
   events: readonly SessionEvent[],
   shared: Map<string, SharedValue>,
 ): Promise<{ plan: ReturnType<typeof planAppend> }> {
-  const plan = planAppend(session, events, { sessionState: parseStoredState(row.state), shared: (k) => shared.get(k) ?? { value: undefined, version: 0 } });
+  const plan = planAppend(session, events, {
+    sessionState: parseStoredState(row.state),
+    shared: (k) => shared.get(k) ?? { value: undefined, version: 0 },
+  });
   await write(client, session, {
     events: plan.events,
     firstSeq: row.version,
@@ -238,7 +275,11 @@ export class PgSessionStore implements LockingSessionStore {
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
-    const key: SessionKey = { appName: options.appName, userId: options.userId, sessionId: options.sessionId ?? randomUUID() };
+    const key: SessionKey = {
+      appName: options.appName,
+      userId: options.userId,
+      sessionId: options.sessionId ?? randomUUID(),
+    };
     const parts = splitDelta(options.state);
     const state: Record<string, JsonValue> = {};
     applyDelta(state, parts.session);
@@ -249,11 +290,15 @@ export class PgSessionStore implements LockingSessionStore {
          VALUES ($1, $2, $3, $4, 0, $5, $5, $6) ON CONFLICT DO NOTHING`,
         [key.appName, key.userId, key.sessionId, JSON.stringify(state), now, SESSION_SCHEMA_VERSION],
       );
-      if (inserted.rowCount === 0) throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
+      if (inserted.rowCount === 0)
+        throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
       const shared = Object.entries({ ...parts.user, ...parts.app });
       if (shared.length === 0) return;
       const current = await lockShared(client, key.appName, key.userId, sharedKeys(shared.map(([k]) => k)));
-      const writes = shared.map(([k, v]): [string, SharedWrite] => [k, { value: v, version: (current.get(k)?.version ?? 0) + 1 }]);
+      const writes = shared.map(([k, v]): [string, SharedWrite] => [
+        k,
+        { value: v, version: (current.get(k)?.version ?? 0) + 1 },
+      ]);
       await write(client, key, { events: [], firstSeq: 0, shared: writes, state, version: 0, updatedAt: now });
     });
     return (await this.getSession(key))!;
@@ -285,8 +330,16 @@ export class PgSessionStore implements LockingSessionStore {
   async deleteSession(key: SessionKey): Promise<boolean> {
     return this.database.transaction(async (client) => {
       // The session row first: it waits for an append in flight, whose events are then deleted too.
-      const r = await client.query('DELETE FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [key.appName, key.userId, key.sessionId]);
-      await client.query('DELETE FROM events WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [key.appName, key.userId, key.sessionId]);
+      const r = await client.query('DELETE FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [
+        key.appName,
+        key.userId,
+        key.sessionId,
+      ]);
+      await client.query('DELETE FROM events WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [
+        key.appName,
+        key.userId,
+        key.sessionId,
+      ]);
       return (r.rowCount ?? 0) > 0;
     });
   }
@@ -298,14 +351,25 @@ export class PgSessionStore implements LockingSessionStore {
   async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
     const plan = await this.database.transaction(async (client) => {
       const row = await lockSession(client, session);
-      if (row.version !== session.version) throw new VersionConflictError(session.sessionId, session.version, row.version);
-      return appendLocked(client, session, row, events, await lockShared(client, session.appName, session.userId, sharedKeysOf(events)));
+      if (row.version !== session.version)
+        throw new VersionConflictError(session.sessionId, session.version, row.version);
+      return appendLocked(
+        client,
+        session,
+        row,
+        events,
+        await lockShared(client, session.appName, session.userId, sharedKeysOf(events)),
+      );
     });
     commitToSession(session, events, plan.plan);
     return plan.plan.events;
   }
 
-  async appendEventsLocked(session: Session, lockKeys: readonly string[], build: () => Promise<readonly SessionEvent[]>): Promise<SessionEvent[]> {
+  async appendEventsLocked(
+    session: Session,
+    lockKeys: readonly string[],
+    build: () => Promise<readonly SessionEvent[]>,
+  ): Promise<SessionEvent[]> {
     const done = await this.database.transaction(async (client) => {
       // A build that hangs must not hold the locks forever: the server ends an idle transaction.
       await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${LOCKED_BUILD_TIMEOUT_MS}`);

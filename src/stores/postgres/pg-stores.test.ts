@@ -29,7 +29,9 @@ describe('PostgreSQL URL resolution (no server needed)', () => {
   });
 
   it('refuses a URL that is not postgres:// and says which setting to fix', () => {
-    expect(() => resolveDatabaseUrl(undefined, { PAGEWISE_DATABASE_URL: 'mysql://x@h/db' })).toThrow(/PAGEWISE_DATABASE_URL.*"mysql:"|"mysql:".*PAGEWISE_DATABASE_URL/);
+    expect(() => resolveDatabaseUrl(undefined, { PAGEWISE_DATABASE_URL: 'mysql://x@h/db' })).toThrow(
+      /PAGEWISE_DATABASE_URL.*"mysql:"|"mysql:".*PAGEWISE_DATABASE_URL/,
+    );
     expect(() => resolveDatabaseUrl('not a url', {})).toThrow(/`url` option is not a URL.*PAGEWISE_DATABASE_URL/);
     expect(resolveDatabaseUrl(undefined, { PAGEWISE_DATABASE_URL: 'postgresql://u@h/db' })).toBe('postgresql://u@h/db');
   });
@@ -39,7 +41,9 @@ describe('PostgreSQL URL resolution (no server needed)', () => {
   });
 
   it('refuses a schema that is not a plain lower-case identifier', () => {
-    expect(() => openPgDatabase({ url: 'postgres://u@127.0.0.1/db', schema: 'x; DROP TABLE y' })).toThrow(ConfigurationError);
+    expect(() => openPgDatabase({ url: 'postgres://u@127.0.0.1/db', schema: 'x; DROP TABLE y' })).toThrow(
+      ConfigurationError,
+    );
   });
 
   it('reports an unreachable server as a StorageError naming the URL without its password', async () => {
@@ -47,7 +51,9 @@ describe('PostgreSQL URL resolution (no server needed)', () => {
     const err = await store.getSession({ appName: 'a', userId: 'u', sessionId: 's' }).catch((e: unknown) => e);
     await store.close();
     expect(err).toBeInstanceOf(StorageError);
-    expect((err as Error).message).toMatch(/Cannot connect to PostgreSQL at postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/nowhere/);
+    expect((err as Error).message).toMatch(
+      /Cannot connect to PostgreSQL at postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/nowhere/,
+    );
     expect((err as Error).message).toMatch(/PAGEWISE_DATABASE_URL/);
     expect((err as Error).message).not.toContain('s3cret');
   });
@@ -129,7 +135,14 @@ if (!url) {
     it('reports a corrupt event record as a StorageError naming the session', async () => {
       const store = new PgSessionStore({ url, schema });
       const s = await store.createSession({ appName: 'pg-only', userId: 'u' });
-      await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 1, text: 'x' });
+      await store.appendEvent(s, {
+        kind: 'user',
+        id: 'e1',
+        invocationId: 'i',
+        author: 'user',
+        timestamp: 1,
+        text: 'x',
+      });
       await raw(`UPDATE events SET body = '{"kind":"nope"}' WHERE session_id = $1`, [s.sessionId]);
       const err = await store.getSession(s).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StorageError);
@@ -143,7 +156,17 @@ if (!url) {
       const s = await a.createSession({ appName: 'pg-only', userId: 'race' });
       const copies = [(await a.getSession(s))!, (await b.getSession(s))!];
       const results = await Promise.allSettled(
-        copies.map((c, i) => (i === 0 ? a : b).appendEvent(c, { kind: 'user', id: `r${i}`, invocationId: 'i', author: 'user', timestamp: 1, text: `w${i}`, delta: { w: i } })),
+        copies.map((c, i) =>
+          (i === 0 ? a : b).appendEvent(c, {
+            kind: 'user',
+            id: `r${i}`,
+            invocationId: 'i',
+            author: 'user',
+            timestamp: 1,
+            text: `w${i}`,
+            delta: { w: i },
+          }),
+        ),
       );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
@@ -154,7 +177,15 @@ if (!url) {
     });
 
     const ev = (text: string, extra: Partial<SessionEvent> = {}): SessionEvent =>
-      ({ kind: 'user', id: `${text}-${Math.random()}`, invocationId: 'i', author: 'user', timestamp: Date.now(), text, ...extra }) as SessionEvent;
+      ({
+        kind: 'user',
+        id: `${text}-${Math.random()}`,
+        invocationId: 'i',
+        author: 'user',
+        timestamp: Date.now(),
+        text,
+        ...extra,
+      }) as SessionEvent;
 
     it('appendEventsLocked reloads a stale session under the locks, builds, appends, and makes other writers wait', async () => {
       const store = new PgSessionStore({ url, schema });
@@ -185,7 +216,10 @@ if (!url) {
       expect(order).toEqual(['build', 'other conflict']);
       expect(stale.state).toMatchObject({ 'user:n': 2, 'temp:keep': 1 });
       expect(stale.version).toBe(2);
-      expect((await store.getSession(s))?.events.map((e) => (e.kind === 'user' ? e.text : ''))).toEqual(['first', 'locked']);
+      expect((await store.getSession(s))?.events.map((e) => (e.kind === 'user' ? e.text : ''))).toEqual([
+        'first',
+        'locked',
+      ]);
       await store.close();
     });
 
@@ -215,7 +249,10 @@ if (!url) {
         },
       });
       const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, 'done']);
-      const result = await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store }).run({ userId: 'starved', message: 'go' });
+      const result = await new Runner({ agent: new Agent({ name: 'a', tools: [bump] }), model, store }).run({
+        userId: 'starved',
+        message: 'go',
+      });
       expect(result.text).toBe('done');
       expect(calls.locked).toBe(1);
       expect(runs).toBe(4);
@@ -232,7 +269,10 @@ if (!url) {
       await sessions.close();
       await pages.close();
       // Neither store owns the pool, so it is still usable.
-      expect((await database.query<{ n: string }>('SELECT count(*) AS n FROM pages WHERE namespace = $1', ['pg-shared'])).rows[0]?.n).toBe('1');
+      expect(
+        (await database.query<{ n: string }>('SELECT count(*) AS n FROM pages WHERE namespace = $1', ['pg-shared']))
+          .rows[0]?.n,
+      ).toBe('1');
       await database.close();
     });
   });

@@ -80,7 +80,12 @@ export const LATEST_SQLITE_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 /** Applies every migration not yet recorded, each in its own transaction. */
 export function migrate(db: Database.Database): number {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-  const done = new Set(db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all().map((r) => r.version));
+  const done = new Set(
+    db
+      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => r.version),
+  );
   let applied = 0;
   for (const m of MIGRATIONS) {
     if (done.has(m.version)) continue;

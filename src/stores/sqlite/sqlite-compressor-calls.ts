@@ -64,7 +64,12 @@ export class SqliteCompressorCallStore implements CompressorCallStore {
 
   async add(record: CompressorCallRecord): Promise<void> {
     if (record.success !== null) checkSuccess(record.success);
-    const body = JSON.stringify({ schema: COMPRESSOR_CALL_SCHEMA, input: record.input, prompt: record.prompt, output: record.output });
+    const body = JSON.stringify({
+      schema: COMPRESSOR_CALL_SCHEMA,
+      input: record.input,
+      prompt: record.prompt,
+      output: record.output,
+    });
     this.stmts.add.run(
       record.id,
       record.episodeId,
@@ -108,10 +113,14 @@ export class SqliteCompressorCallStore implements CompressorCallStore {
 
   private record(row: CallRow): CompressorCallRecord {
     if (row.schema_version !== COMPRESSOR_CALL_SCHEMA) {
-      throw new StorageError(`Compressor call ${row.id} was written with schema version ${row.schema_version}; this pagewise reads ${COMPRESSOR_CALL_SCHEMA}. Upgrade pagewise.`);
+      throw new StorageError(
+        `Compressor call ${row.id} was written with schema version ${row.schema_version}; this pagewise reads ${COMPRESSOR_CALL_SCHEMA}. Upgrade pagewise.`,
+      );
     }
     if (row.target !== 'history' && row.target !== 'observation') {
-      throw new StorageError(`Compressor call ${row.id} has an unknown target "${row.target}"; the database may be corrupt.`);
+      throw new StorageError(
+        `Compressor call ${row.id} has an unknown target "${row.target}"; the database may be corrupt.`,
+      );
     }
     let body;
     try {

@@ -3,7 +3,16 @@
  * Shares the database file of the session store.
  */
 import type Database from 'better-sqlite3';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage, type Page, type PageInfo, type PageInput, type PageStore } from '../../paging/page-store.js';
+import {
+  PAGE_SCHEMA_VERSION,
+  pageInfo,
+  pageInfoFromRow,
+  toPage,
+  type Page,
+  type PageInfo,
+  type PageInput,
+  type PageStore,
+} from '../../paging/page-store.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 
 interface PageRow {
@@ -38,18 +47,27 @@ export class SqlitePageStore implements PageStore {
     this.ownsDb = !options.database;
     this.db = options.database ?? openSqliteDatabase(options.path);
     const db = this.db;
-    const cols = 'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
+    const cols =
+      'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
     this.stmts = {
-      putBody: db.prepare('INSERT INTO page_bodies (hash, body, bytes, tokens) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING'),
+      putBody: db.prepare(
+        'INSERT INTO page_bodies (hash, body, bytes, tokens) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING',
+      ),
       putPage: db.prepare(
         `INSERT INTO pages (namespace, uri, title, media_type, hash, fetched_at, meta, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (namespace, uri) DO UPDATE SET title = excluded.title, media_type = excluded.media_type, hash = excluded.hash,
            fetched_at = excluded.fetched_at, meta = excluded.meta, schema_version = excluded.schema_version`,
       ),
       oldHash: db.prepare<[string, string], { hash: string }>('SELECT hash FROM pages WHERE namespace = ? AND uri = ?'),
-      get: db.prepare<[string, string], PageRow>(`SELECT ${cols}, b.body FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?`),
-      info: db.prepare<[string, string], PageRow>(`SELECT ${cols} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?`),
-      list: db.prepare<[string], PageRow>(`SELECT ${cols} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? ORDER BY p.uri`),
+      get: db.prepare<[string, string], PageRow>(
+        `SELECT ${cols}, b.body FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?`,
+      ),
+      info: db.prepare<[string, string], PageRow>(
+        `SELECT ${cols} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?`,
+      ),
+      list: db.prepare<[string], PageRow>(
+        `SELECT ${cols} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? ORDER BY p.uri`,
+      ),
       del: db.prepare('DELETE FROM pages WHERE namespace = ? AND uri = ?'),
       gc: db.prepare('DELETE FROM page_bodies WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM pages WHERE hash = ?)'),
       bodies: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM page_bodies'),
@@ -65,7 +83,16 @@ export class SqlitePageStore implements PageStore {
     this.db.transaction(() => {
       const old = this.stmts.oldHash.get(page.namespace, page.uri);
       this.stmts.putBody.run(page.hash, page.body, page.bytes, page.tokens);
-      this.stmts.putPage.run(page.namespace, page.uri, page.title, page.mediaType, page.hash, page.fetchedAt, JSON.stringify(page.meta), PAGE_SCHEMA_VERSION);
+      this.stmts.putPage.run(
+        page.namespace,
+        page.uri,
+        page.title,
+        page.mediaType,
+        page.hash,
+        page.fetchedAt,
+        JSON.stringify(page.meta),
+        PAGE_SCHEMA_VERSION,
+      );
       if (old && old.hash !== page.hash) this.stmts.gc.run(old.hash, old.hash);
     })();
     return pageInfo(page);

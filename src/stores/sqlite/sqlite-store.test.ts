@@ -37,7 +37,7 @@ describe('SqliteSessionStore', () => {
     const store = new SqliteSessionStore({ path: f });
     const s = await store.createSession({ appName: 'a', userId: 'u' });
     await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 1, text: 'x' });
-    store.db.prepare("UPDATE events SET body = '{\"kind\":\"nope\"}'").run();
+    store.db.prepare('UPDATE events SET body = \'{"kind":"nope"}\'').run();
     await expect(store.getSession(s)).rejects.toThrow(new RegExp(s.sessionId));
     await store.close();
   });
@@ -70,7 +70,16 @@ describe('SqliteSessionStore', () => {
     expect(s.sharedVersions).toEqual({ 'user:n': 1, 'app:motd': 1 });
     expect(s.events.map((e) => e.id)).toEqual(['e0']);
     // Old keys take part in the version checks like new ones.
-    await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 3, text: 'more', delta: { 'user:n': 2 }, reads: { 'user:n': 1 } });
+    await store.appendEvent(s, {
+      kind: 'user',
+      id: 'e1',
+      invocationId: 'i',
+      author: 'user',
+      timestamp: 3,
+      text: 'more',
+      delta: { 'user:n': 2 },
+      reads: { 'user:n': 1 },
+    });
     expect((await store.getSession(s))?.sharedVersions?.['user:n']).toBe(2);
     await store.close();
   });

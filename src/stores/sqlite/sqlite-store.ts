@@ -40,7 +40,10 @@ export function openSqliteDatabase(file: string = defaultDatabasePath()): Databa
   try {
     db = new Database(file);
   } catch (error) {
-    throw new StorageError(`Cannot open the SQLite database ${file}: ${(error as Error).message}. Check the path and its permissions.`, error);
+    throw new StorageError(
+      `Cannot open the SQLite database ${file}: ${(error as Error).message}. Check the path and its permissions.`,
+      error,
+    );
   }
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -94,10 +97,16 @@ export class SqliteSessionStore implements SessionStore {
       bumpSession: db.prepare(
         'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
       ),
-      userState: db.prepare<[string, string], SharedRow>('SELECT key, value, version FROM user_state WHERE app_name = ? AND user_id = ?'),
+      userState: db.prepare<[string, string], SharedRow>(
+        'SELECT key, value, version FROM user_state WHERE app_name = ? AND user_id = ?',
+      ),
       appState: db.prepare<[string], SharedRow>('SELECT key, value, version FROM app_state WHERE app_name = ?'),
-      userValue: db.prepare<[string, string, string], Omit<SharedRow, 'key'>>('SELECT value, version FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?'),
-      appValue: db.prepare<[string, string], Omit<SharedRow, 'key'>>('SELECT value, version FROM app_state WHERE app_name = ? AND key = ?'),
+      userValue: db.prepare<[string, string, string], Omit<SharedRow, 'key'>>(
+        'SELECT value, version FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?',
+      ),
+      appValue: db.prepare<[string, string], Omit<SharedRow, 'key'>>(
+        'SELECT value, version FROM app_state WHERE app_name = ? AND key = ?',
+      ),
       setUser: db.prepare(
         'INSERT INTO user_state (app_name, user_id, key, value, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value, version = excluded.version',
       ),
@@ -117,7 +126,8 @@ export class SqliteSessionStore implements SessionStore {
 
   /** The stored value and version of a shared key (version 0: never written). Call inside a transaction. */
   private sharedValue(appName: string, userId: string, key: string): SharedValue {
-    const row = scopeOf(key) === 'user' ? this.stmts.userValue.get(appName, userId, key) : this.stmts.appValue.get(appName, key);
+    const row =
+      scopeOf(key) === 'user' ? this.stmts.userValue.get(appName, userId, key) : this.stmts.appValue.get(appName, key);
     return { value: row?.value == null ? undefined : parseStoredValue(row.value), version: row?.version ?? 0 };
   }
 
@@ -145,15 +155,30 @@ export class SqliteSessionStore implements SessionStore {
         if (r.value !== null) state[r.key] = parseStoredValue(r.value);
       }
       const events = this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => parseStoredEvent(r.body));
-      return { ...key, state, events, version: row.version, sharedVersions, createdAt: row.created_at, updatedAt: row.updated_at };
+      return {
+        ...key,
+        state,
+        events,
+        version: row.version,
+        sharedVersions,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
     } catch (error) {
       if (error instanceof StorageError) throw error;
-      throw new StorageError(`Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`, error);
+      throw new StorageError(
+        `Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`,
+        error,
+      );
     }
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
-    const key: SessionKey = { appName: options.appName, userId: options.userId, sessionId: options.sessionId ?? randomUUID() };
+    const key: SessionKey = {
+      appName: options.appName,
+      userId: options.userId,
+      sessionId: options.sessionId ?? randomUUID(),
+    };
     const parts = splitDelta(options.state);
     const sessionState: Record<string, JsonValue> = {};
     applyDelta(sessionState, parts.session);
@@ -162,10 +187,19 @@ export class SqliteSessionStore implements SessionStore {
       if (this.stmts.getSession.get(key.appName, key.userId, key.sessionId)) {
         throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
       }
-      this.stmts.insertSession.run(key.appName, key.userId, key.sessionId, JSON.stringify(sessionState), now, now, SESSION_SCHEMA_VERSION);
-      const writes = Object.entries({ ...parts.user, ...parts.app }).map(
-        ([k, v]): [string, SharedWrite] => [k, { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 }],
+      this.stmts.insertSession.run(
+        key.appName,
+        key.userId,
+        key.sessionId,
+        JSON.stringify(sessionState),
+        now,
+        now,
+        SESSION_SCHEMA_VERSION,
       );
+      const writes = Object.entries({ ...parts.user, ...parts.app }).map(([k, v]): [string, SharedWrite] => [
+        k,
+        { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 },
+      ]);
       this.writeShared(key.appName, key.userId, writes);
     })();
     return (await this.getSession(key))!;
@@ -180,7 +214,10 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
-    const rows = options.userId === undefined ? this.stmts.list.all(options.appName) : this.stmts.listUser.all(options.appName, options.userId);
+    const rows =
+      options.userId === undefined
+        ? this.stmts.list.all(options.appName)
+        : this.stmts.listUser.all(options.appName, options.userId);
     return rows.map((r) => ({
       appName: r.app_name,
       userId: r.user_id,
@@ -211,12 +248,32 @@ export class SqliteSessionStore implements SessionStore {
         const row = this.stmts.getSession.get(appName, userId, sessionId);
         if (!row) throw new VersionConflictError(sessionId, session.version, -1);
         if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
-        const plan = planAppend(session, events, { sessionState: parseStoredState(row.state), shared: (k) => this.sharedValue(appName, userId, k) });
+        const plan = planAppend(session, events, {
+          sessionState: parseStoredState(row.state),
+          shared: (k) => this.sharedValue(appName, userId, k),
+        });
         plan.events.forEach((e, i) => {
-          this.stmts.insertEvent.run(appName, userId, sessionId, row.version + i, e.id, JSON.stringify(e), SESSION_SCHEMA_VERSION);
+          this.stmts.insertEvent.run(
+            appName,
+            userId,
+            sessionId,
+            row.version + i,
+            e.id,
+            JSON.stringify(e),
+            SESSION_SCHEMA_VERSION,
+          );
         });
         const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
-        this.stmts.bumpSession.run(row.version + events.length, JSON.stringify(plan.sessionState), updatedAt, SESSION_SCHEMA_VERSION, appName, userId, sessionId, row.version);
+        this.stmts.bumpSession.run(
+          row.version + events.length,
+          JSON.stringify(plan.sessionState),
+          updatedAt,
+          SESSION_SCHEMA_VERSION,
+          appName,
+          userId,
+          sessionId,
+          row.version,
+        );
         this.writeShared(appName, userId, plan.shared);
         return plan;
       })
