@@ -3,6 +3,9 @@
  * table. npx tsx examples/bench.ts
  */
 import { getScenario, markdownReport, runBench } from '../src/index.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 const report = await runBench({
   scenario: getScenario('report-analysis'),

@@ -4,6 +4,9 @@
  */
 import { getScenario, markdownReport, runBench } from '../src/index.js';
 import { retailDataAvailable } from '../src/scenarios/retail/index.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 if (!retailDataAvailable()) {
   console.log('The retail data is not here (../shared/data/tau-retail, or set PAGEWISE_TAU_RETAIL_DIR).');

@@ -5,6 +5,9 @@
  */
 import { formatGuideline, getScenario, optimizeGuideline, optimizeMarkdown } from '../src/index.js';
 import { retailDataAvailable } from '../src/scenarios/retail/index.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 if (!retailDataAvailable()) {
   console.log(

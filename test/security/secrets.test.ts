@@ -34,6 +34,9 @@ import {
 } from '../../src/index.js';
 import { main } from '../../src/cli/main.js';
 import { answer, error, hang, startFakeOpenAI, type FakeOpenAI } from './openai-server.js';
+import { registerStandardBench } from '../../src/bench/index.js';
+
+registerStandardBench();
 
 const SENTINEL = `sk-sentinel-${randomBytes(16).toString('hex')}`;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
