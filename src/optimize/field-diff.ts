@@ -6,6 +6,7 @@
  * extractive rules; generalizing here is what keeps ids out of them.
  */
 import { z } from 'zod';
+import { canonicalValue } from '../util/canonical-value.js';
 import { scanJson } from '../util/json-scan.js';
 
 /** One scalar of a JSON input, with its generalized path and its value in canonical form. */
@@ -51,20 +52,7 @@ export interface CompressionDiff {
   invented: number;
 }
 
-/**
- * A value in the form facts are compared in: strings trimmed, lower case, without a leading `#`
- * (order ids are written with and without it); numbers rounded to the cent and written plainly, so
- * `54.0`, `54` and 5400 cents divided by 100 all read `54`.
- */
-export function canonicalValue(value: unknown): string {
-  if (typeof value === 'number') return String(Math.round(value * 100) / 100);
-  if (typeof value === 'string') {
-    const text = value.trim().toLowerCase().replace(/^#/u, '');
-    // A number written as text ("54.00") matches the number.
-    return /^-?\d+(?:\.\d+)?$/u.test(text) ? String(Math.round(Number(text) * 100) / 100) : text;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { canonicalValue };
 
 /**
  * The JSON containers in a text and the text around them: the whole text when it is JSON, else every

@@ -16,6 +16,7 @@ import {
   QA_ANSWER_TOOL,
   QA_INSTRUCTION,
   qaAnswerInput,
+  multiQaTaskValues,
   qaOfflinePolicy,
   scoreQaAnswers,
   type HotpotRecord,
@@ -139,6 +140,7 @@ export function createMultiQaScenario(options: MultiQaScenarioOptions = {}): Ben
     name: MULTI_QA_SCENARIO,
     description: 'k HotpotQA questions in one episode; evidence recall at each answer',
     defaultN: MULTI_QA_DEFAULT_K,
+    taskValues: multiQaTaskValues,
     get strategies() {
       return listStrategies(MULTI_QA_SCENARIO).map((s) => s.name);
     },
