@@ -29,6 +29,11 @@ export interface EpisodeContext {
   model: ModelSpec;
   /** Context window in tokens; 0 turns the check off; undefined = the model's known window. */
   contextWindow?: number;
+  /**
+   * The prompt-token budget of the run: strategies fit their context to it, and a request above it
+   * fails the episode like a request above the context window.
+   */
+  budget?: number;
   signal?: AbortSignal;
 }
 

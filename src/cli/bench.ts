@@ -47,6 +47,8 @@ Options:
   --model <spec>        "offline" (default) or provider:model, e.g. openai:gpt-4.1-mini
   --window <tokens>     Context window; a larger request fails the episode; 0 = no limit
                         (default: the model's known window)
+  --budget <tokens>     Prompt-token budget given to every strategy: FIFO, clearing, summarization and
+                        ACON fit their context to it, and a larger request fails the episode
   --concurrency C       Episodes run at once (default 1; raise it for hosted models)
   --queue <redis url>   Run the episodes on workers (pagewise worker --redis <url>) through a Redis
                         queue instead of in this process; the saved runs are the same. The model must
@@ -72,6 +74,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   model: { type: 'string' },
   window: { type: 'string' },
+  budget: { type: 'string' },
   concurrency: { type: 'string' },
   queue: { type: 'string' },
   'queue-prefix': { type: 'string' },
@@ -241,6 +244,7 @@ export async function benchCommand(
       seed: intOption('seed', values.seed, 1, 0),
       model,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(values.budget !== undefined ? { budget: intOption('budget', values.budget, 1, 1) } : {}),
       concurrency: intOption('concurrency', values.concurrency, 1, 1),
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),

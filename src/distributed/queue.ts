@@ -110,6 +110,7 @@ async function runThroughQueue(
       task: job.task,
       model,
       contextWindow: batch.contextWindow ?? null,
+      budget: batch.budget ?? null,
     };
     byId.set(id, { job, data });
   }
