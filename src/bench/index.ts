@@ -21,8 +21,6 @@ export {
   createMultiQaScenario,
   episodeEvidenceRecall,
   MULTI_QA_DEFAULT_K,
-  MULTI_QA_F1_THRESHOLD,
-  MULTI_QA_RECALL_THRESHOLD,
   MULTI_QA_SCENARIO,
   multiQaMaxSteps,
   type MultiQaBenchTask,

@@ -3,6 +3,7 @@
  * call instead of as a side effect of importing a module, so importing the library registers nothing.
  */
 import { clearToolResults, fifoHistory } from '../context/processors.js';
+import { clearToBudget, fifoToBudget } from './budget-fit.js';
 import { aconHistoryStrategy, aconObservationStrategy, aconStrategy, promptingStrategy } from './acon-strategies.js';
 import { listScenarios, registerScenario } from './registry.js';
 import type { BenchScenario } from './scenario.js';
@@ -19,26 +20,32 @@ interface StandardStrategy {
   options: RegisterStrategyOptions;
 }
 
-// Sizes follow the defaults of the processors: FIFO keeps the last 5 turns (plus the task message),
-// clearing keeps the last 3 tool results verbatim.
+// Without a budget, sizes follow the defaults of the processors: FIFO keeps the last 5 turns (plus the
+// task message), clearing keeps the last 3 tool results verbatim. With one, both fit to it.
 const STANDARD_STRATEGIES: readonly StandardStrategy[] = [
   { name: 'none', factory: () => ({}), options: { description: 'the full history, nothing removed (the baseline)' } },
   {
     name: 'fifo',
-    factory: () => ({ processors: [fifoHistory({ lastTurns: 5 })] }),
-    options: { description: 'keeps the task and the last 5 turns' },
+    factory: ({ budget }) => ({
+      processors: [budget === undefined ? fifoHistory({ lastTurns: 5 }) : fifoToBudget(budget)],
+    }),
+    options: { description: 'keeps the task and the last 5 turns, or as many recent turns as fit the budget' },
   },
   {
     name: 'clear-tool-results',
-    factory: () => ({ processors: [clearToolResults({ keepLast: 3 })] }),
-    options: { description: 'replaces all but the last 3 tool results with a placeholder' },
+    factory: ({ budget }) => ({
+      processors: [budget === undefined ? clearToolResults({ keepLast: 3 }) : clearToBudget(budget)],
+    }),
+    options: {
+      description: 'replaces all but the last 3 tool results with a placeholder, or the oldest until the budget fits',
+    },
   },
   {
     name: 'summarize',
     factory: (ctx) => promptingStrategy(ctx),
     options: {
       description:
-        'one generic "summarize the conversation" prompt when history exceeds T_hist (the prompting baseline)',
+        'one generic "summarize the conversation" prompt when history exceeds T_hist or the request the budget (the prompting baseline)',
       scenarios: TOOL_USE,
     },
   },

@@ -269,6 +269,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
       ...(options.compressor !== undefined ? { compressor: options.compressor } : {}),
       ...(options.store ? { store: options.store } : {}),
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+      ...(budget !== undefined ? { budget } : {}),
     });
   const tasks = await scenario.prepare({ tasks: train + val, seed });
   if (tasks.length < train + val) {
