@@ -134,6 +134,7 @@ describe('runBench', () => {
       tasks: 2,
       seed: 5,
       contextWindow: null,
+      budget: null,
     });
     expect(report.results.map((r) => [r.strategy, r.n, r.runs])).toEqual([
       ['none', 1, 2],

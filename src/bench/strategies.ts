@@ -20,6 +20,7 @@ export const STRATEGY_ORDER = [
   'acon-obs',
   'acon-hist',
   'acon',
+  'acon-learned',
   'paging',
   'paging+acon',
 ] as const;

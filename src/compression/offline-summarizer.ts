@@ -100,7 +100,8 @@ function queryTerms(task: string, turns: readonly (readonly ContextItem[])[]): S
 }
 
 const ID_KEY = /(?:^|_)(?:id|ids|number|code|sku)$/iu;
-const ID_VALUE = /^#?[a-z]*[_-]?\d{3,}[\w-]*$/iu;
+// Order and user ids (`#W2611340`, `noah_brown_6181`), long numeric ids; not measures such as `750ml`.
+const ID_VALUE = /^(?:#?[a-z]{1,3}\d{5,}|[a-z]+(?:_[a-z]+)*_\d{3,}|\d{6,})$/iu;
 
 /**
  * How much a field is worth keeping, from what it is (an identifier, a number, a short status word, a
@@ -111,7 +112,7 @@ function fieldScore(path: Path, value: Scalar, terms: ReadonlySet<string>): numb
   const text = value === null ? '' : String(value);
   let score = 1;
   if (ID_KEY.test(key) || (typeof value === 'string' && ID_VALUE.test(value))) score += 3;
-  if (typeof value === 'number') score += 2;
+  if (typeof value === 'number') score += 3;
   if (typeof value === 'string' && text.length <= 24) score += 1;
   if (typeof value === 'string' && text.length > 80) score -= 1;
   const keyWords = words(
