@@ -95,12 +95,19 @@ export async function runBudgetCurve(options: BudgetCurveOptions): Promise<Budge
   };
 }
 
-/** Success against budget, one line per strategy (vega-lite). */
-export function budgetCurveSpec(curve: BudgetCurve): TopLevelSpec {
+/**
+ * Success (or, with `metric: 'exactMatch'`, mean exact match per objective) against budget, one line per
+ * strategy (vega-lite).
+ */
+export function budgetCurveSpec(
+  curve: BudgetCurve,
+  metric: 'successRate' | 'exactMatch' = 'successRate',
+): TopLevelSpec {
   const n = curve.n === null ? '' : `, N = ${curve.n}`;
+  const what = metric === 'successRate' ? 'success' : 'exact match per objective';
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `${curve.scenario}${n}: success against prompt-token budget (${curve.model}, ${curve.tasks} tasks, seed ${curve.seed})`,
+    title: `${curve.scenario}${n}: ${what} against prompt-token budget (${curve.model}, ${curve.tasks} tasks, seed ${curve.seed})`,
     data: { values: curve.points.map((p) => ({ ...p })) },
     width: 460,
     height: 280,
@@ -108,9 +115,9 @@ export function budgetCurveSpec(curve: BudgetCurve): TopLevelSpec {
     encoding: {
       x: { field: 'budget', type: 'quantitative', title: 'budget (prompt tokens per request)' },
       y: {
-        field: 'successRate',
+        field: metric,
         type: 'quantitative',
-        title: 'success',
+        title: what,
         axis: { format: '%' },
         scale: { domain: [0, 1] },
       },
@@ -134,12 +141,21 @@ export function budgetCurveTable(curve: BudgetCurve): string {
   ].join('\n');
 }
 
-/** Writes `<name>.json` and `<name>.svg` into `dir`; returns their paths. */
+/**
+ * Writes `<name>.json` and `<name>.svg` (success against budget) into `dir`, and `<name>-em.svg` when
+ * the scenario reports exact match; returns their paths.
+ */
 export async function writeBudgetCurve(dir: string, name: string, curve: BudgetCurve): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const json = path.join(dir, `${name}.json`);
   const svg = path.join(dir, `${name}.svg`);
   await writeFile(json, `${JSON.stringify(curve, null, 2)}\n`);
   await writeFile(svg, await renderChartSvg(budgetCurveSpec(curve)));
-  return [json, svg];
+  const files = [json, svg];
+  if (curve.points.some((p) => p.exactMatch !== null)) {
+    const em = path.join(dir, `${name}-em.svg`);
+    await writeFile(em, await renderChartSvg(budgetCurveSpec(curve, 'exactMatch')));
+    files.push(em);
+  }
+  return files;
 }

@@ -10,6 +10,8 @@ export * from './report.js';
 export * from './registry.js';
 export * from './standard.js';
 export * from './acon-strategies.js';
+export * from './budget-fit.js';
+export * from './budget-curve.js';
 export {
   createRetailScenario,
   RETAIL_MAX_STEPS,
