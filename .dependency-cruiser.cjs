@@ -8,7 +8,8 @@ module.exports = {
   forbidden: [
     {
       name: 'core-imports-outer-layer',
-      comment: 'The runtime core must not depend on the benchmark, optimizer, queue, CLI, stores, adapters or inspector.',
+      comment:
+        'The runtime core must not depend on the benchmark, optimizer, queue, CLI, stores, adapters or inspector.',
       severity: 'error',
       from: { path: CORE, pathNot: '\\.test\\.ts$' },
       to: { path: OUTER },
