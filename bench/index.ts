@@ -14,6 +14,7 @@ import {
 } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
 import { main as compressionRetail } from './compression-retail.js';
+import { main as fairComparison } from './fair.js';
 import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
@@ -30,7 +31,7 @@ const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
   'report-analysis': { n: [10, 50, 164, 500], tasks: 5 },
   'retail-tool-use': { tasks: 24 },
   // Several N, for peak prompt tokens against the number of questions.
-  'multi-objective-qa': { n: [2, 4, 8, 12], tasks: 10 },
+  'multi-objective-qa': { n: [2, 4, 8, 16], tasks: 10 },
 };
 const OUT_DIR = path.join('bench-out', 'standard');
 
@@ -41,6 +42,8 @@ await compressionRetail();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await queueThroughput();
+// Every strategy at the same budget, acon and acon-learned: the README's Results.
+await fairComparison();
 
 for (const listed of listScenarios()) {
   if (!listed.available) {
