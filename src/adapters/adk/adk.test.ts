@@ -14,7 +14,6 @@ import { observationCompressor } from '../../compression/observation.js';
 import { ScriptedModel, type ScriptedStep } from '../../models/scripted.js';
 import { compactPagingTurns } from '../../paging/paging-history.js';
 import { PagingService } from '../../paging/service.js';
-import { createPagingTools } from '../../paging/tools.js';
 import { tool } from '../../agents/tool.js';
 import { z } from 'zod';
 import { createReportAnalyst } from '../../scenarios/report-analysis/agent.js';
@@ -23,6 +22,9 @@ import { reportOfflinePolicy } from '../../scenarios/report-analysis/policy.js';
 import { generateQuestions, isCorrect } from '../../scenarios/report-analysis/questions.js';
 import { inMemoryCorpus } from '../../scenarios/report-analysis/run.js';
 import { measureCallOptions } from '../measure.js';
+import { brokenPairs, catalogue } from '../adapter-checks.contract.js';
+import { handleOf } from '../../compression/transcript.js';
+import { fifoHistory } from '../../context/processors.js';
 import { AiSdkLlm } from './ai-sdk-llm.js';
 import { adkInstruction, adkPagedInstruction } from './instruction.js';
 import { PagewiseAdkPlugin } from './plugin.js';
@@ -153,4 +155,101 @@ describe('pagewise/adk: instruction paging on ADK', () => {
     expect(adk.peak).toBeLessThan(32_000);
     expect(pw.peak).toBeLessThan(32_000);
   }, 120_000);
+});
+
+describe('pagewise/adk: compression plugin', () => {
+  it('a compressed tool response keeps a handle that pages the raw text back in; ADK stores only the compressed text', async () => {
+    const { text, fact } = catalogue();
+    const paging = new PagingService({ boundary: BOUNDARY });
+    const fetchCatalogue = tool({
+      name: 'fetch_catalogue',
+      description: 'The whole product catalogue.',
+      inputSchema: z.object({}),
+      execute: () => text,
+    });
+    const tools = createAdkPagingTools(paging);
+    let seenOutput = '';
+    const scripted = new ScriptedModel([
+      { toolCalls: [{ toolName: 'fetch_catalogue', input: {} }] },
+      ({ view }) => {
+        const last = view.turns[view.turns.length - 1]!;
+        seenOutput = last.role === 'tool' ? last.results[0]!.output : '';
+        return { toolCalls: [{ toolName: 'page_in', input: { uris: [handleOf(seenOutput) ?? 'none'] } }] };
+      },
+      ({ view }) => (view.system.includes(fact) ? `Found: ${fact}` : 'not found'),
+    ]);
+    const agent = new LlmAgent({
+      name: 'clerk',
+      model: new AiSdkLlm(scripted),
+      instruction: adkPagedInstruction({ base: 'Answer questions about the catalogue.', service: paging }),
+      tools: [adkTool(fetchCatalogue), tools.page_in, tools.page_out],
+    });
+    const cObs = observationCompressor({ service: paging, thresholdTokens: 300, boundary: () => 'a1b2c3d4' });
+    const sessionService = new InMemorySessionService();
+    const plugin = new PagewiseAdkPlugin({ observationProcessors: [cObs] });
+    const runner = new AdkRunner({ appName: 'adk-obs', agent, sessionService, plugins: [plugin] });
+    const session = await sessionService.createSession({ appName: 'adk-obs', userId: 'u' });
+    const events: Event[] = [];
+    for await (const e of runner.runAsync({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: { role: 'user', parts: [{ text: 'Which warehouses hold widgets?' }] },
+    }))
+      events.push(e);
+    scripted.assertComplete();
+    // The model saw the compressed text without the fact, then the raw text after following the handle.
+    expect(seenOutput).toMatch(/^\[pagewise\] Compressed from \d+ tokens/m);
+    expect(seenOutput).not.toContain(fact);
+    expect(events.at(-1)?.content?.parts?.[0]?.text).toBe(`Found: ${fact}`);
+    const stored = (await sessionService.getSession({ appName: 'adk-obs', userId: 'u', sessionId: session.id }))!;
+    // What ADK stored of the tool's response is the compressed text and its handle, not the raw text.
+    const json = JSON.stringify(stored.events.filter((e) => e.content?.parts?.some((p) => p.functionResponse)));
+    expect(json).not.toContain(fact);
+    expect(json).toContain('[pagewise] Compressed from');
+    expect(Object.keys(stored.state).filter((k) => k.startsWith('temp:'))).toEqual([]);
+    // The raw text is kept byte for byte behind the handle.
+    const response = stored.events
+      .flatMap((e) => e.content?.parts ?? [])
+      .find((p) => p.functionResponse?.name === 'fetch_catalogue')!.functionResponse!.response as { result: string };
+    const uri = handleOf(response.result)!;
+    expect(await paging.body(uri, session.id)).toBe(text);
+    expect(brokenPairs(scripted.calls)).toBeUndefined();
+    // Every function call ADK stored has its response right after it.
+    stored.events.forEach((e, i) => {
+      for (const p of e.content?.parts ?? [])
+        if (p.functionCall)
+          expect(stored.events[i + 1]?.content?.parts?.some((q) => q.functionResponse?.id === p.functionCall!.id)).toBe(
+            true,
+          );
+    });
+  });
+
+  it('history processors keep tool call/result pairs intact in the requests ADK sends', async () => {
+    const steps: ScriptedStep[] = [];
+    for (let i = 0; i < 6; i++) steps.push({ toolCalls: [{ toolName: 'echo', input: { n: i } }, { toolName: 'echo', input: { n: 100 + i } }] });
+    steps.push('done');
+    const scripted = new ScriptedModel(steps);
+    const echo = tool({
+      name: 'echo',
+      description: 'Echoes n.',
+      inputSchema: z.object({ n: z.number() }),
+      execute: ({ n }) => `n=${n}`,
+    });
+    const agent = new LlmAgent({ name: 'echoer', model: new AiSdkLlm(scripted), instruction: 'Echo.', tools: [adkTool(echo)] });
+    const sessionService = new InMemorySessionService();
+    const plugin = new PagewiseAdkPlugin({ processors: [fifoHistory({ lastTurns: 3 })] });
+    const runner = new AdkRunner({ appName: 'adk-fifo', agent, sessionService, plugins: [plugin] });
+    const session = await sessionService.createSession({ appName: 'adk-fifo', userId: 'u' });
+    for await (const _ of runner.runAsync({
+      userId: 'u',
+      sessionId: session.id,
+      newMessage: { role: 'user', parts: [{ text: 'go' }] },
+    }));
+    scripted.assertComplete();
+    expect(brokenPairs(scripted.calls)).toBeUndefined();
+    // FIFO did cut the history: the last request holds 3 turns and the task, not all 6.
+    const last = scripted.calls.at(-1)!;
+    expect(last.prompt.filter((m) => m.role === 'assistant')).toHaveLength(3);
+    expect(last.prompt.find((m) => m.role === 'user')).toBeDefined();
+  });
 });

@@ -12,14 +12,16 @@ export type AdkContent = LlmRequest['contents'][number];
 type Part = NonNullable<AdkContent['parts']>[number];
 
 /** The text a function response carries: its `result` when that is a string, else its JSON. */
-export function functionResponseText(response: Record<string, unknown> | undefined): {
+export function functionResponseText(response: unknown): {
   text: string;
   isError: boolean;
 } {
-  if (!response) return { text: '', isError: false };
-  if (typeof response.result === 'string' && Object.keys(response).length === 1)
-    return { text: response.result, isError: false };
-  if (typeof response.error === 'string') return { text: response.error, isError: true };
+  // A tool's own return value reaches afterToolCallback unwrapped; ADK wraps it in { result } later.
+  if (typeof response === 'string') return { text: response, isError: false };
+  if (!response || typeof response !== 'object') return { text: JSON.stringify(response ?? ''), isError: false };
+  const r = response as Record<string, unknown>;
+  if (typeof r.result === 'string' && Object.keys(r).length === 1) return { text: r.result, isError: false };
+  if (typeof r.error === 'string') return { text: r.error, isError: true };
   return { text: JSON.stringify(response), isError: false };
 }
 
