@@ -18,7 +18,9 @@ export function catalogue(n = 200, needle = 137): { text: string; fact: string }
 }
 
 /** The first broken tool call/result pair over the requests, or undefined when all are intact. */
-export function brokenPairs(calls: readonly Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>[]): string | undefined {
+export function brokenPairs(
+  calls: readonly Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>[],
+): string | undefined {
   for (const [i, c] of calls.entries()) {
     const broken = findBrokenToolPair(callOptionsToRequest(c).items);
     if (broken) return `request ${i}: ${broken}`;

@@ -4,12 +4,7 @@
  * tokenizer. Adapters measure what a framework really sends with it, so figures compare across runners.
  */
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import {
-  measureRequest,
-  type ContextItem,
-  type ContextRequest,
-  type InstructionSection,
-} from '../context/request.js';
+import { measureRequest, type ContextItem, type ContextRequest, type InstructionSection } from '../context/request.js';
 import { viewPrompt } from '../models/prompt-view.js';
 import type { PartTokens } from '../tokens/ledger.js';
 import type { EncodingName } from '../tokens/tokenizer.js';

@@ -74,7 +74,10 @@ describe('pagewise/adk: instruction paging on ADK', () => {
   const STEPS = 3 + Math.ceil(164 / 10) + 2;
 
   it('164 reports: planner searches and transfers, analyst pages in batches, saves and escalates; bodies never stored', async () => {
-    const scripted = new ScriptedModel(Array.from({ length: STEPS }, () => reportStep), { modelId: 'scripted' });
+    const scripted = new ScriptedModel(
+      Array.from({ length: STEPS }, () => reportStep),
+      { modelId: 'scripted' },
+    );
     const ra = createReportAnalyst({ ...corpus, strategy: 'paging', boundary: BOUNDARY });
     const llm = new AiSdkLlm(scripted);
     const analyst = new LlmAgent({
@@ -130,7 +133,10 @@ describe('pagewise/adk: instruction paging on ADK', () => {
     expect(analystCalls).toHaveLength(STEPS - 3);
 
     // The same script on pagewise's own runner.
-    const scripted2 = new ScriptedModel(Array.from({ length: STEPS }, () => reportStep), { modelId: 'scripted' });
+    const scripted2 = new ScriptedModel(
+      Array.from({ length: STEPS }, () => reportStep),
+      { modelId: 'scripted' },
+    );
     const ra2 = createReportAnalyst({ ...corpus, strategy: 'paging', boundary: BOUNDARY, model: scripted2 });
     const own = await new Runner({ agent: ra2.planner, limits: { maxSteps: ra2.maxStepsFor(164) } }).run({
       userId: 'u1',
@@ -226,7 +232,13 @@ describe('pagewise/adk: compression plugin', () => {
 
   it('history processors keep tool call/result pairs intact in the requests ADK sends', async () => {
     const steps: ScriptedStep[] = [];
-    for (let i = 0; i < 6; i++) steps.push({ toolCalls: [{ toolName: 'echo', input: { n: i } }, { toolName: 'echo', input: { n: 100 + i } }] });
+    for (let i = 0; i < 6; i++)
+      steps.push({
+        toolCalls: [
+          { toolName: 'echo', input: { n: i } },
+          { toolName: 'echo', input: { n: 100 + i } },
+        ],
+      });
     steps.push('done');
     const scripted = new ScriptedModel(steps);
     const echo = tool({
@@ -235,7 +247,12 @@ describe('pagewise/adk: compression plugin', () => {
       inputSchema: z.object({ n: z.number() }),
       execute: ({ n }) => `n=${n}`,
     });
-    const agent = new LlmAgent({ name: 'echoer', model: new AiSdkLlm(scripted), instruction: 'Echo.', tools: [adkTool(echo)] });
+    const agent = new LlmAgent({
+      name: 'echoer',
+      model: new AiSdkLlm(scripted),
+      instruction: 'Echo.',
+      tools: [adkTool(echo)],
+    });
     const sessionService = new InMemorySessionService();
     const plugin = new PagewiseAdkPlugin({ processors: [fifoHistory({ lastTurns: 3 })] });
     const runner = new AdkRunner({ appName: 'adk-fifo', agent, sessionService, plugins: [plugin] });

@@ -24,10 +24,26 @@ export function genaiSchemaToJson(schema: Schema | undefined): JSONSchema7 {
     if (v === undefined || v === null) continue;
     if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase();
     else if (k === 'properties' && typeof v === 'object')
-      out.properties = Object.fromEntries(Object.entries(v as Schema).map(([p, s]) => [p, genaiSchemaToJson(s as Schema)]));
+      out.properties = Object.fromEntries(
+        Object.entries(v as Schema).map(([p, s]) => [p, genaiSchemaToJson(s as Schema)]),
+      );
     else if (k === 'items' && typeof v === 'object') out.items = genaiSchemaToJson(v as Schema);
     else if (k === 'anyOf' && Array.isArray(v)) out.anyOf = v.map((s) => genaiSchemaToJson(s as Schema));
-    else if (['description', 'enum', 'required', 'format', 'minimum', 'maximum', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern'].includes(k))
+    else if (
+      [
+        'description',
+        'enum',
+        'required',
+        'format',
+        'minimum',
+        'maximum',
+        'minItems',
+        'maxItems',
+        'minLength',
+        'maxLength',
+        'pattern',
+      ].includes(k)
+    )
       out[k] = ['minItems', 'maxItems', 'minLength', 'maxLength'].includes(k) ? Number(v) : v;
   }
   return out as JSONSchema7;
@@ -38,9 +54,7 @@ function systemText(request: LlmRequest): string {
   if (!s) return '';
   if (typeof s === 'string') return s;
   const parts = Array.isArray(s) ? s : ((s as AdkContent).parts ?? [s]);
-  return (parts as { text?: string }[])
-    .map((p) => (typeof p === 'string' ? p : (p.text ?? '')))
-    .join('\n');
+  return (parts as { text?: string }[]).map((p) => (typeof p === 'string' ? p : (p.text ?? ''))).join('\n');
 }
 
 /** Converts an ADK request into AI SDK call options (system, messages, function tools). */
@@ -131,7 +145,8 @@ export class AiSdkLlm extends BaseLlm {
         let args: Record<string, unknown>;
         try {
           const parsed = JSON.parse(c.input || '{}') as unknown;
-          args = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+          args =
+            parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
         } catch {
           yield {
             errorCode: 'MALFORMED_FUNCTION_CALL',

@@ -54,7 +54,10 @@ export class PagewiseAdkPlugin extends BasePlugin {
   private readonly observationProcessors: readonly ObservationProcessor[];
   private readonly agents: ReadonlySet<string> | undefined;
   private readonly services: ReadonlyMap<string, unknown>;
-  private readonly pending = new Map<string, { parts: ReturnType<typeof measureCallOptions>; model: string; at: number }>();
+  private readonly pending = new Map<
+    string,
+    { parts: ReturnType<typeof measureCallOptions>; model: string; at: number }
+  >();
 
   constructor(options: PagewiseAdkPluginOptions = {}) {
     super(options.name ?? 'pagewise');
@@ -109,7 +112,9 @@ export class PagewiseAdkPlugin extends BasePlugin {
     if (!pending || llmResponse.partial) return undefined;
     this.pending.delete(key);
     const completion = (llmResponse.content?.parts ?? [])
-      .map((p) => (p.text ?? '') + (p.functionCall ? `${p.functionCall.name}${JSON.stringify(p.functionCall.args)}` : ''))
+      .map(
+        (p) => (p.text ?? '') + (p.functionCall ? `${p.functionCall.name}${JSON.stringify(p.functionCall.args)}` : ''),
+      )
       .join('');
     this.ledger.record({
       kind: 'agent',
@@ -146,12 +151,11 @@ export class PagewiseAdkPlugin extends BasePlugin {
     if (this.observationProcessors.length === 0 || !this.applies(toolContext.agentName)) return undefined;
     const { text, isError } = functionResponseText(result);
     const session = toolContext.invocationContext.session;
-    const recent: SessionEvent[] = readContents(
-      session.events.filter((e) => e.content).map((e) => e.content!),
-    ).map(({ event }, i) =>
-      event.kind === 'user'
-        ? { id: `r${i}`, invocationId: '', author: 'user', timestamp: 0, ...event }
-        : { id: `r${i}`, invocationId: '', author: toolContext.agentName, timestamp: 0, ...event },
+    const recent: SessionEvent[] = readContents(session.events.filter((e) => e.content).map((e) => e.content!)).map(
+      ({ event }, i) =>
+        event.kind === 'user'
+          ? { id: `r${i}`, invocationId: '', author: 'user', timestamp: 0, ...event }
+          : { id: `r${i}`, invocationId: '', author: toolContext.agentName, timestamp: 0, ...event },
     );
     let obs: ToolObservation = {
       toolCallId: toolContext.functionCallId ?? `${toolContext.invocationId}:${tool.name}`,
