@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench-out/', '.pagewise/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench-out/', '.pagewise/', 'bench/peers/node_modules/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

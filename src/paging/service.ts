@@ -8,7 +8,7 @@ import type { StateAccess } from '../agents/tool.js';
 import type { DocumentSource } from '../sources/source.js';
 import type { JsonValue } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { randomBoundary, renderFencedPages, type FencedPage } from './fence.js';
+import { fenceBoundary, renderFencedPages, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
 import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
 
@@ -42,7 +42,7 @@ export interface PagingOptions {
   cacheMaxAgeMs?: number;
   /** Namespace of source pages in the page store. Default `corpus`. */
   corpusNamespace?: string;
-  /** Fence boundary generator. Default: 128 random bits per render. */
+  /** Fence boundary generator. Default {@link fenceBoundary}: 21 random decimal digits (≈70 bits) per render. */
   boundary?: () => string;
 }
 
@@ -100,7 +100,7 @@ export class PagingService {
     this.frameTokens = options.frameTokens ?? 8_000;
     this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? 60 * 60_000;
     this.corpusNamespace = options.corpusNamespace ?? 'corpus';
-    this.boundary = options.boundary ?? randomBoundary;
+    this.boundary = options.boundary ?? fenceBoundary;
     for (const [name, v] of [
       ['ramBudgetTokens', this.ramBudgetTokens],
       ['maxPagesPerRead', this.maxPagesPerRead],
