@@ -87,8 +87,11 @@ export class PagingService {
   readonly frameTokens: number;
   readonly cacheMaxAgeMs: number;
   readonly corpusNamespace: string;
-  private readonly boundary: () => string;
+  /** Draws the fence boundary of one render; every fenced block of a paged instruction uses it. */
+  readonly boundary: () => string;
   private readonly fetched = new Map<string, Set<string>>();
+  /** The URIs of the working set as last rendered into a prompt, per session: what the model has seen. */
+  private readonly rendered = new Map<string, readonly string[]>();
   /** Source fetches made, for tests and metrics. */
   fetchCount = 0;
 
@@ -277,8 +280,9 @@ export class PagingService {
     this.writeWorkingSet(ctx.state, next);
     const loadedTokens = requested.reduce((s, e) => s + e.tokens, 0);
     const framed = requested.filter((e) => e.frame !== undefined);
+    // The instruction states the working set and its budget at every call, so the receipt need not.
     return (
-      `${requested.length} loaded (${fmt(loadedTokens)} tokens). Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens; their text is in your instruction now.` +
+      `${requested.length} loaded (${fmt(loadedTokens)} tokens).` +
       (framed.length
         ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.`
         : '')
@@ -310,12 +314,33 @@ export class PagingService {
     return `${current.length - next.length} paged out. Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens.`;
   }
 
+  /**
+   * Releases the pages the model has seen (the working set as last rendered for this session) and keeps
+   * any loaded since, e.g. by a `get_reports` in the same step. Returns how many were released.
+   */
+  async releaseSeen(ctx: { state: StateAccess; sessionId: string }): Promise<number> {
+    const seen = new Set(this.rendered.get(ctx.sessionId) ?? []);
+    if (seen.size === 0) return 0;
+    const current = await this.workingSet(ctx.state, ctx.sessionId);
+    const next = current.filter((e) => !seen.has(e.uri));
+    if (next.length !== current.length) this.writeWorkingSet(ctx.state, next);
+    return current.length - next.length;
+  }
+
   /** Renders the working set as a fenced block (empty string when the working set is empty). */
   async render(
     state: Readonly<Record<string, JsonValue>>,
     sessionId: string,
+    boundary: string = this.boundary(),
   ): Promise<{ text: string; entries: WorkingSetEntry[] }> {
     const entries = await this.workingSet(state, sessionId);
+    this.rendered.delete(sessionId);
+    // Bounded bookkeeping: the sessions rendered most recently.
+    if (this.rendered.size >= 1024) this.rendered.delete(this.rendered.keys().next().value!);
+    this.rendered.set(
+      sessionId,
+      entries.map((e) => e.uri),
+    );
     if (entries.length === 0) return { text: '', entries };
     const pages: FencedPage[] = [];
     for (const e of entries) {
@@ -326,6 +351,6 @@ export class PagingService {
         ...(e.frame !== undefined ? { frame: `${e.frame}/${e.frames}` } : {}),
       });
     }
-    return { text: renderFencedPages(pages, this.boundary()).text, entries };
+    return { text: renderFencedPages(pages, boundary).text, entries };
   }
 }

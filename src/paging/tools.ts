@@ -25,6 +25,12 @@ export const PAGING_TOOL_NAMES = [
 export interface PagingToolsOptions {
   /** Longest saved result in characters. Default 4,000. */
   maxResultChars?: number;
+  /**
+   * `save_result` releases the pages the model has seen, so they leave the instruction once their
+   * result is saved (a page loaded in the same step stays). Default true; false keeps them until paged
+   * out or replaced.
+   */
+  releaseOnSave?: boolean;
 }
 
 /** Saved results in state, by task id. */
@@ -44,6 +50,7 @@ export function createPagingTools(
   options: PagingToolsOptions = {},
 ): Record<(typeof PAGING_TOOL_NAMES)[number], AnyTool> {
   const maxResultChars = options.maxResultChars ?? 4000;
+  const releaseOnSave = options.releaseOnSave ?? true;
   const maxPages = service.maxPagesPerRead;
   return {
     get_reports: tool({
@@ -77,12 +84,13 @@ export function createPagingTools(
     save_result: tool({
       name: 'save_result',
       description:
-        'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.',
+        'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.' +
+        (releaseOnSave ? ' Saving releases the pages you have read; pages loaded in the same step stay.' : ''),
       inputSchema: z.object({ task_id: z.string().min(1).max(200), result: z.string().max(maxResultChars) }),
-      execute: ({ task_id, result }, ctx) => {
+      execute: async ({ task_id, result }, ctx) => {
         ctx.state.set(RESULT_PREFIX + task_id, result);
-        const count = ctx.state.keys(RESULT_PREFIX).length;
-        return `Saved result "${task_id}" (${countTokens(result)} tokens). Saved results: ${count}.`;
+        const released = releaseOnSave ? await service.releaseSeen(ctx) : 0;
+        return `Saved (${countTokens(result)} tokens)${released ? `; ${released} pages released` : ''}.`;
       },
     }),
     list_results: tool({
