@@ -3,12 +3,12 @@
  * the working set in `temp:` state under a token budget, and renders it fenced into the instruction.
  * State is the disk, the instruction is the RAM, the model is the CPU.
  */
-import { LimitExceededError, NotFoundError } from '../errors.js';
+import { LimitExceededError, NotFoundError, PagewiseError } from '../errors.js';
 import type { StateAccess } from '../agents/tool.js';
 import type { DocumentSource } from '../sources/source.js';
 import type { JsonValue } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { fenceBoundary, renderFencedPages, type FencedPage } from './fence.js';
+import { fenceBoundary, renderFencedNotes, renderFencedPages, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
 import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
 
@@ -44,6 +44,32 @@ export interface PagingOptions {
   corpusNamespace?: string;
   /** Fence boundary generator. Default {@link fenceBoundary}: 21 random decimal digits (≈70 bits) per render. */
   boundary?: () => string;
+}
+
+/**
+ * Pages could not be loaded; nothing was changed. The sources' messages are fenced as data in the
+ * message, because they carry text from outside (an HTTP server's status text, a file name), and this
+ * message reaches the model as a tool error. Retryable when every failure was.
+ */
+export class PageLoadError extends PagewiseError {
+  /** Each URI that failed, with the error its source gave. */
+  readonly failures: readonly { uri: string; error: unknown }[];
+
+  constructor(failures: readonly { uri: string; error: unknown }[], requested: number, boundary: string) {
+    const notes = failures.map(
+      ({ uri, error }) => [uri, error instanceof Error ? error.message : String(error)] as const,
+    );
+    super({
+      code: 'page-load-failed',
+      fault: 'system',
+      retryable: failures.every((f) => PagewiseError.isInstance(f.error) && f.error.retryable),
+      message:
+        `Could not load ${failures.length} of ${requested} pages; nothing was changed.\n` +
+        renderFencedNotes('Errors from the sources', notes, boundary),
+      cause: failures[0]?.error,
+    });
+    this.failures = failures;
+  }
 }
 
 /** One entry of the working set. */
@@ -170,6 +196,18 @@ export class PagingService {
     return info;
   }
 
+  /** {@link load}, with a failure reported as a {@link PageLoadError} whose source text is fenced. */
+  async loadFenced(
+    uri: string,
+    ctx: { invocationId: string; sessionId: string; signal?: AbortSignal },
+  ): Promise<PageInfo> {
+    try {
+      return await this.load(uri, ctx);
+    } catch (error) {
+      throw new PageLoadError([{ uri, error }], 1, this.boundary());
+    }
+  }
+
   /** The body of a page (or of one frame, 1-based). */
   async body(uri: string, sessionId: string, frame?: number): Promise<string> {
     const page = await this.pageStore.get(this.namespaceOf(uri, sessionId), uri);
@@ -256,21 +294,18 @@ export class PagingService {
         `${unique.length} pages requested at once; read them in batches of at most ${this.maxPagesPerRead}`,
       );
     }
-    const failures: string[] = [];
+    const failures: { uri: string; error: unknown }[] = [];
     const infos: PageInfo[] = [];
     await Promise.all(
       unique.map(async (uri, i) => {
         try {
           infos[i] = await this.load(uri, ctx);
         } catch (error) {
-          failures.push(`${uri}: ${(error as Error).message}`);
+          failures.push({ uri, error });
         }
       }),
     );
-    if (failures.length)
-      throw new Error(
-        `could not load ${failures.length} of ${unique.length} pages; nothing was changed.\n${failures.join('\n')}`,
-      );
+    if (failures.length) throw new PageLoadError(failures, unique.length, this.boundary());
     const requested = await Promise.all(infos.map((info) => this.entryFor(info, ctx.sessionId)));
     const current =
       mode === 'add' ? (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => !unique.includes(e.uri)) : [];
@@ -295,7 +330,7 @@ export class PagingService {
     n: number,
     ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal },
   ): Promise<string> {
-    const info = await this.load(uri, ctx);
+    const info = await this.loadFenced(uri, ctx);
     const entry = await this.entryFor(info, ctx.sessionId, n);
     const current = (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => e.uri !== uri);
     const total = current.reduce((s, e) => s + e.tokens, 0) + entry.tokens;

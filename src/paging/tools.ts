@@ -110,7 +110,7 @@ export function createPagingTools(
         'Evaluate arithmetic over the numbers of a stored page: $1, $2, ... are its numbers in order of appearance, $all is all of them; operators + - * / % ^ ( ) and sum, min, max, avg, count, round, abs.',
       inputSchema: z.object({ uri: uriSchema, expression: z.string().min(1).max(2000) }),
       execute: async ({ uri, expression }, ctx) => {
-        await service.load(uri, ctx);
+        await service.loadFenced(uri, ctx);
         const numbers = extractNumbers(await service.body(uri, ctx.sessionId));
         const value = evaluate(expression, numbers);
         return `${expression} = ${Number.isInteger(value) ? value : Number(value.toFixed(6))} (over ${numbers.length} numbers of ${uri})`;
