@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { tool, type AnyTool } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
-import { countTokens } from '../tokens/tokenizer.js';
 import { evaluate, extractNumbers } from './calculate.js';
 import { RESULT_PREFIX, type PagingService } from './service.js';
 
@@ -55,7 +54,7 @@ export function createPagingTools(
   return {
     get_reports: tool({
       name: 'get_reports',
-      description: `Load up to ${maxPages} reports by URI into your instruction, replacing the reports loaded before. Returns only how many were loaded; the texts appear in your instruction at the next step.`,
+      description: `Load up to ${maxPages} reports by URI into your instruction, replacing those loaded before; returns only a count.`,
       inputSchema: z.object({ urls: z.array(uriSchema).min(1).max(maxPages) }),
       execute: ({ urls }, ctx) => service.pageIn(urls, 'replace', ctx),
     }),
@@ -84,13 +83,13 @@ export function createPagingTools(
     save_result: tool({
       name: 'save_result',
       description:
-        'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.' +
-        (releaseOnSave ? ' Saving releases the pages you have read; pages loaded in the same step stay.' : ''),
+        'Save a result under a task id (the same id replaces it); saved results stay in your instruction.' +
+        (releaseOnSave ? ' Releases the pages you have read, not those loaded in the same step.' : ''),
       inputSchema: z.object({ task_id: z.string().min(1).max(200), result: z.string().max(maxResultChars) }),
       execute: async ({ task_id, result }, ctx) => {
         ctx.state.set(RESULT_PREFIX + task_id, result);
         const released = releaseOnSave ? await service.releaseSeen(ctx) : 0;
-        return `Saved (${countTokens(result)} tokens)${released ? `; ${released} pages released` : ''}.`;
+        return released ? `Saved; ${released} pages released.` : 'Saved.';
       },
     }),
     list_results: tool({
