@@ -19,6 +19,7 @@ import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
+import { main as sqliteContention } from './sqlite-contention.js';
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
 const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
@@ -35,6 +36,7 @@ await pagingScaling();
 await compressionRetail();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
+await sqliteContention();
 await queueThroughput();
 
 for (const listed of listScenarios()) {
