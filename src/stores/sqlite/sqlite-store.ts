@@ -7,7 +7,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DatabaseCorruptError, StorageError, VersionConflictError } from '../../errors.js';
-import { commitToSession, planAppend, type SharedValue, type SharedWrite } from '../../session/append.js';
+import {
+  commitToSession,
+  planAppend,
+  type AppendPlan,
+  type SharedValue,
+  type SharedWrite,
+} from '../../session/append.js';
 import { parseStoredEvent, parseStoredState, parseStoredValue } from '../../session/event-schema.js';
 import { applyDelta, scopeOf, splitDelta } from '../../session/state.js';
 import {
@@ -120,6 +126,14 @@ export class SqliteSessionStore implements SessionStore {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
   private readonly stmts;
+  /** The append transaction, built once: its wrapper is on every step's path. */
+  private readonly appendTx: (session: Session, events: readonly SessionEvent[]) => AppendPlan;
+  /**
+   * Per session, the state text this store last wrote. A row still holding exactly that text needs no
+   * validation when the next append reads it back: it is what this process serialized from a state it
+   * had already checked. Any other text (written elsewhere, or altered) is validated as before.
+   */
+  private readonly writtenState = new Map<string, string>();
 
   constructor(options: SqliteStoreOptions = {}) {
     this.ownsDb = !options.database;
@@ -166,6 +180,9 @@ export class SqliteSessionStore implements SessionStore {
       deleteEvents: db.prepare('DELETE FROM events WHERE app_name = ? AND user_id = ? AND session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?'),
     }));
+    this.appendTx = db.transaction((session: Session, events: readonly SessionEvent[]) =>
+      this.appendInTransaction(session, events),
+    ).immediate;
   }
 
   /** The stored value and version of a shared key (version 0: never written). Call inside a transaction. */
@@ -291,44 +308,53 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
-    const { appName, userId, sessionId } = session;
     // IMMEDIATE takes the write lock up front, so the checks and the writes see the same database.
-    const append = this.db.transaction(() => {
-      const row = this.stmts.getSession.get(appName, userId, sessionId);
-      if (!row) throw new VersionConflictError(sessionId, session.version, -1);
-      if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
-      const plan = planAppend(session, events, {
-        sessionState: parseStoredState(row.state),
-        shared: (k) => this.sharedValue(appName, userId, k),
-      });
-      plan.events.forEach((e, i) => {
-        this.stmts.insertEvent.run(
-          appName,
-          userId,
-          sessionId,
-          row.version + i,
-          e.id,
-          JSON.stringify(e),
-          SESSION_SCHEMA_VERSION,
-        );
-      });
-      const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
-      this.stmts.bumpSession.run(
-        row.version + events.length,
-        JSON.stringify(plan.sessionState),
-        updatedAt,
-        SESSION_SCHEMA_VERSION,
+    const plan = guarded(this.db, () => this.appendTx(session, events));
+    commitToSession(session, events, plan);
+    return plan.events;
+  }
+
+  /** The body of the append transaction: version check, plan, event rows, session row, shared keys. */
+  private appendInTransaction(session: Session, events: readonly SessionEvent[]): AppendPlan {
+    const { appName, userId, sessionId } = session;
+    const row = this.stmts.getSession.get(appName, userId, sessionId);
+    if (!row) throw new VersionConflictError(sessionId, session.version, -1);
+    if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
+    const cacheKey = `${appName}\u0000${userId}\u0000${sessionId}`;
+    const known = this.writtenState.get(cacheKey) === row.state;
+    const plan = planAppend(session, events, {
+      sessionState: known ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
+      shared: (k) => this.sharedValue(appName, userId, k),
+    });
+    plan.events.forEach((e, i) => {
+      this.stmts.insertEvent.run(
         appName,
         userId,
         sessionId,
-        row.version,
+        row.version + i,
+        e.id,
+        JSON.stringify(e),
+        SESSION_SCHEMA_VERSION,
       );
-      this.writeShared(appName, userId, plan.shared);
-      return plan;
     });
-    const plan = guarded(this.db, () => append.immediate());
-    commitToSession(session, events, plan);
-    return plan.events;
+    const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
+    const stateText = JSON.stringify(plan.sessionState);
+    this.stmts.bumpSession.run(
+      row.version + events.length,
+      stateText,
+      updatedAt,
+      SESSION_SCHEMA_VERSION,
+      appName,
+      userId,
+      sessionId,
+      row.version,
+    );
+    this.writeShared(appName, userId, plan.shared);
+    // Bounded: a long-lived store serving many sessions keeps only the most recent ones.
+    if (this.writtenState.size >= 1024) this.writtenState.clear();
+    // Harmless if the commit then fails: the text is trusted only while the row holds exactly it.
+    this.writtenState.set(cacheKey, stateText);
+    return plan;
   }
 
   async close(): Promise<void> {

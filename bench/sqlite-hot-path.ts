@@ -1,0 +1,172 @@
+/**
+ * SQLite on the hot path: what one agent step costs with the SQLite store against the memory store, at
+ * 500 events of history, measured side by side in one process with the order rotated each round.
+ *
+ * 1. The append alone: one step's batch (a model event with a tool call and its result) appended with
+ *    `appendEvents`, memory against SQLite (WAL, synchronous=NORMAL, the store as shipped) and, for
+ *    reference, SQLite with synchronous=FULL (an fsync per commit).
+ * 2. Whole steps: a Runner with a scripted model doing 20 tool steps on a session pre-filled to 500
+ *    events; a step's time is measured from outside the runner, as the gap between two calls of the
+ *    model, so it holds everything a user waits for.
+ *
+ * Target: SQLite costs at most ~0.1 ms more per step than memory at 500 events.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { Agent, InMemorySessionStore, Runner, tool } from '../src/index.js';
+import type { SessionStore } from '../src/session/store.js';
+import type { Session, SessionEvent } from '../src/session/types.js';
+import { SqliteSessionStore } from '../src/stores/sqlite/sqlite-store.js';
+import { scriptedModel } from '../src/testing.js';
+import { fmt, quantile } from './stats.js';
+
+const HISTORY = 500;
+const STEPS = 20;
+
+type Variant = 'memory' | 'sqlite' | 'sqlite-full';
+
+function stepEvents(i: number, invocationId = 'seed'): SessionEvent[] {
+  const callId = `c${invocationId}-${i}`;
+  return [
+    {
+      kind: 'model',
+      id: `m-${invocationId}-${i}`,
+      invocationId,
+      author: 'a',
+      timestamp: Date.now(),
+      text: `Looking up record ${i}.`,
+      toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${i}` } }],
+    },
+    {
+      kind: 'tool-result',
+      id: `t-${invocationId}-${i}`,
+      invocationId,
+      author: 'a',
+      timestamp: Date.now(),
+      toolCallId: callId,
+      toolName: 'lookup',
+      output: JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) }),
+      isError: false,
+    },
+  ];
+}
+
+function open(variant: Variant, dir: string, name: string): SessionStore {
+  if (variant === 'memory') return new InMemorySessionStore();
+  const store = new SqliteSessionStore({ path: path.join(dir, `${name}.db`) });
+  if (variant === 'sqlite-full') store.db.pragma('synchronous = FULL');
+  return store;
+}
+
+async function seeded(store: SessionStore, sessionId: string): Promise<Session> {
+  const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId, state: { topic: 'records' } });
+  for (let i = 0; s.events.length < HISTORY; i++) await store.appendEvents(s, stepEvents(i));
+  return s;
+}
+
+/** Milliseconds of each of `n` step-shaped appends on a session of HISTORY events. */
+async function appendSamples(variant: Variant, dir: string, round: number, n: number): Promise<number[]> {
+  const store = open(variant, dir, `append-${variant}-${round}`);
+  const s = await seeded(store, `s${round}`);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const batch = stepEvents(HISTORY + i, 'timed');
+    const t0 = performance.now();
+    await store.appendEvents(s, batch);
+    out.push(performance.now() - t0);
+  }
+  await store.close();
+  return out;
+}
+
+const lookup = tool({
+  name: 'lookup',
+  description: 'Looks up a record by id and returns it.',
+  inputSchema: z.object({ id: z.string() }),
+  execute: ({ id }) => ({ id, status: 'delivered', items: [{ name: 'Desk Lamp', price: 149.99 }] }),
+});
+
+/** Milliseconds between consecutive model calls (after the first) of a 20-step run on HISTORY events. */
+async function stepSamples(variant: Variant, dir: string, round: number): Promise<number[]> {
+  const store = open(variant, dir, `steps-${variant}-${round}`);
+  const sessionId = `s${round}`;
+  await seeded(store, sessionId);
+  const at: number[] = [];
+  const script = [
+    ...Array.from({ length: STEPS }, (_, i) => () => {
+      at.push(performance.now());
+      return { toolCalls: [{ toolName: 'lookup', input: { id: `n${i}` } }] };
+    }),
+    () => {
+      at.push(performance.now());
+      return 'done';
+    },
+  ];
+  const runner = new Runner({
+    agent: new Agent({ name: 'a', instruction: 'You look things up.', tools: [lookup] }),
+    model: scriptedModel(script),
+    store,
+    appName: 'bench',
+  });
+  await runner.run({ userId: 'u', sessionId, message: 'Look up the records.' });
+  await store.close();
+  // The first gap warms caches for the seeded history; the rest are steady state.
+  return at
+    .slice(1)
+    .map((t, i) => t - at[i]!)
+    .slice(1);
+}
+
+/** Per variant: median ms of an append and of a whole step. */
+export async function sqliteHotPath(
+  options: { rounds?: number; appends?: number } = {},
+): Promise<Record<Variant, { append: number; step: number | undefined }>> {
+  const rounds = options.rounds ?? 9;
+  const appends = options.appends ?? 200;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-hot-path-'));
+  const variants: Variant[] = ['memory', 'sqlite', 'sqlite-full'];
+  const append: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
+  const step: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
+      for (const v of order) {
+        // FULL pays an fsync per commit; a few appends show it, without slowing the whole run.
+        append[v].push(await quantileOf(await appendSamples(v, dir, r, v === 'sqlite-full' ? 20 : appends)));
+        if (v !== 'sqlite-full') step[v].push(await quantileOf(await stepSamples(v, dir, r)));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (xs: number[]) => quantile(xs, 0.5);
+  return {
+    memory: { append: median(append.memory), step: median(step.memory) },
+    sqlite: { append: median(append.sqlite), step: median(step.sqlite) },
+    'sqlite-full': { append: median(append['sqlite-full']), step: undefined },
+  };
+}
+
+async function quantileOf(xs: number[]): Promise<number> {
+  return quantile(xs, 0.5);
+}
+
+/** Prints the benchmark as a markdown table. */
+export async function main(): Promise<void> {
+  const r = await sqliteHotPath();
+  console.log(`\n## sqlite-hot-path: ms per step at ${HISTORY} events (median of per-round medians)\n`);
+  console.log('| store | append (one step batch) | whole step, from outside |');
+  console.log('|---|---:|---:|');
+  console.log(`| memory | ${fmt(r.memory.append, 4)} | ${fmt(r.memory.step ?? NaN)} |`);
+  console.log(`| SQLite (WAL, synchronous=NORMAL) | ${fmt(r.sqlite.append, 4)} | ${fmt(r.sqlite.step ?? NaN)} |`);
+  console.log(`| SQLite, synchronous=FULL (reference) | ${fmt(r['sqlite-full'].append, 4)} | - |`);
+  const extra = r.sqlite.step! - r.memory.step!;
+  console.log(
+    `\nSQLite costs ${fmt(extra)} ms more per step than memory (append alone: ${fmt(r.sqlite.append - r.memory.append, 4)} ms). Target <= ~0.1 ms: ${extra <= 0.1 ? 'met' : 'NOT met'}.`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
