@@ -20,6 +20,7 @@ import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
+import { main as sqliteHotPath } from './sqlite-hot-path.js';
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
 const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
@@ -37,6 +38,7 @@ await compressionRetail();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await sqliteContention();
+await sqliteHotPath();
 await queueThroughput();
 
 for (const listed of listScenarios()) {

@@ -7,7 +7,9 @@
  *    reference, SQLite with synchronous=FULL (an fsync per commit).
  * 2. Whole steps: a Runner with a scripted model doing 20 tool steps on a session pre-filled to 500
  *    events; a step's time is measured from outside the runner, as the gap between two calls of the
- *    model, so it holds everything a user waits for.
+ *    model, so it holds everything a user waits for, as wall time and as this process's CPU time (the
+ *    steadier figure when other processes load the machine).
+ * 3. Loading the session of 500 events, what every invocation starts with.
  *
  * Target: SQLite costs at most ~0.1 ms more per step than memory at 500 events.
  */
@@ -89,19 +91,40 @@ const lookup = tool({
   execute: ({ id }) => ({ id, status: 'delivered', items: [{ name: 'Desk Lamp', price: 149.99 }] }),
 });
 
-/** Milliseconds between consecutive model calls (after the first) of a 20-step run on HISTORY events. */
-async function stepSamples(variant: Variant, dir: string, round: number): Promise<number[]> {
+/** CPU milliseconds (user + system) this process has used. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * Wall and CPU milliseconds between consecutive model calls (after the first) of a 20-step run on
+ * HISTORY events, and the wall time of loading the session (the start of every invocation).
+ */
+async function stepSamples(
+  variant: Variant,
+  dir: string,
+  round: number,
+): Promise<{ wall: number[]; cpu: number[]; load: number }> {
   const store = open(variant, dir, `steps-${variant}-${round}`);
   const sessionId = `s${round}`;
   await seeded(store, sessionId);
+  const t0 = performance.now();
+  await store.getSession({ appName: 'bench', userId: 'u', sessionId });
+  const load = performance.now() - t0;
   const at: number[] = [];
+  const cpu: number[] = [];
+  const mark = () => {
+    at.push(performance.now());
+    cpu.push(cpuMs());
+  };
   const script = [
     ...Array.from({ length: STEPS }, (_, i) => () => {
-      at.push(performance.now());
+      mark();
       return { toolCalls: [{ toolName: 'lookup', input: { id: `n${i}` } }] };
     }),
     () => {
-      at.push(performance.now());
+      mark();
       return 'done';
     },
   ];
@@ -114,58 +137,78 @@ async function stepSamples(variant: Variant, dir: string, round: number): Promis
   await runner.run({ userId: 'u', sessionId, message: 'Look up the records.' });
   await store.close();
   // The first gap warms caches for the seeded history; the rest are steady state.
-  return at
-    .slice(1)
-    .map((t, i) => t - at[i]!)
-    .slice(1);
+  const gaps = (xs: number[]) =>
+    xs
+      .slice(1)
+      .map((t, i) => t - xs[i]!)
+      .slice(1);
+  return { wall: gaps(at), cpu: gaps(cpu), load };
+}
+
+/** Medians of one variant. */
+export interface HotPathFigures {
+  /** One step's batch appended alone. */
+  append: number;
+  /** A whole step, wall time between model calls. */
+  step?: number;
+  /** A whole step, CPU time of this process between model calls (less disturbed by other load). */
+  stepCpu?: number;
+  /** Loading the session of HISTORY events. */
+  load?: number;
 }
 
 /** Per variant: median ms of an append and of a whole step. */
 export async function sqliteHotPath(
   options: { rounds?: number; appends?: number } = {},
-): Promise<Record<Variant, { append: number; step: number | undefined }>> {
+): Promise<Record<Variant, HotPathFigures>> {
   const rounds = options.rounds ?? 9;
   const appends = options.appends ?? 200;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-hot-path-'));
   const variants: Variant[] = ['memory', 'sqlite', 'sqlite-full'];
   const append: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
   const step: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
+  const stepCpu: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
+  const load: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
   try {
     for (let r = 0; r < rounds; r++) {
       const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
       for (const v of order) {
         // FULL pays an fsync per commit; a few appends show it, without slowing the whole run.
-        append[v].push(await quantileOf(await appendSamples(v, dir, r, v === 'sqlite-full' ? 20 : appends)));
-        if (v !== 'sqlite-full') step[v].push(await quantileOf(await stepSamples(v, dir, r)));
+        append[v].push(quantile(await appendSamples(v, dir, r, v === 'sqlite-full' ? 20 : appends), 0.5));
+        if (v === 'sqlite-full') continue;
+        const samples = await stepSamples(v, dir, r);
+        step[v].push(quantile(samples.wall, 0.5));
+        stepCpu[v].push(quantile(samples.cpu, 0.5));
+        load[v].push(samples.load);
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const median = (xs: number[]) => quantile(xs, 0.5);
-  return {
-    memory: { append: median(append.memory), step: median(step.memory) },
-    sqlite: { append: median(append.sqlite), step: median(step.sqlite) },
-    'sqlite-full': { append: median(append['sqlite-full']), step: undefined },
-  };
-}
-
-async function quantileOf(xs: number[]): Promise<number> {
-  return quantile(xs, 0.5);
+  const figures = (v: Variant): HotPathFigures => ({
+    append: median(append[v]),
+    ...(step[v].length > 0 ? { step: median(step[v]), stepCpu: median(stepCpu[v]), load: median(load[v]) } : {}),
+  });
+  return { memory: figures('memory'), sqlite: figures('sqlite'), 'sqlite-full': figures('sqlite-full') };
 }
 
 /** Prints the benchmark as a markdown table. */
 export async function main(): Promise<void> {
   const r = await sqliteHotPath();
   console.log(`\n## sqlite-hot-path: ms per step at ${HISTORY} events (median of per-round medians)\n`);
-  console.log('| store | append (one step batch) | whole step, from outside |');
-  console.log('|---|---:|---:|');
-  console.log(`| memory | ${fmt(r.memory.append, 4)} | ${fmt(r.memory.step ?? NaN)} |`);
-  console.log(`| SQLite (WAL, synchronous=NORMAL) | ${fmt(r.sqlite.append, 4)} | ${fmt(r.sqlite.step ?? NaN)} |`);
-  console.log(`| SQLite, synchronous=FULL (reference) | ${fmt(r['sqlite-full'].append, 4)} | - |`);
-  const extra = r.sqlite.step! - r.memory.step!;
+  console.log('| store | append (one step batch) | whole step, wall | whole step, CPU | load session |');
+  console.log('|---|---:|---:|---:|---:|');
+  const row = (label: string, f: HotPathFigures) =>
+    console.log(
+      `| ${label} | ${fmt(f.append, 4)} | ${fmt(f.step ?? NaN)} | ${fmt(f.stepCpu ?? NaN)} | ${fmt(f.load ?? NaN, 2)} |`,
+    );
+  row('memory', r.memory);
+  row('SQLite (WAL, synchronous=NORMAL)', r.sqlite);
+  row('SQLite, synchronous=FULL (reference)', r['sqlite-full']);
+  const extra = r.sqlite.stepCpu! - r.memory.stepCpu!;
   console.log(
-    `\nSQLite costs ${fmt(extra)} ms more per step than memory (append alone: ${fmt(r.sqlite.append - r.memory.append, 4)} ms). Target <= ~0.1 ms: ${extra <= 0.1 ? 'met' : 'NOT met'}.`,
+    `\nSQLite costs ${fmt(extra)} ms more CPU per step than memory (wall: ${fmt(r.sqlite.step! - r.memory.step!)} ms; append alone: ${fmt(r.sqlite.append - r.memory.append, 4)} ms). Target <= ~0.1 ms: ${extra <= 0.1 ? 'met' : 'NOT met'}.`,
   );
 }
 
