@@ -21,6 +21,9 @@ import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
 import { main as sqliteHotPath } from './sqlite-hot-path.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
 const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
