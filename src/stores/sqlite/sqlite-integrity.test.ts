@@ -4,7 +4,16 @@
  * raw SqliteError or a misleading "table … already exists") and "SQLite contention surfaces as raw
  * errors" (a lock held past the busy timeout must be a typed, retryable error).
  */
-import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
