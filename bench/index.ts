@@ -14,6 +14,7 @@ import {
 } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
 import { main as compressionRetail } from './compression-retail.js';
+import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
@@ -35,6 +36,7 @@ const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
 };
 const OUT_DIR = path.join('bench-out', 'standard');
 
+await importCost();
 await runtimeOverhead();
 await pagingScaling();
 await compressionRetail();

@@ -25,7 +25,7 @@ import { listStrategies, setupStrategy } from '../strategies.js';
 /** Name of the scenario in the registry and on the command line. */
 export const REPORT_SCENARIO = 'report-analysis';
 
-/** Default corpus size: the seed's 164 reports. */
+/** Default corpus size: 164 reports, the corpus size of the instruction-paging pattern's example. */
 export const REPORT_DEFAULT_N = 164;
 
 /** A report-analysis task: one question over the corpus of `n` reports generated with `seed`. */
