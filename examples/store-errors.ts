@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { IntegrityError, PagewiseError } from '../src/errors.js';
-import { SqlitePageStore } from '../src/stores/sqlite/sqlite-page-store.js';
+import { PagewiseError } from '../src/index.js';
+import { SqlitePageStore } from '../src/sqlite.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-example-'));
 const file = path.join(dir, 'pagewise.db');
@@ -41,7 +41,7 @@ pages.db.prepare("UPDATE page_bodies SET body = 'Revenue: 1,631,190.'").run();
 try {
   await pages.get('demo', 'report-1');
 } catch (error) {
-  if (!(error instanceof IntegrityError)) throw error;
+  if (!PagewiseError.isInstance(error) || error.code !== 'integrity') throw error;
   console.log(`refused: ${error.message}`);
 }
 await pages.close();
