@@ -8,6 +8,7 @@ export {
   resolveDatabaseUrl,
   redactDatabaseUrl,
   DATABASE_URL_ENV,
+  PG_CONNECT_TIMEOUT_MS,
   type PgDatabaseOptions,
   type PgStoreOptions,
 } from './pg-database.js';
