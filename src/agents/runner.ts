@@ -593,7 +593,16 @@ export class Runner {
         };
         const { appName, userId, sessionId } = session;
         const response = { text, toolCalls, ...(finishReason ? { finishReason } : {}) };
-        await this.options.callLog?.recordCall({ appName, userId, sessionId, invocationId, entry, request, response, eventId: modelEvent.id });
+        await this.options.callLog?.recordCall({
+          appName,
+          userId,
+          sessionId,
+          invocationId,
+          entry,
+          request,
+          response,
+          eventId: modelEvent.id,
+        });
 
         if (toolCalls.length === 0) {
           if (text.trim()) {
