@@ -560,14 +560,17 @@ export function pagePage(
     ${pre(page.body, 't page-body')}`;
 }
 
-/** A raw text with the lines the compressed text kept highlighted. */
+/**
+ * A raw text with the lines the compressed text kept highlighted. Lines are compared without
+ * whitespace and a trailing comma, so a value kept from pretty-printed JSON in a minified form counts.
+ */
 export function highlightKept(raw: string, compressed: string): SafeHtml {
-  const normalized = compressed.replace(/\s+/g, ' ');
+  const squeeze = (t: string) => t.replace(/\s+/g, '');
+  const kept = squeeze(compressed);
   return html`<pre class="t raw">
 ${raw.split('\n').map((line, i) => {
-      const t = line.trim().replace(/\s+/g, ' ');
-      const kept = t.length > 3 && normalized.includes(t);
-      return html`${i ? '\n' : ''}${kept ? html`<mark>${line}</mark>` : line}`;
+      const unit = squeeze(line).replace(/,$/, '');
+      return html`${i ? '\n' : ''}${unit.length > 3 && kept.includes(unit) ? html`<mark>${line}</mark>` : line}`;
     })}</pre>`;
 }
 

@@ -11,6 +11,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBench } from '../../src/bench/harness.js';
+import { writeBenchOutput } from '../../src/bench/report.js';
+import { createReportAnalysisScenario } from '../../src/bench/scenarios/report-analysis.js';
+import type { BenchReport } from '../../src/bench/harness.js';
 import { parseFencedPages } from '../../src/paging/fence.js';
 import { PROMPT_PARTS } from '../../src/tokens/ledger.js';
 import { startInspector, type Inspector } from '../../src/inspect/index.js';
@@ -71,6 +75,8 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
   let hostile: RecordedRun;
   let hostilePage: string;
   let acon: RecordedRun | undefined;
+  let bench: BenchReport;
+  let benchDir: string;
   let longKey: { appName: string; userId: string; sessionId: string };
   const screenshots: string[] = [];
 
@@ -84,7 +90,16 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     hostilePage = (await addHostileEvents(file, hostile.key)).uri;
     if (retail.dir) acon = await recordRetailAconRun(file, retail.dir);
     longKey = await recordLongSession(file, LONG_EVENTS);
-    inspector = await startInspector({ store: `sqlite:${file}`, port: 0 });
+    bench = await runBench({
+      scenario: createReportAnalysisScenario(),
+      strategies: ['none', 'paging'],
+      n: [12],
+      tasks: 2,
+      seed: 5,
+    });
+    benchDir = path.join(dir, 'bench-out');
+    await writeBenchOutput(benchDir, bench);
+    inspector = await startInspector({ store: `sqlite:${file}`, runs: [benchDir], port: 0 });
     origin = new URL(inspector.url).origin;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -188,8 +203,9 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
       expect(await first.locator('.guideline').textContent()).toMatch(/^[\w.-]+@\d+$/);
       expect(Number(await first.locator('.ratio').textContent())).toBeLessThan(1);
       expect(await first.locator('pre.raw mark').count()).toBeGreaterThan(0);
+      // C_hist ran too: a compaction with its raw events and summary.
+      expect(await page.locator('section.compression-history').count()).toBeGreaterThan(0);
       await shot(page, 'compression');
-      if (DOCS_DIR) await page.screenshot({ path: path.join(DOCS_DIR, 'inspect-compression.png') });
       await first.locator('a.handle').click();
       expect((await page.locator('pre.page-body').textContent())!.length).toBeGreaterThan(0);
       expect(problems).toEqual([]);
@@ -309,6 +325,33 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     expect(ms).toBeLessThan(10_000);
     await page.locator('a[rel="last"]').first().click();
     expect(await page.locator(`#e${LONG_EVENTS - 1}`).count()).toBe(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('opens a bench --out folder: results, charts, and a strategy × task cell down to its calls', async () => {
+    const { page, problems } = await guardedPage();
+    await page.goto(`${origin}/runs`);
+    await page.locator('a.run').first().click();
+    const peaks = await numbers(page, '#results td:nth-child(5)');
+    expect(peaks).toEqual(bench.results.map((r) => r.peakPromptTokens));
+    expect(
+      await page
+        .locator('img.chart')
+        .first()
+        .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(100);
+    await shot(page, 'runs');
+    const cells = page.locator('#grid a.cell');
+    expect(await cells.count()).toBe(bench.runs.episodes.length);
+    const href = (await cells.last().getAttribute('href'))!;
+    const k = Number(href.split('/').pop());
+    await cells.last().click();
+    const episode = bench.runs.episodes[k]!;
+    expect(await numbers(page, '#episode-calls td.total')).toEqual(episode.ledger.map((e) => e.promptTokens));
+    for (const part of PROMPT_PARTS)
+      expect(await numbers(page, `#episode-calls td.part-${part}`)).toEqual(episode.ledger.map((e) => e.parts[part]));
+    await shot(page, 'episode');
     expect(problems).toEqual([]);
     await page.close();
   });
