@@ -227,11 +227,15 @@ export class InspectData {
       const p = `%${likeEscape(filter.q)}%`;
       params.push(p, p, p);
     }
-    if (filter.app) clauses.push('s.app_name = ?') && params.push(filter.app);
-    if (filter.user) clauses.push('s.user_id = ?') && params.push(filter.user);
-    if (filter.id) clauses.push('s.session_id = ?') && params.push(filter.id);
-    if (filter.from !== undefined) clauses.push('s.created_at >= ?') && params.push(filter.from);
-    if (filter.to !== undefined) clauses.push('s.created_at < ?') && params.push(filter.to);
+    const add = (clause: string, value: unknown) => {
+      clauses.push(clause);
+      params.push(value);
+    };
+    if (filter.app) add('s.app_name = ?', filter.app);
+    if (filter.user) add('s.user_id = ?', filter.user);
+    if (filter.id) add('s.session_id = ?', filter.id);
+    if (filter.from !== undefined) add('s.created_at >= ?', filter.from);
+    if (filter.to !== undefined) add('s.created_at < ?', filter.to);
     const callFilter = (column: string, value: string, like: boolean) => {
       clauses.push(
         `EXISTS (SELECT 1 FROM model_calls m WHERE m.app_name = s.app_name AND m.user_id = s.user_id AND m.session_id = s.session_id AND m.${column} ${like ? "LIKE ? ESCAPE '\\'" : '= ?'})`,
