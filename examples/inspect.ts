@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqlitePageStore, SqliteSessionStore } from '../src/index.js';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore } from '../src/sqlite.js';
 import { startInspector } from '../src/inspect/index.js';
 import {
   generateQuestions,
@@ -15,7 +15,6 @@ import {
   inMemoryCorpus,
   runReportAnalysis,
 } from '../src/scenarios/report-analysis/index.js';
-import { SqliteCallLog } from '../src/stores/sqlite/sqlite-call-log.js';
 
 const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pagewise-inspect-example-')), 'runs.db');
 const store = new SqliteSessionStore({ path: file });

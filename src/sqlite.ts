@@ -15,6 +15,7 @@ export {
 } from './stores/sqlite/sqlite-store.js';
 export { LATEST_SQLITE_SCHEMA, migrate as migrateSqlite } from './stores/sqlite/migrations.js';
 export { SqlitePageStore, type SqlitePageStoreOptions } from './stores/sqlite/sqlite-page-store.js';
+export { SqliteCallLog, type SqliteCallLogOptions } from './stores/sqlite/sqlite-call-log.js';
 export {
   SqliteCompressorCallStore,
   type SqliteCompressorCallStoreOptions,

@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ContextWindowExceededError, OFFLINE_DISCLAIMER, SqlitePageStore, SqliteSessionStore } from '../index.js';
-import { SqliteCallLog } from '../stores/sqlite/sqlite-call-log.js';
+import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from '../index.js';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore } from '../sqlite.js';
 import {
   folderCorpus,
   generateQuestions,

@@ -265,13 +265,17 @@ export class InspectData {
     const { sql: where, params } = this.where(filter, withCalls);
     const agg = (col: string) =>
       this.db.dialect === 'sqlite' ? `group_concat(DISTINCT ${col})` : `string_agg(DISTINCT ${col}, ',')`;
+    // One session's page aggregates its own calls only, not the whole log.
+    const one = filter.id !== undefined && filter.app !== undefined && filter.user !== undefined;
+    const callWhere = one ? 'WHERE app_name = ? AND user_id = ? AND session_id = ?' : '';
     const calls = withCalls
-      ? `LEFT JOIN (SELECT app_name, user_id, session_id, COUNT(*) AS calls, MAX(prompt_tokens) AS peak, SUM(prompt_tokens) AS cumulative, ${agg('agent')} AS agents, ${agg('model')} AS models, ${agg('tags')} AS tags FROM model_calls GROUP BY app_name, user_id, session_id) c ON c.app_name = s.app_name AND c.user_id = s.user_id AND c.session_id = s.session_id`
+      ? `LEFT JOIN (SELECT app_name, user_id, session_id, COUNT(*) AS calls, MAX(prompt_tokens) AS peak, SUM(prompt_tokens) AS cumulative, ${agg('agent')} AS agents, ${agg('model')} AS models, ${agg('tags')} AS tags FROM model_calls ${callWhere} GROUP BY app_name, user_id, session_id) c ON c.app_name = s.app_name AND c.user_id = s.user_id AND c.session_id = s.session_id`
       : '';
+    const callParams = withCalls && one ? [filter.app, filter.user, filter.id] : [];
     const cols = withCalls ? 'c.calls, c.peak, c.cumulative, c.agents, c.models, c.tags' : '0 AS calls';
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
-      [...params, limit, offset],
+      [...callParams, ...params, limit, offset],
     );
     const total = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM sessions s ${where}`, params);
     return { rows: rows.map((r) => this.listRow(r)), total: Number(total[0]?.n ?? 0) };

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Agent } from '../../src/agents/agent.js';
 import { Runner, type RunResult } from '../../src/agents/runner.js';
-import { aconStrategy } from '../../src/compression/strategies.js';
+import { aconStrategy } from '../../src/bench/acon-strategies.js';
 import { OfflineModel } from '../../src/models/offline.js';
 import { PagingService } from '../../src/paging/service.js';
 import {

@@ -13,7 +13,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBench } from '../../src/bench/harness.js';
 import { writeBenchOutput } from '../../src/bench/report.js';
-import { createReportAnalysisScenario } from '../../src/bench/scenarios/report-analysis.js';
+import { getScenario } from '../../src/bench/registry.js';
+import { registerStandardBench } from '../../src/bench/standard.js';
 import type { BenchReport } from '../../src/bench/harness.js';
 import { parseFencedPages } from '../../src/paging/fence.js';
 import { PROMPT_PARTS } from '../../src/tokens/ledger.js';
@@ -90,8 +91,9 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     hostilePage = (await addHostileEvents(file, hostile.key)).uri;
     if (retail.dir) acon = await recordRetailAconRun(file, retail.dir);
     longKey = await recordLongSession(file, LONG_EVENTS);
+    registerStandardBench();
     bench = await runBench({
-      scenario: createReportAnalysisScenario(),
+      scenario: getScenario('report-analysis'),
       strategies: ['none', 'paging'],
       n: [12],
       tasks: 2,
