@@ -14,6 +14,7 @@ export {
 } from './pg-database.js';
 export { PgSessionStore } from './pg-session-store.js';
 export { PgPageStore } from './pg-page-store.js';
+export { PgCallLog, type PgCallLogOptions } from './pg-call-log.js';
 export {
   PG_MIGRATIONS,
   LATEST_PG_SCHEMA,
