@@ -31,7 +31,7 @@ describe('pagewise CLI', () => {
     expect(analysed.code).toBe(0);
     expect(analysed.out).toMatch(/offline model/);
     expect(analysed.out).toMatch(/\d+ reports have a churn rate above 5%/);
-    expect(analysed.out).toMatch(/25 documents · model offline · tokens: peak [\d,]+/);
+    expect(analysed.out).toMatch(/Read 25 of 25 documents · model offline \(rules, not an LLM\) · tokens: peak [\d,]+/);
     const id = /session ([0-9a-f-]{36})/.exec(analysed.out)![1]!;
     const listed = await cli('sessions', 'list', '--db', db);
     expect(listed.out).toContain(id);

@@ -14,7 +14,11 @@ import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './anal
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
 
-type Command = { summary: string; help: string; run: (argv: string[], out: (s: string) => void) => Promise<number> };
+type Command = {
+  summary: string;
+  help: string;
+  run: (argv: string[], out: (s: string) => void, err: (s: string) => void) => Promise<number>;
+};
 
 const COMMANDS: Record<string, Command> = {
   demo: {
@@ -93,7 +97,7 @@ export async function main(
     return 1;
   }
   try {
-    return await command.run(rest, out);
+    return await command.run(rest, out, err);
   } catch (error) {
     // Whatever a command failed with, keys from the environment are not printed or passed on.
     if (PagewiseError.isInstance(error)) {
