@@ -13,6 +13,7 @@ import { workerCommand, WORKER_HELP } from './worker.js';
 import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
+import { terminalSafe } from './terminal.js';
 
 type Command = {
   summary: string;
@@ -82,6 +83,11 @@ export async function main(
   out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  // Stored content reaches the terminal through every command; none of it may carry escape sequences.
+  const rawOut = out;
+  const rawErr = err;
+  out = (s) => rawOut(terminalSafe(s));
+  err = (s) => rawErr(terminalSafe(s));
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     out(help());
