@@ -22,6 +22,7 @@ import {
   type ReportStrategy,
 } from '../scenarios/report-analysis/index.js';
 import { intOption, parseCommand } from './args.js';
+import { describeError, EXIT } from './errors.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
 export const ANALYZE_HELP = `Usage: pagewise analyze <folder> "<question>" [options]
@@ -206,14 +207,14 @@ export async function analyzeCommand(
     return 0;
   } catch (error) {
     if (error instanceof ContextWindowExceededError) {
-      out(`The run failed: ${error.message}`);
-      return 3;
+      out(`The run failed: ${describeError('analyze', error)?.message ?? error.message}`);
+      return EXIT.contextWindow;
     }
     if (abort.signal.aborted) {
       err(
         `Interrupted.${sessionId ? ` Continue with: pagewise analyze ${JSON.stringify(folder)} --resume ${sessionId}${values.db ? ` --db ${values.db}` : ''}` : ''}`,
       );
-      return 130;
+      return EXIT.interrupted;
     }
     throw error;
   } finally {

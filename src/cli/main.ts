@@ -3,8 +3,9 @@
  * in code.
  */
 import { readFileSync } from 'node:fs';
-import { APICallError } from '@ai-sdk/provider';
-import { PagewiseError, redactError, redactSecrets } from '../index.js';
+import { redactError, redactSecrets } from '../index.js';
+import { describeError } from './errors.js';
+import { didYouMean } from './suggest.js';
 import { benchCommand, BENCH_HELP } from './bench.js';
 import { dbCommand, DB_HELP } from './db.js';
 import { distillCommand, DISTILL_HELP } from './distill.js';
@@ -86,8 +87,8 @@ export async function main(
   // Stored content reaches the terminal through every command; none of it may carry escape sequences.
   const rawOut = out;
   const rawErr = err;
-  out = (s) => rawOut(terminalSafe(s));
-  err = (s) => rawErr(terminalSafe(s));
+  out = (s) => rawOut(terminalSafe(redactSecrets(s)));
+  err = (s) => rawErr(terminalSafe(redactSecrets(s)));
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     out(help());
@@ -99,26 +100,17 @@ export async function main(
   }
   const command = COMMANDS[name];
   if (!command) {
-    err(`Unknown command "${name}".\n\n${help()}`);
+    err(`Unknown command "${name}".${didYouMean(name, Object.keys(COMMANDS))}\n\n${help()}`);
     return 1;
   }
   try {
     return await command.run(rest, out, err);
   } catch (error) {
     // Whatever a command failed with, keys from the environment are not printed or passed on.
-    if (PagewiseError.isInstance(error)) {
-      err(redactSecrets(`pagewise ${name}: ${error.message}`));
-      return 2;
-    }
-    if (APICallError.isInstance(error)) {
-      // The provider refused the call: a fact about the setup (key, model id, quota), not a crash.
-      const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
-      err(
-        redactSecrets(
-          `pagewise ${name}: the model provider refused the call${status}: ${error.message}. Check the API key, the model id and your quota.`,
-        ),
-      );
-      return 2;
+    const described = describeError(name, redactError(error));
+    if (described) {
+      err(described.message);
+      return described.exitCode;
     }
     throw redactError(error);
   }
