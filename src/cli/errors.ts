@@ -103,7 +103,7 @@ export function describeError(command: string, error: unknown): { message: strin
     }
     if (status === 401 || status === 403)
       return say(
-        `the model provider at ${host} refused the API key (HTTP ${status}). Check the key variable for the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, PAGEWISE_OPENAI_COMPATIBLE_API_KEY) and its permissions.`,
+        `the model provider at ${host} refused the API key (HTTP ${status}): ${error.message}. Check the key variable for the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, PAGEWISE_OPENAI_COMPATIBLE_API_KEY) and its permissions.`,
         EXIT.configuration,
       );
     if (status === 404)
