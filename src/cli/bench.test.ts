@@ -121,4 +121,22 @@ describe('pagewise bench', () => {
     );
     await expect(run(['test-cli', '--queue-prefix', 'x'])).rejects.toThrow(/--queue-prefix needs --queue/);
   });
+
+  it('finding 8 (issue 18): an unwritable --json after a finished bench loses nothing: the run folder is written first', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
+    const outDir = path.join(dir, 'out');
+    const result = await run(['test-cli', '--tasks', '1', '--out', outDir, '--json', '/proc/pagewise-x.json']);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(
+      /could not write --json \/proc\/pagewise-x\.json .*The results are saved in .*out\/results\.json/,
+    );
+    expect(JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8'))).toMatchObject({ scenario: 'test-cli' });
+  });
+
+  it('refuses an output path under a missing folder before running', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
+    await expect(run(['test-cli', '--out', path.join(dir, 'typo', 'deeper')])).rejects.toThrow(
+      /--out .*does not exist/,
+    );
+  });
 });

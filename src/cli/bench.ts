@@ -22,6 +22,7 @@ import {
 import { queueExecutor } from '../distributed/index.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
+import { ensureFolder, ensureParentOf } from './paths.js';
 
 /** Help text of `pagewise bench`. */
 export const BENCH_HELP = `Usage: pagewise bench <scenario> [options]
@@ -148,19 +149,39 @@ function progressReporter(
   };
 }
 
+/**
+ * Writes the report: the run folder first, then the optional extra --json copy. A failure of the extra copy never
+ * loses a finished run: the results are then saved in a run folder and the command says where.
+ */
 async function writeOutputs(
   report: BenchReport,
   values: { json?: string; out?: string },
   err: (s: string) => void,
-): Promise<void> {
-  if (values.json) {
-    await writeResultsJson(values.json, report);
-    err(`results written to ${values.json}`);
-  }
+  fallbackDir?: string,
+): Promise<number> {
+  let saved: string | undefined;
   if (values.out) {
     const files = await writeBenchOutput(values.out, report);
     err(`report written to ${values.out} (${files.map((f) => path.basename(f)).join(', ')})`);
+    saved = values.out;
   }
+  if (values.json) {
+    try {
+      await writeResultsJson(values.json, report);
+      err(`results written to ${values.json}`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      if (!saved && fallbackDir) {
+        await writeBenchOutput(fallbackDir, report);
+        saved = fallbackDir;
+      }
+      err(
+        `pagewise bench: could not write --json ${values.json} (${code}).${saved ? ` The results are saved in ${saved}/results.json.` : ''}`,
+      );
+      return 2;
+    }
+  }
+  return 0;
 }
 
 /**
@@ -185,8 +206,7 @@ export async function benchCommand(
   if (values.rebuild) {
     const report = rebuildReport(await readRuns(values.rebuild), prices ? { prices } : {});
     out(markdownReport(report));
-    await writeOutputs(report, values, err);
-    return 0;
+    return writeOutputs(report, values, err);
   }
   const [name, ...extra] = positionals;
   if (!name)
@@ -228,6 +248,9 @@ export async function benchCommand(
           onNotice: (notice) => err(notice.message),
         });
 
+  // A typo in an output path is found before the run, not after it.
+  if (values.out) ensureFolder('--out', values.out);
+  if (values.json) ensureParentOf('--json', values.json);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
   let report: BenchReport;
   try {
@@ -254,10 +277,10 @@ export async function benchCommand(
     (model === 'offline'
       ? undefined
       : path.join('bench-out', `${scenario.name}-${report.runs.startedAt.replace(/[:.]/g, '-')}`));
-  await writeOutputs(
+  return writeOutputs(
     report,
     { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },
     err,
+    path.join('bench-out', `${scenario.name}-${report.runs.startedAt.replace(/[:.]/g, '-')}`),
   );
-  return 0;
 }
