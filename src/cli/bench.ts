@@ -13,6 +13,7 @@ import {
   readPrices,
   readRuns,
   rebuildReport,
+  inProcessExecutor,
   runBench,
   writeBenchOutput,
   writeResultsJson,
@@ -22,11 +23,13 @@ import {
 import { queueExecutor } from '../distributed/index.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
+import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
 /** Help text of `pagewise bench`. */
 export const BENCH_HELP = `Usage: pagewise bench <scenario> [options]
        pagewise bench --rebuild <folder|runs.json> [--json <file>] [--out <folder>] [--prices <file>]
+       pagewise bench --resume <folder> [--json <file>]
        pagewise bench --list
 
 Runs every task of a scenario under each context strategy and prints a markdown table per strategy:
@@ -59,8 +62,13 @@ Options:
                         and the charts as SVG. With a hosted model and no --out, the output is saved to
                         bench-out/<scenario>-<time>/ so the report can be rebuilt without calling it again.
   --rebuild <path>      Rebuild the report from saved runs (a folder or runs.json), without a model call
+  --resume <folder>     Continue an interrupted run from its --out folder: finished episodes are not run
+                        again (each episode is written to <folder>/episodes.jsonl as it finishes)
   --list                List the scenarios and their strategies
   -h, --help            Show this help
+
+Exit codes: 0 done, 2 bad arguments or an output that could not be written, 130 interrupted (Ctrl-C prints
+where the partial results are and the command that resumes the run).
 `;
 
 const OPTIONS = {
@@ -79,6 +87,7 @@ const OPTIONS = {
   json: { type: 'string' },
   out: { type: 'string' },
   rebuild: { type: 'string' },
+  resume: { type: 'string' },
 } as const;
 
 /** Default number of tasks per strategy and N. */
@@ -208,7 +217,14 @@ export async function benchCommand(
     out(markdownReport(report));
     return writeOutputs(report, values, err);
   }
-  const [name, ...extra] = positionals;
+  // A resumed run takes its parameters from its folder, so it produces the same episodes in the same order.
+  const resumed = values.resume ? readBenchRun(values.resume) : undefined;
+  const [name = resumed?.scenario, ...extra] = positionals;
+  if (resumed && (positionals.length > 0 || values.out))
+    throw new ConfigurationError(
+      'bad-arguments',
+      `--resume takes the scenario and options from ${values.resume}; give no scenario and no --out with it.`,
+    );
   if (!name)
     throw new ConfigurationError(
       'bad-arguments',
@@ -223,13 +239,21 @@ export async function benchCommand(
       `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
     );
   const scenario = getScenario(name);
-  const model = values.model ?? 'offline';
-  const n = nList(values.n);
-  const strategies = values.strategies
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const contextWindow = values.window === undefined ? undefined : intOption('window', values.window, 0, 0);
+  const model = resumed?.model ?? values.model ?? 'offline';
+  const n = resumed ? resumed.n : nList(values.n);
+  const strategies = resumed
+    ? resumed.strategies
+    : values.strategies
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+  const contextWindow = resumed
+    ? resumed.contextWindow
+    : values.window === undefined
+      ? undefined
+      : intOption('window', values.window, 0, 0);
+  const tasks = resumed?.tasks ?? intOption('tasks', values.tasks, DEFAULT_BENCH_TASKS, 1);
+  const seed = resumed?.seed ?? intOption('seed', values.seed, 1, 0);
   if (values.queue === undefined && values['queue-prefix'] !== undefined)
     throw new ConfigurationError('bad-arguments', '--queue-prefix needs --queue <redis url>.');
   if (values.queue !== undefined && values.concurrency !== undefined) {
@@ -238,7 +262,7 @@ export async function benchCommand(
       'With --queue the workers run the episodes: set --concurrency on each `pagewise worker`, not on bench.',
     );
   }
-  const executor =
+  const baseExecutor =
     values.queue === undefined
       ? undefined
       : queueExecutor({
@@ -251,6 +275,33 @@ export async function benchCommand(
   // A typo in an output path is found before the run, not after it.
   if (values.out) ensureFolder('--out', values.out);
   if (values.json) ensureParentOf('--json', values.json);
+  // Calls to a hosted model cost money and time: keep them (episode by episode), so the report can be rebuilt
+  // offline and an interrupted run resumed.
+  const outDir =
+    values.resume ??
+    values.out ??
+    (model === 'offline'
+      ? undefined
+      : path.join('bench-out', `${scenario.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  if (outDir && !values.out && !values.resume) ensureFolder('--out', outDir);
+  if (outDir)
+    startBenchRun(outDir, {
+      scenario: scenario.name,
+      model: typeof model === 'string' ? model : String(model),
+      ...(strategies ? { strategies: [...strategies] } : {}),
+      ...(n ? { n: [...n] } : {}),
+      tasks,
+      seed,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    });
+  const executor = outDir
+    ? resumableExecutor(baseExecutor ?? inProcessExecutor, outDir, (count) => {
+        if (count > 0) err(`resuming ${outDir}: ${count} finished episodes are taken from ${EPISODES_FILE}`);
+      })
+    : baseExecutor;
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once('SIGINT', onInterrupt);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
   let report: BenchReport;
   try {
@@ -258,25 +309,30 @@ export async function benchCommand(
       scenario,
       ...(strategies ? { strategies } : {}),
       ...(n ? { n } : {}),
-      tasks: intOption('tasks', values.tasks, DEFAULT_BENCH_TASKS, 1),
-      seed: intOption('seed', values.seed, 1, 0),
+      tasks,
+      seed,
       model,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       concurrency: intOption('concurrency', values.concurrency, 1, 1),
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
       onProgress: progress.update,
+      signal: abort.signal,
     });
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+    progress.stop();
+    err(
+      outDir
+        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: pagewise bench --resume ${outDir}`
+        : 'Interrupted. Nothing was kept: run with --out <folder> to make a run resumable.',
+    );
+    return 130;
   } finally {
     progress.stop();
+    process.removeListener('SIGINT', onInterrupt);
   }
   out(markdownReport(report));
-  // Calls to a hosted model cost money and time: keep them, so the report can be rebuilt offline.
-  const outDir =
-    values.out ??
-    (model === 'offline'
-      ? undefined
-      : path.join('bench-out', `${scenario.name}-${report.runs.startedAt.replace(/[:.]/g, '-')}`));
   return writeOutputs(
     report,
     { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },
