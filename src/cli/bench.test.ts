@@ -186,4 +186,16 @@ describe('pagewise bench', () => {
       unregisterScenario('test-cli-resume');
     }
   });
+
+  it('marks scenarios whose data is missing with the command that fetches it', async () => {
+    const saved = process.env.PAGEWISE_TAU_RETAIL_DIR;
+    process.env.PAGEWISE_TAU_RETAIL_DIR = path.join(os.tmpdir(), 'pagewise-no-such-data');
+    try {
+      const { out } = await run(['--list']);
+      expect(out).toMatch(/retail-tool-use .*\(data missing: run `pagewise data fetch tau-retail`\)/);
+    } finally {
+      if (saved === undefined) delete process.env.PAGEWISE_TAU_RETAIL_DIR;
+      else process.env.PAGEWISE_TAU_RETAIL_DIR = saved;
+    }
+  });
 });

@@ -3,6 +3,7 @@
  * cost per strategy as a markdown table, with optional JSON, saved runs and charts. Progress goes to
  * stderr, so stdout holds only the report.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -21,6 +22,8 @@ import {
   type BenchReport,
 } from '../bench/index.js';
 import { queueExecutor } from '../distributed/index.js';
+import { hotpotAvailable } from '../scenarios/multi-qa/data.js';
+import { defaultRetailDataDir } from '../scenarios/retail/data.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
@@ -93,10 +96,18 @@ const OPTIONS = {
 /** Default number of tasks per strategy and N. */
 export const DEFAULT_BENCH_TASKS = 8;
 
+/** The third-party data a scenario needs, and whether it is where the scenario looks. */
+const SCENARIO_DATA: Readonly<Record<string, { set: string; present: () => boolean }>> = {
+  'retail-tool-use': { set: 'tau-retail', present: () => existsSync(path.join(defaultRetailDataDir(), 'users.json')) },
+  'multi-objective-qa': { set: 'hotpotqa', present: () => hotpotAvailable() },
+};
+
 function listText(): string {
   const lines = ['Scenarios:'];
   for (const s of listScenarios()) {
-    lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}`);
+    const data = SCENARIO_DATA[s.name];
+    const missing = data && !data.present() ? ` (data missing: run \`pagewise data fetch ${data.set}\`)` : '';
+    lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}${missing}`);
     if (s.available)
       lines.push(
         `  ${''.padEnd(20)} strategies: ${listStrategies(s.name)

@@ -45,6 +45,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Generate a corpus of business reports',
     load: async () => (await import('./analyze.js')).corpusCommand,
   },
+  data: {
+    summary: 'Fetch the third-party data the benchmarks use (checksummed, pinned commits)',
+    load: async () => (await import('./data.js')).dataCommand,
+  },
   sessions: {
     summary: 'List, show or delete stored sessions',
     load: async () => (await import('./sessions.js')).sessionsCommand,
