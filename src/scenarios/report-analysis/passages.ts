@@ -119,7 +119,12 @@ function candidatesOf(body: string): Candidate[] {
     const line = lines[i]!.trim();
     if (line === '' || isValueLine(line)) continue;
     const cells = cellsOf(line);
-    if (cells && cells.slice(1).some((cell) => isValueLine(cell)) && !YEAR.test(cells[1] ?? '')) {
+    if (cells && YEAR.test(cells[1] ?? '')) {
+      // A header row (years as columns) labels the rows below; alone it answers nothing.
+      rowLines.add(i);
+      continue;
+    }
+    if (cells && cells.slice(1).some((cell) => isValueLine(cell))) {
       const header = headerAbove(lines, i);
       const text = rowText(cells[0]!, cells.slice(1), header);
       out.push({ text: clip(text), firstLine: i, lastLine: i, words: wordSet(`${cells[0]} ${text}`) });
