@@ -5,15 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  ConfigurationError,
-  ContextWindowExceededError,
-  SqlitePageStore,
-  SqliteSessionStore,
-  defaultDatabasePath,
-  openSqliteDatabase,
-  type SessionEvent,
-} from '../index.js';
+import { ConfigurationError, ContextWindowExceededError, type SessionEvent } from '../index.js';
+import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '../sqlite.js';
 import {
   folderCorpus,
   runReportAnalysis,

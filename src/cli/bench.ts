@@ -8,6 +8,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
   getScenario,
+  registerStandardBench,
   listScenarios,
   listStrategies,
   markdownReport,
@@ -213,6 +214,7 @@ export async function benchCommand(
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  registerStandardBench();
   const { values, positionals } = parseCommand('bench', argv, OPTIONS);
   if (values.help) {
     out(BENCH_HELP);

@@ -5,13 +5,8 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  ContextWindowExceededError,
-  OFFLINE_DISCLAIMER,
-  SqlitePageStore,
-  SqliteSessionStore,
-  openSqliteDatabase,
-} from '../index.js';
+import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from '../index.js';
+import { SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '../sqlite.js';
 import {
   folderCorpus,
   generateQuestions,

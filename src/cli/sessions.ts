@@ -2,7 +2,8 @@
  * `pagewise sessions list|show|delete`: inspect the sessions in the SQLite store.
  */
 import { existsSync } from 'node:fs';
-import { NotFoundError, SqliteSessionStore, defaultDatabasePath, type SessionEvent } from '../index.js';
+import { NotFoundError, type SessionEvent } from '../index.js';
+import { SqliteSessionStore, defaultDatabasePath } from '../sqlite.js';
 import { parseCommand } from './args.js';
 import { didYouMean } from './suggest.js';
 
