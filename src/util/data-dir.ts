@@ -29,10 +29,10 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The path of a data file or folder (`tatqa/dev.json`, `tau-retail`) where it exists: the user data folder first,
- * then `../shared/data` beside the project. The user data path when it exists nowhere, so messages name where
- * `pagewise data fetch` will put it.
+ * then `../shared/data` beside the project (also the answer when it exists in neither, as before the user data
+ * folder existed).
  */
 export function findDataPath(relative: string): string {
   const candidates = [path.join(userDataDir(), relative), path.resolve(projectRoot, '../shared/data', relative)];
-  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[0]!;
+  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[1]!;
 }
