@@ -201,3 +201,7 @@ export {
   type CorpusSearchResult,
   type SearchToolOptions,
 } from './sources/corpus-index.js';
+
+// Telemetry (OpenTelemetry GenAI spans through @opentelemetry/api; a no-op without a provider).
+export { PAGE_IN_TOOLS, pagewiseTelemetry, type TelemetryOptions } from './telemetry/tracing.js';
+export type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './telemetry/types.js';

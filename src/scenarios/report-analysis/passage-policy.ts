@@ -99,9 +99,8 @@ function planner(view: PromptView): OfflineDecision {
     return { toolCalls: [{ toolName: 'search', input: { query, k: 10 } }] };
   }
   if (!called(view, 'choose_documents')) {
-    const found = toolOutputs(view, 'search').flatMap((out) =>
-      [...out.matchAll(/^ {3}uri: (.+)$/gm)].map((m) => m[1]!.trim()),
-    );
+    // Search results arrive fenced as untrusted data, best first.
+    const found = toolOutputs(view, 'search').flatMap((out) => parseFencedPages(out).pages.map((p) => p.uri));
     const uris = [...new Set(found)].slice(0, PASSAGE_DOCUMENTS_CHOSEN);
     if (uris.length === 0)
       return {
