@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from '../index.js';
-import { SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '../sqlite.js';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '../sqlite.js';
 import {
   folderCorpus,
   generateQuestions,
@@ -84,6 +84,7 @@ export async function demoCommand(
             store,
             pageStore,
             onSession: (id) => sessions.push(id),
+            callLog: new SqliteCallLog({ database, tags: { strategy } }),
             ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
           });
           const s = result.ledger.summary;
@@ -113,6 +114,7 @@ export async function demoCommand(
   out(`\nThe corpus and the sessions are kept in ${dir}. To look at them:`);
   out(`  pagewise sessions list --db ${db}`);
   if (sessions.length > 0) out(`  pagewise sessions show ${sessions[sessions.length - 1]} --db ${db}`);
+  out(`  pagewise inspect --store sqlite:${db}     (every call as the model saw it)`);
   out(`  pagewise analyze ${path.join(dir, 'reports')} "<your question>" --db ${db}`);
   return 0;
 }

@@ -53,6 +53,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'List, show or delete stored sessions',
     load: async () => (await import('./sessions.js')).sessionsCommand,
   },
+  inspect: {
+    summary: 'Browse sessions, calls and benchmark runs in a local web inspector',
+    load: async () => (await import('./inspect.js')).inspectCommand,
+  },
 };
 
 function version(): string {

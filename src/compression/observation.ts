@@ -116,7 +116,12 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
         title: `${obs.toolName} result`,
         body: obs.output,
         mediaType: 'text/plain',
-        meta: { toolName: obs.toolName, input: obs.input, compressedBy: backend.name },
+        meta: {
+          toolName: obs.toolName,
+          input: obs.input,
+          compressedBy: backend.name,
+          guideline: `${guideline.id}@${guideline.version}`,
+        },
       });
       let text: string;
       try {

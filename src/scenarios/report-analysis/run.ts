@@ -3,6 +3,7 @@
  * under a strategy on any model (the offline model gets the report-analysis rules).
  */
 import { randomUUID } from 'node:crypto';
+import type { CallLog } from '../../agents/call-log.js';
 import { Runner, type RunResult } from '../../agents/runner.js';
 import { createOfflineModel } from '../../models/offline.js';
 import type { ContextProcessor } from '../../context/request.js';
@@ -97,6 +98,8 @@ export interface ReportRunOptions {
   store?: SessionStore;
   pageStore?: PageStore;
   ledger?: Ledger;
+  /** Receives every agent model call as sent (for `pagewise inspect`). */
+  callLog?: CallLog;
   userId?: string;
   /** Extra context processors of the analyst. */
   processors?: ContextProcessor[];
@@ -131,6 +134,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     appName: options.appName ?? 'pagewise',
     ...(options.store ? { store: options.store } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
+    ...(options.callLog ? { callLog: options.callLog } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     limits: { maxSteps: analyst.maxStepsFor(options.corpus.uris.length) },
   });
