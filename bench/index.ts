@@ -13,6 +13,8 @@ import {
   type BenchOptions,
 } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
+import { main as analyzeTatqa } from './analyze-tatqa.js';
+import { main as cliStart } from './cli-start.js';
 import { main as compressionRetail } from './compression-retail.js';
 import { main as fairComparison } from './fair.js';
 import { main as importCost } from './import-cost.js';
@@ -37,7 +39,9 @@ const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
 };
 const OUT_DIR = path.join('bench-out', 'standard');
 
+await cliStart();
 await importCost();
+await analyzeTatqa();
 await runtimeOverhead();
 await pagingScaling();
 await compressionRetail();
