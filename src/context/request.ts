@@ -73,7 +73,7 @@ export interface ContextProcessor {
   process(request: ContextRequest, context: ProcessorContext): void | Promise<void>;
 }
 
-const toolCallText = new WeakMap<ToolCallRecord, string>();
+const assistantText = new WeakMap<ContextItem, string>();
 
 /** The text of one item for token counting: what the model reads, without transport framing. */
 export function itemText(item: ContextItem): string {
@@ -84,14 +84,14 @@ export function itemText(item: ContextItem): string {
     case 'tool-result':
       return item.output;
     case 'assistant': {
-      let text = item.text;
-      for (const call of item.toolCalls) {
-        let t = toolCallText.get(call);
-        if (t === undefined) {
-          t = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
-          toolCallText.set(call, t);
+      let text = assistantText.get(item);
+      if (text === undefined) {
+        text = item.text;
+        for (const call of item.toolCalls) {
+          const t = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
+          text = text ? `${text}\n${t}` : t;
         }
-        text = text ? `${text}\n${t}` : t;
+        assistantText.set(item, text);
       }
       return text;
     }
@@ -138,18 +138,41 @@ export function serializeRequest(request: ContextRequest): PromptSegment[] {
   return out;
 }
 
-/** Counts a request's prompt tokens by part (cached per segment content). */
+// Counts per item and tool object: history items are the same objects from step to step (see
+// eventsToItems), so a step counts only what is new, without serializing or hashing the rest again.
+const itemTokens: Record<EncodingName, WeakMap<object, number>> = {
+  o200k_base: new WeakMap(),
+  cl100k_base: new WeakMap(),
+};
+
+function tokensOf(key: object, encoding: EncodingName, text: () => string): number {
+  const cache = itemTokens[encoding];
+  let n = cache.get(key);
+  if (n === undefined) {
+    n = countTokens(text(), encoding);
+    cache.set(key, n);
+  }
+  return n;
+}
+
+/**
+ * Counts a request's prompt tokens by part: the same figures as counting each segment of
+ * {@link serializeRequest}, with history items and tool definitions counted once per object.
+ */
 export function measureRequest(
   request: ContextRequest,
   encoding: EncodingName = 'o200k_base',
 ): { parts: PartTokens; total: number } {
   const parts = emptyParts();
-  let total = 0;
-  for (const seg of serializeRequest(request)) {
-    const n = countTokens(seg.text, encoding);
-    parts[seg.part] += n;
-    total += n;
+  for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+  const items = request.items;
+  const obsStart = latestObservationStart(items);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    parts[i >= obsStart ? 'observation' : 'history'] += tokensOf(item, encoding, () => itemText(item));
   }
+  for (const t of request.tools) parts.tools += tokensOf(t, encoding, () => toolDefinitionText(t));
+  const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
   return { parts, total };
 }
 
@@ -158,9 +181,54 @@ export function systemText(request: ContextRequest): string {
   return request.instruction.map((s) => s.text).join('\n\n');
 }
 
+type ToolResultPart = Extract<LanguageModelV3Message, { role: 'tool' }>['content'][number];
+
+// Rendered forms per item and tool: a message for a user, summary or assistant item, a part for a tool
+// result (consecutive results share one message, built per render). Never mutated once cached.
+const rendered = new WeakMap<ContextItem, LanguageModelV3Message | ToolResultPart>();
+const renderedTools = new WeakMap<ToolDefinition, LanguageModelV3FunctionTool>();
+
+function renderItem(item: ContextItem): LanguageModelV3Message | ToolResultPart {
+  let r = rendered.get(item);
+  if (r) return r;
+  switch (item.type) {
+    case 'user':
+    case 'summary':
+      r = { role: 'user', content: [{ type: 'text', text: item.text }] };
+      break;
+    case 'assistant': {
+      const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+      if (item.text) content.push({ type: 'text', text: item.text });
+      for (const c of item.toolCalls)
+        content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
+      r = { role: 'assistant', content };
+      break;
+    }
+    case 'tool-result':
+      r = {
+        type: 'tool-result',
+        toolCallId: item.toolCallId,
+        toolName: item.toolName,
+        output: item.isError ? { type: 'error-text', value: item.output } : { type: 'text', value: item.output },
+      };
+  }
+  rendered.set(item, r);
+  return r;
+}
+
+function renderTool(t: ToolDefinition): LanguageModelV3FunctionTool {
+  let r = renderedTools.get(t);
+  if (!r) {
+    r = { type: 'function', name: t.name, description: t.description, inputSchema: t.inputSchema };
+    renderedTools.set(t, r);
+  }
+  return r;
+}
+
 /**
  * Renders the request as an AI SDK prompt and tool list. Consecutive tool results become one tool
- * message; summaries become user messages.
+ * message; summaries become user messages. Items render once: the messages of items seen in an earlier
+ * render are reused, so the objects of a prompt must be treated as read-only.
  */
 export function renderPrompt(request: ContextRequest): {
   prompt: LanguageModelV3Prompt;
@@ -169,43 +237,19 @@ export function renderPrompt(request: ContextRequest): {
   const prompt: LanguageModelV3Message[] = [];
   const system = systemText(request);
   if (system) prompt.push({ role: 'system', content: system });
+  let toolMessage: Extract<LanguageModelV3Message, { role: 'tool' }> | undefined;
   for (const item of request.items) {
-    switch (item.type) {
-      case 'user':
-      case 'summary':
-        prompt.push({ role: 'user', content: [{ type: 'text', text: item.text }] });
-        break;
-      case 'assistant': {
-        const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
-        if (item.text) content.push({ type: 'text', text: item.text });
-        for (const c of item.toolCalls)
-          content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
-        prompt.push({ role: 'assistant', content });
-        break;
-      }
-      case 'tool-result': {
-        const part = {
-          type: 'tool-result' as const,
-          toolCallId: item.toolCallId,
-          toolName: item.toolName,
-          output: item.isError
-            ? { type: 'error-text' as const, value: item.output }
-            : { type: 'text' as const, value: item.output },
-        };
-        const last = prompt[prompt.length - 1];
-        if (last?.role === 'tool') last.content.push(part);
-        else prompt.push({ role: 'tool', content: [part] });
-        break;
-      }
+    const r = renderItem(item);
+    if ('role' in r) {
+      prompt.push(r);
+      toolMessage = undefined;
+    } else if (toolMessage) toolMessage.content.push(r);
+    else {
+      toolMessage = { role: 'tool', content: [r] };
+      prompt.push(toolMessage);
     }
   }
-  const tools: LanguageModelV3FunctionTool[] = request.tools.map((t) => ({
-    type: 'function',
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema,
-  }));
-  return { prompt, tools };
+  return { prompt, tools: request.tools.map(renderTool) };
 }
 
 /**
