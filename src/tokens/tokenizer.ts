@@ -1,6 +1,8 @@
 /**
  * Token counting with a real BPE tokenizer (gpt-tokenizer). Counts are cached by content, since the
- * same history messages are counted again at every step of a long run.
+ * same history messages are counted again at every step of a long run. All text is counted as plain
+ * text: a special-token string such as `<|endoftext|>` in a document, tool result or user message is
+ * counted as the characters it is, never refused and never read as a control token.
  */
 import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
 import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
@@ -8,10 +10,18 @@ import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 /** The BPE encodings pagewise can count with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
-interface Encoder {
-  countTokens(text: string): number;
-  encode(text: string, options?: { allowedSpecial?: Set<string> | 'all' }): number[];
+interface EncodeOptions {
+  allowedSpecial?: Set<string> | 'all';
+  disallowedSpecial?: Set<string> | 'all';
 }
+
+interface Encoder {
+  countTokens(text: string, options?: EncodeOptions): number;
+  encode(text: string, options?: EncodeOptions): number[];
+}
+
+/** Special-token strings are text like any other: the tokenizer's default refuses them with an error. */
+const PLAIN_TEXT: EncodeOptions = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
 
 const ENCODERS: Record<EncodingName, Encoder> = {
   o200k_base: o200k as unknown as Encoder,
@@ -73,19 +83,19 @@ const HAS_LONG_RUN = /[\p{L}\p{M}]{2000,}/u;
 const LONG_RUN_SLICE = 1000;
 
 function countUncached(encoder: Encoder, text: string): number {
-  if (!HAS_LONG_RUN.test(text)) return encoder.countTokens(text);
+  const count = (t: string): number => encoder.countTokens(t, PLAIN_TEXT);
+  if (!HAS_LONG_RUN.test(text)) return count(text);
   let total = 0;
   let last = 0;
   for (const m of text.matchAll(LONG_RUN)) {
-    total += encoder.countTokens(text.slice(last, m.index));
-    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE)
-      total += encoder.countTokens(m[0].slice(i, i + LONG_RUN_SLICE));
+    total += count(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE) total += count(m[0].slice(i, i + LONG_RUN_SLICE));
     last = m.index + m[0].length;
   }
-  return total + encoder.countTokens(text.slice(last));
+  return total + count(text.slice(last));
 }
 
-/** Encodes `text` to token ids (special tokens allowed), uncached; for tests and exact checks. */
+/** Encodes `text` to token ids, special-token strings as plain text, uncached; for tests and exact checks. */
 export function encodeTokens(text: string, encoding: EncodingName = 'o200k_base'): number[] {
-  return ENCODERS[encoding].encode(text, { allowedSpecial: 'all' });
+  return ENCODERS[encoding].encode(text, PLAIN_TEXT);
 }
