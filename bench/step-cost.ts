@@ -35,8 +35,9 @@ interface ChildRow {
 }
 
 /** Wraps a model so the gap between the end of one call and the start of the next is recorded. */
-function timed(inner: LanguageModelV3): { model: LanguageModelV3; gaps: number[]; reset(): void } {
+function timed(inner: LanguageModelV3): { model: LanguageModelV3; gaps: number[]; ends: number[] } {
   const gaps: number[] = [];
+  const ends: number[] = [];
   let lastEnd: number | undefined;
   const model: LanguageModelV3 = {
     specificationVersion: 'v3',
@@ -48,11 +49,12 @@ function timed(inner: LanguageModelV3): { model: LanguageModelV3; gaps: number[]
       if (lastEnd !== undefined) gaps.push(start - lastEnd);
       const r = await inner.doGenerate(options);
       lastEnd = performance.now();
+      ends.push(lastEnd);
       return r;
     },
     doStream: (options) => inner.doStream(options),
   };
-  return { model, gaps, reset: () => (lastEnd = undefined) };
+  return { model, gaps, ends };
 }
 
 const recordOutput = (i: number) =>
@@ -62,19 +64,24 @@ const script = () => [
   'done',
 ];
 
-/** Measures GC time during `fn`. */
-async function withGc<T>(fn: () => Promise<T>): Promise<{ value: T; gcMs: number; wallMs: number }> {
-  let gcMs = 0;
+/**
+ * Runs `fn` and measures the garbage-collection time within the steady part of it: from the end of the
+ * first model call (which warms caches for the seeded history) to the end of the last. GC entries are
+ * delivered late, so they are collected after a pause and filtered by time.
+ */
+async function withGc<T>(fn: () => Promise<T>, ends: number[]): Promise<{ value: T; gcMs: number; wallMs: number }> {
+  const entries: { startTime: number; duration: number }[] = [];
   const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcMs += e.duration;
+    for (const e of list.getEntries()) entries.push({ startTime: e.startTime, duration: e.duration });
   });
   obs.observe({ entryTypes: ['gc'] });
-  const start = performance.now();
   const value = await fn();
-  const wallMs = performance.now() - start;
-  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 100));
   obs.disconnect();
-  return { value, gcMs, wallMs };
+  const start = ends[0] ?? 0;
+  const end = ends[ends.length - 1] ?? 0;
+  const gcMs = entries.filter((e) => e.startTime >= start && e.startTime < end).reduce((a, e) => a + e.duration, 0);
+  return { value, gcMs, wallMs: end - start };
 }
 
 async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promise<ChildRow[]> {
@@ -135,7 +142,7 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
           store,
           appName: 'bench',
         });
-        const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }));
+        const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }), t.ends);
         // The first gap of a run warms caches for the seeded history; the rest are steady state.
         row.gaps.push(...t.gaps.slice(1));
         row.gcMs += m.gcMs;
@@ -181,20 +188,22 @@ async function childAiSdk(): Promise<ChildRow[]> {
         });
       }
       const t = timed(scriptedModel(script()));
-      const m = await withGc(() =>
-        generateText({
-          model: t.model,
-          system: 'You record things.',
-          messages,
-          tools: {
-            record: tool({
-              description: 'Records an id and returns the record.',
-              inputSchema: z.object({ id: z.string() }),
-              execute: async ({ id }) => ({ id, status: 'recorded' }),
-            }),
-          },
-          stopWhen: stepCountIs(STEPS + 1),
-        }),
+      const m = await withGc(
+        () =>
+          generateText({
+            model: t.model,
+            system: 'You record things.',
+            messages,
+            tools: {
+              record: tool({
+                description: 'Records an id and returns the record.',
+                inputSchema: z.object({ id: z.string() }),
+                execute: async ({ id }) => ({ id, status: 'recorded' }),
+              }),
+            },
+            stopWhen: stepCountIs(STEPS + 1),
+          }),
+        t.ends,
       );
       row.gaps.push(...t.gaps.slice(1));
       row.gcMs += m.gcMs;
@@ -252,7 +261,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   }
   const median = (name: string, events: number) => quantile(samples.get(`${name}@${events}`)?.gaps ?? [], 0.5);
   console.log(`\n## step-cost: ms per step from outside (gap between model calls), median of ${rounds} rounds\n`);
-  console.log(`| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share at 500 |`);
+  console.log(
+    `| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share of steps at 500 |`,
+  );
   console.log(`|---|${SIZES.map(() => '---:').join('|')}|---:|---:|`);
   for (const v of variants) {
     const at = samples.get(`${v.name}@500`)!;

@@ -257,27 +257,40 @@ export function renderPrompt(request: ContextRequest): {
  * Returns a description of the first break, or undefined when the pairs are intact.
  */
 export function findBrokenToolPair(items: readonly ContextItem[]): string | undefined {
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    if (item.type === 'assistant' && item.toolCalls.length > 0) {
-      const want = new Set(item.toolCalls.map((c) => c.toolCallId));
-      let j = i + 1;
-      while (j < items.length && items[j]!.type === 'tool-result') {
-        want.delete((items[j] as { toolCallId: string }).toolCallId);
-        j += 1;
-      }
-      // The last assistant turn of the request may still be waiting for its results: not allowed either,
-      // since a request is only built between steps, when every call has its result.
-      if (want.size > 0) return `tool call ${[...want][0]} at item ${i} has no result after it`;
-    }
-    if (item.type === 'tool-result') {
-      let j = i - 1;
-      while (j >= 0 && items[j]!.type === 'tool-result') j -= 1;
-      const owner = items[j];
-      if (!owner || owner.type !== 'assistant' || !owner.toolCalls.some((c) => c.toolCallId === item.toolCallId)) {
+  // One pass without allocation: it runs after every processor of every step.
+  let owner = -1;
+  for (let i = 0; i <= items.length; i++) {
+    const item = items[i];
+    if (item?.type === 'tool-result') {
+      if (owner < 0 || !callsInclude(items[owner] as AssistantItem, item.toolCallId))
         return `tool result ${item.toolCallId} at item ${i} is not preceded by its call`;
-      }
+      continue;
     }
+    // The turn of the last assistant item ends here: each of its calls needs a result in it. The last turn
+    // of a request may not wait for its results either, since a request is only built between steps.
+    if (owner >= 0) {
+      const missing = unanswered(items, owner, i);
+      if (missing !== undefined) return `tool call ${missing} at item ${owner} has no result after it`;
+    }
+    owner = item?.type === 'assistant' && item.toolCalls.length > 0 ? i : -1;
+  }
+  return undefined;
+}
+
+type AssistantItem = Extract<ContextItem, { type: 'assistant' }>;
+
+function callsInclude(item: AssistantItem, toolCallId: string): boolean {
+  for (const c of item.toolCalls) if (c.toolCallId === toolCallId) return true;
+  return false;
+}
+
+/** The first call of the assistant item at `owner` without a result among items owner+1..end-1. */
+function unanswered(items: readonly ContextItem[], owner: number, end: number): string | undefined {
+  for (const c of (items[owner] as AssistantItem).toolCalls) {
+    let found = false;
+    for (let j = owner + 1; j < end && !found; j++)
+      found = (items[j] as { toolCallId?: string }).toolCallId === c.toolCallId;
+    if (!found) return c.toolCallId;
   }
   return undefined;
 }
