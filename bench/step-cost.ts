@@ -31,6 +31,8 @@ interface ChildRow {
   events: number;
   gaps: number[];
   gcMs: number;
+  /** Garbage collections in the steady part: proportional to what the steps allocate, robust to load. */
+  gcCount: number;
   wallMs: number;
 }
 
@@ -69,7 +71,10 @@ const script = () => [
  * first model call (which warms caches for the seeded history) to the end of the last. GC entries are
  * delivered late, so they are collected after a pause and filtered by time.
  */
-async function withGc<T>(fn: () => Promise<T>, ends: number[]): Promise<{ value: T; gcMs: number; wallMs: number }> {
+async function withGc<T>(
+  fn: () => Promise<T>,
+  ends: number[],
+): Promise<{ value: T; gcMs: number; gcCount: number; wallMs: number }> {
   const entries: { startTime: number; duration: number }[] = [];
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) entries.push({ startTime: e.startTime, duration: e.duration });
@@ -80,8 +85,9 @@ async function withGc<T>(fn: () => Promise<T>, ends: number[]): Promise<{ value:
   obs.disconnect();
   const start = ends[0] ?? 0;
   const end = ends[ends.length - 1] ?? 0;
-  const gcMs = entries.filter((e) => e.startTime >= start && e.startTime < end).reduce((a, e) => a + e.duration, 0);
-  return { value, gcMs, wallMs: end - start };
+  const steady = entries.filter((e) => e.startTime >= start && e.startTime < end);
+  const gcMs = steady.reduce((a, e) => a + e.duration, 0);
+  return { value, gcMs, gcCount: steady.length, wallMs: end - start };
 }
 
 async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promise<ChildRow[]> {
@@ -107,7 +113,7 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
         storeKind === 'memory'
           ? new InMemorySessionStore()
           : new SqliteSessionStore({ path: path.join(dir, `h${events}.db`) });
-      const row: ChildRow = { events, gaps: [], gcMs: 0, wallMs: 0 };
+      const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
       for (let r = 0; r < REPEATS; r++) {
         const sessionId = `s-${events}-${r}`;
         const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
@@ -146,6 +152,7 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
         // The first gap of a run warms caches for the seeded history; the rest are steady state.
         row.gaps.push(...t.gaps.slice(1));
         row.gcMs += m.gcMs;
+        row.gcCount += m.gcCount;
         row.wallMs += m.wallMs;
       }
       rows.push(row);
@@ -163,7 +170,7 @@ async function childAiSdk(): Promise<ChildRow[]> {
   const { scriptedModel } = await import('../src/models/scripted.js');
   const rows: ChildRow[] = [];
   for (const events of SIZES) {
-    const row: ChildRow = { events, gaps: [], gcMs: 0, wallMs: 0 };
+    const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
     for (let r = 0; r < REPEATS; r++) {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const messages: any[] = [{ role: 'user', content: 'Record the ids.' }];
@@ -207,6 +214,7 @@ async function childAiSdk(): Promise<ChildRow[]> {
       );
       row.gaps.push(...t.gaps.slice(1));
       row.gcMs += m.gcMs;
+      row.gcCount += m.gcCount;
       row.wallMs += m.wallMs;
     }
     rows.push(row);
@@ -237,7 +245,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         ]
       : []),
   ];
-  const samples = new Map<string, { gaps: number[]; gcMs: number; wallMs: number }>();
+  const samples = new Map<string, { gaps: number[]; gcMs: number; gcCount: number; wallMs: number }>();
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(k + round) % variants.length]!;
@@ -251,9 +259,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       );
       for (const row of JSON.parse(out) as ChildRow[]) {
         const key = `${v.name}@${row.events}`;
-        const acc = samples.get(key) ?? { gaps: [], gcMs: 0, wallMs: 0 };
+        const acc = samples.get(key) ?? { gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
         acc.gaps.push(...row.gaps);
         acc.gcMs += row.gcMs;
+        acc.gcCount += row.gcCount;
         acc.wallMs += row.wallMs;
         samples.set(key, acc);
       }
@@ -264,11 +273,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(
     `| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share of steps at 500 |`,
   );
-  console.log(`|---|${SIZES.map(() => '---:').join('|')}|---:|---:|`);
+  console.log(`|---|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
   for (const v of variants) {
     const at = samples.get(`${v.name}@500`)!;
     console.log(
-      `| ${v.name} | ${SIZES.map((s) => fmt(median(v.name, s))).join(' | ')} | ${fmt(median(v.name, 500) / median('ai-sdk', 500), 2)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% |`,
+      `| ${v.name} | ${SIZES.map((s) => fmt(median(v.name, s))).join(' | ')} | ${fmt(median(v.name, 500) / median('ai-sdk', 500), 2)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
     );
   }
   console.log(

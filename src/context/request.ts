@@ -225,6 +225,25 @@ function renderTool(t: ToolDefinition): LanguageModelV3FunctionTool {
   return r;
 }
 
+type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
+
+// The tool message of a run of results, by the run's first item: reused while the run is the same items.
+const toolMessages = new WeakMap<ContextItem, ToolMessage>();
+
+function toolMessage(items: readonly ContextItem[], start: number, end: number, first: ToolResultPart): ToolMessage {
+  const cached = toolMessages.get(items[start]!);
+  if (cached && cached.content.length === end - start) {
+    let same = true;
+    for (let k = start + 1; k < end && same; k++) same = cached.content[k - start] === renderItem(items[k]!);
+    if (same) return cached;
+  }
+  const content: ToolResultPart[] = [first];
+  for (let k = start + 1; k < end; k++) content.push(renderItem(items[k]!) as ToolResultPart);
+  const message: ToolMessage = { role: 'tool', content };
+  toolMessages.set(items[start]!, message);
+  return message;
+}
+
 /**
  * Renders the request as an AI SDK prompt and tool list. Consecutive tool results become one tool
  * message; summaries become user messages. Items render once: the messages of items seen in an earlier
@@ -237,17 +256,18 @@ export function renderPrompt(request: ContextRequest): {
   const prompt: LanguageModelV3Message[] = [];
   const system = systemText(request);
   if (system) prompt.push({ role: 'system', content: system });
-  let toolMessage: Extract<LanguageModelV3Message, { role: 'tool' }> | undefined;
-  for (const item of request.items) {
-    const r = renderItem(item);
+  const items = request.items;
+  for (let i = 0; i < items.length;) {
+    const r = renderItem(items[i]!);
     if ('role' in r) {
       prompt.push(r);
-      toolMessage = undefined;
-    } else if (toolMessage) toolMessage.content.push(r);
-    else {
-      toolMessage = { role: 'tool', content: [r] };
-      prompt.push(toolMessage);
+      i += 1;
+      continue;
     }
+    let end = i + 1;
+    while (end < items.length && items[end]!.type === 'tool-result') end += 1;
+    prompt.push(toolMessage(items, i, end, r));
+    i = end;
   }
   return { prompt, tools: request.tools.map(renderTool) };
 }

@@ -81,10 +81,11 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
 const LONG_RUN = /[\p{L}\p{M}]{2000,}/gu;
 const HAS_LONG_RUN = /[\p{L}\p{M}]{2000,}/u;
 const LONG_RUN_SLICE = 1000;
+const LONG_RUN_CHARS = 2000;
 
 function countUncached(encoder: Encoder, text: string): number {
   const count = (t: string): number => encoder.countTokens(t, PLAIN_TEXT);
-  if (!HAS_LONG_RUN.test(text)) return count(text);
+  if (text.length < LONG_RUN_CHARS || !HAS_LONG_RUN.test(text)) return count(text);
   let total = 0;
   let last = 0;
   for (const m of text.matchAll(LONG_RUN)) {
