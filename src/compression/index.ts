@@ -6,7 +6,6 @@
 export * from './rules.js';
 export * from './guideline.js';
 export * from './default-guidelines.js';
-export * from './scenario-guidelines.js';
 export * from './segment.js';
 export * from './token-budget.js';
 export * from './extractive.js';
@@ -21,4 +20,3 @@ export * from './observation.js';
 export * from './history.js';
 export * from './prompting.js';
 export * from './middleware.js';
-export * from './strategies.js';

@@ -4,8 +4,7 @@
  * text: a special-token string such as `<|endoftext|>` in a document, tool result or user message is
  * counted as the characters it is, never refused and never read as a control token.
  */
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
-import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 
 /** The BPE encodings pagewise can count with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -23,10 +22,15 @@ interface Encoder {
 /** Special-token strings are text like any other: the tokenizer's default refuses them with an error. */
 const PLAIN_TEXT: EncodeOptions = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
 
-const ENCODERS: Record<EncodingName, Encoder> = {
-  o200k_base: o200k as unknown as Encoder,
-  cl100k_base: cl100k as unknown as Encoder,
-};
+// An encoding's tables (megabytes) load the first time it counts, not when the package is imported, so
+// importing pagewise stays cheap and a process that never counts for GPT-4/3.5 never loads cl100k.
+const requireCjs = createRequire(import.meta.url);
+const encoders: Partial<Record<EncodingName, Encoder>> = {};
+
+function encoderFor(name: EncodingName): Encoder {
+  encoders[name] ??= requireCjs(`gpt-tokenizer/cjs/encoding/${name}`) as Encoder;
+  return encoders[name];
+}
 
 /** Picks the encoding a model id uses: cl100k for GPT-3.5/GPT-4 (not 4o/4.1), o200k otherwise. */
 export function encodingForModel(modelId: string): EncodingName {
@@ -70,7 +74,7 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
   const cache = caches[encoding];
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = countUncached(ENCODERS[encoding], text);
+  const n = countUncached(encoderFor(encoding), text);
   cache.set(text, n);
   return n;
 }
@@ -98,5 +102,5 @@ function countUncached(encoder: Encoder, text: string): number {
 
 /** Encodes `text` to token ids, special-token strings as plain text, uncached; for tests and exact checks. */
 export function encodeTokens(text: string, encoding: EncodingName = 'o200k_base'): number[] {
-  return ENCODERS[encoding].encode(text, PLAIN_TEXT);
+  return encoderFor(encoding).encode(text, PLAIN_TEXT);
 }
