@@ -18,6 +18,7 @@ import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
+import { main as stepCost } from './step-cost.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { registerStandardBench } from '../src/bench/index.js';
@@ -36,6 +37,7 @@ const OUT_DIR = path.join('bench-out', 'standard');
 
 await importCost();
 await runtimeOverhead();
+await stepCost(['--rounds', '5']);
 await pagingScaling();
 await compressionRetail();
 await optimizeRetail();
