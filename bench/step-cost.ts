@@ -271,7 +271,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const median = (name: string, events: number) => quantile(samples.get(`${name}@${events}`)?.gaps ?? [], 0.5);
   console.log(`\n## step-cost: ms per step from outside (gap between model calls), median of ${rounds} rounds\n`);
   console.log(
-    `| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share of steps at 500 |`,
+    `| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share of steps at 500 | GCs per 100 steps at 500 |`,
   );
   console.log(`|---|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
   for (const v of variants) {
