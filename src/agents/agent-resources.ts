@@ -64,3 +64,13 @@ export class AgentResources {
     return t;
   }
 }
+
+/** Throws when two agents of the tree share a name: transfers and resumes find agents by name. */
+export function assertUniqueNames(root: Agent): void {
+  const seen = new Set<string>();
+  for (const a of root.walk()) {
+    if (seen.has(a.name))
+      throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
+    seen.add(a.name);
+  }
+}

@@ -15,6 +15,7 @@ import {
 } from '../context/request.js';
 import type { SessionStore } from '../session/store.js';
 import type { Session } from '../session/types.js';
+import type { InvocationTelemetry } from '../telemetry/types.js';
 import type { Ledger } from '../tokens/ledger.js';
 import type { Agent } from './agent.js';
 
@@ -30,6 +31,8 @@ export interface RequestScope {
   store: SessionStore;
   signal: AbortSignal;
   ledger: Ledger;
+  /** Spans for each processor, when the runner has telemetry. */
+  telemetry?: InvocationTelemetry | undefined;
 }
 
 /** Builds the request for the next model call: instruction, history, tools, then the processors. */
@@ -73,7 +76,8 @@ export async function buildRequest(scope: RequestScope): Promise<ContextRequest>
     },
   };
   for (const p of scope.processors) {
-    await p.process(request, ctx);
+    const run = async () => p.process(request, ctx);
+    await (scope.telemetry ? scope.telemetry.processor(p.name, 'context', run) : run());
     const broken = findBrokenToolPair(request.items);
     if (broken)
       throw new SystemError(

@@ -5,6 +5,7 @@ import type { ModelSpec, ResolveModelOptions } from '../models/resolve.js';
 import type { RetryOptions } from '../models/retry.js';
 import type { SessionStore } from '../session/store.js';
 import type { Session, SessionEvent } from '../session/types.js';
+import type { RunTelemetry } from '../telemetry/types.js';
 import type { Ledger, LedgerEntry, LedgerSummary } from '../tokens/ledger.js';
 import type { Agent } from './agent.js';
 import type { RunLimits } from './limits.js';
@@ -33,6 +34,8 @@ export interface RunnerOptions {
   retry?: RetryOptions;
   /** A ledger that receives every call of every run, besides the per-run ledger. */
   ledger?: Ledger;
+  /** Receives spans of invocations, model calls, tool calls and processors (see `pagewiseTelemetry`). */
+  telemetry?: RunTelemetry;
 }
 
 /** Input of one invocation. */

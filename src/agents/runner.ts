@@ -23,10 +23,11 @@ import { InMemorySessionStore } from '../session/memory-store.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
 import type { Session, SessionEvent } from '../session/types.js';
+import type { InvocationTelemetry } from '../telemetry/types.js';
 import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
 import type { Agent } from './agent.js';
 import { buildRequest } from './build-request.js';
-import { AgentResources } from './agent-resources.js';
+import { AgentResources, assertUniqueNames } from './agent-resources.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
 import { callModel, parseResponse } from './model-call.js';
 import { findInterrupted, type Interrupted } from './resume.js';
@@ -54,6 +55,7 @@ interface Invocation {
   deadline: number;
   /** Empty model responses in a row. */
   emptyResponses: number;
+  telemetry: InvocationTelemetry | undefined;
   /** Appends events that depend on no state: after a conflict they are appended again, unchanged. */
   append(...events: SessionEvent[]): Promise<SessionEvent[]>;
   /** The id, invocation and time of a new event. */
@@ -86,12 +88,7 @@ export class Runner {
     this.resources = new AgentResources(options);
     this.services =
       options.services instanceof Map ? options.services : new Map(Object.entries(options.services ?? {}));
-    const seen = new Set<string>();
-    for (const a of this.agent.walk()) {
-      if (seen.has(a.name))
-        throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
-      seen.add(a.name);
-    }
+    assertUniqueNames(this.agent);
   }
 
   /** Runs one invocation to its end and returns the final result. */
@@ -160,6 +157,13 @@ export class Runner {
         `No agent named "${input.agentName}" in the tree of "${this.agent.name}".`,
       );
     let agent: Agent = first;
+    const telemetry = this.options.telemetry?.startInvocation({
+      ...key,
+      agentName: agent.name,
+      invocationId,
+      ledger: ledger.ledger,
+    });
+    let failure: unknown;
     const inv: Invocation = {
       input,
       streaming,
@@ -169,6 +173,7 @@ export class Runner {
       ledger,
       deadline: started + this.limits.maxWallTimeMs,
       emptyResponses: 0,
+      telemetry,
       append: (...events) => appendWithRetry(this.store, session, this.limits.maxConflictRetries, () => events),
       base: () => ({ id: randomUUID(), invocationId, timestamp: Date.now() }),
     };
@@ -204,10 +209,14 @@ export class Runner {
         }
         agent = end.agent;
       }
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       // The invocation is over: its temp: state (the working set among it) is paged out.
       clearTemp(session.state);
       ledger.close();
+      telemetry?.end(failure);
     }
   }
 
@@ -228,6 +237,7 @@ export class Runner {
       store: this.store,
       signal: inv.signal,
       ledger: ledger.ledger,
+      telemetry: inv.telemetry,
     });
     const measured = measureRequest(request, encodingForModel(model.modelId));
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
@@ -364,6 +374,7 @@ export class Runner {
       limits: this.limits,
       observationProcessors: agent.observationProcessors ?? this.options.observationProcessors ?? [],
       deadline: inv.deadline,
+      telemetry: inv.telemetry,
     };
   }
 

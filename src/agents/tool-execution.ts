@@ -9,6 +9,7 @@ import type { ObservationProcessor, ToolObservation } from '../context/observati
 import type { ContextItem, ToolDefinition } from '../context/request.js';
 import { TrackedState, type StateSource } from '../session/tracked-state.js';
 import type { Session, StateDelta, ToolCallRecord } from '../session/types.js';
+import type { InvocationTelemetry } from '../telemetry/types.js';
 import type { Ledger } from '../tokens/ledger.js';
 import type { Agent } from './agent.js';
 import type { RunLimits } from './limits.js';
@@ -35,6 +36,8 @@ export interface StepScope {
   observationProcessors: readonly ObservationProcessor[];
   /** Epoch milliseconds at which the invocation's wall time runs out. */
   deadline: number;
+  /** Spans for each tool call and observation processor, when the runner has telemetry. */
+  telemetry?: InvocationTelemetry | undefined;
 }
 
 /** The result of one call, before it becomes an event. */
@@ -151,17 +154,21 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
     );
   }
   let obs: ToolObservation = { ...call, input: parsed.data, output: outputText(run.value), isError: false };
+  const telemetry = scope.telemetry;
   for (const p of scope.observationProcessors) {
-    obs = await p.process(obs, {
-      invocationId: scope.invocationId,
-      agentName: scope.agent.name,
-      sessionId: scope.session.sessionId,
-      task: scope.task,
-      recentItems: scope.recentItems,
-      services: scope.services,
-      ledger: scope.ledger,
-      signal: scope.signal,
-    });
+    const input = obs;
+    const run = async () =>
+      p.process(input, {
+        invocationId: scope.invocationId,
+        agentName: scope.agent.name,
+        sessionId: scope.session.sessionId,
+        task: scope.task,
+        recentItems: scope.recentItems,
+        services: scope.services,
+        ledger: scope.ledger,
+        signal: scope.signal,
+      });
+    obs = await (telemetry ? telemetry.processor(p.name, 'observation', run) : run());
   }
   const bytes = Buffer.byteLength(obs.output);
   if (bytes > limits.maxToolResultBytes) {
@@ -243,9 +250,12 @@ async function runWithDeadline(
       },
     },
   };
-  const execution = (async (): Promise<ToolRun> => ({ kind: 'value', value: await t.execute(args, ctx) }))().catch(
-    (error: unknown): ToolRun => (scope.signal.aborted ? { kind: 'aborted' } : { kind: 'error', error }),
-  );
+  const execute = async () => t.execute(args, ctx);
+  const { telemetry } = scope;
+  const execution = (async (): Promise<ToolRun> => ({
+    kind: 'value',
+    value: await (telemetry ? telemetry.tool(call, scope.agent.name, execute) : execute()),
+  }))().catch((error: unknown): ToolRun => (scope.signal.aborted ? { kind: 'aborted' } : { kind: 'error', error }));
   try {
     return await Promise.race([execution, abandoned]);
   } finally {
