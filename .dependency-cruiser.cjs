@@ -1,7 +1,7 @@
 // The direction of the library's layers, checked in `npm test` (npm run check:deps). DESIGN.md explains it:
 // the runtime core never reaches the benchmark, optimization, distribution, the CLI, a store backend, an
 // adapter or the inspector; the root entry loads no native module, server client or chart library; no cycles.
-const CORE = '^src/(agents|context|session|paging|compression|models|tokens|text|errors\\.ts)';
+const CORE = '^src/(agents|context|session|paging|compression|models|tokens|text|telemetry|errors\\.ts)';
 const OUTER = '^src/(bench|scenarios|optimize|distributed|cli|stores|adapters|inspect)/';
 
 module.exports = {

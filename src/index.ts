@@ -14,11 +14,14 @@ export {
   AccessDeniedError,
   ConfigurationError,
   ContextWindowExceededError,
+  DatabaseCorruptError,
+  IntegrityError,
   LimitExceededError,
   MissingApiKeyError,
   ModelBehaviorError,
   NotFoundError,
   PagewiseError,
+  StorageBusyError,
   StorageError,
   SystemError,
   VersionConflictError,
@@ -129,6 +132,7 @@ export {
 export {
   InMemoryPageStore,
   hashBody,
+  verifiedBody,
   type Page,
   type PageInfo,
   type PageInput,
@@ -136,6 +140,7 @@ export {
 } from './paging/page-store.js';
 export {
   MAX_REPORTS_PER_READ,
+  PageLoadError,
   PagingService,
   RESULT_PREFIX,
   WANT_READ_KEY,
@@ -147,7 +152,17 @@ export { PAGING_TOOL_NAMES, createPagingTools, savedResults, type PagingToolsOpt
 export { pagedInstruction, type PagedInstructionOptions } from './paging/instruction.js';
 export { autoPaging, type AutoPagingOptions } from './paging/auto-paging.js';
 export { compactPagingTurns, type CompactPagingTurnsOptions } from './paging/paging-history.js';
-export { parseFencedPages, renderFencedPages, type FencedPage, type ParsedFencedPage } from './paging/fence.js';
+export {
+  FENCE_BOUNDARY_DIGITS,
+  fenceBoundary,
+  neutralize,
+  parseFencedPages,
+  renderFencedNotes,
+  renderFencedPages,
+  seededFenceBoundary,
+  type FencedPage,
+  type ParsedFencedPage,
+} from './paging/fence.js';
 export { ExpressionError, evaluate as evaluateExpression } from './paging/calculate.js';
 
 // Compression (ACON).
@@ -201,3 +216,7 @@ export {
   type CorpusSearchResult,
   type SearchToolOptions,
 } from './sources/corpus-index.js';
+
+// Telemetry (OpenTelemetry GenAI spans through @opentelemetry/api; a no-op without a provider).
+export { PAGE_IN_TOOLS, pagewiseTelemetry, type TelemetryOptions } from './telemetry/tracing.js';
+export type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './telemetry/types.js';

@@ -8,6 +8,7 @@ import type { Session, SessionEvent } from '../session/types.js';
 import type { RunTelemetry } from '../telemetry/types.js';
 import type { Ledger, LedgerEntry, LedgerSummary } from '../tokens/ledger.js';
 import type { Agent } from './agent.js';
+import type { CallLog } from './call-log.js';
 import type { RunLimits } from './limits.js';
 
 /** Options of a `Runner`. */
@@ -34,6 +35,8 @@ export interface RunnerOptions {
   retry?: RetryOptions;
   /** A ledger that receives every call of every run, besides the per-run ledger. */
   ledger?: Ledger;
+  /** Receives every agent model call as sent (request, ledger entry, response), e.g. for `pagewise inspect`. */
+  callLog?: CallLog;
   /** Receives spans of invocations, model calls, tool calls and processors (see `pagewiseTelemetry`). */
   telemetry?: RunTelemetry;
 }

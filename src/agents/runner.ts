@@ -125,12 +125,7 @@ export class Runner {
         'Its last invocation ended; start a new one with run().',
       );
     let result: RunResult | undefined;
-    const runInput: RunInput = {
-      userId: input.userId,
-      sessionId: input.sessionId,
-      message: interrupted.task,
-      ...(input.signal ? { signal: input.signal } : {}),
-    };
+    const runInput: RunInput = { ...input, message: interrupted.task };
     for await (const part of this.loop(runInput, false, { session, interrupted }))
       if (part.type === 'finish') result = part.result;
     return result!;
@@ -143,7 +138,7 @@ export class Runner {
   ): AsyncGenerator<RunStreamPart> {
     const started = Date.now();
     const invocationId = resume?.interrupted.invocationId ?? randomUUID();
-    const ledger = new RunLedger(this.options.ledger);
+    const ledger = new RunLedger(this.options.ledger, this.options.callLog);
     const key = { appName: this.appName, userId: input.userId, sessionId: input.sessionId ?? randomUUID() };
     const session = resume?.session ?? (await this.store.getSession(key)) ?? (await createSession(this.store, key));
     const first = resume
@@ -287,6 +282,8 @@ export class Runner {
       usage: { promptTokens: measured.total, completionTokens, ...provider },
       ...(response.finishReason ? { finishReason: response.finishReason } : {}),
     };
+    const answer = { text, toolCalls, finishReason: response.finishReason };
+    await ledger.logCall(session, { invocationId, entry, request, eventId: modelEvent.id }, answer);
     const finish = (toolMs: number) => ledger.finishStep(entry.index, stepStart, response.ms, toolMs);
 
     if (toolCalls.length === 0 && dropped.count === 0) {
