@@ -115,6 +115,7 @@ export {
 export { tool, type AnyTool, type StateAccess, type Tool, type ToolActions, type ToolContext } from './agents/tool.js';
 export { Agent, type AgentConfig, type InstructionContext, type InstructionProvider } from './agents/agent.js';
 export { escalateTool, transferTool } from './agents/builtin-tools.js';
+export { CALL_LOG_SCHEMA, type CallLog, type CallTags, type ModelCallRecord } from './agents/call-log.js';
 export {
   DEFAULT_LIMITS,
   Runner,
