@@ -40,8 +40,53 @@ function eventToItem(event: SessionEvent): ContextItem | null {
 /**
  * Builds history items from events. For each compaction event not itself covered by a later one, the
  * events from `fromEventId` to `toEventId` are replaced by one summary item at the position of the first.
+ *
+ * Events are append-only, so the items of a list already converted are kept (per events array) and a
+ * later call converts only the events appended since; a compaction among them, or a list that changed
+ * other than by appending, is converted again in full. The returned array is the caller's to change.
  */
 export function eventsToItems(events: readonly SessionEvent[]): ContextItem[] {
+  let cached = historyCache.get(events);
+  if (!cached || !extends_(cached, events)) {
+    cached = { count: 0, first: undefined, last: undefined, items: [] };
+    historyCache.set(events, cached);
+  }
+  if (cached.count < events.length) {
+    let compacted = false;
+    for (let i = cached.count; i < events.length && !compacted; i++) compacted = events[i]!.kind === 'compaction';
+    if (compacted) cached.items = convertAll(events);
+    else for (let i = cached.count; i < events.length; i++) pushItem(cached.items, events[i]!);
+    cached.count = events.length;
+    cached.first = events[0];
+    cached.last = events[events.length - 1];
+  }
+  return cached.items.slice();
+}
+
+interface ConvertedHistory {
+  /** Events converted so far. */
+  count: number;
+  first: SessionEvent | undefined;
+  last: SessionEvent | undefined;
+  items: ContextItem[];
+}
+
+const historyCache = new WeakMap<readonly SessionEvent[], ConvertedHistory>();
+
+/** Whether `events` is the converted list with events appended (same first and last converted event). */
+function extends_(cached: ConvertedHistory, events: readonly SessionEvent[]): boolean {
+  return (
+    cached.count <= events.length &&
+    (cached.count === 0 || (events[0] === cached.first && events[cached.count - 1] === cached.last))
+  );
+}
+
+function pushItem(items: ContextItem[], event: SessionEvent): void {
+  const item = eventToItem(event);
+  if (item) items.push(item);
+}
+
+function convertAll(events: readonly SessionEvent[]): ContextItem[] {
   const index = new Map<string, number>();
   const compactions: { ev: CompactionEvent; from: number; to: number }[] = [];
   events.forEach((e, i) => {
@@ -52,6 +97,11 @@ export function eventsToItems(events: readonly SessionEvent[]): ContextItem[] {
       if (from !== undefined && to !== undefined && from <= to) compactions.push({ ev: e, from, to });
     }
   });
+  if (compactions.length === 0) {
+    const plain: ContextItem[] = [];
+    for (const e of events) pushItem(plain, e);
+    return plain;
+  }
   const covered = new Array<boolean>(events.length).fill(false);
   const summaryAt = new Map<number, CompactionEvent>();
   // Later compactions win over earlier ones they overlap (an accumulated summary covers the old one).
@@ -64,12 +114,21 @@ export function eventsToItems(events: readonly SessionEvent[]): ContextItem[] {
   const items: ContextItem[] = [];
   for (let i = 0; i < events.length; i++) {
     const summary = summaryAt.get(i);
-    if (summary) items.push({ type: 'summary', text: summary.summary, eventId: summary.id });
-    if (covered[i]) continue;
-    const item = eventToItem(events[i]!);
-    if (item) items.push(item);
+    if (summary) items.push(summaryItem(summary));
+    if (!covered[i]) pushItem(items, events[i]!);
   }
   return items;
+}
+
+const summaryCache = new WeakMap<CompactionEvent, ContextItem>();
+
+function summaryItem(event: CompactionEvent): ContextItem {
+  let item = summaryCache.get(event);
+  if (!item) {
+    item = { type: 'summary', text: event.summary, eventId: event.id };
+    summaryCache.set(event, item);
+  }
+  return item;
 }
 
 /** Groups items into turns: a user or summary item alone, or an assistant item with its tool results. */

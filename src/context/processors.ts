@@ -63,6 +63,9 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Context
   const keepLast = options.keepLast ?? 3;
   const exclude = new Set(options.exclude ?? []);
   const placeholder = options.placeholder ?? '[result cleared to save context; call the tool again if you need it]';
+  // One cleared copy per original item, so a result cleared at one step is the same object at the next,
+  // and its count and rendering are reused rather than redone.
+  const cleared = new WeakMap<ContextItem, ContextItem>();
   return {
     name: `clear-tool-results(${keepLast})`,
     process(request: ContextRequest) {
@@ -72,7 +75,13 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Context
         const item = items[i]!;
         if (item.type !== 'tool-result' || exclude.has(item.toolName)) continue;
         seen += 1;
-        if (seen > keepLast && item.output !== placeholder) items[i] = { ...item, output: placeholder };
+        if (seen <= keepLast || item.output === placeholder) continue;
+        let copy = cleared.get(item);
+        if (!copy) {
+          copy = { ...item, output: placeholder };
+          cleared.set(item, copy);
+        }
+        items[i] = copy;
       }
     },
   };

@@ -73,7 +73,7 @@ export interface ContextProcessor {
   process(request: ContextRequest, context: ProcessorContext): void | Promise<void>;
 }
 
-const toolCallText = new WeakMap<ToolCallRecord, string>();
+const assistantText = new WeakMap<ContextItem, string>();
 
 /** The text of one item for token counting: what the model reads, without transport framing. */
 export function itemText(item: ContextItem): string {
@@ -84,14 +84,14 @@ export function itemText(item: ContextItem): string {
     case 'tool-result':
       return item.output;
     case 'assistant': {
-      let text = item.text;
-      for (const call of item.toolCalls) {
-        let t = toolCallText.get(call);
-        if (t === undefined) {
-          t = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
-          toolCallText.set(call, t);
+      let text = assistantText.get(item);
+      if (text === undefined) {
+        text = item.text;
+        for (const call of item.toolCalls) {
+          const t = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
+          text = text ? `${text}\n${t}` : t;
         }
-        text = text ? `${text}\n${t}` : t;
+        assistantText.set(item, text);
       }
       return text;
     }
@@ -138,18 +138,41 @@ export function serializeRequest(request: ContextRequest): PromptSegment[] {
   return out;
 }
 
-/** Counts a request's prompt tokens by part (cached per segment content). */
+// Counts per item and tool object: history items are the same objects from step to step (see
+// eventsToItems), so a step counts only what is new, without serializing or hashing the rest again.
+const itemTokens: Record<EncodingName, WeakMap<object, number>> = {
+  o200k_base: new WeakMap(),
+  cl100k_base: new WeakMap(),
+};
+
+function tokensOf(key: object, encoding: EncodingName, text: () => string): number {
+  const cache = itemTokens[encoding];
+  let n = cache.get(key);
+  if (n === undefined) {
+    n = countTokens(text(), encoding);
+    cache.set(key, n);
+  }
+  return n;
+}
+
+/**
+ * Counts a request's prompt tokens by part: the same figures as counting each segment of
+ * {@link serializeRequest}, with history items and tool definitions counted once per object.
+ */
 export function measureRequest(
   request: ContextRequest,
   encoding: EncodingName = 'o200k_base',
 ): { parts: PartTokens; total: number } {
   const parts = emptyParts();
-  let total = 0;
-  for (const seg of serializeRequest(request)) {
-    const n = countTokens(seg.text, encoding);
-    parts[seg.part] += n;
-    total += n;
+  for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+  const items = request.items;
+  const obsStart = latestObservationStart(items);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    parts[i >= obsStart ? 'observation' : 'history'] += tokensOf(item, encoding, () => itemText(item));
   }
+  for (const t of request.tools) parts.tools += tokensOf(t, encoding, () => toolDefinitionText(t));
+  const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
   return { parts, total };
 }
 
@@ -158,9 +181,73 @@ export function systemText(request: ContextRequest): string {
   return request.instruction.map((s) => s.text).join('\n\n');
 }
 
+type ToolResultPart = Extract<LanguageModelV3Message, { role: 'tool' }>['content'][number];
+
+// Rendered forms per item and tool: a message for a user, summary or assistant item, a part for a tool
+// result (consecutive results share one message, built per render). Never mutated once cached.
+const rendered = new WeakMap<ContextItem, LanguageModelV3Message | ToolResultPart>();
+const renderedTools = new WeakMap<ToolDefinition, LanguageModelV3FunctionTool>();
+
+function renderItem(item: ContextItem): LanguageModelV3Message | ToolResultPart {
+  let r = rendered.get(item);
+  if (r) return r;
+  switch (item.type) {
+    case 'user':
+    case 'summary':
+      r = { role: 'user', content: [{ type: 'text', text: item.text }] };
+      break;
+    case 'assistant': {
+      const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+      if (item.text) content.push({ type: 'text', text: item.text });
+      for (const c of item.toolCalls)
+        content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
+      r = { role: 'assistant', content };
+      break;
+    }
+    case 'tool-result':
+      r = {
+        type: 'tool-result',
+        toolCallId: item.toolCallId,
+        toolName: item.toolName,
+        output: item.isError ? { type: 'error-text', value: item.output } : { type: 'text', value: item.output },
+      };
+  }
+  rendered.set(item, r);
+  return r;
+}
+
+function renderTool(t: ToolDefinition): LanguageModelV3FunctionTool {
+  let r = renderedTools.get(t);
+  if (!r) {
+    r = { type: 'function', name: t.name, description: t.description, inputSchema: t.inputSchema };
+    renderedTools.set(t, r);
+  }
+  return r;
+}
+
+type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
+
+// The tool message of a run of results, by the run's first item: reused while the run is the same items.
+const toolMessages = new WeakMap<ContextItem, ToolMessage>();
+
+function toolMessage(items: readonly ContextItem[], start: number, end: number, first: ToolResultPart): ToolMessage {
+  const cached = toolMessages.get(items[start]!);
+  if (cached && cached.content.length === end - start) {
+    let same = true;
+    for (let k = start + 1; k < end && same; k++) same = cached.content[k - start] === renderItem(items[k]!);
+    if (same) return cached;
+  }
+  const content: ToolResultPart[] = [first];
+  for (let k = start + 1; k < end; k++) content.push(renderItem(items[k]!) as ToolResultPart);
+  const message: ToolMessage = { role: 'tool', content };
+  toolMessages.set(items[start]!, message);
+  return message;
+}
+
 /**
  * Renders the request as an AI SDK prompt and tool list. Consecutive tool results become one tool
- * message; summaries become user messages.
+ * message; summaries become user messages. Items render once: the messages of items seen in an earlier
+ * render are reused, so the objects of a prompt must be treated as read-only.
  */
 export function renderPrompt(request: ContextRequest): {
   prompt: LanguageModelV3Prompt;
@@ -169,43 +256,20 @@ export function renderPrompt(request: ContextRequest): {
   const prompt: LanguageModelV3Message[] = [];
   const system = systemText(request);
   if (system) prompt.push({ role: 'system', content: system });
-  for (const item of request.items) {
-    switch (item.type) {
-      case 'user':
-      case 'summary':
-        prompt.push({ role: 'user', content: [{ type: 'text', text: item.text }] });
-        break;
-      case 'assistant': {
-        const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
-        if (item.text) content.push({ type: 'text', text: item.text });
-        for (const c of item.toolCalls)
-          content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
-        prompt.push({ role: 'assistant', content });
-        break;
-      }
-      case 'tool-result': {
-        const part = {
-          type: 'tool-result' as const,
-          toolCallId: item.toolCallId,
-          toolName: item.toolName,
-          output: item.isError
-            ? { type: 'error-text' as const, value: item.output }
-            : { type: 'text' as const, value: item.output },
-        };
-        const last = prompt[prompt.length - 1];
-        if (last?.role === 'tool') last.content.push(part);
-        else prompt.push({ role: 'tool', content: [part] });
-        break;
-      }
+  const items = request.items;
+  for (let i = 0; i < items.length;) {
+    const r = renderItem(items[i]!);
+    if ('role' in r) {
+      prompt.push(r);
+      i += 1;
+      continue;
     }
+    let end = i + 1;
+    while (end < items.length && items[end]!.type === 'tool-result') end += 1;
+    prompt.push(toolMessage(items, i, end, r));
+    i = end;
   }
-  const tools: LanguageModelV3FunctionTool[] = request.tools.map((t) => ({
-    type: 'function',
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema,
-  }));
-  return { prompt, tools };
+  return { prompt, tools: request.tools.map(renderTool) };
 }
 
 /**
@@ -213,27 +277,40 @@ export function renderPrompt(request: ContextRequest): {
  * Returns a description of the first break, or undefined when the pairs are intact.
  */
 export function findBrokenToolPair(items: readonly ContextItem[]): string | undefined {
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    if (item.type === 'assistant' && item.toolCalls.length > 0) {
-      const want = new Set(item.toolCalls.map((c) => c.toolCallId));
-      let j = i + 1;
-      while (j < items.length && items[j]!.type === 'tool-result') {
-        want.delete((items[j] as { toolCallId: string }).toolCallId);
-        j += 1;
-      }
-      // The last assistant turn of the request may still be waiting for its results: not allowed either,
-      // since a request is only built between steps, when every call has its result.
-      if (want.size > 0) return `tool call ${[...want][0]} at item ${i} has no result after it`;
-    }
-    if (item.type === 'tool-result') {
-      let j = i - 1;
-      while (j >= 0 && items[j]!.type === 'tool-result') j -= 1;
-      const owner = items[j];
-      if (!owner || owner.type !== 'assistant' || !owner.toolCalls.some((c) => c.toolCallId === item.toolCallId)) {
+  // One pass without allocation: it runs after every processor of every step.
+  let owner = -1;
+  for (let i = 0; i <= items.length; i++) {
+    const item = items[i];
+    if (item?.type === 'tool-result') {
+      if (owner < 0 || !callsInclude(items[owner] as AssistantItem, item.toolCallId))
         return `tool result ${item.toolCallId} at item ${i} is not preceded by its call`;
-      }
+      continue;
     }
+    // The turn of the last assistant item ends here: each of its calls needs a result in it. The last turn
+    // of a request may not wait for its results either, since a request is only built between steps.
+    if (owner >= 0) {
+      const missing = unanswered(items, owner, i);
+      if (missing !== undefined) return `tool call ${missing} at item ${owner} has no result after it`;
+    }
+    owner = item?.type === 'assistant' && item.toolCalls.length > 0 ? i : -1;
+  }
+  return undefined;
+}
+
+type AssistantItem = Extract<ContextItem, { type: 'assistant' }>;
+
+function callsInclude(item: AssistantItem, toolCallId: string): boolean {
+  for (const c of item.toolCalls) if (c.toolCallId === toolCallId) return true;
+  return false;
+}
+
+/** The first call of the assistant item at `owner` without a result among items owner+1..end-1. */
+function unanswered(items: readonly ContextItem[], owner: number, end: number): string | undefined {
+  for (const c of (items[owner] as AssistantItem).toolCalls) {
+    let found = false;
+    for (let j = owner + 1; j < end && !found; j++)
+      found = (items[j] as { toolCallId?: string }).toolCallId === c.toolCallId;
+    if (!found) return c.toolCallId;
   }
   return undefined;
 }

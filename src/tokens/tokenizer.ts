@@ -1,16 +1,26 @@
 /**
  * Token counting with a real BPE tokenizer (gpt-tokenizer). Counts are cached by content, since the
- * same history messages are counted again at every step of a long run.
+ * same history messages are counted again at every step of a long run. All text is counted as plain
+ * text: a special-token string such as `<|endoftext|>` in a document, tool result or user message is
+ * counted as the characters it is, never refused and never read as a control token.
  */
 import { createRequire } from 'node:module';
 
 /** The BPE encodings pagewise can count with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
-interface Encoder {
-  countTokens(text: string): number;
-  encode(text: string, options?: { allowedSpecial?: Set<string> | 'all' }): number[];
+interface EncodeOptions {
+  allowedSpecial?: Set<string> | 'all';
+  disallowedSpecial?: Set<string> | 'all';
 }
+
+interface Encoder {
+  countTokens(text: string, options?: EncodeOptions): number;
+  encode(text: string, options?: EncodeOptions): number[];
+}
+
+/** Special-token strings are text like any other: the tokenizer's default refuses them with an error. */
+const PLAIN_TEXT: EncodeOptions = { allowedSpecial: new Set(), disallowedSpecial: new Set() };
 
 // An encoding's tables (megabytes) load the first time it counts, not when the package is imported, so
 // importing pagewise stays cheap and a process that never counts for GPT-4/3.5 never loads cl100k.
@@ -75,21 +85,22 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
 const LONG_RUN = /[\p{L}\p{M}]{2000,}/gu;
 const HAS_LONG_RUN = /[\p{L}\p{M}]{2000,}/u;
 const LONG_RUN_SLICE = 1000;
+const LONG_RUN_CHARS = 2000;
 
 function countUncached(encoder: Encoder, text: string): number {
-  if (!HAS_LONG_RUN.test(text)) return encoder.countTokens(text);
+  const count = (t: string): number => encoder.countTokens(t, PLAIN_TEXT);
+  if (text.length < LONG_RUN_CHARS || !HAS_LONG_RUN.test(text)) return count(text);
   let total = 0;
   let last = 0;
   for (const m of text.matchAll(LONG_RUN)) {
-    total += encoder.countTokens(text.slice(last, m.index));
-    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE)
-      total += encoder.countTokens(m[0].slice(i, i + LONG_RUN_SLICE));
+    total += count(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE) total += count(m[0].slice(i, i + LONG_RUN_SLICE));
     last = m.index + m[0].length;
   }
-  return total + encoder.countTokens(text.slice(last));
+  return total + count(text.slice(last));
 }
 
-/** Encodes `text` to token ids (special tokens allowed), uncached; for tests and exact checks. */
+/** Encodes `text` to token ids, special-token strings as plain text, uncached; for tests and exact checks. */
 export function encodeTokens(text: string, encoding: EncodingName = 'o200k_base'): number[] {
-  return encoderFor(encoding).encode(text, { allowedSpecial: 'all' });
+  return encoderFor(encoding).encode(text, PLAIN_TEXT);
 }

@@ -1,0 +1,292 @@
+/**
+ * Per-step cost as a user waits for it: the gap between two calls of a scripted model, measured from
+ * outside the framework the same way for every variant (tool validation, state tracking, storing,
+ * request building and counting included). Sessions are pre-filled to 10, 100 and 500 events, 20 tool
+ * steps each; variants: pagewise with the memory and the SQLite store, and an AI SDK 6 `generateText`
+ * loop over the same history (no persistence). Each variant runs in a fresh process per round, in an
+ * order rotated per round; reported: medians and ratios to the AI SDK loop, and the share of the timed
+ * region spent in garbage collection.
+ *
+ * `--baseline <dir>` adds the same pagewise variants from another source tree (a checkout of an older
+ * commit's `src/`), so a change can be measured before/after in one run.
+ *
+ *   npx tsx bench/step-cost.ts [--rounds 7] [--baseline /path/to/old/src]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { fmt, quantile } from './stats.js';
+
+const SIZES = [10, 100, 500] as const;
+const STEPS = 20;
+const REPEATS = 3;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const OWN_SRC = path.join(HERE, '..', 'src');
+
+interface ChildRow {
+  events: number;
+  gaps: number[];
+  gcMs: number;
+  /** Garbage collections in the steady part: proportional to what the steps allocate, robust to load. */
+  gcCount: number;
+  wallMs: number;
+}
+
+/** Wraps a model so the gap between the end of one call and the start of the next is recorded. */
+function timed(inner: LanguageModelV3): { model: LanguageModelV3; gaps: number[]; ends: number[] } {
+  const gaps: number[] = [];
+  const ends: number[] = [];
+  let lastEnd: number | undefined;
+  const model: LanguageModelV3 = {
+    specificationVersion: 'v3',
+    provider: inner.provider,
+    modelId: inner.modelId,
+    supportedUrls: inner.supportedUrls,
+    async doGenerate(options) {
+      const start = performance.now();
+      if (lastEnd !== undefined) gaps.push(start - lastEnd);
+      const r = await inner.doGenerate(options);
+      lastEnd = performance.now();
+      ends.push(lastEnd);
+      return r;
+    },
+    doStream: (options) => inner.doStream(options),
+  };
+  return { model, gaps, ends };
+}
+
+const recordOutput = (i: number) =>
+  JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) });
+const script = () => [
+  ...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ toolName: 'record', input: { id: `n${i}` } }] })),
+  'done',
+];
+
+/**
+ * Runs `fn` and measures the garbage-collection time within the steady part of it: from the end of the
+ * first model call (which warms caches for the seeded history) to the end of the last. GC entries are
+ * delivered late, so they are collected after a pause and filtered by time.
+ */
+async function withGc<T>(
+  fn: () => Promise<T>,
+  ends: number[],
+): Promise<{ value: T; gcMs: number; gcCount: number; wallMs: number }> {
+  const entries: { startTime: number; duration: number }[] = [];
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) entries.push({ startTime: e.startTime, duration: e.duration });
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  const value = await fn();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  obs.disconnect();
+  const start = ends[0] ?? 0;
+  const end = ends[ends.length - 1] ?? 0;
+  const steady = entries.filter((e) => e.startTime >= start && e.startTime < end);
+  const gcMs = steady.reduce((a, e) => a + e.duration, 0);
+  return { value, gcMs, gcCount: steady.length, wallMs: end - start };
+}
+
+async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promise<ChildRow[]> {
+  const load = (p: string) => import(pathToFileURL(path.join(src, p)).href);
+  const { Runner } = await load('agents/runner.ts');
+  const { Agent } = await load('agents/agent.ts');
+  const { tool } = await load('agents/tool.ts');
+  const { scriptedModel } = await load('models/scripted.ts');
+  const { InMemorySessionStore } = await load('session/memory-store.ts');
+  const { SqliteSessionStore } = await load('stores/sqlite/sqlite-store.ts');
+  const { z } = await import('zod');
+  const record = tool({
+    name: 'record',
+    description: 'Records an id and returns the record.',
+    inputSchema: z.object({ id: z.string() }),
+    execute: ({ id }: { id: string }) => ({ id, status: 'recorded' }),
+  });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-step-cost-'));
+  const rows: ChildRow[] = [];
+  try {
+    for (const events of SIZES) {
+      const store =
+        storeKind === 'memory'
+          ? new InMemorySessionStore()
+          : new SqliteSessionStore({ path: path.join(dir, `h${events}.db`) });
+      const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
+      for (let r = 0; r < REPEATS; r++) {
+        const sessionId = `s-${events}-${r}`;
+        const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
+        for (let i = 0; s.events.length < events; i++) {
+          await store.appendEvents(s, [
+            {
+              kind: 'model',
+              id: `m${i}`,
+              invocationId: 'seed',
+              author: 'a',
+              timestamp: Date.now(),
+              text: `Recording ${i}.`,
+              toolCalls: [{ toolCallId: `seed-${i}`, toolName: 'record', input: { id: `r${i}` } }],
+            },
+            {
+              kind: 'tool-result',
+              id: `t${i}`,
+              invocationId: 'seed',
+              author: 'a',
+              timestamp: Date.now(),
+              toolCallId: `seed-${i}`,
+              toolName: 'record',
+              output: recordOutput(i),
+              isError: false,
+            },
+          ]);
+        }
+        const t = timed(scriptedModel(script()));
+        const runner = new Runner({
+          agent: new Agent({ name: 'a', instruction: 'You record things.', tools: [record] }),
+          model: t.model,
+          store,
+          appName: 'bench',
+        });
+        const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }), t.ends);
+        // The first gap of a run warms caches for the seeded history; the rest are steady state.
+        row.gaps.push(...t.gaps.slice(1));
+        row.gcMs += m.gcMs;
+        row.gcCount += m.gcCount;
+        row.wallMs += m.wallMs;
+      }
+      rows.push(row);
+      await store.close?.();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function childAiSdk(): Promise<ChildRow[]> {
+  const { generateText, stepCountIs, tool } = await import('ai');
+  const { z } = await import('zod');
+  const { scriptedModel } = await import('../src/models/scripted.js');
+  const rows: ChildRow[] = [];
+  for (const events of SIZES) {
+    const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
+    for (let r = 0; r < REPEATS; r++) {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const messages: any[] = [{ role: 'user', content: 'Record the ids.' }];
+      for (let i = 0; messages.length < events; i++) {
+        messages.push({
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `Recording ${i}.` },
+            { type: 'tool-call', toolCallId: `seed-${i}`, toolName: 'record', input: { id: `r${i}` } },
+          ],
+        });
+        messages.push({
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: `seed-${i}`,
+              toolName: 'record',
+              output: { type: 'text', value: recordOutput(i) },
+            },
+          ],
+        });
+      }
+      const t = timed(scriptedModel(script()));
+      const m = await withGc(
+        () =>
+          generateText({
+            model: t.model,
+            system: 'You record things.',
+            messages,
+            tools: {
+              record: tool({
+                description: 'Records an id and returns the record.',
+                inputSchema: z.object({ id: z.string() }),
+                execute: async ({ id }) => ({ id, status: 'recorded' }),
+              }),
+            },
+            stopWhen: stepCountIs(STEPS + 1),
+          }),
+        t.ends,
+      );
+      row.gaps.push(...t.gaps.slice(1));
+      row.gcMs += m.gcMs;
+      row.gcCount += m.gcCount;
+      row.wallMs += m.wallMs;
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+async function child(variant: string, src: string): Promise<void> {
+  const rows =
+    variant === 'ai-sdk'
+      ? await childAiSdk()
+      : await childPagewise(src, variant.endsWith('sqlite') ? 'sqlite' : 'memory');
+  process.stdout.write(JSON.stringify(rows));
+}
+
+/** Runs every variant in a fresh process per round and prints medians, ratios and GC shares. */
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const rounds = Number(argv[argv.indexOf('--rounds') + 1] || 7) || 7;
+  const baseline = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
+  const variants: { name: string; src: string }[] = [
+    { name: 'ai-sdk', src: OWN_SRC },
+    { name: 'pagewise-memory', src: OWN_SRC },
+    { name: 'pagewise-sqlite', src: OWN_SRC },
+    ...(baseline
+      ? [
+          { name: 'baseline-memory', src: baseline },
+          { name: 'baseline-sqlite', src: baseline },
+        ]
+      : []),
+  ];
+  const samples = new Map<string, { gaps: number[]; gcMs: number; gcCount: number; wallMs: number }>();
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const v = variants[(k + round) % variants.length]!;
+      const out = execFileSync(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', v.name, v.src],
+        {
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
+      for (const row of JSON.parse(out) as ChildRow[]) {
+        const key = `${v.name}@${row.events}`;
+        const acc = samples.get(key) ?? { gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
+        acc.gaps.push(...row.gaps);
+        acc.gcMs += row.gcMs;
+        acc.gcCount += row.gcCount;
+        acc.wallMs += row.wallMs;
+        samples.set(key, acc);
+      }
+    }
+  }
+  const median = (name: string, events: number) => quantile(samples.get(`${name}@${events}`)?.gaps ?? [], 0.5);
+  console.log(`\n## step-cost: ms per step from outside (gap between model calls), median of ${rounds} rounds\n`);
+  console.log(
+    `| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share of steps at 500 | GCs per 100 steps at 500 |`,
+  );
+  console.log(`|---|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
+  for (const v of variants) {
+    const at = samples.get(`${v.name}@500`)!;
+    console.log(
+      `| ${v.name} | ${SIZES.map((s) => fmt(median(v.name, s))).join(' | ')} | ${fmt(median(v.name, 500) / median('ai-sdk', 500), 2)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
+    );
+  }
+  console.log(
+    `\nLoad average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${os.cpus().length} cores.`,
+  );
+}
+
+if (process.argv[2] === '--child') await child(process.argv[3]!, process.argv[4]!);
+else if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,76 @@
+/** What an agent runs with, resolved once per agent: its model (with label and context window) and its tools. */
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { SystemError } from '../errors.js';
+import type { ToolDefinition } from '../context/request.js';
+import {
+  contextWindowFor,
+  modelLabel,
+  resolveModel,
+  type ModelSpec,
+  type ResolveModelOptions,
+} from '../models/resolve.js';
+import type { Agent } from './agent.js';
+import { TRANSFER_TOOL, transferTool } from './builtin-tools.js';
+import { definitionOf } from './tool-execution.js';
+import type { AnyTool } from './tool.js';
+
+/** An agent's resolved model. */
+export interface ResolvedModel {
+  model: LanguageModelV3;
+  /** The spec as reports name it. */
+  label: string;
+  /** Context window in tokens; 0 when unchecked. */
+  window: number;
+}
+
+/** Resolves and caches each agent's model and tools for a runner. */
+export class AgentResources {
+  private readonly models = new Map<Agent, ResolvedModel>();
+  private readonly agentTools = new WeakMap<Agent, { tools: Map<string, AnyTool>; defs: ToolDefinition[] }>();
+
+  constructor(
+    private readonly defaults: { model?: ModelSpec; modelOptions?: ResolveModelOptions; contextWindow?: number },
+  ) {}
+
+  /** The agent's model, or the runner's default; throws when neither names one. */
+  modelOf(agent: Agent): ResolvedModel {
+    let m = this.models.get(agent);
+    if (!m) {
+      const spec = agent.model ?? this.defaults.model;
+      if (spec === undefined) {
+        throw new SystemError(
+          'no-model',
+          `Agent "${agent.name}" has no model and the runner has no default: set \`model\` on the agent or the runner (e.g. "offline").`,
+        );
+      }
+      const model = resolveModel(spec, this.defaults.modelOptions);
+      const window = this.defaults.contextWindow ?? contextWindowFor(spec);
+      m = { model, label: modelLabel(spec), window };
+      this.models.set(agent, m);
+    }
+    return m;
+  }
+
+  /** The agent's tools by name and their definitions, with the transfer tool when it has sub-agents. */
+  toolsOf(agent: Agent): { tools: Map<string, AnyTool>; defs: ToolDefinition[] } {
+    let t = this.agentTools.get(agent);
+    if (!t) {
+      const list: AnyTool[] = [...agent.tools];
+      const targets = agent.transferTargets();
+      if (targets.length > 0 && !list.some((x) => x.name === TRANSFER_TOOL)) list.push(transferTool(targets));
+      t = { tools: new Map(list.map((x) => [x.name, x])), defs: list.map(definitionOf) };
+      this.agentTools.set(agent, t);
+    }
+    return t;
+  }
+}
+
+/** Throws when two agents of the tree share a name: transfers and resumes find agents by name. */
+export function assertUniqueNames(root: Agent): void {
+  const seen = new Set<string>();
+  for (const a of root.walk()) {
+    if (seen.has(a.name))
+      throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
+    seen.add(a.name);
+  }
+}

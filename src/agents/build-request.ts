@@ -1,0 +1,89 @@
+/**
+ * Building the request of one model call: the agent's instruction, the session's history as items, the
+ * tool definitions, then the context processors in order, each checked for keeping tool pairs intact.
+ */
+import { randomUUID } from 'node:crypto';
+import { SystemError } from '../errors.js';
+import { eventsToItems } from '../context/history.js';
+import {
+  findBrokenToolPair,
+  type ContextProcessor,
+  type ContextRequest,
+  type InstructionSection,
+  type ProcessorContext,
+  type ToolDefinition,
+} from '../context/request.js';
+import type { SessionStore } from '../session/store.js';
+import type { Session } from '../session/types.js';
+import type { InvocationTelemetry } from '../telemetry/types.js';
+import type { Ledger } from '../tokens/ledger.js';
+import type { Agent } from './agent.js';
+
+/** What the request of one step is built from. */
+export interface RequestScope {
+  agent: Agent;
+  session: Session;
+  invocationId: string;
+  task: string;
+  tools: readonly ToolDefinition[];
+  processors: readonly ContextProcessor[];
+  services: ReadonlyMap<string, unknown>;
+  store: SessionStore;
+  signal: AbortSignal;
+  ledger: Ledger;
+  /** Spans for each processor, when the runner has telemetry. */
+  telemetry?: InvocationTelemetry | undefined;
+}
+
+/** Builds the request for the next model call: instruction, history, tools, then the processors. */
+export async function buildRequest(scope: RequestScope): Promise<ContextRequest> {
+  const { agent, session, invocationId, store } = scope;
+  const instruction: InstructionSection[] = [];
+  const raw =
+    typeof agent.instruction === 'string'
+      ? agent.instruction
+      : await agent.instruction({
+          state: session.state,
+          session,
+          invocationId,
+          agentName: agent.name,
+          services: scope.services,
+        });
+  if (typeof raw === 'string') {
+    if (raw) instruction.push({ part: 'instruction', text: raw, source: agent.name });
+  } else instruction.push(...raw);
+  const request: ContextRequest = { instruction, items: eventsToItems(session.events), tools: [...scope.tools] };
+  const ctx: ProcessorContext = {
+    session,
+    invocationId,
+    agentName: agent.name,
+    task: scope.task,
+    services: scope.services,
+    signal: scope.signal,
+    ledger: scope.ledger,
+    appendCompaction: async (c) => {
+      await store.appendEvent(session, {
+        id: randomUUID(),
+        invocationId,
+        author: agent.name,
+        timestamp: Date.now(),
+        kind: 'compaction',
+        fromEventId: c.fromEventId,
+        toEventId: c.toEventId,
+        summary: c.summary,
+        ...(c.guideline !== undefined ? { guideline: c.guideline } : {}),
+      });
+    },
+  };
+  for (const p of scope.processors) {
+    const run = async () => p.process(request, ctx);
+    await (scope.telemetry ? scope.telemetry.processor(p.name, 'context', run) : run());
+    const broken = findBrokenToolPair(request.items);
+    if (broken)
+      throw new SystemError(
+        'broken-tool-pair',
+        `Context processor "${p.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`,
+      );
+  }
+  return request;
+}

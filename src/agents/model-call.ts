@@ -1,0 +1,197 @@
+/**
+ * One model call of a step and the reading of its response: generate or stream with retries under the
+ * run's signal, then turn the response into text and tool-call records, refusing what cannot be run
+ * (oversized or malformed arguments, more calls than a step allows) before any tool sees it.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
+import { AbortedError, redactError } from '../errors.js';
+import { withRetry, type RetryOptions } from '../models/retry.js';
+import type { ToolCallRecord } from '../session/types.js';
+import type { RunLimits } from './limits.js';
+
+/** What a model call returned, with its duration. */
+export interface ModelResponse {
+  content: LanguageModelV3Content[];
+  usage: { input?: number; output?: number };
+  finishReason?: string;
+  ms: number;
+}
+
+/** A text delta of a streamed response. */
+export interface TextDelta {
+  type: 'text-delta';
+  agentName: string;
+  delta: string;
+}
+
+/** Calls the model once (streaming or not), yielding text deltas as they arrive; returns the response. */
+export async function* callModel(
+  model: LanguageModelV3,
+  callOptions: LanguageModelV3CallOptions,
+  options: { streaming: boolean; signal: AbortSignal; retry?: RetryOptions; agentName: string },
+): AsyncGenerator<TextDelta, ModelResponse> {
+  const { signal, retry } = options;
+  const start = performance.now();
+  if (!options.streaming) {
+    const result = await withRetry((s) => model.doGenerate({ ...callOptions, abortSignal: s }), signal, retry);
+    return {
+      content: result.content,
+      usage: { input: result.usage.inputTokens.total, output: result.usage.outputTokens.total },
+      finishReason: result.finishReason.unified,
+      ms: performance.now() - start,
+    };
+  }
+  const response: ModelResponse = { content: [], usage: {}, ms: 0 };
+  const { stream } = await withRetry((s) => model.doStream({ ...callOptions, abortSignal: s }), signal, retry);
+  let text = '';
+  for await (const part of abortable(stream as unknown as AsyncIterable<LanguageModelV3StreamPart>, signal)) {
+    if (part.type === 'text-delta') {
+      text += part.delta;
+      yield { type: 'text-delta', agentName: options.agentName, delta: part.delta };
+    } else if (part.type === 'tool-call') response.content.push(part);
+    else if (part.type === 'finish') {
+      response.usage = { input: part.usage.inputTokens.total, output: part.usage.outputTokens.total };
+      response.finishReason = part.finishReason.unified;
+    } else if (part.type === 'error') throw redactError(part.error);
+  }
+  if (text) response.content.unshift({ type: 'text', text });
+  response.ms = performance.now() - start;
+  return response;
+}
+
+/** Iterates a model stream, ending with AbortedError (not the stream's own abort error) once `signal` fires. */
+async function* abortable<T>(stream: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  try {
+    for await (const part of stream) {
+      if (signal.aborted) throw new AbortedError();
+      yield part;
+    }
+  } catch (error) {
+    if (signal.aborted) throw new AbortedError();
+    throw redactError(error);
+  }
+}
+
+/** A response read into what the step stores and runs. */
+export interface ParsedResponse {
+  text: string;
+  /** The calls kept in the model event: those that run, then those refused one by one. */
+  toolCalls: ToolCallRecord[];
+  /** Why a kept call's arguments were refused, by call id. */
+  invalidArgs: Map<string, string>;
+  /** Calls beyond those kept: not stored one by one, only counted in a summary message. */
+  dropped: { count: number; names: string[] };
+}
+
+/** Deepest nesting of arguments accepted; deeper JSON would overflow the stack of later serializers. */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Longest tool name kept as the model wrote it (the providers' own limit); longer ones are cut. */
+const MAX_NAME_CHARS = 64;
+/** Longest call id kept as written; longer ones are cut and suffixed with a hash so they stay distinct. */
+const MAX_ID_CHARS = 128;
+/** Calls over `maxToolCallsPerStep` refused one by one; any beyond are dropped into one summary message. */
+export const MAX_REFUSED_CALLS = 16;
+/** Names of dropped calls listed in the summary message. */
+const LISTED_DROPPED_NAMES = 10;
+
+/** A model-written name cut to a length safe to store and echo, saying how long it was. */
+export function clipName(name: string): string {
+  return name.length <= MAX_NAME_CHARS ? name : `${name.slice(0, MAX_NAME_CHARS)}…[${name.length} characters]`;
+}
+
+function clipId(id: string): string {
+  if (id.length <= MAX_ID_CHARS) return id;
+  return `${id.slice(0, 48)}…${createHash('sha256').update(id).digest('hex').slice(0, 24)}`;
+}
+
+/**
+ * Reads a response's text and tool calls. The first `maxToolCallsPerStep` calls run; the next
+ * {@link MAX_REFUSED_CALLS} are kept and refused one by one; any further ones are dropped and only counted, so one response with
+ * thousands of calls stores a bounded number of events.
+ */
+export function parseResponse(content: readonly LanguageModelV3Content[], limits: RunLimits): ParsedResponse {
+  let text = '';
+  const toolCalls: ToolCallRecord[] = [];
+  const invalidArgs = new Map<string, string>();
+  const dropped = { count: 0, names: [] as string[] };
+  const keep = limits.maxToolCallsPerStep + MAX_REFUSED_CALLS;
+  for (const c of content) {
+    if (c.type === 'text') text += c.text;
+    if (c.type !== 'tool-call') continue;
+    const toolName = clipName(c.toolName);
+    if (toolCalls.length >= keep) {
+      dropped.count += 1;
+      if (dropped.names.length < LISTED_DROPPED_NAMES && !dropped.names.includes(toolName))
+        dropped.names.push(toolName);
+      continue;
+    }
+    const toolCallId = clipId(c.toolCallId);
+    const bytes = Buffer.byteLength(c.input);
+    if (bytes > limits.maxToolArgumentBytes) {
+      // Oversized arguments are not kept in history: they would crowd out everything else.
+      toolCalls.push({ toolCallId, toolName, input: `[${bytes} bytes of arguments omitted]` });
+      invalidArgs.set(
+        toolCallId,
+        `the arguments are ${bytes} bytes, over the limit maxToolArgumentBytes of ${limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`,
+      );
+      continue;
+    }
+    const parsed = parseArgs(c.input);
+    if (parsed.ok) toolCalls.push({ toolCallId, toolName, input: parsed.value });
+    else {
+      // Keep the raw text in the event, so the model sees what it wrote.
+      toolCalls.push({ toolCallId, toolName, input: c.input.slice(0, 20_000) });
+      invalidArgs.set(
+        toolCallId,
+        `the arguments of ${toolName} are not valid (${parsed.reason}). Send a JSON object that matches the tool's schema.`,
+      );
+    }
+  }
+  return { text, toolCalls, invalidArgs, dropped };
+}
+
+/** The message that stands for dropped calls in the session, so the model learns what happened. */
+export function droppedCallsMessage(dropped: ParsedResponse['dropped'], limits: RunLimits): string {
+  return (
+    `[pagewise] Your last response made ${dropped.count} more tool calls than could be kept; they were not run ` +
+    `(at most ${limits.maxToolCallsPerStep} run per step, setting limits.maxToolCallsPerStep). ` +
+    `Tools named: ${dropped.names.join(', ')}${dropped.count > dropped.names.length ? ', …' : ''}. Call fewer tools per response.`
+  );
+}
+
+/** Nesting depth of a JSON text, counted without recursion (brackets outside strings). */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92)
+        i += 1; // backslash escapes the next character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth -= 1;
+  }
+  return max;
+}
+
+function parseArgs(input: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  if (input.trim() === '') return { ok: true, value: {} };
+  const depth = jsonDepth(input);
+  if (depth > MAX_ARGUMENT_DEPTH)
+    return { ok: false, reason: `nested ${depth} levels deep; at most ${MAX_ARGUMENT_DEPTH} are accepted` };
+  try {
+    return { ok: true, value: JSON.parse(input) as unknown };
+  } catch (error) {
+    return { ok: false, reason: `not JSON: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,81 @@
+/** The options, inputs and outputs of the runner: its public surface, kept apart from its loop. */
+import type { ObservationProcessor } from '../context/observation.js';
+import type { ContextProcessor } from '../context/request.js';
+import type { ModelSpec, ResolveModelOptions } from '../models/resolve.js';
+import type { RetryOptions } from '../models/retry.js';
+import type { SessionStore } from '../session/store.js';
+import type { Session, SessionEvent } from '../session/types.js';
+import type { RunTelemetry } from '../telemetry/types.js';
+import type { Ledger, LedgerEntry, LedgerSummary } from '../tokens/ledger.js';
+import type { Agent } from './agent.js';
+import type { CallLog } from './call-log.js';
+import type { RunLimits } from './limits.js';
+
+/** Options of a `Runner`. */
+export interface RunnerOptions {
+  /** The root agent; invocations start with it. */
+  agent: Agent;
+  /** The app name sessions are stored under. Default `pagewise`. */
+  appName?: string;
+  /** Session storage. Default: in memory. */
+  store?: SessionStore;
+  /** The model of agents that name none. */
+  model?: ModelSpec;
+  /** How model spec strings are resolved (environment, offline policies). */
+  modelOptions?: ResolveModelOptions;
+  /** Context processors of agents that configure none. Default: none (the full history). */
+  processors?: ContextProcessor[];
+  /** Observation processors of agents that configure none. */
+  observationProcessors?: ObservationProcessor[];
+  /** Services tools and processors look up by key (page store, sources, ...). */
+  services?: Map<string, unknown> | Record<string, unknown>;
+  limits?: Partial<RunLimits>;
+  /** Context window in tokens; 0 turns the check off. Default: the model's known window. */
+  contextWindow?: number;
+  retry?: RetryOptions;
+  /** A ledger that receives every call of every run, besides the per-run ledger. */
+  ledger?: Ledger;
+  /** Receives every agent model call as sent (request, ledger entry, response), e.g. for `pagewise inspect`. */
+  callLog?: CallLog;
+  /** Receives spans of invocations, model calls, tool calls and processors (see `pagewiseTelemetry`). */
+  telemetry?: RunTelemetry;
+}
+
+/** Input of one invocation. */
+export interface RunInput {
+  userId: string;
+  /** An existing session to continue, or the id for a new one. A random id when omitted. */
+  sessionId?: string;
+  /** The user message. */
+  message: string;
+  signal?: AbortSignal;
+  /** Start with this agent of the tree instead of the root. */
+  agentName?: string;
+}
+
+/** Input of `Runner.resume`. */
+export interface ResumeInput {
+  userId: string;
+  sessionId: string;
+  signal?: AbortSignal;
+}
+
+/** Why an invocation ended. */
+export type StopReason = 'final' | 'escalate';
+
+/** The outcome of `Runner.run`. */
+export interface RunResult {
+  text: string;
+  stopReason: StopReason;
+  invocationId: string;
+  /** The agent that produced the final answer. */
+  agentName: string;
+  session: Session;
+  ledger: { entries: readonly LedgerEntry[]; summary: LedgerSummary };
+}
+
+/** A part of `Runner.stream`'s output. */
+export type RunStreamPart =
+  | { type: 'event'; event: SessionEvent }
+  | { type: 'text-delta'; agentName: string; delta: string }
+  | { type: 'finish'; result: RunResult };

@@ -1,0 +1,266 @@
+/**
+ * Running one tool call of a step: validate its arguments, run the tool with tracked state under the
+ * run's signal and deadlines, pass the result through the observation processors, and enforce the
+ * result size. Every failure becomes an error result the model can read; only an abort stops the run.
+ */
+import { z } from 'zod';
+import { AbortedError, redactSecrets } from '../errors.js';
+import type { ObservationProcessor, ToolObservation } from '../context/observation.js';
+import type { ContextItem, ToolDefinition } from '../context/request.js';
+import { TrackedState, type StateSource } from '../session/tracked-state.js';
+import type { Session, StateDelta, ToolCallRecord } from '../session/types.js';
+import type { InvocationTelemetry } from '../telemetry/types.js';
+import type { Ledger } from '../tokens/ledger.js';
+import type { Agent } from './agent.js';
+import type { RunLimits } from './limits.js';
+import type { AnyTool, ToolContext } from './tool.js';
+
+/** What the calls of one step share: who runs them, against what, under which limits. */
+export interface StepScope {
+  agent: Agent;
+  session: Session;
+  invocationId: string;
+  /** Id of the model event whose calls these are; with the invocation it makes idempotency keys unique. */
+  stepId: string;
+  /** The text of the user message that started the invocation. */
+  task: string;
+  tools: ReadonlyMap<string, AnyTool>;
+  /** Why a call's arguments were refused before any tool ran, by call id. */
+  invalidArgs: ReadonlyMap<string, string>;
+  /** The history items of the request that produced the calls. */
+  recentItems: readonly ContextItem[];
+  ledger: Ledger;
+  signal: AbortSignal;
+  services: ReadonlyMap<string, unknown>;
+  limits: RunLimits;
+  observationProcessors: readonly ObservationProcessor[];
+  /** Epoch milliseconds at which the invocation's wall time runs out. */
+  deadline: number;
+  /** Spans for each tool call and observation processor, when the runner has telemetry. */
+  telemetry?: InvocationTelemetry | undefined;
+}
+
+/** The result of one call, before it becomes an event. */
+export interface CallOutcome {
+  observation: ToolObservation;
+  delta: StateDelta;
+  increments?: Record<string, number>;
+  transferTo?: string;
+  escalate?: string;
+  /** The state access the tool ran with (what it read); absent when no tool ran. */
+  state?: TrackedState;
+  /** Whether the call may be run again: a tool without side effects. */
+  replayable: boolean;
+  /** The shared-key versions the result event is checked against on append. */
+  reads?: Record<string, number>;
+  /** Set when the tool was abandoned at a deadline: its own limit, or the invocation's wall time. */
+  timedOut?: 'maxToolTimeMs' | 'maxWallTimeMs';
+}
+
+const toolDefs = new WeakMap<AnyTool, ToolDefinition>();
+
+/** The definition of a tool as offered to the model, converted once per tool. */
+export function definitionOf(t: AnyTool): ToolDefinition {
+  let d = toolDefs.get(t);
+  if (!d) {
+    const schema = z.toJSONSchema(t.inputSchema, { unrepresentable: 'any' }) as Record<string, unknown>;
+    delete schema.$schema;
+    d = { name: t.name, description: t.description, inputSchema: schema };
+    toolDefs.set(t, d);
+  }
+  return d;
+}
+
+/**
+ * The idempotency key of one execution of a call: the session, the invocation, the step (the id of
+ * the model event that made the call) and the call id. A resumed call gets the same key, since its
+ * step is the stored model event; a model that reuses call ids across steps still gets distinct keys.
+ */
+export function idempotencyKeyOf(sessionId: string, invocationId: string, stepId: string, toolCallId: string): string {
+  return `${sessionId}:${invocationId}:${stepId}:${toolCallId}`;
+}
+
+function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return 'OK';
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch (error) {
+    return `Error: the tool returned a value that cannot be serialized (${(error as Error).message}).`;
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An error outcome for a call beyond `limits.maxToolCallsPerStep`. */
+export function refusedOutcome(call: ToolCallRecord, calls: number, limits: RunLimits): CallOutcome {
+  return {
+    observation: {
+      ...call,
+      output: `Error: this response made ${calls} tool calls; at most ${limits.maxToolCallsPerStep} run per step (setting limits.maxToolCallsPerStep). Call the rest in your next response.`,
+      isError: true,
+    },
+    delta: {},
+    replayable: true,
+  };
+}
+
+/** Runs one call of a step against `source` (the session state, plus earlier calls' writes on a re-run). */
+export async function executeCall(scope: StepScope, call: ToolCallRecord, source: StateSource): Promise<CallOutcome> {
+  const { limits, tools } = scope;
+  const outcome: CallOutcome = { observation: { ...call, output: '', isError: false }, delta: {}, replayable: true };
+  const fail = (message: string): CallOutcome => {
+    outcome.observation = { ...call, output: `Error: ${message}`, isError: true };
+    return outcome;
+  };
+  const t = tools.get(call.toolName);
+  if (!t) return fail(`unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+  const invalid = scope.invalidArgs.get(call.toolCallId);
+  if (invalid !== undefined) return fail(invalid);
+  const argBytes = Buffer.byteLength(JSON.stringify(call.input ?? null));
+  if (argBytes > limits.maxToolArgumentBytes) {
+    return fail(
+      `the arguments are ${argBytes} bytes, over the limit maxToolArgumentBytes of ${limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`,
+    );
+  }
+  const parsed = t.inputSchema.safeParse(call.input);
+  if (!parsed.success)
+    return fail(
+      `invalid arguments for ${call.toolName}:\n${z.prettifyError(parsed.error)}\nFix the arguments and call again.`,
+    );
+
+  // Records what the tool reads, so a conflict can tell whether its result still holds.
+  const state = new TrackedState(source);
+  outcome.state = state;
+  outcome.delta = state.delta;
+  outcome.increments = state.increments;
+  outcome.replayable = t.sideEffects !== true;
+  const run = await runWithDeadline(scope, t, parsed.data, call, outcome, state);
+  if (run.kind === 'aborted') throw new AbortedError();
+  if (run.kind !== 'value') {
+    // A failed or abandoned tool changes no state: its writes are dropped, and later ones reach nothing.
+    state.discardWrites();
+    outcome.state = undefined;
+    outcome.delta = {};
+    outcome.increments = undefined;
+    outcome.transferTo = undefined;
+    outcome.escalate = undefined;
+    if (run.kind === 'error') return fail(`${call.toolName} failed: ${redactSecrets(describeError(run.error))}`);
+    outcome.timedOut = run.limit;
+    return fail(
+      `${call.toolName} did not finish within ${run.ms} ms and was abandoned (setting limits.${run.limit}). Its effects, if any, are unknown.`,
+    );
+  }
+  let obs: ToolObservation = { ...call, input: parsed.data, output: outputText(run.value), isError: false };
+  const telemetry = scope.telemetry;
+  for (const p of scope.observationProcessors) {
+    const input = obs;
+    const run = async () =>
+      p.process(input, {
+        invocationId: scope.invocationId,
+        agentName: scope.agent.name,
+        sessionId: scope.session.sessionId,
+        task: scope.task,
+        recentItems: scope.recentItems,
+        services: scope.services,
+        ledger: scope.ledger,
+        signal: scope.signal,
+      });
+    obs = await (telemetry ? telemetry.processor(p.name, 'observation', run) : run());
+  }
+  const bytes = Buffer.byteLength(obs.output);
+  if (bytes > limits.maxToolResultBytes) {
+    obs = {
+      ...obs,
+      output: `Error: the result of ${call.toolName} is ${bytes} bytes, over the limit maxToolResultBytes of ${limits.maxToolResultBytes} (setting limits.maxToolResultBytes). Ask for less, or enable auto-paging so large results become pages.`,
+      isError: true,
+    };
+  }
+  outcome.observation = obs;
+  return outcome;
+}
+
+type ToolRun =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'error'; error: unknown }
+  | { kind: 'aborted' }
+  | { kind: 'timeout'; limit: 'maxToolTimeMs' | 'maxWallTimeMs'; ms: number };
+
+/** setTimeout's largest delay; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Runs the tool under its own signal, which fires when the run is aborted or a deadline passes. A tool
+ * that ignores its signal is abandoned there: the step goes on without waiting for it, and whatever it
+ * does later reaches neither the state nor the control actions of the step.
+ */
+async function runWithDeadline(
+  scope: StepScope,
+  t: AnyTool,
+  args: unknown,
+  call: ToolCallRecord,
+  outcome: CallOutcome,
+  state: TrackedState,
+): Promise<ToolRun> {
+  const controller = new AbortController();
+  const wallMs = scope.deadline - Date.now();
+  const ownLimit = scope.limits.maxToolTimeMs < wallMs;
+  const budget = Math.max(0, ownLimit ? scope.limits.maxToolTimeMs : wallMs);
+  let live = true;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<ToolRun>((resolve) => {
+    onAbort = () => {
+      controller.abort(scope.signal.reason);
+      // A tool that finishes as the run is aborted (or aborts it itself) keeps its result: only one still
+      // running once pending callbacks have run is abandoned.
+      setImmediate(() => resolve({ kind: 'aborted' }));
+    };
+    if (scope.signal.aborted) onAbort();
+    else scope.signal.addEventListener('abort', onAbort, { once: true });
+    if (budget <= MAX_TIMER_MS) {
+      timer = setTimeout(() => {
+        controller.abort(new Error(`limits.${ownLimit ? 'maxToolTimeMs' : 'maxWallTimeMs'} passed`));
+        resolve({ kind: 'timeout', limit: ownLimit ? 'maxToolTimeMs' : 'maxWallTimeMs', ms: Math.round(budget) });
+      }, budget);
+    }
+  });
+  const ctx: ToolContext = {
+    state,
+    invocationId: scope.invocationId,
+    sessionId: scope.session.sessionId,
+    userId: scope.session.userId,
+    appName: scope.session.appName,
+    agentName: scope.agent.name,
+    toolCallId: call.toolCallId,
+    idempotencyKey: idempotencyKeyOf(scope.session.sessionId, scope.invocationId, scope.stepId, call.toolCallId),
+    signal: controller.signal,
+    services: scope.services,
+    actions: {
+      transferToAgent: (name) => {
+        const targets = scope.agent.transferTargets().map((a) => a.name);
+        if (!targets.includes(name))
+          throw new Error(`cannot transfer to "${name}"; possible: ${targets.join(', ') || 'none'}.`);
+        if (live) outcome.transferTo = name;
+      },
+      escalate: (reason) => {
+        if (live) outcome.escalate = reason ?? '';
+      },
+    },
+  };
+  const execute = async () => t.execute(args, ctx);
+  const { telemetry } = scope;
+  const execution = (async (): Promise<ToolRun> => ({
+    kind: 'value',
+    value: await (telemetry ? telemetry.tool(call, scope.agent.name, execute) : execute()),
+  }))().catch((error: unknown): ToolRun => (scope.signal.aborted ? { kind: 'aborted' } : { kind: 'error', error }));
+  try {
+    return await Promise.race([execution, abandoned]);
+  } finally {
+    live = false;
+    clearTimeout(timer);
+    if (onAbort) scope.signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../session/types.js';
+import { eventsToItems, groupTurns } from './history.js';
+
+let n = 0;
+const base = () => ({ id: `e${++n}`, invocationId: 'i', author: 'a', timestamp: 0 });
+const user = (text: string): SessionEvent => ({ ...base(), kind: 'user', author: 'user', text });
+const model = (text: string, calls: string[] = []): SessionEvent => ({
+  ...base(),
+  kind: 'model',
+  text,
+  toolCalls: calls.map((id) => ({ toolCallId: id, toolName: 't', input: { id } })),
+});
+const result = (id: string): SessionEvent => ({
+  ...base(),
+  kind: 'tool-result',
+  toolCallId: id,
+  toolName: 't',
+  output: `out ${id}`,
+  isError: false,
+});
+const compaction = (from: SessionEvent, to: SessionEvent, summary: string): SessionEvent => ({
+  ...base(),
+  kind: 'compaction',
+  fromEventId: from.id,
+  toEventId: to.id,
+  summary,
+});
+
+/** The conversion without any cache: a fresh array each time. */
+const fresh = (events: SessionEvent[]) => eventsToItems([...events]);
+
+describe('eventsToItems', () => {
+  it('converts user, model and tool-result events, skipping empty model responses and control events', () => {
+    const events: SessionEvent[] = [
+      user('go'),
+      model('', ['a']),
+      result('a'),
+      model(''),
+      { ...base(), kind: 'transfer', from: 'a', to: 'b' },
+      model('done'),
+    ];
+    const items = eventsToItems(events);
+    expect(items.map((i) => i.type)).toEqual(['user', 'assistant', 'tool-result', 'assistant']);
+    expect(items.map((i) => i.eventId)).toEqual([events[0]!.id, events[1]!.id, events[2]!.id, events[5]!.id]);
+  });
+
+  it('replaces a compacted range with its summary, the latest overlapping compaction winning', () => {
+    const e = [user('one'), model('', ['a']), result('a'), user('two'), model('', ['b']), result('b')];
+    const first = compaction(e[0]!, e[2]!, 'first summary');
+    const later = compaction(e[0]!, e[5]!, 'accumulated');
+    expect(eventsToItems([...e, first]).map((i) => i.type)).toEqual(['summary', 'user', 'assistant', 'tool-result']);
+    const items = eventsToItems([...e, first, later]);
+    expect(items).toEqual([{ type: 'summary', text: 'accumulated', eventId: later.id }]);
+  });
+
+  it('converting an appended-to list gives the same items as converting it afresh, reusing earlier items', () => {
+    const events: SessionEvent[] = [user('go')];
+    const before = eventsToItems(events);
+    for (let i = 0; i < 20; i++) events.push(model('', [`c${i}`]), result(`c${i}`));
+    const after = eventsToItems(events);
+    expect(after).toEqual(fresh(events));
+    expect(after[0]).toBe(before[0]);
+    // The caller owns the array it gets: changing it changes nothing later.
+    after.length = 0;
+    expect(eventsToItems(events)).toEqual(fresh(events));
+  });
+
+  it('a compaction appended later is applied to the whole list', () => {
+    const events: SessionEvent[] = [user('go'), model('', ['a']), result('a'), model('', ['b']), result('b')];
+    eventsToItems(events);
+    events.push(compaction(events[1]!, events[2]!, 'looked a up'));
+    const items = eventsToItems(events);
+    expect(items.map((i) => i.type)).toEqual(['user', 'summary', 'assistant', 'tool-result']);
+    expect(items).toEqual(fresh(events));
+  });
+
+  it('a list whose events were replaced in place (a reload) is converted again', () => {
+    const events: SessionEvent[] = [user('first'), model('one')];
+    eventsToItems(events);
+    const reloaded = [user('other'), model('two'), user('three')];
+    events.length = 0;
+    events.push(...reloaded);
+    expect(eventsToItems(events).map((i) => (i as { text: string }).text)).toEqual(['other', 'two', 'three']);
+    events.length = 1;
+    expect(eventsToItems(events).map((i) => (i as { text: string }).text)).toEqual(['other']);
+  });
+});
+
+describe('groupTurns', () => {
+  it('keeps each assistant turn with its results', () => {
+    const items = eventsToItems([user('go'), model('', ['a', 'b']), result('a'), result('b'), model('done')]);
+    expect(groupTurns(items).map((t) => t.map((i) => i.type))).toEqual([
+      ['user'],
+      ['assistant', 'tool-result', 'tool-result'],
+      ['assistant'],
+    ]);
+  });
+});

@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { countTokens } from '../tokens/tokenizer.js';
+import {
+  findBrokenToolPair,
+  itemText,
+  latestObservationStart,
+  measureRequest,
+  renderPrompt,
+  serializeRequest,
+  systemText,
+  type ContextItem,
+  type ContextRequest,
+} from './request.js';
+
+const tool = { name: 'lookup', description: 'Looks a record up.', inputSchema: { type: 'object' as const } };
+
+function request(items: ContextItem[]): ContextRequest {
+  return {
+    instruction: [
+      { part: 'instruction', text: 'You look records up.' },
+      { part: 'paged', text: '<page>body</page>' },
+    ],
+    items,
+    tools: [tool],
+  };
+}
+
+const call = (id: string) => ({ toolCallId: id, toolName: 'lookup', input: { id } });
+const result = (id: string, output = `record ${id}`, isError = false): ContextItem => ({
+  type: 'tool-result',
+  toolCallId: id,
+  toolName: 'lookup',
+  output,
+  isError,
+});
+
+describe('renderPrompt', () => {
+  it('renders system text, user, assistant with calls, and groups consecutive results in one tool message', () => {
+    const { prompt, tools } = renderPrompt(
+      request([
+        { type: 'user', text: 'find a and b' },
+        { type: 'assistant', text: 'Looking.', toolCalls: [call('a'), call('b')] },
+        result('a'),
+        result('b', 'not found', true),
+        { type: 'summary', text: 'earlier: nothing' },
+        { type: 'assistant', text: 'done', toolCalls: [] },
+      ]),
+    );
+    expect(prompt.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(prompt[0]).toEqual({ role: 'system', content: 'You look records up.\n\n<page>body</page>' });
+    expect(prompt[2]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool-call', toolCallId: 'a', toolName: 'lookup', input: { id: 'a' } },
+        { type: 'tool-call', toolCallId: 'b', toolName: 'lookup', input: { id: 'b' } },
+      ],
+    });
+    expect(prompt[3]).toEqual({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'a', toolName: 'lookup', output: { type: 'text', value: 'record a' } },
+        {
+          type: 'tool-result',
+          toolCallId: 'b',
+          toolName: 'lookup',
+          output: { type: 'error-text', value: 'not found' },
+        },
+      ],
+    });
+    expect(prompt[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'earlier: nothing' }] });
+    expect(tools).toEqual([
+      { type: 'function', name: 'lookup', description: 'Looks a record up.', inputSchema: { type: 'object' } },
+    ]);
+  });
+
+  it('omits the system message when there is no instruction and an assistant text part when empty', () => {
+    const { prompt } = renderPrompt({
+      instruction: [],
+      items: [{ type: 'assistant', text: '', toolCalls: [call('x')] }, result('x')],
+      tools: [],
+    });
+    expect(prompt[0]!.role).toBe('assistant');
+    expect((prompt[0] as { content: unknown[] }).content).toHaveLength(1);
+  });
+
+  it('does not merge tool results separated by another message', () => {
+    const items: ContextItem[] = [
+      { type: 'assistant', text: '', toolCalls: [call('a')] },
+      result('a'),
+      { type: 'assistant', text: '', toolCalls: [call('b')] },
+      result('b'),
+    ];
+    const { prompt } = renderPrompt(request(items));
+    expect(prompt.filter((m) => m.role === 'tool').map((m) => (m.content as unknown[]).length)).toEqual([1, 1]);
+  });
+
+  it('renders the same item to the same result every time, and a new render does not change an older one', () => {
+    const items: ContextItem[] = [
+      { type: 'user', text: 'go' },
+      { type: 'assistant', text: '', toolCalls: [call('a')] },
+    ];
+    const first = renderPrompt(request([...items, result('a')]));
+    const snapshot = structuredClone(first.prompt);
+    const second = renderPrompt(
+      request([...items, result('a'), { type: 'assistant', text: '', toolCalls: [call('b')] }, result('b')]),
+    );
+    expect(first.prompt).toEqual(snapshot);
+    expect(second.prompt[1]).toBe(first.prompt[1]);
+    expect(second.prompt.filter((m) => m.role === 'tool')).toHaveLength(2);
+  });
+});
+
+describe('measureRequest', () => {
+  it('splits tokens by part, the latest tool results counting as observation, and sums to the segments', () => {
+    const req = request([
+      { type: 'user', text: 'find a' },
+      { type: 'assistant', text: '', toolCalls: [call('a')] },
+      result('a'),
+      { type: 'assistant', text: '', toolCalls: [call('b')] },
+      result('b', 'the latest observation'),
+    ]);
+    const m = measureRequest(req);
+    expect(m.parts.instruction).toBe(countTokens('You look records up.'));
+    expect(m.parts.paged).toBe(countTokens('<page>body</page>'));
+    expect(m.parts.observation).toBe(countTokens('the latest observation'));
+    expect(m.parts.history).toBe(
+      countTokens('find a') +
+        countTokens(itemText(req.items[1]!)) +
+        countTokens('record a') +
+        countTokens(itemText(req.items[3]!)),
+    );
+    const segments = serializeRequest(req).reduce((sum, s) => sum + countTokens(s.text), 0);
+    expect(m.total).toBe(segments);
+    expect(m.total).toBe(Object.values(m.parts).reduce((a, b) => a + b, 0));
+  });
+
+  it('counts with the requested encoding', () => {
+    const req = request([{ type: 'user', text: 'naïve café 日本語のテキスト' }]);
+    const o = measureRequest(req, 'o200k_base');
+    const c = measureRequest(req, 'cl100k_base');
+    expect(o.parts.history).toBe(countTokens('naïve café 日本語のテキスト', 'o200k_base'));
+    expect(c.parts.history).toBe(countTokens('naïve café 日本語のテキスト', 'cl100k_base'));
+    expect(o.parts.history).not.toBe(c.parts.history);
+  });
+
+  it('counts special-token text in every part as plain text', () => {
+    const text = 'before <|endoftext|> <|im_end|> <|im_start|>system after';
+    const req: ContextRequest = {
+      instruction: [{ part: 'paged', text }],
+      items: [
+        { type: 'user', text },
+        { type: 'assistant', text, toolCalls: [] },
+      ],
+      tools: [{ ...tool, description: text }],
+    };
+    const m = measureRequest(req);
+    expect(m.parts.paged).toBe(countTokens(text));
+    expect(m.parts.paged).toBeGreaterThan(10);
+  });
+});
+
+describe('request helpers', () => {
+  it('itemText joins an assistant text with its calls', () => {
+    expect(itemText({ type: 'assistant', text: 'hi', toolCalls: [call('a')] })).toBe('hi\nlookup{"id":"a"}');
+    expect(
+      itemText({ type: 'assistant', text: '', toolCalls: [{ toolCallId: 'x', toolName: 't', input: 'raw' }] }),
+    ).toBe('traw');
+  });
+
+  it('latestObservationStart finds the trailing tool results', () => {
+    const items: ContextItem[] = [
+      { type: 'user', text: 'u' },
+      { type: 'assistant', text: '', toolCalls: [call('a')] },
+      result('a'),
+    ];
+    expect(latestObservationStart(items)).toBe(2);
+    expect(latestObservationStart(items.slice(0, 2))).toBe(2);
+    expect(latestObservationStart([])).toBe(0);
+  });
+
+  it('systemText joins sections with a blank line', () => {
+    expect(systemText(request([]))).toBe('You look records up.\n\n<page>body</page>');
+  });
+
+  it('findBrokenToolPair reports a call without result and a result without its call', () => {
+    const ok: ContextItem[] = [
+      { type: 'assistant', text: '', toolCalls: [call('a'), call('b')] },
+      result('b'),
+      result('a'),
+    ];
+    expect(findBrokenToolPair(ok)).toBeUndefined();
+    expect(findBrokenToolPair([{ type: 'assistant', text: '', toolCalls: [call('a')] }])).toMatch(
+      /tool call a at item 0 has no result/,
+    );
+    expect(findBrokenToolPair([{ type: 'user', text: 'u' }, result('a')])).toMatch(
+      /tool result a at item 1 is not preceded/,
+    );
+    expect(
+      findBrokenToolPair([{ type: 'assistant', text: '', toolCalls: [call('a')] }, result('a'), result('z')]),
+    ).toMatch(/tool result z/);
+  });
+});
