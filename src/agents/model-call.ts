@@ -14,6 +14,7 @@ import { AbortedError, redactError } from '../errors.js';
 import { withRetry, type RetryOptions } from '../models/retry.js';
 import type { ToolCallRecord } from '../session/types.js';
 import type { RunLimits } from './limits.js';
+import { jsonDepth } from '../util/json-scan.js';
 
 /** What a model call returned, with its duration. */
 export interface ModelResponse {
@@ -164,24 +165,6 @@ export function droppedCallsMessage(dropped: ParsedResponse['dropped'], limits: 
     `(at most ${limits.maxToolCallsPerStep} run per step, setting limits.maxToolCallsPerStep). ` +
     `Tools named: ${dropped.names.join(', ')}${dropped.count > dropped.names.length ? ', …' : ''}. Call fewer tools per response.`
   );
-}
-
-/** Nesting depth of a JSON text, counted without recursion (brackets outside strings). */
-function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92)
-        i += 1; // backslash escapes the next character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
-    else if (ch === 125 || ch === 93) depth -= 1;
-  }
-  return max;
 }
 
 function parseArgs(input: string): { ok: true; value: unknown } | { ok: false; reason: string } {

@@ -123,6 +123,151 @@ async function loadRuns(dirs: readonly string[]): Promise<{ loaded: LoadedRuns[]
   return { loaded, errors };
 }
 
+/** Headers and checks of every request: read-only methods, the expected Host, the access token. */
+function guard(token: string | undefined, allowedHosts: ReadonlySet<string> | undefined) {
+  return async (c: Context, next: () => Promise<void>) => {
+    c.header('Content-Security-Policy', INSPECT_CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Cross-Origin-Resource-Policy', 'same-origin');
+    c.header('Cache-Control', 'no-store');
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      c.header('Allow', 'GET, HEAD');
+      return c.text('The inspector is read-only: only GET and HEAD are served.', 405);
+    }
+    if (allowedHosts && !allowedHosts.has((c.req.header('host') ?? '').toLowerCase()))
+      return c.text('Unexpected Host header: open the inspector by the address it printed.', 403);
+    if (token) {
+      const given =
+        c.req.query('token') ?? /(?:^|;\s*)pagewise_inspect=([^;]+)/.exec(c.req.header('cookie') ?? '')?.[1];
+      const ok =
+        given !== undefined &&
+        Buffer.byteLength(given) === Buffer.byteLength(token) &&
+        timingSafeEqual(Buffer.from(given), Buffer.from(token));
+      if (!ok)
+        return c.text('This inspector needs its access token: open the address it printed (with ?token=…).', 401);
+      if (c.req.query('token') !== undefined)
+        c.header('Set-Cookie', `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+    }
+    return next();
+  };
+}
+
+/** The benchmark-folder views: the index, one folder's results and charts, one episode's calls. */
+function addRunRoutes(
+  app: Hono,
+  runs: readonly LoadedRuns[],
+  runErrors: readonly string[],
+  page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
+  svg: (c: Context, text: string) => Response,
+): void {
+  app.get('/runs', (c) => page(c, 'Benchmark runs', runsIndexPage(runs, runErrors)));
+  const runAt = (c: Context) => {
+    const i = Number(c.req.param('i'));
+    const r = Number.isInteger(i) ? runs[i] : undefined;
+    if (!r) throw new NotFound('No such benchmark folder.');
+    return { i, r };
+  };
+  app.get('/runs/:i', (c) => {
+    const { i, r } = runAt(c);
+    return page(c, r.runs.scenario, runsPage(i, r));
+  });
+  app.get('/runs/:i/chart/:name', async (c) => {
+    const { r } = runAt(c);
+    const name = c.req.param('name');
+    if (name === 'prompt-tokens-per-call.svg') return svg(c, await renderChartSvg(promptTokensPerCallSpec(r.runs)));
+    if (name === 'peak-vs-n.svg')
+      return svg(c, await renderChartSvg(peakVsNSpec(r.results, r.runs.scenario, r.runs.model)));
+    throw new NotFound('No such chart.');
+  });
+  app.get('/runs/:i/episode/:k', (c) => {
+    const { i, r } = runAt(c);
+    const k = Number(c.req.param('k'));
+    if (!Number.isInteger(k) || !r.runs.episodes[k]) throw new NotFound('No such episode.');
+    return page(c, `Episode ${k}`, episodePage(i, r, k));
+  });
+}
+
+/** An SVG response. */
+const svg = (c: Context, text: string) => c.body(text, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
+
+/** A session's paged pages, its context over time (with charts) and its compressions. */
+function addPageAndContextRoutes(
+  app: Hono,
+  needData: () => InspectData,
+  header: (
+    key: SessionKey,
+  ) => ReturnType<InspectData['session']> extends Promise<infer H> ? Promise<NonNullable<H>> : never,
+  page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
+): void {
+  app.get('/page', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const uri = c.req.query('uri');
+    if (c.req.query('call') !== undefined) {
+      // A page as it was fenced into a call: exactly what the model read.
+      const call = await needData().call(key, intParam(c, 'call', 0));
+      const section = call?.request.instruction[intParam(c, 'section', 0)];
+      const p = section ? parseFencedPages(section.text).pages[intParam(c, 'i', 0)] : undefined;
+      if (!p) throw new NotFound('That call has no such paged page.');
+      const stored = await needData().page(
+        [`session:${key.sessionId}`, ...(await needData().namespacesOf(p.uri))],
+        p.uri,
+      );
+      return page(
+        c,
+        p.title || p.uri,
+        pagePage(
+          h,
+          {
+            ...p,
+            ...(stored
+              ? { namespace: stored.namespace, tokens: stored.tokens, mediaType: stored.mediaType, meta: stored.meta }
+              : {}),
+          },
+          'as fenced into the call (markers inside neutralized)',
+        ),
+      );
+    }
+    if (!uri) throw bad('Parameter uri is required.');
+    const stored = await needData().page([`session:${key.sessionId}`, ...(await needData().namespacesOf(uri))], uri);
+    if (!stored) throw new NotFound(`No page ${uri} in this store.`);
+    return page(c, stored.title || uri, pagePage(h, stored, 'from the page store'));
+  });
+
+  app.get('/context', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const calls = await needData().calls(key);
+    return page(c, 'Context over time', contextPage(h, calls, await compactionCalls(needData(), key, calls)));
+  });
+
+  app.get('/chart/context.svg', async (c) => {
+    const key = keyOf(c);
+    const calls = await needData().calls(key);
+    return svg(c, await renderChartSvg(contextSpec(calls, await compactionCalls(needData(), key, calls))));
+  });
+  app.get('/chart/working-set.svg', async (c) => {
+    const calls = await needData().calls(keyOf(c));
+    return svg(c, await renderChartSvg(workingSetSpec(calls)));
+  });
+
+  app.get('/compression', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const d = needData();
+    const matching = await d.eventsMatching(key, ['[pagewise] Compressed from', '"kind":"compaction"']);
+    const list = await collectCompressions(
+      h,
+      matching,
+      () => d.allEvents(key),
+      async (uri) => d.page([`session:${key.sessionId}`], uri),
+    );
+    return page(c, 'Compression', compressionPage(h, list));
+  });
+}
+
 /**
  * Builds the inspector's Hono app over an open store and loaded benchmark folders; {@link startInspector}
  * serves it. Exposed for embedding in another server.
@@ -150,33 +295,7 @@ export function createInspectorApp(options: {
     return h;
   };
 
-  app.use('*', async (c, next) => {
-    c.header('Content-Security-Policy', INSPECT_CSP);
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('X-Frame-Options', 'DENY');
-    c.header('Cross-Origin-Resource-Policy', 'same-origin');
-    c.header('Cache-Control', 'no-store');
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      c.header('Allow', 'GET, HEAD');
-      return c.text('The inspector is read-only: only GET and HEAD are served.', 405);
-    }
-    if (allowedHosts && !allowedHosts.has((c.req.header('host') ?? '').toLowerCase()))
-      return c.text('Unexpected Host header: open the inspector by the address it printed.', 403);
-    if (token) {
-      const given =
-        c.req.query('token') ?? /(?:^|;\s*)pagewise_inspect=([^;]+)/.exec(c.req.header('cookie') ?? '')?.[1];
-      const ok =
-        given !== undefined &&
-        Buffer.byteLength(given) === Buffer.byteLength(token) &&
-        timingSafeEqual(Buffer.from(given), Buffer.from(token));
-      if (!ok)
-        return c.text('This inspector needs its access token: open the address it printed (with ?token=…).', 401);
-      if (c.req.query('token') !== undefined)
-        c.header('Set-Cookie', `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
-    }
-    return next();
-  });
+  app.use('*', guard(token, allowedHosts));
 
   app.get('/assets/inspect.css', (c) => c.body(INSPECT_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/inspect.js', (c) => c.body(INSPECT_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
@@ -273,98 +392,9 @@ export function createInspectorApp(options: {
     );
   });
 
-  app.get('/page', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const uri = c.req.query('uri');
-    if (c.req.query('call') !== undefined) {
-      // A page as it was fenced into a call: exactly what the model read.
-      const call = await needData().call(key, intParam(c, 'call', 0));
-      const section = call?.request.instruction[intParam(c, 'section', 0)];
-      const p = section ? parseFencedPages(section.text).pages[intParam(c, 'i', 0)] : undefined;
-      if (!p) throw new NotFound('That call has no such paged page.');
-      const stored = await needData().page(
-        [`session:${key.sessionId}`, ...(await needData().namespacesOf(p.uri))],
-        p.uri,
-      );
-      return page(
-        c,
-        p.title || p.uri,
-        pagePage(
-          h,
-          {
-            ...p,
-            ...(stored
-              ? { namespace: stored.namespace, tokens: stored.tokens, mediaType: stored.mediaType, meta: stored.meta }
-              : {}),
-          },
-          'as fenced into the call (markers inside neutralized)',
-        ),
-      );
-    }
-    if (!uri) throw bad('Parameter uri is required.');
-    const stored = await needData().page([`session:${key.sessionId}`, ...(await needData().namespacesOf(uri))], uri);
-    if (!stored) throw new NotFound(`No page ${uri} in this store.`);
-    return page(c, stored.title || uri, pagePage(h, stored, 'from the page store'));
-  });
+  addPageAndContextRoutes(app, needData, header, page);
 
-  app.get('/context', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const calls = await needData().calls(key);
-    return page(c, 'Context over time', contextPage(h, calls, await compactionCalls(needData(), key, calls)));
-  });
-
-  const svg = (c: Context, text: string) => c.body(text, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
-  app.get('/chart/context.svg', async (c) => {
-    const key = keyOf(c);
-    const calls = await needData().calls(key);
-    return svg(c, await renderChartSvg(contextSpec(calls, await compactionCalls(needData(), key, calls))));
-  });
-  app.get('/chart/working-set.svg', async (c) => {
-    const calls = await needData().calls(keyOf(c));
-    return svg(c, await renderChartSvg(workingSetSpec(calls)));
-  });
-
-  app.get('/compression', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const d = needData();
-    const matching = await d.eventsMatching(key, ['[pagewise] Compressed from', '"kind":"compaction"']);
-    const list = await collectCompressions(
-      h,
-      matching,
-      () => d.allEvents(key),
-      async (uri) => d.page([`session:${key.sessionId}`], uri),
-    );
-    return page(c, 'Compression', compressionPage(h, list));
-  });
-
-  app.get('/runs', (c) => page(c, 'Benchmark runs', runsIndexPage(runs, options.runErrors ?? [])));
-  const runAt = (c: Context) => {
-    const i = Number(c.req.param('i'));
-    const r = Number.isInteger(i) ? runs[i] : undefined;
-    if (!r) throw new NotFound('No such benchmark folder.');
-    return { i, r };
-  };
-  app.get('/runs/:i', (c) => {
-    const { i, r } = runAt(c);
-    return page(c, r.runs.scenario, runsPage(i, r));
-  });
-  app.get('/runs/:i/chart/:name', async (c) => {
-    const { r } = runAt(c);
-    const name = c.req.param('name');
-    if (name === 'prompt-tokens-per-call.svg') return svg(c, await renderChartSvg(promptTokensPerCallSpec(r.runs)));
-    if (name === 'peak-vs-n.svg')
-      return svg(c, await renderChartSvg(peakVsNSpec(r.results, r.runs.scenario, r.runs.model)));
-    throw new NotFound('No such chart.');
-  });
-  app.get('/runs/:i/episode/:k', (c) => {
-    const { i, r } = runAt(c);
-    const k = Number(c.req.param('k'));
-    if (!Number.isInteger(k) || !r.runs.episodes[k]) throw new NotFound('No such episode.');
-    return page(c, `Episode ${k}`, episodePage(i, r, k));
-  });
+  addRunRoutes(app, runs, options.runErrors ?? [], page, svg);
 
   app.notFound((c) => page(c, 'Not found', errorPage(404, 'No such page.')));
   app.onError((error, c) => {
