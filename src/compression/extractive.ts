@@ -28,7 +28,8 @@ import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
-import { joinUnits, segmentText } from './segment.js';
+import { wordTokens } from '../text/words.js';
+import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
@@ -109,6 +110,8 @@ interface Candidate {
   score: number;
   forced: boolean;
   dropped: boolean;
+  /** False for units kept only with another (headings, table headers, speaker labels). */
+  standalone: boolean;
   cost: number;
   /** Indices that must be kept with it (its headings, outermost first). */
   requires: readonly number[];
@@ -122,9 +125,11 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const total = units.length;
   // A unit is scored with its headings' words: "He was the author of many books" is about the
   // paragraph's title, as a JSON value is about its key path.
+  // A table row is scored with its column headers, a turn's sentence with its speaker, likewise.
+  const requirements = units.map((u) => requiredUnits(units, u));
   const relevance = normalized(
     bm25(
-      units.map((u) => [...headingChain(units, u).map((h) => units[h]?.text ?? ''), u.text].join(' ')),
+      units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(' ')),
       query,
     ),
   );
@@ -150,9 +155,10 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
         PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
       forced,
       dropped: !forced && drop.some((re) => re.test(unit.text)),
+      standalone: isContentUnit(unit),
       // One token more for the separator it brings into the output.
       cost: countTokens(unit.text) + 1,
-      requires: headingChain(units, unit),
+      requires: requirements[unit.index] ?? [],
     };
   });
   const render = (kept: readonly number[]): string => joinUnits(input, units, kept);
@@ -161,7 +167,7 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
     return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
   }
   // Nothing fits whole (one huge unit, or a tight maxTokens): cut the best unit to the budget.
-  const best = rank(candidates.filter((c) => !c.dropped))[0];
+  const best = rank(candidates.filter((c) => !c.dropped && c.standalone))[0];
   const text = best === undefined ? '' : headWithinTokens(units[best.index]?.text ?? '', budget);
   return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
 }
@@ -170,6 +176,18 @@ function headingChain(units: readonly TextUnit[], unit: TextUnit): number[] {
   const chain: number[] = [];
   for (let at = unit.heading; at !== undefined; at = units[at]?.heading) chain.unshift(at);
   return chain;
+}
+
+/** What a unit needs kept with it, in document order: its headings, then its headers or speaker label. */
+function requiredUnits(units: readonly TextUnit[], unit: TextUnit): number[] {
+  const all = new Set(headingChain(units, unit));
+  for (const r of unit.requires ?? []) {
+    const required = units[r];
+    if (!required) continue;
+    for (const h of headingChain(units, required)) all.add(h);
+    all.add(r);
+  }
+  return [...all].sort((a, b) => a - b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,7 +205,7 @@ function select(
   render: (kept: readonly number[]) => string,
 ): FilledBudget {
   const eligible = rank(
-    candidates.filter((c) => !c.dropped && (c.forced || minScore === undefined || c.score >= minScore)),
+    candidates.filter((c) => !c.dropped && c.standalone && (c.forced || minScore === undefined || c.score >= minScore)),
   );
   const usable = (i: number): boolean => candidates[i]?.dropped !== true;
   const items = eligible.map((c) => ({ index: c.index, cost: c.cost, requires: c.requires.filter(usable) }));
@@ -224,6 +242,8 @@ function bm25(texts: readonly string[], query: string): number[] {
   if (texts.length === 0) return scores;
   const index = new MiniSearch<{ id: number; text: string }>({
     fields: ['text'],
+    // Words of any language: Japanese and Chinese have no spaces to split on.
+    tokenize: (text) => wordTokens(text),
     processTerm: (term) => {
       const lower = term.toLowerCase();
       return STOPWORDS.has(lower) ? null : lower;
@@ -239,15 +259,9 @@ function bm25(texts: readonly string[], query: string): number[] {
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
-  const terms = [
-    ...new Set(
-      query
-        .toLowerCase()
-        .split(/[\n\r\p{Z}\p{P}]+/u)
-        .filter(Boolean),
-    ),
-  ];
-  for (const hit of index.search(terms.join(' '))) scores[hit.id as number] = hit.score;
+  const terms = [...new Set(wordTokens(query))].filter((t) => !STOPWORDS.has(t));
+  if (terms.length === 0) return scores;
+  for (const hit of index.search({ queries: terms, combineWith: 'OR' })) scores[hit.id as number] = hit.score;
   return scores;
 }
 
@@ -377,6 +391,7 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
   const outer = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[0] ?? -1);
   const inner = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
+  const labels = recordLabels(leaves);
   const opened = new Set<string>();
   const candidates: Candidate[] = leaves.map((leaf, index) => {
     const keys = leaf.path.filter((p): p is string => typeof p === 'string');
@@ -396,14 +411,44 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
         PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)),
       forced,
       dropped,
+      standalone: true,
       cost: leafCost(leaf, opened),
-      requires: [],
+      requires: labels[index] ?? [],
     };
   });
   const render = (kept: readonly number[]): string =>
     JSON.stringify(prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? [])))) ?? emptyLike(root));
   const chosen = select(candidates, rules.minScore, budget, render);
   return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
+}
+
+// The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
+const LABEL_KEY = /^(?:name|title|label)$|(?:_name|Name)$/u;
+
+/** Per leaf, the leaf naming its innermost record (its id, else its name), when that is another leaf. */
+function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
+  const recordOf = (leaf: JsonLeaf): string | undefined => {
+    const at = leaf.records[leaf.records.length - 1];
+    return at === undefined ? undefined : JSON.stringify(leaf.path.slice(0, at + 1));
+  };
+  const label = new Map<string, { index: number; rank: number }>();
+  // Only flat records (every field a scalar: the rows of a table) are named so; a nested record's
+  // fields already sit under keys that say what they are.
+  const nested = new Set<string>();
+  leaves.forEach((leaf, index) => {
+    const record = recordOf(leaf);
+    const at = leaf.records[leaf.records.length - 1];
+    if (record === undefined || at === undefined || leaf.key === undefined) return;
+    if (leaf.path.length !== at + 2) nested.add(record);
+    for (const outer of leaf.records.slice(0, -1)) nested.add(JSON.stringify(leaf.path.slice(0, outer + 1)));
+    const rank = ID_KEY.test(leaf.key) ? 2 : LABEL_KEY.test(leaf.key) ? 1 : 0;
+    if (rank > (label.get(record)?.rank ?? 0)) label.set(record, { index, rank });
+  });
+  return leaves.map((leaf, index) => {
+    const record = recordOf(leaf);
+    const named = record === undefined || nested.has(record) ? undefined : label.get(record)?.index;
+    return named === undefined || named === index ? [] : [named];
+  });
 }
 
 /**
