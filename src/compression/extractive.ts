@@ -128,7 +128,7 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   // A table row is scored with its column headers, a turn's sentence with its speaker, likewise.
   const requirements = units.map((u) => requiredUnits(units, u));
   const relevance = normalized(
-    bm25(
+    bm25Scores(
       units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(' ')),
       query,
     ),
@@ -137,7 +137,7 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(' '));
   // With a single paragraph, its relevance says nothing about any unit; a constant would only shift
   // scores and make minScore mean different things for different documents.
-  const blockRelevance = blocks.size > 1 ? normalized(bm25(blockTexts, query)) : blockTexts.map(() => 0);
+  const blockRelevance = blocks.size > 1 ? normalized(bm25Scores(blockTexts, query)) : blockTexts.map(() => 0);
   const blockRank = new Map([...blocks.keys()].map((block, i) => [block, blockRelevance[i] ?? 0]));
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
@@ -237,7 +237,7 @@ const STOPWORDS = new Set(
 );
 
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
-function bm25(texts: readonly string[], query: string): number[] {
+export function bm25Scores(texts: readonly string[], query: string): number[] {
   const scores = new Array<number>(texts.length).fill(0);
   if (texts.length === 0) return scores;
   const index = new MiniSearch<{ id: number; text: string }>({
@@ -265,7 +265,8 @@ function bm25(texts: readonly string[], query: string): number[] {
   return scores;
 }
 
-function normalized(values: readonly number[]): number[] {
+/** Values divided by their maximum (all 0 when none is positive). */
+export function normalized(values: readonly number[]): number[] {
   const max = Math.max(0, ...values);
   return max > 0 ? values.map((v) => v / max) : values.map(() => 0);
 }
@@ -384,7 +385,7 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
   const drop = compilePatterns(rules.dropPatterns);
 
   const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
-  const relevance = normalized(bm25(leafTexts, query));
+  const relevance = normalized(bm25Scores(leafTexts, query));
   // Records are array items and entries of id-keyed maps: the outermost (an order in a list of orders)
   // and the innermost (an item of that order). Their relevance lifts all their fields, so the id of the item the task is about
   // outranks the ids of the other items, and those of the other orders.
@@ -473,7 +474,7 @@ function recordRelevance(
   );
   if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
   const scores = normalized(
-    bm25(
+    bm25Scores(
       [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')),
       query,
     ),
