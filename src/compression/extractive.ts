@@ -236,6 +236,14 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+// Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
+// English function words do not; content words are mostly written in kanji or katakana.
+const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
+
+function isStopword(term: string): boolean {
+  return STOPWORDS.has(term) || FUNCTION_WORD.test(term);
+}
+
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
 export function bm25Scores(texts: readonly string[], query: string): number[] {
   const scores = new Array<number>(texts.length).fill(0);
@@ -246,7 +254,7 @@ export function bm25Scores(texts: readonly string[], query: string): number[] {
     tokenize: (text) => wordTokens(text),
     processTerm: (term) => {
       const lower = term.toLowerCase();
-      return STOPWORDS.has(lower) ? null : lower;
+      return isStopword(lower) ? null : lower;
     },
     searchOptions: {
       // Prefix matching stands in for stemming ("write" finds "writer"); fuzzy for spelling variants.
@@ -259,7 +267,7 @@ export function bm25Scores(texts: readonly string[], query: string): number[] {
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
-  const terms = [...new Set(wordTokens(query))].filter((t) => !STOPWORDS.has(t));
+  const terms = [...new Set(wordTokens(query))].filter((t) => !isStopword(t));
   if (terms.length === 0) return scores;
   for (const hit of index.search({ queries: terms, combineWith: 'OR' })) scores[hit.id as number] = hit.score;
   return scores;
