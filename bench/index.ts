@@ -13,6 +13,7 @@ import {
   type BenchOptions,
 } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
+import { main as compressionRealData } from './compression-real-data.js';
 import { main as compressionRetail } from './compression-retail.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
@@ -33,6 +34,7 @@ const OUT_DIR = path.join('bench-out', 'standard');
 await runtimeOverhead();
 await pagingScaling();
 await compressionRetail();
+await compressionRealData();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await queueThroughput();

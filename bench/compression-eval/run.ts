@@ -127,9 +127,9 @@ export function evaluateTatQa(contexts: readonly TatContext[], options: TatQaOpt
 }
 
 /** HotpotQA dev through the real observation processor (fence and handle counted), τ = 0.5. */
-export async function evaluateHotpot(file: string): Promise<SetFigures> {
+export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<SetFigures> {
   const questions = loadHotpot(file).slice(TUNING_SPLIT.hotpotQuestions);
-  const processor = observationCompressor({ targetRatio: TAU, boundary: () => 'evalboundary01' });
+  const processor = observationCompressor({ targetRatio, boundary: () => 'evalboundary01' });
   const ratios: number[] = [];
   const times: number[] = [];
   let kept = 0;
@@ -178,7 +178,7 @@ export async function evaluateHotpot(file: string): Promise<SetFigures> {
     set: 'HotpotQA dev through observationCompressor',
     items: total,
     methods: [
-      { method: 'observationCompressor (targetRatio 0.5)', recall: kept / total, ...ratio },
+      { method: `observationCompressor (targetRatio ${targetRatio})`, recall: kept / total, ...ratio },
       ...[...keptBy].map(([method, k]) => ({ method, recall: k / total, ...ratio })),
     ],
     timing: timingOf(times),
