@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compressExtractive } from '../src/compression/extractive.js';
 import { DEFAULT_EXTRACTIVE_RULES } from '../src/compression/rules.js';
-import { DEFAULT_OBSERVATION_THRESHOLD } from '../src/compression/observation.js';
+import { OBSERVATION_THRESHOLD } from '../src/compression/observation.js';
 import { TUNING_SPLIT } from './compression-eval/data.js';
 import {
   evaluateChats,
@@ -99,7 +99,7 @@ export async function main(): Promise<void> {
       );
     }
     previous?.cleanup();
-    console.log(`\n### Page sizes and T_obs (default ${DEFAULT_OBSERVATION_THRESHOLD})\n`);
+    console.log(`\n### Page sizes and T_obs (default ${OBSERVATION_THRESHOLD})\n`);
     console.log('| TAT-QA page form | p25 tokens | median | p75 | share > 256 | share > 512 | share > 1,024 |');
     console.log('|:---|---:|---:|---:|---:|---:|---:|');
     for (const s of pageSizes(data.tatqa)) {

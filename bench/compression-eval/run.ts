@@ -118,7 +118,7 @@ export function evaluateTatQa(contexts: readonly TatContext[], options: TatQaOpt
   }
   const ratio = { meanRatio: mean(ratios), maxRatio: Math.max(...ratios) };
   return {
-    set: `TAT-QA dev, table as ${options.form === 'markdown' ? 'markdown' : 'one cell per line'}`,
+    set: `TAT-QA dev, table as ${options.form === 'markdown' ? 'markdown' : 'one cell per line'} (questions)`,
     items: recalls.get('pagewise extractive')?.length ?? 0,
     methods: [...recalls].map(([method, values]) => ({ method, recall: mean(values), ...ratio })),
     timing: timingOf(times),

@@ -219,8 +219,18 @@ function select(
     const tokens = countTokens(text);
     if (tokens <= budget) return { kept: all, text, tokens };
   }
-  return fillBudget(items, budget, render, (i) => candidates[i]?.cost ?? 0);
+  const costOf = (i: number): number => candidates[i]?.cost ?? 0;
+  const filled = fillBudget(items, budget, render, costOf);
+  // Estimated costs run above the rendered text (a separator token often merges into the next word),
+  // so the first fill can leave a few percent of the budget unused: fill again with the slack added.
+  const slack = budget - filled.tokens;
+  if (slack <= budget * SLACK_RETRY) return filled;
+  const again = fillBudget(items, budget + slack, render, costOf);
+  return again.tokens <= budget && again.tokens > filled.tokens ? again : filled;
 }
+
+// Unused budget, as a share of it, worth a second fill.
+const SLACK_RETRY = 0.02;
 
 // How far the estimate may exceed the budget for the whole-input measurement to be worth a try.
 const ALL_FIT_SLACK = 1.5;

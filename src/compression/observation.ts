@@ -20,15 +20,18 @@ import { checkRatio } from './history.js';
 import { headWithinTokens, tokenBudget } from './token-budget.js';
 import { fenceQuoted, handleLine, renderTranscript, shortBoundary } from './transcript.js';
 
+/** ACON's T_obs (1,024 tokens), which the ACON benchmark strategies start from. */
+export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
+
 /**
- * Default T_obs: observations above this many tokens are compressed. ACON's 1,024 leaves most report
- * pages alone: measured on TAT-QA dev, annual-report pages (a table and its paragraphs) have a median of
- * about 390 tokens (quartiles 275 and 650) as markdown and 320 as PDF-extracted text, and a 10-K page is
- * 800–1,000. At 256 about three pages in four are compressed, while the fence and handle line (about 25
- * tokens) still cost under a tenth of the smallest page compressed. See "Compression on real data" in the
- * README for the measurements.
+ * The default T_obs of {@link observationCompressor}: observations above this many tokens are compressed.
+ * ACON's 1,024 leaves most report pages alone: measured on TAT-QA dev, annual-report pages (a table and
+ * its paragraphs) have a median of about 385 tokens (quartiles 260 and 590) with the table as markdown
+ * and 333 as PDF-extracted text, and only 4–6% exceed 1,024. At 256, 67–76% of them are compressed,
+ * while the fence and handle line (about 30 tokens) still cost under an eighth of the smallest page
+ * compressed. "Compression on real data" in the README has the measurements.
  */
-export const DEFAULT_OBSERVATION_THRESHOLD = 256;
+export const OBSERVATION_THRESHOLD = 256;
 
 /** Options of {@link observationCompressor}. */
 export interface ObservationCompressorOptions {
@@ -36,7 +39,7 @@ export interface ObservationCompressorOptions {
   compressor?: CompressorSpec;
   /** The observation guideline (g_obs). Default {@link DEFAULT_OBSERVATION_GUIDELINE}. */
   guideline?: Guideline;
-  /** T_obs: results above this many tokens are compressed. Default {@link DEFAULT_OBSERVATION_THRESHOLD}. */
+  /** T_obs: results above this many tokens are compressed. Default {@link OBSERVATION_THRESHOLD}. */
   thresholdTokens?: number;
   /** T_obs per tool name, over `thresholdTokens`. */
   toolThresholds?: Readonly<Record<string, number>>;
@@ -101,7 +104,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
     'observationCompressor',
     'Use DEFAULT_OBSERVATION_GUIDELINE or a guideline file with "target: observation".',
   );
-  const threshold = options.thresholdTokens ?? DEFAULT_OBSERVATION_THRESHOLD;
+  const threshold = options.thresholdTokens ?? OBSERVATION_THRESHOLD;
   checkTokens('thresholdTokens', threshold);
   for (const [tool, value] of Object.entries(options.toolThresholds ?? {}))
     checkTokens(`toolThresholds.${tool}`, value);
