@@ -129,12 +129,12 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const requirements = units.map((u) => requiredUnits(units, u));
   const relevance = normalized(
     bm25Scores(
-      units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(' ')),
+      units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(PIECE)),
       query,
     ),
   );
   const blocks = groupBy(units, (u) => u.block);
-  const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(' '));
+  const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(PIECE));
   // With a single paragraph, its relevance says nothing about any unit; a constant would only shift
   // scores and make minScore mean different things for different documents.
   const blockRelevance = blocks.size > 1 ? normalized(bm25Scores(blockTexts, query)) : blockTexts.map(() => 0);
@@ -246,6 +246,22 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+// Scored texts are joined from pieces (a unit, its headers, its paragraph's units) with this separator,
+// so each piece is segmented into words once per call and reused, however many texts it is part of.
+const PIECE = '\u0000';
+const wordCache = new Map<string, string[]>();
+const WORD_CACHE_LIMIT = 20_000;
+
+function piecesWords(piece: string): string[] {
+  let words = wordCache.get(piece);
+  if (!words) {
+    words = wordTokens(piece);
+    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
+    wordCache.set(piece, words);
+  }
+  return words;
+}
+
 // Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
 // English function words do not; content words are mostly written in kanji or katakana.
 const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
@@ -261,7 +277,7 @@ export function bm25Scores(texts: readonly string[], query: string): number[] {
   const index = new MiniSearch<{ id: number; text: string }>({
     fields: ['text'],
     // Words of any language: Japanese and Chinese have no spaces to split on.
-    tokenize: (text) => wordTokens(text),
+    tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
     processTerm: (term) => {
       const lower = term.toLowerCase();
       return isStopword(lower) ? null : lower;
@@ -493,7 +509,7 @@ function recordRelevance(
   if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
   const scores = normalized(
     bm25Scores(
-      [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')),
+      [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(PIECE)),
       query,
     ),
   );
