@@ -152,8 +152,9 @@ export function parseSummaryEntries(summary: string): SummaryEntry[] {
  * Folds the fresh steps into the summary. Relevance is ranked against the task and the current objective
  * (ranking each step against all the others gives every step the same signal), together with recency and
  * with being referenced later: a value of a step that a later call or message uses marks what to keep.
- * Tool results are compressed one by one (JSON stays JSON); messages are chosen sentence by sentence
- * across the whole history within the budget, each kept sentence with its speaker.
+ * Tool results and the messages between them are compressed one by one (JSON stays JSON); a conversation
+ * without tool calls is chosen sentence by sentence across all its messages within the budget, each kept
+ * sentence with its speaker.
  */
 function compressHistory(input: CompressionInput, keepHandles: boolean): string {
   const previous = parseSummaryEntries(input.previousSummary);
@@ -161,15 +162,20 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
   const objective = input.objective ?? '';
   const goal = [input.task, objective].filter(Boolean).join('\n');
   // What later steps say and do: a later call's arguments, a later message, the objective.
-  const later = (i: number): string =>
-    [...fresh.slice(i + 1).map((e) => (isMessage(e) ? e.payload : e.label)), objective].join('\n');
+  // A conversation (no tool results) is chosen sentence by sentence across all its messages; in an agent's
+  // history the messages are instructions between tool calls, each compressed on its own like a result.
+  const chat = fresh.every((e) => isMessage(e));
+  // For a tool result: the other steps of the run, whose calls name the records it must keep (an order's
+  // item, looked up in the catalogue before or after).
+  const all = [...previous, ...fresh].map((e) => `${e.label} ${e.payload}`);
+  const context = (i: number): string => all.filter((_, j) => j !== previous.length + i).join('\n');
   const compressed = fresh.map((entry, i) => {
     // Compressed once already, by the observation guideline with the context of its time: relevance
     // is relative to the rest of a document, so compressing the survivors again would only lose more.
-    if (entry.compressed || isMessage(entry)) return entry;
-    return { ...entry, payload: compressPayload(entry.payload, `${goal}\n${later(i)}`, input.guideline.rules) };
+    if (entry.compressed || (chat && isMessage(entry))) return entry;
+    return { ...entry, payload: compressPayload(entry.payload, `${goal}\n${context(i)}`, input.guideline.rules) };
   });
-  const messages = compressed.flatMap((e, i) => (isMessage(e) ? [i] : []));
+  const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
     const others = compressed.filter((e) => !isMessage(e));
     const fixed = countTokens(formatSummaryEntries([...previous, ...others]));

@@ -28,7 +28,7 @@ import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
-import { wordTokens } from '../text/words.js';
+import { hasCjk, wordTokens } from '../text/words.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, tokenBudget } from './token-budget.js';
@@ -162,7 +162,7 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
     };
   });
   const render = (kept: readonly number[]): string => joinUnits(input, units, kept);
-  const chosen = select(candidates, rules.minScore, budget, render);
+  const chosen = select(candidates, rules.minScore, budget, render, true);
   if (chosen.kept.length > 0 || total === 0) {
     return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
   }
@@ -203,6 +203,7 @@ function select(
   minScore: number | undefined,
   budget: number,
   render: (kept: readonly number[]) => string,
+  refill = false,
 ): FilledBudget {
   const eligible = rank(
     candidates.filter((c) => !c.dropped && c.standalone && (c.forced || minScore === undefined || c.score >= minScore)),
@@ -221,10 +222,11 @@ function select(
   }
   const costOf = (i: number): number => candidates[i]?.cost ?? 0;
   const filled = fillBudget(items, budget, render, costOf);
-  // Estimated costs run above the rendered text (a separator token often merges into the next word),
-  // so the first fill can leave a few percent of the budget unused: fill again with the slack added.
+  // Estimated costs of text units run above the rendered text (a separator token often merges into the
+  // next word), so the first fill can leave a few percent of the budget unused: fill again with the slack
+  // added. JSON costs are exact enough that its slack is shared brackets, not worth a second render.
   const slack = budget - filled.tokens;
-  if (slack <= budget * SLACK_RETRY) return filled;
+  if (!refill || slack <= budget * SLACK_RETRY) return filled;
   const again = fillBudget(items, budget + slack, render, costOf);
   return again.tokens <= budget && again.tokens > filled.tokens ? again : filled;
 }
@@ -252,10 +254,19 @@ const PIECE = '\u0000';
 const wordCache = new Map<string, string[]>();
 const WORD_CACHE_LIMIT = 20_000;
 
+/**
+ * The terms of a piece: text in Japanese, Chinese or Korean as `Intl.Segmenter` words; other text split at
+ * spaces and punctuation, so `order_id` and `#W123` match `order` and `w123` (JSON keys, ids in queries).
+ */
 function piecesWords(piece: string): string[] {
   let words = wordCache.get(piece);
   if (!words) {
-    words = wordTokens(piece);
+    words = hasCjk(piece)
+      ? wordTokens(piece)
+      : piece
+          .toLowerCase()
+          .split(/[\n\r\p{Z}\p{P}]+/u)
+          .filter(Boolean);
     if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
     wordCache.set(piece, words);
   }
@@ -293,7 +304,7 @@ export function bm25Scores(texts: readonly string[], query: string): number[] {
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
-  const terms = [...new Set(wordTokens(query))].filter((t) => !isStopword(t));
+  const terms = [...new Set(piecesWords(query))].filter((t) => !isStopword(t));
   if (terms.length === 0) return scores;
   for (const hit of index.search({ queries: terms, combineWith: 'OR' })) scores[hit.id as number] = hit.score;
   return scores;
