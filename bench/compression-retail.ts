@@ -15,7 +15,7 @@ import {
   ACON_DEFAULTS,
   promptingStrategy,
   type CompressionStrategySetup,
-} from '../src/compression/index.js';
+} from '../src/bench/index.js';
 import { clearToolResults, fifoHistory } from '../src/context/processors.js';
 import { OfflineModel } from '../src/models/offline.js';
 import {

@@ -15,11 +15,15 @@ import {
 import { ConfigurationError } from '../src/errors.js';
 import { main as compressionRealData } from './compression-real-data.js';
 import { main as compressionRetail } from './compression-retail.js';
+import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 /** Sizes of the standard set; a scenario not listed runs with its defaults and 8 tasks. */
 const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
@@ -31,6 +35,7 @@ const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
 };
 const OUT_DIR = path.join('bench-out', 'standard');
 
+await importCost();
 await runtimeOverhead();
 await pagingScaling();
 await compressionRetail();

@@ -9,13 +9,17 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { getScenario } from '../src/bench/index.js';
+import type { GuidelineTarget } from '../src/compression/index.js';
 import {
+  defaultRetailDataDir,
   RETAIL_HISTORY_GUIDELINE,
   RETAIL_OBSERVATION_GUIDELINE,
-  type GuidelineTarget,
-} from '../src/compression/index.js';
-import { defaultRetailDataDir, retailDataAvailable } from '../src/scenarios/retail/index.js';
+  retailDataAvailable,
+} from '../src/scenarios/retail/index.js';
 import { optimizeGuideline, optimizeTable, type OptimizeResult } from '../src/optimize/index.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 /** Tasks per split: large enough for every template to appear twice in each, small enough for ~1 minute. */
 export const OPTIMIZE_RETAIL_SIZES = { train: 8, val: 8, seed: 1 } as const;

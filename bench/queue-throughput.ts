@@ -23,6 +23,9 @@ import { getScenario, runBench, type BenchOptions, type BenchReport } from '../s
 import { queueExecutor, startEpisodeWorker } from '../src/distributed/index.js';
 import { fmt, quantile } from './stats.js';
 import { deleteKeysWithPrefix } from '../src/distributed/redis.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 const WORKER_ENV = 'PAGEWISE_BENCH_QUEUE_WORKER';
 const DEFAULT_N = 164;

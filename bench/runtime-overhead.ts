@@ -6,7 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { Agent, Runner, SqliteSessionStore, tool, type SessionEvent } from '../src/index.js';
+import { Agent, Runner, tool, type SessionEvent } from '../src/index.js';
+import { SqliteSessionStore } from '../src/sqlite.js';
 import { scriptedModel } from '../src/testing.js';
 import { fmt, spread } from './stats.js';
 

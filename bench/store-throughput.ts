@@ -27,12 +27,12 @@ import {
   Agent,
   PagewiseError,
   Runner,
-  SqliteSessionStore,
   tool,
   type Session,
   type SessionEvent,
   type SessionStore,
 } from '../src/index.js';
+import { SqliteSessionStore } from '../src/sqlite.js';
 import { PgSessionStore } from '../src/stores/postgres/index.js';
 import { scriptedModel } from '../src/testing.js';
 import { fmt, quantile } from './stats.js';

@@ -2,7 +2,10 @@
  * The benchmark from code: every strategy of a scenario on the same seeded tasks, offline, as a markdown
  * table. npx tsx examples/bench.ts
  */
-import { getScenario, markdownReport, runBench } from '../src/index.js';
+import { getScenario, markdownReport, runBench } from '../src/bench/index.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 const report = await runBench({
   scenario: getScenario('report-analysis'),

@@ -4,7 +4,8 @@
  * npx tsx examples/compress-one-call.ts
  */
 import type { ModelMessage } from 'ai';
-import { compressMessages, compressText } from '../src/index.js';
+// The root entry (`pagewise`) is to export these too; until then, from the module itself.
+import { compressMessages, compressText } from '../src/compression/api.js';
 
 const page = `# Results for fiscal 2024
 

@@ -2,8 +2,11 @@
  * ACON compression on the retail tool-use scenario, offline: the full history against ACON's observation and
  * history compression (needs ../shared/data/tau-retail or PAGEWISE_TAU_RETAIL_DIR). npx tsx examples/compression.ts
  */
-import { getScenario, markdownReport, runBench } from '../src/index.js';
+import { getScenario, markdownReport, runBench } from '../src/bench/index.js';
 import { retailDataAvailable } from '../src/scenarios/retail/index.js';
+import { registerStandardBench } from '../src/bench/index.js';
+
+registerStandardBench();
 
 if (!retailDataAvailable()) {
   console.log('The retail data is not here (../shared/data/tau-retail, or set PAGEWISE_TAU_RETAIL_DIR).');

@@ -3,7 +3,8 @@
  * PAGEWISE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx examples/postgres.ts
  */
 import { z } from 'zod';
-import { Agent, PgSessionStore, Runner, openPgDatabase, tool } from '../src/index.js';
+import { Agent, Runner, tool } from '../src/index.js';
+import { PgSessionStore, openPgDatabase } from '../src/postgres.js';
 import { scriptedModel } from '../src/testing.js';
 
 if (!process.env.PAGEWISE_DATABASE_URL) {

@@ -3,7 +3,8 @@
  * Run: npx tsx examples/quickstart.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, SqliteSessionStore, tool } from '../src/index.js';
+import { Agent, Runner, tool } from '../src/index.js';
+import { SqliteSessionStore } from '../src/sqlite.js';
 
 const note = tool({
   name: 'note',

@@ -5,7 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContextWindowExceededError, SqliteSessionStore } from '../src/index.js';
+import { ContextWindowExceededError } from '../src/index.js';
+import { SqliteSessionStore } from '../src/sqlite.js';
 import {
   generateQuestions,
   generateReports,

@@ -7,7 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Runner, SqliteSessionStore, escalateTool, measureRequest, tool } from '../src/index.js';
+import { Agent, Runner, escalateTool, tool } from '../src/index.js';
+import { SqliteSessionStore } from '../src/sqlite.js';
+import { measureRequest } from '../src/context/request.js';
 import { scriptedModel } from '../src/testing.js';
 
 describe('runtime end to end', () => {

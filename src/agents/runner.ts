@@ -49,6 +49,7 @@ import { clearTemp } from '../session/state.js';
 import { canAppendLocked, type SessionStore } from '../session/store.js';
 import { PendingWrites, stateSource, TrackedState, type StateSource } from '../session/tracked-state.js';
 import type { Session, SessionEvent, SessionKey, StateDelta, ToolCallRecord } from '../session/types.js';
+import type { RunTelemetry } from '../telemetry/types.js';
 import { Ledger, type LedgerEntry, type LedgerSummary } from '../tokens/ledger.js';
 import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
 import type { Agent } from './agent.js';
@@ -110,6 +111,8 @@ export interface RunnerOptions {
   retry?: RetryOptions;
   /** A ledger that receives every call of every run, besides the per-run ledger. */
   ledger?: Ledger;
+  /** Receives spans of invocations, model calls, tool calls and processors (see `pagewiseTelemetry`). */
+  telemetry?: RunTelemetry;
 }
 
 /** Input of one invocation. */
@@ -404,6 +407,8 @@ export class Runner {
     // Events that depend on no state: after a conflict they are appended again, unchanged, on the reloaded session.
     const append = (...events: SessionEvent[]): Promise<SessionEvent[]> => this.appendWithRetry(session, () => events);
     const base = () => ({ id: randomUUID(), invocationId, timestamp: Date.now() });
+    const telemetry = this.options.telemetry?.startInvocation({ ...key, agentName: agent.name, invocationId, ledger });
+    let failure: unknown;
 
     try {
       if (!resume) {
@@ -684,10 +689,14 @@ export class Runner {
         }
         agent = transferOf() ?? agent;
       }
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       // The invocation is over: its temp: state (the working set among it) is paged out.
       clearTemp(session.state);
       stopForwarding?.();
+      telemetry?.end(failure);
     }
   }
 
@@ -884,8 +893,10 @@ export class Runner {
         });
       },
     };
+    const telemetry = this.options.telemetry?.current(invocationId);
     for (const p of agent.processors ?? this.options.processors ?? []) {
-      await p.process(request, ctx);
+      const run = async () => p.process(request, ctx);
+      await (telemetry ? telemetry.processor(p.name, 'context', run) : run());
       const broken = findBrokenToolPair(request.items);
       if (broken)
         throw new SystemError(
@@ -914,6 +925,7 @@ export class Runner {
       outcome.observation = { ...call, output: `Error: ${message}`, isError: true };
       return outcome;
     };
+    const telemetry = this.options.telemetry?.current(invocationId);
     const t = tools.get(call.toolName);
     if (!t) return fail(`unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
     if (invalidArgs !== undefined) return fail(invalidArgs);
@@ -966,7 +978,8 @@ export class Runner {
       },
     };
     try {
-      const value = await t.execute(parsed.data, ctx);
+      const execute = async () => t.execute(parsed.data, ctx);
+      const value = await (telemetry ? telemetry.tool(call, agent.name, execute) : execute());
       outcome.observation = { ...call, input: parsed.data, output: outputText(value), isError: false };
     } catch (error) {
       if (signal.aborted) throw new AbortedError();
@@ -978,16 +991,18 @@ export class Runner {
     }
     let obs = outcome.observation;
     for (const p of agent.observationProcessors ?? this.options.observationProcessors ?? []) {
-      obs = await p.process(obs, {
-        invocationId,
-        agentName: agent.name,
-        sessionId: session.sessionId,
-        task,
-        recentItems,
-        services: this.services,
-        ledger,
-        signal,
-      });
+      const run = async () =>
+        p.process(obs, {
+          invocationId,
+          agentName: agent.name,
+          sessionId: session.sessionId,
+          task,
+          recentItems,
+          services: this.services,
+          ledger,
+          signal,
+        });
+      obs = await (telemetry ? telemetry.processor(p.name, 'observation', run) : run());
     }
     const bytes = Buffer.byteLength(obs.output);
     if (bytes > this.limits.maxToolResultBytes) {

@@ -15,6 +15,9 @@ import {
 } from './harness.js';
 import type { BenchScenario, EpisodeOutcome, ScenarioTask } from './scenario.js';
 import { registerStrategy, unregisterStrategy } from './strategies.js';
+import { registerStandardBench } from './standard.js';
+
+registerStandardBench();
 
 // A small scenario with no data: each task asks for the secrets of n keys; the `lookup` tool returns a
 // secret in a long result; the policy answers from the results it can see, and says "missing" after two

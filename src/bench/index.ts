@@ -8,6 +8,8 @@ export * from './harness.js';
 export * from './charts.js';
 export * from './report.js';
 export * from './registry.js';
+export * from './standard.js';
+export * from './acon-strategies.js';
 export {
   createRetailScenario,
   RETAIL_MAX_STEPS,

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PagewiseError } from '../errors.js';
 import { getScenario, listScenarios, registerScenario, unregisterScenario } from './registry.js';
 import type { BenchScenario } from './scenario.js';
+import { registerStandardBench } from './standard.js';
+
+registerStandardBench();
 
 const stub = (name: string): BenchScenario => ({
   name,
@@ -28,24 +31,34 @@ function withEmptySlot(fn: () => void): void {
 }
 
 describe('the scenario registry', () => {
-  it('has retail-tool-use and multi-objective-qa, and a slot for report-analysis', () => {
+  it('has the three standard scenarios in display order', () => {
     const listed = listScenarios();
     expect(listed.map((s) => s.name).slice(0, 3)).toEqual(['report-analysis', 'retail-tool-use', 'multi-objective-qa']);
     expect(getScenario('retail-tool-use').name).toBe('retail-tool-use');
     expect(getScenario('multi-objective-qa').defaultN).toBe(4);
   });
 
-  it('explains that an unfilled slot is not available yet', () =>
+  it('treats a standard scenario taken out of the registry as unknown, listing the others', () =>
     withEmptySlot(() => {
-      expect(listScenarios().find((s) => s.name === 'report-analysis')).toEqual({
-        name: 'report-analysis',
-        description: expect.any(String),
-        available: false,
-      });
-      expect(() => getScenario('report-analysis')).toThrow(
-        /not available yet.*registerScenario.*retail-tool-use, multi-objective-qa/,
-      );
+      expect(listScenarios().find((s) => s.name === 'report-analysis')).toBeUndefined();
+      expect(() => getScenario('report-analysis')).toThrow(/Unknown scenario.*retail-tool-use, multi-objective-qa/);
     }));
+
+  it('registers nothing when the bench modules are imported, only when registerStandardBench is called', async () => {
+    vi.resetModules();
+    const fresh = await import('./index.js');
+    expect(fresh.listScenarios()).toEqual([]);
+    expect(fresh.listStrategies()).toEqual([]);
+    expect(() => fresh.getScenario('retail-tool-use')).toThrow(/registerStandardBench/);
+    fresh.registerStandardBench();
+    fresh.registerStandardBench();
+    expect(fresh.listScenarios().map((s) => s.name)).toEqual([
+      'report-analysis',
+      'retail-tool-use',
+      'multi-objective-qa',
+    ]);
+    expect(fresh.listStrategies().map((s) => s.name)).toContain('acon');
+  });
 
   it('lists the available scenarios when a name is unknown', () => {
     try {
@@ -57,7 +70,7 @@ describe('the scenario registry', () => {
     }
   });
 
-  it('fills a slot with registerScenario and refuses a second registration', () =>
+  it('registers a scenario under a free name and refuses a second registration', () =>
     withEmptySlot(() => {
       registerScenario(stub('report-analysis'));
       expect(getScenario('report-analysis').description).toBe('stub report-analysis');

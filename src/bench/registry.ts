@@ -1,21 +1,13 @@
 /**
- * The scenarios `pagewise bench` can run, by name. retail-tool-use and multi-objective-qa are registered
- * here; report-analysis has a reserved slot that its adapter fills with {@link registerScenario}.
+ * The scenarios `pagewise bench` can run, by name. Nothing is registered when this module loads: the
+ * standard set is registered by `registerStandardBench()` (./standard.ts), which the CLI, the worker and
+ * the benchmark scripts call, and users may register their own.
  */
 import { ConfigurationError } from '../errors.js';
 import type { BenchScenario } from './scenario.js';
-import './compression-strategies.js';
-import { createMultiQaScenario } from './scenarios/multi-qa.js';
-import { createReportAnalysisScenario } from './scenarios/report-analysis.js';
-import { createRetailScenario } from './scenarios/retail.js';
 
-/** The standard scenarios in display order, registered or not yet. */
+/** The standard scenarios in display order. */
 export const SCENARIO_ORDER = ['report-analysis', 'retail-tool-use', 'multi-objective-qa'] as const;
-
-// What a reserved scenario will be, so help and errors can describe it before it is registered.
-const RESERVED: Record<string, string> = {
-  'report-analysis': 'analysis over a corpus of long reports (instruction paging)',
-};
 
 const scenarios = new Map<string, BenchScenario>();
 
@@ -26,7 +18,7 @@ export interface RegisterScenarioOptions {
 }
 
 /**
- * Registers a scenario under its `name`; a reserved name (report-analysis) may be filled once.
+ * Registers a scenario under its `name`.
  *
  * @throws ConfigurationError when the name is taken and `replace` is not set.
  * @example
@@ -51,11 +43,11 @@ export function unregisterScenario(name: string): boolean {
 export interface ScenarioListing {
   name: string;
   description: string;
-  /** False for a reserved slot whose scenario has not been registered. */
+  /** Whether the scenario can run here (always true for a registered scenario). */
   available: boolean;
 }
 
-/** The standard scenarios in {@link SCENARIO_ORDER} (reserved slots included), then any others by name. */
+/** The registered scenarios: the standard ones in {@link SCENARIO_ORDER}, then any others by name. */
 export function listScenarios(): ScenarioListing[] {
   const names = [
     ...SCENARIO_ORDER,
@@ -63,16 +55,15 @@ export function listScenarios(): ScenarioListing[] {
   ];
   return names.flatMap((name): ScenarioListing[] => {
     const scenario = scenarios.get(name);
-    if (scenario) return [{ name, description: scenario.description, available: true }];
-    const reserved = RESERVED[name];
-    return reserved === undefined ? [] : [{ name, description: reserved, available: false }];
+    return scenario ? [{ name, description: scenario.description, available: true }] : [];
   });
 }
 
 /**
  * The scenario registered under `name`.
  *
- * @throws ConfigurationError for a reserved slot not yet filled, or an unknown name (listing the known ones).
+ * @throws ConfigurationError for an unknown name, listing the known ones (and saying how to register the standard set
+ *   when nothing is registered).
  */
 export function getScenario(name: string): BenchScenario {
   const scenario = scenarios.get(name);
@@ -80,18 +71,9 @@ export function getScenario(name: string): BenchScenario {
   const available = listScenarios()
     .filter((s) => s.available)
     .map((s) => s.name);
-  if (RESERVED[name] !== undefined) {
-    throw new ConfigurationError(
-      'scenario-not-available',
-      `Scenario "${name}" is not available yet: no adapter has registered it (registerScenario). Available scenarios: ${available.join(', ') || 'none'}.`,
-    );
-  }
+  const hint = available.length === 0 ? ' Call registerStandardBench() from pagewise/bench first.' : '';
   throw new ConfigurationError(
     'unknown-scenario',
-    `Unknown scenario "${name}". Available scenarios: ${available.join(', ') || 'none'}.`,
+    `Unknown scenario "${name}". Available scenarios: ${available.join(', ') || 'none'}.${hint}`,
   );
 }
-
-registerScenario(createReportAnalysisScenario());
-registerScenario(createRetailScenario());
-registerScenario(createMultiQaScenario());

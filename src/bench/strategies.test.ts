@@ -10,6 +10,9 @@ import {
   unregisterStrategy,
   type StrategyContext,
 } from './strategies.js';
+import { registerStandardBench } from './standard.js';
+
+registerStandardBench();
 
 const context: StrategyContext = {
   scenario: 'retail-tool-use',
@@ -84,12 +87,12 @@ describe('the strategy registry', () => {
     }
   });
 
-  it('says a planned strategy has not been registered yet', () => {
-    // Taken out for the test in case its module has landed, then put back.
+  it('says how to register a standard strategy that is missing', () => {
+    // Taken out for the test, then put back.
     const saved = listStrategies().find((s) => s.name === 'paging+acon');
     unregisterStrategy('paging+acon');
     try {
-      expect(() => getStrategy('paging+acon')).toThrow(/planned strategy/);
+      expect(() => getStrategy('paging+acon')).toThrow(/standard strategy.*registerStandardBench/);
     } finally {
       if (saved)
         registerStrategy(saved.name, saved.factory, {

@@ -1,21 +1,17 @@
 /**
  * Context strategies the benchmark compares, by name. A strategy is a factory of context processors,
- * observation processors, services and extra tools; the generic ones (none, fifo, clear-tool-results)
- * are registered here, and compression and paging register theirs with {@link registerStrategy}.
+ * observation processors, services and extra tools. Nothing is registered when this module loads: the
+ * standard strategies are registered by `registerStandardBench()` (./standard.ts).
  */
 import type { InstructionProvider } from '../agents/agent.js';
 import type { AnyTool } from '../agents/tool.js';
-import { clearToolResults, fifoHistory } from '../context/processors.js';
 import type { ObservationProcessor } from '../context/observation.js';
 import type { ContextProcessor } from '../context/request.js';
 import { ConfigurationError } from '../errors.js';
 import type { ModelSpec } from '../models/resolve.js';
 import type { ScenarioTask } from './scenario.js';
 
-/**
- * Every strategy the benchmark knows of, in display order. Those not registered yet are skipped, so a
- * strategy appears in reports as soon as the module that implements it registers it.
- */
+/** The standard strategies in display order; registered strategies not in this list follow by name. */
 export const STRATEGY_ORDER = [
   'none',
   'fifo',
@@ -86,7 +82,7 @@ const registry = new Map<string, StrategyEntry>();
  *
  * @throws ConfigurationError when the name is taken and `replace` is not set.
  * @example
- * registerStrategy('acon-obs', ({ model }) => ({ observationProcessors: [observationCompressor({ model })] }), {
+ * registerStrategy('my-acon-obs', ({ model }) => ({ observationProcessors: [observationCompressor({ compressor: model })] }), {
  *   description: 'ACON observation compression',
  * });
  */
@@ -132,7 +128,7 @@ export function getStrategy(name: string, scenario?: string): StrategyEntry {
   const applicable = listStrategies(scenario).map((e) => e.name);
   if (!entry) {
     const pending = (STRATEGY_ORDER as readonly string[]).includes(name)
-      ? ' It is a planned strategy whose module has not registered it yet.'
+      ? ' It is a standard strategy: call registerStandardBench() from pagewise/bench to register it.'
       : '';
     throw new ConfigurationError(
       'unknown-strategy',
@@ -152,13 +148,3 @@ export function getStrategy(name: string, scenario?: string): StrategyEntry {
 export async function setupStrategy(name: string, context: StrategyContext): Promise<StrategySetup> {
   return getStrategy(name, context.scenario).factory(context);
 }
-
-// The generic strategies. Sizes follow the defaults of the processors: FIFO keeps the last 5 turns
-// (plus the task message), clearing keeps the last 3 tool results verbatim.
-registerStrategy('none', () => ({}), { description: 'the full history, nothing removed (the baseline)' });
-registerStrategy('fifo', () => ({ processors: [fifoHistory({ lastTurns: 5 })] }), {
-  description: 'keeps the task and the last 5 turns',
-});
-registerStrategy('clear-tool-results', () => ({ processors: [clearToolResults({ keepLast: 3 })] }), {
-  description: 'replaces all but the last 3 tool results with a placeholder',
-});

@@ -4,14 +4,8 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  ConfigurationError,
-  ContextWindowExceededError,
-  SqlitePageStore,
-  SqliteSessionStore,
-  defaultDatabasePath,
-  openSqliteDatabase,
-} from '../index.js';
+import { ConfigurationError, ContextWindowExceededError } from '../index.js';
+import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '../sqlite.js';
 import {
   folderCorpus,
   runReportAnalysis,

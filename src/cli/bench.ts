@@ -7,6 +7,7 @@ import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
   getScenario,
+  registerStandardBench,
   listScenarios,
   listStrategies,
   markdownReport,
@@ -172,6 +173,7 @@ export async function benchCommand(
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  registerStandardBench();
   const { values, positionals } = parseCommand('bench', argv, OPTIONS);
   if (values.help) {
     out(BENCH_HELP);

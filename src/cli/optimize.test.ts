@@ -8,6 +8,9 @@ import { SqliteCompressorCallStore } from '../optimize/index.js';
 import { emptyParts, Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { OPTIMIZE_HELP, optimizeCommand } from './optimize.js';
+import { registerStandardBench } from '../bench/standard.js';
+
+registerStandardBench();
 
 // Episodes that run the strategy's real observation compressor on one large record: success when the
 // record's code survives compression.

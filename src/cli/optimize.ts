@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import cliProgress from 'cli-progress';
-import { getScenario, listScenarios } from '../bench/index.js';
+import { getScenario, listScenarios, registerStandardBench } from '../bench/index.js';
 import { loadGuideline, type GuidelineTarget } from '../compression/index.js';
 import { AbortedError, ConfigurationError } from '../errors.js';
 import {
@@ -160,6 +160,7 @@ export async function optimizeCommand(
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  registerStandardBench();
   const { values, positionals } = parseCommand('optimize', argv, OPTIONS);
   if (values.help) {
     out(OPTIMIZE_HELP);

@@ -1,7 +1,8 @@
 /**
  * `pagewise sessions list|show|delete`: inspect the sessions in the SQLite store.
  */
-import { NotFoundError, SqliteSessionStore, defaultDatabasePath, type SessionEvent } from '../index.js';
+import { NotFoundError, type SessionEvent } from '../index.js';
+import { SqliteSessionStore, defaultDatabasePath } from '../sqlite.js';
 import { parseCommand } from './args.js';
 
 export const SESSIONS_HELP = `Usage: pagewise sessions <list|show|delete> [options]

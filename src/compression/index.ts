@@ -1,12 +1,11 @@
 /**
  * Context compression (ACON): guidelines and their extractive rules, the observation and history
  * compressors, their backends (LLM, extractive, naive stand-in), the prompting baseline, the AI SDK
- * middleware, the one-call API (compressText, compressMessages), and the benchmark strategy factories.
+ * middleware, and the one-call API (compressText, compressMessages).
  */
 export * from './rules.js';
 export * from './guideline.js';
 export * from './default-guidelines.js';
-export * from './scenario-guidelines.js';
 export * from './segment.js';
 export * from './token-budget.js';
 export * from './extractive.js';
@@ -22,4 +21,3 @@ export * from './history.js';
 export * from './prompting.js';
 export * from './middleware.js';
 export * from './api.js';
-export * from './strategies.js';

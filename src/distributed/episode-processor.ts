@@ -5,6 +5,7 @@
  */
 import type { SandboxedJob } from 'bullmq';
 import { getScenario } from '../bench/registry.js';
+import { registerStandardBench } from '../bench/standard.js';
 import type { EpisodeOutcome } from '../bench/scenario.js';
 import type { EpisodeJobData } from './job.js';
 import { runEpisodeJob } from './run-episode.js';
@@ -24,6 +25,7 @@ const worker = process.ppid;
 export default async function processEpisode(
   job: SandboxedJob<EpisodeJobData, EpisodeOutcome>,
 ): Promise<EpisodeOutcome> {
+  registerStandardBench();
   await job.updateProgress({ pid: process.pid } satisfies SandboxProgress);
   try {
     return await runEpisodeJob(job.data, job.id, getScenario);

@@ -4,6 +4,9 @@ import type { EpisodeJob } from '../bench/harness.js';
 import { PagewiseError } from '../errors.js';
 import { assertJsonData, EPISODE_JOB_SCHEMA, episodeJobId, parseEpisodeJobData, parseEpisodeOutcome } from './job.js';
 import { redactRedisUrl, redisConnection } from './redis.js';
+import { registerStandardBench } from '../bench/standard.js';
+
+registerStandardBench();
 
 const job = (taskId: string, strategy = 'none', n: number | null = 3): EpisodeJob => ({
   index: 0,

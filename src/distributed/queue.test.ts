@@ -11,6 +11,9 @@ import { deletePrefix, redisTestUrl, skipRedis, uniquePrefix } from '../../test/
 import { EPISODE_QUEUE } from './job.js';
 import { queueExecutor, type QueueNotice } from './queue.js';
 import { startEpisodeWorker, type EpisodeWorker, type EpisodeWorkerEvent } from './worker.js';
+import { registerStandardBench } from '../bench/standard.js';
+
+registerStandardBench();
 
 // A scenario with no data: an episode's outcome is a function of its task and strategy, and it takes
 // `delayMs` of the task (aborted by the signal), so tests can order, stall and release episodes. `ranBy`

@@ -77,22 +77,16 @@ export function queueExecutor(options: QueueExecutorOptions): EpisodeExecutor {
   return (batch) => runThroughQueue(batch, options, setting);
 }
 
-async function runThroughQueue(
-  batch: EpisodeBatch,
-  options: QueueExecutorOptions,
-  setting: string,
-): Promise<EpisodeOutcome[]> {
-  const { jobs, signal } = batch;
+/** The jobs of a batch keyed by job id, each with the data a worker receives; refuses what cannot be sent. */
+function episodeJobs(batch: EpisodeBatch, runId: string): Map<string, { job: EpisodeJob; data: EpisodeJobData }> {
   if (typeof batch.model !== 'string') {
     throw new ConfigurationError(
       'model-not-serializable',
       'A run through a queue needs the model as a spec string ("offline", "openai:gpt-4.1-mini"): a model instance cannot be sent to workers. Pass its spec, or run in process.',
     );
   }
-  const model = batch.model;
-  const runId = options.runId ?? newRunId();
   const byId = new Map<string, { job: EpisodeJob; data: EpisodeJobData }>();
-  for (const job of jobs) {
+  for (const job of batch.jobs) {
     assertJsonData(job.task, `task ${job.task.id} of ${batch.scenario.name}`);
     const id = episodeJobId(runId, job);
     if (byId.has(id))
@@ -108,11 +102,98 @@ async function runThroughQueue(
       n: job.n,
       strategy: job.strategy,
       task: job.task,
-      model,
+      model: batch.model,
       contextWindow: batch.contextWindow ?? null,
     };
     byId.set(id, { job, data });
   }
+  return byId;
+}
+
+/**
+ * The outcomes of one run as they arrive, from the event stream or a sweep (either may see a job first):
+ * each episode is taken once, and the run settles on the last outcome or on the first failure.
+ */
+class OutcomeTracker {
+  readonly outcomes: EpisodeOutcome[];
+  readonly pending: Set<string>;
+  readonly finished: Promise<void>;
+  settled = false;
+  private resolve!: () => void;
+  private reject!: (error: Error) => void;
+
+  constructor(
+    private readonly byId: Map<string, { job: EpisodeJob; data: EpisodeJobData }>,
+    private readonly batch: EpisodeBatch,
+  ) {
+    this.outcomes = new Array(batch.jobs.length);
+    this.pending = new Set(byId.keys());
+    this.finished = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // An episode can fail while the jobs are still being added; the rejection is awaited by the run.
+    this.finished.catch(() => undefined);
+  }
+
+  settle(error?: Error): void {
+    this.settled = true;
+    if (error) this.reject(error);
+    else this.resolve();
+  }
+
+  complete(id: string, value: unknown): void {
+    const job = this.byId.get(id)?.job;
+    if (this.settled || !job || !this.pending.has(id)) return;
+    const outcome = parseEpisodeOutcome(value, job);
+    if (typeof outcome === 'string') {
+      this.settle(
+        new SystemError(
+          'invalid-outcome',
+          `Episode ${id} came back from its worker as ${outcome}. Run workers of the same pagewise version as the producer.`,
+        ),
+      );
+      return;
+    }
+    this.pending.delete(id);
+    this.outcomes[job.index] = outcome;
+    try {
+      this.batch.onEpisode(job, outcome);
+    } catch (error) {
+      // Thrown inside the event reader it would stop the reader; the caller's error ends the run instead.
+      this.settle(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if (this.pending.size === 0) this.settle();
+  }
+
+  fail(id: string, reason: string): void {
+    if (this.settled || !this.pending.has(id)) return;
+    if (/stalled more than allowable limit/.test(reason)) {
+      this.settle(
+        new SystemError(
+          'episode-lost',
+          `Episode ${id} was lost by its workers more often than they allow (maxStalledCount): each died or was blocked past its lock during the episode. Look for crashes in the workers' logs, or raise --lock-duration or --max-stalled on the workers.`,
+        ),
+      );
+      return;
+    }
+    this.settle(
+      new SystemError(
+        'episode-failed',
+        `Episode ${id} failed on its worker: ${reason}. Episodes report their own errors, so this is a worker problem: check that the workers run the same pagewise version and have the scenario registered.`,
+      ),
+    );
+  }
+}
+
+async function runThroughQueue(
+  batch: EpisodeBatch,
+  options: QueueExecutorOptions,
+  setting: string,
+): Promise<EpisodeOutcome[]> {
+  const { jobs, signal } = batch;
+  const byId = episodeJobs(batch, options.runId ?? newRunId());
   if (jobs.length === 0) return [];
   if (signal?.aborted) throw new AbortedError('The benchmark was aborted.');
 
@@ -131,11 +212,14 @@ async function runThroughQueue(
   const queue = new Queue<EpisodeJobData, EpisodeOutcome>(EPISODE_QUEUE, { connection, prefix });
   let events: QueueEvents | undefined;
   let lastError = '';
-  let settled = false;
+  const run = new OutcomeTracker(byId, batch);
+  const { pending } = run;
+  const complete = (id: string, value: unknown) => run.complete(id, value);
+  const fail = (id: string, reason: string) => run.fail(id, reason);
   const onError = (error: Error) => {
     // ioredis reports every reconnect attempt; one line per distinct failure is enough. Once the run is
     // over, closing connections may still report; nobody waits for them.
-    if (settled || error.message === lastError) return;
+    if (run.settled || error.message === lastError) return;
     lastError = error.message;
     options.onNotice?.({
       kind: 'connection',
@@ -143,62 +227,7 @@ async function runThroughQueue(
     });
   };
   queue.on('error', onError);
-
-  const outcomes: EpisodeOutcome[] = new Array(jobs.length);
-  const pending = new Set(byId.keys());
-  let settle!: (error?: Error) => void;
-  const finished = new Promise<void>((resolve, reject) => {
-    settle = (error) => {
-      settled = true;
-      if (error) reject(error);
-      else resolve();
-    };
-  });
-  // An episode can fail while the jobs are still being added; the rejection is awaited below.
-  finished.catch(() => undefined);
-  const complete = (id: string, value: unknown) => {
-    const job = byId.get(id)?.job;
-    if (settled || !job || !pending.has(id)) return;
-    const outcome = parseEpisodeOutcome(value, job);
-    if (typeof outcome === 'string') {
-      settle(
-        new SystemError(
-          'invalid-outcome',
-          `Episode ${id} came back from its worker as ${outcome}. Run workers of the same pagewise version as the producer.`,
-        ),
-      );
-      return;
-    }
-    pending.delete(id);
-    outcomes[job.index] = outcome;
-    try {
-      batch.onEpisode(job, outcome);
-    } catch (error) {
-      // Thrown inside the event reader it would stop the reader; the caller's error ends the run instead.
-      settle(error instanceof Error ? error : new Error(String(error)));
-      return;
-    }
-    if (pending.size === 0) settle();
-  };
-  const fail = (id: string, reason: string) => {
-    if (settled || !pending.has(id)) return;
-    if (/stalled more than allowable limit/.test(reason)) {
-      settle(
-        new SystemError(
-          'episode-lost',
-          `Episode ${id} was lost by its workers more often than they allow (maxStalledCount): each died or was blocked past its lock during the episode. Look for crashes in the workers' logs, or raise --lock-duration or --max-stalled on the workers.`,
-        ),
-      );
-      return;
-    }
-    settle(
-      new SystemError(
-        'episode-failed',
-        `Episode ${id} failed on its worker: ${reason}. Episodes report their own errors, so this is a worker problem: check that the workers run the same pagewise version and have the scenario registered.`,
-      ),
-    );
-  };
-  const onAbort = () => settle(new AbortedError('The benchmark was aborted.'));
+  const onAbort = () => run.settle(new AbortedError('The benchmark was aborted.'));
   signal?.addEventListener('abort', onAbort, { once: true });
 
   let poller: NodeJS.Timeout | undefined;
@@ -268,7 +297,7 @@ async function runThroughQueue(
     await sweep();
     const pollMs = options.pollIntervalMs ?? 10_000;
     const poll = () => {
-      if (settled) return;
+      if (run.settled) return;
       poller = setTimeout(() => {
         sweep().then(poll, (error: unknown) => {
           onError(error instanceof Error ? error : new Error(String(error)));
@@ -277,11 +306,11 @@ async function runThroughQueue(
       }, pollMs);
     };
     poll();
-    await finished;
-    return outcomes;
+    await run.finished;
+    return run.outcomes;
   } finally {
     // Also when adding failed: no sweep may start once the connections close.
-    settled = true;
+    run.settled = true;
     signal?.removeEventListener('abort', onAbort);
     if (poller) clearTimeout(poller);
     // Finished jobs of this run are of no further use; waiting ones of an aborted run must not run.

@@ -3,11 +3,12 @@
  * `openai-compatible:<id>`, `offline`) becomes an AI SDK LanguageModelV3; an instance passes through.
  * Also the known context windows and prices per model.
  */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamResult,
+} from '@ai-sdk/provider';
 import { ConfigurationError, MissingApiKeyError } from '../errors.js';
 import { createOfflineModel, type OfflinePolicy } from './offline.js';
 
@@ -38,7 +39,39 @@ function requireEnv(env: Record<string, string | undefined>, variable: string, p
 }
 
 /**
- * Resolves a model spec to a LanguageModelV3.
+ * A provider's model, loaded on its first call: a process that never calls OpenAI does not pay for loading
+ * the OpenAI provider. Configuration errors (a missing key or base URL) are still raised when resolving.
+ */
+class LazyProviderModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3';
+  private loaded: Promise<LanguageModelV3> | undefined;
+
+  constructor(
+    readonly provider: string,
+    readonly modelId: string,
+    private readonly load: () => Promise<LanguageModelV3>,
+  ) {}
+
+  private model(): Promise<LanguageModelV3> {
+    this.loaded ??= this.load();
+    return this.loaded;
+  }
+
+  get supportedUrls(): PromiseLike<Record<string, RegExp[]>> {
+    return this.model().then((m) => m.supportedUrls);
+  }
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    return (await this.model()).doGenerate(options);
+  }
+
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    return (await this.model()).doStream(options);
+  }
+}
+
+/**
+ * Resolves a model spec to a LanguageModelV3. Provider packages load on the model's first call.
  *
  * @example
  * const model = resolveModel('openai:gpt-4.1-mini'); // needs OPENAI_API_KEY
@@ -66,12 +99,24 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
     );
   }
   switch (provider) {
-    case 'openai':
-      return createOpenAI({ apiKey: requireEnv(env, MODEL_ENV.openai, 'OpenAI') })(id);
-    case 'anthropic':
-      return createAnthropic({ apiKey: requireEnv(env, MODEL_ENV.anthropic, 'Anthropic') })(id);
-    case 'google':
-      return createGoogleGenerativeAI({ apiKey: requireEnv(env, MODEL_ENV.google, 'Google') })(id);
+    case 'openai': {
+      const apiKey = requireEnv(env, MODEL_ENV.openai, 'OpenAI');
+      return new LazyProviderModel(provider, id, async () =>
+        (await import('@ai-sdk/openai')).createOpenAI({ apiKey })(id),
+      );
+    }
+    case 'anthropic': {
+      const apiKey = requireEnv(env, MODEL_ENV.anthropic, 'Anthropic');
+      return new LazyProviderModel(provider, id, async () =>
+        (await import('@ai-sdk/anthropic')).createAnthropic({ apiKey })(id),
+      );
+    }
+    case 'google': {
+      const apiKey = requireEnv(env, MODEL_ENV.google, 'Google');
+      return new LazyProviderModel(provider, id, async () =>
+        (await import('@ai-sdk/google')).createGoogleGenerativeAI({ apiKey })(id),
+      );
+    }
     case 'openai-compatible': {
       const baseURL = env[MODEL_ENV.compatibleBaseUrl];
       if (!baseURL) {
@@ -80,11 +125,12 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
           `No base URL for the OpenAI-compatible server: set ${MODEL_ENV.compatibleBaseUrl} (e.g. http://localhost:11434/v1 for Ollama).`,
         );
       }
-      return createOpenAICompatible({
-        name: 'openai-compatible',
-        baseURL,
-        apiKey: env[MODEL_ENV.compatibleKey],
-      }).chatModel(id);
+      const apiKey = env[MODEL_ENV.compatibleKey];
+      return new LazyProviderModel(provider, id, async () =>
+        (await import('@ai-sdk/openai-compatible'))
+          .createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey })
+          .chatModel(id),
+      );
     }
     default:
       throw new ConfigurationError(

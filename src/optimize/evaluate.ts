@@ -11,7 +11,7 @@ import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
 import type { Guideline, GuidelineTarget } from '../compression/guideline.js';
 import { isOfflineModel, resolveCompressor, type CompressorSpec } from '../compression/resolve-compressor.js';
-import { aconHistoryStrategy, aconObservationStrategy, aconSettings } from '../compression/strategies.js';
+import { aconHistoryStrategy, aconObservationStrategy, aconSettings } from '../bench/acon-strategies.js';
 import type { ObservationProcessor } from '../context/observation.js';
 import { itemText, type ContextProcessor } from '../context/request.js';
 import type { ModelSpec } from '../models/resolve.js';

@@ -10,6 +10,9 @@ import { guidelineText, leakedValues } from './candidate-check.js';
 import { ChatExampleSchema, exportDistillJsonl } from './distill.js';
 import { optimizeGuideline } from './optimize.js';
 import { retailTaskValues } from './task-values.js';
+import { registerStandardBench } from '../bench/standard.js';
+
+registerStandardBench();
 
 const available = retailDataAvailable();
 if (!available)

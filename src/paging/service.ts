@@ -12,13 +12,13 @@ import { randomBoundary, renderFencedPages, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
 import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
 
-/** The seed's name for the working set: the URIs to expand at the next call. */
+/** The state key of the working set (the name the instruction-paging pattern gives it): the URIs to expand at the next call. */
 export const WANT_READ_KEY = 'temp:want_read';
 /** Prefix of the keys that hold the frame (1-based) of a split page in the working set. */
 export const WANT_FRAME_PREFIX = 'temp:want_frame:';
 /** Prefix of durable saved results. */
 export const RESULT_PREFIX = 'result:';
-/** The seed's cap on pages per read. */
+/** The instruction-paging pattern's cap on pages per read. */
 export const MAX_REPORTS_PER_READ = 10;
 /** URI scheme of tool results stored as pages by auto-paging and observation compression. */
 export const TOOL_PAGE_SCHEME = 'tool://';

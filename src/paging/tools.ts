@@ -36,7 +36,7 @@ export function savedResults(state: Readonly<Record<string, JsonValue>>): Record
 }
 
 /**
- * Creates the paging tools bound to a service: `get_reports` (the seed's name), `page_in`, `page_out`,
+ * Creates the paging tools bound to a service: `get_reports` (the name the instruction-paging pattern uses), `page_in`, `page_out`,
  * `read_frame`, `save_result`, `list_results` and `calculate`.
  */
 export function createPagingTools(

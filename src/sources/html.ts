@@ -2,7 +2,12 @@
  * Turns HTML into the plain text an agent should read: what a person sees in the page body, without
  * markup, scripts, navigation or images, and with tables kept as aligned columns.
  */
-import { compile } from 'html-to-text';
+import { createRequire } from 'node:module';
+import type { compile as Compile } from 'html-to-text';
+
+// Loaded and compiled on first use: an agent that never reads HTML does not pay for the parser.
+const requireCjs = createRequire(import.meta.url);
+let converters: { body: (html: string) => string; title: (html: string) => string } | undefined;
 
 /** The readable form of an HTML document. */
 export interface ReadableText {
@@ -13,32 +18,35 @@ export interface ReadableText {
 }
 
 // Compiled once: compiling the selector set is the costly part of html-to-text, not converting.
-const bodyToText = compile({
-  // Wrapping would only add line breaks that cost tokens and split phrases a search should match.
-  wordwrap: false,
-  selectors: [
-    // The link text is kept; the address is dropped because it rarely helps reading and costs tokens.
-    { selector: 'a', options: { ignoreHref: true } },
-    { selector: 'img', format: 'skip' },
-    { selector: 'nav', format: 'skip' },
-    { selector: 'script', format: 'skip' },
-    { selector: 'style', format: 'skip' },
-    { selector: 'noscript', format: 'skip' },
-    { selector: 'template', format: 'skip' },
-    { selector: 'svg', format: 'skip' },
-    { selector: 'iframe', format: 'skip' },
-    { selector: 'object', format: 'skip' },
-    { selector: 'canvas', format: 'skip' },
-    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-    // Every table, not only the ones html-to-text would recognise as data tables, keeps its columns.
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
-  ],
-});
+function compileConverters(compile: typeof Compile): NonNullable<typeof converters> {
+  const body = compile({
+    // Wrapping would only add line breaks that cost tokens and split phrases a search should match.
+    wordwrap: false,
+    selectors: [
+      // The link text is kept; the address is dropped because it rarely helps reading and costs tokens.
+      { selector: 'a', options: { ignoreHref: true } },
+      { selector: 'img', format: 'skip' },
+      { selector: 'nav', format: 'skip' },
+      { selector: 'script', format: 'skip' },
+      { selector: 'style', format: 'skip' },
+      { selector: 'noscript', format: 'skip' },
+      { selector: 'template', format: 'skip' },
+      { selector: 'svg', format: 'skip' },
+      { selector: 'iframe', format: 'skip' },
+      { selector: 'object', format: 'skip' },
+      { selector: 'canvas', format: 'skip' },
+      ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+      // Every table, not only the ones html-to-text would recognise as data tables, keeps its columns.
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
+    ],
+  });
 
-const titleToText = compile({
-  wordwrap: false,
-  baseElements: { selectors: ['title'], returnDomByDefault: false },
-});
+  const title = compile({
+    wordwrap: false,
+    baseElements: { selectors: ['title'], returnDomByDefault: false },
+  });
+  return { body, title };
+}
 
 /**
  * Converts an HTML document to readable text and extracts its title.
@@ -48,8 +56,9 @@ const titleToText = compile({
  * // title === 'Report', text === 'Q3\n\nRevenue grew.'
  */
 export function htmlToReadableText(html: string): ReadableText {
+  converters ??= compileConverters((requireCjs('html-to-text') as { compile: typeof Compile }).compile);
   return {
-    title: titleToText(html).replace(/\s+/g, ' ').trim(),
-    text: bodyToText(html).trim(),
+    title: converters.title(html).replace(/\s+/g, ' ').trim(),
+    text: converters.body(html).trim(),
   };
 }

@@ -2,8 +2,7 @@
  * Token counting with a real BPE tokenizer (gpt-tokenizer). Counts are cached by content, since the
  * same history messages are counted again at every step of a long run.
  */
-import * as o200k from 'gpt-tokenizer/encoding/o200k_base';
-import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 
 /** The BPE encodings pagewise can count with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -13,10 +12,15 @@ interface Encoder {
   encode(text: string, options?: { allowedSpecial?: Set<string> | 'all' }): number[];
 }
 
-const ENCODERS: Record<EncodingName, Encoder> = {
-  o200k_base: o200k as unknown as Encoder,
-  cl100k_base: cl100k as unknown as Encoder,
-};
+// An encoding's tables (megabytes) load the first time it counts, not when the package is imported, so
+// importing pagewise stays cheap and a process that never counts for GPT-4/3.5 never loads cl100k.
+const requireCjs = createRequire(import.meta.url);
+const encoders: Partial<Record<EncodingName, Encoder>> = {};
+
+function encoderFor(name: EncodingName): Encoder {
+  encoders[name] ??= requireCjs(`gpt-tokenizer/cjs/encoding/${name}`) as Encoder;
+  return encoders[name];
+}
 
 /** Picks the encoding a model id uses: cl100k for GPT-3.5/GPT-4 (not 4o/4.1), o200k otherwise. */
 export function encodingForModel(modelId: string): EncodingName {
@@ -60,7 +64,7 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
   const cache = caches[encoding];
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = countUncached(ENCODERS[encoding], text);
+  const n = countUncached(encoderFor(encoding), text);
   cache.set(text, n);
   return n;
 }
@@ -87,5 +91,5 @@ function countUncached(encoder: Encoder, text: string): number {
 
 /** Encodes `text` to token ids (special tokens allowed), uncached; for tests and exact checks. */
 export function encodeTokens(text: string, encoding: EncodingName = 'o200k_base'): number[] {
-  return ENCODERS[encoding].encode(text, { allowedSpecial: 'all' });
+  return encoderFor(encoding).encode(text, { allowedSpecial: 'all' });
 }

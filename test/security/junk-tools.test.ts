@@ -17,7 +17,6 @@ import {
   ModelBehaviorError,
   PagingService,
   Runner,
-  SqliteSessionStore,
   createPagingTools,
   createSearchTool,
   escalateTool,
@@ -25,8 +24,9 @@ import {
   type AnyTool,
   type SessionEvent,
   type ToolResultEvent,
-  MAX_ARGUMENT_DEPTH,
 } from '../../src/index.js';
+import { SqliteSessionStore } from '../../src/sqlite.js';
+import { MAX_ARGUMENT_DEPTH } from '../../src/agents/runner.js';
 import { scriptedModel, type ScriptedResponse } from '../../src/testing.js';
 import { createReportAnalyst, generateReports, inMemoryCorpus } from '../../src/scenarios/report-analysis/index.js';
 import {

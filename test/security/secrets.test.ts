@@ -18,22 +18,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import {
-  Agent,
-  Ledger,
-  MODEL_ENV,
-  Runner,
-  SqliteSessionStore,
-  getScenario,
-  redactError,
-  redactSecrets,
-  runBench,
-  secretsFromEnv,
-  tool,
-  writeBenchOutput,
-} from '../../src/index.js';
+import { Agent, Ledger, Runner, redactError, redactSecrets, secretsFromEnv, tool } from '../../src/index.js';
+import { MODEL_ENV } from '../../src/models/resolve.js';
+import { SqliteSessionStore } from '../../src/sqlite.js';
+import { getScenario, runBench, writeBenchOutput } from '../../src/bench/index.js';
 import { main } from '../../src/cli/main.js';
 import { answer, error, hang, startFakeOpenAI, type FakeOpenAI } from './openai-server.js';
+import { registerStandardBench } from '../../src/bench/index.js';
+
+registerStandardBench();
 
 const SENTINEL = `sk-sentinel-${randomBytes(16).toString('hex')}`;
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));

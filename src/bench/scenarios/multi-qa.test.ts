@@ -10,6 +10,9 @@ import {
 import { runBench, type CapturedCall } from '../harness.js';
 import { registerStrategy, unregisterStrategy } from '../strategies.js';
 import { createMultiQaScenario, episodeEvidenceRecall, MULTI_QA_SCENARIO, multiQaMaxSteps } from './multi-qa.js';
+import { registerStandardBench } from '../standard.js';
+
+registerStandardBench();
 
 const available = hotpotAvailable();
 if (!available) console.log(`multi-objective-qa bench tests skipped: no HotpotQA data at ${defaultHotpotPath()}`);

@@ -4,6 +4,9 @@ import { defaultRetailDataDir, retailDataAvailable, RETAIL_TOOL_NAMES } from '..
 import { runBench } from '../harness.js';
 import { registerStrategy, unregisterStrategy } from '../strategies.js';
 import { createRetailScenario, RETAIL_SCENARIO } from './retail.js';
+import { registerStandardBench } from '../standard.js';
+
+registerStandardBench();
 
 const available = retailDataAvailable();
 if (!available)

@@ -15,14 +15,14 @@ import type { ModelSpec } from '../models/resolve.js';
 import { pagedInstruction } from '../paging/instruction.js';
 import { PagingService } from '../paging/service.js';
 import { createPagingTools } from '../paging/tools.js';
-import type { CompressorBackend } from './backend.js';
-import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import type { Guideline } from './guideline.js';
-import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryMode } from './history.js';
-import { DEFAULT_OBSERVATION_THRESHOLD, observationCompressor } from './observation.js';
-import { promptingSummarizer } from './prompting.js';
-import { isOfflineModel, resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from './scenario-guidelines.js';
+import type { CompressorBackend } from '../compression/backend.js';
+import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from '../compression/default-guidelines.js';
+import type { Guideline } from '../compression/guideline.js';
+import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryMode } from '../compression/history.js';
+import { DEFAULT_OBSERVATION_THRESHOLD, observationCompressor } from '../compression/observation.js';
+import { promptingSummarizer } from '../compression/prompting.js';
+import { isOfflineModel, resolveCompressor, type CompressorSpec } from '../compression/resolve-compressor.js';
+import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../scenarios/retail/guidelines.js';
 
 /** What the factories read of the episode; the benchmark's strategy context has these fields. */
 export interface CompressionStrategyContext {

@@ -5,8 +5,8 @@
  * fields. The default guidelines keep about half of every record and lose fields the tasks need; these
  * show what tuning the knobs buys.
  */
-import { RETAIL_FACT_GRAMMAR } from '../scenarios/retail/facts.js';
-import { parseGuideline, type Guideline } from './guideline.js';
+import { RETAIL_FACT_GRAMMAR } from './facts.js';
+import { parseGuideline, type Guideline } from '../../compression/guideline.js';
 
 // The fields the retail tasks read: who a customer is and their order ids; per order its status, its
 // items (name, ids, price paid) and its payments and refunds; per catalogue product which variants are

@@ -14,9 +14,9 @@ import {
   retailDataAvailable,
   retailOfflinePolicy,
 } from '../scenarios/retail/index.js';
-import type { ObservationCompressor } from './observation.js';
-import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
-import { RETAIL_HISTORY_GUIDELINE } from './scenario-guidelines.js';
+import type { ObservationCompressor } from '../compression/observation.js';
+import { DEFAULT_HISTORY_GUIDELINE } from '../compression/default-guidelines.js';
+import { RETAIL_HISTORY_GUIDELINE } from '../scenarios/retail/guidelines.js';
 import {
   ACON_DEFAULTS,
   aconHistoryStrategy,
@@ -26,7 +26,10 @@ import {
   pagingAconPieces,
   promptingStrategy,
   type CompressionStrategySetup,
-} from './strategies.js';
+} from './acon-strategies.js';
+import { registerStandardBench } from './standard.js';
+
+registerStandardBench();
 
 describe('strategy factories', () => {
   it('take the paper defaults, the scenario preset over them, and the options over both', () => {

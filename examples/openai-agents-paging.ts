@@ -1,0 +1,84 @@
+/**
+ * Instruction paging and compression on the OpenAI Agents SDK: the agent's dynamic instructions expand
+ * the working set kept in the run context, a callModelInputFilter drops old paging turns, and a
+ * PagewiseSession stores a large tool result compressed with a handle to its raw text. The model is the
+ * SDK's own ScriptedModel (not an LLM), so this runs offline:
+ * npx tsx examples/openai-agents-paging.ts
+ */
+import { Agent, MemorySession, Runner, tool } from '@openai/agents';
+import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@openai/agents/testing';
+import { z } from 'zod';
+import {
+  createOpenAiPagingTools,
+  durableState,
+  pagedInstructions,
+  pagewiseInputFilter,
+  pagingContext,
+  PagewiseSession,
+} from '../src/adapters/openai-agents/index.js';
+import { observationCompressor } from '../src/compression/observation.js';
+import { handleOf } from '../src/compression/transcript.js';
+import { compactPagingTurns } from '../src/paging/paging-history.js';
+import { PagingService } from '../src/paging/service.js';
+import { generateReports, inMemoryCorpus } from '../src/scenarios/report-analysis/index.js';
+
+const reports = generateReports(12, 4);
+const paging = new PagingService({ source: inMemoryCorpus(reports).source });
+const tools = createOpenAiPagingTools(paging);
+const inventory = Array.from({ length: 150 }, (_, i) => `item ${i}: ${(i * 7) % 40} units in bin ${i % 9}`).join('\n');
+const cObs = observationCompressor({ service: paging, thresholdTokens: 300 });
+
+const pagesIn = (system = '') => (system.match(/<<<PAGE [0-9a-f]+ uri=/g) ?? []).length;
+const model = new ScriptedModel([
+  modelResponder(() => [
+    functionCall('get_reports', { urls: reports.slice(0, 6).map((r) => r.uri) }, { callId: 'r1' }),
+  ]),
+  modelResponder(({ request }) => [
+    functionCall(
+      'save_result',
+      { task_id: 'first', result: `${pagesIn(request.systemInstructions)} pages read` },
+      { callId: 's1' },
+    ),
+    functionCall('fetch_inventory', {}, { callId: 'i1' }),
+  ]),
+  modelResponder(({ request }) => {
+    const last = (request.input as { type?: string; output?: unknown }[]).at(-1);
+    const handle = handleOf(String(last?.output ?? ''));
+    return [
+      assistantMessage(
+        `Saved "${/- first: (.*)/.exec(request.systemInstructions ?? '')?.[1]}"; inventory handle: ${handle}`,
+      ),
+    ];
+  }),
+]);
+const agent = new Agent({
+  name: 'analyst',
+  model,
+  instructions: pagedInstructions({ base: 'Read the reports, then check the inventory.', service: paging }),
+  tools: [
+    tools.get_reports,
+    tools.save_result,
+    tool({
+      name: 'fetch_inventory',
+      description: 'The inventory.',
+      parameters: z.object({}),
+      execute: () => inventory,
+    }),
+  ],
+});
+const session = new PagewiseSession(new MemorySession(), { observationProcessors: [cObs] });
+const context = pagingContext({ sessionId: await session.getSessionId() });
+const result = await new Runner({ tracingDisabled: true }).run(agent, 'Report and inventory check.', {
+  context,
+  session,
+  callModelInputFilter: pagewiseInputFilter({ observationProcessors: [cObs], processors: [compactPagingTurns()] }),
+});
+console.log(result.finalOutput);
+const stored = JSON.stringify(await session.getItems());
+console.log(
+  `Stored history: ${stored.length} characters; report bodies in it: ${reports.filter((r) => stored.includes(r.title) && stored.includes(r.body.slice(-80))).length}`,
+);
+console.log(
+  `Raw inventory behind the handle, byte for byte: ${(await paging.body(/tool:\/\/\S+/.exec(result.finalOutput ?? '')![0], context.pagewise.sessionId)) === inventory}`,
+);
+console.log(`State for the next run: ${JSON.stringify(durableState(context))}`);

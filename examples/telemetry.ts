@@ -1,0 +1,49 @@
+/**
+ * OpenTelemetry spans of a pagewise run on the GenAI semantic conventions: the invocation, each model
+ * call with its token usage from the ledger, each tool call, processor and page-in. The spans are
+ * collected in memory and printed as a tree; in production register your own provider and exporter.
+ * The model is scripted (not an LLM), so this runs offline: npx tsx examples/telemetry.ts
+ */
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { Agent } from '../src/agents/agent.js';
+import { Runner } from '../src/agents/runner.js';
+import { pagedInstruction } from '../src/paging/instruction.js';
+import { PagingService } from '../src/paging/service.js';
+import { createPagingTools } from '../src/paging/tools.js';
+import { generateReports, inMemoryCorpus } from '../src/scenarios/report-analysis/index.js';
+import { pagewiseTelemetry } from '../src/telemetry/tracing.js';
+import { ScriptedModel } from '../src/testing.js';
+
+const reports = generateReports(6, 2);
+const paging = new PagingService({ source: inMemoryCorpus(reports).source });
+const tools = createPagingTools(paging);
+const agent = new Agent({
+  name: 'reader',
+  instruction: pagedInstruction({ base: 'Read the reports.', service: paging }),
+  tools: [tools.page_in, tools.save_result],
+});
+const model = new ScriptedModel([
+  { toolCalls: [{ toolName: 'page_in', input: { uris: reports.map((r) => r.uri) } }] },
+  { toolCalls: [{ toolName: 'save_result', input: { task_id: 'count', result: '6 reports' } }] },
+  'I read 6 reports.',
+]);
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const runner = new Runner({ agent, model, telemetry: pagewiseTelemetry({ tracer: provider.getTracer('example') }) });
+await runner.run({ userId: 'me', message: 'How many reports?' });
+
+const spans = exporter.getFinishedSpans();
+const children = (parent: ReadableSpan | undefined) =>
+  spans.filter((s) => s.parentSpanContext?.spanId === parent?.spanContext().spanId);
+function print(span: ReadableSpan, depth: number): void {
+  const a = span.attributes;
+  const tokens =
+    a['gen_ai.usage.input_tokens'] !== undefined
+      ? ` in=${a['gen_ai.usage.input_tokens']} out=${a['gen_ai.usage.output_tokens']} paged=${a['pagewise.tokens.paged']}`
+      : '';
+  console.log(`${'  '.repeat(depth)}${span.name}${tokens}`);
+  for (const c of children(span)) print(c, depth + 1);
+}
+for (const root of spans.filter((s) => !s.parentSpanContext)) print(root, 0);

@@ -1,0 +1,29 @@
+/**
+ * Checks every adapter's tests share: a large tool result with a fact deep inside it, and the tool
+ * call/result pairing of each request a framework sent.
+ */
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { findBrokenToolPair } from '../context/request.js';
+import { callOptionsToRequest } from './measure.js';
+
+/** A catalogue of `n` lines, about 25 tokens each; line `needle` carries a code found nowhere else. */
+export function catalogue(n = 200, needle = 137): { text: string; fact: string } {
+  const fact = `SKU-${needle} restock code QZ-${needle * 7919}`;
+  const lines = Array.from({ length: n }, (_, i) =>
+    i === needle
+      ? `${fact}: warehouse east, bin ${i % 17}, aisle ${i % 5}.`
+      : `SKU-${i} widget model ${i * 31} priced ${((i * 37) % 1000) / 10} EUR, warehouse ${i % 2 ? 'east' : 'west'}, bin ${i % 17}.`,
+  );
+  return { text: lines.join('\n'), fact };
+}
+
+/** The first broken tool call/result pair over the requests, or undefined when all are intact. */
+export function brokenPairs(
+  calls: readonly Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>[],
+): string | undefined {
+  for (const [i, c] of calls.entries()) {
+    const broken = findBrokenToolPair(callOptionsToRequest(c).items);
+    if (broken) return `request ${i}: ${broken}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,118 @@
+/**
+ * AI SDK `ModelMessage` lists read as pagewise history and written back, for the history bridge: an
+ * assistant message is one turn (text and tool calls), each tool result of a tool message one result.
+ */
+import type { ModelMessage } from 'ai';
+import type { ContextItem } from '../../context/request.js';
+import type { ToolCallRecord } from '../../session/types.js';
+import type { BridgeCodec, SourcedEvent } from '../history-bridge.js';
+
+type ToolMessage = Extract<ModelMessage, { role: 'tool' }>;
+type ToolOutput = Extract<ToolMessage['content'][number], { type: 'tool-result' }>['output'];
+
+/** The text of a tool result output and whether it is an error. */
+export function toolOutputText(output: ToolOutput): { text: string; isError: boolean } {
+  switch (output.type) {
+    case 'text':
+      return { text: output.value, isError: false };
+    case 'json':
+      return { text: JSON.stringify(output.value), isError: false };
+    case 'error-text':
+      return { text: output.value, isError: true };
+    case 'error-json':
+      return { text: JSON.stringify(output.value), isError: true };
+    case 'execution-denied':
+      return { text: `execution denied${output.reason ? `: ${output.reason}` : ''}`, isError: true };
+    case 'content':
+      return { text: output.value.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('\n'), isError: false };
+  }
+}
+
+function readMessages(messages: readonly ModelMessage[]): SourcedEvent[] {
+  const out: SourcedEvent[] = [];
+  messages.forEach((m, i) => {
+    switch (m.role) {
+      case 'system':
+        return;
+      case 'user': {
+        const text =
+          typeof m.content === 'string'
+            ? m.content
+            : m.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
+        out.push({ event: { kind: 'user', text }, sources: [i] });
+        return;
+      }
+      case 'assistant': {
+        if (typeof m.content === 'string') {
+          out.push({ event: { kind: 'model', text: m.content, toolCalls: [] }, sources: [i] });
+          return;
+        }
+        let text = '';
+        const toolCalls: ToolCallRecord[] = [];
+        for (const p of m.content) {
+          if (p.type === 'text') text += p.text;
+          else if (p.type === 'tool-call')
+            toolCalls.push({ toolCallId: p.toolCallId, toolName: p.toolName, input: p.input });
+        }
+        out.push({ event: { kind: 'model', text, toolCalls }, sources: [i] });
+        return;
+      }
+      case 'tool':
+        for (const p of m.content) {
+          if (p.type !== 'tool-result') continue;
+          const { text, isError } = toolOutputText(p.output);
+          out.push({
+            event: { kind: 'tool-result', toolCallId: p.toolCallId, toolName: p.toolName, output: text, isError },
+            sources: [i],
+          });
+        }
+        return;
+    }
+  });
+  return out;
+}
+
+/** The codec of AI SDK model messages. */
+export const modelMessagesCodec: BridgeCodec<ModelMessage> = {
+  read: readMessages,
+  pinned: (messages) => messages.flatMap((m, i) => (m.role === 'system' ? [i] : [])),
+  summary: (text) => ({ role: 'user', content: [{ type: 'text', text }] }),
+  rebuild(item: ContextItem): ModelMessage[] {
+    switch (item.type) {
+      case 'user':
+      case 'summary':
+        return [{ role: 'user', content: [{ type: 'text', text: item.text }] }];
+      case 'assistant':
+        return [
+          {
+            role: 'assistant',
+            content: [
+              ...(item.text ? [{ type: 'text' as const, text: item.text }] : []),
+              ...item.toolCalls.map((c) => ({
+                type: 'tool-call' as const,
+                toolCallId: c.toolCallId,
+                toolName: c.toolName,
+                input: c.input,
+              })),
+            ],
+          },
+        ];
+      case 'tool-result':
+        return [
+          {
+            role: 'tool',
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: item.toolCallId,
+                toolName: item.toolName,
+                output: item.isError
+                  ? { type: 'error-text', value: item.output }
+                  : { type: 'text', value: item.output },
+              },
+            ],
+          },
+        ];
+    }
+  },
+};

@@ -1,0 +1,171 @@
+/**
+ * Instruction paging for `generateText`, `streamText` and `ToolLoopAgent`: the paging tools as AI SDK
+ * tools, and a `prepareStep` that re-renders `system` from the working set before every step (and may
+ * run history processors over the step's messages). The AI SDK keeps no session state, so the working
+ * set and saved results live in {@link AiSdkPaging.state}: `temp:` keys are cleared when a new call
+ * starts (step 0), durable keys (saved results) stay for the next call.
+ */
+import { randomUUID } from 'node:crypto';
+import { tool as aiTool, type ModelMessage, type Tool as AiTool } from 'ai';
+import type { InstructionContext } from '../../agents/agent.js';
+import type { AnyTool, ToolContext } from '../../agents/tool.js';
+import type { ContextProcessor } from '../../context/request.js';
+import { pagedInstruction } from '../../paging/instruction.js';
+import type { PagingService } from '../../paging/service.js';
+import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from '../../paging/tools.js';
+import type { JsonValue, Session } from '../../session/types.js';
+import { Ledger } from '../../tokens/ledger.js';
+import { HistoryBridge } from '../history-bridge.js';
+import { clearTempKeys, recordStateAccess } from '../record-state.js';
+import { modelMessagesCodec } from './messages.js';
+
+/** Name of a paging tool. */
+export type PagingToolName = (typeof PAGING_TOOL_NAMES)[number];
+
+/** Where a pagewise tool runs when called by the AI SDK. */
+export interface AiSdkToolBinding {
+  /** The state the tool reads and writes. */
+  state: Record<string, JsonValue>;
+  /** Page namespace of tool-result pages (`session:<id>`). */
+  sessionId: string;
+  /** The current invocation (pages are fetched from a source at most once per invocation). */
+  invocationId: () => string;
+  services?: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * Wraps a pagewise tool as an AI SDK tool. A failure is returned to the model as an error text, as the
+ * pagewise runner does, instead of ending the call.
+ */
+export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding): AiTool {
+  return aiTool({
+    description: t.description,
+    inputSchema: t.inputSchema,
+    execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
+      const ctx: ToolContext = {
+        state: recordStateAccess(binding.state),
+        invocationId: binding.invocationId(),
+        sessionId: binding.sessionId,
+        userId: 'ai-sdk',
+        appName: 'ai-sdk',
+        agentName: 'ai-sdk',
+        toolCallId: options.toolCallId,
+        idempotencyKey: `${binding.sessionId}:${options.toolCallId}`,
+        signal: options.abortSignal ?? new AbortController().signal,
+        services: binding.services ?? new Map(),
+        actions: {
+          transferToAgent: () => {
+            throw new Error('the AI SDK has no agent transfer; this tool cannot hand over.');
+          },
+          escalate: () => {},
+        },
+      };
+      try {
+        const value = await t.execute(input, ctx);
+        return typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
+      } catch (error) {
+        if (options.abortSignal?.aborted) throw error;
+        return `Error: ${t.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    },
+  });
+}
+
+/** Options of {@link createAiSdkPaging}. */
+export interface AiSdkPagingOptions extends PagingToolsOptions {
+  service: PagingService;
+  /** The agent's own instruction, above the working set. */
+  instruction: string | ((ctx: InstructionContext) => string | Promise<string>);
+  /**
+   * The session tool-result pages belong to. Default `ai-sdk`, the compression middleware's default,
+   * so `page_in` follows the middleware's handles when both share one paging service.
+   */
+  sessionId?: string;
+  /** State to start from (saved results of earlier calls). */
+  state?: Record<string, JsonValue>;
+  /** History processors applied to each step's messages (e.g. `compactPagingTurns()`). */
+  processors?: ContextProcessor[];
+  /** Paging tools to offer. Default all. */
+  tools?: readonly PagingToolName[];
+  /** Receives compressor calls of the processors. */
+  ledger?: Ledger;
+}
+
+/** The paging of one conversation. */
+export interface AiSdkPaging {
+  /** The paging tools, to spread into `tools`. */
+  readonly tools: Partial<Record<PagingToolName, AiTool>>;
+  /** Working set (`temp:`) and saved results. */
+  readonly state: Record<string, JsonValue>;
+  /** Pass as `prepareStep`: sets `system` to the paged instruction (and processed messages). */
+  readonly prepareStep: (options: {
+    stepNumber: number;
+    messages: ModelMessage[];
+  }) => Promise<{ system: string; messages?: ModelMessage[] }>;
+  /** The paged instruction for the current state. */
+  system(): Promise<string>;
+  /** Ends the invocation: the working set is paged out. */
+  endInvocation(): void;
+}
+
+/**
+ * Creates instruction paging for AI SDK calls.
+ *
+ * @example
+ * const paging = createAiSdkPaging({ service: new PagingService({ source }), instruction: 'Answer from the reports.' });
+ * await generateText({ model, tools: { ...paging.tools }, prepareStep: paging.prepareStep, stopWhen: stepCountIs(30), prompt });
+ */
+export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
+  const state: Record<string, JsonValue> = options.state ?? {};
+  const sessionId = options.sessionId ?? 'ai-sdk';
+  const ledger = options.ledger ?? new Ledger();
+  let invocationId = randomUUID();
+  const binding: AiSdkToolBinding = { state, sessionId, invocationId: () => invocationId };
+  const all = createPagingTools(options.service, options);
+  const tools: Partial<Record<PagingToolName, AiTool>> = {};
+  for (const name of options.tools ?? PAGING_TOOL_NAMES) tools[name] = aiSdkTool(all[name], binding);
+  const provider = pagedInstruction({ base: options.instruction, service: options.service });
+  const bridge = new HistoryBridge(options.processors ?? []);
+  let task = '';
+
+  const system = async (): Promise<string> => {
+    const session: Session = {
+      appName: 'ai-sdk',
+      userId: 'ai-sdk',
+      sessionId,
+      state,
+      events: [],
+      version: 0,
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const out = await provider({ state, session, invocationId, agentName: 'ai-sdk', services: new Map() });
+    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+  };
+  const endInvocation = () => {
+    clearTempKeys(state);
+    invocationId = randomUUID();
+  };
+
+  const prepareStep: AiSdkPaging['prepareStep'] = async ({ stepNumber, messages }) => {
+    if (stepNumber === 0) {
+      endInvocation();
+      const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+      task = lastUser
+        ? typeof lastUser.content === 'string'
+          ? lastUser.content
+          : lastUser.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
+        : '';
+    }
+    const processed: readonly ModelMessage[] = await bridge.apply(messages, modelMessagesCodec, {
+      sessionId,
+      agentName: 'ai-sdk',
+      invocationId,
+      task,
+      ledger,
+    });
+    return { system: await system(), ...(processed !== messages ? { messages: [...processed] } : {}) };
+  };
+
+  return { tools, state, prepareStep, system, endInvocation };
+}

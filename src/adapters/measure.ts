@@ -1,0 +1,44 @@
+/**
+ * Counts an AI SDK model request the way the pagewise ledger counts its own: instruction and paged
+ * parts of the system text, history and latest observation, tool schemas, each with the project's
+ * tokenizer. Adapters measure what a framework really sends with it, so figures compare across runners.
+ */
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { measureRequest, type ContextItem, type ContextRequest, type InstructionSection } from '../context/request.js';
+import { viewPrompt } from '../models/prompt-view.js';
+import type { PartTokens } from '../tokens/ledger.js';
+import type { EncodingName } from '../tokens/tokenizer.js';
+
+// The first words of every fenced block's preface: from there on the system text is paged content.
+const FENCE_START = 'The pages below were loaded at your request.';
+
+/** Splits a system text into its own instruction and the fenced pages. */
+export function splitSystem(system: string): InstructionSection[] {
+  const at = system.indexOf(FENCE_START);
+  if (at < 0) return system ? [{ part: 'instruction', text: system }] : [];
+  const own = system.slice(0, at).trimEnd();
+  return [...(own ? [{ part: 'instruction' as const, text: own }] : []), { part: 'paged', text: system.slice(at) }];
+}
+
+/** An AI SDK request as a pagewise context request (for counting). */
+export function callOptionsToRequest(options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): ContextRequest {
+  const view = viewPrompt(options);
+  const items: ContextItem[] = [];
+  for (const turn of view.turns) {
+    if (turn.role === 'user') items.push({ type: 'user', text: turn.text });
+    else if (turn.role === 'assistant') items.push({ type: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
+    else for (const r of turn.results) items.push({ type: 'tool-result', ...r });
+  }
+  const tools = (options.tools ?? []).flatMap((t) =>
+    t.type === 'function' ? [{ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema }] : [],
+  );
+  return { instruction: splitSystem(view.system), items, tools };
+}
+
+/** Prompt tokens of an AI SDK request, by ledger part. */
+export function measureCallOptions(
+  options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>,
+  encoding: EncodingName = 'o200k_base',
+): { parts: PartTokens; total: number } {
+  return measureRequest(callOptionsToRequest(options), encoding);
+}

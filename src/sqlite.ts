@@ -1,0 +1,21 @@
+/**
+ * `pagewise/sqlite`: sessions, pages and recorded compressor calls in one SQLite file (better-sqlite3), for a
+ * single machine. Importing it loads the native module; the root entry does not.
+ *
+ * @example
+ * import { Runner } from 'pagewise';
+ * import { SqliteSessionStore } from 'pagewise/sqlite';
+ * const runner = new Runner({ agent, model: 'offline', store: new SqliteSessionStore({ path: './agent.db' }) });
+ */
+export {
+  SqliteSessionStore,
+  defaultDatabasePath,
+  openSqliteDatabase,
+  type SqliteStoreOptions,
+} from './stores/sqlite/sqlite-store.js';
+export { LATEST_SQLITE_SCHEMA, migrate as migrateSqlite } from './stores/sqlite/migrations.js';
+export { SqlitePageStore, type SqlitePageStoreOptions } from './stores/sqlite/sqlite-page-store.js';
+export {
+  SqliteCompressorCallStore,
+  type SqliteCompressorCallStoreOptions,
+} from './stores/sqlite/sqlite-compressor-calls.js';

@@ -1,0 +1,173 @@
+/**
+ * OpenTelemetry spans for pagewise runs, following the GenAI semantic conventions: one span per
+ * invocation (`invoke_agent`), model call (`chat`), tool call (`execute_tool`), context or observation
+ * processor (compression among them), compressor model call, and page-in. Only `@opentelemetry/api` is
+ * used: with no tracer provider registered every span is a no-op.
+ *
+ * Token attributes are the ledger's: `gen_ai.usage.input_tokens` is the prompt as counted locally with
+ * the project's tokenizer (comparable across providers), the provider's own figure sits beside it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  context as otelContext,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { LedgerEntry } from '../tokens/ledger.js';
+import type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './types.js';
+
+/** Tools whose calls load pages into the working set; each gets a `pagewise.page_in` span. */
+export const PAGE_IN_TOOLS: readonly string[] = ['get_reports', 'page_in', 'read_frame'];
+
+/** Options of {@link pagewiseTelemetry}. */
+export interface TelemetryOptions {
+  /** The tracer to use. Default: `trace.getTracer('pagewise')` of the global provider (a no-op when none is registered). */
+  tracer?: Tracer;
+}
+
+/** `provider:model` labels carry the provider name before the colon. */
+function providerOf(model: string): string {
+  const i = model.indexOf(':');
+  return i > 0 ? model.slice(0, i) : model;
+}
+
+function usageAttributes(e: LedgerEntry): Attributes {
+  return {
+    'gen_ai.usage.input_tokens': e.promptTokens,
+    'gen_ai.usage.output_tokens': e.completionTokens,
+    ...(e.providerPromptTokens !== undefined ? { 'pagewise.usage.provider_input_tokens': e.providerPromptTokens } : {}),
+    ...(e.providerCompletionTokens !== undefined
+      ? { 'pagewise.usage.provider_output_tokens': e.providerCompletionTokens }
+      : {}),
+    'pagewise.tokens.instruction': e.parts.instruction,
+    'pagewise.tokens.paged': e.parts.paged,
+    'pagewise.tokens.history': e.parts.history,
+    'pagewise.tokens.observation': e.parts.observation,
+    'pagewise.tokens.tools': e.parts.tools,
+  };
+}
+
+function fail(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : new Error(String(error)));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
+/**
+ * Creates the runner's telemetry. Pass it as `telemetry` in the Runner options.
+ *
+ * @example
+ * import { trace } from '@opentelemetry/api';
+ * const runner = new Runner({ agent, telemetry: pagewiseTelemetry({ tracer: trace.getTracer('my-app') }) });
+ */
+export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry {
+  const tracer = options.tracer ?? trace.getTracer('pagewise');
+  const running = new Map<string, InvocationTelemetry>();
+  // The span a compressor call or page-in nests under: the tool or processor running in this async flow.
+  const parentSpan = new AsyncLocalStorage<Span>();
+
+  return {
+    current: (invocationId) => running.get(invocationId),
+    startInvocation(info: InvocationInfo): InvocationTelemetry {
+      const root = tracer.startSpan(`invoke_agent ${info.agentName}`, {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': info.agentName,
+          'gen_ai.conversation.id': info.sessionId,
+          'pagewise.invocation.id': info.invocationId,
+          'pagewise.app.name': info.appName,
+        },
+      });
+      const rootContext = trace.setSpan(otelContext.active(), root);
+      const contextOf = (span: Span | undefined) => (span ? trace.setSpan(rootContext, span) : rootContext);
+
+      // Model calls are known once the ledger has them: the span is placed at the call's own time.
+      const stop = info.ledger.subscribe((e) => {
+        const end = e.at;
+        const start = end - e.modelMs;
+        const compressor = e.kind === 'compressor';
+        const span = tracer.startSpan(
+          `chat ${e.model}`,
+          {
+            kind: SpanKind.CLIENT,
+            startTime: start,
+            attributes: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.request.model': e.model,
+              'gen_ai.provider.name': providerOf(e.model),
+              'gen_ai.agent.name': compressor ? info.agentName : e.agent,
+              'pagewise.call.kind': e.kind,
+              ...(compressor ? { 'pagewise.compressor': e.agent } : {}),
+              ...usageAttributes(e),
+            },
+          },
+          contextOf(compressor ? parentSpan.getStore() : undefined),
+        );
+        span.end(end);
+      });
+
+      const within = async <T>(span: Span, run: () => Promise<T>): Promise<T> => {
+        try {
+          return await parentSpan.run(span, () => otelContext.with(contextOf(span), run));
+        } catch (error) {
+          fail(span, error);
+          throw error;
+        } finally {
+          span.end();
+        }
+      };
+
+      const handle: InvocationTelemetry = {
+        tool(call, agentName, run) {
+          const span = tracer.startSpan(
+            `execute_tool ${call.toolName}`,
+            {
+              kind: SpanKind.INTERNAL,
+              attributes: {
+                'gen_ai.operation.name': 'execute_tool',
+                'gen_ai.tool.name': call.toolName,
+                'gen_ai.tool.call.id': call.toolCallId,
+                'gen_ai.tool.type': 'function',
+                'gen_ai.agent.name': agentName,
+              },
+            },
+            rootContext,
+          );
+          if (PAGE_IN_TOOLS.includes(call.toolName)) {
+            const pageIn = tracer.startSpan(
+              'pagewise.page_in',
+              { kind: SpanKind.INTERNAL, attributes: { 'pagewise.page_in.tool': call.toolName } },
+              contextOf(span),
+            );
+            const inner = run;
+            run = () => within(pageIn, inner);
+          }
+          return within(span, run);
+        },
+        processor(name, kind, run) {
+          const span = tracer.startSpan(
+            `pagewise.process ${name}`,
+            {
+              kind: SpanKind.INTERNAL,
+              attributes: { 'pagewise.processor.name': name, 'pagewise.processor.kind': kind },
+            },
+            contextOf(parentSpan.getStore()),
+          );
+          return within(span, run);
+        },
+        end(error) {
+          stop();
+          running.delete(info.invocationId);
+          if (error !== undefined) fail(root, error);
+          root.end();
+        },
+      };
+      running.set(info.invocationId, handle);
+      return handle;
+    },
+  };
+}
