@@ -25,7 +25,7 @@ export interface TextUnit {
    * `heading`: a markdown header line or the `Title:` label that opens a paragraph. `row`: a table row
    * with its row label (in one-cell-per-line tables, the label line and its value lines). `header`: a
    * table's column header row (or markdown separator). `label`: the `Speaker:` prefix of a chat turn cut
-   * into sentences. Headings, headers and labels say what other units mean and are kept only with them.
+   * into sentences. Headers and labels say what other units mean and are kept only with them.
    */
   readonly kind: 'sentence' | 'line' | 'heading' | 'row' | 'header' | 'label';
   /** Index of the heading this unit sits under, if any (for a heading: its parent heading). */
@@ -34,9 +34,12 @@ export interface TextUnit {
   readonly requires?: readonly number[];
 }
 
-/** Whether a unit can be kept on its own; the others (headings, headers, labels) only come with a unit. */
+/**
+ * Whether a unit can be kept on its own. Table headers and speaker labels only come with a unit they
+ * explain; a heading may stand alone, as the outline of what was left out.
+ */
 export function isContentUnit(unit: TextUnit): boolean {
-  return unit.kind === 'sentence' || unit.kind === 'line' || unit.kind === 'row';
+  return unit.kind === 'sentence' || unit.kind === 'line' || unit.kind === 'row' || unit.kind === 'heading';
 }
 
 /** Options of {@link segmentText}. */
