@@ -21,6 +21,8 @@ import { main as pagingScaling } from './paging-scaling.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
+import { main as sqliteContention } from './sqlite-contention.js';
+import { main as sqliteHotPath } from './sqlite-hot-path.js';
 import { registerStandardBench } from '../src/bench/index.js';
 
 registerStandardBench();
@@ -42,6 +44,8 @@ await compressionRetail();
 await compressionRealData();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
+await sqliteContention();
+await sqliteHotPath();
 await queueThroughput();
 
 for (const listed of listScenarios()) {

@@ -14,6 +14,7 @@ import {
   type ReportStrategy,
 } from '../src/scenarios/report-analysis/index.js';
 import { createRng } from '../src/scenarios/report-analysis/corpus.js';
+import { seededFenceBoundary } from '../src/paging/fence.js';
 
 interface Row {
   n: number;
@@ -46,12 +47,7 @@ export async function pagingScaling(
       for (const q of questions) {
         // A seeded boundary keeps token counts identical from run to run.
         const rng = createRng(seed);
-        const boundary = () =>
-          Array.from({ length: 4 }, () =>
-            Math.floor(rng.next() * 2 ** 32)
-              .toString(16)
-              .padStart(8, '0'),
-          ).join('');
+        const boundary = seededFenceBoundary(rng.next);
         const r = await runReportAnalysis({ corpus, question: q.text, strategy, contextWindow: 0, boundary });
         if (isCorrect(r.text, q.gold)) ok += 1;
         const s = r.ledger.summary;

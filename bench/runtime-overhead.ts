@@ -1,6 +1,8 @@
 /**
- * Framework time per step, excluding the model and tools, with the scripted model and the SQLite store,
- * at 10, 100 and 500 events of history. Reports median and spread (p10..p90) per history size.
+ * Framework time per step with the scripted model and the SQLite store, at 10, 100 and 500 events of
+ * history, two ways: the ledger's figure (the runner's own account, model and tool time subtracted) and
+ * the time measured from outside the runner (the gap between the model returning and the runner calling
+ * it again), which is what a user waits for. Reports median and spread (p10..p90) per history size.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +11,7 @@ import { z } from 'zod';
 import { Agent, Runner, tool, type SessionEvent } from '../src/index.js';
 import { SqliteSessionStore } from '../src/sqlite.js';
 import { scriptedModel } from '../src/testing.js';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { fmt, spread } from './stats.js';
 
 const lookup = tool({
@@ -52,10 +55,43 @@ async function seed(store: SqliteSessionStore, sessionId: string, events: number
   }
 }
 
+/** Wraps a model so the gaps between its calls are timed from outside the runner. */
+function timedFromOutside(model: LanguageModelV3, gaps: number[]): LanguageModelV3 {
+  let lastReturn: number | undefined;
+  const around = async <T>(call: () => PromiseLike<T>): Promise<T> => {
+    const now = performance.now();
+    if (lastReturn !== undefined) gaps.push(now - lastReturn);
+    try {
+      return await call();
+    } finally {
+      lastReturn = performance.now();
+    }
+  };
+  return {
+    specificationVersion: model.specificationVersion,
+    provider: model.provider,
+    modelId: model.modelId,
+    supportedUrls: model.supportedUrls,
+    doGenerate: (options) => around(() => model.doGenerate(options)),
+    doStream: (options) => around(() => model.doStream(options)),
+  };
+}
+
+/** One history size: the ledger's framework time per step and the time measured from outside. */
+export interface OverheadRow {
+  events: number;
+  median: number;
+  p10: number;
+  p90: number;
+  n: number;
+  /** Median gap between model calls measured outside the runner (includes the trivial tool). */
+  outsideMedian: number;
+  outsideP10: number;
+  outsideP90: number;
+}
+
 /** Runs the benchmark and returns its rows. */
-export async function runtimeOverhead(
-  options: { steps?: number; repeats?: number } = {},
-): Promise<{ events: number; median: number; p10: number; p90: number; n: number }[]> {
+export async function runtimeOverhead(options: { steps?: number; repeats?: number } = {}): Promise<OverheadRow[]> {
   const steps = options.steps ?? 20;
   const repeats = options.repeats ?? 5;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-bench-'));
@@ -63,8 +99,10 @@ export async function runtimeOverhead(
   for (const events of [10, 100, 500]) {
     const store = new SqliteSessionStore({ path: path.join(dir, `h${events}.db`) });
     const samples: number[] = [];
+    const outside: number[] = [];
     for (let r = 0; r < repeats; r++) {
       const sessionId = `s-${events}-${r}`;
+      const gaps: number[] = [];
       await seed(store, sessionId, events);
       const script = [
         ...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ toolName: 'lookup', input: { id: `n${i}` } }] })),
@@ -72,15 +110,17 @@ export async function runtimeOverhead(
       ];
       const runner = new Runner({
         agent: new Agent({ name: 'a', instruction: 'You look things up.', tools: [lookup] }),
-        model: scriptedModel(script),
+        model: timedFromOutside(scriptedModel(script), gaps),
         store,
         appName: 'bench',
       });
       const result = await runner.run({ userId: 'u', sessionId, message: 'Look up the records.' });
       // The first step of each run warms caches for the seeded history; the rest are steady state.
       samples.push(...result.ledger.entries.slice(1).map((e) => e.frameworkMs));
+      outside.push(...gaps.slice(1));
     }
-    rows.push({ events, ...spread(samples) });
+    const o = spread(outside);
+    rows.push({ events, ...spread(samples), outsideMedian: o.median, outsideP10: o.p10, outsideP90: o.p90 });
     await store.close();
   }
   return rows;
@@ -90,12 +130,18 @@ export async function runtimeOverhead(
 export async function main(): Promise<void> {
   const rows = await runtimeOverhead();
   console.log('\n## runtime-overhead: framework ms per step (scripted model, SQLite store)\n');
-  console.log('| history events | median ms | p10 ms | p90 ms | steps |');
-  console.log('|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.events} | ${fmt(r.median)} | ${fmt(r.p10)} | ${fmt(r.p90)} | ${r.n} |`);
+  console.log("Ledger: the runner's own account. Outside: the gap between two model calls, timed around the model.\n");
+  console.log(
+    '| history events | ledger median ms | ledger p10..p90 | outside median ms | outside p10..p90 | outside ÷ ledger | steps |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows)
+    console.log(
+      `| ${r.events} | ${fmt(r.median)} | ${fmt(r.p10)}..${fmt(r.p90)} | ${fmt(r.outsideMedian)} | ${fmt(r.outsideP10)}..${fmt(r.outsideP90)} | ${fmt(r.outsideMedian / r.median)} | ${r.n} |`,
+    );
   const at500 = rows.find((r) => r.events === 500)!;
   console.log(
-    `\nTarget: median < 1 ms at 500 events: ${at500.median < 1 ? 'met' : 'NOT met'} (${fmt(at500.median)} ms).`,
+    `\nTarget: median < 1 ms at 500 events, measured from outside: ${at500.outsideMedian < 1 ? 'met' : 'NOT met'} (${fmt(at500.outsideMedian)} ms; ledger ${fmt(at500.median)} ms).`,
   );
 }
 

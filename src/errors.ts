@@ -130,8 +130,61 @@ export class AbortedError extends SystemError {
 
 /** Stored data could not be read (corrupt or written by an unknown schema version). */
 export class StorageError extends SystemError {
-  constructor(message: string, cause?: unknown) {
-    super('storage', message, { cause });
+  constructor(message: string, cause?: unknown, options: { code?: string; retryable?: boolean } = {}) {
+    super(options.code ?? 'storage', message, { cause, retryable: options.retryable });
+  }
+}
+
+/**
+ * The store stayed locked by other writers for longer than its busy timeout (SQLite `SQLITE_BUSY`),
+ * or a transaction kept conflicting with concurrent ones (PostgreSQL serialization failures). Nothing
+ * was written: the same call may simply be repeated, which is why it is the one storage error marked
+ * `retryable`.
+ */
+export class StorageBusyError extends StorageError {
+  constructor(
+    readonly location: string,
+    message: string,
+    cause?: unknown,
+  ) {
+    super(message, cause, { code: 'storage-busy', retryable: true });
+  }
+}
+
+/**
+ * A database file is damaged (truncated, overwritten, or its schema disagrees with its migration
+ * record). Not retryable: the message names the file and how to recover.
+ */
+export class DatabaseCorruptError extends StorageError {
+  constructor(
+    readonly path: string,
+    detail: string,
+    cause?: unknown,
+  ) {
+    super(
+      `The database ${path} is corrupt (${detail}). Restore it from a backup, or move it away so pagewise creates a new one; \`sqlite3 ${path} .recover\` may save part of its contents into a new file.`,
+      cause,
+      { code: 'database-corrupt' },
+    );
+  }
+}
+
+/**
+ * Stored content does not match its recorded hash: a page body was altered or damaged at rest. The
+ * store refuses to answer with it, never returning a silently wrong body. Not retryable.
+ */
+export class IntegrityError extends StorageError {
+  constructor(
+    readonly namespace: string,
+    readonly uri: string,
+    readonly expectedHash: string,
+    readonly actualHash: string,
+  ) {
+    super(
+      `Page "${uri}" (namespace "${namespace}") fails its integrity check: the stored body hashes to ${actualHash.slice(0, 16)}…, not the recorded ${expectedHash.slice(0, 16)}…. The stored copy was altered or damaged; put the page again from its source, or restore the database from a backup.`,
+      undefined,
+      { code: 'integrity' },
+    );
   }
 }
 

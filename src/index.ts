@@ -14,11 +14,14 @@ export {
   AccessDeniedError,
   ConfigurationError,
   ContextWindowExceededError,
+  DatabaseCorruptError,
+  IntegrityError,
   LimitExceededError,
   MissingApiKeyError,
   ModelBehaviorError,
   NotFoundError,
   PagewiseError,
+  StorageBusyError,
   StorageError,
   SystemError,
   VersionConflictError,
@@ -112,6 +115,7 @@ export {
 export { tool, type AnyTool, type StateAccess, type Tool, type ToolActions, type ToolContext } from './agents/tool.js';
 export { Agent, type AgentConfig, type InstructionContext, type InstructionProvider } from './agents/agent.js';
 export { escalateTool, transferTool } from './agents/builtin-tools.js';
+export { CALL_LOG_SCHEMA, type CallLog, type CallTags, type ModelCallRecord } from './agents/call-log.js';
 export {
   DEFAULT_LIMITS,
   Runner,
@@ -129,6 +133,7 @@ export {
 export {
   InMemoryPageStore,
   hashBody,
+  verifiedBody,
   type Page,
   type PageInfo,
   type PageInput,
@@ -136,6 +141,7 @@ export {
 } from './paging/page-store.js';
 export {
   MAX_REPORTS_PER_READ,
+  PageLoadError,
   PagingService,
   RESULT_PREFIX,
   WANT_READ_KEY,
@@ -147,7 +153,17 @@ export { PAGING_TOOL_NAMES, createPagingTools, savedResults, type PagingToolsOpt
 export { pagedInstruction, type PagedInstructionOptions } from './paging/instruction.js';
 export { autoPaging, type AutoPagingOptions } from './paging/auto-paging.js';
 export { compactPagingTurns, type CompactPagingTurnsOptions } from './paging/paging-history.js';
-export { parseFencedPages, renderFencedPages, type FencedPage, type ParsedFencedPage } from './paging/fence.js';
+export {
+  FENCE_BOUNDARY_DIGITS,
+  fenceBoundary,
+  neutralize,
+  parseFencedPages,
+  renderFencedNotes,
+  renderFencedPages,
+  seededFenceBoundary,
+  type FencedPage,
+  type ParsedFencedPage,
+} from './paging/fence.js';
 export { ExpressionError, evaluate as evaluateExpression } from './paging/calculate.js';
 
 // Compression (ACON).

@@ -11,10 +11,13 @@ export {
   SqliteSessionStore,
   defaultDatabasePath,
   openSqliteDatabase,
+  type OpenSqliteOptions,
   type SqliteStoreOptions,
 } from './stores/sqlite/sqlite-store.js';
+export { DEFAULT_BUSY_TIMEOUT_MS } from './stores/sqlite/sqlite-errors.js';
 export { LATEST_SQLITE_SCHEMA, migrate as migrateSqlite } from './stores/sqlite/migrations.js';
 export { SqlitePageStore, type SqlitePageStoreOptions } from './stores/sqlite/sqlite-page-store.js';
+export { SqliteCallLog, type SqliteCallLogOptions } from './stores/sqlite/sqlite-call-log.js';
 export {
   SqliteCompressorCallStore,
   type SqliteCompressorCallStoreOptions,

@@ -49,6 +49,7 @@ import { clearTemp } from '../session/state.js';
 import { canAppendLocked, type SessionStore } from '../session/store.js';
 import { PendingWrites, stateSource, TrackedState, type StateSource } from '../session/tracked-state.js';
 import type { Session, SessionEvent, SessionKey, StateDelta, ToolCallRecord } from '../session/types.js';
+import type { CallLog } from './call-log.js';
 import type { RunTelemetry } from '../telemetry/types.js';
 import { Ledger, type LedgerEntry, type LedgerSummary } from '../tokens/ledger.js';
 import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
@@ -111,6 +112,8 @@ export interface RunnerOptions {
   retry?: RetryOptions;
   /** A ledger that receives every call of every run, besides the per-run ledger. */
   ledger?: Ledger;
+  /** Receives every agent model call as sent (request, ledger entry, response), e.g. for `pagewise inspect`. */
+  callLog?: CallLog;
   /** Receives spans of invocations, model calls, tool calls and processors (see `pagewiseTelemetry`). */
   telemetry?: RunTelemetry;
 }
@@ -593,6 +596,18 @@ export class Runner {
           },
           ...(finishReason ? { finishReason } : {}),
         };
+        const { appName, userId, sessionId } = session;
+        const response = { text, toolCalls, ...(finishReason ? { finishReason } : {}) };
+        await this.options.callLog?.recordCall({
+          appName,
+          userId,
+          sessionId,
+          invocationId,
+          entry,
+          request,
+          response,
+          eventId: modelEvent.id,
+        });
 
         if (toolCalls.length === 0) {
           if (text.trim()) {

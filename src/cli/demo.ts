@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from '../index.js';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore } from '../sqlite.js';
 import {
   folderCorpus,
   generateQuestions,
@@ -50,6 +51,10 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
   const n = intOption('n', values.n, 164, 1);
   const seed = intOption('seed', values.seed, 1);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-'));
+  // The runs are kept (outside the corpus folder, which is removed) so the inspector can open them.
+  const dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-runs-')), 'demo.db');
+  const store = new SqliteSessionStore({ path: dbFile });
+  const pageStore = new SqlitePageStore({ database: store.db });
   try {
     const reports = await writeCorpus(dir, n, seed);
     const corpus = await folderCorpus(dir);
@@ -64,6 +69,9 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
             corpus,
             question: q.text,
             strategy,
+            store,
+            pageStore,
+            callLog: new SqliteCallLog({ database: store.db, tags: { strategy } }),
             ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
           });
           const s = result.ledger.summary;
@@ -87,8 +95,10 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
     out('| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | model calls |');
     out('|---|---|---|---:|---:|---:|');
     for (const r of rows) out(r);
+    out(`\nSee every call as the model saw it: pagewise inspect --store sqlite:${dbFile}`);
     return 0;
   } finally {
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

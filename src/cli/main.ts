@@ -13,6 +13,7 @@ import { workerCommand, WORKER_HELP } from './worker.js';
 import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
 import { demoCommand, DEMO_HELP } from './demo.js';
 import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
+import { inspectCommand, INSPECT_HELP } from './inspect.js';
 
 type Command = { summary: string; help: string; run: (argv: string[], out: (s: string) => void) => Promise<number> };
 
@@ -50,6 +51,11 @@ const COMMANDS: Record<string, Command> = {
   db: { summary: 'Apply PostgreSQL schema migrations', help: DB_HELP, run: dbCommand },
   corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
   sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
+  inspect: {
+    summary: 'Browse sessions, calls and benchmark runs in a local web inspector',
+    help: INSPECT_HELP,
+    run: inspectCommand,
+  },
 };
 
 function version(): string {

@@ -18,7 +18,8 @@ import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { checkRatio } from './history.js';
 import { headWithinTokens, tokenBudget } from './token-budget.js';
-import { fenceQuoted, handleLine, renderTranscript, shortBoundary } from './transcript.js';
+import { fenceBoundary } from '../paging/fence.js';
+import { fenceQuoted, handleLine, renderTranscript } from './transcript.js';
 
 /** ACON's T_obs (1,024 tokens), which the ACON benchmark strategies start from. */
 export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
@@ -67,7 +68,7 @@ export interface ObservationCompressorOptions {
    * agent did before says which parts of an observation matter (the item of an order, in a catalogue).
    */
   contextTokens?: number;
-  /** Fence boundary generator (seed it for reproducible token counts). Default: 48 random bits. */
+  /** Fence boundary generator (seed it for reproducible token counts). Default {@link fenceBoundary}: ≈70 random bits, 7 tokens. */
   boundary?: () => string;
 }
 
@@ -113,7 +114,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   const exclude = new Set<string>([...PAGING_TOOL_NAMES, ...(options.exclude ?? [])]);
   const service = options.service ?? new PagingService();
   const backend = resolveCompressor(options.compressor);
-  const boundary = options.boundary ?? shortBoundary;
+  const boundary = options.boundary ?? fenceBoundary;
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('observationCompressor', targetRatio);
 
@@ -134,7 +135,12 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
         title: `${obs.toolName} result`,
         body: obs.output,
         mediaType: 'text/plain',
-        meta: { toolName: obs.toolName, input: obs.input, compressedBy: backend.name },
+        meta: {
+          toolName: obs.toolName,
+          input: obs.input,
+          compressedBy: backend.name,
+          guideline: `${guideline.id}@${guideline.version}`,
+        },
       });
       const fence = boundary();
       const handle = handleLine(uri, tokens);

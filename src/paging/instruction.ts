@@ -4,6 +4,7 @@
  */
 import type { InstructionContext, InstructionProvider } from '../agents/agent.js';
 import type { InstructionSection } from '../context/request.js';
+import { renderFencedNotes } from './fence.js';
 import { savedResults } from './tools.js';
 import type { PagingService } from './service.js';
 
@@ -23,14 +24,16 @@ export interface PagedInstructionOptions {
 export function pagedInstruction(options: PagedInstructionOptions): InstructionProvider {
   return async (ctx) => {
     const base = typeof options.base === 'string' ? options.base : await options.base(ctx);
-    const { text, entries } = await options.service.render(ctx.state, ctx.session.sessionId);
+    // One boundary per render for both fenced blocks: it is unguessable either way, and drawn once.
+    const boundary = options.service.boundary();
+    const { text, entries } = await options.service.render(ctx.state, ctx.session.sessionId, boundary);
     const lines = [base];
     const used = entries.reduce((s, e) => s + e.tokens, 0);
     lines.push(`\nWorking set: ${entries.length} pages, ${used} of ${options.service.ramBudgetTokens} tokens.`);
     if (options.showResults ?? true) {
-      const results = savedResults(ctx.state);
-      const ids = Object.keys(results);
-      if (ids.length) lines.push(`Saved results:\n${ids.map((id) => `- ${id}: ${results[id]}`).join('\n')}`);
+      // Saved results are model-written and may quote untrusted pages: fenced as data, never as instruction.
+      const notes = renderFencedNotes('Saved results', Object.entries(savedResults(ctx.state)), boundary);
+      if (notes) lines.push(notes);
     }
     const sections: InstructionSection[] = [{ part: 'instruction', text: lines.join('\n'), source: ctx.agentName }];
     if (text) sections.push({ part: 'paged', text, source: 'working-set' });

@@ -4,7 +4,7 @@
  * a shared corpus) so one database serves many agents.
  */
 import { createHash } from 'node:crypto';
-import { StorageError } from '../errors.js';
+import { IntegrityError, StorageError } from '../errors.js';
 import { countTokens } from '../tokens/tokenizer.js';
 
 /** A stored page. */
@@ -58,6 +58,18 @@ export const PAGE_SCHEMA_VERSION = 1;
 /** sha256 hex of a body. */
 export function hashBody(body: string): string {
   return createHash('sha256').update(body).digest('hex');
+}
+
+/**
+ * Returns `body` once it hashes to the page's recorded hash, so every store answers only with the
+ * content that was put.
+ *
+ * @throws IntegrityError naming the page when the body was altered or damaged at rest.
+ */
+export function verifiedBody(info: Pick<PageInfo, 'namespace' | 'uri' | 'hash'>, body: string): string {
+  const actual = hashBody(body);
+  if (actual !== info.hash) throw new IntegrityError(info.namespace, info.uri, info.hash, actual);
+  return body;
 }
 
 /** Computes the stored form of a page input. */
@@ -160,7 +172,8 @@ export class InMemoryPageStore implements PageStore {
   async get(namespace: string, uri: string): Promise<Page | undefined> {
     const info = this.pages.get(this.key(namespace, uri));
     if (!info) return undefined;
-    return { ...info, body: this.bodies.get(info.hash)!.body };
+    // Verified here too: bodies are shared by hash, so a caller that mutated one would change others.
+    return { ...info, body: verifiedBody(info, this.bodies.get(info.hash)?.body ?? '') };
   }
 
   async info(namespace: string, uri: string): Promise<PageInfo | undefined> {

@@ -147,6 +147,43 @@ describe('paging service and tools', () => {
     expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"t1": "sum=42"');
   });
 
+  it('save_result releases the pages the model has seen, keeps a batch loaded in the same step, and can be turned off', async () => {
+    const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
+    const service = new PagingService({ source });
+    const { runner, model } = agentWith(service, [
+      { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a', 'b'] } }] },
+      // Saving and loading the next batch in one step, in either order: the new batch stays.
+      {
+        toolCalls: [
+          { toolName: 'get_reports', input: { urls: ['c'] } },
+          { toolName: 'save_result', input: { task_id: 't', result: 'a and b read' } },
+        ],
+      },
+      { toolCalls: [{ toolName: 'save_result', input: { task_id: 't', result: 'all read' } }] },
+      'the answer',
+    ]);
+    await runner.run({ userId: 'u', message: 'read' });
+    const pagesAt = model.views.map((v) => parseFencedPages(v.system).pages.map((p) => p.uri));
+    // The final call carries no batch: the last one was released when its result was saved.
+    expect(pagesAt).toEqual([[], ['a', 'b'], ['c'], []]);
+    expect(model.views[3]!.system).toMatch(/^- t: all read$/m);
+
+    const kept = new PagingService({ source });
+    const tools = createPagingTools(kept, { releaseOnSave: false });
+    const agent = new Agent({
+      name: 'reader',
+      instruction: pagedInstruction({ base: 'You read pages.', service: kept }),
+      tools: Object.values(tools),
+    });
+    const m2 = scriptedModel([
+      { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a'] } }] },
+      { toolCalls: [{ toolName: 'save_result', input: { task_id: 't', result: 'x' } }] },
+      'done',
+    ]);
+    await new Runner({ agent, model: m2 }).run({ userId: 'u', message: 'read' });
+    expect(parseFencedPages(m2.views[2]!.system).pages.map((p) => p.uri)).toEqual(['a']);
+  });
+
   it('calculates over a page safely', async () => {
     const { source } = corpus({ t: 'Revenue 1,200 and cost 700; headcount 12. Growth 3.5%' });
     const service = new PagingService({ source });

@@ -3,12 +3,12 @@
  * the working set in `temp:` state under a token budget, and renders it fenced into the instruction.
  * State is the disk, the instruction is the RAM, the model is the CPU.
  */
-import { LimitExceededError, NotFoundError } from '../errors.js';
+import { LimitExceededError, NotFoundError, PagewiseError } from '../errors.js';
 import type { StateAccess } from '../agents/tool.js';
 import type { DocumentSource } from '../sources/source.js';
 import type { JsonValue } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { randomBoundary, renderFencedPages, type FencedPage } from './fence.js';
+import { fenceBoundary, renderFencedNotes, renderFencedPages, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
 import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
 
@@ -42,8 +42,34 @@ export interface PagingOptions {
   cacheMaxAgeMs?: number;
   /** Namespace of source pages in the page store. Default `corpus`. */
   corpusNamespace?: string;
-  /** Fence boundary generator. Default: 128 random bits per render. */
+  /** Fence boundary generator. Default {@link fenceBoundary}: 21 random decimal digits (≈70 bits) per render. */
   boundary?: () => string;
+}
+
+/**
+ * Pages could not be loaded; nothing was changed. The sources' messages are fenced as data in the
+ * message, because they carry text from outside (an HTTP server's status text, a file name), and this
+ * message reaches the model as a tool error. Retryable when every failure was.
+ */
+export class PageLoadError extends PagewiseError {
+  /** Each URI that failed, with the error its source gave. */
+  readonly failures: readonly { uri: string; error: unknown }[];
+
+  constructor(failures: readonly { uri: string; error: unknown }[], requested: number, boundary: string) {
+    const notes = failures.map(
+      ({ uri, error }) => [uri, error instanceof Error ? error.message : String(error)] as const,
+    );
+    super({
+      code: 'page-load-failed',
+      fault: 'system',
+      retryable: failures.every((f) => PagewiseError.isInstance(f.error) && f.error.retryable),
+      message:
+        `Could not load ${failures.length} of ${requested} pages; nothing was changed.\n` +
+        renderFencedNotes('Errors from the sources', notes, boundary),
+      cause: failures[0]?.error,
+    });
+    this.failures = failures;
+  }
 }
 
 /** One entry of the working set. */
@@ -87,8 +113,11 @@ export class PagingService {
   readonly frameTokens: number;
   readonly cacheMaxAgeMs: number;
   readonly corpusNamespace: string;
-  private readonly boundary: () => string;
+  /** Draws the fence boundary of one render; every fenced block of a paged instruction uses it. */
+  readonly boundary: () => string;
   private readonly fetched = new Map<string, Set<string>>();
+  /** The URIs of the working set as last rendered into a prompt, per session: what the model has seen. */
+  private readonly rendered = new Map<string, readonly string[]>();
   /** Source fetches made, for tests and metrics. */
   fetchCount = 0;
 
@@ -100,7 +129,7 @@ export class PagingService {
     this.frameTokens = options.frameTokens ?? 8_000;
     this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? 60 * 60_000;
     this.corpusNamespace = options.corpusNamespace ?? 'corpus';
-    this.boundary = options.boundary ?? randomBoundary;
+    this.boundary = options.boundary ?? fenceBoundary;
     for (const [name, v] of [
       ['ramBudgetTokens', this.ramBudgetTokens],
       ['maxPagesPerRead', this.maxPagesPerRead],
@@ -165,6 +194,18 @@ export class PagingService {
     });
     seen.add(uri);
     return info;
+  }
+
+  /** {@link load}, with a failure reported as a {@link PageLoadError} whose source text is fenced. */
+  async loadFenced(
+    uri: string,
+    ctx: { invocationId: string; sessionId: string; signal?: AbortSignal },
+  ): Promise<PageInfo> {
+    try {
+      return await this.load(uri, ctx);
+    } catch (error) {
+      throw new PageLoadError([{ uri, error }], 1, this.boundary());
+    }
   }
 
   /** The body of a page (or of one frame, 1-based). */
@@ -253,21 +294,18 @@ export class PagingService {
         `${unique.length} pages requested at once; read them in batches of at most ${this.maxPagesPerRead}`,
       );
     }
-    const failures: string[] = [];
+    const failures: { uri: string; error: unknown }[] = [];
     const infos: PageInfo[] = [];
     await Promise.all(
       unique.map(async (uri, i) => {
         try {
           infos[i] = await this.load(uri, ctx);
         } catch (error) {
-          failures.push(`${uri}: ${(error as Error).message}`);
+          failures.push({ uri, error });
         }
       }),
     );
-    if (failures.length)
-      throw new Error(
-        `could not load ${failures.length} of ${unique.length} pages; nothing was changed.\n${failures.join('\n')}`,
-      );
+    if (failures.length) throw new PageLoadError(failures, unique.length, this.boundary());
     const requested = await Promise.all(infos.map((info) => this.entryFor(info, ctx.sessionId)));
     const current =
       mode === 'add' ? (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => !unique.includes(e.uri)) : [];
@@ -277,8 +315,9 @@ export class PagingService {
     this.writeWorkingSet(ctx.state, next);
     const loadedTokens = requested.reduce((s, e) => s + e.tokens, 0);
     const framed = requested.filter((e) => e.frame !== undefined);
+    // The instruction states the working set and its budget at every call, so the receipt need not.
     return (
-      `${requested.length} loaded (${fmt(loadedTokens)} tokens). Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens; their text is in your instruction now.` +
+      `${requested.length} loaded (${fmt(loadedTokens)} tokens).` +
       (framed.length
         ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.`
         : '')
@@ -291,7 +330,7 @@ export class PagingService {
     n: number,
     ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal },
   ): Promise<string> {
-    const info = await this.load(uri, ctx);
+    const info = await this.loadFenced(uri, ctx);
     const entry = await this.entryFor(info, ctx.sessionId, n);
     const current = (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => e.uri !== uri);
     const total = current.reduce((s, e) => s + e.tokens, 0) + entry.tokens;
@@ -310,12 +349,33 @@ export class PagingService {
     return `${current.length - next.length} paged out. Working set: ${next.length} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens.`;
   }
 
+  /**
+   * Releases the pages the model has seen (the working set as last rendered for this session) and keeps
+   * any loaded since, e.g. by a `get_reports` in the same step. Returns how many were released.
+   */
+  async releaseSeen(ctx: { state: StateAccess; sessionId: string }): Promise<number> {
+    const seen = new Set(this.rendered.get(ctx.sessionId) ?? []);
+    if (seen.size === 0) return 0;
+    const current = await this.workingSet(ctx.state, ctx.sessionId);
+    const next = current.filter((e) => !seen.has(e.uri));
+    if (next.length !== current.length) this.writeWorkingSet(ctx.state, next);
+    return current.length - next.length;
+  }
+
   /** Renders the working set as a fenced block (empty string when the working set is empty). */
   async render(
     state: Readonly<Record<string, JsonValue>>,
     sessionId: string,
+    boundary: string = this.boundary(),
   ): Promise<{ text: string; entries: WorkingSetEntry[] }> {
     const entries = await this.workingSet(state, sessionId);
+    this.rendered.delete(sessionId);
+    // Bounded bookkeeping: the sessions rendered most recently.
+    if (this.rendered.size >= 1024) this.rendered.delete(this.rendered.keys().next().value!);
+    this.rendered.set(
+      sessionId,
+      entries.map((e) => e.uri),
+    );
     if (entries.length === 0) return { text: '', entries };
     const pages: FencedPage[] = [];
     for (const e of entries) {
@@ -326,6 +386,6 @@ export class PagingService {
         ...(e.frame !== undefined ? { frame: `${e.frame}/${e.frames}` } : {}),
       });
     }
-    return { text: renderFencedPages(pages, this.boundary()).text, entries };
+    return { text: renderFencedPages(pages, boundary).text, entries };
   }
 }

@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { tool, type AnyTool } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
-import { countTokens } from '../tokens/tokenizer.js';
 import { evaluate, extractNumbers } from './calculate.js';
 import { RESULT_PREFIX, type PagingService } from './service.js';
 
@@ -25,6 +24,12 @@ export const PAGING_TOOL_NAMES = [
 export interface PagingToolsOptions {
   /** Longest saved result in characters. Default 4,000. */
   maxResultChars?: number;
+  /**
+   * `save_result` releases the pages the model has seen, so they leave the instruction once their
+   * result is saved (a page loaded in the same step stays). Default true; false keeps them until paged
+   * out or replaced.
+   */
+  releaseOnSave?: boolean;
 }
 
 /** Saved results in state, by task id. */
@@ -44,11 +49,12 @@ export function createPagingTools(
   options: PagingToolsOptions = {},
 ): Record<(typeof PAGING_TOOL_NAMES)[number], AnyTool> {
   const maxResultChars = options.maxResultChars ?? 4000;
+  const releaseOnSave = options.releaseOnSave ?? true;
   const maxPages = service.maxPagesPerRead;
   return {
     get_reports: tool({
       name: 'get_reports',
-      description: `Load up to ${maxPages} reports by URI into your instruction, replacing the reports loaded before. Returns only how many were loaded; the texts appear in your instruction at the next step.`,
+      description: `Load up to ${maxPages} reports by URI into your instruction, replacing those loaded before; returns only a count.`,
       inputSchema: z.object({ urls: z.array(uriSchema).min(1).max(maxPages) }),
       execute: ({ urls }, ctx) => service.pageIn(urls, 'replace', ctx),
     }),
@@ -77,12 +83,13 @@ export function createPagingTools(
     save_result: tool({
       name: 'save_result',
       description:
-        'Save an intermediate result under a task id in durable state (saving again under the same id replaces it). Saved results stay visible in your instruction after the pages are gone.',
+        'Save a result under a task id (the same id replaces it); saved results stay in your instruction.' +
+        (releaseOnSave ? ' Releases the pages you have read, not those loaded in the same step.' : ''),
       inputSchema: z.object({ task_id: z.string().min(1).max(200), result: z.string().max(maxResultChars) }),
-      execute: ({ task_id, result }, ctx) => {
+      execute: async ({ task_id, result }, ctx) => {
         ctx.state.set(RESULT_PREFIX + task_id, result);
-        const count = ctx.state.keys(RESULT_PREFIX).length;
-        return `Saved result "${task_id}" (${countTokens(result)} tokens). Saved results: ${count}.`;
+        const released = releaseOnSave ? await service.releaseSeen(ctx) : 0;
+        return released ? `Saved; ${released} pages released.` : 'Saved.';
       },
     }),
     list_results: tool({
@@ -102,7 +109,7 @@ export function createPagingTools(
         'Evaluate arithmetic over the numbers of a stored page: $1, $2, ... are its numbers in order of appearance, $all is all of them; operators + - * / % ^ ( ) and sum, min, max, avg, count, round, abs.',
       inputSchema: z.object({ uri: uriSchema, expression: z.string().min(1).max(2000) }),
       execute: async ({ uri, expression }, ctx) => {
-        await service.load(uri, ctx);
+        await service.loadFenced(uri, ctx);
         const numbers = extractNumbers(await service.body(uri, ctx.sessionId));
         const value = evaluate(expression, numbers);
         return `${expression} = ${Number.isInteger(value) ? value : Number(value.toFixed(6))} (over ${numbers.length} numbers of ${uri})`;

@@ -60,9 +60,108 @@ export const eventSchema = z.discriminatedUnion('kind', [
   }),
 ]);
 
-/** Parses and validates a stored event; throws a zod error naming the bad field. */
+/**
+ * Parses and validates a stored event; throws a zod error naming the bad field.
+ *
+ * Loading a session validates every one of its events, so this is on the path of every invocation. A
+ * direct check of the shapes the schema accepts answers most records; anything it does not accept
+ * exactly (a bad field, an unknown key zod would strip) goes to the zod schema, which decides and
+ * produces the error. The direct check only ever says yes to what zod would return unchanged
+ * (property-tested in event-schema.test.ts).
+ */
 export function parseStoredEvent(text: string): SessionEvent {
-  return eventSchema.parse(JSON.parse(text)) as SessionEvent;
+  const value: unknown = JSON.parse(text);
+  return isExactStoredEvent(value) ? value : (eventSchema.parse(value) as SessionEvent);
+}
+
+/** Keys each event kind may hold beyond the base ones, with their checks. */
+const KIND_FIELDS: Record<string, Record<string, (v: unknown) => boolean>> = {
+  user: { text: isString },
+  model: { text: isString, toolCalls: isToolCalls, usage: isUsage, finishReason: isString },
+  'tool-result': { toolCallId: isString, toolName: isString, output: isString, isError: isBoolean },
+  transfer: { from: isString, to: isString },
+  escalate: { reason: isString },
+  compaction: { fromEventId: isString, toEventId: isString, summary: isString, guideline: isString },
+};
+/** Keys that may be absent, per kind (the base ones for every kind). */
+const OPTIONAL = new Set(['delta', 'reads', 'increments', 'usage', 'finishReason', 'guideline']);
+const BASE_FIELDS: Record<string, (v: unknown) => boolean> = {
+  kind: isString,
+  id: isString,
+  invocationId: isString,
+  author: isString,
+  timestamp: isNumber,
+  delta: (v) => isRecordOf(v, isJsonValue),
+  reads: (v) => isRecordOf(v, (n) => isNumber(n) && Number.isInteger(n) && n >= 0),
+  increments: (v) => isRecordOf(v, isNumber),
+};
+
+/** True when `value` is an event the schema accepts and would return unchanged (no key to strip). */
+function isExactStoredEvent(value: unknown): value is SessionEvent {
+  if (!isPlainObject(value)) return false;
+  const fields = KIND_FIELDS[value.kind as string];
+  if (!fields || !Object.hasOwn(KIND_FIELDS, value.kind as string)) return false;
+  for (const key in value) {
+    const check = Object.hasOwn(BASE_FIELDS, key)
+      ? BASE_FIELDS[key]
+      : Object.hasOwn(fields, key)
+        ? fields[key]
+        : undefined;
+    if (!check?.(value[key])) return false;
+  }
+  for (const key of [...Object.keys(BASE_FIELDS), ...Object.keys(fields)]) {
+    if (!OPTIONAL.has(key) && !Object.hasOwn(value, key)) return false;
+  }
+  return true;
+}
+
+function isString(v: unknown): boolean {
+  return typeof v === 'string';
+}
+function isBoolean(v: unknown): boolean {
+  return typeof v === 'boolean';
+}
+function isNumber(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+function isRecordOf(v: unknown, check: (x: unknown) => boolean): boolean {
+  if (!isPlainObject(v)) return false;
+  for (const key in v) if (!Object.hasOwn(v, key) || !check(v[key])) return false;
+  return true;
+}
+function isJsonValue(v: unknown, depth = 0): boolean {
+  if (depth > 64) return false; // Deeper values go to zod, which decides.
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every((x) => isJsonValue(x, depth + 1));
+  return isRecordOf(v, (x) => isJsonValue(x, depth + 1));
+}
+function isToolCalls(v: unknown): boolean {
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (c) =>
+        isPlainObject(c) &&
+        Object.keys(c).length === 3 &&
+        isString(c.toolCallId) &&
+        isString(c.toolName) &&
+        Object.hasOwn(c, 'input') &&
+        c.input !== undefined,
+    )
+  );
+}
+function isUsage(v: unknown): boolean {
+  if (!isPlainObject(v) || !isNumber(v.promptTokens) || !isNumber(v.completionTokens)) return false;
+  for (const key in v) {
+    if (key === 'promptTokens' || key === 'completionTokens') continue;
+    if ((key !== 'providerPromptTokens' && key !== 'providerCompletionTokens') || !isNumber(v[key])) return false;
+  }
+  return true;
 }
 
 /** Parses and validates a stored state object. */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { tool } from '../agents/tool.js';
 import type { Tool } from '../agents/tool.js';
 import { ConfigurationError } from '../errors.js';
+import { fenceBoundary, renderFencedPages } from '../paging/fence.js';
 import { throwIfAborted } from './guards.js';
 import type { DocumentSource } from './source.js';
 
@@ -266,10 +267,13 @@ export function createSearchTool(
     execute: ({ query, k }) => {
       const results = index.search(query, Math.min(k ?? maxResults, maxResults));
       if (results.length === 0) return `No documents match "${query}". Try other or fewer keywords.`;
-      const lines = results.map(
-        (result, i) => `${i + 1}. ${result.title}\n   uri: ${result.uri}\n   snippet: ${result.snippet}`,
-      );
-      return `${results.length} document${results.length === 1 ? '' : 's'} match "${query}":\n${lines.join('\n')}`;
+      // Titles and snippets are document text: fenced as untrusted data, like paged content.
+      const fenced = renderFencedPages(
+        results.map((r) => ({ uri: r.uri, title: r.title, body: r.snippet })),
+        fenceBoundary(),
+        { label: 'search results' },
+      ).text;
+      return `${results.length} document${results.length === 1 ? '' : 's'} match ${JSON.stringify(query)}:\n${fenced}`;
     },
   });
 }

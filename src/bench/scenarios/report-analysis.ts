@@ -5,6 +5,7 @@
  * computed from the generated data.
  */
 import { AbortedError } from '../../errors.js';
+import { seededFenceBoundary } from '../../paging/fence.js';
 import { createOfflineModel } from '../../models/offline.js';
 import { Ledger } from '../../tokens/ledger.js';
 import {
@@ -72,12 +73,7 @@ export function createReportAnalysisScenario(): BenchScenario {
       const ledger = new Ledger();
       // A seeded fence boundary keeps token counts identical from run to run.
       const rng = createRng(t.seed);
-      const boundary = () =>
-        Array.from({ length: 4 }, () =>
-          Math.floor(rng.next() * 2 ** 32)
-            .toString(16)
-            .padStart(8, '0'),
-        ).join('');
+      const boundary = seededFenceBoundary(rng.next);
       // paging is the analyst's own mode; other strategies (fifo, clearing) add processors to the naive one.
       const strategy = context.strategy === 'paging' ? 'paging' : 'none';
       const setup =

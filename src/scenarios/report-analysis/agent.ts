@@ -11,7 +11,7 @@ import { tool, type AnyTool } from '../../agents/tool.js';
 import type { ContextProcessor } from '../../context/request.js';
 import type { JsonValue } from '../../session/types.js';
 import type { ModelSpec } from '../../models/resolve.js';
-import { renderFencedPages, randomBoundary } from '../../paging/fence.js';
+import { fenceBoundary, renderFencedPages } from '../../paging/fence.js';
 import { pagedInstruction } from '../../paging/instruction.js';
 import { compactPagingTurns } from '../../paging/paging-history.js';
 import { MAX_REPORTS_PER_READ, PagingService } from '../../paging/service.js';
@@ -186,7 +186,7 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
     return { planner: planner([analyst]), analyst, paging, maxStepsFor: (n) => Math.ceil(n / batch) + 12 };
   }
 
-  const boundary = options.boundary ?? randomBoundary;
+  const boundary = options.boundary ?? fenceBoundary;
   const getReportsNaive = tool({
     name: 'get_reports',
     description: `Fetch up to ${batch} reports by URI; their full texts are returned.`,

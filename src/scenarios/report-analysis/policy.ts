@@ -51,7 +51,9 @@ function planner(view: PromptView): OfflineDecision {
   if (!called(view, 'choose_documents')) {
     const spec = parseQuestion(view.firstUserText);
     if (spec) return { toolCalls: [{ toolName: 'choose_documents', input: { all: true } }] };
-    const uris = [...view.fullText.matchAll(/uri: (\S+)/g)].map((m) => m[1]!);
+    const uris = view.turns.flatMap((t) =>
+      t.role === 'tool' ? t.results.flatMap((r) => parseFencedPages(r.output).pages.map((p) => p.uri)) : [],
+    );
     return { toolCalls: [{ toolName: 'choose_documents', input: uris.length ? { uris } : { all: true } }] };
   }
   return { toolCalls: [{ toolName: 'transfer_to_agent', input: { agent_name: 'analyst' } }] };

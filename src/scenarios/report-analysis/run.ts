@@ -2,6 +2,7 @@
  * Running the report-analysis agent: corpora from generated reports or a folder, and one invocation
  * under a strategy on any model (the offline model gets the report-analysis rules).
  */
+import type { CallLog } from '../../agents/call-log.js';
 import { Runner, type RunResult } from '../../agents/runner.js';
 import { createOfflineModel } from '../../models/offline.js';
 import type { ContextProcessor } from '../../context/request.js';
@@ -61,6 +62,8 @@ export interface ReportRunOptions {
   store?: SessionStore;
   pageStore?: PageStore;
   ledger?: Ledger;
+  /** Receives every agent model call as sent (for `pagewise inspect`). */
+  callLog?: CallLog;
   userId?: string;
   /** Extra context processors of the analyst. */
   processors?: ContextProcessor[];
@@ -90,6 +93,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     appName: options.appName ?? 'pagewise',
     ...(options.store ? { store: options.store } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
+    ...(options.callLog ? { callLog: options.callLog } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     limits: { maxSteps: analyst.maxStepsFor(options.corpus.uris.length) },
   });

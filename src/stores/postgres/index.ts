@@ -8,11 +8,13 @@ export {
   resolveDatabaseUrl,
   redactDatabaseUrl,
   DATABASE_URL_ENV,
+  PG_CONNECT_TIMEOUT_MS,
   type PgDatabaseOptions,
   type PgStoreOptions,
 } from './pg-database.js';
 export { PgSessionStore } from './pg-session-store.js';
 export { PgPageStore } from './pg-page-store.js';
+export { PgCallLog, type PgCallLogOptions } from './pg-call-log.js';
 export {
   PG_MIGRATIONS,
   LATEST_PG_SCHEMA,

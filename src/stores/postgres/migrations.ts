@@ -57,6 +57,19 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX pages_by_hash ON pages (hash);
     `,
   },
+  {
+    // The call log: each agent model call as sent, for `pagewise inspect`.
+    version: 3,
+    sql: `
+      CREATE TABLE model_calls (
+        id bigserial PRIMARY KEY, app_name text NOT NULL, user_id text NOT NULL, session_id text NOT NULL,
+        invocation_id text NOT NULL, event_id text NOT NULL, agent text NOT NULL, model text NOT NULL,
+        prompt_tokens integer NOT NULL, completion_tokens integer NOT NULL, tags text NOT NULL, body text NOT NULL,
+        created_at bigint NOT NULL, schema_version integer NOT NULL
+      );
+      CREATE INDEX model_calls_session ON model_calls (app_name, user_id, session_id, id);
+    `,
+  },
 ];
 
 /** The newest schema version this build writes. */

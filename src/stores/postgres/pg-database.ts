@@ -5,11 +5,14 @@
  */
 import pg from 'pg';
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
-import { ConfigurationError, StorageError, SystemError } from '../../errors.js';
+import { ConfigurationError, StorageBusyError, StorageError } from '../../errors.js';
 import { LATEST_PG_SCHEMA, migratePostgres, schemaVersion, type PgMigrationResult } from './migrations.js';
 
 /** The environment variable that holds the PostgreSQL URL when no `url` option is given. */
 export const DATABASE_URL_ENV = 'PAGEWISE_DATABASE_URL';
+
+/** Default milliseconds to open a connection, from TCP connect to the server's first ready-for-query. */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Options of {@link openPgDatabase}. */
 export interface PgDatabaseOptions {
@@ -22,6 +25,13 @@ export interface PgDatabaseOptions {
   schema?: string;
   /** Pool size. Default 10. */
   maxConnections?: number;
+  /**
+   * Milliseconds to get a connection: TCP connect, TLS, authentication and the server's first
+   * ready-for-query, or the wait for a free pooled connection. A peer that accepts the connection and
+   * never answers fails after this long with a StorageError naming the host, instead of hanging.
+   * Default {@link PG_CONNECT_TIMEOUT_MS}.
+   */
+  connectTimeoutMs?: number;
   /**
    * Apply pending migrations on first use (default). With `false`, the schema must already be current
    * (run `pagewise db migrate`), e.g. when the app's database role may not run DDL.
@@ -113,6 +123,10 @@ export class PgDatabase {
   readonly schema: string | undefined;
   /** The URL without its password, for messages. */
   readonly label: string;
+  /** `host:port` of the server, for messages. */
+  readonly host: string;
+  /** See {@link PgDatabaseOptions.connectTimeoutMs}. */
+  readonly connectTimeoutMs: number;
   private readonly migrateOnStart: boolean;
   private readying: Promise<void> | undefined;
   private closed = false;
@@ -120,6 +134,14 @@ export class PgDatabase {
   constructor(options: PgDatabaseOptions = {}) {
     const url = resolveDatabaseUrl(options.url, options.env);
     this.label = redactDatabaseUrl(url);
+    this.host = hostOf(url);
+    this.connectTimeoutMs = options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS;
+    if (!Number.isInteger(this.connectTimeoutMs) || this.connectTimeoutMs < 1) {
+      throw new ConfigurationError(
+        'invalid-option',
+        `connectTimeoutMs must be a positive integer, got ${this.connectTimeoutMs}.`,
+      );
+    }
     if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
       throw new ConfigurationError(
         'bad-schema',
@@ -137,6 +159,7 @@ export class PgDatabase {
     this.pool = new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: this.connectTimeoutMs,
       application_name: 'pagewise',
       ...(this.schema ? { options: `-c search_path=${this.schema}` } : {}),
     });
@@ -156,6 +179,22 @@ export class PgDatabase {
   }
 
   private connectionError(error: unknown): Error {
+    const message = (error as Error | null)?.message ?? '';
+    // pg-pool's words for its two waits: a new connection that never got ready, and no free connection.
+    if (/due to connection timeout|timeout expired/.test(message)) {
+      return new StorageError(
+        `PostgreSQL at ${this.host} (${this.label}) accepted no usable connection within ${this.connectTimeoutMs} ms: it did not complete the connection handshake. Check that a PostgreSQL server (not another service) answers there and that ${DATABASE_URL_ENV} (or \`url\`) names the right host and port; raise the limit with the \`connectTimeoutMs\` option.`,
+        error,
+        { code: 'database-timeout', retryable: true },
+      );
+    }
+    if (/timeout exceeded when trying to connect/.test(message)) {
+      return new StorageBusyError(
+        this.label,
+        `All pooled connections to PostgreSQL at ${this.host} stayed busy for ${this.connectTimeoutMs} ms. Repeat the call, or raise \`maxConnections\` or \`connectTimeoutMs\`.`,
+        error,
+      );
+    }
     const code = sqlState(error);
     if (code && CONNECTION_CODES.has(code)) {
       return new StorageError(
@@ -244,13 +283,10 @@ export class PgDatabase {
         const transient = code !== undefined && (TRANSIENT_CODES.has(code) || options.retryOn?.includes(code));
         if (!transient) throw this.connectionError(error);
         if (attempt >= maxAttempts) {
-          throw new SystemError(
-            'storage-busy',
+          throw new StorageBusyError(
+            this.label,
             `PostgreSQL at ${this.label} kept reporting ${code} (${(error as Error).message}) after ${attempt} attempts. Retry later or reduce concurrency.`,
-            {
-              retryable: true,
-              cause: error,
-            },
+            error,
           );
         }
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
@@ -266,6 +302,12 @@ export class PgDatabase {
     this.closed = true;
     await this.pool.end();
   }
+}
+
+/** `host:port` of a PostgreSQL URL (port 5432 when not given). */
+function hostOf(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
 }
 
 /** Opens a pool to the PostgreSQL database named by `options.url` or PAGEWISE_DATABASE_URL. */

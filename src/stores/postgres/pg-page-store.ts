@@ -9,6 +9,7 @@ import {
   pageInfo,
   pageInfoFromRow,
   toPage,
+  verifiedBody,
   type Page,
   type PageInfo,
   type PageInput,
@@ -99,7 +100,9 @@ export class PgPageStore implements PageStore {
       [namespace, uri],
     );
     const row = r.rows[0];
-    return row ? { ...this.row(row), body: row.body!.toString('utf8') } : undefined;
+    if (!row) return undefined;
+    const info = this.row(row);
+    return { ...info, body: verifiedBody(info, row.body!.toString('utf8')) };
   }
 
   async info(namespace: string, uri: string): Promise<PageInfo | undefined> {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Agent } from '../../agents/agent.js';
 import { Runner } from '../../agents/runner.js';
 import { tool } from '../../agents/tool.js';
-import { ConfigurationError, StorageError, VersionConflictError } from '../../errors.js';
+import { ConfigurationError, IntegrityError, StorageError, VersionConflictError } from '../../errors.js';
 import { scriptedModel } from '../../models/scripted.js';
 import { SESSION_SCHEMA_VERSION } from '../../session/store.js';
 import type { SessionEvent } from '../../session/types.js';
@@ -258,6 +258,16 @@ if (!url) {
       expect(runs).toBe(4);
       expect((await store.getSession(other))?.state['user:count']).toBe(4);
       await store.close();
+    });
+
+    it('integrity is not checked on read (finding): a changed page body is an IntegrityError naming the page', async () => {
+      const pages = new PgPageStore({ url, schema });
+      const info = await pages.put({ namespace: 'pg-integrity', uri: 'report-7', body: 'Revenue 1,192,884.' });
+      await raw('UPDATE page_bodies SET body = $2 WHERE hash = $1', [info.hash, Buffer.from('Revenue 1,631,190.')]);
+      const err = await pages.get('pg-integrity', 'report-7').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IntegrityError);
+      expect((err as Error).message).toContain('report-7');
+      await pages.close();
     });
 
     it('shares one pool between the session and page stores', async () => {

@@ -72,6 +72,20 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX compressor_calls_target ON compressor_calls (target, success);
     `,
   },
+  {
+    // The call log: each agent model call as sent, for `pagewise inspect`. Token figures are columns so
+    // session listings aggregate them in SQL; the request and response are a versioned JSON body.
+    version: 5,
+    sql: `
+      CREATE TABLE model_calls (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        invocation_id TEXT NOT NULL, event_id TEXT NOT NULL, agent TEXT NOT NULL, model TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, tags TEXT NOT NULL, body TEXT NOT NULL,
+        created_at INTEGER NOT NULL, schema_version INTEGER NOT NULL
+      );
+      CREATE INDEX model_calls_session ON model_calls (app_name, user_id, session_id, id);
+    `,
+  },
 ];
 
 /** The newest schema version this build writes. */

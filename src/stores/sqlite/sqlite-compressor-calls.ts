@@ -13,6 +13,7 @@ import {
   type CompressorCallRecord,
   type CompressorCallStore,
 } from '../../optimize/call-store.js';
+import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 
 interface CallRow {
@@ -36,6 +37,8 @@ export interface SqliteCompressorCallStoreOptions {
   path?: string;
   /** An open database to share with the other stores. */
   database?: Database.Database;
+  /** See `SqliteStoreOptions.busyTimeoutMs`. Ignored with `database`. */
+  busyTimeoutMs?: number;
 }
 
 /**
@@ -52,14 +55,14 @@ export class SqliteCompressorCallStore implements CompressorCallStore {
 
   constructor(options: SqliteCompressorCallStoreOptions = {}) {
     this.ownsDb = !options.database;
-    this.db = options.database ?? openSqliteDatabase(options.path);
-    this.stmts = {
+    this.db = options.database ?? openSqliteDatabase(options.path, options);
+    this.stmts = guarded(this.db, () => ({
       add: this.db.prepare(
         `INSERT INTO compressor_calls (id, episode_id, task_id, target, guideline_id, guideline_version, guideline_hash, backend, body, success, created_at, schema_version)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       score: this.db.prepare('UPDATE compressor_calls SET success = ? WHERE episode_id = ?'),
-    };
+    }));
   }
 
   async add(record: CompressorCallRecord): Promise<void> {
@@ -70,25 +73,28 @@ export class SqliteCompressorCallStore implements CompressorCallStore {
       prompt: record.prompt,
       output: record.output,
     });
-    this.stmts.add.run(
-      record.id,
-      record.episodeId,
-      record.taskId,
-      record.target,
-      record.guideline.id,
-      record.guideline.version,
-      record.guideline.hash,
-      record.backend,
-      body,
-      record.success,
-      record.at,
-      COMPRESSOR_CALL_SCHEMA,
-    );
+    // One statement in autocommit: SQLite takes the write lock with the busy timeout, no upgrade.
+    const add = () =>
+      this.stmts.add.run(
+        record.id,
+        record.episodeId,
+        record.taskId,
+        record.target,
+        record.guideline.id,
+        record.guideline.version,
+        record.guideline.hash,
+        record.backend,
+        body,
+        record.success,
+        record.at,
+        COMPRESSOR_CALL_SCHEMA,
+      );
+    guarded(this.db, add);
   }
 
   async setEpisodeSuccess(episodeId: string, success: number): Promise<number> {
     checkSuccess(success);
-    return this.stmts.score.run(success, episodeId).changes;
+    return guarded(this.db, () => this.stmts.score.run(success, episodeId).changes);
   }
 
   async list(filter: CompressorCallFilter = {}): Promise<CompressorCallRecord[]> {
@@ -105,10 +111,9 @@ export class SqliteCompressorCallStore implements CompressorCallStore {
     // NULL (unscored) never compares as >= anything, which is the point.
     if (filter.minSuccess !== undefined) add('success >= ?', filter.minSuccess);
     const sql = `SELECT * FROM compressor_calls${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, rowid`;
-    return this.db
-      .prepare<(string | number)[], CallRow>(sql)
-      .all(...params)
-      .map((row) => this.record(row));
+    return guarded(this.db, () => this.db.prepare<(string | number)[], CallRow>(sql).all(...params)).map((row) =>
+      this.record(row),
+    );
   }
 
   private record(row: CallRow): CompressorCallRecord {

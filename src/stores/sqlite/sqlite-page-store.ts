@@ -8,11 +8,13 @@ import {
   pageInfo,
   pageInfoFromRow,
   toPage,
+  verifiedBody,
   type Page,
   type PageInfo,
   type PageInput,
   type PageStore,
 } from '../../paging/page-store.js';
+import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 
 interface PageRow {
@@ -35,6 +37,8 @@ export interface SqlitePageStoreOptions {
   path?: string;
   /** An open database to share with the session store. */
   database?: Database.Database;
+  /** See `SqliteStoreOptions.busyTimeoutMs`. Ignored with `database`. */
+  busyTimeoutMs?: number;
 }
 
 /** A PageStore in SQLite. */
@@ -45,11 +49,11 @@ export class SqlitePageStore implements PageStore {
 
   constructor(options: SqlitePageStoreOptions = {}) {
     this.ownsDb = !options.database;
-    this.db = options.database ?? openSqliteDatabase(options.path);
+    this.db = options.database ?? openSqliteDatabase(options.path, options);
     const db = this.db;
     const cols =
       'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
-    this.stmts = {
+    this.stmts = guarded(db, () => ({
       putBody: db.prepare(
         'INSERT INTO page_bodies (hash, body, bytes, tokens) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING',
       ),
@@ -71,7 +75,7 @@ export class SqlitePageStore implements PageStore {
       del: db.prepare('DELETE FROM pages WHERE namespace = ? AND uri = ?'),
       gc: db.prepare('DELETE FROM page_bodies WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM pages WHERE hash = ?)'),
       bodies: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM page_bodies'),
-    };
+    }));
   }
 
   private row(r: PageRow): PageInfo {
@@ -80,7 +84,8 @@ export class SqlitePageStore implements PageStore {
 
   async put(input: PageInput): Promise<PageInfo> {
     const page = toPage(input);
-    this.db.transaction(() => {
+    // IMMEDIATE: the write lock is taken before the old hash is read (see SqliteSessionStore.createSession).
+    const write = this.db.transaction(() => {
       const old = this.stmts.oldHash.get(page.namespace, page.uri);
       this.stmts.putBody.run(page.hash, page.body, page.bytes, page.tokens);
       this.stmts.putPage.run(
@@ -94,37 +99,41 @@ export class SqlitePageStore implements PageStore {
         PAGE_SCHEMA_VERSION,
       );
       if (old && old.hash !== page.hash) this.stmts.gc.run(old.hash, old.hash);
-    })();
+    });
+    guarded(this.db, () => write.immediate());
     return pageInfo(page);
   }
 
   async get(namespace: string, uri: string): Promise<Page | undefined> {
-    const r = this.stmts.get.get(namespace, uri);
-    return r ? { ...this.row(r), body: r.body! } : undefined;
+    const r = guarded(this.db, () => this.stmts.get.get(namespace, uri));
+    if (!r) return undefined;
+    const info = this.row(r);
+    return { ...info, body: verifiedBody(info, r.body!) };
   }
 
   async info(namespace: string, uri: string): Promise<PageInfo | undefined> {
-    const r = this.stmts.info.get(namespace, uri);
+    const r = guarded(this.db, () => this.stmts.info.get(namespace, uri));
     return r ? this.row(r) : undefined;
   }
 
   async list(namespace: string): Promise<PageInfo[]> {
-    return this.stmts.list.all(namespace).map((r) => this.row(r));
+    return guarded(this.db, () => this.stmts.list.all(namespace)).map((r) => this.row(r));
   }
 
   async delete(namespace: string, uri: string): Promise<boolean> {
-    return this.db.transaction(() => {
+    const remove = this.db.transaction(() => {
       const old = this.stmts.oldHash.get(namespace, uri);
       if (!old) return false;
       this.stmts.del.run(namespace, uri);
       this.stmts.gc.run(old.hash, old.hash);
       return true;
-    })();
+    });
+    return guarded(this.db, () => remove.immediate());
   }
 
   /** Distinct bodies held, for dedup checks. */
   get distinctBodies(): number {
-    return this.stmts.bodies.get()!.n;
+    return guarded(this.db, () => this.stmts.bodies.get()!.n);
   }
 
   async close(): Promise<void> {

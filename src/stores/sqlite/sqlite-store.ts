@@ -6,8 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { StorageError, VersionConflictError } from '../../errors.js';
-import { commitToSession, planAppend, type SharedValue, type SharedWrite } from '../../session/append.js';
+import { DatabaseCorruptError, StorageError, VersionConflictError } from '../../errors.js';
+import {
+  commitToSession,
+  planAppend,
+  type AppendPlan,
+  type SharedValue,
+  type SharedWrite,
+} from '../../session/append.js';
 import { parseStoredEvent, parseStoredState, parseStoredValue } from '../../session/event-schema.js';
 import { applyDelta, scopeOf, splitDelta } from '../../session/state.js';
 import {
@@ -19,6 +25,7 @@ import {
 } from '../../session/store.js';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from '../../session/types.js';
 import { migrate } from './migrations.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';
 
 /** The default database file: `.pagewise/pagewise.db` under the working directory. */
 export function defaultDatabasePath(cwd = process.cwd()): string {
@@ -31,26 +38,69 @@ export interface SqliteStoreOptions {
   path?: string;
   /** An open database to share with other stores (the page store), instead of `path`. */
   database?: Database.Database;
+  /**
+   * Milliseconds a write waits for another process's write lock before it fails with the retryable
+   * `StorageBusyError`. Default {@link DEFAULT_BUSY_TIMEOUT_MS}. Ignored with `database`.
+   */
+  busyTimeoutMs?: number;
 }
 
-/** Opens (creating if needed) a pagewise SQLite database with WAL and the current schema. */
-export function openSqliteDatabase(file: string = defaultDatabasePath()): Database.Database {
+/** Options of {@link openSqliteDatabase}. */
+export interface OpenSqliteOptions {
+  /** See {@link SqliteStoreOptions.busyTimeoutMs}. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) a pagewise SQLite database with WAL and the current schema.
+ *
+ * @throws StorageError when the file cannot be opened; DatabaseCorruptError (naming the file and how to
+ *   recover) when it is not a database, is damaged, or its tables disagree with its migration record;
+ *   StorageBusyError (retryable) when other processes held it locked past the busy timeout.
+ */
+export function openSqliteDatabase(
+  file: string = defaultDatabasePath(),
+  options: OpenSqliteOptions = {},
+): Database.Database {
   if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new TypeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}.`);
+  }
   let db: Database.Database;
   try {
-    db = new Database(file);
+    // `timeout` is SQLite's busy timeout, in force before the first statement (WAL switch included).
+    db = new Database(file, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new StorageError(
       `Cannot open the SQLite database ${file}: ${(error as Error).message}. Check the path and its permissions.`,
       error,
     );
   }
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw openError(error, file, busyTimeoutMs);
+  }
   return db;
+}
+
+function openError(error: unknown, file: string, busyTimeoutMs: number): unknown {
+  const typed = translateSqliteError(error, file, busyTimeoutMs);
+  if (typed !== error) return typed;
+  // A migration creating a table that is already there: the migration record was lost or damaged.
+  if (/already exists/.test((error as Error)?.message ?? '')) {
+    return new DatabaseCorruptError(
+      file,
+      `its tables disagree with its migration record: ${(error as Error).message}`,
+      error,
+    );
+  }
+  return error;
 }
 
 interface SharedRow {
@@ -76,12 +126,20 @@ export class SqliteSessionStore implements SessionStore {
   readonly db: Database.Database;
   private readonly ownsDb: boolean;
   private readonly stmts;
+  /** The append transaction, built once: its wrapper is on every step's path. */
+  private readonly appendTx: (session: Session, events: readonly SessionEvent[]) => AppendPlan;
+  /**
+   * Per session, the state text this store last wrote. A row still holding exactly that text needs no
+   * validation when the next append reads it back: it is what this process serialized from a state it
+   * had already checked. Any other text (written elsewhere, or altered) is validated as before.
+   */
+  private readonly writtenState = new Map<string, string>();
 
   constructor(options: SqliteStoreOptions = {}) {
     this.ownsDb = !options.database;
-    this.db = options.database ?? openSqliteDatabase(options.path);
+    this.db = options.database ?? openSqliteDatabase(options.path, options);
     const db = this.db;
-    this.stmts = {
+    this.stmts = guarded(db, () => ({
       getSession: db.prepare<[string, string, string], SessionRow>(
         'SELECT * FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?',
       ),
@@ -121,7 +179,10 @@ export class SqliteSessionStore implements SessionStore {
       ),
       deleteEvents: db.prepare('DELETE FROM events WHERE app_name = ? AND user_id = ? AND session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?'),
-    };
+    }));
+    this.appendTx = db.transaction((session: Session, events: readonly SessionEvent[]) =>
+      this.appendInTransaction(session, events),
+    ).immediate;
   }
 
   /** The stored value and version of a shared key (version 0: never written). Call inside a transaction. */
@@ -183,7 +244,9 @@ export class SqliteSessionStore implements SessionStore {
     const sessionState: Record<string, JsonValue> = {};
     applyDelta(sessionState, parts.session);
     const now = Date.now();
-    this.db.transaction(() => {
+    // IMMEDIATE: the write lock is taken (waiting up to the busy timeout) before the existence check
+    // reads, so the transaction never has to upgrade a read snapshot another writer made stale.
+    const create = this.db.transaction(() => {
       if (this.stmts.getSession.get(key.appName, key.userId, key.sessionId)) {
         throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
       }
@@ -201,23 +264,26 @@ export class SqliteSessionStore implements SessionStore {
         { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 },
       ]);
       this.writeShared(key.appName, key.userId, writes);
-    })();
+    });
+    guarded(this.db, () => create.immediate());
     return (await this.getSession(key))!;
   }
 
   async getSession(key: SessionKey): Promise<Session | undefined> {
     // One read transaction, so the session row, its events and the shared state are one snapshot.
-    return this.db.transaction(() => {
+    const read = this.db.transaction(() => {
       const row = this.stmts.getSession.get(key.appName, key.userId, key.sessionId);
       return row ? this.readRow(row) : undefined;
-    })();
+    });
+    return guarded(this.db, () => read());
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
-    const rows =
+    const rows = guarded(this.db, () =>
       options.userId === undefined
         ? this.stmts.list.all(options.appName)
-        : this.stmts.listUser.all(options.appName, options.userId);
+        : this.stmts.listUser.all(options.appName, options.userId),
+    );
     return rows.map((r) => ({
       appName: r.app_name,
       userId: r.user_id,
@@ -230,10 +296,11 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async deleteSession(key: SessionKey): Promise<boolean> {
-    return this.db.transaction(() => {
+    const remove = this.db.transaction(() => {
       this.stmts.deleteEvents.run(key.appName, key.userId, key.sessionId);
       return this.stmts.deleteSession.run(key.appName, key.userId, key.sessionId).changes > 0;
-    })();
+    });
+    return guarded(this.db, () => remove.immediate());
   }
 
   async appendEvent(session: Session, event: SessionEvent): Promise<SessionEvent> {
@@ -241,45 +308,53 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
-    const { appName, userId, sessionId } = session;
     // IMMEDIATE takes the write lock up front, so the checks and the writes see the same database.
-    const plan = this.db
-      .transaction(() => {
-        const row = this.stmts.getSession.get(appName, userId, sessionId);
-        if (!row) throw new VersionConflictError(sessionId, session.version, -1);
-        if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
-        const plan = planAppend(session, events, {
-          sessionState: parseStoredState(row.state),
-          shared: (k) => this.sharedValue(appName, userId, k),
-        });
-        plan.events.forEach((e, i) => {
-          this.stmts.insertEvent.run(
-            appName,
-            userId,
-            sessionId,
-            row.version + i,
-            e.id,
-            JSON.stringify(e),
-            SESSION_SCHEMA_VERSION,
-          );
-        });
-        const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
-        this.stmts.bumpSession.run(
-          row.version + events.length,
-          JSON.stringify(plan.sessionState),
-          updatedAt,
-          SESSION_SCHEMA_VERSION,
-          appName,
-          userId,
-          sessionId,
-          row.version,
-        );
-        this.writeShared(appName, userId, plan.shared);
-        return plan;
-      })
-      .immediate();
+    const plan = guarded(this.db, () => this.appendTx(session, events));
     commitToSession(session, events, plan);
     return plan.events;
+  }
+
+  /** The body of the append transaction: version check, plan, event rows, session row, shared keys. */
+  private appendInTransaction(session: Session, events: readonly SessionEvent[]): AppendPlan {
+    const { appName, userId, sessionId } = session;
+    const row = this.stmts.getSession.get(appName, userId, sessionId);
+    if (!row) throw new VersionConflictError(sessionId, session.version, -1);
+    if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
+    const cacheKey = `${appName}\u0000${userId}\u0000${sessionId}`;
+    const known = this.writtenState.get(cacheKey) === row.state;
+    const plan = planAppend(session, events, {
+      sessionState: known ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
+      shared: (k) => this.sharedValue(appName, userId, k),
+    });
+    plan.events.forEach((e, i) => {
+      this.stmts.insertEvent.run(
+        appName,
+        userId,
+        sessionId,
+        row.version + i,
+        e.id,
+        JSON.stringify(e),
+        SESSION_SCHEMA_VERSION,
+      );
+    });
+    const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
+    const stateText = JSON.stringify(plan.sessionState);
+    this.stmts.bumpSession.run(
+      row.version + events.length,
+      stateText,
+      updatedAt,
+      SESSION_SCHEMA_VERSION,
+      appName,
+      userId,
+      sessionId,
+      row.version,
+    );
+    this.writeShared(appName, userId, plan.shared);
+    // Bounded: a long-lived store serving many sessions keeps only the most recent ones.
+    if (this.writtenState.size >= 1024) this.writtenState.clear();
+    // Harmless if the commit then fails: the text is trusted only while the row holds exactly it.
+    this.writtenState.set(cacheKey, stateText);
+    return plan;
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,91 @@
+/**
+ * What every framework in the peer benchmark shares: the scripted work (one `record` tool, 20 tool
+ * steps, then an answer), the pre-filled history, and the clock that times each framework from outside
+ * it, the same way for all: the gap between the moment the scripted model returns a response and the
+ * moment the framework calls it again.
+ */
+
+/** Tool steps per timed invocation. */
+export const STEPS = 20;
+/** History sizes, in events, that sessions are pre-filled to. */
+export const HISTORY_SIZES = [10, 100, 500] as const;
+
+/** The `record` tool's description, identical in every framework. */
+export const RECORD_DESCRIPTION = 'Records one observation by index and returns a short acknowledgement.';
+
+/** What the `record` tool does in every framework. */
+export function recordTool(args: { i: number; note: string }): string {
+  return `recorded ${args.i} (${args.note.length} chars)`;
+}
+
+/** Arguments of the scripted model's tool call number `i`. */
+export function recordArgs(i: number): { i: number; note: string } {
+  return { i, note: `observation ${i}: the value went from ${100 + i} to ${101 + i}` };
+}
+
+/** The text of pre-filled turn `i` (a call of `record` and its result make two events). */
+export function seedTurn(i: number): { args: { i: number; note: string }; result: string } {
+  const args = { i, note: `earlier observation ${i}: ${'detail '.repeat(15).trim()}` };
+  return { args, result: recordTool(args) };
+}
+
+/** The answer the scripted model gives after its tool steps. */
+export const FINAL_TEXT = 'All observations are recorded.';
+
+/**
+ * The clock around a scripted model: `enter()` when the framework calls the model, `exit()` when the
+ * model returns. Gaps are framework time: request building, tool execution, persistence.
+ */
+export class OutsideClock {
+  private lastExit: number | undefined;
+  readonly gaps: number[] = [];
+  calls = 0;
+
+  enter(): void {
+    const now = performance.now();
+    if (this.lastExit !== undefined) this.gaps.push(now - this.lastExit);
+    this.calls += 1;
+  }
+
+  exit(): void {
+    this.lastExit = performance.now();
+  }
+
+  reset(): void {
+    this.lastExit = undefined;
+    this.gaps.length = 0;
+    this.calls = 0;
+  }
+}
+
+/** The scripted decision for model call number `call` (0-based) of an invocation of `steps` tool steps. */
+export function decide(call: number, steps: number): { tool?: { i: number; note: string }; text?: string } {
+  return call < steps ? { tool: recordArgs(call) } : { text: FINAL_TEXT };
+}
+
+/** The median of a list of numbers. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** One framework's figures at one history size, from one process. */
+export interface StepResult {
+  events: number;
+  /** Median gap between model calls over the invocation's steps, ms. */
+  stepMs: number;
+  /** Wall time of the whole invocation (session load to final answer), ms. */
+  invocationMs: number;
+  /** Model calls the framework made (STEPS + 1 when it followed the script). */
+  calls: number;
+}
+
+/** A framework under test: runs one timed invocation on a session pre-filled to `events` events. */
+export interface PeerFramework {
+  name: string;
+  /** Prepares a pre-filled session and returns the function that runs the timed invocation. */
+  prepare(events: number, clock: OutsideClock): Promise<() => Promise<void>>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,270 @@
+/**
+ * The frameworks of the peer benchmark, each running the same scripted work through its own public API:
+ * pagewise (memory and SQLite stores), the AI SDK's `generateText` loop, ADK JS's `InMemoryRunner`,
+ * OpenAI Agents JS with a memory session, and Mastra's `Agent`. Each gets a scripted model in its own
+ * model interface; every one of them calls the same {@link OutsideClock}.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { FINAL_TEXT, RECORD_DESCRIPTION, recordTool, seedTurn, STEPS, decide, type PeerFramework } from './common.js';
+import { pagewise, pagewiseSqlite } from './pagewise.js';
+import { scriptedV3 } from './scripted-v3.js';
+
+const recordSchema = z.object({ i: z.number().int(), note: z.string() });
+
+// ---------------------------------------------------------------------------------------------------
+// AI SDK 6: generateText with a tool loop; history is the messages array (no persistence).
+
+const aiSdk: PeerFramework = {
+  name: 'AI SDK 6 generateText',
+  async prepare(events, clock) {
+    const { generateText, tool, stepCountIs } = await import('ai');
+    const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
+    for (let i = 0; messages.length < events; i++) {
+      const t = seedTurn(i);
+      messages.push({
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input: t.args }],
+      });
+      messages.push({
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: `s${i}`, toolName: 'record', output: { type: 'text', value: t.result } },
+        ],
+      });
+    }
+    messages.push({ role: 'user', content: 'Record the new observations.' });
+    const model = scriptedV3(clock);
+    const tools = {
+      record: tool({ description: RECORD_DESCRIPTION, inputSchema: recordSchema, execute: async (a) => recordTool(a) }),
+    };
+    return async () => {
+      const r = await generateText({
+        model: model as never,
+        system: 'You record observations.',
+        messages: messages as never,
+        tools,
+        stopWhen: stepCountIs(STEPS + 2),
+      });
+      if (r.text !== FINAL_TEXT) throw new Error(`AI SDK: unexpected final text ${r.text}`);
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Mastra: an Agent with the same tool and model; history passed as messages (no memory store).
+
+const mastra: PeerFramework = {
+  name: 'Mastra 1.71 Agent',
+  async prepare(events, clock) {
+    const { Agent } = await import('@mastra/core/agent');
+    const { createTool } = await import('@mastra/core/tools');
+    const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
+    for (let i = 0; messages.length < events; i++) {
+      const t = seedTurn(i);
+      messages.push({
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input: t.args }],
+      });
+      messages.push({
+        role: 'tool',
+        content: [
+          { type: 'tool-result', toolCallId: `s${i}`, toolName: 'record', output: { type: 'text', value: t.result } },
+        ],
+      });
+    }
+    messages.push({ role: 'user', content: 'Record the new observations.' });
+    const model = scriptedV3(clock);
+    const record = createTool({
+      id: 'record',
+      description: RECORD_DESCRIPTION,
+      inputSchema: recordSchema,
+      execute: async (input: { i: number; note: string }) => recordTool(input),
+    } as never);
+    const agent = new Agent({
+      id: 'recorder',
+      name: 'recorder',
+      instructions: 'You record observations.',
+      model: model as never,
+      tools: { record },
+    } as never);
+    return async () => {
+      const r = await agent.generate(messages as never, { maxSteps: STEPS + 2 } as never);
+      if (r.text !== FINAL_TEXT) throw new Error(`Mastra: unexpected final text ${r.text}`);
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// ADK JS 2.0: LlmAgent + FunctionTool on an InMemoryRunner; history pre-filled through the session service.
+
+const adk: PeerFramework = {
+  name: 'ADK JS 2.0 InMemoryRunner',
+  async prepare(events, clock) {
+    const { BaseLlm, LlmAgent, FunctionTool, InMemoryRunner, createEvent } = await import('@google/adk');
+    let call = 0;
+    class ScriptedLlm extends BaseLlm {
+      constructor() {
+        super({ model: 'scripted' });
+      }
+      async *generateContentAsync() {
+        clock.enter();
+        const d = decide(call++, STEPS);
+        const response = d.tool
+          ? { content: { role: 'model', parts: [{ functionCall: { id: `c${call}`, name: 'record', args: d.tool } }] } }
+          : { content: { role: 'model', parts: [{ text: d.text! }] } };
+        clock.exit();
+        yield response as never;
+      }
+      async connect(): Promise<never> {
+        throw new Error('live connections are not scripted');
+      }
+    }
+    const agent = new LlmAgent({
+      name: 'recorder',
+      model: new ScriptedLlm(),
+      instruction: 'You record observations.',
+      tools: [
+        new FunctionTool({
+          name: 'record',
+          description: RECORD_DESCRIPTION,
+          parameters: recordSchema,
+          execute: async (a: { i: number; note: string }) => recordTool(a),
+        } as never),
+      ],
+    });
+    const runner = new InMemoryRunner({ agent, appName: 'bench' });
+    const session = await runner.sessionService.createSession({ appName: 'bench', userId: 'u' });
+    const append = (event: unknown) => runner.sessionService.appendEvent({ session, event: event as never });
+    await append(
+      createEvent({
+        invocationId: 'seed',
+        author: 'user',
+        content: { role: 'user', parts: [{ text: 'Start recording.' }] },
+      }),
+    );
+    for (let i = 0, n = 1; n < events; i++, n += 2) {
+      const t = seedTurn(i);
+      await append(
+        createEvent({
+          invocationId: 'seed',
+          author: 'recorder',
+          content: { role: 'model', parts: [{ functionCall: { id: `s${i}`, name: 'record', args: t.args } }] },
+        }),
+      );
+      await append(
+        createEvent({
+          invocationId: 'seed',
+          author: 'recorder',
+          content: {
+            role: 'user',
+            parts: [{ functionResponse: { id: `s${i}`, name: 'record', response: { result: t.result } } }],
+          },
+        }),
+      );
+    }
+    return async () => {
+      let text = '';
+      for await (const event of runner.runAsync({
+        userId: 'u',
+        sessionId: session.id,
+        newMessage: { role: 'user', parts: [{ text: 'Record the new observations.' }] },
+      })) {
+        for (const p of event.content?.parts ?? []) if (p.text) text = p.text;
+      }
+      if (text !== FINAL_TEXT) throw new Error(`ADK: unexpected final text ${text}`);
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// OpenAI Agents JS 0.20: Agent + tool, run() with a MemorySession pre-filled with items.
+
+const openaiAgents: PeerFramework = {
+  name: 'OpenAI Agents JS 0.20 MemorySession',
+  async prepare(events, clock) {
+    const { Agent, run, tool, MemorySession, Usage } = await import('@openai/agents');
+    let call = 0;
+    const model = {
+      async getResponse() {
+        clock.enter();
+        const d = decide(call++, STEPS);
+        const output = d.tool
+          ? [
+              {
+                type: 'function_call',
+                callId: `c${call}`,
+                name: 'record',
+                arguments: JSON.stringify(d.tool),
+                status: 'completed',
+              },
+            ]
+          : [
+              {
+                type: 'message',
+                role: 'assistant',
+                status: 'completed',
+                content: [{ type: 'output_text', text: d.text! }],
+              },
+            ];
+        const r = { output, usage: new Usage(), responseId: `r${call}` };
+        clock.exit();
+        return r as never;
+      },
+      // eslint-disable-next-line require-yield
+      async *getStreamedResponse(): AsyncIterable<never> {
+        throw new Error('streaming is not scripted');
+      },
+    };
+    const agent = new Agent({
+      name: 'recorder',
+      instructions: 'You record observations.',
+      model: model as never,
+      tools: [
+        tool({
+          name: 'record',
+          description: RECORD_DESCRIPTION,
+          parameters: recordSchema,
+          execute: async (a) => recordTool(a),
+        }),
+      ],
+    });
+    const session = new MemorySession();
+    const items: unknown[] = [{ role: 'user', content: 'Start recording.' }];
+    for (let i = 0; items.length < events; i++) {
+      const t = seedTurn(i);
+      items.push({
+        type: 'function_call',
+        callId: `s${i}`,
+        name: 'record',
+        arguments: JSON.stringify(t.args),
+        status: 'completed',
+      });
+      items.push({
+        type: 'function_call_result',
+        callId: `s${i}`,
+        name: 'record',
+        status: 'completed',
+        output: { type: 'text', text: t.result },
+      });
+    }
+    await session.addItems(items as never);
+    return async () => {
+      const r = await run(agent, 'Record the new observations.', { session, maxTurns: STEPS + 2 });
+      if (r.finalOutput !== FINAL_TEXT)
+        throw new Error(`OpenAI Agents: unexpected final output ${String(r.finalOutput)}`);
+    };
+  },
+};
+
+/** Every framework of the benchmark, by key. */
+export const FRAMEWORKS: Record<string, PeerFramework> = {
+  'pagewise-memory': pagewise,
+  'pagewise-sqlite': pagewiseSqlite(() => mkdtempSync(path.join(os.tmpdir(), 'pagewise-peers-'))),
+  'ai-sdk': aiSdk,
+  adk,
+  'openai-agents': openaiAgents,
+  mastra,
+};

@@ -1,0 +1,77 @@
+/**
+ * One process of the SQLite contention run: opens the shared database file (racing the others through
+ * open and migration), waits for the parent's go, then interleaves session creations and page puts and
+ * reports every failure by kind: a pagewise error (typed, with its code and whether it is retryable) or
+ * anything else (raw). Started by sqlite-contention.ts with its task in PAGEWISE_CONTENTION_TASK.
+ */
+import { PagewiseError } from '../../src/errors.js';
+import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
+import { SqliteSessionStore } from '../../src/stores/sqlite/sqlite-store.js';
+import type { ContentionReport, ContentionTask } from './sqlite-contention.js';
+
+const task = JSON.parse(process.env.PAGEWISE_CONTENTION_TASK ?? '{}') as ContentionTask;
+const report: ContentionReport = {
+  worker: task.worker,
+  sessionsCreated: 0,
+  pagesPut: 0,
+  typed: {},
+  raw: 0,
+  rawSamples: [],
+  ms: 0,
+};
+
+function record(error: unknown): void {
+  if (PagewiseError.isInstance(error)) {
+    const key = `${error.code}${error.retryable ? ' (retryable)' : ''}`;
+    report.typed[key] = (report.typed[key] ?? 0) + 1;
+    return;
+  }
+  report.raw += 1;
+  const e = error as { code?: unknown; message?: unknown };
+  if (report.rawSamples.length < 5) report.rawSamples.push(`${String(e?.code ?? '')} ${String(e?.message ?? error)}`);
+}
+
+let store: SqliteSessionStore | undefined;
+let pages: SqlitePageStore | undefined;
+try {
+  store = new SqliteSessionStore({ path: task.file });
+  pages = new SqlitePageStore({ database: store.db });
+} catch (error) {
+  record(error);
+}
+process.send!({ ready: true });
+await new Promise<void>((resolve) => process.once('message', () => resolve()));
+
+const started = performance.now();
+if (store && pages) {
+  const total = Math.max(task.sessions, task.puts);
+  for (let i = 0; i < total; i++) {
+    if (i < task.sessions) {
+      try {
+        await store.createSession({
+          appName: 'contention',
+          userId: `u${task.worker}`,
+          sessionId: `w${task.worker}-s${i}`,
+          // A shared app: key, so creations of different processes write the same row.
+          state: { 'app:created': i, [`user:last`]: i },
+        });
+        report.sessionsCreated += 1;
+      } catch (error) {
+        record(error);
+      }
+    }
+    if (i < task.puts) {
+      try {
+        // Half the bodies are shared by every process, so puts also race on the same body row.
+        const body = i % 2 === 0 ? `shared body ${i % 50}` : `body of worker ${task.worker} page ${i}`;
+        await pages.put({ namespace: `ns${i % 4}`, uri: `doc:${task.worker}:${i}`, body });
+        report.pagesPut += 1;
+      } catch (error) {
+        record(error);
+      }
+    }
+  }
+}
+report.ms = performance.now() - started;
+await store?.close();
+process.send!(report, () => process.exit(0));
