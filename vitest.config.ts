@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Fails the run when a test touched the default store (see the file).
+    globalSetup: ['test/global-setup.ts'],
   },
 });

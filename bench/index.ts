@@ -13,8 +13,11 @@ import {
   type BenchOptions,
 } from '../src/bench/index.js';
 import { ConfigurationError } from '../src/errors.js';
+import { main as analyzeTatqa } from './analyze-tatqa.js';
+import { main as cliStart } from './cli-start.js';
 import { main as compressionRealData } from './compression-real-data.js';
 import { main as compressionRetail } from './compression-retail.js';
+import { main as fairComparison } from './fair.js';
 import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
@@ -33,11 +36,13 @@ const STANDARD: Record<string, Pick<BenchOptions, 'n' | 'tasks'>> = {
   'report-analysis': { n: [10, 50, 164, 500], tasks: 5 },
   'retail-tool-use': { tasks: 24 },
   // Several N, for peak prompt tokens against the number of questions.
-  'multi-objective-qa': { n: [2, 4, 8, 12], tasks: 10 },
+  'multi-objective-qa': { n: [2, 4, 8, 16], tasks: 10 },
 };
 const OUT_DIR = path.join('bench-out', 'standard');
 
+await cliStart();
 await importCost();
+await analyzeTatqa();
 await runtimeOverhead();
 await pagingScaling();
 await compressionRetail();
@@ -47,6 +52,8 @@ await storeThroughput({ repeats: 1 });
 await sqliteContention();
 await sqliteHotPath();
 await queueThroughput();
+// Every strategy at the same budget, acon and acon-learned: the README's Results.
+await fairComparison();
 
 for (const listed of listScenarios()) {
   if (!listed.available) {

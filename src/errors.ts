@@ -216,15 +216,19 @@ export function secretsFromEnv(env: Record<string, string | undefined> = process
   return out.sort((a, b) => b.value.length - a.value.length);
 }
 
+/** The userinfo part of a URL: `scheme://` then anything up to `@` that is not a separator. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+
 /**
  * Replaces every secret value in `text` with `[redacted NAME]`, naming the variable so the reader knows
- * which key was involved.
+ * which key was involved, and the userinfo of every URL (`https://user:key@host` → `https://[redacted]@host`).
  *
  * @example
  * redactSecrets('bad key sk-abc123456', [{ name: 'OPENAI_API_KEY', value: 'sk-abc123456' }]); // 'bad key [redacted OPENAI_API_KEY]'
  */
 export function redactSecrets(text: string, secrets: readonly Secret[] = secretsFromEnv()): string {
-  let out = text;
+  // A key written into a URL (https://user:key@host/) is a secret whatever variable it came from.
+  let out = text.includes('@') ? text.replace(URL_USERINFO, '$1[redacted]@') : text;
   for (const s of secrets) if (out.includes(s.value)) out = out.split(s.value).join(`[redacted ${s.name}]`);
   return out;
 }

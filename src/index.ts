@@ -210,6 +210,15 @@ export type {
 } from './sources/source.js';
 export { DEFAULT_MAX_DOCUMENT_BYTES, combineSources, loaderSource } from './sources/source.js';
 export { createFolderSource, type FolderSourceOptions } from './sources/folder-source.js';
+export {
+  DEFAULT_MAX_FILE_BYTES,
+  READABLE_EXTENSIONS,
+  readDocumentFolder,
+  type DocumentFolder,
+  type FolderDocument,
+  type ReadDocumentFolderOptions,
+  type SkippedFile,
+} from './sources/documents.js';
 export { createHttpSource, type HttpSourceOptions } from './sources/http-source.js';
 export {
   CorpusIndex,
@@ -221,3 +230,7 @@ export {
 // Telemetry (OpenTelemetry GenAI spans through @opentelemetry/api; a no-op without a provider).
 export { PAGE_IN_TOOLS, pagewiseTelemetry, type TelemetryOptions } from './telemetry/tracing.js';
 export type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './telemetry/types.js';
+
+// Text of any language.
+export { hasCjk, wordTokens } from './text/words.js';
+export { queryTerms } from './text/query-terms.js';

@@ -31,7 +31,7 @@ describe('pagewise CLI', () => {
     expect(analysed.code).toBe(0);
     expect(analysed.out).toMatch(/offline model/);
     expect(analysed.out).toMatch(/\d+ reports have a churn rate above 5%/);
-    expect(analysed.out).toMatch(/25 documents · model offline · tokens: peak [\d,]+/);
+    expect(analysed.out).toMatch(/Read 25 of 25 documents · model offline \(rules, not an LLM\) · tokens: peak [\d,]+/);
     const id = /session ([0-9a-f-]{36})/.exec(analysed.out)![1]!;
     const listed = await cli('sessions', 'list', '--db', db);
     expect(listed.out).toContain(id);
@@ -59,5 +59,23 @@ describe('pagewise CLI', () => {
     const provider = await cli('analyze', dir, 'q?', '--model', 'mistral:large', '--db', path.join(dir, 'x.db'));
     expect(provider.code).toBe(2);
     expect(provider.err).toMatch(/Unknown model provider "mistral"/);
+  });
+});
+
+describe('finding 6 (issue 18): terminal escapes in stored content', () => {
+  it('sessions show prints no escape sequence from stored content, OSC 52 included', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-esc-'));
+    writeFileSync(path.join(dir, 'a.md'), '# A\n\nSales rose.');
+    const db = path.join(dir, 'pw.db');
+    const hostile = 'sales \u001b]52;c;ZXZpbA==\u0007 \u001b[31mred\u001b[0m \u001b]0;title\u0007?';
+    const analysed = await cli('analyze', dir, hostile, '--db', db);
+    expect(analysed.code).toBe(0);
+    const id = /session ([0-9a-f-]{36})/.exec(analysed.out)![1]!;
+    const shown = await cli('sessions', 'show', id, '--db', db);
+    expect(shown.out).toContain('user: sales');
+    // eslint-disable-next-line no-control-regex
+    expect(shown.out).not.toMatch(/[\u001b\u0007\u009b\u009d]/);
+    // eslint-disable-next-line no-control-regex
+    expect(analysed.out + analysed.err).not.toMatch(/[\u001b\u0007]/);
   });
 });

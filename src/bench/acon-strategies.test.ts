@@ -16,7 +16,8 @@ import {
 } from '../scenarios/retail/index.js';
 import type { ObservationCompressor } from '../compression/observation.js';
 import { DEFAULT_HISTORY_GUIDELINE } from '../compression/default-guidelines.js';
-import { RETAIL_HISTORY_GUIDELINE } from '../scenarios/retail/guidelines.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../scenarios/retail/guidelines.js';
 import {
   ACON_DEFAULTS,
   aconHistoryStrategy,
@@ -38,8 +39,16 @@ describe('strategy factories', () => {
     expect(retail).toMatchObject({
       observationThreshold: 256,
       historyThreshold: 1024,
-      historyGuideline: RETAIL_HISTORY_GUIDELINE,
+      // No scenario's own guideline: those are learned (acon-learned), never preset by hand.
+      historyGuideline: DEFAULT_HISTORY_GUIDELINE,
     });
+    // A budget lowers the thresholds to the room it leaves beside the instruction, never raises them.
+    const instruction = 'Answer from the records. '.repeat(20);
+    const fixed = countTokens(instruction);
+    const fitted = aconSettings({ scenario: 'retail-tool-use', budget: 1200, instruction });
+    expect(fitted.historyThreshold).toBe(Math.floor((1200 - fixed) / 2));
+    expect(fitted.observationThreshold).toBe(256);
+    expect(fitted.maxSummaryTokens).toBe(Math.floor((1200 - fixed) / 3));
     expect(aconSettings({ scenario: 'multi-objective-qa' })).toMatchObject({
       observationThreshold: 400,
       historyThreshold: 2048,
@@ -62,7 +71,7 @@ describe('strategy factories', () => {
     expect(both.processors?.map((p) => p.name)).toEqual(['acon-hist(llm(scripted:scripted), 2048, reset)']);
     expect(both.observationProcessors?.map((p) => p.name)).toEqual(['acon-obs(llm(scripted:scripted), 400)']);
     expect(promptingStrategy({ model: 'offline', scenario: 'retail-tool-use' }).processors?.map((p) => p.name)).toEqual(
-      ['summarize(naive stand-in, 1024)'],
+      ['summarize(extractive stand-in, 1024)'],
     );
   });
 
@@ -94,7 +103,9 @@ if (!available)
   );
 
 describe.skipIf(!available)('ACON on retail tasks with the offline model', () => {
-  it('keeps every task solved with a much smaller peak than the full history', async () => {
+  // With guidelines that keep the fields these tasks read (the hand-written example guidelines): the
+  // machinery itself loses nothing a guideline asks to keep.
+  it('with guidelines that keep what the tasks read, keeps every task solved with a much smaller peak', async () => {
     const data = await loadRetailData();
     const tasks = generateRetailTasks(data, { count: 4, seed: 1 });
     const run = async (setup: CompressionStrategySetup, prompt: string) => {
@@ -115,7 +126,13 @@ describe.skipIf(!available)('ACON on retail tasks with the offline model', () =>
     let aconPeak = 0;
     for (const task of tasks) {
       const none = await run({}, task.prompt);
-      const acon = await run(aconStrategy({ scenario: 'retail-tool-use', model: 'offline' }), task.prompt);
+      const acon = await run(
+        aconStrategy(
+          { scenario: 'retail-tool-use', model: 'offline' },
+          { observationGuideline: RETAIL_OBSERVATION_GUIDELINE, historyGuideline: RETAIL_HISTORY_GUIDELINE },
+        ),
+        task.prompt,
+      );
       expect(checkAnswer(task, none.text)).toBe(true);
       expect(checkAnswer(task, acon.text), `${task.id}: ${acon.text}`).toBe(true);
       // The history was summarized and the raw events kept behind compaction events.

@@ -22,7 +22,7 @@ import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryMode } from '
 import { DEFAULT_OBSERVATION_THRESHOLD, observationCompressor } from '../compression/observation.js';
 import { promptingSummarizer } from '../compression/prompting.js';
 import { isOfflineModel, resolveCompressor, type CompressorSpec } from '../compression/resolve-compressor.js';
-import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../scenarios/retail/guidelines.js';
+import { fixedPromptTokens } from './budget-fit.js';
 
 /** What the factories read of the episode; the benchmark's strategy context has these fields. */
 export interface CompressionStrategyContext {
@@ -30,6 +30,11 @@ export interface CompressionStrategyContext {
   scenario?: string;
   /** The agent's model; the compressor uses it unless told otherwise, the extractive backend when it is `offline`. */
   model?: ModelSpec;
+  /** The run's prompt-token budget: the thresholds are lowered to fit it (see {@link aconBudgetSettings}). */
+  budget?: number;
+  /** The agent's instruction and tools, whose tokens the budget must also hold. */
+  instruction?: string;
+  tools?: readonly AnyTool[];
 }
 
 /** What a factory returns: the fields of the benchmark's strategy setup it fills. */
@@ -84,10 +89,10 @@ export const ACON_DEFAULTS: Readonly<AconSettings> = Object.freeze({
  * Settings per scenario, over {@link ACON_DEFAULTS}.
  *
  * - `retail-tool-use`: records of 200–1,400 tokens and runs whose full history peaks at 3–20k tokens,
- *   far below the paper's AppWorld runs, so the thresholds are lower (T_obs 256, T_hist 1024); the
- *   hand-tuned retail guidelines keep the fields the tasks read; C_obs sees the whole (compressed)
- *   history, where the order that names a catalogue item is; summaries drop page handles (about 14
- *   tokens a step) and may grow to 6,144 tokens, since every fact in them is needed for the answer.
+ *   far below the paper's AppWorld runs, so the thresholds are lower (T_obs 256, T_hist 1024); C_obs
+ *   sees the whole (compressed) history, where the order that names a catalogue item is; summaries drop
+ *   page handles (about 14 tokens a step) and may grow to 6,144 tokens. The guidelines are the default
+ *   ones: a scenario's own come from `pagewise optimize` (the `acon-learned` strategy), never by hand.
  * - `multi-objective-qa`: the paper's multi-objective QA thresholds, T_obs 400 and T_hist 2048.
  */
 export const ACON_PRESETS: Readonly<Record<string, Partial<AconSettings>>> = Object.freeze({
@@ -95,8 +100,6 @@ export const ACON_PRESETS: Readonly<Record<string, Partial<AconSettings>>> = Obj
     observationThreshold: 256,
     historyThreshold: 1024,
     maxSummaryTokens: 6144,
-    observationGuideline: RETAIL_OBSERVATION_GUIDELINE,
-    historyGuideline: RETAIL_HISTORY_GUIDELINE,
     contextTokens: 8192,
     keepHandles: false,
   },
@@ -122,11 +125,35 @@ export interface AconStrategyOptions extends Partial<AconSettings> {
   boundary?: () => string;
 }
 
-/** The settings for an episode: defaults, then the scenario's preset, then the options. */
+/**
+ * ACON's thresholds at a budget, never above the given settings: of the room the budget leaves beside
+ * the instruction and tools, history is compressed above half, a summary takes at most a third, and an
+ * observation is compressed above a quarter. The same split for every scenario.
+ */
+export function aconBudgetSettings(
+  settings: Readonly<AconSettings>,
+  budget: number,
+  fixedTokens: number,
+): Partial<AconSettings> {
+  const room = Math.max(64, budget - fixedTokens);
+  const summary = settings.maxSummaryTokens ?? Math.floor(settings.historyThreshold / 2);
+  return {
+    historyThreshold: Math.min(settings.historyThreshold, Math.floor(room / 2)),
+    maxSummaryTokens: Math.min(summary, Math.floor(room / 3)),
+    observationThreshold: Math.min(settings.observationThreshold, Math.floor(room / 4)),
+  };
+}
+
+/** The settings for an episode: defaults, then the scenario's preset, then the budget's limits, then the options. */
 export function aconSettings(context: CompressionStrategyContext, options: AconStrategyOptions = {}): AconSettings {
   const preset = context.scenario === undefined ? {} : (ACON_PRESETS[context.scenario] ?? {});
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<AconSettings>;
-  return { ...ACON_DEFAULTS, ...preset, ...given };
+  const base = { ...ACON_DEFAULTS, ...preset };
+  const fitted =
+    context.budget === undefined
+      ? {}
+      : aconBudgetSettings(base, context.budget, fixedPromptTokens(context.instruction ?? '', context.tools ?? []));
+  return { ...base, ...fitted, ...given };
 }
 
 function backendFor(
@@ -243,17 +270,21 @@ export interface PromptingStrategyOptions {
   boundary?: () => string;
 }
 
-/** `summarize`: the prompting baseline, with the trigger and kept turns of the scenario's C_hist. */
+/**
+ * `summarize`: the prompting baseline, with the trigger and kept turns of the scenario's C_hist, or, at a
+ * budget, summarizing whenever a request would exceed it.
+ */
 export function promptingStrategy(
   context: CompressionStrategyContext,
   options: PromptingStrategyOptions = {},
 ): CompressionStrategySetup {
-  const settings = aconSettings(context);
+  const settings = aconSettings({ ...context, budget: undefined });
   const model = options.model ?? context.model;
   return {
     processors: [
       promptingSummarizer({
         ...(model !== undefined ? { model } : {}),
+        ...(context.budget !== undefined ? { budgetTokens: context.budget } : {}),
         thresholdTokens: options.thresholdTokens ?? settings.historyThreshold,
         keepLastTurns: options.keepLastTurns ?? settings.keepLastTurns,
         ...(settings.maxSummaryTokens !== undefined ? { maxSummaryTokens: settings.maxSummaryTokens } : {}),

@@ -134,6 +134,7 @@ describe('runBench', () => {
       tasks: 2,
       seed: 5,
       contextWindow: null,
+      budget: null,
     });
     expect(report.results.map((r) => [r.strategy, r.n, r.runs])).toEqual([
       ['none', 1, 2],
@@ -322,6 +323,60 @@ describe('runAgentEpisode', () => {
     } finally {
       unregisterStrategy('test-extras');
     }
+  });
+});
+
+describe('strategies and gold', () => {
+  it('a strategy factory sees the task without its gold fields, and cannot reach them', async () => {
+    const seen: unknown[] = [];
+    registerStrategy(
+      'test-gold-probe',
+      (ctx) => {
+        seen.push(ctx.task);
+        return {};
+      },
+      { scenarios: [SCENARIO] },
+    );
+    try {
+      const task = { id: 'g', prompt: 'Secrets of: a', gold: 'the secret', goldAnswer: '42', questions: [1] };
+      await runAgentEpisode({
+        scenario: SCENARIO,
+        context: { strategy: 'test-gold-probe', model: 'offline' },
+        task,
+        agentName: 'looker',
+        instruction: 'Task kind: test-lookup',
+        tools: [lookup(1)],
+        offlinePolicy: policy,
+        maxSteps: 5,
+      });
+      const got = seen[0] as Record<string, unknown>;
+      expect(Object.keys(got).sort()).toEqual(['id', 'prompt']);
+      expect(JSON.stringify(got)).not.toContain('the secret');
+      expect(Object.isFrozen(got)).toBe(true);
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+      expect(got).not.toBe(task);
+    } finally {
+      unregisterStrategy('test-gold-probe');
+    }
+  });
+
+  it('a request over the budget fails the episode like one over the window', async () => {
+    const base = {
+      scenario: SCENARIO,
+      task: { id: 'b', prompt: 'Secrets of: a b c' },
+      agentName: 'looker',
+      instruction: 'Task kind: test-lookup',
+      tools: [lookup(1)],
+      offlinePolicy: policy,
+      maxSteps: 10,
+    };
+    const free = await runAgentEpisode({ ...base, context: { strategy: 'none', model: 'offline' } });
+    const peak = Math.max(...free.ledger.map((e) => e.promptTokens));
+    const tight = await runAgentEpisode({ ...base, context: { strategy: 'none', model: 'offline', budget: peak - 1 } });
+    expect(free.error).toBeUndefined();
+    expect(tight.windowFailure).toBe(true);
+    const enough = await runAgentEpisode({ ...base, context: { strategy: 'none', model: 'offline', budget: peak } });
+    expect(enough.error).toBeUndefined();
   });
 });
 

@@ -21,7 +21,7 @@ import {
 import { Ledger, type LedgerEntry } from '../tokens/ledger.js';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioTask } from './scenario.js';
-import { getStrategy, setupStrategy } from './strategies.js';
+import { getStrategy, setupStrategy, strategyTask } from './strategies.js';
 
 /** Version of the saved-runs file written by {@link runBench} and read back by `readRuns`. */
 export const BENCH_RUNS_SCHEMA = 1;
@@ -82,6 +82,15 @@ export function isWindowFailure(error: unknown): boolean {
   return PagewiseError.isInstance(error) && error.code === 'context-window-exceeded';
 }
 
+/**
+ * The window an episode runs in: the context window, narrowed to the budget when the run has one, so a
+ * request over the budget fails the episode as a request over the window would (0 = no limit).
+ */
+export function budgetWindow(window: number | undefined, budget: number | undefined): number | undefined {
+  if (budget === undefined) return window;
+  return window === undefined || window === 0 ? budget : Math.min(window, budget);
+}
+
 /** What {@link runAgentEpisode} needs: the scenario's agent, and how to build its model. */
 export interface AgentEpisodeOptions {
   /** The scenario name, passed to the strategy factory. */
@@ -129,7 +138,8 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     instruction: options.instruction,
     tools: options.tools,
     services: scenarioServices,
-    task: options.task,
+    task: strategyTask(options.task),
+    ...(context.budget !== undefined ? { budget: context.budget } : {}),
   });
   const agent = new Agent({
     name: options.agentName,
@@ -148,7 +158,7 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     model,
     limits: { maxSteps: options.maxSteps },
     // Set explicitly: a wrapped instance would not be recognized by its label.
-    contextWindow: context.contextWindow ?? contextWindowFor(context.model),
+    contextWindow: budgetWindow(context.contextWindow ?? contextWindowFor(context.model), context.budget),
     services: { ...scenarioServices, ...setup.services },
     ledger,
   });
@@ -200,6 +210,11 @@ export interface BenchOptions {
   model?: ModelSpec;
   /** Context window in tokens; 0 turns the check off; the model's known window when omitted. */
   contextWindow?: number;
+  /**
+   * Prompt-token budget given to every strategy (see {@link EpisodeContext.budget}): strategies fit to
+   * it, and a request above it fails its episode.
+   */
+  budget?: number;
   /** Prices (USD per million tokens) by model label or spec, over {@link DEFAULT_PRICES}. */
   prices?: Readonly<Record<string, ModelPrice>>;
   /** Episodes run at once by the in-process executor. Default 1 (the offline model is CPU-bound); raise it for hosted models. */
@@ -226,6 +241,8 @@ export interface EpisodeBatch {
   model: ModelSpec;
   /** As {@link BenchOptions.contextWindow}. */
   contextWindow?: number;
+  /** As {@link BenchOptions.budget}. */
+  budget?: number;
   /** As {@link BenchOptions.concurrency}; an executor whose workers set their own may ignore it. */
   concurrency: number;
   signal?: AbortSignal;
@@ -253,6 +270,7 @@ export const inProcessExecutor: EpisodeExecutor = async (batch) => {
         strategy: job.strategy,
         model: batch.model,
         ...(batch.contextWindow !== undefined ? { contextWindow: batch.contextWindow } : {}),
+        ...(batch.budget !== undefined ? { budget: batch.budget } : {}),
         ...(signal ? { signal } : {}),
       };
       const outcome = await scenario.runEpisode(job.task, context);
@@ -273,6 +291,8 @@ export interface BenchParams {
   seed: number;
   /** The context window given, or null for the model's known window. */
   contextWindow: number | null;
+  /** The prompt-token budget every strategy had, or null (absent in runs saved before budgets). */
+  budget?: number | null;
 }
 
 /** One episode as saved: the scenario's outcome and the N it ran at. */
@@ -373,6 +393,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   if (!Number.isInteger(options.tasks) || options.tasks < 1)
     throw new ConfigurationError('invalid-option', `tasks must be a positive integer, got ${options.tasks}.`);
   const concurrency = options.concurrency ?? 1;
+  if (options.budget !== undefined && (!Number.isInteger(options.budget) || options.budget < 1))
+    throw new ConfigurationError('invalid-option', `budget must be a positive integer, got ${options.budget}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new ConfigurationError('invalid-option', `concurrency must be a positive integer, got ${concurrency}.`);
   // A missing key should fail the run now, not every episode one by one.
@@ -394,6 +416,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     jobs,
     model: modelSpec,
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.budget !== undefined ? { budget: options.budget } : {}),
     concurrency,
     ...(options.signal ? { signal: options.signal } : {}),
     onEpisode: (job, outcome) => {
@@ -426,6 +449,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       tasks: options.tasks,
       seed: options.seed,
       contextWindow: options.contextWindow ?? null,
+      budget: options.budget ?? null,
     },
     prices: { ...DEFAULT_PRICES, ...options.prices },
     startedAt: startedAt.toISOString(),

@@ -10,6 +10,8 @@ export * from './report.js';
 export * from './registry.js';
 export * from './standard.js';
 export * from './acon-strategies.js';
+export * from './budget-fit.js';
+export * from './budget-curve.js';
 export {
   createRetailScenario,
   RETAIL_MAX_STEPS,
@@ -21,8 +23,6 @@ export {
   createMultiQaScenario,
   episodeEvidenceRecall,
   MULTI_QA_DEFAULT_K,
-  MULTI_QA_F1_THRESHOLD,
-  MULTI_QA_RECALL_THRESHOLD,
   MULTI_QA_SCENARIO,
   multiQaMaxSteps,
   type MultiQaBenchTask,

@@ -103,6 +103,7 @@ export function markdownReport(report: BenchReport): string {
     `${p.tasks} tasks per strategy${p.n && p.n.length > 1 ? ' and N' : ''}`,
     `seed ${p.seed}`,
     `window ${p.contextWindow === null ? "the model's" : p.contextWindow === 0 ? 'unlimited' : `${p.contextWindow} tokens`}`,
+    p.budget ? `budget ${p.budget} prompt tokens for every strategy (a request above it fails the episode)` : undefined,
   ].filter((x): x is string => x !== undefined);
   const totals = results.map((r) => r.totalCostUsd);
   const totalCost = totals.every((c): c is number => c !== null)
@@ -170,6 +171,7 @@ const RunsSchema = z.object({
     tasks: z.number().int().positive(),
     seed: z.number().int(),
     contextWindow: z.number().int().nonnegative().nullable(),
+    budget: z.number().int().positive().nullable().optional(),
   }),
   prices: PriceTableSchema,
   startedAt: z.string(),

@@ -29,6 +29,11 @@ export interface EpisodeContext {
   model: ModelSpec;
   /** Context window in tokens; 0 turns the check off; undefined = the model's known window. */
   contextWindow?: number;
+  /**
+   * The prompt-token budget of the run: strategies fit their context to it, and a request above it
+   * fails the episode like a request above the context window.
+   */
+  budget?: number;
   signal?: AbortSignal;
 }
 
@@ -53,6 +58,17 @@ export interface EpisodeOutcome {
   wallMs: number;
 }
 
+/**
+ * The values of a task the guideline optimizer works with: the facts its answer depends on (to find
+ * which ones a compressor lost) and the texts no guideline may contain (ids, names, amounts).
+ */
+export interface ScenarioTaskValues {
+  /** Canonical values the task's answer depends on. */
+  facts: string[];
+  /** Texts as written that no guideline may contain. */
+  forbidden: string[];
+}
+
 /** A benchmark scenario. */
 export interface BenchScenario {
   readonly name: string;
@@ -65,4 +81,6 @@ export interface BenchScenario {
   prepare(params: ScenarioParams): Promise<ScenarioTask[]>;
   /** Runs one episode. Errors are reported in the outcome, not thrown (except aborts). */
   runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome>;
+  /** The values of a task, for the guideline optimizer; without it the optimizer reads the task's `gold` scalars. */
+  readonly taskValues?: (task: ScenarioTask) => ScenarioTaskValues;
 }

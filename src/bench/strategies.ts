@@ -20,6 +20,7 @@ export const STRATEGY_ORDER = [
   'acon-obs',
   'acon-hist',
   'acon',
+  'acon-learned',
   'paging',
   'paging+acon',
 ] as const;
@@ -36,8 +37,27 @@ export interface StrategyContext {
   tools: readonly AnyTool[];
   /** Services the scenario provides (a page store of its corpus, ...), before the strategy adds any. */
   services: Readonly<Record<string, unknown>>;
-  /** The task of the episode (JSON), e.g. for a task-aware compressor. */
-  task: ScenarioTask;
+  /** The task of the episode as the agent is given it (no gold answer), e.g. for a task-aware compressor. */
+  task: StrategyTask;
+  /**
+   * The prompt-token budget of every request of the episode, when the run sets one: a strategy that can
+   * fit its context to a size uses it (FIFO, clearing, summarization, ACON's thresholds).
+   */
+  budget?: number;
+}
+
+/**
+ * The task as a strategy sees it: its id and the user message that starts the episode, nothing else, so
+ * a strategy has no channel to the gold answer a scenario keeps on its own tasks.
+ */
+export interface StrategyTask {
+  readonly id: string;
+  readonly prompt: string;
+}
+
+/** The view of `task` a strategy may see: a new frozen object of its id and prompt only. */
+export function strategyTask(task: Pick<ScenarioTask, 'id' | 'prompt'>): StrategyTask {
+  return Object.freeze({ id: task.id, prompt: task.prompt });
 }
 
 /** What a strategy adds to an episode's agent and runner. Every field is optional. */

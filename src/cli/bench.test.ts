@@ -121,4 +121,81 @@ describe('pagewise bench', () => {
     );
     await expect(run(['test-cli', '--queue-prefix', 'x'])).rejects.toThrow(/--queue-prefix needs --queue/);
   });
+
+  it('finding 8 (issue 18): an unwritable --json after a finished bench loses nothing: the run folder is written first', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
+    const outDir = path.join(dir, 'out');
+    const result = await run(['test-cli', '--tasks', '1', '--out', outDir, '--json', '/proc/pagewise-x.json']);
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(
+      /could not write --json \/proc\/pagewise-x\.json .*The results are saved in .*out\/results\.json/,
+    );
+    expect(JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8'))).toMatchObject({ scenario: 'test-cli' });
+  });
+
+  it('refuses an output path under a missing folder before running', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
+    await expect(run(['test-cli', '--out', path.join(dir, 'typo', 'deeper')])).rejects.toThrow(
+      /--out .*does not exist/,
+    );
+  });
+
+  it('Ctrl-C keeps the finished episodes, and --resume finishes the run with the same results.json', async () => {
+    let interruptAfter = Infinity;
+    let ran = 0;
+    const resumable: BenchScenario = {
+      ...canned,
+      name: 'test-cli-resume',
+      runEpisode: async (task, context) => {
+        ran += 1;
+        // Ctrl-C arrives while an episode runs; the harness stops before the next one.
+        if (ran === interruptAfter) process.emit('SIGINT');
+        return canned.runEpisode(task, context);
+      },
+    };
+    registerScenario(resumable);
+    try {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-bench-'));
+      const args = ['--n', '2,4', '--tasks', '3'];
+      const whole = await run(['test-cli-resume', ...args, '--out', path.join(dir, 'whole')]);
+      expect(whole.code).toBe(0);
+      expect(ran).toBe(12);
+
+      ran = 0;
+      interruptAfter = 5;
+      const part = path.join(dir, 'part');
+      const interrupted = await run(['test-cli-resume', ...args, '--out', part]);
+      expect(interrupted.code).toBe(130);
+      expect(interrupted.err).toContain(`continue with: pagewise bench --resume ${part}`);
+      expect(readFileSync(path.join(part, 'episodes.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
+
+      ran = 0;
+      interruptAfter = Infinity;
+      const resumed = await run(['--resume', part]);
+      expect(resumed.code).toBe(0);
+      expect(resumed.err).toMatch(/5 finished episodes are taken from episodes\.jsonl/);
+      expect(ran).toBe(7);
+      // Timings differ between any two runs; everything else of results.json must be the same.
+      const results = (folder: string) =>
+        JSON.stringify(JSON.parse(readFileSync(path.join(dir, folder, 'results.json'), 'utf8')), (key, value) =>
+          /ms$|Ms$|Ms(?:Median|P\d+)?$/i.test(key) ? undefined : value,
+        );
+      expect(results('part')).toBe(results('whole'));
+      expect(resumed.out).toBe(whole.out);
+    } finally {
+      unregisterScenario('test-cli-resume');
+    }
+  });
+
+  it('marks scenarios whose data is missing with the command that fetches it', async () => {
+    const saved = process.env.PAGEWISE_TAU_RETAIL_DIR;
+    process.env.PAGEWISE_TAU_RETAIL_DIR = path.join(os.tmpdir(), 'pagewise-no-such-data');
+    try {
+      const { out } = await run(['--list']);
+      expect(out).toMatch(/retail-tool-use .*\(data missing: run `pagewise data fetch tau-retail`\)/);
+    } finally {
+      if (saved === undefined) delete process.env.PAGEWISE_TAU_RETAIL_DIR;
+      else process.env.PAGEWISE_TAU_RETAIL_DIR = saved;
+    }
+  });
 });

@@ -2,11 +2,11 @@
  * `pagewise demo`: the report-analysis demo on a generated corpus, offline (no API key): the naive
  * strategy against instruction paging, side by side.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from '../index.js';
-import { SqliteCallLog, SqlitePageStore, SqliteSessionStore } from '../sqlite.js';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '../sqlite.js';
 import {
   folderCorpus,
   generateQuestions,
@@ -21,7 +21,8 @@ export const DEMO_HELP = `Usage: pagewise demo [options]
 
 Generates a corpus of business reports, then answers questions that need every report twice: with the
 naive strategy (report bodies returned into history) and with instruction paging (bodies paged into the
-instruction one batch at a time, results saved as they go). Prints the answers and a token table.
+instruction one batch at a time, results saved as they go). Prints the answers and a token table, and
+keeps the corpus and the SQLite database of the sessions so they can be looked at afterwards.
 Runs on the offline model, a deterministic rule-based model that is not an LLM; needs no API key.
 
 Options:
@@ -36,7 +37,11 @@ Options:
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** Runs the demo command. */
-export async function demoCommand(argv: string[], out: (s: string) => void): Promise<number> {
+export async function demoCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const { values } = parseCommand('demo', argv, {
     n: { type: 'string' },
     questions: { type: 'string' },
@@ -51,19 +56,26 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
   const n = intOption('n', values.n, 164, 1);
   const seed = intOption('seed', values.seed, 1);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-'));
-  // The runs are kept (outside the corpus folder, which is removed) so the inspector can open them.
-  const dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-runs-')), 'demo.db');
-  const store = new SqliteSessionStore({ path: dbFile });
-  const pageStore = new SqlitePageStore({ database: store.db });
+  const db = path.join(dir, 'pagewise.db');
+  const reports = await writeCorpus(path.join(dir, 'reports'), n, seed);
+  const corpus = await folderCorpus(path.join(dir, 'reports'));
+  const questions = generateQuestions(reports, seed, intOption('questions', values.questions, 2, 1));
+  out(`pagewise demo: ${n} generated reports in ${path.join(dir, 'reports')}; model: offline ${OFFLINE_DISCLAIMER}`);
+  out(
+    'Each question needs every report. "none" returns report bodies into the history, so its prompt grows with the\n' +
+      'corpus until it no longer fits the window: that failure is the point. "paging" keeps bodies in a page store\n' +
+      'and shows the model one batch at a time, so its largest prompt stays flat however many reports there are.\n',
+  );
+  const database = openSqliteDatabase(db);
+  const store = new SqliteSessionStore({ database });
+  const pageStore = new SqlitePageStore({ database });
+  const rows: string[] = [];
+  const sessions: string[] = [];
   try {
-    const reports = await writeCorpus(dir, n, seed);
-    const corpus = await folderCorpus(dir);
-    const questions = generateQuestions(reports, seed, intOption('questions', values.questions, 2, 1));
-    out(`pagewise demo: ${n} generated reports in ${dir}; model: offline ${OFFLINE_DISCLAIMER}\n`);
-    const rows: string[] = [];
-    for (const q of questions) {
+    for (const [qi, q] of questions.entries()) {
       out(`Q: ${q.text}`);
       for (const strategy of ['none', 'paging'] as ReportStrategy[]) {
+        err(`demo: question ${qi + 1}/${questions.length}, strategy ${strategy}: reading ${n} reports…`);
         try {
           const result = await runReportAnalysis({
             corpus,
@@ -71,7 +83,8 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
             strategy,
             store,
             pageStore,
-            callLog: new SqliteCallLog({ database: store.db, tags: { strategy } }),
+            onSession: (id) => sessions.push(id),
+            callLog: new SqliteCallLog({ database, tags: { strategy } }),
             ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
           });
           const s = result.ledger.summary;
@@ -92,13 +105,16 @@ export async function demoCommand(argv: string[], out: (s: string) => void): Pro
       }
       out('');
     }
-    out('| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | model calls |');
-    out('|---|---|---|---:|---:|---:|');
-    for (const r of rows) out(r);
-    out(`\nSee every call as the model saw it: pagewise inspect --store sqlite:${dbFile}`);
-    return 0;
   } finally {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    database.close();
   }
+  out('| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | model calls |');
+  out('|---|---|---|---:|---:|---:|');
+  for (const r of rows) out(r);
+  out(`\nThe corpus and the sessions are kept in ${dir}. To look at them:`);
+  out(`  pagewise sessions list --db ${db}`);
+  if (sessions.length > 0) out(`  pagewise sessions show ${sessions[sessions.length - 1]} --db ${db}`);
+  out(`  pagewise inspect --store sqlite:${db}     (every call as the model saw it)`);
+  out(`  pagewise analyze ${path.join(dir, 'reports')} "<your question>" --db ${db}`);
+  return 0;
 }

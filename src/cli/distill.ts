@@ -3,8 +3,9 @@
  * `pagewise optimize`, or by a `recordingCompressor` in your own runs) as fine-tuning JSONL, to
  * distill the compressor into a small model.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError, NotFoundError } from '../errors.js';
 import { exportDistillJsonl, SqliteCompressorCallStore, type DistillFormat } from '../optimize/index.js';
 import { defaultDatabasePath } from '../stores/sqlite/sqlite-store.js';
 import { parseCommand } from './args.js';
@@ -85,7 +86,16 @@ export async function distillCommand(argv: string[], out: (s: string) => void): 
         `--min-success must be a number from 0 to 1, got "${values['min-success']}".`,
       );
   }
-  const store = new SqliteCompressorCallStore({ path: values.db ?? defaultDatabasePath() });
+  const filter = guidelineFilter(values.guideline);
+  const file = values.db ?? defaultDatabasePath();
+  // Exporting reads recorded calls: it must not create an empty database where there was none.
+  if (!existsSync(file))
+    throw new NotFoundError(
+      'Database',
+      file,
+      'Record compressor calls with `pagewise optimize` first, or pass the --db it used.',
+    );
+  const store = new SqliteCompressorCallStore({ path: file });
   try {
     const result = await exportDistillJsonl({
       store,
@@ -93,7 +103,7 @@ export async function distillCommand(argv: string[], out: (s: string) => void): 
       out: values.out,
       format,
       ...(minSuccess !== undefined ? { minSuccess } : {}),
-      ...guidelineFilter(values.guideline),
+      ...filter,
     });
     out(
       `${result.written} ${format} examples written to ${result.file} (${result.matched} ${target} calls matched` +

@@ -3,58 +3,59 @@
  * in code.
  */
 import { readFileSync } from 'node:fs';
-import { APICallError } from '@ai-sdk/provider';
-import { PagewiseError, redactError, redactSecrets } from '../index.js';
-import { benchCommand, BENCH_HELP } from './bench.js';
-import { dbCommand, DB_HELP } from './db.js';
-import { distillCommand, DISTILL_HELP } from './distill.js';
-import { optimizeCommand, OPTIMIZE_HELP } from './optimize.js';
-import { workerCommand, WORKER_HELP } from './worker.js';
-import { analyzeCommand, ANALYZE_HELP, corpusCommand, CORPUS_HELP } from './analyze.js';
-import { demoCommand, DEMO_HELP } from './demo.js';
-import { sessionsCommand, SESSIONS_HELP } from './sessions.js';
-import { inspectCommand, INSPECT_HELP } from './inspect.js';
+import { redactError, redactSecrets } from '../errors.js';
+import { didYouMean } from './suggest.js';
+import { terminalSafe } from './terminal.js';
 
-type Command = { summary: string; help: string; run: (argv: string[], out: (s: string) => void) => Promise<number> };
+type Run = (argv: string[], out: (s: string) => void, err: (s: string) => void) => Promise<number>;
+
+/**
+ * A command is loaded only when it runs: `--version`, `--help` and light commands must not pay for the model
+ * providers, databases, queues and chart libraries the heavy ones import.
+ */
+type Command = { summary: string; load: () => Promise<Run> };
 
 const COMMANDS: Record<string, Command> = {
   demo: {
     summary: 'Run the report-analysis demo offline: none against paging (no API key needed)',
-    help: DEMO_HELP,
-    run: demoCommand,
+    load: async () => (await import('./demo.js')).demoCommand,
   },
   analyze: {
     summary: 'Answer a question over a folder of documents with the paging agents',
-    help: ANALYZE_HELP,
-    run: analyzeCommand,
+    load: async () => (await import('./analyze.js')).analyzeCommand,
   },
   bench: {
     summary: 'Compare context strategies on a scenario (tables, JSON, charts)',
-    help: BENCH_HELP,
-    run: benchCommand,
+    load: async () => (await import('./bench.js')).benchCommand,
   },
   optimize: {
     summary: 'Learn a compression guideline from contrastive failures (UT and CO steps)',
-    help: OPTIMIZE_HELP,
-    run: optimizeCommand,
+    load: async () => (await import('./optimize.js')).optimizeCommand,
   },
   distill: {
     summary: 'Export recorded compressor calls as fine-tuning JSONL',
-    help: DISTILL_HELP,
-    run: distillCommand,
+    load: async () => (await import('./distill.js')).distillCommand,
   },
   worker: {
     summary: 'Take benchmark episodes from a Redis queue (BullMQ) and run them',
-    help: WORKER_HELP,
-    run: workerCommand,
+    load: async () => (await import('./worker.js')).workerCommand,
   },
-  db: { summary: 'Apply PostgreSQL schema migrations', help: DB_HELP, run: dbCommand },
-  corpus: { summary: 'Generate a corpus of business reports', help: CORPUS_HELP, run: corpusCommand },
-  sessions: { summary: 'List, show or delete stored sessions', help: SESSIONS_HELP, run: sessionsCommand },
+  db: { summary: 'Apply PostgreSQL schema migrations', load: async () => (await import('./db.js')).dbCommand },
+  corpus: {
+    summary: 'Generate a corpus of business reports',
+    load: async () => (await import('./analyze.js')).corpusCommand,
+  },
+  data: {
+    summary: 'Fetch the third-party data the benchmarks use (checksummed, pinned commits)',
+    load: async () => (await import('./data.js')).dataCommand,
+  },
+  sessions: {
+    summary: 'List, show or delete stored sessions',
+    load: async () => (await import('./sessions.js')).sessionsCommand,
+  },
   inspect: {
     summary: 'Browse sessions, calls and benchmark runs in a local web inspector',
-    help: INSPECT_HELP,
-    run: inspectCommand,
+    load: async () => (await import('./inspect.js')).inspectCommand,
   },
 };
 
@@ -84,6 +85,11 @@ export async function main(
   out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  // Stored content reaches the terminal through every command; none of it may carry escape sequences.
+  const rawOut = out;
+  const rawErr = err;
+  out = (s) => rawOut(terminalSafe(redactSecrets(s)));
+  err = (s) => rawErr(terminalSafe(redactSecrets(s)));
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     out(help());
@@ -95,26 +101,19 @@ export async function main(
   }
   const command = COMMANDS[name];
   if (!command) {
-    err(`Unknown command "${name}".\n\n${help()}`);
+    err(`Unknown command "${name}".${didYouMean(name, Object.keys(COMMANDS))}\n\n${help()}`);
     return 1;
   }
   try {
-    return await command.run(rest, out);
+    const run = await command.load();
+    return await run(rest, out, err);
   } catch (error) {
     // Whatever a command failed with, keys from the environment are not printed or passed on.
-    if (PagewiseError.isInstance(error)) {
-      err(redactSecrets(`pagewise ${name}: ${error.message}`));
-      return 2;
-    }
-    if (APICallError.isInstance(error)) {
-      // The provider refused the call: a fact about the setup (key, model id, quota), not a crash.
-      const status = error.statusCode ? ` (HTTP ${error.statusCode})` : '';
-      err(
-        redactSecrets(
-          `pagewise ${name}: the model provider refused the call${status}: ${error.message}. Check the API key, the model id and your quota.`,
-        ),
-      );
-      return 2;
+    const { describeError } = await import('./errors.js');
+    const described = describeError(name, redactError(error));
+    if (described) {
+      err(described.message);
+      return described.exitCode;
     }
     throw redactError(error);
   }

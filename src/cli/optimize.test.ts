@@ -115,7 +115,8 @@ describe('pagewise optimize', () => {
       /--lambda must be a number ≥ 0/,
     );
     await expect(
-      run(['--scenario', canned.name, '--target', 'history', '--optimizer', 'openai:gpt-4.1']),
+      // --no-record: a failing run must not leave a database in the working folder.
+      run(['--scenario', canned.name, '--target', 'history', '--optimizer', 'openai:gpt-4.1', '--no-record']),
     ).rejects.toThrow(/OPENAI_API_KEY/);
   });
 

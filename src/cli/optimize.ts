@@ -54,6 +54,9 @@ Options:
   --max-optimizer-calls N   Stop (progress saved) before the optimizer model is called more than N times
   --max-optimizer-tokens N  Stop (progress saved) once the optimizer model has used N tokens
   --window <tokens>         Context window of the agent's requests (default: the model's)
+  --budget <tokens>         Prompt-token budget of the compressed runs, as pagewise bench --budget: a
+                            candidate whose runs exceed it, or that costs more tokens than the start, is
+                            rejected
   --out <folder>            Progress and outputs (default optimize-out/<scenario>-<target>): guideline.md,
                             candidates.json and candidates/, feedback.json, report.json, report.md,
                             progress.json. Run again with the same folder to resume.
@@ -76,6 +79,7 @@ const OPTIONS = {
   start: { type: 'string' },
   candidates: { type: 'string' },
   lambda: { type: 'string' },
+  budget: { type: 'string' },
   concurrency: { type: 'string' },
   'max-optimizer-calls': { type: 'string' },
   'max-optimizer-tokens': { type: 'string' },
@@ -228,6 +232,7 @@ export async function optimizeCommand(
       ...(maxTokens !== undefined ? { maxOptimizerTokens: maxTokens } : {}),
       settingNames: { maxOptimizerCalls: '--max-optimizer-calls', maxOptimizerTokens: '--max-optimizer-tokens' },
       ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0, 0) } : {}),
+      ...(values.budget !== undefined ? { budget: intOption('budget', values.budget, 1, 1) } : {}),
       outDir,
       ...(store ? { store } : {}),
       signal: controller.signal,

@@ -1,9 +1,13 @@
 /**
  * `pagewise sessions list|show|delete`: inspect the sessions in the SQLite store.
  */
+import { existsSync } from 'node:fs';
 import { NotFoundError, type SessionEvent } from '../index.js';
 import { SqliteSessionStore, defaultDatabasePath } from '../sqlite.js';
 import { parseCommand } from './args.js';
+import { didYouMean } from './suggest.js';
+
+const SUBCOMMANDS = ['list', 'show', 'delete'];
 
 export const SESSIONS_HELP = `Usage: pagewise sessions <list|show|delete> [options]
 
@@ -36,7 +40,11 @@ function describeEvent(e: SessionEvent): string {
 }
 
 /** Runs the sessions command. */
-export async function sessionsCommand(argv: string[], out: (s: string) => void): Promise<number> {
+export async function sessionsCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
   const { values, positionals } = parseCommand('sessions', argv, {
     db: { type: 'string' },
     app: { type: 'string' },
@@ -49,7 +57,14 @@ export async function sessionsCommand(argv: string[], out: (s: string) => void):
     out(SESSIONS_HELP);
     return values.help ? 0 : 1;
   }
-  const store = new SqliteSessionStore({ path: values.db ?? defaultDatabasePath() });
+  if (!SUBCOMMANDS.includes(sub)) {
+    err(`Unknown subcommand "${sub}".${didYouMean(sub, SUBCOMMANDS)}\n\n${SESSIONS_HELP}`);
+    return 1;
+  }
+  const file = values.db ?? defaultDatabasePath();
+  // Reading sessions must not create a database (or its folder) where there was none.
+  if (!existsSync(file)) throw new NotFoundError('Database', file, 'Pass the --db that analyze used.');
+  const store = new SqliteSessionStore({ path: file });
   const appName = values.app ?? 'pagewise';
   try {
     const all = await store.listSessions({ appName, ...(values.user ? { userId: values.user } : {}) });
@@ -64,7 +79,7 @@ export async function sessionsCommand(argv: string[], out: (s: string) => void):
       return 0;
     }
     if (!id) {
-      out(`pagewise sessions ${sub} needs a session id. Run \`pagewise sessions list\` to see them.`);
+      err(`pagewise sessions ${sub} needs a session id. Run \`pagewise sessions list\` to see them.`);
       return 1;
     }
     const found = all.find((s) => s.sessionId === id);

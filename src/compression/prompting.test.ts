@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { eventsToItems } from '../context/history.js';
-import type { ContextRequest, ProcessorContext } from '../context/request.js';
+import { measureRequest, type ContextRequest, type ProcessorContext } from '../context/request.js';
 import { OfflineModel } from '../models/offline.js';
 import { scriptedModel } from '../models/scripted.js';
 import type { CompactionEvent, Session, SessionEvent } from '../session/types.js';
 import { Ledger } from '../tokens/ledger.js';
+import { countTokens } from '../tokens/tokenizer.js';
 import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
 import { summaryBody } from './history.js';
-import { firstSentence, NAIVE_STEP_CHARS, naiveSummarizer } from './offline-summarizer.js';
+import { firstSentence, NAIVE_STEP_CHARS, naiveSummarizer, querySummarizer } from './offline-summarizer.js';
 import { GENERIC_SUMMARY_GUIDELINE, promptingSummarizer } from './prompting.js';
 
 const TASK = 'Find the pending orders.';
@@ -114,15 +115,26 @@ describe('the naive summarizer (offline stand-in)', () => {
 });
 
 describe('promptingSummarizer', () => {
-  it('uses the naive stand-in on the offline model, with no model call', async () => {
+  it('uses the extractive stand-in on the offline model, with no model call', async () => {
     const { request, context, ledger } = setup();
     await promptingSummarizer({ model: new OfflineModel(), thresholdTokens: 100 }).process(request, context);
     const summary = request.items[1];
     expect(summary?.type).toBe('summary');
-    expect(summary?.type === 'summary' && summaryBody(summary.text)).toContain(
-      '- [result of get_order] Order 1 is pending.',
-    );
+    const body = summary?.type === 'summary' ? (summaryBody(summary.text) ?? '') : '';
+    expect(body).toContain('- get_order({"id":1}) → Order 1 is pending.');
     expect(ledger.entries).toHaveLength(0);
+  });
+
+  it('with a budget, summarizes only when the request would exceed it, into the room left', async () => {
+    const small = setup();
+    await promptingSummarizer({ budgetTokens: 5000 }).process(small.request, small.context);
+    expect(small.request.items.some((i) => i.type === 'summary')).toBe(false);
+    const tight = setup();
+    const before = measureRequest(tight.request).total;
+    await promptingSummarizer({ budgetTokens: 200 }).process(tight.request, tight.context);
+    expect(before).toBeGreaterThan(200);
+    expect(tight.request.items.some((i) => i.type === 'summary')).toBe(true);
+    expect(measureRequest(tight.request).total).toBeLessThanOrEqual(200);
   });
 
   it('asks a real model with one generic prompt, and records the call', async () => {
@@ -140,5 +152,74 @@ describe('promptingSummarizer', () => {
       'The user wants pending orders; order 1 is pending.',
     );
     expect(ledger.entries.map((e) => e.kind)).toEqual(['compressor']);
+  });
+});
+
+describe('the query-aware extractive summarizer (offline stand-in)', () => {
+  const record = {
+    order_id: '#W2611340',
+    status: 'delivered',
+    address: { address1: '445 Maple Drive', city: 'Charlotte', zip: '28262' },
+    items: [
+      { name: 'T-Shirt', item_id: '8349118980', price: 53.43, options: { color: 'blue', size: 'S' } },
+      { name: 'Water Bottle', item_id: '5565631513', price: 48.84, options: { capacity: '750ml' } },
+    ],
+    payment_history: [{ transaction_type: 'payment', amount: 102.27, payment_method_id: 'gift_card_1' }],
+  };
+  const turns = [
+    [
+      {
+        type: 'assistant' as const,
+        text: '',
+        toolCalls: [{ toolCallId: 'c1', toolName: 'get_order_details', input: { order_id: '#W2611340' } }],
+      },
+      {
+        type: 'tool-result' as const,
+        toolCallId: 'c1',
+        toolName: 'get_order_details',
+        output: JSON.stringify(record, null, 2),
+        isError: false,
+      },
+    ],
+  ];
+  const input = (maxTokens: number, task = 'How much did the customer spend on T-Shirt items delivered?') => ({
+    target: 'history' as const,
+    guideline: GENERIC_SUMMARY_GUIDELINE,
+    task,
+    history: '',
+    turns,
+    previousSummary: '',
+    observation: '',
+    maxTokens,
+  });
+  const ctx = { invocationId: 'i', agentName: 'a' };
+
+  it('keeps whole fields as JSON within the budget, never a cut value', async () => {
+    for (const budget of [30, 60, 120, 400]) {
+      const text = await querySummarizer().compress(input(budget), ctx);
+      expect(countTokens(text)).toBeLessThanOrEqual(budget);
+      const json = /→ (\{.*\})/u.exec(text)?.[1];
+      if (json !== undefined) {
+        const kept = JSON.parse(json) as Record<string, unknown>;
+        // Every kept value is a value of the record, whole.
+        const values = JSON.stringify(record);
+        for (const v of Object.values(kept).filter((x) => typeof x === 'string')) expect(values).toContain(`"${v}"`);
+      }
+    }
+  });
+
+  it('prefers the fields the task asks about and ids over prose-like details', async () => {
+    const text = await querySummarizer().compress(input(70), ctx);
+    expect(text).toContain('T-Shirt');
+    expect(text).toContain('53.43');
+    expect(text).toContain('#W2611340');
+    expect(text).not.toContain('Maple Drive');
+  });
+
+  it('folds the previous summary back in and keeps it within the budget', async () => {
+    const first = await querySummarizer().compress(input(120), ctx);
+    const again = await querySummarizer().compress({ ...input(120), previousSummary: first, turns: [] }, ctx);
+    expect(countTokens(again)).toBeLessThanOrEqual(120);
+    expect(again).toContain('53.43');
   });
 });

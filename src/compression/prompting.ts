@@ -2,14 +2,16 @@
  * The prompting baseline: history summarization with one generic "summarize the conversation" prompt,
  * like the summarization middleware of general agent frameworks: same trigger and kept turns as C_hist,
  * but no guideline about what to keep. On a real model it asks that model; on the offline model (rules,
- * not an LLM) the naive first-sentence summarizer stands in (see offline-summarizer.ts).
+ * not an LLM) the query-aware extractive summarizer stands in (see offline-summarizer.ts). Given a
+ * prompt-token budget, it summarizes whenever the request would exceed it, into what room is left.
  */
-import type { ContextProcessor } from '../context/request.js';
+import { groupTurns } from '../context/history.js';
+import { measureRequest, type ContextProcessor, type ContextRequest } from '../context/request.js';
 import type { ModelSpec } from '../models/resolve.js';
 import { parseGuideline, type Guideline } from './guideline.js';
 import { DEFAULT_HISTORY_THRESHOLD, historyCompressor } from './history.js';
 import { llmCompressor } from './llm-backend.js';
-import { naiveSummarizer } from './offline-summarizer.js';
+import { querySummarizer } from './offline-summarizer.js';
 import { isOfflineModel } from './resolve-compressor.js';
 
 /** The one generic prompt of the prompting baseline: it says to summarize, not what to keep. */
@@ -33,7 +35,7 @@ Summarize the conversation so far so that it can be continued from your summary 
 
 /** Options of {@link promptingSummarizer}. */
 export interface PromptingSummarizerOptions {
-  /** The summarizing model. The offline model, or none, selects the naive stand-in. */
+  /** The summarizing model. The offline model, or none, selects the extractive stand-in. */
   model?: ModelSpec;
   /** Summarize when the history is above this many tokens. Default 4,096, as C_hist. */
   thresholdTokens?: number;
@@ -43,6 +45,23 @@ export interface PromptingSummarizerOptions {
   maxSummaryTokens?: number;
   /** Fence boundary generator (seed it for reproducible token counts). */
   boundary?: () => string;
+  /**
+   * A prompt-token budget for the whole request: when a request would exceed it, everything but the task
+   * and the last kept turns is summarized into the room left (a fifth of it kept free for the next
+   * steps), instead of at a fixed threshold. `thresholdTokens` and `maxSummaryTokens` are then unused.
+   */
+  budgetTokens?: number;
+}
+
+// The summary's preamble and fence, which the summary budget does not cover.
+const SUMMARY_FRAME_TOKENS = 48;
+
+/** Tokens of the task turn and the last `keep` turns: what a summary leaves as it is. */
+function keptTokens(request: ContextRequest, task: string, keep: number): number {
+  const turns = groupTurns(request.items);
+  const kept = new Set(turns.slice(Math.max(0, turns.length - keep)));
+  for (const turn of turns) if (turn[0]?.type === 'user' && turn[0].text === task) kept.add(turn);
+  return measureRequest({ instruction: [], items: [...kept].flat(), tools: [] }).total;
 }
 
 /**
@@ -54,17 +73,42 @@ export interface PromptingSummarizerOptions {
  */
 export function promptingSummarizer(options: PromptingSummarizerOptions = {}): ContextProcessor {
   const model = options.model;
-  const compressor = model === undefined || isOfflineModel(model) ? naiveSummarizer() : llmCompressor({ model });
-  const naive = compressor.name === naiveSummarizer().name;
+  const offline = model === undefined || isOfflineModel(model);
+  const compressor = offline ? querySummarizer() : llmCompressor({ model });
+  const label = offline ? 'extractive stand-in' : 'llm';
+  const keepLastTurns = options.keepLastTurns ?? 1;
+  const budget = options.budgetTokens;
+  if (budget !== undefined) {
+    if (!Number.isInteger(budget) || budget < 1)
+      throw new RangeError(`promptingSummarizer: budgetTokens must be a positive integer, got ${budget}.`);
+    return {
+      name: `summarize(${label}, budget ${budget})`,
+      async process(request, ctx) {
+        if (measureRequest(request).total <= budget) return;
+        const fixed = measureRequest({ instruction: request.instruction, items: [], tools: request.tools }).total;
+        const free = budget - fixed;
+        const room = free - Math.floor(free / 5) - keptTokens(request, ctx.task, keepLastTurns) - SUMMARY_FRAME_TOKENS;
+        await historyCompressor({
+          compressor,
+          guideline: GENERIC_SUMMARY_GUIDELINE,
+          thresholdTokens: 0,
+          keepLastTurns,
+          mode: 'accumulate',
+          maxSummaryTokens: Math.max(32, room),
+          ...(options.boundary ? { boundary: options.boundary } : {}),
+        }).process(request, ctx);
+      },
+    };
+  }
   const threshold = options.thresholdTokens ?? DEFAULT_HISTORY_THRESHOLD;
   return historyCompressor({
     compressor,
     guideline: GENERIC_SUMMARY_GUIDELINE,
     thresholdTokens: threshold,
-    keepLastTurns: options.keepLastTurns ?? 1,
+    keepLastTurns,
     mode: 'accumulate',
     ...(options.maxSummaryTokens !== undefined ? { maxSummaryTokens: options.maxSummaryTokens } : {}),
     ...(options.boundary ? { boundary: options.boundary } : {}),
-    name: `summarize(${naive ? 'naive stand-in' : 'llm'}, ${threshold})`,
+    name: `summarize(${label}, ${threshold})`,
   });
 }

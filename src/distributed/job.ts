@@ -35,6 +35,8 @@ export interface EpisodeJobData {
   model: string;
   /** The context window asked for, or null for the model's known window. */
   contextWindow: number | null;
+  /** The run's prompt-token budget; absent or null for none. */
+  budget?: number | null;
 }
 
 const EpisodeJobDataSchema = z.object({
@@ -47,6 +49,7 @@ const EpisodeJobDataSchema = z.object({
   task: z.looseObject({ id: z.string(), prompt: z.string() }),
   model: z.string().min(1),
   contextWindow: z.number().int().nonnegative().nullable(),
+  budget: z.number().int().positive().nullable().optional(),
 });
 
 /**

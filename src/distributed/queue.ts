@@ -104,6 +104,7 @@ function episodeJobs(batch: EpisodeBatch, runId: string): Map<string, { job: Epi
       task: job.task,
       model: batch.model,
       contextWindow: batch.contextWindow ?? null,
+      budget: batch.budget ?? null,
     };
     byId.set(id, { job, data });
   }

@@ -30,6 +30,7 @@ export async function runEpisodeJob(
     strategy: job.strategy,
     model: job.model,
     ...(job.contextWindow !== null ? { contextWindow: job.contextWindow } : {}),
+    ...(job.budget !== undefined && job.budget !== null ? { budget: job.budget } : {}),
     ...(signal ? { signal } : {}),
   };
   return scenario.runEpisode(job.task, context);

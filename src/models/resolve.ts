@@ -99,6 +99,11 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
     );
   }
   switch (provider) {
+    case 'offline':
+      throw new ConfigurationError(
+        'bad-model-spec',
+        `The offline model has no variants: use "offline" alone, not "${spec}".`,
+      );
     case 'openai': {
       const apiKey = requireEnv(env, MODEL_ENV.openai, 'OpenAI');
       return new LazyProviderModel(provider, id, async () =>
@@ -123,6 +128,25 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
         throw new ConfigurationError(
           'missing-base-url',
           `No base URL for the OpenAI-compatible server: set ${MODEL_ENV.compatibleBaseUrl} (e.g. http://localhost:11434/v1 for Ollama).`,
+        );
+      }
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(baseURL);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+        throw new ConfigurationError(
+          'bad-base-url',
+          `${MODEL_ENV.compatibleBaseUrl} is not an http(s) URL; set it to the server's API root, e.g. http://localhost:11434/v1 for Ollama.`,
+        );
+      }
+      if (parsed.username || parsed.password) {
+        // fetch refuses such URLs, and a key there ends up in logs; the URL itself is not repeated here.
+        throw new ConfigurationError(
+          'bad-base-url',
+          `${MODEL_ENV.compatibleBaseUrl} carries credentials (user:key@host); remove them and put the key in ${MODEL_ENV.compatibleKey}.`,
         );
       }
       const apiKey = env[MODEL_ENV.compatibleKey];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from '../compression/default-guidelines.js';
 import { checkCandidate, forbiddenValues, leakedValues } from './candidate-check.js';
-import { retailTaskValues } from './task-values.js';
+import { retailTaskValues } from '../scenarios/retail/task-values.js';
 
 describe('leakedValues', () => {
   it('finds whole values, ids with or without their #, and ignores small counts', () => {

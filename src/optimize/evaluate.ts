@@ -43,6 +43,11 @@ export interface ScenarioEvaluatorOptions {
   store?: CompressorCallStore;
   /** Context window of the agent's requests; the model's known one when omitted. */
   contextWindow?: number;
+  /**
+   * Prompt-token budget of the compressed runs: ACON's thresholds fit it and a larger request fails the
+   * episode. The uncompressed runs are the reference and run without it.
+   */
+  budget?: number;
 }
 
 let nonce = 0;
@@ -102,7 +107,13 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
           ...(store ? { store } : {}),
           onRecord: (r) => compressions.push(r),
         });
-        const settings = { scenario: ctx.scenario, model: ctx.model };
+        const settings = {
+          scenario: ctx.scenario,
+          model: ctx.model,
+          instruction: ctx.instruction,
+          tools: ctx.tools,
+          ...(ctx.budget !== undefined ? { budget: ctx.budget } : {}),
+        };
         const guideline = job.guideline as Guideline;
         const setup =
           target === 'observation'
@@ -121,6 +132,7 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
         strategy: name,
         model,
         ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+        ...(options.budget !== undefined && job.mode === 'compressed' ? { budget: options.budget } : {}),
         ...(signal ? { signal } : {}),
       });
       if (store && compressions.length > 0) await store.setEpisodeSuccess(episodeId, outcome.success ? 1 : 0);

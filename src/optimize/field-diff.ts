@@ -6,6 +6,8 @@
  * extractive rules; generalizing here is what keeps ids out of them.
  */
 import { z } from 'zod';
+import { canonicalValue } from '../util/canonical-value.js';
+import { scanJson } from '../util/json-scan.js';
 
 /** One scalar of a JSON input, with its generalized path and its value in canonical form. */
 export interface JsonLeaf {
@@ -50,47 +52,7 @@ export interface CompressionDiff {
   invented: number;
 }
 
-/**
- * A value in the form facts are compared in: strings trimmed, lower case, without a leading `#`
- * (order ids are written with and without it); numbers rounded to the cent and written plainly, so
- * `54.0`, `54` and 5400 cents divided by 100 all read `54`.
- */
-export function canonicalValue(value: unknown): string {
-  if (typeof value === 'number') return String(Math.round(value * 100) / 100);
-  if (typeof value === 'string') {
-    const text = value.trim().toLowerCase().replace(/^#/u, '');
-    // A number written as text ("54.00") matches the number.
-    return /^-?\d+(?:\.\d+)?$/u.test(text) ? String(Math.round(Number(text) * 100) / 100) : text;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** Index just past the `}` or `]` closing the container opening at `start`, or -1; strings are skipped. */
-function closingBracket(text: string, start: number): number {
-  const stack: string[] = [];
-  let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
-    else if (c === '}' || c === ']') {
-      if (stack.pop() !== c) return -1;
-      if (stack.length === 0) return i + 1;
-    }
-  }
-  return -1;
-}
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
+export { canonicalValue };
 
 /**
  * The JSON containers in a text and the text around them: the whole text when it is JSON, else every
@@ -98,27 +60,7 @@ function tryJson(text: string): unknown {
  * checks only: any well-formed JSON is valid here.
  */
 export function splitJson(text: string): { values: unknown[]; rest: string } {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    const whole = tryJson(trimmed);
-    if (typeof whole === 'object' && whole !== null) return { values: [whole], rest: '' };
-  }
-  const values: unknown[] = [];
-  let rest = '';
-  let from = 0;
-  for (let i = text.indexOf('{'); i >= 0;) {
-    const end = closingBracket(text, i);
-    const value = end > 0 ? tryJson(text.slice(i, end)) : undefined;
-    if (typeof value === 'object' && value !== null) {
-      values.push(value);
-      rest += `${text.slice(from, i)}\n`;
-      from = end;
-      i = text.indexOf('{', end);
-    } else {
-      i = text.indexOf('{', i + 1);
-    }
-  }
-  return { values, rest: rest + text.slice(from) };
+  return scanJson(text);
 }
 
 // A key with three digits or more is an id (`credit_card_9513926`), not a field name (`address1`).

@@ -9,7 +9,7 @@ import { InMemoryCompressorCallStore } from './call-store.js';
 import { guidelineText, leakedValues } from './candidate-check.js';
 import { ChatExampleSchema, exportDistillJsonl } from './distill.js';
 import { optimizeGuideline } from './optimize.js';
-import { retailTaskValues } from './task-values.js';
+import { retailTaskValues } from '../scenarios/retail/task-values.js';
 import { registerStandardBench } from '../bench/standard.js';
 
 registerStandardBench();

@@ -349,6 +349,7 @@ describe('selectCandidate', () => {
     tasks: 4,
     success,
     peakPromptTokens: 0,
+    maxPeakPromptTokens: 0,
     costTokens: 0,
     cost,
     tokensPerSuccess: null,

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatGuideline } from '../compression/guideline.js';
-import type { OptimizeReport, OptimizeResult, SplitScore } from './optimize.js';
+import type { OptimizeReport, OptimizeResult, SplitScore } from './types.js';
 
 /** The files {@link writeOptimizeOutput} writes, relative to the folder. */
 export const OPTIMIZE_OUTPUT_FILES = {

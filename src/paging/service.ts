@@ -356,9 +356,13 @@ export class PagingService {
   async releaseSeen(ctx: { state: StateAccess; sessionId: string }): Promise<number> {
     const seen = new Set(this.rendered.get(ctx.sessionId) ?? []);
     if (seen.size === 0) return 0;
-    const current = await this.workingSet(ctx.state, ctx.sessionId);
-    const next = current.filter((e) => !seen.has(e.uri));
-    if (next.length !== current.length) this.writeWorkingSet(ctx.state, next);
+    // Read and written with no await in between: a tool of the same step that loads a batch into a state
+    // shared across concurrent tools (as the framework adapters have) is never overwritten by a stale copy.
+    const current = wantedUris(ctx.state);
+    const next = current.filter((uri) => !seen.has(uri));
+    if (next.length === current.length) return 0;
+    ctx.state.set(WANT_READ_KEY, next);
+    for (const uri of current) if (seen.has(uri)) ctx.state.delete(WANT_FRAME_PREFIX + uri);
     return current.length - next.length;
   }
 

@@ -165,6 +165,13 @@ describe('createSearchTool', () => {
   it('says so when nothing matches', async () => {
     expect(await searchTool.execute({ query: 'quasar' }, noContext)).toMatch(/No documents match "quasar"/);
   });
+
+  it('finds Japanese documents by a word inside text written without spaces', () => {
+    const index = new CorpusIndex();
+    index.add({ uri: 'jp-1', title: '決算短信', body: '当社の売上高は前年比12.5%増の1,234億円となりました。' });
+    index.add({ uri: 'jp-2', title: '人事', body: '新しい取締役が就任しました。' });
+    expect(index.search('売上').map((hit) => hit.uri)).toEqual(['jp-1']);
+  });
 });
 
 describe('finding 5: search result titles and snippets reach the model only inside a fence', () => {

@@ -9,6 +9,7 @@ import { tool } from '../agents/tool.js';
 import type { Tool } from '../agents/tool.js';
 import { ConfigurationError } from '../errors.js';
 import { fenceBoundary, renderFencedPages } from '../paging/fence.js';
+import { wordTokens } from '../text/words.js';
 import { throwIfAborted } from './guards.js';
 import type { DocumentSource } from './source.js';
 
@@ -36,9 +37,9 @@ const MAX_EXCERPTS = 24;
 const DEFAULT_K = 10;
 const MAX_K = 50;
 
-// One tokenizer for indexing and for excerpts, so a term that matched is a term the excerpts know.
-const WORD = /[\p{L}\p{N}_]+/gu;
-const tokenize = (text: string): string[] => text.match(WORD) ?? [];
+// One tokenizer for indexing, queries and excerpts, so a term that matched is a term the excerpts know; the shared
+// word segmenter splits Japanese and Chinese (written without spaces) into words as it does English.
+const tokenize = (text: string): string[] => wordTokens(text);
 const processTerm = (term: string): string => term.toLowerCase();
 
 /**

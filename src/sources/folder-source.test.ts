@@ -1,4 +1,5 @@
 // Tests of the folder source against real temporary folders: the path guards first, then reading and listing.
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -224,5 +225,34 @@ describe('createFolderSource list', () => {
     const uris = await source.list();
     expect(uris).toEqual(['file:sub/beta.txt', 'file:sub/deep/gamma.md']);
     for (const uri of uris) await expect(source.load(uri)).resolves.toMatchObject({ uri });
+  });
+});
+
+describe('finding 2b (issue 18): special files in a folder source', () => {
+  it('refuses a FIFO before opening it, so loading never waits for a writer, and does not list it', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pagewise-fifo-'));
+    try {
+      execFileSync('mkfifo', [path.join(dir, 'pipe.txt')]);
+      await fs.writeFile(path.join(dir, 'plain.txt'), 'text');
+      const source = createFolderSource({ root: dir });
+      const started = Date.now();
+      await expect(source.load('pipe.txt')).rejects.toThrow(/not a regular file \(a named pipe\)/);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await source.list()).toEqual(['file:plain.txt']);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 10_000);
+
+  it('refuses a character device such as /dev/zero reached through a link inside the root', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pagewise-dev-'));
+    try {
+      await fs.symlink('/dev/zero', path.join(dir, 'zero.txt'));
+      const source = createFolderSource({ root: dir });
+      // The link leads outside the root, which is refused before the type matters; either refusal is immediate.
+      await expect(source.load('zero.txt')).rejects.toThrow(/outside the folder source root|not a regular file/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });

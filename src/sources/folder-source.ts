@@ -3,7 +3,7 @@
  * read outside that folder: no `..`, no absolute paths, no symbolic links that lead out of it.
  */
 import { constants, promises as fs } from 'node:fs';
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
 import { AccessDeniedError, ConfigurationError, LimitExceededError, NotFoundError, SystemError } from '../errors.js';
 import { integerOption, throwIfAborted } from './guards.js';
@@ -42,8 +42,11 @@ const HTML_EXTENSIONS = new Set(['html', 'htm']);
 // some real files unreachable without making anything safer.
 const SEPARATOR = process.platform === 'win32' ? /[\\/]/ : /\//;
 
-/** O_NOFOLLOW where the platform has it, so the final path component cannot be swapped for a link. */
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+/**
+ * O_NOFOLLOW where the platform has it, so the final path component cannot be swapped for a link; O_NONBLOCK so
+ * that a FIFO swapped in after the type check still cannot make the open wait for a writer.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 const READ_CHUNK_BYTES = 64 * 1024;
 
@@ -213,6 +216,9 @@ async function realPathOf(target: string, relPath: string, root: string): Promis
 async function readCapped(realTarget: string, relPath: string, maxBytes: number): Promise<Buffer> {
   const tooLarge = (size: number) =>
     new LimitExceededError('maxBytes', maxBytes, 'createFolderSource({ maxBytes })', `"${relPath}" has ${size} bytes`);
+  // Only regular files are opened: opening a FIFO waits for a writer, a device may never answer.
+  const type = await fs.stat(realTarget).catch(() => undefined);
+  if (type && !type.isFile()) throw notAFile(relPath, type);
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(realTarget, OPEN_FLAGS);
@@ -227,12 +233,7 @@ async function readCapped(realTarget: string, relPath: string, maxBytes: number)
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) {
-      throw new ConfigurationError(
-        'not-a-file',
-        `"${relPath}" is not a regular file (a folder or device); only files can be loaded.`,
-      );
-    }
+    if (!stat.isFile()) throw notAFile(relPath, stat);
     if (stat.size > maxBytes) throw tooLarge(stat.size);
     const chunks: Buffer[] = [];
     let total = 0;
@@ -247,6 +248,22 @@ async function readCapped(realTarget: string, relPath: string, maxBytes: number)
   } finally {
     await handle.close();
   }
+}
+
+function notAFile(relPath: string, stat: Stats): ConfigurationError {
+  const kind = stat.isFIFO()
+    ? 'a named pipe'
+    : stat.isSocket()
+      ? 'a socket'
+      : stat.isDirectory()
+        ? 'a folder'
+        : stat.isCharacterDevice() || stat.isBlockDevice()
+          ? 'a device'
+          : 'not a file';
+  return new ConfigurationError(
+    'not-a-file',
+    `"${relPath}" is not a regular file (${kind}); only regular files are loaded, and others are never opened.`,
+  );
 }
 
 function toDocument(uri: string, relPath: string, extension: string, text: string): LoadedDocument {

@@ -30,6 +30,7 @@ import type { SessionEvent, SessionKey } from '../../src/session/types.js';
 import { SqliteCallLog } from '../../src/stores/sqlite/sqlite-call-log.js';
 import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
 import { SqliteSessionStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../../src/scenarios/retail/guidelines.js';
 
 /** Markup and fence look-alikes that must stay text in every view. */
 export const HOSTILE = [
@@ -97,7 +98,7 @@ export function retailDataDir(): { dir?: string; reason?: string } {
 }
 
 /**
- * A retail run under ACON (C_obs and C_hist, extractive backend), raw observations kept in the SQLite
+ * A retail run under ACON (C_obs and C_hist, extractive backend, the example retail guidelines), raw observations kept in the SQLite
  * page store. Thresholds are low so that a single short task compresses at least once.
  */
 export async function recordRetailAconRun(file: string, dir: string): Promise<RecordedRun> {
@@ -108,7 +109,15 @@ export async function recordRetailAconRun(file: string, dir: string): Promise<Re
     const service = new PagingService({ pageStore });
     const setup = aconStrategy(
       { scenario: 'retail-tool-use', model: 'offline' },
-      { service, pageIn: true, observationThreshold: 150, historyThreshold: 1200 },
+      {
+        service,
+        pageIn: true,
+        observationThreshold: 150,
+        historyThreshold: 1200,
+        // The example guidelines keep what the retail tasks read, so the run ends with an answer.
+        observationGuideline: RETAIL_OBSERVATION_GUIDELINE,
+        historyGuideline: RETAIL_HISTORY_GUIDELINE,
+      },
     );
     const agent = new Agent({
       name: 'retail_agent',

@@ -286,8 +286,10 @@ describe('the API key stays out of every output', () => {
       answer({ toolCalls: [{ name: 'transfer_to_agent', arguments: { agent_name: 'analyst' } }] }),
       answer({ toolCalls: [{ name: 'escalate', arguments: { reason: 'The total revenue is in the reports.' } }] }),
     );
+    // Every run names its database: tests never write the default store in the working folder.
+    const db = path.join(tempDir('pagewise-secrets-db-'), 'pw.db');
     const code = await main(
-      ['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'],
+      ['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model', '--db', db],
       (s) => out.push(s),
       (s) => err.push(s),
     );
@@ -297,7 +299,7 @@ describe('the API key stays out of every output', () => {
 
     server.enqueue(error(401, `Incorrect API key provided: ${SENTINEL}`));
     const failed = await main(
-      ['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model'],
+      ['analyze', dir, 'What is the total revenue?', '--model', 'openai-compatible:test-model', '--db', db],
       (s) => out.push(s),
       (s) => err.push(s),
     ).catch((e: unknown) => e);
@@ -328,6 +330,8 @@ describe('the API key stays out of every output', () => {
         'What is the total revenue?',
         '--model',
         'openai-compatible:test-model',
+        '--db',
+        path.join(tempDir('pagewise-secrets-db-'), 'pw.db'),
       ],
       {
         cwd: repoRoot,

@@ -88,15 +88,18 @@ describe.runIf(available)('multi-objective-qa scenario', () => {
   );
   afterAll(() => unregisterStrategy('test-hide-search'));
 
-  it('measures evidence recall at the answer calls: found with the full history, none when search results are hidden', async () => {
-    const report = await runBench({ scenario, strategies: ['none', 'test-hide-search'], n: 2, tasks: 3, seed: 1 });
+  it('grades by exact match of every answer, with evidence recall as a diagnostic', async () => {
+    const report = await runBench({ scenario, strategies: ['none', 'test-hide-search'], n: 2, tasks: 6, seed: 1 });
     const [none, hidden] = report.results;
     expect(none?.evidenceRecall).toBeGreaterThan(0.5);
-    expect(none?.successRate).toBeGreaterThan(0);
     expect(hidden?.evidenceRecall).toBe(0);
     expect(hidden?.successRate).toBe(0);
-    // Offline EM and F1 would describe the rules, not the context, so they are left out.
-    expect(none?.exactMatch).toBeNull();
+    expect(hidden?.exactMatch).toBe(0);
+    expect(none?.exactMatch).not.toBeNull();
+    expect(none?.f1).not.toBeNull();
+    // An episode succeeds only when every one of its answers is an exact match.
+    for (const e of report.runs.episodes.filter((x) => x.strategy === 'none'))
+      expect(e.success).toBe(e.exactMatch === 1 && e.error === undefined);
   });
 
   it('takes N as the number of questions per episode', async () => {

@@ -7,9 +7,12 @@
 import { AbortedError } from '../../errors.js';
 import { seededFenceBoundary } from '../../paging/fence.js';
 import { createOfflineModel } from '../../models/offline.js';
+import { viewPrompt } from '../../models/prompt-view.js';
+import { resolveModel } from '../../models/resolve.js';
 import { Ledger } from '../../tokens/ledger.js';
 import {
   createRng,
+  findReports,
   generateQuestions,
   generateReports,
   inMemoryCorpus,
@@ -19,9 +22,9 @@ import {
   type GoldAnswer,
   type ReportCorpus,
 } from '../../scenarios/report-analysis/index.js';
-import { isWindowFailure } from '../harness.js';
+import { budgetWindow, captureModelCalls, isWindowFailure } from '../harness.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioParams, ScenarioTask } from '../scenario.js';
-import { listStrategies, setupStrategy } from '../strategies.js';
+import { listStrategies, setupStrategy, strategyTask } from '../strategies.js';
 
 /** Name of the scenario in the registry and on the command line. */
 export const REPORT_SCENARIO = 'report-analysis';
@@ -85,15 +88,25 @@ export function createReportAnalysisScenario(): BenchScenario {
               instruction: '',
               tools: [],
               services: {},
-              task,
+              task: strategyTask(task),
+              ...(context.budget !== undefined ? { budget: context.budget } : {}),
             });
+      // Every report a question depends on must have been in a prompt the model saw: an answer that
+      // is right without them was guessed or padded, and does not count.
+      const seen = new Set<string>();
+      const base =
+        context.model === 'offline' ? createOfflineModel({ policies: [reportOfflinePolicy] }) : context.model;
+      const model = captureModelCalls(resolveModel(base), (call) => {
+        for (const r of findReports(viewPrompt(call.params).fullText)) seen.add(r.id);
+      });
+      const needed = corpus(t.n, t.seed).uris.length;
       try {
         const result = await runReportAnalysis({
           corpus: corpus(t.n, t.seed),
           question: t.prompt,
           strategy,
-          model: context.model === 'offline' ? createOfflineModel({ policies: [reportOfflinePolicy] }) : context.model,
-          contextWindow: context.contextWindow ?? 128_000,
+          model,
+          contextWindow: budgetWindow(context.contextWindow ?? 128_000, context.budget) ?? 128_000,
           ...(setup.processors ? { processors: setup.processors } : {}),
           boundary,
           ledger,
@@ -102,7 +115,7 @@ export function createReportAnalysisScenario(): BenchScenario {
         return {
           taskId: t.id,
           strategy: context.strategy,
-          success: isCorrect(result.text, t.gold),
+          success: isCorrect(result.text, t.gold) && seen.size >= needed,
           answer: result.text,
           ledger: [...ledger.entries],
           windowFailure: false,

@@ -13,6 +13,7 @@ import {
   RETAIL_INSTRUCTION,
   RETAIL_TEMPLATES,
   retailOfflinePolicy,
+  retailTaskValues,
   type RetailData,
   type RetailGold,
 } from '../../scenarios/retail/index.js';
@@ -67,6 +68,7 @@ export function createRetailScenario(options: RetailScenarioOptions = {}): Bench
     name: RETAIL_SCENARIO,
     description:
       'tau-bench retail support tasks: many look-ups, values from early observations needed in the final answer',
+    taskValues: retailTaskValues,
     get strategies() {
       return listStrategies(RETAIL_SCENARIO).map((s) => s.name);
     },

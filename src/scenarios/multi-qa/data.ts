@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigurationError } from '../../errors.js';
+import { findDataPath } from '../../util/data-dir.js';
 
 /** The environment variable that points the loader at another HotpotQA JSONL file. */
 export const HOTPOTQA_PATH_ENV = 'PAGEWISE_HOTPOTQA_PATH';
@@ -54,13 +54,10 @@ const RawRecordSchema = z.object({
     .min(1),
 });
 
-// From src/scenarios/multi-qa/ (or dist/scenarios/multi-qa/ once built) three levels up is the project root.
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** Where {@link loadHotpot} reads from: `$PAGEWISE_HOTPOTQA_PATH`, else `../shared/data/hotpotqa/dev.jsonl` beside the project. */
+/** Where {@link loadHotpot} reads from: `$PAGEWISE_HOTPOTQA_PATH`, else the fetched data (`pagewise data fetch hotpotqa`) or `../shared/data`. */
 export function defaultHotpotPath(): string {
   const fromEnv = process.env[HOTPOTQA_PATH_ENV];
-  return fromEnv ? path.resolve(fromEnv) : path.resolve(repoRoot, '../shared/data/hotpotqa/dev.jsonl');
+  return fromEnv ? path.resolve(fromEnv) : findDataPath('hotpotqa/dev.jsonl');
 }
 
 /** True when the HotpotQA file exists, so tests and benchmarks can skip with a reason instead of failing. */

@@ -18,3 +18,4 @@ export type { QaAnswerSheet, QaToolset } from './tools.js';
 export { evidenceRecall, exactMatch, f1Score, normalizeAnswer, scoreQaAnswers } from './metrics.js';
 export type { QaScore } from './metrics.js';
 export { MAX_SEARCHES_PER_QUESTION, QA_INSTRUCTION, QA_TASK_KIND_LINE, qaOfflinePolicy } from './policy.js';
+export { multiQaTaskValues } from './task-values.js';

@@ -37,6 +37,19 @@ function readSaved(system: string): PartialAnswer | undefined {
   return m ? parsePartial(m[1]!) : undefined;
 }
 
+/** The saved result that marks the batch last folded, by the plan's loaded count when it was folded. */
+const FOLDED_AT_ID = 'folded-at';
+
+function readFoldedAt(system: string): number | undefined {
+  const m = new RegExp(`^- ${FOLDED_AT_ID}: (\\d+)\\s*$`, 'm').exec(system);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The answer when reports were not in any prompt: never a figure computed from part of the data. */
+function incomplete(read: number, total: number): OfflineDecision {
+  return finish(`incomplete: ${total - read} of ${total} reports not seen; no answer.`);
+}
+
 function called(view: PromptView, tool: string): boolean {
   return view.turns.some((t) => t.role === 'assistant' && t.toolCalls.some((c) => c.toolName === tool));
 }
@@ -72,23 +85,23 @@ function analyst(view: PromptView): OfflineDecision {
   if (paging) {
     const pageTexts = parseFencedPages(view.system).pages.map((p) => p.body);
     const saved = readSaved(view.system);
-    const folded = saved ? saved.read : 0;
     if (spec) {
-      if (pageTexts.length > 0 && folded < plan.loaded) {
+      // Each batch is folded once, marked by the plan's loaded count: a page missing from the prompt
+      // leaves the count of reports read short instead of being made up by folding what is visible again.
+      if (pageTexts.length > 0 && readFoldedAt(view.system) !== plan.loaded) {
         const batch = partialAnswer(spec, findReports(pageTexts.join('\n')));
         // The merged answer is saved as one partial, so the saved result stays one small record.
         const mergedPartial: PartialAnswer = saved ? mergePartials(spec, saved, batch) : batch;
         return {
           toolCalls: [
             { toolName: 'save_result', input: { task_id: RUNNING_RESULT_ID, result: serializePartial(mergedPartial) } },
+            { toolName: 'save_result', input: { task_id: FOLDED_AT_ID, result: String(plan.loaded) } },
             ...load,
           ],
         };
       }
       if (load.length) return { toolCalls: load };
-      if (!saved || saved.read < plan.total) {
-        return finish(`I could read only ${saved?.read ?? 0} of ${plan.total} reports from my prompt; no answer.`);
-      }
+      if (!saved || saved.read < plan.total) return incomplete(saved?.read ?? 0, plan.total);
       return finish(formatAnswer(spec, combinePartials(spec, [saved])));
     }
     // A free-form question: keep the best sentences of each batch.
@@ -112,9 +125,9 @@ function analyst(view: PromptView): OfflineDecision {
   const reportTexts = view.turns.flatMap((t) => (t.role === 'tool' ? t.results.map((r) => r.output) : []));
   const all = reportTexts.join('\n');
   if (spec) {
-    const reports = findReports(all);
-    if (reports.length < plan.total)
-      return finish(`I could read only ${reports.length} of ${plan.total} reports from my prompt; no answer.`);
+    // A report seen twice (a result repeated in history) counts once.
+    const reports = [...new Map(findReports(all).map((r) => [r.id, r])).values()];
+    if (reports.length < plan.total) return incomplete(reports.length, plan.total);
     return finish(formatAnswer(spec, combinePartials(spec, [partialAnswer(spec, reports)])));
   }
   const pages = reportTexts.flatMap((t) => parseFencedPages(t).pages.map((p) => `${p.uri}\n${p.body}`));

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigurationError } from '../../errors.js';
+import { findDataPath } from '../../util/data-dir.js';
 
 /** The environment variable that points the loader at another copy of the tau-bench retail data. */
 export const TAU_RETAIL_DIR_ENV = 'PAGEWISE_TAU_RETAIL_DIR';
@@ -82,16 +82,13 @@ export interface RetailData {
   products: ReadonlyMap<string, RetailProduct>;
 }
 
-// From src/scenarios/retail/ (or dist/scenarios/retail/ once built) three levels up is the project root.
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
 /**
  * Where {@link loadRetailData} reads from when given no folder: `$PAGEWISE_TAU_RETAIL_DIR`, else
- * `../shared/data/tau-retail` beside the project root.
+ * the fetched data (`pagewise data fetch tau-retail`) or `../shared/data/tau-retail` beside the project.
  */
 export function defaultRetailDataDir(): string {
   const fromEnv = process.env[TAU_RETAIL_DIR_ENV];
-  return fromEnv ? path.resolve(fromEnv) : path.resolve(repoRoot, '../shared/data/tau-retail');
+  return fromEnv ? path.resolve(fromEnv) : findDataPath('tau-retail');
 }
 
 /** True when all three data files exist, so tests and benchmarks can skip with a reason instead of failing. */

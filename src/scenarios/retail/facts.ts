@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { findMoney, formatCents, toCents } from './money.js';
+import { scanJson } from '../../util/json-scan.js';
 
 /** One line of an order, as far as it is known. */
 export interface KnownItem {
@@ -184,55 +185,12 @@ function walk(value: unknown, facts: RetailFacts): void {
   }
 }
 
-/** Index just past the `}` closing the object that opens at `start`, or -1; strings are skipped. */
-function closingBrace(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth += 1;
-    else if (c === '}') {
-      depth -= 1;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
-}
-
-function tryJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The JSON values in a text: the whole text when it is JSON, else every outermost `{...}` that parses.
  * An object cut short (a truncated observation) is skipped, but complete objects inside it still count.
  */
 function jsonValues(text: string): unknown[] {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    const whole = tryJson(trimmed);
-    if (whole !== undefined) return [whole];
-  }
-  const values: unknown[] = [];
-  for (let i = text.indexOf('{'); i >= 0;) {
-    const end = closingBrace(text, i);
-    const value = end > 0 ? tryJson(text.slice(i, end)) : undefined;
-    if (value !== undefined) {
-      values.push(value);
-      i = text.indexOf('{', end);
-    } else {
-      i = text.indexOf('{', i + 1);
-    }
-  }
-  return values;
+  return scanJson(text).values;
 }
 
 // ---- fact lines ---------------------------------------------------------------------------------

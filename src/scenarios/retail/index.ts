@@ -29,3 +29,4 @@ export {
 export type { GenerateRetailTasksOptions, RetailCustomer, RetailGold, RetailTask } from './tasks.js';
 export { createRetailTools, RETAIL_TOOL_NAMES, SEARCH_RESULT_LIMIT } from './tools.js';
 export { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from './guidelines.js';
+export { retailTaskValues } from './task-values.js';

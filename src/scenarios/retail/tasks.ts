@@ -363,11 +363,14 @@ const normalizeOrderId = (id: string) => `#${id.replace(/^#/, '').toUpperCase()}
 
 /**
  * Whether a reply answers the task right. Only the text after the last `Answer:` counts (the whole reply
- * when there is none); amounts are read exactly to the cent (`$1,234.5` = `1234.50`).
- * - delivered-product-spend: the first or the last amount is the gold total.
- * - modifiable-pending-orders: exactly the modifiable orders are named, each followed by its item total.
- * - most-expensive-item: names the gold order (and no other), the product and the price.
- * - delivered-spend-comparison: the winner is the first customer named, and both totals appear.
+ * when there is none); amounts are read exactly to the cent (`$1,234.5` = `1234.50`), and an answer
+ * states each amount once: a reply that hedges with several amounts is wrong even if one is right.
+ * - delivered-product-spend: exactly one amount, the gold total.
+ * - modifiable-pending-orders: exactly the modifiable orders are named, each followed by exactly one
+ *   amount, its item total.
+ * - most-expensive-item: names the gold order (and no other), the product, and exactly one amount, the price.
+ * - delivered-spend-comparison: the winner is the first customer named, and the amounts are exactly the
+ *   customers' totals.
  */
 export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string): boolean {
   const segment = answerSegment(answerText);
@@ -377,7 +380,7 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
   const mentionedIds = new Set(mentions.map((m) => m.id));
   switch (gold.template) {
     case 'delivered-product-spend':
-      return amounts.length > 0 && (amounts[0] === gold.totalCents || amounts[amounts.length - 1] === gold.totalCents);
+      return amounts.length === 1 && amounts[0] === gold.totalCents;
     case 'modifiable-pending-orders': {
       if (gold.modifiable.length === 0) return mentions.length === 0 && /\bnone\b/i.test(segment);
       if (mentionedIds.size !== gold.modifiable.length) return false;
@@ -386,9 +389,8 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
           if (m.id !== orderId) return false;
           const end = mentions[i + 1]?.index ?? segment.length;
           // The id itself is skipped: its digits are not an amount.
-          return moneyAmounts(segment.slice(m.index, end).replace(ORDER_ID, ' ')).some(
-            (a) => a.cents === itemTotalCents,
-          );
+          const stated = moneyAmounts(segment.slice(m.index, end).replace(ORDER_ID, ' '));
+          return stated.length === 1 && stated[0]?.cents === itemTotalCents;
         }),
       );
     }
@@ -397,7 +399,8 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
         mentionedIds.size === 1 &&
         mentionedIds.has(gold.orderId) &&
         segment.toLowerCase().includes(gold.productName.toLowerCase()) &&
-        amounts.includes(gold.priceCents)
+        amounts.length === 1 &&
+        amounts[0] === gold.priceCents
       );
     case 'delivered-spend-comparison': {
       const lower = segment.toLowerCase();
@@ -413,6 +416,7 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
         first !== undefined &&
         first.userId === gold.winnerUserId &&
         firstMention(first) !== Number.POSITIVE_INFINITY &&
+        amounts.length === gold.totals.length &&
         gold.totals.every((t) => amounts.includes(t.totalCents))
       );
     }

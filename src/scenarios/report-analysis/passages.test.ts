@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { findPassages, mergePassages } from './passages.js';
+
+const pdfText = [
+  'Sales by contract type are shown below (in millions).',
+  'Years Ended September 30,',
+  '2019',
+  '2018',
+  '2017',
+  'Fixed Price',
+  '$ 1,452.4',
+  '$ 1,146.2',
+  '$ 1,036.9',
+  'Total sales',
+  '$1,496.5',
+  '$1,202.9',
+  '$1,107.7',
+].join('\n');
+
+describe('findPassages', () => {
+  it('gives a table row with its values on the following lines and the column header with each', () => {
+    const [best] = findPassages(
+      'What was the amount of total sales in 2019?',
+      [{ uri: 'file:q3.txt', body: pdfText }],
+      3,
+    );
+    expect(best?.text).toBe('Total sales: 2019: $1,496.5 | 2018: $1,202.9 | 2017: $1,107.7');
+    expect(best?.citation).toBe('q3.txt:10-13');
+  });
+
+  it('cites a page of a paged document as file#page, and reads markdown table rows', () => {
+    const body = '| Item | 2024 | 2023 |\n|---|---|---|\n| Revenue | 1,200 | 1,100 |\n| Net income | 90 | 80 |';
+    const [best] = findPassages('net income?', [{ uri: 'annual.pdf#4', body }], 1);
+    expect(best).toEqual({ citation: 'annual.pdf#4', text: 'Net income: 2024: 90 | 2023: 80', score: 1 });
+  });
+
+  it('finds sentences of prose, and Japanese text by words', () => {
+    const body = '当社の売上高は前年比12.5%増の1,234億円となりました。営業利益は減少しました。';
+    const [best] = findPassages('売上高はいくらですか', [{ uri: 'jp.txt', body }], 1);
+    expect(best?.text).toContain('1,234億円');
+    expect(findPassages('unrelated words', [{ uri: 'jp.txt', body }], 3)).toEqual([]);
+  });
+
+  it('merges lists best first without duplicates', () => {
+    const a = { citation: 'a.txt:1', text: 'x', score: 0.5 };
+    const b = { citation: 'b.txt:1', text: 'y', score: 0.9 };
+    expect(mergePassages([[a], [b, a]], 3)).toEqual([b, a]);
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * Guards the user's own data: `npm test` must write only under temporary folders, never to the default store that
+ * `analyze` and `sessions` use (.pagewise/pagewise.db in the working folder) nor to ~/.pagewise. The teardown fails
+ * the run when any of them appeared or changed while the tests ran.
+ */
+import { existsSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const GUARDED = [
+  path.join(process.cwd(), '.pagewise'),
+  path.join(process.cwd(), '.pagewise', 'pagewise.db'),
+  path.join(os.homedir(), '.pagewise'),
+];
+
+function snapshot(): string[] {
+  return GUARDED.map((file) => {
+    if (!existsSync(file)) return `${file}: absent`;
+    const info = statSync(file);
+    return `${file}: ${info.size} bytes, modified ${info.mtimeMs}`;
+  });
+}
+
+export default function setup(): () => void {
+  const before = snapshot();
+  return () => {
+    const after = snapshot();
+    const changed = after.filter((line, i) => line !== before[i]);
+    if (changed.length === 0) return;
+    // A throw here is only logged by the test runner; the exit code is what CI reads.
+    process.exitCode = 1;
+    throw new Error(
+      `The tests wrote to the user's default store; pass --db or a temporary folder:\n${changed.join('\n')}`,
+    );
+  };
+}
