@@ -15,6 +15,7 @@ import {
 import { ConfigurationError } from '../src/errors.js';
 import { main as analyzeTatqa } from './analyze-tatqa.js';
 import { main as cliStart } from './cli-start.js';
+import { main as compressionRealData } from './compression-real-data.js';
 import { main as compressionRetail } from './compression-retail.js';
 import { main as fairComparison } from './fair.js';
 import { main as importCost } from './import-cost.js';
@@ -47,6 +48,7 @@ await runtimeOverhead();
 await stepCost(['--rounds', '5']);
 await pagingScaling();
 await compressionRetail();
+await compressionRealData();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await sqliteContention();

@@ -25,6 +25,12 @@ export interface CompressionInput {
   turns: readonly (readonly ContextItem[])[];
   /** History only: the summary being extended (`accumulate`); empty before the first compression and in `reset`. */
   previousSummary: string;
+  /**
+   * History only: the current objective, what the kept recent turns are about (the latest user message,
+   * the calls still open). Relevance of the folded steps is ranked against the task and this, never
+   * against the folded steps themselves.
+   */
+  objective?: string;
   /** Observation only: the tool result to compress; empty for history. */
   observation: string;
   /** Observation only: the tool that produced it. */

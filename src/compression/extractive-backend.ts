@@ -16,7 +16,9 @@
 import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
-import { compressExtractive } from './extractive.js';
+import { wordTokens } from '../text/words.js';
+import { sentenceSpans } from '../text/sentences.js';
+import { bm25Scores, compressExtractive, normalized } from './extractive.js';
 import type { ExtractiveRules } from './rules.js';
 import { headWithinTokens } from './token-budget.js';
 import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
@@ -146,21 +148,150 @@ export function parseSummaryEntries(summary: string): SummaryEntry[] {
   return entries;
 }
 
+/**
+ * Folds the fresh steps into the summary. Relevance is ranked against the task and the current objective
+ * (ranking each step against all the others gives every step the same signal), together with recency and
+ * with being referenced later: a value of a step that a later call or message uses marks what to keep.
+ * Tool results and the messages between them are compressed one by one (JSON stays JSON); a conversation
+ * without tool calls is chosen sentence by sentence across all its messages within the budget, each kept
+ * sentence with its speaker.
+ */
 function compressHistory(input: CompressionInput, keepHandles: boolean): string {
   const previous = parseSummaryEntries(input.previousSummary);
   const fresh = entriesOfTurns(input.turns, keepHandles);
-  // Each new payload is ranked against the task and every other step: an id that a later step uses
-  // (the item of an order, looked up in the catalogue) marks what to keep of an earlier result.
-  const texts = [...previous, ...fresh].map((e) => `${e.label} ${e.payload}`);
+  const objective = input.objective ?? '';
+  const goal = [input.task, objective].filter(Boolean).join('\n');
+  // What later steps say and do: a later call's arguments, a later message, the objective.
+  // A conversation (no tool results) is chosen sentence by sentence across all its messages; in an agent's
+  // history the messages are instructions between tool calls, each compressed on its own like a result.
+  const chat = fresh.every((e) => isMessage(e));
+  // For a tool result: the other steps of the run, whose calls name the records it must keep (an order's
+  // item, looked up in the catalogue before or after).
+  const all = [...previous, ...fresh].map((e) => `${e.label} ${e.payload}`);
+  const context = (i: number): string => all.filter((_, j) => j !== previous.length + i).join('\n');
   const compressed = fresh.map((entry, i) => {
     // Compressed once already, by the observation guideline with the context of its time: relevance
     // is relative to the rest of a document, so compressing the survivors again would only lose more.
-    const others = texts.filter((_, j) => j !== previous.length + i).join('\n');
-    return entry.compressed
-      ? entry
-      : { ...entry, payload: compressPayload(entry.payload, `${input.task}\n${others}`, input.guideline.rules) };
+    if (entry.compressed || (chat && isMessage(entry))) return entry;
+    return { ...entry, payload: compressPayload(entry.payload, `${goal}\n${context(i)}`, input.guideline.rules) };
   });
-  return fitBudget([...previous, ...compressed], input.task, input.guideline.rules, input.maxTokens);
+  const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
+  if (messages.length > 0) {
+    const others = compressed.filter((e) => !isMessage(e));
+    const fixed = countTokens(formatSummaryEntries([...previous, ...others]));
+    // The summary budget is the constraint here, not the ratio: a message kept is kept whole or by
+    // sentences, and the budget says how many fit.
+    const budget = input.maxTokens - fixed;
+    const withKept = (kept: readonly string[]): SummaryEntry[] =>
+      compressed.map((entry, at) => {
+        const j = messages.indexOf(at);
+        return j < 0 ? entry : { ...entry, payload: kept[j] ?? '' };
+      });
+    // Estimated costs miss BPE merges (either way): measure, and choose again with the target moved by
+    // the difference; the best result within the budget wins.
+    let target = budget;
+    let best: { text: string; tokens: number } | undefined;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const entries = [...previous, ...withKept(selectSentences(compressed, messages, goal, objective, target))];
+      const text = formatSummaryEntries(entries.filter((e) => !isMessage(e) || e.payload !== ''));
+      const tokens = countTokens(text);
+      if (tokens <= input.maxTokens && tokens > (best?.tokens ?? -1)) best = { text, tokens };
+      const slack = input.maxTokens - tokens;
+      if (slack >= 0 && slack <= input.maxTokens * 0.02) break;
+      target += slack - (slack < 0 ? attempt * 8 : 0);
+    }
+    if (best) return best.text;
+    compressed.splice(
+      0,
+      compressed.length,
+      ...withKept(selectSentences(compressed, messages, goal, objective, target)),
+    );
+  }
+  const entries = [...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')];
+  return fitBudget(entries, input.task, input.guideline.rules, input.maxTokens);
+}
+
+function isMessage(entry: SummaryEntry): boolean {
+  return entry.label === '[user]' || entry.label === '[assistant]';
+}
+
+// Weights of the history ranking, on the scale of relevance (0..1).
+const RECENCY_WEIGHT = 0.3;
+const REFERENCED_WEIGHT = 0.3;
+const NUMBER_WEIGHT = 0.1;
+
+/**
+ * Chooses sentences of the messages (`entries[at]` for `at` of `messages`) within `budget` tokens, a kept
+ * message's label counted once: relevance to the goal, plus recency, plus a bonus when a distinctive word
+ * of the sentence (a name, a number, an id) comes up again in a later step or the objective. Returns each
+ * message's kept sentences joined, '' for a message with none.
+ */
+function selectSentences(
+  entries: readonly SummaryEntry[],
+  messages: readonly number[],
+  goal: string,
+  objective: string,
+  budget: number,
+): string[] {
+  const units = messages.flatMap((at, m) => {
+    const payload = entries[at]?.payload ?? '';
+    return sentenceSpans(payload).map((span) => ({ message: m, at, text: payload.slice(span.start, span.end) }));
+  });
+  if (units.length === 0 || budget <= 0) return messages.map(() => '');
+  // The last step each word appears in (the objective counts as after every step).
+  const lastSeen = new Map<string, number>();
+  entries.forEach((entry, at) => {
+    for (const word of wordTokens(isMessage(entry) ? entry.payload : entry.label)) lastSeen.set(word, at);
+  });
+  for (const word of wordTokens(objective)) lastSeen.set(word, entries.length);
+  const relevance = normalized(
+    bm25Scores(
+      units.map((u) => u.text),
+      goal,
+    ),
+  );
+  const steps = entries.length;
+  const scored = units.map((unit, i) => {
+    const referenced = distinctiveWords(unit.text).some((w) => (lastSeen.get(w) ?? -1) > unit.at);
+    return {
+      i,
+      score:
+        (relevance[i] ?? 0) +
+        RECENCY_WEIGHT * (steps > 1 ? unit.at / (steps - 1) : 1) +
+        (referenced ? REFERENCED_WEIGHT : 0) +
+        (/\d/u.test(unit.text) ? NUMBER_WEIGHT : 0),
+      // Sentences of a message are joined by a space, which BPE mostly folds into the next word.
+      cost: countTokens(unit.text),
+    };
+  });
+  scored.sort((a, b) => b.score - a.score || a.i - b.i);
+  const labelCost = (m: number): number => countTokens(`- ${entries[messages[m] ?? 0]?.label ?? ''}${ARROW}`) + 1;
+  const kept = new Set<number>();
+  const opened = new Set<number>();
+  let used = 0;
+  for (const unit of scored) {
+    const message = units[unit.i]?.message ?? 0;
+    const cost = unit.cost + (opened.has(message) ? 0 : labelCost(message));
+    if (used + cost > budget) continue;
+    kept.add(unit.i);
+    opened.add(message);
+    used += cost;
+  }
+  const out = messages.map(() => [] as string[]);
+  units.forEach((unit, i) => {
+    if (kept.has(i)) out[unit.message]?.push(unit.text);
+  });
+  return out.map((sentences) => sentences.join(' '));
+}
+
+/** Words that single a fact out: numbers, ids, and capitalized words that do not open the sentence. */
+function distinctiveWords(sentence: string): string[] {
+  const out: string[] = [];
+  const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}#._-]*/gu) ?? [];
+  words.forEach((word, i) => {
+    if (/\d/u.test(word) || (i > 0 && /^\p{Lu}/u.test(word) && word.length > 2)) out.push(...wordTokens(word));
+  });
+  return out;
 }
 
 /** The scalar values in tool-call arguments, as text (`{"id":"#W1","n":2}` → `#W1`, `2`). */

@@ -28,7 +28,8 @@ import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
-import { joinUnits, segmentText } from './segment.js';
+import { hasCjk, wordTokens } from '../text/words.js';
+import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
@@ -109,6 +110,8 @@ interface Candidate {
   score: number;
   forced: boolean;
   dropped: boolean;
+  /** False for units kept only with another (headings, table headers, speaker labels). */
+  standalone: boolean;
   cost: number;
   /** Indices that must be kept with it (its headings, outermost first). */
   requires: readonly number[];
@@ -122,17 +125,19 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const total = units.length;
   // A unit is scored with its headings' words: "He was the author of many books" is about the
   // paragraph's title, as a JSON value is about its key path.
+  // A table row is scored with its column headers, a turn's sentence with its speaker, likewise.
+  const requirements = units.map((u) => requiredUnits(units, u));
   const relevance = normalized(
-    bm25(
-      units.map((u) => [...headingChain(units, u).map((h) => units[h]?.text ?? ''), u.text].join(' ')),
+    bm25Scores(
+      units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(PIECE)),
       query,
     ),
   );
   const blocks = groupBy(units, (u) => u.block);
-  const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(' '));
+  const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(PIECE));
   // With a single paragraph, its relevance says nothing about any unit; a constant would only shift
   // scores and make minScore mean different things for different documents.
-  const blockRelevance = blocks.size > 1 ? normalized(bm25(blockTexts, query)) : blockTexts.map(() => 0);
+  const blockRelevance = blocks.size > 1 ? normalized(bm25Scores(blockTexts, query)) : blockTexts.map(() => 0);
   const blockRank = new Map([...blocks.keys()].map((block, i) => [block, blockRelevance[i] ?? 0]));
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
@@ -150,18 +155,19 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
         PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
       forced,
       dropped: !forced && drop.some((re) => re.test(unit.text)),
+      standalone: isContentUnit(unit),
       // One token more for the separator it brings into the output.
       cost: countTokens(unit.text) + 1,
-      requires: headingChain(units, unit),
+      requires: requirements[unit.index] ?? [],
     };
   });
   const render = (kept: readonly number[]): string => joinUnits(input, units, kept);
-  const chosen = select(candidates, rules.minScore, budget, render);
+  const chosen = select(candidates, rules.minScore, budget, render, true);
   if (chosen.kept.length > 0 || total === 0) {
     return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
   }
   // Nothing fits whole (one huge unit, or a tight maxTokens): cut the best unit to the budget.
-  const best = rank(candidates.filter((c) => !c.dropped))[0];
+  const best = rank(candidates.filter((c) => !c.dropped && c.standalone))[0];
   const text = best === undefined ? '' : headWithinTokens(units[best.index]?.text ?? '', budget);
   return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
 }
@@ -170,6 +176,18 @@ function headingChain(units: readonly TextUnit[], unit: TextUnit): number[] {
   const chain: number[] = [];
   for (let at = unit.heading; at !== undefined; at = units[at]?.heading) chain.unshift(at);
   return chain;
+}
+
+/** What a unit needs kept with it, in document order: its headings, then its headers or speaker label. */
+function requiredUnits(units: readonly TextUnit[], unit: TextUnit): number[] {
+  const all = new Set(headingChain(units, unit));
+  for (const r of unit.requires ?? []) {
+    const required = units[r];
+    if (!required) continue;
+    for (const h of headingChain(units, required)) all.add(h);
+    all.add(r);
+  }
+  return [...all].sort((a, b) => a - b);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,9 +203,10 @@ function select(
   minScore: number | undefined,
   budget: number,
   render: (kept: readonly number[]) => string,
+  refill = false,
 ): FilledBudget {
   const eligible = rank(
-    candidates.filter((c) => !c.dropped && (c.forced || minScore === undefined || c.score >= minScore)),
+    candidates.filter((c) => !c.dropped && c.standalone && (c.forced || minScore === undefined || c.score >= minScore)),
   );
   const usable = (i: number): boolean => candidates[i]?.dropped !== true;
   const items = eligible.map((c) => ({ index: c.index, cost: c.cost, requires: c.requires.filter(usable) }));
@@ -201,8 +220,19 @@ function select(
     const tokens = countTokens(text);
     if (tokens <= budget) return { kept: all, text, tokens };
   }
-  return fillBudget(items, budget, render, (i) => candidates[i]?.cost ?? 0);
+  const costOf = (i: number): number => candidates[i]?.cost ?? 0;
+  const filled = fillBudget(items, budget, render, costOf);
+  // Estimated costs of text units run above the rendered text (a separator token often merges into the
+  // next word), so the first fill can leave a few percent of the budget unused: fill again with the slack
+  // added. JSON costs are exact enough that its slack is shared brackets, not worth a second render.
+  const slack = budget - filled.tokens;
+  if (!refill || slack <= budget * SLACK_RETRY) return filled;
+  const again = fillBudget(items, budget + slack, render, costOf);
+  return again.tokens <= budget && again.tokens > filled.tokens ? again : filled;
 }
+
+// Unused budget, as a share of it, worth a second fill.
+const SLACK_RETRY = 0.02;
 
 // How far the estimate may exceed the budget for the whole-input measurement to be worth a try.
 const ALL_FIT_SLACK = 1.5;
@@ -218,15 +248,50 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
+// Scored texts are joined from pieces (a unit, its headers, its paragraph's units) with this separator,
+// so each piece is segmented into words once per call and reused, however many texts it is part of.
+const PIECE = '\u0000';
+const wordCache = new Map<string, string[]>();
+const WORD_CACHE_LIMIT = 20_000;
+
+/**
+ * The terms of a piece: text in Japanese, Chinese or Korean as `Intl.Segmenter` words; other text split at
+ * spaces and punctuation, so `order_id` and `#W123` match `order` and `w123` (JSON keys, ids in queries).
+ */
+function piecesWords(piece: string): string[] {
+  let words = wordCache.get(piece);
+  if (!words) {
+    words = hasCjk(piece)
+      ? wordTokens(piece)
+      : piece
+          .toLowerCase()
+          .split(/[\n\r\p{Z}\p{P}]+/u)
+          .filter(Boolean);
+    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
+    wordCache.set(piece, words);
+  }
+  return words;
+}
+
+// Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
+// English function words do not; content words are mostly written in kanji or katakana.
+const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
+
+function isStopword(term: string): boolean {
+  return STOPWORDS.has(term) || FUNCTION_WORD.test(term);
+}
+
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
-function bm25(texts: readonly string[], query: string): number[] {
+export function bm25Scores(texts: readonly string[], query: string): number[] {
   const scores = new Array<number>(texts.length).fill(0);
   if (texts.length === 0) return scores;
   const index = new MiniSearch<{ id: number; text: string }>({
     fields: ['text'],
+    // Words of any language: Japanese and Chinese have no spaces to split on.
+    tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
     processTerm: (term) => {
       const lower = term.toLowerCase();
-      return STOPWORDS.has(lower) ? null : lower;
+      return isStopword(lower) ? null : lower;
     },
     searchOptions: {
       // Prefix matching stands in for stemming ("write" finds "writer"); fuzzy for spelling variants.
@@ -239,19 +304,14 @@ function bm25(texts: readonly string[], query: string): number[] {
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
-  const terms = [
-    ...new Set(
-      query
-        .toLowerCase()
-        .split(/[\n\r\p{Z}\p{P}]+/u)
-        .filter(Boolean),
-    ),
-  ];
-  for (const hit of index.search(terms.join(' '))) scores[hit.id as number] = hit.score;
+  const terms = [...new Set(piecesWords(query))].filter((t) => !isStopword(t));
+  if (terms.length === 0) return scores;
+  for (const hit of index.search({ queries: terms, combineWith: 'OR' })) scores[hit.id as number] = hit.score;
   return scores;
 }
 
-function normalized(values: readonly number[]): number[] {
+/** Values divided by their maximum (all 0 when none is positive). */
+export function normalized(values: readonly number[]): number[] {
   const max = Math.max(0, ...values);
   return max > 0 ? values.map((v) => v / max) : values.map(() => 0);
 }
@@ -370,13 +430,14 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
   const drop = compilePatterns(rules.dropPatterns);
 
   const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
-  const relevance = normalized(bm25(leafTexts, query));
+  const relevance = normalized(bm25Scores(leafTexts, query));
   // Records are array items and entries of id-keyed maps: the outermost (an order in a list of orders)
   // and the innermost (an item of that order). Their relevance lifts all their fields, so the id of the item the task is about
   // outranks the ids of the other items, and those of the other orders.
   const outer = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[0] ?? -1);
   const inner = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
+  const labels = recordLabels(leaves);
   const opened = new Set<string>();
   const candidates: Candidate[] = leaves.map((leaf, index) => {
     const keys = leaf.path.filter((p): p is string => typeof p === 'string');
@@ -396,14 +457,44 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
         PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)),
       forced,
       dropped,
+      standalone: true,
       cost: leafCost(leaf, opened),
-      requires: [],
+      requires: labels[index] ?? [],
     };
   });
   const render = (kept: readonly number[]): string =>
     JSON.stringify(prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? [])))) ?? emptyLike(root));
   const chosen = select(candidates, rules.minScore, budget, render);
   return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
+}
+
+// The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
+const LABEL_KEY = /^(?:name|title|label)$|(?:_name|Name)$/u;
+
+/** Per leaf, the leaf naming its innermost record (its id, else its name), when that is another leaf. */
+function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
+  const recordOf = (leaf: JsonLeaf): string | undefined => {
+    const at = leaf.records[leaf.records.length - 1];
+    return at === undefined ? undefined : JSON.stringify(leaf.path.slice(0, at + 1));
+  };
+  const label = new Map<string, { index: number; rank: number }>();
+  // Only flat records (every field a scalar: the rows of a table) are named so; a nested record's
+  // fields already sit under keys that say what they are.
+  const nested = new Set<string>();
+  leaves.forEach((leaf, index) => {
+    const record = recordOf(leaf);
+    const at = leaf.records[leaf.records.length - 1];
+    if (record === undefined || at === undefined || leaf.key === undefined) return;
+    if (leaf.path.length !== at + 2) nested.add(record);
+    for (const outer of leaf.records.slice(0, -1)) nested.add(JSON.stringify(leaf.path.slice(0, outer + 1)));
+    const rank = ID_KEY.test(leaf.key) ? 2 : LABEL_KEY.test(leaf.key) ? 1 : 0;
+    if (rank > (label.get(record)?.rank ?? 0)) label.set(record, { index, rank });
+  });
+  return leaves.map((leaf, index) => {
+    const record = recordOf(leaf);
+    const named = record === undefined || nested.has(record) ? undefined : label.get(record)?.index;
+    return named === undefined || named === index ? [] : [named];
+  });
 }
 
 /**
@@ -428,8 +519,8 @@ function recordRelevance(
   );
   if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
   const scores = normalized(
-    bm25(
-      [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(' ')),
+    bm25Scores(
+      [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(PIECE)),
       query,
     ),
   );

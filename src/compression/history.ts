@@ -21,11 +21,12 @@ import {
 import { ConfigurationError, PagewiseError } from '../errors.js';
 import type { CompactionEvent, SessionEvent } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import type { CompressorBackend } from './backend.js';
+import type { CompressionContext, CompressorBackend } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { fenceQuoted, renderTranscript, shortBoundary, unfenceQuoted } from './transcript.js';
+import { headWithinTokens, tokenBudget } from './token-budget.js';
+import { argumentText, fenceQuoted, renderTranscript, shortBoundary, unfenceQuoted } from './transcript.js';
 
 /** ACON's default T_hist: histories above this many tokens are compressed. */
 export const DEFAULT_HISTORY_THRESHOLD = 4096;
@@ -47,6 +48,12 @@ export interface HistoryCompressorOptions {
   mode?: HistoryMode;
   /** The summary budget in tokens (the guideline's `{{max_tokens}}`). Default ⌊T_hist / 2⌋, so the summary leaves room to grow. */
   maxSummaryTokens?: number;
+  /**
+   * Output tokens / input tokens of each compressed run of turns, in (0, 1], the summary's preamble and
+   * fence included: the summary item stays within ⌊ratio · tokens of the turns it replaces⌋ (a run too
+   * small to fit the preamble is left as it is). With `maxSummaryTokens` too, the smaller budget wins.
+   */
+  targetRatio?: number;
   /** Fence boundary generator (seed it for reproducible token counts). Default: 48 random bits. */
   boundary?: () => string;
   /** The processor's name in reports and errors. Default `acon-hist(<backend>, <T_hist>, <mode>)`. */
@@ -101,6 +108,8 @@ export function historyCompressor(
   checkCount('thresholdTokens', threshold, 0);
   checkCount('keepLastTurns', keepLastTurns, 0);
   checkCount('maxSummaryTokens', maxSummaryTokens, 1);
+  const targetRatio = options.targetRatio;
+  if (targetRatio !== undefined) checkRatio('historyCompressor', targetRatio);
   if (mode !== 'reset' && mode !== 'accumulate') {
     throw new ConfigurationError(
       'invalid-history-option',
@@ -132,9 +141,10 @@ export function historyCompressor(
         if (last && last.end === i) last.end = i + 1;
         else regions.push({ start: i, end: i + 1 });
       }
+      const objective = objectiveOf(request.items, turns.slice(tailStart).flat());
       const replaced = new Map<number, { end: number; item: ContextItem }>();
       for (const region of regions) {
-        const item = await compressRegion(turns.slice(region.start, region.end), ctx);
+        const item = await compressRegion(turns.slice(region.start, region.end), ctx, objective);
         if (item) replaced.set(region.start, { end: region.end, item });
       }
       if (replaced.size === 0) return;
@@ -154,7 +164,11 @@ export function historyCompressor(
   };
 
   /** Summarizes one run of turns and persists the compaction; undefined when there is nothing to fold in. */
-  async function compressRegion(region: ContextItem[][], ctx: ProcessorContext): Promise<ContextItem | undefined> {
+  async function compressRegion(
+    region: ContextItem[][],
+    ctx: ProcessorContext,
+    objective: string,
+  ): Promise<ContextItem | undefined> {
     const items = region.flat();
     // A region built by another processor, without event ids, cannot be persisted as a compaction.
     if (items.length === 0 || items.some((item) => item.eventId === undefined)) return undefined;
@@ -184,19 +198,18 @@ export function historyCompressor(
     }
     if (fresh.length === 0) return undefined;
 
-    let summary: string;
+    let maxTokens = maxSummaryTokens;
+    const b = boundary();
+    if (targetRatio !== undefined) {
+      const budget = tokenBudget(historyTokens(items), targetRatio) - summaryOverhead(b);
+      if (budget < 1) return undefined;
+      maxTokens = Math.min(maxTokens, budget);
+    }
+    let text: string;
     try {
-      summary = await backend.compress(
-        {
-          target: 'history',
-          guideline,
-          task: ctx.task,
-          history: renderTranscript(fresh.flat()),
-          turns: fresh,
-          previousSummary,
-          observation: '',
-          maxTokens: maxSummaryTokens,
-        },
+      text = await summarizeTurns(
+        backend,
+        { guideline, task: ctx.task, turns: fresh, previousSummary, objective, maxTokens, boundary: b },
         { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
       );
     } catch (error) {
@@ -204,7 +217,6 @@ export function historyCompressor(
       if (PagewiseError.isInstance(error) && error.fault === 'model') return undefined;
       throw error;
     }
-    const text = `${SUMMARY_PREAMBLE}\n${fenceQuoted(summary, boundary())}`;
     await ctx.appendCompaction({ fromEventId, toEventId, summary: text, guideline: guidelineRef });
     const event = [...ctx.session.events]
       .reverse()
@@ -213,6 +225,69 @@ export function historyCompressor(
           e.kind === 'compaction' && e.fromEventId === fromEventId && e.toEventId === toEventId,
       );
     return { type: 'summary', text, ...(event ? { eventId: event.id } : {}) };
+  }
+}
+
+/** What {@link summarizeTurns} needs besides the backend. */
+export interface SummarizeTurnsInput {
+  guideline: Guideline;
+  task: string;
+  turns: readonly (readonly ContextItem[])[];
+  previousSummary: string;
+  objective: string;
+  /** The summary body's budget in tokens (preamble and fence not included). */
+  maxTokens: number;
+  /** The fence boundary. */
+  boundary: string;
+}
+
+/**
+ * Has `backend` summarize `turns` and returns the summary item's text: the preamble and the fenced
+ * summary. A backend that writes past `maxTokens` (an LLM) is cut to it, so the budget holds.
+ */
+export async function summarizeTurns(
+  backend: CompressorBackend,
+  input: SummarizeTurnsInput,
+  context: CompressionContext,
+): Promise<string> {
+  const summary = await backend.compress(
+    {
+      target: 'history',
+      guideline: input.guideline,
+      task: input.task,
+      history: renderTranscript(input.turns.flat()),
+      turns: input.turns,
+      previousSummary: input.previousSummary,
+      objective: input.objective,
+      observation: '',
+      maxTokens: input.maxTokens,
+    },
+    context,
+  );
+  return `${SUMMARY_PREAMBLE}\n${fenceQuoted(headWithinTokens(summary, input.maxTokens), input.boundary)}`;
+}
+
+/** Tokens a summary item adds around its body: the preamble and the fence. */
+export function summaryOverhead(boundary: string): number {
+  return countTokens(`${SUMMARY_PREAMBLE}\n${fenceQuoted('', boundary)}`) + 1;
+}
+
+/**
+ * The current objective of a request: its latest user message and the calls of the kept turns (what is
+ * still open), as text to rank the folded steps against.
+ */
+export function objectiveOf(items: readonly ContextItem[], kept: readonly ContextItem[]): string {
+  const latestUser = [...items].reverse().find((item) => item.type === 'user');
+  const open = kept.flatMap((item) =>
+    item.type === 'assistant' ? item.toolCalls.map((c) => `${c.toolName} ${argumentText(c.input)}`) : [],
+  );
+  return [latestUser?.text ?? '', ...open].filter(Boolean).join('\n');
+}
+
+/** Throws unless `ratio` is in (0, 1]. */
+export function checkRatio(user: string, ratio: number): void {
+  if (!(ratio > 0 && ratio <= 1)) {
+    throw new ConfigurationError('invalid-target-ratio', `${user}: targetRatio must be in (0, 1], got ${ratio}.`);
   }
 }
 

@@ -20,7 +20,10 @@ import { DEFAULT_OBSERVATION_RULES } from './rules.js';
 import { headWithinTokens, tokenBudget } from './token-budget.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const DATA = path.resolve(repoRoot, '../shared/data/hotpotqa/dev.jsonl');
+const DATA = path.resolve(
+  process.env.PAGEWISE_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data'),
+  'hotpotqa/dev.jsonl',
+);
 const RATIO = 0.5;
 const present = existsSync(DATA);
 if (!present)

@@ -1,7 +1,7 @@
 /**
  * Context compression (ACON): guidelines and their extractive rules, the observation and history
  * compressors, their backends (LLM, extractive, naive stand-in), the prompting baseline, the AI SDK
- * middleware, and the benchmark strategy factories.
+ * middleware, and the one-call API (compressText, compressMessages).
  */
 export * from './rules.js';
 export * from './guideline.js';
@@ -20,3 +20,4 @@ export * from './observation.js';
 export * from './history.js';
 export * from './prompting.js';
 export * from './middleware.js';
+export * from './api.js';

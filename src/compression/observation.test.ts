@@ -232,3 +232,26 @@ describe('observationCompressor with the LLM backend', () => {
     expect(ledger.summary()).toMatchObject({ compressorCalls: 1, peakPromptTokens: 0 });
   });
 });
+
+describe('observationCompressor: targetRatio', () => {
+  it('keeps the whole output, fence and handle included, within the target ratio', async () => {
+    const report = Array.from(
+      { length: 60 },
+      (_, i) => `Segment ${i} reported sales of ${100 + i} million yen, up ${i % 9}% on the year before.`,
+    ).join(' ');
+    for (const targetRatio of [0.3, 0.5, 0.7]) {
+      const cObs = observationCompressor({ targetRatio, boundary: () => 'boundary01' });
+      const result = await cObs.process(observation(report, 'read_report'), context({ task: 'Sales of segment 42?' }));
+      const ratio = countTokens(result.output) / countTokens(report);
+      expect(ratio).toBeLessThanOrEqual(targetRatio + 0.02);
+      expect(ratio).toBeGreaterThan(targetRatio - 0.15);
+      expect(handleOf(result.output)).toBeDefined();
+      expect(result.output).toContain('Segment 42 reported sales of 142 million yen');
+    }
+  });
+
+  it('refuses a ratio outside (0, 1]', () => {
+    expect(() => observationCompressor({ targetRatio: 0 })).toThrow(ConfigurationError);
+    expect(() => observationCompressor({ targetRatio: 1.5 })).toThrow(/targetRatio/u);
+  });
+});

@@ -73,8 +73,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Default rules for observations: keep half the tokens, protect every kind of concrete value. */
-export const DEFAULT_OBSERVATION_RULES: ExtractiveRules = deepFreeze({
+/**
+ * Default rules of both compressors: keep half the tokens, protect every kind of concrete value (the ids,
+ * amounts, dates and handles later steps reuse). Observations and history share them: one set to tune.
+ */
+export const DEFAULT_EXTRACTIVE_RULES: ExtractiveRules = deepFreeze({
   ratio: 0.5,
   unit: 'auto',
   keepPatterns: [],
@@ -85,19 +88,11 @@ export const DEFAULT_OBSERVATION_RULES: ExtractiveRules = deepFreeze({
   jsonDropFields: [],
 });
 
-/**
- * Default rules for history: keep half the tokens, protecting the runtime values (ids, amounts,
- * dates, handles) that later steps of the task reuse.
- */
-export const DEFAULT_HISTORY_RULES: ExtractiveRules = deepFreeze({
-  ratio: 0.5,
-  unit: 'auto',
-  keepPatterns: [],
-  dropPatterns: [],
-  alwaysKeep: { numbers: true, identifiers: true, dates: true, urls: true, errors: true, headers: true },
-  jsonKeepFields: ['error', 'errors', 'message', 'status'],
-  jsonDropFields: [],
-});
+/** Default rules for observations: {@link DEFAULT_EXTRACTIVE_RULES}. */
+export const DEFAULT_OBSERVATION_RULES: ExtractiveRules = DEFAULT_EXTRACTIVE_RULES;
+
+/** Default rules for history: {@link DEFAULT_EXTRACTIVE_RULES}. */
+export const DEFAULT_HISTORY_RULES: ExtractiveRules = DEFAULT_EXTRACTIVE_RULES;
 
 /** Where a rules value came from, for error messages: a file (or other source name) and a line. */
 export interface RulesOrigin {

@@ -101,3 +101,50 @@ describe('joinUnits', () => {
     expect(joinUnits(text, units, [0, 4])).toBe('One.\n\nFive');
   });
 });
+
+describe('segmentText: tables and chats', () => {
+  const kinds = (text: string): [string, string, number[]][] =>
+    segmentText(text, 'auto').map((u) => [u.kind, u.text, [...(u.requires ?? [])]]);
+
+  it('makes markdown rows units that require the header rows, a label-less second header row included', () => {
+    const text = '| Item | | |\n| --- | --- | --- |\n| | 2019 | 2018 |\n| Revenue | 120 | 100 |\n| Cost | 80 | 70 |';
+    expect(kinds(text)).toEqual([
+      ['header', '| Item | | |', []],
+      ['header', '| --- | --- | --- |', []],
+      ['header', '| | 2019 | 2018 |', []],
+      ['row', '| Revenue | 120 | 100 |', [0, 1, 2]],
+      ['row', '| Cost | 80 | 70 |', [0, 1, 2]],
+    ]);
+  });
+
+  it('groups a one-cell-per-line table into label rows under its header lines', () => {
+    const text = 'Year ended\n2019 €m\n2018 €m\nDefined benefit\n57\n44\nTotal charged (note 23)\n223\n222';
+    expect(kinds(text)).toEqual([
+      ['header', 'Year ended\n2019 €m\n2018 €m', []],
+      ['row', 'Defined benefit\n57\n44', [0]],
+      ['row', 'Total charged (note 23)\n223\n222', [0]],
+    ]);
+  });
+
+  it('reads CSV and whitespace-aligned tables by rows', () => {
+    expect(kinds('name,2019,2018\nRevenue,120,100\n"Cost, net",80,70').map(([k]) => k)).toEqual([
+      'header',
+      'row',
+      'row',
+    ]);
+    expect(
+      kinds('              2019     2018\nRevenue        120      100\nCost            80       70').map(([k]) => k),
+    ).toEqual(['header', 'row', 'row']);
+  });
+
+  it('keeps a speaker label with every sentence of a long chat turn, and short turns whole', () => {
+    const long = `Assistant: ${'The plan has several steps to follow. '.repeat(5).trim()}`;
+    const units = segmentText(`User: Hi there.\n${long}\nUser: Thanks.`, 'auto');
+    expect(units[0]).toMatchObject({ kind: 'line', text: 'User: Hi there.' });
+    expect(units[1]).toMatchObject({ kind: 'label', text: 'Assistant:' });
+    const sentences = units.filter((u) => u.kind === 'sentence');
+    expect(sentences).toHaveLength(5);
+    for (const s of sentences) expect(s.requires).toEqual([1]);
+    expect(units[units.length - 1]).toMatchObject({ kind: 'line', text: 'User: Thanks.' });
+  });
+});

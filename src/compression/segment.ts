@@ -1,8 +1,10 @@
 /**
- * Cuts text into the units an extractive compressor keeps or drops (sentences of prose, lines of
- * logs and tables, headings) and joins a chosen subset back. Units are exact substrings of the input,
- * so a kept sentence appears verbatim in the output.
+ * Cuts text into the units an extractive compressor keeps or drops (sentences of prose, lines of logs,
+ * rows of tables, turns of chats, headings) and joins a chosen subset back. Units are exact substrings of
+ * the input, so a kept sentence appears verbatim in the output. A unit names the units that give it its
+ * meaning (a table row its column headers, a sentence of a long chat turn its speaker), to be kept with it.
  */
+import { sentenceSpans } from '../text/sentences.js';
 
 /** How to cut text into units; `auto` decides per run of lines (lines when they look structured). */
 export type UnitMode = 'sentence' | 'line' | 'auto';
@@ -19,10 +21,25 @@ export interface TextUnit {
   readonly block: number;
   /** Position inside its paragraph: 0 for the lead unit. */
   readonly position: number;
-  /** A heading is a markdown header line or the `Title:` label that opens a paragraph. */
-  readonly kind: 'sentence' | 'line' | 'heading';
+  /**
+   * `heading`: a markdown header line or the `Title:` label that opens a paragraph. `row`: a table row
+   * with its row label (in one-cell-per-line tables, the label line and its value lines). `header`: a
+   * table's column header row (or markdown separator). `label`: the `Speaker:` prefix of a chat turn cut
+   * into sentences. Headers and labels say what other units mean and are kept only with them.
+   */
+  readonly kind: 'sentence' | 'line' | 'heading' | 'row' | 'header' | 'label';
   /** Index of the heading this unit sits under, if any (for a heading: its parent heading). */
   readonly heading?: number;
+  /** Units to keep with this one, in document order: a row's column headers, a sentence's speaker label. */
+  readonly requires?: readonly number[];
+}
+
+/**
+ * Whether a unit can be kept on its own. Table headers and speaker labels only come with a unit they
+ * explain; a heading may stand alone, as the outline of what was left out.
+ */
+export function isContentUnit(unit: TextUnit): boolean {
+  return unit.kind === 'sentence' || unit.kind === 'line' || unit.kind === 'row' || unit.kind === 'heading';
 }
 
 /** Options of {@link segmentText}. */
@@ -44,67 +61,6 @@ const MAX_LABEL_WORDS = 12;
 // Lines longer than this are prose even in a line-structured run, and are cut into sentences.
 const LONG_LINE_CHARS = 300;
 
-// Periods after these words (compared lowercase, without the period) do not end a sentence.
-const ABBREVIATIONS = new Set([
-  'mr',
-  'mrs',
-  'ms',
-  'dr',
-  'prof',
-  'st',
-  'jr',
-  'sr',
-  'vs',
-  'etc',
-  'e.g',
-  'i.e',
-  'inc',
-  'ltd',
-  'co',
-  'corp',
-  'no',
-  'nos',
-  'vol',
-  'fig',
-  'gen',
-  'col',
-  'lt',
-  'sgt',
-  'capt',
-  'rev',
-  'hon',
-  'mt',
-  'ft',
-  'ave',
-  'blvd',
-  'rd',
-  'u.s',
-  'u.k',
-  'jan',
-  'feb',
-  'mar',
-  'apr',
-  'jun',
-  'jul',
-  'aug',
-  'sep',
-  'sept',
-  'oct',
-  'nov',
-  'dec',
-  'approx',
-  'dept',
-  'est',
-  'op',
-  'cf',
-  'al',
-  'p',
-  'pp',
-  'ch',
-  'sec',
-]);
-const SENTENCE_END = /([.!?…]+)["'”’)\]]*(?=\s)/gu;
-
 interface Span {
   start: number;
   end: number;
@@ -112,7 +68,9 @@ interface Span {
 
 /**
  * Cuts `text` into units. Paragraphs are separated by blank lines; inside a paragraph, markdown header
- * lines are units of their own and the other lines are cut by `mode`.
+ * lines are units of their own and the other lines are cut by `mode`: in `line` and `auto` mode tables
+ * (pipe, whitespace-aligned, CSV/TSV, one cell per line) become rows that require their column headers,
+ * and chats become turns, a long turn cut into sentences that require its `Speaker:` label.
  *
  * @example
  * segmentText('Intro one. Intro two.\n\nid: 7\nstatus: ok', 'auto').map((u) => u.text);
@@ -131,7 +89,8 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
     position: number,
     kind: TextUnit['kind'],
     heading: number | undefined,
-  ): void => {
+    requires?: readonly number[],
+  ): number => {
     const unit: TextUnit = {
       index: units.length,
       text: text.slice(span.start, span.end),
@@ -141,40 +100,79 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
       position,
       kind,
       ...(heading === undefined ? {} : { heading }),
+      ...(requires === undefined || requires.length === 0 ? {} : { requires }),
     };
     units.push(unit);
+    return unit.index;
   };
 
   paragraphs(text).forEach((para, block) => {
     // Position counts body units only, so the lead sentence is 0 even under a label.
     let position = 0;
     let run: Span[] = [];
-    const flush = (): void => {
-      const lines = run;
-      run = [];
+    const pushSentences = (span: Span, parent: number | undefined, requires?: readonly number[]): void => {
+      for (const sentence of sentenceSpans(text, span.start, span.end))
+        push(sentence, block, position++, 'sentence', parent, requires);
+    };
+    const pushTable = (table: TableRows, parent: number | undefined): void => {
+      const headers: number[] = [];
+      for (const row of table.rows) {
+        if (row.header) headers.push(push(row.span, block, position++, 'header', parent));
+        else push(row.span, block, position++, row.label ? 'row' : 'line', parent, row.label ? headers : undefined);
+      }
+    };
+    const pushProse = (lines: Span[], parent: number | undefined): void => {
       const first = lines[0];
       const last = lines[lines.length - 1];
       if (!first || !last) return;
-      let parent = currentHeading();
-      if (mode === 'line' || (mode === 'auto' && looksStructured(text, lines))) {
-        for (const line of lines) {
-          if (line.end - line.start > LONG_LINE_CHARS) {
-            for (const sentence of sentences(text, line)) push(sentence, block, position++, 'sentence', parent);
+      let start = first.start;
+      if (headings && position === 0) {
+        const label = leadLabel(text, { start, end: last.end });
+        if (label) {
+          parent = push(label, block, position, 'heading', parent);
+          start = skipSpace(text, label.end);
+        }
+      }
+      pushSentences({ start, end: last.end }, parent);
+    };
+    const pushLines = (lines: Span[], parent: number | undefined): void => {
+      const chat = chatTurns(text, lines);
+      if (chat) {
+        for (const turn of chat) {
+          if (turn.body === undefined) {
+            push(turn.span, block, position++, 'line', parent);
           } else {
-            push(line, block, position++, 'line', parent);
+            const label = push(turn.label, block, position, 'label', parent);
+            pushSentences(turn.body, parent, [label]);
           }
         }
         return;
       }
-      let start = first.start;
-      const label = headings && position === 0 ? leadLabel(text, { start, end: last.end }) : undefined;
-      if (label) {
-        push(label, block, position, 'heading', parent);
-        parent = units.length - 1;
-        start = skipSpace(text, label.end);
+      const table = tableRows(text, lines);
+      if (table) {
+        pushTable(table, parent);
+        return;
       }
-      for (const sentence of sentences(text, { start, end: last.end }))
-        push(sentence, block, position++, 'sentence', parent);
+      if (mode === 'line' || looksStructured(text, lines)) {
+        for (const line of lines) {
+          if (line.end - line.start > LONG_LINE_CHARS) pushSentences(line, parent);
+          else push(line, block, position++, 'line', parent);
+        }
+        return;
+      }
+      pushProse(lines, parent);
+    };
+    const flush = (): void => {
+      const lines = run;
+      run = [];
+      if (lines.length === 0) return;
+      const parent = currentHeading();
+      if (mode === 'sentence') {
+        pushProse(lines, parent);
+        return;
+      }
+      // A pipe table may follow a caption line without a blank line between them.
+      for (const part of splitPipeRuns(text, lines)) pushLines(part, parent);
     };
     for (const line of linesOf(text, para)) {
       const header = MARKDOWN_HEADER.exec(text.slice(line.start, line.end));
@@ -192,6 +190,230 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
     flush();
   });
   return units;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables
+
+/** A table's lines grouped into rows: header rows, and body rows with (or without) a row label. */
+interface TableRows {
+  rows: { span: Span; header: boolean; label: boolean }[];
+}
+
+const PIPE_LINE = /^\s*\|?(?:[^|\n]*\|){2,}[^|\n]*$/u;
+const PIPE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/u;
+const ALIGNED_GAP = /\S(?: {2,}|\t)\S/u;
+// One-cell-per-line tables hold short lines only; longer lines are prose or records.
+const CELL_LINE_CHARS = 80;
+const YEAR_CELL = /^\D{0,4}(?:19|20)\d{2}\b/u;
+
+/** A cell that holds a value (an amount, a percentage, a year, a dash for none) rather than a label. */
+export function isValueCell(cell: string): boolean {
+  const trimmed = cell.trim();
+  if (trimmed === '') return false;
+  if (/^(?:[-–—−]+|n\/?a|nil|none)$/iu.test(trimmed)) return true;
+  if (!/\d/u.test(trimmed)) return false;
+  // Units and currency codes are short ("€m", "bn", "%"); a label with a number in it has words.
+  return trimmed.replace(/[^\p{L}]/gu, '').length <= 3;
+}
+
+/** Runs of pipe-table lines apart from the lines around them (a caption, a note below the table). */
+function splitPipeRuns(text: string, lines: Span[]): Span[][] {
+  const isPipe = lines.map((l) => PIPE_LINE.test(text.slice(l.start, l.end)));
+  if (isPipe.filter(Boolean).length < 2 || isPipe.every(Boolean)) return [lines];
+  const parts: Span[][] = [];
+  lines.forEach((line, i) => {
+    const last = parts[parts.length - 1];
+    if (last && isPipe[i] === isPipe[i - 1]) last.push(line);
+    else parts.push([line]);
+  });
+  return parts;
+}
+
+function tableRows(text: string, lines: Span[]): TableRows | undefined {
+  const raw = lines.map((l) => text.slice(l.start, l.end));
+  if (lines.length >= 2 && raw.every((line) => PIPE_LINE.test(line))) return pipeTable(lines, raw);
+  const delimited = delimitedTable(lines, raw);
+  if (delimited) return delimited;
+  if (lines.length >= 3 && raw.filter((line) => ALIGNED_GAP.test(line)).length * 10 >= raw.length * 6) {
+    return cellTable(
+      lines,
+      raw.map((line) => line.trim().split(/ {2,}|\t/u)),
+    );
+  }
+  return cellPerLineTable(lines, raw);
+}
+
+function pipeCells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/u, '')
+    .replace(/\|$/u, '')
+    .split('|')
+    .map((c) => c.trim());
+}
+
+function pipeTable(lines: Span[], raw: string[]): TableRows {
+  const separator = raw.findIndex((line) => PIPE_SEPARATOR.test(line));
+  const rows = lines.map((span) => ({ span, header: false, label: false }));
+  const cells = raw.map(pipeCells);
+  let bodyStart = 0;
+  if (separator >= 0 && separator <= 3) {
+    for (const row of rows.slice(0, separator + 1)) row.header = true;
+    bodyStart = separator + 1;
+  }
+  return finishTable(rows, cells, bodyStart);
+}
+
+/**
+ * Marks the leading rows that have no row label and values (a second header row: ["", "2019", "2018"])
+ * or only years as values ("Year ended  2019  2018") as headers too, then labels the body rows.
+ */
+function finishTable(rows: TableRows['rows'], cells: string[][], bodyStart: number): TableRows {
+  let i = bodyStart;
+  for (; i < rows.length; i += 1) {
+    const row = cells[i] ?? [];
+    const label = row[0] ?? '';
+    const values = row.slice(1).filter((c) => c.trim() !== '');
+    const labelled = label.trim() !== '' && !isValueCell(label);
+    const yearsOnly = values.length > 0 && values.every((c) => YEAR_CELL.test(c.trim()));
+    if (labelled && values.some(isValueCell) && !yearsOnly) break;
+    const r = rows[i];
+    if (r) r.header = true;
+  }
+  // A table whose every row looks like a header has none: its rows are its content.
+  if (i >= rows.length) {
+    for (const r of rows.slice(bodyStart)) r.header = false;
+    i = bodyStart;
+  }
+  for (let j = i; j < rows.length; j += 1) {
+    const r = rows[j];
+    const label = cells[j]?.[0] ?? '';
+    if (r) r.label = label.trim() !== '' && !isValueCell(label);
+  }
+  return { rows };
+}
+
+function cellTable(lines: Span[], cells: string[][]): TableRows | undefined {
+  const rows = lines.map((span) => ({ span, header: false, label: false }));
+  const table = finishTable(rows, cells, 0);
+  return table.rows.some((r) => r.header) ? table : undefined;
+}
+
+/** CSV or TSV: three or more lines with the same number (≥ 2) of fields; the first line is the header. */
+function delimitedTable(lines: Span[], raw: string[]): TableRows | undefined {
+  if (lines.length < 3) return undefined;
+  for (const delimiter of ['\t', ',', ';']) {
+    if (!raw.every((line) => line.includes(delimiter))) continue;
+    const cells = raw.map((line) => splitDelimited(line, delimiter));
+    const width = cells[0]?.length ?? 0;
+    if (width < 2 || !cells.every((row) => row.length === width)) continue;
+    // Prose with commas rarely has the same count on every line, but a sentence ending says it is prose.
+    if (delimiter !== '\t' && raw.some((line) => /[.!?]\s+\p{Lu}/u.test(line))) continue;
+    const rows = lines.map((span, i) => ({ span, header: i === 0, label: i > 0 }));
+    return { rows };
+  }
+  return undefined;
+}
+
+function splitDelimited(line: string, delimiter: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i += 1) {
+    const ch = line[i] ?? '';
+    if (ch === '"') {
+      if (quoted && line[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else quoted = !quoted;
+    } else if (ch === delimiter && !quoted) {
+      cells.push(cell);
+      cell = '';
+    } else cell += ch;
+  }
+  cells.push(cell);
+  return cells;
+}
+
+/**
+ * A table as PDF text extraction gives it: one cell per line, a row label line followed by its value
+ * lines. Each label with its values becomes one row unit; the lines before the first such row, and
+ * leading rows whose values are only years, are the column headers.
+ */
+function cellPerLineTable(lines: Span[], raw: string[]): TableRows | undefined {
+  if (lines.length < 4 || raw.some((line) => line.trim().length > CELL_LINE_CHARS)) return undefined;
+  const value = raw.map(isValueCell);
+  if (value.filter(Boolean).length * 10 < raw.length * 4) return undefined;
+  type Group = { first: number; last: number; label: boolean; yearsOnly: boolean };
+  const groups: Group[] = [];
+  for (let i = 0; i < raw.length;) {
+    if (!value[i] && value[i + 1]) {
+      let last = i + 1;
+      while (value[last + 1]) last += 1;
+      const values = raw.slice(i + 1, last + 1);
+      groups.push({ first: i, last, label: true, yearsOnly: values.every((v) => YEAR_CELL.test(v.trim())) });
+      i = last + 1;
+    } else {
+      groups.push({ first: i, last: i, label: false, yearsOnly: false });
+      i += 1;
+    }
+  }
+  if (!groups.some((g) => g.label && !g.yearsOnly)) return undefined;
+  const rows: TableRows['rows'] = [];
+  let body = false;
+  for (const g of groups) {
+    if (!body && g.label && !g.yearsOnly) body = true;
+    const span = { start: lines[g.first]?.start ?? 0, end: lines[g.last]?.end ?? 0 };
+    rows.push({ span, header: !body, label: body && g.label });
+  }
+  return { rows };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chats
+
+// `Speaker: text`, optionally after a `[timestamp]` or an ISO date-time: a turn of a chat or transcript.
+const SPEAKER_LINE =
+  /^(\s*(?:\[[^\]\n]{1,40}\]\s*)?(?:\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+Z?)?\s+)?\p{L}[\p{L}\p{N} ._'-]{0,30}:)[ \t]+\S/u;
+// A turn longer than this is cut into sentences, each kept with the speaker label.
+const LONG_TURN_CHARS = 160;
+
+/** One turn: short ones are a single line; long ones a label and a body cut into sentences. */
+type ChatTurn = { span: Span; body?: undefined } | { span: Span; label: Span; body: Span };
+
+/**
+ * The turns of a chat: a run whose lines mostly start with `Speaker:`, with few distinct speakers (key:
+ * value records have as many keys as lines). Lines without a speaker continue the turn above.
+ */
+function chatTurns(text: string, lines: Span[]): ChatTurn[] | undefined {
+  if (lines.length < 2) return undefined;
+  const labels = lines.map((l) => SPEAKER_LINE.exec(text.slice(l.start, l.end))?.[1]);
+  const speakers = labels.filter((x): x is string => x !== undefined);
+  if (labels[0] === undefined || speakers.length * 10 < lines.length * 6) return undefined;
+  const names = new Set(
+    speakers.map((label) =>
+      label
+        .replace(/^.*[\]\d]\s*/u, '')
+        .trim()
+        .toLowerCase(),
+    ),
+  );
+  if (names.size > Math.max(2, Math.floor(speakers.length / 3))) return undefined;
+  const turns: { first: number; last: number }[] = [];
+  labels.forEach((label, i) => {
+    const last = turns[turns.length - 1];
+    if (label === undefined && last) last.last = i;
+    else turns.push({ first: i, last: i });
+  });
+  return turns.map(({ first, last }) => {
+    const start = lines[first]?.start ?? 0;
+    const end = lines[last]?.end ?? start;
+    const span = { start, end };
+    if (first === last && end - start <= LONG_TURN_CHARS) return { span };
+    const labelEnd = start + (labels[first]?.length ?? 0);
+    return { span, label: { start, end: labelEnd }, body: { start: skipSpace(text, labelEnd), end } };
+  });
 }
 
 /**
@@ -260,35 +482,6 @@ function looksStructured(text: string, run: Span[]): boolean {
   const lengths = lines.map((line) => line.trim().length).sort((a, b) => a - b);
   const median = lengths[Math.floor(lengths.length / 2)] ?? 0;
   return structured * 2 >= lines.length || median < 40;
-}
-
-/** Sentence spans inside `span`: a break after `.`, `!`, `?` or `…` followed by a space, unless it ends an abbreviation or an initial, or the next word starts lowercase. */
-function sentences(text: string, span: Span): Span[] {
-  const out: Span[] = [];
-  const body = text.slice(span.start, span.end);
-  let start = 0;
-  for (const match of body.matchAll(SENTENCE_END)) {
-    const end = match.index + match[0].length;
-    const nextStart = skipSpace(body, end);
-    const next = body[nextStart];
-    if (next === undefined) break;
-    if (/\p{Ll}/u.test(next)) continue;
-    if (match[1] === '.' && isAbbreviation(body, match.index)) continue;
-    pushTrimmed(text, span.start + start, span.start + end, out);
-    start = nextStart;
-  }
-  pushTrimmed(text, span.start + start, span.end, out);
-  return out;
-}
-
-function isAbbreviation(body: string, periodAt: number): boolean {
-  const word = /(?:^|[\s("'“‘[])([\p{L}.]+)$/u.exec(body.slice(Math.max(0, periodAt - 20), periodAt))?.[1];
-  if (word === undefined) return false;
-  // A single capital letter is an initial: "Herbert L. Kessler".
-  if (/^\p{Lu}$/u.test(word)) return true;
-  // Dotted acronyms: "Ph.D.", "M.F.A.", "U.S.". Merging two sentences is the cheaper mistake.
-  if (/^(?:\p{L}{1,3}\.)+\p{L}{1,3}$/u.test(word)) return true;
-  return ABBREVIATIONS.has(word.toLowerCase());
 }
 
 function skipSpace(text: string, at: number): number {

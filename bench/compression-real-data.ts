@@ -1,0 +1,121 @@
+/**
+ * Compression on real data: TAT-QA dev (annual-report tables and paragraphs, the table as markdown and
+ * one cell per line), HotpotQA dev through observationCompressor, generated multi-session chats through
+ * compressMessages, and the project's English and Japanese report pages. Each against baselines at the
+ * same achieved ratio, with the time per call per 1,000 input tokens (median, p90; warm process). Data in
+ * ../shared/data (or PAGEWISE_SHARED_DATA); a set whose data is absent is skipped with the reason.
+ *
+ * The previous compressor is the project's extractive compressor before table rows, chat turns and
+ * Intl.Segmenter units, read from git at {@link PREVIOUS_COMMIT}; skipped when git cannot provide it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compressExtractive } from '../src/compression/extractive.js';
+import { DEFAULT_EXTRACTIVE_RULES } from '../src/compression/rules.js';
+import { OBSERVATION_THRESHOLD } from '../src/compression/observation.js';
+import { TUNING_SPLIT } from './compression-eval/data.js';
+import {
+  evaluateChats,
+  evaluateHotpot,
+  evaluateReportPages,
+  evaluateTatQa,
+  pageSizes,
+  realData,
+  rulesAt,
+  type SetFigures,
+  type TextCompressor,
+} from './compression-eval/run.js';
+import { fmt } from './stats.js';
+
+/** The commit whose extractive compressor is "the previous compressor". */
+export const PREVIOUS_COMMIT = '9891a315b468720f652beafeee7a8250b100faa8';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+type PreviousModule = {
+  compressExtractive: (input: string, options: { query: string; rules: unknown }) => { text: string };
+};
+
+/** The previous compressor, from git, in a temporary folder; undefined (with the reason printed) when unavailable. */
+async function loadPrevious(): Promise<{ compress: TextCompressor; cleanup: () => void } | undefined> {
+  let dir: string | undefined;
+  try {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-previous-'));
+    const archive = execFileSync('git', ['-C', repoRoot, 'archive', PREVIOUS_COMMIT, 'src'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
+    const module = (await import(
+      pathToFileURL(path.join(dir, 'src/compression/extractive.ts')).href
+    )) as PreviousModule;
+    const folder = dir;
+    return {
+      compress: (text, query, ratio) => module.compressExtractive(text, { query, rules: rulesAt(ratio) }).text,
+      cleanup: () => rmSync(folder, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    console.log(`previous compressor: skipped, ${(error as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+function table(figures: SetFigures): string {
+  const lines = [
+    `### ${figures.set} (${figures.items} evidence items${figures.notes ? `; ${figures.notes}` : ''})`,
+    '',
+    '| method | evidence recall | mean ratio | max ratio |',
+    '|:---|---:|---:|---:|',
+    ...figures.methods.map((m) => `| ${m.method} | ${fmt(m.recall)} | ${fmt(m.meanRatio)} | ${fmt(m.maxRatio)} |`),
+    '',
+    `Time per call per 1,000 input tokens: median ${fmt(figures.timing.medianMsPer1k, 2)} ms, p90 ${fmt(figures.timing.p90MsPer1k, 2)} ms (${figures.timing.calls} calls).`,
+  ];
+  return lines.join('\n');
+}
+
+/** Runs every set and prints its tables. */
+export async function main(): Promise<void> {
+  console.log('\n## Compression on real data (τ = 0.5)\n');
+  console.log(
+    `Tuned on TAT-QA contexts 1–${TUNING_SPLIT.tatqaContexts} and HotpotQA questions 1–${TUNING_SPLIT.hotpotQuestions}; ` +
+      'the figures below leave them out.\n',
+  );
+  // Warm the tokenizer and the segmenters, so timings are of a warm process.
+  for (let i = 0; i < 20; i += 1) {
+    compressExtractive(`Warm up ${i}. `.repeat(200), { query: 'warm', rules: DEFAULT_EXTRACTIVE_RULES });
+    compressExtractive(`売上高は${i}億円でした。`.repeat(100), { query: '売上高', rules: DEFAULT_EXTRACTIVE_RULES });
+  }
+  const data = realData();
+  if (typeof data.tatqa === 'string') console.log(`TAT-QA: skipped, ${data.tatqa}`);
+  else {
+    const previous = await loadPrevious();
+    for (const form of ['markdown', 'cells'] as const) {
+      console.log(
+        `\n${table(evaluateTatQa(data.tatqa, { form, ...(previous ? { previous: previous.compress } : {}) }))}`,
+      );
+    }
+    previous?.cleanup();
+    console.log(`\n### Page sizes and T_obs (default ${OBSERVATION_THRESHOLD})\n`);
+    console.log('| TAT-QA page form | p25 tokens | median | p75 | share > 256 | share > 512 | share > 1,024 |');
+    console.log('|:---|---:|---:|---:|---:|---:|---:|');
+    for (const s of pageSizes(data.tatqa)) {
+      console.log(
+        `| ${s.form} | ${Math.round(s.p25)} | ${Math.round(s.p50)} | ${Math.round(s.p75)} | ${fmt(s.above[256] ?? 0, 2)} | ${fmt(s.above[512] ?? 0, 2)} | ${fmt(s.above[1024] ?? 0, 2)} |`,
+      );
+    }
+  }
+  if (typeof data.hotpot === 'string') console.log(`\nHotpotQA: skipped, ${data.hotpot}`);
+  else {
+    console.log(`\n${table(await evaluateHotpot(data.hotpot.file))}`);
+    console.log(`\n${table(await evaluateHotpot(data.hotpot.file, 0.52))}`);
+  }
+  console.log(`\n${table(await evaluateChats([1, 2, 3, 4, 5]))}`);
+  const pages = evaluateReportPages();
+  for (const figures of pages.figures) console.log(`\n${table(figures)}`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
