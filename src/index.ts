@@ -186,6 +186,7 @@ export {
 } from './compression/resolve-compressor.js';
 export {
   DEFAULT_OBSERVATION_THRESHOLD,
+  OBSERVATION_THRESHOLD,
   observationCompressor,
   type ObservationCompressor,
   type ObservationCompressorOptions,
@@ -198,6 +199,17 @@ export {
 } from './compression/history.js';
 export { promptingSummarizer, type PromptingSummarizerOptions } from './compression/prompting.js';
 export { compressExtractive, type ExtractiveOptions, type ExtractiveResult } from './compression/extractive.js';
+export {
+  compressMessages,
+  compressText,
+  type CompressCallOptions,
+  type CompressionBudget,
+  type CompressMessagesOptions,
+  type CompressMessagesResult,
+  type CompressTextOptions,
+  type CompressTextResult,
+} from './compression/api.js';
+export { DEFAULT_EXTRACTIVE_RULES } from './compression/rules.js';
 
 // Document sources.
 export type {
@@ -234,3 +246,4 @@ export type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './teleme
 // Text of any language.
 export { hasCjk, wordTokens } from './text/words.js';
 export { queryTerms } from './text/query-terms.js';
+export { sentenceSpans, splitSentences } from './text/sentences.js';
