@@ -5,7 +5,7 @@
  * boundary, and marker text inside neutralized by the paging fence's own rule.
  */
 import type { ContextItem } from '../context/request.js';
-import { neutralize, randomBoundary } from '../paging/fence.js';
+import { fenceBoundary, neutralize } from '../paging/fence.js';
 
 /** Renders one history item as transcript lines. */
 export function itemTranscript(item: ContextItem): string {
@@ -37,9 +37,12 @@ export function argumentText(input: unknown): string {
   return typeof input === 'string' ? input : (JSON.stringify(input) ?? '');
 }
 
-/** A short fence boundary: 48 random bits. Marker text inside is neutralized anyway, so the boundary only has to be unguessable. */
+/**
+ * The boundary of a compressed-text fence: the paging fence's boundary (21 random digits, about 70 bits,
+ * 7 tokens). Marker text inside is neutralized anyway, so the boundary only has to be unguessable.
+ */
 export function shortBoundary(): string {
-  return randomBoundary().slice(0, 12);
+  return fenceBoundary();
 }
 
 const OPEN = '<<<QUOTED';
