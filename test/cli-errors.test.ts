@@ -8,20 +8,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
+import { cli } from './support/cli.js';
 import { EXIT } from '../src/cli/errors.js';
 import { error as httpError, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
 
 const BASE = 'PAGEWISE_OPENAI_COMPATIBLE_BASE_URL';
 const KEY = 'PAGEWISE_OPENAI_COMPATIBLE_API_KEY';
