@@ -14,6 +14,26 @@ import { scriptedV3 } from './scripted-v3.js';
 
 const recordSchema = z.object({ i: z.number().int(), note: z.string() });
 
+/** A pre-filled history of `events` messages in AI SDK form (the AI SDK and Mastra both take it), then the task. */
+function aiSdkHistory(events: number): unknown[] {
+  const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
+  for (let i = 0; messages.length < events; i++) {
+    const t = seedTurn(i);
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input: t.args }],
+    });
+    messages.push({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: `s${i}`, toolName: 'record', output: { type: 'text', value: t.result } },
+      ],
+    });
+  }
+  messages.push({ role: 'user', content: 'Record the new observations.' });
+  return messages;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // AI SDK 6: generateText with a tool loop; history is the messages array (no persistence).
 
@@ -21,21 +41,7 @@ const aiSdk: PeerFramework = {
   name: 'AI SDK 6 generateText',
   async prepare(events, clock) {
     const { generateText, tool, stepCountIs } = await import('ai');
-    const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
-    for (let i = 0; messages.length < events; i++) {
-      const t = seedTurn(i);
-      messages.push({
-        role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input: t.args }],
-      });
-      messages.push({
-        role: 'tool',
-        content: [
-          { type: 'tool-result', toolCallId: `s${i}`, toolName: 'record', output: { type: 'text', value: t.result } },
-        ],
-      });
-    }
-    messages.push({ role: 'user', content: 'Record the new observations.' });
+    const messages = aiSdkHistory(events);
     const model = scriptedV3(clock);
     const tools = {
       record: tool({ description: RECORD_DESCRIPTION, inputSchema: recordSchema, execute: async (a) => recordTool(a) }),
@@ -61,21 +67,7 @@ const mastra: PeerFramework = {
   async prepare(events, clock) {
     const { Agent } = await import('@mastra/core/agent');
     const { createTool } = await import('@mastra/core/tools');
-    const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
-    for (let i = 0; messages.length < events; i++) {
-      const t = seedTurn(i);
-      messages.push({
-        role: 'assistant',
-        content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input: t.args }],
-      });
-      messages.push({
-        role: 'tool',
-        content: [
-          { type: 'tool-result', toolCallId: `s${i}`, toolName: 'record', output: { type: 'text', value: t.result } },
-        ],
-      });
-    }
-    messages.push({ role: 'user', content: 'Record the new observations.' });
+    const messages = aiSdkHistory(events);
     const model = scriptedV3(clock);
     const record = createTool({
       id: 'record',
