@@ -16,7 +16,7 @@ import { parseFencedPages } from '../paging/fence.js';
 import { defaultDatabasePath } from '../stores/sqlite/sqlite-store.js';
 import type { SessionKey } from '../session/types.js';
 import { contextSpec, workingSetSpec } from './charts.js';
-import { InspectData, type CallSummary, type SessionFilter } from './data.js';
+import { InspectData, type CallSummary, type SessionFilter, type SessionHeader } from './data.js';
 import { openStore, type InspectDb } from './db.js';
 import { INSPECT_CSS, INSPECT_JS } from './assets.js';
 import type { SafeHtml } from './html.js';
@@ -196,9 +196,7 @@ const svg = (c: Context, text: string) => c.body(text, 200, { 'Content-Type': 'i
 function addPageAndContextRoutes(
   app: Hono,
   needData: () => InspectData,
-  header: (
-    key: SessionKey,
-  ) => ReturnType<InspectData['session']> extends Promise<infer H> ? Promise<NonNullable<H>> : never,
+  header: (key: SessionKey) => Promise<SessionHeader>,
   page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
 ): void {
   app.get('/page', async (c) => {
