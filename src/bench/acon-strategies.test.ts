@@ -20,6 +20,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../scenarios/retail/guidelines.js';
 import {
   ACON_DEFAULTS,
+  BUDGET_RESERVE_TOKENS,
   aconHistoryStrategy,
   aconObservationStrategy,
   aconSettings,
@@ -48,10 +49,25 @@ describe('strategy factories', () => {
     const fitted = aconSettings({ scenario: 'retail-tool-use', budget: 1200, instruction });
     expect(fitted.historyThreshold).toBe(Math.floor((1200 - fixed) / 2));
     expect(fitted.observationThreshold).toBe(256);
-    expect(fitted.maxSummaryTokens).toBe(Math.floor((1200 - fixed) / 3));
+    // The summary takes what the capped observation and the reserve leave, not a fixed third of the room.
+    const room = 1200 - fixed;
+    expect(fitted.observationMaxTokens).toBe(Math.floor(room / 4));
+    expect(fitted.maxSummaryTokens).toBe(
+      room - Math.floor(room / 4) - Math.max(BUDGET_RESERVE_TOKENS, Math.floor(room / 10)),
+    );
+    expect(
+      (fitted.maxSummaryTokens ?? 0) + (fitted.observationMaxTokens ?? 0) + BUDGET_RESERVE_TOKENS,
+    ).toBeLessThanOrEqual(room);
+    expect(fitted.maxSummaryTokens).toBeGreaterThan(room / 3);
+    // A small budget never asks for a summary of less than one token.
+    expect(
+      aconSettings({ scenario: 'retail-tool-use', budget: 10, instruction }).maxSummaryTokens,
+    ).toBeGreaterThanOrEqual(1);
     expect(aconSettings({ scenario: 'multi-objective-qa' })).toMatchObject({
       observationThreshold: 400,
       historyThreshold: 2048,
+      // The searches of the question being answered (at most 3) stay verbatim after the summary.
+      keepLastTurns: 3,
     });
     expect(aconSettings({ scenario: 'retail-tool-use' }, { historyThreshold: 3000, mode: undefined })).toMatchObject({
       historyThreshold: 3000,

@@ -71,6 +71,8 @@ export interface AconSettings {
   contextTokens: number;
   /** Whether extractive summaries keep the page handles of compressed observations. */
   keepHandles: boolean;
+  /** A cap on a compressed observation's text in tokens (set at a budget); none: the guideline's ratio alone. */
+  observationMaxTokens?: number;
 }
 
 /** The paper's defaults: T_obs 1024, T_hist 4096, the last turn kept, the default guidelines. */
@@ -103,7 +105,7 @@ export const ACON_PRESETS: Readonly<Record<string, Partial<AconSettings>>> = Obj
     contextTokens: 8192,
     keepHandles: false,
   },
-  'multi-objective-qa': { observationThreshold: 400, historyThreshold: 2048 },
+  'multi-objective-qa': { observationThreshold: 400, historyThreshold: 2048, keepLastTurns: 3 },
 });
 
 /** Options of the ACON factories: settings over the scenario's preset, and the compressor. */
@@ -126,9 +128,12 @@ export interface AconStrategyOptions extends Partial<AconSettings> {
 }
 
 /**
- * ACON's thresholds at a budget, never above the given settings: of the room the budget leaves beside
- * the instruction and tools, history is compressed above half, a summary takes at most a third, and an
- * observation is compressed above a quarter. The same split for every scenario.
+ * ACON's thresholds at a budget, never above the given settings. Of the room the budget leaves beside the
+ * instruction and tools, an observation is compressed above a quarter and its compressed text capped at a
+ * quarter; history is compressed above half; a summary may take what is left once that capped observation
+ * (the turn kept verbatim after the summary) and a reserve for the task message and the wrappers are set
+ * aside. The same split for every scenario: the summary uses the budget it is given instead of a fixed
+ * third of it, so records a task still needs are not dropped while the request is far below the budget.
  */
 export function aconBudgetSettings(
   settings: Readonly<AconSettings>,
@@ -137,12 +142,18 @@ export function aconBudgetSettings(
 ): Partial<AconSettings> {
   const room = Math.max(64, budget - fixedTokens);
   const summary = settings.maxSummaryTokens ?? Math.floor(settings.historyThreshold / 2);
+  const observationCap = Math.min(settings.observationMaxTokens ?? Number.POSITIVE_INFINITY, Math.floor(room / 4));
+  const reserve = Math.max(BUDGET_RESERVE_TOKENS, Math.floor(room / 10));
   return {
     historyThreshold: Math.min(settings.historyThreshold, Math.floor(room / 2)),
-    maxSummaryTokens: Math.min(summary, Math.floor(room / 3)),
+    maxSummaryTokens: Math.max(1, Math.min(summary, room - observationCap - reserve)),
     observationThreshold: Math.min(settings.observationThreshold, Math.floor(room / 4)),
+    observationMaxTokens: observationCap,
   };
 }
+
+/** Tokens a budget keeps free for the task message and the summary's wrapper (at least; a tenth of the room when larger). */
+export const BUDGET_RESERVE_TOKENS = 128;
 
 /** The settings for an episode: defaults, then the scenario's preset, then the budget's limits, then the options. */
 export function aconSettings(context: CompressionStrategyContext, options: AconStrategyOptions = {}): AconSettings {
@@ -180,6 +191,7 @@ function buildPieces(
         compressor: backend,
         guideline: settings.observationGuideline,
         thresholdTokens: settings.observationThreshold,
+        ...(settings.observationMaxTokens !== undefined ? { maxTokens: settings.observationMaxTokens } : {}),
         contextTokens: settings.contextTokens,
         service,
         ...boundary,
