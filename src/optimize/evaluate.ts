@@ -11,7 +11,8 @@ import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
 import type { Guideline, GuidelineTarget } from '../compression/guideline.js';
 import { isOfflineModel, resolveCompressor, type CompressorSpec } from '../compression/resolve-compressor.js';
-import { aconHistoryStrategy, aconObservationStrategy, aconSettings } from '../bench/acon-strategies.js';
+import { aconHistoryStrategy, aconObservationStrategy, aconSettings, aconStrategy } from '../bench/acon-strategies.js';
+import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from '../compression/default-guidelines.js';
 import type { ObservationProcessor } from '../context/observation.js';
 import { itemText, type ContextProcessor } from '../context/request.js';
 import type { ModelSpec } from '../models/resolve.js';
@@ -48,6 +49,31 @@ export interface ScenarioEvaluatorOptions {
    * episode. The uncompressed runs are the reference and run without it.
    */
   budget?: number;
+  /**
+   * Run both compressors in every compressed episode, as the `acon` strategy does: the guideline under
+   * test for its target and {@link jointPartner} of it for the other, so one set of rules is learned for
+   * both and a field one compressor keeps is not lost by the other. Default false: the target's
+   * compressor alone.
+   */
+  joint?: boolean;
+}
+
+/**
+ * The other compressor's guideline in a joint optimization: the other target's default guideline (its
+ * template) with the rules of `guideline`, named after it.
+ *
+ * @example
+ * const history = jointPartner(learnedObservationGuideline); // target 'history', same rules
+ */
+export function jointPartner(guideline: Guideline): Guideline {
+  const other = guideline.target === 'observation' ? DEFAULT_HISTORY_GUIDELINE : DEFAULT_OBSERVATION_GUIDELINE;
+  return {
+    ...other,
+    id: `${guideline.id}-${other.target}`,
+    version: guideline.version,
+    rules: guideline.rules,
+    description: `The ${other.target} half of the jointly optimized ${guideline.id}@${guideline.version}: the default ${other.target} template with its rules.`,
+  };
 }
 
 let nonce = 0;
@@ -115,8 +141,13 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
           ...(ctx.budget !== undefined ? { budget: ctx.budget } : {}),
         };
         const guideline = job.guideline as Guideline;
-        const setup =
-          target === 'observation'
+        const setup = options.joint
+          ? aconStrategy(settings, {
+              observationGuideline: target === 'observation' ? guideline : jointPartner(guideline),
+              historyGuideline: target === 'history' ? guideline : jointPartner(guideline),
+              compressor,
+            })
+          : target === 'observation'
             ? aconObservationStrategy(settings, { observationGuideline: guideline, compressor })
             : aconHistoryStrategy(settings, { historyGuideline: guideline, compressor });
         return {

@@ -22,3 +22,4 @@ export {
   SqliteCompressorCallStore,
   type SqliteCompressorCallStoreOptions,
 } from '../stores/sqlite/sqlite-compressor-calls.js';
+export * from './ablation.js';

@@ -270,6 +270,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
       ...(options.store ? { store: options.store } : {}),
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
       ...(budget !== undefined ? { budget } : {}),
+      ...(options.joint ? { joint: true } : {}),
     });
   const tasks = await scenario.prepare({ tasks: train + val, seed });
   if (tasks.length < train + val) {

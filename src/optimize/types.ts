@@ -59,6 +59,11 @@ export interface OptimizeOptions {
    * result compresses at least as much as where it started). None: no budget, cost weighed by λ only.
    */
   budget?: number;
+  /**
+   * Optimize the observation and the history compressor together: every compressed episode runs both,
+   * the other one with the candidate's rules (see `jointPartner`). Default false.
+   */
+  joint?: boolean;
   /** The guideline to start from. Default the target's default guideline. */
   start?: Guideline;
   /** Folder of the progress file and the outputs; none keeps everything in memory. */
