@@ -162,6 +162,72 @@ describe('qaOfflinePolicy', () => {
     expect(decide(MAX_SEARCHES_PER_QUESTION).toolCalls?.[0]?.input).toMatchObject({ question_number: 2 });
   });
 
+  /** The answer the policy gives to `question` after three searches returned `results` (one per search). */
+  function answerAfter(question: string, results: readonly string[], summary?: string): unknown {
+    const prompt: LanguageModelV3Prompt = [
+      { role: 'system', content: QA_INSTRUCTION },
+      { role: 'user', content: [{ type: 'text', text: `Please answer.\n\nQ1: ${question}` }] },
+      ...(summary ? [{ role: 'user' as const, content: [{ type: 'text' as const, text: summary }] }] : []),
+      ...results.flatMap((value, i) => [
+        {
+          role: 'assistant' as const,
+          content: [
+            {
+              type: 'tool-call' as const,
+              toolCallId: `s${i}`,
+              toolName: 'search',
+              input: { query: i === 0 ? question : `more ${i}` },
+            },
+          ],
+        },
+        {
+          role: 'tool' as const,
+          content: [
+            {
+              type: 'tool-result' as const,
+              toolCallId: `s${i}`,
+              toolName: 'search',
+              output: { type: 'text' as const, value },
+            },
+          ],
+        },
+      ]),
+    ];
+    const tools = toolDefinitions(createQaTools(handMadeEpisode()).tools);
+    const decision = qaOfflinePolicy.decide(viewPrompt({ prompt, tools }));
+    return (decision.toolCalls?.[0]?.input as { answer?: string } | undefined)?.answer;
+  }
+
+  it('answers a bridge question from the second hop, and gives the kind of answer asked for', () => {
+    const first =
+      'Mira Quell: Mira Quell (born 3 May 1950) is a painter. She was taught by the sculptor Bo Tarr in Lund.';
+    const second = 'Bo Tarr: Bo Tarr (born 9 April 1899) was a Swedish sculptor.';
+    const none = 'No paragraph matches.';
+    expect(answerAfter('When was the sculptor who taught Mira Quell born?', [first, second, none])).toBe(
+      '9 April 1899',
+    );
+    // Without the second hop in view, only the first hop's date is there to give.
+    expect(answerAfter('When was the sculptor who taught Mira Quell born?', [first, none, none])).toBe('3 May 1950');
+    expect(answerAfter('In what year was the sculptor who taught Mira Quell born?', [first, second, none])).toBe(
+      '1899',
+    );
+    // A month is capitalized but is no place.
+    const moved = 'Mira Quell: Mira Quell moved in May 1970 to Lund.';
+    expect(answerAfter('Where did Mira Quell move?', [moved, none, none])).toBe('Lund');
+  });
+
+  it('reads evidence a summary kept of earlier results as it reads search results', () => {
+    const none = 'No paragraph matches.';
+    const summary = [
+      'Summary of earlier steps:',
+      '- search {"query":"Mira Quell"} → Mira Quell: Mira Quell (born 3 May 1950) is a painter.',
+      '  ',
+      '  Bo Tarr: Bo Tarr was a sculptor.',
+    ].join('\n');
+    expect(answerAfter('When was Mira Quell born?', [none, none, none], summary)).toBe('3 May 1950');
+    expect(answerAfter('When was Mira Quell born?', [none, none, none])).not.toBe('3 May 1950');
+  });
+
   it('is recognized only by the task-kind line of its instruction', () => {
     const view = (system: string) => viewPrompt({ prompt: [{ role: 'system', content: system }], tools: [] });
     expect(qaOfflinePolicy.matches(view(QA_INSTRUCTION))).toBe(true);
