@@ -6,17 +6,25 @@
  * the held-out split, with the hand-tuned retail guideline measured on the same tasks for reference.
  * Each run starts from scratch (its progress folder is cleared), so the figures are of one full run.
  */
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getScenario } from '../src/bench/index.js';
-import type { GuidelineTarget } from '../src/compression/index.js';
+import { formatGuideline, type GuidelineTarget } from '../src/compression/index.js';
 import {
   defaultRetailDataDir,
   RETAIL_HISTORY_GUIDELINE,
   RETAIL_OBSERVATION_GUIDELINE,
   retailDataAvailable,
 } from '../src/scenarios/retail/index.js';
-import { optimizeGuideline, optimizeTable, type OptimizeResult } from '../src/optimize/index.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from '../src/compression/index.js';
+import {
+  fieldNecessity,
+  jointPartner,
+  optimizeGuideline,
+  optimizeMarkdown,
+  optimizeTable,
+  type OptimizeResult,
+} from '../src/optimize/index.js';
 import { registerStandardBench } from '../src/bench/index.js';
 
 registerStandardBench();
@@ -46,6 +54,65 @@ export async function optimizeRetail(target: GuidelineTarget): Promise<{ result:
   return { result, wallMs: performance.now() - started };
 }
 
+/**
+ * How the checked-in `acon-learned` guidelines are made: both compressors learned together (`joint`)
+ * at the budget the bench evaluates them at, on tasks of the training seed only (never 1 or 2, the
+ * evaluation seeds). The first `train` tasks select candidates, the next `val` are the held-out check.
+ */
+export const LEARN_RETAIL = { seed: 7, train: 12, val: 6, budget: 3224, candidates: 5, concurrency: 2 } as const;
+
+/** The folder of the checked-in learned guidelines. */
+export const LEARNED_DIR = path.join('bench', 'guidelines', 'retail-tool-use');
+
+/**
+ * Learns the retail guidelines (see {@link LEARN_RETAIL}) and writes `observation.md`, `history.md` (the
+ * same rules on the default history template) and `report.md` to {@link LEARNED_DIR}.
+ */
+export async function learnRetail(): Promise<OptimizeResult> {
+  const outDir = path.join(OUT_DIR, 'joint');
+  await rm(outDir, { recursive: true, force: true });
+  const { seed, train, val, budget, candidates, concurrency } = LEARN_RETAIL;
+  const scenario = getScenario('retail-tool-use');
+  // UT by ablation on the training tasks only: which fields success needs, which it never uses.
+  const trainTasks = (await scenario.prepare({ tasks: train + val, seed })).slice(0, train);
+  const ablation = await fieldNecessity({ scenario, tasks: trainTasks, concurrency });
+  const needed = ablation.needed.map((n) => n.rule);
+  const unneeded = ablation.unneeded.map((n) => n.rule);
+  const rules = DEFAULT_OBSERVATION_GUIDELINE.rules;
+  const start = {
+    ...DEFAULT_OBSERVATION_GUIDELINE,
+    id: 'observation-ablated',
+    version: 1,
+    description: `The default observation guideline with the fields that field ablation on ${ablation.solved.length} training tasks found needed kept and the unneeded dropped.`,
+    rules: {
+      ...rules,
+      jsonKeepFields: [...new Set([...rules.jsonKeepFields, ...needed])],
+      jsonDropFields: [...new Set([...rules.jsonDropFields, ...unneeded])].filter((f) => !needed.includes(f)),
+    },
+  };
+  console.log(
+    `Ablation: ${ablation.episodes} episodes on ${ablation.solved.length} solved training tasks; needed ${needed.join(', ')}; unneeded ${unneeded.join(', ')}`,
+  );
+  const result = await optimizeGuideline({
+    scenario,
+    start,
+    target: 'observation',
+    joint: true,
+    seed,
+    train,
+    val,
+    budget,
+    candidates,
+    concurrency,
+    outDir,
+  });
+  await mkdir(LEARNED_DIR, { recursive: true });
+  await writeFile(path.join(LEARNED_DIR, 'observation.md'), formatGuideline(result.chosen));
+  await writeFile(path.join(LEARNED_DIR, 'history.md'), formatGuideline(jointPartner(result.chosen)));
+  await writeFile(path.join(LEARNED_DIR, 'report.md'), `${optimizeMarkdown(result.report, result)}\n`);
+  return result;
+}
+
 /** Prints the before/after table of both targets. */
 export async function main(): Promise<void> {
   if (!retailDataAvailable()) {
@@ -69,4 +136,10 @@ export async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv[2] === 'learn') {
+    const result = await learnRetail();
+    console.log(optimizeTable(result.report));
+    console.log(`Held-out verdict: ${result.report.verdict.text}.`);
+  } else await main();
+}
