@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchScenario, EpisodeContext, ScenarioTask } from '../bench/scenario.js';
 import { setupStrategy } from '../bench/strategies.js';
-import type { ObservationContext } from '../context/observation.js';
+import type { ObservationContext, ToolObservation } from '../context/observation.js';
 import { fieldNecessity, withoutField } from './ablation.js';
 
 describe('withoutField', () => {
@@ -53,7 +53,7 @@ function fakeScenario(outputs: readonly string[]): BenchScenario {
       });
       let seen = '';
       for (const [i, output] of outputs.entries()) {
-        let obs = { toolCallId: `c${i}`, toolName: 'get', input: {}, output, isError: false };
+        let obs: ToolObservation = { toolCallId: `c${i}`, toolName: 'get', input: {}, output, isError: false };
         for (const p of setup.observationProcessors ?? []) obs = await p.process(obs, {} as ObservationContext);
         seen += obs.output;
       }

@@ -228,6 +228,28 @@ describe('qaOfflinePolicy', () => {
     expect(answerAfter('When was Mira Quell born?', [none, none, none])).not.toBe('3 May 1950');
   });
 
+  it('takes the questions the latest answer receipt lists as open, when the answering calls are gone', () => {
+    const questions = handMadeEpisode().questions;
+    const decide = (summary: string) =>
+      qaOfflinePolicy.decide(
+        viewPrompt({
+          prompt: [
+            { role: 'system', content: QA_INSTRUCTION },
+            { role: 'user', content: [{ type: 'text', text: renderQaPrompt(questions) }] },
+            { role: 'user', content: [{ type: 'text', text: summary }] },
+          ],
+          tools: toolDefinitions(createQaTools(handMadeEpisode()).tools),
+        }),
+      );
+    const first = { toolCalls: [{ toolName: 'search', input: { query: questions[0]?.question } }] };
+    expect(decide('Summary: two searches were made.')).toEqual(first);
+    expect(decide('Summary: the first question was answered. Still open: Q2.')).toEqual({
+      toolCalls: [{ toolName: 'search', input: { query: questions[1]?.question } }],
+    });
+    // An older receipt is superseded by the latest one.
+    expect(decide('Still open: Q2. Then: Still open: Q1, Q2.')).toEqual(first);
+  });
+
   it('is recognized only by the task-kind line of its instruction', () => {
     const view = (system: string) => viewPrompt({ prompt: [{ role: 'system', content: system }], tools: [] });
     expect(qaOfflinePolicy.matches(view(QA_INSTRUCTION))).toBe(true);

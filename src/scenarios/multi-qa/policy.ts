@@ -43,6 +43,8 @@ interface Progress {
   paragraphs: Paragraph[];
   /** The paragraphs each query's visible results hold, by query. */
   byQuery: Map<string, Paragraph[]>;
+  /** The questions the latest visible answer receipt lists as still open; undefined without a receipt. */
+  stillOpen?: Set<number>;
 }
 
 const answerArgs = z.object({ question_number: z.number().int(), answer: z.string() });
@@ -137,7 +139,11 @@ function readProgress(view: PromptView): Progress {
     const n = Number(m[1]);
     if (!answers.has(n)) answers.set(n, m[2] ?? '(answer not visible)');
   }
-  return { answers, queries, paragraphs: [...paragraphs, ...quoted], byQuery };
+  // The latest whole receipt says which questions are still open: the others were answered, even when
+  // the calls that answered them are no longer in view.
+  const receipt = [...view.fullText.matchAll(/Still open: ((?:Q\d+, )*Q\d+)\.|All questions answered\./g)].at(-1);
+  const stillOpen = receipt ? new Set([...(receipt[1] ?? '').matchAll(/Q(\d+)/g)].map((m) => Number(m[1]))) : undefined;
+  return { answers, queries, paragraphs: [...paragraphs, ...quoted], byQuery, ...(stillOpen ? { stillOpen } : {}) };
 }
 
 // A run of capitalized words, allowing the small joiners of names ("Bank of America", "Vancouver, British
@@ -418,7 +424,9 @@ function decide(view: PromptView): OfflineDecision {
     return { text: `${OFFLINE_DISCLAIMER} I found no questions in the form "Q1: ..." in the first user message.` };
   }
   const progress = readProgress(view);
-  const open = questions.find((q) => !progress.answers.has(q.number));
+  const open = questions.find(
+    (q) => !progress.answers.has(q.number) && (progress.stillOpen === undefined || progress.stillOpen.has(q.number)),
+  );
   if (!open) {
     const lines = questions.map((q) => `Q${q.number}: ${progress.answers.get(q.number) ?? ''}`);
     return { text: `${OFFLINE_DISCLAIMER} Answers:\n${lines.join('\n')}` };
