@@ -12,6 +12,7 @@ const KEYS = [
   'delta',
   'reads',
   'increments',
+  'tokens',
   'text',
   'toolCalls',
   'usage',

@@ -23,6 +23,15 @@ interface SharedScope {
   versions: Record<string, number>;
 }
 
+/** Freezes a JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 const keyOf = (k: SessionKey): string => JSON.stringify([k.appName, k.userId, k.sessionId]);
 
 /** Keeps sessions in process memory; everything is lost when the process ends. */
@@ -53,7 +62,10 @@ export class InMemorySessionStore implements SessionStore {
     return {
       ...stored.key,
       state: structuredClone({ ...stored.state, ...user.values, ...app.values }),
-      events: structuredClone(stored.events),
+      // Stored events are frozen copies, never changed once appended: sessions share them, so loading a
+      // session copies no event, and what was derived from an event object (its history item, its token
+      // count) is found again for it in every later invocation.
+      events: stored.events.slice(),
       version: stored.version,
       sharedVersions: { ...user.versions, ...app.versions },
       createdAt: stored.createdAt,
@@ -126,7 +138,7 @@ export class InMemorySessionStore implements SessionStore {
     });
     stored.state = structuredClone(plan.sessionState);
     for (const [k, w] of plan.shared) this.writeShared(stored.key.appName, stored.key.userId, k, w.value, w.version);
-    stored.events.push(...structuredClone(plan.events));
+    for (const e of structuredClone(plan.events)) stored.events.push(deepFreeze(e));
     stored.version += events.length;
     if (events.length) stored.updatedAt = events[events.length - 1]!.timestamp;
     commitToSession(session, events, plan);
