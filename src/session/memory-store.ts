@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { VersionConflictError } from '../errors.js';
 import { commitToSession, planAppend } from './append.js';
+import { deepFreeze } from './frozen.js';
 import { scopeOf, splitDelta } from './state.js';
 import type { CreateSessionOptions, ListSessionsOptions, SessionStore } from './store.js';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary, StateDelta } from './types.js';
@@ -21,15 +22,6 @@ interface StoredSession {
 interface SharedScope {
   values: Record<string, JsonValue>;
   versions: Record<string, number>;
-}
-
-/** Freezes a JSON value and everything in it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 const keyOf = (k: SessionKey): string => JSON.stringify([k.appName, k.userId, k.sessionId]);

@@ -128,3 +128,38 @@ describe('SqliteSessionStore: token counts travel with the events', () => {
     expect(measureRequest(request).total).toBe(items.reduce((n, i) => n + countTokens(itemText(i)), 0));
   });
 });
+
+describe('SqliteSessionStore: events loaded again', () => {
+  const user = (id: string, text: string) =>
+    ({ id, invocationId: 'i', author: 'user', timestamp: 1, kind: 'user', text }) as const;
+
+  it('a row changed on disk after a load is read as it now is, and refused when it no longer parses', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'reload.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first'), user('e2', 'second')]);
+    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
+    store.db.prepare("UPDATE events SET body = replace(body, 'second', 'edited') WHERE event_id = 'e2'").run();
+    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'edited']);
+    store.db
+      .prepare(`UPDATE events SET body = replace(body, '"text":"first"', '"text":7') WHERE event_id = 'e1'`)
+      .run();
+    await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await store.close();
+  });
+
+  it('loaded events are read-only and a session appended to after a load holds every event', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'shared.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first')]);
+    const loaded = (await store.getSession(s))!;
+    expect(() => {
+      (loaded.events[0] as { text: string }).text = 'changed';
+    }).toThrow(TypeError);
+    await store.appendEvents(loaded, [user('e2', 'second')]);
+    await store.appendEvents(s, [user('e3', 'lost race')]).catch(() => undefined);
+    const again = (await store.getSession(s))!;
+    expect(again.events.map((e) => e.id)).toEqual(['e1', 'e2']);
+    expect(again.events[0]).toMatchObject({ text: 'first' });
+    await store.close();
+  });
+});
