@@ -93,9 +93,9 @@ const BASE_FIELDS: Record<string, (v: unknown) => boolean> = {
   author: isString,
   timestamp: isNumber,
   delta: (v) => isRecordOf(v, isJsonValue),
-  reads: (v) => isRecordOf(v, (n) => isNumber(n) && Number.isInteger(n) && n >= 0),
+  reads: (v) => isRecordOf(v, (n) => Number.isSafeInteger(n) && (n as number) >= 0),
   increments: (v) => isRecordOf(v, isNumber),
-  tokens: (v) => isRecordOf(v, (n) => isNumber(n) && Number.isInteger(n) && n >= 0),
+  tokens: (v) => isRecordOf(v, (n) => Number.isSafeInteger(n) && (n as number) >= 0),
 };
 
 /** True when `value` is an event the schema accepts and would return unchanged (no key to strip). */
