@@ -16,43 +16,66 @@ export async function loadPagewise(): Promise<any> {
   return { ...root, ...sqlite };
 }
 
+/**
+ * A model for filling a session: calls `record` with pre-filled turn 0, 1, ... and then answers, so the
+ * history holds the same turns as the other frameworks' pre-filled histories.
+ */
+function seedModel(turns: number) {
+  let call = 0;
+  const usage = {
+    inputTokens: { total: 10, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: undefined, reasoning: undefined },
+  };
+  return {
+    specificationVersion: 'v3' as const,
+    provider: 'scripted',
+    modelId: 'scripted',
+    supportedUrls: {},
+    async doGenerate() {
+      const i = call++;
+      const content =
+        i < turns
+          ? [
+              {
+                type: 'tool-call' as const,
+                toolCallId: `s${i}`,
+                toolName: 'record',
+                input: JSON.stringify(seedTurn(i).args),
+              },
+            ]
+          : [{ type: 'text' as const, text: 'Recorded.' }];
+      return {
+        content,
+        finishReason: { unified: i < turns ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
+        usage,
+        warnings: [],
+      };
+    },
+    async doStream(): Promise<never> {
+      throw new Error('not streamed');
+    },
+  };
+}
+
+/**
+ * Fills a session to `events` events the way a pagewise session gets them: an earlier invocation of the
+ * runner (a user message, `record` calls with their results, an answer), so the events are stored as
+ * the runner stores them, token counts included.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function seed(pw: any, store: any, events: number): Promise<string> {
-  const session = await store.createSession({ appName: 'bench', userId: 'u' });
-  await store.appendEvent(session, {
-    kind: 'user',
-    id: 'u0',
-    invocationId: 'seed',
-    author: 'user',
-    timestamp: Date.now(),
-    text: 'Start recording.',
+async function seed(pw: any, store: any, agent: any, events: number): Promise<string> {
+  const turns = Math.floor((events - 2) / 2);
+  const runner = new pw.Runner({
+    agent,
+    model: seedModel(turns),
+    store,
+    appName: 'bench',
+    contextWindow: 0,
+    limits: { maxSteps: turns + 2 },
   });
-  for (let i = 0; session.events.length < events; i++) {
-    const t = seedTurn(i);
-    await store.appendEvents(session, [
-      {
-        kind: 'model',
-        id: `m${i}`,
-        invocationId: 'seed',
-        author: 'recorder',
-        timestamp: Date.now(),
-        text: '',
-        toolCalls: [{ toolCallId: `s${i}`, toolName: 'record', input: t.args }],
-      },
-      {
-        kind: 'tool-result',
-        id: `t${i}`,
-        invocationId: 'seed',
-        author: 'recorder',
-        timestamp: Date.now(),
-        toolCallId: `s${i}`,
-        toolName: 'record',
-        output: t.result,
-        isError: false,
-      },
-    ]);
-  }
-  return session.sessionId;
+  const r = await runner.run({ userId: 'u', message: 'Start recording.' });
+  if (r.session.events.length !== events) throw new Error(`seeded ${r.session.events.length} events, not ${events}`);
+  return r.session.sessionId;
 }
 
 function framework(name: string, makeStore: (pw: unknown) => unknown): PeerFramework {
@@ -61,7 +84,6 @@ function framework(name: string, makeStore: (pw: unknown) => unknown): PeerFrame
     async prepare(events, clock) {
       const pw = await loadPagewise();
       const store = makeStore(pw);
-      const sessionId = await seed(pw, store, events);
       const agent = new pw.Agent({
         name: 'recorder',
         instruction: 'You record observations.',
@@ -74,6 +96,7 @@ function framework(name: string, makeStore: (pw: unknown) => unknown): PeerFrame
           }),
         ],
       });
+      const sessionId = await seed(pw, store, agent, events);
       const runner = new pw.Runner({ agent, model: scriptedV3(clock), store, appName: 'bench', contextWindow: 0 });
       return async () => {
         const r = await runner.run({ userId: 'u', sessionId, message: 'Record the new observations.' });

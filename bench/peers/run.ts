@@ -31,7 +31,7 @@ for (let round = 0; round < rounds; round++) {
   const order = keys.map((_, i) => keys[(i + round) % keys.length]!);
   for (const key of order) {
     // A fresh process per framework per round: no framework warms another's caches or heap.
-    const r = spawnSync(process.execPath, ['--import', 'tsx', worker, key], {
+    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', worker, key], {
       encoding: 'utf8',
       cwd: here,
       timeout: 600_000,

@@ -11,7 +11,7 @@ import type {
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
 import { AbortedError, redactError } from '../errors.js';
-import { withRetry, type RetryOptions } from '../models/retry.js';
+import { withRetryLazy, type RetryOptions } from '../models/retry.js';
 import type { ToolCallRecord } from '../session/types.js';
 import type { RunLimits } from './limits.js';
 import { jsonDepth } from '../util/json-scan.js';
@@ -40,7 +40,7 @@ export async function* callModel(
   const { signal, retry } = options;
   const start = performance.now();
   if (!options.streaming) {
-    const result = await withRetry((s) => model.doGenerate({ ...callOptions, abortSignal: s }), signal, retry);
+    const result = await withRetryLazy((s) => model.doGenerate(withSignal(callOptions, s)), signal, retry);
     return {
       content: result.content,
       usage: { input: result.usage.inputTokens.total, output: result.usage.outputTokens.total },
@@ -49,7 +49,7 @@ export async function* callModel(
     };
   }
   const response: ModelResponse = { content: [], usage: {}, ms: 0 };
-  const { stream } = await withRetry((s) => model.doStream({ ...callOptions, abortSignal: s }), signal, retry);
+  const { stream } = await withRetryLazy((s) => model.doStream(withSignal(callOptions, s)), signal, retry, true);
   let text = '';
   for await (const part of abortable(stream as unknown as AsyncIterable<LanguageModelV3StreamPart>, signal)) {
     if (part.type === 'text-delta') {
@@ -64,6 +64,18 @@ export async function* callModel(
   if (text) response.content.unshift({ type: 'text', text });
   response.ms = performance.now() - start;
   return response;
+}
+
+/**
+ * The call options with the attempt's signal, read only when the model reads `abortSignal` (see
+ * withRetry): a model that never looks at it costs no signal.
+ */
+function withSignal(callOptions: LanguageModelV3CallOptions, signal: () => AbortSignal): LanguageModelV3CallOptions {
+  return Object.defineProperty({ ...callOptions }, 'abortSignal', {
+    get: signal,
+    enumerable: true,
+    configurable: true,
+  });
 }
 
 /** Iterates a model stream, ending with AbortedError (not the stream's own abort error) once `signal` fires. */

@@ -17,7 +17,7 @@ import {
   NotFoundError,
   SystemError,
 } from '../errors.js';
-import { eventsToItems } from '../context/history.js';
+import { eventsToItems, withTokenCounts } from '../context/history.js';
 import { measureRequest, renderPrompt } from '../context/request.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
 import { clearTemp } from '../session/state.js';
@@ -174,7 +174,9 @@ export class Runner {
     };
     try {
       if (!resume) {
-        yield* emit(await inv.append({ ...inv.base(), kind: 'user', author: 'user', text: input.message }));
+        const encoding = encodingForModel(this.resources.modelOf(agent).model.modelId);
+        const user: SessionEvent = { ...inv.base(), kind: 'user', author: 'user', text: input.message };
+        yield* emit(await inv.append(...withTokenCounts([user], encoding)));
       } else if (resume.interrupted.pending.length > 0) {
         // The interrupted step's model response is in the store: finish its calls, never repeating recorded ones.
         const end: StepEnd = yield* this.finishInterrupted(inv, agent, resume.interrupted);
@@ -234,7 +236,8 @@ export class Runner {
       ledger: ledger.ledger,
       telemetry: inv.telemetry,
     });
-    const measured = measureRequest(request, encodingForModel(model.modelId));
+    const encoding = encodingForModel(model.modelId);
+    const measured = measureRequest(request, encoding);
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
     const { prompt, tools: toolList } = renderPrompt(request);
     const response = yield* callModel(
@@ -282,6 +285,7 @@ export class Runner {
       usage: { promptTokens: measured.total, completionTokens, ...provider },
       ...(response.finishReason ? { finishReason: response.finishReason } : {}),
     };
+    withTokenCounts([modelEvent], encoding);
     const answer = { text, toolCalls, finishReason: response.finishReason };
     await ledger.logCall(session, { invocationId, entry, request, eventId: modelEvent.id }, answer);
     const finish = (toolMs: number) => ledger.finishStep(entry.index, stepStart, response.ms, toolMs);
@@ -305,7 +309,7 @@ export class Runner {
         author: 'pagewise',
         text: '[pagewise] Your last response was empty. Answer with text, or call one of the tools.',
       };
-      yield* emit(await inv.append(modelEvent, nudge));
+      yield* emit(await inv.append(modelEvent, ...withTokenCounts([nudge], encoding)));
       finish(0);
       return { agent };
     }
@@ -324,6 +328,7 @@ export class Runner {
         base: inv.base,
         modelEvent: writeAhead ? undefined : modelEvent,
         response: { text, toolCalls, dropped },
+        encoding,
       },
     );
     yield* emit(events);
@@ -344,6 +349,7 @@ export class Runner {
       base: inv.base,
       pending: interrupted.pending,
       text: interrupted.text,
+      encoding: encodingForModel(this.resources.modelOf(agent).model.modelId),
     });
     yield* emit(events);
     return this.endOfToolStep(inv, agent, outcomes, interrupted.text);

@@ -236,7 +236,10 @@ async function runWithDeadline(
     agentName: scope.agent.name,
     toolCallId: call.toolCallId,
     idempotencyKey: idempotencyKeyOf(scope.session.sessionId, scope.invocationId, scope.stepId, call.toolCallId),
-    signal: controller.signal,
+    // Read on demand: most tools never look at their signal, and making one is a measurable part of a step.
+    get signal() {
+      return controller.signal;
+    },
     services: scope.services,
     actions: {
       transferToAgent: (name) => {

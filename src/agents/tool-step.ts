@@ -3,9 +3,11 @@
  * limit are refused), then store the model event, the results in call order, a summary of dropped calls
  * and the escalation or transfer the results asked for, as one atomic append.
  */
+import { withTokenCounts } from '../context/history.js';
 import type { SessionStore } from '../session/store.js';
 import { stateSource, type StateSource } from '../session/tracked-state.js';
 import type { SessionEvent, ToolCallRecord } from '../session/types.js';
+import type { EncodingName } from '../tokens/tokenizer.js';
 import type { Agent } from './agent.js';
 import { droppedCallsMessage, type ParsedResponse } from './model-call.js';
 import { appendWithRetry, escalationOf, reconcile, resultEvent, transferNameOf } from './step-commit.js';
@@ -42,6 +44,8 @@ export interface ToolStep {
   /** The model event: appended with the results, or undefined when it was written ahead of the tools. */
   modelEvent: SessionEvent | undefined;
   response: Pick<ParsedResponse, 'text' | 'toolCalls' | 'dropped'>;
+  /** The encoding the agent's model counts with: the step's events are stored with their counts in it. */
+  encoding: EncodingName;
 }
 
 /** Runs a response's calls and stores the step; returns the stored events and the calls' outcomes. */
@@ -67,7 +71,7 @@ export async function runToolStep(
     if (dropped.count > 0)
       out.push({ ...step.base(), kind: 'user', author: 'pagewise', text: droppedCallsMessage(dropped, limits) });
     out.push(...controlEvents(step.base, step.root, agent, outcomes, text));
-    return out;
+    return withTokenCounts(out, step.encoding);
   });
   return { events, outcomes };
 }
@@ -81,6 +85,7 @@ export async function finishPendingCalls(
   const outcomes = await Promise.all(step.pending.map((call) => executeCall(scope, call, stateSource(session.state))));
   const built = outcomes.map((o) => resultEvent(o, step.base(), agent.name));
   built.push(...controlEvents(step.base, step.root, agent, outcomes, step.text));
+  withTokenCounts(built, step.encoding);
   const events = await appendWithRetry(step.store, session, limits.maxConflictRetries, () => built);
   return { events, outcomes };
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../session/types.js';
-import { eventsToItems, groupTurns } from './history.js';
+import { countTokens } from '../tokens/tokenizer.js';
+import { eventsToItems, groupTurns, withTokenCounts } from './history.js';
+import { itemText, measureRequest } from './request.js';
 
 let n = 0;
 const base = () => ({ id: `e${++n}`, invocationId: 'i', author: 'a', timestamp: 0 });
@@ -95,5 +97,40 @@ describe('groupTurns', () => {
       ['assistant', 'tool-result', 'tool-result'],
       ['assistant'],
     ]);
+  });
+});
+
+describe('token counts stored with events', () => {
+  it('writes each event the count of its history item, the same as counting the item', () => {
+    const events = withTokenCounts(
+      [user('What changed in the third quarter?'), model('Looking.', ['q3']), result('q3')],
+      'o200k_base',
+    );
+    const items = fresh(events.map((e) => ({ ...e })));
+    expect(events.map((e) => e.tokens?.o200k_base)).toEqual(items.map((i) => countTokens(itemText(i), 'o200k_base')));
+    expect(events.every((e) => e.tokens?.cl100k_base === undefined)).toBe(true);
+  });
+
+  it('keeps counts of other encodings and leaves events without an item alone', () => {
+    const [u] = withTokenCounts([user('Hello there, model.')], 'cl100k_base');
+    const [again] = withTokenCounts([{ ...u! }], 'o200k_base');
+    expect(again!.tokens).toEqual({
+      cl100k_base: countTokens('Hello there, model.', 'cl100k_base'),
+      o200k_base: countTokens('Hello there, model.', 'o200k_base'),
+    });
+    const [empty, transfer] = withTokenCounts(
+      [model(''), { ...base(), kind: 'transfer', from: 'a', to: 'b' } as SessionEvent],
+      'o200k_base',
+    );
+    expect(empty!.tokens).toBeUndefined();
+    expect(transfer!.tokens).toBeUndefined();
+  });
+
+  it("a loaded event's stored count stands for counting its text, per encoding", () => {
+    // A count no tokenizer would give for this text shows which one the measure used.
+    const loaded: SessionEvent = { ...user('four words of text'), tokens: { o200k_base: 977 } };
+    const request = { instruction: [], items: fresh([loaded]), tools: [] };
+    expect(measureRequest(request, 'o200k_base').total).toBe(977);
+    expect(measureRequest(request, 'cl100k_base').total).toBe(countTokens('four words of text', 'cl100k_base'));
   });
 });

@@ -3,13 +3,45 @@
  * with their summary; raw events stay in the session, untouched.
  */
 import type { CompactionEvent, SessionEvent } from '../session/types.js';
-import type { ContextItem } from './request.js';
+import type { EncodingName } from '../tokens/tokenizer.js';
+import { itemTokenCount, presetItemTokens, type ContextItem } from './request.js';
 
 const itemCache = new WeakMap<SessionEvent, ContextItem | null>();
+
+const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
 
 function eventToItem(event: SessionEvent): ContextItem | null {
   let item = itemCache.get(event);
   if (item !== undefined) return item;
+  item = convertEvent(event);
+  itemCache.set(event, item);
+  // Counts stored with the event (see SessionEvent.tokens) stand for counting its item again.
+  const stored = event.tokens;
+  if (item && stored)
+    for (const encoding of ENCODINGS) {
+      const n = stored[encoding];
+      if (n !== undefined) presetItemTokens(item, encoding, n);
+    }
+  return item;
+}
+
+/**
+ * Writes into each event the token count of its history item under `encoding` (see
+ * `SessionEvent.tokens`), so a process that loads the session later reads the count instead of
+ * counting the text. Events without a history item (transfers, compactions, empty responses) are left
+ * as they are. Returns the same events, changed in place: call it on events not yet appended.
+ */
+export function withTokenCounts<T extends SessionEvent>(events: T[], encoding: EncodingName): T[] {
+  for (const event of events) {
+    if (event.kind === 'compaction') continue;
+    const item = eventToItem(event);
+    if (item) event.tokens = { ...event.tokens, [encoding]: itemTokenCount(item, encoding) };
+  }
+  return events;
+}
+
+function convertEvent(event: SessionEvent): ContextItem | null {
+  let item: ContextItem | null;
   switch (event.kind) {
     case 'user':
       item = { type: 'user', text: event.text, eventId: event.id };
@@ -33,7 +65,6 @@ function eventToItem(event: SessionEvent): ContextItem | null {
     default:
       item = null;
   }
-  itemCache.set(event, item);
   return item;
 }
 

@@ -145,6 +145,19 @@ const itemTokens: Record<EncodingName, WeakMap<object, number>> = {
   cl100k_base: new WeakMap(),
 };
 
+/**
+ * Records a known token count for a history item (read from its event, see `SessionEvent.tokens`), so
+ * {@link measureRequest} does not count the item's text again.
+ */
+export function presetItemTokens(item: ContextItem, encoding: EncodingName, tokens: number): void {
+  itemTokens[encoding].set(item, tokens);
+}
+
+/** The token count of one history item, counted once per item object and encoding. */
+export function itemTokenCount(item: ContextItem, encoding: EncodingName): number {
+  return tokensOf(item, encoding, () => itemText(item));
+}
+
 function tokensOf(key: object, encoding: EncodingName, text: () => string): number {
   const cache = itemTokens[encoding];
   let n = cache.get(key);

@@ -68,6 +68,21 @@ export async function withRetry<T>(
   signal: AbortSignal | undefined,
   options: RetryOptions = {},
 ): Promise<T> {
+  return withRetryLazy((attempt) => fn(attempt()), signal, options);
+}
+
+/**
+ * {@link withRetry}, with the attempt's signal made only when `fn` calls `attempt()` (a model that
+ * never reads its abort signal costs none). With `outlives: true` (a stream, read after `fn` returns)
+ * the successful attempt's signal keeps following the caller's abort and the timeout after the return;
+ * otherwise its timer and listener are released as soon as `fn` settles.
+ */
+export async function withRetryLazy<T>(
+  fn: (attempt: () => AbortSignal) => PromiseLike<T>,
+  signal: AbortSignal | undefined,
+  options: RetryOptions = {},
+  outlives = false,
+): Promise<T> {
   const maxRetries = options.maxRetries ?? 3;
   const base = options.baseDelayMs ?? 500;
   const cap = options.maxDelayMs ?? 30_000;
@@ -76,15 +91,15 @@ export async function withRetry<T>(
   const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new AbortedError();
-    const signals: AbortSignal[] = [];
-    if (signal) signals.push(signal);
-    if (timeoutMs > 0) signals.push(AbortSignal.timeout(timeoutMs));
-    const attemptSignal = signals.length ? AbortSignal.any(signals) : new AbortController().signal;
+    const guard = attemptSignal(signal, timeoutMs);
+    let succeeded = false;
     try {
-      return await fn(attemptSignal);
+      const result = await fn(() => guard.signal);
+      succeeded = true;
+      return result;
     } catch (error) {
       if (signal?.aborted) throw new AbortedError();
-      const timedOut = timeoutMs > 0 && attemptSignal.aborted;
+      const timedOut = guard.timedOut();
       if (!(timedOut || isRetryableError(error)) || attempt >= maxRetries) {
         if (timedOut) {
           throw redactError(
@@ -100,6 +115,50 @@ export async function withRetry<T>(
       const hinted = APICallError.isInstance(error) ? retryAfterMs(error.responseHeaders) : undefined;
       const backoff = Math.min(cap, base * 2 ** attempt) * random();
       await sleep(hinted !== undefined ? Math.min(hinted, cap * 4) : backoff, signal);
+    } finally {
+      if (!(succeeded && outlives)) guard.release();
     }
   }
+}
+
+/**
+ * The signal of one attempt: aborted when the caller's signal aborts or `timeoutMs` after the attempt
+ * started. Made only when the callee reads it (a provider passing it to `fetch`): an `AbortSignal`, its
+ * timer and its listener on the caller's signal cost a measurable share of a step, and a callee that
+ * never reads the signal cannot be interrupted by it anyway. Released when the attempt ends.
+ */
+function attemptSignal(
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): { readonly signal: AbortSignal; timedOut(): boolean; release(): void } {
+  const started = performance.now();
+  let controller: AbortController | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let expired = false;
+  const forward = () => controller!.abort(signal!.reason);
+  return {
+    get signal() {
+      if (controller) return controller.signal;
+      const c = (controller = new AbortController());
+      if (timeoutMs > 0) {
+        timer = setTimeout(
+          () => {
+            expired = true;
+            c.abort(new DOMException('The model call timed out.', 'TimeoutError'));
+          },
+          Math.max(0, timeoutMs - (performance.now() - started)),
+        );
+        timer.unref();
+      }
+      if (signal?.aborted) c.abort(signal.reason);
+      else signal?.addEventListener('abort', forward, { once: true });
+      return c.signal;
+    },
+    timedOut: () => expired,
+    release() {
+      if (!controller) return;
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    },
+  };
 }

@@ -313,11 +313,10 @@ export class PagingService {
     const total = next.reduce((s, e) => s + e.tokens, 0);
     if (total > this.ramBudgetTokens) throw this.budgetError(requested, current, `Paging in ${unique.length} pages`);
     this.writeWorkingSet(ctx.state, next);
-    const loadedTokens = requested.reduce((s, e) => s + e.tokens, 0);
     const framed = requested.filter((e) => e.frame !== undefined);
     // The instruction states the working set and its budget at every call, so the receipt need not.
     return (
-      `${requested.length} loaded (${fmt(loadedTokens)} tokens).` +
+      `${requested.length} loaded.` +
       (framed.length
         ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.`
         : '')

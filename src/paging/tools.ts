@@ -52,10 +52,12 @@ export function createPagingTools(
   const releaseOnSave = options.releaseOnSave ?? true;
   const maxPages = service.maxPagesPerRead;
   return {
+    // The two tools of the pattern go in every request: their declarations are kept to what the model
+    // needs. Limits it cannot meet by accident (empty lists, overlong ids) are checked on execution.
     get_reports: tool({
       name: 'get_reports',
-      description: `Load up to ${maxPages} reports by URI into your instruction, replacing those loaded before; returns only a count.`,
-      inputSchema: z.object({ urls: z.array(uriSchema).min(1).max(maxPages) }),
+      description: `Load up to ${maxPages} reports by URL into your instruction, replacing the previous ones.`,
+      inputSchema: z.object({ urls: z.array(z.string()).max(maxPages) }),
       execute: ({ urls }, ctx) => service.pageIn(urls, 'replace', ctx),
     }),
     page_in: tool({
@@ -83,10 +85,16 @@ export function createPagingTools(
     save_result: tool({
       name: 'save_result',
       description:
-        'Save a result under a task id (the same id replaces it); saved results stay in your instruction.' +
-        (releaseOnSave ? ' Releases the pages you have read, not those loaded in the same step.' : ''),
-      inputSchema: z.object({ task_id: z.string().min(1).max(200), result: z.string().max(maxResultChars) }),
+        'Save a result under a task id; it stays in your instruction.' +
+        (releaseOnSave ? ' Frees the pages read before this step.' : ''),
+      inputSchema: z.object({ task_id: z.string(), result: z.string() }),
       execute: async ({ task_id, result }, ctx) => {
+        if (task_id.length < 1 || task_id.length > 200)
+          throw new RangeError(`task_id must be 1 to 200 characters; it has ${task_id.length}.`);
+        if (result.length > maxResultChars)
+          throw new RangeError(
+            `the result has ${result.length} characters, over the limit of ${maxResultChars}; save a shorter one.`,
+          );
         ctx.state.set(RESULT_PREFIX + task_id, result);
         const released = releaseOnSave ? await service.releaseSeen(ctx) : 0;
         return released ? `Saved; ${released} pages released.` : 'Saved.';

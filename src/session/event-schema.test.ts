@@ -12,6 +12,7 @@ const KEYS = [
   'delta',
   'reads',
   'increments',
+  'tokens',
   'text',
   'toolCalls',
   'usage',
@@ -161,5 +162,18 @@ describe('parseStoredEvent', () => {
     expect(parseStoredEvent(JSON.stringify(exact))).toStrictEqual(exact);
     expect(parseStoredEvent(JSON.stringify({ ...exact, extra: 1 }))).toStrictEqual(exact);
     expect(() => parseStoredEvent(JSON.stringify({ ...exact, reads: { k: -1 } }))).toThrow();
+  });
+
+  it('refuses token counts and read versions that are not safe non-negative integers, as zod does', () => {
+    const exact = { kind: 'user', id: 'e', invocationId: 'i', author: 'a', timestamp: 1, text: 't' };
+    for (const bad of [2 ** 60, 1e300, -1, 1.5]) {
+      for (const key of ['tokens', 'reads']) {
+        const text = JSON.stringify({ ...exact, [key]: { o200k_base: bad } });
+        expect(() => eventSchema.parse(JSON.parse(text))).toThrow();
+        expect(() => parseStoredEvent(text)).toThrow();
+      }
+    }
+    const counted = { ...exact, tokens: { o200k_base: 12, cl100k_base: 0 } };
+    expect(parseStoredEvent(JSON.stringify(counted))).toStrictEqual(counted);
   });
 });

@@ -20,6 +20,7 @@ const base = {
   delta: stateSchema.optional(),
   reads: z.record(z.string(), z.number().int().nonnegative()).optional(),
   increments: z.record(z.string(), z.number()).optional(),
+  tokens: z.record(z.string(), z.number().int().nonnegative()).optional(),
 };
 
 const usage = z.object({
@@ -84,7 +85,7 @@ const KIND_FIELDS: Record<string, Record<string, (v: unknown) => boolean>> = {
   compaction: { fromEventId: isString, toEventId: isString, summary: isString, guideline: isString },
 };
 /** Keys that may be absent, per kind (the base ones for every kind). */
-const OPTIONAL = new Set(['delta', 'reads', 'increments', 'usage', 'finishReason', 'guideline']);
+const OPTIONAL = new Set(['delta', 'reads', 'increments', 'tokens', 'usage', 'finishReason', 'guideline']);
 const BASE_FIELDS: Record<string, (v: unknown) => boolean> = {
   kind: isString,
   id: isString,
@@ -92,8 +93,9 @@ const BASE_FIELDS: Record<string, (v: unknown) => boolean> = {
   author: isString,
   timestamp: isNumber,
   delta: (v) => isRecordOf(v, isJsonValue),
-  reads: (v) => isRecordOf(v, (n) => isNumber(n) && Number.isInteger(n) && n >= 0),
+  reads: (v) => isRecordOf(v, (n) => Number.isSafeInteger(n) && (n as number) >= 0),
   increments: (v) => isRecordOf(v, isNumber),
+  tokens: (v) => isRecordOf(v, (n) => Number.isSafeInteger(n) && (n as number) >= 0),
 };
 
 /** True when `value` is an event the schema accepts and would return unchanged (no key to strip). */

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { VersionConflictError } from '../errors.js';
 import { commitToSession, planAppend } from './append.js';
+import { deepFreeze } from './frozen.js';
 import { scopeOf, splitDelta } from './state.js';
 import type { CreateSessionOptions, ListSessionsOptions, SessionStore } from './store.js';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary, StateDelta } from './types.js';
@@ -53,7 +54,10 @@ export class InMemorySessionStore implements SessionStore {
     return {
       ...stored.key,
       state: structuredClone({ ...stored.state, ...user.values, ...app.values }),
-      events: structuredClone(stored.events),
+      // Stored events are frozen copies, never changed once appended: sessions share them, so loading a
+      // session copies no event, and what was derived from an event object (its history item, its token
+      // count) is found again for it in every later invocation.
+      events: stored.events.slice(),
       version: stored.version,
       sharedVersions: { ...user.versions, ...app.versions },
       createdAt: stored.createdAt,
@@ -126,7 +130,7 @@ export class InMemorySessionStore implements SessionStore {
     });
     stored.state = structuredClone(plan.sessionState);
     for (const [k, w] of plan.shared) this.writeShared(stored.key.appName, stored.key.userId, k, w.value, w.version);
-    stored.events.push(...structuredClone(plan.events));
+    for (const e of structuredClone(plan.events)) stored.events.push(deepFreeze(e));
     stored.version += events.length;
     if (events.length) stored.updatedAt = events[events.length - 1]!.timestamp;
     commitToSession(session, events, plan);

@@ -50,6 +50,13 @@ interface EventBase {
    * many sessions all count and never conflict. A key appears in `delta` or here, never in both.
    */
   increments?: Record<string, number>;
+  /**
+   * Token counts of what the model reads of this event, by encoding name (`o200k_base`, ...), written by
+   * the runner when it appends the event. A process that loads the session reads them instead of counting
+   * its whole history again. Absent in events written by older versions or appended by other code; such
+   * events are counted when a request needs them.
+   */
+  tokens?: Record<string, number>;
 }
 
 /** A message from the user that starts an invocation. */

@@ -3,7 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../agents/agent.js';
+import { Runner } from '../../agents/runner.js';
+import { tool } from '../../agents/tool.js';
+import { eventsToItems } from '../../context/history.js';
+import { itemText, measureRequest } from '../../context/request.js';
 import { StorageError } from '../../errors.js';
+import { scriptedModel } from '../../models/scripted.js';
+import { countTokens } from '../../tokens/tokenizer.js';
 import { sessionStoreContract } from '../../../test/contracts/session-store.contract.js';
 import { SqliteSessionStore } from './sqlite-store.js';
 
@@ -87,6 +95,71 @@ describe('SqliteSessionStore', () => {
   it('uses WAL journaling', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'wal.db') });
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    await store.close();
+  });
+});
+
+describe('SqliteSessionStore: token counts travel with the events', () => {
+  it('a session the runner wrote is measured from its stored counts after reopening, as counting would give', async () => {
+    const f = path.join(dir, 'counts.db');
+    const store = new SqliteSessionStore({ path: f });
+    const record = tool({
+      name: 'record',
+      description: 'Records a note.',
+      inputSchema: z.object({ note: z.string() }),
+      execute: ({ note }) => `recorded: ${note}`,
+    });
+    const runner = new Runner({
+      agent: new Agent({ name: 'a', instruction: 'Record notes.', tools: [record] }),
+      model: scriptedModel([{ toolCalls: [{ toolName: 'record', input: { note: 'the first note' } }] }, 'Done.']),
+      store,
+    });
+    const { session } = await runner.run({ userId: 'u', message: 'Record one note.' });
+    await store.close();
+    const reopened = new SqliteSessionStore({ path: f });
+    const loaded = (await reopened.getSession(session))!;
+    await reopened.close();
+    expect(loaded.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result', 'model']);
+    const items = eventsToItems(loaded.events);
+    expect(loaded.events.map((e) => e.tokens?.o200k_base)).toEqual(
+      items.map((i) => countTokens(itemText(i), 'o200k_base')),
+    );
+    const request = { instruction: [], items, tools: [] };
+    expect(measureRequest(request).total).toBe(items.reduce((n, i) => n + countTokens(itemText(i)), 0));
+  });
+});
+
+describe('SqliteSessionStore: events loaded again', () => {
+  const user = (id: string, text: string) =>
+    ({ id, invocationId: 'i', author: 'user', timestamp: 1, kind: 'user', text }) as const;
+
+  it('a row changed on disk after a load is read as it now is, and refused when it no longer parses', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'reload.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first'), user('e2', 'second')]);
+    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
+    store.db.prepare("UPDATE events SET body = replace(body, 'second', 'edited') WHERE event_id = 'e2'").run();
+    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'edited']);
+    store.db
+      .prepare(`UPDATE events SET body = replace(body, '"text":"first"', '"text":7') WHERE event_id = 'e1'`)
+      .run();
+    await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await store.close();
+  });
+
+  it('loaded events are read-only and a session appended to after a load holds every event', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'shared.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first')]);
+    const loaded = (await store.getSession(s))!;
+    expect(() => {
+      (loaded.events[0] as { text: string }).text = 'changed';
+    }).toThrow(TypeError);
+    await store.appendEvents(loaded, [user('e2', 'second')]);
+    await store.appendEvents(s, [user('e3', 'lost race')]).catch(() => undefined);
+    const again = (await store.getSession(s))!;
+    expect(again.events.map((e) => e.id)).toEqual(['e1', 'e2']);
+    expect(again.events[0]).toMatchObject({ text: 'first' });
     await store.close();
   });
 });

@@ -15,6 +15,7 @@ import {
   type SharedWrite,
 } from '../../session/append.js';
 import { parseStoredEvent, parseStoredState, parseStoredValue } from '../../session/event-schema.js';
+import { deepFreeze } from '../../session/frozen.js';
 import { applyDelta, scopeOf, splitDelta } from '../../session/state.js';
 import {
   READABLE_SESSION_SCHEMA_VERSIONS,
@@ -103,6 +104,84 @@ function openError(error: unknown, file: string, busyTimeoutMs: number): unknown
   return error;
 }
 
+/** What the append transaction returns: the plan, and the stored text of its events from event number `from`. */
+interface AppendResult {
+  plan: AppendPlan;
+  bodies: string[];
+  from: number;
+}
+
+const cacheKeyOf = (k: SessionKey): string => `${k.appName}\u0000${k.userId}\u0000${k.sessionId}`;
+
+/**
+ * Per session, the stored text of each event and the event parsed from it. Loading a session reads every
+ * row as before; a row whose text is exactly the text an event was parsed and validated from gives that
+ * event (frozen, shared between loads) without parsing it again, and anything else (written by another
+ * process, altered on disk) is parsed and validated as before. Events this store appends join the cache
+ * parsed from the text it stored, as a load would parse them (one that would not parse is left to the
+ * load, which refuses it). Bounded by the characters it holds; the least recently loaded sessions go first.
+ */
+class StoredEventCache {
+  private readonly sessions = new Map<string, { bodies: string[]; events: (SessionEvent | undefined)[] }>();
+  private chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  /** The events of rows with these texts, reusing what was parsed from the same text before. */
+  read(key: string, bodies: string[]): SessionEvent[] {
+    const old = this.sessions.get(key);
+    const events = bodies.map((body, i) =>
+      old && old.bodies[i] === body && old.events[i] ? old.events[i] : deepFreeze(parseStoredEvent(body)),
+    );
+    // The session's list is the caller's to append to; the cache keeps its own.
+    this.put(key, bodies, events.slice());
+    return events;
+  }
+
+  /** Records the text of events appended at event number `from`, when the cache holds all before it. */
+  appended(key: string, from: number, bodies: string[]): void {
+    const entry = this.sessions.get(key);
+    if (!entry) return;
+    if (entry.bodies.length !== from) return this.forget(key);
+    for (const body of bodies) {
+      entry.bodies.push(body);
+      entry.events.push(parsedOrUndefined(body));
+      this.chars += body.length;
+    }
+    this.trim();
+  }
+
+  forget(key: string): void {
+    const entry = this.sessions.get(key);
+    if (!entry) return;
+    this.chars -= entry.bodies.reduce((n, b) => n + b.length, 0);
+    this.sessions.delete(key);
+  }
+
+  private put(key: string, bodies: string[], events: (SessionEvent | undefined)[]): void {
+    this.forget(key);
+    this.sessions.set(key, { bodies, events });
+    this.chars += bodies.reduce((n, b) => n + b.length, 0);
+    this.trim();
+  }
+
+  private trim(): void {
+    for (const k of this.sessions.keys()) {
+      if (this.chars <= this.maxChars) break;
+      this.forget(k);
+    }
+  }
+}
+
+/** The event a load would read from `body`, frozen; undefined when a load would refuse it. */
+function parsedOrUndefined(body: string): SessionEvent | undefined {
+  try {
+    return deepFreeze(parseStoredEvent(body));
+  } catch {
+    return undefined;
+  }
+}
+
 interface SharedRow {
   key: string;
   /** JSON text; NULL for a deleted key (a tombstone that keeps the version). */
@@ -127,13 +206,15 @@ export class SqliteSessionStore implements SessionStore {
   private readonly ownsDb: boolean;
   private readonly stmts;
   /** The append transaction, built once: its wrapper is on every step's path. */
-  private readonly appendTx: (session: Session, events: readonly SessionEvent[]) => AppendPlan;
+  private readonly appendTx: (session: Session, events: readonly SessionEvent[]) => AppendResult;
   /**
    * Per session, the state text this store last wrote. A row still holding exactly that text needs no
    * validation when the next append reads it back: it is what this process serialized from a state it
    * had already checked. Any other text (written elsewhere, or altered) is validated as before.
    */
   private readonly writtenState = new Map<string, string>();
+  /** Events this store read or wrote, with the stored text of each (see {@link StoredEventCache}). */
+  private readonly eventCache = new StoredEventCache(32 * 1024 * 1024);
 
   constructor(options: SqliteStoreOptions = {}) {
     this.ownsDb = !options.database;
@@ -215,7 +296,10 @@ export class SqliteSessionStore implements SessionStore {
         sharedVersions[r.key] = r.version;
         if (r.value !== null) state[r.key] = parseStoredValue(r.value);
       }
-      const events = this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => parseStoredEvent(r.body));
+      const events = this.eventCache.read(
+        cacheKeyOf(key),
+        this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => r.body),
+      );
       return {
         ...key,
         state,
@@ -296,6 +380,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async deleteSession(key: SessionKey): Promise<boolean> {
+    this.eventCache.forget(cacheKeyOf(key));
     const remove = this.db.transaction(() => {
       this.stmts.deleteEvents.run(key.appName, key.userId, key.sessionId);
       return this.stmts.deleteSession.run(key.appName, key.userId, key.sessionId).changes > 0;
@@ -309,33 +394,28 @@ export class SqliteSessionStore implements SessionStore {
 
   async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
     // IMMEDIATE takes the write lock up front, so the checks and the writes see the same database.
-    const plan = guarded(this.db, () => this.appendTx(session, events));
+    const { plan, bodies, from } = guarded(this.db, () => this.appendTx(session, events));
+    this.eventCache.appended(cacheKeyOf(session), from, bodies);
     commitToSession(session, events, plan);
     return plan.events;
   }
 
   /** The body of the append transaction: version check, plan, event rows, session row, shared keys. */
-  private appendInTransaction(session: Session, events: readonly SessionEvent[]): AppendPlan {
+  private appendInTransaction(session: Session, events: readonly SessionEvent[]): AppendResult {
     const { appName, userId, sessionId } = session;
     const row = this.stmts.getSession.get(appName, userId, sessionId);
     if (!row) throw new VersionConflictError(sessionId, session.version, -1);
     if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
-    const cacheKey = `${appName}\u0000${userId}\u0000${sessionId}`;
+    const cacheKey = cacheKeyOf(session);
     const known = this.writtenState.get(cacheKey) === row.state;
     const plan = planAppend(session, events, {
       sessionState: known ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
       shared: (k) => this.sharedValue(appName, userId, k),
     });
-    plan.events.forEach((e, i) => {
-      this.stmts.insertEvent.run(
-        appName,
-        userId,
-        sessionId,
-        row.version + i,
-        e.id,
-        JSON.stringify(e),
-        SESSION_SCHEMA_VERSION,
-      );
+    const bodies = plan.events.map((e, i) => {
+      const body = JSON.stringify(e);
+      this.stmts.insertEvent.run(appName, userId, sessionId, row.version + i, e.id, body, SESSION_SCHEMA_VERSION);
+      return body;
     });
     const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
     const stateText = JSON.stringify(plan.sessionState);
@@ -354,7 +434,7 @@ export class SqliteSessionStore implements SessionStore {
     if (this.writtenState.size >= 1024) this.writtenState.clear();
     // Harmless if the commit then fails: the text is trusted only while the row holds exactly it.
     this.writtenState.set(cacheKey, stateText);
-    return plan;
+    return { plan, bodies, from: row.version };
   }
 
   async close(): Promise<void> {
