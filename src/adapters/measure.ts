@@ -6,15 +6,14 @@
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { measureRequest, type ContextItem, type ContextRequest, type InstructionSection } from '../context/request.js';
 import { viewPrompt } from '../models/prompt-view.js';
+import { fencedBlockStart } from '../paging/fence.js';
 import type { PartTokens } from '../tokens/ledger.js';
 import type { EncodingName } from '../tokens/tokenizer.js';
 
-// The first words of every fenced block's preface: from there on the system text is paged content.
-const FENCE_START = 'The pages below were loaded at your request.';
-
 /** Splits a system text into its own instruction and the fenced pages. */
 export function splitSystem(system: string): InstructionSection[] {
-  const at = system.indexOf(FENCE_START);
+  // From the first fenced block's preface on, the system text is paged content.
+  const at = fencedBlockStart(system);
   if (at < 0) return system ? [{ part: 'instruction', text: system }] : [];
   const own = system.slice(0, at).trimEnd();
   return [...(own ? [{ part: 'instruction' as const, text: own }] : []), { part: 'paged', text: system.slice(at) }];

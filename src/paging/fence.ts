@@ -194,6 +194,16 @@ const ATTR = / ([a-z]+)=("(?:[^"\\]|\\.)*"|\d+)/gy;
 const HEADER = /^<<<PAGE (\d+) ("(?:[^"\\]|\\.)*"|[^\s"]+)((?: [a-z]+=(?:"(?:[^"\\]|\\.)*"|\d+))*)$/;
 
 /**
+ * Where the first fenced block of a text begins: the start of the line that holds its preface, or -1
+ * when the text has none. Lets a counter split a rendered system text into its own instruction and the
+ * paged content that follows it.
+ */
+export function fencedBlockStart(text: string): number {
+  const pre = PREFACE.exec(text);
+  return pre ? text.lastIndexOf('\n', pre.index) + 1 : -1;
+}
+
+/**
  * Reads fenced pages back from text (for rule-based models and tests). Only the block whose preface
  * names a boundary counts, up to its own closing line; an unterminated block has no pages. Returns the
  * boundary found and the pages in order.
