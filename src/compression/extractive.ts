@@ -115,6 +115,11 @@ interface Candidate {
   cost: number;
   /** Indices that must be kept with it (its headings, outermost first). */
   requires: readonly number[];
+  /**
+   * A heading offered on its own, as the outline of what was left out: it comes with any kept unit under
+   * it anyway, so alone it only fills budget no content unit fits into.
+   */
+  outline?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,20 +147,26 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
 
-  const candidates: Candidate[] = units.map((unit) => {
-    const forced = keep.some((re) => re.test(unit.text));
+  const firstPass = units.map((unit) => {
     // Only prose has a lead: the first line of a log is no more telling than the others.
     const lead = unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1;
+    return (
+      (relevance[unit.index] ?? 0) +
+      PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
+      (lead ? LEAD_BONUS : 0) +
+      PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep))
+    );
+  });
+  const hop = titleLinks(units, blocks.size, firstPass);
+  const candidates: Candidate[] = units.map((unit) => {
+    const forced = keep.some((re) => re.test(unit.text));
     return {
       index: unit.index,
-      score:
-        (relevance[unit.index] ?? 0) +
-        PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
-        (lead ? LEAD_BONUS : 0) +
-        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
+      score: (firstPass[unit.index] ?? 0) + HOP_WEIGHT * (hop[unit.index] ?? 0),
       forced,
       dropped: !forced && drop.some((re) => re.test(unit.text)),
       standalone: isContentUnit(unit),
+      outline: unit.kind === 'heading',
       // One token more for the separator it brings into the output.
       cost: countTokens(unit.text) + 1,
       requires: requirements[unit.index] ?? [],
@@ -170,6 +181,62 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const best = rank(candidates.filter((c) => !c.dropped && c.standalone))[0];
   const text = best === undefined ? '' : headWithinTokens(units[best.index]?.text ?? '', budget);
   return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
+}
+
+// Weight of the second hop: a paragraph a well-ranked unit names is lifted about as much as one the
+// query matches outright.
+const HOP_WEIGHT = 0.8;
+
+/**
+ * The second hop of multi-hop retrieval, by entity linking: a section named by a well-ranked unit of
+ * another section is what that unit is about. A question about "Nathaniel Gist's reputed son" matches "He
+ * was reputed to be the father of Sequoyah", and the answer is in the paragraph titled "Sequoyah", which
+ * shares no word with the question. Per unit, the best first-pass score (as a share of the best overall) of
+ * a unit outside its heading's section that mentions the heading's title; a title mentioned in many
+ * paragraphs is a common word, not a name, and links nothing.
+ */
+function titleLinks(units: readonly TextUnit[], blockCount: number, firstPass: readonly number[]): number[] {
+  const hop = units.map(() => 0);
+  const best = Math.max(0, ...firstPass);
+  if (best <= 0 || blockCount < 3) return hop;
+  const chains = units.map((u) => headingChain(units, u));
+  const content = units.filter((u) => u.kind !== 'heading' && isContentUnit(u));
+  const lowered = content.map((u) => u.text.toLowerCase());
+  const links = new Map<number, number>();
+  for (const heading of units) {
+    if (heading.kind !== 'heading') continue;
+    const title = titleOf(heading.text);
+    if (title.length < 3 || piecesWords(title).every(isStopword)) continue;
+    let link = 0;
+    const linking = new Set<number>();
+    content.forEach((u, i) => {
+      if (chains[u.index]?.includes(heading.index) || !containsPhrase(lowered[i] ?? '', title)) return;
+      linking.add(u.block);
+      link = Math.max(link, (firstPass[u.index] ?? 0) / best);
+    });
+    if (linking.size > 0 && linking.size * 2 <= blockCount) links.set(heading.index, link);
+  }
+  if (links.size === 0) return hop;
+  return units.map((u) => Math.max(0, ...[...(chains[u.index] ?? []), u.index].map((h) => links.get(h) ?? 0)));
+}
+
+/** A heading's title, lower-cased: without markdown marks, a trailing colon or a parenthesized qualifier. */
+function titleOf(heading: string): string {
+  return heading
+    .replace(/^\s*#+\s*/u, '')
+    .replace(/:\s*$/u, '')
+    .replace(/\s*\([^)]*\)\s*$/u, '')
+    .trim()
+    .toLowerCase();
+}
+
+function containsPhrase(text: string, phrase: string): boolean {
+  for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + phrase.length] ?? ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
 }
 
 function headingChain(units: readonly TextUnit[], unit: TextUnit): number[] {
@@ -194,7 +261,13 @@ function requiredUnits(units: readonly TextUnit[], unit: TextUnit): number[] {
 // Selection
 
 function rank(candidates: readonly Candidate[]): Candidate[] {
-  return [...candidates].sort((a, b) => Number(b.forced) - Number(a.forced) || b.score - a.score || a.index - b.index);
+  return [...candidates].sort(
+    (a, b) =>
+      Number(b.forced) - Number(a.forced) ||
+      Number(a.outline === true) - Number(b.outline === true) ||
+      b.score - a.score ||
+      a.index - b.index,
+  );
 }
 
 /** Ranks the eligible candidates and fills the budget with them, headings brought along. */
