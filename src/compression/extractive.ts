@@ -28,10 +28,10 @@ import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
-import { hasCjk, wordTokens } from '../text/words.js';
+import { hasCjk, indexTerms } from '../text/words.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
-import { fillBudget, headWithinTokens, tokenBudget } from './token-budget.js';
+import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
 
 /** Inputs up to this many tokens are returned unchanged (see the module comment). */
@@ -167,8 +167,9 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
       dropped: !forced && drop.some((re) => re.test(unit.text)),
       standalone: isContentUnit(unit),
       outline: unit.kind === 'heading',
-      // One token more for the separator it brings into the output.
-      cost: countTokens(unit.text) + 1,
+      // A unit that starts a line brings a line break into the output, one token; a space before a word
+      // merges into the word's token.
+      cost: countTokens(unit.text) + (startsLine(input, unit.start) ? 1 : 0),
       requires: requirements[unit.index] ?? [],
     };
   });
@@ -239,6 +240,12 @@ function containsPhrase(text: string, phrase: string): boolean {
   return false;
 }
 
+function startsLine(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i -= 1;
+  return i < 0 || text[i] === '\n';
+}
+
 function headingChain(units: readonly TextUnit[], unit: TextUnit): number[] {
   const chain: number[] = [];
   for (let at = unit.heading; at !== undefined; at = units[at]?.heading) chain.unshift(at);
@@ -300,6 +307,10 @@ function select(
   // added. JSON costs are exact enough that its slack is shared brackets, not worth a second render.
   const slack = budget - filled.tokens;
   if (!refill || slack <= budget * SLACK_RETRY) return filled;
+  // Rendering and measuring is the costly part: only when the larger budget would take more units.
+  const planned = planBudget(items, budget + slack, costOf);
+  const kept = new Set(filled.kept);
+  if (planned.length <= kept.size && planned.every((p) => kept.has(p.index))) return filled;
   const again = fillBudget(items, budget + slack, render, costOf);
   return again.tokens <= budget && again.tokens > filled.tokens ? again : filled;
 }
@@ -328,14 +339,14 @@ const wordCache = new Map<string, string[]>();
 const WORD_CACHE_LIMIT = 20_000;
 
 /**
- * The terms of a piece: text in Japanese, Chinese or Korean as `Intl.Segmenter` words; other text split at
+ * The terms of a piece: text in Japanese, Chinese or Korean as {@link indexTerms} words; other text split at
  * spaces and punctuation, so `order_id` and `#W123` match `order` and `w123` (JSON keys, ids in queries).
  */
 function piecesWords(piece: string): string[] {
   let words = wordCache.get(piece);
   if (!words) {
     words = hasCjk(piece)
-      ? wordTokens(piece)
+      ? indexTerms(piece)
       : piece
           .toLowerCase()
           .split(/[\n\r\p{Z}\p{P}]+/u)
