@@ -182,17 +182,20 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
     // The summary budget is the constraint here, not the ratio: a message kept is kept whole or by
     // sentences, and the budget says how many fit.
     const budget = input.maxTokens - fixed;
+    const messageOf = new Map(messages.map((at, j) => [at, j]));
     const withKept = (kept: readonly string[]): SummaryEntry[] =>
       compressed.map((entry, at) => {
-        const j = messages.indexOf(at);
-        return j < 0 ? entry : { ...entry, payload: kept[j] ?? '' };
+        const j = messageOf.get(at);
+        return j === undefined ? entry : { ...entry, payload: kept[j] ?? '' };
       });
+    // Ranked once; only the budget changes between attempts.
+    const ranking = rankSentences(compressed, messages, goal, objective);
     // Estimated costs miss BPE merges (either way): measure, and choose again with the target moved by
     // the difference; the best result within the budget wins.
     let target = budget;
     let best: { text: string; tokens: number } | undefined;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const entries = [...previous, ...withKept(selectSentences(compressed, messages, goal, objective, target))];
+      const entries = [...previous, ...withKept(pickSentences(ranking, target))];
       const text = formatSummaryEntries(entries.filter((e) => !isMessage(e) || e.payload !== ''));
       const tokens = countTokens(text);
       if (tokens <= input.maxTokens && tokens > (best?.tokens ?? -1)) best = { text, tokens };
@@ -201,11 +204,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
       target += slack - (slack < 0 ? attempt * 8 : 0);
     }
     if (best) return best.text;
-    compressed.splice(
-      0,
-      compressed.length,
-      ...withKept(selectSentences(compressed, messages, goal, objective, target)),
-    );
+    compressed.splice(0, compressed.length, ...withKept(pickSentences(ranking, target)));
   }
   const entries = [...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')];
   return fitBudget(entries, input.task, input.guideline.rules, input.maxTokens);
@@ -220,24 +219,32 @@ const RECENCY_WEIGHT = 0.3;
 const REFERENCED_WEIGHT = 0.3;
 const NUMBER_WEIGHT = 0.1;
 
+/** The sentences of a conversation's messages, ranked, with what each costs. */
+interface SentenceRanking {
+  units: { message: number; text: string }[];
+  /** Indices into `units`, best first, with their estimated cost in tokens. */
+  ranked: { i: number; cost: number }[];
+  /** Tokens of each message's entry line without its payload. */
+  labelCosts: number[];
+}
+
 /**
- * Chooses sentences of the messages (`entries[at]` for `at` of `messages`) within `budget` tokens, a kept
- * message's label counted once: relevance to the goal, plus recency, plus a bonus when a distinctive word
- * of the sentence (a name, a number, an id) comes up again in a later step or the objective. Returns each
- * message's kept sentences joined, '' for a message with none.
+ * Ranks the sentences of the messages (`entries[at]` for `at` of `messages`): relevance to the goal, plus
+ * recency, plus a bonus when a distinctive word of the sentence (a name, a number, an id) comes up again in
+ * a later step or the objective.
  */
-function selectSentences(
+function rankSentences(
   entries: readonly SummaryEntry[],
   messages: readonly number[],
   goal: string,
   objective: string,
-  budget: number,
-): string[] {
+): SentenceRanking {
   const units = messages.flatMap((at, m) => {
     const payload = entries[at]?.payload ?? '';
     return sentenceSpans(payload).map((span) => ({ message: m, at, text: payload.slice(span.start, span.end) }));
   });
-  if (units.length === 0 || budget <= 0) return messages.map(() => '');
+  const labelCosts = messages.map((at) => countTokens(`- ${entries[at]?.label ?? ''}${ARROW}`) + 1);
+  if (units.length === 0) return { units, ranked: [], labelCosts };
   // The last step each word appears in (the objective counts as after every step).
   const lastSeen = new Map<string, number>();
   entries.forEach((entry, at) => {
@@ -265,19 +272,27 @@ function selectSentences(
     };
   });
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
-  const labelCost = (m: number): number => countTokens(`- ${entries[messages[m] ?? 0]?.label ?? ''}${ARROW}`) + 1;
+  return { units, ranked: scored.map(({ i, cost }) => ({ i, cost })), labelCosts };
+}
+
+/**
+ * Takes ranked sentences while they fit `budget` tokens, a kept message's label counted once. Returns each
+ * message's kept sentences joined, '' for a message with none.
+ */
+function pickSentences(ranking: SentenceRanking, budget: number): string[] {
+  const { units, ranked, labelCosts } = ranking;
   const kept = new Set<number>();
   const opened = new Set<number>();
   let used = 0;
-  for (const unit of scored) {
+  for (const unit of budget > 0 ? ranked : []) {
     const message = units[unit.i]?.message ?? 0;
-    const cost = unit.cost + (opened.has(message) ? 0 : labelCost(message));
+    const cost = unit.cost + (opened.has(message) ? 0 : (labelCosts[message] ?? 0));
     if (used + cost > budget) continue;
     kept.add(unit.i);
     opened.add(message);
     used += cost;
   }
-  const out = messages.map(() => [] as string[]);
+  const out = labelCosts.map(() => [] as string[]);
   units.forEach((unit, i) => {
     if (kept.has(i)) out[unit.message]?.push(unit.text);
   });
