@@ -462,8 +462,20 @@ function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolea
   return kinds;
 }
 
+// A page is often compressed again for another query (each step of a run, each question on a report): the
+// kinds of a unit, found by several regular expressions, are remembered by text and flags.
+const kindsCache = new Map<string, number>();
+
 function protectedKinds(unit: TextUnit, flags: AlwaysKeep): number {
-  return protectedKindsOfText(unit.text, flags, unit.kind === 'heading');
+  const isHeading = unit.kind === 'heading';
+  const key = `${Number(flags.numbers)}${Number(flags.identifiers)}${Number(flags.dates)}${Number(flags.urls)}${Number(flags.errors)}${Number(flags.headers)}${Number(isHeading)}${unit.text}`;
+  let kinds = kindsCache.get(key);
+  if (kinds === undefined) {
+    kinds = protectedKindsOfText(unit.text, flags, isHeading);
+    if (kindsCache.size >= WORD_CACHE_LIMIT) kindsCache.clear();
+    kindsCache.set(key, kinds);
+  }
+  return kinds;
 }
 
 // ---------------------------------------------------------------------------------------------
