@@ -72,7 +72,8 @@ function table(figures: SetFigures): string {
     '|:---|---:|---:|---:|',
     ...figures.methods.map((m) => `| ${m.method} | ${fmt(m.recall)} | ${fmt(m.meanRatio)} | ${fmt(m.maxRatio)} |`),
     '',
-    `Time per call per 1,000 input tokens: median ${fmt(figures.timing.medianMsPer1k, 2)} ms, p90 ${fmt(figures.timing.p90MsPer1k, 2)} ms (${figures.timing.calls} calls).`,
+    `Time per call per 1,000 input tokens: median ${fmt(figures.timing.medianMsPer1k, 2)} ms, p90 ${fmt(figures.timing.p90MsPer1k, 2)} ms wall-clock; ` +
+      `CPU median ${fmt(figures.timing.cpuMedianMsPer1k, 2)} ms, p90 ${fmt(figures.timing.cpuP90MsPer1k, 2)} ms (${figures.timing.calls} calls).`,
   ];
   return lines.join('\n');
 }
@@ -89,6 +90,12 @@ export async function main(): Promise<void> {
     compressExtractive(`Warm up ${i}. `.repeat(200), { query: 'warm', rules: DEFAULT_EXTRACTIVE_RULES });
     compressExtractive(`売上高は${i}億円でした。`.repeat(100), { query: '売上高', rules: DEFAULT_EXTRACTIVE_RULES });
   }
+  const load = (): string =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ');
+  console.log(`Load average at the start (1, 5, 15 min; ${os.cpus().length} cores): ${load()}.`);
   const data = realData();
   if (typeof data.tatqa === 'string') console.log(`TAT-QA: skipped, ${data.tatqa}`);
   else {
@@ -116,6 +123,7 @@ export async function main(): Promise<void> {
   console.log(`\n${table(await evaluateChats([1, 2, 3, 4, 5]))}`);
   const pages = evaluateReportPages();
   for (const figures of pages.figures) console.log(`\n${table(figures)}`);
+  console.log(`\nLoad average at the end: ${load()}.`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

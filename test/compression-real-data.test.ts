@@ -39,13 +39,14 @@ describe('compression on real data', () => {
   }
 
   it.skipIf(typeof data.hotpot === 'string')(
-    'HotpotQA through observationCompressor: ratio with fence and handle ≤ 0.52',
+    'HotpotQA through observationCompressor: evidence recall ≥ 0.95 with fence and handle within ratio ≤ 0.52',
     async () => {
-      const figures = await evaluateHotpot((data.hotpot as { file: string }).file);
+      // The target: recall at an achieved ratio of at most 0.52, fence and handle counted.
+      const figures = await evaluateHotpot((data.hotpot as { file: string }).file, 0.52);
       console.table(figures.methods);
       expect(figures.methods[0]?.maxRatio).toBeLessThanOrEqual(0.52);
       const ours = recallOf(figures, 'observationCompressor');
-      expect(ours).toBeGreaterThanOrEqual(0.85);
+      expect(ours).toBeGreaterThanOrEqual(0.95);
       expect(ours - recallOf(figures, 'truncate-head')).toBeGreaterThanOrEqual(0.2);
     },
   );

@@ -41,11 +41,35 @@ export interface MethodFigure {
   maxRatio: number;
 }
 
-/** Milliseconds per 1,000 input tokens of the compressor's calls on one set. */
+/**
+ * Milliseconds per 1,000 input tokens of the compressor's calls on one set, timed around each public call:
+ * wall-clock time, and the process's CPU time (user + system), which a busy shared machine inflates less.
+ */
 export interface Timing {
   medianMsPer1k: number;
   p90MsPer1k: number;
+  cpuMedianMsPer1k: number;
+  cpuP90MsPer1k: number;
   calls: number;
+}
+
+/** One timed call: wall-clock and CPU milliseconds per 1,000 input tokens. */
+interface Sample {
+  wall: number;
+  cpu: number;
+}
+
+/** Starts timing a call; the returned function ends it and gives the sample for `tokens` input tokens. */
+function startTimer(): (tokens: number) => Sample {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  return (tokens) => {
+    const used = process.cpuUsage(cpu);
+    return {
+      wall: (performance.now() - start) / (tokens / 1000),
+      cpu: (used.user + used.system) / 1000 / (tokens / 1000),
+    };
+  };
 }
 
 /** Figures of one set. */
@@ -59,19 +83,23 @@ export interface SetFigures {
 
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
-function timingOf(samples: readonly number[]): Timing {
-  return { medianMsPer1k: quantile(samples, 0.5), p90MsPer1k: quantile(samples, 0.9), calls: samples.length };
+function timingOf(samples: readonly Sample[]): Timing {
+  const wall = samples.map((s) => s.wall);
+  const cpu = samples.map((s) => s.cpu);
+  return {
+    medianMsPer1k: quantile(wall, 0.5),
+    p90MsPer1k: quantile(wall, 0.9),
+    cpuMedianMsPer1k: quantile(cpu, 0.5),
+    cpuP90MsPer1k: quantile(cpu, 0.9),
+    calls: samples.length,
+  };
 }
 
-function ours(text: string, query: string): { text: string; ratio: number; msPer1k: number } {
-  const start = performance.now();
+function ours(text: string, query: string): { text: string; ratio: number; time: Sample } {
+  const stop = startTimer();
   const result = compressExtractive(text, { query, rules: DEFAULT_EXTRACTIVE_RULES });
-  const ms = performance.now() - start;
-  return {
-    text: result.text,
-    ratio: result.outputTokens / result.inputTokens,
-    msPer1k: ms / (result.inputTokens / 1000),
-  };
+  const time = stop(result.inputTokens);
+  return { text: result.text, ratio: result.outputTokens / result.inputTokens, time };
 }
 
 /** Options of {@link evaluateTatQa}. */
@@ -97,14 +125,14 @@ export function evaluateTatQa(contexts: readonly TatContext[], options: TatQaOpt
   ]);
   for (const [name] of baselines) recalls.set(name, []);
   const ratios: number[] = [];
-  const times: number[] = [];
+  const times: Sample[] = [];
   let n = 0;
   for (const context of reported) {
     const page = renderTatPage(context, options.form);
     for (const q of context.questions) {
       const evidence = evidenceOf(context, q);
       const compressed = ours(page.text, q.question);
-      times.push(compressed.msPer1k);
+      times.push(compressed.time);
       ratios.push(compressed.ratio);
       const recall = questionRecall(page, compressed.text, evidence);
       if (recall === undefined) continue;
@@ -131,7 +159,7 @@ export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<S
   const questions = loadHotpot(file).slice(TUNING_SPLIT.hotpotQuestions);
   const processor = observationCompressor({ targetRatio, boundary: () => 'evalboundary01' });
   const ratios: number[] = [];
-  const times: number[] = [];
+  const times: Sample[] = [];
   let kept = 0;
   let total = 0;
   const keptBy = new Map<string, number>([
@@ -141,7 +169,7 @@ export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<S
   for (const [i, q] of questions.entries()) {
     const observation = hotpotObservation(q);
     const tokens = countTokens(observation);
-    const start = performance.now();
+    const stop = startTimer();
     const result = await processor.process(
       {
         toolCallId: `call-${i}`,
@@ -161,7 +189,7 @@ export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<S
         signal: new AbortController().signal,
       },
     );
-    times.push((performance.now() - start) / (tokens / 1000));
+    times.push(stop(tokens));
     const ratio = countTokens(result.output) / tokens;
     ratios.push(ratio);
     for (const sentence of hotpotEvidence(q)) {
@@ -200,7 +228,7 @@ export async function evaluateChats(seeds: readonly number[]): Promise<SetFigure
   ]);
   let total = 0;
   const ratios: number[] = [];
-  const times: number[] = [];
+  const times: Sample[] = [];
   let turns = 0;
   let sessions = 0;
   for (const seed of seeds) {
@@ -209,9 +237,9 @@ export async function evaluateChats(seeds: readonly number[]): Promise<SetFigure
     sessions += chat.sessions;
     for (const [qi, q] of chat.questions.entries()) {
       const messages: ModelMessage[] = [...chat.messages, { role: 'user', content: q.question }];
-      const start = performance.now();
+      const stop = startTimer();
       const result = await compressMessages(messages, { task, targetRatio: TAU, boundary: () => 'evalboundary01' });
-      times.push((performance.now() - start) / (result.inputTokens / 1000));
+      times.push(stop(result.inputTokens));
       ratios.push(result.ratio);
       const budget = result.outputTokens;
       const output = result.messages.map(messageText).join('\n');
@@ -270,11 +298,11 @@ export function evaluateReportPages(): { figures: SetFigures[]; cut: Record<'en'
     let total = 0;
     let headKept = 0;
     const ratios: number[] = [];
-    const times: number[] = [];
+    const times: Sample[] = [];
     for (const page of pages.map((p) => p[lang])) {
       for (const q of page.questions) {
         const result = ours(page.text, q.question);
-        times.push(result.msPer1k);
+        times.push(result.time);
         ratios.push(result.ratio);
         cut[lang].push(...cutSentences(page.text, result.text));
         const head = truncateHead(page.text, result.ratio);

@@ -120,6 +120,59 @@ describe('extractive history summaries', () => {
     expect(summary).toContain('#W7');
   });
 
+  it('rank a tool result against the task, the objective and what later calls use of it', async () => {
+    const items = ['Desk Lamp', 'Office Chair', 'Bookshelf', 'Monitor Stand', 'Wall Clock', 'Floor Rug'].map(
+      (name, i) => ({ name, product_id: `${7000 + i * 13}`, item_id: `${91000 + i * 7}`, price: 40 + i * 11.5 }),
+    );
+    const orderTurn: ContextItem[] = [
+      {
+        type: 'assistant',
+        text: '',
+        toolCalls: [{ toolCallId: 'c1', toolName: 'get_order_details', input: { order_id: '#W1' } }],
+        eventId: 'm1',
+      },
+      {
+        type: 'tool-result',
+        toolCallId: 'c1',
+        toolName: 'get_order_details',
+        output: JSON.stringify({ order_id: '#W1', status: 'delivered', items }),
+        isError: false,
+        eventId: 'r1',
+      },
+    ];
+    const lookup: ContextItem[] = [
+      {
+        type: 'assistant',
+        text: '',
+        toolCalls: [{ toolCallId: 'c2', toolName: 'get_product_details', input: { product_id: '7013' } }],
+        eventId: 'm2',
+      },
+      {
+        type: 'tool-result',
+        toolCallId: 'c2',
+        toolName: 'get_product_details',
+        output: JSON.stringify({
+          product_id: '7013',
+          name: 'Monitor Stand',
+          variants: { '91028': { available: true } },
+        }),
+        isError: false,
+        eventId: 'r2',
+      },
+    ];
+    const summary = await extractiveCompressor().compress(
+      historyInput([orderTurn, lookup], {
+        guideline: DEFAULT_HISTORY_GUIDELINE,
+        task: 'The customer wants to exchange one item of order #W1 for another option.',
+      }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    const orderLine = summary.split('\n').find((line) => line.includes('get_order_details')) ?? '';
+    // The item the later call looked up keeps its record (id and price); the others keep only their ids.
+    expect(orderLine).toContain('{"product_id":"7013","item_id":"91007","price":51.5}');
+    expect(orderLine).not.toContain('"item_id":"91000"');
+  });
+
   it('read back what they write, multi-line payloads and foreign text included', () => {
     const entries = [
       { label: '[user]', payload: 'Also check\nthe refund.' },

@@ -165,15 +165,14 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
   // A conversation (no tool results) is chosen sentence by sentence across all its messages; in an agent's
   // history the messages are instructions between tool calls, each compressed on its own like a result.
   const chat = fresh.every((e) => isMessage(e));
-  // For a tool result: the other steps of the run, whose calls name the records it must keep (an order's
-  // item, looked up in the catalogue before or after).
-  const all = [...previous, ...fresh].map((e) => `${e.label} ${e.payload}`);
-  const context = (i: number): string => all.filter((_, j) => j !== previous.length + i).join('\n');
   const compressed = fresh.map((entry, i) => {
     // Compressed once already, by the observation guideline with the context of its time: relevance
     // is relative to the rest of a document, so compressing the survivors again would only lose more.
     if (entry.compressed || (chat && isMessage(entry))) return entry;
-    return { ...entry, payload: compressPayload(entry.payload, `${goal}\n${context(i)}`, input.guideline.rules) };
+    // The task and the current objective, and what later steps use of this one; never all other steps,
+    // whose words would give every part of the result the same relevance.
+    const query = [goal, laterSteps(fresh, i)].filter(Boolean).join('\n');
+    return { ...entry, payload: compressPayload(entry.payload, query, input.guideline.rules) };
   });
   const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
@@ -182,17 +181,20 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
     // The summary budget is the constraint here, not the ratio: a message kept is kept whole or by
     // sentences, and the budget says how many fit.
     const budget = input.maxTokens - fixed;
+    const messageOf = new Map(messages.map((at, j) => [at, j]));
     const withKept = (kept: readonly string[]): SummaryEntry[] =>
       compressed.map((entry, at) => {
-        const j = messages.indexOf(at);
-        return j < 0 ? entry : { ...entry, payload: kept[j] ?? '' };
+        const j = messageOf.get(at);
+        return j === undefined ? entry : { ...entry, payload: kept[j] ?? '' };
       });
+    // Ranked once; only the budget changes between attempts.
+    const ranking = rankSentences(compressed, messages, goal, objective);
     // Estimated costs miss BPE merges (either way): measure, and choose again with the target moved by
     // the difference; the best result within the budget wins.
     let target = budget;
     let best: { text: string; tokens: number } | undefined;
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const entries = [...previous, ...withKept(selectSentences(compressed, messages, goal, objective, target))];
+      const entries = [...previous, ...withKept(pickSentences(ranking, target))];
       const text = formatSummaryEntries(entries.filter((e) => !isMessage(e) || e.payload !== ''));
       const tokens = countTokens(text);
       if (tokens <= input.maxTokens && tokens > (best?.tokens ?? -1)) best = { text, tokens };
@@ -201,14 +203,23 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
       target += slack - (slack < 0 ? attempt * 8 : 0);
     }
     if (best) return best.text;
-    compressed.splice(
-      0,
-      compressed.length,
-      ...withKept(selectSentences(compressed, messages, goal, objective, target)),
-    );
+    compressed.splice(0, compressed.length, ...withKept(pickSentences(ranking, target)));
   }
   const entries = [...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')];
   return fitBudget(entries, input.task, input.guideline.rules, input.maxTokens);
+}
+
+/**
+ * What the steps after a fresh entry go on to do, as extra query text for that entry ("referenced later"): the
+ * later calls with their arguments and the later messages, so the record of an order result whose product a
+ * later call looks up is kept. Values an entry merely shares with other steps are not added: on the retail
+ * tasks that pulled in other records' fields (acon-hist 33% -> 13% success).
+ */
+function laterSteps(fresh: readonly SummaryEntry[], i: number): string {
+  return fresh
+    .slice(i + 1)
+    .map((e) => (isMessage(e) ? e.payload : e.label))
+    .join('\n');
 }
 
 function isMessage(entry: SummaryEntry): boolean {
@@ -220,24 +231,32 @@ const RECENCY_WEIGHT = 0.3;
 const REFERENCED_WEIGHT = 0.3;
 const NUMBER_WEIGHT = 0.1;
 
+/** The sentences of a conversation's messages, ranked, with what each costs. */
+interface SentenceRanking {
+  units: { message: number; text: string }[];
+  /** Indices into `units`, best first, with their estimated cost in tokens. */
+  ranked: { i: number; cost: number }[];
+  /** Tokens of each message's entry line without its payload. */
+  labelCosts: number[];
+}
+
 /**
- * Chooses sentences of the messages (`entries[at]` for `at` of `messages`) within `budget` tokens, a kept
- * message's label counted once: relevance to the goal, plus recency, plus a bonus when a distinctive word
- * of the sentence (a name, a number, an id) comes up again in a later step or the objective. Returns each
- * message's kept sentences joined, '' for a message with none.
+ * Ranks the sentences of the messages (`entries[at]` for `at` of `messages`): relevance to the goal, plus
+ * recency, plus a bonus when a distinctive word of the sentence (a name, a number, an id) comes up again in
+ * a later step or the objective.
  */
-function selectSentences(
+function rankSentences(
   entries: readonly SummaryEntry[],
   messages: readonly number[],
   goal: string,
   objective: string,
-  budget: number,
-): string[] {
+): SentenceRanking {
   const units = messages.flatMap((at, m) => {
     const payload = entries[at]?.payload ?? '';
     return sentenceSpans(payload).map((span) => ({ message: m, at, text: payload.slice(span.start, span.end) }));
   });
-  if (units.length === 0 || budget <= 0) return messages.map(() => '');
+  const labelCosts = messages.map((at) => countTokens(`- ${entries[at]?.label ?? ''}${ARROW}`) + 1);
+  if (units.length === 0) return { units, ranked: [], labelCosts };
   // The last step each word appears in (the objective counts as after every step).
   const lastSeen = new Map<string, number>();
   entries.forEach((entry, at) => {
@@ -265,19 +284,27 @@ function selectSentences(
     };
   });
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
-  const labelCost = (m: number): number => countTokens(`- ${entries[messages[m] ?? 0]?.label ?? ''}${ARROW}`) + 1;
+  return { units, ranked: scored.map(({ i, cost }) => ({ i, cost })), labelCosts };
+}
+
+/**
+ * Takes ranked sentences while they fit `budget` tokens, a kept message's label counted once. Returns each
+ * message's kept sentences joined, '' for a message with none.
+ */
+function pickSentences(ranking: SentenceRanking, budget: number): string[] {
+  const { units, ranked, labelCosts } = ranking;
   const kept = new Set<number>();
   const opened = new Set<number>();
   let used = 0;
-  for (const unit of scored) {
+  for (const unit of budget > 0 ? ranked : []) {
     const message = units[unit.i]?.message ?? 0;
-    const cost = unit.cost + (opened.has(message) ? 0 : labelCost(message));
+    const cost = unit.cost + (opened.has(message) ? 0 : (labelCosts[message] ?? 0));
     if (used + cost > budget) continue;
     kept.add(unit.i);
     opened.add(message);
     used += cost;
   }
-  const out = messages.map(() => [] as string[]);
+  const out = labelCosts.map(() => [] as string[]);
   units.forEach((unit, i) => {
     if (kept.has(i)) out[unit.message]?.push(unit.text);
   });

@@ -178,6 +178,23 @@ describe('compressExtractive', () => {
     expect(result.text.startsWith('## Worker 3\n')).toBe(true);
   });
 
+  it('follows a well-ranked sentence to the paragraph titled with the name it mentions (second hop)', () => {
+    const text = [
+      'Harbor Bridge: The Harbor Bridge crosses the bay at Porton. It was designed by Ilse Varnholt and opened in 1932. Its main span is 503 metres long.',
+      'Porton Bay Ferry: The Porton Bay Ferry crossed the bay before the bridge opened. Its last crossing was in 1932. The ferry boats were sold to a company upriver.',
+      'Ilse Varnholt: Ilse Varnholt was trained as a shipwright in Kiel before she studied engineering. She later taught structural mechanics at a technical college for thirty years.',
+      'Bay Tunnel: A tunnel under the bay was proposed in 1925 and again in 1960. Neither plan was built, since the bridge carried the traffic. The designs are kept in the city archive.',
+      'Porton: Porton is a port city on the bay with a fishing harbour. Its old town has narrow streets and a market hall. The bridge and the ferry pier are its landmarks.',
+      'Bay Regatta: The bay regatta is held every summer since 1901. Boats start below the bridge and race to the ferry pier. Crowds watch from the bridge.',
+    ].join('\n\n');
+    const result = compressExtractive(text, {
+      query: 'Where was the designer of the bridge across the bay at Porton trained?',
+      rules: rules({ ratio: 0.45 }),
+    });
+    expect(result.text).toContain('It was designed by Ilse Varnholt');
+    expect(result.text).toContain('Ilse Varnholt was trained as a shipwright in Kiel');
+  });
+
   it('applies keep, drop and minScore rules', () => {
     const text = Array.from({ length: 20 }, (_, i) =>
       i === 17 ? 'status: cancelled by user' : `debug: heartbeat ${i} on the widget channel`,

@@ -28,10 +28,10 @@ import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
-import { hasCjk, wordTokens } from '../text/words.js';
+import { hasCjk, indexTerms } from '../text/words.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
-import { fillBudget, headWithinTokens, tokenBudget } from './token-budget.js';
+import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
 
 /** Inputs up to this many tokens are returned unchanged (see the module comment). */
@@ -115,6 +115,11 @@ interface Candidate {
   cost: number;
   /** Indices that must be kept with it (its headings, outermost first). */
   requires: readonly number[];
+  /**
+   * A heading offered on its own, as the outline of what was left out: it comes with any kept unit under
+   * it anyway, so alone it only fills budget no content unit fits into.
+   */
+  outline?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,21 +147,28 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
 
-  const candidates: Candidate[] = units.map((unit) => {
-    const forced = keep.some((re) => re.test(unit.text));
+  const firstPass = units.map((unit) => {
     // Only prose has a lead: the first line of a log is no more telling than the others.
     const lead = unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1;
+    return (
+      (relevance[unit.index] ?? 0) +
+      PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
+      (lead ? LEAD_BONUS : 0) +
+      PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep))
+    );
+  });
+  const hop = titleLinks(units, blocks.size, firstPass);
+  const candidates: Candidate[] = units.map((unit) => {
+    const forced = keep.some((re) => re.test(unit.text));
     return {
       index: unit.index,
-      score:
-        (relevance[unit.index] ?? 0) +
-        PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
-        (lead ? LEAD_BONUS : 0) +
-        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
+      score: (firstPass[unit.index] ?? 0) + HOP_WEIGHT * (hop[unit.index] ?? 0),
       forced,
       dropped: !forced && drop.some((re) => re.test(unit.text)),
       standalone: isContentUnit(unit),
-      // One token more for the separator it brings into the output.
+      outline: unit.kind === 'heading',
+      // One token more for the separator it brings into the output. (Counting only line breaks matches the
+      // output better and saves a second render, but moved TAT-QA recall down by 0.1 point.)
       cost: countTokens(unit.text) + 1,
       requires: requirements[unit.index] ?? [],
     };
@@ -170,6 +182,62 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const best = rank(candidates.filter((c) => !c.dropped && c.standalone))[0];
   const text = best === undefined ? '' : headWithinTokens(units[best.index]?.text ?? '', budget);
   return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
+}
+
+// Weight of the second hop: a paragraph a well-ranked unit names is lifted about as much as one the
+// query matches outright.
+const HOP_WEIGHT = 0.8;
+
+/**
+ * The second hop of multi-hop retrieval, by entity linking: a section named by a well-ranked unit of
+ * another section is what that unit is about. A question about "Nathaniel Gist's reputed son" matches "He
+ * was reputed to be the father of Sequoyah", and the answer is in the paragraph titled "Sequoyah", which
+ * shares no word with the question. Per unit, the best first-pass score (as a share of the best overall) of
+ * a unit outside its heading's section that mentions the heading's title; a title mentioned in many
+ * paragraphs is a common word, not a name, and links nothing.
+ */
+function titleLinks(units: readonly TextUnit[], blockCount: number, firstPass: readonly number[]): number[] {
+  const hop = units.map(() => 0);
+  const best = Math.max(0, ...firstPass);
+  if (best <= 0 || blockCount < 3) return hop;
+  const chains = units.map((u) => headingChain(units, u));
+  const content = units.filter((u) => u.kind !== 'heading' && isContentUnit(u));
+  const lowered = content.map((u) => u.text.toLowerCase());
+  const links = new Map<number, number>();
+  for (const heading of units) {
+    if (heading.kind !== 'heading') continue;
+    const title = titleOf(heading.text);
+    if (title.length < 3 || piecesWords(title).every(isStopword)) continue;
+    let link = 0;
+    const linking = new Set<number>();
+    content.forEach((u, i) => {
+      if (chains[u.index]?.includes(heading.index) || !containsPhrase(lowered[i] ?? '', title)) return;
+      linking.add(u.block);
+      link = Math.max(link, (firstPass[u.index] ?? 0) / best);
+    });
+    if (linking.size > 0 && linking.size * 2 <= blockCount) links.set(heading.index, link);
+  }
+  if (links.size === 0) return hop;
+  return units.map((u) => Math.max(0, ...[...(chains[u.index] ?? []), u.index].map((h) => links.get(h) ?? 0)));
+}
+
+/** A heading's title, lower-cased: without markdown marks, a trailing colon or a parenthesized qualifier. */
+function titleOf(heading: string): string {
+  return heading
+    .replace(/^\s*#+\s*/u, '')
+    .replace(/:\s*$/u, '')
+    .replace(/\s*\([^)]*\)\s*$/u, '')
+    .trim()
+    .toLowerCase();
+}
+
+function containsPhrase(text: string, phrase: string): boolean {
+  for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + phrase.length] ?? ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
 }
 
 function headingChain(units: readonly TextUnit[], unit: TextUnit): number[] {
@@ -194,7 +262,13 @@ function requiredUnits(units: readonly TextUnit[], unit: TextUnit): number[] {
 // Selection
 
 function rank(candidates: readonly Candidate[]): Candidate[] {
-  return [...candidates].sort((a, b) => Number(b.forced) - Number(a.forced) || b.score - a.score || a.index - b.index);
+  return [...candidates].sort(
+    (a, b) =>
+      Number(b.forced) - Number(a.forced) ||
+      Number(a.outline === true) - Number(b.outline === true) ||
+      b.score - a.score ||
+      a.index - b.index,
+  );
 }
 
 /** Ranks the eligible candidates and fills the budget with them, headings brought along. */
@@ -227,6 +301,10 @@ function select(
   // added. JSON costs are exact enough that its slack is shared brackets, not worth a second render.
   const slack = budget - filled.tokens;
   if (!refill || slack <= budget * SLACK_RETRY) return filled;
+  // Rendering and measuring is the costly part: only when the larger budget would take more units.
+  const planned = planBudget(items, budget + slack, costOf);
+  const kept = new Set(filled.kept);
+  if (planned.length <= kept.size && planned.every((p) => kept.has(p.index))) return filled;
   const again = fillBudget(items, budget + slack, render, costOf);
   return again.tokens <= budget && again.tokens > filled.tokens ? again : filled;
 }
@@ -255,14 +333,14 @@ const wordCache = new Map<string, string[]>();
 const WORD_CACHE_LIMIT = 20_000;
 
 /**
- * The terms of a piece: text in Japanese, Chinese or Korean as `Intl.Segmenter` words; other text split at
+ * The terms of a piece: text in Japanese, Chinese or Korean as {@link indexTerms} words; other text split at
  * spaces and punctuation, so `order_id` and `#W123` match `order` and `w123` (JSON keys, ids in queries).
  */
 function piecesWords(piece: string): string[] {
   let words = wordCache.get(piece);
   if (!words) {
     words = hasCjk(piece)
-      ? wordTokens(piece)
+      ? indexTerms(piece)
       : piece
           .toLowerCase()
           .split(/[\n\r\p{Z}\p{P}]+/u)
@@ -378,8 +456,20 @@ function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolea
   return kinds;
 }
 
+// A page is often compressed again for another query (each step of a run, each question on a report): the
+// kinds of a unit, found by several regular expressions, are remembered by text and flags.
+const kindsCache = new Map<string, number>();
+
 function protectedKinds(unit: TextUnit, flags: AlwaysKeep): number {
-  return protectedKindsOfText(unit.text, flags, unit.kind === 'heading');
+  const isHeading = unit.kind === 'heading';
+  const key = `${Number(flags.numbers)}${Number(flags.identifiers)}${Number(flags.dates)}${Number(flags.urls)}${Number(flags.errors)}${Number(flags.headers)}${Number(isHeading)}${unit.text}`;
+  let kinds = kindsCache.get(key);
+  if (kinds === undefined) {
+    kinds = protectedKindsOfText(unit.text, flags, isHeading);
+    if (kindsCache.size >= WORD_CACHE_LIMIT) kindsCache.clear();
+    kindsCache.set(key, kinds);
+  }
+  return kinds;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -75,17 +75,15 @@ export interface FilledBudget {
 }
 
 /**
- * Takes `items` in the given order while their estimated cost fits `budget` (an item that does not
- * fit is skipped; a smaller one after it may still fit), then renders and measures. BPE merges make
- * the real count differ slightly from the sum of parts, so while the rendered text is over budget the
- * last-taken units are dropped: the result is always within budget.
+ * The units {@link fillBudget} would take before measuring: `items` in the given order while their
+ * estimated cost fits `budget` (an item that does not fit is skipped; a smaller one after it may still
+ * fit), each preceded by the units it requires. Costs only, no rendering.
  */
-export function fillBudget(
+export function planBudget(
   items: Iterable<BudgetItem>,
   budget: number,
-  render: (kept: readonly number[]) => string,
   costOf: (index: number) => number = () => 0,
-): FilledBudget {
+): { index: number; cost: number }[] {
   const taken = new Set<number>();
   const picked: { index: number; cost: number }[] = [];
   let used = 0;
@@ -102,6 +100,21 @@ export function fillBudget(
     picked.push({ index: item.index, cost: item.cost });
     used += cost;
   }
+  return picked;
+}
+
+/**
+ * Takes the units of {@link planBudget}, then renders and measures. BPE merges make the real count
+ * differ slightly from the sum of parts, so while the rendered text is over budget the last-taken units
+ * are dropped: the result is always within budget.
+ */
+export function fillBudget(
+  items: Iterable<BudgetItem>,
+  budget: number,
+  render: (kept: readonly number[]) => string,
+  costOf: (index: number) => number = () => 0,
+): FilledBudget {
+  const picked = planBudget(items, budget, costOf);
   let text = render(picked.map((p) => p.index));
   let tokens = countTokens(text);
   while (tokens > budget && picked.length > 0) {
