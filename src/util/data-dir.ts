@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The environment variable that names a shared data folder (a development checkout's `../shared/data` elsewhere). */
+export const SHARED_DATA_ENV = 'PAGEWISE_SHARED_DATA';
+
 /** The environment variable that names the user data folder. */
 export const DATA_DIR_ENV = 'PAGEWISE_DATA_DIR';
 
@@ -29,10 +32,18 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The path of a data file or folder (`tatqa/dev.json`, `tau-retail`) where it exists: the user data folder first,
- * then `../shared/data` beside the project (also the answer when it exists in neither, as before the user data
- * folder existed).
+ * then `$PAGEWISE_SHARED_DATA`, then `../shared/data` beside the project (also the answer when it exists in none,
+ * as before the user data folder existed).
  */
-export function findDataPath(relative: string): string {
-  const candidates = [path.join(userDataDir(), relative), path.resolve(projectRoot, '../shared/data', relative)];
-  return candidates.find((candidate) => existsSync(candidate)) ?? candidates[1]!;
+export function findDataPath(
+  relative: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string {
+  const shared = path.resolve(projectRoot, '../shared/data', relative);
+  const candidates = [
+    path.join(userDataDir(env), relative),
+    ...(env[SHARED_DATA_ENV] ? [path.resolve(env[SHARED_DATA_ENV], relative)] : []),
+    shared,
+  ];
+  return candidates.find((candidate) => existsSync(candidate)) ?? shared;
 }

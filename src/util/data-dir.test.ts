@@ -1,0 +1,39 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findDataPath, userDataDir } from './data-dir.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'pagewise-data-dir-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function folderWith(name: string, relative: string): string {
+  const dir = path.join(root, name);
+  mkdirSync(path.dirname(path.join(dir, relative)), { recursive: true });
+  writeFileSync(path.join(dir, relative), '{}');
+  return dir;
+}
+
+describe('findDataPath', () => {
+  const relative = 'tatqa/dev-test-only.json';
+
+  it('finds a file in the folder PAGEWISE_SHARED_DATA names', () => {
+    const shared = folderWith('shared', relative);
+    const env = { PAGEWISE_DATA_DIR: path.join(root, 'empty-user'), PAGEWISE_SHARED_DATA: shared };
+    expect(findDataPath(relative, env)).toBe(path.join(shared, relative));
+  });
+
+  it('prefers the user data folder over the shared one', () => {
+    const user = folderWith('user', relative);
+    const shared = folderWith('shared2', relative);
+    const env = { PAGEWISE_DATA_DIR: user, PAGEWISE_SHARED_DATA: shared };
+    expect(findDataPath(relative, env)).toBe(path.join(userDataDir(env), relative));
+  });
+
+  it('answers the path beside the project when the file is nowhere', () => {
+    const env = { PAGEWISE_DATA_DIR: path.join(root, 'none'), PAGEWISE_SHARED_DATA: path.join(root, 'none2') };
+    const found = findDataPath('no-such-set/file.json', env);
+    expect(found.endsWith(path.join('shared', 'data', 'no-such-set', 'file.json'))).toBe(true);
+    expect(found.startsWith(root)).toBe(false);
+  });
+});
