@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs the standard benchmark set and prints markdown tables: the runtime overhead,
- * then every available scenario under all its strategies on the offline model, at sizes that finish in
- * a few minutes on two cores. Reports and charts also go to bench-out/standard/<scenario>/.
+ * then every available scenario under all its strategies on the offline model. Each part takes minutes; the
+ * whole set took about 90 minutes on two busy cores (run one script under bench/ for one figure). Reports and
+ * charts also go to bench-out/standard/<scenario>/.
  */
 import path from 'node:path';
 import {
