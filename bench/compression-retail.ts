@@ -12,7 +12,6 @@ import {
   aconHistoryStrategy,
   aconObservationStrategy,
   aconStrategy,
-  ACON_DEFAULTS,
   promptingStrategy,
   type CompressionStrategySetup,
 } from '../src/bench/index.js';
@@ -94,17 +93,17 @@ export function compressionStrategies(seed = 1): StrategySpec[] {
     },
     {
       name: 'acon-obs',
-      description: 'C_obs, retail guideline',
+      description: 'C_obs, default guideline (retail thresholds)',
       setup: () => aconObservationStrategy(context, { boundary }),
     },
     {
       name: 'acon-hist',
-      description: 'C_hist (accumulate), retail guideline',
+      description: 'C_hist (accumulate), default guideline (retail thresholds)',
       setup: () => aconHistoryStrategy(context, { boundary }),
     },
     {
       name: 'acon',
-      description: 'C_obs + C_hist (accumulate), retail guidelines',
+      description: 'C_obs + C_hist (accumulate), default guidelines (retail thresholds)',
       setup: () => aconStrategy(context, { boundary }),
     },
     {
@@ -116,16 +115,6 @@ export function compressionStrategies(seed = 1): StrategySpec[] {
       name: 'acon + page_in',
       description: 'as acon, with the page_in tool offered for the handles',
       setup: () => aconStrategy(context, { boundary, pageIn: true }),
-    },
-    {
-      name: 'acon (default guidelines)',
-      description: 'as acon, with the untuned default guidelines',
-      setup: () =>
-        aconStrategy(context, {
-          boundary,
-          observationGuideline: ACON_DEFAULTS.observationGuideline,
-          historyGuideline: ACON_DEFAULTS.historyGuideline,
-        }),
     },
   ];
 }
