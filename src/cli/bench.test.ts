@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScenario, unregisterScenario, type BenchScenario } from '../bench/index.js';
 import { emptyParts } from '../tokens/ledger.js';
 import { BENCH_HELP, benchCommand } from './bench.js';
+import { runCommand } from '../../test/support/cli.js';
 
 // A scenario with canned outcomes, so the command is tested without data or a model.
 const canned: BenchScenario = {
@@ -38,16 +39,7 @@ const canned: BenchScenario = {
   }),
 };
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await benchCommand(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = (argv: string[]) => runCommand(benchCommand, argv);
 
 beforeAll(() => registerScenario(canned));
 afterAll(() => unregisterScenario('test-cli'));

@@ -9,6 +9,7 @@ import { emptyParts, Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { OPTIMIZE_HELP, optimizeCommand } from './optimize.js';
 import { registerStandardBench } from '../bench/standard.js';
+import { runCommand } from '../../test/support/cli.js';
 
 registerStandardBench();
 
@@ -88,16 +89,7 @@ const canned: BenchScenario = {
 beforeAll(() => registerScenario(canned));
 afterAll(() => unregisterScenario(canned.name));
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await optimizeCommand(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = (argv: string[]) => runCommand(optimizeCommand, argv);
 
 describe('pagewise optimize', () => {
   it('prints its help', async () => {

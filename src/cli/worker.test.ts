@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PagewiseError } from '../errors.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
+import { runCommand } from '../../test/support/cli.js';
 
-async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await workerCommand(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = (argv: string[]) => runCommand(workerCommand, argv);
 
 // Running workers are tested as processes in test/distributed, where signals can stop them.
 describe('pagewise worker', () => {
