@@ -32,6 +32,14 @@ describe('readRetailFacts', () => {
     });
   });
 
+  it('reads an order whose payment history lost fields, with the amount paid unknown', () => {
+    const partial = { ...ORDER, payment_history: [{ payment_method_id: 'gift_card_1725971' }] };
+    const order = readRetailFacts(JSON.stringify(partial)).orders.get('#W2611340');
+    expect(order?.status).toBe('cancelled');
+    expect(order?.items).toHaveLength(2);
+    expect(order?.paidCents).toBeUndefined();
+  });
+
   it('reads users, products and orders nested in listings and search results', () => {
     const listing = { user_id: 'james_li_5688', order_count: 1, orders: [ORDER] };
     const search = {

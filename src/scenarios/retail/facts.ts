@@ -107,7 +107,10 @@ const OrderShape = z.looseObject({
   user_id: z.string().optional(),
   status: z.string().optional(),
   items: z.array(ItemShape).optional(),
-  payment_history: z.array(z.looseObject({ transaction_type: z.string(), amount: z.number() })).optional(),
+  // Entries may be partial too: the amount paid is then unknown, and the rest of the order still counts.
+  payment_history: z
+    .array(z.looseObject({ transaction_type: z.string().optional(), amount: z.number().optional() }))
+    .optional(),
 });
 const VariantShape = z.looseObject({ item_id: z.string(), available: z.boolean().optional() });
 const ProductShape = z.looseObject({
@@ -131,11 +134,15 @@ function readRecord(value: Record<string, unknown>, facts: RetailFacts): void {
     const order = OrderShape.safeParse(value);
     if (!order.success) return;
     const o = order.data;
-    const paid = o.payment_history?.reduce(
-      (sum, t) =>
-        sum + (t.transaction_type === 'refund' ? -1 : t.transaction_type === 'payment' ? 1 : 0) * toCents(t.amount),
-      0,
-    );
+    const history = o.payment_history;
+    const paid = history?.every((t) => t.transaction_type !== undefined && t.amount !== undefined)
+      ? history.reduce(
+          (sum, t) =>
+            sum +
+            (t.transaction_type === 'refund' ? -1 : t.transaction_type === 'payment' ? 1 : 0) * toCents(t.amount ?? 0),
+          0,
+        )
+      : undefined;
     mergeOrder(facts, {
       orderId: normalizeOrderId(o.order_id),
       userId: o.user_id,
