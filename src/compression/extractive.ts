@@ -28,7 +28,7 @@ import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
-import { hasCjk, indexTerms } from '../text/words.js';
+import { hasCjk, indexTerms, wordTokens } from '../text/words.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
@@ -39,8 +39,15 @@ export const TINY_INPUT_TOKENS = 32;
 
 /** Options of {@link compressExtractive}. */
 export interface ExtractiveOptions {
-  /** What the kept text must serve: the task, plus recent history when compressing an observation. */
+  /** What the kept text must serve: the task, and the current objective. */
   query: string;
+  /**
+   * Text around the input that says what else matters, at a lower weight than `query`: the recent steps
+   * when compressing an observation (an id the last step names picks the record it is about). In JSON
+   * its relevance counts {@link CONTEXT_WEIGHT} of the query's, so words the history merely repeats
+   * (an address, a country) do not outrank what the task asks for; prose reads it as part of the query.
+   */
+  context?: string;
   /** How much to keep and what to protect; validated on every call. */
   rules: ExtractiveRules;
   /** A hard cap in tokens; the budget is the smaller of this and `rules.ratio · inputTokens`. */
@@ -90,10 +97,11 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
   }
   const budget = tokenBudget(inputTokens, rules.ratio, options.maxTokens);
   const json = parseJsonContainer(input);
+  const context = options.context?.trim() ?? '';
   const result =
     json === undefined
-      ? compressText(input, options.query, rules, budget)
-      : compressJson(json, options.query, rules, budget);
+      ? compressText(input, context ? `${options.query}\n${context}` : options.query, rules, budget)
+      : compressJson(json, { query: options.query, context }, rules, budget);
   return { ...result, inputTokens };
 }
 
@@ -510,7 +518,26 @@ const ID_KEY_BOOST = 1;
 // outrank that record's other fields, but no longer the relevant record's fields.
 const MIN_ID_SHARE = 0.25;
 
-function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules, budget: number): Selected {
+/**
+ * Weight of relevance to the context against relevance to the query (1): the context's ids still pick the
+ * record a step is about, among records the query does not tell apart.
+ */
+export const CONTEXT_WEIGHT = 0.5;
+
+/** Relevance to the query, plus {@link CONTEXT_WEIGHT} of relevance to the context, each normalized. */
+function weightedRelevance(texts: readonly string[], query: { query: string; context: string }): number[] {
+  const main = normalized(bm25Scores(texts, query.query));
+  if (!query.context) return main;
+  const side = normalized(bm25Scores(texts, query.context));
+  return main.map((v, i) => v + CONTEXT_WEIGHT * (side[i] ?? 0));
+}
+
+function compressJson(
+  root: JsonContainer,
+  query: { query: string; context: string },
+  rules: ExtractiveRules,
+  budget: number,
+): Selected {
   const leaves: JsonLeaf[] = [];
   collectLeaves(root, [], undefined, [], leaves);
   const total = leaves.length;
@@ -520,7 +547,7 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
   const drop = compilePatterns(rules.dropPatterns);
 
   const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
-  const relevance = normalized(bm25Scores(leafTexts, query));
+  const relevance = weightedRelevance(leafTexts, query);
   // Records are array items and entries of id-keyed maps: the outermost (an order in a list of orders)
   // and the innermost (an item of that order). Their relevance lifts all their fields, so the id of the item the task is about
   // outranks the ids of the other items, and those of the other orders.
@@ -528,6 +555,8 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
   const inner = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
   const labels = recordLabels(leaves);
+  const queryWords = new Set(wordTokens(query.query));
+  const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
   const candidates: Candidate[] = leaves.map((leaf, index) => {
     const keys = leaf.path.filter((p): p is string => typeof p === 'string');
@@ -544,12 +573,14 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
           ? ID_KEY_BOOST *
             (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
           : 0) +
-        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)),
+        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) +
+        (idLike ? 0 : KEY_MATCH_WEIGHT * keyMatchOf(leaf.key, queryWords, keyMatch)),
       forced,
       dropped,
       standalone: true,
       cost: leafCost(leaf, opened),
-      requires: labels[index] ?? [],
+      // A field a rule forces in is kept as the rule says; a field chosen by rank comes with its record's name.
+      requires: forced ? [] : (labels[index] ?? []),
     };
   });
   const render = (kept: readonly number[]): string =>
@@ -558,32 +589,55 @@ function compressJson(root: JsonContainer, query: string, rules: ExtractiveRules
   return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
 }
 
+/**
+ * Weight of a field name the task uses (`price` when the task asks for the price paid; ids have their own
+ * boost): the same for every record's field of that name, where BM25 over whole leaves ranks it below a leaf that repeats more
+ * query words (an order id) and can leave it below unrelated protected values.
+ */
+const KEY_MATCH_WEIGHT = 0.5;
+
+/** Share of the words of a field name that the query uses, memoized per key. */
+function keyMatchOf(key: string | undefined, queryWords: ReadonlySet<string>, memo: Map<string, number>): number {
+  if (key === undefined || queryWords.size === 0) return 0;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const words = wordTokens(key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ')).filter(
+    (w) => !isStopword(w),
+  );
+  const share = words.length === 0 ? 0 : words.filter((w) => queryWords.has(w)).length / words.length;
+  memo.set(key, share);
+  return share;
+}
+
 // The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
 const LABEL_KEY = /^(?:name|title|label)$|(?:_name|Name)$/u;
 
-/** Per leaf, the leaf naming its innermost record (its id, else its name), when that is another leaf. */
+/**
+ * Per leaf, the leaves naming its innermost record, when they are other leaves: the record's own id and
+ * its name. A price without the item it is the price of is not evidence, so a kept field of a record
+ * (an item of an order, a row of a table) comes with what says which record it belongs to. Only
+ * scalar fields directly in the record name it: an id inside a nested part names that part.
+ */
 function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
   const recordOf = (leaf: JsonLeaf): string | undefined => {
     const at = leaf.records[leaf.records.length - 1];
     return at === undefined ? undefined : JSON.stringify(leaf.path.slice(0, at + 1));
   };
-  const label = new Map<string, { index: number; rank: number }>();
-  // Only flat records (every field a scalar: the rows of a table) are named so; a nested record's
-  // fields already sit under keys that say what they are.
-  const nested = new Set<string>();
+  const ids = new Map<string, number>();
+  const names = new Map<string, number>();
   leaves.forEach((leaf, index) => {
     const record = recordOf(leaf);
     const at = leaf.records[leaf.records.length - 1];
-    if (record === undefined || at === undefined || leaf.key === undefined) return;
-    if (leaf.path.length !== at + 2) nested.add(record);
-    for (const outer of leaf.records.slice(0, -1)) nested.add(JSON.stringify(leaf.path.slice(0, outer + 1)));
-    const rank = ID_KEY.test(leaf.key) ? 2 : LABEL_KEY.test(leaf.key) ? 1 : 0;
-    if (rank > (label.get(record)?.rank ?? 0)) label.set(record, { index, rank });
+    // A direct scalar field of the record: `items[1].name`, not `items[1].options.name`.
+    if (record === undefined || at === undefined || leaf.key === undefined || leaf.path.length !== at + 2) return;
+    if (ID_KEY.test(leaf.key)) {
+      if (!ids.has(record)) ids.set(record, index);
+    } else if (LABEL_KEY.test(leaf.key) && !names.has(record)) names.set(record, index);
   });
   return leaves.map((leaf, index) => {
     const record = recordOf(leaf);
-    const named = record === undefined || nested.has(record) ? undefined : label.get(record)?.index;
-    return named === undefined || named === index ? [] : [named];
+    if (record === undefined) return [];
+    return [ids.get(record), names.get(record)].filter((i): i is number => i !== undefined && i !== index);
   });
 }
 
@@ -594,7 +648,7 @@ function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
 function recordRelevance(
   leaves: readonly JsonLeaf[],
   leafTexts: readonly string[],
-  query: string,
+  query: { query: string; context: string },
   cut: (leaf: JsonLeaf) => number,
 ): { scores: number[]; ranked: boolean } {
   // Fields outside any record (a product's own name and id beside its variants) are no record: ranked
@@ -608,8 +662,9 @@ function recordRelevance(
     (i) => recordOf[i],
   );
   if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
+  // Scaled back to 0..1: a record's relevance lifts its fields by at most PARAGRAPH_WEIGHT.
   const scores = normalized(
-    bm25Scores(
+    weightedRelevance(
       [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(PIECE)),
       query,
     ),
