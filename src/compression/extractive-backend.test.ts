@@ -160,17 +160,58 @@ describe('extractive history summaries', () => {
         eventId: 'r2',
       },
     ];
+    // A summary budget of about half the steps, so the order's result must be cut.
+    const whole = countTokens(formatSummaryEntries(entriesOfTurns([orderTurn, lookup])));
     const summary = await extractiveCompressor().compress(
       historyInput([orderTurn, lookup], {
         guideline: DEFAULT_HISTORY_GUIDELINE,
         task: 'The customer wants to exchange one item of order #W1 for another option.',
+        maxTokens: Math.floor(whole / 2),
       }),
       { invocationId: 'i', agentName: 'a' },
     );
     const orderLine = summary.split('\n').find((line) => line.includes('get_order_details')) ?? '';
-    // The item the later call looked up keeps its record (id and price); the others keep only their ids.
-    expect(orderLine).toContain('{"product_id":"7013","item_id":"91007","price":51.5}');
+    // The item the later call looked up keeps its record (name, ids and price); the others at most their names and ids.
+    expect(orderLine).toContain('{"name":"Office Chair","product_id":"7013","item_id":"91007","price":51.5}');
+    expect(orderLine).not.toContain('"price":40,');
     expect(orderLine).not.toContain('"item_id":"91000"');
+  });
+
+  it('keep a step whole while the summary has room for it, and cut it to the room when not', async () => {
+    const user = JSON.stringify(
+      { user_id: 'chen_johnson_4204', first_name: 'Chen', last_name: 'Johnson', zip: '77004', city: 'Houston' },
+      null,
+      2,
+    );
+    const input = (maxTokens: number) =>
+      historyInput([stepTurn(1, user)], { guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens });
+    const roomy = await extractiveCompressor().compress(input(2000), { invocationId: 'i', agentName: 'a' });
+    // The default ratio (0.5) would drop half the fields; the summary's room keeps them all.
+    expect(JSON.parse(roomy.slice(roomy.indexOf(' → ') + 3))).toEqual(JSON.parse(user));
+    const whole = countTokens(roomy);
+    const tight = await extractiveCompressor().compress(input(Math.floor(whole * 0.75)), {
+      invocationId: 'i',
+      agentName: 'a',
+    });
+    expect(countTokens(tight)).toBeLessThanOrEqual(Math.floor(whole * 0.75));
+    expect(countTokens(tight)).toBeLessThan(whole);
+  });
+
+  it('drop a step that a later step repeats in full, keeping the later copy', async () => {
+    const first = JSON.stringify({ order_id: '#W1', status: 'pending' });
+    const again = JSON.stringify({ order_id: '#W1', status: 'pending', total: 30 });
+    const other = JSON.stringify({ order_id: '#W1', status: 'delivered' });
+    const summary = await extractiveCompressor().compress(
+      historyInput([stepTurn(1, first), stepTurn(1, again), stepTurn(1, other)], {
+        guideline: DEFAULT_HISTORY_GUIDELINE,
+      }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    const lines = summary.split('\n');
+    // The first fetch shows nothing the second does not: it goes. The third differs (a new status): it stays.
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('"total":30');
+    expect(lines[1]).toContain('"delivered"');
   });
 
   it('read back what they write, multi-line payloads and foreign text included', () => {

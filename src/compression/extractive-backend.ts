@@ -63,9 +63,12 @@ export function extractiveCompressor(options: ExtractiveCompressorOptions = {}):
 }
 
 function compressObservation(input: CompressionInput): string {
-  const query = [input.task, input.history].filter(Boolean).join('\n');
-  return compressExtractive(input.observation, { query, rules: input.guideline.rules, maxTokens: input.maxTokens })
-    .text;
+  return compressExtractive(input.observation, {
+    query: input.task,
+    ...(input.history ? { context: input.history } : {}),
+    rules: input.guideline.rules,
+    maxTokens: input.maxTokens,
+  }).text;
 }
 
 /** The entries of the steps in `turns`, payloads uncompressed. */
@@ -165,14 +168,16 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
   // A conversation (no tool results) is chosen sentence by sentence across all its messages; in an agent's
   // history the messages are instructions between tool calls, each compressed on its own like a result.
   const chat = fresh.every((e) => isMessage(e));
+  // Compressed once already, by the observation guideline with the context of its time: relevance
+  // is relative to the rest of a document, so compressing the survivors again would only lose more.
+  const compressible = (entry: SummaryEntry): boolean => !entry.compressed && !(chat && isMessage(entry));
+  const rules = roomyRules(input.guideline.rules, previous, fresh, compressible, input.maxTokens);
   const compressed = fresh.map((entry, i) => {
-    // Compressed once already, by the observation guideline with the context of its time: relevance
-    // is relative to the rest of a document, so compressing the survivors again would only lose more.
-    if (entry.compressed || (chat && isMessage(entry))) return entry;
+    if (!compressible(entry)) return entry;
     // The task and the current objective, and what later steps use of this one; never all other steps,
     // whose words would give every part of the result the same relevance.
     const query = [goal, laterSteps(fresh, i)].filter(Boolean).join('\n');
-    return { ...entry, payload: compressPayload(entry.payload, query, input.guideline.rules) };
+    return { ...entry, payload: compressPayload(entry.payload, query, rules) };
   });
   const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
@@ -205,8 +210,29 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
     if (best) return best.text;
     compressed.splice(0, compressed.length, ...withKept(pickSentences(ranking, target)));
   }
-  const entries = [...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')];
-  return fitBudget(entries, input.task, input.guideline.rules, input.maxTokens);
+  const entries = withoutRepeats([...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')]);
+  return fitBudget(entries, goal, input.guideline.rules, input.maxTokens);
+}
+
+/**
+ * The rules fresh steps are compressed by: the guideline's ratio is what each step keeps at least; when the
+ * summary has room for more, each keeps the share of its tokens that the room allows (all of it when
+ * everything fits), so a step the task still needs is not cut while the summary is far below its budget.
+ */
+function roomyRules(
+  rules: ExtractiveRules,
+  previous: readonly SummaryEntry[],
+  fresh: readonly SummaryEntry[],
+  compressible: (entry: SummaryEntry) => boolean,
+  maxTokens: number,
+): ExtractiveRules {
+  const squeezable = fresh.filter(compressible);
+  if (squeezable.length === 0) return rules;
+  const whole = countTokens(formatSummaryEntries([...previous, ...fresh]));
+  if (whole <= maxTokens) return { ...rules, ratio: 1 };
+  const payloads = squeezable.reduce((sum, e) => sum + countTokens(e.payload), 0);
+  const share = (maxTokens - (whole - payloads)) / Math.max(1, payloads);
+  return share > rules.ratio ? { ...rules, ratio: Math.min(1, share) } : rules;
 }
 
 /**
@@ -340,11 +366,39 @@ function compressPayload(payload: string, query: string, rules: ExtractiveRules,
 }
 
 /**
- * Formats the entries within `maxTokens`: while over, every payload is cut in proportion to its size
- * (recompressed by the rules, without the ratio, so no entry is cut twice by it) and, if that is not
- * enough, the oldest entries are dropped.
+ * The entries without steps a later step repeats: the same call whose kept result shows everything the
+ * earlier one showed (a record fetched again). The later one stays, as the newer and fuller copy.
  */
-function fitBudget(entries: SummaryEntry[], task: string, rules: ExtractiveRules, maxTokens: number): string {
+function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
+  const values = entries.map((e) => (isMessage(e) ? undefined : payloadValues(e.payload)));
+  return entries.filter((entry, i) => {
+    const mine = values[i];
+    if (mine === undefined || mine.length === 0) return true;
+    for (let j = i + 1; j < entries.length; j += 1) {
+      const later = values[j];
+      if (later === undefined || entries[j]?.label !== entry.label || later[0] !== mine[0]) continue;
+      const have = new Map<string, number>();
+      for (const v of later) have.set(v, (have.get(v) ?? 0) + 1);
+      if (mine.every((v) => (have.get(v) ?? 0) > 0 && have.set(v, (have.get(v) ?? 0) - 1))) return false;
+    }
+    return true;
+  });
+}
+
+/** The scalar values of a JSON payload in document order, or the whole text when it is not JSON. */
+function payloadValues(payload: string): string[] {
+  const trimmed = payload.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return [trimmed];
+  return scalarValues(trimmed);
+}
+
+/**
+ * Formats the entries within `maxTokens`: while over, every payload is cut in proportion to its size
+ * (recompressed by the rules, without the ratio, so no entry is cut twice by it, against the goal and
+ * what later steps use of it, as fresh steps are) and, if that is not enough, the oldest entries are
+ * dropped.
+ */
+function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules, maxTokens: number): string {
   let text = formatSummaryEntries(entries);
   let total = countTokens(text);
   if (total <= maxTokens) return text;
@@ -352,12 +406,11 @@ function fitBudget(entries: SummaryEntry[], task: string, rules: ExtractiveRules
   const payloadTokens = entries.reduce((sum, e) => sum + countTokens(e.payload), 0);
   const fixed = total - payloadTokens;
   const share = Math.max(0, maxTokens - fixed) / Math.max(1, payloadTokens);
-  const all = entries.map((e) => `${e.label} ${e.payload}`);
   let squeezed = entries.map((e, i) => {
-    const others = all.filter((_, j) => j !== i).join('\n');
+    const query = [goal, laterSteps(entries, i)].filter(Boolean).join('\n');
     return {
       ...e,
-      payload: compressPayload(e.payload, `${task}\n${others}`, capOnly, Math.floor(countTokens(e.payload) * share)),
+      payload: compressPayload(e.payload, query, capOnly, Math.floor(countTokens(e.payload) * share)),
     };
   });
   text = formatSummaryEntries(squeezed);
