@@ -1,8 +1,9 @@
 /**
- * Deterministic stand-ins for a summarizing LLM, used by the prompting baseline when the model is the
- * offline one (rules, not an LLM, which cannot summarize):
+ * Deterministic stand-ins for a summarizing LLM (rules, not an LLM, which cannot summarize). The prompting
+ * baseline on the offline model uses the stronger extractive backend under the generic prompt (see
+ * prompting.ts); these two remain for comparison:
  *
- * - {@link querySummarizer}, the default: an extractive summarizer that keeps whole fields of the JSON
+ * - {@link querySummarizer}: an extractive summarizer that keeps whole fields of the JSON
  *   records the steps returned and whole sentences of their prose, chosen by how much they relate to the
  *   task and to what the agent asked for, within the summary budget. It never cuts a value or a
  *   sentence in the middle, and follows no guideline: the strongest generic summary rules can make, the
