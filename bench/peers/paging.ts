@@ -24,7 +24,7 @@ export interface PagingRow {
   calls: number;
   exact: number;
   questions: number;
-  /** Most tokens the page block added beyond "uri + newline + body" per page, over paged calls. */
+  /** Most tokens the page block added beyond "uri + newline + body" per page and its saved-result lines. */
   fenceOverhead?: number;
   /** Pages still in the instruction of the last model call (mean over questions). */
   finalPages: number;
@@ -241,7 +241,13 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: b
           (s: number, p: { uri: string; body: string }) => s + pw.countTokens(`${p.uri}\n${p.body}\n`),
           0,
         );
-        overheads.push(pw.countTokens(block) - bare);
+        // Saved results open the block as "- id: text" lines, as the pattern writes them: counted as bare too.
+        const lines = block.split('\n').slice(1);
+        const notes = lines.slice(
+          0,
+          lines.findIndex((l: string) => l.startsWith('<<<')),
+        );
+        overheads.push(pw.countTokens(block) - bare - (notes.length ? pw.countTokens(`${notes.join('\n')}\n`) : 0));
       }
       const d = decide(system);
       const content =
