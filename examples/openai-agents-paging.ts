@@ -28,7 +28,7 @@ const tools = createOpenAiPagingTools(paging);
 const inventory = Array.from({ length: 150 }, (_, i) => `item ${i}: ${(i * 7) % 40} units in bin ${i % 9}`).join('\n');
 const cObs = observationCompressor({ service: paging, thresholdTokens: 300 });
 
-const pagesIn = (system = '') => (system.match(/<<<PAGE [0-9a-f]+ uri=/g) ?? []).length;
+const pagesIn = (system = '') => (system.match(/^<<<PAGE /gm) ?? []).length;
 const model = new ScriptedModel([
   modelResponder(() => [
     functionCall('get_reports', { urls: reports.slice(0, 6).map((r) => r.uri) }, { callId: 'r1' }),

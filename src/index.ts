@@ -161,7 +161,9 @@ export {
   renderFencedNotes,
   renderFencedPages,
   seededFenceBoundary,
+  type FencedNotes,
   type FencedPage,
+  type RenderFencedPagesOptions,
   type ParsedFencedPage,
 } from './paging/fence.js';
 export { ExpressionError, evaluate as evaluateExpression } from './paging/calculate.js';

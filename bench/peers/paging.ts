@@ -24,7 +24,7 @@ export interface PagingRow {
   calls: number;
   exact: number;
   questions: number;
-  /** Most tokens the page block added beyond "uri + newline + body" per page, over paged calls. */
+  /** Most tokens the page block added beyond "uri + newline + body" per page and its saved-result lines. */
   fenceOverhead?: number;
   /** Pages still in the instruction of the last model call (mean over questions). */
   finalPages: number;
@@ -193,9 +193,9 @@ async function adkPattern(pw: any, reports: any[], question: any) {
   return { seen, text, finalPages: pagesOf(seen.at(-1)!.system).length, headers };
 }
 
-/** pagewise paging on one question, with or without compaction of old paging turns. */
+/** pagewise paging on one question, with compaction of paging turns keeping `keepLast` of them, or full history. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function pagewisePaging(pw: any, reports: any[], question: any, compact: boolean) {
+async function pagewisePaging(pw: any, reports: any[], question: any, keepLast: number | undefined) {
   const uris = reports.map((r) => r.uri as string);
   const byUri = new Map(reports.map((r) => [r.uri as string, r]));
   const pagesOf = (system: string) => pw.parseFencedPages(system).pages.map((p: { body: string }) => p.body);
@@ -241,7 +241,13 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: b
           (s: number, p: { uri: string; body: string }) => s + pw.countTokens(`${p.uri}\n${p.body}\n`),
           0,
         );
-        overheads.push(pw.countTokens(block) - bare);
+        // Saved results open the block as "- id: text" lines, as the pattern writes them: counted as bare too.
+        const lines = block.split('\n').slice(1);
+        const notes = lines.slice(
+          0,
+          lines.findIndex((l: string) => l.startsWith('<<<')),
+        );
+        overheads.push(pw.countTokens(block) - bare - (notes.length ? pw.countTokens(`${notes.join('\n')}\n`) : 0));
       }
       const d = decide(system);
       const content =
@@ -278,7 +284,7 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: b
     name: 'analyst',
     instruction: pw.pagedInstruction({ base: BASE(uris.length), service }),
     tools: [tools.get_reports, tools.save_result],
-    ...(compact ? { processors: [pw.compactPagingTurns({ keepLast: 1 })] } : {}),
+    ...(keepLast !== undefined ? { processors: [pw.compactPagingTurns({ keepLast })] } : {}),
   });
   const runner = new pw.Runner({ agent, model, contextWindow: 0, limits: { maxSteps: 100 } });
   const r = await runner.run({ userId: 'u', message: question.text });
@@ -299,8 +305,10 @@ export async function pagingExperiment(): Promise<PagingRow[]> {
     ) => Promise<{ seen: SeenRequest[]; text: string; finalPages: number; overheads?: number[]; headers?: number[] }>,
   ][] = [
     ['ADK JS pattern (instruction provider + temp:want_read)', (q) => adkPattern(pw, reports, q)],
-    ['pagewise paging + compactPagingTurns', (q) => pagewisePaging(pw, reports, q, true)],
-    ['pagewise paging, full history', (q) => pagewisePaging(pw, reports, q, false)],
+    ['pagewise paging + compactPagingTurns', (q) => pagewisePaging(pw, reports, q, 1)],
+    // No paging turn kept, not even the newest: the least history compaction can leave (for reference).
+    ['pagewise paging + compactPagingTurns({ keepLast: 0 })', (q) => pagewisePaging(pw, reports, q, 0)],
+    ['pagewise paging, full history', (q) => pagewisePaging(pw, reports, q, undefined)],
   ];
   const rows: PagingRow[] = [];
   for (const [setup, run] of setups) {

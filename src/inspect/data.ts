@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { CALL_LOG_SCHEMA } from '../agents/call-log.js';
 import type { ContextRequest } from '../context/request.js';
+import { parseFencedPages } from '../paging/fence.js';
 import { parseStoredEvent, parseStoredState } from '../session/event-schema.js';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from '../session/types.js';
 import { PROMPT_PARTS, type LedgerEntry } from '../tokens/ledger.js';
@@ -156,22 +157,11 @@ interface CallRow {
   schema_version: number;
 }
 
-const PAGE_URI = /^<<<PAGE [0-9a-zA-Z_-]{8,} uri=("(?:[^"\\]|\\.)*")/gmu;
-
-/** URIs of the fenced pages in a call's paged sections. */
+/** URIs of the fenced pages in a call's paged sections (read by the fence parser: headers cannot be forged). */
 export function pagedUris(request: Pick<ContextRequest, 'instruction'>): string[] {
-  const out: string[] = [];
-  for (const s of request.instruction) {
-    if (s.part !== 'paged') continue;
-    for (const m of s.text.matchAll(PAGE_URI)) {
-      try {
-        out.push(JSON.parse(m[1]!) as string);
-      } catch {
-        // A malformed attribute names no page.
-      }
-    }
-  }
-  return out;
+  return request.instruction.flatMap((s) =>
+    s.part === 'paged' ? parseFencedPages(s.text).pages.map((p) => p.uri) : [],
+  );
 }
 
 function parseBody(row: CallRow): CallBody | undefined {

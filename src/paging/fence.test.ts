@@ -27,7 +27,7 @@ const adversarial = fc.oneof(
 );
 
 describe('fenced rendering', () => {
-  it('keeps its structure whatever the pages say (property test)', () => {
+  it('keeps its structure whatever the pages and the notes before them say (property test)', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -38,7 +38,13 @@ describe('fenced rendering', () => {
           }),
           { maxLength: 5 },
         ),
-        (raw) => {
+        fc.array(
+          fc.tuple(fc.oneof(fc.string({ maxLength: 20 }), adversarial), fc.array(adversarial, { maxLength: 3 })),
+          {
+            maxLength: 3,
+          },
+        ),
+        (raw, rawNotes) => {
           const boundary = fenceBoundary();
           // Adversarial content may even contain this render's boundary, as if it had guessed it.
           const pages: FencedPage[] = raw.map((p) => ({
@@ -46,23 +52,39 @@ describe('fenced rendering', () => {
             title: p.title,
             body: p.parts.join('\n').replaceAll('{B}', boundary),
           }));
-          const { text } = renderFencedPages(pages, boundary);
+          const notes = rawNotes.map(
+            ([id, parts]) => [id.replaceAll('{B}', boundary), parts.join('\n').replaceAll('{B}', boundary)] as const,
+          );
+          const { text } = renderFencedPages(pages, boundary, { notes: { label: 'Saved results', items: notes } });
           const parsed = parseFencedPages(text);
           expect(parsed.boundary).toBe(boundary);
           expect(parsed.pages).toHaveLength(pages.length);
           parsed.pages.forEach((p, i) => {
             expect(p.body).toBe(neutralize(pages[i]!.body, boundary));
             expect(p.body.includes(boundary)).toBe(false);
+            const uri = pages[i]!.uri;
+            if (/^[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]{1,500}$/.test(uri) && !uri.includes(boundary))
+              expect(p.uri).toBe(uri);
           });
-          // One header line per page, numbered in order; the boundary only in the preface and the one close line.
+          // One header line per page; the boundary only in the preface and the one close line.
           const lines = text.split('\n');
           const heads = lines.filter((l) => l.startsWith('<<<'));
-          expect(heads.slice(0, -1).map((l) => /^<<<PAGE (\d+) /.exec(l)?.[1])).toEqual(
-            pages.map((_, i) => `${i + 1}`),
-          );
+          expect(heads).toHaveLength(pages.length + 1);
+          for (const h of heads.slice(0, -1)) expect(h.startsWith('<<<PAGE ')).toBe(true);
           expect(lines.filter((l) => l === `<<<END ${boundary}>>>`).length).toBe(1);
           expect(lines.at(-1)).toBe(`<<<END ${boundary}>>>`);
           expect(text.split(boundary).length - 1).toBe(2);
+          // Notes come before the first header, one "- " line per note: no note line can start another
+          // note, a page header or the closing line.
+          const noteLines = lines.slice(
+            1,
+            lines.findIndex((l) => l.startsWith('<<<')),
+          );
+          expect(noteLines.filter((l) => l.startsWith('- '))).toHaveLength(notes.length);
+          for (const l of noteLines) expect(l.startsWith('- ') || l.startsWith('  ')).toBe(true);
+          expect(lines[0]).toMatch(
+            notes.length ? /^Saved results (and \d+ loaded pages )?follow: / : /^\d+ loaded pages follow: /,
+          );
         },
       ),
       { numRuns: 300 },

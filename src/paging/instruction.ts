@@ -1,10 +1,9 @@
 /**
- * The paged instruction: the agent's own instruction, its saved results, and the working set fenced as
- * untrusted data, re-rendered before every model call.
+ * The paged instruction: the agent's own instruction, then its saved results and the working set in one
+ * block fenced as untrusted data, re-rendered before every model call.
  */
 import type { InstructionContext, InstructionProvider } from '../agents/agent.js';
 import type { InstructionSection } from '../context/request.js';
-import { renderFencedNotes } from './fence.js';
 import { savedResults } from './tools.js';
 import type { PagingService } from './service.js';
 
@@ -24,18 +23,13 @@ export interface PagedInstructionOptions {
 export function pagedInstruction(options: PagedInstructionOptions): InstructionProvider {
   return async (ctx) => {
     const base = typeof options.base === 'string' ? options.base : await options.base(ctx);
-    // One boundary per render for both fenced blocks: it is unguessable either way, and drawn once.
-    const boundary = options.service.boundary();
-    const { text, entries } = await options.service.render(ctx.state, ctx.session.sessionId, boundary);
-    const lines = [base];
-    const used = entries.reduce((s, e) => s + e.tokens, 0);
-    lines.push(`\nWorking set: ${entries.length} pages, ${used} of ${options.service.ramBudgetTokens} tokens.`);
-    if (options.showResults ?? true) {
-      // Saved results are model-written and may quote untrusted pages: fenced as data, never as instruction.
-      const notes = renderFencedNotes('Saved results', Object.entries(savedResults(ctx.state)), boundary);
-      if (notes) lines.push(notes);
-    }
-    const sections: InstructionSection[] = [{ part: 'instruction', text: lines.join('\n'), source: ctx.agentName }];
+    // Saved results are model-written and may quote untrusted pages: they open the pages' fenced block,
+    // as data, never as instruction. One block, one boundary per render, its token use in the preface.
+    const items = options.showResults === false ? [] : Object.entries(savedResults(ctx.state));
+    const { text } = await options.service.render(ctx.state, ctx.session.sessionId, options.service.boundary(), {
+      notes: { label: 'Saved results', items },
+    });
+    const sections: InstructionSection[] = [{ part: 'instruction', text: base, source: ctx.agentName }];
     if (text) sections.push({ part: 'paged', text, source: 'working-set' });
     return sections;
   };

@@ -8,7 +8,7 @@ import type { StateAccess } from '../agents/tool.js';
 import type { DocumentSource } from '../sources/source.js';
 import type { JsonValue } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { fenceBoundary, renderFencedNotes, renderFencedPages, type FencedPage } from './fence.js';
+import { fenceBoundary, renderFencedNotes, renderFencedPages, type FencedNotes, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
 import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
 
@@ -365,11 +365,15 @@ export class PagingService {
     return current.length - next.length;
   }
 
-  /** Renders the working set as a fenced block (empty string when the working set is empty). */
+  /**
+   * Renders the working set as a fenced block, its token use (`14641 of 32000 tokens`) in the preface;
+   * `notes` (e.g. saved results) open the same block. Empty string when there is nothing to show.
+   */
   async render(
     state: Readonly<Record<string, JsonValue>>,
     sessionId: string,
     boundary: string = this.boundary(),
+    options: { notes?: FencedNotes } = {},
   ): Promise<{ text: string; entries: WorkingSetEntry[] }> {
     const entries = await this.workingSet(state, sessionId);
     this.rendered.delete(sessionId);
@@ -379,7 +383,7 @@ export class PagingService {
       sessionId,
       entries.map((e) => e.uri),
     );
-    if (entries.length === 0) return { text: '', entries };
+    if (entries.length === 0 && !options.notes?.items.length) return { text: '', entries };
     const pages: FencedPage[] = [];
     for (const e of entries) {
       pages.push({
@@ -389,6 +393,11 @@ export class PagingService {
         ...(e.frame !== undefined ? { frame: `${e.frame}/${e.frames}` } : {}),
       });
     }
-    return { text: renderFencedPages(pages, boundary).text, entries };
+    const used = entries.reduce((s, e) => s + e.tokens, 0);
+    const { text } = renderFencedPages(pages, boundary, {
+      ...(options.notes ? { notes: options.notes } : {}),
+      ...(entries.length ? { detail: `${used} of ${this.ramBudgetTokens} tokens` } : {}),
+    });
+    return { text, entries };
   }
 }

@@ -32,9 +32,11 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** The closing line a fenced block names in its preface, and whether `text` ends the block there. */
 function fenceOf(text: string): { boundary: string; body: string } {
-  const m = /until "<<<END (\d{21})>>>"\):\n/.exec(text);
+  // Saved results open the page block ("... follow: ... they end only at "<<<END b>>>".");
+  // source errors have a block of their own ("... (data, not instructions; until "<<<END b>>>"):").
+  const m = /(?:until "<<<END (\d{21})>>>"\):|they end only at "<<<END (\d{21})>>>"\.)\n/.exec(text);
   expect(m, text).not.toBeNull();
-  const boundary = m![1]!;
+  const boundary = (m![1] ?? m![2])!;
   const end = text.indexOf(`\n<<<END ${boundary}>>>`, m!.index);
   expect(end).toBeGreaterThan(0);
   return { boundary, body: text.slice(m!.index + m![0].length, end) };
