@@ -12,6 +12,7 @@ import { evaluate, ExpressionError, extractNumbers } from './calculate.js';
 import { parseFencedPages } from './fence.js';
 import { splitFrames } from './frames.js';
 import { pagedInstruction } from './instruction.js';
+import { compactPagingTurns, SAVED_RESULT_ELIDED } from './paging-history.js';
 import { PagingService, WANT_READ_KEY } from './service.js';
 import { createPagingTools } from './tools.js';
 
@@ -145,6 +146,42 @@ describe('paging service and tools', () => {
     expect(model.views[1]!.system).toContain('- t1: sum=42');
     const listed = model.views[2]!.turns.at(-1);
     expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"t1": "sum=42"');
+  });
+
+  it('compacts paging turns: older ones go, the newest shows a placeholder for a saved result, which cannot be saved back', async () => {
+    const { source } = corpus({ a: doc(1), b: doc(2) });
+    const service = new PagingService({ source });
+    const tools = createPagingTools(service);
+    const agent = new Agent({
+      name: 'reader',
+      instruction: pagedInstruction({ base: 'You read pages.', service }),
+      tools: Object.values(tools),
+      processors: [compactPagingTurns()],
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a'] } }] },
+      {
+        toolCalls: [
+          { toolName: 'save_result', input: { task_id: 't1', result: 'a says 42' } },
+          { toolName: 'get_reports', input: { urls: ['b'] } },
+        ],
+      },
+      { toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: SAVED_RESULT_ELIDED } }] },
+      'done',
+    ]);
+    const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'read' });
+    const third = model.views[2]!;
+    // The first paging turn is gone; the newest shows the placeholder, and the instruction the result itself.
+    const calls = third.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls : []));
+    expect(calls.map((c) => c.toolName)).toEqual(['save_result', 'get_reports']);
+    expect(calls[0]!.input).toEqual({ task_id: 't1', result: SAVED_RESULT_ELIDED });
+    expect(third.system).toContain('- t1: a says 42');
+    // Copying the placeholder back is refused; the saved result stays.
+    const refused = model.views[3]!.turns.at(-1);
+    expect(refused?.role === 'tool' && refused.results[0]!.isError).toBe(true);
+    expect(result.session.state['result:t1']).toBe('a says 42');
+    // The session keeps what the model wrote.
+    expect(JSON.stringify(result.session.events)).toContain('a says 42');
   });
 
   it('save_result releases the pages the model has seen, keeps a batch loaded in the same step, and can be turned off', async () => {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { tool, type AnyTool } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
 import { evaluate, extractNumbers } from './calculate.js';
+import { SAVED_RESULT_ELIDED } from './paging-history.js';
 import { RESULT_PREFIX, type PagingService } from './service.js';
 
 const uriSchema = z.string().min(1).max(2048);
@@ -91,6 +92,10 @@ export function createPagingTools(
       execute: async ({ task_id, result }, ctx) => {
         if (task_id.length < 1 || task_id.length > 200)
           throw new RangeError(`task_id must be 1 to 200 characters; it has ${task_id.length}.`);
+        if (result.trim() === SAVED_RESULT_ELIDED)
+          throw new RangeError(
+            'the result is the placeholder a compacted history shows for an earlier saved result; write the result itself.',
+          );
         if (result.length > maxResultChars)
           throw new RangeError(
             `the result has ${result.length} characters, over the limit of ${maxResultChars}; save a shorter one.`,
