@@ -35,6 +35,11 @@ export interface CompressionInput {
   observation: string;
   /** Observation only: the tool that produced it. */
   toolName?: string;
+  /**
+   * Observation only: the call that produced it, as `tool {"arg":"value"}`: what the agent asked this
+   * result for (a search query, the id it looked up), the most direct statement of what in it matters.
+   */
+  call?: string;
   /** The output budget in tokens (the guideline's `{{max_tokens}}`). */
   maxTokens: number;
 }

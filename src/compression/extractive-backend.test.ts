@@ -227,6 +227,43 @@ describe('extractive history summaries', () => {
 });
 
 describe('extractive observation compression', () => {
+  it('ranks a result against the call that asked for it, at the weight of the task', async () => {
+    const output = JSON.stringify(
+      {
+        variants: Object.fromEntries(
+          Array.from({ length: 12 }, (_, i) => [
+            `${91000 + i}`,
+            { item_id: `${91000 + i}`, color: i % 2 ? 'red' : 'blue', available: i % 3 === 0, price: 40 + i },
+          ]),
+        ),
+      },
+      null,
+      2,
+    );
+    const compress = (call?: string) =>
+      extractiveCompressor().compress(
+        {
+          target: 'observation',
+          guideline: DEFAULT_OBSERVATION_GUIDELINE,
+          task: 'Can the customer still exchange the lamp they ordered?',
+          history: '',
+          turns: [],
+          previousSummary: '',
+          observation: output,
+          maxTokens: 120,
+          ...(call ? { call } : {}),
+        },
+        { invocationId: 'i', agentName: 'a' },
+      );
+    const asked = JSON.parse(await compress('get_variant {"item_id":"91007"}')) as {
+      variants: Record<string, { available?: boolean; price?: number }>;
+    };
+    expect(asked.variants['91007']).toMatchObject({ available: false, price: 47 });
+    // Without the call nothing tells the variant apart.
+    const blind = JSON.parse(await compress()) as { variants: Record<string, { available?: boolean }> };
+    expect(blind.variants['91007']?.available).toBeUndefined();
+  });
+
   it('ranks against the task and the recent steps and keeps the budget', async () => {
     const output = JSON.stringify(
       {

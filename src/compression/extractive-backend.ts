@@ -63,8 +63,9 @@ export function extractiveCompressor(options: ExtractiveCompressorOptions = {}):
 }
 
 function compressObservation(input: CompressionInput): string {
+  // The task, and what the agent asked this result for: the call's arguments (a search query, an id).
   return compressExtractive(input.observation, {
-    query: input.task,
+    query: [input.task, input.call].filter(Boolean).join('\n'),
     ...(input.history ? { context: input.history } : {}),
     rules: input.guideline.rules,
     maxTokens: input.maxTokens,

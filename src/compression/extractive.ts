@@ -100,7 +100,7 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
   const context = options.context?.trim() ?? '';
   const result =
     json === undefined
-      ? compressText(input, context ? `${options.query}\n${context}` : options.query, rules, budget)
+      ? compressText(input, options.query, rules, budget)
       : compressJson(json, { query: options.query, context }, rules, budget);
   return { ...result, inputTokens };
 }

@@ -19,7 +19,7 @@ import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js'
 import { checkRatio } from './history.js';
 import { headWithinTokens, tokenBudget } from './token-budget.js';
 import { fenceBoundary } from '../paging/fence.js';
-import { fenceQuoted, handleLine, renderTranscript } from './transcript.js';
+import { argumentText, fenceQuoted, handleLine, renderTranscript } from './transcript.js';
 
 /** ACON's T_obs (1,024 tokens), which the ACON benchmark strategies start from. */
 export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
@@ -165,6 +165,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
             previousSummary: '',
             observation: obs.output,
             toolName: obs.toolName,
+            call: `${obs.toolName} ${argumentText(obs.input)}`,
             maxTokens,
           },
           { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
