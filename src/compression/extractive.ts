@@ -24,11 +24,11 @@
  * {@link TINY_INPUT_TOKENS} tokens (and within `maxTokens`) is returned unchanged, since compressing
  * it saves a few tokens and risks losing a whole fact.
  */
-import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms } from '../text/words.js';
+import { bm25PlusScores, type Bm25Terms } from '../text/bm25.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
@@ -359,33 +359,26 @@ function isStopword(term: string): boolean {
   return STOPWORDS.has(term) || FUNCTION_WORD.test(term);
 }
 
+// How units and queries become terms for BM25: words of any language (Japanese and Chinese have no spaces to
+// split on), stopwords left out; prefix matching stands in for stemming ("write" finds "writer"), fuzzy
+// matching for spelling variants.
+const BM25_TERMS: Bm25Terms = {
+  tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
+  processTerm: (term) => {
+    const lower = term.toLowerCase();
+    return isStopword(lower) ? null : lower;
+  },
+  prefix: (term) => term.length >= 4,
+  fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+};
+
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
 export function bm25Scores(texts: readonly string[], query: string): number[] {
-  const scores = new Array<number>(texts.length).fill(0);
-  if (texts.length === 0) return scores;
-  const index = new MiniSearch<{ id: number; text: string }>({
-    fields: ['text'],
-    // Words of any language: Japanese and Chinese have no spaces to split on.
-    tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
-    processTerm: (term) => {
-      const lower = term.toLowerCase();
-      return isStopword(lower) ? null : lower;
-    },
-    searchOptions: {
-      // Prefix matching stands in for stemming ("write" finds "writer"); fuzzy for spelling variants.
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
-      combineWith: 'OR',
-    },
-  });
-  index.addAll(texts.map((text, id) => ({ id, text })));
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
   const terms = [...new Set(piecesWords(query))].filter((t) => !isStopword(t));
-  if (terms.length === 0) return scores;
-  for (const hit of index.search({ queries: terms, combineWith: 'OR' })) scores[hit.id as number] = hit.score;
-  return scores;
+  return bm25PlusScores(texts, terms, BM25_TERMS);
 }
 
 /** Values divided by their maximum (all 0 when none is positive). */
