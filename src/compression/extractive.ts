@@ -356,17 +356,54 @@ function piecesWords(piece: string): string[] {
 const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
 
 function isStopword(term: string): boolean {
-  return STOPWORDS.has(term) || FUNCTION_WORD.test(term);
+  // Hiragana starts at U+3041 (and astral letters at a surrogate): the expression need not run below it.
+  return STOPWORDS.has(term) || (term.charCodeAt(0) >= 0x3041 && FUNCTION_WORD.test(term));
+}
+
+/** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
+interface PieceTerms {
+  words: readonly string[];
+  distinct: number;
+  terms: readonly string[];
+}
+
+const pieceTermCache = new Map<string, PieceTerms>();
+
+function pieceTerms(piece: string): PieceTerms {
+  let analyzed = pieceTermCache.get(piece);
+  if (!analyzed) {
+    const words = piecesWords(piece);
+    const terms: string[] = [];
+    for (const word of words) {
+      const term = indexedTerm(word);
+      if (term) terms.push(term);
+    }
+    analyzed = { words, distinct: new Set(words).size, terms };
+    if (pieceTermCache.size >= WORD_CACHE_LIMIT) pieceTermCache.clear();
+    pieceTermCache.set(piece, analyzed);
+  }
+  return analyzed;
+}
+
+function indexedTerm(word: string): string | null {
+  const lower = word.toLowerCase();
+  return isStopword(lower) ? null : lower;
 }
 
 // How units and queries become terms for BM25: words of any language (Japanese and Chinese have no spaces to
 // split on), stopwords left out; prefix matching stands in for stemming ("write" finds "writer"), fuzzy
-// matching for spelling variants.
+// matching for spelling variants. A text joined from pieces is analyzed piece by piece, each piece once
+// per process however many texts it is part of.
 const BM25_TERMS: Bm25Terms = {
   tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
-  processTerm: (term) => {
-    const lower = term.toLowerCase();
-    return isStopword(lower) ? null : lower;
+  processTerm: indexedTerm,
+  analyze: (text) => {
+    if (!text.includes(PIECE)) {
+      const { distinct, terms } = pieceTerms(text);
+      return { length: distinct, terms };
+    }
+    const pieces = text.split(PIECE).map(pieceTerms);
+    return { length: new Set(pieces.flatMap((p) => p.words)).size, terms: pieces.flatMap((p) => p.terms) };
   },
   prefix: (term) => term.length >= 4,
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),

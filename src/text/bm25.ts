@@ -22,6 +22,11 @@ export interface Bm25Terms {
   processTerm: (token: string) => string | null;
   /** Whether a query term also matches the indexed terms it is a prefix of. */
   prefix: (term: string) => boolean;
+  /**
+   * A text's length (its count of distinct tokens) and its processed terms in order, as `tokenize` and
+   * `processTerm` give them; faster when texts share pieces whose analysis can be remembered.
+   */
+  analyze?: (text: string) => { length: number; terms: readonly string[] };
   /** The edit distance allowed for a query term, as a share of its length (rounded, at most 6), or false. */
   fuzzy: (term: string) => number | false;
 }
@@ -50,15 +55,13 @@ class TermIndex {
 
   constructor(texts: readonly string[], terms: Bm25Terms) {
     this.lengths = new Array<number>(texts.length);
+    const analyze = terms.analyze ?? ((text: string) => analyzed(text, terms));
     texts.forEach((text, doc) => {
-      const tokens = terms.tokenize(text);
-      const length = new Set(tokens).size;
+      const { length, terms: processed } = analyze(text);
       this.lengths[doc] = length;
       // Updated as minisearch updates it, so the average has the same bits.
       this.avgLength = (this.avgLength * doc + length) / (doc + 1);
-      for (const token of tokens) {
-        const term = terms.processTerm(token);
-        if (!term) continue;
+      for (const term of processed) {
         const posting = this.postings.get(term);
         if (posting === undefined) this.postings.set(term, { docs: [doc], freqs: [1] });
         else if (posting.docs[posting.docs.length - 1] === doc) posting.freqs[posting.freqs.length - 1]! += 1;
@@ -98,6 +101,16 @@ class TermIndex {
     }
     return out;
   }
+}
+
+function analyzed(text: string, terms: Bm25Terms): { length: number; terms: string[] } {
+  const tokens = terms.tokenize(text);
+  const processed: string[] = [];
+  for (const token of tokens) {
+    const term = terms.processTerm(token);
+    if (term) processed.push(term);
+  }
+  return { length: new Set(tokens).size, terms: processed };
 }
 
 function push<K>(map: Map<K, string[]>, key: K, value: string): void {
