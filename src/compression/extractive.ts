@@ -29,6 +29,7 @@ import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms } from '../text/words.js';
 import { bm25PlusScores, type Bm25Terms } from '../text/bm25.js';
+import { caseInsensitiveTest } from '../text/ascii-fold.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
@@ -475,14 +476,31 @@ function hasIdentifier(text: string): boolean {
   return false;
 }
 
+// The case-insensitive kinds, tested fast (see caseInsensitiveTest).
+const PROTECTED_TESTS = {
+  dates: caseInsensitiveTest(PROTECTED.dates.source),
+  urls: caseInsensitiveTest(PROTECTED.urls.source),
+  errors: caseInsensitiveTest(PROTECTED.errors.source),
+};
+
+/** How many kinds of protected content `text` holds, counted up to {@link MAX_PROTECTED_KINDS}. */
 function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolean): number {
+  const digits = PROTECTED.numbers.test(text);
+  // Cheapest first; past the cap, more kinds change nothing.
+  const tests = [
+    () => flags.numbers && digits,
+    () => flags.headers && (isHeading || MARKDOWN_HEADER.test(text)),
+    // Every date form has a digit.
+    () => flags.dates && digits && PROTECTED_TESTS.dates(text),
+    () => flags.urls && PROTECTED_TESTS.urls(text),
+    () => flags.errors && PROTECTED_TESTS.errors(text),
+    () => flags.identifiers && hasIdentifier(text),
+  ];
   let kinds = 0;
-  if (flags.numbers && PROTECTED.numbers.test(text)) kinds += 1;
-  if (flags.identifiers && hasIdentifier(text)) kinds += 1;
-  if (flags.dates && PROTECTED.dates.test(text)) kinds += 1;
-  if (flags.urls && PROTECTED.urls.test(text)) kinds += 1;
-  if (flags.errors && PROTECTED.errors.test(text)) kinds += 1;
-  if (flags.headers && (isHeading || MARKDOWN_HEADER.test(text))) kinds += 1;
+  for (const test of tests) {
+    if (test()) kinds += 1;
+    if (kinds >= MAX_PROTECTED_KINDS) break;
+  }
   return kinds;
 }
 
