@@ -364,7 +364,8 @@ function isStopword(term: string): boolean {
 /** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
 interface PieceTerms {
   words: readonly string[];
-  distinct: number;
+  /** The distinct words. */
+  distinct: ReadonlySet<string>;
   terms: readonly string[];
 }
 
@@ -379,7 +380,7 @@ function pieceTerms(piece: string): PieceTerms {
       const term = indexedTerm(word);
       if (term) terms.push(term);
     }
-    analyzed = { words, distinct: new Set(words).size, terms };
+    analyzed = { words, distinct: new Set(words), terms };
     if (pieceTermCache.size >= WORD_CACHE_LIMIT) pieceTermCache.clear();
     pieceTermCache.set(piece, analyzed);
   }
@@ -401,10 +402,21 @@ const BM25_TERMS: Bm25Terms = {
   analyze: (text) => {
     if (!text.includes(PIECE)) {
       const { distinct, terms } = pieceTerms(text);
-      return { length: distinct, terms };
+      return { length: distinct.size, terms };
     }
     const pieces = text.split(PIECE).map(pieceTerms);
-    return { length: new Set(pieces.flatMap((p) => p.words)).size, terms: pieces.flatMap((p) => p.terms) };
+    // The distinct words of all pieces: the largest piece's, plus the others' it lacks.
+    let largest = pieces[0] as PieceTerms;
+    for (const piece of pieces) if (piece.distinct.size > largest.distinct.size) largest = piece;
+    const others = new Set<string>();
+    for (const piece of pieces) {
+      if (piece === largest) continue;
+      for (const word of piece.distinct) if (!largest.distinct.has(word)) others.add(word);
+    }
+    return {
+      length: largest.distinct.size + others.size,
+      terms: ([] as string[]).concat(...pieces.map((p) => p.terms)),
+    };
   },
   prefix: (term) => term.length >= 4,
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
