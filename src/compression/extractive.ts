@@ -126,8 +126,24 @@ interface Candidate {
 // ---------------------------------------------------------------------------------------------
 // Text
 
+// A page is often compressed again for another query (each question on a report, each step of a run that
+// shows the same result): the units of the last few inputs are remembered. Units are immutable.
+const recentUnits = new Map<string, readonly TextUnit[]>();
+const RECENT_INPUTS = 16;
+
+function unitsOf(input: string, rules: ExtractiveRules): readonly TextUnit[] {
+  const key = `${rules.unit}${Number(rules.alwaysKeep.headers)}${input}`;
+  let units = recentUnits.get(key);
+  if (units === undefined) {
+    units = segmentText(input, rules.unit, { headings: rules.alwaysKeep.headers });
+    if (recentUnits.size >= RECENT_INPUTS) recentUnits.delete(recentUnits.keys().next().value as string);
+    recentUnits.set(key, units);
+  }
+  return units;
+}
+
 function compressText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
-  const units = segmentText(input, rules.unit, { headings: rules.alwaysKeep.headers });
+  const units = unitsOf(input, rules);
   const total = units.length;
   // A unit is scored with its headings' words: "He was the author of many books" is about the
   // paragraph's title, as a JSON value is about its key path.
