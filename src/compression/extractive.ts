@@ -356,16 +356,20 @@ const WORD_CACHE_LIMIT = 20_000;
 function piecesWords(piece: string): string[] {
   let words = wordCache.get(piece);
   if (!words) {
-    words = hasCjk(piece)
-      ? indexTerms(piece)
-      : piece
-          .toLowerCase()
-          .split(/[\n\r\p{Z}\p{P}]+/u)
-          .filter(Boolean);
+    words = hasCjk(piece) ? indexTerms(piece) : splitWords(piece.toLowerCase());
     if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
     wordCache.set(piece, words);
   }
   return words;
+}
+
+const WORD_BREAKS = /[\n\r\p{Z}\p{P}]+/u;
+// The same class within ASCII (space and the ASCII punctuation marks), which V8 matches faster.
+const ASCII_WORD_BREAKS = /[\n\r !-#%-*,-/:;?@[-\]_{}]+/;
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function splitWords(text: string): string[] {
+  return text.split(NON_ASCII.test(text) ? WORD_BREAKS : ASCII_WORD_BREAKS).filter(Boolean);
 }
 
 // Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
@@ -499,8 +503,12 @@ export function isIdentifierToken(token: string): boolean {
   );
 }
 
+// Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
+// characters (a hash): a token with none of these is no identifier, without testing each shape.
+const MAYBE_ID = /[#_\d-]|.[A-Z]|^.{12}/u;
+
 function hasIdentifier(text: string): boolean {
-  for (const match of text.matchAll(ID_TOKEN)) if (isIdentifierToken(match[0])) return true;
+  for (const match of text.matchAll(ID_TOKEN)) if (MAYBE_ID.test(match[0]) && isIdentifierToken(match[0])) return true;
   return false;
 }
 
