@@ -8,7 +8,7 @@
  *    best score first. Units matching a drop pattern (JSON: under a `jsonDropFields` key) are never
  *    kept, unless a keep rule also matches.
  * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
- *    query (minisearch), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
+ *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
  *    for the first sentence of a prose paragraph, plus a boost for each kind of protected content it
  *    holds (numbers, identifiers, dates, URLs, errors, headings). A protected unit thus beats an
  *    unprotected one of similar relevance, not a clearly more relevant one. JSON fields under an
