@@ -8,7 +8,7 @@
  *    best score first. Units matching a drop pattern (JSON: under a `jsonDropFields` key) are never
  *    kept, unless a keep rule also matches.
  * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
- *    query (minisearch), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
+ *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
  *    for the first sentence of a prose paragraph, plus a boost for each kind of protected content it
  *    holds (numbers, identifiers, dates, URLs, errors, headings). A protected unit thus beats an
  *    unprotected one of similar relevance, not a clearly more relevant one. JSON fields under an
@@ -24,11 +24,12 @@
  * {@link TINY_INPUT_TOKENS} tokens (and within `maxTokens`) is returned unchanged, since compressing
  * it saves a few tokens and risks losing a whole fact.
  */
-import MiniSearch from 'minisearch';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms, wordTokens } from '../text/words.js';
+import { bm25PlusScores, type Bm25Terms } from '../text/bm25.js';
+import { caseInsensitiveTest } from '../text/ascii-fold.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import type { TextUnit } from './segment.js';
 import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
@@ -133,8 +134,24 @@ interface Candidate {
 // ---------------------------------------------------------------------------------------------
 // Text
 
+// A page is often compressed again for another query (each question on a report, each step of a run that
+// shows the same result): the units of the last few inputs are remembered. Units are immutable.
+const recentUnits = new Map<string, readonly TextUnit[]>();
+const RECENT_INPUTS = 16;
+
+function unitsOf(input: string, rules: ExtractiveRules): readonly TextUnit[] {
+  const key = `${rules.unit}${Number(rules.alwaysKeep.headers)}${input}`;
+  let units = recentUnits.get(key);
+  if (units === undefined) {
+    units = segmentText(input, rules.unit, { headings: rules.alwaysKeep.headers });
+    if (recentUnits.size >= RECENT_INPUTS) recentUnits.delete(recentUnits.keys().next().value as string);
+    recentUnits.set(key, units);
+  }
+  return units;
+}
+
 function compressText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
-  const units = segmentText(input, rules.unit, { headings: rules.alwaysKeep.headers });
+  const units = unitsOf(input, rules);
   const total = units.length;
   // A unit is scored with its headings' words: "He was the author of many books" is about the
   // paragraph's title, as a JSON value is about its key path.
@@ -347,16 +364,20 @@ const WORD_CACHE_LIMIT = 20_000;
 function piecesWords(piece: string): string[] {
   let words = wordCache.get(piece);
   if (!words) {
-    words = hasCjk(piece)
-      ? indexTerms(piece)
-      : piece
-          .toLowerCase()
-          .split(/[\n\r\p{Z}\p{P}]+/u)
-          .filter(Boolean);
+    words = hasCjk(piece) ? indexTerms(piece) : splitWords(piece.toLowerCase());
     if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear();
     wordCache.set(piece, words);
   }
   return words;
+}
+
+const WORD_BREAKS = /[\n\r\p{Z}\p{P}]+/u;
+// The same class within ASCII (space and the ASCII punctuation marks), which V8 matches faster.
+const ASCII_WORD_BREAKS = /[\n\r !-#%-*,-/:;?@[-\]_{}]+/;
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function splitWords(text: string): string[] {
+  return text.split(NON_ASCII.test(text) ? WORD_BREAKS : ASCII_WORD_BREAKS).filter(Boolean);
 }
 
 // Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
@@ -364,36 +385,78 @@ function piecesWords(piece: string): string[] {
 const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
 
 function isStopword(term: string): boolean {
-  return STOPWORDS.has(term) || FUNCTION_WORD.test(term);
+  // Hiragana starts at U+3041 (and astral letters at a surrogate): the expression need not run below it.
+  return STOPWORDS.has(term) || (term.charCodeAt(0) >= 0x3041 && FUNCTION_WORD.test(term));
 }
+
+/** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
+interface PieceTerms {
+  words: readonly string[];
+  /** The distinct words. */
+  distinct: ReadonlySet<string>;
+  terms: readonly string[];
+}
+
+const pieceTermCache = new Map<string, PieceTerms>();
+
+function pieceTerms(piece: string): PieceTerms {
+  let analyzed = pieceTermCache.get(piece);
+  if (!analyzed) {
+    const words = piecesWords(piece);
+    const terms: string[] = [];
+    for (const word of words) {
+      const term = indexedTerm(word);
+      if (term) terms.push(term);
+    }
+    analyzed = { words, distinct: new Set(words), terms };
+    if (pieceTermCache.size >= WORD_CACHE_LIMIT) pieceTermCache.clear();
+    pieceTermCache.set(piece, analyzed);
+  }
+  return analyzed;
+}
+
+function indexedTerm(word: string): string | null {
+  const lower = word.toLowerCase();
+  return isStopword(lower) ? null : lower;
+}
+
+// How units and queries become terms for BM25: words of any language (Japanese and Chinese have no spaces to
+// split on), stopwords left out; prefix matching stands in for stemming ("write" finds "writer"), fuzzy
+// matching for spelling variants. A text joined from pieces is analyzed piece by piece, each piece once
+// per process however many texts it is part of.
+const BM25_TERMS: Bm25Terms = {
+  tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
+  processTerm: indexedTerm,
+  analyze: (text) => {
+    if (!text.includes(PIECE)) {
+      const { distinct, terms } = pieceTerms(text);
+      return { length: distinct.size, terms };
+    }
+    const pieces = text.split(PIECE).map(pieceTerms);
+    // The distinct words of all pieces: the largest piece's, plus the others' it lacks.
+    let largest = pieces[0] as PieceTerms;
+    for (const piece of pieces) if (piece.distinct.size > largest.distinct.size) largest = piece;
+    const others = new Set<string>();
+    for (const piece of pieces) {
+      if (piece === largest) continue;
+      for (const word of piece.distinct) if (!largest.distinct.has(word)) others.add(word);
+    }
+    return {
+      length: largest.distinct.size + others.size,
+      terms: ([] as string[]).concat(...pieces.map((p) => p.terms)),
+    };
+  },
+  prefix: (term) => term.length >= 4,
+  fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+};
 
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
 export function bm25Scores(texts: readonly string[], query: string): number[] {
-  const scores = new Array<number>(texts.length).fill(0);
-  if (texts.length === 0) return scores;
-  const index = new MiniSearch<{ id: number; text: string }>({
-    fields: ['text'],
-    // Words of any language: Japanese and Chinese have no spaces to split on.
-    tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
-    processTerm: (term) => {
-      const lower = term.toLowerCase();
-      return isStopword(lower) ? null : lower;
-    },
-    searchOptions: {
-      // Prefix matching stands in for stemming ("write" finds "writer"); fuzzy for spelling variants.
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
-      combineWith: 'OR',
-    },
-  });
-  index.addAll(texts.map((text, id) => ({ id, text })));
   // A query term counts once: a long query (recent steps as context) repeats its structural words
   // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
   // actually say which records matter.
   const terms = [...new Set(piecesWords(query))].filter((t) => !isStopword(t));
-  if (terms.length === 0) return scores;
-  for (const hit of index.search({ queries: terms, combineWith: 'OR' })) scores[hit.id as number] = hit.score;
-  return scores;
+  return bm25PlusScores(texts, terms, BM25_TERMS);
 }
 
 /** Values divided by their maximum (all 0 when none is positive). */
@@ -448,19 +511,40 @@ export function isIdentifierToken(token: string): boolean {
   );
 }
 
+// Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
+// characters (a hash): a token with none of these is no identifier, without testing each shape.
+const MAYBE_ID = /[#_\d-]|.[A-Z]|^.{12}/u;
+
 function hasIdentifier(text: string): boolean {
-  for (const match of text.matchAll(ID_TOKEN)) if (isIdentifierToken(match[0])) return true;
+  for (const match of text.matchAll(ID_TOKEN)) if (MAYBE_ID.test(match[0]) && isIdentifierToken(match[0])) return true;
   return false;
 }
 
+// The case-insensitive kinds, tested fast (see caseInsensitiveTest).
+const PROTECTED_TESTS = {
+  dates: caseInsensitiveTest(PROTECTED.dates.source),
+  urls: caseInsensitiveTest(PROTECTED.urls.source),
+  errors: caseInsensitiveTest(PROTECTED.errors.source),
+};
+
+/** How many kinds of protected content `text` holds, counted up to {@link MAX_PROTECTED_KINDS}. */
 function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolean): number {
+  const digits = PROTECTED.numbers.test(text);
+  // Cheapest first; past the cap, more kinds change nothing.
+  const tests = [
+    () => flags.numbers && digits,
+    () => flags.headers && (isHeading || MARKDOWN_HEADER.test(text)),
+    // Every date form has a digit.
+    () => flags.dates && digits && PROTECTED_TESTS.dates(text),
+    () => flags.urls && PROTECTED_TESTS.urls(text),
+    () => flags.errors && PROTECTED_TESTS.errors(text),
+    () => flags.identifiers && hasIdentifier(text),
+  ];
   let kinds = 0;
-  if (flags.numbers && PROTECTED.numbers.test(text)) kinds += 1;
-  if (flags.identifiers && hasIdentifier(text)) kinds += 1;
-  if (flags.dates && PROTECTED.dates.test(text)) kinds += 1;
-  if (flags.urls && PROTECTED.urls.test(text)) kinds += 1;
-  if (flags.errors && PROTECTED.errors.test(text)) kinds += 1;
-  if (flags.headers && (isHeading || MARKDOWN_HEADER.test(text))) kinds += 1;
+  for (const test of tests) {
+    if (test()) kinds += 1;
+    if (kinds >= MAX_PROTECTED_KINDS) break;
+  }
   return kinds;
 }
 

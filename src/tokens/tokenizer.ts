@@ -67,16 +67,57 @@ const caches: Record<EncodingName, TokenCache> = { o200k_base: new TokenCache(),
 
 /**
  * Counts the tokens of `text` with the given encoding (o200k_base by default). Results are cached by
- * content: a string already counted costs one hash lookup.
+ * content: a string already counted costs one hash lookup. A longer o200k text is counted line by line
+ * (see {@link SEGMENT_CHARS}), each line cached, so a text made of lines counted before (a compressor's
+ * output, rendered again with a few units more) costs little more than the lookups.
  */
 export function countTokens(text: string, encoding: EncodingName = 'o200k_base'): number {
   if (text.length === 0) return 0;
   const cache = caches[encoding];
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = countUncached(encoderFor(encoding), text);
+  const n =
+    encoding === 'o200k_base' && text.length >= SEGMENT_CHARS
+      ? countBySegments(text, encoding)
+      : countUncached(encoderFor(encoding), text);
   cache.set(text, n);
   return n;
+}
+
+// A text from this many characters is counted as the sum of its segments: it is cut after a line break
+// that is followed by a character other than whitespace or `/`. o200k's pre-tokenizer never joins characters
+// across such a cut (a pre-token holding a line break ends with it, unless more line breaks, whitespace or
+// `/` follow), and BPE merges only within a pre-token, so the sum is exact. cl100k's pre-tokenizer treats
+// trailing whitespace at the very end of a text apart, so its texts are counted whole.
+const SEGMENT_CHARS = 256;
+const SLASH = 0x2f;
+const WHITESPACE = /\s/u;
+
+/** True when a segment may start with the UTF-16 unit `code` (see {@link SEGMENT_CHARS}). */
+function startsSegment(code: number): boolean {
+  if (code <= 0x20 || code === SLASH) return false;
+  return code < 0x80 || !WHITESPACE.test(String.fromCharCode(code));
+}
+
+function countBySegments(text: string, encoding: EncodingName): number {
+  const cache = caches[encoding];
+  const encoder = encoderFor(encoding);
+  const segment = (part: string): number => {
+    let n = cache.get(part);
+    if (n === undefined) {
+      n = countUncached(encoder, part);
+      cache.set(part, n);
+    }
+    return n;
+  };
+  let total = 0;
+  let start = 0;
+  for (let at = text.indexOf('\n'); at >= 0 && at + 1 < text.length; at = text.indexOf('\n', at + 1)) {
+    if (!startsSegment(text.charCodeAt(at + 1))) continue;
+    total += segment(text.slice(start, at + 1));
+    start = at + 1;
+  }
+  return start === 0 ? countUncached(encoder, text) : total + segment(text.slice(start));
 }
 
 // BPE merges within one pre-token cost time quadratic in its length, and a run of letters is one

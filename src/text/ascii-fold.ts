@@ -1,0 +1,21 @@
+/**
+ * Fast case-insensitive tests of patterns written in ASCII. With the `u` flag, `i` also folds ſ (U+017F) to
+ * `s` and the Kelvin sign (U+212A) to `k`, and `\w` and `\b` count them as word characters; V8 then runs such
+ * patterns several times slower. A text holding neither character matches a pattern of ASCII literals,
+ * classes, `\b`, `\d`, `\s`, `\S` and `\w` the same with `i` alone, so the slow form runs only on such texts.
+ */
+
+const FOLDS_TO_ASCII = /[\u017f\u212a]/u;
+
+/**
+ * A tester equivalent to `new RegExp(source, 'iu').test`, faster on texts without ſ or the Kelvin sign.
+ *
+ * @throws RangeError for a pattern that is not ASCII or uses Unicode-only syntax (`\p{…}`, `\u{…}`).
+ */
+export function caseInsensitiveTest(source: string): (text: string) => boolean {
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]|\\[pPu]/u.test(source)) throw new RangeError(`Not an ASCII pattern: ${source}`);
+  const unicode = new RegExp(source, 'iu');
+  const ascii = new RegExp(source, 'i');
+  return (text) => (FOLDS_TO_ASCII.test(text) ? unicode : ascii).test(text);
+}
