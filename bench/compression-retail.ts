@@ -88,7 +88,7 @@ export function compressionStrategies(seed = 1): StrategySpec[] {
     },
     {
       name: 'summarize',
-      description: 'generic summary prompt (naive first-sentence stand-in)',
+      description: 'generic summary prompt (extractive stand-in: default rules, no guideline)',
       setup: () => promptingStrategy(context, { boundary }),
     },
     {
