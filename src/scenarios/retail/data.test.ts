@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../errors.js';
+import { DATA_DIR_ENV, SHARED_DATA_ENV } from '../../util/data-dir.js';
 import { defaultRetailDataDir, loadRetailData, retailDataAvailable, TAU_RETAIL_DIR_ENV } from './data.js';
 
 const available = retailDataAvailable();
@@ -12,14 +13,20 @@ if (!available)
   );
 
 describe('loadRetailData', () => {
-  const saved = process.env[TAU_RETAIL_DIR_ENV];
+  const names = [TAU_RETAIL_DIR_ENV, SHARED_DATA_ENV, DATA_DIR_ENV];
+  const saved = names.map((name) => process.env[name]);
   afterEach(() => {
-    if (saved === undefined) delete process.env[TAU_RETAIL_DIR_ENV];
-    else process.env[TAU_RETAIL_DIR_ENV] = saved;
+    names.forEach((name, i) => {
+      if (saved[i] === undefined) delete process.env[name];
+      else process.env[name] = saved[i];
+    });
   });
 
   it('defaults to ../shared/data/tau-retail beside the project, or the folder the environment names', () => {
+    // The default, whatever data folders the shell running the tests names: none set, an empty user folder.
     delete process.env[TAU_RETAIL_DIR_ENV];
+    delete process.env[SHARED_DATA_ENV];
+    process.env[DATA_DIR_ENV] = mkdtempSync(path.join(tmpdir(), 'retail-user-data-'));
     expect(defaultRetailDataDir()).toBe(path.resolve(import.meta.dirname, '../../../../shared/data/tau-retail'));
     process.env[TAU_RETAIL_DIR_ENV] = '/somewhere/else';
     expect(defaultRetailDataDir()).toBe('/somewhere/else');
