@@ -378,12 +378,22 @@ function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
     for (let j = i + 1; j < entries.length; j += 1) {
       const later = values[j];
       if (later === undefined || entries[j]?.label !== entry.label || later[0] !== mine[0]) continue;
-      const have = new Map<string, number>();
-      for (const v of later) have.set(v, (have.get(v) ?? 0) + 1);
-      if (mine.every((v) => (have.get(v) ?? 0) > 0 && have.set(v, (have.get(v) ?? 0) - 1))) return false;
+      if (holdsAll(later, mine)) return false;
     }
     return true;
   });
+}
+
+/** Whether `values` holds every value of `wanted`, each as often as `wanted` does. */
+function holdsAll(values: readonly string[], wanted: readonly string[]): boolean {
+  const left = new Map<string, number>();
+  for (const v of values) left.set(v, (left.get(v) ?? 0) + 1);
+  for (const v of wanted) {
+    const n = left.get(v) ?? 0;
+    if (n === 0) return false;
+    left.set(v, n - 1);
+  }
+  return true;
 }
 
 /** The scalar values of a JSON payload in document order, or the whole text when it is not JSON. */

@@ -685,9 +685,7 @@ function keyMatchOf(key: string | undefined, queryWords: ReadonlySet<string>, me
   if (key === undefined || queryWords.size === 0) return 0;
   const known = memo.get(key);
   if (known !== undefined) return known;
-  const words = wordTokens(key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ')).filter(
-    (w) => !isStopword(w),
-  );
+  const words = wordTokens(pathWords([key])).filter((w) => !isStopword(w));
   const share = words.length === 0 ? 0 : words.filter((w) => queryWords.has(w)).length / words.length;
   memo.set(key, share);
   return share;

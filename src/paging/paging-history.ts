@@ -6,9 +6,7 @@
  * shows under the saved results) is replaced by {@link SAVED_RESULT_ELIDED}. The events stay in the session.
  */
 import { groupTurns } from '../context/history.js';
-import type { ContextProcessor } from '../context/request.js';
-
-import type { ContextItem } from '../context/request.js';
+import type { ContextItem, ContextProcessor } from '../context/request.js';
 
 /** Options of {@link compactPagingTurns}. */
 export interface CompactPagingTurnsOptions {
