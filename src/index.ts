@@ -152,7 +152,12 @@ export {
 export { PAGING_TOOL_NAMES, createPagingTools, savedResults, type PagingToolsOptions } from './paging/tools.js';
 export { pagedInstruction, type PagedInstructionOptions } from './paging/instruction.js';
 export { autoPaging, type AutoPagingOptions } from './paging/auto-paging.js';
-export { compactPagingTurns, type CompactPagingTurnsOptions } from './paging/paging-history.js';
+export {
+  compactPagingTurns,
+  SAVED_RESULT_ELIDED,
+  SHOWN_PAGES_ELIDED,
+  type CompactPagingTurnsOptions,
+} from './paging/paging-history.js';
 export {
   FENCE_BOUNDARY_DIGITS,
   fenceBoundary,

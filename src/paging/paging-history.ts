@@ -2,11 +2,13 @@
  * A context processor for paging agents: turns that only moved pages (get_reports, page_in, page_out,
  * read_frame, save_result) carry nothing once they are done, because their effect lives in state and
  * shows in the instruction. Older such turns are dropped from the request, whole, so history stays flat
- * however many batches are read; in the turns kept, the text of a saved result (which the instruction
- * shows under the saved results) is replaced by {@link SAVED_RESULT_ELIDED}. The events stay in the session.
+ * however many batches are read. In the turns kept, what the instruction shows is not repeated: the text of
+ * a saved result becomes {@link SAVED_RESULT_ELIDED}, and the URI list of a call that loaded pages the
+ * instruction's fenced block shows becomes {@link SHOWN_PAGES_ELIDED}. The events stay in the session.
  */
 import { groupTurns } from '../context/history.js';
-import type { ContextItem, ContextProcessor } from '../context/request.js';
+import type { ContextItem, ContextProcessor, InstructionSection } from '../context/request.js';
+import { parseFencedPages } from './fence.js';
 
 /** Options of {@link compactPagingTurns}. */
 export interface CompactPagingTurnsOptions {
@@ -20,35 +22,87 @@ export interface CompactPagingTurnsOptions {
    * so the copy in the call only repeats it. Default true; turn it off when saved results are not shown.
    */
   elideSavedResults?: boolean;
+  /**
+   * In the paging turns kept, replace the URI list of a successful `get_reports` or `page_in` call by
+   * {@link SHOWN_PAGES_ELIDED} when every page it names is in the instruction's fenced block of this
+   * request: the block's page headers list them already. Default true.
+   */
+  elideShownPages?: boolean;
 }
+
+/**
+ * What the URI list of a page-loading call reads as in a compacted history when the instruction shows
+ * every page it loaded. As a URI it names no page, so a model that copies it loads nothing.
+ */
+export const SHOWN_PAGES_ELIDED = '[loaded: the pages in your instruction]';
 
 /**
  * What a `save_result` call's result reads as in a compacted history. `save_result` refuses it as a result,
  * so a model that copies it from its history cannot overwrite what it saved.
  */
-export const SAVED_RESULT_ELIDED = '[saved: shown under the saved results of your instruction]';
+export const SAVED_RESULT_ELIDED = '[saved: shown in your instruction]';
 
 // One copy per original item, so a step reuses the copy (and its cached token count) of the step before.
-const elidedCopies = new WeakMap<ContextItem, ContextItem>();
+const elidedCopies = new WeakMap<ContextItem, { key: string; copy: ContextItem }>();
 
-/** The turn with the `result` argument of its successful `save_result` calls elided; the items are copies. */
-function elideSaved(turn: readonly ContextItem[]): ContextItem[] {
+// The argument holding the URI list of each page-loading tool.
+const URI_LISTS: ReadonlyMap<string, string> = new Map([
+  ['get_reports', 'urls'],
+  ['page_in', 'uris'],
+]);
+
+/**
+ * The turn with what the instruction shows elided from its successful calls: the `result` of `save_result`
+ * (when `saved`) and the URI list of a page-loading call whose pages are all in `shown`. The items changed
+ * are copies, one per original item and set of shown pages, so a step reuses the copy of the step before.
+ */
+function elideShown(
+  turn: readonly ContextItem[],
+  saved: boolean,
+  shown: ReadonlySet<string>,
+  key: string,
+): ContextItem[] {
   const failed = new Set(turn.flatMap((x) => (x.type === 'tool-result' && x.isError ? [x.toolCallId] : [])));
   return turn.map((item) => {
-    if (item.type !== 'assistant' || !item.toolCalls.some((c) => c.toolName === 'save_result')) return item;
+    if (item.type !== 'assistant') return item;
     const known = elidedCopies.get(item);
-    if (known) return known;
+    if (known?.key === key) return known.copy;
+    let changed = false;
     const toolCalls = item.toolCalls.map((call) => {
-      if (call.toolName !== 'save_result' || failed.has(call.toolCallId)) return call;
+      if (failed.has(call.toolCallId)) return call;
       const input = typeof call.input === 'string' ? parseObject(call.input) : call.input;
-      if (typeof input !== 'object' || input === null || typeof (input as { result?: unknown }).result !== 'string')
-        return call;
-      return { ...call, input: { ...(input as object), result: SAVED_RESULT_ELIDED } };
+      if (typeof input !== 'object' || input === null) return call;
+      const args = input as Record<string, unknown>;
+      if (saved && call.toolName === 'save_result' && typeof args.result === 'string') {
+        changed = true;
+        return { ...call, input: { ...args, result: SAVED_RESULT_ELIDED } };
+      }
+      const listKey = URI_LISTS.get(call.toolName);
+      const list = listKey === undefined ? undefined : args[listKey];
+      if (
+        listKey !== undefined &&
+        Array.isArray(list) &&
+        list.length > 0 &&
+        list.every((u) => typeof u === 'string' && shown.has(u))
+      ) {
+        changed = true;
+        return { ...call, input: { ...args, [listKey]: [SHOWN_PAGES_ELIDED] } };
+      }
+      return call;
     });
+    if (!changed) return item;
     const copy = { ...item, toolCalls };
-    elidedCopies.set(item, copy);
+    elidedCopies.set(item, { key, copy });
     return copy;
   });
+}
+
+/** The URIs of the pages in the fenced blocks of the instruction. */
+function shownPages(instruction: readonly InstructionSection[]): Set<string> {
+  const uris = new Set<string>();
+  for (const section of instruction)
+    if (section.text.includes('<<<PAGE')) for (const page of parseFencedPages(section.text).pages) uris.add(page.uri);
+  return uris;
 }
 
 function parseObject(text: string): unknown {
@@ -65,11 +119,14 @@ const DEFAULT_TOOLS = ['get_reports', 'page_in', 'page_out', 'read_frame', 'save
 export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): ContextProcessor {
   const keepLast = options.keepLast ?? 1;
   const elide = options.elideSavedResults ?? true;
+  const elidePages = options.elideShownPages ?? true;
   const tools = new Set(options.tools ?? DEFAULT_TOOLS);
   return {
     name: `compact-paging-turns(${keepLast})`,
     process(request) {
       const turns = groupTurns(request.items);
+      const shown = elidePages ? shownPages(request.instruction) : new Set<string>();
+      const key = [...shown].join('\n');
       let seen = 0;
       const kept = [];
       for (let i = turns.length - 1; i >= 0; i--) {
@@ -83,7 +140,7 @@ export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): Con
         if (paging) {
           seen += 1;
           if (seen > keepLast) continue;
-          kept.push(elide ? elideSaved(turn) : turn);
+          kept.push(elide || shown.size > 0 ? elideShown(turn, elide, shown, key) : turn);
           continue;
         }
         kept.push(turn);

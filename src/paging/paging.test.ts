@@ -12,7 +12,7 @@ import { evaluate, ExpressionError, extractNumbers } from './calculate.js';
 import { parseFencedPages } from './fence.js';
 import { splitFrames } from './frames.js';
 import { pagedInstruction } from './instruction.js';
-import { compactPagingTurns, SAVED_RESULT_ELIDED } from './paging-history.js';
+import { compactPagingTurns, SAVED_RESULT_ELIDED, SHOWN_PAGES_ELIDED } from './paging-history.js';
 import { PagingService, WANT_READ_KEY } from './service.js';
 import { createPagingTools } from './tools.js';
 
@@ -175,6 +175,9 @@ describe('paging service and tools', () => {
     const calls = third.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls : []));
     expect(calls.map((c) => c.toolName)).toEqual(['save_result', 'get_reports']);
     expect(calls[0]!.input).toEqual({ task_id: 't1', result: SAVED_RESULT_ELIDED });
+    // The batch it loaded is in the instruction's block, so its URI list is not repeated either.
+    expect(calls[1]!.input).toEqual({ urls: [SHOWN_PAGES_ELIDED] });
+    expect(parseFencedPages(third.system).pages.map((p) => p.uri)).toEqual(['b']);
     expect(third.system).toContain('- t1: a says 42');
     // Copying the placeholder back is refused; the saved result stays.
     const refused = model.views[3]!.turns.at(-1);
@@ -182,6 +185,35 @@ describe('paging service and tools', () => {
     expect(result.session.state['result:t1']).toBe('a says 42');
     // The session keeps what the model wrote.
     expect(JSON.stringify(result.session.events)).toContain('a says 42');
+  });
+
+  it('keeps the URI list of a kept paging turn when the instruction no longer shows those pages, and refuses the placeholder as a URI', async () => {
+    const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
+    const service = new PagingService({ source });
+    const tools = createPagingTools(service);
+    const agent = new Agent({
+      name: 'reader',
+      instruction: pagedInstruction({ base: 'You read pages.', service }),
+      tools: Object.values(tools),
+      processors: [compactPagingTurns({ keepLast: 2 })],
+    });
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'page_in', input: { uris: ['a', 'b'] } }] },
+      { toolCalls: [{ toolName: 'page_out', input: { uris: ['b'] } }] },
+      { toolCalls: [{ toolName: 'get_reports', input: { urls: [SHOWN_PAGES_ELIDED] } }] },
+      'done',
+    ]);
+    await new Runner({ agent, model }).run({ userId: 'u', message: 'read' });
+    const callsAt = (view: number) =>
+      model.views[view]!.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls : []));
+    // Both pages shown: the list is elided. After b is paged out, a page_in of a and b shows its list again.
+    expect(callsAt(1)[0]!.input).toEqual({ uris: [SHOWN_PAGES_ELIDED] });
+    expect(callsAt(2)[0]!.input).toEqual({ uris: ['a', 'b'] });
+    // A model that copies the placeholder loads nothing and is told why; the working set is unchanged.
+    const refused = model.views[3]!.turns.at(-1);
+    expect(refused?.role === 'tool' && refused.results[0]!.isError).toBe(true);
+    expect(JSON.stringify(refused)).toContain('placeholder');
+    expect(parseFencedPages(model.views[3]!.system).pages.map((p) => p.uri)).toEqual(['a']);
   });
 
   it('save_result releases the pages the model has seen, keeps a batch loaded in the same step, and can be turned off', async () => {

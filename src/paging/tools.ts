@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { tool, type AnyTool } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
 import { evaluate, extractNumbers } from './calculate.js';
-import { SAVED_RESULT_ELIDED } from './paging-history.js';
+import { SAVED_RESULT_ELIDED, SHOWN_PAGES_ELIDED } from './paging-history.js';
 import { RESULT_PREFIX, type PagingService } from './service.js';
 
 const uriSchema = z.string().min(1).max(2048);
@@ -41,6 +41,15 @@ export function savedResults(state: Readonly<Record<string, JsonValue>>): Record
   return out;
 }
 
+/** The URIs, unless one is the placeholder a compacted history shows for a call's URI list. */
+function notPlaceholder(uris: readonly string[]): string[] {
+  if (uris.some((u) => u.trim() === SHOWN_PAGES_ELIDED))
+    throw new RangeError(
+      'a URI is the placeholder a compacted history shows for pages already in your instruction; name the pages by their URIs.',
+    );
+  return [...uris];
+}
+
 /**
  * Creates the paging tools bound to a service: `get_reports` (the name the instruction-paging pattern uses), `page_in`, `page_out`,
  * `read_frame`, `save_result`, `list_results` and `calculate`.
@@ -59,7 +68,7 @@ export function createPagingTools(
       name: 'get_reports',
       description: `Load up to ${maxPages} reports by URL into your instruction, replacing the previous ones.`,
       inputSchema: z.object({ urls: z.array(z.string()).max(maxPages) }),
-      execute: ({ urls }, ctx) => service.pageIn(urls, 'replace', ctx),
+      execute: ({ urls }, ctx) => service.pageIn(notPlaceholder(urls), 'replace', ctx),
     }),
     page_in: tool({
       name: 'page_in',
@@ -68,7 +77,7 @@ export function createPagingTools(
         uris: z.array(uriSchema).min(1).max(maxPages),
         mode: z.enum(['replace', 'add']).optional(),
       }),
-      execute: ({ uris, mode }, ctx) => service.pageIn(uris, mode ?? 'replace', ctx),
+      execute: ({ uris, mode }, ctx) => service.pageIn(notPlaceholder(uris), mode ?? 'replace', ctx),
     }),
     page_out: tool({
       name: 'page_out',
@@ -86,8 +95,8 @@ export function createPagingTools(
     save_result: tool({
       name: 'save_result',
       description:
-        'Save a result under a task id; it stays in your instruction.' +
-        (releaseOnSave ? ' Frees the pages read before this step.' : ''),
+        'Save a result under a task id; it stays in your instruction' +
+        (releaseOnSave ? ' and frees the pages read before.' : '.'),
       inputSchema: z.object({ task_id: z.string(), result: z.string() }),
       execute: async ({ task_id, result }, ctx) => {
         if (task_id.length < 1 || task_id.length > 200)
