@@ -32,12 +32,17 @@ function corpus(docs: Record<string, string>) {
 const doc = (i: number, words = 300) =>
   `Document ${i}. ` + Array.from({ length: words }, (_, j) => `word${(i * 7 + j) % 97}`).join(' ');
 
-function agentWith(service: PagingService, extra: Parameters<typeof scriptedModel>[0]) {
+function agentWith(
+  service: PagingService,
+  extra: Parameters<typeof scriptedModel>[0],
+  processors?: ConstructorParameters<typeof Agent>[0]['processors'],
+) {
   const tools = createPagingTools(service);
   const agent = new Agent({
     name: 'reader',
     instruction: pagedInstruction({ base: 'You read pages.', service }),
     tools: Object.values(tools),
+    ...(processors ? { processors } : {}),
   });
   const model = scriptedModel(extra);
   return { agent, model, runner: new Runner({ agent, model }) };
@@ -151,25 +156,22 @@ describe('paging service and tools', () => {
   it('compacts paging turns: older ones go, the newest shows a placeholder for a saved result, which cannot be saved back', async () => {
     const { source } = corpus({ a: doc(1), b: doc(2) });
     const service = new PagingService({ source });
-    const tools = createPagingTools(service);
-    const agent = new Agent({
-      name: 'reader',
-      instruction: pagedInstruction({ base: 'You read pages.', service }),
-      tools: Object.values(tools),
-      processors: [compactPagingTurns()],
-    });
-    const model = scriptedModel([
-      { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a'] } }] },
-      {
-        toolCalls: [
-          { toolName: 'save_result', input: { task_id: 't1', result: 'a says 42' } },
-          { toolName: 'get_reports', input: { urls: ['b'] } },
-        ],
-      },
-      { toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: SAVED_RESULT_ELIDED } }] },
-      'done',
-    ]);
-    const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'read' });
+    const { runner, model } = agentWith(
+      service,
+      [
+        { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a'] } }] },
+        {
+          toolCalls: [
+            { toolName: 'save_result', input: { task_id: 't1', result: 'a says 42' } },
+            { toolName: 'get_reports', input: { urls: ['b'] } },
+          ],
+        },
+        { toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: SAVED_RESULT_ELIDED } }] },
+        'done',
+      ],
+      [compactPagingTurns()],
+    );
+    const result = await runner.run({ userId: 'u', message: 'read' });
     const third = model.views[2]!;
     // The first paging turn is gone; the newest shows the placeholder, and the instruction the result itself.
     const calls = third.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls : []));
@@ -190,20 +192,17 @@ describe('paging service and tools', () => {
   it('keeps the URI list of a kept paging turn when the instruction no longer shows those pages, and refuses the placeholder as a URI', async () => {
     const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
     const service = new PagingService({ source });
-    const tools = createPagingTools(service);
-    const agent = new Agent({
-      name: 'reader',
-      instruction: pagedInstruction({ base: 'You read pages.', service }),
-      tools: Object.values(tools),
-      processors: [compactPagingTurns({ keepLast: 2 })],
-    });
-    const model = scriptedModel([
-      { toolCalls: [{ toolName: 'page_in', input: { uris: ['a', 'b'] } }] },
-      { toolCalls: [{ toolName: 'page_out', input: { uris: ['b'] } }] },
-      { toolCalls: [{ toolName: 'get_reports', input: { urls: [SHOWN_PAGES_ELIDED] } }] },
-      'done',
-    ]);
-    await new Runner({ agent, model }).run({ userId: 'u', message: 'read' });
+    const { runner, model } = agentWith(
+      service,
+      [
+        { toolCalls: [{ toolName: 'page_in', input: { uris: ['a', 'b'] } }] },
+        { toolCalls: [{ toolName: 'page_out', input: { uris: ['b'] } }] },
+        { toolCalls: [{ toolName: 'get_reports', input: { urls: [SHOWN_PAGES_ELIDED] } }] },
+        'done',
+      ],
+      [compactPagingTurns({ keepLast: 2 })],
+    );
+    await runner.run({ userId: 'u', message: 'read' });
     const callsAt = (view: number) =>
       model.views[view]!.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls : []));
     // Both pages shown: the list is elided. After b is paged out, a page_in of a and b shows its list again.
