@@ -332,8 +332,29 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
       rules: rules({ ratio: 1, minScore: 0.8, jsonDropFields: ['options'] }),
     });
     const kept = JSON.parse(result.text) as { variants: Record<string, { item_id?: string; available?: boolean }> };
-    expect(kept.variants[wanted]).toEqual({ item_id: wanted, available: false });
+    // The record's key shows its id: the item_id field that repeats it is left out beside a kept field.
+    expect(kept.variants[wanted]).toEqual({ available: false });
     for (const [id, v] of Object.entries(kept.variants)) if (id !== wanted) expect(v.available).toBeUndefined();
+  });
+
+  it("write a field that repeats its entry key once: as the key, with the entry's kept fields or alone", () => {
+    const variants = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => {
+        const id = String(5000000000 + i * 104729);
+        return [id, { item_id: id, available: i % 2 === 0, price: 10 + i }];
+      }),
+    );
+    const input = JSON.stringify({ product_id: '8310926033', variants }, null, 2);
+    const full = compressExtractive(input, { query: 'x', rules: rules({ ratio: 1 }) });
+    const kept = JSON.parse(full.text) as { variants: Record<string, Record<string, unknown>> };
+    // Nothing is lost: every id is a key, every other field is there; only the repeats are gone.
+    expect(Object.keys(kept.variants)).toEqual(Object.keys(variants));
+    for (const [id, v] of Object.entries(variants))
+      expect(kept.variants[id]).toEqual({ available: v.available, price: v.price });
+    expect(full.outputTokens).toBeLessThan(countTokens(JSON.stringify({ product_id: '8310926033', variants })));
+    // A rule keeping only the ids keeps them as bare keys.
+    const ids = compressExtractive(input, { query: 'x', rules: only(['variants.*.item_id']) });
+    expect(JSON.parse(ids.text)).toEqual({ variants: Object.fromEntries(Object.keys(variants).map((id) => [id, {}])) });
   });
 
   it('leave an input already compressed by the same rules as it is', () => {

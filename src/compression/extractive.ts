@@ -49,6 +49,11 @@ export interface ExtractiveOptions {
    * (an address, a country) do not outrank what the task asks for; prose reads it as part of the query.
    */
   context?: string;
+  /**
+   * Identifiers that other steps hold (an item id an earlier order names): in JSON, a record holding one
+   * ranks above its siblings, as if the context named it; its fields do not gain beyond their record.
+   */
+  keys?: string;
   /** How much to keep and what to protect; validated on every call. */
   rules: ExtractiveRules;
   /** A hard cap in tokens; the budget is the smaller of this and `rules.ratio · inputTokens`. */
@@ -102,7 +107,7 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
   const result =
     json === undefined
       ? compressText(input, options.query, rules, budget)
-      : compressJson(json, { query: options.query, context }, rules, budget);
+      : compressJson(json, { query: options.query, context, keys: options.keys?.trim() ?? '' }, rules, budget);
   return { ...result, inputTokens };
 }
 
@@ -577,6 +582,12 @@ interface JsonLeaf {
   key: string | undefined;
   /** Indices into `path` of the steps that enter a record: array items, and entries of id-keyed maps. */
   records: readonly number[];
+  /**
+   * A field of an id-keyed map's entry that repeats the entry's key (`"7160999700": {"item_id": "7160999700"}`).
+   * The key already shows it: kept alone it renders as the bare key (`"7160999700": {}`), beside other kept
+   * fields of its record not at all.
+   */
+  repeatsKey?: true;
 }
 
 /** The input as a JSON object or array, or undefined for anything else (text, a bare scalar). */
@@ -618,7 +629,7 @@ function weightedRelevance(texts: readonly string[], query: { query: string; con
 
 function compressJson(
   root: JsonContainer,
-  query: { query: string; context: string },
+  query: { query: string; context: string; keys: string },
   rules: ExtractiveRules,
   budget: number,
 ): Selected {
@@ -635,8 +646,9 @@ function compressJson(
   // Records are array items and entries of id-keyed maps: the outermost (an order in a list of orders)
   // and the innermost (an item of that order). Their relevance lifts all their fields, so the id of the item the task is about
   // outranks the ids of the other items, and those of the other orders.
-  const outer = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[0] ?? -1);
-  const inner = recordRelevance(leaves, leafTexts, query, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
+  const recordQuery = { query: query.query, context: [query.context, query.keys].filter(Boolean).join('\n') };
+  const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
+  const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
   const labels = recordLabels(leaves);
   const queryWords = new Set(wordTokens(query.query));
@@ -667,8 +679,11 @@ function compressJson(
       requires: forced ? [] : (labels[index] ?? []),
     };
   });
+  const repeatsKey = new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
   const render = (kept: readonly number[]): string =>
-    JSON.stringify(prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? [])))) ?? emptyLike(root));
+    JSON.stringify(
+      prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? []))), repeatsKey) ?? emptyLike(root),
+    );
   const chosen = select(candidates, rules.minScore, budget, render);
   return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
 }
@@ -770,7 +785,13 @@ function collectLeaves(
     for (const [k, child] of Object.entries(value)) collectLeaves(child, [...path, k], k, inner, into);
   } else {
     // Scalars, and empty containers: `"errors": []` says something.
-    into.push({ path, value, key, records });
+    const at = records[records.length - 1];
+    const mapKey = at !== undefined && at === path.length - 2 ? path[at] : undefined;
+    const repeatsKey =
+      typeof mapKey === 'string' &&
+      (typeof value === 'string' || typeof value === 'number') &&
+      String(value) === mapKey;
+    into.push({ path, value, key, records, ...(repeatsKey ? { repeatsKey } : {}) });
   }
 }
 
@@ -818,9 +839,12 @@ function pathKey(path: JsonPath): string {
 /** Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first. */
 function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   const last = leaf.path[leaf.path.length - 1];
-  let cost = countTokens(
-    `${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${JSON.stringify(leaf.value) ?? 'null'},`,
-  );
+  // A field repeating its entry's key renders as nothing beyond the entry's key and braces (counted below).
+  let cost = leaf.repeatsKey
+    ? 0
+    : countTokens(
+        `${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${JSON.stringify(leaf.value) ?? 'null'},`,
+      );
   for (let depth = 1; depth < leaf.path.length; depth += 1) {
     const prefix = pathKey(leaf.path.slice(0, depth));
     if (opened.has(prefix)) continue;
@@ -831,17 +855,29 @@ function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   return cost;
 }
 
-/** The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. */
-function prune(value: unknown, path: (string | number)[], kept: ReadonlySet<string>): unknown {
+/**
+ * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept
+ * field that repeats its entry's key (`repeatsKey`) shows only as that key.
+ */
+function prune(
+  value: unknown,
+  path: (string | number)[],
+  kept: ReadonlySet<string>,
+  repeatsKey: ReadonlySet<string>,
+): unknown {
   if (kept.has(pathKey(path))) return value;
   if (Array.isArray(value)) {
-    const items = value.map((item, i) => prune(item, [...path, i], kept)).filter((item) => item !== undefined);
+    const items = value
+      .map((item, i) => prune(item, [...path, i], kept, repeatsKey))
+      .filter((item) => item !== undefined);
     return items.length > 0 ? items : undefined;
   }
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value)
-      .map(([k, child]) => [k, prune(child, [...path, k], kept)] as const)
+      .map(([k, child]) => [k, prune(child, [...path, k], kept, repeatsKey)] as const)
       .filter(([, child]) => child !== undefined);
+    const own = entries.filter(([k]) => !repeatsKey.has(pathKey([...path, k])));
+    if (own.length < entries.length) return Object.fromEntries(own);
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
   }
   return undefined;

@@ -40,6 +40,16 @@ describe('readRetailFacts', () => {
     expect(order?.paidCents).toBeUndefined();
   });
 
+  it('reads a variant keyed by its item id without the id repeated in the record', () => {
+    const product = {
+      product_id: '6945232052',
+      variants: { '9320099340': { available: false }, '1007724142': { item_id: '1007724142', available: true } },
+    };
+    const known = readRetailFacts(JSON.stringify(product)).products.get('6945232052');
+    expect(known?.availability.get('9320099340')).toBe(false);
+    expect(known?.availability.get('1007724142')).toBe(true);
+  });
+
   it('reads users, products and orders nested in listings and search results', () => {
     const listing = { user_id: 'james_li_5688', order_count: 1, orders: [ORDER] };
     const search = {

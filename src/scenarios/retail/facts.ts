@@ -112,7 +112,7 @@ const OrderShape = z.looseObject({
     .array(z.looseObject({ transaction_type: z.string().optional(), amount: z.number().optional() }))
     .optional(),
 });
-const VariantShape = z.looseObject({ item_id: z.string(), available: z.boolean().optional() });
+const VariantShape = z.looseObject({ item_id: z.string().optional(), available: z.boolean().optional() });
 const ProductShape = z.looseObject({
   product_id: z.string(),
   name: z.string().optional(),
@@ -160,11 +160,13 @@ function readRecord(value: Record<string, unknown>, facts: RetailFacts): void {
   if ('variants' in value) {
     const product = ProductShape.safeParse(value);
     if (!product.success) return;
+    // A variant keyed by its item id may leave the id out of the record: the key says it.
     const variants = Array.isArray(product.data.variants)
-      ? product.data.variants
-      : Object.values(product.data.variants);
+      ? product.data.variants.map((v) => [v.item_id, v] as const)
+      : Object.entries(product.data.variants).map(([key, v]) => [v.item_id ?? key, v] as const);
     const availability = new Map<string, boolean>();
-    for (const v of variants) if (v.available !== undefined) availability.set(v.item_id, v.available);
+    for (const [id, v] of variants)
+      if (id !== undefined && v.available !== undefined) availability.set(id, v.available);
     mergeProduct(facts, { productId: product.data.product_id, name: product.data.name, availability });
     return;
   }
