@@ -120,6 +120,41 @@ describe('extractive history summaries', () => {
     expect(summary).toContain('#W7');
   });
 
+  it('when squeezed, keep the catalogue variant that an order of another step names', async () => {
+    const bought = '9665100170';
+    const ids = Array.from({ length: 16 }, (_, i) => String(1008948180 + i * 104729));
+    ids.push(bought);
+    const product = JSON.stringify({
+      product_id: '1808611083',
+      variants: Object.fromEntries(ids.map((id, i) => [id, { item_id: id, available: i % 2 === 1 }])),
+    });
+    const orderOut = JSON.stringify({
+      order_id: '#W3361211',
+      status: 'pending',
+      items: [{ name: 'Jigsaw Puzzle', product_id: '1808611083', item_id: bought, price: 45.39 }],
+    });
+    const turn = (n: number, toolName: string, input: object, output: string): ContextItem[] => [
+      { type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${n}`, toolName, input }], eventId: `m${n}` },
+      { type: 'tool-result', toolCallId: `c${n}`, toolName, output, isError: false, eventId: `r${n}` },
+    ];
+    const turns = [
+      turn(1, 'get_order_details', { order_id: '#W3361211' }, orderOut),
+      turn(2, 'get_product_details', { product_id: '1808611083' }, product),
+    ];
+    const task = 'Can the pending order still be modified? Every item bought must still be available.';
+    const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
+    const summary = await extractiveCompressor().compress(
+      historyInput(turns, { task, guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens: Math.floor(whole * 0.5) }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    const entries = parseSummaryEntries(summary);
+    const variants = (JSON.parse(entries[1]!.payload) as { variants: Record<string, { available?: boolean }> })
+      .variants;
+    // Last of seventeen: its availability is kept by the join with the order, not by its place.
+    expect(variants[bought]?.available).toBe(false);
+    expect(Object.values(variants).filter((v) => v.available !== undefined).length).toBeLessThan(ids.length / 2);
+  });
+
   it('rank a tool result against the task, the objective and what later calls use of it', async () => {
     const items = ['Desk Lamp', 'Office Chair', 'Bookshelf', 'Monitor Stand', 'Wall Clock', 'Floor Rug'].map(
       (name, i) => ({ name, product_id: `${7000 + i * 13}`, item_id: `${91000 + i * 7}`, price: 40 + i * 11.5 }),
@@ -153,8 +188,9 @@ describe('extractive history summaries', () => {
         toolName: 'get_product_details',
         output: JSON.stringify({
           product_id: '7013',
-          name: 'Monitor Stand',
-          variants: { '91028': { available: true } },
+          name: 'Office Chair',
+          // A variant of this product only: no item id of another product of the order.
+          variants: { '91090': { available: true } },
         }),
         isError: false,
         eventId: 'r2',

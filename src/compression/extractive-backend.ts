@@ -18,7 +18,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { bm25Scores, compressExtractive, normalized } from './extractive.js';
+import { bm25Scores, compressExtractive, isIdentifierToken, normalized } from './extractive.js';
 import type { ExtractiveRules } from './rules.js';
 import { headWithinTokens } from './token-budget.js';
 import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
@@ -156,6 +156,7 @@ export function parseSummaryEntries(summary: string): SummaryEntry[] {
  * Folds the fresh steps into the summary. Relevance is ranked against the task and the current objective
  * (ranking each step against all the others gives every step the same signal), together with recency and
  * with being referenced later: a value of a step that a later call or message uses marks what to keep.
+ * Records are also ranked by the ids their step shares with a step of another kind (see `sharedKeys`).
  * Tool results and the messages between them are compressed one by one (JSON stays JSON); a conversation
  * without tool calls is chosen sentence by sentence across all its messages within the budget, each kept
  * sentence with its speaker.
@@ -173,12 +174,13 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
   // is relative to the rest of a document, so compressing the survivors again would only lose more.
   const compressible = (entry: SummaryEntry): boolean => !entry.compressed && !(chat && isMessage(entry));
   const rules = roomyRules(input.guideline.rules, previous, fresh, compressible, input.maxTokens);
+  const shared = sharedKeys([...previous, ...fresh]).slice(previous.length);
   const compressed = fresh.map((entry, i) => {
     if (!compressible(entry)) return entry;
     // The task and the current objective, and what later steps use of this one; never all other steps,
     // whose words would give every part of the result the same relevance.
     const query = [goal, laterSteps(fresh, i)].filter(Boolean).join('\n');
-    return { ...entry, payload: compressPayload(entry.payload, query, rules) };
+    return { ...entry, payload: compressPayload(entry.payload, query, rules, undefined, shared[i]) };
   });
   const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
@@ -362,8 +364,52 @@ function scalarValues(input: unknown): string[] {
   return input === null || input === undefined ? [] : [String(input)];
 }
 
-function compressPayload(payload: string, query: string, rules: ExtractiveRules, maxTokens?: number): string {
-  return compressExtractive(payload, { query, rules, ...(maxTokens === undefined ? {} : { maxTokens }) }).text;
+function compressPayload(
+  payload: string,
+  query: string,
+  rules: ExtractiveRules,
+  maxTokens?: number,
+  keys = '',
+): string {
+  return compressExtractive(payload, {
+    query,
+    rules,
+    ...(keys ? { keys } : {}),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+  }).text;
+}
+
+// A token that can join two steps: an id value, with a digit (`9665100170`, `#W3361211`, `mia_li_3668`), five
+// or more characters long or shaped as an identifier; field names (`product_id`) hold none.
+const KEY_TOKEN = /[#\w][\w-]*/gu;
+
+function keyTokens(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [token] of text.matchAll(KEY_TOKEN))
+    if (/\d/u.test(token) && (token.length >= 5 || isIdentifierToken(token))) out.add(token);
+  return out;
+}
+
+/**
+ * Per entry, the ids it shares with an entry of another kind (another tool), for ranking its records when
+ * the summary is squeezed: the variant of a catalogue product whose id an earlier order holds is the one
+ * the task is about, among twenty the task's words do not tell apart. Only ids join, and only across
+ * kinds: shared words, or a product two orders both bought, would make every record equally relevant.
+ */
+function sharedKeys(entries: readonly SummaryEntry[]): string[] {
+  const keys = entries.map((e) => keyTokens(`${e.label} ${e.payload}`));
+  const kindsOf = new Map<string, Set<string>>();
+  keys.forEach((set, i) => {
+    for (const k of set) kindsOf.set(k, (kindsOf.get(k) ?? new Set()).add(kindOf(entries[i]!)));
+  });
+  // Each key's kinds include the entry's own: a second one is another kind.
+  return keys.map((set) => [...set].filter((k) => (kindsOf.get(k)?.size ?? 0) > 1).join(' '));
+}
+
+/** The kind of a summary entry: its tool, `[user]`, `[assistant]` or `[earlier summary]`. */
+function kindOf(entry: SummaryEntry): string {
+  const words = entry.label.split(' ');
+  return words[0] === '[error]' ? (words[1] ?? '') : (words[0] ?? '');
 }
 
 /**
@@ -406,8 +452,8 @@ function payloadValues(payload: string): string[] {
 /**
  * Formats the entries within `maxTokens`: while over, every payload is cut in proportion to its size
  * (recompressed by the rules, without the ratio, so no entry is cut twice by it, against the goal and
- * what later steps use of it, as fresh steps are) and, if that is not enough, the oldest entries are
- * dropped.
+ * what later steps use of it, as fresh steps are, its records also by the ids it shares with other kinds of
+ * step) and, if that is not enough, the oldest entries are dropped.
  */
 function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules, maxTokens: number): string {
   let text = formatSummaryEntries(entries);
@@ -417,11 +463,12 @@ function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules
   const payloadTokens = entries.reduce((sum, e) => sum + countTokens(e.payload), 0);
   const fixed = total - payloadTokens;
   const share = Math.max(0, maxTokens - fixed) / Math.max(1, payloadTokens);
+  const shared = sharedKeys(entries);
   let squeezed = entries.map((e, i) => {
     const query = [goal, laterSteps(entries, i)].filter(Boolean).join('\n');
     return {
       ...e,
-      payload: compressPayload(e.payload, query, capOnly, Math.floor(countTokens(e.payload) * share)),
+      payload: compressPayload(e.payload, query, capOnly, Math.floor(countTokens(e.payload) * share), shared[i]),
     };
   });
   text = formatSummaryEntries(squeezed);
