@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../tokens/tokenizer.js';
-import { fenceBoundary, neutralize, parseFencedPages, renderFencedPages, type FencedPage } from './fence.js';
+import {
+  fenceBoundary,
+  fencedPageUris,
+  neutralize,
+  parseFencedPages,
+  renderFencedPages,
+  type FencedPage,
+} from './fence.js';
 
 const adversarial = fc.oneof(
   fc.string({ maxLength: 200 }),
@@ -58,6 +65,7 @@ describe('fenced rendering', () => {
           const { text } = renderFencedPages(pages, boundary, { notes: { label: 'Saved results', items: notes } });
           const parsed = parseFencedPages(text);
           expect(parsed.boundary).toBe(boundary);
+          expect(fencedPageUris(text)).toEqual(parsed.pages.map((p) => p.uri));
           expect(parsed.pages).toHaveLength(pages.length);
           parsed.pages.forEach((p, i) => {
             expect(p.body).toBe(neutralize(pages[i]!.body, boundary));

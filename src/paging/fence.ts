@@ -257,6 +257,31 @@ export function fencedBlockStart(text: string): number {
   return pre ? text.lastIndexOf('\n', pre.index) + 1 : -1;
 }
 
+/** A header's URI as written: bare, or a JSON string when it needed quoting. */
+function headerUri(raw: string): string {
+  return raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+}
+
+/**
+ * The URIs of the pages of the first fenced block of a text, in order: what {@link parseFencedPages} finds,
+ * reading the header lines only (a context processor does this on every model call).
+ */
+export function fencedPageUris(text: string): string[] {
+  const pre = PREFACE.exec(text);
+  if (!pre) return [];
+  const start = text.indexOf('\n', pre.index);
+  const end = text.indexOf(`\n${closeLine(pre[1]!)}`, start);
+  if (start < 0 || end < 0) return [];
+  const uris: string[] = [];
+  const marker = `\n${OPEN} `;
+  for (let at = text.indexOf(marker, start); at >= 0 && at < end; at = text.indexOf(marker, at + 1)) {
+    const lineEnd = text.indexOf('\n', at + 1);
+    const head = HEADER.exec(text.slice(at + 1, lineEnd < 0 || lineEnd > end ? end : lineEnd));
+    if (head) uris.push(headerUri(head[1]!));
+  }
+  return uris;
+}
+
 /**
  * Reads fenced pages back from text (for rule-based models and tests). Only the block whose preface
  * names a boundary counts, up to its own closing line; an unterminated block has no pages. Returns the
@@ -289,7 +314,7 @@ export function parseFencedPages(text: string): { boundary?: string; pages: Pars
     const frame = field('frame');
     current = {
       page: {
-        uri: head[1]!.startsWith('"') ? (JSON.parse(head[1]!) as string) : head[1]!,
+        uri: headerUri(head[1]!),
         title: field('title') ?? '',
         ...(frame ? { frame } : {}),
         body: '',

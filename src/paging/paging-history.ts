@@ -8,7 +8,7 @@
  */
 import { groupTurns } from '../context/history.js';
 import type { ContextItem, ContextProcessor, InstructionSection } from '../context/request.js';
-import { parseFencedPages } from './fence.js';
+import { fencedPageUris } from './fence.js';
 
 /** Options of {@link compactPagingTurns}. */
 export interface CompactPagingTurnsOptions {
@@ -101,7 +101,7 @@ function elideShown(
 function shownPages(instruction: readonly InstructionSection[]): Set<string> {
   const uris = new Set<string>();
   for (const section of instruction)
-    if (section.text.includes('<<<PAGE')) for (const page of parseFencedPages(section.text).pages) uris.add(page.uri);
+    if (section.text.includes('<<<PAGE')) for (const uri of fencedPageUris(section.text)) uris.add(uri);
   return uris;
 }
 
