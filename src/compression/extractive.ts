@@ -876,7 +876,7 @@ function prune(
     const entries = Object.entries(value)
       .map(([k, child]) => [k, prune(child, [...path, k], kept, repeatsKey)] as const)
       .filter(([, child]) => child !== undefined);
-    const own = entries.filter(([k]) => !repeatsKey.has(pathKey([...path, k])));
+    const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(pathKey([...path, k])));
     if (own.length < entries.length) return Object.fromEntries(own);
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
   }
