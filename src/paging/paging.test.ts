@@ -92,6 +92,25 @@ describe('paging service and tools', () => {
     expect(parseFencedPages(model.views[2]!.system).pages.map((p) => p.uri)).toEqual(['a']);
   });
 
+  it('states the budget in the preface only once the working set holds more than half of it', async () => {
+    const docs = { a: doc(1, 600), b: doc(2, 600), c: doc(3, 600) };
+    const { source } = corpus(docs);
+    const one = countTokens(docs.a);
+    // Two pages fit under half the budget, three do not.
+    const service = new PagingService({ source, ramBudgetTokens: Math.floor(one * 5.5) });
+    const state = fakeState();
+    const ctx = { state, invocationId: 'i', sessionId: 's' };
+    await service.pageIn(['a', 'b'], 'replace', ctx);
+    const below = (await service.render(state.snapshot(), 's')).text;
+    expect(below.split('\n')[0]).not.toMatch(/tokens/);
+    expect(parseFencedPages(below).pages).toHaveLength(2);
+    await service.pageIn(['a', 'b', 'c'], 'replace', ctx);
+    const above = (await service.render(state.snapshot(), 's')).text;
+    const used = (await service.workingSet(state.snapshot(), 's')).reduce((s, e) => s + e.tokens, 0);
+    expect(above.split('\n')[0]).toContain(`3 loaded pages (${used} of ${Math.floor(one * 5.5)} tokens) follow:`);
+    expect(parseFencedPages(above).pages).toHaveLength(3);
+  });
+
   it('caps pages per read with an error naming the setting', async () => {
     const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
     const service = new PagingService({ source, maxPagesPerRead: 2 });

@@ -314,7 +314,7 @@ export class PagingService {
     if (total > this.ramBudgetTokens) throw this.budgetError(requested, current, `Paging in ${unique.length} pages`);
     this.writeWorkingSet(ctx.state, next);
     const framed = requested.filter((e) => e.frame !== undefined);
-    // The instruction states the working set and its budget at every call, so the receipt need not.
+    // The instruction lists the working set and states its budget once it binds, so the receipt need not.
     return (
       `${requested.length} loaded.` +
       (framed.length
@@ -394,9 +394,11 @@ export class PagingService {
       });
     }
     const used = entries.reduce((s, e) => s + e.tokens, 0);
+    // The budget is stated once it binds: past half of it, another working set as large no longer fits.
+    // Below that the model can load as much again, and a load over budget is refused with the figures.
     const { text } = renderFencedPages(pages, boundary, {
       ...(options.notes ? { notes: options.notes } : {}),
-      ...(entries.length ? { detail: `${used} of ${this.ramBudgetTokens} tokens` } : {}),
+      ...(used * 2 > this.ramBudgetTokens ? { detail: `${used} of ${this.ramBudgetTokens} tokens` } : {}),
     });
     return { text, entries };
   }
