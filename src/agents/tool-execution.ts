@@ -59,11 +59,33 @@ export interface CallOutcome {
 
 const toolDefs = new WeakMap<AnyTool, ToolDefinition>();
 
+/** Sets `additionalProperties: false` on every object schema that leaves it unset, recursively. */
+function closeObjects(schema: Record<string, unknown>): Record<string, unknown> {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const x of node) visit(x);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const o = node as Record<string, unknown>;
+    if (o.type === 'object' && o.additionalProperties === undefined) o.additionalProperties = false;
+    for (const [k, v] of Object.entries(o))
+      if (k !== 'const' && k !== 'default' && k !== 'enum' && k !== 'examples') visit(v);
+  };
+  visit(schema);
+  return schema;
+}
+
 /** The definition of a tool as offered to the model, converted once per tool. */
 export function definitionOf(t: AnyTool): ToolDefinition {
   let d = toolDefs.get(t);
   if (!d) {
-    const schema = z.toJSONSchema(t.inputSchema, { unrepresentable: 'any' }) as Record<string, unknown>;
+    // The input side: what the model may send. A field with a default is optional to the model, where the
+    // output side (what execute receives) lists it as required. Objects are closed unless the schema says
+    // otherwise, as the AI SDK declares them (strict-mode providers require it).
+    const schema = closeObjects(
+      z.toJSONSchema(t.inputSchema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>,
+    );
     delete schema.$schema;
     d = { name: t.name, description: t.description, inputSchema: schema };
     toolDefs.set(t, d);
