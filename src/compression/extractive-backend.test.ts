@@ -8,6 +8,7 @@ import {
   extractiveCompressor,
   formatSummaryEntries,
   parseSummaryEntries,
+  waterLevel,
 } from './extractive-backend.js';
 import { parseGuideline } from './guideline.js';
 import { fenceQuoted, handleLine } from './transcript.js';
@@ -112,7 +113,7 @@ describe('extractive history summaries', () => {
     expect(summary).toContain(body);
   });
 
-  it('stay within max_tokens, cutting every entry in proportion and then dropping the oldest', async () => {
+  it('stay within max_tokens, cutting the largest entries to a common cap and then dropping the oldest', async () => {
     const turns = Array.from({ length: 8 }, (_, i) => stepTurn(i, order(`#W${i}`, 'pending', 10 + i)));
     const input = historyInput(turns, { guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens: 120 });
     const summary = await extractiveCompressor().compress(input, { invocationId: 'i', agentName: 'a' });
@@ -248,6 +249,69 @@ describe('extractive history summaries', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain('"total":30');
     expect(lines[1]).toContain('"delivered"');
+  });
+
+  it('when squeezed, keep a small entry whole and cut the large ones, fold after fold', async () => {
+    const lookup = JSON.stringify({ user_id: 'mia_li_3668', first_name: 'Mia', last_name: 'Li', zip: '80281' });
+    const lookupTurn: ContextItem[] = [
+      {
+        type: 'assistant',
+        text: '',
+        toolCalls: [{ toolCallId: 'u', toolName: 'find_user', input: { first_name: 'Mia', zip: '80281' } }],
+        eventId: 'mu',
+      },
+      { type: 'tool-result', toolCallId: 'u', toolName: 'find_user', output: lookup, isError: false, eventId: 'ru' },
+    ];
+    const compressor = extractiveCompressor();
+    const ctx = { invocationId: 'i', agentName: 'a' };
+    let summary = '';
+    // Eight folds of one large order each, into a summary that holds about three of them whole.
+    for (let i = 0; i < 8; i += 1) {
+      const turns =
+        i === 0
+          ? [lookupTurn, stepTurn(i, order(`#W${i}`, 'pending', 10 + i))]
+          : [stepTurn(i, order(`#W${i}`, 'pending', 10 + i))];
+      summary = await compressor.compress(
+        historyInput(turns, { guideline: DEFAULT_HISTORY_GUIDELINE, previousSummary: summary, maxTokens: 400 }),
+        ctx,
+      );
+      expect(countTokens(summary)).toBeLessThanOrEqual(400);
+    }
+    // The lookup is far below the cap every time: it is never cut, where cutting all in proportion wore it away.
+    expect(summary.split('\n')[0]).toContain(lookup);
+    expect(summary).toContain('#W7');
+  });
+
+  it('find the water level: entries below it whole, the rest cut to it', () => {
+    expect(waterLevel([10, 200, 300], 310)).toBe(150);
+    expect(waterLevel([10, 20, 30], 100)).toBe(30);
+    expect(waterLevel([50, 50], 60)).toBe(30);
+    expect(waterLevel([], 100)).toBe(0);
+    const sizes = [5, 40, 41, 90, 300, 12];
+    for (const target of [0, 17, 100, 250, 487, 600]) {
+      const level = waterLevel(sizes, target);
+      const used = sizes.reduce((sum, n) => sum + Math.min(n, level), 0);
+      expect(used).toBeLessThanOrEqual(Math.max(target, 0));
+      // The largest such level: one more token would exceed the target, unless everything fits.
+      if (used < sizes.reduce((a, b) => a + b, 0))
+        expect(sizes.reduce((sum, n) => sum + Math.min(n, level + 1), 0)).toBeGreaterThan(target - sizes.length);
+    }
+  });
+
+  it('drop an entry of an earlier summary that a fresh step repeats in full, though only the fresh one has arguments', async () => {
+    const first = JSON.stringify({ order_id: '#W1', status: 'pending' });
+    const previous = await extractiveCompressor().compress(
+      historyInput([stepTurn(1, first)], { guideline: DEFAULT_HISTORY_GUIDELINE }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    // Written without its arguments: the payload shows the order id.
+    expect(previous).toBe(`- get_order → ${first}`);
+    const again = JSON.stringify({ order_id: '#W1', status: 'pending', total: 30 });
+    const summary = await extractiveCompressor().compress(
+      historyInput([stepTurn(1, again)], { guideline: DEFAULT_HISTORY_GUIDELINE, previousSummary: previous }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    expect(summary.split('\n')).toEqual([`- get_order → ${again}`]);
   });
 
   it('read back what they write, multi-line payloads and foreign text included', () => {

@@ -423,7 +423,8 @@ function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
     if (mine === undefined || mine.length === 0) return true;
     for (let j = i + 1; j < entries.length; j += 1) {
       const later = values[j];
-      if (later === undefined || entries[j]?.label !== entry.label || later[0] !== mine[0]) continue;
+      // By kind, not label: an entry read back from a summary has lost its arguments, a fresh one has them.
+      if (later === undefined || kindOf(entries[j]!) !== kindOf(entry) || later[0] !== mine[0]) continue;
       if (holdsAll(later, mine)) return false;
     }
     return true;
@@ -450,33 +451,64 @@ function payloadValues(payload: string): string[] {
 }
 
 /**
- * Formats the entries within `maxTokens`: while over, every payload is cut in proportion to its size
- * (recompressed by the rules, without the ratio, so no entry is cut twice by it, against the goal and
+ * Formats the entries within `maxTokens`. While over, payloads are cut to a common cap, the largest first
+ * (each recompressed by the rules, without the ratio, so no entry is cut twice by it, against the goal and
  * what later steps use of it, as fresh steps are, its records also by the ids it shares with other kinds of
- * step) and, if that is not enough, the oldest entries are dropped.
+ * step): entries under the cap stay whole. A proportional cut would shrink every entry on every fold, so a
+ * small one (the id a lookup returned) wore away to nothing over a long task while large ones kept their
+ * least relevant fields. If that is not enough, the oldest entries are dropped.
  */
 function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules, maxTokens: number): string {
   let text = formatSummaryEntries(entries);
   let total = countTokens(text);
   if (total <= maxTokens) return text;
   const capOnly: ExtractiveRules = { ...rules, ratio: 1 };
-  const payloadTokens = entries.reduce((sum, e) => sum + countTokens(e.payload), 0);
-  const fixed = total - payloadTokens;
-  const share = Math.max(0, maxTokens - fixed) / Math.max(1, payloadTokens);
+  const sizes = entries.map((e) => countTokens(e.payload));
+  const fixed = total - sizes.reduce((sum, n) => sum + n, 0);
   const shared = sharedKeys(entries);
-  let squeezed = entries.map((e, i) => {
-    const query = [goal, laterSteps(entries, i)].filter(Boolean).join('\n');
-    return {
-      ...e,
-      payload: compressPayload(e.payload, query, capOnly, Math.floor(countTokens(e.payload) * share), shared[i]),
-    };
-  });
-  text = formatSummaryEntries(squeezed);
-  total = countTokens(text);
+  const memo = new Map<string, string>();
+  const squeezeTo = (cap: number): SummaryEntry[] =>
+    entries.map((e, i) => {
+      if ((sizes[i] ?? 0) <= cap) return e;
+      const key = `${i}:${cap}`;
+      let payload = memo.get(key);
+      if (payload === undefined) {
+        const query = [goal, laterSteps(entries, i)].filter(Boolean).join('\n');
+        payload = compressPayload(e.payload, query, capOnly, cap, shared[i]);
+        memo.set(key, payload);
+      }
+      return { ...e, payload };
+    });
+  // Estimated costs miss what the format and BPE merges add: measure, and lower the cap by the overshoot.
+  let target = Math.max(0, maxTokens - fixed);
+  let squeezed = entries;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    squeezed = squeezeTo(waterLevel(sizes, target));
+    text = formatSummaryEntries(squeezed);
+    total = countTokens(text);
+    if (total <= maxTokens) return text;
+    target -= total - maxTokens + attempt * 8;
+    if (target <= 0) break;
+  }
   while (total > maxTokens && squeezed.length > 0) {
     squeezed = squeezed.slice(1);
     text = formatSummaryEntries(squeezed);
     total = countTokens(text);
   }
   return total <= maxTokens ? text : headWithinTokens(text, maxTokens);
+}
+
+/**
+ * The largest cap such that the sizes, each cut to it, add up to at most `target` (water-filling): the
+ * entries below it keep all they have, the rest share what is left equally.
+ */
+export function waterLevel(sizes: readonly number[], target: number): number {
+  const sorted = [...sizes].sort((a, b) => a - b);
+  let left = target;
+  for (let i = 0; i < sorted.length; i += 1) {
+    const share = Math.floor(left / (sorted.length - i));
+    if ((sorted[i] ?? 0) > share) return Math.max(0, share);
+    left -= sorted[i] ?? 0;
+  }
+  return sorted[sorted.length - 1] ?? 0;
 }
