@@ -20,7 +20,6 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../scenarios/retail/guidelines.js';
 import {
   ACON_DEFAULTS,
-  BUDGET_RESERVE_TOKENS,
   aconHistoryStrategy,
   aconObservationStrategy,
   aconSettings,
@@ -43,26 +42,21 @@ describe('strategy factories', () => {
       // No scenario's own guideline: those are learned (acon-learned), never preset by hand.
       historyGuideline: DEFAULT_HISTORY_GUIDELINE,
     });
-    // A budget lowers the thresholds to the room it leaves beside the instruction, never raises them.
+    // At a budget, C_hist compresses when a request would exceed it (as summarize does), and C_obs is held to
+    // a quarter of the room beside the instruction: its threshold lowered, never raised, and its output capped.
     const instruction = 'Answer from the records. '.repeat(20);
     const fixed = countTokens(instruction);
     const fitted = aconSettings({ scenario: 'retail-tool-use', budget: 1200, instruction });
-    expect(fitted.historyThreshold).toBe(Math.floor((1200 - fixed) / 2));
-    expect(fitted.observationThreshold).toBe(256);
-    // The summary takes what the capped observation and the reserve leave, not a fixed third of the room.
+    expect(fitted.budgetTokens).toBe(1200);
     const room = 1200 - fixed;
+    expect(fitted.observationThreshold).toBe(Math.min(256, Math.floor(room / 4)));
     expect(fitted.observationMaxTokens).toBe(Math.floor(room / 4));
-    expect(fitted.maxSummaryTokens).toBe(
-      room - Math.floor(room / 4) - Math.max(BUDGET_RESERVE_TOKENS, Math.floor(room / 10)),
+    expect(aconSettings({ scenario: 'retail-tool-use', budget: 600, instruction }).observationThreshold).toBe(
+      Math.floor((600 - fixed) / 4),
     );
     expect(
-      (fitted.maxSummaryTokens ?? 0) + (fitted.observationMaxTokens ?? 0) + BUDGET_RESERVE_TOKENS,
-    ).toBeLessThanOrEqual(room);
-    expect(fitted.maxSummaryTokens).toBeGreaterThan(room / 3);
-    // A small budget never asks for a summary of less than one token.
-    expect(
-      aconSettings({ scenario: 'retail-tool-use', budget: 10, instruction }).maxSummaryTokens,
-    ).toBeGreaterThanOrEqual(1);
+      aconStrategy({ scenario: 'retail-tool-use', budget: 1200, instruction }).processors?.map((p) => p.name),
+    ).toEqual(['acon-hist(extractive, budget 1200, accumulate)']);
     expect(aconSettings({ scenario: 'multi-objective-qa' })).toMatchObject({
       observationThreshold: 400,
       historyThreshold: 2048,

@@ -73,6 +73,12 @@ export interface AconSettings {
   keepHandles: boolean;
   /** A cap on a compressed observation's text in tokens (set at a budget); none: the guideline's ratio alone. */
   observationMaxTokens?: number;
+  /**
+   * The run's prompt-token budget (set at a budget): C_hist then compresses when a request would exceed it,
+   * into the room left, as the `summarize` baseline does, instead of at T_hist (see `budgetTokens` of
+   * `historyCompressor`).
+   */
+  budgetTokens?: number;
 }
 
 /** The paper's defaults: T_obs 1024, T_hist 4096, the last turn kept, the default guidelines. */
@@ -128,12 +134,12 @@ export interface AconStrategyOptions extends Partial<AconSettings> {
 }
 
 /**
- * ACON's thresholds at a budget, never above the given settings. Of the room the budget leaves beside the
- * instruction and tools, an observation is compressed above a quarter and its compressed text capped at a
- * quarter; history is compressed above half; a summary may take what is left once that capped observation
- * (the turn kept verbatim after the summary) and a reserve for the task message and the wrappers are set
- * aside. The same split for every scenario: the summary uses the budget it is given instead of a fixed
- * third of it, so records a task still needs are not dropped while the request is far below the budget.
+ * ACON's settings at a budget, never above the given settings. C_hist works as the `summarize` baseline
+ * does at a budget: it compresses when a request would exceed the budget, into the room the rest of the
+ * request leaves (a fifth kept free), so ACON and the baseline differ in what they keep, not in when or
+ * how much. C_obs compresses an observation above a quarter of the room beside the instruction and tools,
+ * and caps its compressed text at a quarter, so a large result alone never fills the budget. The same for
+ * every scenario.
  */
 export function aconBudgetSettings(
   settings: Readonly<AconSettings>,
@@ -141,19 +147,12 @@ export function aconBudgetSettings(
   fixedTokens: number,
 ): Partial<AconSettings> {
   const room = Math.max(64, budget - fixedTokens);
-  const summary = settings.maxSummaryTokens ?? Math.floor(settings.historyThreshold / 2);
-  const observationCap = Math.min(settings.observationMaxTokens ?? Number.POSITIVE_INFINITY, Math.floor(room / 4));
-  const reserve = Math.max(BUDGET_RESERVE_TOKENS, Math.floor(room / 10));
   return {
-    historyThreshold: Math.min(settings.historyThreshold, Math.floor(room / 2)),
-    maxSummaryTokens: Math.max(1, Math.min(summary, room - observationCap - reserve)),
+    budgetTokens: budget,
     observationThreshold: Math.min(settings.observationThreshold, Math.floor(room / 4)),
-    observationMaxTokens: observationCap,
+    observationMaxTokens: Math.min(settings.observationMaxTokens ?? Number.POSITIVE_INFINITY, Math.floor(room / 4)),
   };
 }
-
-/** Tokens a budget keeps free for the task message and the summary's wrapper (at least; a tenth of the room when larger). */
-export const BUDGET_RESERVE_TOKENS = 128;
 
 /** The settings for an episode: defaults, then the scenario's preset, then the budget's limits, then the options. */
 export function aconSettings(context: CompressionStrategyContext, options: AconStrategyOptions = {}): AconSettings {
@@ -205,6 +204,7 @@ function buildPieces(
         keepLastTurns: settings.keepLastTurns,
         mode: settings.mode,
         ...(settings.maxSummaryTokens !== undefined ? { maxSummaryTokens: settings.maxSummaryTokens } : {}),
+        ...(settings.budgetTokens !== undefined ? { budgetTokens: settings.budgetTokens } : {}),
         ...boundary,
       })
     : undefined;

@@ -4,6 +4,7 @@ import { eventsToItems, groupTurns } from '../context/history.js';
 import { clearToolResults, fifoHistory } from '../context/processors.js';
 import {
   findBrokenToolPair,
+  measureRequest,
   type ContextProcessor,
   type ContextRequest,
   type ProcessorContext,
@@ -15,9 +16,10 @@ import { Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import { historyCompressor, historyTokens, summaryBody, type HistoryMode } from './history.js';
+import { historyCompressor, historyTokens, summaryBody, summaryOverhead, type HistoryMode } from './history.js';
 import { llmCompressor } from './llm-backend.js';
 import { promptingSummarizer } from './prompting.js';
+import { shortBoundary } from './transcript.js';
 
 const TASK = 'Look up orders #W1 to #W6 and report the pending ones.';
 const base = { invocationId: 'inv', author: 'agent', timestamp: 0 };
@@ -128,6 +130,38 @@ describe('historyCompressor: T_hist', () => {
     );
     expect(backend.inputs).toHaveLength(1);
     expect(above.events.filter((e) => e.kind === 'compaction')).toHaveLength(1);
+  });
+
+  it('with a request budget, compresses only when the request would exceed it, into the room left', async () => {
+    const events = [user('u0', TASK), ...step(1), ...step(2), ...step(3), ...step(4)];
+    const whole = measureRequest(request(session([...events]))).total;
+
+    const fits = session([...events]);
+    const backend = recordingBackend();
+    await historyCompressor({ compressor: backend, thresholdTokens: 1, budgetTokens: whole }).process(
+      request(fits),
+      processorContext(fits),
+    );
+    expect(backend.inputs).toHaveLength(0);
+
+    const over = session([...events]);
+    const req = request(over);
+    const budget = whole - 1;
+    const processor = historyCompressor({ compressor: backend, budgetTokens: budget, keepLastTurns: 1 });
+    expect(processor.name).toBe(`acon-hist(recording, budget ${budget}, accumulate)`);
+    await processor.process(req, processorContext(over));
+    expect(backend.inputs).toHaveLength(1);
+    // The room: the budget less the instruction, a fifth of what is left, the task and last turn, the frame.
+    const free = budget - measureRequest({ instruction: req.instruction, items: [], tools: [] }).total;
+    const kept = measureRequest({
+      instruction: [],
+      items: eventsToItems(events).filter((i) => ['u0', 'm4', 'r4'].includes(i.eventId ?? '')),
+      tools: [],
+    }).total;
+    const frame = summaryOverhead(shortBoundary());
+    expect(backend.inputs[0]?.maxTokens).toBe(free - Math.floor(free / 5) - kept - frame);
+    expect(measureRequest(req).total).toBeLessThanOrEqual(budget);
+    expect(() => historyCompressor({ budgetTokens: 0 })).toThrow(/budgetTokens must be an integer ≥ 1/);
   });
 
   it('keeps the task and the last k turns, summarizes the rest, and persists a compaction over their event ids', async () => {

@@ -8,8 +8,7 @@
  * the baseline is a serious competitor. Given a prompt-token budget, it summarizes whenever the request
  * would exceed it, into what room is left.
  */
-import { groupTurns } from '../context/history.js';
-import { measureRequest, type ContextProcessor, type ContextRequest } from '../context/request.js';
+import type { ContextProcessor } from '../context/request.js';
 import type { ModelSpec } from '../models/resolve.js';
 import { parseGuideline, type Guideline } from './guideline.js';
 import { DEFAULT_HISTORY_THRESHOLD, historyCompressor } from './history.js';
@@ -56,17 +55,6 @@ export interface PromptingSummarizerOptions {
   budgetTokens?: number;
 }
 
-// The summary's preamble and fence, which the summary budget does not cover.
-const SUMMARY_FRAME_TOKENS = 48;
-
-/** Tokens of the task turn and the last `keep` turns: what a summary leaves as it is. */
-function keptTokens(request: ContextRequest, task: string, keep: number): number {
-  const turns = groupTurns(request.items);
-  const kept = new Set(turns.slice(Math.max(0, turns.length - keep)));
-  for (const turn of turns) if (turn[0]?.type === 'user' && turn[0].text === task) kept.add(turn);
-  return measureRequest({ instruction: [], items: [...kept].flat(), tools: [] }).total;
-}
-
 /**
  * Creates the prompting baseline processor. The summary is persisted as a compaction event, as C_hist
  * does, and later summaries fold new turns into it.
@@ -84,24 +72,15 @@ export function promptingSummarizer(options: PromptingSummarizerOptions = {}): C
   if (budget !== undefined) {
     if (!Number.isInteger(budget) || budget < 1)
       throw new RangeError(`promptingSummarizer: budgetTokens must be a positive integer, got ${budget}.`);
-    return {
+    return historyCompressor({
+      compressor,
+      guideline: GENERIC_SUMMARY_GUIDELINE,
+      keepLastTurns,
+      mode: 'accumulate',
+      budgetTokens: budget,
+      ...(options.boundary ? { boundary: options.boundary } : {}),
       name: `summarize(${label}, budget ${budget})`,
-      async process(request, ctx) {
-        if (measureRequest(request).total <= budget) return;
-        const fixed = measureRequest({ instruction: request.instruction, items: [], tools: request.tools }).total;
-        const free = budget - fixed;
-        const room = free - Math.floor(free / 5) - keptTokens(request, ctx.task, keepLastTurns) - SUMMARY_FRAME_TOKENS;
-        await historyCompressor({
-          compressor,
-          guideline: GENERIC_SUMMARY_GUIDELINE,
-          thresholdTokens: 0,
-          keepLastTurns,
-          mode: 'accumulate',
-          maxSummaryTokens: Math.max(32, room),
-          ...(options.boundary ? { boundary: options.boundary } : {}),
-        }).process(request, ctx);
-      },
-    };
+    });
   }
   const threshold = options.thresholdTokens ?? DEFAULT_HISTORY_THRESHOLD;
   return historyCompressor({
