@@ -135,6 +135,32 @@ describe('observationCompressor: T_obs', () => {
     expect(await empty.process(obs, context())).toEqual(obs);
   });
 
+  it('shows a repeated call its result whole, or as much as the cap allows, in that session only', async () => {
+    const backend = stubBackend();
+    const c = observationCompressor({ compressor: backend, thresholdTokens: 10 });
+    const raw = textOfTokens(200);
+    const first = await c.process(observation(raw), context());
+    expect(first.output).not.toBe(raw);
+    // The same call again: the compression left out what the agent looked for.
+    expect((await c.process(observation(raw), context())).output).toBe(raw);
+    // Another call, or the same call in another session, is compressed as usual.
+    expect((await c.process({ ...observation(raw), input: { id: 8 } }, context())).output).not.toBe(raw);
+    expect((await c.process(observation(raw), context({ sessionId: 's2' }))).output).not.toBe(raw);
+    expect(backend.inputs).toHaveLength(3);
+    // Under a cap the repeat keeps as much as fits, at ratio 1.
+    const capped = observationCompressor({ compressor: backend, thresholdTokens: 10, maxTokens: 120 });
+    await capped.process(observation(raw), context({ sessionId: 's3' }));
+    await capped.process(observation(raw), context({ sessionId: 's3' }));
+    expect(backend.inputs.slice(-2).map((i) => [i.maxTokens, i.guideline.rules.ratio])).toEqual([
+      [100, DEFAULT_OBSERVATION_GUIDELINE.rules.ratio],
+      [120, 1],
+    ]);
+    // Off: a repeat is compressed the same way.
+    const off = observationCompressor({ compressor: backend, thresholdTokens: 10, expandOnRepeat: false });
+    await off.process(observation(raw), context());
+    expect((await off.process(observation(raw), context())).output).not.toBe(raw);
+  });
+
   it('refuses a history guideline and bad thresholds', () => {
     expect(() => observationCompressor({ guideline: DEFAULT_HISTORY_GUIDELINE })).toThrow(ConfigurationError);
     expect(() => observationCompressor({ thresholdTokens: -1 })).toThrow(/thresholdTokens/u);

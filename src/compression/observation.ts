@@ -70,6 +70,12 @@ export interface ObservationCompressorOptions {
   contextTokens?: number;
   /** Fence boundary generator (seed it for reproducible token counts). Default {@link fenceBoundary}: ≈70 random bits, 7 tokens. */
   boundary?: () => string;
+  /**
+   * When the agent repeats a call (same tool, same arguments, same session) whose result was compressed,
+   * the compression left out what it looked for: the repeat's result is shown whole, or as much of it as
+   * `maxTokens` allows, instead of compressed the same way again. Default true.
+   */
+  expandOnRepeat?: boolean;
 }
 
 /** The observation processor, with the paging service that holds the raw results. */
@@ -117,6 +123,20 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   const boundary = options.boundary ?? fenceBoundary;
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('observationCompressor', targetRatio);
+  const expandOnRepeat = options.expandOnRepeat ?? true;
+  // Per session, the calls whose results were compressed (tool and arguments); bounded, oldest sessions first.
+  const compressedCalls = new Map<string, Set<string>>();
+  const seenBefore = (sessionId: string, call: string): boolean => {
+    let calls = compressedCalls.get(sessionId);
+    if (!calls) {
+      if (compressedCalls.size >= MAX_TRACKED_SESSIONS) compressedCalls.delete(compressedCalls.keys().next().value!);
+      calls = new Set();
+      compressedCalls.set(sessionId, calls);
+    }
+    if (calls.has(call)) return true;
+    if (calls.size < MAX_TRACKED_CALLS) calls.add(call);
+    return false;
+  };
 
   return {
     name: `acon-obs(${backend.name}, ${threshold})`,
@@ -144,9 +164,13 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       });
       const fence = boundary();
       const handle = handleLine(uri, tokens);
-      let maxTokens = tokenBudget(tokens, guideline.rules.ratio, options.maxTokens);
-      let rules = guideline.rules;
-      if (targetRatio !== undefined) {
+      const call = `${obs.toolName} ${argumentText(obs.input)}`;
+      const repeat = expandOnRepeat && seenBefore(ctx.sessionId, call);
+      // A repeat is shown whole when no cap applies or it fits under the cap, else as much as the cap allows.
+      if (repeat && (options.maxTokens === undefined || tokens <= options.maxTokens)) return obs;
+      let maxTokens = tokenBudget(tokens, repeat ? 1 : guideline.rules.ratio, options.maxTokens);
+      let rules = repeat ? { ...guideline.rules, ratio: 1 } : guideline.rules;
+      if (targetRatio !== undefined && !repeat) {
         // The fence and the handle are part of what the agent reads, so they come out of the budget.
         maxTokens =
           tokenBudget(tokens, targetRatio, options.maxTokens) - countTokens(`${fenceQuoted('', fence)}\n${handle}`);
@@ -165,7 +189,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
             previousSummary: '',
             observation: obs.output,
             toolName: obs.toolName,
-            call: `${obs.toolName} ${argumentText(obs.input)}`,
+            call,
             maxTokens,
           },
           { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
@@ -183,6 +207,10 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
     },
   };
 }
+
+// Bounds of the repeat tracking: sessions remembered, and calls per session.
+const MAX_TRACKED_SESSIONS = 1024;
+const MAX_TRACKED_CALLS = 4096;
 
 /** The latest whole turns of `items` within `maxTokens`, as a transcript; at least the latest turn. */
 export function recentContext(items: readonly ContextItem[], maxTokens: number): string {
