@@ -79,6 +79,11 @@ export interface AconSettings {
    * `historyCompressor`).
    */
   budgetTokens?: number;
+  /**
+   * C_obs shows a repeated call its result whole (see `expandOnRepeat` of `observationCompressor`). Default
+   * true; guideline optimization turns it off, so a guideline is judged by what it keeps, not rescued by it.
+   */
+  expandOnRepeat?: boolean;
 }
 
 /** The paper's defaults: T_obs 1024, T_hist 4096, the last turn kept, the default guidelines. */
@@ -192,6 +197,7 @@ function buildPieces(
         thresholdTokens: settings.observationThreshold,
         ...(settings.observationMaxTokens !== undefined ? { maxTokens: settings.observationMaxTokens } : {}),
         contextTokens: settings.contextTokens,
+        ...(settings.expandOnRepeat !== undefined ? { expandOnRepeat: settings.expandOnRepeat } : {}),
         service,
         ...boundary,
       })

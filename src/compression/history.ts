@@ -159,7 +159,9 @@ export function historyCompressor(
       }
       const objective = objectiveOf(request.items, turns.slice(tailStart).flat());
       const summaryTokens =
-        budget === undefined ? maxSummaryTokens : roomLeft(request, turns, regions, budget, regions.length);
+        budget === undefined
+          ? maxSummaryTokens
+          : roomLeft(request, turns, regions, budget, summaryOverhead(boundary()), options.maxSummaryTokens);
       const replaced = new Map<number, { end: number; item: ContextItem }>();
       for (const region of regions) {
         const item = await compressRegion(turns.slice(region.start, region.end), ctx, objective, summaryTokens);
@@ -180,30 +182,6 @@ export function historyCompressor(
       request.items = items;
     },
   };
-
-  /**
-   * The summary budget under a request budget: what the instruction, the tools and the turns left as they
-   * are (the task, the last kept turns) leave of it, less a fifth of the room beside the instruction and
-   * tools, and the summary's preamble and fence; shared by the runs summarized, and within `maxSummaryTokens`
-   * when that was given.
-   */
-  function roomLeft(
-    request: ContextRequest,
-    turns: readonly ContextItem[][],
-    regions: readonly { start: number; end: number }[],
-    limit: number,
-    runs: number,
-  ): number {
-    const fixed = measureRequest({ instruction: request.instruction, items: [], tools: request.tools }).total;
-    const free = limit - fixed;
-    const inRun = (i: number): boolean => regions.some((r) => i >= r.start && i < r.end);
-    const kept = turns.filter((_, i) => !inRun(i)).flat();
-    const keptTokens = measureRequest({ instruction: [], items: kept, tools: [] }).total;
-    const frames = runs * summaryOverhead(boundary());
-    const room = Math.floor((free - Math.floor(free / 5) - keptTokens - frames) / Math.max(1, runs));
-    const capped = options.maxSummaryTokens === undefined ? room : Math.min(room, options.maxSummaryTokens);
-    return Math.max(MIN_ROOM_SUMMARY_TOKENS, capped);
-  }
 
   /** Summarizes one run of turns and persists the compaction; undefined when there is nothing to fold in. */
   async function compressRegion(
@@ -269,6 +247,30 @@ export function historyCompressor(
       );
     return { type: 'summary', text, ...(event ? { eventId: event.id } : {}) };
   }
+}
+
+/**
+ * The summary budget under a request budget: what the instruction, the tools and the turns left as they
+ * are (the task, the last kept turns) leave of it, less a fifth of the room beside the instruction and
+ * tools and each summary's preamble and fence (`frame`); shared by the runs summarized, and within `cap`
+ * when one was given.
+ */
+function roomLeft(
+  request: ContextRequest,
+  turns: readonly ContextItem[][],
+  regions: readonly { start: number; end: number }[],
+  limit: number,
+  frame: number,
+  cap: number | undefined,
+): number {
+  const fixed = measureRequest({ instruction: request.instruction, items: [], tools: request.tools }).total;
+  const free = limit - fixed;
+  const inRun = (i: number): boolean => regions.some((r) => i >= r.start && i < r.end);
+  const kept = turns.filter((_, i) => !inRun(i)).flat();
+  const keptTokens = measureRequest({ instruction: [], items: kept, tools: [] }).total;
+  const runs = Math.max(1, regions.length);
+  const room = Math.floor((free - Math.floor(free / 5) - keptTokens - runs * frame) / runs);
+  return Math.max(MIN_ROOM_SUMMARY_TOKENS, cap === undefined ? room : Math.min(room, cap));
 }
 
 /** What {@link summarizeTurns} needs besides the backend. */

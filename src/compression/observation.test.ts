@@ -139,26 +139,33 @@ describe('observationCompressor: T_obs', () => {
     const backend = stubBackend();
     const c = observationCompressor({ compressor: backend, thresholdTokens: 10 });
     const raw = textOfTokens(200);
-    const first = await c.process(observation(raw), context());
+    const call = (toolCallId: string, output = raw): ToolObservation => ({ ...observation(output), toolCallId });
+    const first = await c.process(call('c1'), context());
     expect(first.output).not.toBe(raw);
-    // The same call again: the compression left out what the agent looked for.
-    expect((await c.process(observation(raw), context())).output).toBe(raw);
-    // Another call, or the same call in another session, is compressed as usual.
-    expect((await c.process({ ...observation(raw), input: { id: 8 } }, context())).output).not.toBe(raw);
-    expect((await c.process(observation(raw), context({ sessionId: 's2' }))).output).not.toBe(raw);
-    expect(backend.inputs).toHaveLength(3);
+    // The same call id again is the same result processed again (a history filter), compressed the same way.
+    const again = (await c.process(call('c1'), context())).output;
+    expect(again).not.toBe(raw);
+    expect(unfenceQuoted(again)).toBe(unfenceQuoted(first.output));
+    // A new call with the same arguments and the same result: the compression left out what it looked for.
+    expect((await c.process(call('c2'), context())).output).toBe(raw);
+    // Other arguments, another result (a status polled again), or another session: compressed as usual.
+    expect((await c.process({ ...call('c3'), input: { id: 8 } }, context())).output).not.toBe(raw);
+    const changed = textOfTokens(201);
+    expect((await c.process(call('c4', changed), context())).output).not.toBe(changed);
+    expect((await c.process(call('c5'), context({ sessionId: 's2' }))).output).not.toBe(raw);
+    expect(backend.inputs).toHaveLength(5);
     // Under a cap the repeat keeps as much as fits, at ratio 1.
     const capped = observationCompressor({ compressor: backend, thresholdTokens: 10, maxTokens: 120 });
-    await capped.process(observation(raw), context({ sessionId: 's3' }));
-    await capped.process(observation(raw), context({ sessionId: 's3' }));
+    await capped.process(call('c1'), context({ sessionId: 's3' }));
+    await capped.process(call('c2'), context({ sessionId: 's3' }));
     expect(backend.inputs.slice(-2).map((i) => [i.maxTokens, i.guideline.rules.ratio])).toEqual([
       [100, DEFAULT_OBSERVATION_GUIDELINE.rules.ratio],
       [120, 1],
     ]);
     // Off: a repeat is compressed the same way.
     const off = observationCompressor({ compressor: backend, thresholdTokens: 10, expandOnRepeat: false });
-    await off.process(observation(raw), context());
-    expect((await off.process(observation(raw), context())).output).not.toBe(raw);
+    await off.process(call('c1'), context());
+    expect((await off.process(call('c2'), context())).output).not.toBe(raw);
   });
 
   it('refuses a history guideline and bad thresholds', () => {

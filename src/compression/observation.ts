@@ -4,6 +4,7 @@
  * and the agent sees only the compressed text. The raw result is kept as a page first, and the
  * compressed text ends with its handle, so `page_in` restores the original byte for byte.
  */
+import { createHash } from 'node:crypto';
 import type { ObservationContext, ObservationProcessor, ToolObservation } from '../context/observation.js';
 import type { ContextItem } from '../context/request.js';
 import { groupTurns } from '../context/history.js';
@@ -71,9 +72,10 @@ export interface ObservationCompressorOptions {
   /** Fence boundary generator (seed it for reproducible token counts). Default {@link fenceBoundary}: ≈70 random bits, 7 tokens. */
   boundary?: () => string;
   /**
-   * When the agent repeats a call (same tool, same arguments, same session) whose result was compressed,
-   * the compression left out what it looked for: the repeat's result is shown whole, or as much of it as
-   * `maxTokens` allows, instead of compressed the same way again. Default true.
+   * When the agent repeats a call (same tool, same arguments, same session, another call id) and gets the
+   * same result that was compressed before, the compression left out what it looked for: the repeat's
+   * result is shown whole, or as much of it as `maxTokens` allows, instead of compressed the same way
+   * again. A result that changed (a status polled again) is compressed as usual. Default true.
    */
   expandOnRepeat?: boolean;
 }
@@ -124,17 +126,20 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('observationCompressor', targetRatio);
   const expandOnRepeat = options.expandOnRepeat ?? true;
-  // Per session, the calls whose results were compressed (tool and arguments); bounded, oldest sessions first.
-  const compressedCalls = new Map<string, Set<string>>();
-  const seenBefore = (sessionId: string, call: string): boolean => {
+  // Per session, the first call id of each result that was compressed (keyed by a hash of the call and the
+  // output); bounded, oldest sessions first. The same call id again is the same result processed again
+  // (a framework that filters its history on every model call), not a repeat.
+  const compressedCalls = new Map<string, Map<string, string>>();
+  const isRepeat = (sessionId: string, key: string, toolCallId: string): boolean => {
     let calls = compressedCalls.get(sessionId);
     if (!calls) {
       if (compressedCalls.size >= MAX_TRACKED_SESSIONS) compressedCalls.delete(compressedCalls.keys().next().value!);
-      calls = new Set();
+      calls = new Map();
       compressedCalls.set(sessionId, calls);
     }
-    if (calls.has(call)) return true;
-    if (calls.size < MAX_TRACKED_CALLS) calls.add(call);
+    const first = calls.get(key);
+    if (first !== undefined) return first !== toolCallId;
+    if (calls.size < MAX_TRACKED_CALLS) calls.set(key, toolCallId);
     return false;
   };
 
@@ -165,7 +170,13 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       const fence = boundary();
       const handle = handleLine(uri, tokens);
       const call = `${obs.toolName} ${argumentText(obs.input)}`;
-      const repeat = expandOnRepeat && seenBefore(ctx.sessionId, call);
+      const repeat =
+        expandOnRepeat &&
+        isRepeat(
+          ctx.sessionId,
+          createHash('sha256').update(call).update('\0').update(obs.output).digest('hex'),
+          obs.toolCallId,
+        );
       // A repeat is shown whole when no cap applies or it fits under the cap, else as much as the cap allows.
       if (repeat && (options.maxTokens === undefined || tokens <= options.maxTokens)) return obs;
       let maxTokens = tokenBudget(tokens, repeat ? 1 : guideline.rules.ratio, options.maxTokens);

@@ -141,15 +141,17 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
           ...(ctx.budget !== undefined ? { budget: ctx.budget } : {}),
         };
         const guideline = job.guideline as Guideline;
+        // A guideline is judged by what it keeps: a repeated call shown whole would hide what it drops.
+        const judged = { compressor, expandOnRepeat: false };
         const setup = options.joint
           ? aconStrategy(settings, {
               observationGuideline: target === 'observation' ? guideline : jointPartner(guideline),
               historyGuideline: target === 'history' ? guideline : jointPartner(guideline),
-              compressor,
+              ...judged,
             })
           : target === 'observation'
-            ? aconObservationStrategy(settings, { observationGuideline: guideline, compressor })
-            : aconHistoryStrategy(settings, { historyGuideline: guideline, compressor });
+            ? aconObservationStrategy(settings, { observationGuideline: guideline, ...judged })
+            : aconHistoryStrategy(settings, { historyGuideline: guideline, ...judged });
         return {
           ...setup,
           observationProcessors: [observer, ...(setup.observationProcessors ?? [])],

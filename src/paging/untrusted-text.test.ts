@@ -119,7 +119,7 @@ describe('finding 5: untrusted text reaches the model only inside a fence', () =
     const seen = new Set<string>();
     for (let i = 0; i < 20; i++) {
       const out = await cObs.process(
-        { toolCallId: `c${i}`, toolName: 'x', input: {}, output: ' word'.repeat(300), isError: false },
+        { toolCallId: `c${i}`, toolName: 'x', input: { i }, output: ' word'.repeat(300), isError: false },
         ctx,
       );
       const boundary = /^<<<QUOTED (\S+)>>>$/m.exec(out.output)![1]!;
