@@ -4,6 +4,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 import {
+  ASKED_AGAIN,
   entriesOfTurns,
   extractiveCompressor,
   formatSummaryEntries,
@@ -311,7 +312,47 @@ describe('extractive history summaries', () => {
       historyInput([stepTurn(1, again)], { guideline: DEFAULT_HISTORY_GUIDELINE, previousSummary: previous }),
       { invocationId: 'i', agentName: 'a' },
     );
-    expect(summary.split('\n')).toEqual([`- get_order → ${again}`]);
+    // Marked as asked again: the agent needed more than the earlier copy held.
+    expect(summary.split('\n')).toEqual([`- get_order${ASKED_AGAIN} → ${again}`]);
+  });
+
+  it('mark a result the agent asked for again, keep the mark across folds, and leave it whole when squeezed', async () => {
+    const compressor = extractiveCompressor();
+    const ctx = { invocationId: 'i', agentName: 'a' };
+    const guideline = DEFAULT_HISTORY_GUIDELINE;
+    let summary = await compressor.compress(
+      historyInput([stepTurn(0, order('#W0', 'pending', 10)), stepTurn(1, order('#W1', 'pending', 11))], {
+        guideline,
+        maxTokens: 4000,
+      }),
+      ctx,
+    );
+    expect(summary).not.toContain(ASKED_AGAIN);
+    // #W0 fetched again: the earlier copy goes, the new one is marked.
+    summary = await compressor.compress(
+      historyInput([stepTurn(0, order('#W0', 'pending', 10))], {
+        guideline,
+        previousSummary: summary,
+        maxTokens: 4000,
+      }),
+      ctx,
+    );
+    const marked = summary.split('\n').filter((line) => line.includes(ASKED_AGAIN));
+    expect(marked).toHaveLength(1);
+    expect(marked[0]).toContain('#W0');
+    expect(parseSummaryEntries(summary).find((e) => e.payload.includes('#W0'))?.pinned).toBe(true);
+    const whole = parseSummaryEntries(summary).find((e) => e.pinned)!.payload;
+    // More orders into a budget that cannot hold them all whole: the marked one stays whole, others are cut.
+    summary = await compressor.compress(
+      historyInput(
+        [2, 3, 4, 5].map((n) => stepTurn(n, order(`#W${n}`, 'pending', 10 + n))),
+        { guideline, previousSummary: summary, maxTokens: countTokens(summary) + 150 },
+      ),
+      ctx,
+    );
+    const entries = parseSummaryEntries(summary);
+    expect(entries.find((e) => e.pinned)?.payload).toBe(whole);
+    expect(entries.filter((e) => !e.pinned).some((e) => e.payload.length < whole.length)).toBe(true);
   });
 
   it('read back what they write, multi-line payloads and foreign text included', () => {

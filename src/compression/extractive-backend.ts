@@ -34,7 +34,15 @@ export interface SummaryEntry {
    * shows every value (a record names its own id), the arguments say nothing more and are left out.
    */
   short?: { label: string; values: string[] };
+  /**
+   * The agent asked for this result again after an earlier copy was summarized: what it holds is needed,
+   * so a squeeze leaves it whole while other entries can give. Written as {@link ASKED_AGAIN} after the label.
+   */
+  pinned?: boolean;
 }
+
+/** What marks a pinned entry in the summary text, after its label. */
+export const ASKED_AGAIN = ' (asked again)';
 
 /** Options of {@link extractiveCompressor}. */
 export interface ExtractiveCompressorOptions {
@@ -124,7 +132,7 @@ export function formatSummaryEntries(entries: readonly SummaryEntry[]): string {
   for (const e of entries) {
     const [first = '', ...rest] = e.payload.split('\n');
     const label = e.short && e.short.values.every((v) => e.payload.includes(v)) ? e.short.label : e.label;
-    lines.push(`- ${label}${ARROW}${first}`, ...rest.map((line) => `  ${line}`));
+    lines.push(`- ${label}${e.pinned ? ASKED_AGAIN : ''}${ARROW}${first}`, ...rest.map((line) => `  ${line}`));
   }
   return lines.join('\n');
 }
@@ -140,7 +148,13 @@ export function parseSummaryEntries(summary: string): SummaryEntry[] {
     const last = entries[entries.length - 1];
     if (line.startsWith('- ') && line.includes(ARROW)) {
       const at = line.indexOf(ARROW);
-      entries.push({ label: line.slice(2, at), payload: line.slice(at + ARROW.length) });
+      const label = line.slice(2, at);
+      const pinned = label.endsWith(ASKED_AGAIN);
+      entries.push({
+        label: pinned ? label.slice(0, -ASKED_AGAIN.length) : label,
+        payload: line.slice(at + ARROW.length),
+        ...(pinned ? { pinned } : {}),
+      });
     } else if (last && line.startsWith('  ')) {
       last.payload += `\n${line.slice(2)}`;
     } else if (last && last.label === '[earlier summary]') {
@@ -418,17 +432,23 @@ function kindOf(entry: SummaryEntry): string {
  */
 function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
   const values = entries.map((e) => (isMessage(e) ? undefined : payloadValues(e.payload)));
-  return entries.filter((entry, i) => {
+  const pin = new Set<number>();
+  const kept = entries.filter((entry, i) => {
     const mine = values[i];
     if (mine === undefined || mine.length === 0) return true;
     for (let j = i + 1; j < entries.length; j += 1) {
       const later = values[j];
       // By kind, not label: an entry read back from a summary has lost its arguments, a fresh one has them.
       if (later === undefined || kindOf(entries[j]!) !== kindOf(entry) || later[0] !== mine[0]) continue;
-      if (holdsAll(later, mine)) return false;
+      if (holdsAll(later, mine)) {
+        pin.add(j);
+        return false;
+      }
     }
     return true;
   });
+  if (pin.size === 0) return kept;
+  return kept.map((e) => (pin.has(entries.indexOf(e)) && !e.pinned ? { ...e, pinned: true } : e));
 }
 
 /** Whether `values` holds every value of `wanted`, each as often as `wanted` does. */
@@ -456,7 +476,8 @@ function payloadValues(payload: string): string[] {
  * what later steps use of it, as fresh steps are, its records also by the ids it shares with other kinds of
  * step): entries under the cap stay whole. A proportional cut would shrink every entry on every fold, so a
  * small one (the id a lookup returned) wore away to nothing over a long task while large ones kept their
- * least relevant fields. If that is not enough, the oldest entries are dropped.
+ * least relevant fields. Entries the agent asked for again (`pinned`) stay whole while the others can hold
+ * the cut: the cut copy was not enough. If that is not enough, the oldest entries are dropped.
  */
 function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules, maxTokens: number): string {
   let text = formatSummaryEntries(entries);
@@ -467,9 +488,9 @@ function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules
   const fixed = total - sizes.reduce((sum, n) => sum + n, 0);
   const shared = sharedKeys(entries);
   const memo = new Map<string, string>();
-  const squeezeTo = (cap: number): SummaryEntry[] =>
+  const squeezeTo = (cap: number, keepPinned: boolean): SummaryEntry[] =>
     entries.map((e, i) => {
-      if ((sizes[i] ?? 0) <= cap) return e;
+      if ((sizes[i] ?? 0) <= cap || (keepPinned && e.pinned)) return e;
       const key = `${i}:${cap}`;
       let payload = memo.get(key);
       if (payload === undefined) {
@@ -482,8 +503,13 @@ function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules
   // Estimated costs miss what the format and BPE merges add: measure, and lower the cap by the overshoot.
   let target = Math.max(0, maxTokens - fixed);
   let squeezed = entries;
+  // Entries asked for again stay whole while the others can hold the cut; if they cannot, all share it.
+  const pinnedTokens = entries.reduce((sum, e, i) => sum + (e.pinned ? (sizes[i] ?? 0) : 0), 0);
+  const unpinned = sizes.filter((_, i) => !entries[i]!.pinned);
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    squeezed = squeezeTo(waterLevel(sizes, target));
+    const pinnedFit = pinnedTokens > 0 && pinnedTokens < target;
+    const level = pinnedFit ? waterLevel(unpinned, target - pinnedTokens) : waterLevel(sizes, target);
+    squeezed = squeezeTo(level, pinnedFit);
     text = formatSummaryEntries(squeezed);
     total = countTokens(text);
     if (total <= maxTokens) return text;
