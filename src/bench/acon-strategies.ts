@@ -30,7 +30,7 @@ export interface CompressionStrategyContext {
   scenario?: string;
   /** The agent's model; the compressor uses it unless told otherwise, the extractive backend when it is `offline`. */
   model?: ModelSpec;
-  /** The run's prompt-token budget: the thresholds are lowered to fit it (see {@link aconBudgetSettings}). */
+  /** The run's prompt-token budget: C_hist compresses to fit it and C_obs is held within it (see {@link aconBudgetSettings}). */
   budget?: number;
   /** The agent's instruction and tools, whose tokens the budget must also hold. */
   instruction?: string;

@@ -432,23 +432,23 @@ function kindOf(entry: SummaryEntry): string {
  */
 function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
   const values = entries.map((e) => (isMessage(e) ? undefined : payloadValues(e.payload)));
-  const pin = new Set<number>();
-  const kept = entries.filter((entry, i) => {
+  const dropped = new Set<number>();
+  const pinned = new Set<number>();
+  entries.forEach((entry, i) => {
     const mine = values[i];
-    if (mine === undefined || mine.length === 0) return true;
+    if (mine === undefined || mine.length === 0) return;
     for (let j = i + 1; j < entries.length; j += 1) {
       const later = values[j];
       // By kind, not label: an entry read back from a summary has lost its arguments, a fresh one has them.
       if (later === undefined || kindOf(entries[j]!) !== kindOf(entry) || later[0] !== mine[0]) continue;
       if (holdsAll(later, mine)) {
-        pin.add(j);
-        return false;
+        dropped.add(i);
+        pinned.add(j);
+        return;
       }
     }
-    return true;
   });
-  if (pin.size === 0) return kept;
-  return kept.map((e) => (pin.has(entries.indexOf(e)) && !e.pinned ? { ...e, pinned: true } : e));
+  return entries.flatMap((e, i) => (dropped.has(i) ? [] : pinned.has(i) && !e.pinned ? [{ ...e, pinned: true }] : [e]));
 }
 
 /** Whether `values` holds every value of `wanted`, each as often as `wanted` does. */

@@ -152,6 +152,16 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       const tokens = countTokens(obs.output);
       // Strictly above: T_obs is the largest observation shown as it is.
       if (tokens <= (options.toolThresholds?.[obs.toolName] ?? threshold)) return obs;
+      const call = `${obs.toolName} ${argumentText(obs.input)}`;
+      const repeat =
+        expandOnRepeat &&
+        isRepeat(
+          ctx.sessionId,
+          createHash('sha256').update(call).update('\0').update(obs.output).digest('hex'),
+          obs.toolCallId,
+        );
+      // A repeat is shown whole when no cap applies or it fits under the cap, else as much as the cap allows.
+      if (repeat && (options.maxTokens === undefined || tokens <= options.maxTokens)) return obs;
       const uri = toolPageUri(obs.toolName, obs.toolCallId);
       // Kept before compressing, so the raw result survives a failing compressor too.
       await service.pageStore.put({
@@ -169,16 +179,6 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       });
       const fence = boundary();
       const handle = handleLine(uri, tokens);
-      const call = `${obs.toolName} ${argumentText(obs.input)}`;
-      const repeat =
-        expandOnRepeat &&
-        isRepeat(
-          ctx.sessionId,
-          createHash('sha256').update(call).update('\0').update(obs.output).digest('hex'),
-          obs.toolCallId,
-        );
-      // A repeat is shown whole when no cap applies or it fits under the cap, else as much as the cap allows.
-      if (repeat && (options.maxTokens === undefined || tokens <= options.maxTokens)) return obs;
       let maxTokens = tokenBudget(tokens, repeat ? 1 : guideline.rules.ratio, options.maxTokens);
       let rules = repeat ? { ...guideline.rules, ratio: 1 } : guideline.rules;
       if (targetRatio !== undefined && !repeat) {

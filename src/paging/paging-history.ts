@@ -126,7 +126,8 @@ export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): Con
     process(request) {
       const turns = groupTurns(request.items);
       const shown = elidePages ? shownPages(request.instruction) : new Set<string>();
-      const key = [...shown].join('\n');
+      // The copies depend on what is elided: whether saved results are, and which pages are shown.
+      const key = `${elide}\n${[...shown].join('\n')}`;
       let seen = 0;
       const kept = [];
       for (let i = turns.length - 1; i >= 0; i--) {
