@@ -193,9 +193,9 @@ async function adkPattern(pw: any, reports: any[], question: any) {
   return { seen, text, finalPages: pagesOf(seen.at(-1)!.system).length, headers };
 }
 
-/** pagewise paging on one question, with compaction of paging turns keeping `keepLast` of them, or full history. */
+/** pagewise paging on one question, with compaction of paging turns (these options), or full history. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function pagewisePaging(pw: any, reports: any[], question: any, keepLast: number | undefined) {
+async function pagewisePaging(pw: any, reports: any[], question: any, compact: object | undefined) {
   const uris = reports.map((r) => r.uri as string);
   const byUri = new Map(reports.map((r) => [r.uri as string, r]));
   const pagesOf = (system: string) => pw.parseFencedPages(system).pages.map((p: { body: string }) => p.body);
@@ -284,7 +284,7 @@ async function pagewisePaging(pw: any, reports: any[], question: any, keepLast: 
     name: 'analyst',
     instruction: pw.pagedInstruction({ base: BASE(uris.length), service }),
     tools: [tools.get_reports, tools.save_result],
-    ...(keepLast !== undefined ? { processors: [pw.compactPagingTurns({ keepLast })] } : {}),
+    ...(compact !== undefined ? { processors: [pw.compactPagingTurns(compact)] } : {}),
   });
   const runner = new pw.Runner({ agent, model, contextWindow: 0, limits: { maxSteps: 100 } });
   const r = await runner.run({ userId: 'u', message: question.text });
@@ -305,9 +305,12 @@ export async function pagingExperiment(): Promise<PagingRow[]> {
     ) => Promise<{ seen: SeenRequest[]; text: string; finalPages: number; overheads?: number[]; headers?: number[] }>,
   ][] = [
     ['ADK JS pattern (instruction provider + temp:want_read)', (q) => adkPattern(pw, reports, q)],
-    ['pagewise paging + compactPagingTurns', (q) => pagewisePaging(pw, reports, q, 1)],
-    // No paging turn kept, not even the newest: the least history compaction can leave (for reference).
-    ['pagewise paging + compactPagingTurns({ keepLast: 0 })', (q) => pagewisePaging(pw, reports, q, 0)],
+    ['pagewise paging + compactPagingTurns', (q) => pagewisePaging(pw, reports, q, {})],
+    // The newest paging turn kept even when the instruction shows all it says (the default before).
+    [
+      'pagewise paging + compactPagingTurns({ keepShownTurns: true })',
+      (q) => pagewisePaging(pw, reports, q, { keepShownTurns: true }),
+    ],
     ['pagewise paging, full history', (q) => pagewisePaging(pw, reports, q, undefined)],
   ];
   const rows: PagingRow[] = [];

@@ -4,7 +4,10 @@
  * shows in the instruction. Older such turns are dropped from the request, whole, so history stays flat
  * however many batches are read. In the turns kept, what the instruction shows is not repeated: the text of
  * a saved result becomes {@link SAVED_RESULT_ELIDED}, and the URI list of a call that loaded pages the
- * instruction's fenced block shows becomes {@link SHOWN_PAGES_ELIDED}. The events stay in the session.
+ * instruction's fenced block shows becomes {@link SHOWN_PAGES_ELIDED}. A kept turn left with nothing the
+ * instruction does not show (every call elided, plain receipts, no text) is dropped too: the fenced block's
+ * preface already says how many pages are loaded, and the saved results are listed. The events stay in the
+ * session.
  */
 import { groupTurns } from '../context/history.js';
 import type { ContextItem, ContextProcessor, InstructionSection } from '../context/request.js';
@@ -28,6 +31,14 @@ export interface CompactPagingTurnsOptions {
    * request: the block's page headers list them already. Default true.
    */
   elideShownPages?: boolean;
+  /**
+   * Keep a paging turn among the newest `keepLast` even when the instruction shows everything it says:
+   * every call elided (saved result shown, every page loaded shown), receipts that only confirm
+   * ("10 loaded.", "Saved; 10 pages released."), and no text. Default false: such a turn costs ~60 tokens
+   * per call and repeats the block's preface ("Saved results and 10 loaded pages follow"). Turn it on if a
+   * model needs to see its own last paging call to continue.
+   */
+  keepShownTurns?: boolean;
 }
 
 /**
@@ -41,6 +52,26 @@ export const SHOWN_PAGES_ELIDED = '[loaded: the pages in your instruction]';
  * so a model that copies it from its history cannot overwrite what it saved.
  */
 export const SAVED_RESULT_ELIDED = '[saved: shown in your instruction]';
+
+/** Receipts of paging calls that only confirm what the instruction then shows. */
+const PLAIN_RECEIPT = /^(?:\d+ loaded|Saved(?:; \d+ pages released)?)\.$/u;
+
+/**
+ * Whether a turn says nothing its instruction does not show: `elided` is `turn` after {@link elideShown},
+ * and every call in it was elided, every result is a plain receipt, and the model wrote no text.
+ */
+function fullyShown(turn: readonly ContextItem[], elided: readonly ContextItem[]): boolean {
+  return turn.every((item, i) => {
+    if (item.type === 'tool-result') return !item.isError && PLAIN_RECEIPT.test(item.output);
+    if (item.type !== 'assistant') return false;
+    const copy = elided[i]!;
+    return (
+      item.text.trim() === '' &&
+      copy.type === 'assistant' &&
+      copy.toolCalls.every((call, j) => call !== item.toolCalls[j])
+    );
+  });
+}
 
 // One copy per original item, so a step reuses the copy (and its cached token count) of the step before.
 const elidedCopies = new WeakMap<ContextItem, { key: string; copy: ContextItem }>();
@@ -120,6 +151,7 @@ export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): Con
   const keepLast = options.keepLast ?? 1;
   const elide = options.elideSavedResults ?? true;
   const elidePages = options.elideShownPages ?? true;
+  const keepShown = options.keepShownTurns ?? false;
   const tools = new Set(options.tools ?? DEFAULT_TOOLS);
   return {
     name: `compact-paging-turns(${keepLast})`,
@@ -141,7 +173,9 @@ export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): Con
         if (paging) {
           seen += 1;
           if (seen > keepLast) continue;
-          kept.push(elide || shown.size > 0 ? elideShown(turn, elide, shown, key) : turn);
+          const elided = elide || shown.size > 0 ? elideShown(turn, elide, shown, key) : turn;
+          if (!keepShown && elided !== turn && fullyShown(turn, elided)) continue;
+          kept.push(elided);
           continue;
         }
         kept.push(turn);

@@ -188,7 +188,7 @@ describe('paging service and tools', () => {
         { toolCalls: [{ toolName: 'save_result', input: { task_id: 't1', result: SAVED_RESULT_ELIDED } }] },
         'done',
       ],
-      [compactPagingTurns()],
+      [compactPagingTurns({ keepShownTurns: true })],
     );
     const result = await runner.run({ userId: 'u', message: 'read' });
     const third = model.views[2]!;
@@ -219,7 +219,7 @@ describe('paging service and tools', () => {
         { toolCalls: [{ toolName: 'get_reports', input: { urls: [SHOWN_PAGES_ELIDED] } }] },
         'done',
       ],
-      [compactPagingTurns({ keepLast: 2 })],
+      [compactPagingTurns({ keepLast: 2, keepShownTurns: true })],
     );
     await runner.run({ userId: 'u', message: 'read' });
     const callsAt = (view: number) =>
@@ -232,6 +232,41 @@ describe('paging service and tools', () => {
     expect(refused?.role === 'tool' && refused.results[0]!.isError).toBe(true);
     expect(JSON.stringify(refused)).toContain('placeholder');
     expect(parseFencedPages(model.views[3]!.system).pages.map((p) => p.uri)).toEqual(['a']);
+  });
+
+  it('drops a kept paging turn the instruction shows whole, and keeps one that says more', async () => {
+    const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
+    const service = new PagingService({ source });
+    const { runner, model } = agentWith(
+      service,
+      [
+        { toolCalls: [{ toolName: 'get_reports', input: { urls: ['a', 'b'] } }] },
+        {
+          toolCalls: [
+            { toolName: 'save_result', input: { task_id: 't', result: 'a and b read' } },
+            { toolName: 'get_reports', input: { urls: ['c'] } },
+          ],
+        },
+        { toolCalls: [{ toolName: 'page_out', input: { uris: ['c'] } }] },
+        { text: 'Loading a again.', toolCalls: [{ toolName: 'get_reports', input: { urls: ['a'] } }] },
+        'done',
+      ],
+      [compactPagingTurns()],
+    );
+    await runner.run({ userId: 'u', message: 'read' });
+    const callsAt = (view: number) =>
+      model.views[view]!.turns.flatMap((t) => (t.role === 'assistant' ? t.toolCalls.map((c) => c.toolName) : []));
+    // Loading a and b, then saving and loading c: the instruction shows the pages and the saved result, and
+    // its preface says how many are loaded, so neither turn is repeated in the history.
+    expect(callsAt(1)).toEqual([]);
+    expect(callsAt(2)).toEqual([]);
+    expect(model.views[2]!.system).toMatch(/^- t: a and b read$/m);
+    expect(model.views[2]!.system).toMatch(/ 1 loaded pages? follow: /);
+    // page_out shows no page: its URI list is the only record of what it did, so it is kept.
+    expect(callsAt(3)).toEqual(['page_out']);
+    // A turn where the model also wrote text is kept, its URI list elided.
+    expect(callsAt(4)).toEqual(['get_reports']);
+    expect(JSON.stringify(model.views[4]!.turns)).toContain('Loading a again.');
   });
 
   it('save_result releases the pages the model has seen, keeps a batch loaded in the same step, and can be turned off', async () => {
