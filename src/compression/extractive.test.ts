@@ -357,6 +357,47 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     expect(JSON.parse(ids.text)).toEqual({ variants: Object.fromEntries(Object.keys(variants).map((id) => [id, {}])) });
   });
 
+  it('keep a short list of scalars whole or not at all, under any budget', () => {
+    const user = {
+      user_id: 'mia_li_3668',
+      name: { first_name: 'Mia', last_name: 'Li' },
+      address: { zip: '32286', city: 'Chicago', street: '320 Cedar Avenue' },
+      orders: ['#W3792453', '#W7181492', '#W5565470', '#W2575533'],
+    };
+    const input = JSON.stringify(user, null, 2);
+    const seen = new Set<string>();
+    for (let cap = 8; cap <= 80; cap += 2) {
+      const kept = JSON.parse(
+        compressExtractive(input, { query: 'Which orders of Mia Li are pending?', rules: rules({ ratio: 1 }), maxTokens: cap })
+          .text,
+      ) as { orders?: string[] };
+      // A cut list would still read as the customer's whole order list.
+      if (kept.orders !== undefined) expect(kept.orders).toEqual(user.orders);
+      seen.add(kept.orders === undefined ? 'without' : 'whole');
+    }
+    expect([...seen].sort()).toEqual(['whole', 'without']);
+  });
+
+  it('bring the id of the whole object with a ranked field of a record inside it', () => {
+    const big = {
+      order_id: '#W2575533',
+      status: 'pending',
+      items: Array.from({ length: 6 }, (_, i) => ({
+        name: ['Kettle', 'Lamp', 'Hose', 'Mat', 'Tent', 'Desk'][i],
+        product_id: String(1762337868 + i * 7919),
+        item_id: String(4806644905 + i * 104729),
+        price: 100 + i,
+      })),
+    };
+    const input = JSON.stringify(big, null, 2);
+    for (const cap of [20, 30, 45]) {
+      const kept = JSON.parse(
+        compressExtractive(input, { query: 'What did the Tent cost?', rules: rules({ ratio: 1 }), maxTokens: cap }).text,
+      ) as { order_id?: string; items?: unknown[] };
+      if (kept.items !== undefined) expect(kept.order_id).toBe('#W2575533');
+    }
+  });
+
   it('leave an input already compressed by the same rules as it is', () => {
     const once = compressExtractive(JSON.stringify(order, null, 2), {
       query: 'x',

@@ -13,8 +13,10 @@
  *    holds (numbers, identifiers, dates, URLs, errors, headings). A protected unit thus beats an
  *    unprotected one of similar relevance, not a clearly more relevant one. JSON fields under an
  *    id-like key (`id`, `order_id`, `userId`, ...) get a boost worth full relevance: ids come before
- *    other fields of their record, and the relevant record's ids before all. Units scoring below
- *    `minScore` are dropped.
+ *    other fields of their record, and the relevant record's ids before all; a list of ids counts as one.
+ *    A field chosen by rank comes with its record's id and name, and the id of the whole object (an
+ *    order's `order_id` with an item of it). A short list of scalars (up to 32) is one unit: kept whole or
+ *    not at all, since a cut list still reads as the whole one. Units scoring below `minScore` are dropped.
  * 3. Units are taken greedily in that order while they fit the budget (a unit that does not fit is
  *    skipped, smaller ones after it may still fit); a kept unit brings its heading along. The output
  *    lists kept units in their original order; JSON keeps its structure, arrays compacted.
@@ -659,7 +661,13 @@ function compressJson(
     const line = `${leaf.key ?? ''}: ${scalarText(leaf.value)}`;
     const forced = keepField(keys) || keep.some((re) => re.test(line));
     const dropped = !forced && (dropField(keys) || drop.some((re) => re.test(line)));
-    const idLike = leaf.key !== undefined && ID_KEY.test(leaf.key);
+    // A field named as an id, or a list of ids (a customer's orders): what joins this record to others.
+    const idLike =
+      leaf.key !== undefined &&
+      (ID_KEY.test(leaf.key) ||
+        (Array.isArray(leaf.value) &&
+          leaf.value.length > 0 &&
+          leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.replace(/^#/u, '')))));
     return {
       index,
       score:
@@ -731,10 +739,16 @@ function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
       if (!ids.has(record)) ids.set(record, index);
     } else if (LABEL_KEY.test(leaf.key) && !names.has(record)) names.set(record, index);
   });
+  // The id of the whole object (an order's `order_id`): a kept item of the order is evidence about that
+  // order only if the order is named too.
+  const rootId = leaves.findIndex(
+    (leaf) => leaf.path.length === 1 && typeof leaf.path[0] === 'string' && ID_KEY.test(leaf.path[0]),
+  );
   return leaves.map((leaf, index) => {
     const record = recordOf(leaf);
-    if (record === undefined) return [];
-    return [ids.get(record), names.get(record)].filter((i): i is number => i !== undefined && i !== index);
+    const own = record === undefined ? [] : [ids.get(record), names.get(record)];
+    if (rootId >= 0 && leaf.path.length > 1) own.push(rootId);
+    return [...new Set(own)].filter((i): i is number => i !== undefined && i !== index);
   });
 }
 
@@ -777,10 +791,10 @@ function collectLeaves(
   records: readonly number[],
   into: JsonLeaf[],
 ): void {
-  if (Array.isArray(value) && value.length > 0) {
+  if (Array.isArray(value) && value.length > 0 && !(path.length > 0 && isScalarList(value))) {
     const inner = [...records, path.length];
     value.forEach((item, i) => collectLeaves(item, [...path, i], key, inner, into));
-  } else if (typeof value === 'object' && value !== null && Object.keys(value).length > 0) {
+  } else if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0) {
     const inner = isRecordMap(value) ? [...records, path.length] : records;
     for (const [k, child] of Object.entries(value)) collectLeaves(child, [...path, k], k, inner, into);
   } else {
@@ -793,6 +807,18 @@ function collectLeaves(
       String(value) === mapKey;
     into.push({ path, value, key, records, ...(repeatsKey ? { repeatsKey } : {}) });
   }
+}
+
+/** Longest list of scalars kept or dropped as one field. */
+const MAX_ATOMIC_LIST = 32;
+
+/**
+ * A short list of scalars (the order ids of a customer, the tags of a record) is one field: cut to some of
+ * its items, it would still read as the whole list and say something false (a customer with one order
+ * where they have two). Kept whole or left out, it cannot mislead.
+ */
+function isScalarList(value: readonly unknown[]): boolean {
+  return value.length <= MAX_ATOMIC_LIST && value.every((v) => typeof v !== 'object' || v === null);
 }
 
 /**
