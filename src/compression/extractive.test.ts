@@ -368,8 +368,11 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     const seen = new Set<string>();
     for (let cap = 8; cap <= 80; cap += 2) {
       const kept = JSON.parse(
-        compressExtractive(input, { query: 'Which orders of Mia Li are pending?', rules: rules({ ratio: 1 }), maxTokens: cap })
-          .text,
+        compressExtractive(input, {
+          query: 'Which orders of Mia Li are pending?',
+          rules: rules({ ratio: 1 }),
+          maxTokens: cap,
+        }).text,
       ) as { orders?: string[] };
       // A cut list would still read as the customer's whole order list.
       if (kept.orders !== undefined) expect(kept.orders).toEqual(user.orders);
@@ -392,10 +395,24 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     const input = JSON.stringify(big, null, 2);
     for (const cap of [20, 30, 45]) {
       const kept = JSON.parse(
-        compressExtractive(input, { query: 'What did the Tent cost?', rules: rules({ ratio: 1 }), maxTokens: cap }).text,
+        compressExtractive(input, { query: 'What did the Tent cost?', rules: rules({ ratio: 1 }), maxTokens: cap })
+          .text,
       ) as { order_id?: string; items?: unknown[] };
       if (kept.items !== undefined) expect(kept.order_id).toBe('#W2575533');
     }
+    // Fields a rule forces in bring the object's id when a rule forces it too, and only then.
+    for (const cap of [20, 30, 45]) {
+      const kept = JSON.parse(
+        compressExtractive(input, {
+          query: 'What did the Tent cost?',
+          rules: only(['order_id', 'items.product_id', 'items.price']),
+          maxTokens: cap,
+        }).text,
+      ) as { order_id?: string; items?: unknown[] };
+      if (kept.items !== undefined) expect(kept.order_id).toBe('#W2575533');
+    }
+    const itemsOnly = JSON.parse(compressExtractive(input, { query: 'x', rules: only(['items.price']) }).text);
+    expect(itemsOnly).toEqual({ items: big.items.map((i) => ({ price: i.price })) });
   });
 
   it('leave an input already compressed by the same rules as it is', () => {

@@ -653,6 +653,11 @@ function compressJson(
   const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
   const labels = recordLabels(leaves);
+  const rootId = leaves.findIndex(isRootId);
+  const rootForced =
+    rootId >= 0 &&
+    (keepField(leaves[rootId]!.path.filter((p): p is string => typeof p === 'string')) ||
+      keep.some((re) => re.test(`${leaves[rootId]!.key ?? ''}: ${scalarText(leaves[rootId]!.value)}`)));
   const queryWords = new Set(wordTokens(query.query));
   const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
@@ -683,8 +688,13 @@ function compressJson(
       dropped,
       standalone: true,
       cost: leafCost(leaf, opened),
-      // A field a rule forces in is kept as the rule says; a field chosen by rank comes with its record's name.
-      requires: forced ? [] : (labels[index] ?? []),
+      // A field a rule forces in is kept as the rule says (with the object's id when a rule forces that
+      // too); a field chosen by rank comes with its record's name.
+      requires: forced
+        ? rootForced && leaf.path.length > 1 && rootId !== index
+          ? [rootId]
+          : []
+        : (labels[index] ?? []),
     };
   });
   const repeatsKey = new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
@@ -741,15 +751,18 @@ function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
   });
   // The id of the whole object (an order's `order_id`): a kept item of the order is evidence about that
   // order only if the order is named too.
-  const rootId = leaves.findIndex(
-    (leaf) => leaf.path.length === 1 && typeof leaf.path[0] === 'string' && ID_KEY.test(leaf.path[0]),
-  );
+  const rootId = leaves.findIndex(isRootId);
   return leaves.map((leaf, index) => {
     const record = recordOf(leaf);
     const own = record === undefined ? [] : [ids.get(record), names.get(record)];
     if (rootId >= 0 && leaf.path.length > 1) own.push(rootId);
     return [...new Set(own)].filter((i): i is number => i !== undefined && i !== index);
   });
+}
+
+/** Whether a leaf is the id of the whole object: `order_id` at the top of an order. */
+function isRootId(leaf: JsonLeaf): boolean {
+  return leaf.path.length === 1 && typeof leaf.path[0] === 'string' && ID_KEY.test(leaf.path[0]);
 }
 
 /**
