@@ -381,7 +381,7 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     expect([...seen].sort()).toEqual(['whole', 'without']);
   });
 
-  it('bring the id of the whole object with a ranked field of a record inside it', () => {
+  it('bring the id of the whole object with a field of a record inside it, and keep its own forced fields first', () => {
     const big = {
       order_id: '#W2575533',
       status: 'pending',
@@ -410,6 +410,17 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
         }).text,
       ) as { order_id?: string; items?: unknown[] };
       if (kept.items !== undefined) expect(kept.order_id).toBe('#W2575533');
+    }
+    // Forced fields of the whole object come before forced fields of its parts: they describe all of it.
+    for (const cap of [25, 40]) {
+      const kept = JSON.parse(
+        compressExtractive(JSON.stringify({ ...big, status: 'delivered' }), {
+          query: 'Which orders can still be modified?',
+          rules: only(['order_id', 'status', 'items.product_id', 'items.item_id']),
+          maxTokens: cap,
+        }).text,
+      ) as { status?: string; items?: unknown[] };
+      expect(kept.status).toBe('delivered');
     }
     const itemsOnly = JSON.parse(compressExtractive(input, { query: 'x', rules: only(['items.price']) }).text);
     expect(itemsOnly).toEqual({ items: big.items.map((i) => ({ price: i.price })) });

@@ -5,7 +5,7 @@
  *
  * Selection policy, in this order:
  * 1. Units matching a keep pattern (for JSON also: fields under a `jsonKeepFields` key) come first,
- *    best score first. Units matching a drop pattern (JSON: under a `jsonDropFields` key) are never
+ *    best score first (JSON: the object's own fields before those of its parts). Units matching a drop pattern (JSON: under a `jsonDropFields` key) are never
  *    kept, unless a keep rule also matches.
  * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
  *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
@@ -136,6 +136,12 @@ interface Candidate {
    * it anyway, so alone it only fills budget no content unit fits into.
    */
   outline?: boolean;
+  /**
+   * A field of the whole JSON object (an order's `status`), not of a part of it: among forced units these
+   * come first, as they describe all of it and cost one field each, where a part's fields multiply by
+   * the number of parts.
+   */
+  own?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,6 +303,7 @@ function rank(candidates: readonly Candidate[]): Candidate[] {
   return [...candidates].sort(
     (a, b) =>
       Number(b.forced) - Number(a.forced) ||
+      Number(b.forced && b.own === true) - Number(a.forced && a.own === true) ||
       Number(a.outline === true) - Number(b.outline === true) ||
       b.score - a.score ||
       a.index - b.index,
@@ -687,6 +694,7 @@ function compressJson(
       forced,
       dropped,
       standalone: true,
+      ...(leaf.path.length === 1 && typeof leaf.path[0] === 'string' ? { own: true } : {}),
       cost: leafCost(leaf, opened),
       // A field a rule forces in is kept as the rule says (with the object's id when a rule forces that
       // too); a field chosen by rank comes with its record's name.
