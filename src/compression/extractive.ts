@@ -5,8 +5,8 @@
  *
  * Selection policy, in this order:
  * 1. Units matching a keep pattern (for JSON also: fields under a `jsonKeepFields` key) come first,
- *    best score first (JSON: the object's own fields before those of its parts). Units matching a drop pattern (JSON: under a `jsonDropFields` key) are never
- *    kept, unless a keep rule also matches.
+ *    best score first (JSON: the object's own fields before those of its parts). Units matching a drop
+ *    pattern (JSON: under a `jsonDropFields` key) are never kept, unless a keep rule also matches.
  * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
  *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
  *    for the first sentence of a prose paragraph, plus a boost for each kind of protected content it
