@@ -659,20 +659,19 @@ function compressJson(
   const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
   const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
-  const labels = recordLabels(leaves);
   const rootId = leaves.findIndex(isRootId);
-  const rootForced =
-    rootId >= 0 &&
-    (keepField(leaves[rootId]!.path.filter((p): p is string => typeof p === 'string')) ||
-      keep.some((re) => re.test(`${leaves[rootId]!.key ?? ''}: ${scalarText(leaves[rootId]!.value)}`)));
+  const labels = recordLabels(leaves, rootId);
+  const lines = leaves.map((leaf) => `${leaf.key ?? ''}: ${scalarText(leaf.value)}`);
+  const keysOf = (leaf: JsonLeaf) => leaf.path.filter((p): p is string => typeof p === 'string');
+  const forcedAt = leaves.map((leaf, i) => keepField(keysOf(leaf)) || keep.some((re) => re.test(lines[i]!)));
+  const rootForced = rootId >= 0 && forcedAt[rootId] === true;
   const queryWords = new Set(wordTokens(query.query));
   const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
   const candidates: Candidate[] = leaves.map((leaf, index) => {
-    const keys = leaf.path.filter((p): p is string => typeof p === 'string');
-    const line = `${leaf.key ?? ''}: ${scalarText(leaf.value)}`;
-    const forced = keepField(keys) || keep.some((re) => re.test(line));
-    const dropped = !forced && (dropField(keys) || drop.some((re) => re.test(line)));
+    const line = lines[index]!;
+    const forced = forcedAt[index] === true;
+    const dropped = !forced && (dropField(keysOf(leaf)) || drop.some((re) => re.test(line)));
     // A field named as an id, or a list of ids (a customer's orders): what joins this record to others.
     const idLike =
       leaf.key !== undefined &&
@@ -739,9 +738,10 @@ const LABEL_KEY = /^(?:name|title|label)$|(?:_name|Name)$/u;
  * Per leaf, the leaves naming its innermost record, when they are other leaves: the record's own id and
  * its name. A price without the item it is the price of is not evidence, so a kept field of a record
  * (an item of an order, a row of a table) comes with what says which record it belongs to. Only
- * scalar fields directly in the record name it: an id inside a nested part names that part.
+ * scalar fields directly in the record name it: an id inside a nested part names that part. A field below
+ * the top also comes with the whole object's id (`rootId`, -1 for none).
  */
-function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
+function recordLabels(leaves: readonly JsonLeaf[], rootId: number): number[][] {
   const recordOf = (leaf: JsonLeaf): string | undefined => {
     const at = leaf.records[leaf.records.length - 1];
     return at === undefined ? undefined : JSON.stringify(leaf.path.slice(0, at + 1));
@@ -757,9 +757,8 @@ function recordLabels(leaves: readonly JsonLeaf[]): number[][] {
       if (!ids.has(record)) ids.set(record, index);
     } else if (LABEL_KEY.test(leaf.key) && !names.has(record)) names.set(record, index);
   });
-  // The id of the whole object (an order's `order_id`): a kept item of the order is evidence about that
-  // order only if the order is named too.
-  const rootId = leaves.findIndex(isRootId);
+  // The id of the whole object (`rootId`, an order's `order_id`): a kept item of the order is evidence about
+  // that order only if the order is named too.
   return leaves.map((leaf, index) => {
     const record = recordOf(leaf);
     const own = record === undefined ? [] : [ids.get(record), names.get(record)];

@@ -53,8 +53,21 @@ export const SHOWN_PAGES_ELIDED = '[loaded: the pages in your instruction]';
  */
 export const SAVED_RESULT_ELIDED = '[saved: shown in your instruction]';
 
-/** Receipts of paging calls that only confirm what the instruction then shows. */
-const PLAIN_RECEIPT = /^(?:\d+ loaded|Saved(?:; \d+ pages released)?)\.$/u;
+/** The receipt of a load of `n` whole pages: what the tool says when the instruction shows the rest. */
+export function loadedReceipt(n: number): string {
+  return `${n} loaded.`;
+}
+
+/** The receipt of `save_result`, with the pages it released. */
+export function savedReceipt(released: number): string {
+  return released ? `Saved; ${released} pages released.` : 'Saved.';
+}
+
+/** Whether a tool result is one of the receipts above, which only confirm what the instruction then shows. */
+function isPlainReceipt(text: string): boolean {
+  const n = Number(/\d+/u.exec(text)?.[0] ?? 0);
+  return text === loadedReceipt(n) || text === savedReceipt(n);
+}
 
 /**
  * Whether a turn says nothing its instruction does not show: `elided` is `turn` after {@link elideShown},
@@ -62,7 +75,7 @@ const PLAIN_RECEIPT = /^(?:\d+ loaded|Saved(?:; \d+ pages released)?)\.$/u;
  */
 function fullyShown(turn: readonly ContextItem[], elided: readonly ContextItem[]): boolean {
   return turn.every((item, i) => {
-    if (item.type === 'tool-result') return !item.isError && PLAIN_RECEIPT.test(item.output);
+    if (item.type === 'tool-result') return !item.isError && isPlainReceipt(item.output);
     if (item.type !== 'assistant') return false;
     const copy = elided[i]!;
     return (

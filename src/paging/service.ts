@@ -10,6 +10,7 @@ import type { JsonValue } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { fenceBoundary, renderFencedNotes, renderFencedPages, type FencedNotes, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
+import { loadedReceipt } from './paging-history.js';
 import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
 
 /** The state key of the working set (the name the instruction-paging pattern gives it): the URIs to expand at the next call. */
@@ -316,7 +317,7 @@ export class PagingService {
     const framed = requested.filter((e) => e.frame !== undefined);
     // The instruction lists the working set and states its budget once it binds, so the receipt need not.
     return (
-      `${requested.length} loaded.` +
+      loadedReceipt(requested.length) +
       (framed.length
         ? ` Split pages (frame 1 loaded; use read_frame for the others): ${framed.map((e) => `${e.uri} has ${e.frames} frames`).join('; ')}.`
         : '')

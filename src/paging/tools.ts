@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { tool, type AnyTool } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
 import { evaluate, extractNumbers } from './calculate.js';
-import { SAVED_RESULT_ELIDED, SHOWN_PAGES_ELIDED } from './paging-history.js';
+import { SAVED_RESULT_ELIDED, SHOWN_PAGES_ELIDED, savedReceipt } from './paging-history.js';
 import { RESULT_PREFIX, type PagingService } from './service.js';
 
 const uriSchema = z.string().min(1).max(2048);
@@ -111,7 +111,7 @@ export function createPagingTools(
           );
         ctx.state.set(RESULT_PREFIX + task_id, result);
         const released = releaseOnSave ? await service.releaseSeen(ctx) : 0;
-        return released ? `Saved; ${released} pages released.` : 'Saved.';
+        return savedReceipt(released);
       },
     }),
     list_results: tool({
