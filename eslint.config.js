@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '**/node_modules/', 'coverage/', 'bench-out/', '.pagewise/'] },
+  { ignores: ['**/dist/', '**/node_modules/', 'coverage/', 'bench-out/', '.pagewise/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', '**/*.mjs', '**/*.cjs'],
+    files: ['packages/*/bin/**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', module: 'writable' } },
   },
 );

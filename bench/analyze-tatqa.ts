@@ -7,13 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createOfflineModel } from '../src/models/offline.js';
+import { createOfflineModel } from 'pagewise';
 import {
   folderCorpus,
   reportOfflinePolicy,
   runReportAnalysis,
   type FolderCorpus,
-} from '../src/scenarios/report-analysis/index.js';
+} from '@pagewise/lab/scenarios/report-analysis';
 import { scoreTatqa, sharedDataDir, writeTatqaFolders } from '../test/support/tatqa.js';
 
 export async function main(): Promise<void> {

@@ -13,9 +13,9 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compressExtractive } from '../src/compression/extractive.js';
-import { DEFAULT_EXTRACTIVE_RULES } from '../src/compression/rules.js';
-import { OBSERVATION_THRESHOLD } from '../src/compression/observation.js';
+import { compressExtractive } from 'pagewise/internal';
+import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
+import { OBSERVATION_THRESHOLD } from 'pagewise';
 import { TUNING_SPLIT } from './compression-eval/data.js';
 import {
   evaluateChats,

@@ -6,17 +6,17 @@
  * least 60% below none's peak with success at least none's. The offline model is rules, not an LLM,
  * so every compressor here is the extractive backend (the prompting baseline: the naive stand-in).
  */
-import { Agent } from '../src/agents/agent.js';
-import { Runner } from '../src/agents/runner.js';
+import { Agent } from 'pagewise';
+import { Runner } from 'pagewise';
 import {
   aconHistoryStrategy,
   aconObservationStrategy,
   aconStrategy,
   promptingStrategy,
   type CompressionStrategySetup,
-} from '../src/bench/index.js';
-import { clearToolResults, fifoHistory } from '../src/context/processors.js';
-import { OfflineModel } from '../src/models/offline.js';
+} from '@pagewise/lab';
+import { clearToolResults, fifoHistory } from 'pagewise';
+import { OfflineModel } from 'pagewise';
 import {
   checkAnswer,
   createRetailTools,
@@ -28,8 +28,8 @@ import {
   retailOfflinePolicy,
   type RetailData,
   type RetailTask,
-} from '../src/scenarios/retail/index.js';
-import { Ledger, summarizeLedger, type LedgerEntry } from '../src/tokens/ledger.js';
+} from '@pagewise/lab/scenarios/retail';
+import { Ledger, summarizeLedger, type LedgerEntry } from 'pagewise';
 
 /** Model calls allowed per episode, as in the retail benchmark scenario. */
 const MAX_STEPS = 60;

@@ -15,9 +15,9 @@ import {
   runBench,
   runBudgetCurve,
   writeBudgetCurve,
-} from '../src/bench/index.js';
-import { loadGuideline } from '../src/compression/guideline.js';
-import { ConfigurationError } from '../src/errors.js';
+} from '@pagewise/lab';
+import { loadGuideline } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
 import { LEARN_RETAIL } from './optimize-retail.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

@@ -12,8 +12,8 @@ import {
   runBench,
   writeBenchOutput,
   type BenchOptions,
-} from '../src/bench/index.js';
-import { ConfigurationError } from '../src/errors.js';
+} from '@pagewise/lab';
+import { ConfigurationError } from 'pagewise';
 import { main as analyzeTatqa } from './analyze-tatqa.js';
 import { main as cliStart } from './cli-start.js';
 import { main as compressionRealData } from './compression-real-data.js';
@@ -28,7 +28,7 @@ import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
 import { main as sqliteHotPath } from './sqlite-hot-path.js';
-import { registerStandardBench } from '../src/bench/index.js';
+import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

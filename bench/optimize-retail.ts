@@ -8,15 +8,15 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { getScenario } from '../src/bench/index.js';
-import { formatGuideline, type GuidelineTarget } from '../src/compression/index.js';
+import { getScenario } from '@pagewise/lab';
+import { formatGuideline, type GuidelineTarget } from 'pagewise';
 import {
   defaultRetailDataDir,
   RETAIL_HISTORY_GUIDELINE,
   RETAIL_OBSERVATION_GUIDELINE,
   retailDataAvailable,
-} from '../src/scenarios/retail/index.js';
-import { DEFAULT_OBSERVATION_GUIDELINE } from '../src/compression/index.js';
+} from '@pagewise/lab/scenarios/retail';
+import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
 import {
   fieldNecessity,
   jointPartner,
@@ -24,8 +24,8 @@ import {
   optimizeMarkdown,
   optimizeTable,
   type OptimizeResult,
-} from '../src/optimize/index.js';
-import { registerStandardBench } from '../src/bench/index.js';
+} from '@pagewise/lab/optimize';
+import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

@@ -4,7 +4,7 @@
  * the default-window run that shows `none` failing. Prints peak and cumulative prompt tokens, model
  * calls and success per strategy, and checks the paging targets.
  */
-import { ContextWindowExceededError } from '../src/index.js';
+import { ContextWindowExceededError } from 'pagewise';
 import {
   generateQuestions,
   generateReports,
@@ -12,9 +12,9 @@ import {
   isCorrect,
   runReportAnalysis,
   type ReportStrategy,
-} from '../src/scenarios/report-analysis/index.js';
-import { createRng } from '../src/scenarios/report-analysis/corpus.js';
-import { seededFenceBoundary } from '../src/paging/fence.js';
+} from '@pagewise/lab/scenarios/report-analysis';
+import { createRng } from '@pagewise/lab/scenarios/report-analysis';
+import { seededFenceBoundary } from 'pagewise/internal';
 
 interface Row {
   n: number;

@@ -19,11 +19,11 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getScenario, runBench, type BenchOptions, type BenchReport } from '../src/bench/index.js';
-import { queueExecutor, startEpisodeWorker } from '../src/distributed/index.js';
+import { getScenario, runBench, type BenchOptions, type BenchReport } from '@pagewise/lab';
+import { queueExecutor, startEpisodeWorker } from '@pagewise/distributed';
 import { fmt, quantile } from './stats.js';
-import { deleteKeysWithPrefix } from '../src/distributed/redis.js';
-import { registerStandardBench } from '../src/bench/index.js';
+import { deleteKeysWithPrefix } from '@pagewise/distributed';
+import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

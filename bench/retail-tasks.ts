@@ -7,9 +7,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getScenario, registerStandardBench, runBench } from '../src/bench/index.js';
-import { loadGuideline } from '../src/compression/guideline.js';
-import { ConfigurationError } from '../src/errors.js';
+import { getScenario, registerStandardBench, runBench } from '@pagewise/lab';
+import { loadGuideline } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
 
 const LEARNED = path.join(path.dirname(fileURLToPath(import.meta.url)), 'guidelines', 'retail-tool-use');
 

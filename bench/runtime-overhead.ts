@@ -8,9 +8,9 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { Agent, Runner, tool, type SessionEvent } from '../src/index.js';
-import { SqliteSessionStore } from '../src/sqlite.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, Runner, tool, type SessionEvent } from 'pagewise';
+import { SqliteSessionStore } from '@pagewise/sqlite';
+import { scriptedModel } from 'pagewise/testing';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { fmt, spread } from './stats.js';
 

@@ -18,11 +18,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { Agent, InMemorySessionStore, Runner, tool } from '../src/index.js';
-import type { SessionStore } from '../src/session/store.js';
-import type { Session, SessionEvent } from '../src/session/types.js';
-import { SqliteSessionStore } from '../src/stores/sqlite/sqlite-store.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, InMemorySessionStore, Runner, tool } from 'pagewise';
+import type { SessionStore } from 'pagewise';
+import type { Session, SessionEvent } from 'pagewise';
+import { SqliteSessionStore } from '@pagewise/sqlite';
+import { scriptedModel } from 'pagewise/testing';
 import { fmt, quantile } from './stats.js';
 
 const HISTORY = 500;

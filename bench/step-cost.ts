@@ -13,7 +13,7 @@
  *   npx tsx bench/step-cost.ts [--rounds 7] [--baseline /path/to/old/src]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -31,7 +31,7 @@ const PASSES = [...SIZES, ...SIZES];
 const STEPS = 20;
 const REPEATS = 3;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const OWN_SRC = path.join(HERE, '..', 'src');
+const OWN_SRC = path.join(HERE, '..', 'packages', 'pagewise', 'src');
 
 interface ChildRow {
   events: number;
@@ -103,7 +103,12 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
   const { tool } = await load('agents/tool.ts');
   const { scriptedModel } = await load('models/scripted.ts');
   const { InMemorySessionStore } = await load('session/memory-store.ts');
-  const { SqliteSessionStore } = await load('stores/sqlite/sqlite-store.ts');
+  // A checkout from before the workspace split keeps the SQLite store under src/stores/sqlite/.
+  const { SqliteSessionStore } = await load(
+    existsSync(path.join(src, 'stores/sqlite/sqlite-store.ts'))
+      ? 'stores/sqlite/sqlite-store.ts'
+      : '../../sqlite/src/sqlite-store.ts',
+  );
   const { z } = await import('zod');
   const record = tool({
     name: 'record',
@@ -173,7 +178,7 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
 async function childAiSdk(): Promise<ChildRow[]> {
   const { generateText, stepCountIs, tool } = await import('ai');
   const { z } = await import('zod');
-  const { scriptedModel } = await import('../src/models/scripted.js');
+  const { scriptedModel } = await import('pagewise/testing');
   const rows: ChildRow[] = [];
   for (const [pass, events] of PASSES.entries()) {
     const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };

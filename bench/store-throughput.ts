@@ -23,18 +23,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import {
-  Agent,
-  PagewiseError,
-  Runner,
-  tool,
-  type Session,
-  type SessionEvent,
-  type SessionStore,
-} from '../src/index.js';
-import { SqliteSessionStore } from '../src/sqlite.js';
-import { PgSessionStore } from '../src/stores/postgres/index.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, PagewiseError, Runner, tool, type Session, type SessionEvent, type SessionStore } from 'pagewise';
+import { SqliteSessionStore } from '@pagewise/sqlite';
+import { PgSessionStore } from '@pagewise/postgres';
+import { scriptedModel } from 'pagewise/testing';
 import { fmt, quantile } from './stats.js';
 
 type StoreKind = 'sqlite' | 'postgres';

@@ -6,9 +6,9 @@
  * npx tsx examples/adk-paging.ts
  */
 import { InMemorySessionService, LlmAgent, Runner, type Event } from '@google/adk';
-import { adkInstruction, adkTool, AiSdkLlm, PagewiseAdkPlugin } from '../src/adapters/adk/index.js';
-import type { InstructionProvider } from '../src/agents/agent.js';
-import { compactPagingTurns } from '../src/paging/paging-history.js';
+import { adkInstruction, adkTool, AiSdkLlm, PagewiseAdkPlugin } from '@pagewise/adk';
+import type { InstructionProvider } from 'pagewise';
+import { compactPagingTurns } from 'pagewise';
 import {
   createReportAnalyst,
   generateQuestions,
@@ -16,8 +16,8 @@ import {
   inMemoryCorpus,
   isCorrect,
   reportOfflinePolicy,
-} from '../src/scenarios/report-analysis/index.js';
-import { ScriptedModel, type ScriptedStep } from '../src/testing.js';
+} from '@pagewise/lab/scenarios/report-analysis';
+import { ScriptedModel, type ScriptedStep } from 'pagewise/testing';
 
 const reports = generateReports(40, 3);
 const corpus = inMemoryCorpus(reports);

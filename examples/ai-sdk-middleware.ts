@@ -5,7 +5,7 @@
  */
 import { generateText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { compressionMiddleware } from '../src/ai-sdk.js';
+import { compressionMiddleware } from 'pagewise/ai-sdk';
 
 const orders = Array.from({ length: 120 }, (_, i) => ({
   order_id: `#W${1000 + i}`,

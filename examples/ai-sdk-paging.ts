@@ -7,11 +7,11 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Content } from '@ai-sdk/provider';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { createAiSdkPaging } from '../src/ai-sdk.js';
-import { compactPagingTurns } from '../src/paging/paging-history.js';
-import { PagingService } from '../src/paging/service.js';
-import { generateReports, inMemoryCorpus } from '../src/scenarios/report-analysis/index.js';
-import { viewPrompt } from '../src/testing.js';
+import { createAiSdkPaging } from 'pagewise/ai-sdk';
+import { compactPagingTurns } from 'pagewise';
+import { PagingService } from 'pagewise';
+import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
+import { viewPrompt } from 'pagewise/testing';
 
 const reports = generateReports(30, 8);
 const paging = createAiSdkPaging({

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { folderCorpus, runReportAnalysis } from '../src/scenarios/report-analysis/index.js';
+import { folderCorpus, runReportAnalysis } from '@pagewise/lab/scenarios/report-analysis';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-example-'));
 try {

@@ -3,9 +3,9 @@
  * back in when it needs them. Uses the scripted test model to show the flow: npx tsx examples/auto-paging.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, tool } from '../src/index.js';
-import { PagingService, autoPaging, createPagingTools, pagedInstruction } from '../src/paging/index.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, Runner, tool } from 'pagewise';
+import { PagingService, autoPaging, createPagingTools, pagedInstruction } from 'pagewise';
+import { scriptedModel } from 'pagewise/testing';
 
 const listOrders = tool({
   name: 'list_orders',

@@ -5,7 +5,7 @@
  */
 import type { ModelMessage } from 'ai';
 // The root entry (`pagewise`) is to export these too; until then, from the module itself.
-import { compressMessages, compressText } from '../src/index.js';
+import { compressMessages, compressText } from 'pagewise';
 
 const page = `# Results for fiscal 2024
 

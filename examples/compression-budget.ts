@@ -6,8 +6,8 @@
  * npx tsx examples/compression-budget.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, historyCompressor, observationCompressor, tool } from '../src/index.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, Runner, historyCompressor, observationCompressor, tool } from 'pagewise';
+import { scriptedModel } from 'pagewise/testing';
 
 const BUDGET = 2500;
 

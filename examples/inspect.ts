@@ -7,14 +7,14 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteCallLog, SqlitePageStore, SqliteSessionStore } from '../src/sqlite.js';
-import { startInspector } from '../src/inspect/index.js';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore } from '@pagewise/sqlite';
+import { startInspector } from '@pagewise/inspect';
 import {
   generateQuestions,
   generateReports,
   inMemoryCorpus,
   runReportAnalysis,
-} from '../src/scenarios/report-analysis/index.js';
+} from '@pagewise/lab/scenarios/report-analysis';
 
 const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pagewise-inspect-example-')), 'runs.db');
 const store = new SqliteSessionStore({ path: file });

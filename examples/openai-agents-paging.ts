@@ -15,12 +15,12 @@ import {
   pagewiseInputFilter,
   pagingContext,
   PagewiseSession,
-} from '../src/adapters/openai-agents/index.js';
-import { observationCompressor } from '../src/compression/observation.js';
-import { handleOf } from '../src/compression/transcript.js';
-import { compactPagingTurns } from '../src/paging/paging-history.js';
-import { PagingService } from '../src/paging/service.js';
-import { generateReports, inMemoryCorpus } from '../src/scenarios/report-analysis/index.js';
+} from '@pagewise/openai-agents';
+import { observationCompressor } from 'pagewise';
+import { handleOf } from 'pagewise/internal';
+import { compactPagingTurns } from 'pagewise';
+import { PagingService } from 'pagewise';
+import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 
 const reports = generateReports(12, 4);
 const paging = new PagingService({ source: inMemoryCorpus(reports).source });

@@ -3,11 +3,11 @@
  * PAGEWISE_TAU_RETAIL_DIR): the default guideline against the optimized one on held-out tasks, and the chosen
  * guideline's rules. npx tsx examples/optimize.ts
  */
-import { formatGuideline } from '../src/index.js';
-import { getScenario } from '../src/bench/index.js';
-import { optimizeGuideline, optimizeMarkdown } from '../src/optimize/index.js';
-import { retailDataAvailable } from '../src/scenarios/retail/index.js';
-import { registerStandardBench } from '../src/bench/index.js';
+import { formatGuideline } from 'pagewise';
+import { getScenario } from '@pagewise/lab';
+import { optimizeGuideline, optimizeMarkdown } from '@pagewise/lab/optimize';
+import { retailDataAvailable } from '@pagewise/lab/scenarios/retail';
+import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

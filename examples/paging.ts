@@ -8,7 +8,7 @@ import {
   inMemoryCorpus,
   isCorrect,
   runReportAnalysis,
-} from '../src/scenarios/report-analysis/index.js';
+} from '@pagewise/lab/scenarios/report-analysis';
 
 const reports = generateReports(100, 42);
 const [question] = generateQuestions(reports, 42, 1);

@@ -3,9 +3,9 @@
  * PAGEWISE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx examples/postgres.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, tool } from '../src/index.js';
-import { PgSessionStore, openPgDatabase } from '../src/postgres.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, Runner, tool } from 'pagewise';
+import { PgSessionStore, openPgDatabase } from '@pagewise/postgres';
+import { scriptedModel } from 'pagewise/testing';
 
 if (!process.env.PAGEWISE_DATABASE_URL) {
   console.log('Set PAGEWISE_DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/test) to run this example.');

@@ -3,8 +3,8 @@
  * Run: npx tsx examples/quickstart.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, tool } from '../src/index.js';
-import { SqliteSessionStore } from '../src/sqlite.js';
+import { Agent, Runner, tool } from 'pagewise';
+import { SqliteSessionStore } from '@pagewise/sqlite';
 
 const note = tool({
   name: 'note',

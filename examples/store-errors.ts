@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { PagewiseError } from '../src/index.js';
-import { SqlitePageStore } from '../src/sqlite.js';
+import { PagewiseError } from 'pagewise';
+import { SqlitePageStore } from '@pagewise/sqlite';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-example-'));
 const file = path.join(dir, 'pagewise.db');

@@ -6,14 +6,14 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { Agent } from '../src/agents/agent.js';
-import { Runner } from '../src/agents/runner.js';
-import { pagedInstruction } from '../src/paging/instruction.js';
-import { PagingService } from '../src/paging/service.js';
-import { createPagingTools } from '../src/paging/tools.js';
-import { generateReports, inMemoryCorpus } from '../src/scenarios/report-analysis/index.js';
-import { pagewiseTelemetry } from '../src/telemetry/tracing.js';
-import { ScriptedModel } from '../src/testing.js';
+import { Agent } from 'pagewise';
+import { Runner } from 'pagewise';
+import { pagedInstruction } from 'pagewise';
+import { PagingService } from 'pagewise';
+import { createPagingTools } from 'pagewise';
+import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
+import { pagewiseTelemetry } from 'pagewise';
+import { ScriptedModel } from 'pagewise/testing';
 
 const reports = generateReports(6, 2);
 const paging = new PagingService({ source: inMemoryCorpus(reports).source });

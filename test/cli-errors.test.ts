@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './support/cli.js';
-import { EXIT } from '../src/cli/errors.js';
+import { EXIT } from '../packages/cli/src/errors.js';
 import { error as httpError, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
 
 const BASE = 'PAGEWISE_OPENAI_COMPATIBLE_BASE_URL';
@@ -89,7 +89,7 @@ describe('network failures and key refusals are told apart', () => {
     );
     expect(run.out + run.err).not.toContain('sk-userinfo-0123456789');
     // Wherever else a URL with userinfo is printed (a stack, a server error), the CLI's output redacts it.
-    const { redactSecrets } = await import('../src/errors.js');
+    const { redactSecrets } = await import('../packages/pagewise/src/errors.js');
     expect(redactSecrets(`GET http://user:sk-userinfo-0123456789@127.0.0.1:${port}/v1 failed`, [])).toBe(
       `GET http://[redacted]@127.0.0.1:${port}/v1 failed`,
     );

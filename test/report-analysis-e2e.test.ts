@@ -5,15 +5,15 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContextWindowExceededError } from '../src/index.js';
-import { SqliteSessionStore } from '../src/sqlite.js';
+import { ContextWindowExceededError } from '../packages/pagewise/src/index.js';
+import { SqliteSessionStore } from '../packages/sqlite/src/index.js';
 import {
   generateQuestions,
   generateReports,
   inMemoryCorpus,
   isCorrect,
   runReportAnalysis,
-} from '../src/scenarios/report-analysis/index.js';
+} from '../packages/lab/src/scenarios/report-analysis/index.js';
 
 describe('report analysis end to end', () => {
   const reports = generateReports(164, 11);

@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Agent, Runner, escalateTool, tool } from '../src/index.js';
-import { SqliteSessionStore } from '../src/sqlite.js';
-import { measureRequest } from '../src/context/request.js';
-import { scriptedModel } from '../src/testing.js';
+import { Agent, Runner, escalateTool, tool } from '../packages/pagewise/src/index.js';
+import { SqliteSessionStore } from '../packages/sqlite/src/index.js';
+import { measureRequest } from '../packages/pagewise/src/context/request.js';
+import { scriptedModel } from '../packages/pagewise/src/testing.js';
 
 describe('runtime end to end', () => {
   it('planner -> worker -> state write -> tool error -> recovery -> escalate, all persisted', async () => {

@@ -5,7 +5,7 @@
  * the turn that last stated it. All names, places and phrasing here are invented for the benchmark.
  */
 import type { ModelMessage } from 'ai';
-import { seededRandom } from '../../src/util/random.js';
+import { seededRandom } from 'pagewise/internal';
 
 /** A question on a conversation and the sentence(s) a compressed history must still hold to answer it. */
 export interface ChatQuestion {

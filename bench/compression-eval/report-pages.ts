@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { splitSentences } from '../../src/text/sentences.js';
+import { splitSentences } from 'pagewise/internal';
 
 const FILE = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -5,14 +5,15 @@
  * rest only.
  */
 import type { ModelMessage } from 'ai';
-import { compressMessages } from '../../src/compression/api.js';
-import { randomUnits, truncateHead, truncateTail } from '../../src/compression/baselines-text.js';
-import { compressExtractive } from '../../src/compression/extractive.js';
-import { observationCompressor } from '../../src/compression/observation.js';
-import { DEFAULT_EXTRACTIVE_RULES, type ExtractiveRules } from '../../src/compression/rules.js';
-import { Ledger } from '../../src/tokens/ledger.js';
-import { countTokens } from '../../src/tokens/tokenizer.js';
-import { seededRandom, seededShuffle } from '../../src/util/random.js';
+import { compressMessages } from 'pagewise';
+import { randomUnits, truncateHead, truncateTail } from 'pagewise/internal';
+import { compressExtractive } from 'pagewise/internal';
+import { observationCompressor } from 'pagewise';
+import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
+import { type ExtractiveRules } from 'pagewise/internal';
+import { Ledger } from 'pagewise';
+import { countTokens } from 'pagewise';
+import { seededRandom, seededShuffle } from 'pagewise/internal';
 import { quantile } from '../stats.js';
 import { generateChat } from './chats.js';
 import {

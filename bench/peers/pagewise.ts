@@ -10,9 +10,9 @@ import { scriptedV3 } from './scripted-v3.js';
 /** The built library: the root entry, and the SQLite store from its own entry when the build has one. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function loadPagewise(): Promise<any> {
-  const dist = new URL('../../dist/', import.meta.url);
+  const dist = new URL('../../packages/pagewise/dist/', import.meta.url);
   const root = await import(new URL('index.js', dist).href);
-  const sqlite = await import(new URL('sqlite.js', dist).href).catch(() => ({}));
+  const sqlite = await import(new URL('../../packages/sqlite/dist/index.js', import.meta.url).href).catch(() => ({}));
   return { ...root, ...sqlite };
 }
 

@@ -294,7 +294,9 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: o
 /** Runs the experiment over the generated questions and returns one row per setup. */
 export async function pagingExperiment(): Promise<PagingRow[]> {
   const pw = await loadPagewise();
-  const scen = await import(new URL('../../dist/scenarios/report-analysis/index.js', import.meta.url).href);
+  const scen = await import(
+    new URL('../../packages/lab/dist/scenarios/report-analysis/index.js', import.meta.url).href
+  );
   Object.assign(pw, scen);
   const reports = pw.generateReports(N_REPORTS, SEED);
   const questions = pw.generateQuestions(reports, SEED);

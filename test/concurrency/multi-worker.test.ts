@@ -7,8 +7,8 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PgSessionStore } from '../../src/stores/postgres/index.js';
-import type { Session } from '../../src/session/types.js';
+import { PgSessionStore } from '../../packages/postgres/src/index.js';
+import type { Session } from '../../packages/pagewise/src/session/types.js';
 import { dropSchema, pgTestUrl, skipPg, uniqueSchema } from '../contracts/pg-test-database.js';
 import type { WorkerReport, WorkerTask } from './worker.js';
 

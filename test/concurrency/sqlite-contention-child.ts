@@ -4,9 +4,9 @@
  * reports every failure by kind: a pagewise error (typed, with its code and whether it is retryable) or
  * anything else (raw). Started by sqlite-contention.ts with its task in PAGEWISE_CONTENTION_TASK.
  */
-import { PagewiseError } from '../../src/errors.js';
-import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
-import { SqliteSessionStore } from '../../src/stores/sqlite/sqlite-store.js';
+import { PagewiseError } from '../../packages/pagewise/src/errors.js';
+import { SqlitePageStore } from '../../packages/sqlite/src/sqlite-page-store.js';
+import { SqliteSessionStore } from '../../packages/sqlite/src/sqlite-store.js';
 import type { ContentionReport, ContentionTask } from './sqlite-contention.js';
 
 const task = JSON.parse(process.env.PAGEWISE_CONTENTION_TASK ?? '{}') as ContentionTask;

@@ -8,14 +8,14 @@
  * Started by multi-worker.test.ts as `node --import tsx worker.ts` with its task in PAGEWISE_WORKER_TASK.
  */
 import { z } from 'zod';
-import { Agent } from '../../src/agents/agent.js';
-import { Runner } from '../../src/agents/runner.js';
-import { tool } from '../../src/agents/tool.js';
-import { PagewiseError } from '../../src/errors.js';
-import { scriptedModel } from '../../src/models/scripted.js';
-import type { LockingSessionStore } from '../../src/session/store.js';
-import type { Session, SessionEvent } from '../../src/session/types.js';
-import { PgSessionStore } from '../../src/stores/postgres/index.js';
+import { Agent } from '../../packages/pagewise/src/agents/agent.js';
+import { Runner } from '../../packages/pagewise/src/agents/runner.js';
+import { tool } from '../../packages/pagewise/src/agents/tool.js';
+import { PagewiseError } from '../../packages/pagewise/src/errors.js';
+import { scriptedModel } from '../../packages/pagewise/src/models/scripted.js';
+import type { LockingSessionStore } from '../../packages/pagewise/src/session/store.js';
+import type { Session, SessionEvent } from '../../packages/pagewise/src/session/types.js';
+import { PgSessionStore } from '../../packages/postgres/src/index.js';
 
 /** What the parent asks a worker to do. */
 export interface WorkerTask {

@@ -3,8 +3,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashBody, type PageStore } from '../../src/paging/page-store.js';
-import { countTokens } from '../../src/tokens/tokenizer.js';
+import { hashBody, type PageStore } from '../../packages/pagewise/src/paging/page-store.js';
+import { countTokens } from '../../packages/pagewise/src/tokens/tokenizer.js';
 
 /** Runs the contract; `distinctBodies` reports how many bodies the store holds (for dedup checks). */
 export function pageStoreContract(

@@ -3,10 +3,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VersionConflictError, PagewiseError } from '../../src/errors.js';
-import { refreshSession } from '../../src/session/append.js';
-import { SharedStateConflictError, type SessionStore } from '../../src/session/store.js';
-import type { Session, SessionEvent } from '../../src/session/types.js';
+import { VersionConflictError, PagewiseError } from '../../packages/pagewise/src/errors.js';
+import { refreshSession } from '../../packages/pagewise/src/session/append.js';
+import { SharedStateConflictError, type SessionStore } from '../../packages/pagewise/src/session/store.js';
+import type { Session, SessionEvent } from '../../packages/pagewise/src/session/types.js';
 
 let counter = 0;
 function userEvent(text: string, delta?: Record<string, unknown>, reads?: Record<string, number>): SessionEvent {

@@ -10,8 +10,8 @@
  * stdout to a pipe is synchronous on Linux, so a line printed is a line the parent can still read after
  * a SIGKILL. Usage: node --import tsx test/crash/crash-writer.ts <db-file> <max-appends>
  */
-import { SqliteSessionStore } from '../../src/stores/sqlite/sqlite-store.js';
-import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
+import { SqliteSessionStore } from '../../packages/sqlite/src/sqlite-store.js';
+import { SqlitePageStore } from '../../packages/sqlite/src/sqlite-page-store.js';
 import { batchSizeAt, CRASH_NAMESPACE, CRASH_SESSION, eventAt, pageBody, pageUri } from './workload.js';
 
 const [file, maxArg] = process.argv.slice(2);

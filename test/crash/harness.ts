@@ -12,11 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { hashBody } from '../../src/index.js';
-import { SqliteSessionStore } from '../../src/sqlite.js';
-import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
+import { hashBody } from '../../packages/pagewise/src/internal.js';
+import { SqliteSessionStore } from '../../packages/sqlite/src/index.js';
+import { SqlitePageStore } from '../../packages/sqlite/src/sqlite-page-store.js';
 import { CRASH_NAMESPACE, CRASH_SESSION, eventAt, MAX_BATCH, pageBody, pageUri } from './workload.js';
-import { seededRandom } from '../../src/util/random.js';
+import { seededRandom } from '../../packages/pagewise/src/util/random.js';
 
 const WRITER = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

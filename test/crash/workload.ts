@@ -3,7 +3,7 @@
  * events and pages the writer appends, deterministically by index, so the checker knows exactly what
  * every stored record must be.
  */
-import type { SessionEvent, SessionKey } from '../../src/session/types.js';
+import type { SessionEvent, SessionKey } from '../../packages/pagewise/src/session/types.js';
 
 /** The one session the writer appends to. */
 export const CRASH_SESSION: SessionKey = { appName: 'crash', userId: 'writer', sessionId: 'crash-session' };

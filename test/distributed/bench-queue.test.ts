@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { benchCommand } from '../../src/cli/bench.js';
+import { benchCommand } from '../../packages/cli/src/bench.js';
 import { deletePrefix, redisTestUrl, skipRedis, uniquePrefix } from './redis-test.js';
 import { groupAlive, WorkerProcesses } from './worker-processes.js';
 

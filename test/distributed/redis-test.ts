@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { deleteKeysWithPrefix } from '../../src/distributed/redis.js';
+import { deleteKeysWithPrefix } from '../../packages/distributed/src/redis.js';
 
 /** The variable that points tests at a Redis server. */
 export const TEST_REDIS_URL_ENV = 'PAGEWISE_TEST_REDIS_URL';

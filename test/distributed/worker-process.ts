@@ -3,7 +3,7 @@
  * signal stops it. Started as `node --import tsx worker-process.ts --redis <url> ...` (the CLI entry
  * point gains the command separately).
  */
-import { workerCommand } from '../../src/cli/worker.js';
+import { workerCommand } from '../../packages/cli/src/worker.js';
 
 try {
   process.exitCode = await workerCommand(process.argv.slice(2), (s) => process.stdout.write(`${s}\n`));

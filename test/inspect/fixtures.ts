@@ -6,18 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Agent } from '../../src/agents/agent.js';
-import { Runner, type RunResult } from '../../src/agents/runner.js';
-import { aconStrategy } from '../../src/bench/acon-strategies.js';
-import { OfflineModel } from '../../src/models/offline.js';
-import { PagingService } from '../../src/paging/service.js';
+import { Agent } from '../../packages/pagewise/src/agents/agent.js';
+import { Runner, type RunResult } from '../../packages/pagewise/src/agents/runner.js';
+import { aconStrategy } from '../../packages/lab/src/bench/acon-strategies.js';
+import { OfflineModel } from '../../packages/pagewise/src/models/offline.js';
+import { PagingService } from '../../packages/pagewise/src/paging/service.js';
 import {
   generateQuestions,
   generateReports,
   inMemoryCorpus,
   runReportAnalysis,
   type Report,
-} from '../../src/scenarios/report-analysis/index.js';
+} from '../../packages/lab/src/scenarios/report-analysis/index.js';
 import {
   createRetailTools,
   defaultRetailDataDir,
@@ -25,12 +25,15 @@ import {
   loadRetailData,
   RETAIL_INSTRUCTION,
   retailOfflinePolicy,
-} from '../../src/scenarios/retail/index.js';
-import type { SessionEvent, SessionKey } from '../../src/session/types.js';
-import { SqliteCallLog } from '../../src/stores/sqlite/sqlite-call-log.js';
-import { SqlitePageStore } from '../../src/stores/sqlite/sqlite-page-store.js';
-import { SqliteSessionStore } from '../../src/stores/sqlite/sqlite-store.js';
-import { RETAIL_HISTORY_GUIDELINE, RETAIL_OBSERVATION_GUIDELINE } from '../../src/scenarios/retail/guidelines.js';
+} from '../../packages/lab/src/scenarios/retail/index.js';
+import type { SessionEvent, SessionKey } from '../../packages/pagewise/src/session/types.js';
+import { SqliteCallLog } from '../../packages/sqlite/src/sqlite-call-log.js';
+import { SqlitePageStore } from '../../packages/sqlite/src/sqlite-page-store.js';
+import { SqliteSessionStore } from '../../packages/sqlite/src/sqlite-store.js';
+import {
+  RETAIL_HISTORY_GUIDELINE,
+  RETAIL_OBSERVATION_GUIDELINE,
+} from '../../packages/lab/src/scenarios/retail/guidelines.js';
 
 /** Markup and fence look-alikes that must stay text in every view. */
 export const HOSTILE = [

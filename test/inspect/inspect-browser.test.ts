@@ -11,14 +11,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBench } from '../../src/bench/harness.js';
-import { writeBenchOutput } from '../../src/bench/report.js';
-import { getScenario } from '../../src/bench/registry.js';
-import { registerStandardBench } from '../../src/bench/standard.js';
-import type { BenchReport } from '../../src/bench/harness.js';
-import { parseFencedPages } from '../../src/paging/fence.js';
-import { PROMPT_PARTS } from '../../src/tokens/ledger.js';
-import { startInspector, type Inspector } from '../../src/inspect/index.js';
+import { runBench } from '../../packages/lab/src/bench/harness.js';
+import { writeBenchOutput } from '../../packages/lab/src/bench/report.js';
+import { getScenario } from '../../packages/lab/src/bench/registry.js';
+import { registerStandardBench } from '../../packages/lab/src/bench/standard.js';
+import type { BenchReport } from '../../packages/lab/src/bench/harness.js';
+import { parseFencedPages } from '../../packages/pagewise/src/paging/fence.js';
+import { PROMPT_PARTS } from '../../packages/pagewise/src/tokens/ledger.js';
+import { startInspector, type Inspector } from '../../packages/inspect/src/index.js';
 import {
   addHostileEvents,
   appendUserEvent,

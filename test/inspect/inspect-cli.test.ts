@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../packages/cli/src/main.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -19,7 +19,7 @@ describe('pagewise inspect on the command line', () => {
     const store = command![1]!;
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), 'inspect', '--store', store, '--port', '0'],
+      ['--import', 'tsx', path.join(root, 'packages/cli/src/main.ts'), 'inspect', '--store', store, '--port', '0'],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

@@ -8,14 +8,14 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBench } from '../../src/bench/harness.js';
-import type { BenchScenario } from '../../src/bench/scenario.js';
-import { registerStandardBench } from '../../src/bench/standard.js';
-import { queueExecutor } from '../../src/distributed/queue.js';
-import { checkRedis, redisConnection } from '../../src/distributed/redis.js';
-import { startEpisodeWorker } from '../../src/distributed/worker.js';
-import { ConfigurationError, PagewiseError, StorageError, SystemError } from '../../src/errors.js';
-import { PgPageStore, PgSessionStore } from '../../src/stores/postgres/index.js';
+import { runBench } from '../../packages/lab/src/bench/harness.js';
+import type { BenchScenario } from '../../packages/lab/src/bench/scenario.js';
+import { registerStandardBench } from '../../packages/lab/src/bench/standard.js';
+import { queueExecutor } from '../../packages/distributed/src/queue.js';
+import { checkRedis, redisConnection } from '../../packages/distributed/src/redis.js';
+import { startEpisodeWorker } from '../../packages/distributed/src/worker.js';
+import { ConfigurationError, PagewiseError, StorageError, SystemError } from '../../packages/pagewise/src/errors.js';
+import { PgPageStore, PgSessionStore } from '../../packages/postgres/src/index.js';
 import { redisTestUrl, skipRedis } from '../distributed/redis-test.js';
 
 // The strategy "none" the benchmark below names comes from the standard set.

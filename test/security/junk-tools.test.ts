@@ -24,24 +24,28 @@ import {
   type AnyTool,
   type SessionEvent,
   type ToolResultEvent,
-} from '../../src/index.js';
-import { SqliteSessionStore } from '../../src/sqlite.js';
-import { MAX_ARGUMENT_DEPTH } from '../../src/agents/runner.js';
-import { scriptedModel, type ScriptedResponse } from '../../src/testing.js';
-import { createReportAnalyst, generateReports, inMemoryCorpus } from '../../src/scenarios/report-analysis/index.js';
+} from '../../packages/pagewise/src/index.js';
+import { SqliteSessionStore } from '../../packages/sqlite/src/index.js';
+import { MAX_ARGUMENT_DEPTH } from '../../packages/pagewise/src/agents/runner.js';
+import { scriptedModel, type ScriptedResponse } from '../../packages/pagewise/src/testing.js';
+import {
+  createReportAnalyst,
+  generateReports,
+  inMemoryCorpus,
+} from '../../packages/lab/src/scenarios/report-analysis/index.js';
 import {
   createRetailTools,
   defaultRetailDataDir,
   loadRetailData,
   retailDataAvailable,
-} from '../../src/scenarios/retail/index.js';
+} from '../../packages/lab/src/scenarios/retail/index.js';
 import {
   createQaTools,
   defaultHotpotPath,
   generateQaEpisodes,
   hotpotAvailable,
   loadHotpot,
-} from '../../src/scenarios/multi-qa/index.js';
+} from '../../packages/lab/src/scenarios/multi-qa/index.js';
 
 /** Runs of each property; one run is one invocation carrying 1-4 junk calls. PAGEWISE_FUZZ_RUNS digs deeper. */
 const RUNS_PER_TOOL = Number(process.env.PAGEWISE_FUZZ_RUNS) || 24;

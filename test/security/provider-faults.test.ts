@@ -6,8 +6,15 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APICallError } from '@ai-sdk/provider';
-import { Agent, AbortedError, PagewiseError, Runner, type RetryOptions, type RunResult } from '../../src/index.js';
-import { MODEL_ENV } from '../../src/models/resolve.js';
+import {
+  Agent,
+  AbortedError,
+  PagewiseError,
+  Runner,
+  type RetryOptions,
+  type RunResult,
+} from '../../packages/pagewise/src/index.js';
+import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
 import { answer, error, hang, startFakeOpenAI, stream, type FakeOpenAI } from './openai-server.js';
 
 let server: FakeOpenAI;

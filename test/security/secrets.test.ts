@@ -18,13 +18,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, Ledger, Runner, redactError, redactSecrets, secretsFromEnv, tool } from '../../src/index.js';
-import { MODEL_ENV } from '../../src/models/resolve.js';
-import { SqliteSessionStore } from '../../src/sqlite.js';
-import { getScenario, runBench, writeBenchOutput } from '../../src/bench/index.js';
-import { main } from '../../src/cli/main.js';
+import {
+  Agent,
+  Ledger,
+  Runner,
+  redactError,
+  redactSecrets,
+  secretsFromEnv,
+  tool,
+} from '../../packages/pagewise/src/index.js';
+import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
+import { SqliteSessionStore } from '../../packages/sqlite/src/index.js';
+import { getScenario, runBench, writeBenchOutput } from '../../packages/lab/src/bench/index.js';
+import { main } from '../../packages/cli/src/main.js';
 import { answer, error, hang, startFakeOpenAI, type FakeOpenAI } from './openai-server.js';
-import { registerStandardBench } from '../../src/bench/index.js';
+import { registerStandardBench } from '../../packages/lab/src/bench/index.js';
 
 registerStandardBench();
 
@@ -324,7 +332,7 @@ describe('the API key stays out of every output', () => {
       [
         '--import',
         'tsx',
-        path.join(repoRoot, 'src/cli/main.ts'),
+        path.join(repoRoot, 'packages/cli/src/main.ts'),
         'analyze',
         dir,
         'What is the total revenue?',

@@ -1,7 +1,7 @@
 /**
  * Runs the CLI, or one of its commands, in process, as the `pagewise` command would, capturing what it prints.
  */
-import { main } from '../../src/cli/main.js';
+import { main } from '../../packages/cli/src/main.js';
 
 /** What a CLI command function takes: its arguments and where to print. */
 export type CliCommand = (argv: string[], out: (s: string) => void, err: (s: string) => void) => Promise<number>;

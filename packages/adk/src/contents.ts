@@ -1,0 +1,104 @@
+/**
+ * ADK `Content` lists read as pagewise history and written back: a model content is one assistant turn
+ * (its text and function calls), each function response of a user content is one tool result.
+ */
+import type { LlmRequest } from '@google/adk';
+import type { ContextItem } from 'pagewise';
+import type { ToolCallRecord } from 'pagewise';
+import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
+
+/** One ADK content (the genai `Content` type, as ADK's requests carry it). */
+export type AdkContent = LlmRequest['contents'][number];
+type Part = NonNullable<AdkContent['parts']>[number];
+
+/** The text a function response carries: its `result` when that is a string, else its JSON. */
+export function functionResponseText(response: unknown): {
+  text: string;
+  isError: boolean;
+} {
+  // A tool's own return value reaches afterToolCallback unwrapped; ADK wraps it in { result } later.
+  if (typeof response === 'string') return { text: response, isError: false };
+  if (!response || typeof response !== 'object') return { text: JSON.stringify(response ?? ''), isError: false };
+  const r = response as Record<string, unknown>;
+  if (typeof r.result === 'string' && Object.keys(r).length === 1) return { text: r.result, isError: false };
+  if (typeof r.error === 'string') return { text: r.error, isError: true };
+  return { text: JSON.stringify(response), isError: false };
+}
+
+const textOf = (parts: readonly Part[]): string =>
+  parts
+    .filter((p) => typeof p.text === 'string' && !p.thought)
+    .map((p) => p.text)
+    .join('');
+
+/** Reads contents as history events. */
+export function readContents(contents: readonly AdkContent[]): SourcedEvent[] {
+  const out: SourcedEvent[] = [];
+  contents.forEach((content, i) => {
+    const parts = content.parts ?? [];
+    if (content.role === 'model') {
+      const toolCalls: ToolCallRecord[] = parts
+        .filter((p) => p.functionCall)
+        .map((p, j) => ({
+          toolCallId: p.functionCall!.id ?? `${i}.${j}`,
+          toolName: p.functionCall!.name ?? '',
+          input: p.functionCall!.args ?? {},
+        }));
+      const text = textOf(parts);
+      if (text || toolCalls.length) out.push({ event: { kind: 'model', text, toolCalls }, sources: [i] });
+      return;
+    }
+    const text = textOf(parts);
+    if (text) out.push({ event: { kind: 'user', text }, sources: [i] });
+    parts.forEach((p, j) => {
+      const r = p.functionResponse;
+      if (!r) return;
+      const { text: output, isError } = functionResponseText(r.response);
+      out.push({
+        event: { kind: 'tool-result', toolCallId: r.id ?? `${i}.${j}`, toolName: r.name ?? '', output, isError },
+        sources: [i],
+      });
+    });
+  });
+  return out;
+}
+
+/** The codec of ADK contents for the history bridge. */
+export const contentsCodec: BridgeCodec<AdkContent> = {
+  read: readContents,
+  summary: (text) => ({ role: 'user', parts: [{ text }] }),
+  rebuild(item: ContextItem): AdkContent[] {
+    switch (item.type) {
+      case 'user':
+      case 'summary':
+        return [{ role: 'user', parts: [{ text: item.text }] }];
+      case 'assistant':
+        return [
+          {
+            role: 'model',
+            parts: [
+              ...(item.text ? [{ text: item.text }] : []),
+              ...item.toolCalls.map((c) => ({
+                functionCall: { id: c.toolCallId, name: c.toolName, args: c.input as Record<string, unknown> },
+              })),
+            ],
+          },
+        ];
+      case 'tool-result':
+        return [
+          {
+            role: 'user',
+            parts: [
+              {
+                functionResponse: {
+                  id: item.toolCallId,
+                  name: item.toolName,
+                  response: item.isError ? { error: item.output } : { result: item.output },
+                },
+              },
+            ],
+          },
+        ];
+    }
+  },
+};

@@ -1,0 +1,359 @@
+/**
+ * `pagewise bench`: runs a scenario under several context strategies and reports tokens, success and
+ * cost per strategy as a markdown table, with optional JSON, saved runs and charts. Progress goes to
+ * stderr, so stdout holds only the report.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import cliProgress from 'cli-progress';
+import {
+  getScenario,
+  registerStandardBench,
+  listScenarios,
+  listStrategies,
+  markdownReport,
+  readPrices,
+  readRuns,
+  rebuildReport,
+  inProcessExecutor,
+  runBench,
+  writeBenchOutput,
+  writeResultsJson,
+  type BenchProgress,
+  type BenchReport,
+} from '@pagewise/lab';
+import { queueExecutor } from '@pagewise/distributed';
+import { hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
+import { defaultRetailDataDir } from '@pagewise/lab/scenarios/retail';
+import { ConfigurationError } from 'pagewise';
+import { intOption, parseCommand } from './args.js';
+import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
+import { ensureFolder, ensureParentOf } from './paths.js';
+
+/** Help text of `pagewise bench`. */
+export const BENCH_HELP = `Usage: pagewise bench <scenario> [options]
+       pagewise bench --rebuild <folder|runs.json> [--json <file>] [--out <folder>] [--prices <file>]
+       pagewise bench --resume <folder> [--json <file>]
+       pagewise bench --list
+
+Runs every task of a scenario under each context strategy and prints a markdown table per strategy:
+success rate, peak and cumulative prompt tokens, completion and compressor tokens, model calls, ACON's
+dependency metric, evidence recall (where defined), framework overhead per step, window failures and
+estimated cost. The default model is "offline": deterministic rules, not an LLM, which fail when the
+context lost a fact they need. With it the same seed gives the same numbers (timings aside).
+
+Scenarios: report-analysis, retail-tool-use, multi-objective-qa (pagewise bench --list shows which are
+available and their strategies).
+
+Options:
+  --strategies a,b,...  Strategies to compare (default: all of the scenario's)
+  --n N[,N,...]         Scenario size, e.g. questions per episode; several values run the set once per
+                        value and chart peak tokens against N (default: the scenario's)
+  --tasks K             Episodes per strategy and N (default 8)
+  --seed S              Seed of the task sampling (default 1)
+  --model <spec>        "offline" (default) or provider:model, e.g. openai:gpt-4.1-mini
+  --window <tokens>     Context window; a larger request fails the episode; 0 = no limit
+                        (default: the model's known window)
+  --budget <tokens>     Prompt-token budget given to every strategy: FIFO, clearing, summarization and
+                        ACON fit their context to it, and a larger request fails the episode
+  --concurrency C       Episodes run at once (default 1; raise it for hosted models)
+  --queue <redis url>   Run the episodes on workers (pagewise worker --redis <url>) through a Redis
+                        queue instead of in this process; the saved runs are the same. The model must
+                        be a spec; workers need its API key
+  --queue-prefix <name> Key prefix of the queue; the workers' --prefix must match (default pagewise)
+  --prices <file>       JSON price table over the built-in one:
+                        { "<model>": { "inputPerMTok": 0.4, "outputPerMTok": 1.6 } } (USD per million tokens)
+  --json <file>         Write the results JSON (schema 1) to <file>
+  --out <folder>        Write results.json, runs.json (every episode with its per-call ledger), report.md
+                        and the charts as SVG. With a hosted model and no --out, the output is saved to
+                        bench-out/<scenario>-<time>/ so the report can be rebuilt without calling it again.
+  --rebuild <path>      Rebuild the report from saved runs (a folder or runs.json), without a model call
+  --resume <folder>     Continue an interrupted run from its --out folder: finished episodes are not run
+                        again (each episode is written to <folder>/episodes.jsonl as it finishes)
+  --list                List the scenarios and their strategies
+  -h, --help            Show this help
+
+Exit codes: 0 done, 2 bad arguments or an output that could not be written, 130 interrupted (Ctrl-C prints
+where the partial results are and the command that resumes the run).
+`;
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  list: { type: 'boolean' },
+  strategies: { type: 'string' },
+  n: { type: 'string' },
+  tasks: { type: 'string' },
+  seed: { type: 'string' },
+  model: { type: 'string' },
+  window: { type: 'string' },
+  budget: { type: 'string' },
+  concurrency: { type: 'string' },
+  queue: { type: 'string' },
+  'queue-prefix': { type: 'string' },
+  prices: { type: 'string' },
+  json: { type: 'string' },
+  out: { type: 'string' },
+  rebuild: { type: 'string' },
+  resume: { type: 'string' },
+} as const;
+
+/** Default number of tasks per strategy and N. */
+export const DEFAULT_BENCH_TASKS = 8;
+
+/** The third-party data a scenario needs, and whether it is where the scenario looks. */
+const SCENARIO_DATA: Readonly<Record<string, { set: string; present: () => boolean }>> = {
+  'retail-tool-use': { set: 'tau-retail', present: () => existsSync(path.join(defaultRetailDataDir(), 'users.json')) },
+  'multi-objective-qa': { set: 'hotpotqa', present: () => hotpotAvailable() },
+};
+
+function listText(): string {
+  const lines = ['Scenarios:'];
+  for (const s of listScenarios()) {
+    const data = SCENARIO_DATA[s.name];
+    const missing = data && !data.present() ? ` (data missing: run \`pagewise data fetch ${data.set}\`)` : '';
+    lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}${missing}`);
+    if (s.available)
+      lines.push(
+        `  ${''.padEnd(20)} strategies: ${listStrategies(s.name)
+          .map((e) => e.name)
+          .join(', ')}`,
+      );
+  }
+  lines.push('', 'Strategies:');
+  for (const e of listStrategies()) lines.push(`  ${e.name.padEnd(20)} ${e.description}`);
+  return lines.join('\n');
+}
+
+function nList(value: string | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
+  return value.split(',').map((part) => intOption('n', part.trim(), 0, 1));
+}
+
+/** Reports progress: a bar on an interactive terminal, a line every tenth of the run otherwise. */
+function progressReporter(
+  scenario: string,
+  err: (s: string) => void,
+  tty: boolean,
+): { update: (p: BenchProgress) => void; stop: () => void } {
+  if (tty) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: `bench ${scenario} |{bar}| {value}/{total} episodes | {last} | eta {eta_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+        clearOnComplete: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update: (p) => {
+        const last = p.last
+          ? `${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`} ${p.last.success ? 'ok' : 'failed'}`
+          : 'starting';
+        if (!started) {
+          bar.start(p.total, p.done, { last });
+          started = true;
+        } else bar.update(p.done, { last });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let shown = -1;
+  return {
+    update: (p) => {
+      const tenth = p.total === 0 ? 10 : Math.floor((p.done * 10) / p.total);
+      if (tenth === shown) return;
+      shown = tenth;
+      err(
+        `bench ${scenario}: ${p.done}/${p.total} episodes${p.last ? ` (last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'})` : ''}`,
+      );
+    },
+    stop: () => {},
+  };
+}
+
+/**
+ * Writes the report: the run folder first, then the optional extra --json copy. A failure of the extra copy never
+ * loses a finished run: the results are then saved in a run folder and the command says where.
+ */
+async function writeOutputs(
+  report: BenchReport,
+  values: { json?: string; out?: string },
+  err: (s: string) => void,
+  fallbackDir?: string,
+): Promise<number> {
+  let saved: string | undefined;
+  if (values.out) {
+    const files = await writeBenchOutput(values.out, report);
+    err(`report written to ${values.out} (${files.map((f) => path.basename(f)).join(', ')})`);
+    saved = values.out;
+  }
+  if (values.json) {
+    try {
+      await writeResultsJson(values.json, report);
+      err(`results written to ${values.json}`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      if (!saved && fallbackDir) {
+        await writeBenchOutput(fallbackDir, report);
+        saved = fallbackDir;
+      }
+      err(
+        `pagewise bench: could not write --json ${values.json} (${code}).${saved ? ` The results are saved in ${saved}/results.json.` : ''}`,
+      );
+      return 2;
+    }
+  }
+  return 0;
+}
+
+/**
+ * Runs `pagewise bench` with `argv` (after the command name). The report goes to `out`; progress and
+ * notes go to `err` (stderr by default), as a bar when stderr is a terminal.
+ */
+export async function benchCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
+  registerStandardBench();
+  const { values, positionals } = parseCommand('bench', argv, OPTIONS);
+  if (values.help) {
+    out(BENCH_HELP);
+    return 0;
+  }
+  if (values.list) {
+    out(listText());
+    return 0;
+  }
+  const prices = values.prices ? await readPrices(values.prices) : undefined;
+  if (values.rebuild) {
+    const report = rebuildReport(await readRuns(values.rebuild), prices ? { prices } : {});
+    out(markdownReport(report));
+    return writeOutputs(report, values, err);
+  }
+  // A resumed run takes its parameters from its folder, so it produces the same episodes in the same order.
+  const resumed = values.resume ? readBenchRun(values.resume) : undefined;
+  const [name = resumed?.scenario, ...extra] = positionals;
+  if (resumed && (positionals.length > 0 || values.out))
+    throw new ConfigurationError(
+      'bad-arguments',
+      `--resume takes the scenario and options from ${values.resume}; give no scenario and no --out with it.`,
+    );
+  if (!name)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Name a scenario: pagewise bench <scenario>. Available: ${listScenarios()
+        .filter((s) => s.available)
+        .map((s) => s.name)
+        .join(', ')}.`,
+    );
+  if (extra.length > 0)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
+    );
+  const scenario = getScenario(name);
+  const model = resumed?.model ?? values.model ?? 'offline';
+  const n = resumed ? resumed.n : nList(values.n);
+  const strategies = resumed
+    ? resumed.strategies
+    : values.strategies
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+  const contextWindow = resumed
+    ? resumed.contextWindow
+    : values.window === undefined
+      ? undefined
+      : intOption('window', values.window, 0, 0);
+  const tasks = resumed?.tasks ?? intOption('tasks', values.tasks, DEFAULT_BENCH_TASKS, 1);
+  const seed = resumed?.seed ?? intOption('seed', values.seed, 1, 0);
+  if (values.queue === undefined && values['queue-prefix'] !== undefined)
+    throw new ConfigurationError('bad-arguments', '--queue-prefix needs --queue <redis url>.');
+  if (values.queue !== undefined && values.concurrency !== undefined) {
+    throw new ConfigurationError(
+      'bad-arguments',
+      'With --queue the workers run the episodes: set --concurrency on each `pagewise worker`, not on bench.',
+    );
+  }
+  const baseExecutor =
+    values.queue === undefined
+      ? undefined
+      : queueExecutor({
+          url: values.queue,
+          urlSetting: '--queue',
+          ...(values['queue-prefix'] ? { prefix: values['queue-prefix'] } : {}),
+          onNotice: (notice) => err(notice.message),
+        });
+
+  // A typo in an output path is found before the run, not after it.
+  if (values.out) ensureFolder('--out', values.out);
+  if (values.json) ensureParentOf('--json', values.json);
+  // Calls to a hosted model cost money and time: keep them (episode by episode), so the report can be rebuilt
+  // offline and an interrupted run resumed.
+  const outDir =
+    values.resume ??
+    values.out ??
+    (model === 'offline'
+      ? undefined
+      : path.join('bench-out', `${scenario.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+  if (outDir && !values.out && !values.resume) ensureFolder('--out', outDir);
+  if (outDir)
+    startBenchRun(outDir, {
+      scenario: scenario.name,
+      model: typeof model === 'string' ? model : String(model),
+      ...(strategies ? { strategies: [...strategies] } : {}),
+      ...(n ? { n: [...n] } : {}),
+      tasks,
+      seed,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    });
+  const executor = outDir
+    ? resumableExecutor(baseExecutor ?? inProcessExecutor, outDir, (count) => {
+        if (count > 0) err(`resuming ${outDir}: ${count} finished episodes are taken from ${EPISODES_FILE}`);
+      })
+    : baseExecutor;
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
+  let report: BenchReport;
+  try {
+    report = await runBench({
+      scenario,
+      ...(strategies ? { strategies } : {}),
+      ...(n ? { n } : {}),
+      tasks,
+      seed,
+      model,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(values.budget !== undefined ? { budget: intOption('budget', values.budget, 1, 1) } : {}),
+      concurrency: intOption('concurrency', values.concurrency, 1, 1),
+      ...(executor ? { executor } : {}),
+      ...(prices ? { prices } : {}),
+      onProgress: progress.update,
+      signal: abort.signal,
+    });
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+    progress.stop();
+    err(
+      outDir
+        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: pagewise bench --resume ${outDir}`
+        : 'Interrupted. Nothing was kept: run with --out <folder> to make a run resumable.',
+    );
+    return 130;
+  } finally {
+    progress.stop();
+    process.removeListener('SIGINT', onInterrupt);
+  }
+  out(markdownReport(report));
+  return writeOutputs(
+    report,
+    { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },
+    err,
+    path.join('bench-out', `${scenario.name}-${report.runs.startedAt.replace(/[:.]/g, '-')}`),
+  );
+}

@@ -1,0 +1,120 @@
+/**
+ * `pagewise demo`: the report-analysis demo on a generated corpus, offline (no API key): the naive
+ * strategy against instruction paging, side by side.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from 'pagewise';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
+import {
+  folderCorpus,
+  generateQuestions,
+  isCorrect,
+  runReportAnalysis,
+  writeCorpus,
+  type ReportStrategy,
+} from '@pagewise/lab/scenarios/report-analysis';
+import { intOption, parseCommand } from './args.js';
+
+export const DEMO_HELP = `Usage: pagewise demo [options]
+
+Generates a corpus of business reports, then answers questions that need every report twice: with the
+naive strategy (report bodies returned into history) and with instruction paging (bodies paged into the
+instruction one batch at a time, results saved as they go). Prints the answers and a token table, and
+keeps the corpus and the SQLite database of the sessions so they can be looked at afterwards.
+Runs on the offline model, a deterministic rule-based model that is not an LLM; needs no API key.
+
+Options:
+  --n <N>            Reports in the corpus (default 164)
+  --questions <K>    Questions to ask (default 2)
+  --seed <S>         Seed of the corpus and questions (default 1)
+  --window <tokens>  Context window of the offline model (default 128000; 0 = no limit, to see the
+                     naive strategy's full cost)
+  -h, --help         Show this help
+`;
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** Runs the demo command. */
+export async function demoCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+): Promise<number> {
+  const { values } = parseCommand('demo', argv, {
+    n: { type: 'string' },
+    questions: { type: 'string' },
+    seed: { type: 'string' },
+    window: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    out(DEMO_HELP);
+    return 0;
+  }
+  const n = intOption('n', values.n, 164, 1);
+  const seed = intOption('seed', values.seed, 1);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-'));
+  const db = path.join(dir, 'pagewise.db');
+  const reports = await writeCorpus(path.join(dir, 'reports'), n, seed);
+  const corpus = await folderCorpus(path.join(dir, 'reports'));
+  const questions = generateQuestions(reports, seed, intOption('questions', values.questions, 2, 1));
+  out(`pagewise demo: ${n} generated reports in ${path.join(dir, 'reports')}; model: offline ${OFFLINE_DISCLAIMER}`);
+  out(
+    'Each question needs every report. "none" returns report bodies into the history, so its prompt grows with the\n' +
+      'corpus until it no longer fits the window: that failure is the point. "paging" keeps bodies in a page store\n' +
+      'and shows the model one batch at a time, so its largest prompt stays flat however many reports there are.\n',
+  );
+  const database = openSqliteDatabase(db);
+  const store = new SqliteSessionStore({ database });
+  const pageStore = new SqlitePageStore({ database });
+  const rows: string[] = [];
+  const sessions: string[] = [];
+  try {
+    for (const [qi, q] of questions.entries()) {
+      out(`Q: ${q.text}`);
+      for (const strategy of ['none', 'paging'] as ReportStrategy[]) {
+        err(`demo: question ${qi + 1}/${questions.length}, strategy ${strategy}: reading ${n} reports…`);
+        try {
+          const result = await runReportAnalysis({
+            corpus,
+            question: q.text,
+            strategy,
+            store,
+            pageStore,
+            onSession: (id) => sessions.push(id),
+            callLog: new SqliteCallLog({ database, tags: { strategy } }),
+            ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
+          });
+          const s = result.ledger.summary;
+          const ok = isCorrect(result.text, q.gold);
+          out(
+            `  ${strategy.padEnd(6)} ${ok ? 'correct' : 'WRONG'}: ${result.text.replace(OFFLINE_DISCLAIMER, '').trim()}`,
+          );
+          rows.push(
+            `| ${q.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(s.peakPromptTokens)} | ${fmt(s.cumulativePromptTokens)} | ${s.modelCalls} |`,
+          );
+        } catch (error) {
+          if (!(error instanceof ContextWindowExceededError)) throw error;
+          out(
+            `  ${strategy.padEnd(6)} FAILED: context window exceeded (${fmt(error.promptTokens)} prompt tokens > ${fmt(error.windowTokens)}).`,
+          );
+          rows.push(`| ${q.id} | ${strategy} | window exceeded | > ${fmt(error.windowTokens)} | - | - |`);
+        }
+      }
+      out('');
+    }
+  } finally {
+    database.close();
+  }
+  out('| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | model calls |');
+  out('|---|---|---|---:|---:|---:|');
+  for (const r of rows) out(r);
+  out(`\nThe corpus and the sessions are kept in ${dir}. To look at them:`);
+  out(`  pagewise sessions list --db ${db}`);
+  if (sessions.length > 0) out(`  pagewise sessions show ${sessions[sessions.length - 1]} --db ${db}`);
+  out(`  pagewise inspect --store sqlite:${db}     (every call as the model saw it)`);
+  out(`  pagewise analyze ${path.join(dir, 'reports')} "<your question>" --db ${db}`);
+  return 0;
+}

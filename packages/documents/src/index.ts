@@ -1,0 +1,13 @@
+/**
+ * `@pagewise/documents`: readers that turn a folder of PDF, DOCX, XLSX, CSV, HTML, Markdown and text files
+ * into documents for pagewise. Importing it loads no reader; each is loaded on first use of its format.
+ */
+export {
+  DEFAULT_MAX_FILE_BYTES,
+  READABLE_EXTENSIONS,
+  readDocumentFolder,
+  type DocumentFolder,
+  type FolderDocument,
+  type ReadDocumentFolderOptions,
+  type SkippedFile,
+} from './documents.js';

@@ -1,0 +1,446 @@
+/**
+ * What the inspector reads from a store: sessions with their call-log aggregates, events a page at a
+ * time, recorded calls, pages, and the compressions found in a session. Every stored JSON text is
+ * validated as it is read; a row that does not parse is shown as unreadable, never trusted.
+ */
+import { z } from 'zod';
+import { CALL_LOG_SCHEMA } from 'pagewise';
+import type { ContextRequest } from 'pagewise';
+import { parseFencedPages } from 'pagewise/internal';
+import { parseStoredEvent, parseStoredState } from 'pagewise/internal';
+import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
+import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
+import type { InspectDb } from './db.js';
+
+/** Filters of the session list; every field optional. */
+export interface SessionFilter {
+  /** Matched against session, user and app ids. */
+  q?: string;
+  app?: string;
+  user?: string;
+  agent?: string;
+  model?: string;
+  /** A `strategy` tag of the call log. */
+  strategy?: string;
+  /** Sessions created at or after / before these epoch milliseconds. */
+  from?: number;
+  to?: number;
+  /** Exactly this session id. */
+  id?: string;
+}
+
+/** One row of the session list. */
+export interface SessionListRow extends SessionKey {
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+  eventCount: number;
+  /** Recorded agent calls; 0 when the run kept no call log. */
+  calls: number;
+  peakPromptTokens: number;
+  cumulativePromptTokens: number;
+  agents: string[];
+  models: string[];
+  tags: string[];
+}
+
+/** A session's header: identity, state and the counts of the session list. */
+export interface SessionHeader extends SessionListRow {
+  state: Record<string, JsonValue>;
+}
+
+/** An event with its position in the session. */
+export interface SeqEvent {
+  seq: number;
+  event: SessionEvent | undefined;
+  /** Why the stored row could not be read, when it could not. */
+  error?: string;
+}
+
+/** A recorded call's list entry. */
+export interface CallSummary {
+  id: number;
+  eventId: string;
+  invocationId: string;
+  agent: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  createdAt: number;
+  entry: LedgerEntry | undefined;
+  /** URIs of the pages in the instruction (the working set) at this call. */
+  pagedUris: string[];
+}
+
+/** A recorded call with the request as sent. */
+export interface CallDetail extends CallSummary {
+  request: ContextRequest;
+  response: { text: string; toolCalls: ToolCallRecord[]; finishReason?: string };
+}
+
+/** A stored page. */
+export interface PageView {
+  namespace: string;
+  uri: string;
+  title: string;
+  mediaType: string;
+  body: string;
+  tokens: number;
+  bytes: number;
+  meta: Record<string, unknown>;
+}
+
+const PartsSchema = z.object(
+  Object.fromEntries(PROMPT_PARTS.map((p) => [p, z.number()])) as Record<(typeof PROMPT_PARTS)[number], z.ZodNumber>,
+);
+const EntrySchema = z.looseObject({
+  index: z.number(),
+  kind: z.enum(['agent', 'compressor']),
+  agent: z.string(),
+  model: z.string(),
+  invocationId: z.string(),
+  parts: PartsSchema,
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  providerPromptTokens: z.number().optional(),
+  providerCompletionTokens: z.number().optional(),
+  modelMs: z.number(),
+  frameworkMs: z.number(),
+  at: z.number(),
+});
+const ToolCallSchema = z.object({ toolCallId: z.string(), toolName: z.string(), input: z.unknown() });
+const ItemSchema = z.union([
+  z.object({ type: z.literal('user'), text: z.string(), eventId: z.string().optional() }),
+  z.object({
+    type: z.literal('assistant'),
+    text: z.string(),
+    toolCalls: z.array(ToolCallSchema),
+    eventId: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('tool-result'),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    output: z.string(),
+    isError: z.boolean(),
+    eventId: z.string().optional(),
+  }),
+  z.object({ type: z.literal('summary'), text: z.string(), eventId: z.string().optional() }),
+]);
+const CallBodySchema = z.object({
+  entry: EntrySchema,
+  request: z.object({
+    instruction: z.array(
+      z.object({ part: z.enum(['instruction', 'paged']), text: z.string(), source: z.string().optional() }),
+    ),
+    items: z.array(ItemSchema),
+    tools: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.looseObject({}) })),
+  }),
+  response: z.object({
+    text: z.string(),
+    toolCalls: z.array(ToolCallSchema),
+    finishReason: z.string().optional(),
+  }),
+});
+type CallBody = z.infer<typeof CallBodySchema>;
+
+interface CallRow {
+  id: number | string;
+  event_id: string;
+  invocation_id: string;
+  agent: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  created_at: number | string;
+  body: string;
+  schema_version: number;
+}
+
+/** URIs of the fenced pages in a call's paged sections (read by the fence parser: headers cannot be forged). */
+export function pagedUris(request: Pick<ContextRequest, 'instruction'>): string[] {
+  return request.instruction.flatMap((s) =>
+    s.part === 'paged' ? parseFencedPages(s.text).pages.map((p) => p.uri) : [],
+  );
+}
+
+function parseBody(row: CallRow): CallBody | undefined {
+  if (row.schema_version !== CALL_LOG_SCHEMA) return undefined;
+  try {
+    return CallBodySchema.parse(JSON.parse(row.body));
+  } catch {
+    return undefined;
+  }
+}
+
+function summaryOf(row: CallRow, body: CallBody | undefined): CallSummary {
+  return {
+    id: Number(row.id),
+    eventId: row.event_id,
+    invocationId: row.invocation_id,
+    agent: row.agent,
+    model: row.model,
+    promptTokens: Number(row.prompt_tokens),
+    completionTokens: Number(row.completion_tokens),
+    createdAt: Number(row.created_at),
+    entry: body?.entry as LedgerEntry | undefined,
+    pagedUris: body ? pagedUris(body.request as ContextRequest) : [],
+  };
+}
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The inspector's queries over one store. */
+export class InspectData {
+  private hasCallLog: boolean | undefined;
+  constructor(readonly db: InspectDb) {}
+
+  private async callLogPresent(): Promise<boolean> {
+    if (this.hasCallLog === undefined) {
+      const sql =
+        this.db.dialect === 'sqlite'
+          ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'model_calls'"
+          : "SELECT to_regclass('model_calls')::text AS name";
+      const rows = await this.db.all<{ name: string | null }>(sql);
+      this.hasCallLog = rows.length > 0 && rows[0]!.name !== null;
+    }
+    return this.hasCallLog;
+  }
+
+  private where(filter: SessionFilter, withCalls: boolean): { sql: string; params: unknown[] } {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    if (filter.q) {
+      clauses.push(
+        "(s.session_id LIKE ? ESCAPE '\\' OR s.user_id LIKE ? ESCAPE '\\' OR s.app_name LIKE ? ESCAPE '\\')",
+      );
+      const p = `%${likeEscape(filter.q)}%`;
+      params.push(p, p, p);
+    }
+    const add = (clause: string, value: unknown) => {
+      clauses.push(clause);
+      params.push(value);
+    };
+    if (filter.app) add('s.app_name = ?', filter.app);
+    if (filter.user) add('s.user_id = ?', filter.user);
+    if (filter.id) add('s.session_id = ?', filter.id);
+    if (filter.from !== undefined) add('s.created_at >= ?', filter.from);
+    if (filter.to !== undefined) add('s.created_at < ?', filter.to);
+    const callFilter = (column: string, value: string, like: boolean) => {
+      clauses.push(
+        `EXISTS (SELECT 1 FROM model_calls m WHERE m.app_name = s.app_name AND m.user_id = s.user_id AND m.session_id = s.session_id AND m.${column} ${like ? "LIKE ? ESCAPE '\\'" : '= ?'})`,
+      );
+      params.push(value);
+    };
+    if (withCalls) {
+      if (filter.agent) callFilter('agent', filter.agent, false);
+      if (filter.model) callFilter('model', filter.model, false);
+      if (filter.strategy)
+        callFilter(
+          'tags',
+          `%${likeEscape(JSON.stringify('strategy'))}:${likeEscape(JSON.stringify(filter.strategy))}%`,
+          true,
+        );
+    } else if (filter.agent || filter.model || filter.strategy) clauses.push('1 = 0');
+    return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+  }
+
+  /** A page of the session list, newest first, with the total matching. */
+  async listSessions(
+    filter: SessionFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ rows: SessionListRow[]; total: number }> {
+    const withCalls = await this.callLogPresent();
+    const { sql: where, params } = this.where(filter, withCalls);
+    const agg = (col: string) =>
+      this.db.dialect === 'sqlite' ? `group_concat(DISTINCT ${col})` : `string_agg(DISTINCT ${col}, ',')`;
+    // One session's page aggregates its own calls only, not the whole log.
+    const one = filter.id !== undefined && filter.app !== undefined && filter.user !== undefined;
+    const callWhere = one ? 'WHERE app_name = ? AND user_id = ? AND session_id = ?' : '';
+    const calls = withCalls
+      ? `LEFT JOIN (SELECT app_name, user_id, session_id, COUNT(*) AS calls, MAX(prompt_tokens) AS peak, SUM(prompt_tokens) AS cumulative, ${agg('agent')} AS agents, ${agg('model')} AS models, ${agg('tags')} AS tags FROM model_calls ${callWhere} GROUP BY app_name, user_id, session_id) c ON c.app_name = s.app_name AND c.user_id = s.user_id AND c.session_id = s.session_id`
+      : '';
+    const callParams = withCalls && one ? [filter.app, filter.user, filter.id] : [];
+    const cols = withCalls ? 'c.calls, c.peak, c.cumulative, c.agents, c.models, c.tags' : '0 AS calls';
+    const rows = await this.db.all<Record<string, unknown>>(
+      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
+      [...callParams, ...params, limit, offset],
+    );
+    const total = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM sessions s ${where}`, params);
+    return { rows: rows.map((r) => this.listRow(r)), total: Number(total[0]?.n ?? 0) };
+  }
+
+  private listRow(r: Record<string, unknown>): SessionListRow {
+    const list = (v: unknown) => (typeof v === 'string' && v ? [...new Set(v.split(','))] : []);
+    const tags = new Set<string>();
+    // Tags are JSON objects joined by commas; read them back one object at a time.
+    for (const m of String(r.tags ?? '').matchAll(/\{[^{}]*\}/g)) {
+      try {
+        for (const [k, v] of Object.entries(JSON.parse(m[0]) as Record<string, unknown>)) tags.add(`${k}=${String(v)}`);
+      } catch {
+        // An unreadable tag is left out.
+      }
+    }
+    return {
+      appName: String(r.app_name),
+      userId: String(r.user_id),
+      sessionId: String(r.session_id),
+      version: Number(r.version),
+      createdAt: Number(r.created_at),
+      updatedAt: Number(r.updated_at),
+      eventCount: Number(r.event_count ?? 0),
+      calls: Number(r.calls ?? 0),
+      peakPromptTokens: Number(r.peak ?? 0),
+      cumulativePromptTokens: Number(r.cumulative ?? 0),
+      agents: list(r.agents),
+      models: list(r.models),
+      tags: [...tags],
+    };
+  }
+
+  /** A session's header, or undefined when it does not exist. */
+  async session(key: SessionKey): Promise<SessionHeader | undefined> {
+    const { rows } = await this.listSessions({ app: key.appName, user: key.userId, id: key.sessionId }, 0, 1);
+    const row = rows[0];
+    if (!row) return undefined;
+    const state = await this.db.all<{ state: string }>(
+      'SELECT state FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?',
+      [key.appName, key.userId, key.sessionId],
+    );
+    let parsed: Record<string, JsonValue> = {};
+    try {
+      parsed = parseStoredState(state[0]?.state ?? '{}');
+    } catch {
+      parsed = { '(unreadable state)': null };
+    }
+    return { ...row, state: parsed };
+  }
+
+  /** The version and event count of a session, for live updates. */
+  async version(key: SessionKey): Promise<{ version: number; eventCount: number } | undefined> {
+    const rows = await this.db.all<{ version: number; n: number | string }>(
+      'SELECT s.version, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
+      [key.appName, key.userId, key.sessionId],
+    );
+    return rows[0] ? { version: Number(rows[0].version), eventCount: Number(rows[0].n) } : undefined;
+  }
+
+  /** Events `offset ..< offset + limit` in order. */
+  async events(key: SessionKey, offset: number, limit: number): Promise<SeqEvent[]> {
+    const rows = await this.db.all<{ seq: number; body: string }>(
+      'SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY seq LIMIT ? OFFSET ?',
+      [key.appName, key.userId, key.sessionId, limit, offset],
+    );
+    return rows.map((r) => readEvent(Number(r.seq), r.body));
+  }
+
+  /** The events whose stored text contains one of `needles` (a coarse SQL filter; callers check each). */
+  async eventsMatching(key: SessionKey, needles: readonly string[]): Promise<SeqEvent[]> {
+    const rows = await this.db.all<{ seq: number; body: string }>(
+      `SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND (${needles.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ')}) ORDER BY seq`,
+      [key.appName, key.userId, key.sessionId, ...needles.map((n) => `%${likeEscape(n)}%`)],
+    );
+    return rows.map((r) => readEvent(Number(r.seq), r.body));
+  }
+
+  /** Every event of a session (for the compression view's raw ranges). */
+  async allEvents(key: SessionKey): Promise<SeqEvent[]> {
+    return this.events(key, 0, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** The recorded calls of a session, in order. */
+  async calls(key: SessionKey): Promise<CallSummary[]> {
+    if (!(await this.callLogPresent())) return [];
+    const rows = await this.db.all<CallRow>(
+      'SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY id',
+      [key.appName, key.userId, key.sessionId],
+    );
+    return rows.map((r) => summaryOf(r, parseBody(r)));
+  }
+
+  /** One recorded call with its request, or undefined. */
+  async call(key: SessionKey, id: number): Promise<CallDetail | undefined> {
+    if (!(await this.callLogPresent())) return undefined;
+    const rows = await this.db.all<CallRow>(
+      'SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND id = ?',
+      [key.appName, key.userId, key.sessionId, id],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const body = parseBody(row);
+    if (!body) return undefined;
+    return { ...summaryOf(row, body), request: body.request as ContextRequest, response: body.response };
+  }
+
+  /** The logged call of each model event among `events`, by event id. */
+  async callIdsOf(key: SessionKey, events: readonly SeqEvent[]): Promise<Map<string, number>> {
+    const ids = events.flatMap((e) => (e.event?.kind === 'model' ? [e.event.id] : []));
+    if (ids.length === 0 || !(await this.callLogPresent())) return new Map();
+    const rows = await this.db.all<{ id: number; event_id: string }>(
+      `SELECT id, event_id FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND event_id IN (${ids.map(() => '?').join(', ')})`,
+      [key.appName, key.userId, key.sessionId, ...ids],
+    );
+    return new Map(rows.map((r) => [r.event_id, Number(r.id)]));
+  }
+
+  /** A stored page, or undefined. Looked up in `namespaces` in order (a session's own pages first). */
+  async page(namespaces: readonly string[], uri: string): Promise<PageView | undefined> {
+    for (const ns of namespaces) {
+      const rows = await this.db
+        .all<{
+          namespace: string;
+          uri: string;
+          title: string;
+          media_type: string;
+          meta: string;
+          body: string | Buffer;
+          bytes: number;
+          tokens: number;
+        }>(
+          'SELECT p.namespace, p.uri, p.title, p.media_type, p.meta, b.body, b.bytes, b.tokens FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?',
+          [ns, uri],
+        )
+        .catch(() => []);
+      const r = rows[0];
+      if (!r) continue;
+      let meta: Record<string, unknown> = {};
+      try {
+        meta = z.record(z.string(), z.unknown()).parse(JSON.parse(r.meta));
+      } catch {
+        meta = {};
+      }
+      return {
+        namespace: r.namespace,
+        uri: r.uri,
+        title: r.title,
+        mediaType: r.media_type,
+        body: typeof r.body === 'string' ? r.body : r.body.toString('utf8'),
+        bytes: Number(r.bytes),
+        tokens: Number(r.tokens),
+        meta,
+      };
+    }
+    return undefined;
+  }
+
+  /** Namespaces that hold a page with this URI (the corpus namespace is not recorded with the call). */
+  async namespacesOf(uri: string): Promise<string[]> {
+    const rows = await this.db
+      .all<{ namespace: string }>('SELECT namespace FROM pages WHERE uri = ? ORDER BY namespace', [uri])
+      .catch(() => []);
+    return rows.map((r) => r.namespace);
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
+
+function readEvent(seq: number, body: string): SeqEvent {
+  try {
+    return { seq, event: parseStoredEvent(body) };
+  } catch (error) {
+    return { seq, event: undefined, error: (error as Error).message.slice(0, 300) };
+  }
+}

@@ -1,0 +1,482 @@
+/**
+ * The inspector's HTTP server (Hono on Node): read-only routes over one store and any number of
+ * benchmark folders. Security: loopback by default with a Host check against DNS rebinding; any other
+ * address needs a token, checked on every request; a strict Content-Security-Policy with no inline
+ * script or style; only GET and HEAD are served.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
+import { ConfigurationError, PagewiseError } from 'pagewise';
+import { renderChartSvg, promptTokensPerCallSpec, peakVsNSpec } from '@pagewise/lab';
+import { readRuns, rebuildReport } from '@pagewise/lab';
+import { parseFencedPages } from 'pagewise/internal';
+import { defaultDatabasePath } from '@pagewise/sqlite';
+import type { SessionKey } from 'pagewise';
+import { contextSpec, workingSetSpec } from './charts.js';
+import { InspectData, type CallSummary, type SessionFilter, type SessionHeader } from './data.js';
+import { openStore, type InspectDb } from './db.js';
+import { INSPECT_CSS, INSPECT_JS } from './assets.js';
+import type { SafeHtml } from './html.js';
+import {
+  EVENTS_PER_PAGE,
+  callPage,
+  callsPage,
+  collectCompressions,
+  compressionPage,
+  contextPage,
+  episodePage,
+  errorPage,
+  eventPage,
+  eventRows,
+  keyQuery,
+  layout,
+  pagePage,
+  runsIndexPage,
+  runsPage,
+  sessionsPage,
+  timelinePage,
+  type LoadedRuns,
+} from './views.js';
+
+/** The Content-Security-Policy of every response: same-origin script, style, images and fetches only. */
+export const INSPECT_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Options of {@link startInspector} and {@link createInspectorApp}. */
+export interface InspectorOptions {
+  /**
+   * The store: `sqlite:<file>`, a SQLite file path, a `postgres://` URL, or an open {@link InspectDb}.
+   * Default: the default SQLite database (`.pagewise/pagewise.db`) when it exists.
+   */
+  store?: string | InspectDb;
+  /** PostgreSQL schema the tables live in. */
+  schema?: string;
+  /** `pagewise bench --out` folders (or `runs.json` files) to open. */
+  runs?: readonly string[];
+  /** Address to bind. Default `127.0.0.1`; any other address requires a token. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 4317. */
+  port?: number;
+  /** The access token for a non-loopback host; a random one is made when omitted. */
+  token?: string;
+}
+
+/** A running inspector. */
+export interface Inspector {
+  /** The address to open (with the token, when one is required). */
+  url: string;
+  host: string;
+  port: number;
+  /** The access token, when the host is not loopback. */
+  token: string | undefined;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const TOKEN_COOKIE = 'pagewise_inspect';
+
+function bad(message: string): ConfigurationError {
+  return new ConfigurationError('bad-request', message);
+}
+
+class NotFound extends Error {}
+
+function intParam(c: Context, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = c.req.query(name);
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d{1,15}$/.test(v)) throw bad(`Parameter ${name} must be a non-negative integer.`);
+  return Math.min(Number(v), max);
+}
+
+function keyOf(c: Context): SessionKey {
+  const appName = c.req.query('a');
+  const userId = c.req.query('u');
+  const sessionId = c.req.query('s');
+  if (!appName || !userId || !sessionId)
+    throw bad('A session is named by the parameters a (app), u (user) and s (session).');
+  return { appName, userId, sessionId };
+}
+
+function dateParam(v: string | undefined, name: string): number | undefined {
+  if (!v) return undefined;
+  const t = Date.parse(v);
+  if (!Number.isFinite(t)) throw bad(`Parameter ${name} must be a date (YYYY-MM-DD).`);
+  return t;
+}
+
+async function loadRuns(dirs: readonly string[]): Promise<{ loaded: LoadedRuns[]; errors: string[] }> {
+  const loaded: LoadedRuns[] = [];
+  const errors: string[] = [];
+  for (const dir of dirs) {
+    try {
+      const runs = await readRuns(dir);
+      const report = rebuildReport(runs);
+      const charts = ['prompt-tokens-per-call', ...((runs.params.n?.length ?? 0) > 1 ? ['peak-vs-n'] : [])];
+      loaded.push({ dir, runs, results: report.results, charts });
+    } catch (error) {
+      errors.push(PagewiseError.isInstance(error) ? error.message : `${dir}: ${(error as Error).message}`);
+    }
+  }
+  return { loaded, errors };
+}
+
+/** Headers and checks of every request: read-only methods, the expected Host, the access token. */
+function guard(token: string | undefined, allowedHosts: ReadonlySet<string> | undefined) {
+  return async (c: Context, next: () => Promise<void>) => {
+    c.header('Content-Security-Policy', INSPECT_CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Cross-Origin-Resource-Policy', 'same-origin');
+    c.header('Cache-Control', 'no-store');
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      c.header('Allow', 'GET, HEAD');
+      return c.text('The inspector is read-only: only GET and HEAD are served.', 405);
+    }
+    if (allowedHosts && !allowedHosts.has((c.req.header('host') ?? '').toLowerCase()))
+      return c.text('Unexpected Host header: open the inspector by the address it printed.', 403);
+    if (token) {
+      const given =
+        c.req.query('token') ?? /(?:^|;\s*)pagewise_inspect=([^;]+)/.exec(c.req.header('cookie') ?? '')?.[1];
+      const ok =
+        given !== undefined &&
+        Buffer.byteLength(given) === Buffer.byteLength(token) &&
+        timingSafeEqual(Buffer.from(given), Buffer.from(token));
+      if (!ok)
+        return c.text('This inspector needs its access token: open the address it printed (with ?token=…).', 401);
+      if (c.req.query('token') !== undefined)
+        c.header('Set-Cookie', `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+    }
+    return next();
+  };
+}
+
+/** The benchmark-folder views: the index, one folder's results and charts, one episode's calls. */
+function addRunRoutes(
+  app: Hono,
+  runs: readonly LoadedRuns[],
+  runErrors: readonly string[],
+  page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
+  svg: (c: Context, text: string) => Response,
+): void {
+  app.get('/runs', (c) => page(c, 'Benchmark runs', runsIndexPage(runs, runErrors)));
+  const runAt = (c: Context) => {
+    const i = Number(c.req.param('i'));
+    const r = Number.isInteger(i) ? runs[i] : undefined;
+    if (!r) throw new NotFound('No such benchmark folder.');
+    return { i, r };
+  };
+  app.get('/runs/:i', (c) => {
+    const { i, r } = runAt(c);
+    return page(c, r.runs.scenario, runsPage(i, r));
+  });
+  app.get('/runs/:i/chart/:name', async (c) => {
+    const { r } = runAt(c);
+    const name = c.req.param('name');
+    if (name === 'prompt-tokens-per-call.svg') return svg(c, await renderChartSvg(promptTokensPerCallSpec(r.runs)));
+    if (name === 'peak-vs-n.svg')
+      return svg(c, await renderChartSvg(peakVsNSpec(r.results, r.runs.scenario, r.runs.model)));
+    throw new NotFound('No such chart.');
+  });
+  app.get('/runs/:i/episode/:k', (c) => {
+    const { i, r } = runAt(c);
+    const k = Number(c.req.param('k'));
+    if (!Number.isInteger(k) || !r.runs.episodes[k]) throw new NotFound('No such episode.');
+    return page(c, `Episode ${k}`, episodePage(i, r, k));
+  });
+}
+
+/** An SVG response. */
+const svg = (c: Context, text: string) => c.body(text, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
+
+/** A session's paged pages, its context over time (with charts) and its compressions. */
+function addPageAndContextRoutes(
+  app: Hono,
+  needData: () => InspectData,
+  header: (key: SessionKey) => Promise<SessionHeader>,
+  page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
+): void {
+  app.get('/page', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const uri = c.req.query('uri');
+    if (c.req.query('call') !== undefined) {
+      // A page as it was fenced into a call: exactly what the model read.
+      const call = await needData().call(key, intParam(c, 'call', 0));
+      const section = call?.request.instruction[intParam(c, 'section', 0)];
+      const p = section ? parseFencedPages(section.text).pages[intParam(c, 'i', 0)] : undefined;
+      if (!p) throw new NotFound('That call has no such paged page.');
+      const stored = await needData().page(
+        [`session:${key.sessionId}`, ...(await needData().namespacesOf(p.uri))],
+        p.uri,
+      );
+      return page(
+        c,
+        p.title || p.uri,
+        pagePage(
+          h,
+          {
+            ...p,
+            ...(stored
+              ? { namespace: stored.namespace, tokens: stored.tokens, mediaType: stored.mediaType, meta: stored.meta }
+              : {}),
+          },
+          'as fenced into the call (markers inside neutralized)',
+        ),
+      );
+    }
+    if (!uri) throw bad('Parameter uri is required.');
+    const stored = await needData().page([`session:${key.sessionId}`, ...(await needData().namespacesOf(uri))], uri);
+    if (!stored) throw new NotFound(`No page ${uri} in this store.`);
+    return page(c, stored.title || uri, pagePage(h, stored, 'from the page store'));
+  });
+
+  app.get('/context', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const calls = await needData().calls(key);
+    return page(c, 'Context over time', contextPage(h, calls, await compactionCalls(needData(), key, calls)));
+  });
+
+  app.get('/chart/context.svg', async (c) => {
+    const key = keyOf(c);
+    const calls = await needData().calls(key);
+    return svg(c, await renderChartSvg(contextSpec(calls, await compactionCalls(needData(), key, calls))));
+  });
+  app.get('/chart/working-set.svg', async (c) => {
+    const calls = await needData().calls(keyOf(c));
+    return svg(c, await renderChartSvg(workingSetSpec(calls)));
+  });
+
+  app.get('/compression', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const d = needData();
+    const matching = await d.eventsMatching(key, ['[pagewise] Compressed from', '"kind":"compaction"']);
+    const list = await collectCompressions(
+      h,
+      matching,
+      () => d.allEvents(key),
+      async (uri) => d.page([`session:${key.sessionId}`], uri),
+    );
+    return page(c, 'Compression', compressionPage(h, list));
+  });
+}
+
+/**
+ * Builds the inspector's Hono app over an open store and loaded benchmark folders; {@link startInspector}
+ * serves it. Exposed for embedding in another server.
+ */
+export function createInspectorApp(options: {
+  data: InspectData | undefined;
+  runs: readonly LoadedRuns[];
+  runErrors?: readonly string[];
+  token?: string;
+  /** Accepted Host header values (host:port); any Host when omitted. */
+  allowedHosts?: ReadonlySet<string>;
+}): Hono {
+  const { data, runs, token, allowedHosts } = options;
+  const label = data?.db.label ?? 'no store';
+  const app = new Hono();
+  const page = (c: Context, title: string, body: SafeHtml, live?: string) =>
+    c.html(layout(title, label, body, live ? { live } : {}));
+  const needData = (): InspectData => {
+    if (!data) throw new NotFound('No store is open: start with --store sqlite:<file> or --store postgres://… .');
+    return data;
+  };
+  const header = async (key: SessionKey) => {
+    const h = await needData().session(key);
+    if (!h) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
+    return h;
+  };
+
+  app.use('*', guard(token, allowedHosts));
+
+  app.get('/assets/inspect.css', (c) => c.body(INSPECT_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+  app.get('/assets/inspect.js', (c) => c.body(INSPECT_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
+
+  app.get('/', async (c) => {
+    const size = 50;
+    const offset = intParam(c, 'offset', 0);
+    const raw: Record<string, string | undefined> = {};
+    for (const k of ['q', 'app', 'user', 'agent', 'model', 'strategy', 'from', 'to'])
+      raw[k] = c.req.query(k) || undefined;
+    const to = dateParam(raw.to, 'to');
+    const filter: SessionFilter = {
+      ...(raw.q ? { q: raw.q } : {}),
+      ...(raw.app ? { app: raw.app } : {}),
+      ...(raw.user ? { user: raw.user } : {}),
+      ...(raw.agent ? { agent: raw.agent } : {}),
+      ...(raw.model ? { model: raw.model } : {}),
+      ...(raw.strategy ? { strategy: raw.strategy } : {}),
+      ...(raw.from ? { from: dateParam(raw.from, 'from')! } : {}),
+      // A date "to" includes that whole day.
+      ...(to !== undefined ? { to: to + 86_400_000 } : {}),
+    };
+    if (!data) return page(c, 'Sessions', sessionsPage([], 0, 0, size, raw));
+    const { rows, total } = await data.listSessions(filter, offset, size);
+    return page(c, 'Sessions', sessionsPage(rows, total, offset, size, raw));
+  });
+
+  app.get('/session', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const at = c.req.query('at');
+    const last = Math.max(0, Math.floor((h.eventCount - 1) / EVENTS_PER_PAGE) * EVENTS_PER_PAGE);
+    const offset =
+      at !== undefined && at !== ''
+        ? Math.floor(intParam(c, 'at', 0, Math.max(0, h.eventCount - 1)) / EVENTS_PER_PAGE) * EVENTS_PER_PAGE
+        : intParam(c, 'offset', 0, last);
+    const events = await needData().events(key, offset, EVENTS_PER_PAGE);
+    const callIds = await needData().callIdsOf(key, events);
+    return page(
+      c,
+      `Session ${key.sessionId}`,
+      timelinePage(h, events, offset, callIds),
+      `/api/version${keyQuery(key)}`,
+    );
+  });
+
+  app.get('/session/rows', async (c) => {
+    const key = keyOf(c);
+    const from = intParam(c, 'from', 0);
+    const events = await needData().events(key, from, 500);
+    const callIds = await needData().callIdsOf(key, events);
+    return c.html(eventRows(events, key, callIds).value);
+  });
+
+  app.get('/api/version', async (c) => {
+    const v = await needData().version(keyOf(c));
+    if (!v) throw new NotFound('No such session.');
+    return c.json(v);
+  });
+
+  app.get('/event', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const seq = intParam(c, 'seq', 0);
+    const [e] = await needData().events(key, seq, 1);
+    if (!e) throw new NotFound(`Session ${key.sessionId} has no event ${seq}.`);
+    return page(c, `Event ${seq}`, eventPage(h, e, await needData().callIdsOf(key, [e])));
+  });
+
+  app.get('/calls', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    return page(c, 'Calls', callsPage(h, await needData().calls(key)));
+  });
+
+  app.get('/call', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const id = intParam(c, 'call', 0);
+    const calls = await needData().calls(key);
+    const position = calls.findIndex((x) => x.id === id);
+    const call = await needData().call(key, id);
+    if (!call || position < 0) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
+    const prev = calls[position - 1]?.id;
+    const next = calls[position + 1]?.id;
+    return page(
+      c,
+      `Call ${position + 1}`,
+      callPage(h, call, position + 1, {
+        ...(prev !== undefined ? { prev } : {}),
+        ...(next !== undefined ? { next } : {}),
+      }),
+    );
+  });
+
+  addPageAndContextRoutes(app, needData, header, page);
+
+  addRunRoutes(app, runs, options.runErrors ?? [], page, svg);
+
+  app.notFound((c) => page(c, 'Not found', errorPage(404, 'No such page.')));
+  app.onError((error, c) => {
+    const status = error instanceof NotFound ? 404 : ConfigurationError.isInstance(error) ? 400 : 500;
+    const message =
+      status === 500 && !PagewiseError.isInstance(error)
+        ? 'The inspector failed on this request; see its console.'
+        : error.message;
+    if (status === 500) process.stderr.write(`pagewise inspect: ${(error as Error).stack ?? String(error)}\n`);
+    c.status(status);
+    return c.html(layout('Error', label, errorPage(status, message)));
+  });
+  return app;
+}
+
+/** The 1-based call numbers that follow a compaction (the first call whose time is at or after it). */
+async function compactionCalls(data: InspectData, key: SessionKey, calls: readonly CallSummary[]): Promise<number[]> {
+  const compactions = await data.eventsMatching(key, ['"kind":"compaction"']);
+  const out: number[] = [];
+  for (const { event } of compactions) {
+    if (event?.kind !== 'compaction') continue;
+    const i = calls.findIndex((c) => c.createdAt >= event.timestamp);
+    if (i >= 0) out.push(i + 1);
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * Starts the inspector and resolves once it listens.
+ *
+ * @example
+ * const inspector = await startInspector({ store: 'sqlite:./.pagewise/pagewise.db', port: 0 });
+ * console.log(`open ${inspector.url}`);
+ * // later
+ * await inspector.close();
+ *
+ * @throws ConfigurationError for a store that cannot be opened or a port that is taken.
+ */
+export async function startInspector(options: InspectorOptions = {}): Promise<Inspector> {
+  const host = options.host ?? '127.0.0.1';
+  const loopback = LOOPBACK.has(host);
+  const token = loopback ? undefined : (options.token ?? randomBytes(18).toString('base64url'));
+  if (token !== undefined && !/^[A-Za-z0-9_-]{16,}$/.test(token))
+    throw new ConfigurationError('bad-token', 'The inspector token must be at least 16 characters of [A-Za-z0-9_-].');
+  const port = options.port ?? 4317;
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigurationError('bad-port', `--port must be an integer from 0 to 65535, got ${port}.`);
+  let db: InspectDb | undefined;
+  if (typeof options.store === 'object') db = options.store;
+  else if (options.store) db = openStore(options.store, options.schema);
+  else if (existsSync(defaultDatabasePath())) db = openStore(defaultDatabasePath());
+  const data = db ? new InspectData(db) : undefined;
+  const { loaded, errors } = await loadRuns(options.runs ?? []);
+  const allowedHosts = loopback ? new Set<string>() : undefined;
+  const app = createInspectorApp({
+    data,
+    runs: loaded,
+    runErrors: errors,
+    ...(token ? { token } : {}),
+    ...(allowedHosts ? { allowedHosts } : {}),
+  });
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
+    s.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new ConfigurationError(
+          'listen-failed',
+          `The inspector cannot listen on ${host}:${port}: ${error.message}. Pick another --port (0 picks a free one).`,
+          error,
+        ),
+      ),
+    );
+  });
+  const actual = (server.address() as AddressInfo).port;
+  if (allowedHosts) for (const h of ['127.0.0.1', 'localhost', '[::1]']) allowedHosts.add(`${h}:${actual}`);
+  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${actual}/${token ? `?token=${token}` : ''}`,
+    host,
+    port: actual,
+    token,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await data?.close();
+    },
+  };
+}

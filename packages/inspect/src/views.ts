@@ -1,0 +1,869 @@
+/**
+ * The inspector's pages, rendered on the server with the escaping template of `html.ts`: every string
+ * from a store is text, whatever it contains. Pages stay usable without JavaScript; the one external
+ * script only adds live updates.
+ */
+import { itemText, latestObservationStart, toolDefinitionText } from 'pagewise/internal';
+import { type ContextItem } from 'pagewise';
+import { parseFencedPages } from 'pagewise/internal';
+import { handleOf, unfenceQuoted } from 'pagewise/internal';
+import { summaryBody } from 'pagewise/internal';
+import { scopeOf } from 'pagewise';
+import type { SessionEvent, SessionKey } from 'pagewise';
+import { PROMPT_PARTS } from 'pagewise';
+import { countTokens, encodingForModel } from 'pagewise';
+import type { BenchRuns } from '@pagewise/lab';
+import type { StrategyResult } from '@pagewise/lab';
+import type { CallDetail, CallSummary, PageView, SeqEvent, SessionHeader, SessionListRow } from './data.js';
+import { html, num, query, time, type SafeHtml } from './html.js';
+
+/** Events shown per page of a timeline. */
+export const EVENTS_PER_PAGE = 100;
+/** Characters of an event's text shown in the timeline; the event's own page shows all of it. */
+const PREVIEW_CHARS = 1_500;
+
+/** The query parameters that name a session. */
+export function keyQuery(key: SessionKey, extra: Record<string, string | number | undefined> = {}): string {
+  return query({ a: key.appName, u: key.userId, s: key.sessionId, ...extra });
+}
+
+/** A whole page: header, navigation, the body, the stylesheet and the script (both external). */
+export function layout(title: string, storeLabel: string, body: SafeHtml, attrs: { live?: string } = {}): string {
+  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · pagewise inspect</title><link rel="stylesheet" href="/assets/inspect.css"><script src="/assets/inspect.js" defer></script></head><body${attrs.live ? html` data-live="${attrs.live}"` : ''}><header><a class="brand" href="/">pagewise inspect</a><nav><a href="/">Sessions</a><a href="/runs">Benchmark runs</a></nav><span class="store" title="read-only">${storeLabel} · read-only</span></header><main>${body}</main></body></html>`}`;
+}
+
+/** A text block: escaped, whitespace kept, never interpreted. */
+function pre(text: string, cls = 't'): SafeHtml {
+  return html`<pre class="${cls}">${text}</pre>`;
+}
+
+/** A long text: a preview and the rest behind a disclosure. */
+function clipped(text: string, limit = PREVIEW_CHARS): SafeHtml {
+  if (text.length <= limit) return pre(text);
+  return html`${pre(text.slice(0, limit))}
+    <p class="more">… ${text.length - limit} more characters on the event's page</p>`;
+}
+
+function json(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
+}
+
+function pager(base: string, offset: number, total: number, size: number): SafeHtml {
+  const last = Math.max(0, Math.floor((total - 1) / size) * size);
+  const link = (label: string, to: number, rel: string) =>
+    html`<a class="pg" rel="${rel}" href="${base}${base.includes('?') ? '&' : '?'}offset=${to}">${label}</a>`;
+  return html`<nav class="pager">
+    ${offset > 0 ? [link('« first', 0, 'first'), link('‹ previous', Math.max(0, offset - size), 'prev')] : ''}<span>${total === 0 ? 'none' : `${offset + 1}–${Math.min(total, offset + size)} of ${total.toLocaleString('en-US')}`}</span>${offset + size < total ? [link('next ›', offset + size, 'next'), link('last »', last, 'last')] : ''}
+  </nav>`;
+}
+
+/** The session list with its filter form. */
+export function sessionsPage(
+  rows: readonly SessionListRow[],
+  total: number,
+  offset: number,
+  size: number,
+  filter: Record<string, string | undefined>,
+): SafeHtml {
+  const field = (name: string, label: string, type = 'text') =>
+    html`<label>${label} <input type="${type}" name="${name}" value="${filter[name] ?? ''}" /></label>`;
+  const base = `/${query(filter)}`;
+  return html`<h1>Sessions</h1>
+    <form class="filters" method="get" action="/">
+      ${field('q', 'search')}${field('app', 'app')}${field('user', 'user')}${field('agent', 'agent')}${field('model', 'model')}${field('strategy', 'strategy')}${field('from', 'from', 'date')}${field('to', 'to', 'date')}<button
+        type="submit"
+      >
+        Filter
+      </button>
+    </form>
+    ${pager(base, offset, total, size)}
+    <table class="list" id="sessions">
+      <thead>
+        <tr>
+          <th>session</th>
+          <th>app</th>
+          <th>user</th>
+          <th>agents</th>
+          <th>models</th>
+          <th>tags</th>
+          <th>updated</th>
+          <th class="r">events</th>
+          <th class="r">calls</th>
+          <th class="r">peak prompt</th>
+          <th class="r">cumulative prompt</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (r) =>
+            html`<tr data-session="${r.sessionId}">
+              <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
+              <td>${r.appName}</td>
+              <td>${r.userId}</td>
+              <td>${r.agents.join(', ')}</td>
+              <td>${r.models.join(', ')}</td>
+              <td>${r.tags.join(', ')}</td>
+              <td>${time(r.updatedAt)}</td>
+              <td class="r events">${num(r.eventCount)}</td>
+              <td class="r calls">${num(r.calls)}</td>
+              <td class="r peak">${num(r.peakPromptTokens)}</td>
+              <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    ${rows.length === 0 ? html`<p class="empty">No sessions match.</p>` : ''}`;
+}
+
+function sessionNav(key: SessionKey, current: string): SafeHtml {
+  const tab = (path: string, label: string) =>
+    html`<a class="${current === path ? 'tab on' : 'tab'}" href="${path}${keyQuery(key)}">${label}</a>`;
+  return html`<nav class="tabs">
+    ${tab('/session', 'Timeline')}${tab('/calls', 'Calls')}${tab('/context', 'Context over time')}${tab('/compression', 'Compression')}
+  </nav>`;
+}
+
+/** The figures of a session's header. */
+function sessionFigures(h: SessionHeader): SafeHtml {
+  return html`<dl class="figures">
+    <div>
+      <dt>events</dt>
+      <dd data-live-count>${num(h.eventCount)}</dd>
+    </div>
+    <div>
+      <dt>model calls (logged)</dt>
+      <dd id="calls">${num(h.calls)}</dd>
+    </div>
+    <div>
+      <dt>peak prompt tokens</dt>
+      <dd id="peak">${num(h.peakPromptTokens)}</dd>
+    </div>
+    <div>
+      <dt>cumulative prompt tokens</dt>
+      <dd id="cumulative">${num(h.cumulativePromptTokens)}</dd>
+    </div>
+    <div>
+      <dt>version</dt>
+      <dd>${h.version}</dd>
+    </div>
+    <div>
+      <dt>updated</dt>
+      <dd>${time(h.updatedAt)}</dd>
+    </div>
+  </dl>`;
+}
+
+function sessionTitle(h: SessionHeader, what: string): SafeHtml {
+  return html`<h1>${what} <small>session ${h.sessionId}</small></h1>
+    <p class="sub">
+      app ${h.appName} · user
+      ${h.userId}${h.agents.length ? ` · agents ${h.agents.join(', ')}` : ''}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}
+    </p>`;
+}
+
+function scopeBadge(key: string): SafeHtml {
+  const scope = scopeOf(key);
+  return html`<span class="scope scope-${scope}">${scope === 'session' ? 'session' : `${scope}:`}</span>`;
+}
+
+function deltaCell(e: SessionEvent | undefined): SafeHtml {
+  if (!e) return html``;
+  const rows = Object.entries(e.delta ?? {}).map(
+    ([k, v]) =>
+      html`<li>
+        ${scopeBadge(k)} <code>${k}</code> = <code>${v === null ? '(deleted)' : json(v).slice(0, 300)}</code>
+      </li>`,
+  );
+  const inc = Object.entries(e.increments ?? {}).map(
+    ([k, v]) => html`<li>${scopeBadge(k)} <code>${k}</code> += <code>${v}</code></li>`,
+  );
+  return rows.length || inc.length
+    ? html`<ul class="delta">
+        ${rows}${inc}
+      </ul>`
+    : html``;
+}
+
+function eventBody(e: SessionEvent, key: SessionKey, callIds: ReadonlyMap<string, number>, full: boolean): SafeHtml {
+  const text = (t: string) => (full ? pre(t) : clipped(t));
+  switch (e.kind) {
+    case 'user':
+      return text(e.text);
+    case 'model': {
+      const call = callIds.get(e.id);
+      const usage = e.usage
+        ? html`<span class="usage"
+            >prompt
+            ${num(e.usage.promptTokens)}${e.usage.providerPromptTokens !== undefined ? html` (provider ${num(e.usage.providerPromptTokens)})` : ''}
+            · completion ${num(e.usage.completionTokens)}</span
+          >`
+        : '';
+      return html`${e.text ? text(e.text) : ''}${e.toolCalls.map((c) => html`<div class="toolcall">→ <b>${c.toolName}</b>${pre(json(c.input).slice(0, full ? Infinity : PREVIEW_CHARS), 'args')}</div>`)}
+        <div class="meta">
+          ${usage}${call !== undefined ? html` <a class="call-link" href="/call${keyQuery(key, { call })}">the call as sent</a>` : ''}
+        </div>`;
+    }
+    case 'tool-result': {
+      const handle = handleOf(e.output);
+      return html`<div class="meta">
+          <b>${e.toolName}</b
+          >${e.isError ? html` <span class="err">error</span>` : ''}${handle ? html` <a href="/compression${keyQuery(key)}#h-${encodeURIComponent(e.toolCallId)}">compressed</a>` : ''}
+        </div>
+        ${text(e.output)}`;
+    }
+    case 'transfer':
+      return html`<div class="handover">hand-over <b>${e.from}</b> → <b>${e.to}</b></div>`;
+    case 'escalate':
+      return html`<div class="handover">escalate</div>
+        ${text(e.reason)}`;
+    case 'compaction':
+      return html`<div class="meta">
+          compaction of ${e.fromEventId} … ${e.toEventId}${e.guideline ? ` · guideline ${e.guideline}` : ''}
+          <a href="/compression${keyQuery(key)}">raw and summary</a>
+        </div>
+        ${text(summaryBody(e.summary))}`;
+  }
+}
+
+/** Rows of the timeline, also sent alone for live updates. */
+export function eventRows(
+  events: readonly SeqEvent[],
+  key: SessionKey,
+  callIds: ReadonlyMap<string, number>,
+): SafeHtml {
+  return html`${events.map(({ seq, event: e, error }) =>
+    e
+      ? html`<tr id="e${seq}" class="ev ev-${e.kind}" data-seq="${seq}">
+          <td class="r"><a href="/event${keyQuery(key, { seq })}">${seq}</a></td>
+          <td class="kind">${e.kind}</td>
+          <td>${e.author}</td>
+          <td class="body">${eventBody(e, key, callIds, false)}</td>
+          <td>${deltaCell(e)}</td>
+          <td class="when">${time(e.timestamp)}</td>
+        </tr>`
+      : html`<tr id="e${seq}" class="ev ev-bad" data-seq="${seq}">
+          <td class="r">${seq}</td>
+          <td class="kind">unreadable</td>
+          <td></td>
+          <td class="body">${pre(error ?? '')}</td>
+          <td></td>
+          <td></td>
+        </tr>`,
+  )}`;
+}
+
+/** A session's timeline: figures, state, and one page of events. */
+export function timelinePage(
+  h: SessionHeader,
+  events: readonly SeqEvent[],
+  offset: number,
+  callIds: ReadonlyMap<string, number>,
+): SafeHtml {
+  const tail = offset + events.length >= h.eventCount;
+  const state = Object.entries(h.state);
+  return html`${sessionTitle(h, 'Timeline')}${sessionNav(h, '/session')}${sessionFigures(h)}
+    <details class="state">
+      <summary>state now (${state.length} keys; temp: keys are never stored)</summary>
+      <ul class="delta">
+        ${state.map(
+          ([k, v]) => html`<li>${scopeBadge(k)} <code>${k}</code> = <code>${json(v).slice(0, 500)}</code></li>`,
+        )}
+      </ul>
+    </details>
+    <form class="jump" method="get" action="/session">
+      <input type="hidden" name="a" value="${h.appName}" /><input type="hidden" name="u" value="${h.userId}" /><input
+        type="hidden"
+        name="s"
+        value="${h.sessionId}"
+      /><label>go to event <input type="number" name="at" min="0" max="${Math.max(0, h.eventCount - 1)}" /></label
+      ><button type="submit">Go</button>
+    </form>
+    ${pager(`/session${keyQuery(h)}`, offset, h.eventCount, EVENTS_PER_PAGE)}
+    <p class="live-note" id="live-note" hidden></p>
+    <table class="timeline">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>kind</th>
+          <th>author</th>
+          <th>content</th>
+          <th>state delta</th>
+          <th>time</th>
+        </tr>
+      </thead>
+      <tbody
+        id="events"
+        data-first="${offset}"
+        data-next="${offset + events.length}"
+        data-tail="${tail ? '1' : '0'}"
+        data-rows="/session/rows${keyQuery(h)}"
+      >
+        ${eventRows(events, h, callIds)}
+      </tbody>
+    </table>
+    ${pager(`/session${keyQuery(h)}`, offset, h.eventCount, EVENTS_PER_PAGE)}`;
+}
+
+/** One event in full. */
+export function eventPage(h: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<string, number>): SafeHtml {
+  const back = `/session${keyQuery(h, { offset: Math.floor(e.seq / EVENTS_PER_PAGE) * EVENTS_PER_PAGE })}#e${e.seq}`;
+  return html`${sessionTitle(h, `Event ${e.seq}`)}${sessionNav(h, '')}
+    <p><a href="${back}">back to the timeline</a></p>
+    ${
+      e.event
+        ? html`<p class="sub">
+              ${e.event.kind} · ${e.event.author} · invocation ${e.event.invocationId} · ${time(e.event.timestamp)}
+            </p>
+            <div class="event-full">${eventBody(e.event, h, callIds, true)}</div>
+            <h2>State delta</h2>
+            ${deltaCell(e.event)}`
+        : pre(e.error ?? 'unreadable')
+    }`;
+}
+
+function partsRow(label: string, c: CallSummary, i: number, key: SessionKey): SafeHtml {
+  const p = c.entry?.parts;
+  return html`<tr data-call="${c.id}">
+    <td><a class="call" href="/call${keyQuery(key, { call: c.id })}">${label}</a></td>
+    <td>${c.agent}</td>
+    ${PROMPT_PARTS.map((part) => html`<td class="r part-${part}">${p ? num(p[part]) : '–'}</td>`)}
+    <td class="r total">${num(c.promptTokens)}</td>
+    <td class="r">${c.entry?.providerPromptTokens !== undefined ? num(c.entry.providerPromptTokens) : '–'}</td>
+    <td class="r">${num(c.completionTokens)}</td>
+    <td class="r pages">${c.pagedUris.length}</td>
+    <td class="when">${time(c.createdAt)}</td>
+  </tr>`;
+}
+
+function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number): SafeHtml {
+  return html`<table class="list calls" id="calls-table">
+    <thead>
+      <tr>
+        <th>call</th>
+        <th>agent</th>
+        ${PROMPT_PARTS.map((p) => html`<th class="r">${p}</th>`)}
+        <th class="r">prompt</th>
+        <th class="r">provider prompt</th>
+        <th class="r">completion</th>
+        <th class="r">pages in RAM</th>
+        <th>time</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${calls.map(
+        (c, i) =>
+          html`${
+            c.promptTokens === peak
+              ? html`<tr class="peak-mark">
+                  <td colspan="13">peak ↓</td>
+                </tr>`
+              : ''
+          }${partsRow(`#${i + 1}`, c, i, key)}`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The list of a session's logged calls. */
+export function callsPage(h: SessionHeader, calls: readonly CallSummary[]): SafeHtml {
+  return html`${sessionTitle(h, 'Model calls')}${sessionNav(h, '/calls')}${sessionFigures(h)}${
+    calls.length
+      ? callsTable(calls, h, h.peakPromptTokens)
+      : html`<p class="empty">
+          This session has no call log: run it with a <code>callLog</code> (for example
+          <code>new SqliteCallLog({ database })</code>) to record each call as sent.
+        </p>`
+  }`;
+}
+
+/** Context over time: the two charts, compactions, and the per-call figures. */
+export function contextPage(h: SessionHeader, calls: readonly CallSummary[], compactions: readonly number[]): SafeHtml {
+  return html`${sessionTitle(h, 'Context over time')}${sessionNav(h, '/context')}${sessionFigures(h)}${
+    calls.length
+      ? html`<figure>
+            <img
+              class="chart"
+              id="context-chart"
+              alt="prompt tokens per call by part"
+              src="/chart/context.svg${keyQuery(h)}"
+            />
+          </figure>
+          <figure>
+            <img
+              class="chart"
+              id="working-set-chart"
+              alt="working set per call"
+              src="/chart/working-set.svg${keyQuery(h)}"
+            />
+          </figure>
+          <p class="sub">
+            ${compactions.length ? `Compactions before calls ${compactions.join(', ')} (red ticks on the axis).` : 'No compactions.'}
+          </p>
+          ${callsTable(calls, h, h.peakPromptTokens)}`
+      : html`<p class="empty">This session has no call log, so there is nothing to chart.</p>`
+  }`;
+}
+
+function segmentTokens(text: string, model: string): number {
+  return countTokens(text, encodingForModel(model.split(':').pop() ?? model));
+}
+
+/** One call exactly as sent: ledger figures, instruction sections with paged pages, history, tools, response. */
+export function callPage(
+  h: SessionHeader,
+  c: CallDetail,
+  position: number,
+  neighbours: { prev?: number; next?: number },
+): SafeHtml {
+  const e = c.entry;
+  const obsStart = latestObservationStart(c.request.items);
+  const item = (it: ContextItem, i: number) => {
+    const part = i >= obsStart ? 'observation' : 'history';
+    const label =
+      it.type === 'tool-result'
+        ? `tool result · ${it.toolName}${it.isError ? ' (error)' : ''}`
+        : it.type === 'assistant'
+          ? 'assistant'
+          : it.type;
+    return html`<li class="item item-${it.type} part-${part}">
+      <div class="meta">${label} · ${part} · ${num(segmentTokens(itemText(it), c.model))} tokens</div>
+      ${pre(itemText(it))}
+    </li>`;
+  };
+  return html`${sessionTitle(h, `Call #${position}`)}${sessionNav(h, '')}
+    <p class="sub">
+      agent ${c.agent} · model ${c.model} · invocation ${c.invocationId} · ${time(c.createdAt)}
+      ${neighbours.prev !== undefined ? html`· <a rel="prev" href="/call${keyQuery(h, { call: neighbours.prev })}">previous call</a>` : ''}
+      ${neighbours.next !== undefined ? html`· <a rel="next" href="/call${keyQuery(h, { call: neighbours.next })}">next call</a>` : ''}
+    </p>
+    <h2>Tokens (ledger)</h2>
+    <table class="list" id="ledger">
+      <thead>
+        <tr>
+          ${PROMPT_PARTS.map((p) => html`<th class="r">${p}</th>`)}
+          <th class="r">prompt (local)</th>
+          <th class="r">prompt (provider)</th>
+          <th class="r">completion (local)</th>
+          <th class="r">completion (provider)</th>
+          <th class="r">model ms</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          ${PROMPT_PARTS.map((p) => html`<td class="r part-${p}">${e ? num(e.parts[p]) : '–'}</td>`)}
+          <td class="r total">${num(c.promptTokens)}</td>
+          <td class="r provider">
+            ${e?.providerPromptTokens !== undefined ? num(e.providerPromptTokens) : 'not reported'}
+          </td>
+          <td class="r">${num(c.completionTokens)}</td>
+          <td class="r">
+            ${e?.providerCompletionTokens !== undefined ? num(e.providerCompletionTokens) : 'not reported'}
+          </td>
+          <td class="r">${e ? Math.round(e.modelMs) : '–'}</td>
+        </tr>
+      </tbody>
+    </table>
+    <h2>Instruction <small>${c.request.instruction.length} sections</small></h2>
+    <ol class="sections">
+      ${c.request.instruction.map((s, si) => {
+        const pages = s.part === 'paged' ? parseFencedPages(s.text).pages : [];
+        return html`<li class="section part-${s.part}">
+          <div class="meta">
+            ${s.part}${s.source ? ` · ${s.source}` : ''} · ${num(segmentTokens(s.text, c.model))}
+            tokens${pages.length ? ` · ${pages.length} pages` : ''}
+          </div>
+          ${
+            pages.length
+              ? html`<ul class="pages">
+                    ${pages.map((p, pi) => html`<li><a class="paged-page" href="/page${keyQuery(h, { call: c.id, section: si, i: pi })}">${p.title || p.uri}</a> <code>${p.uri}</code>${p.frame ? ` frame ${p.frame}` : ''}</li>`)}
+                  </ul>
+                  <details>
+                    <summary>the section as sent (fences included)</summary>
+                    ${pre(s.text)}
+                  </details>`
+              : pre(s.text)
+          }
+        </li>`;
+      })}
+    </ol>
+    <h2>History <small>${c.request.items.length} items</small></h2>
+    <ol class="items">
+      ${c.request.items.map(item)}
+    </ol>
+    <h2>Tools <small>${c.request.tools.length}</small></h2>
+    <ul class="tools">
+      ${c.request.tools.map(
+        (t) =>
+          html`<li>
+            <details>
+              <summary><b>${t.name}</b> · ${num(segmentTokens(toolDefinitionText(t), c.model))} tokens</summary>
+              ${pre(t.description)}${pre(JSON.stringify(t.inputSchema, null, 2), 'args')}
+            </details>
+          </li>`,
+      )}
+    </ul>
+    <h2>Response</h2>
+    <div class="response">
+      ${c.response.text ? pre(c.response.text) : html`<p class="sub">no text</p>`}${c.response.toolCalls.map((tc) => html`<div class="toolcall">→ <b>${tc.toolName}</b>${pre(json(tc.input), 'args')}</div>`)}
+      <p class="sub">finish reason: ${c.response.finishReason ?? 'not given'}</p>
+    </div>`;
+}
+
+/** A page's text, from the store or as it was fenced into a call. */
+export function pagePage(
+  h: SessionHeader,
+  page: Pick<PageView, 'uri' | 'title' | 'body'> & Partial<PageView>,
+  origin: string,
+): SafeHtml {
+  return html`${sessionTitle(h, 'Page')}${sessionNav(h, '')}
+    <p class="sub">${origin}</p>
+    <dl class="figures">
+      <div>
+        <dt>title</dt>
+        <dd>${page.title}</dd>
+      </div>
+      <div>
+        <dt>uri</dt>
+        <dd><code>${page.uri}</code></dd>
+      </div>
+      ${
+        page.namespace
+          ? html`<div>
+              <dt>namespace</dt>
+              <dd>${page.namespace}</dd>
+            </div>`
+          : ''
+      }${
+        page.tokens !== undefined
+          ? html`<div>
+              <dt>tokens</dt>
+              <dd>${num(page.tokens)}</dd>
+            </div>`
+          : ''
+      }${
+        page.mediaType
+          ? html`<div>
+              <dt>media type</dt>
+              <dd>${page.mediaType}</dd>
+            </div>`
+          : ''
+      }
+    </dl>
+    ${
+      page.meta && Object.keys(page.meta).length
+        ? html`<details>
+            <summary>meta</summary>
+            ${pre(JSON.stringify(page.meta, null, 2))}
+          </details>`
+        : ''
+    }
+    <h2>Text <small>shown as text, never as HTML</small></h2>
+    ${pre(page.body, 't page-body')}`;
+}
+
+/**
+ * A raw text with the lines the compressed text kept highlighted. Lines are compared without
+ * whitespace and a trailing comma, so a value kept from pretty-printed JSON in a minified form counts.
+ */
+export function highlightKept(raw: string, compressed: string): SafeHtml {
+  const squeeze = (t: string) => t.replace(/\s+/g, '');
+  const kept = squeeze(compressed);
+  return html`<pre class="t raw">
+${raw.split('\n').map((line, i) => {
+      const unit = squeeze(line).replace(/,$/, '');
+      return html`${i ? '\n' : ''}${unit.length > 3 && kept.includes(unit) ? html`<mark>${line}</mark>` : line}`;
+    })}</pre>`;
+}
+
+/** One compression: raw and compressed side by side. */
+export interface CompressionView {
+  kind: 'observation' | 'history';
+  anchor: string;
+  title: string;
+  raw: string | undefined;
+  compressed: string;
+  guideline: string | undefined;
+  backend?: string;
+  handle?: string;
+  rawTokens: number | undefined;
+  compressedTokens: number;
+  seq: number;
+}
+
+/** Every compression of a session. */
+export function compressionPage(h: SessionHeader, list: readonly CompressionView[]): SafeHtml {
+  return html`${sessionTitle(h, 'Compression')}${sessionNav(h, '/compression')}
+  ${list.length === 0 ? html`<p class="empty">No compressed observation or history compaction in this session.</p>` : ''}
+  ${list.map(
+    (c) =>
+      html`<section class="compression compression-${c.kind}" id="${c.anchor}">
+        <h2>
+          ${c.title} <small>event <a href="/event${keyQuery(h, { seq: c.seq })}">${c.seq}</a></small>
+        </h2>
+        <p class="sub">
+          guideline
+          <b class="guideline">${c.guideline ?? 'not recorded'}</b>${c.backend ? ` · backend ${c.backend}` : ''} · ratio
+          <b class="ratio">${c.rawTokens ? (c.compressedTokens / c.rawTokens).toFixed(3) : '–'}</b>
+          (${c.compressedTokens} of ${c.rawTokens ?? '?'}
+          tokens)${c.handle ? html` · handle <a class="handle" href="/page${keyQuery(h, { uri: c.handle })}"><code>${c.handle}</code></a>` : ''}
+        </p>
+        <div class="diff">
+          <div>
+            <h3>raw</h3>
+            ${c.raw === undefined ? html`<p class="empty">The raw text is not in this store (the run kept its pages elsewhere).</p>` : highlightKept(c.raw, c.compressed)}
+          </div>
+          <div>
+            <h3>compressed</h3>
+            ${pre(c.compressed, 't compressed')}
+          </div>
+        </div>
+      </section>`,
+  )}`;
+}
+
+/** Builds the compression list from a session's events and its stored pages. */
+export async function collectCompressions(
+  h: SessionHeader,
+  matching: readonly SeqEvent[],
+  all: () => Promise<readonly SeqEvent[]>,
+  page: (uri: string) => Promise<PageView | undefined>,
+): Promise<CompressionView[]> {
+  const out: CompressionView[] = [];
+  let events: readonly SeqEvent[] | undefined;
+  for (const { seq, event: e } of matching) {
+    if (e?.kind === 'tool-result') {
+      const handle = handleOf(e.output);
+      if (!handle) continue;
+      const stored = await page(handle);
+      const compressed = unfenceQuoted(e.output) ?? e.output;
+      out.push({
+        kind: 'observation',
+        anchor: `h-${encodeURIComponent(e.toolCallId)}`,
+        title: `Observation of ${e.toolName}`,
+        raw: stored?.body,
+        compressed,
+        guideline: typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined,
+        ...(typeof stored?.meta.compressedBy === 'string' ? { backend: stored.meta.compressedBy } : {}),
+        handle,
+        rawTokens: stored ? countTokens(stored.body) : undefined,
+        compressedTokens: countTokens(e.output),
+        seq,
+      });
+    } else if (e?.kind === 'compaction') {
+      events ??= await all();
+      const from = events.findIndex((x) => x.event?.id === e.fromEventId);
+      const to = events.findIndex((x) => x.event?.id === e.toEventId);
+      const raw =
+        from >= 0 && to >= from
+          ? events
+              .slice(from, to + 1)
+              .map(({ event: x }) => (x ? `[${x.kind} · ${x.author}] ${eventText(x)}` : '[unreadable]'))
+              .join('\n')
+          : undefined;
+      const compressed = summaryBody(e.summary);
+      out.push({
+        kind: 'history',
+        anchor: `c-${seq}`,
+        title: `History compaction of ${to >= from && from >= 0 ? to - from + 1 : '?'} events`,
+        raw,
+        compressed,
+        guideline: e.guideline,
+        rawTokens: raw === undefined ? undefined : countTokens(raw),
+        compressedTokens: countTokens(e.summary),
+        seq,
+      });
+    }
+  }
+  return out;
+}
+
+function eventText(e: SessionEvent): string {
+  switch (e.kind) {
+    case 'user':
+      return e.text;
+    case 'model':
+      return [e.text, ...e.toolCalls.map((c) => `${c.toolName} ${json(c.input)}`)].filter(Boolean).join(' ');
+    case 'tool-result':
+      return e.output;
+    case 'transfer':
+      return `${e.from} → ${e.to}`;
+    case 'escalate':
+      return e.reason;
+    case 'compaction':
+      return summaryBody(e.summary);
+  }
+}
+
+/** A benchmark output folder as loaded. */
+export interface LoadedRuns {
+  dir: string;
+  runs: BenchRuns;
+  results: StrategyResult[];
+  charts: string[];
+}
+
+/** The list of opened benchmark folders. */
+export function runsIndexPage(all: readonly LoadedRuns[], errors: readonly string[]): SafeHtml {
+  return html`<h1>Benchmark runs</h1>
+    ${errors.map((e) => html`<p class="err">${e}</p>`)}${
+      all.length
+        ? html`<table class="list">
+            <thead>
+              <tr>
+                <th>folder</th>
+                <th>scenario</th>
+                <th>model</th>
+                <th class="r">episodes</th>
+                <th>started</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${all.map(
+                (r, i) =>
+                  html`<tr>
+                    <td><a class="run" href="/runs/${i}">${r.dir}</a></td>
+                    <td>${r.runs.scenario}</td>
+                    <td>${r.runs.model}</td>
+                    <td class="r">${r.runs.episodes.length}</td>
+                    <td>${r.runs.startedAt}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : html`<p class="empty">
+            No benchmark folder opened. Start with <code>pagewise inspect --runs ./bench-out</code> (a
+            <code>pagewise bench --out</code> folder).
+          </p>`
+    }`;
+}
+
+/** One benchmark folder: results table, charts, and the strategy × task grid. */
+export function runsPage(i: number, r: LoadedRuns): SafeHtml {
+  const tasks = [...new Set(r.runs.episodes.map((e) => e.taskId))];
+  const strategies = r.runs.params.strategies;
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  return html`<h1>${r.runs.scenario} <small>${r.runs.model}</small></h1>
+    <p class="sub">${r.dir} · ${r.runs.episodes.length} episodes · seed ${r.runs.params.seed} · ${r.runs.startedAt}</p>
+    <h2>Results</h2>
+    <table class="list" id="results">
+      <thead>
+        <tr>
+          <th>strategy</th>
+          <th class="r">N</th>
+          <th class="r">runs</th>
+          <th class="r">success</th>
+          <th class="r">peak prompt</th>
+          <th class="r">cumulative prompt</th>
+          <th class="r">calls</th>
+          <th class="r">compressor tokens</th>
+          <th class="r">window failures</th>
+          <th class="r">errors</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${r.results.map(
+          (s) =>
+            html`<tr>
+              <td>${s.strategy}</td>
+              <td class="r">${s.n ?? ''}</td>
+              <td class="r">${s.runs}</td>
+              <td class="r">${pct(s.successRate)}</td>
+              <td class="r">${num(s.peakPromptTokens)}</td>
+              <td class="r">${num(s.cumulativePromptTokens)}</td>
+              <td class="r">${s.modelCalls.toFixed(1)}</td>
+              <td class="r">${num(s.compressorTokens)}</td>
+              <td class="r">${s.windowFailures}</td>
+              <td class="r">${s.errors}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h2>Charts</h2>
+    ${r.charts.map((c) => html`<figure><img class="chart" alt="${c}" src="/runs/${i}/chart/${c}.svg" /></figure>`)}
+    <h2>Episodes <small>strategy × task</small></h2>
+    <table class="list grid" id="grid">
+      <thead>
+        <tr>
+          <th>task</th>
+          ${strategies.map((s) => html`<th>${s}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${tasks.map(
+          (t) =>
+            html`<tr>
+              <td>${t}</td>
+              ${strategies.map((s) => {
+                const cells = r.runs.episodes
+                  .map((e, k) => ({ e, k }))
+                  .filter(({ e }) => e.taskId === t && e.strategy === s);
+                return html`<td>
+                  ${cells.map(({ e, k }) => {
+                    const peak = Math.max(0, ...e.ledger.filter((x) => x.kind === 'agent').map((x) => x.promptTokens));
+                    return html`<a class="${e.success ? 'cell ok' : 'cell fail'}" href="/runs/${i}/episode/${k}"
+                      >${e.success ? '✓' : '✗'} ${peak.toLocaleString('en-US')}${e.n !== null ? ` (N ${e.n})` : ''}</a
+                    > `;
+                  })}
+                </td>`;
+              })}
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
+
+/** One episode of a benchmark: its answer and the ledger of its calls. */
+export function episodePage(i: number, r: LoadedRuns, k: number): SafeHtml {
+  const e = r.runs.episodes[k]!;
+  return html`<h1>Episode ${k} <small>${e.strategy} · ${e.taskId}</small></h1>
+    <p><a href="/runs/${i}">back to ${r.runs.scenario}</a></p>
+    <p class="sub">
+      ${e.success ? 'success' : 'failure'}${e.windowFailure ? ' · context window exceeded' : ''} ·
+      ${Math.round(e.wallMs)} ms${e.n !== null ? ` · N ${e.n}` : ''}
+    </p>
+    ${
+      e.error
+        ? html`<h2>Error</h2>
+            ${pre(e.error)}`
+        : ''
+    }
+    <h2>Answer</h2>
+    ${pre(e.answer)}
+    <h2>Calls <small>${e.ledger.length}</small></h2>
+    <table class="list" id="episode-calls">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>kind</th>
+          <th>agent</th>
+          ${PROMPT_PARTS.map((p) => html`<th class="r">${p}</th>`)}
+          <th class="r">prompt</th>
+          <th class="r">provider prompt</th>
+          <th class="r">completion</th>
+          <th class="r">model ms</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${e.ledger.map(
+          (x) =>
+            html`<tr class="kind-${x.kind}">
+              <td>${x.index}</td>
+              <td>${x.kind}</td>
+              <td>${x.agent}</td>
+              ${PROMPT_PARTS.map((p) => html`<td class="r part-${p}">${num(x.parts[p])}</td>`)}
+              <td class="r total">${num(x.promptTokens)}</td>
+              <td class="r">${x.providerPromptTokens !== undefined ? num(x.providerPromptTokens) : '–'}</td>
+              <td class="r">${num(x.completionTokens)}</td>
+              <td class="r">${Math.round(x.modelMs)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
+
+/** An error page. */
+export function errorPage(status: number, message: string): SafeHtml {
+  return html`<h1>${status === 404 ? 'Not found' : status === 400 ? 'Bad request' : 'Error'}</h1>
+    ${pre(message)}
+    <p><a href="/">back to the sessions</a></p>`;
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { emptyParts, type LedgerEntry, type PartTokens } from '../../../pagewise/src/tokens/ledger.js';
+import { ledgerCostUsd, mean, median, summarizeStrategy } from './metrics.js';
+import type { EpisodeOutcome } from './scenario.js';
+
+function entry(
+  index: number,
+  kind: LedgerEntry['kind'],
+  model: string,
+  parts: Partial<PartTokens>,
+  completionTokens: number,
+  frameworkMs: number,
+  extra: Partial<LedgerEntry> = {},
+): LedgerEntry {
+  const full = { ...emptyParts(), ...parts };
+  const promptTokens = Object.values(full).reduce((a, b) => a + b, 0);
+  return {
+    index,
+    kind,
+    agent: kind === 'agent' ? 'a' : 'compressor',
+    model,
+    invocationId: 'i',
+    parts: full,
+    promptTokens,
+    completionTokens,
+    modelMs: 5,
+    frameworkMs,
+    at: 0,
+    ...extra,
+  };
+}
+
+// Hand-checked episode A: two agent calls and one compressor call.
+//   call 0: prompt 100+50+20+30 = 200 (no-system part: history 50 + observation 20 = 70), completion 10
+//   compressor: prompt 40, completion 5
+//   call 2: prompt 100+10+200+40+30 = 380 (no-system: 200 + 40 = 240), completion 20
+const episodeA: LedgerEntry[] = [
+  entry(0, 'agent', 'lab:x', { instruction: 100, history: 50, observation: 20, tools: 30 }, 10, 1),
+  entry(1, 'compressor', 'test:model', { observation: 40 }, 5, 0),
+  entry(2, 'agent', 'lab:x', { instruction: 100, paged: 10, history: 200, observation: 40, tools: 30 }, 20, 3),
+];
+// Episode B: one agent call of 60 + 40 = 100 prompt tokens (provider says 110), completion 4.
+const episodeB: LedgerEntry[] = [
+  entry(0, 'agent', 'lab:x', { instruction: 60, history: 40 }, 4, 2, { providerPromptTokens: 110 }),
+];
+
+const outcome = (taskId: string, ledger: LedgerEntry[], extra: Partial<EpisodeOutcome> = {}): EpisodeOutcome => ({
+  taskId,
+  strategy: 's',
+  success: false,
+  answer: '',
+  ledger,
+  windowFailure: false,
+  wallMs: 100,
+  ...extra,
+});
+
+const prices = { 'test:model': { inputPerMTok: 2, outputPerMTok: 8 } };
+
+describe('summarizeStrategy on a hand-checked ledger', () => {
+  const row = summarizeStrategy(
+    's',
+    4,
+    [
+      outcome('a', episodeA, { success: true, evidenceRecall: 0.5 }),
+      outcome('b', episodeB, { windowFailure: true, error: 'too big' }),
+    ],
+    {
+      model: 'test:model',
+      prices,
+    },
+  );
+
+  it('averages per-episode token figures and keeps the largest peak', () => {
+    expect(row.runs).toBe(2);
+    expect(row.n).toBe(4);
+    expect(row.successRate).toBe(0.5);
+    expect(row.peakPromptTokens).toBe((380 + 100) / 2);
+    expect(row.peakPromptTokensMax).toBe(380);
+    expect(row.peakPromptTokensNoSystem).toBe((240 + 40) / 2);
+    expect(row.cumulativePromptTokens).toBe((200 + 380 + 100) / 2);
+    expect(row.completionTokens).toBe((10 + 20 + 4) / 2);
+    expect(row.compressorTokens).toBe((40 + 5 + 0) / 2);
+    expect(row.modelCalls).toBe((3 + 1) / 2);
+  });
+
+  it('computes the dependency Σ (n_in + 2·n_out)·n_out / 2 over agent calls only', () => {
+    const a = ((200 + 2 * 10) * 10) / 2 + ((380 + 2 * 20) * 20) / 2; // 1100 + 4200
+    const b = ((100 + 2 * 4) * 4) / 2; // 216
+    expect([a, b]).toEqual([5300, 216]);
+    expect(row.dependency).toBe((a + b) / 2);
+  });
+
+  it('takes the median framework time over agent steps, sums wall time and counts failures', () => {
+    expect(row.overheadMsPerStep).toBe(2); // median of 1, 3, 2; the compressor's 0 is not a step
+    expect(row.wallMs).toBe(200);
+    expect(row.windowFailures).toBe(1);
+    expect(row.errors).toBe(1);
+  });
+
+  it('averages evidence recall over the episodes that define it, null when none does', () => {
+    expect(row.evidenceRecall).toBe(0.5);
+    expect(row.exactMatch).toBeNull();
+    expect(row.f1).toBeNull();
+  });
+
+  it('prices agent calls by the bench model and prefers provider-reported tokens', () => {
+    // A: (200 + 380 + 40) input and (10 + 20 + 5) output tokens at $2 / $8 per million.
+    const a = (620 * 2 + 35 * 8) / 1e6;
+    // B: the provider's 110 prompt tokens, 4 output tokens.
+    const b = (110 * 2 + 4 * 8) / 1e6;
+    expect(row.costUsd).toBeCloseTo((a + b) / 2, 12);
+    expect(row.totalCostUsd).toBeCloseTo(a + b, 12);
+  });
+});
+
+describe('ledgerCostUsd', () => {
+  it('is undefined when a compressor call uses a model with no price', () => {
+    const ledger = [
+      entry(0, 'agent', 'lab:x', { history: 10 }, 1, 0),
+      entry(1, 'compressor', 'unknown:m', { history: 10 }, 1, 0),
+    ];
+    expect(ledgerCostUsd(ledger, prices, 'test:model')).toBeUndefined();
+    expect(summarizeStrategy('s', null, [outcome('a', ledger)], { model: 'test:model', prices }).costUsd).toBeNull();
+  });
+
+  it('prices a call by its own model label before the bench model', () => {
+    const ledger = [entry(0, 'agent', 'own:m', { history: 1_000_000 }, 0, 0)];
+    expect(ledgerCostUsd(ledger, { ...prices, 'own:m': { inputPerMTok: 1, outputPerMTok: 1 } }, 'test:model')).toBe(1);
+  });
+});
+
+describe('mean and median', () => {
+  it('handle empty, odd and even inputs', () => {
+    expect(mean([])).toBe(0);
+    expect(median([])).toBe(0);
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(mean([1, 2, 6])).toBe(3);
+  });
+});

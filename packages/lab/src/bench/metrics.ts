@@ -1,0 +1,158 @@
+/**
+ * The benchmark's metrics: per episode from its ledger (peak, cumulative, dependency, cost), then per
+ * strategy over its episodes. Pure functions, so a report rebuilt from saved runs gives the same numbers.
+ *
+ * Aggregation, per strategy and N: token counts, model calls, dependency and cost are means over
+ * episodes of each episode's figure (peak = mean of the episodes' peaks, with the largest peak beside
+ * it); success rate, evidence recall, EM and F1 are means over episodes; framework overhead is the median
+ * over all agent steps; wall time is the total; window failures and errors are counts.
+ */
+import type { ModelPrice } from 'pagewise/internal';
+import { summarizeLedger, type LedgerEntry } from 'pagewise';
+import type { EpisodeOutcome } from './scenario.js';
+
+/** The metrics of one strategy at one N, as written to the results JSON (schema 1). */
+export interface StrategyResult {
+  strategy: string;
+  /** The scenario size N these runs used; null when the scenario has none. */
+  n: number | null;
+  /** Episodes run. */
+  runs: number;
+  /** Share of episodes whose answer matched the gold answer (the scenario's success rule). */
+  successRate: number;
+  /** Mean over episodes of the largest request of each episode, system prompt and tool schemas included. */
+  peakPromptTokens: number;
+  /** The largest request of any episode. */
+  peakPromptTokensMax: number;
+  /** As `peakPromptTokens`, without the system prompt (instruction, paged content) and tool schemas: the ACON paper's variant. */
+  peakPromptTokensNoSystem: number;
+  /** Mean over episodes of the sum of agent prompt tokens over calls. */
+  cumulativePromptTokens: number;
+  /** Mean over episodes of agent completion tokens. */
+  completionTokens: number;
+  /** Mean over episodes of compressor prompt plus completion tokens. */
+  compressorTokens: number;
+  /** Mean over episodes of model calls, compressor calls included. */
+  modelCalls: number;
+  /** Mean over episodes of ACON's dependency Σ (n_in + 2·n_out)·n_out / 2 over agent calls. */
+  dependency: number;
+  /** Mean evidence recall over the episodes that define it; null when none does. */
+  evidenceRecall: number | null;
+  /** Mean exact match over the episodes that define it (real models); null otherwise. */
+  exactMatch: number | null;
+  /** Mean token F1 over the episodes that define it (real models); null otherwise. */
+  f1: number | null;
+  /** Median framework milliseconds per agent step (model and tool time excluded). */
+  overheadMsPerStep: number;
+  /** Total wall time of the strategy's episodes in milliseconds. */
+  wallMs: number;
+  /** Episodes that failed because a request exceeded the context window. */
+  windowFailures: number;
+  /** Episodes that ended in an error (window failures included). */
+  errors: number;
+  /** Mean estimated cost per episode in USD; null when a call's model has no known price. */
+  costUsd: number | null;
+  /** Estimated cost of all the strategy's episodes in USD; null when unknown. */
+  totalCostUsd: number | null;
+}
+
+/** Arithmetic mean; 0 for no values. */
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** Median (mean of the two middle values for an even count); 0 for no values. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+/**
+ * The price of one call. A compressor may use another model, so each entry is priced by its own model
+ * label; agent calls fall back to the benchmark's model spec, since a model instance is labelled by its
+ * provider id (`openai.responses:gpt-4.1`), which the price table does not list.
+ */
+function priceOf(
+  entry: LedgerEntry,
+  prices: Readonly<Record<string, ModelPrice>>,
+  modelSpec: string,
+): ModelPrice | undefined {
+  return prices[entry.model] ?? (entry.kind === 'agent' ? prices[modelSpec] : undefined);
+}
+
+/**
+ * Estimated cost of a ledger in USD, every call included. Tokens are the provider-reported ones when
+ * given (that is what is billed), else the local count. Undefined when some call's model has no price.
+ */
+export function ledgerCostUsd(
+  entries: readonly LedgerEntry[],
+  prices: Readonly<Record<string, ModelPrice>>,
+  modelSpec: string,
+): number | undefined {
+  let usd = 0;
+  for (const e of entries) {
+    const price = priceOf(e, prices, modelSpec);
+    if (!price) return undefined;
+    const input = e.providerPromptTokens ?? e.promptTokens;
+    const output = e.providerCompletionTokens ?? e.completionTokens;
+    usd += (input * price.inputPerMTok + output * price.outputPerMTok) / 1_000_000;
+  }
+  return usd;
+}
+
+/** Options of {@link summarizeStrategy}. */
+export interface SummarizeOptions {
+  /** The model spec the benchmark ran with, for prices of agent calls. */
+  model: string;
+  /** USD per million tokens by model label or spec. */
+  prices: Readonly<Record<string, ModelPrice>>;
+}
+
+const definedMean = (values: (number | undefined)[]): number | null => {
+  const xs = values.filter((v): v is number => v !== undefined);
+  return xs.length === 0 ? null : mean(xs);
+};
+
+/**
+ * The metrics of one strategy at one N over its episodes (see the module comment for how each is
+ * aggregated).
+ *
+ * @example
+ * const row = summarizeStrategy('fifo', 4, outcomes, { model: 'offline', prices: DEFAULT_PRICES });
+ */
+export function summarizeStrategy(
+  strategy: string,
+  n: number | null,
+  episodes: readonly EpisodeOutcome[],
+  options: SummarizeOptions,
+): StrategyResult {
+  const summaries = episodes.map((e) => summarizeLedger(e.ledger));
+  const costs = episodes.map((e) => ledgerCostUsd(e.ledger, options.prices, options.model));
+  const known = costs.every((c): c is number => c !== undefined);
+  const frameworkMs = episodes.flatMap((e) => e.ledger.filter((l) => l.kind === 'agent').map((l) => l.frameworkMs));
+  return {
+    strategy,
+    n,
+    runs: episodes.length,
+    successRate: mean(episodes.map((e) => (e.success ? 1 : 0))),
+    peakPromptTokens: mean(summaries.map((s) => s.peakPromptTokens)),
+    peakPromptTokensMax: Math.max(0, ...summaries.map((s) => s.peakPromptTokens)),
+    peakPromptTokensNoSystem: mean(summaries.map((s) => s.peakPromptTokensNoSystem)),
+    cumulativePromptTokens: mean(summaries.map((s) => s.cumulativePromptTokens)),
+    completionTokens: mean(summaries.map((s) => s.completionTokens)),
+    compressorTokens: mean(summaries.map((s) => s.compressorTokens)),
+    modelCalls: mean(summaries.map((s) => s.modelCalls)),
+    dependency: mean(summaries.map((s) => s.dependency)),
+    evidenceRecall: definedMean(episodes.map((e) => e.evidenceRecall)),
+    exactMatch: definedMean(episodes.map((e) => e.exactMatch)),
+    f1: definedMean(episodes.map((e) => e.f1)),
+    overheadMsPerStep: median(frameworkMs),
+    wallMs: episodes.reduce((sum, e) => sum + e.wallMs, 0),
+    windowFailures: episodes.filter((e) => e.windowFailure).length,
+    errors: episodes.filter((e) => e.error !== undefined).length,
+    costUsd: known ? mean(costs) : null,
+    totalCostUsd: known ? costs.reduce((a, b) => a + b, 0) : null,
+  };
+}

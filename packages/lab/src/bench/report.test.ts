@@ -1,0 +1,169 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PRICES } from '../../../pagewise/src/models/resolve.js';
+import { emptyParts, type LedgerEntry } from '../../../pagewise/src/tokens/ledger.js';
+import { BENCH_RUNS_SCHEMA, summarizeRuns, type BenchEpisode, type BenchReport, type BenchRuns } from './harness.js';
+import {
+  BENCH_FILES,
+  markdownReport,
+  parseRuns,
+  readPrices,
+  readRuns,
+  rebuildReport,
+  resultsJson,
+  writeBenchOutput,
+  writeResultsJson,
+} from './report.js';
+
+const ledger = (prompts: number[]): LedgerEntry[] =>
+  prompts.map((p, index) => ({
+    index,
+    kind: 'agent',
+    agent: 'a',
+    model: 'openai.responses:gpt-4.1-mini',
+    invocationId: 'i',
+    parts: { ...emptyParts(), instruction: 50, history: p - 50 },
+    promptTokens: p,
+    completionTokens: 10,
+    modelMs: 1,
+    frameworkMs: 0.5,
+    at: 0,
+  }));
+
+const episode = (strategy: string, n: number, success: boolean, prompts: number[]): BenchEpisode => ({
+  taskId: `t-${strategy}-${n}`,
+  strategy,
+  n,
+  success,
+  answer: success ? 'Answer: 1' : 'Answer: unknown',
+  ledger: ledger(prompts),
+  evidenceRecall: success ? 1 : 0.25,
+  windowFailure: false,
+  wallMs: 20,
+});
+
+function sampleRuns(): BenchRuns {
+  return {
+    schema: BENCH_RUNS_SCHEMA,
+    scenario: 'multi-objective-qa',
+    model: 'openai:gpt-4.1-mini',
+    params: { strategies: ['none', 'fifo'], n: [2, 4], tasks: 1, seed: 1, contextWindow: null },
+    prices: { ...DEFAULT_PRICES },
+    startedAt: '2025-01-01T00:00:00.000Z',
+    wallMs: 80,
+    episodes: [
+      episode('none', 2, true, [100, 300]),
+      episode('none', 4, true, [100, 600]),
+      episode('fifo', 2, true, [100, 200]),
+      episode('fifo', 4, false, [100, 250]),
+    ],
+  };
+}
+const sampleReport = (): BenchReport => ({ runs: sampleRuns(), results: summarizeRuns(sampleRuns()) });
+
+describe('markdownReport', () => {
+  const text = markdownReport(sampleReport());
+
+  it('has one row per strategy and N, with the figures of each', () => {
+    const rows = text.split('\n').filter((l) => /^\| (none|fifo) \|/.test(l));
+    expect(rows).toHaveLength(4);
+    expect(rows[1]).toMatch(/^\| none \| 4 \| 1 \| 100% \| 600 \(600\) \| 550 \|/);
+    expect(rows[3]).toMatch(/^\| fifo \| 4 \| 1 \| 0% \|/);
+    expect(text).toContain('| evidence recall |');
+  });
+
+  it('names the model and the parameters, and leaves out columns no row has', () => {
+    expect(text).toMatch(/^## multi-objective-qa: openai:gpt-4.1-mini/);
+    expect(text).toContain('N 2, 4 · 1 tasks per strategy and N · seed 1');
+    expect(text).not.toContain('| EM |');
+  });
+
+  it('says plainly that the offline model is not an LLM', () => {
+    const report = sampleReport();
+    const offline = rebuildReport({ ...report.runs, model: 'offline' });
+    expect(markdownReport(offline)).toContain('not an LLM');
+  });
+});
+
+describe('results JSON', () => {
+  it('has the documented shape (schema 1)', () => {
+    const json = resultsJson(sampleReport());
+    expect(Object.keys(json)).toEqual(['schema', 'scenario', 'params', 'model', 'results']);
+    expect(json.schema).toBe(1);
+    for (const key of [
+      'strategy',
+      'runs',
+      'successRate',
+      'peakPromptTokens',
+      'peakPromptTokensNoSystem',
+      'cumulativePromptTokens',
+      'completionTokens',
+      'compressorTokens',
+      'modelCalls',
+      'dependency',
+      'evidenceRecall',
+      'overheadMsPerStep',
+      'windowFailures',
+      'costUsd',
+    ]) {
+      expect(json.results[0]).toHaveProperty(key);
+    }
+    // 100 + 300 prompt and 20 completion tokens at the list price of gpt-4.1-mini.
+    expect(json.results[0]?.costUsd).toBeCloseTo((400 * 0.4 + 20 * 1.6) / 1e6, 12);
+  });
+});
+
+describe('saved runs', () => {
+  it('round-trip through an output folder and rebuild the same report without a model', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-report-'));
+    const report = sampleReport();
+    const files = await writeBenchOutput(dir, report);
+    expect(files.map((f) => path.basename(f)).sort()).toEqual(
+      ['peak-vs-n.svg', 'prompt-tokens-per-call.svg', BENCH_FILES.table, BENCH_FILES.results, BENCH_FILES.runs].sort(),
+    );
+    const rebuilt = rebuildReport(await readRuns(dir));
+    expect(rebuilt.results).toEqual(report.results);
+    expect(markdownReport(rebuilt)).toBe(markdownReport(report));
+    expect(JSON.parse(readFileSync(path.join(dir, BENCH_FILES.results), 'utf8'))).toEqual(
+      JSON.parse(JSON.stringify(resultsJson(report))),
+    );
+  });
+
+  it('reprices a rebuilt report with an overriding price table', () => {
+    const rebuilt = rebuildReport(sampleRuns(), {
+      prices: { 'openai:gpt-4.1-mini': { inputPerMTok: 1, outputPerMTok: 0 } },
+    });
+    expect(rebuilt.results[0]?.costUsd).toBeCloseTo(400 / 1e6, 12);
+  });
+
+  it('are validated when read, with the file named in the error', () => {
+    const bad = { ...sampleRuns(), episodes: [{ taskId: 1 }] };
+    expect(() => parseRuns(bad, 'x/runs.json')).toThrow(/x\/runs\.json is not a pagewise bench runs file/);
+    expect(() => parseRuns({ ...sampleRuns(), schema: 99 }, 'x/runs.json')).toThrow(/runs schema 99.*reads 1/);
+  });
+
+  it('names the file that cannot be read or parsed', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-report-'));
+    await expect(readRuns(path.join(dir, 'missing.json'))).rejects.toThrow(/Cannot read .*missing\.json/);
+    writeFileSync(path.join(dir, 'runs.json'), '{ not json');
+    await expect(readRuns(dir)).rejects.toThrow(/runs\.json is not valid JSON/);
+  });
+
+  it('writes the results JSON alone with --json', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pagewise-report-')), 'sub', 'r.json');
+    await writeResultsJson(file, sampleReport());
+    expect(JSON.parse(readFileSync(file, 'utf8')).results).toHaveLength(4);
+  });
+});
+
+describe('readPrices', () => {
+  it('reads a price table and rejects a malformed one', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-prices-'));
+    writeFileSync(path.join(dir, 'ok.json'), JSON.stringify({ 'x:y': { inputPerMTok: 1, outputPerMTok: 2 } }));
+    writeFileSync(path.join(dir, 'bad.json'), JSON.stringify({ 'x:y': { input: 1 } }));
+    expect(await readPrices(path.join(dir, 'ok.json'))).toEqual({ 'x:y': { inputPerMTok: 1, outputPerMTok: 2 } });
+    await expect(readPrices(path.join(dir, 'bad.json'))).rejects.toThrow(/bad\.json is not a price table/);
+  });
+});

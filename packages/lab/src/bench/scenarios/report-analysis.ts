@@ -1,0 +1,140 @@
+/**
+ * The report-analysis benchmark scenario: questions that need every report of a generated corpus of N
+ * reports, answered by the planner/analyst agents under `none` (bodies returned into history) or
+ * `paging` (bodies paged into the instruction one batch at a time), scored against gold answers
+ * computed from the generated data.
+ */
+import { AbortedError } from 'pagewise';
+import { seededFenceBoundary } from 'pagewise/internal';
+import { createOfflineModel } from 'pagewise';
+import { viewPrompt } from 'pagewise/testing';
+import { resolveModel } from 'pagewise';
+import { Ledger } from 'pagewise';
+import {
+  createRng,
+  findReports,
+  generateQuestions,
+  generateReports,
+  inMemoryCorpus,
+  isCorrect,
+  reportOfflinePolicy,
+  runReportAnalysis,
+  type GoldAnswer,
+  type ReportCorpus,
+} from '../../scenarios/report-analysis/index.js';
+import { budgetWindow, captureModelCalls, isWindowFailure } from '../harness.js';
+import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioParams, ScenarioTask } from '../scenario.js';
+import { listStrategies, setupStrategy, strategyTask } from '../strategies.js';
+
+/** Name of the scenario in the registry and on the command line. */
+export const REPORT_SCENARIO = 'report-analysis';
+
+/** Default corpus size: 164 reports, the corpus size of the instruction-paging pattern's example. */
+export const REPORT_DEFAULT_N = 164;
+
+/** A report-analysis task: one question over the corpus of `n` reports generated with `seed`. */
+export interface ReportBenchTask extends ScenarioTask {
+  n: number;
+  seed: number;
+  gold: GoldAnswer;
+}
+
+/** Creates the report-analysis scenario. */
+export function createReportAnalysisScenario(): BenchScenario {
+  const corpora = new Map<string, ReportCorpus>();
+  const corpus = (n: number, seed: number): ReportCorpus => {
+    const key = `${n}:${seed}`;
+    let c = corpora.get(key);
+    if (!c) {
+      c = inMemoryCorpus(generateReports(n, seed));
+      corpora.set(key, c);
+      if (corpora.size > 4) corpora.delete(corpora.keys().next().value!);
+    }
+    return c;
+  };
+  return {
+    name: REPORT_SCENARIO,
+    description: 'questions over every report of a generated corpus of N business reports (instruction paging)',
+    get strategies() {
+      return listStrategies(REPORT_SCENARIO).map((e) => e.name);
+    },
+    defaultN: REPORT_DEFAULT_N,
+    async prepare(params: ScenarioParams): Promise<ReportBenchTask[]> {
+      const n = params.n ?? REPORT_DEFAULT_N;
+      const reports = generateReports(n, params.seed);
+      return generateQuestions(reports, params.seed, params.tasks).map((q) => ({
+        id: q.id,
+        prompt: q.text,
+        n,
+        seed: params.seed,
+        gold: q.gold,
+      }));
+    },
+    async runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome> {
+      const t = task as ReportBenchTask;
+      const started = performance.now();
+      const ledger = new Ledger();
+      // A seeded fence boundary keeps token counts identical from run to run.
+      const rng = createRng(t.seed);
+      const boundary = seededFenceBoundary(rng.next);
+      // paging is the analyst's own mode; other strategies (fifo, clearing) add processors to the naive one.
+      const strategy = context.strategy === 'paging' ? 'paging' : 'none';
+      const setup =
+        strategy === 'paging'
+          ? {}
+          : await setupStrategy(context.strategy, {
+              scenario: REPORT_SCENARIO,
+              model: context.model,
+              instruction: '',
+              tools: [],
+              services: {},
+              task: strategyTask(task),
+              ...(context.budget !== undefined ? { budget: context.budget } : {}),
+            });
+      // Every report a question depends on must have been in a prompt the model saw: an answer that
+      // is right without them was guessed or padded, and does not count.
+      const seen = new Set<string>();
+      const base =
+        context.model === 'offline' ? createOfflineModel({ policies: [reportOfflinePolicy] }) : context.model;
+      const model = captureModelCalls(resolveModel(base), (call) => {
+        for (const r of findReports(viewPrompt(call.params).fullText)) seen.add(r.id);
+      });
+      const needed = corpus(t.n, t.seed).uris.length;
+      try {
+        const result = await runReportAnalysis({
+          corpus: corpus(t.n, t.seed),
+          question: t.prompt,
+          strategy,
+          model,
+          contextWindow: budgetWindow(context.contextWindow ?? 128_000, context.budget) ?? 128_000,
+          ...(setup.processors ? { processors: setup.processors } : {}),
+          boundary,
+          ledger,
+          ...(context.signal ? { signal: context.signal } : {}),
+        });
+        return {
+          taskId: t.id,
+          strategy: context.strategy,
+          success: isCorrect(result.text, t.gold) && seen.size >= needed,
+          answer: result.text,
+          ledger: [...ledger.entries],
+          windowFailure: false,
+          wallMs: performance.now() - started,
+        };
+      } catch (error) {
+        if (context.signal?.aborted) throw new AbortedError('The benchmark was aborted.');
+        const message = error instanceof Error ? error.message : String(error);
+        return {
+          taskId: t.id,
+          strategy: context.strategy,
+          success: false,
+          answer: message,
+          ledger: [...ledger.entries],
+          windowFailure: isWindowFailure(error),
+          error: message,
+          wallMs: performance.now() - started,
+        };
+      }
+    },
+  };
+}

@@ -1,0 +1,331 @@
+/**
+ * The phases of a guideline optimization, each a function of the shared run: the baseline (every task
+ * uncompressed, the training tasks with the start), the utility step (UT), the compression step (CO)
+ * and the validation on the held-out split with the report rows.
+ */
+import type { ScenarioTask } from '../bench/scenario.js';
+import type { Guideline } from 'pagewise';
+import {
+  analyzePair,
+  analyzeSuccess,
+  compressionAnalysis,
+  contrastivePairs,
+  openMapNormalizer,
+  weighFields,
+  type CompressionFeedback,
+  type FieldCost,
+  type FieldWeight,
+  type PairFeedback,
+} from './analysis.js';
+import { ConfigurationError } from 'pagewise';
+import { checkCandidate } from './candidate-check.js';
+import type { EvaluationJob } from './evaluate.js';
+import { guidelineHash } from './hash.js';
+import type { CandidateDraft } from './proposer.js';
+import { settleAll, type OptimizeRun } from './run.js';
+import { limitViolation, scoreSplit, selectCandidate, selectionScore } from './scoring.js';
+import type { EpisodeTrace } from './trace.js';
+import type { CandidateResult, OptimizeReportRow, SplitScore } from './types.js';
+
+type Step = 'utility' | 'compression';
+
+/** Jobs running `guideline` on each of `tasks`. */
+export function compressedJobs(tasks: readonly ScenarioTask[], guideline: Guideline): EvaluationJob[] {
+  return tasks.map((task) => ({ task, mode: 'compressed', guideline }));
+}
+
+const byTask = (traces: readonly EpisodeTrace[]) => new Map(traces.map((t) => [t.taskId, t]));
+
+/** What the baseline measured. */
+export interface Baseline {
+  uncompressed: Map<string, EpisodeTrace>;
+  startTrain: EpisodeTrace[];
+  /** The start's cost on the training split: no chosen candidate may cost more with a budget. */
+  startCost: number;
+}
+
+/** Baseline: every task uncompressed, then the training tasks with the starting guideline. */
+export async function baselinePhase(run: OptimizeRun): Promise<Baseline> {
+  // Uncompressed first: a compressed run's analysis compares against the uncompressed run of its task.
+  const uncompressed = byTask(
+    await run.run(
+      'baseline',
+      run.tasks.map((task) => ({ task, mode: 'uncompressed' as const })),
+    ),
+  );
+  const startTrain = await run.run('baseline', compressedJobs(run.trainTasks, run.start));
+  return { uncompressed, startTrain, startCost: scoreSplit(startTrain, uncompressed).cost };
+}
+
+/** The drafts of a step as candidate entries: named, checked, duplicates refused. */
+function draftEntries(run: OptimizeRun, step: Step, incumbent: Guideline, drafts: readonly CandidateDraft[]) {
+  const tag = step === 'utility' ? 'ut' : 'co';
+  const entries: CandidateResult[] = [];
+  const seen = new Map<string, number>([[guidelineHash(incumbent), 0]]);
+  drafts.forEach((draft, i) => {
+    const index = i + 1;
+    const base = {
+      step,
+      index,
+      id: `${run.root}-${tag}${index}`,
+      version: incumbent.version + 1,
+      edit: draft.edit,
+      chosen: false,
+    } as const;
+    if (!draft.guideline) {
+      entries.push({ ...base, status: 'rejected', reason: draft.error ?? 'not a guideline' });
+      return;
+    }
+    const summary =
+      draft.guideline.description && draft.guideline.description !== draft.edit
+        ? draft.guideline.description
+        : draft.edit;
+    const description = `${step === 'utility' ? 'UT' : 'CO'} candidate ${index} of ${run.root}: ${summary}`;
+    const guideline: Guideline = { ...draft.guideline, id: base.id, version: base.version, description };
+    const hash = guidelineHash(guideline);
+    const reason = checkCandidate(guideline, incumbent, run.forbidden);
+    const same = seen.get(hash);
+    if (reason !== undefined) entries.push({ ...base, hash, status: 'rejected', reason, guideline });
+    else if (same !== undefined)
+      entries.push({
+        ...base,
+        hash,
+        status: 'rejected',
+        reason: same === 0 ? 'the same as the incumbent' : `the same as candidate ${same}`,
+        guideline,
+      });
+    else {
+      seen.set(hash, index);
+      entries.push({ ...base, hash, status: 'evaluated', guideline });
+    }
+  });
+  return entries;
+}
+
+/**
+ * One step: checks the drafts, runs the survivors on the training tasks, rejects those over the budget
+ * or costlier than the start (with a budget), and chooses among the incumbent and the rest.
+ */
+async function step(
+  run: OptimizeRun,
+  name: Step,
+  incumbent: Guideline,
+  incumbentTrain: readonly EpisodeTrace[],
+  drafts: readonly CandidateDraft[],
+  baseline: Baseline,
+): Promise<Guideline> {
+  const { lambda, trainTasks } = run;
+  const scoreOf = (s: SplitScore) => (name === 'utility' ? s.success : selectionScore(s, lambda));
+  const incumbentScore = scoreSplit(incumbentTrain, baseline.uncompressed);
+  const incumbentEntry: CandidateResult = {
+    step: name,
+    index: 0,
+    id: incumbent.id,
+    version: incumbent.version,
+    hash: guidelineHash(incumbent),
+    edit: name === 'utility' ? 'the starting guideline' : 'the guideline chosen by the utility step',
+    status: 'evaluated',
+    train: incumbentScore,
+    score: scoreOf(incumbentScore),
+    chosen: false,
+    guideline: incumbent,
+  };
+  const entries = draftEntries(run, name, incumbent, drafts);
+  const evaluated = entries.filter((e) => e.status === 'evaluated');
+  const traces = await run.run(
+    name === 'utility' ? 'utility-candidates' : 'compression-candidates',
+    evaluated.flatMap((e) => compressedJobs(trainTasks, e.guideline as Guideline)),
+  );
+  const limits = run.budget === undefined ? {} : { budget: run.budget, maxCost: baseline.startCost };
+  evaluated.forEach((e, i) => {
+    e.train = scoreSplit(traces.slice(i * trainTasks.length, (i + 1) * trainTasks.length), baseline.uncompressed);
+    e.score = scoreOf(e.train);
+    const violation = limitViolation(e.train, limits);
+    if (violation !== undefined) {
+      e.status = 'rejected';
+      e.reason = violation;
+    }
+  });
+  const pool = [incumbentEntry, ...evaluated.filter((e) => e.status === 'evaluated')];
+  const winner = pool[
+    selectCandidate(
+      pool.map((e) => e.train as SplitScore),
+      name,
+      lambda,
+    )
+  ] as CandidateResult;
+  winner.chosen = true;
+  run.candidates.push(incumbentEntry, ...entries);
+  return winner.guideline as Guideline;
+}
+
+/** What the utility step produced. */
+export interface UtilityOutcome {
+  afterUtility: Guideline;
+  feedback: PairFeedback[];
+  weights: FieldWeight[];
+}
+
+/** UT: feedback on each contrastive pair (succeeded uncompressed, failed compressed), then K candidates. */
+export async function utilityPhase(run: OptimizeRun, baseline: Baseline): Promise<UtilityOutcome> {
+  const { start, proposer, context, k } = run;
+  const startTrain = byTask(baseline.startTrain);
+  const pairs = contrastivePairs(run.trainTasks, baseline.uncompressed, startTrain);
+  const startSucceeded = baseline.startTrain.filter((t) => t.success);
+  const weights = weighFields(pairs, startSucceeded, run.valuesFor);
+  if (pairs.length === 0) {
+    run.notes.push('Utility step skipped: no training task succeeded uncompressed and failed compressed.');
+    const score = scoreSplit(baseline.startTrain, baseline.uncompressed);
+    run.candidates.push({
+      step: 'utility',
+      index: 0,
+      id: start.id,
+      version: start.version,
+      hash: guidelineHash(start),
+      edit: 'the starting guideline (step skipped)',
+      status: 'evaluated',
+      train: score,
+      score: score.success,
+      chosen: true,
+      guideline: start,
+    });
+    return { afterUtility: start, feedback: [], weights };
+  }
+  const normalize = openMapNormalizer([...pairs.map((p) => p.compressed), ...startSucceeded]);
+  let done = 0;
+  run.emit({ phase: 'utility-feedback', done, total: pairs.length, resumed: 0 });
+  const feedback = await settleAll(
+    pairs.map((pair) =>
+      run.limit(async () => {
+        const analysis = analyzePair(pair, run.valuesFor(pair.task.id), normalize);
+        const answer = await proposer.utilityFeedback(pair, analysis, start, context);
+        run.emit({ phase: 'utility-feedback', done: (done += 1), total: pairs.length, resumed: 0 });
+        return answer;
+      }),
+    ),
+  );
+  const drafts = await proposer.utilityCandidates(start, feedback, weights, k, context);
+  if (drafts.length < k)
+    run.notes.push(
+      `Utility step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`,
+    );
+  const afterUtility = await step(run, 'utility', start, baseline.startTrain, drafts, baseline);
+  return { afterUtility, feedback, weights };
+}
+
+/** What the compression step produced. */
+export interface CompressionOutcome {
+  chosen: Guideline;
+  utilityTrain: EpisodeTrace[];
+  feedback: CompressionFeedback[];
+  unneeded: FieldCost[];
+}
+
+/** CO: on the tasks the utility step's guideline solved, feedback on what was kept and not needed, then K shorter candidates. */
+export async function compressionPhase(
+  run: OptimizeRun,
+  baseline: Baseline,
+  afterUtility: Guideline,
+): Promise<CompressionOutcome> {
+  const { proposer, context, k } = run;
+  const utilityTrain = await run.run('compression-candidates', compressedJobs(run.trainTasks, afterUtility));
+  const succeeded = utilityTrain.filter((t) => t.success);
+  const coAnalysis = compressionAnalysis(
+    succeeded.map((t) => {
+      const uncompressed = baseline.uncompressed.get(t.taskId);
+      return { compressed: t, ...(uncompressed ? { uncompressed } : {}), values: run.valuesFor(t.taskId) };
+    }),
+    afterUtility.rules,
+  );
+  const unneeded = coAnalysis.unneeded;
+  if (succeeded.length === 0) {
+    run.notes.push("Compression step skipped: no training task succeeded with the utility step's guideline.");
+    return { chosen: afterUtility, utilityTrain, feedback: [], unneeded };
+  }
+  let done = 0;
+  run.emit({ phase: 'compression-feedback', done, total: succeeded.length, resumed: 0 });
+  const feedback = await settleAll(
+    succeeded.map((trace) =>
+      run.limit(async () => {
+        const task = run.taskById.get(trace.taskId) as ScenarioTask;
+        const analysis = analyzeSuccess(trace, unneeded);
+        const answer = await proposer.compressionFeedback(task, trace, analysis, afterUtility, context);
+        run.emit({ phase: 'compression-feedback', done: (done += 1), total: succeeded.length, resumed: 0 });
+        return answer;
+      }),
+    ),
+  );
+  const drafts = await proposer.compressionCandidates(afterUtility, feedback, coAnalysis, k, context);
+  if (drafts.length < k)
+    run.notes.push(
+      `Compression step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`,
+    );
+  const chosen = await step(run, 'compression', afterUtility, utilityTrain, drafts, baseline);
+  return { chosen, utilityTrain, feedback, unneeded };
+}
+
+/**
+ * Validation: the start, the utility step's and the final guideline (and any references) on both splits,
+ * as the report's rows.
+ */
+export async function validationPhase(
+  run: OptimizeRun,
+  baseline: Baseline,
+  afterUtility: Guideline,
+  compression: CompressionOutcome,
+): Promise<OptimizeReportRow[]> {
+  const { start, trainTasks, valTasks, lambda } = run;
+  const { chosen } = compression;
+  const distinct = [...new Map([start, afterUtility, chosen].map((g) => [guidelineHash(g), g])).values()];
+  const valTraces = await run.run(
+    'validation',
+    distinct.flatMap((g) => compressedJobs(valTasks, g)),
+  );
+  const trainOf = new Map<string, EpisodeTrace[]>([
+    [guidelineHash(start), baseline.startTrain],
+    [guidelineHash(afterUtility), compression.utilityTrain],
+  ]);
+  if (!trainOf.has(guidelineHash(chosen)))
+    trainOf.set(guidelineHash(chosen), await run.run('validation', compressedJobs(trainTasks, chosen)));
+  const valOf = new Map(
+    distinct.map((g, i) => [guidelineHash(g), valTraces.slice(i * valTasks.length, (i + 1) * valTasks.length)]),
+  );
+  const references = run.options.references ?? [];
+  for (const ref of references) {
+    if (ref.guideline.target !== run.options.target)
+      throw new ConfigurationError(
+        'wrong-guideline-target',
+        `The reference guideline "${ref.guideline.id}" targets ${ref.guideline.target}, not ${run.options.target}.`,
+      );
+    const hash = guidelineHash(ref.guideline);
+    if (!trainOf.has(hash)) trainOf.set(hash, await run.run('validation', compressedJobs(trainTasks, ref.guideline)));
+    if (!valOf.has(hash)) valOf.set(hash, await run.run('validation', compressedJobs(valTasks, ref.guideline)));
+  }
+
+  const rows: OptimizeReportRow[] = [];
+  const row = (label: string, split: 'train' | 'val', traces: readonly EpisodeTrace[], guideline?: Guideline) => {
+    if (traces.length === 0) return;
+    const score = scoreSplit(traces, baseline.uncompressed);
+    const id = guideline
+      ? { guideline: { id: guideline.id, version: guideline.version, hash: guidelineHash(guideline) } }
+      : {};
+    rows.push({ label, ...id, split, score, selection: selectionScore(score, lambda) });
+  };
+  const shown: (readonly [string, Guideline])[] = [
+    ['start', start],
+    ['after UT', afterUtility],
+    ['final', chosen],
+    ...references.map((r) => [r.label, r.guideline] as const),
+  ];
+  for (const split of ['train', 'val'] as const) {
+    const list = split === 'train' ? trainTasks : valTasks;
+    row(
+      'uncompressed',
+      split,
+      list.map((t) => baseline.uncompressed.get(t.id) as EpisodeTrace),
+    );
+    for (const [label, g] of shown)
+      row(label, split, (split === 'train' ? trainOf : valOf).get(guidelineHash(g)) ?? [], g);
+  }
+  return rows;
+}

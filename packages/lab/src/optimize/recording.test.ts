@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { CompressionInput, CompressorBackend } from '../../../pagewise/src/compression/backend.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from '../../../pagewise/src/compression/default-guidelines.js';
+import { renderGuideline } from '../../../pagewise/src/compression/guideline.js';
+import { InMemoryCompressorCallStore } from '../../../pagewise/src/compression/call-store.js';
+import { guidelineHash } from './hash.js';
+import { recordingCompressor } from './recording.js';
+
+const input: CompressionInput = {
+  target: 'observation',
+  guideline: DEFAULT_OBSERVATION_GUIDELINE,
+  task: 'Find the order.',
+  history: '[call get_order] {"order_id":"#W1"}',
+  turns: [],
+  previousSummary: '',
+  observation: '{"order_id":"#W1","status":"pending"}',
+  toolName: 'get_order',
+  maxTokens: 40,
+};
+const context = { invocationId: 'i', agentName: 'a' };
+
+describe('recordingCompressor', () => {
+  it('records input, guideline, rendered prompt and output, unscored, and passes the output on', async () => {
+    const store = new InMemoryCompressorCallStore();
+    const seen: string[] = [];
+    const inner: CompressorBackend = { name: 'inner', compress: async () => '{"status":"pending"}' };
+    const backend = recordingCompressor(inner, {
+      store,
+      episodeId: 'e1',
+      taskId: 't1',
+      onRecord: (r) => seen.push(r.id),
+    });
+    expect(backend.name).toBe('inner');
+    expect(await backend.compress(input, context)).toBe('{"status":"pending"}');
+    const [r] = await store.list();
+    expect(r).toMatchObject({
+      episodeId: 'e1',
+      taskId: 't1',
+      target: 'observation',
+      guideline: { id: 'observation-default', version: 1, hash: guidelineHash(DEFAULT_OBSERVATION_GUIDELINE) },
+      backend: 'inner',
+      input: { task: 'Find the order.', observation: input.observation, toolName: 'get_order', maxTokens: 40 },
+      output: '{"status":"pending"}',
+      success: null,
+    });
+    expect(r?.prompt).toBe(
+      renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, {
+        task: input.task,
+        history: input.history,
+        observation: input.observation,
+        max_tokens: 40,
+        previous_summary: '',
+      }),
+    );
+    expect(seen).toEqual([r?.id]);
+  });
+
+  it('records nothing for a call that fails', async () => {
+    const store = new InMemoryCompressorCallStore();
+    const backend = recordingCompressor(
+      { name: 'broken', compress: async () => Promise.reject(new Error('down')) },
+      { store, episodeId: 'e', taskId: 't' },
+    );
+    await expect(backend.compress(input, context)).rejects.toThrow('down');
+    expect(await store.list()).toEqual([]);
+  });
+});

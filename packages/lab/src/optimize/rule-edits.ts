@@ -1,0 +1,168 @@
+/**
+ * The offline proposer: candidates are edits of the extractive compressor's rules, derived from the
+ * deterministic analysis. Utility step: keep the fields the failures lost (the heaviest first), raise
+ * the share kept, protect the line kinds lost. Compression step: drop the fields successful runs kept
+ * and never used, lower the share kept. Edits name fields and line shapes, never values; the template
+ * is left as it is, so every placeholder survives.
+ */
+import type { Guideline } from 'pagewise';
+import { parseExtractiveRules, type AlwaysKeep, type ExtractiveRules } from 'pagewise/internal';
+import type { CompressionAnalysis, FieldWeight } from './analysis.js';
+import { canonicalJson } from './hash.js';
+import type { CandidateDraft, GuidelineProposer } from './proposer.js';
+
+/** One rule edit: a label and the rules it yields. */
+interface Edit {
+  edit: string;
+  rules: ExtractiveRules;
+}
+
+// Lost lines of these shapes are kept by a protected-content flag or a keep pattern, not by a field rule.
+const LINE_FLAGS: Partial<Record<string, keyof AlwaysKeep>> = {
+  'line:numeric': 'numbers',
+  'line:error': 'errors',
+  'line:heading': 'headers',
+};
+const LINE_PATTERNS: Partial<Record<string, string>> = {
+  'line:key-value': '^[A-Za-z][\\w ./-]{0,40}:\\s',
+  'line:bullet': '^\\s*(?:[-*•]|\\d+[.)])\\s',
+  'line:table-row': '^\\|',
+};
+
+const RATIO_STEP = 0.25;
+const MIN_RATIO = 0.25;
+const MIN_SCORE_STEP = 0.3;
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function keep(rules: ExtractiveRules, fields: readonly string[]): ExtractiveRules {
+  const jsonKeepFields = [...new Set([...rules.jsonKeepFields, ...fields])];
+  // A field now kept must not also be dropped: keep wins in the compressor, but the rules would read as a contradiction.
+  return { ...rules, jsonKeepFields, jsonDropFields: rules.jsonDropFields.filter((f) => !fields.includes(f)) };
+}
+
+function drop(rules: ExtractiveRules, fields: readonly string[]): ExtractiveRules {
+  return { ...rules, jsonDropFields: [...new Set([...rules.jsonDropFields, ...fields])] };
+}
+
+function withRatio(rules: ExtractiveRules, ratio: number): ExtractiveRules {
+  return { ...rules, ratio: round(Math.min(1, Math.max(MIN_RATIO, ratio))) };
+}
+
+function keepLines(rules: ExtractiveRules, kinds: readonly string[]): ExtractiveRules {
+  const alwaysKeep = { ...rules.alwaysKeep };
+  const keepPatterns = [...rules.keepPatterns];
+  for (const kind of kinds) {
+    const flag = LINE_FLAGS[kind];
+    if (flag) alwaysKeep[flag] = true;
+    const pattern = LINE_PATTERNS[kind];
+    if (pattern && !keepPatterns.includes(pattern)) keepPatterns.push(pattern);
+  }
+  return { ...rules, alwaysKeep, keepPatterns };
+}
+
+function list(fields: readonly string[]): string {
+  return fields.length <= 4 ? fields.join(', ') : `${fields.slice(0, 4).join(', ')} and ${fields.length - 4} more`;
+}
+
+/** Drafts from edits: distinct rules only, none equal to the incumbent's, at most `k`. */
+function drafts(incumbent: Guideline, edits: readonly Edit[], k: number): CandidateDraft[] {
+  const seen = new Set([canonicalJson(incumbent.rules)]);
+  const out: CandidateDraft[] = [];
+  for (const e of edits) {
+    if (out.length >= k) break;
+    const rules = parseExtractiveRules(e.rules, { source: `rule edit "${e.edit}"` });
+    const key = canonicalJson(rules);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ guideline: { ...incumbent, rules }, edit: e.edit });
+  }
+  return out;
+}
+
+/** The utility-step edits, most targeted first (see the module comment). */
+export function utilityEdits(incumbent: Guideline, weights: readonly FieldWeight[], k: number): CandidateDraft[] {
+  const r = incumbent.rules;
+  const fields = weights.map((w) => w.rule).filter((f) => !f.startsWith('line:') && !r.jsonKeepFields.includes(f));
+  const lines = weights.map((w) => w.rule).filter((f) => f.startsWith('line:'));
+  const top = fields.slice(0, 3);
+  const up = r.ratio + RATIO_STEP;
+  const edits: Edit[] = [];
+  if (top.length > 0) edits.push({ edit: `keep ${list(top)}`, rules: keep(r, top) });
+  if (fields.length > top.length) edits.push({ edit: `keep ${list(fields)}`, rules: keep(r, fields) });
+  if (fields.length > 0)
+    edits.push({
+      edit: `keep ${list(fields)}; ratio ${r.ratio} → ${round(Math.min(1, up))}`,
+      rules: withRatio(keep(r, fields), up),
+    });
+  if (fields.length > 0 || lines.length > 0) {
+    edits.push({
+      edit: `keep ${list([...fields, ...lines])}; ratio ${r.ratio} → 1`,
+      rules: withRatio(keepLines(keep(r, fields), lines), 1),
+    });
+  }
+  if (top.length > 0)
+    edits.push({ edit: `keep ${list(top)}; ratio ${r.ratio} → 1`, rules: withRatio(keep(r, top), 1) });
+  edits.push({ edit: `ratio ${r.ratio} → ${round(Math.min(1, up))}`, rules: withRatio(r, up) });
+  edits.push({ edit: `ratio ${r.ratio} → 1`, rules: withRatio(r, 1) });
+  if (r.minScore !== undefined) {
+    const lower = round(r.minScore - MIN_SCORE_STEP);
+    edits.push({ edit: `minScore ${r.minScore} → ${lower}`, rules: { ...r, minScore: lower } });
+  }
+  return drafts(incumbent, edits, k);
+}
+
+/**
+ * The compression-step edits (see the module comment). Dropping fields alone frees budget that other
+ * content refills while the ratio allows; so the stronger edits make the needed fields explicit keeps
+ * and raise `minScore`, so that whatever no rule keeps goes unless it scores high, or lower the ratio.
+ */
+export function compressionEdits(incumbent: Guideline, analysis: CompressionAnalysis, k: number): CandidateDraft[] {
+  const r = incumbent.rules;
+  const fields = analysis.unneeded.map((u) => u.rule);
+  const needed = analysis.needed.filter((f) => !r.jsonKeepFields.includes(f));
+  const top = fields.slice(0, 3);
+  const down = round(Math.max(MIN_RATIO, r.ratio - RATIO_STEP));
+  const [higher, highest] =
+    r.minScore === undefined ? [0.5, 1] : [round(r.minScore + MIN_SCORE_STEP), round(r.minScore + 2 * MIN_SCORE_STEP)];
+  const all = drop(r, fields);
+  const explicit = keep(all, needed);
+  const label = (...parts: string[]) =>
+    [needed.length > 0 ? `keep ${list(needed)}` : '', fields.length > 0 ? `drop ${list(fields)}` : '', ...parts]
+      .filter(Boolean)
+      .join('; ');
+  const edits: Edit[] = [];
+  if (fields.length > 0) edits.push({ edit: `drop ${list(fields)}`, rules: all });
+  edits.push({ edit: label(`minScore ${r.minScore ?? 'none'} → ${higher}`), rules: { ...explicit, minScore: higher } });
+  edits.push({
+    edit: label(`minScore ${r.minScore ?? 'none'} → ${highest}`),
+    rules: { ...explicit, minScore: highest },
+  });
+  if (r.ratio > MIN_RATIO) edits.push({ edit: label(`ratio ${r.ratio} → ${down}`), rules: withRatio(explicit, down) });
+  if (top.length > 0 && top.length < fields.length) edits.push({ edit: `drop ${list(top)}`, rules: drop(r, top) });
+  if (fields.length > 0)
+    edits.push({
+      edit: `drop ${list(fields)}; minScore ${r.minScore ?? 'none'} → ${higher}`,
+      rules: { ...all, minScore: higher },
+    });
+  if (r.ratio > MIN_RATIO) edits.push({ edit: `ratio ${r.ratio} → ${down}`, rules: withRatio(r, down) });
+  return drafts(incumbent, edits, k);
+}
+
+/**
+ * The offline proposer: the deterministic analysis is the feedback, rule edits are the candidates.
+ *
+ * @example
+ * await optimizeGuideline({ scenario, target: 'observation', proposer: ruleEditProposer() });
+ */
+export function ruleEditProposer(): GuidelineProposer {
+  return {
+    name: 'rule-edits',
+    utilityFeedback: async (_pair, analysis) => analysis,
+    utilityCandidates: async (incumbent, _feedback, weights, k) => utilityEdits(incumbent, weights, k),
+    compressionFeedback: async (_task, _trace, analysis) => analysis,
+    compressionCandidates: async (incumbent, _feedback, analysis, k) => compressionEdits(incumbent, analysis, k),
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * The state one optimization shares between its phases: the resolved options, the tasks and their
+ * values, the episode runner cached in the progress file, and the optimizer model behind the
+ * proposer's `ask`, capped and cached.
+ */
+import type { ScenarioTask } from '../bench/scenario.js';
+import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
+import type { Guideline } from 'pagewise';
+import { isOfflineModel } from 'pagewise/internal';
+import { type CompressorSpec } from 'pagewise';
+import { AbortedError, ConfigurationError, LimitExceededError } from 'pagewise';
+import { modelLabel, resolveModel, type ModelSpec } from 'pagewise';
+import { withRetry } from 'pagewise/internal';
+import { countTokens } from 'pagewise';
+import { runVariables } from './analysis.js';
+import { forbiddenValues } from './candidate-check.js';
+import { scenarioEvaluator, type EpisodeEvaluator, type EvaluationJob } from './evaluate.js';
+import { guidelineHash, shortHash } from './hash.js';
+import { llmProposer } from './llm-proposer.js';
+import { evaluationKey, OptimizeProgress } from './progress.js';
+import type { GuidelineProposer, ProposerContext } from './proposer.js';
+import { ruleEditProposer } from './rule-edits.js';
+import { taskValuesFor, type TaskValues } from './task-values.js';
+import { buildTrace, type EpisodeTrace } from './trace.js';
+import type { CandidateResult, OptimizeOptions, OptimizePhase, OptimizeProgressEvent } from './types.js';
+
+/** See the module comment. */
+export interface OptimizeRun {
+  options: OptimizeOptions;
+  start: Guideline;
+  k: number;
+  lambda: number;
+  budget: number | undefined;
+  seed: number;
+  model: ModelSpec;
+  compressor: string;
+  proposer: GuidelineProposer;
+  progress: OptimizeProgress;
+  context: ProposerContext;
+  tasks: ScenarioTask[];
+  trainTasks: ScenarioTask[];
+  valTasks: ScenarioTask[];
+  taskById: Map<string, ScenarioTask>;
+  forbidden: ReturnType<typeof forbiddenValues>;
+  /** The id the candidates are named after (the start's, without a step suffix). */
+  root: string;
+  notes: string[];
+  candidates: CandidateResult[];
+  valuesFor(id: string): TaskValues;
+  emit(event: OptimizeProgressEvent): void;
+  limit<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs episodes, each one at most once over all runs of the same progress file. */
+  run(phase: OptimizePhase, jobs: readonly EvaluationJob[]): Promise<EpisodeTrace[]>;
+}
+
+function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (fn) => {
+    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      return await fn();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** Like Promise.all, but waits for every promise before throwing the first error, so none runs on unseen. */
+export async function settleAll<T>(promises: readonly Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+function positiveInt(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min)
+    throw new ConfigurationError('invalid-option', `${name} must be an integer ≥ ${min}, got ${value}.`);
+  return value;
+}
+
+function isProposer(value: unknown): value is GuidelineProposer {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as GuidelineProposer).utilityCandidates === 'function'
+  );
+}
+
+function compressorLabel(spec: CompressorSpec | undefined, model: ModelSpec): string {
+  if (spec === undefined) return isOfflineModel(model) ? 'extractive' : modelLabel(model);
+  if (spec === 'extractive') return 'extractive';
+  if (typeof spec === 'object' && 'compress' in spec) return spec.name;
+  return isOfflineModel(spec) ? 'extractive' : modelLabel(spec);
+}
+
+function startGuideline(options: OptimizeOptions): Guideline {
+  const { target } = options;
+  const start = options.start ?? (target === 'observation' ? DEFAULT_OBSERVATION_GUIDELINE : DEFAULT_HISTORY_GUIDELINE);
+  if (start.target !== target) {
+    throw new ConfigurationError(
+      'wrong-guideline-target',
+      `The starting guideline "${start.id}" targets ${start.target}, but the optimization targets ${target}. Start from a ${target} guideline.`,
+    );
+  }
+  return start;
+}
+
+function checkAbort(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new AbortedError('The optimization was interrupted; its progress is saved, and running it again resumes it.');
+}
+
+/** The episode runner of a run: cached in the progress file, `concurrency` at a time. */
+function episodeRunner(
+  progress: OptimizeProgress,
+  evaluator: EpisodeEvaluator,
+  limit: <T>(fn: () => Promise<T>) => Promise<T>,
+  valuesFor: (id: string) => TaskValues,
+  emit: (event: OptimizeProgressEvent) => void,
+  signal: AbortSignal | undefined,
+): OptimizeRun['run'] {
+  return async (phase, jobs) => {
+    let done = 0;
+    let resumed = 0;
+    emit({ phase, done, total: jobs.length, resumed });
+    const traces = jobs.map(async (job) => {
+      const hash = job.guideline ? guidelineHash(job.guideline) : null;
+      const key = evaluationKey(job.mode, hash, job.task);
+      const cached = progress.evaluation(key);
+      if (cached) {
+        done += 1;
+        resumed += 1;
+        emit({ phase, done, total: jobs.length, resumed });
+        return cached;
+      }
+      return limit(async () => {
+        checkAbort(signal);
+        const result = await evaluator(job, signal);
+        // The values whose presence in the last request the analysis compares: the task's facts and the
+        // variables of its uncompressed run (this run's own, for the uncompressed run itself).
+        const reference =
+          job.mode === 'uncompressed' ? result : progress.evaluation(evaluationKey('uncompressed', null, job.task));
+        const watched = [...valuesFor(job.task.id).facts, ...(reference ? runVariables(reference) : [])];
+        const trace = buildTrace({ taskId: job.task.id, mode: job.mode, guidelineHash: hash }, result, [
+          ...new Set(watched),
+        ]);
+        await progress.putEvaluation(key, trace);
+        done += 1;
+        emit({ phase, done, total: jobs.length, resumed });
+        return trace;
+      });
+    });
+    try {
+      return await settleAll(traces);
+    } finally {
+      await progress.save();
+    }
+  };
+}
+
+/** The proposer's `ask`: the optimizer model, each answer cached in the progress file, under the caps. */
+function optimizerAsk(
+  options: OptimizeOptions,
+  proposer: GuidelineProposer,
+  progress: OptimizeProgress,
+): ProposerContext['ask'] {
+  const optimizer = options.optimizer ?? 'offline';
+  // Resolved now, so a missing key fails before any episode runs.
+  const optimizerModel = !isProposer(optimizer) && !isOfflineModel(optimizer) ? resolveModel(optimizer) : undefined;
+  const label = isProposer(optimizer) ? optimizer.name : modelLabel(optimizer);
+  const settingCalls = options.settingNames?.maxOptimizerCalls ?? 'maxOptimizerCalls';
+  const settingTokens = options.settingNames?.maxOptimizerTokens ?? 'maxOptimizerTokens';
+  const saved = progress.file
+    ? `progress saved in ${progress.file}; run the same command again with a higher limit to resume`
+    : 'no progress file (no output folder)';
+  let pending = 0;
+  return async (prompt, purpose) => {
+    if (!optimizerModel) {
+      throw new ConfigurationError(
+        'no-optimizer-model',
+        `The proposer "${proposer.name}" asked an optimizer model, but none is configured. Pass optimizer: "<provider:model>".`,
+      );
+    }
+    const key = shortHash(`${label}\n${prompt}`);
+    const cached = progress.optimizerCall(key);
+    if (cached) return cached.text;
+    checkAbort(options.signal);
+    const used = progress.usage;
+    if (options.maxOptimizerCalls !== undefined && used.calls + pending >= options.maxOptimizerCalls) {
+      await progress.save();
+      throw new LimitExceededError(
+        'optimizer calls',
+        options.maxOptimizerCalls,
+        settingCalls,
+        `next: ${purpose}; ${saved}`,
+      );
+    }
+    if (options.maxOptimizerTokens !== undefined && used.tokens >= options.maxOptimizerTokens) {
+      await progress.save();
+      throw new LimitExceededError(
+        'optimizer tokens',
+        options.maxOptimizerTokens,
+        settingTokens,
+        `${used.tokens} spent; next: ${purpose}; ${saved}`,
+      );
+    }
+    pending += 1;
+    let text: string;
+    let promptTokens: number;
+    let completionTokens: number;
+    try {
+      const result = await withRetry(
+        (s) =>
+          optimizerModel.doGenerate({
+            prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+            temperature: 0,
+            abortSignal: s,
+          }),
+        options.signal,
+      );
+      text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      promptTokens = result.usage.inputTokens.total ?? countTokens(prompt);
+      completionTokens = result.usage.outputTokens.total ?? countTokens(text);
+    } finally {
+      pending -= 1;
+    }
+    await progress.putOptimizerCall(key, { purpose, text, promptTokens, completionTokens });
+    return text;
+  };
+}
+
+/** Checks the options, opens the progress file and prepares the tasks of a run. */
+export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
+  const { scenario, target } = options;
+  const train = positiveInt('train', options.train ?? 8, 1);
+  const val = positiveInt('val', options.val ?? 8, 0);
+  const seed = positiveInt('seed', options.seed ?? 1, 0);
+  const k = positiveInt('candidates', options.candidates ?? 5, 1);
+  const concurrency = positiveInt('concurrency', options.concurrency ?? 1, 1);
+  const budget = options.budget === undefined ? undefined : positiveInt('budget', options.budget, 1);
+  const lambda = options.lambda ?? 0.5;
+  if (!Number.isFinite(lambda) || lambda < 0)
+    throw new ConfigurationError('invalid-option', `lambda must be a number ≥ 0, got ${lambda}.`);
+  const model = options.model ?? 'offline';
+  const start = startGuideline(options);
+  const optimizer = options.optimizer ?? 'offline';
+  const proposer = isProposer(optimizer)
+    ? optimizer
+    : isOfflineModel(optimizer)
+      ? ruleEditProposer()
+      : llmProposer(modelLabel(optimizer));
+  if (model !== 'offline' && typeof model === 'string') resolveModel(model);
+  const valuesOf = options.taskValues ?? taskValuesFor(scenario);
+  const compressor = compressorLabel(options.compressor, model);
+  const progress = await OptimizeProgress.open(options.outDir, {
+    scenario: scenario.name,
+    target,
+    model: modelLabel(model),
+    compressor,
+  });
+  const ask = optimizerAsk(options, proposer, progress);
+  const evaluator =
+    options.evaluator ??
+    scenarioEvaluator({
+      scenario,
+      target,
+      model,
+      ...(options.compressor !== undefined ? { compressor: options.compressor } : {}),
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+      ...(budget !== undefined ? { budget } : {}),
+      ...(options.joint ? { joint: true } : {}),
+    });
+  const tasks = await scenario.prepare({ tasks: train + val, seed });
+  if (tasks.length < train + val) {
+    throw new ConfigurationError(
+      'too-few-tasks',
+      `Scenario "${scenario.name}" gave ${tasks.length} tasks for --train ${train} and --val ${val}; ask for fewer.`,
+    );
+  }
+  const trainTasks = tasks.slice(0, train);
+  const values = new Map<string, TaskValues>(tasks.map((t) => [t.id, valuesOf(t)]));
+  const valuesFor = (id: string): TaskValues => values.get(id) ?? { facts: [], forbidden: [] };
+  const emit = (event: OptimizeProgressEvent) => options.onProgress?.(event);
+  const limit = limiter(concurrency);
+  return {
+    options,
+    start,
+    k,
+    lambda,
+    budget,
+    seed,
+    model,
+    compressor,
+    proposer,
+    progress,
+    context: { target, scenario: scenario.name, ask },
+    tasks,
+    trainTasks,
+    valTasks: tasks.slice(train, train + val),
+    taskById: new Map(tasks.map((t) => [t.id, t])),
+    forbidden: forbiddenValues(
+      trainTasks.map((t) => valuesFor(t.id).forbidden),
+      start,
+    ),
+    root: start.id.replace(/-(?:ut|co)\d+$/u, ''),
+    notes: [],
+    candidates: [],
+    valuesFor,
+    emit,
+    limit,
+    run: episodeRunner(progress, evaluator, limit, valuesFor, emit, options.signal),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The offline model's rules for a free-form question over any folder (a question that is not one of the generated
+ * corpus's templates). It cannot reason, so it retrieves and extracts: it searches with the question's terms,
+ * chooses the best-matching documents, reads them through the same paging tools a model uses, and answers with the
+ * matching passages and table rows, each cited. It reads only its prompt, like every offline rule.
+ */
+import { OFFLINE_DISCLAIMER, type OfflineDecision, type OfflinePolicy } from 'pagewise';
+import type { PromptView } from 'pagewise/testing';
+import { parseFencedPages } from 'pagewise/internal';
+import { queryTerms } from 'pagewise/internal';
+import { REPORT_TASK_KIND_LINE } from './agent.js';
+import { findPassages, mergePassages, type Passage } from './passages.js';
+import { parseQuestion } from './questions.js';
+
+/** Documents the planner chooses from the search results. */
+export const PASSAGE_DOCUMENTS_CHOSEN = 5;
+/** Passages in an answer. */
+export const PASSAGES_PER_ANSWER = 3;
+/** The task id the running passages are saved under. */
+const PASSAGES_ID = 'passages';
+/** The sentence that says what kind of answer this is. */
+export const EXTRACTIVE_NOTE =
+  "Extractive answer: the passages of the documents that best match the question's terms, quoted as found; not a model's reasoning.";
+
+interface SavedPassages {
+  read: number;
+  passages: Passage[];
+}
+
+function called(view: PromptView, name: string): boolean {
+  return view.turns.some((t) => t.role === 'assistant' && t.toolCalls.some((c) => c.toolName === name));
+}
+
+function toolOutputs(view: PromptView, name: string): string[] {
+  return view.turns
+    .flatMap((t) => (t.role === 'tool' ? t.results.filter((r) => r.toolName === name) : []))
+    .map((r) => r.output);
+}
+
+function readPlan(system: string): { total: number; loaded: number; next: string[] } | undefined {
+  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(system);
+  if (!m) return undefined;
+  try {
+    const next = JSON.parse(m[3]!) as unknown;
+    return {
+      total: Number(m[1]),
+      loaded: Number(m[2]),
+      next: Array.isArray(next) ? next.filter((u): u is string => typeof u === 'string') : [],
+    };
+  } catch {
+    return { total: Number(m[1]), loaded: Number(m[2]), next: [] };
+  }
+}
+
+function readSaved(system: string): SavedPassages | undefined {
+  const m = new RegExp(`^- ${PASSAGES_ID}: (\\{.*\\})$`, 'm').exec(system);
+  if (!m) return undefined;
+  try {
+    const value = JSON.parse(m[1]!) as Partial<SavedPassages>;
+    if (typeof value.read !== 'number' || !Array.isArray(value.passages)) return undefined;
+    const passages = value.passages.filter(
+      (p): p is Passage =>
+        typeof p?.citation === 'string' && typeof p?.text === 'string' && typeof p?.score === 'number',
+    );
+    return { read: value.read, passages };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The saved form of the running passages: one line, within the save_result limit. */
+function serialize(saved: SavedPassages): string {
+  let passages = saved.passages;
+  for (let chars = 600; chars >= 100; chars -= 100) {
+    const text = JSON.stringify({ read: saved.read, passages });
+    if (text.length <= 3900) return text;
+    passages = passages.map((p) => ({ ...p, text: p.text.slice(0, chars) }));
+  }
+  return JSON.stringify({ read: saved.read, passages: passages.slice(0, 1) });
+}
+
+/** The final answer text from the best passages. */
+export function formatPassageAnswer(question: string, passages: readonly Passage[]): string {
+  const terms = queryTerms(question);
+  if (passages.length === 0)
+    return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
+  const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
+  return `${EXTRACTIVE_NOTE}\nSearch terms: ${terms.join(', ')}\n${lines.join('\n')}`;
+}
+
+function finish(text: string): OfflineDecision {
+  return { toolCalls: [{ toolName: 'escalate', input: { reason: `${OFFLINE_DISCLAIMER} ${text}` } }] };
+}
+
+function planner(view: PromptView): OfflineDecision {
+  const question = view.firstUserText;
+  if (!called(view, 'search')) {
+    const query = queryTerms(question).join(' ').slice(0, 500) || question.slice(0, 500);
+    return { toolCalls: [{ toolName: 'search', input: { query, k: 10 } }] };
+  }
+  if (!called(view, 'choose_documents')) {
+    // Search results arrive fenced as untrusted data, best first.
+    const found = toolOutputs(view, 'search').flatMap((out) => parseFencedPages(out).pages.map((p) => p.uri));
+    const uris = [...new Set(found)].slice(0, PASSAGE_DOCUMENTS_CHOSEN);
+    if (uris.length === 0)
+      return {
+        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${queryTerms(question).join(', ')}; nothing was read.`,
+      };
+    return { toolCalls: [{ toolName: 'choose_documents', input: { uris } }] };
+  }
+  return { toolCalls: [{ toolName: 'transfer_to_agent', input: { agent_name: 'analyst' } }] };
+}
+
+function analyst(view: PromptView): OfflineDecision {
+  const question = view.firstUserText;
+  const plan = readPlan(view.system);
+  if (!plan)
+    return { text: `${OFFLINE_DISCLAIMER} I cannot see a reading plan in my prompt, so I cannot tell what to read.` };
+  const load = plan.next.length ? [{ toolName: 'get_reports', input: { urls: plan.next } }] : [];
+  if (view.toolNames.includes('save_result')) {
+    const saved = readSaved(view.system);
+    const pages = parseFencedPages(view.system).pages;
+    if (pages.length > 0 && (saved?.read ?? 0) < plan.loaded) {
+      const found = findPassages(question, pages, PASSAGES_PER_ANSWER);
+      const merged = mergePassages([saved?.passages ?? [], found], PASSAGES_PER_ANSWER);
+      return {
+        toolCalls: [
+          {
+            toolName: 'save_result',
+            input: { task_id: PASSAGES_ID, result: serialize({ read: plan.loaded, passages: merged }) },
+          },
+          ...load,
+        ],
+      };
+    }
+    if (load.length) return { toolCalls: load };
+    return finish(formatPassageAnswer(question, saved?.passages ?? []));
+  }
+  if (load.length) return { toolCalls: load };
+  const pages = toolOutputs(view, 'get_reports').flatMap((out) => parseFencedPages(out).pages);
+  return finish(formatPassageAnswer(question, findPassages(question, pages, PASSAGES_PER_ANSWER)));
+}
+
+/**
+ * Offline rules for free-form questions of the report-analysis agents; template questions of the generated corpus
+ * are left to the report-analysis policy, which computes their aggregates.
+ */
+export const passageOfflinePolicy: OfflinePolicy = {
+  name: 'report-analysis-passages',
+  matches: (view) => view.system.includes(REPORT_TASK_KIND_LINE) && parseQuestion(view.firstUserText) === undefined,
+  decide: (view) => (/^Role: planner\.$/m.test(view.system) ? planner(view) : analyst(view)),
+};

@@ -1,0 +1,222 @@
+/**
+ * Extractive reading of any document for a free-form question: the sentences and table rows that match the
+ * question's terms, each with where it was found. A table row is given with its values and its column header,
+ * also when the values sit on the lines after the label (as text extracted from PDFs puts them), because a
+ * number without its label and column is not an answer.
+ */
+import { queryTerms } from 'pagewise/internal';
+import { wordTokens } from 'pagewise/internal';
+
+/** A document as the reader sees it in its prompt. */
+export interface PassageSource {
+  /** The document's URI; `name#page` for one page of a paged document. */
+  uri: string;
+  body: string;
+  /** `k/n` when the body is one frame of a longer document (line numbers then count from the frame). */
+  frame?: string;
+}
+
+/** One matching passage. */
+export interface Passage {
+  /** Where it is: `file.pdf#page` for a PDF page, otherwise `file:first-last` (lines; `book.xlsx#sheet:row`). */
+  citation: string;
+  /** The passage on one line; a table row as `label: v1 | v2 (columns: h1 | h2)`. */
+  text: string;
+  /** Share of the question's term weight the passage holds, 0..1. */
+  score: number;
+}
+
+/** Longest passage text kept, in characters. */
+const MAX_PASSAGE_CHARS = 600;
+/** Value lines read after a row label. */
+const MAX_ROW_VALUES = 8;
+
+// A cell that is a number as reports print them: currency, sign, parentheses, thousands separators, percent.
+const VALUE_LINE = /^[\s$€£¥(−–-]*(?:\d[\d,.\s]*|—|-|–|n\/a|nm)[\s%)]*(?:million|billion|thousand)?$/i;
+const YEAR = /^(?:fy\s*)?(?:19|20)\d\d$/i;
+
+interface Candidate {
+  text: string;
+  firstLine: number;
+  lastLine: number;
+  words: Set<string>;
+}
+
+/** A lowercase word with a trailing plural `s` removed, so "sales" finds "sale" and the other way round. */
+function stem(word: string): string {
+  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+}
+
+function wordSet(text: string): Set<string> {
+  return new Set(wordTokens(text).map(stem));
+}
+
+function isValueLine(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed !== '' && trimmed.length <= 40 && VALUE_LINE.test(trimmed);
+}
+
+function clip(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > MAX_PASSAGE_CHARS ? `${one.slice(0, MAX_PASSAGE_CHARS - 1)}…` : one;
+}
+
+/** Splits a markdown or delimited table line into cells; undefined when it is not one. */
+function cellsOf(line: string): string[] | undefined {
+  if (line.includes('|')) {
+    const cells = line
+      .split('|')
+      .map((cell) => cell.trim())
+      .filter((cell) => cell !== '' && !/^:?-{2,}:?$/.test(cell));
+    return cells.length >= 2 ? cells : undefined;
+  }
+  if (line.includes('\t')) {
+    const cells = line
+      .split('\t')
+      .map((cell) => cell.trim())
+      .filter(Boolean);
+    return cells.length >= 2 ? cells : undefined;
+  }
+  // Columns laid out with runs of spaces, as text extractors keep them.
+  const cells = line
+    .trim()
+    .split(/\s{2,}/)
+    .filter(Boolean);
+  return cells.length >= 3 && cells.slice(1).every((cell) => isValueLine(cell)) ? cells : undefined;
+}
+
+/** The nearest column header above line `at`: a run of year lines, or a table line of years or labels. */
+function headerAbove(lines: readonly string[], at: number): string[] | undefined {
+  for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
+    const line = lines[i]!.trim();
+    const cells = cellsOf(line);
+    if (cells && cells.filter((cell) => YEAR.test(cell)).length >= 2) return cells.filter((c) => YEAR.test(c));
+    if (YEAR.test(line)) {
+      // A run of year lines, one column each, ends here; collect it upwards.
+      const years = [line];
+      let j = i - 1;
+      while (j >= 0 && YEAR.test(lines[j]!.trim())) years.unshift(lines[j--]!.trim());
+      if (years.length >= 2) return years;
+    }
+  }
+  return undefined;
+}
+
+function rowText(label: string, values: readonly string[], header: readonly string[] | undefined): string {
+  const cells = values.map((v) => v.replace(/\s+/g, ' ').trim());
+  if (header && header.length === cells.length) {
+    return `${label}: ${cells.map((v, i) => `${header[i]}: ${v}`).join(' | ')}`;
+  }
+  return `${label}: ${cells.join(' | ')}${header ? ` (columns: ${header.join(' | ')})` : ''}`;
+}
+
+/** Table rows (label with values) and sentences of one body, with their line spans. */
+function candidatesOf(body: string): Candidate[] {
+  const lines = body.split('\n');
+  const out: Candidate[] = [];
+  const rowLines = new Set<number>();
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i]!.trim();
+    if (line === '' || isValueLine(line)) continue;
+    const cells = cellsOf(line);
+    if (cells && YEAR.test(cells[1] ?? '')) {
+      // A header row (years as columns) labels the rows below; alone it answers nothing.
+      rowLines.add(i);
+      continue;
+    }
+    if (cells && cells.slice(1).some((cell) => isValueLine(cell))) {
+      const header = headerAbove(lines, i);
+      const text = rowText(cells[0]!, cells.slice(1), header);
+      out.push({ text: clip(text), firstLine: i, lastLine: i, words: wordSet(`${cells[0]} ${text}`) });
+      rowLines.add(i);
+      continue;
+    }
+    // A label alone on its line followed by value lines: one row of a table as PDF text extraction lays it out.
+    let j = i + 1;
+    const values: string[] = [];
+    while (j < lines.length && values.length < MAX_ROW_VALUES && isValueLine(lines[j]!)) values.push(lines[j++]!);
+    if (values.length > 0 && !values.every((v) => YEAR.test(v.trim())) && line.length <= 120) {
+      const header = headerAbove(lines, i);
+      const text = rowText(line.replace(/[:\s]+$/, ''), values, header);
+      out.push({ text: clip(text), firstLine: i, lastLine: j - 1, words: wordSet(text) });
+      for (let k = i; k < j; k += 1) rowLines.add(k);
+    }
+  }
+  // Sentences of the prose: paragraphs are runs of non-blank lines that are not table rows.
+  let start = -1;
+  const flush = (end: number) => {
+    if (start < 0) return;
+    const paragraph = lines.slice(start, end).join(' ');
+    // A sentence ends at . ! ? before a space (so "1.5" and "U.S." inside a sentence stay whole) or at a CJK stop.
+    const sentences = paragraph.split(/(?<=[.!?])\s+(?=[^a-z])|(?<=[。！？])/u);
+    for (const sentence of sentences) {
+      if (wordTokens(sentence).length < 3) continue;
+      out.push({ text: clip(sentence), firstLine: start, lastLine: end - 1, words: wordSet(sentence) });
+    }
+    start = -1;
+  };
+  for (let i = 0; i <= lines.length; i += 1) {
+    const line = lines[i];
+    if (line === undefined || line.trim() === '' || rowLines.has(i) || isValueLine(line)) flush(i);
+    else if (start < 0) start = i;
+  }
+  return out;
+}
+
+function citationOf(source: PassageSource, first: number, last: number): string {
+  const name = source.uri.replace(/^file:/, '');
+  // A PDF page is short and is how a reader finds the place; elsewhere the lines (or sheet rows) point to it.
+  if (/\.pdf#\d+$/i.test(name)) return name;
+  const lines = first === last ? `${first + 1}` : `${first + 1}-${last + 1}`;
+  return source.frame ? `${name} (part ${source.frame}):${lines}` : `${name}:${lines}`;
+}
+
+/**
+ * The `k` passages of `sources` that best match `question`, best first. Term weights come from how rare a term is
+ * among the candidate passages (a term every row has tells none apart); a passage scores the share of the
+ * question's weight it holds. Passages that hold none of the terms are never returned.
+ *
+ * @example
+ * findPassages('What were total sales in 2019?', [{ uri: 'q3.pdf#4', body: 'Total sales\n$1,496.5\n$1,202.9' }], 3);
+ */
+export function findPassages(question: string, sources: readonly PassageSource[], k: number): Passage[] {
+  const terms = queryTerms(question).map(stem);
+  if (terms.length === 0) return [];
+  const all = sources.flatMap((source) => candidatesOf(source.body).map((candidate) => ({ source, candidate })));
+  const weight = new Map<string, number>();
+  for (const term of new Set(terms)) {
+    const df = all.filter(({ candidate }) => candidate.words.has(term)).length;
+    weight.set(term, Math.log(1 + (all.length + 1) / (df + 1)));
+  }
+  const totalWeight = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
+  const scored: Passage[] = [];
+  for (const { source, candidate } of all) {
+    let matched = 0;
+    for (const [term, w] of weight) if (candidate.words.has(term)) matched += w;
+    if (matched === 0) continue;
+    scored.push({
+      citation: citationOf(source, candidate.firstLine, candidate.lastLine),
+      text: candidate.text,
+      score: Math.round((matched / totalWeight) * 1000) / 1000,
+    });
+  }
+  // Stable: equal scores keep document order, so the answer does not depend on sort internals.
+  return scored
+    .map((passage, order) => ({ passage, order }))
+    .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
+    .slice(0, Math.max(0, k))
+    .map(({ passage }) => passage);
+}
+
+/** Keeps the `k` best of several lists of passages (e.g. one list a batch), best first, without duplicates. */
+export function mergePassages(lists: readonly (readonly Passage[])[], k: number): Passage[] {
+  const seen = new Set<string>();
+  const merged: Passage[] = [];
+  for (const passage of lists.flat().sort((a, b) => b.score - a.score)) {
+    const key = `${passage.citation}\n${passage.text}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    merged.push(passage);
+  }
+  return merged.slice(0, Math.max(0, k));
+}

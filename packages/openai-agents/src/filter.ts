@@ -1,0 +1,142 @@
+/**
+ * pagewise processors on the OpenAI Agents SDK's model input: a `callModelInputFilter` that compresses
+ * large function results (raw text kept as pages behind a handle) and runs history processors
+ * (paging-turn compaction, ACON history compression, FIFO) before every model call. What the SDK
+ * stores is untouched; wrap the session with `PagewiseSession` to compress that too.
+ */
+import { createHash } from 'node:crypto';
+import type { AgentInputItem, CallModelInputFilter } from '@openai/agents';
+import type { ObservationProcessor } from 'pagewise';
+import type { ContextProcessor } from 'pagewise';
+import { eventsToItems } from 'pagewise/internal';
+import { Ledger } from 'pagewise';
+import { HistoryBridge } from 'pagewise/internal';
+import { itemsCodec, readItems, resultOutputText } from './items.js';
+import type { PagingContext } from './paging.js';
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+
+/** What observation compression of items needs to know. */
+export interface ItemCompressionContext {
+  sessionId: string;
+  agentName: string;
+  invocationId: string;
+  task: string;
+  ledger: Ledger;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs observation processors over every `function_call_result` item; each result is processed once
+ * (remembered by call id and content in `cache`). Returns the input array when nothing changed.
+ */
+export async function compressResults(
+  items: readonly AgentInputItem[],
+  processors: readonly ObservationProcessor[],
+  ctx: ItemCompressionContext,
+  cache: Map<string, string>,
+): Promise<readonly AgentInputItem[]> {
+  if (processors.length === 0) return items;
+  let changed = false;
+  const out: AgentInputItem[] = [];
+  for (const [i, item] of items.entries()) {
+    if (!('type' in item) || item.type !== 'function_call_result') {
+      out.push(item);
+      continue;
+    }
+    const text = resultOutputText(item.output);
+    const key = `${item.callId}:${sha(text)}`;
+    let result = cache.get(key);
+    if (result === undefined) {
+      const recent = readItems(out).map(({ event }, j) => ({
+        id: `r${j}`,
+        invocationId: ctx.invocationId,
+        author: ctx.agentName,
+        timestamp: 0,
+        ...event,
+      }));
+      let obs = {
+        toolCallId: item.callId,
+        toolName: item.name,
+        input: undefined as unknown,
+        output: text,
+        isError: false,
+      };
+      for (const p of processors)
+        obs = await p.process(obs, {
+          invocationId: ctx.invocationId,
+          agentName: ctx.agentName,
+          sessionId: ctx.sessionId,
+          task: ctx.task,
+          recentItems: eventsToItems(recent as never),
+          services: new Map(),
+          ledger: ctx.ledger,
+          signal: ctx.signal ?? new AbortController().signal,
+        });
+      result = obs.output;
+      cache.set(key, result);
+      if (cache.size > 4096) cache.delete(cache.keys().next().value as string);
+    }
+    if (result === text) out.push(item);
+    else {
+      changed = true;
+      out.push({ ...item, output: result });
+    }
+    void i;
+  }
+  return changed ? out : items;
+}
+
+/** The text of the last user message of the input: the task the run works on. */
+export function lastUserText(items: readonly AgentInputItem[]): string {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i]!;
+    if ('role' in it && it.role === 'user') {
+      const c = (it as { content: unknown }).content;
+      return typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: string }) => p.text ?? '').join('') : '';
+    }
+  }
+  return '';
+}
+
+/** Options of {@link pagewiseInputFilter}. */
+export interface PagewiseInputFilterOptions {
+  /** History processors, in order (e.g. `compactPagingTurns()`, `historyCompressor()`). */
+  processors?: ContextProcessor[];
+  /** Observation processors of function results (e.g. `observationCompressor({ service })`). */
+  observationProcessors?: ObservationProcessor[];
+  /** Receives compressor calls. Default: a new ledger, exposed on the filter. */
+  ledger?: Ledger;
+  /** The session raw results are filed under when the run context carries none. Default `openai-agents`. */
+  sessionId?: string;
+}
+
+/** The filter, with the ledger of its compressor calls. */
+export type PagewiseInputFilter = CallModelInputFilter & { readonly ledger: Ledger };
+
+/**
+ * Creates the `callModelInputFilter`.
+ *
+ * @example
+ * const cObs = observationCompressor({ service: paging });
+ * await run(agent, task, { context: pagingContext(), callModelInputFilter: pagewiseInputFilter({ observationProcessors: [cObs], processors: [compactPagingTurns()] }) });
+ */
+export function pagewiseInputFilter(options: PagewiseInputFilterOptions = {}): PagewiseInputFilter {
+  const ledger = options.ledger ?? new Ledger();
+  const bridge = new HistoryBridge(options.processors ?? []);
+  const cache = new Map<string, string>();
+  const filter = async ({ modelData, agent, context }: Parameters<CallModelInputFilter>[0]) => {
+    const rs = (context as Partial<PagingContext> | undefined)?.pagewise;
+    const ctx: ItemCompressionContext = {
+      sessionId: rs?.sessionId ?? options.sessionId ?? 'openai-agents',
+      agentName: agent.name,
+      invocationId: rs?.invocationId ?? 'openai-agents',
+      task: lastUserText(modelData.input),
+      ledger,
+    };
+    let input = await compressResults(modelData.input, options.observationProcessors ?? [], ctx, cache);
+    input = await bridge.apply(input, itemsCodec, ctx);
+    return input === modelData.input ? modelData : { ...modelData, input: [...input] };
+  };
+  return Object.assign(filter, { ledger });
+}

@@ -1,0 +1,142 @@
+/**
+ * OpenAI Agents SDK input items read as pagewise history and written back: an assistant turn is its
+ * message and function-call items together, each `function_call_result` one tool result. Items pagewise
+ * does not model (reasoning, hosted tool calls) travel with the turn they belong to.
+ */
+import type { AgentInputItem } from '@openai/agents';
+import type { ContextItem } from 'pagewise';
+import type { ToolCallRecord } from 'pagewise';
+import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
+
+type Item = AgentInputItem;
+type ResultItem = Extract<Item, { type: 'function_call_result' }>;
+
+/** The text of a function call result's output. */
+export function resultOutputText(output: ResultItem['output']): string {
+  if (typeof output === 'string') return output;
+  const parts = Array.isArray(output) ? output : [output];
+  return parts.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : `[${p.type}]`)).join('\n');
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p: { type?: string; text?: string }) => (typeof p.text === 'string' ? p.text : `[${p.type ?? 'part'}]`))
+    .join('');
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Reads input items as history events. */
+export function readItems(items: readonly Item[]): SourcedEvent[] {
+  const out: SourcedEvent[] = [];
+  let turn: { text: string; toolCalls: ToolCallRecord[]; sources: number[] } | undefined;
+  let loose: number[] = [];
+  const flush = () => {
+    if (turn) out.push({ event: { kind: 'model', text: turn.text, toolCalls: turn.toolCalls }, sources: turn.sources });
+    turn = undefined;
+  };
+  const open = () => (turn ??= { text: '', toolCalls: [], sources: [] });
+  items.forEach((item, i) => {
+    const type = 'type' in item ? item.type : 'message';
+    const role = 'role' in item ? item.role : undefined;
+    if ((type === 'message' || type === undefined) && role === 'system') return;
+    if ((type === 'message' || type === undefined) && role === 'user') {
+      flush();
+      out.push({
+        event: { kind: 'user', text: messageText((item as { content: unknown }).content) },
+        sources: [...loose, i],
+      });
+      loose = [];
+      return;
+    }
+    if ((type === 'message' || type === undefined) && role === 'assistant') {
+      const t = open();
+      t.text += messageText((item as { content: unknown }).content);
+      t.sources.push(...loose, i);
+      loose = [];
+      return;
+    }
+    if (type === 'function_call') {
+      const call = item as Extract<Item, { type: 'function_call' }>;
+      const t = open();
+      t.toolCalls.push({ toolCallId: call.callId, toolName: call.name, input: parseArgs(call.arguments) });
+      t.sources.push(...loose, i);
+      loose = [];
+      return;
+    }
+    if (type === 'function_call_result') {
+      flush();
+      const r = item as ResultItem;
+      out.push({
+        event: {
+          kind: 'tool-result',
+          toolCallId: r.callId,
+          toolName: r.name,
+          output: resultOutputText(r.output),
+          isError: false,
+        },
+        sources: [...loose, i],
+      });
+      loose = [];
+      return;
+    }
+    // Reasoning, hosted tools and the like: kept with the turn around them.
+    if (turn) turn.sources.push(i);
+    else loose.push(i);
+  });
+  flush();
+  if (loose.length && out.length) out[out.length - 1]!.sources.push(...loose);
+  return out;
+}
+
+/** The codec of OpenAI Agents input items for the history bridge. */
+export const itemsCodec: BridgeCodec<Item> = {
+  read: readItems,
+  pinned: (items) => items.flatMap((it, i) => ('role' in it && it.role === 'system' ? [i] : [])),
+  summary: (text) => ({ type: 'message', role: 'user', content: text }),
+  rebuild(item: ContextItem): Item[] {
+    switch (item.type) {
+      case 'user':
+      case 'summary':
+        return [{ type: 'message', role: 'user', content: item.text }];
+      case 'assistant':
+        return [
+          ...(item.text
+            ? [
+                {
+                  type: 'message' as const,
+                  role: 'assistant' as const,
+                  status: 'completed' as const,
+                  content: [{ type: 'output_text' as const, text: item.text }],
+                },
+              ]
+            : []),
+          ...item.toolCalls.map((c) => ({
+            type: 'function_call' as const,
+            callId: c.toolCallId,
+            name: c.toolName,
+            arguments: typeof c.input === 'string' ? c.input : JSON.stringify(c.input),
+            status: 'completed' as const,
+          })),
+        ];
+      case 'tool-result':
+        return [
+          {
+            type: 'function_call_result',
+            callId: item.toolCallId,
+            name: item.toolName,
+            status: 'completed',
+            output: item.output,
+          },
+        ];
+    }
+  },
+};

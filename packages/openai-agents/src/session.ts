@@ -1,0 +1,102 @@
+/**
+ * A Session wrapper that compresses what the OpenAI Agents SDK stores, like the SDK's own compaction
+ * session but steered by pagewise guidelines and with nothing lost: large function results are stored
+ * compressed with a handle to their raw text (kept as pages), and history processors (ACON's C_hist)
+ * may replace stored history with a summary, the replaced items kept as a page as well.
+ */
+import type { AgentInputItem, Session } from '@openai/agents';
+import type { ObservationProcessor } from 'pagewise';
+import type { ContextProcessor } from 'pagewise';
+import { toolPageUri } from 'pagewise/internal';
+import type { PagingService } from 'pagewise';
+import { Ledger } from 'pagewise';
+import { HistoryBridge } from 'pagewise/internal';
+import { compressResults, lastUserText } from './filter.js';
+import { itemsCodec } from './items.js';
+
+/** Options of {@link PagewiseSession}. */
+export interface PagewiseSessionOptions {
+  /** Observation processors applied to function results as they are stored. */
+  observationProcessors?: ObservationProcessor[];
+  /** History processors applied to the stored history after each append. */
+  processors?: ContextProcessor[];
+  /** Where replaced history is archived (required with `processors`). */
+  service?: PagingService;
+  /** Receives compressor calls. Default: a new ledger. */
+  ledger?: Ledger;
+}
+
+/** The page URI of the `n`-th history archive of a session (a tool page: `page_in` reads it). */
+export function historyPageUri(sessionId: string, n: number): string {
+  return toolPageUri('history', `${sessionId}/${n}`);
+}
+
+/**
+ * Wraps any SDK session (`MemorySession`, a database session, ...).
+ *
+ * @example
+ * const session = new PagewiseSession(new MemorySession(), { observationProcessors: [observationCompressor({ service })] });
+ * await run(agent, task, { session, context: pagingContext() });
+ */
+export class PagewiseSession implements Session {
+  readonly ledger: Ledger;
+  private readonly bridge: HistoryBridge;
+  private readonly cache = new Map<string, string>();
+  private archived = 0;
+
+  constructor(
+    readonly inner: Session,
+    private readonly options: PagewiseSessionOptions = {},
+  ) {
+    this.ledger = options.ledger ?? new Ledger();
+    this.bridge = new HistoryBridge(options.processors ?? []);
+    if (this.bridge.active && !options.service)
+      throw new TypeError('PagewiseSession: history processors need `service` to archive the history they replace.');
+  }
+
+  getSessionId(): Promise<string> {
+    return this.inner.getSessionId();
+  }
+
+  getItems(limit?: number): Promise<AgentInputItem[]> {
+    return this.inner.getItems(limit);
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    const sessionId = await this.inner.getSessionId();
+    const history = await this.inner.getItems();
+    const ctx = {
+      sessionId,
+      agentName: 'openai-agents',
+      invocationId: 'session',
+      task: lastUserText([...history, ...items]),
+      ledger: this.ledger,
+    };
+    await this.inner.addItems([
+      ...(await compressResults(items, this.options.observationProcessors ?? [], ctx, this.cache)),
+    ]);
+    if (!this.bridge.active) return;
+    const all = await this.inner.getItems();
+    const next = await this.bridge.apply(all, itemsCodec, ctx);
+    if (next === all) return;
+    const service = this.options.service!;
+    const uri = historyPageUri(sessionId, ++this.archived);
+    await service.pageStore.put({
+      namespace: service.namespaceOf(uri, sessionId),
+      uri,
+      title: 'history before compaction',
+      body: JSON.stringify(all),
+      mediaType: 'application/json',
+    });
+    await this.inner.clearSession();
+    await this.inner.addItems([...next]);
+  }
+
+  popItem(): Promise<AgentInputItem | undefined> {
+    return this.inner.popItem();
+  }
+
+  clearSession(): Promise<void> {
+    return this.inner.clearSession();
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Instruction paging on the AI SDK itself: generateText and ToolLoopAgent run the loop, the model is the
+ * AI SDK's MockLanguageModelV3 answering from the prompt it receives.
+ */
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+} from '@ai-sdk/provider';
+import { generateText, stepCountIs, tool, ToolLoopAgent, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { compressionMiddleware } from '../../compression/middleware.js';
+import { handleOf } from '../../compression/transcript.js';
+import { viewPrompt } from '../../models/prompt-view.js';
+import { compactPagingTurns } from '../../paging/paging-history.js';
+import { PagingService } from '../../paging/service.js';
+import { generateReports } from '../../../../lab/src/scenarios/report-analysis/corpus.js';
+import { inMemoryCorpus } from '../../../../lab/src/scenarios/report-analysis/run.js';
+import { brokenPairs, catalogue } from '../adapter-checks.contract.js';
+import { createAiSdkPaging } from './paging.js';
+
+let ids = 0;
+function reply(
+  content: (LanguageModelV3Content | { toolName: string; input: unknown })[],
+): LanguageModelV3GenerateResult {
+  const parts: LanguageModelV3Content[] = content.map((c) =>
+    'type' in c
+      ? c
+      : { type: 'tool-call', toolCallId: `c${++ids}`, toolName: c.toolName, input: JSON.stringify(c.input) },
+  );
+  return {
+    content: parts,
+    finishReason: { unified: parts.some((p) => p.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },
+    usage: {
+      inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+    },
+    warnings: [],
+  };
+}
+
+/** A mock model answering with the scripted step for each call, in order. */
+function mock(steps: ((options: LanguageModelV3CallOptions) => LanguageModelV3GenerateResult)[]) {
+  let i = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      const step = steps[i++];
+      if (!step) throw new Error(`unexpected model call #${i}`);
+      return step(options);
+    },
+  });
+}
+
+const sentence = (body: string) => body.split('\n').find((l) => l.length > 120)!;
+
+describe('pagewise/ai-sdk: instruction paging', () => {
+  const reports = generateReports(20, 5);
+  const { source } = inMemoryCorpus(reports);
+  const uris = reports.map((r) => r.uri);
+
+  it('generateText: prepareStep re-renders system from the working set; bodies never enter the messages', async () => {
+    const paging = createAiSdkPaging({
+      service: new PagingService({ source }),
+      instruction: 'Count the reports you read.',
+      processors: [compactPagingTurns({ keepLast: 1 })],
+    });
+    const systems: string[] = [];
+    const system = (o: LanguageModelV3CallOptions) => {
+      const s = viewPrompt(o).system;
+      systems.push(s);
+      return s;
+    };
+    const model = mock([
+      (o) => (system(o), reply([{ toolName: 'get_reports', input: { urls: uris.slice(0, 10) } }])),
+      (o) => {
+        const s = system(o);
+        const seen = reports.filter((r) => s.includes(sentence(r.body))).length;
+        return reply([
+          { toolName: 'save_result', input: { task_id: 'batch-1', result: `${seen} read` } },
+          { toolName: 'get_reports', input: { urls: uris.slice(10) } },
+        ]);
+      },
+      (o) => {
+        const s = system(o);
+        const seen = reports.filter((r) => s.includes(sentence(r.body))).length;
+        return reply([{ type: 'text', text: `batch 1: ${/batch-1: (\d+) read/.exec(s)?.[1]}, batch 2: ${seen}` }]);
+      },
+    ]);
+    const result = await generateText({
+      model,
+      tools: paging.tools,
+      prepareStep: paging.prepareStep,
+      stopWhen: stepCountIs(10),
+      prompt: 'How many reports are there?',
+    });
+    expect(result.text).toBe('batch 1: 10, batch 2: 10');
+    // Only the current batch was in the instruction each time.
+    expect(systems[1]).toContain(sentence(reports[0]!.body));
+    expect(systems[2]).not.toContain(sentence(reports[0]!.body));
+    expect(systems[2]).toContain(sentence(reports[19]!.body));
+    // The AI SDK's own history holds receipts, never a body.
+    const history = JSON.stringify(result.response.messages);
+    for (const r of reports) expect(history).not.toContain(JSON.stringify(sentence(r.body)).slice(1, -1));
+    expect(history).toContain('10 loaded');
+    // Older paging turns were dropped from the request, whole; pairs intact everywhere.
+    expect(brokenPairs(model.doGenerateCalls)).toBeUndefined();
+    const lastPrompt = model.doGenerateCalls[2]!.prompt;
+    expect(lastPrompt.filter((m) => m.role === 'assistant')).toHaveLength(1);
+    expect(paging.state['result:batch-1']).toBe('10 read');
+    expect(paging.state['temp:want_read']).toBeDefined();
+    // The next call is a new invocation: the working set starts empty, saved results remain.
+    const next = mock([
+      (o) => reply([{ type: 'text', text: viewPrompt(o).system.includes('<<<PAGE') ? 'pages' : 'none' }]),
+    ]);
+    const again = await generateText({
+      model: next,
+      tools: paging.tools,
+      prepareStep: paging.prepareStep,
+      prompt: 'And now?',
+    });
+    expect(again.text).toBe('none');
+    expect(paging.state['temp:want_read']).toBeUndefined();
+    expect(paging.state['result:batch-1']).toBe('10 read');
+  });
+
+  it('ToolLoopAgent + compression middleware: a compressed result keeps a handle that page_in follows', async () => {
+    const { text, fact } = catalogue();
+    const compression = compressionMiddleware({ observation: { thresholdTokens: 300 }, history: false });
+    const paging = createAiSdkPaging({ service: compression.service, instruction: 'Answer about the catalogue.' });
+    let seenOutput = '';
+    const base = mock([
+      () => reply([{ toolName: 'fetch_catalogue', input: {} }]),
+      (o) => {
+        const last = viewPrompt(o).turns.at(-1)!;
+        seenOutput = last.role === 'tool' ? last.results[0]!.output : '';
+        return reply([{ toolName: 'page_in', input: { uris: [handleOf(seenOutput) ?? 'none'] } }]);
+      },
+      (o) => reply([{ type: 'text', text: viewPrompt(o).system.includes(fact) ? `Found: ${fact}` : 'not found' }]),
+    ]);
+    const agent = new ToolLoopAgent({
+      model: wrapLanguageModel({ model: base, middleware: compression }),
+      tools: {
+        fetch_catalogue: tool({ description: 'The catalogue.', inputSchema: z.object({}), execute: async () => text }),
+        page_in: paging.tools.page_in!,
+      },
+      prepareStep: paging.prepareStep,
+      stopWhen: stepCountIs(10),
+    });
+    const result = await agent.generate({ prompt: 'Which warehouses hold widgets?' });
+    expect(result.text).toBe(`Found: ${fact}`);
+    expect(seenOutput).toMatch(/^\[pagewise\] Compressed from \d+ tokens/m);
+    expect(seenOutput).not.toContain(fact);
+    expect(await compression.restore(handleOf(seenOutput)!)).toBe(text);
+    expect(brokenPairs(base.doGenerateCalls)).toBeUndefined();
+    // What the model saw as history: the compressed text, never the raw one.
+    for (const c of base.doGenerateCalls)
+      for (const m of c.prompt) if (m.role === 'tool') expect(JSON.stringify(m)).not.toContain(fact);
+  });
+});

@@ -1,0 +1,399 @@
+/**
+ * The PostgreSQL SessionStore, for many workers sharing one database. An append is one transaction:
+ * it locks the session row and checks its version, locks the shared (`user:`/`app:`) keys the batch
+ * reads or writes and checks their versions, then writes the events, the session state and the shared
+ * keys. Locks are always taken in one order (session row, user keys sorted, app keys sorted), so
+ * concurrent appends queue up instead of deadlocking or overwriting each other.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+import { z } from 'zod';
+import { StorageError, VersionConflictError } from 'pagewise';
+import {
+  commitToSession,
+  planAppend,
+  refreshSession,
+  sharedKeys,
+  sharedKeysOf,
+  type SharedKeys,
+  type SharedValue,
+  type SharedWrite,
+} from 'pagewise/internal';
+import { parseStoredEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
+import { applyDelta, splitDelta } from 'pagewise/internal';
+import { scopeOf } from 'pagewise';
+import { READABLE_SESSION_SCHEMA_VERSIONS } from 'pagewise/internal';
+import {
+  SESSION_SCHEMA_VERSION,
+  type CreateSessionOptions,
+  type ListSessionsOptions,
+  type LockingSessionStore,
+} from 'pagewise';
+import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
+import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
+
+interface SessionRow {
+  app_name: string;
+  user_id: string;
+  session_id: string;
+  state: string;
+  version: number;
+  // bigint columns arrive as strings: pg does not narrow them to JS numbers on its own.
+  created_at: string;
+  updated_at: string;
+  schema_version: number;
+}
+
+interface SharedRow {
+  key: string;
+  value: string | null;
+  version: number;
+}
+
+/** The shape of the aggregates `getSession` selects, checked before anything in them is trusted. */
+const loadedSchema = z.object({
+  events: z.array(z.tuple([z.number().int(), z.string()])),
+  shared: z.array(z.tuple([z.string(), z.string().nullable(), z.number().int()])),
+});
+
+function checkSchema(what: string, version: number): void {
+  if (!READABLE_SESSION_SCHEMA_VERSIONS.includes(version)) {
+    throw new StorageError(
+      `${what} was written with schema version ${version}, which this version of pagewise cannot read (it reads ${READABLE_SESSION_SCHEMA_VERSIONS.join(', ')}). Upgrade pagewise.`,
+    );
+  }
+}
+
+/**
+ * Locks the rows of `keys` and returns their stored values and versions. Absent keys get a version-0
+ * placeholder row first, so a key that was read while absent is locked too. One statement per scope:
+ * the upsert both creates missing rows and locks existing ones, in key order.
+ */
+async function lockShared(
+  client: PoolClient,
+  appName: string,
+  userId: string,
+  keys: SharedKeys,
+): Promise<Map<string, SharedValue>> {
+  const out = new Map<string, SharedValue>();
+  const take = (rows: SharedRow[]): void => {
+    for (const r of rows)
+      out.set(r.key, { value: r.value === null ? undefined : parseStoredValue(r.value), version: r.version });
+  };
+  if (keys.user.length) {
+    const r = await client.query<SharedRow>(
+      `INSERT INTO user_state (app_name, user_id, key, value, version) SELECT $1, $2, k, NULL, 0 FROM unnest($3::text[]) AS k ORDER BY k
+       ON CONFLICT (app_name, user_id, key) DO UPDATE SET version = user_state.version RETURNING key, value, version`,
+      [appName, userId, keys.user],
+    );
+    take(r.rows);
+  }
+  if (keys.app.length) {
+    const r = await client.query<SharedRow>(
+      `INSERT INTO app_state (app_name, key, value, version) SELECT $1, k, NULL, 0 FROM unnest($2::text[]) AS k ORDER BY k
+       ON CONFLICT (app_name, key) DO UPDATE SET version = app_state.version RETURNING key, value, version`,
+      [appName, keys.app],
+    );
+    take(r.rows);
+  }
+  return out;
+}
+
+/**
+ * Everything an append writes, in one statement (one round trip): the events, the shared keys (rows
+ * already locked) and the session row. A deleted shared key keeps its row with a NULL value, so its
+ * version is never reused.
+ */
+const WRITE = `
+  WITH ev AS (
+    INSERT INTO events (app_name, user_id, session_id, seq, event_id, body, schema_version)
+    SELECT $1, $2, $3, seq, id, body, $4 FROM unnest($5::int[], $6::text[], $7::text[]) AS e(seq, id, body)
+  ), us AS (
+    UPDATE user_state AS s SET value = v.value, version = v.version
+    FROM unnest($8::text[], $9::text[], $10::int[]) AS v(key, value, version)
+    WHERE s.app_name = $1 AND s.user_id = $2 AND s.key = v.key
+  ), ap AS (
+    UPDATE app_state AS s SET value = v.value, version = v.version
+    FROM unnest($11::text[], $12::text[], $13::int[]) AS v(key, value, version)
+    WHERE s.app_name = $1 AND s.key = v.key
+  )
+  UPDATE sessions SET state = $14, version = $15, updated_at = $16, schema_version = $4
+  WHERE app_name = $1 AND user_id = $2 AND session_id = $3`;
+
+/** Runs {@link WRITE}: `firstSeq` is the sequence number of the first event. */
+async function write(
+  client: PoolClient,
+  key: SessionKey,
+  change: {
+    events: readonly SessionEvent[];
+    firstSeq: number;
+    shared: Iterable<[string, SharedWrite]>;
+    state: Record<string, JsonValue>;
+    version: number;
+    updatedAt: number;
+  },
+): Promise<void> {
+  const user: [string[], (string | null)[], number[]] = [[], [], []];
+  const app: [string[], (string | null)[], number[]] = [[], [], []];
+  for (const [k, w] of change.shared) {
+    const into = scopeOf(k) === 'user' ? user : app;
+    into[0].push(k);
+    into[1].push(w.value === null ? null : JSON.stringify(w.value));
+    into[2].push(w.version);
+  }
+  await client.query(WRITE, [
+    key.appName,
+    key.userId,
+    key.sessionId,
+    SESSION_SCHEMA_VERSION,
+    change.events.map((_, i) => change.firstSeq + i),
+    change.events.map((e) => e.id),
+    change.events.map((e) => JSON.stringify(e)),
+    ...user,
+    ...app,
+    JSON.stringify(change.state),
+    change.version,
+    change.updatedAt,
+  ]);
+}
+
+/** Anything that runs a statement: the pool, or a client inside a transaction. */
+interface Queryable {
+  query<R extends QueryResultRow>(text: string, params: unknown[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * Loads a session with its events and merged shared state. One statement, so the row, its events and
+ * the shared state come from one snapshot, in one round trip; the aggregates are cast to text and
+ * validated here rather than parsed by the driver.
+ */
+async function loadSession(db: Queryable, key: SessionKey): Promise<Session | undefined> {
+  const r = await db.query<Omit<SessionRow, 'app_name' | 'user_id' | 'session_id'> & { loaded: string }>(
+    `SELECT s.state, s.version, s.created_at, s.updated_at, s.schema_version, json_build_object(
+       'events', (SELECT coalesce(json_agg(json_build_array(e.schema_version, e.body) ORDER BY e.seq), '[]'::json)
+                  FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id),
+       'shared', (SELECT coalesce(json_agg(json_build_array(x.key, x.value, x.version)), '[]'::json) FROM (
+                    SELECT key, value, version FROM user_state u WHERE u.app_name = s.app_name AND u.user_id = s.user_id AND u.version > 0
+                    UNION ALL
+                    SELECT key, value, version FROM app_state a WHERE a.app_name = s.app_name AND a.version > 0) x)
+     )::text AS loaded
+     FROM sessions s WHERE s.app_name = $1 AND s.user_id = $2 AND s.session_id = $3`,
+    [key.appName, key.userId, key.sessionId],
+  );
+  const row = r.rows[0];
+  if (!row) return undefined;
+  checkSchema(`Session ${key.sessionId}`, row.schema_version);
+  try {
+    const loaded = loadedSchema.parse(JSON.parse(row.loaded));
+    const state = parseStoredState(row.state);
+    const sharedVersions: Record<string, number> = {};
+    for (const [k, value, version] of loaded.shared) {
+      sharedVersions[k] = version;
+      if (value !== null) state[k] = parseStoredValue(value);
+    }
+    const events = loaded.events.map(([version, body]) => {
+      checkSchema(`An event of session ${key.sessionId}`, version);
+      return parseStoredEvent(body);
+    });
+    const { appName, userId, sessionId } = key;
+    return {
+      appName,
+      userId,
+      sessionId,
+      state,
+      events,
+      version: row.version,
+      sharedVersions,
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    };
+  } catch (error) {
+    if (error instanceof StorageError) throw error;
+    throw new StorageError(
+      `Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`,
+      error,
+    );
+  }
+}
+
+/** How long a locked build may keep its transaction idle before the server ends it and frees the locks. */
+const LOCKED_BUILD_TIMEOUT_MS = 60_000;
+
+interface LockedRow {
+  state: string;
+  version: number;
+  updated_at: string;
+}
+
+/** Locks the session row; a missing row is a conflict (the session was deleted). */
+async function lockSession(client: PoolClient, session: Session): Promise<LockedRow> {
+  const s = await client.query<LockedRow>(
+    'SELECT state, version, updated_at FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE',
+    [session.appName, session.userId, session.sessionId],
+  );
+  const row = s.rows[0];
+  if (!row) throw new VersionConflictError(session.sessionId, session.version, -1);
+  return row;
+}
+
+/** Plans and writes `events` on a locked session row and locked shared keys. */
+async function appendLocked(
+  client: PoolClient,
+  session: Session,
+  row: LockedRow,
+  events: readonly SessionEvent[],
+  shared: Map<string, SharedValue>,
+): Promise<{ plan: ReturnType<typeof planAppend> }> {
+  const plan = planAppend(session, events, {
+    sessionState: parseStoredState(row.state),
+    shared: (k) => shared.get(k) ?? { value: undefined, version: 0 },
+  });
+  await write(client, session, {
+    events: plan.events,
+    firstSeq: row.version,
+    shared: plan.shared,
+    state: plan.sessionState,
+    version: row.version + events.length,
+    updatedAt: events.length ? events[events.length - 1]!.timestamp : Number(row.updated_at),
+  });
+  return { plan };
+}
+
+/**
+ * A SessionStore in PostgreSQL, safe for any number of processes sharing the database.
+ *
+ * @example
+ * const store = new PgSessionStore({ url: process.env.PAGEWISE_DATABASE_URL });
+ * const runner = new Runner({ agent, store, model: 'offline' });
+ */
+export class PgSessionStore implements LockingSessionStore {
+  readonly database: PgDatabase;
+  private readonly ownsDatabase: boolean;
+
+  constructor(options: PgStoreOptions = {}) {
+    this.ownsDatabase = !options.database;
+    this.database = options.database ?? openPgDatabase(options);
+  }
+
+  async createSession(options: CreateSessionOptions): Promise<Session> {
+    const key: SessionKey = {
+      appName: options.appName,
+      userId: options.userId,
+      sessionId: options.sessionId ?? randomUUID(),
+    };
+    const parts = splitDelta(options.state);
+    const state: Record<string, JsonValue> = {};
+    applyDelta(state, parts.session);
+    const now = Date.now();
+    await this.database.transaction(async (client) => {
+      const inserted = await client.query(
+        `INSERT INTO sessions (app_name, user_id, session_id, state, version, created_at, updated_at, schema_version)
+         VALUES ($1, $2, $3, $4, 0, $5, $5, $6) ON CONFLICT DO NOTHING`,
+        [key.appName, key.userId, key.sessionId, JSON.stringify(state), now, SESSION_SCHEMA_VERSION],
+      );
+      if (inserted.rowCount === 0)
+        throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
+      const shared = Object.entries({ ...parts.user, ...parts.app });
+      if (shared.length === 0) return;
+      const current = await lockShared(client, key.appName, key.userId, sharedKeys(shared.map(([k]) => k)));
+      const writes = shared.map(([k, v]): [string, SharedWrite] => [
+        k,
+        { value: v, version: (current.get(k)?.version ?? 0) + 1 },
+      ]);
+      await write(client, key, { events: [], firstSeq: 0, shared: writes, state, version: 0, updatedAt: now });
+    });
+    return (await this.getSession(key))!;
+  }
+
+  async getSession(key: SessionKey): Promise<Session | undefined> {
+    return loadSession(this.database, key);
+  }
+
+  async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
+    const params: string[] = [options.appName];
+    if (options.userId !== undefined) params.push(options.userId);
+    const r = await this.database.query<SessionRow & { event_count: string }>(
+      `SELECT s.*, (SELECT count(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count
+       FROM sessions s WHERE s.app_name = $1 ${options.userId !== undefined ? 'AND s.user_id = $2' : ''} ORDER BY s.created_at, s.session_id`,
+      params,
+    );
+    return r.rows.map((row) => ({
+      appName: row.app_name,
+      userId: row.user_id,
+      sessionId: row.session_id,
+      version: row.version,
+      eventCount: Number(row.event_count),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    }));
+  }
+
+  async deleteSession(key: SessionKey): Promise<boolean> {
+    return this.database.transaction(async (client) => {
+      // The session row first: it waits for an append in flight, whose events are then deleted too.
+      const r = await client.query('DELETE FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [
+        key.appName,
+        key.userId,
+        key.sessionId,
+      ]);
+      await client.query('DELETE FROM events WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [
+        key.appName,
+        key.userId,
+        key.sessionId,
+      ]);
+      return (r.rowCount ?? 0) > 0;
+    });
+  }
+
+  async appendEvent(session: Session, event: SessionEvent): Promise<SessionEvent> {
+    return (await this.appendEvents(session, [event]))[0]!;
+  }
+
+  async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
+    const plan = await this.database.transaction(async (client) => {
+      const row = await lockSession(client, session);
+      if (row.version !== session.version)
+        throw new VersionConflictError(session.sessionId, session.version, row.version);
+      return appendLocked(
+        client,
+        session,
+        row,
+        events,
+        await lockShared(client, session.appName, session.userId, sharedKeysOf(events)),
+      );
+    });
+    commitToSession(session, events, plan.plan);
+    return plan.plan.events;
+  }
+
+  async appendEventsLocked(
+    session: Session,
+    lockKeys: readonly string[],
+    build: () => Promise<readonly SessionEvent[]>,
+  ): Promise<SessionEvent[]> {
+    const done = await this.database.transaction(async (client) => {
+      // A build that hangs must not hold the locks forever: the server ends an idle transaction.
+      await client.query(`SET LOCAL idle_in_transaction_session_timeout = ${LOCKED_BUILD_TIMEOUT_MS}`);
+      const row = await lockSession(client, session);
+      const locked = await lockShared(client, session.appName, session.userId, sharedKeys(lockKeys));
+      const stored = await loadSession(client, session);
+      if (!stored) throw new VersionConflictError(session.sessionId, session.version, -1);
+      refreshSession(session, stored);
+      const events = await build();
+      // Keys the rebuilt events touch beyond those locked are locked now (and checked as usual).
+      const extra = sharedKeysOf(events);
+      const more = await lockShared(client, session.appName, session.userId, {
+        user: extra.user.filter((k) => !locked.has(k)),
+        app: extra.app.filter((k) => !locked.has(k)),
+      });
+      return { events, ...(await appendLocked(client, session, row, events, new Map([...locked, ...more]))) };
+    });
+    commitToSession(session, done.events, done.plan);
+    return done.plan.events;
+  }
+
+  /** Closes the connection pool, unless it was passed in as `database`. */
+  async close(): Promise<void> {
+    if (this.ownsDatabase) await this.database.close();
+  }
+}

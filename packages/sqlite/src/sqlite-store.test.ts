@@ -1,0 +1,165 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Agent } from '../../pagewise/src/agents/agent.js';
+import { Runner } from '../../pagewise/src/agents/runner.js';
+import { tool } from '../../pagewise/src/agents/tool.js';
+import { eventsToItems } from '../../pagewise/src/context/history.js';
+import { itemText, measureRequest } from '../../pagewise/src/context/request.js';
+import { StorageError } from '../../pagewise/src/errors.js';
+import { scriptedModel } from '../../pagewise/src/models/scripted.js';
+import { countTokens } from '../../pagewise/src/tokens/tokenizer.js';
+import { sessionStoreContract } from '../../../test/contracts/session-store.contract.js';
+import { SqliteSessionStore } from './sqlite-store.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-sqlite-'));
+const file = path.join(dir, 'contract.db');
+
+sessionStoreContract('sqlite', async () => new SqliteSessionStore({ path: file }), {
+  reopen: async (old) => {
+    await old.close();
+    return new SqliteSessionStore({ path: file });
+  },
+});
+
+describe('SqliteSessionStore', () => {
+  it('refuses to read a session written by an unknown schema version', async () => {
+    const f = path.join(dir, 'future.db');
+    const store = new SqliteSessionStore({ path: f });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.close();
+    const raw = new Database(f);
+    raw.prepare('UPDATE sessions SET schema_version = 99').run();
+    raw.close();
+    const again = new SqliteSessionStore({ path: f });
+    await expect(again.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await expect(again.getSession(s)).rejects.toThrow(/schema version 99/);
+    await again.close();
+  });
+
+  it('reports a corrupt event record as a StorageError naming the session', async () => {
+    const f = path.join(dir, 'corrupt.db');
+    const store = new SqliteSessionStore({ path: f });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 1, text: 'x' });
+    store.db.prepare('UPDATE events SET body = \'{"kind":"nope"}\'').run();
+    await expect(store.getSession(s)).rejects.toThrow(new RegExp(s.sessionId));
+    await store.close();
+  });
+
+  it('loads a database written before versioned shared state (schema 1 records, migrations 1-2)', async () => {
+    const f = path.join(dir, 'v1.db');
+    // The tables as migrations 1 and 2 left them, with records written by that version.
+    const raw = new Database(f);
+    raw.exec(`
+      CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);
+      INSERT INTO schema_migrations VALUES (1, 0), (2, 0);
+      CREATE TABLE sessions (app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, state TEXT NOT NULL, version INTEGER NOT NULL,
+        created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, schema_version INTEGER NOT NULL, PRIMARY KEY (app_name, user_id, session_id));
+      CREATE TABLE events (app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_id TEXT NOT NULL,
+        body TEXT NOT NULL, schema_version INTEGER NOT NULL, PRIMARY KEY (app_name, user_id, session_id, seq));
+      CREATE TABLE user_state (app_name TEXT NOT NULL, user_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, user_id, key));
+      CREATE TABLE app_state (app_name TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (app_name, key));
+      CREATE TABLE page_bodies (hash TEXT PRIMARY KEY, body TEXT NOT NULL, bytes INTEGER NOT NULL, tokens INTEGER NOT NULL);
+      CREATE TABLE pages (namespace TEXT NOT NULL, uri TEXT NOT NULL, title TEXT NOT NULL, media_type TEXT NOT NULL, hash TEXT NOT NULL REFERENCES page_bodies(hash),
+        fetched_at INTEGER NOT NULL, meta TEXT NOT NULL, schema_version INTEGER NOT NULL, PRIMARY KEY (namespace, uri));
+      INSERT INTO sessions VALUES ('a', 'u', 'old', '{"topic":"x"}', 1, 1, 2, 1);
+      INSERT INTO events VALUES ('a', 'u', 'old', 0, 'e0', '{"kind":"user","id":"e0","invocationId":"i","author":"user","timestamp":2,"text":"hi","delta":{"topic":"x","user:n":1}}', 1);
+      INSERT INTO user_state VALUES ('a', 'u', 'user:n', '1');
+      INSERT INTO app_state VALUES ('a', 'app:motd', '"hello"');
+    `);
+    raw.close();
+    const store = new SqliteSessionStore({ path: f });
+    const s = (await store.getSession({ appName: 'a', userId: 'u', sessionId: 'old' }))!;
+    expect(s.state).toEqual({ topic: 'x', 'user:n': 1, 'app:motd': 'hello' });
+    expect(s.sharedVersions).toEqual({ 'user:n': 1, 'app:motd': 1 });
+    expect(s.events.map((e) => e.id)).toEqual(['e0']);
+    // Old keys take part in the version checks like new ones.
+    await store.appendEvent(s, {
+      kind: 'user',
+      id: 'e1',
+      invocationId: 'i',
+      author: 'user',
+      timestamp: 3,
+      text: 'more',
+      delta: { 'user:n': 2 },
+      reads: { 'user:n': 1 },
+    });
+    expect((await store.getSession(s))?.sharedVersions?.['user:n']).toBe(2);
+    await store.close();
+  });
+
+  it('uses WAL journaling', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'wal.db') });
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    await store.close();
+  });
+});
+
+describe('SqliteSessionStore: token counts travel with the events', () => {
+  it('a session the runner wrote is measured from its stored counts after reopening, as counting would give', async () => {
+    const f = path.join(dir, 'counts.db');
+    const store = new SqliteSessionStore({ path: f });
+    const record = tool({
+      name: 'record',
+      description: 'Records a note.',
+      inputSchema: z.object({ note: z.string() }),
+      execute: ({ note }) => `recorded: ${note}`,
+    });
+    const runner = new Runner({
+      agent: new Agent({ name: 'a', instruction: 'Record notes.', tools: [record] }),
+      model: scriptedModel([{ toolCalls: [{ toolName: 'record', input: { note: 'the first note' } }] }, 'Done.']),
+      store,
+    });
+    const { session } = await runner.run({ userId: 'u', message: 'Record one note.' });
+    await store.close();
+    const reopened = new SqliteSessionStore({ path: f });
+    const loaded = (await reopened.getSession(session))!;
+    await reopened.close();
+    expect(loaded.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result', 'model']);
+    const items = eventsToItems(loaded.events);
+    expect(loaded.events.map((e) => e.tokens?.o200k_base)).toEqual(
+      items.map((i) => countTokens(itemText(i), 'o200k_base')),
+    );
+    const request = { instruction: [], items, tools: [] };
+    expect(measureRequest(request).total).toBe(items.reduce((n, i) => n + countTokens(itemText(i)), 0));
+  });
+});
+
+describe('SqliteSessionStore: events loaded again', () => {
+  const user = (id: string, text: string) =>
+    ({ id, invocationId: 'i', author: 'user', timestamp: 1, kind: 'user', text }) as const;
+
+  it('a row changed on disk after a load is read as it now is, and refused when it no longer parses', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'reload.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first'), user('e2', 'second')]);
+    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
+    store.db.prepare("UPDATE events SET body = replace(body, 'second', 'edited') WHERE event_id = 'e2'").run();
+    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'edited']);
+    store.db
+      .prepare(`UPDATE events SET body = replace(body, '"text":"first"', '"text":7') WHERE event_id = 'e1'`)
+      .run();
+    await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await store.close();
+  });
+
+  it('loaded events are read-only and a session appended to after a load holds every event', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'shared.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first')]);
+    const loaded = (await store.getSession(s))!;
+    expect(() => {
+      (loaded.events[0] as { text: string }).text = 'changed';
+    }).toThrow(TypeError);
+    await store.appendEvents(loaded, [user('e2', 'second')]);
+    await store.appendEvents(s, [user('e3', 'lost race')]).catch(() => undefined);
+    const again = (await store.getSession(s))!;
+    expect(again.events.map((e) => e.id)).toEqual(['e1', 'e2']);
+    expect(again.events[0]).toMatchObject({ text: 'first' });
+    await store.close();
+  });
+});

@@ -1,0 +1,438 @@
+/**
+ * The embedded SQLite SessionStore (better-sqlite3, WAL): one file holds sessions, events and shared
+ * user/app state. An append and its delta commit in one transaction, checked against the version.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { DatabaseCorruptError, StorageError, VersionConflictError } from 'pagewise';
+import { commitToSession, planAppend, type AppendPlan, type SharedValue, type SharedWrite } from 'pagewise/internal';
+import { parseStoredEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
+import { deepFreeze } from 'pagewise/internal';
+import { applyDelta, splitDelta } from 'pagewise/internal';
+import { scopeOf } from 'pagewise';
+import { READABLE_SESSION_SCHEMA_VERSIONS } from 'pagewise/internal';
+import {
+  SESSION_SCHEMA_VERSION,
+  type CreateSessionOptions,
+  type ListSessionsOptions,
+  type SessionStore,
+} from 'pagewise';
+import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
+import { migrate } from './migrations.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';
+
+/** The default database file: `.pagewise/pagewise.db` under the working directory. */
+export function defaultDatabasePath(cwd = process.cwd()): string {
+  return path.join(cwd, '.pagewise', 'pagewise.db');
+}
+
+/** Options of {@link SqliteSessionStore}. */
+export interface SqliteStoreOptions {
+  /** Database file, `:memory:` for a private in-memory database. Default: {@link defaultDatabasePath}. */
+  path?: string;
+  /** An open database to share with other stores (the page store), instead of `path`. */
+  database?: Database.Database;
+  /**
+   * Milliseconds a write waits for another process's write lock before it fails with the retryable
+   * `StorageBusyError`. Default {@link DEFAULT_BUSY_TIMEOUT_MS}. Ignored with `database`.
+   */
+  busyTimeoutMs?: number;
+}
+
+/** Options of {@link openSqliteDatabase}. */
+export interface OpenSqliteOptions {
+  /** See {@link SqliteStoreOptions.busyTimeoutMs}. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating if needed) a pagewise SQLite database with WAL and the current schema.
+ *
+ * @throws StorageError when the file cannot be opened; DatabaseCorruptError (naming the file and how to
+ *   recover) when it is not a database, is damaged, or its tables disagree with its migration record;
+ *   StorageBusyError (retryable) when other processes held it locked past the busy timeout.
+ */
+export function openSqliteDatabase(
+  file: string = defaultDatabasePath(),
+  options: OpenSqliteOptions = {},
+): Database.Database {
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new TypeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}.`);
+  }
+  let db: Database.Database;
+  try {
+    // `timeout` is SQLite's busy timeout, in force before the first statement (WAL switch included).
+    db = new Database(file, { timeout: busyTimeoutMs });
+  } catch (error) {
+    throw new StorageError(
+      `Cannot open the SQLite database ${file}: ${(error as Error).message}. Check the path and its permissions.`,
+      error,
+    );
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw openError(error, file, busyTimeoutMs);
+  }
+  return db;
+}
+
+function openError(error: unknown, file: string, busyTimeoutMs: number): unknown {
+  const typed = translateSqliteError(error, file, busyTimeoutMs);
+  if (typed !== error) return typed;
+  // A migration creating a table that is already there: the migration record was lost or damaged.
+  if (/already exists/.test((error as Error)?.message ?? '')) {
+    return new DatabaseCorruptError(
+      file,
+      `its tables disagree with its migration record: ${(error as Error).message}`,
+      error,
+    );
+  }
+  return error;
+}
+
+/** What the append transaction returns: the plan, and the stored text of its events from event number `from`. */
+interface AppendResult {
+  plan: AppendPlan;
+  bodies: string[];
+  from: number;
+}
+
+const cacheKeyOf = (k: SessionKey): string => `${k.appName}\u0000${k.userId}\u0000${k.sessionId}`;
+
+/**
+ * Per session, the stored text of each event and the event parsed from it. Loading a session reads every
+ * row as before; a row whose text is exactly the text an event was parsed and validated from gives that
+ * event (frozen, shared between loads) without parsing it again, and anything else (written by another
+ * process, altered on disk) is parsed and validated as before. Events this store appends join the cache
+ * parsed from the text it stored, as a load would parse them (one that would not parse is left to the
+ * load, which refuses it). Bounded by the characters it holds; the least recently loaded sessions go first.
+ */
+class StoredEventCache {
+  private readonly sessions = new Map<string, { bodies: string[]; events: (SessionEvent | undefined)[] }>();
+  private chars = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  /** The events of rows with these texts, reusing what was parsed from the same text before. */
+  read(key: string, bodies: string[]): SessionEvent[] {
+    const old = this.sessions.get(key);
+    const events = bodies.map((body, i) =>
+      old && old.bodies[i] === body && old.events[i] ? old.events[i] : deepFreeze(parseStoredEvent(body)),
+    );
+    // The session's list is the caller's to append to; the cache keeps its own.
+    this.put(key, bodies, events.slice());
+    return events;
+  }
+
+  /** Records the text of events appended at event number `from`, when the cache holds all before it. */
+  appended(key: string, from: number, bodies: string[]): void {
+    const entry = this.sessions.get(key);
+    if (!entry) return;
+    if (entry.bodies.length !== from) return this.forget(key);
+    for (const body of bodies) {
+      entry.bodies.push(body);
+      entry.events.push(parsedOrUndefined(body));
+      this.chars += body.length;
+    }
+    this.trim();
+  }
+
+  forget(key: string): void {
+    const entry = this.sessions.get(key);
+    if (!entry) return;
+    this.chars -= entry.bodies.reduce((n, b) => n + b.length, 0);
+    this.sessions.delete(key);
+  }
+
+  private put(key: string, bodies: string[], events: (SessionEvent | undefined)[]): void {
+    this.forget(key);
+    this.sessions.set(key, { bodies, events });
+    this.chars += bodies.reduce((n, b) => n + b.length, 0);
+    this.trim();
+  }
+
+  private trim(): void {
+    for (const k of this.sessions.keys()) {
+      if (this.chars <= this.maxChars) break;
+      this.forget(k);
+    }
+  }
+}
+
+/** The event a load would read from `body`, frozen; undefined when a load would refuse it. */
+function parsedOrUndefined(body: string): SessionEvent | undefined {
+  try {
+    return deepFreeze(parseStoredEvent(body));
+  } catch {
+    return undefined;
+  }
+}
+
+interface SharedRow {
+  key: string;
+  /** JSON text; NULL for a deleted key (a tombstone that keeps the version). */
+  value: string | null;
+  version: number;
+}
+
+interface SessionRow {
+  app_name: string;
+  user_id: string;
+  session_id: string;
+  state: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  schema_version: number;
+}
+
+/** A SessionStore in one SQLite file. Safe for several processes (SQLite locking, WAL). */
+export class SqliteSessionStore implements SessionStore {
+  readonly db: Database.Database;
+  private readonly ownsDb: boolean;
+  private readonly stmts;
+  /** The append transaction, built once: its wrapper is on every step's path. */
+  private readonly appendTx: (session: Session, events: readonly SessionEvent[]) => AppendResult;
+  /**
+   * Per session, the state text this store last wrote. A row still holding exactly that text needs no
+   * validation when the next append reads it back: it is what this process serialized from a state it
+   * had already checked. Any other text (written elsewhere, or altered) is validated as before.
+   */
+  private readonly writtenState = new Map<string, string>();
+  /** Events this store read or wrote, with the stored text of each (see {@link StoredEventCache}). */
+  private readonly eventCache = new StoredEventCache(32 * 1024 * 1024);
+
+  constructor(options: SqliteStoreOptions = {}) {
+    this.ownsDb = !options.database;
+    this.db = options.database ?? openSqliteDatabase(options.path, options);
+    const db = this.db;
+    this.stmts = guarded(db, () => ({
+      getSession: db.prepare<[string, string, string], SessionRow>(
+        'SELECT * FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?',
+      ),
+      insertSession: db.prepare(
+        'INSERT INTO sessions (app_name, user_id, session_id, state, version, created_at, updated_at, schema_version) VALUES (?, ?, ?, ?, 0, ?, ?, ?)',
+      ),
+      events: db.prepare<[string, string, string], { body: string; schema_version: number }>(
+        'SELECT body, schema_version FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY seq',
+      ),
+      insertEvent: db.prepare(
+        'INSERT INTO events (app_name, user_id, session_id, seq, event_id, body, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      bumpSession: db.prepare(
+        'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
+      ),
+      userState: db.prepare<[string, string], SharedRow>(
+        'SELECT key, value, version FROM user_state WHERE app_name = ? AND user_id = ?',
+      ),
+      appState: db.prepare<[string], SharedRow>('SELECT key, value, version FROM app_state WHERE app_name = ?'),
+      userValue: db.prepare<[string, string, string], Omit<SharedRow, 'key'>>(
+        'SELECT value, version FROM user_state WHERE app_name = ? AND user_id = ? AND key = ?',
+      ),
+      appValue: db.prepare<[string, string], Omit<SharedRow, 'key'>>(
+        'SELECT value, version FROM app_state WHERE app_name = ? AND key = ?',
+      ),
+      setUser: db.prepare(
+        'INSERT INTO user_state (app_name, user_id, key, value, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_name, user_id, key) DO UPDATE SET value = excluded.value, version = excluded.version',
+      ),
+      setApp: db.prepare(
+        'INSERT INTO app_state (app_name, key, value, version) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value, version = excluded.version',
+      ),
+      list: db.prepare<[string], SessionRow & { event_count: number }>(
+        'SELECT s.*, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
+      ),
+      listUser: db.prepare<[string, string], SessionRow & { event_count: number }>(
+        'SELECT s.*, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.created_at, s.session_id',
+      ),
+      deleteEvents: db.prepare('DELETE FROM events WHERE app_name = ? AND user_id = ? AND session_id = ?'),
+      deleteSession: db.prepare('DELETE FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?'),
+    }));
+    this.appendTx = db.transaction((session: Session, events: readonly SessionEvent[]) =>
+      this.appendInTransaction(session, events),
+    ).immediate;
+  }
+
+  /** The stored value and version of a shared key (version 0: never written). Call inside a transaction. */
+  private sharedValue(appName: string, userId: string, key: string): SharedValue {
+    const row =
+      scopeOf(key) === 'user' ? this.stmts.userValue.get(appName, userId, key) : this.stmts.appValue.get(appName, key);
+    return { value: row?.value == null ? undefined : parseStoredValue(row.value), version: row?.version ?? 0 };
+  }
+
+  /** Writes shared keys with their new versions; a deletion leaves a tombstone (NULL value). */
+  private writeShared(appName: string, userId: string, writes: Iterable<[string, SharedWrite]>): void {
+    for (const [k, w] of writes) {
+      const value = w.value === null ? null : JSON.stringify(w.value);
+      if (scopeOf(k) === 'user') this.stmts.setUser.run(appName, userId, k, value, w.version);
+      else this.stmts.setApp.run(appName, k, value, w.version);
+    }
+  }
+
+  private readRow(row: SessionRow): Session {
+    if (!READABLE_SESSION_SCHEMA_VERSIONS.includes(row.schema_version)) {
+      throw new StorageError(
+        `Session ${row.session_id} was written with schema version ${row.schema_version}, which this version of pagewise cannot read (it reads ${READABLE_SESSION_SCHEMA_VERSIONS.join(', ')}). Upgrade pagewise.`,
+      );
+    }
+    const key = { appName: row.app_name, userId: row.user_id, sessionId: row.session_id };
+    try {
+      const state = parseStoredState(row.state);
+      const sharedVersions: Record<string, number> = {};
+      for (const r of [...this.stmts.userState.all(key.appName, key.userId), ...this.stmts.appState.all(key.appName)]) {
+        sharedVersions[r.key] = r.version;
+        if (r.value !== null) state[r.key] = parseStoredValue(r.value);
+      }
+      const events = this.eventCache.read(
+        cacheKeyOf(key),
+        this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => r.body),
+      );
+      return {
+        ...key,
+        state,
+        events,
+        version: row.version,
+        sharedVersions,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
+    } catch (error) {
+      if (error instanceof StorageError) throw error;
+      throw new StorageError(
+        `Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`,
+        error,
+      );
+    }
+  }
+
+  async createSession(options: CreateSessionOptions): Promise<Session> {
+    const key: SessionKey = {
+      appName: options.appName,
+      userId: options.userId,
+      sessionId: options.sessionId ?? randomUUID(),
+    };
+    const parts = splitDelta(options.state);
+    const sessionState: Record<string, JsonValue> = {};
+    applyDelta(sessionState, parts.session);
+    const now = Date.now();
+    // IMMEDIATE: the write lock is taken (waiting up to the busy timeout) before the existence check
+    // reads, so the transaction never has to upgrade a read snapshot another writer made stale.
+    const create = this.db.transaction(() => {
+      if (this.stmts.getSession.get(key.appName, key.userId, key.sessionId)) {
+        throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
+      }
+      this.stmts.insertSession.run(
+        key.appName,
+        key.userId,
+        key.sessionId,
+        JSON.stringify(sessionState),
+        now,
+        now,
+        SESSION_SCHEMA_VERSION,
+      );
+      const writes = Object.entries({ ...parts.user, ...parts.app }).map(([k, v]): [string, SharedWrite] => [
+        k,
+        { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 },
+      ]);
+      this.writeShared(key.appName, key.userId, writes);
+    });
+    guarded(this.db, () => create.immediate());
+    return (await this.getSession(key))!;
+  }
+
+  async getSession(key: SessionKey): Promise<Session | undefined> {
+    // One read transaction, so the session row, its events and the shared state are one snapshot.
+    const read = this.db.transaction(() => {
+      const row = this.stmts.getSession.get(key.appName, key.userId, key.sessionId);
+      return row ? this.readRow(row) : undefined;
+    });
+    return guarded(this.db, () => read());
+  }
+
+  async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
+    const rows = guarded(this.db, () =>
+      options.userId === undefined
+        ? this.stmts.list.all(options.appName)
+        : this.stmts.listUser.all(options.appName, options.userId),
+    );
+    return rows.map((r) => ({
+      appName: r.app_name,
+      userId: r.user_id,
+      sessionId: r.session_id,
+      version: r.version,
+      eventCount: r.event_count,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    }));
+  }
+
+  async deleteSession(key: SessionKey): Promise<boolean> {
+    this.eventCache.forget(cacheKeyOf(key));
+    const remove = this.db.transaction(() => {
+      this.stmts.deleteEvents.run(key.appName, key.userId, key.sessionId);
+      return this.stmts.deleteSession.run(key.appName, key.userId, key.sessionId).changes > 0;
+    });
+    return guarded(this.db, () => remove.immediate());
+  }
+
+  async appendEvent(session: Session, event: SessionEvent): Promise<SessionEvent> {
+    return (await this.appendEvents(session, [event]))[0]!;
+  }
+
+  async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
+    // IMMEDIATE takes the write lock up front, so the checks and the writes see the same database.
+    const { plan, bodies, from } = guarded(this.db, () => this.appendTx(session, events));
+    this.eventCache.appended(cacheKeyOf(session), from, bodies);
+    commitToSession(session, events, plan);
+    return plan.events;
+  }
+
+  /** The body of the append transaction: version check, plan, event rows, session row, shared keys. */
+  private appendInTransaction(session: Session, events: readonly SessionEvent[]): AppendResult {
+    const { appName, userId, sessionId } = session;
+    const row = this.stmts.getSession.get(appName, userId, sessionId);
+    if (!row) throw new VersionConflictError(sessionId, session.version, -1);
+    if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
+    const cacheKey = cacheKeyOf(session);
+    const known = this.writtenState.get(cacheKey) === row.state;
+    const plan = planAppend(session, events, {
+      sessionState: known ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
+      shared: (k) => this.sharedValue(appName, userId, k),
+    });
+    const bodies = plan.events.map((e, i) => {
+      const body = JSON.stringify(e);
+      this.stmts.insertEvent.run(appName, userId, sessionId, row.version + i, e.id, body, SESSION_SCHEMA_VERSION);
+      return body;
+    });
+    const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
+    const stateText = JSON.stringify(plan.sessionState);
+    this.stmts.bumpSession.run(
+      row.version + events.length,
+      stateText,
+      updatedAt,
+      SESSION_SCHEMA_VERSION,
+      appName,
+      userId,
+      sessionId,
+      row.version,
+    );
+    this.writeShared(appName, userId, plan.shared);
+    // Bounded: a long-lived store serving many sessions keeps only the most recent ones.
+    if (this.writtenState.size >= 1024) this.writtenState.clear();
+    // Harmless if the commit then fails: the text is trusted only while the row holds exactly it.
+    this.writtenState.set(cacheKey, stateText);
+    return { plan, bodies, from: row.version };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDb && this.db.open) this.db.close();
+  }
+}
