@@ -154,5 +154,5 @@ describe('documentation examples', () => {
     }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? 'tsc failed' }));
     // tsc names each file relative to the checkout; keep only the block file's name, which says where it is.
     expect(result.stdout.replace(/\S*pagewise-docs-[^/]+\//g, '')).toBe('');
-  }, 180_000);
+  }, 300_000);
 });
