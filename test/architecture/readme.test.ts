@@ -1,11 +1,13 @@
 /**
- * The README's TypeScript examples compile: every ```ts block is written to a temporary folder as its own
- * module and type-checked against the package's entry points (mapped to the sources), so an example that
- * names an export that moved or an option that does not exist fails here instead of in a user's editor.
- * Free names an example only gestures at (`agent`, `model`, ...) are declared in a shared prelude.
+ * The documentation's TypeScript examples compile: every ```ts block of README.md and of every Markdown file
+ * under docs/ is written to a temporary folder as its own module and type-checked against the packages'
+ * entry points (mapped to the sources), so an example that names an export that moved or an option that does
+ * not exist fails here instead of in a user's editor. Free names an example only gestures at (`agent`,
+ * `model`, ...) are declared in a shared prelude.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -14,7 +16,32 @@ import { afterAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-// Names the README's snippets use without defining them; each stands for "your own" value of that kind.
+/** The README stays an entry page that leads to the guides; detail belongs in docs/. */
+const README_MAX_LINES = 300;
+
+/**
+ * The module names the documentation imports, each mapped to the source file its entry point is built from.
+ * This is the one place that knows where a published entry's code lives: when packages move, change it here.
+ * A `*` stands for one path segment, as in a tsconfig `paths` pattern.
+ */
+export const ENTRY_SOURCES: Readonly<Record<string, string>> = {
+  pagewise: 'src/index.ts',
+  'pagewise/ai-sdk': 'src/ai-sdk.ts',
+  'pagewise/testing': 'src/testing.ts',
+  '@pagewise/sqlite': 'src/sqlite.ts',
+  '@pagewise/postgres': 'src/postgres.ts',
+  '@pagewise/distributed': 'src/distributed/index.ts',
+  '@pagewise/inspect': 'src/inspect/index.ts',
+  '@pagewise/documents': 'src/sources/documents.ts',
+  '@pagewise/adk': 'src/adapters/adk/index.ts',
+  '@pagewise/openai-agents': 'src/adapters/openai-agents/index.ts',
+  // The lab: the benchmark at its root, the optimize harness and the scenarios beside it.
+  '@pagewise/lab': 'src/bench/index.ts',
+  '@pagewise/lab/optimize': 'src/optimize/index.ts',
+  '@pagewise/lab/scenarios/*': 'src/scenarios/*/index.ts',
+};
+
+// Names the snippets use without defining them; each stands for "your own" value of that kind.
 const PRELUDE = `
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { ToolSet } from 'ai';
@@ -33,15 +60,56 @@ export {};
 export function typescriptBlocks(markdown: string): { line: number; code: string }[] {
   const blocks: { line: number; code: string }[] = [];
   const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i]!)) continue;
-    const start = i + 1;
+  for (let index = 0; index < lines.length; index++) {
+    if (!/^```(ts|typescript)\s*$/.test(lines[index]!)) continue;
+    const start = index + 1;
     let end = start;
     while (end < lines.length && !lines[end]!.startsWith('```')) end++;
     blocks.push({ line: start + 1, code: lines.slice(start, end).join('\n') });
-    i = end;
+    index = end;
   }
   return blocks;
+}
+
+/** README.md and every Markdown file under docs/, as paths relative to the repository root. */
+async function documentationFiles(): Promise<string[]> {
+  const entries = await readdir(path.join(ROOT, 'docs'), { recursive: true, withFileTypes: true });
+  const docs = entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+    .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)))
+    .sort();
+  return ['README.md', ...docs];
+}
+
+/**
+ * Guides the documentation links to that are written alongside it and may not be in this checkout yet. A link
+ * to one of them is not refused for the file's absence, but its anchor is checked once the file is there.
+ */
+const GUIDES_WRITTEN_ELSEWHERE = new Set([
+  'docs/cli-runs.md',
+  'docs/compression-on-real-data.md',
+  'docs/performance.md',
+  'docs/providers.md',
+  'docs/replay.md',
+]);
+
+/** Markdown without its fenced code blocks, where `#` lines and `](...)` are code, not headings or links. */
+function proseOf(markdown: string): string {
+  return markdown.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
+}
+
+/** The anchors GitHub derives from a document's headings. */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  for (const [, heading] of proseOf(markdown).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const anchor = heading!
+      .toLowerCase()
+      .replace(/[`*_]/g, '')
+      .replace(/[^\p{L}\p{N}\- ]/gu, '')
+      .replace(/ /g, '-');
+    anchors.add(anchor);
+  }
+  return anchors;
 }
 
 let work: string | undefined;
@@ -49,29 +117,83 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('README examples', () => {
-  it('type-check against the entry points', async () => {
+describe('README', () => {
+  it(`is at most ${README_MAX_LINES} lines`, async () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-    const blocks = typescriptBlocks(readme);
-    expect(blocks.length).toBeGreaterThan(3);
-    const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
-      exports: Record<string, string | { types: string }>;
-    };
-    const paths: Record<string, string[]> = {};
-    for (const [key, target] of Object.entries(pkg.exports)) {
-      if (typeof target === 'string') continue;
-      const source = target.types.replace('./dist/', './src/').replace(/\.d\.ts$/, '.ts');
-      paths[key === '.' ? 'pagewise' : `pagewise/${key.slice(2)}`] = [path.join(ROOT, source)];
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(README_MAX_LINES);
+  });
+});
+
+describe('documentation links', () => {
+  it('point at files that exist and at headings they have', async () => {
+    const files = [...(await documentationFiles()), 'CHANGELOG.md', 'CONTRIBUTING.md'].filter((file) =>
+      existsSync(path.join(ROOT, file)),
+    );
+    const broken: string[] = [];
+    let checked = 0;
+    for (const file of files) {
+      const prose = proseOf(await readFile(path.join(ROOT, file), 'utf8'));
+      for (const [, link] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(link!)) continue;
+        checked++;
+        const [target, anchor] = link!.split('#') as [string, string | undefined];
+        const resolved = target === '' ? file : path.normalize(path.join(path.dirname(file), target));
+        if (!existsSync(path.join(ROOT, resolved))) {
+          if (!GUIDES_WRITTEN_ELSEWHERE.has(resolved)) broken.push(`${file}: ${link} (no such file)`);
+          continue;
+        }
+        if (anchor && resolved.endsWith('.md')) {
+          const anchors = headingAnchors(await readFile(path.join(ROOT, resolved), 'utf8'));
+          if (!anchors.has(anchor)) broken.push(`${file}: ${link} (no such heading)`);
+        }
+      }
     }
-    work = await mkdtemp(path.join(tmpdir(), 'pagewise-readme-'));
+    expect(checked).toBeGreaterThan(50);
+    expect(broken).toEqual([]);
+  });
+
+  it('derives anchors as GitHub does, ignoring headings inside code blocks', () => {
+    const markdown = ['# The `pagewise` CLI', '## Retail tool use at a budget', '```sh', '# not a heading', '```'];
+    expect([...headingAnchors(markdown.join('\n'))]).toEqual(['the-pagewise-cli', 'retail-tool-use-at-a-budget']);
+  });
+});
+
+describe('typescriptBlocks', () => {
+  it('finds ts and typescript blocks with their first line, and skips other languages', () => {
+    const markdown = ['# t', '```ts', 'const a = 1;', '```', '```sh', 'ls', '```', '```typescript', 'b();', '```'];
+    expect(typescriptBlocks(markdown.join('\n'))).toEqual([
+      { line: 3, code: 'const a = 1;' },
+      { line: 9, code: 'b();' },
+    ]);
+  });
+});
+
+describe('documentation examples', () => {
+  it('type-check against the entry points', async () => {
+    const files = await documentationFiles();
+    const blocks: { file: string; line: number; code: string }[] = [];
+    for (const file of files) {
+      const markdown = await readFile(path.join(ROOT, file), 'utf8');
+      for (const block of typescriptBlocks(markdown)) blocks.push({ file, ...block });
+    }
+    // The README and the guides both carry examples; a parser that found none would pass vacuously.
+    expect(blocks.filter((block) => block.file === 'README.md').length).toBeGreaterThanOrEqual(3);
+    expect(blocks.filter((block) => block.file !== 'README.md').length).toBeGreaterThan(10);
+
+    const paths = Object.fromEntries(
+      Object.entries(ENTRY_SOURCES).map(([name, source]) => [name, [path.join(ROOT, source)]]),
+    );
+    work = await mkdtemp(path.join(tmpdir(), 'pagewise-docs-'));
     // An ES module project whose packages are this checkout's, as in a user's project.
     await writeFile(path.join(work, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     await symlink(path.join(ROOT, 'node_modules'), path.join(work, 'node_modules'));
-    const files = ['prelude.ts'];
+    const names = ['prelude.ts'];
     await writeFile(path.join(work, 'prelude.ts'), PRELUDE);
-    for (const [i, block] of blocks.entries()) {
-      const name = `block-${String(i + 1).padStart(2, '0')}-line-${block.line}.ts`;
-      files.push(name);
+    for (const [index, block] of blocks.entries()) {
+      // The file name carries the document and the line the block starts on, so an error points at it.
+      const document = block.file.replace(/\.md$/, '').replace(/[^A-Za-z0-9]+/g, '-');
+      const name = `${String(index + 1).padStart(3, '0')}-${document}-line-${block.line}.ts`;
+      names.push(name);
       await writeFile(path.join(work, name), `${block.code}\nexport {};\n`);
     }
     await writeFile(
@@ -90,13 +212,13 @@ describe('README examples', () => {
           baseUrl: ROOT,
           paths,
         },
-        files,
+        files: names,
       }),
     );
     const result = await run(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(work, 'tsconfig.json')], {
       cwd: ROOT,
     }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? 'tsc failed' }));
-    // Each error names the block file, whose name carries the README line the block starts on.
-    expect(result.stdout.replaceAll(`${work}/`, '')).toBe('');
-  }, 120_000);
+    // tsc names each file relative to the checkout; keep only the block file's name, which says where it is.
+    expect(result.stdout.replace(/\S*pagewise-docs-[^/]+\//g, '')).toBe('');
+  }, 300_000);
 });
