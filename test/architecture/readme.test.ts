@@ -25,20 +25,20 @@ const README_MAX_LINES = 300;
  * A `*` stands for one path segment, as in a tsconfig `paths` pattern.
  */
 export const ENTRY_SOURCES: Readonly<Record<string, string>> = {
-  pagewise: 'src/index.ts',
-  'pagewise/ai-sdk': 'src/ai-sdk.ts',
-  'pagewise/testing': 'src/testing.ts',
-  '@pagewise/sqlite': 'src/sqlite.ts',
-  '@pagewise/postgres': 'src/postgres.ts',
-  '@pagewise/distributed': 'src/distributed/index.ts',
-  '@pagewise/inspect': 'src/inspect/index.ts',
-  '@pagewise/documents': 'src/sources/documents.ts',
-  '@pagewise/adk': 'src/adapters/adk/index.ts',
-  '@pagewise/openai-agents': 'src/adapters/openai-agents/index.ts',
+  pagewise: 'packages/pagewise/src/index.ts',
+  'pagewise/ai-sdk': 'packages/pagewise/src/ai-sdk.ts',
+  'pagewise/testing': 'packages/pagewise/src/testing.ts',
+  '@pagewise/sqlite': 'packages/sqlite/src/index.ts',
+  '@pagewise/postgres': 'packages/postgres/src/index.ts',
+  '@pagewise/distributed': 'packages/distributed/src/index.ts',
+  '@pagewise/inspect': 'packages/inspect/src/index.ts',
+  '@pagewise/documents': 'packages/documents/src/index.ts',
+  '@pagewise/adk': 'packages/adk/src/index.ts',
+  '@pagewise/openai-agents': 'packages/openai-agents/src/index.ts',
   // The lab: the benchmark at its root, the optimize harness and the scenarios beside it.
-  '@pagewise/lab': 'src/bench/index.ts',
-  '@pagewise/lab/optimize': 'src/optimize/index.ts',
-  '@pagewise/lab/scenarios/*': 'src/scenarios/*/index.ts',
+  '@pagewise/lab': 'packages/lab/src/bench/index.ts',
+  '@pagewise/lab/optimize': 'packages/lab/src/optimize/index.ts',
+  '@pagewise/lab/scenarios/*': 'packages/lab/src/scenarios/*/index.ts',
 };
 
 // Names the snippets use without defining them; each stands for "your own" value of that kind.
@@ -209,6 +209,8 @@ describe('documentation examples', () => {
           skipLibCheck: true,
           types: ['node'],
           typeRoots: [path.join(ROOT, 'node_modules/@types')],
+          // Sources all the way down: what an entry imports from a sibling package resolves to its src/ too.
+          customConditions: ['@pagewise/source'],
           baseUrl: ROOT,
           paths,
         },
