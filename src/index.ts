@@ -231,9 +231,11 @@ export { DEFAULT_MAX_DOCUMENT_BYTES, combineSources, loaderSource } from './sour
 export { createFolderSource, type FolderSourceOptions } from './sources/folder-source.js';
 export {
   DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_READER_LIMITS,
   READABLE_EXTENSIONS,
   readDocumentFolder,
   type DocumentFolder,
+  type DocumentReaderLimits,
   type FolderDocument,
   type ReadDocumentFolderOptions,
   type SkippedFile,
