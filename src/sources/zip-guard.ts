@@ -93,16 +93,18 @@ function centralDirectory(buf: Buffer, limits: ZipLimits): Entry[] {
       localOffset: buf.readUInt32LE(at + 42),
     });
     // The count in the end record can lie; the directory itself is what a parser walks.
-    if (entries.length > limits.maxEntries) throw entriesRefusal(entries.length, limits);
+    if (entries.length > limits.maxEntries) throw entriesRefusal(entries.length, limits, false);
     at += 46 + nameLength + extraLength + commentLength;
   }
   return entries;
 }
 
-function entriesRefusal(count: number, limits: ZipLimits): ZipRefused {
+/** `count` is exact when the end record gave it, a lower bound (`exact` false) when the walk stopped at the limit. */
+function entriesRefusal(count: number, limits: ZipLimits, exact = true): ZipRefused {
+  const max = limits.maxEntries.toLocaleString('en-US');
   return new ZipRefused(
     'entries',
-    `an archive of ${count > limits.maxEntries + 1 ? count.toLocaleString('en-US') : 'more than ' + limits.maxEntries.toLocaleString('en-US')} entries, over the limit of ${limits.maxEntries.toLocaleString('en-US')}`,
+    `an archive of ${exact ? count.toLocaleString('en-US') : `more than ${max}`} entries, over the limit of ${max}`,
   );
 }
 
