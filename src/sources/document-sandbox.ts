@@ -6,8 +6,9 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { SystemError } from '../errors.js';
+import { AbortedError, SystemError } from '../errors.js';
 import { Skip, type DocumentReaderLimits, type FolderDocument } from './document-extract.js';
+import { throwIfAborted } from './guards.js';
 
 /** A file for the worker to read. */
 export interface ReaderRequest {
@@ -41,8 +42,8 @@ export class DocumentSandbox {
   constructor(private readonly limits: DocumentReaderLimits) {}
 
   /** The documents of one file; throws {@link Skip} with the limit it passed, or the reason it was declined. */
-  read(rel: string, extension: string, bytes: Uint8Array): Promise<FolderDocument[]> {
-    const run = this.queue.then(() => this.readNow(rel, extension, bytes));
+  read(rel: string, extension: string, bytes: Uint8Array, signal?: AbortSignal): Promise<FolderDocument[]> {
+    const run = this.queue.then(() => this.readNow(rel, extension, bytes, signal));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -56,7 +57,13 @@ export class DocumentSandbox {
     if (worker) await worker.terminate();
   }
 
-  private async readNow(rel: string, extension: string, bytes: Uint8Array): Promise<FolderDocument[]> {
+  private async readNow(
+    rel: string,
+    extension: string,
+    bytes: Uint8Array,
+    signal: AbortSignal | undefined,
+  ): Promise<FolderDocument[]> {
+    throwIfAborted(signal, rel);
     const worker = await this.start();
     const id = this.nextId++;
     // A copy the worker owns: the caller's buffer may be a view into a shared pool.
@@ -73,6 +80,7 @@ export class DocumentSandbox {
         worker.off('message', onMessage);
         worker.off('error', onError);
         worker.off('exit', onExit);
+        signal?.removeEventListener('abort', onAbort);
         if (stop) this.discard(worker);
         outcome();
       };
@@ -95,6 +103,10 @@ export class DocumentSandbox {
         if (process.memoryUsage.rss() - baseline > limits.memoryBytes)
           finish(() => reject(new Skip(memoryReason(limits))), true);
       }, MEMORY_SAMPLE_MS);
+      // An abort stops the file being read at once, not after it.
+      const onAbort = () =>
+        finish(() => reject(new AbortedError(`Loading ${rel} was aborted through its AbortSignal.`)), true);
+      signal?.addEventListener('abort', onAbort, { once: true });
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);

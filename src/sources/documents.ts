@@ -7,7 +7,7 @@
 import { constants, promises as fs } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
-import { ConfigurationError } from '../errors.js';
+import { AbortedError, ConfigurationError } from '../errors.js';
 import {
   DEFAULT_READER_LIMITS,
   extractDocuments,
@@ -106,10 +106,11 @@ export async function readDocumentFolder(
         continue;
       }
       try {
-        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits);
+        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits, options.signal);
         documents.push(...docs);
         filesRead += 1;
       } catch (error) {
+        if (error instanceof AbortedError) throw error;
         if (error instanceof Skip) skipped.push({ path: rel, reason: error.message });
         else skipped.push({ path: rel, reason: `cannot be read (${oneLine(error)})` });
       }
@@ -131,6 +132,7 @@ async function readOne(
   maxBytes: number,
   sandbox: DocumentSandbox,
   limits: DocumentReaderLimits,
+  signal: AbortSignal | undefined,
 ): Promise<FolderDocument[]> {
   const extension = path.extname(rel).slice(1).toLowerCase();
   let target = full;
@@ -150,7 +152,7 @@ async function readOne(
   const bytes = await readRegularFile(target, maxBytes);
   // Archives and PDFs go to the worker: their parsers can be made to unpack gigabytes or loop for minutes by a few
   // kilobytes. Text, HTML and CSV are decoded in one linear pass over at most maxFileBytes, here.
-  if (SANDBOXED_EXTENSIONS.has(extension)) return sandbox.read(rel, extension, bytes);
+  if (SANDBOXED_EXTENSIONS.has(extension)) return sandbox.read(rel, extension, bytes, signal);
   return extractDocuments(rel, extension, bytes, limits);
 }
 
