@@ -129,6 +129,13 @@ export class DocumentSandbox {
     const worker = spawnWorker({ maxOldGenerationSizeMb: heapMb });
     // An error after its file was settled (the worker stopped for its deadline then ran out of heap) is expected.
     worker.on('error', () => undefined);
+    // A worker that ended between files (crashed, or stopped from outside) is replaced on the next read.
+    worker.once('exit', () => {
+      if (this.worker === worker) {
+        this.worker = undefined;
+        this.ready = undefined;
+      }
+    });
     this.worker = worker;
     this.ready = new Promise<Worker>((resolve, reject) => {
       const onMessage = (reply: ReaderReply) => {

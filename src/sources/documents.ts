@@ -2,6 +2,8 @@
  * Reads a folder of documents as users have them: text, Markdown, HTML, JSON, CSV, PDF (one document per page, so
  * answers can cite `file.pdf#page`), DOCX and XLSX (one document per sheet). Files that cannot be read (binary,
  * too large, damaged, not a regular file) are skipped with a reason, never indexed as text and never waited on.
+ * PDF, DOCX and XLSX are read in a worker thread with a deadline, a memory limit and caps on what they unpack to
+ * (see document-sandbox.ts), so one small file that describes a huge document is one skip line, not a stalled run.
  * The extractors are loaded only when a file of their kind is met, so a folder of text files costs none of them.
  */
 import { constants, promises as fs } from 'node:fs';
