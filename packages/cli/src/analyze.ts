@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigurationError, ContextWindowExceededError, type SessionEvent } from 'pagewise';
+import { DEFAULT_READER_LIMITS, type DocumentReaderLimits } from '@pagewise/documents';
 import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '@pagewise/sqlite';
 import {
   folderCorpus,
@@ -39,6 +40,10 @@ Options:
   --strategy <name>      paging (default) or none (bodies returned into history)
   --window <tokens>      Context window; 0 = no limit (default: the model's)
   --max-file-mb <n>      Skip files larger than this (default 50)
+  --file-timeout <s>     Skip a PDF, DOCX or XLSX that takes longer to read, in seconds (default 60)
+  --file-memory-mb <n>   Skip a PDF, DOCX or XLSX that needs more memory to read (default 512)
+  --max-pages <n>        Skip a PDF of more pages (default 2000)
+  --max-unpacked-mb <n>  Skip a DOCX or XLSX that unpacks to more (default 100)
   --db <file>            SQLite database for the session and pages (default: .pagewise/pagewise.db);
                          inspect the run afterwards with \`pagewise sessions show <id>\`
   -h, --help             Show this help
@@ -118,6 +123,23 @@ function documentsRead(events: readonly SessionEvent[], invocationId: string): n
   return read.size;
 }
 
+const MB = 1024 * 1024;
+
+/** The document reader's limits from their flags; a flag not given keeps the reader's default. */
+function readerLimitsOf(values: Record<string, string | boolean | undefined>): Partial<DocumentReaderLimits> {
+  const flag = (name: string) => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const d = DEFAULT_READER_LIMITS;
+  return {
+    timeoutMs: intOption('file-timeout', flag('file-timeout'), d.timeoutMs / 1000, 1) * 1000,
+    memoryBytes: intOption('file-memory-mb', flag('file-memory-mb'), d.memoryBytes / MB, 16) * MB,
+    maxPages: intOption('max-pages', flag('max-pages'), d.maxPages, 1),
+    maxUnpackedBytes: intOption('max-unpacked-mb', flag('max-unpacked-mb'), d.maxUnpackedBytes / MB, 1) * MB,
+  };
+}
+
 /** Runs `pagewise analyze`. */
 export async function analyzeCommand(
   argv: string[],
@@ -132,6 +154,10 @@ export async function analyzeCommand(
     window: { type: 'string' },
     db: { type: 'string' },
     'max-file-mb': { type: 'string' },
+    'file-timeout': { type: 'string' },
+    'file-memory-mb': { type: 'string' },
+    'max-pages': { type: 'string' },
+    'max-unpacked-mb': { type: 'string' },
     'question-file': { type: 'string' },
     resume: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -155,7 +181,10 @@ export async function analyzeCommand(
   const maxFileMb = intOption('max-file-mb', values['max-file-mb'], 50, 1);
   const dbFile = values.db ?? defaultDatabasePath();
   ensureParentOf('--db', dbFile);
-  const corpus = await folderCorpus(path.resolve(folder), { maxFileBytes: maxFileMb * 1024 * 1024 });
+  const corpus = await folderCorpus(path.resolve(folder), {
+    maxFileBytes: maxFileMb * 1024 * 1024,
+    limits: readerLimitsOf(values),
+  });
   for (const s of corpus.skipped.slice(0, MAX_SKIP_NOTICES)) err(`skipped ${s.path}: ${s.reason}`);
   if (corpus.skipped.length > MAX_SKIP_NOTICES)
     err(`… and ${corpus.skipped.length - MAX_SKIP_NOTICES} more skipped files.`);

@@ -2,24 +2,27 @@
  * Reads a folder of documents as users have them: text, Markdown, HTML, JSON, CSV, PDF (one document per page, so
  * answers can cite `file.pdf#page`), DOCX and XLSX (one document per sheet). Files that cannot be read (binary,
  * too large, damaged, not a regular file) are skipped with a reason, never indexed as text and never waited on.
+ * PDF, DOCX and XLSX are read in a worker thread with a deadline, a memory limit and caps on what they unpack to
+ * (see document-sandbox.ts), so one small file that describes a huge document is one skip line, not a stalled run.
  * The extractors are loaded only when a file of their kind is met, so a folder of text files costs none of them.
  */
 import { constants, promises as fs } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
-import { ConfigurationError } from 'pagewise';
-import { htmlToReadableText } from 'pagewise/internal';
-import { throwIfAborted } from 'pagewise/internal';
-import { titleFromText } from 'pagewise/internal';
+import { AbortedError, ConfigurationError } from 'pagewise';
+import { integerOption, throwIfAborted } from 'pagewise/internal';
+import {
+  DEFAULT_READER_LIMITS,
+  extractDocuments,
+  oneLine,
+  Skip,
+  type DocumentReaderLimits,
+  type FolderDocument,
+} from './document-extract.js';
+import { DocumentSandbox } from './document-sandbox.js';
 
-/** One readable unit: a text file, a PDF page, a sheet of a workbook. */
-export interface FolderDocument {
-  /** The path relative to the folder with `/` separators, plus `#<page>` for a PDF page or `#<sheet>` for a sheet. */
-  uri: string;
-  title: string;
-  body: string;
-  mediaType: string;
-}
+export type { DocumentReaderLimits, FolderDocument } from './document-extract.js';
+export { DEFAULT_READER_LIMITS } from './document-extract.js';
 
 /** A file that was not read, and why (one line). */
 export interface SkippedFile {
@@ -39,22 +42,25 @@ export interface DocumentFolder {
 export interface ReadDocumentFolderOptions {
   /** Largest file read, in bytes. Default 50 MiB. */
   maxFileBytes?: number;
+  /**
+   * What reading one file may cost: time, memory, PDF pages, unpacked archive size and entries, sheet rows, cells,
+   * extracted characters (see {@link DEFAULT_READER_LIMITS}). Every file is read in a worker thread; a file past a
+   * limit is skipped with a reason naming it.
+   */
+  limits?: Partial<DocumentReaderLimits>;
   signal?: AbortSignal;
 }
 
 /** Default cap on one file: 50 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
 
-const TEXT_EXTENSIONS = new Set(['txt', 'text', 'md', 'markdown', 'log', 'rst', 'tsv']);
-const HTML_EXTENSIONS = new Set(['html', 'htm']);
+const TEXT_EXTENSIONS = new Set(['txt', 'text', 'md', 'markdown', 'log', 'rst', 'tsv', 'html', 'htm']);
+const SANDBOXED_EXTENSIONS = new Set(['pdf', 'docx', 'xlsx']);
 /** The kinds of file read, for messages. */
 export const READABLE_EXTENSIONS = ['txt', 'md', 'html', 'json', 'csv', 'tsv', 'pdf', 'docx', 'xlsx'] as const;
 
 // O_NONBLOCK: opening a FIFO must never wait for a writer; O_NOFOLLOW: the last component cannot be swapped for a link.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
-/** A file we decline, with the one-line reason shown to the user. */
-class Skip extends Error {}
 
 /**
  * Reads every readable file under `dir` (sub-folders included; links that lead outside it are skipped).
@@ -67,6 +73,7 @@ export async function readDocumentFolder(
   options: ReadDocumentFolderOptions = {},
 ): Promise<DocumentFolder> {
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const limits = readerLimits(options.limits);
   let root: string;
   try {
     root = await fs.realpath(dir);
@@ -80,6 +87,7 @@ export async function readDocumentFolder(
   const documents: FolderDocument[] = [];
   const skipped: SkippedFile[] = [];
   let filesRead = 0;
+  const sandbox = new DocumentSandbox(limits);
 
   const visit = async (folder: string, prefix: string): Promise<void> => {
     let entries: Dirent[];
@@ -100,16 +108,21 @@ export async function readDocumentFolder(
         continue;
       }
       try {
-        const docs = await readOne(root, full, rel, entry, maxBytes);
+        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits, options.signal);
         documents.push(...docs);
         filesRead += 1;
       } catch (error) {
+        if (error instanceof AbortedError) throw error;
         if (error instanceof Skip) skipped.push({ path: rel, reason: error.message });
         else skipped.push({ path: rel, reason: `cannot be read (${oneLine(error)})` });
       }
     }
   };
-  await visit(root, '');
+  try {
+    await visit(root, '');
+  } finally {
+    await sandbox.close();
+  }
   return { documents, filesRead, skipped };
 }
 
@@ -119,6 +132,9 @@ async function readOne(
   rel: string,
   entry: Dirent,
   maxBytes: number,
+  sandbox: DocumentSandbox,
+  limits: DocumentReaderLimits,
+  signal: AbortSignal | undefined,
 ): Promise<FolderDocument[]> {
   const extension = path.extname(rel).slice(1).toLowerCase();
   let target = full;
@@ -136,15 +152,22 @@ async function readOne(
     throw new Skip(`${formatMb(info.size)} is over the ${formatMb(maxBytes)} limit (raise it with --max-file-mb)`);
   if (!isReadableExtension(extension)) throw new Skip(`unsupported file type${extension ? ` .${extension}` : ''}`);
   const bytes = await readRegularFile(target, maxBytes);
-  return extract(rel, extension, bytes);
+  // Archives and PDFs go to the worker: their parsers can be made to unpack gigabytes or loop for minutes by a few
+  // kilobytes. Text, HTML and CSV are decoded in one linear pass over at most maxFileBytes, here.
+  if (SANDBOXED_EXTENSIONS.has(extension)) return sandbox.read(rel, extension, bytes, signal);
+  return extractDocuments(rel, extension, bytes, limits);
+}
+
+/** The limits given, over the defaults, each checked: a zero or negative limit would skip every file. */
+function readerLimits(given: Partial<DocumentReaderLimits> = {}): DocumentReaderLimits {
+  const limits = { ...DEFAULT_READER_LIMITS };
+  for (const key of Object.keys(limits) as (keyof DocumentReaderLimits)[])
+    limits[key] = integerOption(given[key], DEFAULT_READER_LIMITS[key], 1, `readDocumentFolder({ limits.${key} })`);
+  return limits;
 }
 
 function isReadableExtension(extension: string): boolean {
-  return (
-    TEXT_EXTENSIONS.has(extension) ||
-    HTML_EXTENSIONS.has(extension) ||
-    ['json', 'csv', 'pdf', 'docx', 'xlsx'].includes(extension)
-  );
+  return TEXT_EXTENSIONS.has(extension) || ['json', 'csv', 'pdf', 'docx', 'xlsx'].includes(extension);
 }
 
 async function readRegularFile(target: string, maxBytes: number): Promise<Buffer> {
@@ -158,139 +181,6 @@ async function readRegularFile(target: string, maxBytes: number): Promise<Buffer
   } finally {
     await handle.close();
   }
-}
-
-async function extract(rel: string, extension: string, bytes: Buffer): Promise<FolderDocument[]> {
-  const name = path.posix.basename(rel);
-  switch (extension) {
-    case 'pdf':
-      return extractPdf(rel, bytes);
-    case 'docx':
-      return extractDocx(rel, bytes);
-    case 'xlsx':
-      return extractXlsx(rel, bytes);
-    case 'csv':
-      return extractCsv(rel, bytes);
-    default: {
-      const text = decodeText(bytes);
-      if (HTML_EXTENSIONS.has(extension)) {
-        const readable = htmlToReadableText(text);
-        return [
-          {
-            uri: rel,
-            title: readable.title || titleFromText(readable.text, name),
-            body: readable.text,
-            mediaType: 'text/plain',
-          },
-        ];
-      }
-      return [
-        {
-          uri: rel,
-          title: extension === 'json' ? name : titleFromText(text, name),
-          body: text,
-          mediaType: extension === 'md' || extension === 'markdown' ? 'text/markdown' : 'text/plain',
-        },
-      ];
-    }
-  }
-}
-
-/** UTF-8 text, or a skip when the bytes are binary (a NUL byte or invalid UTF-8). */
-function decodeText(bytes: Buffer): string {
-  if (bytes.subarray(0, 8192).includes(0)) throw new Skip('binary content (not text)');
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new Skip('binary content (not UTF-8 text)');
-  }
-}
-
-async function extractPdf(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
-  const { extractText, getDocumentProxy } = await import('unpdf');
-  let pages: string[];
-  try {
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    pages = (await extractText(pdf, { mergePages: false })).text;
-  } catch (error) {
-    throw new Skip(`damaged or encrypted PDF (${oneLine(error)})`);
-  }
-  const name = path.posix.basename(rel);
-  const documents = pages
-    .map((text, i) => ({ uri: `${rel}#${i + 1}`, title: `${name} page ${i + 1}`, body: text, mediaType: 'text/plain' }))
-    .filter((doc) => doc.body.trim() !== '');
-  if (documents.length === 0) throw new Skip('PDF without a text layer (scanned images need OCR first)');
-  return documents;
-}
-
-async function extractDocx(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
-  const mammoth = (await import('mammoth')).default;
-  let text: string;
-  try {
-    text = (await mammoth.extractRawText({ buffer: bytes })).value;
-  } catch (error) {
-    throw new Skip(`damaged DOCX (${oneLine(error)})`);
-  }
-  if (text.trim() === '') throw new Skip('DOCX without text');
-  // Paragraphs come separated by blank lines; a table's cells come one per paragraph, which the reader takes as a row.
-  const body = text.replace(/\n{2,}/g, '\n');
-  return [{ uri: rel, title: titleFromText(body, path.posix.basename(rel)), body, mediaType: 'text/plain' }];
-}
-
-async function extractXlsx(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
-  const ExcelJS = (await import('exceljs')).default;
-  const workbook = new ExcelJS.Workbook();
-  try {
-    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-  } catch (error) {
-    throw new Skip(`damaged XLSX (${oneLine(error)})`);
-  }
-  const documents: FolderDocument[] = [];
-  workbook.eachSheet((sheet) => {
-    const lines: string[] = [];
-    sheet.eachRow({ includeEmpty: true }, (row) => {
-      const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-      lines.push(values.map((value) => cellText(value)).join(' | '));
-    });
-    const body = lines.join('\n');
-    if (body.replace(/[|\s]/g, '') === '') return;
-    documents.push({
-      uri: `${rel}#${sheet.name}`,
-      title: `${path.posix.basename(rel)} ${sheet.name}`,
-      body,
-      mediaType: 'text/plain',
-    });
-  });
-  if (documents.length === 0) throw new Skip('workbook without values');
-  return documents;
-}
-
-/** A cell's shown value: formulas by their result, rich text by its text, dates as ISO days. */
-function cellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
-  if (typeof value === 'object') {
-    const v = value as { result?: unknown; richText?: { text: string }[]; text?: unknown; error?: unknown };
-    if (v.result !== undefined) return cellText(v.result);
-    if (Array.isArray(v.richText)) return v.richText.map((r) => r.text).join('');
-    if (v.text !== undefined) return cellText(v.text);
-    if (v.error !== undefined) return String(v.error);
-    return '';
-  }
-  return String(value).replace(/\s+/g, ' ').trim();
-}
-
-async function extractCsv(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
-  const { parse } = await import('csv-parse/sync');
-  let rows: string[][];
-  try {
-    rows = parse(decodeText(bytes), { relax_column_count: true, skip_empty_lines: false, bom: true }) as string[][];
-  } catch (error) {
-    if (error instanceof Skip) throw error;
-    throw new Skip(`CSV that does not parse (${oneLine(error)})`);
-  }
-  const body = rows.map((row) => row.map((cell) => cell.replace(/\s+/g, ' ').trim()).join(' | ')).join('\n');
-  return [{ uri: rel, title: path.posix.basename(rel), body, mediaType: 'text/plain' }];
 }
 
 function kindOf(info: Stats): string {
@@ -309,9 +199,4 @@ function codeOf(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error
     ? String((error as { code: unknown }).code)
     : oneLine(error);
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0]!.slice(0, 160);
 }

@@ -4,9 +4,11 @@
  */
 export {
   DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_READER_LIMITS,
   READABLE_EXTENSIONS,
   readDocumentFolder,
   type DocumentFolder,
+  type DocumentReaderLimits,
   type FolderDocument,
   type ReadDocumentFolderOptions,
   type SkippedFile,

@@ -335,18 +335,55 @@ export class InspectData {
     return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
 
-  /** The events whose stored text contains one of `needles` (a coarse SQL filter; callers check each). */
-  async eventsMatching(key: SessionKey, needles: readonly string[]): Promise<SeqEvent[]> {
+  /**
+   * The events whose stored text contains one of `needles` (a coarse SQL filter; callers check each), in order;
+   * with `window`, only that slice of them, so a view reads the bodies it shows and no others.
+   */
+  async eventsMatching(
+    key: SessionKey,
+    needles: readonly string[],
+    window: { offset: number; limit: number } = { offset: 0, limit: Number.MAX_SAFE_INTEGER },
+  ): Promise<SeqEvent[]> {
+    const { sql, params } = matchClause(key, needles);
     const rows = await this.db.all<{ seq: number; body: string }>(
-      `SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND (${needles.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ')}) ORDER BY seq`,
-      [key.appName, key.userId, key.sessionId, ...needles.map((n) => `%${likeEscape(n)}%`)],
+      `SELECT seq, body FROM events WHERE ${sql} ORDER BY seq LIMIT ? OFFSET ?`,
+      [...params, window.limit, window.offset],
     );
     return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
 
-  /** Every event of a session (for the compression view's raw ranges). */
-  async allEvents(key: SessionKey): Promise<SeqEvent[]> {
-    return this.events(key, 0, Number.MAX_SAFE_INTEGER);
+  /** How many events contain one of `needles` (the same coarse filter), all of them or those before `beforeSeq`. */
+  async countMatching(key: SessionKey, needles: readonly string[], beforeSeq?: number): Promise<number> {
+    const { sql, params } = matchClause(key, needles);
+    const before = beforeSeq === undefined ? '' : ' AND seq < ?';
+    const rows = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM events WHERE ${sql}${before}`, [
+      ...params,
+      ...(beforeSeq === undefined ? [] : [beforeSeq]),
+    ]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * The events from the one with id `fromEventId` to the one with id `toEventId`, both included, or undefined when
+   * either is missing; the two are found by their id column, then only the events between them are read.
+   */
+  async eventRange(key: SessionKey, fromEventId: string, toEventId: string): Promise<SeqEvent[] | undefined> {
+    const bounds = await this.db.all<{ seq: number; event_id: string }>(
+      'SELECT seq, event_id FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND event_id IN (?, ?)',
+      [key.appName, key.userId, key.sessionId, fromEventId, toEventId],
+    );
+    const seqOf = (id: string) => {
+      const row = bounds.find((b) => b.event_id === id);
+      return row === undefined ? undefined : Number(row.seq);
+    };
+    const from = seqOf(fromEventId);
+    const to = seqOf(toEventId);
+    if (from === undefined || to === undefined || to < from) return undefined;
+    const rows = await this.db.all<{ seq: number; body: string }>(
+      'SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq',
+      [key.appName, key.userId, key.sessionId, from, to],
+    );
+    return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
 
   /** The recorded calls of a session, in order. */
@@ -357,6 +394,28 @@ export class InspectData {
       [key.appName, key.userId, key.sessionId],
     );
     return rows.map((r) => summaryOf(r, parseBody(r)));
+  }
+
+  /**
+   * Where call `id` stands among the session's calls (1-based) and the ids before and after it, read from the
+   * ids alone: showing one call reads one call's body.
+   */
+  async callNeighbours(
+    key: SessionKey,
+    id: number,
+  ): Promise<{ position: number; prev: number | undefined; next: number | undefined }> {
+    const k = 'app_name = ? AND user_id = ? AND session_id = ?';
+    const p = [key.appName, key.userId, key.sessionId];
+    const rows = await this.db.all<{ position: number | string; prev: number | null; next: number | null }>(
+      `SELECT (SELECT COUNT(*) FROM model_calls WHERE ${k} AND id <= ?) AS position, (SELECT MAX(id) FROM model_calls WHERE ${k} AND id < ?) AS prev, (SELECT MIN(id) FROM model_calls WHERE ${k} AND id > ?) AS next`,
+      [...p, id, ...p, id, ...p, id],
+    );
+    const r = rows[0];
+    return {
+      position: Number(r?.position ?? 0),
+      prev: r?.prev === null || r?.prev === undefined ? undefined : Number(r.prev),
+      next: r?.next === null || r?.next === undefined ? undefined : Number(r.next),
+    };
   }
 
   /** One recorded call with its request, or undefined. */
@@ -435,6 +494,13 @@ export class InspectData {
   async close(): Promise<void> {
     await this.db.close();
   }
+}
+
+function matchClause(key: SessionKey, needles: readonly string[]): { sql: string; params: unknown[] } {
+  return {
+    sql: `app_name = ? AND user_id = ? AND session_id = ? AND (${needles.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ')})`,
+    params: [key.appName, key.userId, key.sessionId, ...needles.map((n) => `%${likeEscape(n)}%`)],
+  };
 }
 
 function readEvent(seq: number, body: string): SeqEvent {

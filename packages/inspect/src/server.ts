@@ -25,6 +25,7 @@ import {
   callPage,
   callsPage,
   collectCompressions,
+  COMPRESSIONS_PER_PAGE,
   compressionPage,
   contextPage,
   episodePage,
@@ -255,14 +256,24 @@ function addPageAndContextRoutes(
     const key = keyOf(c);
     const h = await header(key);
     const d = needData();
-    const matching = await d.eventsMatching(key, ['[pagewise] Compressed from', '"kind":"compaction"']);
+    const needles = ['[pagewise] Compressed from', '"kind":"compaction"'];
+    const total = await d.countMatching(key, needles);
+    const last = Math.max(0, Math.floor((total - 1) / COMPRESSIONS_PER_PAGE) * COMPRESSIONS_PER_PAGE);
+    // `at` (an event's seq, from the timeline's links) opens the page that holds that event.
+    const at = c.req.query('at');
+    const offset =
+      at !== undefined && at !== ''
+        ? Math.floor((await d.countMatching(key, needles, intParam(c, 'at', 0))) / COMPRESSIONS_PER_PAGE) *
+          COMPRESSIONS_PER_PAGE
+        : intParam(c, 'offset', 0, last);
+    const matching = await d.eventsMatching(key, needles, { offset, limit: COMPRESSIONS_PER_PAGE });
     const list = await collectCompressions(
       h,
       matching,
-      () => d.allEvents(key),
+      (from, to) => d.eventRange(key, from, to),
       async (uri) => d.page([`session:${key.sessionId}`], uri),
     );
-    return page(c, 'Compression', compressionPage(h, list));
+    return page(c, 'Compression', compressionPage(h, list, offset, total));
   });
 }
 
@@ -374,16 +385,14 @@ export function createInspectorApp(options: {
     const key = keyOf(c);
     const h = await header(key);
     const id = intParam(c, 'call', 0);
-    const calls = await needData().calls(key);
-    const position = calls.findIndex((x) => x.id === id);
     const call = await needData().call(key, id);
-    if (!call || position < 0) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
-    const prev = calls[position - 1]?.id;
-    const next = calls[position + 1]?.id;
+    if (!call) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
+    // Position and neighbours from the ids alone: one call shown, one call body read.
+    const { position, prev, next } = await needData().callNeighbours(key, id);
     return page(
       c,
-      `Call ${position + 1}`,
-      callPage(h, call, position + 1, {
+      `Call ${position}`,
+      callPage(h, call, position, {
         ...(prev !== undefined ? { prev } : {}),
         ...(next !== undefined ? { next } : {}),
       }),

@@ -16,6 +16,7 @@ import type { BenchRuns } from '@pagewise/lab';
 import type { StrategyResult } from '@pagewise/lab';
 import type { CallDetail, CallSummary, PageView, SeqEvent, SessionHeader, SessionListRow } from './data.js';
 import { html, num, query, time, type SafeHtml } from './html.js';
+import { SubstringIndex } from './substring-index.js';
 
 /** Events shown per page of a timeline. */
 export const EVENTS_PER_PAGE = 100;
@@ -184,7 +185,13 @@ function deltaCell(e: SessionEvent | undefined): SafeHtml {
     : html``;
 }
 
-function eventBody(e: SessionEvent, key: SessionKey, callIds: ReadonlyMap<string, number>, full: boolean): SafeHtml {
+function eventBody(
+  e: SessionEvent,
+  seq: number,
+  key: SessionKey,
+  callIds: ReadonlyMap<string, number>,
+  full: boolean,
+): SafeHtml {
   const text = (t: string) => (full ? pre(t) : clipped(t));
   switch (e.kind) {
     case 'user':
@@ -207,7 +214,7 @@ function eventBody(e: SessionEvent, key: SessionKey, callIds: ReadonlyMap<string
       const handle = handleOf(e.output);
       return html`<div class="meta">
           <b>${e.toolName}</b
-          >${e.isError ? html` <span class="err">error</span>` : ''}${handle ? html` <a href="/compression${keyQuery(key)}#h-${encodeURIComponent(e.toolCallId)}">compressed</a>` : ''}
+          >${e.isError ? html` <span class="err">error</span>` : ''}${handle ? html` <a href="/compression${keyQuery(key, { at: seq })}#h-${encodeURIComponent(e.toolCallId)}">compressed</a>` : ''}
         </div>
         ${text(e.output)}`;
     }
@@ -219,7 +226,7 @@ function eventBody(e: SessionEvent, key: SessionKey, callIds: ReadonlyMap<string
     case 'compaction':
       return html`<div class="meta">
           compaction of ${e.fromEventId} … ${e.toEventId}${e.guideline ? ` · guideline ${e.guideline}` : ''}
-          <a href="/compression${keyQuery(key)}">raw and summary</a>
+          <a href="/compression${keyQuery(key, { at: seq })}#c-${seq}">raw and summary</a>
         </div>
         ${text(summaryBody(e.summary))}`;
   }
@@ -237,7 +244,7 @@ export function eventRows(
           <td class="r"><a href="/event${keyQuery(key, { seq })}">${seq}</a></td>
           <td class="kind">${e.kind}</td>
           <td>${e.author}</td>
-          <td class="body">${eventBody(e, key, callIds, false)}</td>
+          <td class="body">${eventBody(e, seq, key, callIds, false)}</td>
           <td>${deltaCell(e)}</td>
           <td class="when">${time(e.timestamp)}</td>
         </tr>`
@@ -314,7 +321,7 @@ export function eventPage(h: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<st
         ? html`<p class="sub">
               ${e.event.kind} · ${e.event.author} · invocation ${e.event.invocationId} · ${time(e.event.timestamp)}
             </p>
-            <div class="event-full">${eventBody(e.event, h, callIds, true)}</div>
+            <div class="event-full">${eventBody(e.event, e.seq, h, callIds, true)}</div>
             <h2>State delta</h2>
             ${deltaCell(e.event)}`
         : pre(e.error ?? 'unreadable')
@@ -567,11 +574,12 @@ export function pagePage(
  */
 export function highlightKept(raw: string, compressed: string): SafeHtml {
   const squeeze = (t: string) => t.replace(/\s+/g, '');
-  const kept = squeeze(compressed);
+  // Linear in both texts: one index of the kept text, then each line looked up in time of its own length.
+  const kept = new SubstringIndex(squeeze(compressed));
   return html`<pre class="t raw">
 ${raw.split('\n').map((line, i) => {
       const unit = squeeze(line).replace(/,$/, '');
-      return html`${i ? '\n' : ''}${unit.length > 3 && kept.includes(unit) ? html`<mark>${line}</mark>` : line}`;
+      return html`${i ? '\n' : ''}${unit.length > 3 && kept.has(unit) ? html`<mark>${line}</mark>` : line}`;
     })}</pre>`;
 }
 
@@ -590,10 +598,20 @@ export interface CompressionView {
   seq: number;
 }
 
-/** Every compression of a session. */
-export function compressionPage(h: SessionHeader, list: readonly CompressionView[]): SafeHtml {
-  return html`${sessionTitle(h, 'Compression')}${sessionNav(h, '/compression')}
-  ${list.length === 0 ? html`<p class="empty">No compressed observation or history compaction in this session.</p>` : ''}
+/** How many compressions one page of the compression view shows. */
+export const COMPRESSIONS_PER_PAGE = 20;
+
+/** The compressions of a session, a page at a time (`offset` of `total`). */
+export function compressionPage(
+  h: SessionHeader,
+  list: readonly CompressionView[],
+  offset = 0,
+  total = list.length,
+): SafeHtml {
+  const paged =
+    total > COMPRESSIONS_PER_PAGE ? pager(`/compression${keyQuery(h)}`, offset, total, COMPRESSIONS_PER_PAGE) : '';
+  return html`${sessionTitle(h, 'Compression')}${sessionNav(h, '/compression')}${paged}
+  ${total === 0 ? html`<p class="empty">No compressed observation or history compaction in this session.</p>` : ''}
   ${list.map(
     (c) =>
       html`<section class="compression compression-${c.kind}" id="${c.anchor}">
@@ -621,15 +639,17 @@ export function compressionPage(h: SessionHeader, list: readonly CompressionView
   )}`;
 }
 
-/** Builds the compression list from a session's events and its stored pages. */
+/**
+ * Builds the compression list from the matching events and the stored pages. `range` loads the events a compaction
+ * summarized (from and to its bounding event ids), so only those are read, never the whole session.
+ */
 export async function collectCompressions(
   h: SessionHeader,
   matching: readonly SeqEvent[],
-  all: () => Promise<readonly SeqEvent[]>,
+  range: (fromEventId: string, toEventId: string) => Promise<readonly SeqEvent[] | undefined>,
   page: (uri: string) => Promise<PageView | undefined>,
 ): Promise<CompressionView[]> {
   const out: CompressionView[] = [];
-  let events: readonly SeqEvent[] | undefined;
   for (const { seq, event: e } of matching) {
     if (e?.kind === 'tool-result') {
       const handle = handleOf(e.output);
@@ -650,21 +670,15 @@ export async function collectCompressions(
         seq,
       });
     } else if (e?.kind === 'compaction') {
-      events ??= await all();
-      const from = events.findIndex((x) => x.event?.id === e.fromEventId);
-      const to = events.findIndex((x) => x.event?.id === e.toEventId);
-      const raw =
-        from >= 0 && to >= from
-          ? events
-              .slice(from, to + 1)
-              .map(({ event: x }) => (x ? `[${x.kind} · ${x.author}] ${eventText(x)}` : '[unreadable]'))
-              .join('\n')
-          : undefined;
+      const events = await range(e.fromEventId, e.toEventId);
+      const raw = events
+        ?.map(({ event: x }) => (x ? `[${x.kind} · ${x.author}] ${eventText(x)}` : '[unreadable]'))
+        .join('\n');
       const compressed = summaryBody(e.summary);
       out.push({
         kind: 'history',
         anchor: `c-${seq}`,
-        title: `History compaction of ${to >= from && from >= 0 ? to - from + 1 : '?'} events`,
+        title: `History compaction of ${events ? events.length : '?'} events`,
         raw,
         compressed,
         guideline: e.guideline,

@@ -40,7 +40,7 @@ export { parseStoredEvent, parseStoredState, parseStoredValue } from './session/
 export { deepFreeze } from './session/frozen.js';
 export { applyDelta, splitDelta } from './session/state.js';
 export { READABLE_SESSION_SCHEMA_VERSIONS } from './session/store.js';
-export { throwIfAborted } from './sources/guards.js';
+export { integerOption, throwIfAborted } from './sources/guards.js';
 export { htmlToReadableText } from './sources/html.js';
 export { titleFromText } from './sources/title.js';
 export { canonicalValue, jsonScalars, uniqueValues } from './util/canonical-value.js';
