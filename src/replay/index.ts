@@ -12,3 +12,4 @@ export * from './replay.js';
 export * from './report.js';
 export * from './run.js';
 export { tracesFromStore, sessionTrace } from './formats/pagewise-session.js';
+export * from './html.js';

@@ -67,6 +67,8 @@ export interface StrategySummary {
   fields: FieldRecall[];
   /** The losses, by outcome weight, then by how often the field was lost. */
   worstLosses: ValueLoss[];
+  /** Wall time of this strategy's replays in milliseconds. */
+  elapsedMs: number;
 }
 
 /** The whole replay. */
@@ -92,6 +94,7 @@ export function buildReport(
   strategies: readonly ReplayStrategy[],
   elapsedMs: number,
   maxLosses = 20,
+  strategyMs: readonly number[] = [],
 ): ReplayReport {
   const none = strategies.findIndex((s) => s.kind === 'none');
   const summaries = strategies.map((strategy, si) => {
@@ -186,6 +189,7 @@ export function buildReport(
       tools,
       fields: fieldList,
       worstLosses: losses.slice(0, maxLosses),
+      elapsedMs: strategyMs[si] ?? 0,
     } satisfies StrategySummary;
   });
   const baseline = none >= 0 ? summaries[none] : undefined;

@@ -35,11 +35,16 @@ export async function replayTraces(traces: readonly ReplayTrace[], options: Repl
   const started = performance.now();
   const analyses = traces.map(analyzeTrace);
   const replays: TraceReplay[][] = [];
+  const strategyMs = strategies.map(() => 0);
   for (const [i, analysis] of analyses.entries()) {
     const row: TraceReplay[] = [];
-    for (const strategy of strategies) row.push(await replayTrace(analysis, strategy));
+    for (const [si, strategy] of strategies.entries()) {
+      const t0 = performance.now();
+      row.push(await replayTrace(analysis, strategy));
+      strategyMs[si]! += performance.now() - t0;
+    }
     replays.push(row);
     options.onProgress?.({ done: i + 1, total: analyses.length, trace: analysis.trace.id });
   }
-  return buildReport(analyses, replays, strategies, performance.now() - started, options.maxLosses);
+  return buildReport(analyses, replays, strategies, performance.now() - started, options.maxLosses, strategyMs);
 }
