@@ -13,3 +13,4 @@ export * from './report.js';
 export * from './run.js';
 export { tracesFromStore, sessionTrace } from './formats/pagewise-session.js';
 export * from './html.js';
+export * from './learn.js';
