@@ -57,4 +57,25 @@ describe('pagewise replay', () => {
     const none = await run('replay');
     expect(none.code).toBe(1);
   });
+
+  it('optimize --from-traces writes the learned guideline and the report of each rule', async () => {
+    const [line] = (await readFile(fixture, 'utf8')).split('\n');
+    const records = Array.from({ length: 6 }, (_, i) =>
+      line!
+        .replaceAll('gift_card_9911020', `gift_card_99110${20 + i}`)
+        .replaceAll('"id": "return-yoga-mat"', `"id": "c${i}"`),
+    );
+    const traces = path.join(tmp, 'shop.jsonl');
+    await writeFile(traces, `${records.join('\n')}\n`);
+    const folder = path.join(tmp, 'learned');
+    const { code, out } = await run('optimize', '--from-traces', traces, '--holdout', '0.5', '--out', folder);
+    expect(code).toBe(0);
+    expect(out).toContain('validated on 3');
+    const report = JSON.parse(await readFile(path.join(folder, 'report.json'), 'utf8'));
+    expect(report.rules.length).toBeGreaterThan(0);
+    expect(await readFile(path.join(folder, 'guideline.md'), 'utf8')).toContain('target: observation');
+    const bad = await run('optimize', '--from-traces', traces, '--holdout', '1.5');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--holdout');
+  });
 });

@@ -43,7 +43,7 @@ export interface HeldOutFigures {
 
 /** One proposed rule and what validation found. */
 export interface LearnedRule {
-  kind: 'keep-field' | 'drop-field' | 'tool-threshold';
+  kind: 'keep-field' | 'keep-pattern' | 'tool-threshold';
   /** The JSON key run (keep/drop) or the tool (threshold). */
   target: string;
   /** The per-tool threshold, for `tool-threshold`. */
@@ -70,6 +70,24 @@ export interface LearnFromTracesResult {
   /** Held-out figures of the start guideline and of the learned one. */
   before: HeldOutFigures;
   after: HeldOutFigures;
+}
+
+/**
+ * The shape of a value as a keep pattern: letter runs become `[a-z]+`, digit runs `\d{n}`, anything else
+ * stays as written (escaped), letters and digits mixed become `[a-z\d]{n}`; `submit_dispute_0589` gives `\b[a-z]+_[a-z]+_\d{4}\b`: a kind of
+ * value, never the value. Undefined for values without a digit (a name, a word), whose shape says nothing.
+ */
+export function valueShape(value: string): string | undefined {
+  const v = value.toLowerCase();
+  if (!/\d/u.test(v) || v.length > 60) return undefined;
+  const body = v.replace(/[a-z\d]+|[^a-z\d]/gu, (run) => {
+    if (/^[a-z]+$/u.test(run)) return '[a-z]+';
+    if (/^\d+$/u.test(run)) return `\\d{${run.length}}`;
+    if (/^[a-z\d]+$/u.test(run)) return `[a-z\\d]{${run.length}}`;
+    return run.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&');
+  });
+  // A word boundary only where the value starts or ends with a letter or digit.
+  return `${/^[a-z\d]/u.test(v) ? '\\b' : ''}${body}${/[a-z\d]$/u.test(v) ? '\\b' : ''}`;
 }
 
 /** A generalized JSON path as a `jsonKeepFields` key run: array steps dropped, the last two keys kept. */
@@ -140,6 +158,7 @@ export async function learnFromTraces(
   // What the start guideline loses on the training traces, per field, and what each tool's results cost.
   const startStrategy = observationStrategy('start', { observationGuideline: start, observationThreshold: threshold });
   const lostBy = new Map<string, { traces: Set<string>; uses: number; lost: number }>();
+  const lostShapes = new Map<string, { traces: Set<string>; uses: number; lost: number }>();
   const usedFields = new Set<string>();
   const toolUses = new Map<string, number>();
   const toolSeen = new Map<string, Set<string>>();
@@ -155,8 +174,17 @@ export async function learnFromTraces(
         toolSeen.set(item.toolName, (toolSeen.get(item.toolName) ?? new Set()).add(analysis.trace.id));
     for (const outcome of replay.outcomes) {
       const use = analysis.uses[outcome.use]!;
+      if (weight <= 0) continue;
+      const shape = outcome.present ? undefined : valueShape(use.value.raw);
+      if (shape !== undefined) {
+        const s = lostShapes.get(shape) ?? { traces: new Set(), uses: 0, lost: 0 };
+        s.lost += 1;
+        s.uses += 1;
+        s.traces.add(analysis.trace.id);
+        lostShapes.set(shape, s);
+      }
       const key = fieldRule(use.value.field);
-      if (key === undefined || weight <= 0) continue;
+      if (key === undefined) continue;
       const entry = lostBy.get(key) ?? { traces: new Set(), uses: 0, lost: 0 };
       entry.uses += 1;
       if (!outcome.present) {
@@ -182,6 +210,24 @@ export async function learnFromTraces(
       },
       apply: (g, t) => ({
         guideline: { ...g, rules: { ...g.rules, jsonKeepFields: [...g.rules.jsonKeepFields, key] } },
+        thresholds: t,
+      }),
+    });
+  // Values lost outside JSON (ids in text) are kept by their shape, learned from two or more traces.
+  const shapes = [...lostShapes.entries()]
+    .filter(([shape, e]) => e.traces.size >= 2 && !start.rules.keepPatterns.includes(shape))
+    .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
+  for (const [shape, e] of shapes)
+    candidates.push({
+      rule: {
+        kind: 'keep-pattern',
+        target: shape,
+        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
+        accepted: false,
+        reason: '',
+      },
+      apply: (g, t) => ({
+        guideline: { ...g, rules: { ...g.rules, keepPatterns: [...g.rules.keepPatterns, shape] } },
         thresholds: t,
       }),
     });
@@ -225,7 +271,7 @@ export async function learnFromTraces(
     const after = figures(summary);
     const recallHolds = summary.lost <= current.lost;
     const tokensOk =
-      rule.kind === 'keep-field'
+      rule.kind !== 'tool-threshold'
         ? summary.cumulativeTokens <= current.cumulativeTokens && summary.lost < current.lost
         : summary.cumulativeTokens < current.cumulativeTokens;
     const accepted = recallHolds && tokensOk;
@@ -235,12 +281,12 @@ export async function learnFromTraces(
       before,
       after,
       reason: accepted
-        ? rule.kind === 'keep-field'
+        ? rule.kind !== 'tool-threshold'
           ? `held-out lost values ${current.lost} → ${summary.lost} at ${summary.cumulativeTokens} ≤ ${current.cumulativeTokens} tokens`
           : `held-out tokens ${current.cumulativeTokens} → ${summary.cumulativeTokens}, lost values ${current.lost} → ${summary.lost}`
         : !recallHolds
           ? `held-out lost values would rise ${current.lost} → ${summary.lost}`
-          : rule.kind === 'keep-field' && summary.lost >= current.lost
+          : rule.kind !== 'tool-threshold' && summary.lost >= current.lost
             ? 'no held-out value recovered'
             : `held-out tokens would not fall (${current.cumulativeTokens} → ${summary.cumulativeTokens})`,
     });
@@ -257,7 +303,7 @@ export async function learnFromTraces(
       ? {
           ...guideline,
           version: start.version + 1,
-          description: `${start.description ?? start.id}; keep fields learned from ${train.length} traces by replay`,
+          description: `${start.description ?? start.id}; keep rules learned from ${train.length} traces by replay`,
         }
       : start,
     toolThresholds: thresholds,
