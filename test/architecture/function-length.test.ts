@@ -52,8 +52,7 @@ describe('function length', () => {
     const packages = await readdir(PACKAGES);
     expect(packages.length).toBeGreaterThan(1);
     const files = (await Promise.all(packages.map((name) => sourceFiles(path.join(PACKAGES, name, 'src'))))).flat();
-    for (const file of files)
-      long.push(...longFunctions(file, await readFile(file, 'utf8'), MAX_LINES));
+    for (const file of files) long.push(...longFunctions(file, await readFile(file, 'utf8'), MAX_LINES));
     expect(long).toEqual([]);
   });
 });

@@ -38,6 +38,7 @@ export const ENTRY_SOURCES: Readonly<Record<string, string>> = {
   // The lab: the benchmark at its root, the optimize harness and the scenarios beside it.
   '@pagewise/lab': 'packages/lab/src/bench/index.ts',
   '@pagewise/lab/optimize': 'packages/lab/src/optimize/index.ts',
+  '@pagewise/lab/replay': 'packages/lab/src/replay/index.ts',
   '@pagewise/lab/scenarios/*': 'packages/lab/src/scenarios/*/index.ts',
 };
 

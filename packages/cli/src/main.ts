@@ -32,6 +32,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Learn a compression guideline from contrastive failures (UT and CO steps)',
     load: async () => (await import('./optimize.js')).optimizeCommand,
   },
+  replay: {
+    summary: 'Replay recorded agent traces under each compression strategy: tokens saved, values lost',
+    load: async () => (await import('./replay.js')).replayCommand,
+  },
   distill: {
     summary: 'Export recorded compressor calls as fine-tuning JSONL',
     load: async () => (await import('./distill.js')).distillCommand,

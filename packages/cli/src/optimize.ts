@@ -164,6 +164,9 @@ export async function optimizeCommand(
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
+  // Learning from recorded traces needs no scenario: its own command, in its own module.
+  if (argv.some((a) => a === '--from-traces' || a.startsWith('--from-traces=')))
+    return (await import('./optimize-traces.js')).optimizeFromTracesCommand(argv, out, err);
   registerStandardBench();
   const { values, positionals } = parseCommand('optimize', argv, OPTIONS);
   if (values.help) {

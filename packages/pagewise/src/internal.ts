@@ -61,3 +61,4 @@ export { hasCjk, wordTokens } from './text/words.js';
 export { queryTerms } from './text/query-terms.js';
 export { sentenceSpans, splitSentences } from './text/sentences.js';
 export { compressExtractive, type ExtractiveResult } from './compression/extractive.js';
+export { eventSchema } from './session/event-schema.js';

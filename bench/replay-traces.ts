@@ -1,0 +1,175 @@
+/**
+ * Replayable traces without a model: the gold action sequences of tau2-bench's banking_knowledge tasks
+ * executed against the domain's own records. Each trace is an OpenAI Chat Completions record: the
+ * customer's situation as the user message, then the agent's calls with real results: the knowledge-base
+ * documents the task requires, the customer's record (looked up by the name the verification uses), and
+ * every gold action of the agent, reads answered with the matching records of db.json, writes with their
+ * confirmation. The later gold actions are what the trace says was used. These are gold-action traces,
+ * not model traces: the calls are the reference solution's, no model chose them.
+ *
+ * Tool signatures are not part of the data; a read action (`get_…`) is answered with the records of the
+ * table whose fields its arguments name and whose name shares the most words with the tool's.
+ *
+ * Usage: PAGEWISE_SHARED_DATA=<shared/data> npx tsx bench/replay-traces.ts [--out traces.jsonl] [--limit N]
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { findDataPath } from 'pagewise/internal';
+
+/** The tau2 banking_knowledge folder, or undefined when the data is absent. */
+export function bankingDataDir(): string | undefined {
+  const dir = findDataPath('tau2/banking_knowledge');
+  return existsSync(path.join(dir, 'tasks.json')) ? dir : undefined;
+}
+
+interface GoldAction {
+  name: string;
+  arguments: Record<string, unknown>;
+  requestor?: string;
+}
+
+interface BankingTask {
+  id: string;
+  user_scenario: { instructions: string };
+  required_documents?: string[] | null;
+  evaluation_criteria?: { actions?: GoldAction[] | null } | null;
+}
+
+type Row = Record<string, unknown>;
+type Database = Record<string, { data: Record<string, Row> }>;
+
+/** A Chat Completions message, as the trace files hold them. */
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** One trace record: `{ id, messages, success }`. */
+export interface GoldTrace {
+  id: string;
+  messages: ChatMessage[];
+  success: boolean;
+}
+
+const words = (name: string): Set<string> =>
+  new Set(
+    name
+      .toLowerCase()
+      .split(/[^a-z]+/u)
+      .filter((w) => w.length > 2 && !['get', 'all', 'by', 'the'].includes(w))
+      .map((w) => w.replace(/s$/u, '')),
+  );
+
+/** The records a read action returns: rows whose fields equal every argument, in the best-named table. */
+function readRecords(db: Database, tool: string, args: Record<string, unknown>): Row[] {
+  const keys = Object.keys(args);
+  if (keys.length === 0) return [];
+  const toolWords = words(tool);
+  let best: { score: number; rows: Row[] } = { score: -1, rows: [] };
+  for (const [table, { data }] of Object.entries(db)) {
+    const rows = Object.values(data).filter((row) => keys.every((k) => k in row && String(row[k]) === String(args[k])));
+    if (rows.length === 0) continue;
+    const score = [...words(table)].filter((w) => toolWords.has(w)).length;
+    if (score > best.score) best = { score, rows };
+  }
+  return best.rows;
+}
+
+function parseJsonObject(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string') return {};
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Builds the gold-action trace of one task. */
+export function buildBankingTrace(
+  task: BankingTask,
+  db: Database,
+  documents: ReadonlyMap<string, { title: string; content: string }>,
+  system: string,
+): GoldTrace {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: task.user_scenario.instructions },
+  ];
+  let n = 0;
+  const call = (name: string, args: Record<string, unknown>, result: string): void => {
+    const id = `call_${task.id}_${++n}`;
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
+    messages.push({ role: 'tool', tool_call_id: id, content: result });
+  };
+  for (const docId of task.required_documents ?? []) {
+    const doc = documents.get(docId);
+    if (doc) call('read_document', { document_id: docId }, `# ${doc.title}\n\n${doc.content}`);
+  }
+  const actions = (task.evaluation_criteria?.actions ?? []).filter((a) => a.requestor !== 'user');
+  const verification = actions.find((a) => a.name === 'log_verification');
+  const name = verification?.arguments.name;
+  if (typeof name === 'string') {
+    const users = Object.values(db.users?.data ?? {}).filter((u) => u.name === name);
+    if (users.length > 0) call('get_user_information_by_name', { name }, JSON.stringify(users));
+  }
+  for (const action of actions) {
+    let result: unknown = { status: 'SUCCESS' };
+    if (action.name === 'unlock_discoverable_agent_tool') {
+      result = { status: 'SUCCESS', unlocked: action.arguments.agent_tool_name };
+    } else if (action.name === 'call_discoverable_agent_tool') {
+      const tool = String(action.arguments.agent_tool_name ?? '');
+      const args = parseJsonObject(action.arguments.arguments);
+      result = tool.startsWith('get_') ? readRecords(db, tool, args) : { status: 'SUCCESS', tool, ...args };
+    }
+    call(action.name, action.arguments, JSON.stringify(result));
+  }
+  return { id: task.id, messages, success: true };
+}
+
+/** The gold-action traces of every banking_knowledge task with an agent action (at most `limit`). */
+export function bankingTraces(dir: string, limit = Infinity): GoldTrace[] {
+  const tasks = JSON.parse(readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as BankingTask[];
+  const db = JSON.parse(readFileSync(path.join(dir, 'db.json'), 'utf8')) as Database;
+  const documents = new Map<string, { title: string; content: string }>();
+  for (const line of readFileSync(path.join(dir, 'documents.jsonl'), 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const doc = JSON.parse(line) as { id: string; title: string; content: string };
+    documents.set(doc.id, doc);
+  }
+  const policy = path.join(dir, 'prompts', 'components', 'policy_header.md');
+  const system = existsSync(policy) ? readFileSync(policy, 'utf8') : '';
+  return tasks
+    .filter((t) => (t.evaluation_criteria?.actions ?? []).some((a) => a.requestor !== 'user'))
+    .slice(0, limit)
+    .map((t) => buildBankingTrace(t, db, documents, system));
+}
+
+const invokedDirectly = process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]));
+if (invokedDirectly) {
+  const { values } = parseArgs({ options: { out: { type: 'string' }, limit: { type: 'string' } } });
+  const dir = bankingDataDir();
+  if (!dir) {
+    console.error('tau2/banking_knowledge not found: set PAGEWISE_SHARED_DATA to the shared data folder.');
+    process.exit(1);
+  }
+  const traces = bankingTraces(dir, values.limit ? Number(values.limit) : Infinity);
+  const text = traces.map((t) => JSON.stringify(t)).join('\n') + '\n';
+  if (values.out) {
+    writeFileSync(values.out, text);
+    console.error(`${traces.length} gold-action traces written to ${values.out}`);
+  } else process.stdout.write(text);
+}

@@ -1,0 +1,62 @@
+/**
+ * Replay on gold-action traces of tau2-bench banking_knowledge (built by bench/replay-traces.ts from the
+ * shared data at run time; gold-action traces, not model traces): per strategy, prompt tokens saved
+ * against none and used-later recall, the baselines beside the compressors, and the replay's time per
+ * 100 tool results. Every strategy is warmed on the first traces, then timed alone over all of them.
+ *
+ * Usage: PAGEWISE_SHARED_DATA=<shared/data> npx tsx bench/replay.ts [--limit N]
+ */
+import { parseArgs } from 'node:util';
+import { defaultStrategies, parseTraces, replayTraces, toolResultCount, type ReplayTrace } from '@pagewise/lab/replay';
+import { bankingDataDir, bankingTraces } from './replay-traces.js';
+
+const WARM_TRACES = 5;
+
+/** Builds the traces and prints the table. */
+export async function replayBench(limit = Infinity): Promise<void> {
+  const dir = bankingDataDir();
+  if (!dir) {
+    console.log('replay bench skipped: tau2/banking_knowledge not found (set PAGEWISE_SHARED_DATA).');
+    return;
+  }
+  const traces: ReplayTrace[] = bankingTraces(dir, limit).flatMap((t) => parseTraces(JSON.stringify(t), t.id));
+  const results = traces.reduce((n, t) => n + toolResultCount(t), 0);
+  const strategies = defaultStrategies();
+  for (const strategy of strategies) await replayTraces(traces.slice(0, WARM_TRACES), { strategies: [strategy] });
+  const rows: string[][] = [];
+  let uses = 0;
+  let none: { peak: number; cumulative: number } | undefined;
+  for (const strategy of strategies) {
+    const cpu0 = process.cpuUsage();
+    const report = await replayTraces(traces, { strategies: [strategy] });
+    const cpu = process.cpuUsage(cpu0);
+    const s = report.strategies[0]!;
+    uses = report.uses;
+    if (strategy.kind === 'none') none = { peak: s.peakTokens, cumulative: s.cumulativeTokens };
+    const saved = (x: number, base: number | undefined) => (base ? `${((1 - x / base) * 100).toFixed(1)}%` : '–');
+    rows.push([
+      `${s.name}${s.baseline ? ' (baseline)' : ''}`,
+      saved(s.peakTokens, none?.peak),
+      saved(s.cumulativeTokens, none?.cumulative),
+      `${(s.recall * 100).toFixed(1)}%`,
+      String(s.lost),
+      ((s.elapsedMs / results) * 100).toFixed(0),
+      (((cpu.user + cpu.system) / 1000 / results) * 100).toFixed(0),
+    ]);
+  }
+  console.log(
+    `Replay of ${traces.length} banking_knowledge gold-action traces: ${results} tool results, ${uses} used-later values.\n`,
+  );
+  console.log(
+    '| strategy | peak saved | tokens saved | used-later recall | lost | ms / 100 results | CPU ms / 100 results |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+}
+
+const invokedDirectly =
+  process.argv[1] && import.meta.url.endsWith('/replay.ts') && process.argv[1].endsWith('replay.ts');
+if (invokedDirectly) {
+  const { values } = parseArgs({ options: { limit: { type: 'string' } } });
+  await replayBench(values.limit ? Number(values.limit) : Infinity);
+}

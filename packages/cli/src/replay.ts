@@ -1,0 +1,136 @@
+/**
+ * `pagewise replay <file|folder>`: replays recorded agent traces under the compression strategies and
+ * reports, per strategy, the prompt tokens saved and the share of later-used values the model would
+ * still have seen; with --out, the report as JSON, markdown and HTML.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadGuideline } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
+import {
+  defaultStrategies,
+  readTraces,
+  replayHtml,
+  replayMarkdown,
+  replaySummaryTable,
+  replayTraces,
+  toolResultCount,
+  TRACE_FORMATS,
+  type TraceFormat,
+} from '@pagewise/lab/replay';
+import { intOption, parseCommand } from './args.js';
+
+/** Help text of `pagewise replay`. */
+export const REPLAY_HELP = `Usage: pagewise replay <file|folder> [options]
+
+Replays recorded agent traces, without a model, under each context strategy: ACON's observation
+compressor (acon-obs), history compressor (acon-hist), both (acon-both), and the baselines none,
+truncation (head of each long observation), fifo and clear-tool-results. For each it reports the
+prompt tokens saved against none (peak and cumulative, counted with the project's tokenizer) and the
+used-later recall: of the values the model took from a tool result and wrote later (in a tool call or a
+reply), the share still present in the request it would have seen. With a reward or success field,
+recall is also weighted by outcome.
+
+Formats, detected per record (.json, .jsonl, .ndjson; a folder is read recursively):
+${TRACE_FORMATS.map((f) => `  ${f}`).join('\n')}
+
+Options:
+  --format <f>              Read every record as this format instead of detecting it
+  --strategies <a,b,...>    Only these strategies (default: all)
+  --obs-threshold <tokens>  T_obs of acon-obs and truncation (default 256)
+  --hist-threshold <tokens> T_hist of acon-hist (default 4096)
+  --guideline <file>        Observation guideline file for acon-obs (default: the built-in one)
+  --fifo-turns <n>          Turns fifo keeps (default 5)
+  --clear-keep <n>          Tool results clear-tool-results keeps (default 3)
+  --losses <n>              Worst losses listed per strategy (default 5 in markdown, 20 in JSON)
+  --out <folder>            Write replay.json, replay.md and replay.html there
+  --json                    Print the report as JSON instead of the table
+  -h, --help                Show this help
+`;
+
+/** Runs `pagewise replay`. */
+export async function replayCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<number> {
+  const { values, positionals } = parseCommand('replay', argv, {
+    format: { type: 'string' },
+    strategies: { type: 'string' },
+    'obs-threshold': { type: 'string' },
+    'hist-threshold': { type: 'string' },
+    guideline: { type: 'string' },
+    'fifo-turns': { type: 'string' },
+    'clear-keep': { type: 'string' },
+    losses: { type: 'string' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    out(REPLAY_HELP);
+    return 0;
+  }
+  const [target, ...extra] = positionals;
+  if (!target || extra.length > 0) {
+    err(`pagewise replay: give one trace file or folder.\n\n${REPLAY_HELP}`);
+    return 1;
+  }
+  const format = values.format;
+  if (format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(format))
+    throw new ConfigurationError(
+      'bad-arguments',
+      `--format must be one of ${TRACE_FORMATS.join(', ')}, got "${format}".`,
+    );
+  const settings = {
+    observationThreshold: intOption('obs-threshold', values['obs-threshold'], 256),
+    historyThreshold: intOption('hist-threshold', values['hist-threshold'], 4096),
+    fifoTurns: intOption('fifo-turns', values['fifo-turns'], 5, 1),
+    clearKeepLast: intOption('clear-keep', values['clear-keep'], 3),
+    ...(values.guideline ? { observationGuideline: await loadGuideline(values.guideline) } : {}),
+  };
+  let strategies = defaultStrategies(settings);
+  if (values.strategies) {
+    const wanted = values.strategies.split(',').map((s) => s.trim());
+    const unknown = wanted.filter((w) => !strategies.some((s) => s.name === w));
+    if (unknown.length > 0)
+      throw new ConfigurationError(
+        'bad-arguments',
+        `--strategies: unknown ${unknown.join(', ')}; the strategies are ${strategies.map((s) => s.name).join(', ')}.`,
+      );
+    strategies = strategies.filter((s) => wanted.includes(s.name));
+  }
+  const traces = await readTraces(target, format ? { format: format as TraceFormat } : {});
+  const results = traces.reduce((n, t) => n + toolResultCount(t), 0);
+  err(`Replaying ${traces.length} trace(s), ${results} tool results, under ${strategies.length} strategies.`);
+  const tty = process.stderr.isTTY === true;
+  let lastShown = 0;
+  const report = await replayTraces(traces, {
+    strategies,
+    onProgress: ({ done, total, trace }) => {
+      // On a terminal one line rewritten in place; in a log a line every tenth of the way.
+      if (tty) process.stderr.write(`\r${done}/${total} ${trace.slice(0, 50).padEnd(50)}${done === total ? '\n' : ''}`);
+      else if (done === total || done - lastShown >= Math.max(1, Math.ceil(total / 10))) {
+        lastShown = done;
+        err(`${done}/${total} traces`);
+      }
+    },
+  });
+  const losses = values.losses === undefined ? undefined : intOption('losses', values.losses, 5);
+  if (values.out) {
+    await mkdir(values.out, { recursive: true });
+    await writeFile(path.join(values.out, 'replay.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(path.join(values.out, 'replay.md'), replayMarkdown(report, losses === undefined ? {} : { losses }));
+    await writeFile(path.join(values.out, 'replay.html'), await replayHtml(report));
+    err(`Report written to ${path.join(values.out, 'replay.{json,md,html}')}`);
+  }
+  if (values.json) out(JSON.stringify(report, null, 2));
+  else {
+    out(replaySummaryTable(report));
+    out(
+      `\n${report.uses} used-later values over ${report.traces} traces; ${(report.elapsedMs / 1000).toFixed(1)} s ` +
+        `(${((report.elapsedMs / Math.max(1, results)) * 100).toFixed(0)} ms per 100 tool results, all strategies).`,
+    );
+  }
+  return 0;
+}
