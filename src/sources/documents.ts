@@ -8,6 +8,7 @@ import { constants, promises as fs } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
 import { ConfigurationError } from '../errors.js';
+import { sha256Hex, type DocumentCache, type ExtractedUnit, type Extraction } from './document-cache.js';
 import { htmlToReadableText } from './html.js';
 import { throwIfAborted } from './guards.js';
 import { titleFromText } from './title.js';
@@ -40,6 +41,11 @@ export interface ReadDocumentFolderOptions {
   /** Largest file read, in bytes. Default 50 MiB. */
   maxFileBytes?: number;
   signal?: AbortSignal;
+  /**
+   * Reuses what was extracted from the same bytes before (see {@link DocumentCache}): a second read of an unchanged
+   * folder pays for hashing the files, not for parsing PDFs and workbooks again. Default: no cache.
+   */
+  cache?: DocumentCache;
 }
 
 /** Default cap on one file: 50 MiB. */
@@ -100,7 +106,7 @@ export async function readDocumentFolder(
         continue;
       }
       try {
-        const docs = await readOne(root, full, rel, entry, maxBytes);
+        const docs = await readOne(root, full, rel, entry, maxBytes, options.cache);
         documents.push(...docs);
         filesRead += 1;
       } catch (error) {
@@ -119,6 +125,7 @@ async function readOne(
   rel: string,
   entry: Dirent,
   maxBytes: number,
+  cache: DocumentCache | undefined,
 ): Promise<FolderDocument[]> {
   const extension = path.extname(rel).slice(1).toLowerCase();
   let target = full;
@@ -136,7 +143,51 @@ async function readOne(
     throw new Skip(`${formatMb(info.size)} is over the ${formatMb(maxBytes)} limit (raise it with --max-file-mb)`);
   if (!isReadableExtension(extension)) throw new Skip(`unsupported file type${extension ? ` .${extension}` : ''}`);
   const bytes = await readRegularFile(target, maxBytes);
-  return extract(rel, extension, bytes);
+  const kind = readerKind(extension);
+  const contentHash = cache ? sha256Hex(bytes) : '';
+  let extraction = cache ? await cache.get(contentHash, kind) : undefined;
+  if (!extraction) {
+    extraction = await extractUnits(kind, bytes);
+    // A content-dependent refusal (a damaged PDF) is cached too: the same bytes will be refused the same way.
+    if (cache) await cache.set(contentHash, kind, extraction);
+  }
+  if ('skip' in extraction) throw new Skip(extraction.skip);
+  return named(rel, kind, extraction.units);
+}
+
+/** The reader a file extension goes to; the cache keys entries by it, as the same bytes read as CSV or text differ. */
+function readerKind(extension: string): string {
+  if (HTML_EXTENSIONS.has(extension)) return 'html';
+  if (extension === 'md' || extension === 'markdown') return 'markdown';
+  if (['json', 'csv', 'pdf', 'docx', 'xlsx'].includes(extension)) return extension;
+  return 'text';
+}
+
+/** Runs the reader; a {@link Skip} becomes a skip result (which may be cached), any other failure propagates. */
+async function extractUnits(kind: string, bytes: Buffer): Promise<Extraction> {
+  try {
+    return { units: await extract(kind, bytes) };
+  } catch (error) {
+    if (error instanceof Skip) return { skip: error.message };
+    throw error;
+  }
+}
+
+/** Gives units their URIs and titles: these come from the file's path, never from the cache. */
+function named(rel: string, kind: string, units: readonly ExtractedUnit[]): FolderDocument[] {
+  const name = path.posix.basename(rel);
+  return units.map((unit) => {
+    const uri = unit.fragment === undefined ? rel : `${rel}#${unit.fragment}`;
+    const title =
+      kind === 'pdf'
+        ? `${name} page ${unit.fragment}`
+        : kind === 'xlsx'
+          ? `${name} ${unit.fragment}`
+          : kind === 'csv' || kind === 'json'
+            ? name
+            : unit.title || titleFromText(unit.body, name);
+    return { uri, title, body: unit.body, mediaType: unit.mediaType };
+  });
 }
 
 function isReadableExtension(extension: string): boolean {
@@ -160,39 +211,23 @@ async function readRegularFile(target: string, maxBytes: number): Promise<Buffer
   }
 }
 
-async function extract(rel: string, extension: string, bytes: Buffer): Promise<FolderDocument[]> {
-  const name = path.posix.basename(rel);
-  switch (extension) {
+/** What a reader makes of a file's bytes alone (no name enters it, so the result can be shared by content). */
+async function extract(kind: string, bytes: Buffer): Promise<ExtractedUnit[]> {
+  switch (kind) {
     case 'pdf':
-      return extractPdf(rel, bytes);
+      return extractPdf(bytes);
     case 'docx':
-      return extractDocx(rel, bytes);
+      return extractDocx(bytes);
     case 'xlsx':
-      return extractXlsx(rel, bytes);
+      return extractXlsx(bytes);
     case 'csv':
-      return extractCsv(rel, bytes);
-    default: {
-      const text = decodeText(bytes);
-      if (HTML_EXTENSIONS.has(extension)) {
-        const readable = htmlToReadableText(text);
-        return [
-          {
-            uri: rel,
-            title: readable.title || titleFromText(readable.text, name),
-            body: readable.text,
-            mediaType: 'text/plain',
-          },
-        ];
-      }
-      return [
-        {
-          uri: rel,
-          title: extension === 'json' ? name : titleFromText(text, name),
-          body: text,
-          mediaType: extension === 'md' || extension === 'markdown' ? 'text/markdown' : 'text/plain',
-        },
-      ];
+      return extractCsv(bytes);
+    case 'html': {
+      const readable = htmlToReadableText(decodeText(bytes));
+      return [{ body: readable.text, mediaType: 'text/plain', ...(readable.title ? { title: readable.title } : {}) }];
     }
+    default:
+      return [{ body: decodeText(bytes), mediaType: kind === 'markdown' ? 'text/markdown' : 'text/plain' }];
   }
 }
 
@@ -206,7 +241,7 @@ function decodeText(bytes: Buffer): string {
   }
 }
 
-async function extractPdf(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
+async function extractPdf(bytes: Buffer): Promise<ExtractedUnit[]> {
   const { extractText, getDocumentProxy } = await import('unpdf');
   let pages: string[];
   try {
@@ -215,15 +250,14 @@ async function extractPdf(rel: string, bytes: Buffer): Promise<FolderDocument[]>
   } catch (error) {
     throw new Skip(`damaged or encrypted PDF (${oneLine(error)})`);
   }
-  const name = path.posix.basename(rel);
   const documents = pages
-    .map((text, i) => ({ uri: `${rel}#${i + 1}`, title: `${name} page ${i + 1}`, body: text, mediaType: 'text/plain' }))
+    .map((text, i) => ({ fragment: `${i + 1}`, body: text, mediaType: 'text/plain' }))
     .filter((doc) => doc.body.trim() !== '');
   if (documents.length === 0) throw new Skip('PDF without a text layer (scanned images need OCR first)');
   return documents;
 }
 
-async function extractDocx(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
+async function extractDocx(bytes: Buffer): Promise<ExtractedUnit[]> {
   const mammoth = (await import('mammoth')).default;
   let text: string;
   try {
@@ -234,10 +268,10 @@ async function extractDocx(rel: string, bytes: Buffer): Promise<FolderDocument[]
   if (text.trim() === '') throw new Skip('DOCX without text');
   // Paragraphs come separated by blank lines; a table's cells come one per paragraph, which the reader takes as a row.
   const body = text.replace(/\n{2,}/g, '\n');
-  return [{ uri: rel, title: titleFromText(body, path.posix.basename(rel)), body, mediaType: 'text/plain' }];
+  return [{ body, mediaType: 'text/plain' }];
 }
 
-async function extractXlsx(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
+async function extractXlsx(bytes: Buffer): Promise<ExtractedUnit[]> {
   const ExcelJS = (await import('exceljs')).default;
   const workbook = new ExcelJS.Workbook();
   try {
@@ -245,7 +279,7 @@ async function extractXlsx(rel: string, bytes: Buffer): Promise<FolderDocument[]
   } catch (error) {
     throw new Skip(`damaged XLSX (${oneLine(error)})`);
   }
-  const documents: FolderDocument[] = [];
+  const documents: ExtractedUnit[] = [];
   workbook.eachSheet((sheet) => {
     const lines: string[] = [];
     sheet.eachRow({ includeEmpty: true }, (row) => {
@@ -254,12 +288,7 @@ async function extractXlsx(rel: string, bytes: Buffer): Promise<FolderDocument[]
     });
     const body = lines.join('\n');
     if (body.replace(/[|\s]/g, '') === '') return;
-    documents.push({
-      uri: `${rel}#${sheet.name}`,
-      title: `${path.posix.basename(rel)} ${sheet.name}`,
-      body,
-      mediaType: 'text/plain',
-    });
+    documents.push({ fragment: sheet.name, body, mediaType: 'text/plain' });
   });
   if (documents.length === 0) throw new Skip('workbook without values');
   return documents;
@@ -280,7 +309,7 @@ function cellText(value: unknown): string {
   return String(value).replace(/\s+/g, ' ').trim();
 }
 
-async function extractCsv(rel: string, bytes: Buffer): Promise<FolderDocument[]> {
+async function extractCsv(bytes: Buffer): Promise<ExtractedUnit[]> {
   const { parse } = await import('csv-parse/sync');
   let rows: string[][];
   try {
@@ -290,7 +319,7 @@ async function extractCsv(rel: string, bytes: Buffer): Promise<FolderDocument[]>
     throw new Skip(`CSV that does not parse (${oneLine(error)})`);
   }
   const body = rows.map((row) => row.map((cell) => cell.replace(/\s+/g, ' ').trim()).join(' | ')).join('\n');
-  return [{ uri: rel, title: path.posix.basename(rel), body, mediaType: 'text/plain' }];
+  return [{ body, mediaType: 'text/plain' }];
 }
 
 function kindOf(info: Stats): string {

@@ -14,17 +14,20 @@ export const SHARED_DATA_ENV = 'PAGEWISE_SHARED_DATA';
 /** The environment variable that names the user data folder. */
 export const DATA_DIR_ENV = 'PAGEWISE_DATA_DIR';
 
+/** The platform's cache folder for the user: `XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`. */
+export function userCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const home = os.homedir();
+  return process.platform === 'win32'
+    ? (env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'))
+    : process.platform === 'darwin'
+      ? path.join(home, 'Library', 'Caches')
+      : (env.XDG_CACHE_HOME ?? path.join(home, '.cache'));
+}
+
 /** The user data folder: `$PAGEWISE_DATA_DIR`, else `pagewise/data` in the platform's cache folder. */
 export function userDataDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   if (env[DATA_DIR_ENV]) return path.resolve(env[DATA_DIR_ENV]);
-  const home = os.homedir();
-  const cache =
-    process.platform === 'win32'
-      ? (env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'))
-      : process.platform === 'darwin'
-        ? path.join(home, 'Library', 'Caches')
-        : (env.XDG_CACHE_HOME ?? path.join(home, '.cache'));
-  return path.join(cache, 'pagewise', 'data');
+  return path.join(userCacheDir(env), 'pagewise', 'data');
 }
 
 // From src/util/ (or dist/util/ once built) two levels up is the project root.
