@@ -3,7 +3,7 @@
  * cost per strategy as a markdown table, with optional JSON, saved runs and charts. Progress goes to
  * stderr, so stdout holds only the report.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import {
@@ -122,6 +122,21 @@ function listText(): string {
   lines.push('', 'Strategies:');
   for (const e of listStrategies()) lines.push(`  ${e.name.padEnd(20)} ${e.description}`);
   return lines.join('\n');
+}
+
+/**
+ * Creates the default output folder of a hosted-model run (`bench-out/<scenario>-<time>`), parents included: the
+ * user gave no path that could hold a typo. A failure names --out, the flag that chooses another place.
+ */
+function ensureDefaultOutDir(outDir: string): void {
+  try {
+    mkdirSync(outDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigurationError(
+      'bad-arguments',
+      `A run on a hosted model is saved so it can be rebuilt and resumed, but the default folder ${path.resolve(outDir)} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Choose a folder with --out <folder>.`,
+    );
+  }
 }
 
 function nList(value: string | undefined): number[] | undefined {
@@ -299,7 +314,7 @@ export async function benchCommand(
     (model === 'offline'
       ? undefined
       : path.join('bench-out', `${scenario.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
-  if (outDir && !values.out && !values.resume) ensureFolder('--out', outDir);
+  if (outDir && !values.out && !values.resume) ensureDefaultOutDir(outDir);
   if (outDir)
     startBenchRun(outDir, {
       scenario: scenario.name,

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -18,10 +19,12 @@ export interface CliChild {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `pagewise <argv…>` in a child process with `env` added to this process's environment. */
-export function spawnCli(argv: readonly string[], env: Record<string, string> = {}): CliChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...argv], {
-    cwd: root,
+/** Starts `pagewise <argv…>` in a child process (in folder `cwd`) with `env` added to this process's environment. */
+export function spawnCli(argv: readonly string[], env: Record<string, string> = {}, cwd = root): CliChild {
+  // tsx by file URL: a child in another working folder cannot resolve the bare name.
+  const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', tsx, path.join(root, 'src/cli/main.ts'), ...argv], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
