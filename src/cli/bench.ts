@@ -3,8 +3,9 @@
  * cost per strategy as a markdown table, with optional JSON, saved runs and charts. Progress goes to
  * stderr, so stdout holds only the report.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import {
   getScenario,
@@ -21,7 +22,9 @@ import {
   writeResultsJson,
   type BenchProgress,
   type BenchReport,
+  type LearnedGuidelines,
 } from '../bench/index.js';
+import { loadGuideline } from '../index.js';
 import { queueExecutor } from '../distributed/index.js';
 import { hotpotAvailable } from '../scenarios/multi-qa/data.js';
 import { defaultRetailDataDir } from '../scenarios/retail/data.js';
@@ -96,6 +99,28 @@ const OPTIONS = {
   rebuild: { type: 'string' },
   resume: { type: 'string' },
 } as const;
+
+/** Where the guidelines learned by `pagewise optimize` ship: bench/guidelines/<scenario>/ of the package. */
+const LEARNED_GUIDELINES_DIR = fileURLToPath(new URL('../../bench/guidelines/', import.meta.url));
+
+/**
+ * The learned guidelines the package ships, by scenario, for the `acon-learned` strategy: each scenario folder's
+ * observation.md and history.md (either may be absent). A damaged file is an error naming it, not a silent default.
+ */
+async function shippedLearnedGuidelines(dir = LEARNED_GUIDELINES_DIR): Promise<Record<string, LearnedGuidelines>> {
+  if (!existsSync(dir)) return {};
+  const learned: Record<string, LearnedGuidelines> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const guidelines: LearnedGuidelines = {};
+    for (const target of ['observation', 'history'] as const) {
+      const file = path.join(dir, entry.name, `${target}.md`);
+      if (existsSync(file)) guidelines[target] = await loadGuideline(file);
+    }
+    if (guidelines.observation || guidelines.history) learned[entry.name] = guidelines;
+  }
+  return learned;
+}
 
 /** Default number of tasks per strategy and N. */
 export const DEFAULT_BENCH_TASKS = 8;
@@ -232,8 +257,8 @@ export async function benchCommand(
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
-  registerStandardBench();
   const { values, positionals } = parseCommand('bench', argv, OPTIONS);
+  registerStandardBench({ learned: await shippedLearnedGuidelines() });
   if (values.help) {
     out(BENCH_HELP);
     return 0;
