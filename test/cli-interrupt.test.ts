@@ -51,7 +51,7 @@ describe('Ctrl-C during offline runs', () => {
       run.child.kill('SIGINT');
       const { code } = await run.exited;
       expect(code).toBe(130);
-      expect(run.stderr()).toContain(`continue with: pagewise bench --resume ${out}`);
+      expect(run.stderr()).toMatch(new RegExp(`continue with: (npx )?pagewise bench --resume ${out}$`, 'm'));
     } finally {
       if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }

@@ -30,6 +30,7 @@ import { hotpotAvailable } from '../scenarios/multi-qa/data.js';
 import { defaultRetailDataDir } from '../scenarios/retail/data.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
+import { commandLine } from './invocation.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
@@ -135,7 +136,8 @@ function listText(): string {
   const lines = ['Scenarios:'];
   for (const s of listScenarios()) {
     const data = SCENARIO_DATA[s.name];
-    const missing = data && !data.present() ? ` (data missing: run \`pagewise data fetch ${data.set}\`)` : '';
+    const missing =
+      data && !data.present() ? ` (data missing: run \`${commandLine(['data', 'fetch', data.set])}\`)` : '';
     lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}${missing}`);
     if (s.available)
       lines.push(
@@ -381,7 +383,7 @@ export async function benchCommand(
     progress.stop();
     err(
       outDir
-        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: pagewise bench --resume ${outDir}`
+        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
         : 'Interrupted. Nothing was kept: run with --out <folder> to make a run resumable.',
     );
     return 130;
