@@ -238,6 +238,15 @@ export {
   type ReadDocumentFolderOptions,
   type SkippedFile,
 } from './sources/documents.js';
+export {
+  CACHE_DIR_ENV,
+  DOCUMENT_READER_VERSION,
+  DocumentCache,
+  defaultDocumentCacheDir,
+  type DocumentCacheOptions,
+  type ExtractedUnit,
+  type Extraction,
+} from './sources/document-cache.js';
 export { createHttpSource, type HttpSourceOptions } from './sources/http-source.js';
 export {
   CorpusIndex,
