@@ -2,7 +2,7 @@
  * `pagewise bench --strategies acon-learned`: the strategy of the README's headline table is registered by the CLI
  * from the learned guidelines the package ships (bench/guidelines/<scenario>/), not only by the benchmark scripts.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,28 @@ describe('acon-learned on the command line', () => {
       expect(run.code, run.err).toBe(0);
       const results = JSON.parse(readFileSync(json, 'utf8')) as { results: { strategy: string }[] };
       expect(results.results.map((r) => r.strategy)).toEqual(['acon-learned']);
+    },
+    120_000,
+  );
+});
+
+describe('bench data discovery', () => {
+  it.skipIf(!retailData)(
+    'says which data folder a run used, past an empty one in the user data folder',
+    async () => {
+      const userData = path.join(dir, 'user-data');
+      mkdirSync(path.join(userData, 'tau-retail'), { recursive: true });
+      const saved = process.env.PAGEWISE_DATA_DIR;
+      process.env.PAGEWISE_DATA_DIR = userData;
+      try {
+        const run = await cli('bench', 'retail-tool-use', '--strategies', 'none', '--tasks', '1');
+        expect(run.code, run.err).toBe(0);
+        expect(run.err).toContain(`data: tau-retail from ${defaultRetailDataDir()}`);
+        expect(defaultRetailDataDir()).not.toBe(path.join(userData, 'tau-retail'));
+      } finally {
+        if (saved === undefined) delete process.env.PAGEWISE_DATA_DIR;
+        else process.env.PAGEWISE_DATA_DIR = saved;
+      }
     },
     120_000,
   );

@@ -26,8 +26,8 @@ import {
 } from '../bench/index.js';
 import { loadGuideline } from '../index.js';
 import { queueExecutor } from '../distributed/index.js';
-import { hotpotAvailable } from '../scenarios/multi-qa/data.js';
-import { defaultRetailDataDir } from '../scenarios/retail/data.js';
+import { defaultHotpotPath, hotpotAvailable } from '../scenarios/multi-qa/data.js';
+import { defaultRetailDataDir, retailDataAvailable } from '../scenarios/retail/data.js';
 import { ConfigurationError } from '../errors.js';
 import { intOption, parseCommand } from './args.js';
 import { commandLine } from './invocation.js';
@@ -127,9 +127,13 @@ async function shippedLearnedGuidelines(dir = LEARNED_GUIDELINES_DIR): Promise<R
 export const DEFAULT_BENCH_TASKS = 8;
 
 /** The third-party data a scenario needs, and whether it is where the scenario looks. */
-const SCENARIO_DATA: Readonly<Record<string, { set: string; present: () => boolean }>> = {
-  'retail-tool-use': { set: 'tau-retail', present: () => existsSync(path.join(defaultRetailDataDir(), 'users.json')) },
-  'multi-objective-qa': { set: 'hotpotqa', present: () => hotpotAvailable() },
+const SCENARIO_DATA: Readonly<Record<string, { set: string; where: () => string; present: () => boolean }>> = {
+  'retail-tool-use': {
+    set: 'tau-retail',
+    where: defaultRetailDataDir,
+    present: () => retailDataAvailable(),
+  },
+  'multi-objective-qa': { set: 'hotpotqa', where: defaultHotpotPath, present: () => hotpotAvailable() },
 };
 
 function listText(): string {
@@ -297,6 +301,9 @@ export async function benchCommand(
       `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
     );
   const scenario = getScenario(name);
+  const data = SCENARIO_DATA[scenario.name];
+  // Which copy of the data a run used is part of its result: say it.
+  if (data?.present()) err(`data: ${data.set} from ${data.where()}`);
   const model = resumed?.model ?? values.model ?? 'offline';
   const n = resumed ? resumed.n : nList(values.n);
   const strategies = resumed
