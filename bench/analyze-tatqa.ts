@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createOfflineModel } from 'pagewise';
+import { missingDataHint } from 'pagewise/internal';
 import {
   folderCorpus,
   reportOfflinePolicy,
@@ -19,7 +20,7 @@ import { scoreTatqa, sharedDataDir, writeTatqaFolders } from '../test/support/ta
 export async function main(): Promise<void> {
   const dataDir = sharedDataDir();
   if (!dataDir) {
-    console.log('\n## analyze on TAT-QA: skipped, tatqa/dev.json not found (set PAGEWISE_SHARED_DATA)');
+    console.log(`\n## analyze on TAT-QA: skipped, tatqa/dev.json not found. ${missingDataHint('tatqa')}`);
     return;
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-tatqa-bench-'));

@@ -1,7 +1,7 @@
 /**
  * The fair comparison behind the README's Results: every strategy at the same prompt-token budget.
  * Retail (24 tasks, seeds 1 and 2) at half of `none`'s mean peak, with `acon` (default guidelines) and
- * `acon-learned` (guidelines learned on seed 7, bench/guidelines/); multi-objective QA at N = 2, 4, 8,
+ * `acon-learned` (guidelines learned on seed 7, packages/lab/guidelines/); multi-objective QA at N = 2, 4, 8,
  * 16 without a budget (peak, dependency, EM/F1 per N), and its success and EM against budget at N = 8.
  * Writes docs/bench/ (the N = 8 chart and the curve JSON) and prints markdown tables.
  */
@@ -21,7 +21,7 @@ import { ConfigurationError } from 'pagewise';
 import { LEARN_RETAIL } from './optimize-retail.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const LEARNED = path.join(HERE, 'guidelines', 'retail-tool-use');
+const LEARNED = path.join(HERE, '..', 'packages', 'lab', 'guidelines', 'retail-tool-use');
 const DOCS = path.join(HERE, '..', 'docs', 'bench');
 
 /** Seed the retail guidelines were learned on: never an evaluation seed. */

@@ -62,7 +62,7 @@ export async function optimizeRetail(target: GuidelineTarget): Promise<{ result:
 export const LEARN_RETAIL = { seed: 7, train: 12, val: 6, budget: 3224, candidates: 5, concurrency: 2 } as const;
 
 /** The folder of the checked-in learned guidelines. */
-export const LEARNED_DIR = path.join('bench', 'guidelines', 'retail-tool-use');
+export const LEARNED_DIR = path.join('packages', 'lab', 'guidelines', 'retail-tool-use');
 
 /**
  * Learns the retail guidelines (see {@link LEARN_RETAIL}) and writes `observation.md`, `history.md` (the

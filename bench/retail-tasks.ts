@@ -11,7 +11,14 @@ import { getScenario, registerStandardBench, runBench } from '@pagewise/lab';
 import { loadGuideline } from 'pagewise';
 import { ConfigurationError } from 'pagewise';
 
-const LEARNED = path.join(path.dirname(fileURLToPath(import.meta.url)), 'guidelines', 'retail-tool-use');
+const LEARNED = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'packages',
+  'lab',
+  'guidelines',
+  'retail-tool-use',
+);
 
 /** Prints one row per task: OK or FAIL per strategy, with the model calls made (E: ended in an error). */
 export async function retailTasks(seed: number, strategies: readonly string[]): Promise<void> {

@@ -1,16 +1,20 @@
 /**
  * Guards the user's own data: `npm test` must write only under temporary folders, never to the default store that
- * `analyze` and `sessions` use (.pagewise/pagewise.db in the working folder) nor to ~/.pagewise. The teardown fails
+ * `analyze` and `sessions` use (.pagewise/pagewise.db in the working folder), to ~/.pagewise, nor to the user's
+ * document cache. The teardown fails
  * the run when any of them appeared or changed while the tests ran.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { defaultDocumentCacheDir } from '../packages/documents/src/document-cache.js';
 
 const GUARDED = [
   path.join(process.cwd(), '.pagewise'),
   path.join(process.cwd(), '.pagewise', 'pagewise.db'),
   path.join(os.homedir(), '.pagewise'),
+  // The document cache `analyze` keeps by default (computed before the tests' own folder is set below).
+  defaultDocumentCacheDir(),
 ];
 
 function snapshot(): string[] {
@@ -23,7 +27,12 @@ function snapshot(): string[] {
 
 export default function setup(): () => void {
   const before = snapshot();
+  // Commands that cache by default (analyze's document cache) cache into a temporary folder; the test processes
+  // inherit it. A test that checks the cache itself passes its own folder.
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-test-cache-'));
+  process.env.PAGEWISE_CACHE_DIR = cacheDir;
   return () => {
+    rmSync(cacheDir, { recursive: true, force: true });
     const after = snapshot();
     const changed = after.filter((line, i) => line !== before[i]);
     if (changed.length === 0) return;

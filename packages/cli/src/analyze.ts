@@ -5,18 +5,21 @@
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigurationError, ContextWindowExceededError, type SessionEvent } from 'pagewise';
-import { DEFAULT_READER_LIMITS, type DocumentReaderLimits } from '@pagewise/documents';
+import { ConfigurationError, ContextWindowExceededError, resolveModel, type SessionEvent } from 'pagewise';
+import { DEFAULT_READER_LIMITS, DocumentCache, type DocumentReaderLimits } from '@pagewise/documents';
 import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '@pagewise/sqlite';
 import {
   folderCorpus,
+  recordedReportRun,
   runReportAnalysis,
   writeCorpus,
   type FolderCorpus,
+  type RecordedReportRun,
   type ReportStrategy,
 } from '@pagewise/lab/scenarios/report-analysis';
 import { intOption, parseCommand } from './args.js';
 import { describeError, EXIT } from './errors.js';
+import { commandLine } from './invocation.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
 export const ANALYZE_HELP = `Usage: pagewise analyze <folder> "<question>" [options]
@@ -34,7 +37,9 @@ best match the question's terms, quoted with their citations; it is not a model'
 Options:
   --model <spec>         Model (default: offline, rule-based, not an LLM), e.g. openai:gpt-4.1-mini
   --question-file <f>    Read the question from a file, or from standard input with -
-  --resume <session-id>  Continue an interrupted analysis of this session
+  --resume <session-id>  Continue an interrupted analysis of this session, with the model and settings
+                         it was started with (a flag given here overrides one of them)
+  --switch-model         With --resume: allow continuing on another --model than the session started with
   --budget <tokens>      Working-set budget in tokens (default 32000)
   --batch <n>            Documents per read (default 10)
   --strategy <name>      paging (default) or none (bodies returned into history)
@@ -44,6 +49,9 @@ Options:
   --file-memory-mb <n>   Skip a PDF, DOCX or XLSX that needs more memory to read (default 512)
   --max-pages <n>        Skip a PDF of more pages (default 2000)
   --max-unpacked-mb <n>  Skip a DOCX or XLSX that unpacks to more (default 100)
+  --cache-dir <dir>      Where text extracted from files is cached by content hash (default:
+                         $PAGEWISE_CACHE_DIR/documents, else pagewise/documents in your cache folder)
+  --no-cache             Extract every file again and keep nothing
   --db <file>            SQLite database for the session and pages (default: .pagewise/pagewise.db);
                          inspect the run afterwards with \`pagewise sessions show <id>\`
   -h, --help             Show this help
@@ -140,80 +148,173 @@ function readerLimitsOf(values: Record<string, string | boolean | undefined>): P
   };
 }
 
+const ANALYZE_OPTIONS = {
+  model: { type: 'string' },
+  budget: { type: 'string' },
+  batch: { type: 'string' },
+  strategy: { type: 'string' },
+  window: { type: 'string' },
+  db: { type: 'string' },
+  'max-file-mb': { type: 'string' },
+  'file-timeout': { type: 'string' },
+  'file-memory-mb': { type: 'string' },
+  'max-pages': { type: 'string' },
+  'max-unpacked-mb': { type: 'string' },
+  'question-file': { type: 'string' },
+  resume: { type: 'string' },
+  'switch-model': { type: 'boolean' },
+  'cache-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The settings of a run, from the flags and, on resume, from what the session recorded. */
+interface AnalyzeSettings {
+  model: string;
+  strategy: ReportStrategy;
+  budget: number;
+  batch: number;
+  window: number | undefined;
+}
+
+/**
+ * The settings a resumed run continues with: what the session was started with, unless a flag says otherwise; a
+ * different --model is refused unless --switch-model asks for it.
+ */
+function resumedSettings(
+  values: {
+    model?: string;
+    strategy?: string;
+    budget?: string;
+    batch?: string;
+    window?: string;
+    'switch-model'?: boolean;
+  },
+  sessionId: string,
+  recorded: RecordedReportRun | undefined,
+): AnalyzeSettings {
+  if (recorded && values.model !== undefined && values.model !== recorded.model && !values['switch-model'])
+    throw new ConfigurationError(
+      'resume-model-mismatch',
+      `session ${sessionId} was started with --model ${recorded.model}; resume it with that model (leave --model out), or add --switch-model to continue it with ${values.model}.`,
+    );
+  return {
+    model: values.model ?? recorded?.model ?? 'offline',
+    strategy: values.strategy !== undefined ? strategyOf(values.strategy) : (recorded?.strategy ?? 'paging'),
+    budget: intOption('budget', values.budget, recorded?.ramBudgetTokens ?? 32_000, 1000),
+    batch: intOption('batch', values.batch, recorded?.maxReportsPerRead ?? 10, 1),
+    window:
+      values.window !== undefined ? intOption('window', values.window, 0) : (recorded?.contextWindow ?? undefined),
+  };
+}
+
+/** The flags that reproduce a run, for the printed resume command. */
+function resumeArgs(
+  folder: string,
+  sessionId: string,
+  settings: AnalyzeSettings,
+  values: { db?: string; 'max-file-mb'?: string; 'cache-dir'?: string; 'no-cache'?: boolean },
+): string[] {
+  return [
+    'analyze',
+    folder,
+    '--resume',
+    sessionId,
+    '--model',
+    settings.model,
+    '--strategy',
+    settings.strategy,
+    '--budget',
+    String(settings.budget),
+    '--batch',
+    String(settings.batch),
+    ...(settings.window !== undefined ? ['--window', String(settings.window)] : []),
+    ...(values['max-file-mb'] !== undefined ? ['--max-file-mb', values['max-file-mb']] : []),
+    ...(values.db !== undefined ? ['--db', values.db] : []),
+    ...(values['cache-dir'] !== undefined ? ['--cache-dir', values['cache-dir']] : []),
+    ...(values['no-cache'] ? ['--no-cache'] : []),
+  ];
+}
+
 /** Runs `pagewise analyze`. */
 export async function analyzeCommand(
   argv: string[],
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
-  const { values, positionals } = parseCommand('analyze', argv, {
-    model: { type: 'string' },
-    budget: { type: 'string' },
-    batch: { type: 'string' },
-    strategy: { type: 'string' },
-    window: { type: 'string' },
-    db: { type: 'string' },
-    'max-file-mb': { type: 'string' },
-    'file-timeout': { type: 'string' },
-    'file-memory-mb': { type: 'string' },
-    'max-pages': { type: 'string' },
-    'max-unpacked-mb': { type: 'string' },
-    'question-file': { type: 'string' },
-    resume: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values, positionals } = parseCommand('analyze', argv, ANALYZE_OPTIONS);
   const [folder, ...words] = positionals;
   if (values.help || !folder) {
     out(ANALYZE_HELP);
     return values.help ? 0 : 1;
   }
+  if (values['switch-model'] && !values.resume)
+    throw new ConfigurationError('bad-arguments', '--switch-model only applies with --resume <session-id>.');
+  if (values['no-cache'] && values['cache-dir'] !== undefined)
+    throw new ConfigurationError('bad-arguments', 'Give either --cache-dir or --no-cache, not both.');
   const question = values.resume ? '' : questionOf(words, values['question-file'], err);
   if (question === undefined) {
     out(ANALYZE_HELP);
     return 1;
   }
+  // Every flag and the model are checked before the folder is read: a typo must not cost a read of 1,000 files.
+  const maxFileMb = intOption('max-file-mb', values['max-file-mb'], 50, 1);
+  if (!values.resume) resumedSettings(values, '', undefined);
+  if (values.model !== undefined && values.model !== 'offline') resolveModel(values.model);
+  const dbFile = values.db ?? defaultDatabasePath();
+  ensureParentOf('--db', dbFile);
   const info = await stat(folder).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(
       'bad-arguments',
-      `"${folder}" is not a folder. Generate one with \`pagewise corpus generate --n 50 --out ${folder}\`.`,
+      `"${folder}" is not a folder. Generate one with \`${commandLine(['corpus', 'generate', '--n', '50', '--out', folder])}\`.`,
     );
-  const maxFileMb = intOption('max-file-mb', values['max-file-mb'], 50, 1);
-  const dbFile = values.db ?? defaultDatabasePath();
-  ensureParentOf('--db', dbFile);
-  const corpus = await folderCorpus(path.resolve(folder), {
-    maxFileBytes: maxFileMb * 1024 * 1024,
-    limits: readerLimitsOf(values),
-  });
-  for (const s of corpus.skipped.slice(0, MAX_SKIP_NOTICES)) err(`skipped ${s.path}: ${s.reason}`);
-  if (corpus.skipped.length > MAX_SKIP_NOTICES)
-    err(`… and ${corpus.skipped.length - MAX_SKIP_NOTICES} more skipped files.`);
-  err(readSummary(corpus));
-  if (corpus.uris.length === 0)
-    throw new ConfigurationError(
-      'bad-arguments',
-      `"${folder}" holds no readable documents (read: txt, md, html, json, csv, pdf, docx, xlsx).${corpus.skipped.length ? ` ${corpus.skipped.length} files were skipped, see above.` : ''}`,
-    );
-  const model = values.model ?? 'offline';
   const database = openSqliteDatabase(dbFile);
-  const store = new SqliteSessionStore({ database });
-  const pageStore = new SqlitePageStore({ database });
   const abort = new AbortController();
   let sessionId = values.resume;
+  let settings: AnalyzeSettings | undefined;
   const onInterrupt = () => abort.abort(new Error('interrupted'));
-  process.once('SIGINT', onInterrupt);
+  process.on('SIGINT', onInterrupt);
   try {
+    const store = new SqliteSessionStore({ database });
+    const pageStore = new SqlitePageStore({ database });
+    settings = values.resume
+      ? resumedSettings(values, values.resume, await recordedReportRun(store, values.resume))
+      : resumedSettings(values, '', undefined);
+    const cache = values['no-cache']
+      ? undefined
+      : new DocumentCache({
+          ...(values['cache-dir'] !== undefined ? { dir: values['cache-dir'] } : {}),
+          onWarning: (message) => err(`pagewise analyze: ${message}`),
+        });
+    const corpus = await folderCorpus(path.resolve(folder), {
+      maxFileBytes: maxFileMb * 1024 * 1024,
+      limits: readerLimitsOf(values),
+      signal: abort.signal,
+      ...(cache ? { cache } : {}),
+    });
+    for (const s of corpus.skipped.slice(0, MAX_SKIP_NOTICES)) err(`skipped ${s.path}: ${s.reason}`);
+    if (corpus.skipped.length > MAX_SKIP_NOTICES)
+      err(`… and ${corpus.skipped.length - MAX_SKIP_NOTICES} more skipped files.`);
+    err(readSummary(corpus));
+    if (cache) err(`document cache: ${cache.hits} of ${cache.hits + cache.misses} files reused from ${cache.dir}`);
+    if (corpus.uris.length === 0)
+      throw new ConfigurationError(
+        'bad-arguments',
+        `"${folder}" holds no readable documents (read: txt, md, html, json, csv, pdf, docx, xlsx).${corpus.skipped.length ? ` ${corpus.skipped.length} files were skipped, see above.` : ''}`,
+      );
+    const { model } = settings;
     const result = await runReportAnalysis({
       corpus,
       store,
       pageStore,
       question,
       model,
-      strategy: strategyOf(values.strategy),
-      ramBudgetTokens: intOption('budget', values.budget, 32_000, 1000),
-      maxReportsPerRead: intOption('batch', values.batch, 10, 1),
-      ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
-      ...(values.resume ? { resumeSessionId: values.resume } : {}),
+      strategy: settings.strategy,
+      ramBudgetTokens: settings.budget,
+      maxReportsPerRead: settings.batch,
+      ...(settings.window !== undefined ? { contextWindow: settings.window } : {}),
+      ...(values.resume ? { resumeSessionId: values.resume, allowModelChange: values['switch-model'] === true } : {}),
       onSession: (id) => (sessionId = id),
       signal: abort.signal,
     });
@@ -224,7 +325,7 @@ export async function analyzeCommand(
       `\nRead ${read} of ${corpus.uris.length} documents · model ${model}${model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`,
     );
     out(
-      `session ${result.session.sessionId} (pagewise sessions show ${result.session.sessionId}${values.db ? ` --db ${values.db}` : ''})`,
+      `session ${result.session.sessionId} (${commandLine(['sessions', 'show', result.session.sessionId, ...(values.db ? ['--db', values.db] : [])])})`,
     );
     return 0;
   } catch (error) {
@@ -234,7 +335,7 @@ export async function analyzeCommand(
     }
     if (abort.signal.aborted) {
       err(
-        `Interrupted.${sessionId ? ` Continue with: pagewise analyze ${JSON.stringify(folder)} --resume ${sessionId}${values.db ? ` --db ${values.db}` : ''}` : ''}`,
+        `Interrupted.${sessionId && settings ? ` Continue with: ${commandLine(resumeArgs(folder, sessionId, settings, values))}` : ''}`,
       );
       return EXIT.interrupted;
     }

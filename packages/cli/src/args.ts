@@ -3,8 +3,23 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigurationError } from 'pagewise';
+import { closest } from './suggest.js';
 
-/** Parses `argv` for one command; unknown flags are a ConfigurationError naming the command's help. */
+/** Node's parse error, told in the command line's terms: the flag, the closest known flag, where the help is. */
+function parseErrorMessage(command: string, error: Error & { code?: string }, flags: readonly string[]): string {
+  const help = `Run \`pagewise ${command} --help\` for the options.`;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const given = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+    const name = given.replace(/^-+/, '').split('=')[0]!;
+    const match = name ? closest(name, flags) : undefined;
+    return `Unknown option ${given}.${match ? ` Did you mean --${match}?` : ''} ${help}`;
+  }
+  const missing = /^Option '(-\S+)(?: <value>)?' argument missing/.exec(error.message);
+  if (missing) return `${missing[1]} needs a value. ${help}`;
+  return `${error.message.replace(/\.$/, '')}. ${help}`;
+}
+
+/** Parses `argv` for one command; unknown flags are a ConfigurationError with a "did you mean" and the command's help. */
 export function parseCommand<const T extends NonNullable<ParseArgsConfig['options']>>(
   command: string,
   argv: string[],
@@ -17,10 +32,7 @@ export function parseCommand<const T extends NonNullable<ParseArgsConfig['option
       positionals: string[];
     };
   } catch (error) {
-    throw new ConfigurationError(
-      'bad-arguments',
-      `${(error as Error).message}. Run \`pagewise ${command} --help\` for the options.`,
-    );
+    throw new ConfigurationError('bad-arguments', parseErrorMessage(command, error as Error, Object.keys(options)));
   }
 }
 

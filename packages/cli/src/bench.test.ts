@@ -158,7 +158,8 @@ describe('pagewise bench', () => {
       const part = path.join(dir, 'part');
       const interrupted = await run(['test-cli-resume', ...args, '--out', part]);
       expect(interrupted.code).toBe(130);
-      expect(interrupted.err).toContain(`continue with: pagewise bench --resume ${part}`);
+      // `npx pagewise` where no pagewise is on PATH (see invocation.ts).
+      expect(interrupted.err).toMatch(new RegExp(`continue with: (npx )?pagewise bench --resume ${part}$`, 'm'));
       expect(readFileSync(path.join(part, 'episodes.jsonl'), 'utf8').trim().split('\n')).toHaveLength(5);
 
       ran = 0;
@@ -184,7 +185,7 @@ describe('pagewise bench', () => {
     process.env.PAGEWISE_TAU_RETAIL_DIR = path.join(os.tmpdir(), 'pagewise-no-such-data');
     try {
       const { out } = await run(['--list']);
-      expect(out).toMatch(/retail-tool-use .*\(data missing: run `pagewise data fetch tau-retail`\)/);
+      expect(out).toMatch(/retail-tool-use .*\(data missing: run `(npx )?pagewise data fetch tau-retail`\)/);
     } finally {
       if (saved === undefined) delete process.env.PAGEWISE_TAU_RETAIL_DIR;
       else process.env.PAGEWISE_TAU_RETAIL_DIR = saved;

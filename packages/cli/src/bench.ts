@@ -3,8 +3,9 @@
  * cost per strategy as a markdown table, with optional JSON, saved runs and charts. Progress goes to
  * stderr, so stdout holds only the report.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import cliProgress from 'cli-progress';
 import {
   getScenario,
@@ -21,12 +22,16 @@ import {
   writeResultsJson,
   type BenchProgress,
   type BenchReport,
+  type LearnedGuidelines,
 } from '@pagewise/lab';
+import { loadGuideline } from 'pagewise';
 import { queueExecutor } from '@pagewise/distributed';
-import { hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
-import { defaultRetailDataDir } from '@pagewise/lab/scenarios/retail';
+import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
+import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
+
 import { ConfigurationError } from 'pagewise';
 import { intOption, parseCommand } from './args.js';
+import { commandLine } from './invocation.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
@@ -97,20 +102,50 @@ const OPTIONS = {
   resume: { type: 'string' },
 } as const;
 
+/** Where the guidelines learned by `pagewise optimize` ship: guidelines/<scenario>/ of the lab package. */
+const LEARNED_GUIDELINES_DIR = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@pagewise/lab/package.json')),
+  'guidelines',
+);
+
+/**
+ * The learned guidelines the package ships, by scenario, for the `acon-learned` strategy: each scenario folder's
+ * observation.md and history.md (either may be absent). A damaged file is an error naming it, not a silent default.
+ */
+async function shippedLearnedGuidelines(dir = LEARNED_GUIDELINES_DIR): Promise<Record<string, LearnedGuidelines>> {
+  if (!existsSync(dir)) return {};
+  const learned: Record<string, LearnedGuidelines> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const guidelines: LearnedGuidelines = {};
+    for (const target of ['observation', 'history'] as const) {
+      const file = path.join(dir, entry.name, `${target}.md`);
+      if (existsSync(file)) guidelines[target] = await loadGuideline(file);
+    }
+    if (guidelines.observation || guidelines.history) learned[entry.name] = guidelines;
+  }
+  return learned;
+}
+
 /** Default number of tasks per strategy and N. */
 export const DEFAULT_BENCH_TASKS = 8;
 
 /** The third-party data a scenario needs, and whether it is where the scenario looks. */
-const SCENARIO_DATA: Readonly<Record<string, { set: string; present: () => boolean }>> = {
-  'retail-tool-use': { set: 'tau-retail', present: () => existsSync(path.join(defaultRetailDataDir(), 'users.json')) },
-  'multi-objective-qa': { set: 'hotpotqa', present: () => hotpotAvailable() },
+const SCENARIO_DATA: Readonly<Record<string, { set: string; where: () => string; present: () => boolean }>> = {
+  'retail-tool-use': {
+    set: 'tau-retail',
+    where: defaultRetailDataDir,
+    present: () => retailDataAvailable(),
+  },
+  'multi-objective-qa': { set: 'hotpotqa', where: defaultHotpotPath, present: () => hotpotAvailable() },
 };
 
 function listText(): string {
   const lines = ['Scenarios:'];
   for (const s of listScenarios()) {
     const data = SCENARIO_DATA[s.name];
-    const missing = data && !data.present() ? ` (data missing: run \`pagewise data fetch ${data.set}\`)` : '';
+    const missing =
+      data && !data.present() ? ` (data missing: run \`${commandLine(['data', 'fetch', data.set])}\`)` : '';
     lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}${missing}`);
     if (s.available)
       lines.push(
@@ -122,6 +157,21 @@ function listText(): string {
   lines.push('', 'Strategies:');
   for (const e of listStrategies()) lines.push(`  ${e.name.padEnd(20)} ${e.description}`);
   return lines.join('\n');
+}
+
+/**
+ * Creates the default output folder of a hosted-model run (`bench-out/<scenario>-<time>`), parents included: the
+ * user gave no path that could hold a typo. A failure names --out, the flag that chooses another place.
+ */
+function ensureDefaultOutDir(outDir: string): void {
+  try {
+    mkdirSync(outDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigurationError(
+      'bad-arguments',
+      `A run on a hosted model is saved so it can be rebuilt and resumed, but the default folder ${path.resolve(outDir)} cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Choose a folder with --out <folder>.`,
+    );
+  }
 }
 
 function nList(value: string | undefined): number[] | undefined {
@@ -217,8 +267,8 @@ export async function benchCommand(
   out: (s: string) => void,
   err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
 ): Promise<number> {
-  registerStandardBench();
   const { values, positionals } = parseCommand('bench', argv, OPTIONS);
+  registerStandardBench({ learned: await shippedLearnedGuidelines() });
   if (values.help) {
     out(BENCH_HELP);
     return 0;
@@ -255,6 +305,9 @@ export async function benchCommand(
       `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
     );
   const scenario = getScenario(name);
+  const data = SCENARIO_DATA[scenario.name];
+  // Which copy of the data a run used is part of its result: say it.
+  if (data?.present()) err(`data: ${data.set} from ${data.where()}`);
   const model = resumed?.model ?? values.model ?? 'offline';
   const n = resumed ? resumed.n : nList(values.n);
   const strategies = resumed
@@ -299,7 +352,7 @@ export async function benchCommand(
     (model === 'offline'
       ? undefined
       : path.join('bench-out', `${scenario.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
-  if (outDir && !values.out && !values.resume) ensureFolder('--out', outDir);
+  if (outDir && !values.out && !values.resume) ensureDefaultOutDir(outDir);
   if (outDir)
     startBenchRun(outDir, {
       scenario: scenario.name,
@@ -341,7 +394,7 @@ export async function benchCommand(
     progress.stop();
     err(
       outDir
-        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: pagewise bench --resume ${outDir}`
+        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
         : 'Interrupted. Nothing was kept: run with --out <folder> to make a run resumable.',
     );
     return 130;

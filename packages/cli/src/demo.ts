@@ -5,7 +5,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ContextWindowExceededError, OFFLINE_DISCLAIMER } from 'pagewise';
+import { ContextWindowExceededError, OFFLINE_DISCLAIMER, resolveModel } from 'pagewise';
 import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import {
   folderCorpus,
@@ -16,6 +16,7 @@ import {
   type ReportStrategy,
 } from '@pagewise/lab/scenarios/report-analysis';
 import { intOption, parseCommand } from './args.js';
+import { commandLine } from './invocation.js';
 
 export const DEMO_HELP = `Usage: pagewise demo [options]
 
@@ -24,8 +25,10 @@ naive strategy (report bodies returned into history) and with instruction paging
 instruction one batch at a time, results saved as they go). Prints the answers and a token table, and
 keeps the corpus and the SQLite database of the sessions so they can be looked at afterwards.
 Runs on the offline model, a deterministic rule-based model that is not an LLM; needs no API key.
+With --model, the same comparison runs on a model of your choice (its API key from the environment).
 
 Options:
+  --model <spec>     Model (default: offline), e.g. openai:gpt-4.1-mini
   --n <N>            Reports in the corpus (default 164)
   --questions <K>    Questions to ask (default 2)
   --seed <S>         Seed of the corpus and questions (default 1)
@@ -47,6 +50,7 @@ export async function demoCommand(
     questions: { type: 'string' },
     seed: { type: 'string' },
     window: { type: 'string' },
+    model: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -55,12 +59,19 @@ export async function demoCommand(
   }
   const n = intOption('n', values.n, 164, 1);
   const seed = intOption('seed', values.seed, 1);
+  const questionCount = intOption('questions', values.questions, 2, 1);
+  const window = values.window !== undefined ? intOption('window', values.window, 0) : undefined;
+  const model = values.model ?? 'offline';
+  // A missing key or an unknown provider is said before the corpus is written.
+  if (model !== 'offline') resolveModel(model);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-'));
   const db = path.join(dir, 'pagewise.db');
   const reports = await writeCorpus(path.join(dir, 'reports'), n, seed);
   const corpus = await folderCorpus(path.join(dir, 'reports'));
-  const questions = generateQuestions(reports, seed, intOption('questions', values.questions, 2, 1));
-  out(`pagewise demo: ${n} generated reports in ${path.join(dir, 'reports')}; model: offline ${OFFLINE_DISCLAIMER}`);
+  const questions = generateQuestions(reports, seed, questionCount);
+  out(
+    `pagewise demo: ${n} generated reports in ${path.join(dir, 'reports')}; model: ${model === 'offline' ? `offline ${OFFLINE_DISCLAIMER}` : model}`,
+  );
   out(
     'Each question needs every report. "none" returns report bodies into the history, so its prompt grows with the\n' +
       'corpus until it no longer fits the window: that failure is the point. "paging" keeps bodies in a page store\n' +
@@ -80,12 +91,13 @@ export async function demoCommand(
           const result = await runReportAnalysis({
             corpus,
             question: q.text,
+            model,
             strategy,
             store,
             pageStore,
             onSession: (id) => sessions.push(id),
             callLog: new SqliteCallLog({ database, tags: { strategy } }),
-            ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0) } : {}),
+            ...(window !== undefined ? { contextWindow: window } : {}),
           });
           const s = result.ledger.summary;
           const ok = isCorrect(result.text, q.gold);
@@ -112,9 +124,9 @@ export async function demoCommand(
   out('|---|---|---|---:|---:|---:|');
   for (const r of rows) out(r);
   out(`\nThe corpus and the sessions are kept in ${dir}. To look at them:`);
-  out(`  pagewise sessions list --db ${db}`);
-  if (sessions.length > 0) out(`  pagewise sessions show ${sessions[sessions.length - 1]} --db ${db}`);
-  out(`  pagewise inspect --store sqlite:${db}     (every call as the model saw it)`);
-  out(`  pagewise analyze ${path.join(dir, 'reports')} "<your question>" --db ${db}`);
+  out(`  ${commandLine(['sessions', 'list', '--db', db])}`);
+  if (sessions.length > 0) out(`  ${commandLine(['sessions', 'show', sessions[sessions.length - 1]!, '--db', db])}`);
+  out(`  ${commandLine(['inspect', '--store', `sqlite:${db}`])}     (every call as the model saw it)`);
+  out(`  ${commandLine(['analyze', path.join(dir, 'reports'), '<your question>', '--db', db])}`);
   return 0;
 }

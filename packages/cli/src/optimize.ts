@@ -21,6 +21,7 @@ import {
 } from '@pagewise/lab/optimize';
 import { defaultDatabasePath } from '@pagewise/sqlite';
 import { intOption, parseCommand } from './args.js';
+import { commandLine } from './invocation.js';
 
 /** Help text of `pagewise optimize`. */
 export const OPTIMIZE_HELP = `Usage: pagewise optimize --scenario <name> --target history|observation [options]
@@ -248,7 +249,7 @@ export async function optimizeCommand(
     );
     if (store)
       err(
-        `optimize: compressor calls recorded in ${values.db ?? defaultDatabasePath()} (pagewise distill export --target ${target} --out <file>)`,
+        `optimize: compressor calls recorded in ${values.db ?? defaultDatabasePath()} (${commandLine(['distill', 'export', '--target', target, '--out', '<file>'])})`,
       );
     return 0;
   } catch (error) {

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { NotFoundError, type SessionEvent } from 'pagewise';
 import { SqliteSessionStore, defaultDatabasePath } from '@pagewise/sqlite';
 import { parseCommand } from './args.js';
+import { commandLine } from './invocation.js';
 import { didYouMean } from './suggest.js';
 
 const SUBCOMMANDS = ['list', 'show', 'delete'];
@@ -79,12 +80,16 @@ export async function sessionsCommand(
       return 0;
     }
     if (!id) {
-      err(`pagewise sessions ${sub} needs a session id. Run \`pagewise sessions list\` to see them.`);
+      err(`pagewise sessions ${sub} needs a session id. Run \`${commandLine(['sessions', 'list'])}\` to see them.`);
       return 1;
     }
     const found = all.find((s) => s.sessionId === id);
     if (!found)
-      throw new NotFoundError('Session', id, `Run \`pagewise sessions list --app ${appName}\` to see the sessions.`);
+      throw new NotFoundError(
+        'Session',
+        id,
+        `Run \`${commandLine(['sessions', 'list', '--app', appName])}\` to see the sessions.`,
+      );
     if (sub === 'show') {
       const session = (await store.getSession(found))!;
       if (values.json) out(JSON.stringify(session, null, 2));

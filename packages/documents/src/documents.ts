@@ -20,6 +20,7 @@ import {
   type FolderDocument,
 } from './document-extract.js';
 import { DocumentSandbox } from './document-sandbox.js';
+import { sha256Hex, type DocumentCache, type ExtractedUnit } from './document-cache.js';
 
 export type { DocumentReaderLimits, FolderDocument } from './document-extract.js';
 export { DEFAULT_READER_LIMITS } from './document-extract.js';
@@ -49,6 +50,11 @@ export interface ReadDocumentFolderOptions {
    */
   limits?: Partial<DocumentReaderLimits>;
   signal?: AbortSignal;
+  /**
+   * Reuses what was extracted from the same bytes before (see {@link DocumentCache}): a second read of an unchanged
+   * folder pays for hashing the files, not for parsing PDFs and workbooks again. Default: no cache.
+   */
+  cache?: DocumentCache;
 }
 
 /** Default cap on one file: 50 MiB. */
@@ -108,7 +114,7 @@ export async function readDocumentFolder(
         continue;
       }
       try {
-        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits, options.signal);
+        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits, options.signal, options.cache);
         documents.push(...docs);
         filesRead += 1;
       } catch (error) {
@@ -135,6 +141,7 @@ async function readOne(
   sandbox: DocumentSandbox,
   limits: DocumentReaderLimits,
   signal: AbortSignal | undefined,
+  cache: DocumentCache | undefined,
 ): Promise<FolderDocument[]> {
   const extension = path.extname(rel).slice(1).toLowerCase();
   let target = full;
@@ -152,10 +159,67 @@ async function readOne(
     throw new Skip(`${formatMb(info.size)} is over the ${formatMb(maxBytes)} limit (raise it with --max-file-mb)`);
   if (!isReadableExtension(extension)) throw new Skip(`unsupported file type${extension ? ` .${extension}` : ''}`);
   const bytes = await readRegularFile(target, maxBytes);
+  if (!cache) return extractFile(rel, extension, bytes, sandbox, limits, signal);
+  // Keyed by the bytes and the reader, never by the name: an edited file is read again, and the same bytes under
+  // another name are reused but named by their own path.
+  const contentHash = sha256Hex(bytes);
+  const kind = readerKind(extension);
+  const cached = await cache.get(contentHash, kind);
+  if (cached && 'units' in cached) return named(rel, kind, cached.units);
+  // Only what was read is cached: a skip for a limit (time, memory, pages) may pass with other settings.
+  const documents = await extractFile(rel, extension, bytes, sandbox, limits, signal);
+  await cache.set(contentHash, kind, { units: documents.map((doc) => unitOf(rel, doc)) });
+  return documents;
+}
+
+function extractFile(
+  rel: string,
+  extension: string,
+  bytes: Buffer,
+  sandbox: DocumentSandbox,
+  limits: DocumentReaderLimits,
+  signal: AbortSignal | undefined,
+): Promise<FolderDocument[]> {
   // Archives and PDFs go to the worker: their parsers can be made to unpack gigabytes or loop for minutes by a few
   // kilobytes. Text, HTML and CSV are decoded in one linear pass over at most maxFileBytes, here.
   if (SANDBOXED_EXTENSIONS.has(extension)) return sandbox.read(rel, extension, bytes, signal);
-  return extractDocuments(rel, extension, bytes, limits);
+  return Promise.resolve(extractDocuments(rel, extension, bytes, limits));
+}
+
+/** The reader a file extension goes to; the cache keys entries by it, as the same bytes read as CSV or text differ. */
+function readerKind(extension: string): string {
+  if (extension === 'html' || extension === 'htm') return 'html';
+  if (extension === 'md' || extension === 'markdown') return 'markdown';
+  if (['json', 'csv', 'pdf', 'docx', 'xlsx'].includes(extension)) return extension;
+  return 'text';
+}
+
+/** A document as the cache keeps it: its part of the file (page, sheet) instead of its path. */
+function unitOf(rel: string, doc: FolderDocument): ExtractedUnit {
+  const fragment = doc.uri.startsWith(`${rel}#`) ? doc.uri.slice(rel.length + 1) : undefined;
+  return {
+    body: doc.body,
+    mediaType: doc.mediaType,
+    title: doc.title,
+    ...(fragment !== undefined ? { fragment } : {}),
+  };
+}
+
+/** Gives cached units their URIs and titles: a title made from the file's name is made from this file's name. */
+function named(rel: string, kind: string, units: readonly ExtractedUnit[]): FolderDocument[] {
+  const name = path.posix.basename(rel);
+  return units.map((unit) => {
+    const uri = unit.fragment === undefined ? rel : `${rel}#${unit.fragment}`;
+    const title =
+      kind === 'pdf'
+        ? `${name} page ${unit.fragment}`
+        : kind === 'xlsx'
+          ? `${name} ${unit.fragment}`
+          : kind === 'csv' || kind === 'json'
+            ? name
+            : (unit.title ?? name);
+    return { uri, title, body: unit.body, mediaType: unit.mediaType };
+  });
 }
 
 /** The limits given, over the defaults, each checked: a zero or negative limit would skip every file. */

@@ -13,3 +13,13 @@ export {
   type ReadDocumentFolderOptions,
   type SkippedFile,
 } from './documents.js';
+export {
+  CACHE_DIR_ENV,
+  DOCUMENT_READER_VERSION,
+  DocumentCache,
+  defaultDocumentCacheDir,
+  sha256Hex,
+  type DocumentCacheOptions,
+  type ExtractedUnit,
+  type Extraction,
+} from './document-cache.js';

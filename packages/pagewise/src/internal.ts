@@ -44,7 +44,7 @@ export { integerOption, throwIfAborted } from './sources/guards.js';
 export { htmlToReadableText } from './sources/html.js';
 export { titleFromText } from './sources/title.js';
 export { canonicalValue, jsonScalars, uniqueValues } from './util/canonical-value.js';
-export { DATA_DIR_ENV, findDataPath, userDataDir } from './util/data-dir.js';
+export { DATA_DIR_ENV, findDataPath, missingDataHint, userCacheDir, userDataDir } from './util/data-dir.js';
 export { scanJson } from './util/json-scan.js';
 export { seededRandom, seededShuffle } from './util/random.js';
 export { splitSystem } from './adapters/measure.js';

@@ -259,6 +259,8 @@ export const inProcessExecutor: EpisodeExecutor = async (batch) => {
     while (next < jobs.length) {
       const index = next++;
       const job = jobs[index] as EpisodeJob;
+      // A turn of the event loop between episodes, so that Ctrl-C is seen even when an episode never waits on I/O.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       if (signal?.aborted) throw new AbortedError('The benchmark was aborted.');
       const context: EpisodeContext = {
         strategy: job.strategy,

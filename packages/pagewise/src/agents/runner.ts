@@ -187,6 +187,9 @@ export class Runner {
         agent = end.agent;
       }
       for (let step = 0; ; step++) {
+        // With a synchronous store and an in-process model every await of a step resolves at once, so without a
+        // turn of the event loop here no signal handler (Ctrl-C) or timer could run before the invocation ends.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         if (inv.signal.aborted) throw new AbortedError();
         if (step >= this.limits.maxSteps) {
           throw new LimitExceededError(

@@ -39,7 +39,11 @@ export interface PagingOptions {
   maxPagesPerRead?: number;
   /** Pages above this many tokens are split into frames of this size. Default 8,000. */
   frameTokens?: number;
-  /** Reuse a stored page across invocations if fetched within this many ms. Default 1 hour; 0 refetches every invocation. */
+  /**
+   * Reuse a stored page across invocations if fetched within this many ms, for sources that cannot tell a body's
+   * current hash (`DocumentSource.contentHash`); pages of sources that can are reused exactly while unchanged.
+   * Default 1 hour; 0 refetches every invocation.
+   */
   cacheMaxAgeMs?: number;
   /** Namespace of source pages in the page store. Default `corpus`. */
   corpusNamespace?: string;
@@ -165,10 +169,7 @@ export class PagingService {
     const ns = this.namespaceOf(uri, ctx.sessionId);
     const seen = this.fetchedSet(ctx.invocationId);
     const stored = await this.pageStore.info(ns, uri);
-    if (
-      stored &&
-      (seen.has(uri) || uri.startsWith(TOOL_PAGE_SCHEME) || Date.now() - stored.fetchedAt < this.cacheMaxAgeMs)
-    ) {
+    if (stored && (seen.has(uri) || uri.startsWith(TOOL_PAGE_SCHEME) || (await this.isCurrent(stored, ctx.signal)))) {
       seen.add(uri);
       return stored;
     }
@@ -195,6 +196,20 @@ export class PagingService {
     });
     seen.add(uri);
     return info;
+  }
+
+  /**
+   * Whether a stored page may stand for its source now: by content when the source can tell its current hash (a
+   * changed file is fetched again however recent the copy), else by age.
+   */
+  private async isCurrent(stored: PageInfo, signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.cacheMaxAgeMs <= 0) return false;
+    const current =
+      this.source?.contentHash && this.source.canLoad(stored.uri)
+        ? await this.source.contentHash(stored.uri, signal ? { signal } : {})
+        : undefined;
+    if (current !== undefined) return current === stored.hash;
+    return Date.now() - stored.fetchedAt < this.cacheMaxAgeMs;
   }
 
   /** {@link load}, with a failure reported as a {@link PageLoadError} whose source text is fenced. */

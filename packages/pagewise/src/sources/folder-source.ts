@@ -2,6 +2,7 @@
  * Loads documents from one folder on disk, guarded so that a URI (which may come from a model) can never
  * read outside that folder: no `..`, no absolute paths, no symbolic links that lead out of it.
  */
+import { createHash } from 'node:crypto';
 import { constants, promises as fs } from 'node:fs';
 import type { Dirent, Stats } from 'node:fs';
 import path from 'node:path';
@@ -151,6 +152,11 @@ export function createFolderSource(options: FolderSourceOptions): ListableSource
     canLoad: (uri) => uri.toLowerCase().startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(uri),
     load,
     list,
+    // The file is read and converted again: only the text it gives now can tell whether a stored page is stale.
+    contentHash: async (uri, loadOptions) =>
+      createHash('sha256')
+        .update((await load(uri, loadOptions)).body)
+        .digest('hex'),
   };
 }
 

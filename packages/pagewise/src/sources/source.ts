@@ -38,6 +38,12 @@ export interface DocumentSource {
   load(uri: string, options?: LoadOptions): Promise<LoadedDocument>;
   /** Every URI the source can load, sorted, for sources that can enumerate their content. */
   list?(): Promise<string[]>;
+  /**
+   * The SHA-256 (hex) of the body `load(uri)` would return now, for sources that know it without a full load. A
+   * page cache serves a stored body only while this matches its hash, so an edited file is never answered from
+   * its old text; without it, a cache can only go by age.
+   */
+  contentHash?(uri: string, options?: LoadOptions): Promise<string | undefined>;
 }
 
 /** A source that can enumerate its documents, as `CorpusIndex.fromSource` needs. */
@@ -120,6 +126,10 @@ export function combineSources(sources: readonly DocumentSource[]): DocumentSour
       return source.load(uri, options);
     },
   };
+  if (all.some((source) => typeof source.contentHash === 'function')) {
+    combined.contentHash = async (uri, options) =>
+      all.find((candidate) => candidate.canLoad(uri))?.contentHash?.(uri, options);
+  }
   if (listable.length > 0) {
     combined.list = async () => {
       const lists = await Promise.all(listable.map((source) => source.list()));

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findDataPath, userDataDir } from './data-dir.js';
+import { findDataPath, missingDataHint, userDataDir } from './data-dir.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'pagewise-data-dir-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -35,5 +35,39 @@ describe('findDataPath', () => {
     const found = findDataPath('no-such-set/file.json', env);
     expect(found.endsWith(path.join('shared', 'data', 'no-such-set', 'file.json'))).toBe(true);
     expect(found.startsWith(root)).toBe(false);
+  });
+});
+
+describe('a data folder counts only when it holds the expected files', () => {
+  it('an empty tau-retail folder in the user data folder does not shadow a complete shared one', () => {
+    const user = path.join(root, 'user-empty-retail');
+    mkdirSync(path.join(user, 'tau-retail'), { recursive: true });
+    const shared = path.join(root, 'shared-retail');
+    for (const file of ['users.json', 'orders.json', 'products.json'])
+      folderWith('shared-retail', `tau-retail/${file}`);
+    const env = { PAGEWISE_DATA_DIR: user, PAGEWISE_SHARED_DATA: shared };
+    expect(findDataPath('tau-retail', env, ['users.json', 'orders.json', 'products.json'])).toBe(
+      path.join(shared, 'tau-retail'),
+    );
+  });
+
+  it('a half-fetched folder does not count either', () => {
+    const user = path.join(root, 'user-half-retail');
+    folderWith('user-half-retail', 'tau-retail/users.json');
+    const shared = path.join(root, 'shared-retail-2');
+    for (const file of ['users.json', 'orders.json', 'products.json'])
+      folderWith('shared-retail-2', `tau-retail/${file}`);
+    const env = { PAGEWISE_DATA_DIR: user, PAGEWISE_SHARED_DATA: shared };
+    expect(findDataPath('tau-retail', env, ['users.json', 'orders.json', 'products.json'])).toBe(
+      path.join(shared, 'tau-retail'),
+    );
+  });
+
+  it('every missing-data message names the fetch command and the same variables', () => {
+    const hint = missingDataHint('tau-retail', 'PAGEWISE_TAU_RETAIL_DIR');
+    expect(hint).toContain('`pagewise data fetch tau-retail`');
+    expect(hint).toContain('PAGEWISE_TAU_RETAIL_DIR');
+    expect(hint).toContain('PAGEWISE_DATA_DIR');
+    expect(hint).toContain('PAGEWISE_SHARED_DATA');
   });
 });

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from 'pagewise';
-import { findDataPath } from 'pagewise/internal';
+import { findDataPath, missingDataHint } from 'pagewise/internal';
 
 /** The environment variable that points the loader at another HotpotQA JSONL file. */
 export const HOTPOTQA_PATH_ENV = 'PAGEWISE_HOTPOTQA_PATH';
@@ -107,7 +107,7 @@ export async function loadHotpot(file: string = defaultHotpotPath()): Promise<Ho
   if (!existsSync(file)) {
     throw new ConfigurationError(
       'hotpotqa-missing',
-      `HotpotQA data not found at ${file}. Place dev.jsonl there, or set ${HOTPOTQA_PATH_ENV} to the path of a HotpotQA JSONL file.`,
+      `HotpotQA data not found at ${file}. ${missingDataHint('hotpotqa', HOTPOTQA_PATH_ENV)}`,
     );
   }
   const lines = (await readFile(file, 'utf8')).split('\n');

@@ -22,10 +22,13 @@ import type { DocumentSource } from 'pagewise';
 
 /** The line that tells rule-based models which task this is. */
 export const REPORT_TASK_KIND_LINE = 'Task kind: report-analysis';
-/** State key of the chosen documents (this invocation only). */
-export const PLAN_KEY = 'temp:plan';
-/** State key of the documents loaded so far (this invocation only). */
-export const PLAN_LOADED_KEY = 'temp:plan:loaded';
+/**
+ * State key of the chosen documents. Durable (not `temp:`): an interrupted analysis resumed in a new process must
+ * know its plan; choosing documents again replaces it.
+ */
+export const PLAN_KEY = 'analysis:plan';
+/** State key of the documents loaded so far (durable, for the same reason as {@link PLAN_KEY}). */
+export const PLAN_LOADED_KEY = 'analysis:plan:loaded';
 /** The task id the analyst saves its running result under. */
 export const RUNNING_RESULT_ID = 'answer-partial';
 
@@ -51,6 +54,8 @@ export interface ReportAnalystOptions {
   boundary?: () => string;
   /** Extra context processors of the analyst (e.g. FIFO or tool-result clearing, for comparison). */
   processors?: ContextProcessor[];
+  /** Page-store namespace of the documents' pages (one per corpus). Default `corpus`. */
+  corpusNamespace?: string;
 }
 
 /** The agents and services of a report analyst. */
@@ -153,6 +158,7 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       maxPagesPerRead: batch,
       ...(options.pageStore ? { pageStore: options.pageStore } : {}),
       ...(options.boundary ? { boundary: options.boundary } : {}),
+      ...(options.corpusNamespace ? { corpusNamespace: options.corpusNamespace } : {}),
     });
     const pagingTools = createPagingTools(paging);
     const getReports = tool({

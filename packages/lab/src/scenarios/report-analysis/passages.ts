@@ -110,13 +110,88 @@ function rowText(label: string, values: readonly string[], header: readonly stri
   return `${label}: ${cells.join(' | ')}${header ? ` (columns: ${header.join(' | ')})` : ''}`;
 }
 
+/** The cells of a `|` or tab delimited line in their columns (empty cells kept); undefined for other lines. */
+function delimitedCells(line: string): string[] | undefined {
+  const trimmed = line.trim();
+  if (trimmed.includes('|'))
+    return trimmed
+      .replace(/^\|/, '')
+      .replace(/\|$/, '')
+      .split('|')
+      .map((cell) => cell.trim());
+  if (trimmed.includes('\t')) return trimmed.split('\t').map((cell) => cell.trim());
+  return undefined;
+}
+
+const isRule = (cell: string) => /^:?-{2,}:?$/.test(cell);
+
+/**
+ * Delimited tables whose first line names the columns in words (`Vessel | Capacity | Home port`, as CSV files,
+ * sheets and markdown tables have them): for every line of such a table, its header cells; the header line itself
+ * maps to an empty list. Tables headed by years are left to {@link headerAbove}.
+ */
+function wordHeaders(lines: readonly string[]): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  let i = 0;
+  while (i < lines.length) {
+    const header = delimitedCells(lines[i]!);
+    const named = header?.filter((cell) => cell !== '') ?? [];
+    const isHeader =
+      header !== undefined &&
+      named.length >= 2 &&
+      !named.some((cell) => isRule(cell) || isValueLine(cell) || YEAR.test(cell));
+    if (!isHeader) {
+      i += 1;
+      continue;
+    }
+    let j = i + 1;
+    const rows: number[] = [];
+    for (; j < lines.length; j += 1) {
+      const cells = delimitedCells(lines[j]!);
+      if (!cells || cells.every((cell) => cell === '')) break;
+      rows.push(j);
+    }
+    if (rows.some((row) => !delimitedCells(lines[row]!)!.every((cell) => cell === '' || isRule(cell)))) {
+      out.set(i, []);
+      for (const row of rows) out.set(row, header);
+    }
+    i = Math.max(j, i + 1);
+  }
+  return out;
+}
+
+/** A row under a header of words: `label: Column: value | Column: value`, each value beside its column's name. */
+function namedRowText(cells: readonly string[], header: readonly string[]): string {
+  const labelAt = cells.findIndex((cell) => cell !== '');
+  const pairs: string[] = [];
+  for (let k = labelAt + 1; k < cells.length; k += 1) {
+    const value = cells[k]!;
+    if (value === '') continue;
+    const column = header.length === cells.length ? header[k] : undefined;
+    pairs.push(column ? `${column}: ${value}` : value);
+  }
+  const text = `${cells[labelAt]}: ${pairs.join(' | ')}`;
+  return header.length === cells.length ? text : `${text} (columns: ${header.filter(Boolean).join(' | ')})`;
+}
+
 /** Table rows (label with values) and sentences of one body, with their line spans. */
 function candidatesOf(body: string): Candidate[] {
   const lines = body.split('\n');
   const out: Candidate[] = [];
   const rowLines = new Set<number>();
+  const named = wordHeaders(lines);
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i]!.trim();
+    const header = named.get(i);
+    if (header !== undefined) {
+      // The header line labels the rows below and answers nothing alone; a rule line under it is layout.
+      rowLines.add(i);
+      const cells = delimitedCells(line)!;
+      if (header.length === 0 || cells.every((cell) => cell === '' || isRule(cell))) continue;
+      const text = namedRowText(cells, header);
+      out.push({ text: clip(text), firstLine: i, lastLine: i, words: wordSet(text) });
+      continue;
+    }
     if (line === '' || isValueLine(line)) continue;
     const cells = cellsOf(line);
     if (cells && YEAR.test(cells[1] ?? '')) {

@@ -3,6 +3,8 @@
  * under a strategy on any model (the offline model gets the report-analysis rules).
  */
 import { randomUUID } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
 import type { CallLog } from 'pagewise';
 import { Runner, type RunResult } from 'pagewise';
 import { createOfflineModel } from 'pagewise';
@@ -12,7 +14,10 @@ import type { SessionStore } from 'pagewise';
 import type { Ledger } from 'pagewise';
 import { CorpusIndex } from 'pagewise';
 import { readDocumentFolder, type ReadDocumentFolderOptions, type SkippedFile } from '@pagewise/documents';
-import { NotFoundError } from 'pagewise';
+import { ConfigurationError, NotFoundError } from 'pagewise';
+import { modelLabel } from 'pagewise';
+import { InMemorySessionStore } from 'pagewise';
+import { sha256Hex } from '@pagewise/documents';
 import { loaderSource, type DocumentSource } from 'pagewise';
 import type { PageStore } from 'pagewise';
 import { createReportAnalyst, type ReportStrategy } from './agent.js';
@@ -25,6 +30,11 @@ export interface ReportCorpus {
   source: DocumentSource;
   index: CorpusIndex;
   uris: string[];
+  /**
+   * Page-store namespace of the corpus's pages, so two corpora with the same URIs (`a.txt` in two folders) never
+   * share a stored page. Default `corpus`.
+   */
+  namespace?: string;
 }
 
 /** A corpus over generated reports held in memory. */
@@ -59,18 +69,33 @@ export async function folderCorpus(dir: string, options: ReadDocumentFolderOptio
   const folder = await readDocumentFolder(dir, options);
   // A generated corpus's manifest lists ids and titles only; it is bookkeeping, not a document to answer from.
   const byUri = new Map(folder.documents.filter((doc) => !isCorpusManifest(doc)).map((doc) => [doc.uri, doc]));
-  const source = loaderSource(
-    `folder:${dir}`,
-    (uri) => byUri.has(uri),
-    (uri) => {
+  const identity = await realpath(dir).catch(() => path.resolve(dir));
+  const source: DocumentSource = {
+    ...loaderSource(
+      `folder:${identity}`,
+      (uri) => byUri.has(uri),
+      (uri) => {
+        const doc = byUri.get(uri);
+        if (!doc) throw new NotFoundError('Document', uri, 'Search the folder for the documents it holds.');
+        return { body: doc.body, title: doc.title, mediaType: doc.mediaType };
+      },
+    ),
+    // The text this run read (and searched): a page stored by an earlier run is served only when it is the same.
+    contentHash: async (uri) => {
       const doc = byUri.get(uri);
-      if (!doc) throw new NotFoundError('Document', uri, 'Search the folder for the documents it holds.');
-      return { body: doc.body, title: doc.title, mediaType: doc.mediaType };
+      return doc ? sha256Hex(doc.body) : undefined;
     },
-  );
+  };
   const index = new CorpusIndex();
   for (const doc of folder.documents) index.add(doc);
-  return { source, index, uris: [...byUri.keys()], filesRead: folder.filesRead, skipped: folder.skipped };
+  return {
+    source,
+    index,
+    uris: [...byUri.keys()],
+    namespace: `folder:${identity}`,
+    filesRead: folder.filesRead,
+    skipped: folder.skipped,
+  };
 }
 
 function isCorpusManifest(doc: { uri: string; body: string }): boolean {
@@ -110,6 +135,58 @@ export interface ReportRunOptions {
   resumeSessionId?: string;
   /** Told the session id before the run starts, so an interrupted run can say how to resume it. */
   onSession?: (sessionId: string) => void;
+  /**
+   * Resume with another model than the session was started with. Off by default: a resumed analysis that silently
+   * continues on another model (the offline rules after a hosted model, say) gives an answer neither would give.
+   */
+  allowModelChange?: boolean;
+}
+
+/** Session state key of what an analysis was started with, kept durably so that a resume can reproduce it. */
+export const ANALYSIS_RUN_KEY = 'analysis:run';
+
+/** What an analysis was started with ({@link ANALYSIS_RUN_KEY}). */
+export interface RecordedReportRun {
+  /** The model spec (`offline`, `openai:gpt-4.1-mini`, …). */
+  model: string;
+  strategy: ReportStrategy;
+  ramBudgetTokens?: number;
+  maxReportsPerRead?: number;
+  contextWindow?: number;
+}
+
+function recordedRunOf(value: unknown): RecordedReportRun | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (typeof v.model !== 'string' || (v.strategy !== 'paging' && v.strategy !== 'none')) return undefined;
+  const int = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) ? x : undefined);
+  const budget = int(v.ramBudgetTokens);
+  const batch = int(v.maxReportsPerRead);
+  const window = int(v.contextWindow);
+  return {
+    model: v.model,
+    strategy: v.strategy,
+    ...(budget !== undefined ? { ramBudgetTokens: budget } : {}),
+    ...(batch !== undefined ? { maxReportsPerRead: batch } : {}),
+    ...(window !== undefined ? { contextWindow: window } : {}),
+  };
+}
+
+/**
+ * What the analysis stored in session `sessionId` was started with, or undefined when the session is absent or
+ * predates this record. A resume takes its model and settings from here unless told otherwise.
+ */
+export async function recordedReportRun(
+  store: SessionStore,
+  sessionId: string,
+  options: { appName?: string; userId?: string } = {},
+): Promise<RecordedReportRun | undefined> {
+  const session = await store.getSession({
+    appName: options.appName ?? 'pagewise',
+    userId: options.userId ?? 'analyst',
+    sessionId,
+  });
+  return session ? recordedRunOf(session.state[ANALYSIS_RUN_KEY]) : undefined;
 }
 
 /** Runs one report-analysis invocation and returns its result (throws on a context-window overflow). */
@@ -128,23 +205,42 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     ...(options.boundary ? { boundary: options.boundary } : {}),
     ...(options.pageStore ? { pageStore: options.pageStore } : {}),
     ...(options.processors ? { processors: options.processors } : {}),
+    ...(options.corpus.namespace ? { corpusNamespace: options.corpus.namespace } : {}),
   });
+  const store = options.store ?? new InMemorySessionStore();
   const runner = new Runner({
     agent: analyst.planner,
     appName: options.appName ?? 'pagewise',
-    ...(options.store ? { store: options.store } : {}),
+    store,
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.callLog ? { callLog: options.callLog } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     limits: { maxSteps: analyst.maxStepsFor(options.corpus.uris.length) },
   });
   const userId = options.userId ?? 'analyst';
+  const appName = options.appName ?? 'pagewise';
   const signal = options.signal ? { signal: options.signal } : {};
+  const label = modelLabel(modelSpec);
   if (options.resumeSessionId !== undefined) {
+    const recorded = await recordedReportRun(store, options.resumeSessionId, { appName, userId });
+    if (recorded && recorded.model !== label && !options.allowModelChange)
+      throw new ConfigurationError(
+        'resume-model-mismatch',
+        `Session ${options.resumeSessionId} was started with the model "${recorded.model}", not "${label}". Resume it with that model, or allow the change (\`allowModelChange\`).`,
+      );
     options.onSession?.(options.resumeSessionId);
     return runner.resume({ userId, sessionId: options.resumeSessionId, ...signal });
   }
   const sessionId = randomUUID();
+  const record: RecordedReportRun = {
+    model: label,
+    strategy: options.strategy ?? 'paging',
+    ...(options.ramBudgetTokens !== undefined ? { ramBudgetTokens: options.ramBudgetTokens } : {}),
+    ...(options.maxReportsPerRead !== undefined ? { maxReportsPerRead: options.maxReportsPerRead } : {}),
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+  };
+  // Recorded before the first step, so a run interrupted at any point can be resumed as it was started.
+  await store.createSession({ appName, userId, sessionId, state: { [ANALYSIS_RUN_KEY]: { ...record } } });
   options.onSession?.(sessionId);
   return runner.run({ userId, sessionId, message: options.question, ...signal });
 }

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from 'pagewise';
-import { findDataPath } from 'pagewise/internal';
+import { findDataPath, missingDataHint } from 'pagewise/internal';
 
 /** The environment variable that points the loader at another copy of the tau-bench retail data. */
 export const TAU_RETAIL_DIR_ENV = 'PAGEWISE_TAU_RETAIL_DIR';
@@ -88,7 +88,7 @@ export interface RetailData {
  */
 export function defaultRetailDataDir(): string {
   const fromEnv = process.env[TAU_RETAIL_DIR_ENV];
-  return fromEnv ? path.resolve(fromEnv) : findDataPath('tau-retail');
+  return fromEnv ? path.resolve(fromEnv) : findDataPath('tau-retail', process.env, TAU_RETAIL_FILES);
 }
 
 /** True when all three data files exist, so tests and benchmarks can skip with a reason instead of failing. */
@@ -137,8 +137,7 @@ export async function loadRetailData(dir: string = defaultRetailDataDir()): Prom
   if (missing.length > 0) {
     throw new ConfigurationError(
       'tau-retail-missing',
-      `tau-bench retail data not found at ${dir} (missing ${missing.join(', ')}). Place users.json, orders.json and ` +
-        `products.json there, or set ${TAU_RETAIL_DIR_ENV} to the folder that holds them.`,
+      `tau-bench retail data not found at ${dir} (missing ${missing.join(', ')}). ${missingDataHint('tau-retail', TAU_RETAIL_DIR_ENV)}`,
     );
   }
   const [users, orders, products] = await Promise.all([

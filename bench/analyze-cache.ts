@@ -1,0 +1,122 @@
+/**
+ * Second `pagewise analyze` over an unchanged folder of PDFs against the first: the document cache keeps the text
+ * extracted from each file by content hash, so the second run pays for hashing the files, not for parsing them.
+ * The folder is generated (pdf-lib): filing-like pages of prose and table lines. Each repetition times a cold run
+ * (an empty cache folder) and then a warm run (the cache the cold run filled), side by side; one untimed pair runs
+ * first so both are measured on warm code. Reported: medians of whole `analyze` runs and of the folder read alone.
+ *
+ * Run: npx tsx bench/analyze-cache.ts [--files 40] [--pages 50] [--repeats 3]
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+
+import { DocumentCache, readDocumentFolder } from '@pagewise/documents';
+import { analyzeCommand } from '../packages/cli/src/analyze.js';
+import { fmt, quantile } from './stats.js';
+
+const COMPANIES = ['Nordlys Shipping', 'Havørn Logistics', 'Fjellvann Energy', 'Skarv Retail', 'Lunde Foods'];
+const LINES = [
+  'Net revenue',
+  'Cost of goods sold',
+  'Gross margin',
+  'Operating expenses',
+  'Capital expenditure',
+  'Free cash flow',
+];
+
+/** A page of a generated filing: prose and table lines with figures that differ by page. */
+function pageText(company: string, year: number, page: number): string[] {
+  const lines = [`${company} annual report ${year}, page ${page}`, ''];
+  for (let i = 0; i < 8; i += 1)
+    lines.push(
+      `In fiscal ${year} the ${LINES[i % LINES.length]!.toLowerCase()} of the group moved by ${(page * 7 + i * 13) % 97} percent against the prior year.`,
+    );
+  lines.push('', `(in millions) ${year} ${year - 1} ${year - 2}`);
+  for (const [i, label] of LINES.entries())
+    lines.push(`${label} ${1000 + page * 31 + i * 17} ${900 + page * 29 + i * 11} ${800 + page * 23 + i * 7}`);
+  for (let i = 0; i < 8; i += 1)
+    lines.push(
+      `Management notes that segment ${i + 1} contributed ${(page + i) % 40} percent of the total in ${year}.`,
+    );
+  return lines;
+}
+
+async function writeFolder(folder: string, files: number, pages: number): Promise<void> {
+  mkdirSync(folder, { recursive: true });
+  for (let f = 0; f < files; f += 1) {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    const company = COMPANIES[f % COMPANIES.length]!;
+    const year = 2015 + (f % 10);
+    for (let p = 1; p <= pages; p += 1) {
+      const page = doc.addPage([612, 792]);
+      pageText(company, year, p).forEach((line, i) => page.drawText(line, { x: 40, y: 760 - i * 14, size: 8, font }));
+    }
+    writeFileSync(path.join(folder, `filing-${String(f + 1).padStart(3, '0')}.pdf`), await doc.save());
+  }
+}
+
+async function timeAnalyze(folder: string, db: string, cacheDir: string): Promise<number> {
+  const started = performance.now();
+  const code = await analyzeCommand(
+    [folder, 'What was the capital expenditure of Havørn Logistics in 2016?', '--db', db, '--cache-dir', cacheDir],
+    () => {},
+    () => {},
+  );
+  if (code !== 0) throw new Error(`analyze exited with ${code}`);
+  return performance.now() - started;
+}
+
+async function timeRead(folder: string, cacheDir: string): Promise<number> {
+  const started = performance.now();
+  await readDocumentFolder(folder, { cache: new DocumentCache({ dir: cacheDir }) });
+  return performance.now() - started;
+}
+
+export async function main(argv: string[] = []): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { files: { type: 'string' }, pages: { type: 'string' }, repeats: { type: 'string' } },
+  });
+  const files = Number(values.files ?? 40);
+  const pages = Number(values.pages ?? 50);
+  const repeats = Number(values.repeats ?? 3);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-bench-analyze-cache-'));
+  try {
+    const folder = path.join(dir, 'filings');
+    await writeFolder(folder, files, pages);
+    const db = path.join(dir, 'pw.db');
+    const times = { cold: [] as number[], warm: [] as number[], readCold: [] as number[], readWarm: [] as number[] };
+    for (let r = -1; r < repeats; r += 1) {
+      const cacheDir = path.join(dir, `cache-${r + 1}`);
+      const cold = await timeAnalyze(folder, db, cacheDir);
+      const warm = await timeAnalyze(folder, db, cacheDir);
+      const readCacheDir = path.join(dir, `read-cache-${r + 1}`);
+      const readCold = await timeRead(folder, readCacheDir);
+      const readWarm = await timeRead(folder, readCacheDir);
+      if (r < 0) continue; // the untimed pair: modules loaded and code warmed for both contenders
+      times.cold.push(cold);
+      times.warm.push(warm);
+      times.readCold.push(readCold);
+      times.readWarm.push(readWarm);
+    }
+    const m = (values: number[]) => quantile(values, 0.5);
+    console.log(`\n## analyze: second run over ${files} unchanged PDFs (${files * pages} pages) against the first\n`);
+    console.log(`median of ${repeats} cold/warm pairs\n`);
+    console.log('| measured | first run (empty cache) ms | second run (cache filled) ms | first / second |');
+    console.log('|---|---:|---:|---:|');
+    console.log(
+      `| whole \`pagewise analyze\` | ${fmt(m(times.cold), 0)} | ${fmt(m(times.warm), 0)} | ${fmt(m(times.cold) / m(times.warm), 1)}x |`,
+    );
+    console.log(
+      `| reading the folder | ${fmt(m(times.readCold), 0)} | ${fmt(m(times.readWarm), 0)} | ${fmt(m(times.readCold) / m(times.readWarm), 1)}x |`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));

@@ -1,0 +1,132 @@
+/**
+ * The document cache: extracted text is reused by content, never by name; an edited file, another reader or another
+ * reader version is extracted again; a damaged entry is never served.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createFolderSource, PagingService } from 'pagewise';
+import { DocumentCache, defaultDocumentCacheDir } from './document-cache.js';
+import { readDocumentFolder } from './documents.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-document-cache-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function pdf(pages: string[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (const text of pages) doc.addPage().drawText(text, { x: 50, y: 700, size: 12, font });
+  return doc.save();
+}
+
+function entries(cacheDir: string): string[] {
+  return readdirSync(cacheDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'));
+}
+
+describe('DocumentCache with readDocumentFolder', () => {
+  it('reuses a PDF extracted before, and names its pages by the file that holds the bytes now', async () => {
+    const cacheDir = path.join(dir, 'pdf-cache');
+    const bytes = await pdf(['Revenue was 12 million.', 'Headcount was 300.']);
+    const first = path.join(dir, 'first');
+    mkdirSync(first);
+    writeFileSync(path.join(first, 'q3.pdf'), bytes);
+    const cold = new DocumentCache({ dir: cacheDir });
+    const read1 = await readDocumentFolder(first, { cache: cold });
+    expect([cold.hits, cold.misses]).toEqual([0, 1]);
+
+    // The same bytes under another name in another folder: reused, but cited by their own name.
+    const second = path.join(dir, 'second');
+    mkdirSync(second);
+    writeFileSync(path.join(second, 'copy.pdf'), bytes);
+    const warm = new DocumentCache({ dir: cacheDir });
+    const read2 = await readDocumentFolder(second, { cache: warm });
+    expect([warm.hits, warm.misses]).toEqual([1, 0]);
+    expect(read2.documents.map((d) => [d.uri, d.title])).toEqual([
+      ['copy.pdf#1', 'copy.pdf page 1'],
+      ['copy.pdf#2', 'copy.pdf page 2'],
+    ]);
+    expect(read2.documents.map((d) => d.body)).toEqual(read1.documents.map((d) => d.body));
+  });
+
+  it('extracts an edited file again', async () => {
+    const cacheDir = path.join(dir, 'edit-cache');
+    const folder = path.join(dir, 'edit');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a.txt'), 'Stock: 10 crates.');
+    await readDocumentFolder(folder, { cache: new DocumentCache({ dir: cacheDir }) });
+    writeFileSync(path.join(folder, 'a.txt'), 'Stock: 11 crates.');
+    const cache = new DocumentCache({ dir: cacheDir });
+    const read = await readDocumentFolder(folder, { cache });
+    expect(read.documents[0]!.body).toBe('Stock: 11 crates.');
+    expect([cache.hits, cache.misses]).toEqual([0, 1]);
+  });
+
+  it('keys entries by reader: the same bytes as CSV and as text are two entries', async () => {
+    const cacheDir = path.join(dir, 'kind-cache');
+    const folder = path.join(dir, 'kind');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 't.csv'), 'name,stock\nbolts,40\n');
+    writeFileSync(path.join(folder, 't.txt'), 'name,stock\nbolts,40\n');
+    const cache = new DocumentCache({ dir: cacheDir });
+    const read = await readDocumentFolder(folder, { cache });
+    expect(read.documents.map((d) => d.body)).toEqual(['name | stock\nbolts | 40', 'name,stock\nbolts,40\n']);
+    expect(entries(cacheDir)).toHaveLength(2);
+  });
+
+  it('never serves a damaged entry: the file is read again and the entry rewritten', async () => {
+    const cacheDir = path.join(dir, 'damaged-cache');
+    const folder = path.join(dir, 'damaged');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a.md'), '# A\n\nMargin: 7%.\n');
+    await readDocumentFolder(folder, { cache: new DocumentCache({ dir: cacheDir }) });
+    const [entry] = entries(cacheDir);
+    const file = path.join(cacheDir, entry!);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('Margin: 7%', 'Margin: 9%'));
+    const warnings: string[] = [];
+    const cache = new DocumentCache({ dir: cacheDir, onWarning: (m) => warnings.push(m) });
+    const read = await readDocumentFolder(folder, { cache });
+    expect(read.documents[0]!.body).toContain('Margin: 7%');
+    expect(warnings.join('\n')).toMatch(/damaged/);
+    const again = new DocumentCache({ dir: cacheDir });
+    await readDocumentFolder(folder, { cache: again });
+    expect(again.hits).toBe(1);
+  });
+
+  it('caches a content-dependent refusal (a damaged PDF) and still skips it with its reason', async () => {
+    const cacheDir = path.join(dir, 'skip-cache');
+    const folder = path.join(dir, 'skip');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'broken.pdf'), '%PDF-1.7 this is not a pdf');
+    const first = await readDocumentFolder(folder, { cache: new DocumentCache({ dir: cacheDir }) });
+    const cache = new DocumentCache({ dir: cacheDir });
+    const second = await readDocumentFolder(folder, { cache });
+    expect(cache.hits).toBe(1);
+    expect(second.skipped).toEqual(first.skipped);
+    expect(second.skipped[0]!.reason).toMatch(/damaged or encrypted PDF/);
+  });
+
+  it('lives under PAGEWISE_CACHE_DIR when set, else in the user cache folder', () => {
+    expect(defaultDocumentCacheDir({ PAGEWISE_CACHE_DIR: '/srv/cache' })).toBe(path.resolve('/srv/cache/documents'));
+    if (process.platform === 'linux')
+      expect(defaultDocumentCacheDir({ XDG_CACHE_HOME: '/home/u/.cache' })).toBe('/home/u/.cache/pagewise/documents');
+  });
+});
+
+describe('a folder source in the page cache', () => {
+  it('pages an edited file in again, however recent the stored copy', async () => {
+    const root = path.join(dir, 'paged');
+    mkdirSync(root);
+    writeFileSync(path.join(root, 'a.md'), '# A\n\nOld figure: 5.\n');
+    const paging = new PagingService({ source: createFolderSource({ root }) });
+    const first = await paging.load('file:a.md', { invocationId: 'i1', sessionId: 's' });
+    const same = await paging.load('file:a.md', { invocationId: 'i2', sessionId: 's' });
+    expect(same.hash).toBe(first.hash);
+    expect(paging.fetchCount).toBe(1);
+    writeFileSync(path.join(root, 'a.md'), '# A\n\nNew figure: 6.\n');
+    await paging.load('file:a.md', { invocationId: 'i3', sessionId: 's' });
+    expect(await paging.body('file:a.md', 's')).toContain('New figure: 6.');
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * `pagewise bench --model <hosted>` without --out, as a user runs it in a fresh folder: the run is saved to the
+ * default bench-out/<scenario>-<time>/ (its parent created), and nothing blames a flag the user did not give.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli } from './support/cli-child.js';
+import { answer, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
+
+let dir: string;
+let server: FakeOpenAI;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-bench-hosted-'));
+  server = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('bench on a hosted model without --out', () => {
+  it('creates bench-out/ and saves the run there', async () => {
+    // Every call answers with a final text: each episode ends at once (and fails its check), which is enough here.
+    for (let i = 0; i < 20; i += 1) server.enqueue(answer({ text: 'No idea.' }));
+    const run = spawnCli(
+      [
+        'bench',
+        'report-analysis',
+        '--n',
+        '3',
+        '--tasks',
+        '1',
+        '--strategies',
+        'paging',
+        '--model',
+        'openai-compatible:m',
+      ],
+      { PAGEWISE_OPENAI_COMPATIBLE_BASE_URL: server.baseURL, PAGEWISE_OPENAI_COMPATIBLE_API_KEY: 'k' },
+      dir,
+    );
+    const { code } = await run.exited;
+    expect(run.stderr()).not.toContain('--out');
+    expect(code, run.stderr()).toBe(0);
+    expect(existsSync(path.join(dir, 'bench-out'))).toBe(true);
+    const [saved] = readdirSync(path.join(dir, 'bench-out'));
+    expect(saved).toMatch(/^report-analysis-/);
+    expect(readdirSync(path.join(dir, 'bench-out', saved!))).toEqual(
+      expect.arrayContaining(['results.json', 'runs.json', 'report.md']),
+    );
+    expect(server.requests.length).toBeGreaterThan(0);
+  }, 120_000);
+});
