@@ -14,6 +14,8 @@ import type { PagingService } from '../../paging/service.js';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from '../../paging/tools.js';
 import type { JsonValue, Session } from '../../session/types.js';
 import { clearTempKeys, recordStateAccess } from '../record-state.js';
+import { invalidArgumentsText, toolFailureText } from '../tool-error.js';
+import { redactError } from '../../errors.js';
 
 /** What pagewise keeps in the run context. */
 export interface PagewiseRunState {
@@ -89,7 +91,7 @@ export function openAiAgentsTool(
     strict: false,
     execute: async (input: unknown, runContext?: RunContext<PagingContext>, details?) => {
       const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) return `Error: invalid arguments for ${t.name}: ${parsed.error.message}`;
+      if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
       try {
         const rs = runState(runContext);
         const toolCallId = details?.toolCall?.callId ?? randomUUID();
@@ -114,8 +116,8 @@ export function openAiAgentsTool(
         const value = await t.execute(parsed.data, ctx);
         return typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
       } catch (error) {
-        if (details?.signal?.aborted) throw error;
-        return `Error: ${t.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        if (details?.signal?.aborted) throw redactError(error);
+        return toolFailureText(t.name, error);
       }
     },
   }) as unknown as FunctionTool<PagingContext>;
