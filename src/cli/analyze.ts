@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigurationError, ContextWindowExceededError, type SessionEvent } from '../index.js';
+import { ConfigurationError, ContextWindowExceededError, LimitExceededError, type SessionEvent } from '../index.js';
 import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '../sqlite.js';
 import {
   folderCorpus,
@@ -14,7 +14,7 @@ import {
   type FolderCorpus,
   type ReportStrategy,
 } from '../scenarios/report-analysis/index.js';
-import { intOption, parseCommand } from './args.js';
+import { intOption, MODEL_TIME_FLAGS, MODEL_TIME_HELP, modelTimeOptions, parseCommand } from './args.js';
 import { describeError, EXIT } from './errors.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
@@ -38,6 +38,7 @@ Options:
   --batch <n>            Documents per read (default 10)
   --strategy <name>      paging (default) or none (bodies returned into history)
   --window <tokens>      Context window; 0 = no limit (default: the model's)
+${MODEL_TIME_HELP}
   --max-file-mb <n>      Skip files larger than this (default 50)
   --db <file>            SQLite database for the session and pages (default: .pagewise/pagewise.db);
                          inspect the run afterwards with \`pagewise sessions show <id>\`
@@ -134,6 +135,7 @@ export async function analyzeCommand(
     'max-file-mb': { type: 'string' },
     'question-file': { type: 'string' },
     resume: { type: 'string' },
+    ...MODEL_TIME_FLAGS,
     help: { type: 'boolean', short: 'h' },
   });
   const [folder, ...words] = positionals;
@@ -141,6 +143,7 @@ export async function analyzeCommand(
     out(ANALYZE_HELP);
     return values.help ? 0 : 1;
   }
+  const times = modelTimeOptions(values);
   const question = values.resume ? '' : questionOf(words, values['question-file'], err);
   if (question === undefined) {
     out(ANALYZE_HELP);
@@ -173,6 +176,13 @@ export async function analyzeCommand(
   let sessionId = values.resume;
   const onInterrupt = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onInterrupt);
+  // The runner checks its wall-time limit between steps; a model call in flight is ended here, so a hung
+  // model cannot hold the command past --deadline.
+  let pastDeadline = false;
+  const deadline = setTimeout(() => {
+    pastDeadline = true;
+    abort.abort(new Error('deadline'));
+  }, times.maxWallTimeMs);
   try {
     const result = await runReportAnalysis({
       corpus,
@@ -187,6 +197,7 @@ export async function analyzeCommand(
       ...(values.resume ? { resumeSessionId: values.resume } : {}),
       onSession: (id) => (sessionId = id),
       signal: abort.signal,
+      ...times,
     });
     const s = result.ledger.summary;
     out(result.text);
@@ -203,6 +214,7 @@ export async function analyzeCommand(
       out(`The run failed: ${describeError('analyze', error)?.message ?? error.message}`);
       return EXIT.contextWindow;
     }
+    if (pastDeadline) throw new LimitExceededError('maxWallTimeMs', times.maxWallTimeMs, 'limits.maxWallTimeMs');
     if (abort.signal.aborted) {
       err(
         `Interrupted.${sessionId ? ` Continue with: pagewise analyze ${JSON.stringify(folder)} --resume ${sessionId}${values.db ? ` --db ${values.db}` : ''}` : ''}`,
@@ -211,6 +223,7 @@ export async function analyzeCommand(
     }
     throw error;
   } finally {
+    clearTimeout(deadline);
     process.removeListener('SIGINT', onInterrupt);
     database.close();
   }

@@ -106,7 +106,7 @@ describe('issue 31 item 7: data fetch had no size cap and no overall deadline', 
     expect(sent.get('endless')!.bytes).toBeLessThan(sizeCap(body.length) + 32 * 1024 * 1024);
   });
 
-  it('ends a trickling download at its deadline with a resumable error naming --timeout', async () => {
+  it('ends a trickling download at its deadline with a resumable error naming --deadline', async () => {
     const target = fresh();
     const error = await fetchDataSet('trickle', target, {
       baseUrl: base,
@@ -114,7 +114,7 @@ describe('issue 31 item 7: data fetch had no size cap and no overall deadline', 
       timeoutMs: 1_500,
     }).catch((e: unknown) => e);
     expect(SystemError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toContain('ran past its deadline (flag --timeout)');
+    expect((error as Error).message).toContain('ran past its deadline (flag --deadline)');
     expect((error as Error).message).toContain('Run the same command again to resume');
     expect((error as SystemError).retryable).toBe(true);
     // What arrived is kept for the next run to resume from; nothing was promoted to the target name.

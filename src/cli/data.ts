@@ -114,14 +114,14 @@ export function sizeCap(bytes: number): number {
 /**
  * The default deadline of a whole `data fetch`, in ms: 30 s plus the pinned bytes at 50 KB/s (tau-retail,
  * 2.3 MB: 76 s). A server that trickles bytes (one every few seconds) resets no idle timer's worth of
- * patience past it; `--timeout` sets another.
+ * patience past it; `--deadline` sets another.
  */
 export function defaultFetchDeadlineMs(set: DataSet): number {
   const bytes = set.files.reduce((sum, f) => sum + f.bytes, 0);
   return 30_000 + Math.ceil(bytes / 50);
 }
 
-export const DATA_HELP = `Usage: pagewise data fetch <${Object.keys(DATA_SETS).join('|')}> [--timeout <seconds>]
+export const DATA_HELP = `Usage: pagewise data fetch <${Object.keys(DATA_SETS).join('|')}> [--deadline <seconds>]
        pagewise data list
 
 Downloads the third-party data a benchmark needs from its original repository at a pinned commit, checks
@@ -129,7 +129,7 @@ the SHA-256 of every file, and stores it in the user data folder, where the benc
 $${DATA_DIR_ENV}, by default pagewise/data in your cache folder. An interrupted download resumes.
 
 Limits: a file is cut off past its pinned size plus 1% (at least 4 KiB); a server that sends nothing for
-${IDLE_TIMEOUT_MS / 1000} s is abandoned; the whole fetch ends after --timeout seconds (default: 30 s plus
+${IDLE_TIMEOUT_MS / 1000} s is abandoned; the whole fetch ends after --deadline seconds (default: 30 s plus
 the data set's size at 50 KB/s). A download stopped by a limit resumes when the command runs again.
 `;
 
@@ -198,7 +198,7 @@ async function download(url: string, part: string, limits: { maxBytes: number; d
     if (error instanceof SystemError) throw error;
     const why =
       stopped === 'deadline'
-        ? 'the fetch ran past its deadline (flag --timeout)'
+        ? 'the fetch ran past its deadline (flag --deadline)'
         : stopped === 'idle'
           ? `nothing received for ${IDLE_TIMEOUT_MS / 1000} s`
           : (((error as Error).cause as Error | undefined)?.message ?? (error as Error).message);
@@ -267,7 +267,7 @@ export async function dataCommand(
 ): Promise<number> {
   const { values, positionals } = parseCommand('data', argv, {
     help: { type: 'boolean', short: 'h' },
-    timeout: { type: 'string' },
+    deadline: { type: 'string' },
   });
   const [sub, name] = positionals;
   if (values.help || !sub) {
@@ -292,7 +292,7 @@ export async function dataCommand(
     return 1;
   }
   const baseUrl = process.env[DATA_BASE_URL_ENV];
-  const timeout = values.timeout === undefined ? undefined : intOption('timeout', values.timeout, 0, 1) * 1000;
+  const timeout = values.deadline === undefined ? undefined : intOption('deadline', values.deadline, 0, 1) * 1000;
   await fetchDataSet(name, dir, {
     ...(baseUrl ? { baseUrl } : {}),
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),
