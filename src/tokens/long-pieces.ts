@@ -6,6 +6,7 @@
  * its token count equals the tokenizer's while its work is bounded by the length of the piece.
  */
 import { createRequire } from 'node:module';
+import { SystemError } from '../errors.js';
 import type { EncodingName } from './tokenizer.js';
 
 const requireCjs = createRequire(import.meta.url);
@@ -29,7 +30,10 @@ function rankLookupFor(encoding: EncodingName): RankLookup {
     };
     const core = loaded.default?.bytePairEncodingCoreProcessor;
     if (typeof core?.getBpeRankFromBytes !== 'function') {
-      throw new Error(`gpt-tokenizer's ${encoding} encoding has no rank lookup; pin gpt-tokenizer 4.x`);
+      throw new SystemError(
+        'tokenizer-incompatible',
+        `gpt-tokenizer's ${encoding} encoding has no rank lookup; install the gpt-tokenizer 4.x the package pins.`,
+      );
     }
     lookups[encoding] = core as RankLookup;
   }
@@ -43,7 +47,11 @@ export function preTokenPattern(encoding: EncodingName): RegExp {
   if (!splitRegexes[encoding]) {
     const constants = requireCjs('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, RegExp>;
     const pattern = constants[encoding === 'o200k_base' ? 'O200K_TOKEN_SPLIT_REGEX' : 'CL100K_TOKEN_SPLIT_REGEX'];
-    if (!pattern) throw new Error(`gpt-tokenizer has no pre-token pattern for ${encoding}`);
+    if (!pattern)
+      throw new SystemError(
+        'tokenizer-incompatible',
+        `gpt-tokenizer has no pre-token pattern for ${encoding}; install the gpt-tokenizer 4.x the package pins.`,
+      );
     splitRegexes[encoding] = new RegExp(
       pattern.source,
       pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`,
@@ -86,7 +94,11 @@ export function mergePiece(piece: string, encoding: EncodingName): MergeStats {
     let r = byteRank.get(bytes[i]!);
     if (r === undefined) {
       r = lookup.getBpeRankFromBytes(bytes.subarray(i, i + 1)) ?? -1;
-      if (r < 0) throw new Error(`byte ${bytes[i]} is not a token of ${encoding}`);
+      if (r < 0)
+        throw new SystemError(
+          'tokenizer-incompatible',
+          `byte ${bytes[i]} is not a token of ${encoding}; install the gpt-tokenizer 4.x the package pins.`,
+        );
       byteRank.set(bytes[i]!, r);
     }
     partRank[i] = r;
