@@ -11,6 +11,7 @@ import type { AnyTool, ToolContext } from 'pagewise';
 import type { PagingService } from 'pagewise';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise';
 import { adkStateAccess } from './state.js';
+import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
 
 /** Options of {@link adkTool}. */
 export interface AdkToolOptions {
@@ -60,13 +61,13 @@ export function adkTool(t: AnyTool, options: AdkToolOptions = {}): FunctionTool 
     execute: async (input: unknown, ctx?: Context) => {
       if (!ctx) throw new TypeError(`Tool ${t.name} needs ADK's tool context; run it inside an ADK agent.`);
       const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) return `Error: invalid arguments for ${t.name}: ${parsed.error.message}`;
+      if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
       try {
         const value = await t.execute(parsed.data, toolContext(ctx, t.name, services));
         return typeof value === 'string' ? value : (value ?? 'OK');
       } catch (error) {
         if (ctx.abortSignal?.aborted) throw new AbortedError();
-        return `Error: ${t.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        return toolFailureText(t.name, error);
       }
     },
   });

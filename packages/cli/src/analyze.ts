@@ -5,7 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ConfigurationError, ContextWindowExceededError, resolveModel, type SessionEvent } from 'pagewise';
+import {
+  ConfigurationError,
+  ContextWindowExceededError,
+  LimitExceededError,
+  resolveModel,
+  type SessionEvent,
+} from 'pagewise';
 import { DEFAULT_READER_LIMITS, DocumentCache, type DocumentReaderLimits } from '@pagewise/documents';
 import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '@pagewise/sqlite';
 import {
@@ -17,7 +23,7 @@ import {
   type RecordedReportRun,
   type ReportStrategy,
 } from '@pagewise/lab/scenarios/report-analysis';
-import { intOption, parseCommand } from './args.js';
+import { intOption, MODEL_TIME_FLAGS, MODEL_TIME_HELP, modelTimeOptions, parseCommand } from './args.js';
 import { describeError, EXIT } from './errors.js';
 import { commandLine } from './invocation.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
@@ -44,6 +50,7 @@ Options:
   --batch <n>            Documents per read (default 10)
   --strategy <name>      paging (default) or none (bodies returned into history)
   --window <tokens>      Context window; 0 = no limit (default: the model's)
+${MODEL_TIME_HELP}
   --max-file-mb <n>      Skip files larger than this (default 50)
   --file-timeout <s>     Skip a PDF, DOCX or XLSX that takes longer to read, in seconds (default 60)
   --file-memory-mb <n>   Skip a PDF, DOCX or XLSX that needs more memory to read (default 512)
@@ -162,6 +169,7 @@ const ANALYZE_OPTIONS = {
   'max-unpacked-mb': { type: 'string' },
   'question-file': { type: 'string' },
   resume: { type: 'string' },
+  ...MODEL_TIME_FLAGS,
   'switch-model': { type: 'boolean' },
   'cache-dir': { type: 'string' },
   'no-cache': { type: 'boolean' },
@@ -252,6 +260,7 @@ export async function analyzeCommand(
     throw new ConfigurationError('bad-arguments', '--switch-model only applies with --resume <session-id>.');
   if (values['no-cache'] && values['cache-dir'] !== undefined)
     throw new ConfigurationError('bad-arguments', 'Give either --cache-dir or --no-cache, not both.');
+  const times = modelTimeOptions(values);
   const question = values.resume ? '' : questionOf(words, values['question-file'], err);
   if (question === undefined) {
     out(ANALYZE_HELP);
@@ -275,6 +284,13 @@ export async function analyzeCommand(
   let settings: AnalyzeSettings | undefined;
   const onInterrupt = () => abort.abort(new Error('interrupted'));
   process.on('SIGINT', onInterrupt);
+  // The runner checks its wall-time limit between steps; a model call in flight is ended here, so a hung
+  // model cannot hold the command past --deadline.
+  let pastDeadline = false;
+  const deadline = setTimeout(() => {
+    pastDeadline = true;
+    abort.abort(new Error('deadline'));
+  }, times.maxWallTimeMs);
   try {
     const store = new SqliteSessionStore({ database });
     const pageStore = new SqlitePageStore({ database });
@@ -317,6 +333,7 @@ export async function analyzeCommand(
       ...(values.resume ? { resumeSessionId: values.resume, allowModelChange: values['switch-model'] === true } : {}),
       onSession: (id) => (sessionId = id),
       signal: abort.signal,
+      ...times,
     });
     const s = result.ledger.summary;
     out(result.text);
@@ -333,6 +350,7 @@ export async function analyzeCommand(
       out(`The run failed: ${describeError('analyze', error)?.message ?? error.message}`);
       return EXIT.contextWindow;
     }
+    if (pastDeadline) throw new LimitExceededError('maxWallTimeMs', times.maxWallTimeMs, 'limits.maxWallTimeMs');
     if (abort.signal.aborted) {
       err(
         `Interrupted.${sessionId && settings ? ` Continue with: ${commandLine(resumeArgs(folder, sessionId, settings, values))}` : ''}`,
@@ -341,6 +359,7 @@ export async function analyzeCommand(
     }
     throw error;
   } finally {
+    clearTimeout(deadline);
     process.removeListener('SIGINT', onInterrupt);
     database.close();
   }

@@ -44,3 +44,33 @@ export function intOption(name: string, value: string | undefined, fallback: num
     throw new ConfigurationError('bad-arguments', `--${name} must be an integer ≥ ${min}, got "${value}".`);
   return n;
 }
+
+/** Default of `--timeout`: seconds one model call (one attempt) may take. */
+export const DEFAULT_MODEL_TIMEOUT_S = 120;
+/** Default of `--deadline`: seconds a whole run of a command may take, model calls and retries included. */
+export const DEFAULT_RUN_DEADLINE_S = 1800;
+
+/** The flags of every command that calls a model, for {@link parseCommand}. */
+export const MODEL_TIME_FLAGS = {
+  timeout: { type: 'string' },
+  deadline: { type: 'string' },
+} as const;
+
+/** Help lines of {@link MODEL_TIME_FLAGS}. */
+export const MODEL_TIME_HELP = `  --timeout <seconds>    Time one model call may take before it is retried (3 retries) (default ${DEFAULT_MODEL_TIMEOUT_S})
+  --deadline <seconds>   Time the whole run may take, every call and retry included (default ${DEFAULT_RUN_DEADLINE_S})`;
+
+/**
+ * Reads `--timeout` and `--deadline` into the runner's settings: the per-attempt timeout of model calls
+ * and the run's wall-time limit. A hung model then costs at most four timeouts, and never more than the
+ * deadline, instead of four times 120 s with nothing to lower it.
+ */
+export function modelTimeOptions(values: { timeout?: string | undefined; deadline?: string | undefined }): {
+  modelTimeoutMs: number;
+  maxWallTimeMs: number;
+} {
+  return {
+    modelTimeoutMs: intOption('timeout', values.timeout, DEFAULT_MODEL_TIMEOUT_S, 1) * 1000,
+    maxWallTimeMs: intOption('deadline', values.deadline, DEFAULT_RUN_DEADLINE_S, 1) * 1000,
+  };
+}

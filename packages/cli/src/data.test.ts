@@ -18,13 +18,13 @@ const fixture: Record<string, DataSet> = {
     repository: 'o/r',
     commit: 'abc1234',
     licence: 'MIT',
-    files: [{ upstream: 'd/f.json', target: 'tiny/f.json', sha256: sha(body) }],
+    files: [{ upstream: 'd/f.json', target: 'tiny/f.json', sha256: sha(body), bytes: body.length }],
   },
   wrong: {
     repository: 'o/r',
     commit: 'abc1234',
     licence: 'MIT',
-    files: [{ upstream: 'd/f.json', target: 'wrong/f.json', sha256: '0'.repeat(64) }],
+    files: [{ upstream: 'd/f.json', target: 'wrong/f.json', sha256: '0'.repeat(64), bytes: body.length }],
   },
 };
 

@@ -28,7 +28,7 @@ export const EXIT = {
 const SETTING_FLAGS: Readonly<Record<string, string>> = {
   'limits.maxSteps':
     'the run made more model calls than allowed for this folder; a small --budget makes more, smaller reads: raise --budget or lower --batch',
-  'limits.maxWallTimeMs': 'the run took longer than its time limit',
+  'limits.maxWallTimeMs': 'the run took longer than its time limit: raise --deadline (seconds)',
   ramBudgetTokens: 'raise --budget, or lower --batch so fewer documents are read at once',
   maxPagesPerRead: 'lower --batch',
   'createFolderSource({ maxBytes })': 'raise --max-file-mb',
@@ -124,7 +124,11 @@ export function describeError(command: string, error: unknown): { message: strin
   if (PagewiseError.isInstance(error)) {
     const message = error.message
       .replace(/\bpass `url`/g, 'pass --url')
-      .replace(/raise the window with the `contextWindow` setting/g, 'raise --window');
+      .replace(/raise the window with the `contextWindow` setting/g, 'raise --window')
+      .replace(
+        /Raise `timeoutMs` in the retry settings\./g,
+        'Raise --timeout (seconds per call), or check that the model server answers.',
+      );
     return say(message, error.fault === 'system' && networkFailure(error) ? EXIT.network : EXIT.configuration);
   }
   const network = networkFailure(error);

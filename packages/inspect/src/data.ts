@@ -11,6 +11,7 @@ import { parseStoredEvent, parseStoredState } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
+import { hashBody } from '../paging/page-store.js';
 
 /** Filters of the session list; every field optional. */
 export interface SessionFilter {
@@ -88,6 +89,11 @@ export interface PageView {
   tokens: number;
   bytes: number;
   meta: Record<string, unknown>;
+  /**
+   * Whether the body still hashes to the page's recorded SHA-256. `altered`: the store would refuse it
+   * with an IntegrityError (changed or damaged at rest), so the inspector shows it under a warning.
+   */
+  integrity?: 'verified' | 'altered';
 }
 
 const PartsSchema = z.object(
@@ -456,8 +462,9 @@ export class InspectData {
           body: string | Buffer;
           bytes: number;
           tokens: number;
+          hash: string;
         }>(
-          'SELECT p.namespace, p.uri, p.title, p.media_type, p.meta, b.body, b.bytes, b.tokens FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?',
+          'SELECT p.namespace, p.uri, p.title, p.media_type, p.meta, p.hash, b.body, b.bytes, b.tokens FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = ? AND p.uri = ?',
           [ns, uri],
         )
         .catch(() => []);
@@ -469,12 +476,14 @@ export class InspectData {
       } catch {
         meta = {};
       }
+      const body = typeof r.body === 'string' ? r.body : r.body.toString('utf8');
       return {
         namespace: r.namespace,
         uri: r.uri,
         title: r.title,
         mediaType: r.media_type,
-        body: typeof r.body === 'string' ? r.body : r.body.toString('utf8'),
+        body,
+        integrity: hashBody(body) === r.hash ? 'verified' : 'altered',
         bytes: Number(r.bytes),
         tokens: Number(r.tokens),
         meta,

@@ -35,6 +35,7 @@ export function openSqliteReadOnly(file: string): InspectDb {
     dialect: 'sqlite',
     label: `sqlite:${file}`,
     async all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+      requireSingleSelect(sql);
       try {
         return db.prepare(sql).all(...params) as T[];
       } catch (error) {
@@ -73,18 +74,52 @@ export function openPostgresReadOnly(url: string, schema?: string): InspectDb {
     dialect: 'postgres',
     label,
     async all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+      requireSingleSelect(sql);
       let n = 0;
       const text = sql.replace(/\?/g, () => `$${++n}`);
+      let client: pg.PoolClient | undefined;
       try {
-        return (await pool.query(text, params as unknown[])).rows as T[];
+        client = await pool.connect();
+        // The session default alone can be lifted by the query (`BEGIN READ WRITE`, `set_config`): each query
+        // runs in its own read-only transaction, sent with the extended protocol (one statement, no `;`
+        // chains), and rolled back, which also undoes any setting it changed.
+        await client.query('BEGIN TRANSACTION READ ONLY');
+        try {
+          const query = { text, values: params as unknown[], queryMode: 'extended' } as pg.QueryConfig;
+          return (await client.query(query)).rows as T[];
+        } finally {
+          await client.query('ROLLBACK');
+        }
       } catch (error) {
         throw new StorageError(`The inspector's query failed on ${label}: ${(error as Error).message}`, error);
+      } finally {
+        client?.release();
       }
     },
     async close() {
       await pool.end();
     },
   };
+}
+
+/**
+ * Refuses anything but one `SELECT` (or `WITH … SELECT`) statement, before it reaches the server: the
+ * inspector only reads, and {@link InspectDb.all} is exported, so a caller's text is untrusted too.
+ *
+ * @throws ConfigurationError for another statement or more than one.
+ */
+export function requireSingleSelect(sql: string): void {
+  // Comments removed, and a single trailing semicolon: what remains must start as a read and hold no `;`.
+  const text = sql
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .trim()
+    .replace(/;\s*$/, '');
+  if (!/^(select|with)\b/i.test(text) || text.includes(';'))
+    throw new ConfigurationError(
+      'read-only',
+      `The inspector is read-only: it runs one SELECT statement per query; refused: ${JSON.stringify(sql.slice(0, 80))}.`,
+    );
 }
 
 /** Opens `--store`: `sqlite:<file>`, a bare file path, or a `postgres://` URL. */

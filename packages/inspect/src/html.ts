@@ -25,7 +25,20 @@ function render(value: Value): string {
   if (value === null || value === undefined || value === false) return '';
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return (value as readonly Value[]).map(render).join('');
-  return escapeHtml(String(value));
+  return showInvisible(escapeHtml(String(value)));
+}
+
+// Bidi controls (embeddings, overrides, isolates, marks) reorder what a reader sees, and zero-width and
+// tag characters hide text; session text holding them would read differently on the page than it is.
+const INVISIBLE =
+  /[\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/gu;
+
+/**
+ * Writes each invisible or reordering character as its code point in visible brackets (`⟦U+202E⟧`).
+ * Plain text, so it is safe in element content and attribute values alike.
+ */
+export function showInvisible(text: string): string {
+  return text.replace(INVISIBLE, (c) => `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟧`);
 }
 
 /** The tagged template: literal parts are trusted markup, every `${value}` is escaped. */

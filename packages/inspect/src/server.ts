@@ -403,7 +403,11 @@ export function createInspectorApp(options: {
 
   addRunRoutes(app, runs, options.runErrors ?? [], page, svg);
 
-  app.notFound((c) => page(c, 'Not found', errorPage(404, 'No such page.')));
+  app.notFound((c) => {
+    // A "Not found" page with status 200 reads as a page to scripts and link checkers.
+    c.status(404);
+    return page(c, 'Not found', errorPage(404, 'No such page.'));
+  });
   app.onError((error, c) => {
     const status = error instanceof NotFound ? 404 : ConfigurationError.isInstance(error) ? 400 : 500;
     const message =

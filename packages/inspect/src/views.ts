@@ -554,6 +554,15 @@ export function pagePage(
               <dd>${page.mediaType}</dd>
             </div>`
           : ''
+      }${
+        page.integrity
+          ? html`<div>
+              <dt>integrity</dt>
+              <dd>
+                ${page.integrity === 'verified' ? 'body matches its SHA-256' : 'ALTERED: body does not match its SHA-256'}
+              </dd>
+            </div>`
+          : ''
       }
     </dl>
     ${
@@ -562,6 +571,14 @@ export function pagePage(
             <summary>meta</summary>
             ${pre(JSON.stringify(page.meta, null, 2))}
           </details>`
+        : ''
+    }
+    ${
+      page.integrity === 'altered'
+        ? html`<p class="err" id="integrity">
+            Integrity: this body does not match the SHA-256 recorded for the page. It was changed or damaged at rest;
+            the page store refuses it (IntegrityError), so no agent reads it.
+          </p>`
         : ''
     }
     <h2>Text <small>shown as text, never as HTML</small></h2>

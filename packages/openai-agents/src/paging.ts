@@ -7,13 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { tool as sdkTool, type FunctionTool, type RunContext } from '@openai/agents';
 import { z } from 'zod';
-import type { InstructionContext } from 'pagewise';
+import { redactError, type InstructionContext } from 'pagewise';
 import type { AnyTool, ToolContext } from 'pagewise';
 import { pagedInstruction } from 'pagewise';
 import type { PagingService } from 'pagewise';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise';
 import type { JsonValue, Session } from 'pagewise';
 import { clearTempKeys, recordStateAccess } from 'pagewise/internal';
+import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
 
 /** What pagewise keeps in the run context. */
 export interface PagewiseRunState {
@@ -89,7 +90,7 @@ export function openAiAgentsTool(
     strict: false,
     execute: async (input: unknown, runContext?: RunContext<PagingContext>, details?) => {
       const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) return `Error: invalid arguments for ${t.name}: ${parsed.error.message}`;
+      if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
       try {
         const rs = runState(runContext);
         const toolCallId = details?.toolCall?.callId ?? randomUUID();
@@ -114,8 +115,8 @@ export function openAiAgentsTool(
         const value = await t.execute(parsed.data, ctx);
         return typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
       } catch (error) {
-        if (details?.signal?.aborted) throw error;
-        return `Error: ${t.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        if (details?.signal?.aborted) throw redactError(error);
+        return toolFailureText(t.name, error);
       }
     },
   }) as unknown as FunctionTool<PagingContext>;

@@ -62,3 +62,4 @@ export { queryTerms } from './text/query-terms.js';
 export { sentenceSpans, splitSentences } from './text/sentences.js';
 export { compressExtractive, type ExtractiveResult } from './compression/extractive.js';
 export { eventSchema } from './session/event-schema.js';
+export { invalidArgumentsText, toolFailureText } from './adapters/tool-error.js';

@@ -19,12 +19,15 @@ import type {
 import { eventsToItems } from '../context/history.js';
 import type { ObservationContext } from '../context/observation.js';
 import type { ContextItem, ContextRequest, ProcessorContext } from '../context/request.js';
+import { fenceBoundary, neutralize } from '../paging/fence.js';
 import { PagingService } from '../paging/service.js';
 import type { CompactionEvent, Session, SessionEvent, ToolCallRecord } from '../session/types.js';
 import { Ledger } from '../tokens/ledger.js';
+import { countTokens } from '../tokens/tokenizer.js';
 import { historyCompressor, type HistoryCompressorOptions } from './history.js';
-import { observationCompressor, type ObservationCompressorOptions } from './observation.js';
+import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompressorOptions } from './observation.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+import { fenceQuoted } from './transcript.js';
 
 /** Options of {@link compressionMiddleware}. */
 export interface CompressionMiddlewareOptions {
@@ -87,6 +90,28 @@ function outputText(output: ToolResultOutput): { text: string; isError: boolean;
         text: output.value.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('\n'),
         isError: false,
         compressible: false,
+      };
+  }
+}
+
+/**
+ * The output with its text fenced, in the same kind (a result stays a result, an error an error), so
+ * marker-like lines in it are neutralized and the model sees where the untrusted text ends.
+ */
+function fencedOutput(output: ToolResultOutput, boundary: string): ToolResultOutput {
+  const fence = (text: string): string => fenceQuoted(text, boundary);
+  switch (output.type) {
+    case 'text':
+    case 'json':
+      return { type: 'text', value: fence(outputText(output).text) };
+    case 'error-text':
+    case 'error-json':
+    case 'execution-denied':
+      return { type: 'error-text', value: fence(outputText(output).text) };
+    case 'content':
+      return {
+        ...output,
+        value: output.value.map((p) => (p.type === 'text' ? { ...p, text: fence(p.text) } : p)),
       };
   }
 }
@@ -176,8 +201,17 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       : observationCompressor({ compressor: shared, ...(options.observation ?? {}), service });
   const cHist =
     options.history === false ? undefined : historyCompressor({ compressor: shared, ...(options.history ?? {}) });
-  // Compressed tool results by call id and raw content; compactions by conversation (its first message).
-  const compressed = new Map<string, string>();
+  const observation = options.observation === false ? undefined : options.observation;
+  const boundary = observation?.boundary ?? fenceBoundary;
+  // A result the compressor passes on as it is (a repeat shown whole, a failed or unhelpful compression,
+  // an error) is still untrusted text: above the threshold, or holding anything that reads as a fence
+  // marker, it is fenced like a compressed one, so no path shows the model forged markers raw.
+  const needsFence = (toolName: string, text: string): boolean =>
+    neutralize(text, '') !== text ||
+    countTokens(text) >
+      (observation?.toolThresholds?.[toolName] ?? observation?.thresholdTokens ?? OBSERVATION_THRESHOLD);
+  // Compressed (or fenced) tool results by call id and raw content; compactions by conversation (its first message).
+  const compressed = new Map<string, ToolResultOutput | string>();
   const compactions = new Map<string, CompactionEvent[]>();
 
   const remember = <V>(map: Map<string, V>, key: string, value: V, max: number): void => {
@@ -205,12 +239,16 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
           continue;
         }
         const { text, compressible } = outputText(part.output);
+        const key = `${part.toolCallId}:${sha(`${part.output.type}\0${text}`)}`;
+        let result = compressed.get(key);
         if (!compressible) {
-          content.push(part);
+          if (result === undefined) {
+            result = needsFence(part.toolName, text) ? fencedOutput(part.output, boundary()) : part.output;
+            remember(compressed, key, result, REMEMBERED_RESULTS);
+          }
+          content.push(typeof result === 'string' || result === part.output ? part : { ...part, output: result });
           continue;
         }
-        const key = `${part.toolCallId}:${sha(text)}`;
-        let result = compressed.get(key);
         if (result === undefined) {
           const context: ObservationContext = {
             invocationId: 'ai-sdk',
@@ -228,9 +266,11 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
             context,
           );
           result = obs.output;
+          if (result === text && needsFence(part.toolName, text)) result = fencedOutput(part.output, boundary());
           remember(compressed, key, result, REMEMBERED_RESULTS);
         }
-        content.push(result === text ? part : { ...part, output: { type: 'text', value: result } });
+        if (typeof result !== 'string') content.push({ ...part, output: result });
+        else content.push(result === text ? part : { ...part, output: { type: 'text', value: result } });
       }
       out.push({ ...message, content });
     }

@@ -5,6 +5,7 @@
  * counted as the characters it is, never refused and never read as a control token.
  */
 import { createRequire } from 'node:module';
+import { LONG_PIECE_CHARS, mergePiece, preTokenPattern } from './long-pieces.js';
 
 /** The BPE encodings pagewise can count with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -79,7 +80,7 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
   const n =
     encoding === 'o200k_base' && text.length >= SEGMENT_CHARS
       ? countBySegments(text, encoding)
-      : countUncached(encoderFor(encoding), text);
+      : countUncached(encoderFor(encoding), text, encoding);
   cache.set(text, n);
   return n;
 }
@@ -105,7 +106,7 @@ function countBySegments(text: string, encoding: EncodingName): number {
   const segment = (part: string): number => {
     let n = cache.get(part);
     if (n === undefined) {
-      n = countUncached(encoder, part);
+      n = countUncached(encoder, part, encoding);
       cache.set(part, n);
     }
     return n;
@@ -117,28 +118,36 @@ function countBySegments(text: string, encoding: EncodingName): number {
     total += segment(text.slice(start, at + 1));
     start = at + 1;
   }
-  return start === 0 ? countUncached(encoder, text) : total + segment(text.slice(start));
+  return start === 0 ? countUncached(encoder, text, encoding) : total + segment(text.slice(start));
 }
 
-// BPE merges within one pre-token cost time quadratic in its length, and a run of letters is one
-// pre-token: 100k letters without a break take seconds. Such runs (never natural text) are counted in
-// slices of LONG_RUN_SLICE characters, which may overcount by about one token per slice.
-const LONG_RUN = /[\p{L}\p{M}]{2000,}/gu;
-const HAS_LONG_RUN = /[\p{L}\p{M}]{2000,}/u;
-const LONG_RUN_SLICE = 1000;
-const LONG_RUN_CHARS = 2000;
-
-function countUncached(encoder: Encoder, text: string): number {
-  const count = (t: string): number => encoder.countTokens(t, PLAIN_TEXT);
-  if (text.length < LONG_RUN_CHARS || !HAS_LONG_RUN.test(text)) return count(text);
+// The tokenizer merges a pre-token in time quadratic in its length, and a run of letters, punctuation or
+// whitespace is one pre-token: 160k spaces take most of a minute and block the event loop. A text that may
+// hold such a run is cut at the tokenizer's own pre-token boundaries; every long piece is merged by
+// `mergePiece` (same merges, O(n log n)), the text between long pieces by the tokenizer, so the sum is exact.
+function countUncached(encoder: Encoder, text: string, encoding: EncodingName): number {
+  const count = (t: string): number => (t.length === 0 ? 0 : encoder.countTokens(t, PLAIN_TEXT));
+  if (text.length < LONG_PIECE_CHARS || !mayHoldLongPiece(text)) return count(text);
   let total = 0;
   let last = 0;
-  for (const m of text.matchAll(LONG_RUN)) {
-    total += count(text.slice(last, m.index));
-    for (let i = 0; i < m[0].length; i += LONG_RUN_SLICE) total += count(m[0].slice(i, i + LONG_RUN_SLICE));
+  for (const m of text.matchAll(preTokenPattern(encoding))) {
+    if (m[0].length < LONG_PIECE_CHARS) continue;
+    total += count(text.slice(last, m.index)) + mergePiece(m[0], encoding).tokens;
     last = m.index + m[0].length;
   }
   return total + count(text.slice(last));
+}
+
+// A pre-token of LONG_PIECE_CHARS holds at least half that many characters in a row that are all
+// whitespace, all non-whitespace, or all line breaks and slashes (a punctuation run's tail); prose has no
+// such run, so this cheap test spares it a second pass of the pre-token pattern.
+const MAY_HOLD_LONG_PIECE = new RegExp(
+  `\\S{${LONG_PIECE_CHARS / 2 - 4},}|\\s{${LONG_PIECE_CHARS / 2 - 4},}|[\\r\\n/]{${LONG_PIECE_CHARS / 2 - 4},}`,
+  'u',
+);
+
+function mayHoldLongPiece(text: string): boolean {
+  return MAY_HOLD_LONG_PIECE.test(text);
 }
 
 /** Encodes `text` to token ids, special-token strings as plain text, uncached; for tests and exact checks. */

@@ -135,6 +135,10 @@ export interface ReportRunOptions {
   resumeSessionId?: string;
   /** Told the session id before the run starts, so an interrupted run can say how to resume it. */
   onSession?: (sessionId: string) => void;
+  /** Timeout of one model call attempt, in ms. Default the runner's (120,000). */
+  modelTimeoutMs?: number;
+  /** Wall-time limit of the run, in ms. Default the runner's (30 minutes). */
+  maxWallTimeMs?: number;
   /**
    * Resume with another model than the session was started with. Off by default: a resumed analysis that silently
    * continues on another model (the offline rules after a hosted model, say) gives an answer neither would give.
@@ -215,7 +219,11 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     ...(options.ledger ? { ledger: options.ledger } : {}),
     ...(options.callLog ? { callLog: options.callLog } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
-    limits: { maxSteps: analyst.maxStepsFor(options.corpus.uris.length) },
+    limits: {
+      maxSteps: analyst.maxStepsFor(options.corpus.uris.length),
+      ...(options.maxWallTimeMs !== undefined ? { maxWallTimeMs: options.maxWallTimeMs } : {}),
+    },
+    ...(options.modelTimeoutMs !== undefined ? { retry: { timeoutMs: options.modelTimeoutMs } } : {}),
   });
   const userId = options.userId ?? 'analyst';
   const appName = options.appName ?? 'pagewise';

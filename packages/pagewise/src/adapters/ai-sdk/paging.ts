@@ -18,6 +18,8 @@ import { Ledger } from '../../tokens/ledger.js';
 import { HistoryBridge } from '../history-bridge.js';
 import { clearTempKeys, recordStateAccess } from '../record-state.js';
 import { modelMessagesCodec } from './messages.js';
+import { redactError } from '../../errors.js';
+import { toolFailureText } from '../tool-error.js';
 
 /** Name of a paging tool. */
 export type PagingToolName = (typeof PAGING_TOOL_NAMES)[number];
@@ -64,8 +66,8 @@ export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding): AiTool {
         const value = await t.execute(input, ctx);
         return typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
       } catch (error) {
-        if (options.abortSignal?.aborted) throw error;
-        return `Error: ${t.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        if (options.abortSignal?.aborted) throw redactError(error);
+        return toolFailureText(t.name, error);
       }
     },
   });
