@@ -102,6 +102,7 @@ export {
   type ResolveModelOptions,
 } from './models/resolve.js';
 export { isRetryableError, type RetryOptions } from './models/retry.js';
+export { ProviderError, type ProviderErrorCode } from './models/provider-error.js';
 export {
   OFFLINE_DISCLAIMER,
   OfflineModel,
