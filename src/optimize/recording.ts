@@ -5,12 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  guidelineValues,
+  compressorPrompt,
   type CompressionContext,
   type CompressionInput,
   type CompressorBackend,
 } from '../compression/backend.js';
-import { renderGuideline } from '../compression/guideline.js';
 import type { CompressorCallRecord, CompressorCallStore } from './call-store.js';
 import { guidelineHash } from './hash.js';
 
@@ -58,7 +57,7 @@ export function recordingCompressor(
           ...(input.toolName !== undefined ? { toolName: input.toolName } : {}),
           maxTokens: input.maxTokens,
         },
-        prompt: renderGuideline(input.guideline, guidelineValues(input)),
+        prompt: compressorPrompt(input),
         output,
         at: Date.now(),
         success: null,
