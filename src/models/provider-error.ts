@@ -106,8 +106,9 @@ export function toProviderError(error: unknown, attempts?: number): unknown {
     const host = hostOf(error.url);
     const status = error.statusCode;
     const base = { cause: error, url: error.url, attempts, ...(status !== undefined ? { statusCode: status } : {}) };
-    if (status === undefined) {
-      const code = networkCode(error);
+    const code = networkCode(error);
+    // A connection that broke, even after the status line came (a reset in the middle of a stream).
+    if (status === undefined || code !== undefined) {
       return new ProviderError(
         'provider-unreachable',
         `Cannot reach ${host}${tries}${code ? ` (${code})` : ''}: ${error.message}. Check the network and the provider's base URL; the call may pass if repeated.`,
