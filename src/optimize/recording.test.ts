@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompressionInput, CompressorBackend } from '../compression/backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from '../compression/default-guidelines.js';
-import { renderGuideline } from '../compression/guideline.js';
+import { compressorPrompt } from '../compression/backend.js';
 import { InMemoryCompressorCallStore } from './call-store.js';
 import { guidelineHash } from './hash.js';
 import { recordingCompressor } from './recording.js';
@@ -43,15 +43,9 @@ describe('recordingCompressor', () => {
       output: '{"status":"pending"}',
       success: null,
     });
-    expect(r?.prompt).toBe(
-      renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, {
-        task: input.task,
-        history: input.history,
-        observation: input.observation,
-        max_tokens: 40,
-        previous_summary: '',
-      }),
-    );
+    // Exactly what the LLM backend sends: the guideline with the tool output fenced.
+    expect(r?.prompt).toBe(compressorPrompt(input));
+    expect(r?.prompt).toContain(`>>>\n${input.observation}\n<<<END observation_`);
     expect(seen).toEqual([r?.id]);
   });
 
