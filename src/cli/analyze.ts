@@ -15,7 +15,7 @@ import {
   type ReportStrategy,
 } from '../scenarios/report-analysis/index.js';
 import { intOption, parseCommand } from './args.js';
-import { describeError, EXIT } from './errors.js';
+import { describeError, EXIT, isTransientFailure } from './errors.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
 export const ANALYZE_HELP = `Usage: pagewise analyze <folder> "<question>" [options]
@@ -208,6 +208,15 @@ export async function analyzeCommand(
         `Interrupted.${sessionId ? ` Continue with: pagewise analyze ${JSON.stringify(folder)} --resume ${sessionId}${values.db ? ` --db ${values.db}` : ''}` : ''}`,
       );
       return EXIT.interrupted;
+    }
+    // A rate limit, an outage or a network failure leaves the session intact: say how to continue it.
+    const described = sessionId && isTransientFailure(error) ? describeError('analyze', error) : undefined;
+    if (described) {
+      err(described.message);
+      err(
+        `The session ${sessionId} is saved. Continue with: pagewise analyze ${JSON.stringify(folder)} --resume ${sessionId}${model === 'offline' ? '' : ` --model ${model}`}${values.db ? ` --db ${values.db}` : ''}`,
+      );
+      return described.exitCode;
     }
     throw error;
   } finally {
