@@ -62,6 +62,29 @@ describe('network failures and key refusals are told apart', () => {
     expect(run.err).not.toMatch(/API key/);
   }, 60_000);
 
+  it('a provider that keeps failing (HTTP 500, 429) prints the session id and the command that resumes it', async () => {
+    process.env[BASE] = server.baseURL;
+    server.enqueue(
+      ...Array.from({ length: 4 }, () => httpError(500, 'The server had an error.', { 'retry-after-ms': '1' })),
+    );
+    const run = await analyze();
+    expect(run.code).toBe(EXIT.provider);
+    expect(run.err).toMatch(/answered with an error \(HTTP 500\)/);
+    const resume =
+      /The session (\S+) is saved\. Continue with: pagewise analyze .* --resume \1 --model openai-compatible:m --db /.exec(
+        run.err,
+      );
+    expect(resume).not.toBeNull();
+
+    server.enqueue(
+      ...Array.from({ length: 4 }, () => httpError(429, 'Rate limit reached.', { 'retry-after-ms': '1' })),
+    );
+    const limited = await analyze();
+    expect(limited.code).toBe(EXIT.provider);
+    expect(limited.err).toMatch(/HTTP 429/);
+    expect(limited.err).toMatch(/is saved\. Continue with: pagewise analyze .* --resume /);
+  }, 60_000);
+
   it('names an HTTP 401 as a key problem', async () => {
     process.env[BASE] = server.baseURL;
     server.enqueue(httpError(401, 'Incorrect API key provided'));

@@ -1,7 +1,9 @@
 /**
  * A local stand-in for an OpenAI-compatible server (node:http on 127.0.0.1), so provider faults and key
- * handling are tested through the real `openai-compatible` provider: the AI SDK posts to
- * `{baseURL}/chat/completions` and parses the chat-completion JSON (or SSE chunks when streaming).
+ * handling are tested through the real `openai-compatible` and `openai` providers: the AI SDK posts to
+ * `{baseURL}/chat/completions` (or `{baseURL}/responses`, the Responses API of `openai:` models) and
+ * parses the JSON answer (or SSE events when streaming). Faults: error statuses, a connection reset
+ * before or in the middle of an answer, a stall, a stream that trickles.
  * Each request is answered by the next queued handler; every request is recorded with the time it
  * arrived and whether the client closed the connection before the answer was complete.
  */
@@ -74,31 +76,141 @@ export function error(status: number, message: string, headers: Record<string, s
 /** Handler: never answers (the connection stays open until the client gives up). */
 export const hang: Handler = () => {};
 
+/** Options of the streamed handlers. */
+export interface StreamOptions {
+  /** Send this many content chunks, then stop sending without ending the response. */
+  hangAfter?: number;
+  /** Send this many content chunks, then reset the connection. */
+  resetAfter?: number;
+  /** Wait this long before each chunk (a slow but live stream). */
+  intervalMs?: number;
+}
+
+/** Writes SSE events one by one, with the options' pacing, stall and reset. */
+function paced(
+  res: http.ServerResponse,
+  events: unknown[],
+  contentEvents: number,
+  options: StreamOptions,
+  end: () => void,
+): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    if (options.hangAfter !== undefined && i >= options.hangAfter && i < contentEvents) return;
+    if (options.resetAfter !== undefined && i >= options.resetAfter && i < contentEvents) {
+      // After a pause, so the chunks before it reach the client first.
+      setTimeout(() => res.socket?.destroy(), 50);
+      return;
+    }
+    if (i >= events.length) return end();
+    res.write(`data: ${JSON.stringify(events[i])}\n\n`);
+    i += 1;
+    if (options.intervalMs) setTimeout(next, options.intervalMs);
+    else next();
+  };
+  if (options.intervalMs) setTimeout(next, options.intervalMs);
+  else next();
+}
+
 /**
- * Handler: a streamed completion (SSE) of `chunks` text pieces; with `hangAfter`, sends that many
- * chunks and then stops sending without ending the response.
+ * Handler: a streamed chat completion (SSE) of `chunks` text pieces. Usage comes in a last chunk only
+ * when the request asked for it (`stream_options.include_usage`), as OpenAI's server does.
  */
-export function stream(chunks: string[], options: { hangAfter?: number } = {}): Handler {
-  return (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+export function stream(chunks: string[], options: StreamOptions = {}): Handler {
+  return (req, res) => {
     const base = { id: 'chatcmpl-local', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model' };
-    chunks.forEach((text, i) => {
-      if (options.hangAfter !== undefined && i >= options.hangAfter) return;
-      send({
-        ...base,
-        choices: [
-          { index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: null },
-        ],
-      });
-    });
-    if (options.hangAfter !== undefined) return;
-    send({
+    const events: unknown[] = chunks.map((text, i) => ({
       ...base,
-      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 12, completion_tokens: chunks.length, total_tokens: 12 + chunks.length },
+      choices: [
+        { index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: null },
+      ],
+    }));
+    events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    const streamOptions = req.body.stream_options as { include_usage?: boolean } | undefined;
+    if (streamOptions?.include_usage)
+      events.push({
+        ...base,
+        choices: [],
+        usage: { prompt_tokens: 12, completion_tokens: chunks.length, total_tokens: 12 + chunks.length },
+      });
+    paced(res, events, chunks.length, options, () => res.end('data: [DONE]\n\n'));
+  };
+}
+
+/** Handler: the connection is reset before any answer (a proxy or server dying mid-request). */
+export const reset: Handler = (_req, res) => {
+  res.socket?.destroy();
+};
+
+/** A Responses API answer (`POST /responses`), as `openai:` models receive it. */
+export function responsesBody(answer: { text?: string; toolCalls?: FakeToolCall[] }): Record<string, unknown> {
+  const output: unknown[] = [];
+  if (answer.text !== undefined)
+    output.push({
+      type: 'message',
+      id: 'msg_local',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: answer.text, annotations: [] }],
     });
-    res.end('data: [DONE]\n\n');
+  answer.toolCalls?.forEach((c, i) =>
+    output.push({
+      type: 'function_call',
+      id: `fc_${i + 1}`,
+      call_id: `call_${i + 1}`,
+      name: c.name,
+      arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+      status: 'completed',
+    }),
+  );
+  return {
+    id: 'resp_local',
+    object: 'response',
+    created_at: 1_700_000_000,
+    model: 'test-model',
+    status: 'completed',
+    output,
+    incomplete_details: null,
+    usage: { input_tokens: 12, output_tokens: 3, total_tokens: 15 },
+  };
+}
+
+/** Handler: a Responses API answer. */
+export function responses(answer: { text?: string; toolCalls?: FakeToolCall[] }): Handler {
+  return json(200, responsesBody(answer));
+}
+
+/** Handler: a streamed Responses API answer of `chunks` text pieces. */
+export function responsesStream(chunks: string[], options: StreamOptions = {}): Handler {
+  return (_req, res) => {
+    const events: unknown[] = chunks.map((delta) => ({
+      type: 'response.output_text.delta',
+      item_id: 'msg_local',
+      delta,
+    }));
+    events.unshift(
+      { type: 'response.created', response: { id: 'resp_local', created_at: 1_700_000_000, model: 'test-model' } },
+      { type: 'response.output_item.added', output_index: 0, item: { type: 'message', id: 'msg_local' } },
+    );
+    events.push(
+      { type: 'response.output_item.done', output_index: 0, item: { type: 'message', id: 'msg_local' } },
+      {
+        type: 'response.completed',
+        response: { incomplete_details: null, usage: { input_tokens: 12, output_tokens: chunks.length } },
+      },
+    );
+    // The two opening events carry no content: the stall or reset comes after `n` text deltas.
+    const shift = (n: number | undefined) => (n === undefined ? undefined : n + 2);
+    paced(
+      res,
+      events,
+      chunks.length + 2,
+      { ...options, hangAfter: shift(options.hangAfter), resetAfter: shift(options.resetAfter) },
+      () => res.end(),
+    );
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type RunResult,
 } from '../../packages/pagewise/src/index.js';
 import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
+import { ProviderError } from '../../packages/pagewise/src/models/provider-error.js';
 import { answer, error, hang, startFakeOpenAI, stream, type FakeOpenAI } from './openai-server.js';
 
 let server: FakeOpenAI;
@@ -120,27 +121,38 @@ describe('provider faults through the real openai-compatible provider', () => {
     expect(delays).toEqual([25, 100, 400]);
   });
 
-  it('retries end after maxRetries with the provider error, status and all', async () => {
+  it('retries end after maxRetries with a ProviderError: status, retryable flag and the provider error as cause', async () => {
     server.enqueue(error(503, 'Still overloaded.'), error(503, 'Still overloaded.'), error(503, 'Still overloaded.'));
     const e = await failure(run({ baseDelayMs: 1, maxRetries: 2 }));
     expect(requests()).toHaveLength(3);
-    expect(APICallError.isInstance(e)).toBe(true);
-    expect((e as APICallError).statusCode).toBe(503);
+    expect(e).toBeInstanceOf(ProviderError);
+    expect((e as ProviderError).code).toBe('provider-server-error');
+    expect((e as ProviderError).statusCode).toBe(503);
+    expect((e as ProviderError).retryable).toBe(true);
+    expect((e as ProviderError).attempts).toBe(3);
     expect((e as Error).message).toContain('Still overloaded.');
+    const cause = (e as Error).cause;
+    expect(APICallError.isInstance(cause)).toBe(true);
+    expect((cause as APICallError).statusCode).toBe(503);
   });
 
   it('400 and 401 are not retried', async () => {
     server.enqueue(error(400, 'Invalid request: messages must not be empty.'));
     const bad = await failure(run({ baseDelayMs: 1 }));
     expect(requests()).toHaveLength(1);
-    expect((bad as APICallError).statusCode).toBe(400);
-    expect((bad as APICallError).isRetryable).toBe(false);
+    expect(bad).toBeInstanceOf(ProviderError);
+    expect((bad as ProviderError).statusCode).toBe(400);
+    expect((bad as ProviderError).code).toBe('provider-bad-request');
+    expect((bad as ProviderError).retryable).toBe(false);
+    expect(((bad as Error).cause as APICallError).isRetryable).toBe(false);
 
     requestsBefore = server.requests.length;
     server.enqueue(error(401, 'Invalid API key.'));
     const unauthorized = await failure(run({ baseDelayMs: 1 }));
     expect(requests()).toHaveLength(1);
-    expect((unauthorized as APICallError).statusCode).toBe(401);
+    expect((unauthorized as ProviderError).statusCode).toBe(401);
+    expect((unauthorized as ProviderError).code).toBe('provider-auth');
+    expect((unauthorized as ProviderError).fault).toBe('configuration');
   });
 
   it('a hanging call hits the per-call timeout, is retried once, then fails with a clear error', async () => {

@@ -24,7 +24,7 @@ import {
   type ReportStrategy,
 } from '@pagewise/lab/scenarios/report-analysis';
 import { intOption, MODEL_TIME_FLAGS, MODEL_TIME_HELP, modelTimeOptions, parseCommand } from './args.js';
-import { describeError, EXIT } from './errors.js';
+import { describeError, EXIT, isTransientFailure } from './errors.js';
 import { commandLine } from './invocation.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
 
@@ -356,6 +356,15 @@ export async function analyzeCommand(
         `Interrupted.${sessionId && settings ? ` Continue with: ${commandLine(resumeArgs(folder, sessionId, settings, values))}` : ''}`,
       );
       return EXIT.interrupted;
+    }
+    // A rate limit, an outage or a network failure leaves the session intact: say how to continue it.
+    const described = sessionId && settings && isTransientFailure(error) ? describeError('analyze', error) : undefined;
+    if (described && sessionId && settings) {
+      err(described.message);
+      err(
+        `The session ${sessionId} is saved. Continue with: ${commandLine(resumeArgs(folder, sessionId, settings, values))}`,
+      );
+      return described.exitCode;
     }
     throw error;
   } finally {

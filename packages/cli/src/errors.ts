@@ -73,12 +73,34 @@ function hostOf(url: string | undefined): string {
   }
 }
 
+/** The provider library's error behind a library error (the library wraps it as the cause), or the error itself. */
+function apiCallError(error: unknown): APICallError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    if (APICallError.isInstance(current)) return current;
+    if (!PagewiseError.isInstance(current)) return undefined;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * True for a failure that a later run may get past (a rate limit, a server error, a network failure, a
+ * timeout): the CLI then prints how to continue the session instead of starting over.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  const api = apiCallError(error);
+  if (api) return api.isRetryable || api.statusCode === undefined;
+  return (PagewiseError.isInstance(error) && error.retryable) || networkFailure(error) !== undefined;
+}
+
 /** What the CLI prints for an error, and the exit code; undefined for an unexpected failure (a bug). */
 export function describeError(command: string, error: unknown): { message: string; exitCode: number } | undefined {
   const say = (message: string, exitCode: number) => ({
     message: redactSecrets(`pagewise ${command}: ${message}`),
     exitCode,
   });
+  const api = apiCallError(error);
   if (error instanceof LimitExceededError) {
     const hint = SETTING_FLAGS[error.setting];
     const base = error.message.replace(/ Raise it with the setting `[^`]*`\.$/, '');
@@ -91,11 +113,11 @@ export function describeError(command: string, error: unknown): { message: strin
     );
     return say(message, EXIT.contextWindow);
   }
-  if (APICallError.isInstance(error)) {
-    const host = hostOf(error.url);
-    const status = error.statusCode;
+  if (api) {
+    const host = hostOf(api.url);
+    const status = api.statusCode;
     if (status === undefined) {
-      const why = networkFailure(error) ?? error.message;
+      const why = networkFailure(api) ?? api.message;
       return say(
         `cannot reach the model provider at ${host}: ${why}. Check the network, the host name and the base URL variable (PAGEWISE_OPENAI_COMPATIBLE_BASE_URL for openai-compatible).`,
         EXIT.network,
@@ -103,21 +125,21 @@ export function describeError(command: string, error: unknown): { message: strin
     }
     if (status === 401 || status === 403)
       return say(
-        `the model provider at ${host} refused the API key (HTTP ${status}): ${error.message}. Check the key variable for the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, PAGEWISE_OPENAI_COMPATIBLE_API_KEY) and its permissions.`,
+        `the model provider at ${host} refused the API key (HTTP ${status}): ${api.message}. Check the key variable for the provider (OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, PAGEWISE_OPENAI_COMPATIBLE_API_KEY) and its permissions.`,
         EXIT.configuration,
       );
     if (status === 404)
       return say(
-        `the model provider at ${host} does not know this model (HTTP 404): ${error.message}. Check the model id in --model.`,
+        `the model provider at ${host} does not know this model (HTTP 404): ${api.message}. Check the model id in --model.`,
         EXIT.configuration,
       );
     if (status === 429)
       return say(
-        `the model provider at ${host} is rate limiting or the quota is used up (HTTP 429): ${error.message}. Wait and retry, or check the plan's quota.`,
+        `the model provider at ${host} is rate limiting or the quota is used up (HTTP 429): ${api.message}. Wait and retry, or check the plan's quota.`,
         EXIT.provider,
       );
     return say(
-      `the model provider at ${host} answered with an error (HTTP ${status}): ${error.message}.${error.isRetryable ? ' It may pass if retried later.' : ''}`,
+      `the model provider at ${host} answered with an error (HTTP ${status}): ${api.message}.${api.isRetryable ? ' It may pass if retried later.' : ''}`,
       EXIT.provider,
     );
   }

@@ -102,6 +102,7 @@ export {
   type ResolveModelOptions,
 } from './models/resolve.js';
 export { isRetryableError, type RetryOptions } from './models/retry.js';
+export { ProviderError, type ProviderErrorCode } from './models/provider-error.js';
 export {
   OFFLINE_DISCLAIMER,
   OfflineModel,
@@ -178,7 +179,7 @@ export {
 export { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './compression/default-guidelines.js';
 export type { CompressionContext, CompressionInput, CompressorBackend } from './compression/backend.js';
 export { extractiveCompressor, type ExtractiveCompressorOptions } from './compression/extractive-backend.js';
-export { llmCompressor, type LlmCompressorOptions } from './compression/llm-backend.js';
+export { compressorSystemPrompt, llmCompressor, type LlmCompressorOptions } from './compression/llm-backend.js';
 export {
   resolveCompressor,
   type CompressorSpec,

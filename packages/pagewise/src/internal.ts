@@ -63,3 +63,5 @@ export { sentenceSpans, splitSentences } from './text/sentences.js';
 export { compressExtractive, type ExtractiveResult } from './compression/extractive.js';
 export { eventSchema } from './session/event-schema.js';
 export { invalidArgumentsText, toolFailureText } from './adapters/tool-error.js';
+export { compressorPrompt } from './compression/backend.js';
+export { emptyParts } from './tokens/ledger.js';

@@ -12,14 +12,16 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { z } from 'zod';
 import type { GuidelineTarget } from 'pagewise';
+import { compressorSystemPrompt } from 'pagewise';
 import { ConfigurationError } from 'pagewise';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 
-/** The system message of chat examples; serve the fine-tuned model with it as its default system prompt. */
+/**
+ * The system message of chat examples; serve the fine-tuned model with it as its system prompt
+ * (`llmCompressor({ model, system: compressorSystemPrompt })`).
+ */
 export function distillSystemPrompt(target: GuidelineTarget): string {
-  return target === 'observation'
-    ? 'You compress the latest tool observation of an LLM agent as the guideline in the user message says. Output only the compressed observation.'
-    : 'You compress the interaction history of an LLM agent as the guideline in the user message says. Output only the summary.';
+  return compressorSystemPrompt(target);
 }
 
 /** The shapes {@link exportDistillJsonl} writes. */

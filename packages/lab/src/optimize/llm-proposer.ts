@@ -158,6 +158,15 @@ function readJson<T>(text: string, schema: z.ZodType<T>): { value?: T; error?: s
   return parsed.success ? { value: parsed.data } : { error: z.prettifyError(parsed.error) };
 }
 
+/**
+ * A candidate's text without the code fence a model often wraps a file in (```markdown … ```), so
+ * the file inside is what gets parsed.
+ */
+export function unwrapCodeFence(text: string): string {
+  const fenced = /^\s*(`{3,}|~{3,})[\w-]*[ \t]*\n([\s\S]*?)\n[ \t]*\1[ \t]*\s*$/u.exec(text);
+  return fenced ? (fenced[2] ?? '') : text;
+}
+
 /** The candidates of a revision reply, each parsed; a file that does not parse is a draft with its error. */
 export function parseCandidates(reply: string, k: number): CandidateDraft[] {
   const found = [...reply.matchAll(/^=== CANDIDATE (\d+) ===\s*\n([\s\S]*?)\n=== END CANDIDATE \1 ===\s*$/gmu)];
@@ -165,7 +174,7 @@ export function parseCandidates(reply: string, k: number): CandidateDraft[] {
   for (const match of found.slice(0, k)) {
     const n = match[1] ?? '?';
     try {
-      const guideline = parseGuideline(match[2] ?? '', `optimizer candidate ${n}`);
+      const guideline = parseGuideline(unwrapCodeFence(match[2] ?? ''), `optimizer candidate ${n}`);
       drafts.push({ guideline, edit: guideline.description ?? `optimizer candidate ${n}` });
     } catch (error) {
       if (!PagewiseError.isInstance(error)) throw error;

@@ -17,7 +17,7 @@ import {
   type FieldWeight,
   type PairFeedback,
 } from './analysis.js';
-import { ConfigurationError } from 'pagewise';
+import { ConfigurationError, ModelBehaviorError } from 'pagewise';
 import { checkCandidate } from './candidate-check.js';
 import type { EvaluationJob } from './evaluate.js';
 import { guidelineHash } from './hash.js';
@@ -205,12 +205,35 @@ export async function utilityPhase(run: OptimizeRun, baseline: Baseline): Promis
     ),
   );
   const drafts = await proposer.utilityCandidates(start, feedback, weights, k, context);
-  if (drafts.length < k)
-    run.notes.push(
-      `Utility step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`,
-    );
+  noteDrafts(run, 'Utility step', drafts);
   const afterUtility = await step(run, 'utility', start, baseline.startTrain, drafts, baseline);
   return { afterUtility, feedback, weights };
+}
+
+/**
+ * Notes what a step's proposer gave: fewer candidates than asked, and those that could not be read.
+ * When none could be read the optimization stops: the optimizer model does not follow the format, and
+ * going on would report "no candidate beat the start" about candidates that were never tried.
+ */
+function noteDrafts(run: OptimizeRun, label: string, drafts: readonly CandidateDraft[]): void {
+  const { k, proposer } = run;
+  const malformed = drafts.filter((d) => !d.guideline);
+  const valid = drafts.length - malformed.length;
+  if (drafts.length > 0 && valid === 0) {
+    throw new ModelBehaviorError(
+      'optimizer-malformed',
+      `${label}: none of the ${drafts.length} candidates of ${proposer.name} could be read as a guideline file (${malformed[0]?.error ?? 'unreadable'}). ` +
+        'Use an optimizer model that follows the "=== CANDIDATE n ===" format; its replies are cached in the progress file, so the episodes already run are not run again.',
+    );
+  }
+  if (malformed.length > 0)
+    run.notes.push(
+      `${label}: ${malformed.length} of ${drafts.length} candidates of ${proposer.name} could not be read and were not tried (first: ${malformed[0]?.error ?? 'unreadable'}).`,
+    );
+  if (drafts.length < k)
+    run.notes.push(
+      `${label}: ${drafts.length} of ${k} candidates proposed (${proposer.name} gave no more distinct ones).`,
+    );
 }
 
 /** What the compression step produced. */
@@ -256,10 +279,7 @@ export async function compressionPhase(
     ),
   );
   const drafts = await proposer.compressionCandidates(afterUtility, feedback, coAnalysis, k, context);
-  if (drafts.length < k)
-    run.notes.push(
-      `Compression step: ${drafts.length} of ${k} candidates proposed (${proposer.name} found no more distinct edits).`,
-    );
+  noteDrafts(run, 'Compression step', drafts);
   const chosen = await step(run, 'compression', afterUtility, utilityTrain, drafts, baseline);
   return { chosen, utilityTrain, feedback, unneeded };
 }

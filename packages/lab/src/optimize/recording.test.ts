@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressionInput, CompressorBackend } from '../../../pagewise/src/compression/backend.js';
-import { DEFAULT_OBSERVATION_GUIDELINE } from '../../../pagewise/src/compression/default-guidelines.js';
-import { renderGuideline } from '../../../pagewise/src/compression/guideline.js';
-import { InMemoryCompressorCallStore } from '../../../pagewise/src/compression/call-store.js';
+import type { CompressionInput, CompressorBackend } from 'pagewise';
+import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
+import { compressorPrompt } from 'pagewise/internal';
+import { InMemoryCompressorCallStore } from 'pagewise/internal';
 import { guidelineHash } from './hash.js';
 import { recordingCompressor } from './recording.js';
 
@@ -43,15 +43,9 @@ describe('recordingCompressor', () => {
       output: '{"status":"pending"}',
       success: null,
     });
-    expect(r?.prompt).toBe(
-      renderGuideline(DEFAULT_OBSERVATION_GUIDELINE, {
-        task: input.task,
-        history: input.history,
-        observation: input.observation,
-        max_tokens: 40,
-        previous_summary: '',
-      }),
-    );
+    // Exactly what the LLM backend sends: the guideline with the tool output fenced.
+    expect(r?.prompt).toBe(compressorPrompt(input));
+    expect(r?.prompt).toContain(`>>>\n${input.observation}\n<<<END observation_`);
     expect(seen).toEqual([r?.id]);
   });
 

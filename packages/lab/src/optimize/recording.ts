@@ -4,9 +4,8 @@
  * optimizer's failure analysis reads the records of an episode; a store keeps them for distillation.
  */
 import { randomUUID } from 'node:crypto';
-import { guidelineValues } from 'pagewise/internal';
+import { compressorPrompt } from 'pagewise/internal';
 import { type CompressionContext, type CompressionInput, type CompressorBackend } from 'pagewise';
-import { renderGuideline } from 'pagewise';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 import { guidelineHash } from './hash.js';
 
@@ -54,7 +53,7 @@ export function recordingCompressor(
           ...(input.toolName !== undefined ? { toolName: input.toolName } : {}),
           maxTokens: input.maxTokens,
         },
-        prompt: renderGuideline(input.guideline, guidelineValues(input)),
+        prompt: compressorPrompt(input),
         output,
         at: Date.now(),
         success: null,

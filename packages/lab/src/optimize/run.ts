@@ -8,7 +8,7 @@ import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewi
 import type { Guideline } from 'pagewise';
 import { isOfflineModel } from 'pagewise/internal';
 import { type CompressorSpec } from 'pagewise';
-import { AbortedError, ConfigurationError, LimitExceededError } from 'pagewise';
+import { AbortedError, ConfigurationError, LimitExceededError, SystemError } from 'pagewise';
 import { modelLabel, resolveModel, type ModelSpec } from 'pagewise';
 import { withRetry } from 'pagewise/internal';
 import { countTokens } from 'pagewise';
@@ -21,7 +21,7 @@ import { evaluationKey, OptimizeProgress } from './progress.js';
 import type { GuidelineProposer, ProposerContext } from './proposer.js';
 import { ruleEditProposer } from './rule-edits.js';
 import { taskValuesFor, type TaskValues } from './task-values.js';
-import { buildTrace, type EpisodeTrace } from './trace.js';
+import { buildTrace, type EpisodeResult, type EpisodeTrace } from './trace.js';
 import type { CandidateResult, OptimizeOptions, OptimizePhase, OptimizeProgressEvent } from './types.js';
 
 /** See the module comment. */
@@ -112,6 +112,41 @@ function checkAbort(signal: AbortSignal | undefined): void {
     throw new AbortedError('The optimization was interrupted; its progress is saved, and running it again resumes it.');
 }
 
+/** Attempts of an episode that met a provider failure before the optimization stops. */
+export const INFRASTRUCTURE_ATTEMPTS = 3;
+
+/**
+ * The provider failure an episode met, if any: a compression that fell back because its provider
+ * failed (an outage, a timeout), not because of what the compressor wrote. Such an episode says nothing
+ * about the guideline, so it is neither cached nor analysed.
+ */
+export function infrastructureFailure(result: EpisodeResult): string | undefined {
+  const entry = result.ledger.find((e) => e.error?.fault === 'system');
+  return entry?.error ? `${entry.error.code}: ${entry.error.message}` : undefined;
+}
+
+/** Runs an episode, again when it met a provider failure; throws when every attempt did. */
+async function evaluateOnInfrastructure(
+  evaluator: EpisodeEvaluator,
+  job: EvaluationJob,
+  signal: AbortSignal | undefined,
+): Promise<EpisodeResult> {
+  let failure = '';
+  for (let attempt = 1; attempt <= INFRASTRUCTURE_ATTEMPTS; attempt += 1) {
+    checkAbort(signal);
+    const result = await evaluator(job, signal);
+    const infra = infrastructureFailure(result);
+    if (infra === undefined) return result;
+    failure = infra;
+  }
+  throw new SystemError(
+    'optimize-infrastructure',
+    `The ${job.mode} episode of task ${job.task.id} met a provider failure in each of ${INFRASTRUCTURE_ATTEMPTS} attempts (${failure}). ` +
+      'It was not counted against the guideline; the progress is saved, so running the same command again resumes once the provider answers.',
+    { retryable: true },
+  );
+}
+
 /** The episode runner of a run: cached in the progress file, `concurrency` at a time. */
 function episodeRunner(
   progress: OptimizeProgress,
@@ -137,7 +172,7 @@ function episodeRunner(
       }
       return limit(async () => {
         checkAbort(signal);
-        const result = await evaluator(job, signal);
+        const result = await evaluateOnInfrastructure(evaluator, job, signal);
         // The values whose presence in the last request the analysis compares: the task's facts and the
         // variables of its uncompressed run (this run's own, for the uncompressed run itself).
         const reference =
@@ -285,6 +320,11 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
   const valuesFor = (id: string): TaskValues => values.get(id) ?? { facts: [], forbidden: [] };
   const emit = (event: OptimizeProgressEvent) => options.onProgress?.(event);
   const limit = limiter(concurrency);
+  const notes: string[] = [];
+  if (compressor === 'extractive' && proposer.name !== 'rule-edits')
+    notes.push(
+      `The compressor is the extractive backend, which follows only a guideline's rules block: edits to the template text cannot change any episode, so only candidates of ${proposer.name} that change the rules can score differently. Give a model as the compressor to optimize the template.`,
+    );
   return {
     options,
     start,
@@ -306,7 +346,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
       start,
     ),
     root: start.id.replace(/-(?:ut|co)\d+$/u, ''),
-    notes: [],
+    notes,
     candidates: [],
     valuesFor,
     emit,

@@ -10,8 +10,8 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { AbortedError, redactError } from '../errors.js';
 import { withRetryLazy, type RetryOptions } from '../models/retry.js';
+import { streamWithRetry } from '../models/stream-retry.js';
 import type { ToolCallRecord } from '../session/types.js';
 import type { RunLimits } from './limits.js';
 import { jsonDepth } from '../util/json-scan.js';
@@ -49,9 +49,13 @@ export async function* callModel(
     };
   }
   const response: ModelResponse = { content: [], usage: {}, ms: 0 };
-  const { stream } = await withRetryLazy((s) => model.doStream(withSignal(callOptions, s)), signal, retry, true);
   let text = '';
-  for await (const part of abortable(stream as unknown as AsyncIterable<LanguageModelV3StreamPart>, signal)) {
+  const parts: AsyncIterable<LanguageModelV3StreamPart> = streamWithRetry(
+    (s) => model.doStream({ ...callOptions, abortSignal: s }),
+    signal,
+    retry,
+  );
+  for await (const part of parts) {
     if (part.type === 'text-delta') {
       text += part.delta;
       yield { type: 'text-delta', agentName: options.agentName, delta: part.delta };
@@ -59,7 +63,7 @@ export async function* callModel(
     else if (part.type === 'finish') {
       response.usage = { input: part.usage.inputTokens.total, output: part.usage.outputTokens.total };
       response.finishReason = part.finishReason.unified;
-    } else if (part.type === 'error') throw redactError(part.error);
+    }
   }
   if (text) response.content.unshift({ type: 'text', text });
   response.ms = performance.now() - start;
@@ -76,19 +80,6 @@ function withSignal(callOptions: LanguageModelV3CallOptions, signal: () => Abort
     enumerable: true,
     configurable: true,
   });
-}
-
-/** Iterates a model stream, ending with AbortedError (not the stream's own abort error) once `signal` fires. */
-async function* abortable<T>(stream: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  try {
-    for await (const part of stream) {
-      if (signal.aborted) throw new AbortedError();
-      yield part;
-    }
-  } catch (error) {
-    if (signal.aborted) throw new AbortedError();
-    throw redactError(error);
-  }
 }
 
 /** A response read into what the step stores and runs. */

@@ -4,9 +4,11 @@
  * the guideline as its prompt; the extractive backend obeys the guideline's rules; the naive summarizer
  * ignores the guideline. Processors pick a backend with {@link CompressorSpec}.
  */
+import { createHash } from 'node:crypto';
 import type { ContextItem } from '../context/request.js';
 import type { Ledger } from '../tokens/ledger.js';
-import type { Guideline, GuidelineTarget, GuidelineValues } from './guideline.js';
+import { renderGuideline, type Guideline, type GuidelineTarget, type GuidelineValues } from './guideline.js';
+import { fenceQuoted } from './transcript.js';
 
 /** What a compressor is asked to compress. */
 export interface CompressionInput {
@@ -73,4 +75,26 @@ export function guidelineValues(input: CompressionInput): Required<GuidelineValu
     observation: input.observation,
     max_tokens: input.maxTokens,
   };
+}
+
+/**
+ * The prompt a model compressor is sent (and a distillation example is made of): the guideline rendered
+ * with the tool output and the transcript fenced, so an instruction inside a tool result reads as
+ * quoted data. The boundary comes from a hash of the input, so the same input gives the same prompt
+ * (recorded prompts match sent ones); fence markers inside the text are neutralized whatever the boundary.
+ */
+export function compressorPrompt(input: CompressionInput): string {
+  const values = guidelineValues(input);
+  const fence = (text: string, label: string) =>
+    text === ''
+      ? text
+      : fenceQuoted(
+          text,
+          `${label}_${createHash('sha256').update(label).update('\0').update(text).digest('hex').slice(0, 16)}`,
+        );
+  return renderGuideline(input.guideline, {
+    ...values,
+    observation: fence(input.observation, 'observation'),
+    history: fence(input.history, 'history'),
+  });
 }

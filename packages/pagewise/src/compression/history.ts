@@ -19,7 +19,8 @@ import {
   type ContextRequest,
   type ProcessorContext,
 } from '../context/request.js';
-import { ConfigurationError, PagewiseError } from '../errors.js';
+import { ConfigurationError, ModelBehaviorError, type PagewiseError } from '../errors.js';
+import { recordCompressionError, recoverableCompressionError } from './fallback.js';
 import type { CompactionEvent, SessionEvent } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionContext, CompressorBackend } from './backend.js';
@@ -68,6 +69,9 @@ export interface HistoryCompressorOptions {
   /** The processor's name in reports and errors. Default `acon-hist(<backend>, <T_hist>, <mode>)`, or `budget <B>` for T_hist. */
   name?: string;
 }
+
+// Sessions whose last failed compression is remembered.
+const MAX_TRACKED_SESSIONS = 1024;
 
 // The least summary a budget asks for: below it a summary holds nothing a step could use.
 const MIN_ROOM_SUMMARY_TOKENS = 32;
@@ -133,6 +137,10 @@ export function historyCompressor(
   const backend = resolveCompressor(options.compressor);
   const boundary = options.boundary ?? shortBoundary;
   const guidelineRef = `${guideline.id}@${guideline.version}`;
+  // Per session, the run of turns whose compression last failed, by its first event and length: it is
+  // tried again only once it has doubled, so a compressor that keeps failing (an outage, an empty
+  // answer) is not asked again at every step. Bounded, oldest sessions first.
+  const failures = new Map<string, { fromEventId: string; turns: number }>();
 
   return {
     name:
@@ -226,6 +234,21 @@ export function historyCompressor(
       if (budget < 1) return undefined;
       maxTokens = Math.min(maxTokens, budget);
     }
+    const failed = failures.get(ctx.session.sessionId);
+    if (failed && failed.fromEventId === fromEventId && region.length < failed.turns * 2) return undefined;
+    const fail = (error: PagewiseError): undefined => {
+      // The request goes out with the previous summary and the raw turns after it: nothing is lost.
+      recordCompressionError(
+        ctx.ledger,
+        { agentName: ctx.agentName, invocationId: ctx.invocationId, target: 'history', backend: backend.name },
+        error,
+        'previous-history',
+      );
+      if (!failures.has(ctx.session.sessionId) && failures.size >= MAX_TRACKED_SESSIONS)
+        failures.delete(failures.keys().next().value!);
+      failures.set(ctx.session.sessionId, { fromEventId, turns: region.length });
+      return undefined;
+    };
     let text: string;
     try {
       text = await summarizeTurns(
@@ -234,10 +257,20 @@ export function historyCompressor(
         { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
       );
     } catch (error) {
-      // A compressor model that misbehaves costs this request its compression, not the run.
-      if (PagewiseError.isInstance(error) && error.fault === 'model') return undefined;
-      throw error;
+      // A compressor that fails (a provider outage, a bad output) costs this request its compression, not the run.
+      return fail(recoverableCompressionError(error, ctx.signal));
     }
+    const replacedTokens = historyTokens(items);
+    const written = countTokens(text);
+    if (written >= replacedTokens) {
+      return fail(
+        new ModelBehaviorError(
+          'compression-rejected',
+          `The history summary of ${backend.name} was not used: with its frame it takes ${written} tokens, not fewer than the ${replacedTokens} of the steps it would replace.`,
+        ),
+      );
+    }
+    failures.delete(ctx.session.sessionId);
     await ctx.appendCompaction({ fromEventId, toEventId, summary: text, guideline: guidelineRef });
     const event = [...ctx.session.events]
       .reverse()

@@ -12,8 +12,7 @@ import { Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import { guidelineValues } from './backend.js';
-import { renderGuideline } from './guideline.js';
+import { compressorPrompt } from './backend.js';
 import { llmCompressor } from './llm-backend.js';
 import { observationCompressor } from './observation.js';
 import { handleOf, unfenceQuoted } from './transcript.js';
@@ -235,20 +234,21 @@ describe('observationCompressor with the LLM backend', () => {
     expect(text).toContain('Find order 7 and say whether it is pending.');
     expect(text).toContain(output);
     expect(text).toContain('at most 150 tokens');
+    // The tool output reaches the compressor inside a fence, so instructions in it read as quoted data.
+    expect(text).toMatch(
+      new RegExp(`<<<QUOTED observation_[0-9a-f]{16}>>>\\n${output}\\n<<<END observation_[0-9a-f]{16}>>>`, 'u'),
+    );
     expect(text).toBe(
-      renderGuideline(
-        DEFAULT_OBSERVATION_GUIDELINE,
-        guidelineValues({
-          target: 'observation',
-          guideline: DEFAULT_OBSERVATION_GUIDELINE,
-          task: context().task,
-          history: '[user] Find order 7 and say whether it is pending.',
-          turns: [],
-          previousSummary: '',
-          observation: output,
-          maxTokens: 150,
-        }),
-      ),
+      compressorPrompt({
+        target: 'observation',
+        guideline: DEFAULT_OBSERVATION_GUIDELINE,
+        task: context().task,
+        history: '[user] Find order 7 and say whether it is pending.',
+        turns: [],
+        previousSummary: '',
+        observation: output,
+        maxTokens: 150,
+      }),
     );
 
     expect(unfenceQuoted(result.output)).toBe('{"order":"#W7","status":"pending"}');

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { ObservationContext, ObservationProcessor, ToolObservation } from '../context/observation.js';
 import type { ContextItem } from '../context/request.js';
 import { groupTurns } from '../context/history.js';
-import { ConfigurationError, PagewiseError } from '../errors.js';
+import { ConfigurationError } from '../errors.js';
+import { recordCompressionError, recoverableCompressionError } from './fallback.js';
 import { toolPageUri } from '../paging/auto-paging.js';
 import { PagingService } from '../paging/service.js';
 import { PAGING_TOOL_NAMES } from '../paging/tools.js';
@@ -206,9 +207,15 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
           { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
         );
       } catch (error) {
-        // A compressor model that misbehaves costs this observation its compression, not the run.
-        if (PagewiseError.isInstance(error) && error.fault === 'model') return obs;
-        throw error;
+        // A compressor that fails (a provider outage, a bad output) costs this observation its compression, not the run.
+        const failure = recoverableCompressionError(error, ctx.signal);
+        recordCompressionError(
+          ctx.ledger,
+          { agentName: ctx.agentName, invocationId: ctx.invocationId, target: 'observation', backend: backend.name },
+          failure,
+          'raw-observation',
+        );
+        return obs;
       }
       if (targetRatio !== undefined) text = headWithinTokens(text, maxTokens);
       const output = `${fenceQuoted(text, fence)}\n${handle}`;

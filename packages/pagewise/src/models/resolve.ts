@@ -18,6 +18,10 @@ export type ModelSpec = string | LanguageModelV3;
 /** Environment variables read by {@link resolveModel}. */
 export const MODEL_ENV = {
   openai: 'OPENAI_API_KEY',
+  /** Where `openai:` models are sent (an OpenAI-compatible server speaking the Responses API). */
+  openaiBaseUrl: 'OPENAI_BASE_URL',
+  /** `1` or `true`: let OpenAI store Responses API requests (see {@link ResolveModelOptions.openaiStore}). */
+  openaiStore: 'PAGEWISE_OPENAI_STORE',
   anthropic: 'ANTHROPIC_API_KEY',
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',
   compatibleBaseUrl: 'PAGEWISE_OPENAI_COMPATIBLE_BASE_URL',
@@ -30,6 +34,13 @@ export interface ResolveModelOptions {
   env?: Record<string, string | undefined>;
   /** Policies for the `offline` model. */
   offlinePolicies?: OfflinePolicy[];
+  /**
+   * Whether `openai:` models (the Responses API) may store requests and responses on OpenAI's side.
+   * Default false: every request carries `store: false`, since that endpoint stores by default and an
+   * agent's prompts hold the user's documents. `PAGEWISE_OPENAI_STORE=1` in the environment turns it on
+   * when this is not given.
+   */
+  openaiStore?: boolean;
 }
 
 function requireEnv(env: Record<string, string | undefined>, variable: string, provider: string): string {
@@ -50,6 +61,7 @@ class LazyProviderModel implements LanguageModelV3 {
     readonly provider: string,
     readonly modelId: string,
     private readonly load: () => Promise<LanguageModelV3>,
+    private readonly prepare: (options: LanguageModelV3CallOptions) => LanguageModelV3CallOptions = (o) => o,
   ) {}
 
   private model(): Promise<LanguageModelV3> {
@@ -62,11 +74,11 @@ class LazyProviderModel implements LanguageModelV3 {
   }
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    return (await this.model()).doGenerate(options);
+    return (await this.model()).doGenerate(this.prepare(options));
   }
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
-    return (await this.model()).doStream(options);
+    return (await this.model()).doStream(this.prepare(options));
   }
 }
 
@@ -106,8 +118,19 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
       );
     case 'openai': {
       const apiKey = requireEnv(env, MODEL_ENV.openai, 'OpenAI');
-      return new LazyProviderModel(provider, id, async () =>
-        (await import('@ai-sdk/openai')).createOpenAI({ apiKey })(id),
+      const rawBase = env[MODEL_ENV.openaiBaseUrl];
+      // Read here, not by the provider from process.env, so `modelOptions.env` decides it too.
+      const baseURL = rawBase ? checkBaseUrl(rawBase, MODEL_ENV.openaiBaseUrl, MODEL_ENV.openai) : undefined;
+      const store = options.openaiStore ?? /^(?:1|true)$/i.test(env[MODEL_ENV.openaiStore] ?? '');
+      // The default OpenAI model speaks the Responses API, which stores requests unless told not to.
+      return new LazyProviderModel(
+        provider,
+        id,
+        async () => (await import('@ai-sdk/openai')).createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) })(id),
+        (call) => ({
+          ...call,
+          providerOptions: { ...call.providerOptions, openai: { store, ...call.providerOptions?.openai } },
+        }),
       );
     }
     case 'anthropic': {
@@ -130,29 +153,12 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
           `No base URL for the OpenAI-compatible server: set ${MODEL_ENV.compatibleBaseUrl} (e.g. http://localhost:11434/v1 for Ollama).`,
         );
       }
-      let parsed: URL | undefined;
-      try {
-        parsed = new URL(baseURL);
-      } catch {
-        parsed = undefined;
-      }
-      if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-        throw new ConfigurationError(
-          'bad-base-url',
-          `${MODEL_ENV.compatibleBaseUrl} is not an http(s) URL; set it to the server's API root, e.g. http://localhost:11434/v1 for Ollama.`,
-        );
-      }
-      if (parsed.username || parsed.password) {
-        // fetch refuses such URLs, and a key there ends up in logs; the URL itself is not repeated here.
-        throw new ConfigurationError(
-          'bad-base-url',
-          `${MODEL_ENV.compatibleBaseUrl} carries credentials (user:key@host); remove them and put the key in ${MODEL_ENV.compatibleKey}.`,
-        );
-      }
+      checkBaseUrl(baseURL, MODEL_ENV.compatibleBaseUrl, MODEL_ENV.compatibleKey);
       const apiKey = env[MODEL_ENV.compatibleKey];
       return new LazyProviderModel(provider, id, async () =>
         (await import('@ai-sdk/openai-compatible'))
-          .createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey })
+          // Usage in streams too, so the ledger has the provider's figures beside its own count.
+          .createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey, includeUsage: true })
           .chatModel(id),
       );
     }
@@ -162,6 +168,30 @@ export function resolveModel(spec: ModelSpec, options: ResolveModelOptions = {})
         `Unknown model provider "${provider}" in "${spec}". Known: openai, anthropic, google, openai-compatible, offline.`,
       );
   }
+}
+
+/** Returns `baseURL` when it is an http(s) URL without credentials; else a ConfigurationError naming `variable` (and `keyVariable`, where the key belongs). */
+function checkBaseUrl(baseURL: string, variable: string, keyVariable: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(baseURL);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new ConfigurationError(
+      'bad-base-url',
+      `${variable} is not an http(s) URL; set it to the server's API root, e.g. http://localhost:11434/v1 for Ollama.`,
+    );
+  }
+  if (parsed.username || parsed.password) {
+    // fetch refuses such URLs, and a key there ends up in logs; the URL itself is not repeated here.
+    throw new ConfigurationError(
+      'bad-base-url',
+      `${variable} carries credentials (user:key@host); remove them and put the key in ${keyVariable}.`,
+    );
+  }
+  return baseURL;
 }
 
 /** The id a spec is reported under in ledgers and results. */

@@ -1,10 +1,13 @@
 /**
  * Retries of provider calls: 429 and 5xx (whatever the provider marks retryable) with exponential
  * backoff and full jitter, honouring Retry-After; a per-call timeout; cancellation through AbortSignal.
- * Errors leave here with secret values redacted: a provider may echo the caller's key in an error body.
+ * Errors leave here as pagewise errors (a provider library's error is the `cause` of a
+ * {@link ProviderError}) with secret values redacted: a provider may echo the caller's key in an error body.
  */
 import { APICallError } from '@ai-sdk/provider';
+import type { PagewiseError} from '../errors.js';
 import { AbortedError, SystemError, redactError } from '../errors.js';
+import { ProviderError, toProviderError } from './provider-error.js';
 
 /** Retry settings. */
 export interface RetryOptions {
@@ -14,8 +17,19 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Largest backoff in ms. Default 30,000. */
   maxDelayMs?: number;
-  /** Timeout of one attempt in ms; 0 for none. Default 120,000. */
+  /**
+   * Timeout of one attempt in ms; 0 for none. Default 120,000. For a streamed call it bounds the wait
+   * for the response to start; {@link RetryOptions.idleTimeoutMs} and {@link RetryOptions.streamTimeoutMs}
+   * bound the stream after that.
+   */
   timeoutMs?: number;
+  /**
+   * Streams: the longest wait between two parts of a stream, in ms; 0 for none. Default `timeoutMs`. A
+   * stream that keeps sending is never cut by it, however long it runs.
+   */
+  idleTimeoutMs?: number;
+  /** Streams: the longest a whole stream may take, in ms; 0 for none. Default 600,000. */
+  streamTimeoutMs?: number;
   /** Random source in [0,1), for tests. */
   random?: () => number;
   /** Sleep function, for tests. */
@@ -52,10 +66,57 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** True for errors worth retrying: provider errors marked retryable (408, 409, 429, 5xx). */
+/** True for errors worth retrying: provider errors marked retryable (408, 409, 429, 5xx, network). */
 export function isRetryableError(error: unknown): boolean {
   if (APICallError.isInstance(error)) return error.isRetryable;
+  if (error instanceof ProviderError) return error.retryable;
   return false;
+}
+
+/** The retry settings with their defaults filled in. */
+export interface RetrySettings {
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  timeoutMs: number;
+  idleTimeoutMs: number;
+  streamTimeoutMs: number;
+  random: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** {@link RetryOptions} with every default applied. */
+export function retrySettings(options: RetryOptions = {}): RetrySettings {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  return {
+    maxRetries: options.maxRetries ?? 3,
+    baseDelayMs: options.baseDelayMs ?? 500,
+    maxDelayMs: options.maxDelayMs ?? 30_000,
+    timeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs ?? timeoutMs,
+    streamTimeoutMs: options.streamTimeoutMs ?? 600_000,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? defaultSleep,
+  };
+}
+
+/** Waits before retry `attempt` (0 for the first retry): the provider's Retry-After, else backoff with full jitter. */
+export function backoff(error: unknown, attempt: number, settings: RetrySettings, signal?: AbortSignal): Promise<void> {
+  const cause = error instanceof ProviderError ? error.cause : error;
+  const hinted = APICallError.isInstance(cause) ? retryAfterMs(cause.responseHeaders) : undefined;
+  const cap = settings.maxDelayMs;
+  const jittered = Math.min(cap, settings.baseDelayMs * 2 ** attempt) * settings.random();
+  return settings.sleep(hinted !== undefined ? Math.min(hinted, cap * 4) : jittered, signal);
+}
+
+/** The error that leaves a provider call: a pagewise error, secrets redacted. */
+export function finalError(error: unknown, attempts: number): unknown {
+  return redactError(toProviderError(error, attempts));
+}
+
+/** The `model-timeout` error of a call that ran out of time. */
+export function timeoutError(message: string, cause?: unknown): PagewiseError {
+  return redactError(new SystemError('model-timeout', message, { retryable: true, cause }));
 }
 
 /**
@@ -83,12 +144,8 @@ export async function withRetryLazy<T>(
   options: RetryOptions = {},
   outlives = false,
 ): Promise<T> {
-  const maxRetries = options.maxRetries ?? 3;
-  const base = options.baseDelayMs ?? 500;
-  const cap = options.maxDelayMs ?? 30_000;
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  const random = options.random ?? Math.random;
-  const sleep = options.sleep ?? defaultSleep;
+  const settings = retrySettings(options);
+  const { maxRetries, timeoutMs } = settings;
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new AbortedError();
     const guard = attemptSignal(signal, timeoutMs);
@@ -102,19 +159,14 @@ export async function withRetryLazy<T>(
       const timedOut = guard.timedOut();
       if (!(timedOut || isRetryableError(error)) || attempt >= maxRetries) {
         if (timedOut) {
-          throw redactError(
-            new SystemError(
-              'model-timeout',
-              `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`,
-              { retryable: true, cause: error },
-            ),
+          throw timeoutError(
+            `The model call timed out after ${timeoutMs} ms (${attempt + 1} attempts). Raise \`timeoutMs\` in the retry settings.`,
+            error,
           );
         }
-        throw redactError(error);
+        throw finalError(error, attempt + 1);
       }
-      const hinted = APICallError.isInstance(error) ? retryAfterMs(error.responseHeaders) : undefined;
-      const backoff = Math.min(cap, base * 2 ** attempt) * random();
-      await sleep(hinted !== undefined ? Math.min(hinted, cap * 4) : backoff, signal);
+      await backoff(error, attempt, settings, signal);
     } finally {
       if (!(succeeded && outlives)) guard.release();
     }

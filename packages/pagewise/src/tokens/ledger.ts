@@ -40,6 +40,24 @@ export interface LedgerEntry {
   frameworkMs: number;
   /** Milliseconds since the epoch. */
   at: number;
+  /**
+   * Set on a compressor failure: the compression was not used and the processor fell back to what it
+   * had (the raw observation, the previous summary). Not a call of its own: the tokens of a call that was
+   * answered are in the compressor's own entry.
+   */
+  error?: LedgerError;
+}
+
+/** A compressor failure in the ledger (see {@link LedgerEntry.error}). */
+export interface LedgerError {
+  /** The pagewise error code (`provider-server-error`, `model-timeout`, `compression-rejected`, ...). */
+  code: string;
+  message: string;
+  /** Who was at fault: `system` (a provider or network failure), `model` (a bad output), `configuration`. */
+  fault: string;
+  retryable: boolean;
+  /** What was used instead. */
+  fallback: 'raw-observation' | 'previous-history';
 }
 
 /** Aggregates of a ledger. */
@@ -47,6 +65,8 @@ export interface LedgerSummary {
   modelCalls: number;
   /** Calls made by compressors (included in modelCalls). */
   compressorCalls: number;
+  /** Compressions that failed and fell back (entries with an `error`; not counted as calls). */
+  compressorErrors: number;
   /** Largest single agent request, system prompt and tool schemas included. */
   peakPromptTokens: number;
   /** Largest agent request without instruction, paged content and tool schemas (the ACON paper's variant). */
@@ -82,9 +102,16 @@ export function summarizeLedger(entries: readonly LedgerEntry[]): LedgerSummary 
   let completion = 0;
   let compressorTokens = 0;
   let compressorCalls = 0;
+  let compressorErrors = 0;
   let dependency = 0;
+  let events = 0;
   const framework: number[] = [];
   for (const e of entries) {
+    if (e.error) {
+      compressorErrors += 1;
+      events += 1;
+      continue;
+    }
     if (e.kind === 'compressor') {
       compressorCalls += 1;
       compressorTokens += e.promptTokens + e.completionTokens;
@@ -98,8 +125,9 @@ export function summarizeLedger(entries: readonly LedgerEntry[]): LedgerSummary 
     framework.push(e.frameworkMs);
   }
   return {
-    modelCalls: entries.length,
+    modelCalls: entries.length - events,
     compressorCalls,
+    compressorErrors,
     peakPromptTokens: peak,
     peakPromptTokensNoSystem: peakNoSystem,
     cumulativePromptTokens: cumulative,

@@ -1,0 +1,163 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
+import { formatGuideline } from 'pagewise';
+import { PagewiseError } from 'pagewise';
+import { scriptedModel } from 'pagewise/testing';
+import { emptyParts } from 'pagewise/internal';
+import { type LedgerEntry } from 'pagewise';
+import type { EpisodeEvaluator } from './evaluate.js';
+import { parseCandidates } from './llm-proposer.js';
+import { optimizeGuideline } from './optimize.js';
+
+const scenario: BenchScenario = {
+  name: 'test-optimize-faults',
+  description: 'two tasks that succeed uncompressed and fail compressed',
+  strategies: [],
+  prepare: async ({ tasks }) =>
+    Array.from({ length: tasks }, (_, i): ScenarioTask => ({ id: `t${i}`, prompt: `Task ${i}.`, gold: {} })),
+  runEpisode: () => Promise.reject(new Error('the tests pass their own evaluator')),
+};
+
+const agentCall: LedgerEntry = {
+  index: 0,
+  kind: 'agent',
+  agent: 'a',
+  model: 'fake',
+  invocationId: 'i',
+  parts: { ...emptyParts(), observation: 100 },
+  promptTokens: 100,
+  completionTokens: 5,
+  modelMs: 0,
+  frameworkMs: 0,
+  at: 0,
+};
+
+/** A compressor fallback after a provider failure, as the observation compressor records it. */
+const outage: LedgerEntry = {
+  ...agentCall,
+  index: 1,
+  kind: 'compressor',
+  promptTokens: 0,
+  completionTokens: 0,
+  parts: emptyParts(),
+  error: {
+    code: 'provider-server-error',
+    message: 'HTTP 500',
+    fault: 'system',
+    retryable: true,
+    fallback: 'raw-observation',
+  },
+};
+
+/** Uncompressed episodes succeed, compressed ones fail; `outages(job)` says how many ledgers carry an outage. */
+function evaluator(calls: string[], outages: (key: string) => boolean): EpisodeEvaluator {
+  return async (job) => {
+    const key = `${job.mode}|${job.task.id}`;
+    calls.push(key);
+    const down = outages(key);
+    return {
+      success: job.mode === 'uncompressed',
+      answer: 'Answer: x',
+      ledger: down ? [agentCall, outage] : [agentCall],
+      toolCalls: [],
+      compressions: [],
+      finalPrompt: '',
+    };
+  };
+}
+
+const options = { scenario, target: 'observation' as const, train: 2, val: 0, candidates: 2 };
+const outDir = () => mkdtempSync(path.join(os.tmpdir(), 'pagewise-opt-faults-'));
+
+describe('optimize: a provider outage is not blamed on the guideline', () => {
+  it('an episode whose compressor met an outage is run again; the clean run is the one counted', async () => {
+    const calls: string[] = [];
+    const seen = new Map<string, number>();
+    // Each compressed episode meets an outage on its first attempt only.
+    const flaky = (key: string) => {
+      const n = (seen.get(key) ?? 0) + 1;
+      seen.set(key, n);
+      return key.startsWith('compressed') && n === 1;
+    };
+    await optimizeGuideline({ ...options, evaluator: evaluator(calls, flaky), outDir: outDir() });
+    expect(calls.filter((c) => c === 'compressed|t0').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an outage on every attempt stops the run with a retryable error and caches nothing for that episode', async () => {
+    const dir = outDir();
+    const calls: string[] = [];
+    const error = await optimizeGuideline({
+      ...options,
+      evaluator: evaluator(calls, (key) => key === 'compressed|t1'),
+      outDir: dir,
+    }).catch((e: unknown) => e);
+    expect(PagewiseError.isInstance(error) && error.code).toBe('optimize-infrastructure');
+    expect((error as PagewiseError).retryable).toBe(true);
+    expect(calls.filter((c) => c === 'compressed|t1')).toHaveLength(3);
+    // Resumed with the provider back: the failed episode runs again, the cached ones do not.
+    const again: string[] = [];
+    await optimizeGuideline({ ...options, evaluator: evaluator(again, () => false), outDir: dir });
+    expect(again).toContain('compressed|t1');
+    expect(again).not.toContain('uncompressed|t0');
+  });
+});
+
+const base = DEFAULT_OBSERVATION_GUIDELINE;
+const feedback = JSON.stringify({
+  divergence: 'lost a field',
+  rootCauses: ['missing-critical-fact'],
+  lostFacts: [],
+  recommendations: ['keep ids'],
+});
+
+describe('optimize: candidates the optimizer model writes', () => {
+  it('a candidate wrapped in a ```markdown fence inside the markers is read', () => {
+    const body = formatGuideline({ ...base, description: 'fenced', rules: { ...base.rules, ratio: 0.6 } });
+    const drafts = parseCandidates(
+      `=== CANDIDATE 1 ===\n\`\`\`markdown\n${body}\n\`\`\`\n=== END CANDIDATE 1 ===\n=== CANDIDATE 2 ===\n\`\`\`\n${body}\n\`\`\`\n=== END CANDIDATE 2 ===`,
+      2,
+    );
+    expect(drafts.map((d) => d.error)).toEqual([undefined, undefined]);
+    expect(drafts[0]?.guideline?.rules.ratio).toBe(0.6);
+  });
+
+  it('a run whose candidates are all malformed fails with a clear error instead of "no candidate beat the start"', async () => {
+    const optimizer = scriptedModel([
+      feedback,
+      feedback,
+      '=== CANDIDATE 1 ===\nnot a guideline\n=== END CANDIDATE 1 ===\n=== CANDIDATE 2 ===\nneither\n=== END CANDIDATE 2 ===',
+    ]);
+    const error = await optimizeGuideline({
+      ...options,
+      optimizer,
+      evaluator: evaluator([], () => false),
+      outDir: outDir(),
+    }).catch((e: unknown) => e);
+    expect(PagewiseError.isInstance(error) && error.code).toBe('optimizer-malformed');
+    expect((error as Error).message).toMatch(/none of the 2 candidates .* could be read/);
+  });
+
+  it('with the extractive backend, the notes say that template edits cannot change anything; a malformed candidate is noted as such', async () => {
+    const good = formatGuideline({ ...base, description: 'keep more', rules: { ...base.rules, ratio: 0.9 } });
+    const optimizer = scriptedModel([
+      feedback,
+      feedback,
+      `=== CANDIDATE 1 ===\n${good}\n=== END CANDIDATE 1 ===\n=== CANDIDATE 2 ===\nbroken\n=== END CANDIDATE 2 ===`,
+    ]);
+    const result = await optimizeGuideline({
+      ...options,
+      optimizer,
+      evaluator: evaluator([], () => false),
+      outDir: outDir(),
+    });
+    const notes = result.report.notes.join('\n');
+    expect(result.report.compressor).toBe('extractive');
+    expect(notes).toMatch(/edits to the template text cannot change any episode/);
+    expect(notes).toMatch(/1 of 2 candidates of .* could not be read/);
+    expect(notes).not.toMatch(/no more distinct/);
+  });
+});
