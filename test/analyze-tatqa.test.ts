@@ -6,8 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { folderCorpus, runReportAnalysis, type FolderCorpus } from '../src/scenarios/report-analysis/index.js';
-import { missingDataHint } from '../src/util/data-dir.js';
+import {
+  folderCorpus,
+  runReportAnalysis,
+  type FolderCorpus,
+} from '../packages/lab/src/scenarios/report-analysis/index.js';
+import { missingDataHint } from '../packages/pagewise/src/util/data-dir.js';
 import { scoreTatqa, sharedDataDir, writeTatqaFolders } from './support/tatqa.js';
 
 const dataDir = sharedDataDir();

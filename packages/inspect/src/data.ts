@@ -11,7 +11,7 @@ import { parseStoredEvent, parseStoredState } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
-import { hashBody } from '../paging/page-store.js';
+import { hashBody } from 'pagewise/internal';
 
 /** Filters of the session list; every field optional. */
 export interface SessionFilter {
