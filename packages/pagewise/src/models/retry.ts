@@ -5,7 +5,7 @@
  * {@link ProviderError}) with secret values redacted: a provider may echo the caller's key in an error body.
  */
 import { APICallError } from '@ai-sdk/provider';
-import type { PagewiseError} from '../errors.js';
+import type { PagewiseError } from '../errors.js';
 import { AbortedError, SystemError, redactError } from '../errors.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 
