@@ -7,7 +7,9 @@ import { z } from 'zod';
 import { CALL_LOG_SCHEMA } from '../agents/call-log.js';
 import type { ContextRequest } from '../context/request.js';
 import { parseFencedPages } from '../paging/fence.js';
-import { parseStoredEvent, parseStoredState } from '../session/event-schema.js';
+import { inflateRawSync } from 'node:zlib';
+import { decodeEvent } from '../session/event-codec.js';
+import { parseStoredState } from '../session/event-schema.js';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from '../session/types.js';
 import { PROMPT_PARTS, type LedgerEntry } from '../tokens/ledger.js';
 import type { InspectDb } from './db.js';
@@ -328,7 +330,7 @@ export class InspectData {
 
   /** Events `offset ..< offset + limit` in order. */
   async events(key: SessionKey, offset: number, limit: number): Promise<SeqEvent[]> {
-    const rows = await this.db.all<{ seq: number; body: string }>(
+    const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
       'SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY seq LIMIT ? OFFSET ?',
       [key.appName, key.userId, key.sessionId, limit, offset],
     );
@@ -337,7 +339,7 @@ export class InspectData {
 
   /** The events whose stored text contains one of `needles` (a coarse SQL filter; callers check each). */
   async eventsMatching(key: SessionKey, needles: readonly string[]): Promise<SeqEvent[]> {
-    const rows = await this.db.all<{ seq: number; body: string }>(
+    const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
       `SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND (${needles.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ')}) ORDER BY seq`,
       [key.appName, key.userId, key.sessionId, ...needles.map((n) => `%${likeEscape(n)}%`)],
     );
@@ -437,9 +439,11 @@ export class InspectData {
   }
 }
 
-function readEvent(seq: number, body: string): SeqEvent {
+function readEvent(seq: number, body: string | Uint8Array): SeqEvent {
   try {
-    return { seq, event: parseStoredEvent(body) };
+    // Either stored form (compact or JSON object), deflated when the store compressed it.
+    const text = typeof body === 'string' ? body : inflateRawSync(body).toString('utf8');
+    return { seq, event: decodeEvent(text) };
   } catch (error) {
     return { seq, event: undefined, error: (error as Error).message.slice(0, 300) };
   }

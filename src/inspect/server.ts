@@ -255,7 +255,7 @@ function addPageAndContextRoutes(
     const key = keyOf(c);
     const h = await header(key);
     const d = needData();
-    const matching = await d.eventsMatching(key, ['[pagewise] Compressed from', '"kind":"compaction"']);
+    const matching = await d.eventsMatching(key, ['[pagewise] Compressed from', '"kind":"compaction"', '["c",']);
     const list = await collectCompressions(
       h,
       matching,
@@ -410,7 +410,7 @@ export function createInspectorApp(options: {
 
 /** The 1-based call numbers that follow a compaction (the first call whose time is at or after it). */
 async function compactionCalls(data: InspectData, key: SessionKey, calls: readonly CallSummary[]): Promise<number[]> {
-  const compactions = await data.eventsMatching(key, ['"kind":"compaction"']);
+  const compactions = await data.eventsMatching(key, ['"kind":"compaction"', '["c",']);
   const out: number[] = [];
   for (const { event } of compactions) {
     if (event?.kind !== 'compaction') continue;
