@@ -19,9 +19,11 @@ import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { SessionEvent } from 'pagewise';
 import { fmt, quantile } from './stats.js';
 
-const SIZES = [10, 100, 500] as const;
+/** History sizes in events (`--sizes 500,5000,20000`); the ratio columns compare the largest to the smallest. */
+const SIZES: readonly number[] = sizesOf(process.argv);
 /**
  * Every size twice, the first pass untimed: the first steps at a new history size run code V8 has not
  * optimized for it yet (measured: 0.52 ms per step at 500 events on the first pass, 0.16 ms on the second,
@@ -29,6 +31,15 @@ const SIZES = [10, 100, 500] as const;
  */
 const PASSES = [...SIZES, ...SIZES];
 const STEPS = 20;
+
+function sizesOf(argv: readonly string[]): number[] {
+  const at = argv.indexOf('--sizes');
+  const raw = at >= 0 ? argv[at + 1] : undefined;
+  const sizes = (raw ?? '500,5000,20000').split(',').map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 2))
+    throw new RangeError(`--sizes takes event counts ≥ 2 separated by commas, got "${raw}".`);
+  return sizes;
+}
 const REPEATS = 3;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const OWN_SRC = path.join(HERE, '..', 'packages', 'pagewise', 'src');
@@ -129,28 +140,7 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
         const sessionId = `s-${pass}-${r}`;
         const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
         for (let i = 0; s.events.length < events; i++) {
-          await store.appendEvents(s, [
-            {
-              kind: 'model',
-              id: `m${i}`,
-              invocationId: 'seed',
-              author: 'a',
-              timestamp: Date.now(),
-              text: `Recording ${i}.`,
-              toolCalls: [{ toolCallId: `seed-${i}`, toolName: 'record', input: { id: `r${i}` } }],
-            },
-            {
-              kind: 'tool-result',
-              id: `t${i}`,
-              invocationId: 'seed',
-              author: 'a',
-              timestamp: Date.now(),
-              toolCallId: `seed-${i}`,
-              toolName: 'record',
-              output: recordOutput(i),
-              isError: false,
-            },
-          ]);
+          await store.appendEvents(s, seedPair(i));
         }
         const t = timed(scriptedModel(script()));
         const runner = new Runner({
@@ -158,6 +148,8 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
           model: t.model,
           store,
           appName: 'bench',
+          // Histories of 20,000 events exceed any real window; the step is measured, not the model.
+          contextWindow: 0,
         });
         const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }), t.ends);
         // The first gap of a run warms caches for the seeded history; the rest are steady state.
@@ -174,6 +166,72 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
   }
   return rows;
 }
+
+/** The seeded events of the bench: model event `m{i}` with one call, and its result `t{i}`. */
+function seedPair(i: number): SessionEvent[] {
+  return [
+    {
+      kind: 'model',
+      id: `m${i}`,
+      invocationId: 'seed',
+      author: 'a',
+      timestamp: Date.now(),
+      text: `Recording ${i}.`,
+      toolCalls: [{ toolCallId: `seed-${i}`, toolName: 'record', input: { id: `r${i}` } }],
+    },
+    {
+      kind: 'tool-result',
+      id: `t${i}`,
+      invocationId: 'seed',
+      author: 'a',
+      timestamp: Date.now(),
+      toolCallId: `seed-${i}`,
+      toolName: 'record',
+      output: recordOutput(i),
+      isError: false,
+    },
+  ];
+}
+
+/**
+ * Bytes per event of a SQLite file holding `events` seeded events (checkpointed, minus the empty file),
+ * and the content they record: a result's output, call id and tool name; a model event's text and its
+ * tool calls as JSON.
+ */
+function bytesPerEvent(events: number): { file: number; content: number } {
+  const script = `
+    import { statSync } from 'node:fs';
+    const { SqliteSessionStore } = await import(${JSON.stringify(pathToFileURL(path.join(OWN_SRC, '..', '..', 'sqlite', 'src', 'sqlite-store.ts')).href)});
+    const { seedPair } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(import.meta.url)).href)});
+    const file = process.argv[1];
+    const store = new SqliteSessionStore({ path: file });
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const empty = statSync(file).size;
+    const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId: 's' });
+    let content = 0;
+    for (let i = 0; s.events.length < ${events}; i++) {
+      const pair = seedPair(i);
+      for (const e of pair)
+        content += Buffer.byteLength(e.kind === 'tool-result' ? e.output + e.toolCallId + e.toolName : e.text + JSON.stringify(e.toolCalls));
+      await store.appendEvents(s, pair);
+    }
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    await store.close();
+    process.stdout.write(JSON.stringify({ file: (statSync(file).size - empty) / s.events.length, content: content / s.events.length }));
+  `;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-step-bytes-'));
+  try {
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, path.join(dir, 'bytes.db')],
+      { encoding: 'utf8', env: { ...process.env, STEP_COST_NO_MAIN: '1' } },
+    );
+    return JSON.parse(out) as { file: number; content: number };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+export { seedPair };
 
 async function childAiSdk(): Promise<ChildRow[]> {
   const { generateText, stepCountIs, tool } = await import('ai');
@@ -257,12 +315,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       : []),
   ];
   const samples = new Map<string, { gaps: number[]; gcMs: number; gcCount: number; wallMs: number }>();
+  /** Per variant and size, the median step of each round, in round order. */
+  const byRound = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < variants.length; k++) {
       const v = variants[(k + round) % variants.length]!;
       const out = execFileSync(
         process.execPath,
-        ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', v.name, v.src],
+        ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', v.name, v.src, '--sizes', SIZES.join(',')],
         {
           encoding: 'utf8',
           maxBuffer: 64 * 1024 * 1024,
@@ -270,6 +330,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       );
       for (const row of JSON.parse(out) as ChildRow[]) {
         const key = `${v.name}@${row.events}`;
+        byRound.set(key, [...(byRound.get(key) ?? []), quantile(row.gaps, 0.5)]);
         const acc = samples.get(key) ?? { gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
         acc.gaps.push(...row.gaps);
         acc.gcMs += row.gcMs;
@@ -280,17 +341,32 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
   }
   const median = (name: string, events: number) => quantile(samples.get(`${name}@${events}`)?.gaps ?? [], 0.5);
-  console.log(`\n## step-cost: ms per step from outside (gap between model calls), median of ${rounds} rounds\n`);
+  /** a ÷ b within each round (both medians from the same round), as median [min–max] over rounds. */
+  const withinRounds = (a: string, sizeA: number, b: string, sizeB: number): string => {
+    const xs = byRound.get(`${a}@${sizeA}`) ?? [];
+    const ys = byRound.get(`${b}@${sizeB}`) ?? [];
+    const ratios = xs.map((x, i) => x / ys[i]!);
+    return `${fmt(quantile(ratios, 0.5), 2)} [${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}]`;
+  };
+  const small = SIZES[0]!;
+  const large = SIZES[SIZES.length - 1]!;
+  console.log(`\n## step-cost: ms per step from outside (gap between model calls), ${rounds} rounds\n`);
+  console.log('Steps pooled over rounds for the ms columns; ratios within rounds, median [min–max] over rounds.\n');
   console.log(
-    `| variant | ${SIZES.map((s) => `${s} events`).join(' | ')} | × AI SDK at 500 | GC share of steps at 500 | GCs per 100 steps at 500 |`,
+    `| variant | ${SIZES.map((n) => `${n} events`).join(' | ')} | ${SIZES.map((n) => `÷ AI SDK at ${n}`).join(' | ')} | ${large} ÷ ${small} | GC share of steps at ${large} | GCs per 100 steps at ${large} |`,
   );
-  console.log(`|---|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
+  console.log(`|---|${SIZES.map(() => '---:').join('|')}|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
   for (const v of variants) {
-    const at = samples.get(`${v.name}@500`)!;
+    const at = samples.get(`${v.name}@${large}`)!;
     console.log(
-      `| ${v.name} | ${SIZES.map((s) => fmt(median(v.name, s))).join(' | ')} | ${fmt(median(v.name, 500) / median('ai-sdk', 500), 2)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
+      `| ${v.name} | ${SIZES.map((n) => fmt(median(v.name, n))).join(' | ')} | ${SIZES.map((n) => withinRounds(v.name, n, 'ai-sdk', n)).join(' | ')} | ${withinRounds(v.name, large, v.name, small)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
     );
   }
+  // SQLite bytes per event against the content the events record, at the largest size.
+  const bytes = bytesPerEvent(large);
+  console.log(
+    `\nSQLite file at ${large} seeded events: ${fmt(bytes.file, 0)} bytes per event; content recorded ${fmt(bytes.content, 0)} bytes per event; ratio ${fmt(bytes.file / bytes.content, 2)}.`,
+  );
   console.log(
     `\nLoad average at the end: ${os
       .loadavg()
@@ -300,4 +376,4 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3]!, process.argv[4]!);
-else if (import.meta.url === `file://${process.argv[1]}`) await main();
+else if (import.meta.url === `file://${process.argv[1]}` && !process.env.STEP_COST_NO_MAIN) await main();

@@ -7,8 +7,17 @@
 
 /** Tool steps per timed invocation. */
 export const STEPS = 20;
-/** History sizes, in events, that sessions are pre-filled to. */
-export const HISTORY_SIZES = [10, 100, 500] as const;
+/** History sizes, in events, that sessions are pre-filled to (`--sizes 500,5000` to change them). */
+export const HISTORY_SIZES: readonly number[] = sizesOf(process.argv);
+
+function sizesOf(argv: readonly string[]): number[] {
+  const at = argv.indexOf('--sizes');
+  const raw = at >= 0 ? argv[at + 1] : undefined;
+  const sizes = (raw ?? '500,5000,20000').split(',').map(Number);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 4))
+    throw new RangeError(`--sizes takes event counts ≥ 4 separated by commas, got "${raw}".`);
+  return sizes;
+}
 
 /** The `record` tool's description, identical in every framework. */
 export const RECORD_DESCRIPTION = 'Records one observation by index and returns a short acknowledgement.';

@@ -177,7 +177,9 @@ const adk: PeerFramework = {
 const openaiAgents: PeerFramework = {
   name: 'OpenAI Agents JS 0.20 MemorySession',
   async prepare(events, clock) {
-    const { Agent, run, tool, MemorySession, Usage } = await import('@openai/agents');
+    const { Agent, run, tool, MemorySession, Usage, setTracingDisabled } = await import('@openai/agents');
+    // Tracing off, as every other framework here runs: no spans are built or exported for any of them.
+    setTracingDisabled(true);
     let call = 0;
     const model = {
       async getResponse() {

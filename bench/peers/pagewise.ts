@@ -78,12 +78,17 @@ async function seed(pw: any, store: any, agent: any, events: number): Promise<st
   return r.session.sessionId;
 }
 
-function framework(name: string, makeStore: (pw: unknown) => unknown): PeerFramework {
+/**
+ * `makeStore(pw, 'seed')` fills the session; `makeStore(pw, 'run')` gives the store the timed runner
+ * uses: a new instance on the same data where the store allows it (SQLite reopens its file, so the
+ * invocation starts as a new process's would, without the seeding instance's caches).
+ */
+function framework(name: string, makeStore: (pw: unknown, use: 'seed' | 'run') => unknown): PeerFramework {
   return {
     name,
     async prepare(events, clock) {
       const pw = await loadPagewise();
-      const store = makeStore(pw);
+      const seedStore = makeStore(pw, 'seed');
       const agent = new pw.Agent({
         name: 'recorder',
         instruction: 'You record observations.',
@@ -96,7 +101,10 @@ function framework(name: string, makeStore: (pw: unknown) => unknown): PeerFrame
           }),
         ],
       });
-      const sessionId = await seed(pw, store, agent, events);
+      const sessionId = await seed(pw, seedStore, agent, events);
+      const store = makeStore(pw, 'run');
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      if (store !== seedStore) await (seedStore as any).close();
       const runner = new pw.Runner({ agent, model: scriptedV3(clock), store, appName: 'bench', contextWindow: 0 });
       return async () => {
         const r = await runner.run({ userId: 'u', sessionId, message: 'Record the new observations.' });
@@ -106,15 +114,29 @@ function framework(name: string, makeStore: (pw: unknown) => unknown): PeerFrame
   };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let memoryStore: any;
+
 /** pagewise with its in-memory store. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const pagewise = framework('pagewise, memory store', (pw: any) => new pw.InMemorySessionStore());
+export const pagewise = framework('pagewise, memory store', (pw: any, use) => {
+  // One instance for seeding and the run: an in-memory store's data lives in its instance.
+  if (use === 'seed') memoryStore = new pw.InMemorySessionStore();
+  return memoryStore;
+});
 
-/** pagewise with its SQLite store, one fresh file per prepared session. */
+/**
+ * pagewise with its SQLite store, one fresh file per prepared session, seeded through one store
+ * instance and run through a new one on the same file.
+ */
 export function pagewiseSqlite(tmp: () => string): PeerFramework {
+  let file = '';
   return framework(
-    'pagewise, SQLite store',
+    'pagewise, SQLite store (fresh instance)',
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    (pw: any) => new pw.SqliteSessionStore({ path: path.join(tmp(), 's.db') }),
+    (pw: any, use) => {
+      if (use === 'seed') file = path.join(tmp(), 's.db');
+      return new pw.SqliteSessionStore({ path: file });
+    },
   );
 }

@@ -1,6 +1,8 @@
 /**
- * One framework in one fresh process: a warm-up invocation, then one timed invocation per history size.
- * Prints one JSON line of {@link StepResult}s. Run by `run.ts`, never directly timed against itself.
+ * One framework in one fresh process: per history size, an untimed invocation at that size (warm-up:
+ * the first steps at a new size run code the JIT has not optimized for it, for every framework alike),
+ * then a timed one on a freshly prepared session. Prints one JSON line of {@link StepResult}s. Run by
+ * `run.ts` (which passes `--sizes` on), never directly timed against itself.
  */
 import { HISTORY_SIZES, median, OutsideClock, STEPS, type StepResult } from './common.js';
 import { FRAMEWORKS } from './frameworks.js';
@@ -13,13 +15,14 @@ if (!fw) {
 }
 
 const clock = new OutsideClock();
-// Warm-up: the first invocation of any framework pays module loading and JIT; none of it is timed.
-await (
-  await fw.prepare(10, clock)
-)();
 
 const results: StepResult[] = [];
 for (const events of HISTORY_SIZES) {
+  // Warm-up at this size: module loading, JIT, and code paths that only a history this long takes.
+  clock.reset();
+  await (
+    await fw.prepare(events, clock)
+  )();
   clock.reset();
   const invoke = await fw.prepare(events, clock);
   // The garbage of preparing (building the pre-filled history) is collected before the clock starts, for

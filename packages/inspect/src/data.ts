@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { CALL_LOG_SCHEMA } from 'pagewise';
 import type { ContextRequest } from 'pagewise';
 import { parseFencedPages } from 'pagewise/internal';
-import { parseStoredEvent, parseStoredState } from 'pagewise/internal';
+import { inflateRawSync } from 'node:zlib';
+import { decodeEvent, parseStoredEvent, parseStoredState } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
@@ -334,7 +335,7 @@ export class InspectData {
 
   /** Events `offset ..< offset + limit` in order. */
   async events(key: SessionKey, offset: number, limit: number): Promise<SeqEvent[]> {
-    const rows = await this.db.all<{ seq: number; body: string }>(
+    const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
       'SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY seq LIMIT ? OFFSET ?',
       [key.appName, key.userId, key.sessionId, limit, offset],
     );
@@ -351,7 +352,7 @@ export class InspectData {
     window: { offset: number; limit: number } = { offset: 0, limit: Number.MAX_SAFE_INTEGER },
   ): Promise<SeqEvent[]> {
     const { sql, params } = matchClause(key, needles);
-    const rows = await this.db.all<{ seq: number; body: string }>(
+    const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
       `SELECT seq, body FROM events WHERE ${sql} ORDER BY seq LIMIT ? OFFSET ?`,
       [...params, window.limit, window.offset],
     );
@@ -512,9 +513,11 @@ function matchClause(key: SessionKey, needles: readonly string[]): { sql: string
   };
 }
 
-function readEvent(seq: number, body: string): SeqEvent {
+function readEvent(seq: number, body: string | Uint8Array): SeqEvent {
   try {
-    return { seq, event: parseStoredEvent(body) };
+    // Either stored form (compact or JSON object), deflated when the store compressed it.
+    const text = typeof body === 'string' ? body : inflateRawSync(body).toString('utf8');
+    return { seq, event: decodeEvent(text) };
   } catch (error) {
     return { seq, event: undefined, error: (error as Error).message.slice(0, 300) };
   }

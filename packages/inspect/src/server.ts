@@ -256,7 +256,7 @@ function addPageAndContextRoutes(
     const key = keyOf(c);
     const h = await header(key);
     const d = needData();
-    const needles = ['[pagewise] Compressed from', '"kind":"compaction"'];
+    const needles = ['[pagewise] Compressed from', '"kind":"compaction"', '["c",'];
     const total = await d.countMatching(key, needles);
     const last = Math.max(0, Math.floor((total - 1) / COMPRESSIONS_PER_PAGE) * COMPRESSIONS_PER_PAGE);
     // `at` (an event's seq, from the timeline's links) opens the page that holds that event.
@@ -423,7 +423,7 @@ export function createInspectorApp(options: {
 
 /** The 1-based call numbers that follow a compaction (the first call whose time is at or after it). */
 async function compactionCalls(data: InspectData, key: SessionKey, calls: readonly CallSummary[]): Promise<number[]> {
-  const compactions = await data.eventsMatching(key, ['"kind":"compaction"']);
+  const compactions = await data.eventsMatching(key, ['"kind":"compaction"', '["c",']);
   const out: number[] = [];
   for (const { event } of compactions) {
     if (event?.kind !== 'compaction') continue;

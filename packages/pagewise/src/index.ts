@@ -81,6 +81,7 @@ export {
   type ContextRequest,
   type InstructionSection,
   type ProcessorContext,
+  type RequestField,
   type ToolDefinition,
 } from './context/request.js';
 export type { ObservationContext, ObservationProcessor, ToolObservation } from './context/observation.js';

@@ -86,13 +86,44 @@ const MIGRATIONS: { version: number; sql: string }[] = [
       CREATE INDEX model_calls_session ON model_calls (app_name, user_id, session_id, id);
     `,
   },
+  {
+    // Event rows that cost about what they hold: the session key once per session (an integer id
+    // instead of three strings and an event id on every row and again in its primary-key index), rows
+    // clustered by (session, seq) without a separate rowid, bodies in the compact form of
+    // session/event-codec.ts (rows copied here keep their JSON object form, which reads as before).
+    // The view keeps the old table's shape for readers that query it.
+    version: 6,
+    sql: `
+      CREATE TABLE session_ids (
+        sid INTEGER PRIMARY KEY, app_name TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+        UNIQUE (app_name, user_id, session_id)
+      );
+      INSERT INTO session_ids (app_name, user_id, session_id)
+        SELECT app_name, user_id, session_id FROM sessions
+        UNION SELECT app_name, user_id, session_id FROM events;
+      CREATE TABLE event_rows (
+        sid INTEGER NOT NULL, seq INTEGER NOT NULL, body NOT NULL, schema_version INTEGER NOT NULL,
+        PRIMARY KEY (sid, seq)
+      ) WITHOUT ROWID;
+      INSERT INTO event_rows (sid, seq, body, schema_version)
+        SELECT k.sid, e.seq, e.body, e.schema_version FROM events e
+        JOIN session_ids k ON k.app_name = e.app_name AND k.user_id = e.user_id AND k.session_id = e.session_id;
+      DROP TABLE events;
+      CREATE VIEW events AS
+        SELECT k.app_name, k.user_id, k.session_id, e.seq, e.body, e.schema_version
+        FROM event_rows e JOIN session_ids k ON k.sid = e.sid;
+    `,
+  },
 ];
 
 /** The newest schema version this build writes. */
 export const LATEST_SQLITE_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-/** Applies every migration not yet recorded, each in its own transaction. */
-export function migrate(db: Database.Database): number {
+/**
+ * Applies every migration not yet recorded, each in its own transaction; with `upTo`, only those up to
+ * that version (to build a database as an older version left it, for tests that read old files).
+ */
+export function migrate(db: Database.Database, upTo = LATEST_SQLITE_SCHEMA): number {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const done = new Set(
     db
@@ -102,7 +133,7 @@ export function migrate(db: Database.Database): number {
   );
   let applied = 0;
   for (const m of MIGRATIONS) {
-    if (done.has(m.version)) continue;
+    if (done.has(m.version) || m.version > upTo) continue;
     db.transaction(() => {
       // Another process may have migrated between our read and this write lock.
       const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);

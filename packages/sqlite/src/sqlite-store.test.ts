@@ -45,7 +45,7 @@ describe('SqliteSessionStore', () => {
     const store = new SqliteSessionStore({ path: f });
     const s = await store.createSession({ appName: 'a', userId: 'u' });
     await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 1, text: 'x' });
-    store.db.prepare('UPDATE events SET body = \'{"kind":"nope"}\'').run();
+    store.db.prepare('UPDATE event_rows SET body = \'{"kind":"nope"}\'').run();
     await expect(store.getSession(s)).rejects.toThrow(new RegExp(s.sessionId));
     await store.close();
   });
@@ -138,11 +138,9 @@ describe('SqliteSessionStore: events loaded again', () => {
     const s = await store.createSession({ appName: 'a', userId: 'u' });
     await store.appendEvents(s, [user('e1', 'first'), user('e2', 'second')]);
     expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
-    store.db.prepare("UPDATE events SET body = replace(body, 'second', 'edited') WHERE event_id = 'e2'").run();
+    store.db.prepare("UPDATE event_rows SET body = replace(body, 'second', 'edited') WHERE seq = 1").run();
     expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'edited']);
-    store.db
-      .prepare(`UPDATE events SET body = replace(body, '"text":"first"', '"text":7') WHERE event_id = 'e1'`)
-      .run();
+    store.db.prepare(`UPDATE event_rows SET body = replace(body, '"first"', '7') WHERE seq = 0`).run();
     await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
     await store.close();
   });

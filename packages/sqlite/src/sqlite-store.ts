@@ -5,10 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { DatabaseCorruptError, StorageError, VersionConflictError } from 'pagewise';
 import { commitToSession, planAppend, type AppendPlan, type SharedValue, type SharedWrite } from 'pagewise/internal';
-import { parseStoredEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
+import { decodeEvent, encodeEvent, parseStoredEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
 import { deepFreeze } from 'pagewise/internal';
 import { applyDelta, splitDelta } from 'pagewise/internal';
 import { scopeOf } from 'pagewise';
@@ -39,6 +40,12 @@ export interface SqliteStoreOptions {
    * `StorageBusyError`. Default {@link DEFAULT_BUSY_TIMEOUT_MS}. Ignored with `database`.
    */
   busyTimeoutMs?: number;
+  /**
+   * Event bodies of at least this many bytes are stored deflated, when that saves an eighth or more
+   * (large tool results, documents). Off by default (0): deflated rows are not matched by text queries
+   * on the `events` view, such as the inspector's search for compactions.
+   */
+  compressEventsAbove?: number;
 }
 
 /** Options of {@link openSqliteDatabase}. */
@@ -126,7 +133,7 @@ class StoredEventCache {
   read(key: string, bodies: string[]): SessionEvent[] {
     const old = this.sessions.get(key);
     const events = bodies.map((body, i) =>
-      old && old.bodies[i] === body && old.events[i] ? old.events[i] : deepFreeze(parseStoredEvent(body)),
+      old && old.bodies[i] === body && old.events[i] ? old.events[i] : deepFreeze(decodeEvent(body)),
     );
     // The session's list is the caller's to append to; the cache keeps its own.
     this.put(key, bodies, events.slice());
@@ -171,10 +178,24 @@ class StoredEventCache {
 /** The event a load would read from `body`, frozen; undefined when a load would refuse it. */
 function parsedOrUndefined(body: string): SessionEvent | undefined {
   try {
-    return deepFreeze(parseStoredEvent(body));
+    return deepFreeze(decodeEvent(body));
   } catch {
     return undefined;
   }
+}
+
+/** The text of a stored event body: as stored, or inflated when the row holds it deflated. */
+function bodyText(body: string | Buffer): string {
+  return typeof body === 'string' ? body : inflateRawSync(body).toString('utf8');
+}
+
+/** What a body is stored as: its text, or the text deflated when that is large and saves enough. */
+function storedBody(text: string, compressAbove: number): string | Buffer {
+  if (compressAbove <= 0 || text.length < compressAbove / 4) return text;
+  const bytes = Buffer.byteLength(text);
+  if (bytes < compressAbove) return text;
+  const deflated = deflateRawSync(text);
+  return deflated.length <= bytes - bytes / 8 ? deflated : text;
 }
 
 interface SharedRow {
@@ -210,8 +231,13 @@ export class SqliteSessionStore implements SessionStore {
   private readonly writtenState = new Map<string, string>();
   /** Events this store read or wrote, with the stored text of each (see {@link StoredEventCache}). */
   private readonly eventCache = new StoredEventCache(32 * 1024 * 1024);
+  private readonly compressAbove: number;
 
   constructor(options: SqliteStoreOptions = {}) {
+    const compressAbove = options.compressEventsAbove ?? 0;
+    if (!Number.isInteger(compressAbove) || compressAbove < 0)
+      throw new TypeError(`compressEventsAbove must be a non-negative integer (bytes; 0: off), got ${compressAbove}.`);
+    this.compressAbove = compressAbove;
     this.ownsDb = !options.database;
     this.db = options.database ?? openSqliteDatabase(options.path, options);
     const db = this.db;
@@ -222,12 +248,16 @@ export class SqliteSessionStore implements SessionStore {
       insertSession: db.prepare(
         'INSERT INTO sessions (app_name, user_id, session_id, state, version, created_at, updated_at, schema_version) VALUES (?, ?, ?, ?, 0, ?, ?, ?)',
       ),
-      events: db.prepare<[string, string, string], { body: string; schema_version: number }>(
-        'SELECT body, schema_version FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY seq',
+      sidOf: db.prepare<[string, string, string], { sid: number }>(
+        'SELECT sid FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?',
       ),
-      insertEvent: db.prepare(
-        'INSERT INTO events (app_name, user_id, session_id, seq, event_id, body, schema_version) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      insertSid: db.prepare(
+        'INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
       ),
+      events: db.prepare<[string, string, string], { body: string | Buffer }>(
+        'SELECT e.body FROM event_rows e WHERE e.sid = (SELECT sid FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?) ORDER BY e.seq',
+      ),
+      insertEvent: db.prepare('INSERT INTO event_rows (sid, seq, body, schema_version) VALUES (?, ?, ?, ?)'),
       bumpSession: db.prepare(
         'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
       ),
@@ -248,17 +278,28 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO app_state (app_name, key, value, version) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value, version = excluded.version',
       ),
       list: db.prepare<[string], SessionRow & { event_count: number }>(
-        'SELECT s.*, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
+        'SELECT s.*, (SELECT COUNT(*) FROM event_rows e WHERE e.sid = (SELECT sid FROM session_ids k WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id)) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
       ),
       listUser: db.prepare<[string, string], SessionRow & { event_count: number }>(
-        'SELECT s.*, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.created_at, s.session_id',
+        'SELECT s.*, (SELECT COUNT(*) FROM event_rows e WHERE e.sid = (SELECT sid FROM session_ids k WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id)) AS event_count FROM sessions s WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.created_at, s.session_id',
       ),
-      deleteEvents: db.prepare('DELETE FROM events WHERE app_name = ? AND user_id = ? AND session_id = ?'),
+      deleteEvents: db.prepare(
+        'DELETE FROM event_rows WHERE sid = (SELECT sid FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?)',
+      ),
+      deleteSid: db.prepare('DELETE FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?'),
     }));
     this.appendTx = db.transaction((session: Session, events: readonly SessionEvent[]) =>
       this.appendInTransaction(session, events),
     ).immediate;
+  }
+
+  /** The integer id of a session's rows, assigned on first use. Call inside a transaction. */
+  private sidOf(appName: string, userId: string, sessionId: string): number {
+    const found = this.stmts.sidOf.get(appName, userId, sessionId);
+    if (found) return found.sid;
+    this.stmts.insertSid.run(appName, userId, sessionId);
+    return this.stmts.sidOf.get(appName, userId, sessionId)!.sid;
   }
 
   /** The stored value and version of a shared key (version 0: never written). Call inside a transaction. */
@@ -293,7 +334,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       const events = this.eventCache.read(
         cacheKeyOf(key),
-        this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => r.body),
+        this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => bodyText(r.body)),
       );
       return {
         ...key,
@@ -338,6 +379,7 @@ export class SqliteSessionStore implements SessionStore {
         now,
         SESSION_SCHEMA_VERSION,
       );
+      this.stmts.insertSid.run(key.appName, key.userId, key.sessionId);
       const writes = Object.entries({ ...parts.user, ...parts.app }).map(([k, v]): [string, SharedWrite] => [
         k,
         { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 },
@@ -378,6 +420,7 @@ export class SqliteSessionStore implements SessionStore {
     this.eventCache.forget(cacheKeyOf(key));
     const remove = this.db.transaction(() => {
       this.stmts.deleteEvents.run(key.appName, key.userId, key.sessionId);
+      this.stmts.deleteSid.run(key.appName, key.userId, key.sessionId);
       return this.stmts.deleteSession.run(key.appName, key.userId, key.sessionId).changes > 0;
     });
     return guarded(this.db, () => remove.immediate());
@@ -407,9 +450,10 @@ export class SqliteSessionStore implements SessionStore {
       sessionState: known ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
       shared: (k) => this.sharedValue(appName, userId, k),
     });
+    const sid = this.sidOf(appName, userId, sessionId);
     const bodies = plan.events.map((e, i) => {
-      const body = JSON.stringify(e);
-      this.stmts.insertEvent.run(appName, userId, sessionId, row.version + i, e.id, body, SESSION_SCHEMA_VERSION);
+      const body = encodeEvent(e);
+      this.stmts.insertEvent.run(sid, row.version + i, storedBody(body, this.compressAbove), SESSION_SCHEMA_VERSION);
       return body;
     });
     const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;

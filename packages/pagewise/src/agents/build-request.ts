@@ -5,8 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { SystemError } from '../errors.js';
 import { eventsToItems } from '../context/history.js';
+import type { RequestHistory } from '../context/request-history.js';
 import {
   findBrokenToolPair,
+  touchesItems,
+  type ContextItem,
   type ContextProcessor,
   type ContextRequest,
   type InstructionSection,
@@ -33,6 +36,12 @@ export interface RequestScope {
   ledger: Ledger;
   /** Spans for each processor, when the runner has telemetry. */
   telemetry?: InvocationTelemetry | undefined;
+  /**
+   * The session's history kept between steps: synced with the session's events, and its items handed
+   * to the processors without a copy when none of them may change items. Without it the items are
+   * converted from the events (and copied).
+   */
+  history?: RequestHistory | undefined;
 }
 
 /** Builds the request for the next model call: instruction, history, tools, then the processors. */
@@ -52,7 +61,13 @@ export async function buildRequest(scope: RequestScope): Promise<ContextRequest>
   if (typeof raw === 'string') {
     if (raw) instruction.push({ part: 'instruction', text: raw, source: agent.name });
   } else instruction.push(...raw);
-  const request: ContextRequest = { instruction, items: eventsToItems(session.events), tools: [...scope.tools] };
+  let items: ContextItem[];
+  if (scope.history) {
+    scope.history.sync(session.events);
+    // Processors that may change items get a copy, so the kept history stays as the events say.
+    items = scope.processors.some(touchesItems) ? scope.history.items.slice() : scope.history.items;
+  } else items = eventsToItems(session.events);
+  const request: ContextRequest = { instruction, items, tools: [...scope.tools] };
   const ctx: ProcessorContext = {
     session,
     invocationId,
@@ -78,6 +93,7 @@ export async function buildRequest(scope: RequestScope): Promise<ContextRequest>
   for (const p of scope.processors) {
     const run = async () => p.process(request, ctx);
     await (scope.telemetry ? scope.telemetry.processor(p.name, 'context', run) : run());
+    if (!touchesItems(p)) continue;
     const broken = findBrokenToolPair(request.items);
     if (broken)
       throw new SystemError(

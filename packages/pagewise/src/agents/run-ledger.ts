@@ -51,7 +51,9 @@ export class RunLedger {
     const { appName, userId, sessionId } = session;
     const { text, toolCalls, finishReason } = answer;
     const response = { text, toolCalls, ...(finishReason ? { finishReason } : {}) };
-    await this.callLog.recordCall({ appName, userId, sessionId, ...call, response });
+    // The items may be the history the runner keeps between steps, which grows: the log gets them as sent.
+    const request = { ...call.request, items: call.request.items.slice() };
+    await this.callLog.recordCall({ appName, userId, sessionId, ...call, request, response });
   }
 
   /** Stops forwarding to the shared ledger. */

@@ -18,7 +18,7 @@ import {
   SystemError,
 } from '../errors.js';
 import { eventsToItems, withTokenCounts } from '../context/history.js';
-import { measureRequest, renderPrompt } from '../context/request.js';
+import { RequestHistory } from '../context/request-history.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
@@ -56,14 +56,25 @@ interface Invocation {
   /** Empty model responses in a row. */
   emptyResponses: number;
   telemetry: InvocationTelemetry | undefined;
+  /** The session's history as items, messages and token sums, kept up to date step by step. */
+  history: RequestHistory;
   /** Appends events that depend on no state: after a conflict they are appended again, unchanged. */
   append(...events: SessionEvent[]): Promise<SessionEvent[]>;
   /** The id, invocation and time of a new event. */
   base(): { id: string; invocationId: string; timestamp: number };
 }
 
+/**
+ * How many sessions' request histories a runner keeps between invocations: a session's next invocation
+ * starts from its kept history (when its events are the same objects, as the memory store gives them)
+ * instead of converting, rendering and counting it again.
+ */
+const KEPT_HISTORIES = 64;
+
 /** How a step ended: the invocation's result, or the agent of the next step. */
 type StepEnd = { result: RunResult } | { agent: Agent };
+
+const historyKey = (s: Session): string => JSON.stringify([s.appName, s.userId, s.sessionId]);
 
 function* emit(events: readonly SessionEvent[]): Generator<RunStreamPart> {
   for (const event of events) yield { type: 'event', event };
@@ -78,6 +89,8 @@ export class Runner {
   private readonly options: RunnerOptions;
   private readonly services: ReadonlyMap<string, unknown>;
   private readonly resources: AgentResources;
+  /** Histories of the latest sessions, least recently used first; an invocation takes its own out. */
+  private readonly histories = new Map<string, RequestHistory>();
 
   constructor(options: RunnerOptions) {
     this.options = options;
@@ -169,6 +182,7 @@ export class Runner {
       deadline: started + this.limits.maxWallTimeMs,
       emptyResponses: 0,
       telemetry,
+      history: this.takeHistory(session),
       append: (...events) => appendWithRetry(this.store, session, this.limits.maxConflictRetries, () => events),
       base: () => ({ id: randomUUID(), invocationId, timestamp: Date.now() }),
     };
@@ -217,7 +231,21 @@ export class Runner {
       clearTemp(session.state);
       ledger.close();
       telemetry?.end(failure);
+      this.keepHistory(session, inv.history);
     }
+  }
+
+  /** The kept history of `session`, taken out so no concurrent invocation of it shares the object. */
+  private takeHistory(session: Session): RequestHistory {
+    const key = historyKey(session);
+    const kept = this.histories.get(key);
+    this.histories.delete(key);
+    return kept ?? new RequestHistory();
+  }
+
+  private keepHistory(session: Session, history: RequestHistory): void {
+    this.histories.set(historyKey(session), history);
+    if (this.histories.size > KEPT_HISTORIES) this.histories.delete(this.histories.keys().next().value!);
   }
 
   /** One step: build and measure the request, call the model, then store its answer or run its tool calls. */
@@ -238,11 +266,12 @@ export class Runner {
       signal: inv.signal,
       ledger: ledger.ledger,
       telemetry: inv.telemetry,
+      history: inv.history,
     });
     const encoding = encodingForModel(model.modelId);
-    const measured = measureRequest(request, encoding);
+    const measured = inv.history.measure(request, encoding);
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
-    const { prompt, tools: toolList } = renderPrompt(request);
+    const { prompt, tools: toolList } = inv.history.render(request);
     const response = yield* callModel(
       model,
       {

@@ -10,7 +10,11 @@ const itemCache = new WeakMap<SessionEvent, ContextItem | null>();
 
 const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];
 
-function eventToItem(event: SessionEvent): ContextItem | null {
+/**
+ * The history item of one event (null for events the model does not see), converted once per event
+ * object; token counts stored with the event are preset for it.
+ */
+export function eventToItem(event: SessionEvent): ContextItem | null {
   let item = itemCache.get(event);
   if (item !== undefined) return item;
   item = convertEvent(event);

@@ -6,7 +6,7 @@ import { groupTurns } from './history.js';
 import type { ContextItem, ContextProcessor, ContextRequest, ProcessorContext } from './request.js';
 
 /** The naive strategy: the full history as it is. A no-op, named for reports. */
-export const naiveHistory: ContextProcessor = { name: 'naive', process: () => {} };
+export const naiveHistory: ContextProcessor = { name: 'naive', touches: [], process: () => {} };
 
 /** Options of {@link fifoHistory}. */
 export interface FifoOptions {
@@ -24,6 +24,7 @@ export function fifoHistory(options: FifoOptions = {}): ContextProcessor {
     throw new RangeError(`fifoHistory: lastTurns must be an integer ≥ 1, got ${lastTurns}.`);
   return {
     name: `fifo(${lastTurns})`,
+    touches: ['items'],
     process(request: ContextRequest, ctx: ProcessorContext) {
       const turns = groupTurns(request.items);
       if (turns.length <= lastTurns) return;
@@ -68,6 +69,7 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Context
   const cleared = new WeakMap<ContextItem, ContextItem>();
   return {
     name: `clear-tool-results(${keepLast})`,
+    touches: ['items'],
     process(request: ContextRequest) {
       let seen = 0;
       const items = request.items;

@@ -67,10 +67,25 @@ export interface ProcessorContext {
   }): Promise<void>;
 }
 
+/** A part of the request a processor may change. */
+export type RequestField = 'instruction' | 'items' | 'tools';
+
 /** One stage of the request pipeline. It may change the request in place. */
 export interface ContextProcessor {
   readonly name: string;
+  /**
+   * The parts of the request this processor may change; omitted, it may change any. A processor that
+   * leaves `items` out is handed the session's history items as they are kept between steps (no copy),
+   * so it must neither change that array nor its items; one that may change them gets a copy, and the
+   * pipeline then measures and renders only the items that differ from the history.
+   */
+  readonly touches?: readonly RequestField[];
   process(request: ContextRequest, context: ProcessorContext): void | Promise<void>;
+}
+
+/** Whether `processor` may change the history items of the request (it says so, or says nothing). */
+export function touchesItems(processor: ContextProcessor): boolean {
+  return processor.touches === undefined || processor.touches.includes('items');
 }
 
 const assistantText = new WeakMap<ContextItem, string>();
@@ -168,6 +183,13 @@ function tokensOf(key: object, encoding: EncodingName, text: () => string): numb
   return n;
 }
 
+/** The token count of tool definitions, each counted once per definition object and encoding. */
+export function toolsTokenCount(tools: readonly ToolDefinition[], encoding: EncodingName): number {
+  let n = 0;
+  for (const t of tools) n += tokensOf(t, encoding, () => toolDefinitionText(t));
+  return n;
+}
+
 /**
  * Counts a request's prompt tokens by part: the same figures as counting each segment of
  * {@link serializeRequest}, with history items and tool definitions counted once per object.
@@ -184,7 +206,7 @@ export function measureRequest(
     const item = items[i]!;
     parts[i >= obsStart ? 'observation' : 'history'] += tokensOf(item, encoding, () => itemText(item));
   }
-  for (const t of request.tools) parts.tools += tokensOf(t, encoding, () => toolDefinitionText(t));
+  parts.tools += toolsTokenCount(request.tools, encoding);
   const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
   return { parts, total };
 }
@@ -201,7 +223,11 @@ type ToolResultPart = Extract<LanguageModelV3Message, { role: 'tool' }>['content
 const rendered = new WeakMap<ContextItem, LanguageModelV3Message | ToolResultPart>();
 const renderedTools = new WeakMap<ToolDefinition, LanguageModelV3FunctionTool>();
 
-function renderItem(item: ContextItem): LanguageModelV3Message | ToolResultPart {
+/** A history item rendered: a message, or the part of a tool message for a tool result. Cached per item. */
+export type RenderedItem = LanguageModelV3Message | ToolResultPart;
+
+/** The rendered form of one item, built once per item object; never mutate it. */
+export function renderItem(item: ContextItem): RenderedItem {
   let r = rendered.get(item);
   if (r) return r;
   switch (item.type) {
@@ -269,20 +295,32 @@ export function renderPrompt(request: ContextRequest): {
   const prompt: LanguageModelV3Message[] = [];
   const system = systemText(request);
   if (system) prompt.push({ role: 'system', content: system });
-  const items = request.items;
-  for (let i = 0; i < items.length;) {
+  renderMessages(request.items, 0, prompt);
+  return { prompt, tools: renderTools(request.tools) };
+}
+
+/** The tools of a request as the AI SDK takes them, each rendered once per definition object. */
+export function renderTools(tools: readonly ToolDefinition[]): LanguageModelV3FunctionTool[] {
+  return tools.map(renderTool);
+}
+
+/**
+ * Appends to `out` the messages of `items` from index `start` on (which must not be inside a run of tool
+ * results): one per user, summary or assistant item, one per run of consecutive tool results.
+ */
+export function renderMessages(items: readonly ContextItem[], start: number, out: LanguageModelV3Message[]): void {
+  for (let i = start; i < items.length;) {
     const r = renderItem(items[i]!);
     if ('role' in r) {
-      prompt.push(r);
+      out.push(r);
       i += 1;
       continue;
     }
     let end = i + 1;
     while (end < items.length && items[end]!.type === 'tool-result') end += 1;
-    prompt.push(toolMessage(items, i, end, r));
+    out.push(toolMessage(items, i, end, r));
     i = end;
   }
-  return { prompt, tools: request.tools.map(renderTool) };
 }
 
 /**

@@ -71,7 +71,11 @@ export const eventSchema = z.discriminatedUnion('kind', [
  * (property-tested in event-schema.test.ts).
  */
 export function parseStoredEvent(text: string): SessionEvent {
-  const value: unknown = JSON.parse(text);
+  return storedEventOf(JSON.parse(text));
+}
+
+/** Validates an event already parsed from its stored form, as {@link parseStoredEvent} does. */
+export function storedEventOf(value: unknown): SessionEvent {
   return isExactStoredEvent(value) ? value : (eventSchema.parse(value) as SessionEvent);
 }
 

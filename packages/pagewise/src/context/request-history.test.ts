@@ -1,0 +1,171 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../session/types.js';
+import { emptyParts } from '../tokens/ledger.js';
+import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
+import { eventsToItems } from './history.js';
+import { clearToolResults, fifoHistory } from './processors.js';
+import { RequestHistory } from './request-history.js';
+import { renderPrompt, serializeRequest, type ContextItem, type ContextRequest } from './request.js';
+
+/** The ledger's figures counted from scratch: every serialized segment through the tokenizer. */
+function recount(request: ContextRequest, encoding: EncodingName) {
+  const parts = emptyParts();
+  for (const s of serializeRequest(request)) parts[s.part] += countTokens(s.text, encoding);
+  const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
+  return { parts, total };
+}
+
+const tool = { name: 'lookup', description: 'Looks a record up.', inputSchema: { type: 'object' as const } };
+const base = { invocationId: 'i', author: 'a', timestamp: 0 };
+
+/** One step of a random history: what is appended at once. */
+type Step =
+  | { kind: 'user'; text: string }
+  | { kind: 'model'; text: string; calls: { output: string; isError: boolean }[] }
+  | { kind: 'compaction'; from: number; to: number; summary: string };
+
+const text = fc.string({ maxLength: 40 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('user' as const), text }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('model' as const),
+      text,
+      calls: fc.array(fc.record({ output: text, isError: fc.boolean() }), { maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('compaction' as const),
+      from: fc.nat(),
+      to: fc.nat(),
+      summary: text,
+    }),
+  },
+);
+
+/** Appends the events of `s` to `events` (ids unique by position). */
+function append(events: SessionEvent[], s: Step): void {
+  const id = () => `e${events.length}`;
+  if (s.kind === 'user') events.push({ ...base, id: id(), kind: 'user', text: s.text });
+  else if (s.kind === 'compaction') {
+    const ids = events.filter((e) => e.kind !== 'compaction').map((e) => e.id);
+    if (ids.length < 2) return;
+    const a = s.from % ids.length;
+    const b = s.to % ids.length;
+    events.push({
+      ...base,
+      id: id(),
+      kind: 'compaction',
+      fromEventId: ids[Math.min(a, b)]!,
+      toEventId: ids[Math.max(a, b)]!,
+      summary: s.summary,
+    });
+  } else {
+    const modelId = id();
+    const calls = s.calls.map((_, k) => ({ toolCallId: `${modelId}-c${k}`, toolName: 'lookup', input: { k } }));
+    events.push({ ...base, id: modelId, kind: 'model', text: s.text, toolCalls: calls });
+    s.calls.forEach((c, k) =>
+      events.push({
+        ...base,
+        id: id(),
+        kind: 'tool-result',
+        toolCallId: calls[k]!.toolCallId,
+        toolName: 'lookup',
+        output: c.output,
+        isError: c.isError,
+      }),
+    );
+  }
+}
+
+/** What a pipeline may do to the items: nothing, the plain processors, or arbitrary edits. */
+type Edit = 'none' | 'clear' | 'fifo' | 'replace-one' | 'append-one' | 'drop-tail';
+const edit = fc.constantFrom<Edit>('none', 'clear', 'fifo', 'replace-one', 'append-one', 'drop-tail');
+
+async function applyEdit(request: ContextRequest, e: Edit, seed: number): Promise<void> {
+  const ctx = { task: '' } as Parameters<ReturnType<typeof fifoHistory>['process']>[1];
+  const items = request.items;
+  if (e === 'clear') await clearToolResults({ keepLast: seed % 3 }).process(request, ctx);
+  else if (e === 'fifo') await fifoHistory({ lastTurns: 1 + (seed % 4) }).process(request, ctx);
+  else if (e === 'replace-one' && items.length > 0) {
+    const i = seed % items.length;
+    items[i] = { ...items[i]! } as ContextItem;
+  } else if (e === 'append-one') items.push({ type: 'user', text: `extra ${seed}` });
+  else if (e === 'drop-tail') items.length = Math.max(0, items.length - 1 - (seed % 3));
+}
+
+describe('RequestHistory', () => {
+  it('measures and renders every step exactly as a full recount and a full render would, on random histories', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            step,
+            edit,
+            seed: fc.nat(),
+            encoding: fc.constantFrom<EncodingName>('o200k_base', 'cl100k_base'),
+          }),
+          {
+            maxLength: 25,
+          },
+        ),
+        async (plan) => {
+          const events: SessionEvent[] = [];
+          const history = new RequestHistory();
+          for (const { step: s, edit: e, seed, encoding } of plan) {
+            append(events, s);
+            history.sync(events);
+            // The kept items are what a conversion of the whole list gives.
+            expect(history.items).toEqual(eventsToItems(events));
+            const items = e === 'none' ? history.items : history.items.slice();
+            const request: ContextRequest = {
+              instruction: [
+                { part: 'instruction', text: 'You look records up.' },
+                { part: 'paged', text: `<page>${seed}</page>` },
+              ],
+              items,
+              tools: [tool],
+            };
+            await applyEdit(request, e, seed);
+            expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
+            expect(history.render(request)).toEqual(renderPrompt(request));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('rebuilds when the event list is replaced rather than appended to', () => {
+    const history = new RequestHistory();
+    const first: SessionEvent[] = [];
+    append(first, { kind: 'model', text: 'a', calls: [{ output: 'one', isError: false }] });
+    history.sync(first);
+    const second: SessionEvent[] = [];
+    append(second, { kind: 'user', text: 'something else entirely' });
+    append(second, { kind: 'model', text: 'b', calls: [{ output: 'two', isError: true }] });
+    history.sync(second);
+    const request: ContextRequest = { instruction: [], items: history.items, tools: [] };
+    expect(history.items).toEqual(eventsToItems(second));
+    expect(history.measure(request, 'o200k_base')).toEqual(recount(request, 'o200k_base'));
+    expect(history.render(request)).toEqual(renderPrompt(request));
+  });
+
+  it('hands out a new prompt array each time, so a prompt kept by a model does not grow with the history', () => {
+    const history = new RequestHistory();
+    const events: SessionEvent[] = [];
+    append(events, { kind: 'user', text: 'start' });
+    history.sync(events);
+    const before = history.render({ instruction: [], items: history.items, tools: [] }).prompt;
+    const length = before.length;
+    append(events, { kind: 'model', text: 'm', calls: [{ output: 'o', isError: false }] });
+    history.sync(events);
+    const after = history.render({ instruction: [], items: history.items, tools: [] }).prompt;
+    expect(before).toHaveLength(length);
+    expect(after.length).toBeGreaterThan(length);
+  });
+});

@@ -1,0 +1,185 @@
+/**
+ * A session's history kept between the steps of a run: its events converted to items once, the items
+ * rendered to messages once, and their token counts summed as they are appended, so building,
+ * measuring and rendering a step's request costs what was appended since the last step and what the
+ * processors changed, not the whole history again.
+ */
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { SessionEvent } from '../session/types.js';
+import { emptyParts, type PartTokens } from '../tokens/ledger.js';
+import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
+import { eventsToItems, eventToItem } from './history.js';
+import {
+  itemTokenCount,
+  latestObservationStart,
+  renderItem,
+  renderMessages,
+  renderTools,
+  systemText,
+  toolsTokenCount,
+  type ContextItem,
+  type ContextRequest,
+} from './request.js';
+
+type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
+
+/**
+ * The history items of one session, with what a request needs of them, kept up to date by
+ * {@link RequestHistory.sync}. {@link RequestHistory.measure} and {@link RequestHistory.render} give
+ * exactly what `measureRequest` and `renderPrompt` give for the same request; items the processors
+ * left in place (same object at the same index) are taken from the running totals and the rendered
+ * messages, the others are counted and rendered as those functions would.
+ */
+export class RequestHistory {
+  /** The history items of the events synced so far. Read-only for everyone but this class. */
+  readonly items: ContextItem[] = [];
+  private count = 0;
+  private first: SessionEvent | undefined;
+  private last: SessionEvent | undefined;
+  /** The messages of `items`: one per non-tool-result item, one per run of tool results. */
+  private readonly messages: LanguageModelV3Message[] = [];
+  /** For each item, the index of its message. */
+  private readonly messageOf: number[] = [];
+  /** Per encoding, running token sums: `sums[i]` is the count of `items[0..i)`. */
+  private readonly sums = new Map<EncodingName, number[]>();
+
+  /**
+   * Brings the items up to date with `events`: converts only the events appended since the last sync.
+   * A compaction among them, or a list that changed other than by appending, rebuilds everything.
+   */
+  sync(events: readonly SessionEvent[]): void {
+    const appended =
+      this.count <= events.length &&
+      (this.count === 0 || (events[0] === this.first && events[this.count - 1] === this.last));
+    let rebuild = !appended;
+    for (let i = this.count; i < events.length && !rebuild; i++) rebuild = events[i]!.kind === 'compaction';
+    if (rebuild) {
+      this.reset();
+      for (const item of eventsToItems(events)) this.push(item);
+    } else {
+      for (let i = this.count; i < events.length; i++) {
+        const item = eventToItem(events[i]!);
+        if (item) this.push(item);
+      }
+    }
+    this.count = events.length;
+    this.first = events[0];
+    this.last = events[events.length - 1];
+  }
+
+  /**
+   * Counts `request`'s prompt tokens by part, as `measureRequest` does. Items equal (by identity, at the
+   * same index) to this history's are read from the running sums; the rest are counted per item.
+   */
+  measure(request: ContextRequest, encoding: EncodingName): { parts: PartTokens; total: number } {
+    const parts = emptyParts();
+    for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+    const sums = this.sumsFor(encoding);
+    const items = request.items;
+    const obsStart = latestObservationStart(items);
+    const shared = this.sharedPrefix(items);
+    parts.history = this.rangeTokens(items, 0, obsStart, shared, sums, encoding);
+    parts.observation = this.rangeTokens(items, obsStart, items.length, shared, sums, encoding);
+    parts.tools = toolsTokenCount(request.tools, encoding);
+    const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
+    return { parts, total };
+  }
+
+  /**
+   * Renders `request` as `renderPrompt` does: the messages of the items this history holds (a prefix
+   * left in place by the processors) are reused, the rest rendered. The returned prompt array is new;
+   * the messages in it are shared and read-only.
+   */
+  render(request: ContextRequest): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+    const items = request.items;
+    let shared = this.sharedPrefix(items);
+    const whole = shared === items.length && shared === this.items.length;
+    // A run of tool results renders as one message, and the processors may have changed how the run
+    // goes on: a shared prefix that ends in a run starts at the beginning of that run instead.
+    if (!whole) while (shared > 0 && items[shared - 1]!.type === 'tool-result') shared -= 1;
+    const messageCount = whole ? this.messages.length : shared === 0 ? 0 : this.messageOf[shared - 1]! + 1;
+    const system = systemText(request);
+    // One copy of the kept messages (a memcpy): the model may keep the prompt it was given, so the kept
+    // array, which grows, is never handed out.
+    const kept = messageCount === this.messages.length ? this.messages : this.messages.slice(0, messageCount);
+    const prompt: LanguageModelV3Message[] = system
+      ? [{ role: 'system', content: system } as LanguageModelV3Message].concat(kept)
+      : kept === this.messages
+        ? kept.slice()
+        : kept;
+    renderMessages(items, shared, prompt);
+    return { prompt, tools: renderTools(request.tools) };
+  }
+
+  /** How many leading items of `items` are this history's own, by identity. */
+  private sharedPrefix(items: readonly ContextItem[]): number {
+    if (items === this.items) return items.length;
+    const n = Math.min(items.length, this.items.length);
+    let k = 0;
+    while (k < n && items[k] === this.items[k]) k++;
+    return k;
+  }
+
+  /** Tokens of `items[from..to)`: from the running sums where an item is this history's own, else counted. */
+  private rangeTokens(
+    items: readonly ContextItem[],
+    from: number,
+    to: number,
+    shared: number,
+    sums: readonly number[],
+    encoding: EncodingName,
+  ): number {
+    let n = 0;
+    let i = from;
+    if (from < shared) {
+      i = Math.min(to, shared);
+      n = sums[i]! - sums[from]!;
+    }
+    for (; i < to; i++) {
+      const item = items[i]!;
+      // A processor that replaced some items keeps the rest at their index (tool-result clearing):
+      // those are still read from the sums.
+      n += i < this.items.length && item === this.items[i] ? sums[i + 1]! - sums[i]! : itemTokenCount(item, encoding);
+    }
+    return n;
+  }
+
+  private sumsFor(encoding: EncodingName): number[] {
+    let sums = this.sums.get(encoding);
+    if (!sums) {
+      sums = [0];
+      for (const item of this.items) sums.push(sums[sums.length - 1]! + itemTokenCount(item, encoding));
+      this.sums.set(encoding, sums);
+    }
+    return sums;
+  }
+
+  private push(item: ContextItem): void {
+    const i = this.items.length;
+    const previous = this.items[i - 1];
+    this.items.push(item);
+    for (const [encoding, sums] of this.sums) sums.push(sums[i]! + itemTokenCount(item, encoding));
+    const rendered = renderItem(item);
+    if ('role' in rendered) {
+      this.messageOf.push(this.messages.length);
+      this.messages.push(rendered);
+    } else if (previous?.type === 'tool-result') {
+      // The result joins the tool message of the results before it: a new message, since rendered
+      // messages may already be in a prompt handed to a model.
+      const m = this.messageOf[i - 1]!;
+      const run = this.messages[m] as ToolMessage;
+      this.messages[m] = { role: 'tool', content: [...run.content, rendered] };
+      this.messageOf.push(m);
+    } else {
+      this.messageOf.push(this.messages.length);
+      this.messages.push({ role: 'tool', content: [rendered] });
+    }
+  }
+
+  private reset(): void {
+    this.items.length = 0;
+    this.messages.length = 0;
+    this.messageOf.length = 0;
+    this.sums.clear();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The compact stored form of an event: a JSON array with the fields in a fixed order per kind instead
+ * of an object repeating every key name, tool calls as `[id, name, input]`, UUIDs in 22 base64url
+ * characters. Stores write this form, so a row costs about what the event records; an event that does
+ * not fit the layout (an unknown kind or key) is stored as its JSON object, which is also how rows
+ * written before this form read. Decoding validates like any stored record.
+ */
+import { parseStoredEvent, storedEventOf } from './event-schema.js';
+import type { SessionEvent } from './types.js';
+
+/** The fields of each kind after the common ones, in stored order. */
+const KIND_LAYOUT: Record<string, { code: string; fields: readonly string[] }> = {
+  user: { code: 'u', fields: ['text'] },
+  model: { code: 'm', fields: ['text', 'toolCalls', 'usage', 'finishReason'] },
+  'tool-result': { code: 'r', fields: ['toolCallId', 'toolName', 'output', 'isError'] },
+  transfer: { code: 't', fields: ['from', 'to'] },
+  escalate: { code: 'e', fields: ['reason'] },
+  compaction: { code: 'c', fields: ['fromEventId', 'toEventId', 'summary', 'guideline'] },
+};
+const KIND_OF_CODE = new Map(Object.entries(KIND_LAYOUT).map(([kind, l]) => [l.code, kind]));
+/** Common fields, in stored order, after the kind code; then the kind's fields, then {@link TRAILING}. */
+const COMMON = ['id', 'invocationId', 'author', 'timestamp', 'tokens'] as const;
+/** Common fields most events lack: last, so their empty slots are dropped from the end of the row. */
+const TRAILING = ['delta', 'reads', 'increments'] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A lowercase UUID in 22 base64url characters after `~`; a string that starts with `~` gets one more. */
+function packId(id: unknown): unknown {
+  if (typeof id !== 'string') return id;
+  if (id.startsWith('~')) return `~${id}`;
+  return UUID.test(id) ? `~${Buffer.from(id.replaceAll('-', ''), 'hex').toString('base64url')}` : id;
+}
+
+function unpackId(value: unknown): unknown {
+  if (typeof value !== 'string' || !value.startsWith('~')) return value;
+  if (value.startsWith('~~')) return value.slice(1);
+  const hex = Buffer.from(value.slice(1), 'base64url').toString('hex');
+  if (hex.length !== 32) throw new TypeError(`"${value}" is not a packed id.`);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Whether every tool call is exactly `{ toolCallId, toolName, input }`, so it packs into a triple. */
+function packableCalls(calls: unknown): calls is { toolCallId: string; toolName: string; input: unknown }[] {
+  if (!Array.isArray(calls)) return false;
+  for (const c of calls) {
+    if (typeof c !== 'object' || c === null) return false;
+    const keys = Object.keys(c);
+    if (keys.length !== 3 || !('toolCallId' in c) || !('toolName' in c) || !('input' in c)) return false;
+    if (typeof c.toolCallId !== 'string' || (c as { input: unknown }).input === undefined) return false;
+  }
+  return true;
+}
+
+/** The compact stored text of `event` (its JSON object when it does not fit the layout). */
+export function encodeEvent(event: SessionEvent): string {
+  const layout = KIND_LAYOUT[event.kind];
+  const record = event as unknown as Record<string, unknown>;
+  const known = layout ? new Set<string>(['kind', ...COMMON, ...layout.fields, ...TRAILING]) : undefined;
+  let fits = layout !== undefined;
+  for (const key of Object.keys(record)) {
+    // null never appears in a valid event's own fields: the compact form uses it for "absent".
+    if (!known?.has(key) || record[key] === null) fits = false;
+  }
+  if (event.kind === 'model' && !packableCalls(event.toolCalls)) fits = false;
+  if (!fits || !layout) return JSON.stringify(event);
+  const out: unknown[] = [layout.code];
+  for (const key of COMMON) out.push(record[key] ?? null);
+  out[1] = packId(event.id);
+  out[2] = packId(event.invocationId);
+  // The runner's counts are one encoding's: a bare number stands for { o200k_base: n }.
+  const tokens = event.tokens;
+  if (tokens && Object.keys(tokens).length === 1 && typeof tokens.o200k_base === 'number') out[5] = tokens.o200k_base;
+  for (const key of layout.fields) out.push(record[key] ?? null);
+  for (const key of TRAILING) out.push(record[key] ?? null);
+  if (event.kind === 'model') {
+    const at = 1 + COMMON.length + layout.fields.indexOf('toolCalls');
+    out[at] = event.toolCalls.map((c) => [packId(c.toolCallId), c.toolName, c.input]);
+  }
+  if (event.kind === 'tool-result') {
+    out[1 + COMMON.length] = packId(event.toolCallId);
+    if (typeof event.isError === 'boolean') out[1 + COMMON.length + 3] = event.isError ? 1 : 0;
+  }
+  while (out[out.length - 1] === null) out.pop();
+  return JSON.stringify(out);
+}
+
+/** Reads a stored event in either form, validated; throws naming what is wrong. */
+export function decodeEvent(text: string): SessionEvent {
+  if (!text.startsWith('[')) return parseStoredEvent(text);
+  const row: unknown = JSON.parse(text);
+  if (!Array.isArray(row)) throw new TypeError('A compact event row is not an array.');
+  const kind = KIND_OF_CODE.get(row[0] as string);
+  if (kind === undefined) throw new TypeError(`Unknown event kind code ${JSON.stringify(row[0])}.`);
+  const layout = KIND_LAYOUT[kind]!;
+  if (row.length > 1 + COMMON.length + layout.fields.length + TRAILING.length)
+    throw new TypeError(`A compact ${kind} event row has ${row.length} fields, more than its layout.`);
+  const event: Record<string, unknown> = { kind };
+  const keys = [...COMMON, ...layout.fields, ...TRAILING];
+  keys.forEach((key, i) => {
+    const value = row[i + 1];
+    if (value !== null && value !== undefined) event[key] = value;
+  });
+  if (typeof event.tokens === 'number') event.tokens = { o200k_base: event.tokens };
+  event.id = unpackId(event.id);
+  event.invocationId = unpackId(event.invocationId);
+  if (kind === 'model' && Array.isArray(event.toolCalls))
+    event.toolCalls = event.toolCalls.map((c: unknown) =>
+      Array.isArray(c) && c.length === 3 ? { toolCallId: unpackId(c[0]), toolName: c[1], input: c[2] } : c,
+    );
+  if (kind === 'tool-result') {
+    event.toolCallId = unpackId(event.toolCallId);
+    if (event.isError === 1 || event.isError === 0) event.isError = event.isError === 1;
+  }
+  return storedEventOf(event);
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../../pagewise/src/session/types.js';
+import { migrate } from './migrations.js';
+import { SqliteSessionStore } from './sqlite-store.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-event-rows-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const key = { appName: 'a', userId: 'u', sessionId: 's' };
+const base = (i: number) => ({ id: randomUUID(), invocationId: 'inv', author: 'a', timestamp: 1_700_000_000_000 + i });
+const output = (i: number) =>
+  JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) });
+
+/** A model event with one call and its result, as the runner writes them. */
+function pair(i: number): SessionEvent[] {
+  return [
+    {
+      ...base(2 * i),
+      kind: 'model',
+      text: `Recording ${i}.`,
+      toolCalls: [{ toolCallId: `call-${i}`, toolName: 'record', input: { id: `r${i}` } }],
+      tokens: { o200k_base: 12 },
+    },
+    {
+      ...base(2 * i + 1),
+      kind: 'tool-result',
+      toolCallId: `call-${i}`,
+      toolName: 'record',
+      output: output(i),
+      isError: false,
+      tokens: { o200k_base: 40 },
+    },
+  ];
+}
+
+describe('SQLite event rows (schema 6)', () => {
+  it('reads a database written with schema 5 (JSON object rows), then appends, lists and deletes in it', async () => {
+    const f = path.join(dir, 'v5.db');
+    // The database as version 5 left it, with rows in the form that version wrote.
+    const raw = new Database(f);
+    migrate(raw, 5);
+    const old = [...pair(0), ...pair(1)];
+    raw
+      .prepare('INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, 2)')
+      .run(key.appName, key.userId, key.sessionId, '{"topic":"x"}', old.length, 1, 2);
+    const insert = raw.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, 2)');
+    old.forEach((e, seq) => insert.run(key.appName, key.userId, key.sessionId, seq, e.id, JSON.stringify(e)));
+    // An empty session of another user, with no events.
+    raw.prepare("INSERT INTO sessions VALUES ('a', 'v', 'empty', '{}', 0, 1, 1, 2)").run();
+    raw.close();
+
+    const store = new SqliteSessionStore({ path: f });
+    const s = (await store.getSession(key))!;
+    expect(s.events).toEqual(old);
+    expect(s.state).toEqual({ topic: 'x' });
+    const added = pair(2);
+    await store.appendEvents(s, added);
+    await store.close();
+
+    const reopened = new SqliteSessionStore({ path: f });
+    expect((await reopened.getSession(key))!.events).toEqual([...old, ...added]);
+    const listed = (await reopened.listSessions({ appName: 'a' })).map((x) => [x.sessionId, x.eventCount]);
+    expect(listed.sort()).toEqual([
+      ['empty', 0],
+      ['s', 6],
+    ]);
+    // The old table's shape stays readable as a view, old and new rows alike.
+    const viewRows = reopened.db.prepare('SELECT seq, body FROM events WHERE session_id = ? ORDER BY seq').all('s') as {
+      body: string;
+    }[];
+    expect(viewRows).toHaveLength(6);
+    expect(viewRows[0]!.body.startsWith('{')).toBe(true);
+    expect(viewRows[5]!.body.startsWith('[')).toBe(true);
+    expect(await reopened.deleteSession(key)).toBe(true);
+    expect(reopened.db.prepare('SELECT COUNT(*) AS n FROM event_rows').get()).toEqual({ n: 0 });
+    await reopened.close();
+  });
+
+  it('stores large bodies deflated when asked, and reads them back', async () => {
+    const f = path.join(dir, 'deflate.db');
+    const store = new SqliteSessionStore({ path: f, compressEventsAbove: 1024 });
+    const s = await store.createSession(key);
+    const big: SessionEvent = {
+      ...base(0),
+      kind: 'tool-result',
+      toolCallId: 'c',
+      toolName: 't',
+      output: 'row 1;\n'.repeat(2000),
+      isError: false,
+    };
+    const small = pair(1);
+    await store.appendEvents(s, [big, ...small]);
+    const blobs = store.db.prepare('SELECT typeof(body) AS t FROM event_rows ORDER BY seq').all() as { t: string }[];
+    expect(blobs.map((b) => b.t)).toEqual(['blob', 'text', 'text']);
+    await store.close();
+    const reopened = new SqliteSessionStore({ path: f });
+    expect((await reopened.getSession(key))!.events).toEqual([big, ...small]);
+    await reopened.close();
+    expect(() => new SqliteSessionStore({ path: f, compressEventsAbove: -1 })).toThrow(/compressEventsAbove/);
+  });
+
+  // Content: a result's output, call id and tool name; a model event's text and tool calls as JSON. The
+  // events carry UUIDs as the runner's do, which the content does not count.
+  it('costs less than twice the content it records, per event, over 2,000 runner-like events', async () => {
+    const f = path.join(dir, 'size.db');
+    const store = new SqliteSessionStore({ path: f });
+    // What an empty database costs (schema, one page per table) is not the events'.
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    const empty = statSync(f).size;
+    const s = await store.createSession(key);
+    let content = 0;
+    for (let i = 0; i < 1000; i++) {
+      const events = pair(i);
+      for (const e of events)
+        content +=
+          e.kind === 'tool-result'
+            ? Buffer.byteLength(e.output + e.toolCallId + e.toolName)
+            : e.kind === 'model'
+              ? Buffer.byteLength(e.text + JSON.stringify(e.toolCalls))
+              : 0;
+      await store.appendEvents(s, events);
+    }
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    await store.close();
+    const bytes = statSync(f).size - empty;
+    expect(bytes / 2000).toBeLessThan((2 * content) / 2000);
+  });
+});
