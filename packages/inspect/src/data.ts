@@ -8,7 +8,7 @@ import { CALL_LOG_SCHEMA } from 'pagewise';
 import type { ContextRequest } from 'pagewise';
 import { parseFencedPages } from 'pagewise/internal';
 import { inflateRawSync } from 'node:zlib';
-import { decodeEvent, parseStoredEvent, parseStoredState } from 'pagewise/internal';
+import { decodeEvent, parseStoredState } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';

@@ -9,7 +9,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { DatabaseCorruptError, StorageError, VersionConflictError } from 'pagewise';
 import { commitToSession, planAppend, type AppendPlan, type SharedValue, type SharedWrite } from 'pagewise/internal';
-import { decodeEvent, encodeEvent, parseStoredEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
+import { decodeEvent, encodeEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
 import { deepFreeze } from 'pagewise/internal';
 import { applyDelta, splitDelta } from 'pagewise/internal';
 import { scopeOf } from 'pagewise';
