@@ -14,7 +14,7 @@ import { compressExtractive } from './extractive.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { checkRatio, objectiveOf, summarizeTurns, summaryBody, summaryOverhead } from './history.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { headWithinTokens, tokenBudget } from './token-budget.js';
+import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { shortBoundary } from './transcript.js';
 
 /** How much to keep: a ratio of the input tokens, a token cap, or both (the smaller budget wins). */
@@ -52,6 +52,13 @@ export interface CompressTextResult {
   /** Units kept and units in the input (extractive backend only). */
   keptUnits?: number;
   totalUnits?: number;
+  /**
+   * Extractive backend: no whole unit fitted the budget, so the text came back whole, over the budget; a
+   * cut inside a unit could have changed a value.
+   */
+  irreducible?: true;
+  /** Extractive backend: the input was an error result, and its first line was kept whole (over the budget if need be). */
+  error?: true;
 }
 
 function budgetOf(user: string, inputTokens: number, ratio: number, maxTokens: number | undefined): number {
@@ -88,7 +95,10 @@ export async function compressText(text: string, options: CompressTextOptions): 
   const inputTokens = countTokens(text);
   const budget = budgetOf('compressText', inputTokens, ratio, options.maxTokens);
   const rules = { ...guideline.rules, ratio };
-  const done = (out: string, units?: { kept: number; total: number }): CompressTextResult => {
+  const done = (
+    out: string,
+    units?: { kept: number; total: number; irreducible?: true; error?: true },
+  ): CompressTextResult => {
     const outputTokens = countTokens(out);
     return {
       text: out,
@@ -96,6 +106,8 @@ export async function compressText(text: string, options: CompressTextOptions): 
       outputTokens,
       ratio: inputTokens === 0 ? 1 : outputTokens / inputTokens,
       ...(units ? { keptUnits: units.kept, totalUnits: units.total } : {}),
+      ...(units?.irreducible ? { irreducible: true as const } : {}),
+      ...(units?.error ? { error: true as const } : {}),
     };
   };
   if (options.backend === undefined || options.backend === 'extractive') {
@@ -116,7 +128,7 @@ export async function compressText(text: string, options: CompressTextOptions): 
     },
     callContext(options, 'compressText'),
   );
-  return done(headWithinTokens(out, budget));
+  return done(headAtWordBoundary(out, budget));
 }
 
 /** Options of {@link compressMessages}. */

@@ -20,7 +20,7 @@ import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { bm25Scores, compressExtractive, isIdentifierToken, normalized } from './extractive.js';
 import type { ExtractiveRules } from './rules.js';
-import { headWithinTokens } from './token-budget.js';
+import { headAtWordBoundary } from './token-budget.js';
 import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
 
 /** One step of an extractive summary: what was done (`label`) and what came back (`payload`). */
@@ -521,7 +521,7 @@ function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules
     text = formatSummaryEntries(squeezed);
     total = countTokens(text);
   }
-  return total <= maxTokens ? text : headWithinTokens(text, maxTokens);
+  return total <= maxTokens ? text : headAtWordBoundary(text, maxTokens);
 }
 
 /**
