@@ -18,7 +18,8 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { bm25Scores, compressExtractive, isIdentifierToken, normalized } from './extractive.js';
+import { bm25Scores, compressExtractive, normalized } from './extractive.js';
+import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
 import { headAtWordBoundary } from './token-budget.js';
 import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
@@ -393,17 +394,6 @@ function compressPayload(
   }).text;
 }
 
-// A token that can join two steps: an id value, with a digit (`9665100170`, `#W3361211`, `mia_li_3668`), five
-// or more characters long or shaped as an identifier; field names (`product_id`) hold none.
-const KEY_TOKEN = /[#\w][\w-]*/gu;
-
-function keyTokens(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const [token] of text.matchAll(KEY_TOKEN))
-    if (/\d/u.test(token) && (token.length >= 5 || isIdentifierToken(token))) out.add(token);
-  return out;
-}
-
 /**
  * Per entry, the ids it shares with an entry of another kind (another tool), for ranking its records when
  * the summary is squeezed: the variant of a catalogue product whose id an earlier order holds is the one
@@ -411,7 +401,7 @@ function keyTokens(text: string): Set<string> {
  * kinds: shared words, or a product two orders both bought, would make every record equally relevant.
  */
 function sharedKeys(entries: readonly SummaryEntry[]): string[] {
-  const keys = entries.map((e) => keyTokens(`${e.label} ${e.payload}`));
+  const keys = entries.map((e) => joiningIds(`${e.label} ${e.payload}`));
   const kindsOf = new Map<string, Set<string>>();
   keys.forEach((set, i) => {
     for (const k of set) kindsOf.set(k, (kindsOf.get(k) ?? new Set()).add(kindOf(entries[i]!)));

@@ -32,6 +32,8 @@ import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms, wordTokens } from '../text/words.js';
 import { bm25PlusScores, type Bm25Terms } from '../text/bm25.js';
 import { caseInsensitiveTest } from '../text/ascii-fold.js';
+import { isStopword } from '../text/stopwords.js';
+import { hasIdentifier, ID_FIELD, isIdentifierToken } from '../text/identifiers.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from './json-source.js';
 import type { TextUnit } from './segment.js';
@@ -425,14 +427,6 @@ const ALL_FIT_SLACK = 1.5;
 // ---------------------------------------------------------------------------------------------
 // Scoring
 
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its ' +
-    'me my no not of on or our she so than that the their them then there these they this those to us was we were what ' +
-    'when where which who whom why will with would you your'
-  ).split(' '),
-);
-
 // Scored texts are joined from pieces (a unit, its headers, its paragraph's units) with this separator,
 // so each piece is segmented into words once per call and reused, however many texts it is part of.
 const PIECE = '\u0000';
@@ -460,15 +454,6 @@ const NON_ASCII = /[\u0080-\uffff]/;
 
 function splitWords(text: string): string[] {
   return text.split(NON_ASCII.test(text) ? WORD_BREAKS : ASCII_WORD_BREAKS).filter(Boolean);
-}
-
-// Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
-// English function words do not; content words are mostly written in kanji or katakana.
-const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
-
-function isStopword(term: string): boolean {
-  // Hiragana starts at U+3041 (and astral letters at a surrogate): the expression need not run below it.
-  return STOPWORDS.has(term) || (term.charCodeAt(0) >= 0x3041 && FUNCTION_WORD.test(term));
 }
 
 /** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
@@ -571,36 +556,6 @@ const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, Re
     /\b(?:error|exception|fail(?:ed|ure|s)?|fatal|panic|traceback|denied|refused|invalid|not found|unauthori[sz]ed|forbidden|timed? ?out)\b/iu,
 };
 const MARKDOWN_HEADER = /^ {0,3}#{1,6}[ \t]+\S/u;
-
-const ID_TOKEN = /[#\w][\w-]*/gu;
-const ID_SHAPES = [
-  /^#[A-Za-z0-9]{3,}$/u, // #W1234567
-  /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$/u, // order_id, pm_card_123
-  /^[a-z]+[A-Z][A-Za-z0-9]*$/u, // userId
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu, // UUID
-  /^[0-9a-f]{12,}$/iu, // hashes
-];
-
-/** True for a token shaped like an identifier; ordinals and decades ("4th", "1960s") are not. */
-export function isIdentifierToken(token: string): boolean {
-  if (ID_SHAPES.some((re) => re.test(token))) return true;
-  // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
-  return (
-    token.length >= 4 &&
-    /\d/u.test(token) &&
-    /\p{L}/u.test(token) &&
-    !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
-  );
-}
-
-// Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
-// characters (a hash): a token with none of these is no identifier, without testing each shape.
-const MAYBE_ID = /[#_\d-]|.[A-Z]|^.{12}/u;
-
-function hasIdentifier(text: string): boolean {
-  for (const match of text.matchAll(ID_TOKEN)) if (MAYBE_ID.test(match[0]) && isIdentifierToken(match[0])) return true;
-  return false;
-}
 
 // The case-insensitive kinds, tested fast (see caseInsensitiveTest).
 const PROTECTED_TESTS = {
@@ -710,7 +665,7 @@ function errorKeys(root: JsonContainer): Set<string> {
   return keys;
 }
 
-const ID_KEY = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|_handle)$/u;
+const ID_KEY = ID_FIELD;
 // Ids are what the agent passes to its next tool call, so an id-like key weighs as much as full
 // relevance to the query: the ids of the record the task is about come first, and the ids of other
 // records still outrank their non-id fields, but not the relevant record's other fields.
@@ -1060,3 +1015,5 @@ export const OMITTED_ITEMS = /^\[… (\d+) more items?\]$/u;
 function emptyLike(root: JsonContainer): JsonContainer {
   return Array.isArray(root) ? [] : {};
 }
+
+export { isIdentifierToken };
