@@ -211,7 +211,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
         return j === undefined ? entry : { ...entry, payload: kept[j] ?? '' };
       });
     // Ranked once; only the budget changes between attempts.
-    const ranking = rankSentences(compressed, messages, goal, objective);
+    const ranking = rankSentences(compressed, messages, goal, objective, budget);
     // Estimated costs miss BPE merges (either way): measure, and choose again with the target moved by
     // the difference; the best result within the budget wins.
     let target = budget;
@@ -285,7 +285,14 @@ interface SentenceRanking {
 }
 
 /**
- * Ranks the sentences of the messages (`entries[at]` for `at` of `messages`): relevance to the goal, plus
+ * A message longer than this share of the summary budget is offered sentence by sentence; shorter ones are
+ * kept or dropped whole, since a turn cut to some of its sentences loses what it said in passing.
+ */
+const LONG_TURN_SHARE = 0.25;
+
+/**
+ * Ranks the turns of the messages (`entries[at]` for `at` of `messages`), a turn too long for its share of
+ * the budget as its sentences: relevance to the goal, plus
  * recency, plus a bonus when a distinctive word of the sentence (a name, a number, an id) comes up again in
  * a later step or the objective.
  */
@@ -294,9 +301,11 @@ function rankSentences(
   messages: readonly number[],
   goal: string,
   objective: string,
+  budget: number,
 ): SentenceRanking {
   const units = messages.flatMap((at, m) => {
     const payload = entries[at]?.payload ?? '';
+    if (countTokens(payload) <= budget * LONG_TURN_SHARE) return [{ message: m, at, text: payload }];
     return sentenceSpans(payload).map((span) => ({ message: m, at, text: payload.slice(span.start, span.end) }));
   });
   const labelCosts = messages.map((at) => countTokens(`- ${entries[at]?.label ?? ''}${ARROW}`) + 1);
