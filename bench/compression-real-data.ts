@@ -31,7 +31,7 @@ import {
 import { fmt } from './stats.js';
 
 /** The commit whose extractive compressor is "the previous compressor". */
-export const PREVIOUS_COMMIT = '9891a315b468720f652beafeee7a8250b100faa8';
+export const PREVIOUS_COMMIT = 'ff54bc2e34a7f2a94a0480f822410e4d4ee39e70';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

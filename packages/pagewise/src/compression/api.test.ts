@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../errors.js';
 import { countTokens } from '../tokens/tokenizer.js';
@@ -93,6 +94,59 @@ describe('compressMessages', () => {
     const same = await compressMessages(short, { task: 't', targetRatio: 1 });
     expect(same.messages).toEqual(short);
     expect(same.ratio).toBe(1);
-    await expect(compressMessages(conversation(), { task: 't', maxTokens: 5 })).rejects.toThrow(/keepLastTurns/u);
+    // A cap the kept turns alone exceed: the closest result, flagged; with strict, an error saying what to change.
+    const over = await compressMessages(conversation(), { task: 't', maxTokens: 5 });
+    expect(over.overTarget).toBe(true);
+    expect(over.outputTokens).toBe(over.fixedTokens);
+    await expect(compressMessages(conversation(), { task: 't', maxTokens: 5, strict: true })).rejects.toThrow(
+      /keepLastTurns/u,
+    );
+  });
+
+  it('never throws on a long system prompt at targetRatio 0.5: the prompt is outside the basis', async () => {
+    const policy = Array.from(
+      { length: 120 },
+      (_, i) => `Rule ${i}: confirm the order id and the payment method with the user before any change.`,
+    ).join('\n');
+    const messages: ModelMessage[] = [{ role: 'system', content: policy }, ...conversation().slice(1)];
+    const result = await compressMessages(messages, { task: 'Answer the user.', targetRatio: 0.5, keepLastTurns: 2 });
+    expect(result.fixedTokens).toBeGreaterThan(result.inputTokens / 2);
+    expect(result.overTarget).toBe(false);
+    expect(result.basisRatio).toBeLessThanOrEqual(0.5);
+    expect(result.messages[0]).toEqual(messages[0]);
+    expect(result.summary).toContain('Maya lives in Porto');
+    await expect(compressMessages(messages, { task: 't', targetRatio: 0.5, strict: true })).resolves.toBeDefined();
+  });
+
+  it('never throws without strict, and meets the target or says it did not', async () => {
+    const base = conversation();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: 400 }),
+        fc.integer({ min: 2, max: base.length }),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        fc.option(fc.nat({ max: 1500 }), { nil: undefined }),
+        fc.nat({ max: 4 }),
+        async (policyWords, length, targetRatio, maxTokens, keepLastTurns) => {
+          const messages: ModelMessage[] = [
+            { role: 'system', content: 'Follow the policy. '.repeat(policyWords) },
+            ...base.slice(1, length),
+          ];
+          const result = await compressMessages(messages, {
+            task: 'Answer the user.',
+            targetRatio,
+            keepLastTurns,
+            ...(maxTokens === undefined ? {} : { maxTokens }),
+          });
+          expect(result.outputTokens).toBeLessThanOrEqual(result.inputTokens);
+          if (!result.overTarget) {
+            expect(result.basisRatio <= targetRatio || result.compressedTurns === 0).toBe(true);
+            if (maxTokens !== undefined) expect(result.outputTokens).toBeLessThanOrEqual(maxTokens);
+          }
+          expect(result.messages.slice(0, 1)).toEqual(messages.slice(0, 1));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -14,7 +14,7 @@ import { compressExtractive } from './extractive.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { checkRatio, objectiveOf, summarizeTurns, summaryBody, summaryOverhead } from './history.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { headWithinTokens, tokenBudget } from './token-budget.js';
+import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { shortBoundary } from './transcript.js';
 
 /** How much to keep: a ratio of the input tokens, a token cap, or both (the smaller budget wins). */
@@ -52,6 +52,13 @@ export interface CompressTextResult {
   /** Units kept and units in the input (extractive backend only). */
   keptUnits?: number;
   totalUnits?: number;
+  /**
+   * Extractive backend: no whole unit fitted the budget, so the text came back whole, over the budget; a
+   * cut inside a unit could have changed a value.
+   */
+  irreducible?: true;
+  /** Extractive backend: the input was an error result, and its first line was kept whole (over the budget if need be). */
+  error?: true;
 }
 
 function budgetOf(user: string, inputTokens: number, ratio: number, maxTokens: number | undefined): number {
@@ -88,7 +95,10 @@ export async function compressText(text: string, options: CompressTextOptions): 
   const inputTokens = countTokens(text);
   const budget = budgetOf('compressText', inputTokens, ratio, options.maxTokens);
   const rules = { ...guideline.rules, ratio };
-  const done = (out: string, units?: { kept: number; total: number }): CompressTextResult => {
+  const done = (
+    out: string,
+    units?: { kept: number; total: number; irreducible?: true; error?: true },
+  ): CompressTextResult => {
     const outputTokens = countTokens(out);
     return {
       text: out,
@@ -96,6 +106,8 @@ export async function compressText(text: string, options: CompressTextOptions): 
       outputTokens,
       ratio: inputTokens === 0 ? 1 : outputTokens / inputTokens,
       ...(units ? { keptUnits: units.kept, totalUnits: units.total } : {}),
+      ...(units?.irreducible ? { irreducible: true as const } : {}),
+      ...(units?.error ? { error: true as const } : {}),
     };
   };
   if (options.backend === undefined || options.backend === 'extractive') {
@@ -116,7 +128,7 @@ export async function compressText(text: string, options: CompressTextOptions): 
     },
     callContext(options, 'compressText'),
   );
-  return done(headWithinTokens(out, budget));
+  return done(headAtWordBoundary(out, budget));
 }
 
 /** Options of {@link compressMessages}. */
@@ -132,6 +144,11 @@ export interface CompressMessagesOptions extends CompressCallOptions {
   guideline?: Guideline;
   /** Fence boundary generator (seed it for reproducible output). Default: 48 random bits. */
   boundary?: () => string;
+  /**
+   * Throw `budget-too-small` when the target cannot be met, instead of returning the closest result with
+   * `overTarget` set. Default false.
+   */
+  strict?: boolean;
 }
 
 /** The result of {@link compressMessages}. */
@@ -150,19 +167,40 @@ export interface CompressMessagesResult {
   /** Turns folded into the summary, and turns kept verbatim. */
   compressedTurns: number;
   keptTurns: number;
+  /**
+   * Tokens of the system messages and the kept last turns: passed through as they are, so outside the
+   * basis `targetRatio` applies to.
+   */
+  fixedTokens: number;
+  /** Tokens of the turns folded into the summary: the basis of `targetRatio`. */
+  basisTokens: number;
+  /** Tokens of the summary message (preamble and fence included) / `basisTokens`; 1 when nothing was folded. */
+  basisRatio: number;
+  /**
+   * The target could not be met (`basisRatio` above `targetRatio`, or `outputTokens` above `maxTokens`):
+   * the messages are the closest the compressor could reach. With `strict: true` this throws instead.
+   */
+  overTarget: boolean;
 }
 
 /**
  * Compresses an AI SDK message array: every turn but the last `keepLastTurns` becomes one summary,
- * ranked against the task and the latest user message, so the whole stays within `targetRatio` of the
- * input tokens (and `maxTokens`). Tool calls and their results stay together.
+ * ranked against the task and the latest user message. The system messages and the kept turns pass
+ * through unchanged and are outside the ratio's basis: the summary message takes at most `targetRatio` of
+ * the tokens of the turns it replaces, and the whole at most `maxTokens`. Tool calls and their results
+ * stay together.
+ *
+ * A target that cannot be met (a system prompt and kept turns above `maxTokens`, earlier turns too short
+ * for a summary's frame) does not throw: the result is the closest reachable, with `overTarget` set. When
+ * even the frame of a summary does not fit `maxTokens`, the earlier turns are left out
+ * (`compressedTurns` counts them, `summary` is empty).
  *
  * @example
  * const { messages: compact } = await compressMessages(messages, { task: 'Plan the trip', targetRatio: 0.5 });
  * await generateText({ model, messages: compact });
  *
- * @throws ConfigurationError for a bad ratio, or when the system messages and the kept turns alone exceed
- * the budget (lower `keepLastTurns` or raise the ratio).
+ * @throws ConfigurationError for a bad ratio, `maxTokens` or `keepLastTurns`, and with `strict: true` when
+ * the target cannot be met (lower `keepLastTurns` or raise the ratio).
  */
 export async function compressMessages(
   messages: readonly ModelMessage[],
@@ -183,29 +221,72 @@ export async function compressMessages(
     ms.reduce((sum, m) => sum + messageItems(m).reduce((s, item) => s + countTokens(itemText(item)), 0), 0);
   const inputTokens = tokensOf(messages);
   const ratio = options.targetRatio ?? guideline.rules.ratio;
-  const budget = budgetOf('compressMessages', inputTokens, ratio, options.maxTokens);
+  budgetOf('compressMessages', inputTokens, ratio, options.maxTokens);
+  const cap = options.maxTokens ?? Number.POSITIVE_INFINITY;
   const tail = turns.slice(Math.max(0, turns.length - keepLastTurns));
   const region = turns.slice(0, turns.length - tail.length);
-  const unchanged = (): CompressMessagesResult => ({
-    messages: [...messages],
-    summary: '',
-    inputTokens,
-    outputTokens: inputTokens,
-    ratio: 1,
-    compressedTurns: 0,
-    keptTurns: turns.length,
-  });
-  if (region.length === 0 || inputTokens <= budget) return unchanged();
-
-  const boundary = (options.boundary ?? shortBoundary)();
-  const fixed = tokensOf(system) + tokensOf(tail.flat()) + summaryOverhead(boundary);
-  const summaryBudget = budget - fixed;
-  if (summaryBudget < 1) {
+  const fixedTokens = tokensOf(system) + tokensOf(tail.flat());
+  const basisTokens = tokensOf(region.flat());
+  const refuse = (why: string): never => {
     throw new ConfigurationError(
       'budget-too-small',
-      `compressMessages: the system messages and the last ${keepLastTurns} turn(s) take ${fixed} tokens with the ` +
-        `summary's frame, above the budget of ${budget}. Lower keepLastTurns or raise targetRatio/maxTokens.`,
+      `compressMessages: ${why} Lower keepLastTurns or raise targetRatio/maxTokens (or leave strict off to get ` +
+        `the closest result with overTarget set).`,
     );
+  };
+  const unchanged = (overTarget: boolean): CompressMessagesResult => {
+    if (overTarget && options.strict) {
+      refuse(`the messages take ${inputTokens} tokens and nothing can be folded below the target.`);
+    }
+    return {
+      messages: [...messages],
+      summary: '',
+      inputTokens,
+      outputTokens: inputTokens,
+      ratio: 1,
+      compressedTurns: 0,
+      keptTurns: turns.length,
+      fixedTokens,
+      basisTokens,
+      basisRatio: 1,
+      overTarget,
+    };
+  };
+  const ratioBudget = tokenBudget(basisTokens, ratio);
+  if (region.length === 0) return unchanged(inputTokens > cap);
+  if (basisTokens <= ratioBudget && inputTokens <= cap) return unchanged(false);
+
+  const boundary = (options.boundary ?? shortBoundary)();
+  const overhead = summaryOverhead(boundary);
+  const summaryBudget = Math.min(ratioBudget, cap - fixedTokens) - overhead;
+  if (summaryBudget < 1) {
+    if (options.strict) {
+      refuse(
+        `the system messages and the last ${keepLastTurns} turn(s) take ${fixedTokens} tokens and the ` +
+          `${region.length} earlier turn(s) ${basisTokens}: no summary of them fits ${ratio} of those within ` +
+          `maxTokens ${options.maxTokens ?? 'unset'} (a summary's frame alone takes ${overhead}).`,
+      );
+    }
+    // maxTokens leaves no room for a summary: leaving the earlier turns out is the closest to it.
+    if (cap - fixedTokens - overhead < 1) {
+      const out = [...system, ...tail.flat()];
+      const outputTokens = tokensOf(out);
+      return {
+        messages: out,
+        summary: '',
+        inputTokens,
+        outputTokens,
+        ratio: inputTokens === 0 ? 1 : outputTokens / inputTokens,
+        compressedTurns: region.length,
+        keptTurns: tail.length,
+        fixedTokens,
+        basisTokens,
+        basisRatio: 0,
+        overTarget: outputTokens > cap,
+      };
+    }
+    // The earlier turns are shorter than a summary of them could be: they stay as they are.
+    return unchanged(true);
   }
   const regionItems = region.map((turn) => turn.flatMap(messageItems));
   const allItems = turns.flat().flatMap(messageItems);
@@ -222,8 +303,12 @@ export async function compressMessages(
     },
     callContext(options, 'compressMessages'),
   );
-  const out: ModelMessage[] = [...system, { role: 'user', content: text }, ...tail.flat()];
+  const summaryMessage: ModelMessage = { role: 'user', content: text };
+  const out: ModelMessage[] = [...system, summaryMessage, ...tail.flat()];
   const outputTokens = tokensOf(out);
+  const summaryTokens = tokensOf([summaryMessage]);
+  const overTarget = summaryTokens > ratioBudget || outputTokens > cap;
+  if (overTarget && options.strict) refuse(`the summary took ${summaryTokens} tokens, above its budget.`);
   return {
     messages: out,
     summary: summaryBody(text.slice(text.indexOf('\n') + 1)),
@@ -232,6 +317,10 @@ export async function compressMessages(
     ratio: outputTokens / inputTokens,
     compressedTurns: region.length,
     keptTurns: tail.length,
+    fixedTokens,
+    basisTokens,
+    basisRatio: basisTokens === 0 ? 1 : summaryTokens / basisTokens,
+    overTarget,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { countTokens } from '../tokens/tokenizer.js';
 import { joinUnits, segmentText } from './segment.js';
+import { isStopword } from '../text/stopwords.js';
 import { fillBudget, headWithinTokens, tailWithinTokens, tokenBudget } from './token-budget.js';
 import { seededRandom } from '../util/random.js';
 
@@ -35,15 +36,6 @@ export function randomUnits(text: string, ratio: number, seed: number): string {
   return fillBudget(items, tokenBudget(countTokens(text), ratio), (kept) => joinUnits(text, units, kept)).text;
 }
 
-// Function words carry the least information whatever their count in the text.
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be been being but by can could did do does for from had has have he her hers him his how i if in ' +
-    'into is it its me my no nor not of on or our ours she so such than that the their theirs them then there these they ' +
-    'this those to too us very was we were what when where which while who whom why will with would you your yours'
-  ).split(' '),
-);
-
 /**
  * Keeps about τ of the tokens by dropping words, least informative first, in the spirit of LLMLingua:
  * a word's information is its self-information −log p(w) under the word frequencies of the text
@@ -56,7 +48,7 @@ export function tokenDropLingua(text: string, ratio: number): string {
   const norm = words.map(({ word }) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
   for (const w of norm) counts.set(w, (counts.get(w) ?? 0) + 1);
   const information = norm.map((w) =>
-    w === '' || STOPWORDS.has(w) ? -1 : -Math.log((counts.get(w) ?? 1) / words.length),
+    w === '' || isStopword(w) ? -1 : -Math.log((counts.get(w) ?? 1) / words.length),
   );
   // Most informative first; among equals, earlier words first.
   const order = words.map((_, i) => i).sort((a, b) => (information[b] ?? 0) - (information[a] ?? 0) || a - b);

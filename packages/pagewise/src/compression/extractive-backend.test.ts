@@ -434,3 +434,30 @@ describe('extractive observation compression', () => {
     expect(text).toContain('"name":"Blue Kettle","price":26');
   });
 });
+
+describe('extractive chat summaries', () => {
+  it('keep or drop a turn whole, never cut to its first sentence', async () => {
+    const says = [
+      'Researching adoption agencies took most of my week. The 2 younger kids love nature, so we hike on Sundays.',
+      'We moved to Leeds in March. My partner started a job at the hospital there, on night shifts.',
+      'Thanks!',
+      'The car broke down again. We are thinking about selling it and using the tram instead, it is cheaper.',
+    ];
+    const turns: ContextItem[][] = Array.from({ length: 24 }, (_, i) => [
+      { type: 'user', text: says[i % says.length] ?? '', eventId: `u${i}` },
+    ]);
+    const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
+    const summary = await extractiveCompressor().compress(
+      historyInput(turns, {
+        guideline: DEFAULT_HISTORY_GUIDELINE,
+        task: 'What do the kids enjoy?',
+        maxTokens: Math.floor(whole / 3),
+      }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    const payloads = summary.split('\n').map((line) => line.replace(/^- \[user\] → /u, ''));
+    expect(payloads.length).toBeGreaterThan(2);
+    for (const payload of payloads) expect(says).toContain(payload);
+    expect(summary).toContain('The 2 younger kids love nature');
+  });
+});

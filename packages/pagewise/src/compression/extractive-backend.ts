@@ -18,9 +18,10 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { bm25Scores, compressExtractive, isIdentifierToken, normalized } from './extractive.js';
+import { bm25Scores, compressExtractive, normalized } from './extractive.js';
+import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
-import { headWithinTokens } from './token-budget.js';
+import { headAtWordBoundary } from './token-budget.js';
 import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
 
 /** One step of an extractive summary: what was done (`label`) and what came back (`payload`). */
@@ -210,7 +211,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
         return j === undefined ? entry : { ...entry, payload: kept[j] ?? '' };
       });
     // Ranked once; only the budget changes between attempts.
-    const ranking = rankSentences(compressed, messages, goal, objective);
+    const ranking = rankSentences(compressed, messages, goal, objective, budget);
     // Estimated costs miss BPE merges (either way): measure, and choose again with the target moved by
     // the difference; the best result within the budget wins.
     let target = budget;
@@ -284,7 +285,14 @@ interface SentenceRanking {
 }
 
 /**
- * Ranks the sentences of the messages (`entries[at]` for `at` of `messages`): relevance to the goal, plus
+ * A message longer than this share of the summary budget is offered sentence by sentence; shorter ones are
+ * kept or dropped whole, since a turn cut to some of its sentences loses what it said in passing.
+ */
+const LONG_TURN_SHARE = 0.25;
+
+/**
+ * Ranks the turns of the messages (`entries[at]` for `at` of `messages`), a turn too long for its share of
+ * the budget as its sentences: relevance to the goal, plus
  * recency, plus a bonus when a distinctive word of the sentence (a name, a number, an id) comes up again in
  * a later step or the objective.
  */
@@ -293,9 +301,11 @@ function rankSentences(
   messages: readonly number[],
   goal: string,
   objective: string,
+  budget: number,
 ): SentenceRanking {
   const units = messages.flatMap((at, m) => {
     const payload = entries[at]?.payload ?? '';
+    if (countTokens(payload) <= budget * LONG_TURN_SHARE) return [{ message: m, at, text: payload }];
     return sentenceSpans(payload).map((span) => ({ message: m, at, text: payload.slice(span.start, span.end) }));
   });
   const labelCosts = messages.map((at) => countTokens(`- ${entries[at]?.label ?? ''}${ARROW}`) + 1);
@@ -393,17 +403,6 @@ function compressPayload(
   }).text;
 }
 
-// A token that can join two steps: an id value, with a digit (`9665100170`, `#W3361211`, `mia_li_3668`), five
-// or more characters long or shaped as an identifier; field names (`product_id`) hold none.
-const KEY_TOKEN = /[#\w][\w-]*/gu;
-
-function keyTokens(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const [token] of text.matchAll(KEY_TOKEN))
-    if (/\d/u.test(token) && (token.length >= 5 || isIdentifierToken(token))) out.add(token);
-  return out;
-}
-
 /**
  * Per entry, the ids it shares with an entry of another kind (another tool), for ranking its records when
  * the summary is squeezed: the variant of a catalogue product whose id an earlier order holds is the one
@@ -411,7 +410,7 @@ function keyTokens(text: string): Set<string> {
  * kinds: shared words, or a product two orders both bought, would make every record equally relevant.
  */
 function sharedKeys(entries: readonly SummaryEntry[]): string[] {
-  const keys = entries.map((e) => keyTokens(`${e.label} ${e.payload}`));
+  const keys = entries.map((e) => joiningIds(`${e.label} ${e.payload}`));
   const kindsOf = new Map<string, Set<string>>();
   keys.forEach((set, i) => {
     for (const k of set) kindsOf.set(k, (kindsOf.get(k) ?? new Set()).add(kindOf(entries[i]!)));
@@ -521,7 +520,7 @@ function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules
     text = formatSummaryEntries(squeezed);
     total = countTokens(text);
   }
-  return total <= maxTokens ? text : headWithinTokens(text, maxTokens);
+  return total <= maxTokens ? text : headAtWordBoundary(text, maxTokens);
 }
 
 /**

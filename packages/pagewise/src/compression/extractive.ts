@@ -32,9 +32,12 @@ import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms, wordTokens } from '../text/words.js';
 import { bm25PlusScores, type Bm25Terms } from '../text/bm25.js';
 import { caseInsensitiveTest } from '../text/ascii-fold.js';
+import { isStopword } from '../text/stopwords.js';
+import { hasIdentifier, ID_FIELD, isIdentifierToken } from '../text/identifiers.js';
 import { isContentUnit, joinUnits, segmentText } from './segment.js';
+import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from './json-source.js';
 import type { TextUnit } from './segment.js';
-import { fillBudget, headWithinTokens, planBudget, tokenBudget } from './token-budget.js';
+import { fillBudget, headAtWordBoundary, planBudget, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
 
 /** Inputs up to this many tokens are returned unchanged (see the module comment). */
@@ -74,6 +77,17 @@ export interface ExtractiveResult {
    */
   kept: number;
   total: number;
+  /**
+   * Set when no whole unit fits the budget (nor a whole-word prefix of the best one): the input is then
+   * returned whole, over the budget, since a cut inside a unit could change a value or hide an error.
+   */
+  irreducible?: true;
+  /**
+   * Set when the input is an error result (a first line starting with `Error` or naming an exception, a
+   * non-2xx status, a top-level `error` field): its first line (JSON: its error and status fields) is kept
+   * whole even where that exceeds the budget.
+   */
+  error?: true;
 }
 
 // Score weights. Unit relevance is normalized to [0, 1]; the rest are bonuses on that scale.
@@ -108,8 +122,14 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
   const context = options.context?.trim() ?? '';
   const result =
     json === undefined
-      ? compressText(input, options.query, rules, budget)
+      ? compressPlainText(input, options.query, rules, budget)
       : compressJson(json, { query: options.query, context, keys: options.keys?.trim() ?? '' }, rules, budget);
+  const whole = { text: input, inputTokens, outputTokens: inputTokens, kept: result.total, total: result.total };
+  if (result.kept === 0 && result.total > 0 && inputTokens > 0) return { ...whole, irreducible: true };
+  // Never longer than the input: a render that is (a cut-list marker, a join across a gap) shows it all.
+  if (result.outputTokens >= inputTokens || result.text.length > input.length) {
+    return result.error ? { ...whole, error: true } : whole;
+  }
   return { ...result, inputTokens };
 }
 
@@ -118,6 +138,7 @@ interface Selected {
   outputTokens: number;
   kept: number;
   total: number;
+  error?: true;
 }
 
 /** A candidate for selection: what it costs, how it ranks, and what must come with it. */
@@ -161,6 +182,54 @@ function unitsOf(input: string, rules: ExtractiveRules): readonly TextUnit[] {
     recentUnits.set(key, units);
   }
   return units;
+}
+
+function isCuttable(unit: TextUnit | undefined): boolean {
+  return unit?.kind === 'sentence' || unit?.kind === 'line';
+}
+
+/**
+ * The first line of an error result, or undefined: a line starting with `Error` (any case), a `…Error` or
+ * `…Exception` class name, `Traceback`, `panic:` or `fatal`, or a non-2xx status (`HTTP/1.1 404 Not
+ * Found`, `status: 500`, `503 Service Unavailable`).
+ */
+export function errorFirstLine(text: string): string | undefined {
+  const start = text.length - text.trimStart().length;
+  const newline = text.indexOf('\n', start);
+  const line = text.slice(start, newline < 0 ? text.length : newline).trimEnd();
+  return ERROR_LINE.test(line) || ERROR_CLASS_LINE.test(line) || isErrorStatus(STATUS_LINE.exec(line)?.[1])
+    ? line
+    : undefined;
+}
+
+const ERROR_LINE = /^\W{0,3}(?:error|exception|fatal|traceback|panic)\b/iu;
+const ERROR_CLASS_LINE = /^(?:[A-Za-z_$][\w.$]*)?(?:Error|Exception)\b/u;
+const STATUS_LINE = /^(?:HTTP\/[\d.]+\s+|status(?:[ _]?code)?\s*[:=]?\s*)?([1-5]\d\d)\b(?![\d.,])/iu;
+
+function isErrorStatus(code: string | number | undefined): boolean {
+  const n = Number(code);
+  return code !== undefined && Number.isInteger(n) && n >= 100 && n <= 599 && (n < 200 || n >= 300);
+}
+
+/**
+ * Prose, logs, tables and chats; an error result keeps its first line whole, even over the budget, and the
+ * rest is compressed into what budget is left.
+ */
+function compressPlainText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
+  const first = errorFirstLine(input);
+  if (first === undefined) return compressText(input, query, rules, budget);
+  const firstTokens = countTokens(first);
+  const after = input.indexOf(first) + first.length;
+  const rest = input.slice(after).trimStart();
+  const head: Selected = { text: first, outputTokens: firstTokens, kept: 1, total: 1, error: true };
+  // One token for the line break between the first line and the rest.
+  const restBudget = budget - firstTokens - 1;
+  if (rest === '' || restBudget <= 0) return { ...head, total: rest === '' ? 1 : 2 };
+  const inner = compressText(rest, query, rules, restBudget);
+  const text = inner.kept > 0 ? `${first}\n${inner.text}` : first;
+  const outputTokens = countTokens(text);
+  if (outputTokens > Math.max(budget, firstTokens)) return { ...head, total: inner.total + 1 };
+  return { text, outputTokens, kept: inner.kept + 1, total: inner.total + 1, error: true };
 }
 
 function compressText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
@@ -216,9 +285,10 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   if (chosen.kept.length > 0 || total === 0) {
     return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
   }
-  // Nothing fits whole (one huge unit, or a tight maxTokens): cut the best unit to the budget.
-  const best = rank(candidates.filter((c) => !c.dropped && c.standalone))[0];
-  const text = best === undefined ? '' : headWithinTokens(units[best.index]?.text ?? '', budget);
+  // Nothing fits whole (one huge unit, or a tight maxTokens): the best prose unit, cut to whole words. A
+  // table row or a record is not cut: a label without its number says nothing, or something false.
+  const best = rank(candidates.filter((c) => !c.dropped && c.standalone && isCuttable(units[c.index]))).at(0);
+  const text = best === undefined ? '' : headAtWordBoundary(units[best.index]?.text ?? '', budget);
   return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
 }
 
@@ -357,14 +427,6 @@ const ALL_FIT_SLACK = 1.5;
 // ---------------------------------------------------------------------------------------------
 // Scoring
 
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be been but by can could did do does for from had has have he her his how i if in into is it its ' +
-    'me my no not of on or our she so than that the their them then there these they this those to us was we were what ' +
-    'when where which who whom why will with would you your'
-  ).split(' '),
-);
-
 // Scored texts are joined from pieces (a unit, its headers, its paragraph's units) with this separator,
 // so each piece is segmented into words once per call and reused, however many texts it is part of.
 const PIECE = '\u0000';
@@ -392,15 +454,6 @@ const NON_ASCII = /[\u0080-\uffff]/;
 
 function splitWords(text: string): string[] {
   return text.split(NON_ASCII.test(text) ? WORD_BREAKS : ASCII_WORD_BREAKS).filter(Boolean);
-}
-
-// Japanese particles and endings (の, は, です, ました) are short runs of hiragana and carry no topic, as
-// English function words do not; content words are mostly written in kanji or katakana.
-const FUNCTION_WORD = /^\p{Script=Hiragana}{1,3}$/u;
-
-function isStopword(term: string): boolean {
-  // Hiragana starts at U+3041 (and astral letters at a surrogate): the expression need not run below it.
-  return STOPWORDS.has(term) || (term.charCodeAt(0) >= 0x3041 && FUNCTION_WORD.test(term));
 }
 
 /** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
@@ -504,36 +557,6 @@ const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, Re
 };
 const MARKDOWN_HEADER = /^ {0,3}#{1,6}[ \t]+\S/u;
 
-const ID_TOKEN = /[#\w][\w-]*/gu;
-const ID_SHAPES = [
-  /^#[A-Za-z0-9]{3,}$/u, // #W1234567
-  /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$/u, // order_id, pm_card_123
-  /^[a-z]+[A-Z][A-Za-z0-9]*$/u, // userId
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu, // UUID
-  /^[0-9a-f]{12,}$/iu, // hashes
-];
-
-/** True for a token shaped like an identifier; ordinals and decades ("4th", "1960s") are not. */
-export function isIdentifierToken(token: string): boolean {
-  if (ID_SHAPES.some((re) => re.test(token))) return true;
-  // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
-  return (
-    token.length >= 4 &&
-    /\d/u.test(token) &&
-    /\p{L}/u.test(token) &&
-    !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
-  );
-}
-
-// Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
-// characters (a hash): a token with none of these is no identifier, without testing each shape.
-const MAYBE_ID = /[#_\d-]|.[A-Z]|^.{12}/u;
-
-function hasIdentifier(text: string): boolean {
-  for (const match of text.matchAll(ID_TOKEN)) if (MAYBE_ID.test(match[0]) && isIdentifierToken(match[0])) return true;
-  return false;
-}
-
 // The case-insensitive kinds, tested fast (see caseInsensitiveTest).
 const PROTECTED_TESTS = {
   dates: caseInsensitiveTest(PROTECTED.dates.source),
@@ -599,20 +622,50 @@ interface JsonLeaf {
   repeatsKey?: true;
 }
 
-/** The input as a JSON object or array, or undefined for anything else (text, a bare scalar). */
+/**
+ * The input as a JSON object or array, numbers as written ({@link parseJsonSource}), or undefined for
+ * anything else (text, a bare scalar).
+ */
 function parseJsonContainer(input: string): JsonContainer | undefined {
   const trimmed = input.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return undefined;
-  try {
-    // Walked with type checks only, no shape assumed: any well-formed JSON container is valid here.
-    const value: unknown = JSON.parse(trimmed);
-    return typeof value === 'object' && value !== null ? (value as JsonContainer) : undefined;
-  } catch {
-    return undefined;
-  }
+  // Walked with type checks only, no shape assumed: any well-formed JSON container is valid here.
+  const value = parseJsonSource(trimmed);
+  return typeof value === 'object' && value !== null && !(value instanceof JsonNumber)
+    ? (value as JsonContainer)
+    : undefined;
 }
 
-const ID_KEY = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|_handle)$/u;
+// Top-level fields that make a JSON result an error result, kept whole whatever the budget.
+const ERROR_KEY = /^(?:errors?|exception|fault|error_?(?:message|code|description)|errorMessage|errorCode)$/iu;
+const STATUS_KEY = /^(?:status|status_?code|statusCode|http_?status|code)$/iu;
+// What says why, beside a non-2xx status.
+const MESSAGE_KEY = /^(?:message|msg|detail|details|reason|description|title)$/iu;
+
+/**
+ * The top-level keys of an error result: its `error` fields (when not empty), or a non-2xx status with
+ * the message beside it. Empty for anything else.
+ */
+function errorKeys(root: JsonContainer): Set<string> {
+  const keys = new Set<string>();
+  if (Array.isArray(root)) return keys;
+  const entries = Object.entries(root);
+  for (const [key, value] of entries) {
+    const empty = value === null || value === false || (Array.isArray(value) && value.length === 0) || value === '';
+    if (ERROR_KEY.test(key) && !empty) keys.add(key);
+  }
+  const status = entries.find(
+    ([key, value]) => STATUS_KEY.test(key) && (value instanceof JsonNumber || typeof value === 'string'),
+  );
+  if (status && isErrorStatus(String(status[1]))) {
+    keys.add(status[0]);
+    for (const [key] of entries) if (MESSAGE_KEY.test(key)) keys.add(key);
+  }
+  if (keys.size > 0) for (const [key] of entries) if (ERROR_KEY.test(key)) keys.add(key);
+  return keys;
+}
+
+const ID_KEY = ID_FIELD;
 // Ids are what the agent passes to its next tool call, so an id-like key weighs as much as full
 // relevance to the query: the ids of the record the task is about come first, and the ids of other
 // records still outrank their non-id fields, but not the relevant record's other fields.
@@ -663,7 +716,11 @@ function compressJson(
   const labels = recordLabels(leaves, rootId);
   const lines = leaves.map((leaf) => `${leaf.key ?? ''}: ${scalarText(leaf.value)}`);
   const keysOf = (leaf: JsonLeaf) => leaf.path.filter((p): p is string => typeof p === 'string');
-  const forcedAt = leaves.map((leaf, i) => keepField(keysOf(leaf)) || keep.some((re) => re.test(lines[i]!)));
+  const errorAt = errorKeys(root);
+  const isErrorLeaf = (leaf: JsonLeaf): boolean => typeof leaf.path[0] === 'string' && errorAt.has(leaf.path[0]);
+  const forcedAt = leaves.map(
+    (leaf, i) => isErrorLeaf(leaf) || keepField(keysOf(leaf)) || keep.some((re) => re.test(lines[i]!)),
+  );
   const rootForced = rootId >= 0 && forcedAt[rootId] === true;
   const queryWords = new Set(wordTokens(query.query));
   const keyMatch = new Map<string, number>();
@@ -706,11 +763,20 @@ function compressJson(
   });
   const repeatsKey = new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
   const render = (kept: readonly number[]): string =>
-    JSON.stringify(
+    stringifyJsonSource(
       prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? []))), repeatsKey) ?? emptyLike(root),
     );
-  const chosen = select(candidates, rules.minScore, budget, render);
-  return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
+  // An error result's error fields are kept whole, over the budget if they must be.
+  const errorLeaves = leaves.flatMap((leaf, i) => (isErrorLeaf(leaf) ? [i] : []));
+  const floor = errorLeaves.length > 0 ? countTokens(render(errorLeaves)) : 0;
+  const chosen = select(candidates, rules.minScore, Math.max(budget, floor), render);
+  return {
+    text: chosen.text,
+    outputTokens: chosen.tokens,
+    kept: chosen.kept.length,
+    total,
+    ...(errorLeaves.length > 0 ? { error: true as const } : {}),
+  };
 }
 
 /**
@@ -814,16 +880,16 @@ function collectLeaves(
   if (Array.isArray(value) && value.length > 0 && !(path.length > 0 && isScalarList(value))) {
     const inner = [...records, path.length];
     value.forEach((item, i) => collectLeaves(item, [...path, i], key, inner, into));
-  } else if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0) {
-    const inner = isRecordMap(value) ? [...records, path.length] : records;
-    for (const [k, child] of Object.entries(value)) collectLeaves(child, [...path, k], k, inner, into);
+  } else if (!isJsonScalar(value) && !Array.isArray(value) && Object.keys(value as object).length > 0) {
+    const inner = isRecordMap(value as object) ? [...records, path.length] : records;
+    for (const [k, child] of Object.entries(value as object)) collectLeaves(child, [...path, k], k, inner, into);
   } else {
     // Scalars, and empty containers: `"errors": []` says something.
     const at = records[records.length - 1];
     const mapKey = at !== undefined && at === path.length - 2 ? path[at] : undefined;
     const repeatsKey =
       typeof mapKey === 'string' &&
-      (typeof value === 'string' || typeof value === 'number') &&
+      (typeof value === 'string' || value instanceof JsonNumber) &&
       String(value) === mapKey;
     into.push({ path, value, key, records, ...(repeatsKey ? { repeatsKey } : {}) });
   }
@@ -838,7 +904,7 @@ const MAX_ATOMIC_LIST = 32;
  * where they have two). Kept whole or left out, it cannot mislead.
  */
 function isScalarList(value: readonly unknown[]): boolean {
-  return value.length <= MAX_ATOMIC_LIST && value.every((v) => typeof v !== 'object' || v === null);
+  return value.length <= MAX_ATOMIC_LIST && value.every(isJsonScalar);
 }
 
 /**
@@ -848,7 +914,7 @@ function isScalarList(value: readonly unknown[]): boolean {
  */
 function isRecordMap(value: object): boolean {
   const entries = Object.entries(value);
-  return entries.length >= 2 && entries.every(([k, v]) => typeof v === 'object' && v !== null && /\d/u.test(k));
+  return entries.length >= 2 && entries.every(([k, v]) => !isJsonScalar(v) && /\d/u.test(k));
 }
 
 /**
@@ -875,31 +941,35 @@ function pathWords(path: JsonPath): string {
 }
 
 function scalarText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  return typeof value === 'string' ? value : stringifyJsonSource(value);
 }
 
 function pathKey(path: JsonPath): string {
   return JSON.stringify(path);
 }
 
-/** Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first. */
+/**
+ * Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first, and for a
+ * list it opens the cut-list marker, which the list shows unless every item is kept.
+ */
 function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   const last = leaf.path[leaf.path.length - 1];
   // A field repeating its entry's key renders as nothing beyond the entry's key and braces (counted below).
   let cost = leaf.repeatsKey
     ? 0
-    : countTokens(
-        `${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${JSON.stringify(leaf.value) ?? 'null'},`,
-      );
-  for (let depth = 1; depth < leaf.path.length; depth += 1) {
+    : countTokens(`${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${stringifyJsonSource(leaf.value)},`);
+  for (let depth = 0; depth < leaf.path.length; depth += 1) {
     const prefix = pathKey(leaf.path.slice(0, depth));
     if (opened.has(prefix)) continue;
     opened.add(prefix);
     const step = leaf.path[depth - 1];
-    cost += typeof step === 'string' ? countTokens(`${JSON.stringify(step)}:{},`) : 2;
+    if (depth > 0) cost += typeof step === 'string' ? countTokens(`${JSON.stringify(step)}:{},`) : 2;
+    if (typeof leaf.path[depth] === 'number') cost += MARKER_TOKENS;
   }
   return cost;
 }
+
+const MARKER_TOKENS = countTokens(`,${JSON.stringify(omittedMarker(99))}`);
 
 /**
  * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept
@@ -916,10 +986,12 @@ function prune(
     const items = value
       .map((item, i) => prune(item, [...path, i], kept, repeatsKey))
       .filter((item) => item !== undefined);
-    return items.length > 0 ? items : undefined;
+    if (items.length === 0) return path.length === 0 ? [omittedMarker(value.length)] : undefined;
+    // A cut list says so: read as complete, it would say something false (one order where there are two).
+    return items.length < value.length ? [...items, omittedMarker(value.length - items.length)] : items;
   }
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
+  if (!isJsonScalar(value)) {
+    const entries = Object.entries(value as object)
       .map(([k, child]) => [k, prune(child, [...path, k], kept, repeatsKey)] as const)
       .filter(([, child]) => child !== undefined);
     const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(pathKey([...path, k])));
@@ -929,6 +1001,19 @@ function prune(
   return undefined;
 }
 
+/**
+ * The last item of a JSON list the compressor cut: `"[… 3 more items]"`, the number of items left out.
+ * The kept items come before it in their original order; {@link OMITTED_ITEMS} matches it.
+ */
+export function omittedMarker(omitted: number): string {
+  return `[… ${omitted} more item${omitted === 1 ? '' : 's'}]`;
+}
+
+/** Matches the marker of {@link omittedMarker}; group 1 is the number of items left out. */
+export const OMITTED_ITEMS = /^\[… (\d+) more items?\]$/u;
+
 function emptyLike(root: JsonContainer): JsonContainer {
   return Array.isArray(root) ? [] : {};
 }
+
+export { isIdentifierToken };

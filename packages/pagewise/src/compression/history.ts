@@ -27,7 +27,7 @@ import type { CompressionContext, CompressorBackend } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { headWithinTokens, tokenBudget } from './token-budget.js';
+import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { argumentText, fenceQuoted, renderTranscript, shortBoundary, unfenceQuoted } from './transcript.js';
 
 /** ACON's default T_hist: histories above this many tokens are compressed. */
@@ -342,7 +342,7 @@ export async function summarizeTurns(
     },
     context,
   );
-  return `${SUMMARY_PREAMBLE}\n${fenceQuoted(headWithinTokens(summary, input.maxTokens), input.boundary)}`;
+  return `${SUMMARY_PREAMBLE}\n${fenceQuoted(headAtWordBoundary(summary, input.maxTokens), input.boundary)}`;
 }
 
 /** Tokens a summary item adds around its body: the preamble and the fence. */

@@ -19,7 +19,7 @@ import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { checkRatio } from './history.js';
-import { headWithinTokens, tokenBudget } from './token-budget.js';
+import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { fenceBoundary } from '../paging/fence.js';
 import { argumentText, fenceQuoted, handleLine, renderTranscript } from './transcript.js';
 
@@ -217,7 +217,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
         );
         return obs;
       }
-      if (targetRatio !== undefined) text = headWithinTokens(text, maxTokens);
+      if (targetRatio !== undefined) text = headAtWordBoundary(text, maxTokens);
       const output = `${fenceQuoted(text, fence)}\n${handle}`;
       // A "compression" that is not smaller (an LLM that rewrote at length) is not used.
       if (countTokens(output) >= tokens) return obs;

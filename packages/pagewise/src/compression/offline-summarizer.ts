@@ -13,6 +13,7 @@
 import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { scanJson } from '../util/json-scan.js';
+import { isStopword } from '../text/stopwords.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { argumentText, itemTranscript } from './transcript.js';
 
@@ -77,17 +78,10 @@ interface Line {
 }
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'#.-]*/gu;
-// Words too common to say what a field is about.
-const STOP = new Set(
-  'the and for with that this from what which who whose how many much are was were has have had did does not any all each per its their they them you your our his her she him of to in on at by an or as is be it a'.split(
-    ' ',
-  ),
-);
-
 function words(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? [])
     .map((w) => w.replace(/[.'-]+$/u, ''))
-    .filter((w) => w.length >= 3 && !STOP.has(w));
+    .filter((w) => w.length >= 3 && !isStopword(w));
 }
 
 /** The words a field or sentence is judged against: the task's and those of every tool call's arguments. */

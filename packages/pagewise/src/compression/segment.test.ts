@@ -148,3 +148,26 @@ describe('segmentText: tables and chats', () => {
     expect(units[units.length - 1]).toMatchObject({ kind: 'line', text: 'User: Thanks.' });
   });
 });
+
+describe('segmentText on extracted report pages', () => {
+  it('reads a cell-per-line table between long lines, each value with its row label', () => {
+    const page = [
+      'The following table sets forth our consolidated results of operations for the periods presented, in millions of dollars (1)',
+      'Year ended December 31',
+      '2023',
+      '2022',
+      'Revenue',
+      '4,120',
+      '3,877',
+      'Net income (2)',
+      '-2580.0',
+      '312',
+      '(1) Amounts may not add up due to rounding, and include the results of acquired businesses from their acquisition dates.',
+    ].join('\n');
+    const units = segmentText(page, 'auto');
+    const net = units.find((u) => u.text.startsWith('Net income'));
+    expect(net?.kind).toBe('row');
+    expect(net?.text).toBe('Net income (2)\n-2580.0\n312');
+    expect(net?.requires?.map((r) => units[r]?.text).join('\n')).toContain('2023');
+  });
+});

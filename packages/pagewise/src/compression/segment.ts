@@ -342,7 +342,8 @@ function splitDelimited(line: string, delimiter: string): string[] {
  * leading rows whose values are only years, are the column headers.
  */
 function cellPerLineTable(lines: Span[], raw: string[]): TableRows | undefined {
-  if (lines.length < 4 || raw.some((line) => line.trim().length > CELL_LINE_CHARS)) return undefined;
+  if (lines.length < 4) return undefined;
+  if (raw.some((line) => line.trim().length > CELL_LINE_CHARS)) return tablesBetweenLongLines(lines, raw);
   const value = raw.map(isValueCell);
   if (value.filter(Boolean).length * 10 < raw.length * 4) return undefined;
   type Group = { first: number; last: number; label: boolean; yearsOnly: boolean };
@@ -368,6 +369,33 @@ function cellPerLineTable(lines: Span[], raw: string[]): TableRows | undefined {
     rows.push({ span, header: !body, label: body && g.label });
   }
   return { rows };
+}
+
+/**
+ * PDF and HTML extraction put a table's caption, notes and the prose around it in one block with the
+ * cells, often as lines longer than any cell: each run of short lines between them is read as a table of
+ * its own, the long lines as plain lines. Undefined when no run is a table.
+ */
+function tablesBetweenLongLines(lines: Span[], raw: string[]): TableRows | undefined {
+  const rows: TableRows['rows'] = [];
+  let found = false;
+  let start = 0;
+  const flush = (end: number): void => {
+    if (end <= start) return;
+    const table = cellPerLineTable(lines.slice(start, end), raw.slice(start, end));
+    if (table) {
+      rows.push(...table.rows);
+      found = true;
+    } else for (const span of lines.slice(start, end)) rows.push({ span, header: false, label: false });
+  };
+  raw.forEach((line, i) => {
+    if (line.trim().length <= CELL_LINE_CHARS) return;
+    flush(i);
+    rows.push({ span: lines[i] as Span, header: false, label: false });
+    start = i + 1;
+  });
+  flush(raw.length);
+  return found ? { rows } : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -83,10 +83,11 @@ export function planBudget(
   items: Iterable<BudgetItem>,
   budget: number,
   costOf: (index: number) => number = () => 0,
-): { index: number; cost: number }[] {
+): { index: number; cost: number; group: number }[] {
   const taken = new Set<number>();
-  const picked: { index: number; cost: number }[] = [];
+  const picked: { index: number; cost: number; group: number }[] = [];
   let used = 0;
+  let group = 0;
   for (const item of items) {
     if (taken.has(item.index)) continue;
     const needed = (item.requires ?? []).filter((i) => !taken.has(i));
@@ -94,10 +95,11 @@ export function planBudget(
     if (used + cost > budget) continue;
     for (const i of needed) {
       taken.add(i);
-      picked.push({ index: i, cost: costOf(i) });
+      picked.push({ index: i, cost: costOf(i), group });
     }
     taken.add(item.index);
-    picked.push({ index: item.index, cost: item.cost });
+    picked.push({ index: item.index, cost: item.cost, group });
+    group += 1;
     used += cost;
   }
   return picked;
@@ -105,8 +107,9 @@ export function planBudget(
 
 /**
  * Takes the units of {@link planBudget}, then renders and measures. BPE merges make the real count
- * differ slightly from the sum of parts, so while the rendered text is over budget the last-taken units
- * are dropped: the result is always within budget.
+ * differ slightly from the sum of parts, so when the rendered text is over budget the longest run of
+ * first-taken units that renders within it is kept (a binary search, O(log n) renders): the result is
+ * always within budget, and a unit goes with the units it brought along.
  */
 export function fillBudget(
   items: Iterable<BudgetItem>,
@@ -115,15 +118,73 @@ export function fillBudget(
   costOf: (index: number) => number = () => 0,
 ): FilledBudget {
   const picked = planBudget(items, budget, costOf);
-  let text = render(picked.map((p) => p.index));
-  let tokens = countTokens(text);
-  while (tokens > budget && picked.length > 0) {
-    // Drop at least the overflow in estimated tokens per round, so a large overflow is not O(n) renders.
-    let over = tokens - budget;
-    do over -= picked.pop()?.cost ?? 0;
-    while (over > 0 && picked.length > 0);
-    text = render(picked.map((p) => p.index));
-    tokens = countTokens(text);
+  const text = render(picked.map((p) => p.index));
+  const tokens = countTokens(text);
+  if (tokens <= budget) return { kept: picked.map((p) => p.index), text, tokens };
+  // Where each group of picked units ends: a prefix of whole groups is a consistent selection.
+  const ends: number[] = [0];
+  picked.forEach((p, i) => {
+    if (picked[i + 1]?.group !== p.group) ends.push(i + 1);
+  });
+  const measure = (groups: number): FilledBudget => {
+    const kept = picked.slice(0, ends[groups]).map((p) => p.index);
+    const out = render(kept);
+    return { kept, text: out, tokens: countTokens(out) };
+  };
+  let best = measure(0);
+  let lo = 1;
+  let hi = ends.length - 2;
+  while (lo <= hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const attempt = measure(mid);
+    if (attempt.tokens <= budget) {
+      best = attempt;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
-  return { kept: picked.map((p) => p.index), text, tokens };
+  return best;
+}
+
+// Japanese, Chinese and Korean script: text without spaces, cut between words the segmenter finds.
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
+const SPACE_CHAR = /\s/u;
+const cutSegmenter = new Intl.Segmenter('ja', { granularity: 'word' });
+
+/**
+ * The offsets at which `text` can be cut without cutting a word, number, id, date, code or URL: after a
+ * run of non-space characters that whitespace follows, and between two words of CJK script. Always ends
+ * with `text.length`.
+ */
+export function wordCutPoints(text: string): number[] {
+  const points: number[] = [];
+  for (let at = 1; at < text.length; at += 1) {
+    if (SPACE_CHAR.test(text[at] ?? '') && !SPACE_CHAR.test(text[at - 1] ?? '')) points.push(at);
+  }
+  if (CJK_CHAR.test(text)) {
+    for (const { index } of cutSegmenter.segment(text)) {
+      if (index > 0 && CJK_CHAR.test(text[index - 1] ?? '') && CJK_CHAR.test(text[index] ?? '')) points.push(index);
+    }
+    points.sort((a, b) => a - b);
+  }
+  points.push(text.length);
+  return points;
+}
+
+/**
+ * The longest prefix of `text` within `maxTokens` tokens that ends at a {@link wordCutPoints} offset: a
+ * cut text still shows every value it shows whole ('' when not even the first word fits). What a
+ * compressor quotes must never be a different value, as `-2580.0` cut to `-258` would be.
+ */
+export function headAtWordBoundary(text: string, maxTokens: number): string {
+  if (countTokens(text) <= maxTokens) return text;
+  if (maxTokens <= 0) return '';
+  const points = wordCutPoints(text);
+  let lo = -1;
+  let hi = points.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(text.slice(0, points[mid])) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo < 0 ? '' : text.slice(0, points[lo]).trimEnd();
 }

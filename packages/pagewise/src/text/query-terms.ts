@@ -3,22 +3,19 @@
  * and stop words dominate a full-text ranking when a whole question is used as the query, so they are
  * dropped; words of any language come from the shared {@link wordTokens} segmenter.
  */
+import { STOPWORDS } from './stopwords.js';
 import { wordTokens } from './words.js';
 
-// English function words plus the words questions are phrased with; none of them tells documents apart.
-const STOP_WORDS = new Set(
-  (
-    'a an the of in on at to for from by with about into over under between during as and or but nor not no ' +
-    'is are was were be been being am do does did done has have had having will would shall should can could may might must ' +
-    'it its it’s this that these those there their them they he she his her we our us you your i me my ' +
-    'what which who whom whose when where why how much many any some all each every other such ' +
-    'than then so too very just also only own same both either neither more most less least ' +
-    'please tell give show list find state describe explain according ' +
+// The shared function words plus the words questions are phrased with; none of them tells documents apart.
+const STOP_WORDS = new Set([
+  ...STOPWORDS,
+  ...(
+    'about over under between during am done having shall should may might must it’s ' +
+    'much many any some all each every other such so too very just also only own same both either neither ' +
+    'more most less least please tell give show list find state describe explain according ' +
     'amount amounts value values figure figures'
-  )
-    .split(/\s+/)
-    .filter((word) => word !== ''),
-);
+  ).split(' '),
+]);
 
 // Particles and auxiliaries of Japanese and Chinese questions ("は", "の", "ですか", "是", "的", "多少").
 const CJK_STOP_WORDS = new Set(

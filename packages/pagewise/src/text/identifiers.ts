@@ -1,0 +1,50 @@
+/**
+ * The one identifier detector: what reads as an id (an order number, a user handle, a UUID, a hash, a code
+ * mixing letters and digits) in text, and what names one in a JSON field. Ids are what an agent passes to
+ * its next call, so compressors protect them and join steps by them.
+ */
+
+const ID_SHAPES = [
+  /^#[A-Za-z0-9]{3,}$/u, // #W1234567
+  /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$/u, // order_id, pm_card_123
+  /^[a-z]+[A-Z][A-Za-z0-9]*$/u, // userId
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu, // UUID
+  /^[0-9a-f]{12,}$/iu, // hashes
+];
+
+/** True for a token shaped like an identifier; ordinals and decades ("4th", "1960s") are not. */
+export function isIdentifierToken(token: string): boolean {
+  if (ID_SHAPES.some((re) => re.test(token))) return true;
+  // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
+  return (
+    token.length >= 4 &&
+    /\d/u.test(token) &&
+    /\p{L}/u.test(token) &&
+    !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
+  );
+}
+
+const ID_TOKEN = /[#\w][\w-]*/gu;
+// Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
+// characters (a hash): a token with none of these is no identifier, without testing each shape.
+const MAYBE_ID = /[#_\d-]|.[A-Z]|^.{12}/u;
+
+/** Whether `text` holds a token that {@link isIdentifierToken} accepts. */
+export function hasIdentifier(text: string): boolean {
+  for (const match of text.matchAll(ID_TOKEN)) if (MAYBE_ID.test(match[0]) && isIdentifierToken(match[0])) return true;
+  return false;
+}
+
+/**
+ * The tokens of `text` that can join two steps: id values with a digit (`9665100170`, `#W3361211`,
+ * `mia_li_3668`), five or more characters long or shaped as an identifier. Field names hold no digit.
+ */
+export function joiningIds(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const [token] of text.matchAll(ID_TOKEN))
+    if (/\d/u.test(token) && (token.length >= 5 || isIdentifierToken(token))) out.add(token);
+  return out;
+}
+
+/** A JSON field name that names an id: `id`, `order_id`, `userId`, `item_ids`, `sku`, `uuid`, ... */
+export const ID_FIELD = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|_handle)$/u;
