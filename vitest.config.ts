@@ -1,4 +1,3 @@
-import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // Tests run the packages from their sources: the `@pagewise/source` export condition maps each package name
@@ -9,8 +8,8 @@ if (!(process.env.NODE_OPTIONS ?? '').includes(`--conditions=${SOURCE}`))
   process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--conditions=${SOURCE}`].filter(Boolean).join(' ');
 
 export default defineConfig({
-  resolve: { conditions: [SOURCE, ...defaultServerConditions] },
-  ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions], externalConditions: [SOURCE] } },
+  resolve: { conditions: [SOURCE] },
+  ssr: { resolve: { conditions: [SOURCE] } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
