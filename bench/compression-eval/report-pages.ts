@@ -1,5 +1,5 @@
 /**
- * The project's own report pages (src/compression/testdata/report-pages.json): the same fictional
+ * The project's own report pages (packages/pagewise/src/compression/testdata/report-pages.json): the same fictional
  * reports in English and in Japanese, with questions and evidence. Recall is the share of evidence kept:
  * a sentence kept whole, or a table row's label and value on one kept line with the column header kept.
  */
@@ -11,7 +11,7 @@ import { splitSentences } from 'pagewise/internal';
 
 const FILE = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  '../../src/compression/testdata/report-pages.json',
+  '../../packages/pagewise/src/compression/testdata/report-pages.json',
 );
 
 const EvidenceSchema = z.union([

@@ -23,7 +23,7 @@ export interface CliChild {
 export function spawnCli(argv: readonly string[], env: Record<string, string> = {}, cwd = root): CliChild {
   // tsx by file URL: a child in another working folder cannot resolve the bare name.
   const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, path.join(root, 'src/cli/main.ts'), ...argv], {
+  const child = spawn(process.execPath, ['--import', tsx, path.join(root, 'packages/cli/src/main.ts'), ...argv], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

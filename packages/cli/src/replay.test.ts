@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from './main.js';
 
-const fixture = path.join(import.meta.dirname, '..', 'replay', 'testdata', 'openai-chat.jsonl');
+const fixture = path.join(import.meta.dirname, '..', '..', 'lab', 'src', 'replay', 'testdata', 'openai-chat.jsonl');
 let tmp: string;
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'pagewise-replay-cli-'));

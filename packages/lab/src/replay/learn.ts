@@ -195,57 +195,7 @@ export async function learnFromTraces(
     }
   }
 
-  const candidates: Candidate[] = [];
-  const keep = [...lostBy.entries()]
-    .filter(([key, e]) => e.lost > 0 && !start.rules.jsonKeepFields.includes(key))
-    .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
-  for (const [key, e] of keep)
-    candidates.push({
-      rule: {
-        kind: 'keep-field',
-        target: key,
-        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
-        accepted: false,
-        reason: '',
-      },
-      apply: (g, t) => ({
-        guideline: { ...g, rules: { ...g.rules, jsonKeepFields: [...g.rules.jsonKeepFields, key] } },
-        thresholds: t,
-      }),
-    });
-  // Values lost outside JSON (ids in text) are kept by their shape, learned from two or more traces.
-  const shapes = [...lostShapes.entries()]
-    .filter(([shape, e]) => e.traces.size >= 2 && !start.rules.keepPatterns.includes(shape))
-    .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
-  for (const [shape, e] of shapes)
-    candidates.push({
-      rule: {
-        kind: 'keep-pattern',
-        target: shape,
-        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
-        accepted: false,
-        reason: '',
-      },
-      apply: (g, t) => ({
-        guideline: { ...g, rules: { ...g.rules, keepPatterns: [...g.rules.keepPatterns, shape] } },
-        thresholds: t,
-      }),
-    });
-  // A tool seen in several training traces whose results were never used: compress it from a lower size.
-  const low = Math.max(1, Math.floor(threshold / 4));
-  for (const [tool, seen] of [...toolSeen.entries()].sort((a, b) => a[0].localeCompare(b[0])))
-    if (!toolUses.has(tool) && seen.size >= 2)
-      candidates.push({
-        rule: {
-          kind: 'tool-threshold',
-          target: tool,
-          threshold: low,
-          learnedFrom: { traces: [...seen], uses: 0, lost: 0 },
-          accepted: false,
-          reason: '',
-        },
-        apply: (g, t) => ({ guideline: g, thresholds: { ...t, [tool]: low } }),
-      });
+  const candidates = candidateRules(start, threshold, lostBy, lostShapes, toolSeen, toolUses);
   const tried = candidates.slice(0, options.maxCandidates ?? 16);
 
   const forbidden = forbiddenValues(
@@ -313,4 +263,69 @@ export async function learnFromTraces(
     before: figures(startSummary),
     after: figures(current),
   };
+}
+
+type LossCounts = Map<string, { traces: Set<string>; uses: number; lost: number }>;
+
+/** The rules worth trying, from what the start guideline lost on the training traces and what each tool cost. */
+function candidateRules(
+  start: Guideline,
+  threshold: number,
+  lostBy: LossCounts,
+  lostShapes: LossCounts,
+  toolSeen: Map<string, Set<string>>,
+  toolUses: Map<string, number>,
+): Candidate[] {
+  const candidates: Candidate[] = [];
+  const keep = [...lostBy.entries()]
+    .filter(([key, e]) => e.lost > 0 && !start.rules.jsonKeepFields.includes(key))
+    .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
+  for (const [key, e] of keep)
+    candidates.push({
+      rule: {
+        kind: 'keep-field',
+        target: key,
+        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
+        accepted: false,
+        reason: '',
+      },
+      apply: (g, t) => ({
+        guideline: { ...g, rules: { ...g.rules, jsonKeepFields: [...g.rules.jsonKeepFields, key] } },
+        thresholds: t,
+      }),
+    });
+  // Values lost outside JSON (ids in text) are kept by their shape, learned from two or more traces.
+  const shapes = [...lostShapes.entries()]
+    .filter(([shape, e]) => e.traces.size >= 2 && !start.rules.keepPatterns.includes(shape))
+    .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
+  for (const [shape, e] of shapes)
+    candidates.push({
+      rule: {
+        kind: 'keep-pattern',
+        target: shape,
+        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
+        accepted: false,
+        reason: '',
+      },
+      apply: (g, t) => ({
+        guideline: { ...g, rules: { ...g.rules, keepPatterns: [...g.rules.keepPatterns, shape] } },
+        thresholds: t,
+      }),
+    });
+  // A tool seen in several training traces whose results were never used: compress it from a lower size.
+  const low = Math.max(1, Math.floor(threshold / 4));
+  for (const [tool, seen] of [...toolSeen.entries()].sort((a, b) => a[0].localeCompare(b[0])))
+    if (!toolUses.has(tool) && seen.size >= 2)
+      candidates.push({
+        rule: {
+          kind: 'tool-threshold',
+          target: tool,
+          threshold: low,
+          learnedFrom: { traces: [...seen], uses: 0, lost: 0 },
+          accepted: false,
+          reason: '',
+        },
+        apply: (g, t) => ({ guideline: g, thresholds: { ...t, [tool]: low } }),
+      });
+  return candidates;
 }

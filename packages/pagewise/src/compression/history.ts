@@ -98,18 +98,8 @@ export function summaryBody(text: string): string {
   return unfenceQuoted(text) ?? text;
 }
 
-/**
- * Creates C_hist.
- *
- * @example
- * const cHist = historyCompressor({ compressor: 'openai:gpt-4.1-mini', thresholdTokens: 4096, mode: 'accumulate' });
- * const agent = new Agent({ name: 'a', processors: [cHist] });
- *
- * @throws ConfigurationError for a guideline whose target is not `history` or a bad number.
- */
-export function historyCompressor(
-  options: HistoryCompressorOptions = {},
-): ContextProcessor & { readonly backend: CompressorBackend } {
+/** The options of {@link historyCompressor} with their defaults, each checked. */
+function historySettings(options: HistoryCompressorOptions) {
   const guideline = options.guideline ?? DEFAULT_HISTORY_GUIDELINE;
   requireGuidelineTarget(
     guideline,
@@ -134,6 +124,41 @@ export function historyCompressor(
       `historyCompressor: mode must be "reset" or "accumulate", got "${String(mode)}".`,
     );
   }
+  return { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio };
+}
+
+/** The turns with each summarized run (by its first turn) replaced by its summary. */
+function spliceSummaries(
+  turns: ContextItem[][],
+  replaced: Map<number, { end: number; item: ContextItem }>,
+): ContextItem[] {
+  const items: ContextItem[] = [];
+  for (let i = 0; i < turns.length;) {
+    const r = replaced.get(i);
+    if (r) {
+      items.push(r.item);
+      i = r.end;
+    } else {
+      items.push(...(turns[i] ?? []));
+      i += 1;
+    }
+  }
+  return items;
+}
+
+/**
+ * Creates C_hist.
+ *
+ * @example
+ * const cHist = historyCompressor({ compressor: 'openai:gpt-4.1-mini', thresholdTokens: 4096, mode: 'accumulate' });
+ * const agent = new Agent({ name: 'a', processors: [cHist] });
+ *
+ * @throws ConfigurationError for a guideline whose target is not `history` or a bad number.
+ */
+export function historyCompressor(
+  options: HistoryCompressorOptions = {},
+): ContextProcessor & { readonly backend: CompressorBackend } {
+  const { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio } = historySettings(options);
   const backend = resolveCompressor(options.compressor);
   const boundary = options.boundary ?? shortBoundary;
   const guidelineRef = `${guideline.id}@${guideline.version}`;
@@ -176,18 +201,7 @@ export function historyCompressor(
         if (item) replaced.set(region.start, { end: region.end, item });
       }
       if (replaced.size === 0) return;
-      const items: ContextItem[] = [];
-      for (let i = 0; i < turns.length;) {
-        const r = replaced.get(i);
-        if (r) {
-          items.push(r.item);
-          i = r.end;
-        } else {
-          items.push(...(turns[i] ?? []));
-          i += 1;
-        }
-      }
-      request.items = items;
+      request.items = spliceSummaries(turns, replaced);
     },
   };
 

@@ -214,12 +214,6 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
   const compressed = new Map<string, ToolResultOutput | string>();
   const compactions = new Map<string, CompactionEvent[]>();
 
-  const remember = <V>(map: Map<string, V>, key: string, value: V, max: number): void => {
-    map.delete(key);
-    map.set(key, value);
-    while (map.size > max) map.delete(map.keys().next().value as string);
-  };
-
   async function compressObservations(
     prompt: LanguageModelV3Prompt,
     task: string,
@@ -291,16 +285,7 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     const known = new Set(events.map((e) => e.id));
     // Compactions over messages that are gone (an edited conversation) no longer apply.
     const valid = stored.filter((c) => known.has(c.fromEventId) && known.has(c.toEventId));
-    const session: Session = {
-      appName: 'ai-sdk',
-      userId: 'ai-sdk',
-      sessionId,
-      state: {},
-      events: [...events, ...valid],
-      version: events.length + valid.length,
-      createdAt: 0,
-      updatedAt: 0,
-    };
+    const session = promptSession(sessionId, [...events, ...valid]);
     const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
     const context: ProcessorContext = {
       session,
@@ -346,6 +331,27 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       prompt = await compressHistory(prompt, task, params.abortSignal);
       return prompt === params.prompt ? params : { ...params, prompt };
     },
+  };
+}
+
+/** Puts `value` last in `map` (most recently used), dropping the oldest entries past `max`. */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value as string);
+}
+
+/** A session holding a prompt's events, for the history compressor (never stored). */
+function promptSession(sessionId: string, events: SessionEvent[]): Session {
+  return {
+    appName: 'ai-sdk',
+    userId: 'ai-sdk',
+    sessionId,
+    state: {},
+    events,
+    version: events.length,
+    createdAt: 0,
+    updatedAt: 0,
   };
 }
 

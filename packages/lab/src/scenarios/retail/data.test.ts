@@ -27,7 +27,7 @@ describe('loadRetailData', () => {
     delete process.env[TAU_RETAIL_DIR_ENV];
     delete process.env[SHARED_DATA_ENV];
     process.env[DATA_DIR_ENV] = mkdtempSync(path.join(tmpdir(), 'retail-user-data-'));
-    expect(defaultRetailDataDir()).toBe(path.resolve(import.meta.dirname, '../../../../shared/data/tau-retail'));
+    expect(defaultRetailDataDir()).toBe(path.resolve(import.meta.dirname, '../../../../../../shared/data/tau-retail'));
     process.env[TAU_RETAIL_DIR_ENV] = '/somewhere/else';
     expect(defaultRetailDataDir()).toBe('/somewhere/else');
   });
