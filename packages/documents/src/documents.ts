@@ -165,9 +165,20 @@ async function readOne(
   const contentHash = sha256Hex(bytes);
   const kind = readerKind(extension);
   const cached = await cache.get(contentHash, kind);
-  if (cached && 'units' in cached) return named(rel, kind, cached.units);
-  // Only what was read is cached: a skip for a limit (time, memory, pages) may pass with other settings.
-  const documents = await extractFile(rel, extension, bytes, sandbox, limits, signal);
+  if (cached) {
+    if ('skip' in cached) throw new Skip(cached.skip);
+    return named(rel, kind, cached.units);
+  }
+  let documents: FolderDocument[];
+  try {
+    documents = await extractFile(rel, extension, bytes, sandbox, limits, signal);
+  } catch (error) {
+    // A refusal for what the bytes are (a damaged PDF) is cached: the same bytes are refused the same way. A skip
+    // for a limit (every such reason names its limit) is not: with other settings the file may be read.
+    if (error instanceof Skip && !/\blimit\b/.test(error.message))
+      await cache.set(contentHash, kind, { skip: error.message });
+    throw error;
+  }
   await cache.set(contentHash, kind, { units: documents.map((doc) => unitOf(rel, doc)) });
   return documents;
 }
@@ -197,11 +208,12 @@ function readerKind(extension: string): string {
 /** A document as the cache keeps it: its part of the file (page, sheet) instead of its path. */
 function unitOf(rel: string, doc: FolderDocument): ExtractedUnit {
   const fragment = doc.uri.startsWith(`${rel}#`) ? doc.uri.slice(rel.length + 1) : undefined;
+  // In the cache schema's key order: the entry's digest is taken over its JSON, which is read back through it.
   return {
+    ...(fragment !== undefined ? { fragment } : {}),
     body: doc.body,
     mediaType: doc.mediaType,
     title: doc.title,
-    ...(fragment !== undefined ? { fragment } : {}),
   };
 }
 
