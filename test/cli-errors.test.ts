@@ -71,7 +71,7 @@ describe('network failures and key refusals are told apart', () => {
     expect(run.code).toBe(EXIT.provider);
     expect(run.err).toMatch(/answered with an error \(HTTP 500\)/);
     const resume =
-      /The session (\S+) is saved\. Continue with: pagewise analyze .* --resume \1 --model openai-compatible:m --db /.exec(
+      /The session (\S+) is saved\. Continue with: (?:npx )?pagewise analyze .* --resume \1 --model openai-compatible:m .*--db /.exec(
         run.err,
       );
     expect(resume).not.toBeNull();
@@ -82,7 +82,7 @@ describe('network failures and key refusals are told apart', () => {
     const limited = await analyze();
     expect(limited.code).toBe(EXIT.provider);
     expect(limited.err).toMatch(/HTTP 429/);
-    expect(limited.err).toMatch(/is saved\. Continue with: pagewise analyze .* --resume /);
+    expect(limited.err).toMatch(/is saved\. Continue with: (?:npx )?pagewise analyze .* --resume /);
   }, 60_000);
 
   it('names an HTTP 401 as a key problem', async () => {
