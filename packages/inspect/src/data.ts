@@ -8,7 +8,7 @@ import { CALL_LOG_SCHEMA } from 'pagewise';
 import type { ContextRequest } from 'pagewise';
 import { parseFencedPages } from 'pagewise/internal';
 import { inflateRawSync } from 'node:zlib';
-import { decodeEvent, parseStoredState } from 'pagewise/internal';
+import { decodeEvent, parseStoredState, storedEventId } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
@@ -375,14 +375,11 @@ export class InspectData {
    * either is missing; the two are found by their id column, then only the events between them are read.
    */
   async eventRange(key: SessionKey, fromEventId: string, toEventId: string): Promise<SeqEvent[] | undefined> {
-    const bounds = await this.db.all<{ seq: number; event_id: string }>(
-      'SELECT seq, event_id FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND event_id IN (?, ?)',
-      [key.appName, key.userId, key.sessionId, fromEventId, toEventId],
-    );
-    const seqOf = (id: string) => {
-      const row = bounds.find((b) => b.event_id === id);
-      return row === undefined ? undefined : Number(row.seq);
-    };
+    // Found by the id inside the stored body (a store may keep no id column): a coarse SQL filter on the id as
+    // it is written, then each candidate decoded and its own id compared.
+    const needles = [...new Set([fromEventId, toEventId].flatMap((id) => [`"${id}"`, `"${storedEventId(id)}"`]))];
+    const candidates = await this.eventsMatching(key, needles);
+    const seqOf = (id: string) => candidates.find((c) => c.event?.id === id)?.seq;
     const from = seqOf(fromEventId);
     const to = seqOf(toEventId);
     if (from === undefined || to === undefined || to < from) return undefined;

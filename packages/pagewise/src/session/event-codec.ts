@@ -32,6 +32,11 @@ function packId(id: unknown): unknown {
   return UUID.test(id) ? `~${Buffer.from(id.replaceAll('-', ''), 'hex').toString('base64url')}` : id;
 }
 
+/** How an event id is written in a stored body: packed when it is a UUID, else as it is (a JSON string). */
+export function storedEventId(id: string): string {
+  return packId(id) as string;
+}
+
 function unpackId(value: unknown): unknown {
   if (typeof value !== 'string' || !value.startsWith('~')) return value;
   if (value.startsWith('~~')) return value.slice(1);
