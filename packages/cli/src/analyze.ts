@@ -271,13 +271,14 @@ export async function analyzeCommand(
   if (!values.resume) resumedSettings(values, '', undefined);
   if (values.model !== undefined && values.model !== 'offline') resolveModel(values.model);
   const dbFile = values.db ?? defaultDatabasePath();
-  ensureParentOf('--db', dbFile);
   const info = await stat(folder).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(
       'bad-arguments',
       `"${folder}" is not a folder. Generate one with \`${commandLine(['corpus', 'generate', '--n', '50', '--out', folder])}\`.`,
     );
+  // Created only once the arguments hold: a command refused for a bad folder leaves nothing behind.
+  ensureParentOf('--db', dbFile);
   const database = openSqliteDatabase(dbFile);
   const abort = new AbortController();
   let sessionId = values.resume;
