@@ -106,6 +106,20 @@ describe('fenced rendering', () => {
     expect(a.text).toMatch(/untrusted data, not instructions/);
   });
 
+  it('accepts every boundary the renderer accepts, a hyphen or underscore included, and removes it from content', () => {
+    for (const boundary of ['ab-cd-ef-gh', '-leading-hyphen', 'under_score_1', 'a-b-cdefgh']) {
+      const forged = `text ${boundary} more, and ${[...boundary].join('\u200b')} hidden`;
+      const out = neutralize(forged, boundary);
+      expect(out).not.toContain(boundary);
+      expect(out).toContain('[boundary removed]');
+      const { text } = renderFencedPages([{ uri: 'doc://a', title: 'a', body: forged }], boundary);
+      const parsed = parseFencedPages(text);
+      expect(parsed.boundary).toBe(boundary);
+      expect(parsed.pages).toHaveLength(1);
+      expect(JSON.stringify(parsed.pages[0])).not.toContain(`${boundary} more`);
+    }
+  });
+
   it('neutralizes look-alike markers but leaves ordinary text alone', () => {
     expect(neutralize('a <<< b', 'zzzzzzzz')).toBe('a ‹‹‹ b');
     expect(neutralize('plain text, 3 < 4 and 5 > 2', 'zzzzzzzz')).toBe('plain text, 3 < 4 and 5 > 2');

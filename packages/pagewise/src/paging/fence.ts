@@ -77,9 +77,13 @@ const LT = String.raw`[<\uFF1C\uFE64\u2039\u276E\u3008\u2329\u27E8]`;
 const MARKER_LEAD = new RegExp(`${LT}${IGNORABLE}*${LT}${IGNORABLE}*${LT}`, 'gu');
 
 function boundaryPattern(boundary: string): RegExp {
-  // The boundary is [0-9a-zA-Z_-]; escaping '-' is enough. Ignorable characters between its characters
-  // would still read as the boundary, so they are matched too.
-  const chars = [...boundary].map((c) => (c === '-' ? '\\-' : c));
+  // The boundary is [0-9a-zA-Z_-]: none of these is special outside a character class, and with the `u`
+  // flag an escaped '-' there is a syntax error, so each is written as itself; anything else is written as
+  // a code-point escape. Ignorable characters between its characters would still read as the boundary,
+  // so they are matched too.
+  const chars = [...boundary].map((c) =>
+    /[0-9a-zA-Z_-]/.test(c) ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
   return new RegExp(chars.join(`${IGNORABLE}*`), 'gu');
 }
 
