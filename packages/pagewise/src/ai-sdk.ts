@@ -13,6 +13,7 @@
  * await generateText({ model, tools: { ...myTools, ...paging.tools }, prepareStep: paging.prepareStep, stopWhen: stepCountIs(30), prompt });
  */
 export { compressionMiddleware } from './compression/middleware.js';
+export { handleOf } from './compression/transcript.js';
 export type { CompressionMiddleware, CompressionMiddlewareOptions } from './compression/middleware.js';
 export { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './compression/default-guidelines.js';
 export { loadGuideline, parseGuideline } from './compression/guideline.js';

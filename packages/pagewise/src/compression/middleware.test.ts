@@ -92,7 +92,7 @@ describe('compressionMiddleware in generateText', () => {
     });
     const result = await generateText({
       model: wrapLanguageModel({ model: mock, middleware }),
-      tools: { get_order: small },
+      tools: { get_order: small, ...middleware.tools },
       prompt: 'Which orders are pending?',
       stopWhen: stepCountIs(5),
     });
@@ -109,6 +109,84 @@ describe('compressionMiddleware in generateText', () => {
     const handle = handleOf(compressed);
     expect(handle).toBe('tool://get_order/c1');
     expect(await middleware.restore(handle ?? '')).toBe(rawOrder(1));
+  });
+
+  it('issue 28.6: the model can follow a handle with the page_in it is given, and a call without page_in gets no handle', async () => {
+    const backend = recordingBackend((input) => `compressed ${input.observation.slice(0, 15)}`);
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: { thresholdTokens: 200 },
+      history: false,
+    });
+    const pageInStep = (uri: string): LanguageModelV3GenerateResult => ({
+      content: [{ type: 'tool-call', toolCallId: 'p1', toolName: 'page_in', input: JSON.stringify({ uris: [uri] }) }],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage,
+      warnings: [],
+    });
+    const mock = new MockLanguageModelV3({
+      doGenerate: [callStep('c1', 1), pageInStep('tool://get_order/c1'), textStep('done')],
+    });
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: getOrder, ...middleware.tools },
+      prompt: 'Which orders are pending?',
+      stopWhen: stepCountIs(5),
+    });
+    const second = mock.doGenerateCalls[1]?.prompt ?? [];
+    expect(handleOf(toolOutputs(second)[0] ?? '')).toBe('tool://get_order/c1');
+    // The page_in result reaches the model with the raw text, byte for byte (fenced, as it is long).
+    const third = toolOutputs(mock.doGenerateCalls[2]?.prompt ?? []);
+    const paged = third[1] ?? '';
+    expect(unfenceQuoted(paged)).toBe(`tool://get_order/c1:\n${rawOrder(1)}`);
+    // A handle nobody wrote is refused in words, not thrown.
+    const unknown = await middleware.tools.page_in.execute?.(
+      { uris: ['tool://nope/x'] },
+      { toolCallId: 'x', messages: [] },
+    );
+    expect(String(unknown)).toContain('no such result');
+
+    // The same result in a call that offers no page_in: compressed, but no pointer to a missing tool.
+    const bare = compressionMiddleware({ compressor: backend, observation: { thresholdTokens: 200 }, history: false });
+    const mock2 = new MockLanguageModelV3({ doGenerate: [callStep('c1', 1), textStep('done')] });
+    await generateText({
+      model: wrapLanguageModel({ model: mock2, middleware: bare }),
+      tools: { get_order: getOrder },
+      prompt: 'Which orders are pending?',
+      stopWhen: stepCountIs(5),
+    });
+    const out = toolOutputs(mock2.doGenerateCalls[1]?.prompt ?? [])[0] ?? '';
+    expect(unfenceQuoted(out)).toBe('compressed order 1: status');
+    expect(out).not.toContain('page_in');
+    expect(handleOf(out)).toBeUndefined();
+    expect(out).toMatch(/Compressed from \d+ tokens; the full result is not available/u);
+    // It is still kept: the application can restore it.
+    expect(await bare.restore('tool://get_order/c1')).toBe(rawOrder(1));
+  });
+
+  it('caps a page_in result at maxPageInTokens and says so', async () => {
+    const backend = recordingBackend((input) => `compressed ${input.observation.slice(0, 15)}`);
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: { thresholdTokens: 200 },
+      history: false,
+      maxPageInTokens: 50,
+    });
+    const mock = new MockLanguageModelV3({ doGenerate: [callStep('c1', 1), textStep('done')] });
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: getOrder, ...middleware.tools },
+      prompt: 'Which orders are pending?',
+      stopWhen: stepCountIs(5),
+    });
+    const out = String(
+      await middleware.tools.page_in.execute?.({ uris: ['tool://get_order/c1'] }, { toolCallId: 'x', messages: [] }),
+    );
+    expect(out).toContain('over maxPageInTokens');
+    const body = out.slice(out.indexOf('\n') + 1);
+    expect(countTokens(body)).toBeLessThanOrEqual(50);
+    expect(rawOrder(1).startsWith(body)).toBe(true);
+    expect(() => compressionMiddleware({ maxPageInTokens: 0 })).toThrow(/maxPageInTokens/u);
   });
 
   it('summarizes a history above T_hist, keeps the task and the last turn, folds new turns into the summary', async () => {

@@ -10,6 +10,8 @@
  * compressed once (by call id and content), and a summary is folded forward as the conversation grows.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { tool as aiTool, type Tool as AiTool } from 'ai';
+import { z } from 'zod';
 import type {
   LanguageModelV3CallOptions,
   LanguageModelV3Message,
@@ -27,7 +29,8 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { historyCompressor, type HistoryCompressorOptions } from './history.js';
 import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompressorOptions } from './observation.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { fenceQuoted } from './transcript.js';
+import { headAtWordBoundary } from './token-budget.js';
+import { fenceQuoted, withoutHandle } from './transcript.js';
 
 /** Options of {@link compressionMiddleware}. */
 export interface CompressionMiddlewareOptions {
@@ -47,6 +50,11 @@ export interface CompressionMiddlewareOptions {
   agentName?: string;
   /** Conversations whose compactions are remembered (least recently used dropped first). Default 64. */
   maxConversations?: number;
+  /**
+   * Largest result of the middleware's `page_in` tool, in tokens: a raw result longer than this is shown
+   * up to it, with a line saying so. Default 16,000.
+   */
+  maxPageInTokens?: number;
 }
 
 /** The middleware, with what it keeps. */
@@ -57,6 +65,15 @@ export interface CompressionMiddleware extends LanguageModelV3Middleware {
   readonly service: PagingService;
   /** The raw text behind a handle (`tool://...`), byte for byte, or undefined. */
   restore(uri: string): Promise<string | undefined>;
+  /**
+   * The tool that follows the handles, as AI SDK tools: `page_in` returns the raw results of the handles it
+   * is given as its own result. Give it to the call (`tools: { ...yourTools, ...compression.tools }`), or
+   * use the `page_in` of {@link createAiSdkPaging} with this middleware's `service`, which loads them
+   * into the instruction instead. A call that offers no tool named `page_in` gets no handle: its
+   * compressed results say only how large the original was, so the model is never pointed at a tool it
+   * does not have.
+   */
+  readonly tools: { readonly page_in: AiTool };
 }
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
@@ -314,13 +331,16 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     return toPrompt(prompt, request.items, messageOf);
   }
 
+  const restore = async (uri: string): Promise<string | undefined> =>
+    (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body;
+  const pageIn = pageInTool(restore, options.maxPageInTokens ?? 16_000);
+
   return {
     specificationVersion: 'v3',
     ledger,
     service,
-    async restore(uri: string) {
-      return (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body;
-    },
+    restore,
+    tools: { page_in: pageIn },
     async transformParams({ params }: { params: LanguageModelV3CallOptions }): Promise<LanguageModelV3CallOptions> {
       // The task is the latest user message: the one this call's tool loop works on.
       const lastUser = [...params.prompt]
@@ -329,6 +349,7 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       const task = lastUser ? userText(lastUser) : '';
       let prompt = await compressObservations(params.prompt, task, params.abortSignal);
       prompt = await compressHistory(prompt, task, params.abortSignal);
+      if (!params.tools?.some((t) => t.name === 'page_in')) prompt = withoutHandles(prompt, params.prompt);
       return prompt === params.prompt ? params : { ...params, prompt };
     },
   };
@@ -375,4 +396,67 @@ function toPrompt(
     if (message) out.push(message);
   }
   return out;
+}
+
+/**
+ * The prompt with the handle lines of the results this middleware wrote reduced to their size note (see
+ * {@link withoutHandle}); messages that were passed through (the caller's own) are left as they were.
+ */
+function withoutHandles(prompt: LanguageModelV3Prompt, original: LanguageModelV3Prompt): LanguageModelV3Prompt {
+  const untouched = new Set<LanguageModelV3Message>(original);
+  return prompt.map((message) => {
+    if (untouched.has(message)) return message;
+    if (message.role === 'user') {
+      // A summary of the history may quote a handle too.
+      return {
+        ...message,
+        content: message.content.map((part) =>
+          part.type === 'text' ? { ...part, text: withoutHandle(part.text) } : part,
+        ),
+      };
+    }
+    if (message.role !== 'tool') return message;
+    return {
+      ...message,
+      content: message.content.map((part) => {
+        if (part.type !== 'tool-result' || part.output.type !== 'text') return part;
+        const value = withoutHandle(part.output.value);
+        return value === part.output.value ? part : { ...part, output: { ...part.output, value } };
+      }),
+    };
+  });
+}
+
+/** The middleware's `page_in`: the raw results behind handles, as its result, up to `maxPageInTokens` in all. */
+function pageInTool(restore: (uri: string) => Promise<string | undefined>, maxPageInTokens: number): AiTool {
+  if (!Number.isInteger(maxPageInTokens) || maxPageInTokens < 1)
+    throw new RangeError(`compressionMiddleware: maxPageInTokens must be an integer ≥ 1, got ${maxPageInTokens}.`);
+  return aiTool({
+    description:
+      'Return the full, uncompressed result behind the handles of compressed tool results (the uris after "page_in uris").',
+    inputSchema: z.object({ uris: z.array(z.string().min(1).max(500)).min(1).max(10) }),
+    execute: async ({ uris }: { uris: string[] }) => {
+      const parts: string[] = [];
+      let left = maxPageInTokens;
+      for (const uri of uris) {
+        // Only the handles of compressed results: not any page the shared service may hold.
+        const body = uri.startsWith('tool://') ? await restore(uri) : undefined;
+        if (body === undefined) {
+          parts.push(
+            `${uri}: no such result (only the uris after "page_in uris" in a compressed result can be paged in).`,
+          );
+          continue;
+        }
+        const tokens = countTokens(body);
+        const shown = tokens <= left ? body : headAtWordBoundary(body, Math.max(0, left));
+        left -= countTokens(shown);
+        parts.push(
+          shown === body
+            ? `${uri}:\n${body}`
+            : `${uri} (the first ${countTokens(shown)} of ${tokens} tokens; the rest is over maxPageInTokens):\n${shown}`,
+        );
+      }
+      return parts.join('\n\n');
+    },
+  });
 }

@@ -91,3 +91,16 @@ export function handleOf(text: string): string | undefined {
     return undefined;
   }
 }
+
+const HANDLE_LINE_GLOBAL = new RegExp(HANDLE_LINE.source, 'gmu');
+
+/**
+ * The compressed observation with its handle line reduced to what the model can act on when no tool
+ * follows handles: how large the original was, and no call to a tool it does not have.
+ */
+export function withoutHandle(text: string): string {
+  return text.replace(HANDLE_LINE_GLOBAL, (line) => {
+    const tokens = /Compressed from (\d+) tokens/u.exec(line)?.[1] ?? '?';
+    return `[pagewise] Compressed from ${tokens} tokens; the full result is not available to you in this call.`;
+  });
+}
