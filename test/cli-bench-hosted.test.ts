@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli } from './support/cli-child.js';
-import { answer, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
+import { answer, hang, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
 
 let dir: string;
 let server: FakeOpenAI;
@@ -51,5 +51,48 @@ describe('bench on a hosted model without --out', () => {
       expect.arrayContaining(['results.json', 'runs.json', 'report.md']),
     );
     expect(server.requests.length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('bench on a hung hosted model (issue 31.12)', () => {
+  it('retries each call after --timeout and stops at --deadline, keeping the run resumable', async () => {
+    server.clear();
+    for (let i = 0; i < 20; i += 1) server.enqueue(hang);
+    const before = server.requests.length;
+    const out = path.join(dir, 'hung');
+    const started = performance.now();
+    const flagged = spawnCli(
+      [
+        'bench',
+        'report-analysis',
+        '--n',
+        '3',
+        '--tasks',
+        '1',
+        '--strategies',
+        'paging',
+        '--model',
+        'openai-compatible:m',
+        '--timeout',
+        '1',
+        '--deadline',
+        '6',
+        '--out',
+        out,
+      ],
+      { PAGEWISE_OPENAI_COMPATIBLE_BASE_URL: server.baseURL, PAGEWISE_OPENAI_COMPATIBLE_API_KEY: 'k' },
+      dir,
+    );
+    const { code } = await flagged.exited;
+    const seconds = (performance.now() - started) / 1000;
+    expect(code, flagged.stderr()).toBe(2);
+    expect(flagged.stderr()).toContain('Stopped at the deadline (--deadline 6 s)');
+    expect(flagged.stderr()).toContain(`--resume ${out}`);
+    // Without the flags a hung call waits 120 s per attempt; with them the command ends soon after its deadline.
+    expect(seconds).toBeLessThan(30);
+    // The run's settings are saved before any episode, so --resume can continue it.
+    expect(readdirSync(out)).toContain('bench-run.json');
+    // A hung attempt was abandoned after --timeout and retried: more than one request reached the server.
+    expect(server.requests.length - before).toBeGreaterThan(1);
   }, 120_000);
 });

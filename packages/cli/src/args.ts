@@ -60,6 +60,25 @@ export const MODEL_TIME_FLAGS = {
 export const MODEL_TIME_HELP = `  --timeout <seconds>    Time one model call may take before it is retried (3 retries) (default ${DEFAULT_MODEL_TIMEOUT_S})
   --deadline <seconds>   Time the whole run may take, every call and retry included (default ${DEFAULT_RUN_DEADLINE_S})`;
 
+/** Help lines of `--timeout` and `--deadline` for a command whose runs can be resumed, so have no default deadline. */
+export const RESUMABLE_TIME_HELP = `  --timeout <seconds>    Time one model call may take before it is retried (3 retries) (default ${DEFAULT_MODEL_TIMEOUT_S})
+  --deadline <seconds>   Time the whole run may take; past it the run stops as on Ctrl-C, keeping what
+                         finished, and the command exits 2 (default: none)`;
+
+/**
+ * Reads `--timeout` and an optional `--deadline` for a command whose runs are long and resumable (bench,
+ * optimize): the per-attempt timeout of model calls, and the whole run's deadline in ms, or undefined.
+ */
+export function resumableTimeOptions(values: { timeout?: string | undefined; deadline?: string | undefined }): {
+  modelTimeoutMs: number;
+  deadlineMs: number | undefined;
+} {
+  return {
+    modelTimeoutMs: intOption('timeout', values.timeout, DEFAULT_MODEL_TIMEOUT_S, 1) * 1000,
+    deadlineMs: values.deadline === undefined ? undefined : intOption('deadline', values.deadline, 0, 1) * 1000,
+  };
+}
+
 /**
  * Reads `--timeout` and `--deadline` into the runner's settings: the per-attempt timeout of model calls
  * and the run's wall-time limit. A hung model then costs at most four timeouts, and never more than the

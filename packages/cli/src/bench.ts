@@ -30,7 +30,7 @@ import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/mult
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
 import { ConfigurationError } from 'pagewise';
-import { intOption, parseCommand } from './args.js';
+import { intOption, MODEL_TIME_FLAGS, parseCommand, RESUMABLE_TIME_HELP, resumableTimeOptions } from './args.js';
 import { commandLine } from './invocation.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
@@ -62,6 +62,7 @@ Options:
   --budget <tokens>     Prompt-token budget given to every strategy: FIFO, clearing, summarization and
                         ACON fit their context to it, and a larger request fails the episode
   --concurrency C       Episodes run at once (default 1; raise it for hosted models)
+${RESUMABLE_TIME_HELP}
   --queue <redis url>   Run the episodes on workers (pagewise worker --redis <url>) through a Redis
                         queue instead of in this process; the saved runs are the same. The model must
                         be a spec; workers need its API key
@@ -78,8 +79,9 @@ Options:
   --list                List the scenarios and their strategies
   -h, --help            Show this help
 
-Exit codes: 0 done, 2 bad arguments or an output that could not be written, 130 interrupted (Ctrl-C prints
-where the partial results are and the command that resumes the run).
+Exit codes: 0 done, 2 bad arguments, an output that could not be written or a run stopped at --deadline,
+130 interrupted (Ctrl-C and --deadline print where the partial results are and the command that resumes the
+run).
 `;
 
 const OPTIONS = {
@@ -93,6 +95,7 @@ const OPTIONS = {
   window: { type: 'string' },
   budget: { type: 'string' },
   concurrency: { type: 'string' },
+  ...MODEL_TIME_FLAGS,
   queue: { type: 'string' },
   'queue-prefix': { type: 'string' },
   prices: { type: 'string' },
@@ -322,6 +325,7 @@ export async function benchCommand(
       ? undefined
       : intOption('window', values.window, 0, 0);
   const tasks = resumed?.tasks ?? intOption('tasks', values.tasks, DEFAULT_BENCH_TASKS, 1);
+  const times = resumableTimeOptions(values);
   const seed = resumed?.seed ?? intOption('seed', values.seed, 1, 0);
   if (values.queue === undefined && values['queue-prefix'] !== undefined)
     throw new ConfigurationError('bad-arguments', '--queue-prefix needs --queue <redis url>.');
@@ -371,6 +375,15 @@ export async function benchCommand(
   const abort = new AbortController();
   const onInterrupt = () => abort.abort();
   process.once('SIGINT', onInterrupt);
+  // Past --deadline the run stops as on Ctrl-C: what finished is kept, and the resume command is printed.
+  let pastDeadline = false;
+  const deadline =
+    times.deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          pastDeadline = true;
+          abort.abort();
+        }, times.deadlineMs);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
   let report: BenchReport;
   try {
@@ -384,6 +397,7 @@ export async function benchCommand(
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(values.budget !== undefined ? { budget: intOption('budget', values.budget, 1, 1) } : {}),
       concurrency: intOption('concurrency', values.concurrency, 1, 1),
+      modelTimeoutMs: times.modelTimeoutMs,
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
       onProgress: progress.update,
@@ -392,13 +406,17 @@ export async function benchCommand(
   } catch (error) {
     if (!abort.signal.aborted) throw error;
     progress.stop();
+    const stopped = pastDeadline
+      ? `Stopped at the deadline (--deadline ${times.deadlineMs! / 1000} s).`
+      : 'Interrupted.';
     err(
       outDir
-        ? `Interrupted. Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
-        : 'Interrupted. Nothing was kept: run with --out <folder> to make a run resumable.',
+        ? `${stopped} Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
+        : `${stopped} Nothing was kept: run with --out <folder> to make a run resumable.`,
     );
-    return 130;
+    return pastDeadline ? 2 : 130;
   } finally {
+    clearTimeout(deadline);
     progress.stop();
     process.removeListener('SIGINT', onInterrupt);
   }

@@ -7,6 +7,7 @@ import { parseGuideline } from '../../pagewise/src/compression/guideline.js';
 import { SqliteCompressorCallStore } from '../../lab/src/optimize/index.js';
 import { emptyParts, Ledger } from '../../pagewise/src/tokens/ledger.js';
 import { countTokens } from '../../pagewise/src/tokens/tokenizer.js';
+import { AbortedError } from '../../pagewise/src/errors.js';
 import { OPTIMIZE_HELP, optimizeCommand } from './optimize.js';
 import { registerStandardBench } from '../../lab/src/bench/standard.js';
 import { runCommand } from '../../../test/support/cli.js';
@@ -91,6 +92,20 @@ afterAll(() => unregisterScenario(canned.name));
 
 const run = (argv: string[]) => runCommand(optimizeCommand, argv);
 
+// Episodes that never finish until their signal aborts (a hung hosted model), recording the timeout they got.
+const seenTimeouts: (number | undefined)[] = [];
+const hung: BenchScenario = {
+  ...canned,
+  name: 'test-cli-optimize-hung',
+  async runEpisode(task, context) {
+    seenTimeouts.push(context.modelTimeoutMs);
+    await new Promise<void>((resolve) => context.signal?.addEventListener('abort', () => resolve(), { once: true }));
+    throw new AbortedError(`episode ${task.id} aborted`);
+  },
+};
+beforeAll(() => registerScenario(hung));
+afterAll(() => unregisterScenario(hung.name));
+
 describe('pagewise optimize', () => {
   it('prints its help', async () => {
     expect(await run(['--help'])).toMatchObject({ code: 0, out: OPTIMIZE_HELP });
@@ -110,6 +125,37 @@ describe('pagewise optimize', () => {
       // --no-record: a failing run must not leave a database in the working folder.
       run(['--scenario', canned.name, '--target', 'history', '--optimizer', 'openai:gpt-4.1', '--no-record']),
     ).rejects.toThrow(/OPENAI_API_KEY/);
+  });
+
+  it('issue 31.12: passes --timeout to every episode and stops at --deadline with the progress saved', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-cli-opt-deadline-'));
+    const started = performance.now();
+    const result = await run([
+      '--scenario',
+      hung.name,
+      '--target',
+      'observation',
+      '--train',
+      '1',
+      '--val',
+      '0',
+      '--timeout',
+      '7',
+      '--deadline',
+      '1',
+      '--no-record',
+      '--out',
+      path.join(dir, 'out'),
+    ]);
+    expect(result.code, result.err).toBe(2);
+    expect(result.err).toContain('the deadline (--deadline 1 s) has passed');
+    expect(result.err).toContain('progress saved');
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(seenTimeouts.length).toBeGreaterThan(0);
+    expect(seenTimeouts.every((t) => t === 7000)).toBe(true);
+    await expect(run(['--scenario', hung.name, '--target', 'observation', '--timeout', '0'])).rejects.toThrow(
+      /--timeout must be an integer ≥ 1/,
+    );
   });
 
   it('writes the guideline, candidates, feedback and report, records calls, and resumes from its progress', async () => {

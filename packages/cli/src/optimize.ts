@@ -20,7 +20,7 @@ import {
   type OptimizeProgressEvent,
 } from '@pagewise/lab/optimize';
 import { defaultDatabasePath } from '@pagewise/sqlite';
-import { intOption, parseCommand } from './args.js';
+import { DEFAULT_MODEL_TIMEOUT_S, intOption, MODEL_TIME_FLAGS, parseCommand, resumableTimeOptions } from './args.js';
 import { commandLine } from './invocation.js';
 
 /** Help text of `pagewise optimize`. */
@@ -55,6 +55,9 @@ Options:
   --max-optimizer-calls N   Stop (progress saved) before the optimizer model is called more than N times
   --max-optimizer-tokens N  Stop (progress saved) once the optimizer model has used N tokens
   --window <tokens>         Context window of the agent's requests (default: the model's)
+  --timeout <seconds>       Time one model call may take before it is retried (3 retries) (default ${DEFAULT_MODEL_TIMEOUT_S})
+  --deadline <seconds>      Time the whole run may take; past it the run stops as on Ctrl-C, progress saved,
+                            and the command exits 2 (default: none)
   --budget <tokens>         Prompt-token budget of the compressed runs, as pagewise bench --budget: a
                             candidate whose runs exceed it, or that costs more tokens than the start, is
                             rejected
@@ -85,6 +88,7 @@ const OPTIONS = {
   'max-optimizer-calls': { type: 'string' },
   'max-optimizer-tokens': { type: 'string' },
   window: { type: 'string' },
+  ...MODEL_TIME_FLAGS,
   out: { type: 'string' },
   db: { type: 'string' },
   'no-record': { type: 'boolean' },
@@ -203,12 +207,25 @@ export async function optimizeCommand(
     values['max-optimizer-tokens'] === undefined
       ? undefined
       : intOption('max-optimizer-tokens', values['max-optimizer-tokens'], 0, 0);
+  const times = resumableTimeOptions(values);
   const store: CompressorCallStore | undefined = values['no-record']
     ? undefined
     : new SqliteCompressorCallStore({ path: values.db ?? defaultDatabasePath() });
 
   const controller = new AbortController();
   const quit = () => process.exit(130);
+  // Past --deadline the run stops as on Ctrl-C: the episodes in flight end and the progress is saved.
+  let pastDeadline = false;
+  const deadline =
+    times.deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          pastDeadline = true;
+          err(
+            `optimize: the deadline (--deadline ${times.deadlineMs! / 1000} s) has passed; stopping and saving the progress`,
+          );
+          controller.abort();
+        }, times.deadlineMs);
   const onInterrupt = () => {
     err(
       'optimize: interrupted; finishing the episodes in flight and saving the progress (Ctrl-C again to quit at once)',
@@ -236,6 +253,7 @@ export async function optimizeCommand(
       ...(maxTokens !== undefined ? { maxOptimizerTokens: maxTokens } : {}),
       settingNames: { maxOptimizerCalls: '--max-optimizer-calls', maxOptimizerTokens: '--max-optimizer-tokens' },
       ...(values.window !== undefined ? { contextWindow: intOption('window', values.window, 0, 0) } : {}),
+      modelTimeoutMs: times.modelTimeoutMs,
       ...(values.budget !== undefined ? { budget: intOption('budget', values.budget, 1, 1) } : {}),
       outDir,
       ...(store ? { store } : {}),
@@ -258,10 +276,11 @@ export async function optimizeCommand(
       err(
         `optimize: stopped; progress saved in ${path.join(outDir, PROGRESS_FILE)}. Run the same command again to resume.`,
       );
-      return 130;
+      return pastDeadline ? 2 : 130;
     }
     throw error;
   } finally {
+    clearTimeout(deadline);
     process.removeListener('SIGINT', onInterrupt);
     process.removeListener('SIGINT', quit);
     await store?.close();

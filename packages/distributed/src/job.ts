@@ -37,6 +37,8 @@ export interface EpisodeJobData {
   contextWindow: number | null;
   /** The run's prompt-token budget; absent or null for none. */
   budget?: number | null;
+  /** Per-attempt timeout of model calls in ms; absent or null for the runner's default. */
+  modelTimeoutMs?: number | null;
 }
 
 const EpisodeJobDataSchema = z.object({
@@ -50,6 +52,7 @@ const EpisodeJobDataSchema = z.object({
   model: z.string().min(1),
   contextWindow: z.number().int().nonnegative().nullable(),
   budget: z.number().int().positive().nullable().optional(),
+  modelTimeoutMs: z.number().int().positive().nullable().optional(),
 });
 
 /**

@@ -105,6 +105,7 @@ function episodeJobs(batch: EpisodeBatch, runId: string): Map<string, { job: Epi
       model: batch.model,
       contextWindow: batch.contextWindow ?? null,
       budget: batch.budget ?? null,
+      modelTimeoutMs: batch.modelTimeoutMs ?? null,
     };
     byId.set(id, { job, data });
   }

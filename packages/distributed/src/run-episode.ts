@@ -31,6 +31,7 @@ export async function runEpisodeJob(
     model: job.model,
     ...(job.contextWindow !== null ? { contextWindow: job.contextWindow } : {}),
     ...(job.budget !== undefined && job.budget !== null ? { budget: job.budget } : {}),
+    ...(job.modelTimeoutMs !== undefined && job.modelTimeoutMs !== null ? { modelTimeoutMs: job.modelTimeoutMs } : {}),
     ...(signal ? { signal } : {}),
   };
   return scenario.runEpisode(job.task, context);

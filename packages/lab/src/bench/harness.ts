@@ -151,6 +151,7 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     agent,
     model,
     limits: { maxSteps: options.maxSteps },
+    ...(context.modelTimeoutMs !== undefined ? { retry: { timeoutMs: context.modelTimeoutMs } } : {}),
     // Set explicitly: a wrapped instance would not be recognized by its label.
     contextWindow: budgetWindow(context.contextWindow ?? contextWindowFor(context.model), context.budget),
     services: { ...scenarioServices, ...setup.services },
@@ -209,6 +210,8 @@ export interface BenchOptions {
    * it, and a request above it fails its episode.
    */
   budget?: number;
+  /** Per-attempt timeout of every model call, in ms (see {@link EpisodeContext.modelTimeoutMs}). */
+  modelTimeoutMs?: number;
   /** Prices (USD per million tokens) by model label or spec, over {@link DEFAULT_PRICES}. */
   prices?: Readonly<Record<string, ModelPrice>>;
   /** Episodes run at once by the in-process executor. Default 1 (the offline model is CPU-bound); raise it for hosted models. */
@@ -237,6 +240,8 @@ export interface EpisodeBatch {
   contextWindow?: number;
   /** As {@link BenchOptions.budget}. */
   budget?: number;
+  /** As {@link BenchOptions.modelTimeoutMs}. */
+  modelTimeoutMs?: number;
   /** As {@link BenchOptions.concurrency}; an executor whose workers set their own may ignore it. */
   concurrency: number;
   signal?: AbortSignal;
@@ -267,6 +272,7 @@ export const inProcessExecutor: EpisodeExecutor = async (batch) => {
         model: batch.model,
         ...(batch.contextWindow !== undefined ? { contextWindow: batch.contextWindow } : {}),
         ...(batch.budget !== undefined ? { budget: batch.budget } : {}),
+        ...(batch.modelTimeoutMs !== undefined ? { modelTimeoutMs: batch.modelTimeoutMs } : {}),
         ...(signal ? { signal } : {}),
       };
       const outcome = await scenario.runEpisode(job.task, context);
@@ -413,6 +419,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     model: modelSpec,
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.budget !== undefined ? { budget: options.budget } : {}),
+    ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     concurrency,
     ...(options.signal ? { signal: options.signal } : {}),
     onEpisode: (job, outcome) => {

@@ -34,6 +34,11 @@ export interface EpisodeContext {
    * fails the episode like a request above the context window.
    */
   budget?: number;
+  /**
+   * How long one model call (one attempt) may take before it is retried, in ms; the runner's default
+   * when undefined. A hung hosted model then costs at most the attempts times this.
+   */
+  modelTimeoutMs?: number;
   signal?: AbortSignal;
 }
 

@@ -46,6 +46,8 @@ export interface ScenarioEvaluatorOptions {
   store?: CompressorCallStore;
   /** Context window of the agent's requests; the model's known one when omitted. */
   contextWindow?: number;
+  /** Per-attempt timeout of the agent's model calls, in ms; the runner's default when omitted. */
+  modelTimeoutMs?: number;
   /**
    * Prompt-token budget of the compressed runs: ACON's thresholds fit it and a larger request fails the
    * episode. The uncompressed runs are the reference and run without it.
@@ -167,6 +169,7 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
         strategy: name,
         model,
         ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+        ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
         ...(options.budget !== undefined && job.mode === 'compressed' ? { budget: options.budget } : {}),
         ...(signal ? { signal } : {}),
       });

@@ -254,6 +254,7 @@ function optimizerAsk(
             abortSignal: s,
           }),
         options.signal,
+        options.modelTimeoutMs !== undefined ? { timeoutMs: options.modelTimeoutMs } : {},
       );
       text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
       promptTokens = result.usage.inputTokens.total ?? countTokens(prompt);
@@ -305,6 +306,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
       ...(options.compressor !== undefined ? { compressor: options.compressor } : {}),
       ...(options.store ? { store: options.store } : {}),
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+      ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
       ...(budget !== undefined ? { budget } : {}),
       ...(options.joint ? { joint: true } : {}),
     });

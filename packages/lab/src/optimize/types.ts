@@ -83,6 +83,8 @@ export interface OptimizeOptions {
   taskValues?: TaskValuesFn;
   /** Context window of the agent's requests. */
   contextWindow?: number;
+  /** Per-attempt timeout of every model call (the agent's and the optimizer's), in ms. Default 120,000. */
+  modelTimeoutMs?: number;
   /** Guidelines to measure beside the result on both splits, as extra report rows (e.g. a hand-tuned one). */
   references?: readonly { label: string; guideline: Guideline }[];
   signal?: AbortSignal;

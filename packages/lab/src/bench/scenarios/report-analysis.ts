@@ -110,6 +110,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           ...(setup.processors ? { processors: setup.processors } : {}),
           boundary,
           ledger,
+          ...(context.modelTimeoutMs !== undefined ? { modelTimeoutMs: context.modelTimeoutMs } : {}),
           ...(context.signal ? { signal: context.signal } : {}),
         });
         return {
