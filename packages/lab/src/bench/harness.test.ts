@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APICallError } from '@ai-sdk/provider';
+import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { tool } from '../../../pagewise/src/agents/tool.js';
 import { clearToolResults } from '../../../pagewise/src/context/processors.js';
@@ -323,6 +325,39 @@ describe('runAgentEpisode', () => {
     } finally {
       unregisterStrategy('test-extras');
     }
+  });
+});
+
+describe('runAgentEpisode on a failing provider', () => {
+  it("says an outage is the system's fault and a refused key the configuration's, so optimize can tell them from a lost fact", async () => {
+    const failing = (status: number) =>
+      new MockLanguageModelV3({
+        doGenerate: async () => {
+          throw new APICallError({
+            message: `HTTP ${status}`,
+            url: 'http://127.0.0.1:1/v1/chat/completions',
+            requestBodyValues: {},
+            statusCode: status,
+            isRetryable: false,
+          });
+        },
+      });
+    const base = {
+      scenario: SCENARIO,
+      task: { id: 'x', prompt: 'Secrets of: a' },
+      agentName: 'looker',
+      instruction: 'Task kind: test-lookup',
+      tools: [lookup(1)],
+      offlinePolicy: policy,
+      maxSteps: 5,
+    };
+    const outage = await runAgentEpisode({ ...base, context: { strategy: 'none', model: failing(503) } });
+    expect(outage.error).toBeDefined();
+    expect(outage.errorFault).toBe('system');
+    const refused = await runAgentEpisode({ ...base, context: { strategy: 'none', model: failing(401) } });
+    expect(refused.errorFault).toBe('configuration');
+    const fine = await runAgentEpisode({ ...base, context: { strategy: 'none', model: 'offline' } });
+    expect(fine.errorFault).toBeUndefined();
   });
 });
 

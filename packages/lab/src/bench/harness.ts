@@ -8,7 +8,7 @@ import { wrapLanguageModel } from 'ai';
 import { Agent } from 'pagewise';
 import { Runner } from 'pagewise';
 import type { AnyTool } from 'pagewise';
-import { AbortedError, ConfigurationError, PagewiseError, SystemError } from 'pagewise';
+import { AbortedError, ConfigurationError, PagewiseError, SystemError, type ErrorFault } from 'pagewise';
 import { OfflineModel, type OfflinePolicy } from 'pagewise';
 import { contextWindowFor, modelLabel, resolveModel, type ModelSpec } from 'pagewise';
 import { DEFAULT_PRICES, type ModelPrice } from 'pagewise/internal';
@@ -112,8 +112,19 @@ export interface AgentEpisodeRun {
   ledger: LedgerEntry[];
   /** The error the episode ended in, if any. */
   error?: string;
+  /** Who was at fault for {@link AgentEpisodeRun.error}, when it is a pagewise error (see {@link errorFaultOf}). */
+  errorFault?: ErrorFault;
   windowFailure: boolean;
   wallMs: number;
+}
+
+/**
+ * Who is at fault for an error that ended an episode: a pagewise error's own `fault` (a provider outage
+ * or timeout is `system`, a missing key `configuration`, a bad tool call or a full window `model`), or
+ * undefined for anything else.
+ */
+export function errorFaultOf(error: unknown): ErrorFault | undefined {
+  return PagewiseError.isInstance(error) ? error.fault : undefined;
 }
 
 /**
@@ -177,6 +188,7 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
       text: message,
       ledger: ledger.entries.map((e) => ({ ...e, parts: { ...e.parts } })),
       error: message,
+      ...(errorFaultOf(error) ? { errorFault: errorFaultOf(error) } : {}),
       windowFailure: isWindowFailure(error),
       wallMs: performance.now() - started,
     };

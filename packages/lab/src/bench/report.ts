@@ -158,6 +158,7 @@ export const EpisodeOutcomeSchema = z.looseObject({
   f1: z.number().min(0).max(1).optional(),
   windowFailure: z.boolean(),
   error: z.string().optional(),
+  errorFault: z.enum(['configuration', 'model', 'system']).optional(),
   wallMs: z.number().nonnegative(),
 });
 const EpisodeSchema = EpisodeOutcomeSchema.extend({ n: z.number().int().positive().nullable() });

@@ -2,7 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { LedgerEntry } from 'pagewise';
+import type { ErrorFault, LedgerEntry } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 
 /** Parameters every scenario understands. */
@@ -51,6 +51,11 @@ export interface EpisodeOutcome {
   answer: string;
   /** Every model call of the episode, compressor calls included. */
   ledger: LedgerEntry[];
+  /**
+   * Who was at fault for the error the episode ended in (`system`: a provider outage or timeout, which
+   * says nothing about the strategy), when known.
+   */
+  errorFault?: ErrorFault;
   /** Evidence recall in [0,1] where the scenario defines it. */
   evidenceRecall?: number;
   /** Exact match / F1 where the scenario defines them (real models). */

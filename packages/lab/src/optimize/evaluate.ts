@@ -178,6 +178,7 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
         success: outcome.success,
         answer: outcome.answer,
         ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+        ...(outcome.errorFault !== undefined ? { errorFault: outcome.errorFault } : {}),
         ledger: outcome.ledger,
         toolCalls,
         compressions,

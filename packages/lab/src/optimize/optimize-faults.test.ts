@@ -87,6 +87,42 @@ describe('optimize: a provider outage is not blamed on the guideline', () => {
     expect(calls.filter((c) => c === 'compressed|t0').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('issue 28.7: an episode whose agent model met an outage (after its retries) is run again, not blamed on the guideline', async () => {
+    const calls: string[] = [];
+    const seen = new Map<string, number>();
+    const base = evaluator(calls, () => false);
+    const agentDown: EpisodeEvaluator = async (job, signal) => {
+      const result = await base(job, signal);
+      const key = `${job.mode}|${job.task.id}`;
+      const n = (seen.get(key) ?? 0) + 1;
+      seen.set(key, n);
+      // The uncompressed run of t0 fails on its first attempt because the provider is down.
+      return key === 'uncompressed|t0' && n === 1
+        ? { ...result, success: false, answer: 'HTTP 503', error: 'HTTP 503', errorFault: 'system' }
+        : result;
+    };
+    const run = await optimizeGuideline({ ...options, evaluator: agentDown, outDir: outDir() });
+    expect(calls.filter((c) => c === 'uncompressed|t0')).toHaveLength(2);
+    // Counted as the clean run: t0 succeeds uncompressed, so both tasks are contrastive failures.
+    const row = run.report.rows.find((r) => r.label === 'uncompressed' && r.split === 'train');
+    expect(row?.score.success).toBe(1);
+  });
+
+  it('an episode the agent model failed for a reason of its own (a full window) is counted as a failure', async () => {
+    const calls: string[] = [];
+    const base = evaluator(calls, () => false);
+    const windowFull: EpisodeEvaluator = async (job, signal) => {
+      const result = await base(job, signal);
+      return job.mode === 'uncompressed' && job.task.id === 't0'
+        ? { ...result, success: false, error: 'context window exceeded', errorFault: 'model' }
+        : result;
+    };
+    const run = await optimizeGuideline({ ...options, evaluator: windowFull, outDir: outDir() });
+    expect(calls.filter((c) => c === 'uncompressed|t0')).toHaveLength(1);
+    const row = run.report.rows.find((r) => r.label === 'uncompressed' && r.split === 'train');
+    expect(row?.score.success).toBe(0.5);
+  });
+
   it('an outage on every attempt stops the run with a retryable error and caches nothing for that episode', async () => {
     const dir = outDir();
     const calls: string[] = [];

@@ -116,11 +116,12 @@ function checkAbort(signal: AbortSignal | undefined): void {
 export const INFRASTRUCTURE_ATTEMPTS = 3;
 
 /**
- * The provider failure an episode met, if any: a compression that fell back because its provider
- * failed (an outage, a timeout), not because of what the compressor wrote. Such an episode says nothing
- * about the guideline, so it is neither cached nor analysed.
+ * The provider failure an episode met, if any: the agent's own model failing (an outage, a timeout, after
+ * its retries), or a compression that fell back because its provider failed, not because of what the
+ * compressor wrote. Such an episode says nothing about the guideline, so it is neither cached nor analysed.
  */
 export function infrastructureFailure(result: EpisodeResult): string | undefined {
+  if (result.errorFault === 'system') return result.error ?? 'the agent model failed';
   const entry = result.ledger.find((e) => e.error?.fault === 'system');
   return entry?.error ? `${entry.error.code}: ${entry.error.message}` : undefined;
 }

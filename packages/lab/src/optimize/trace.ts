@@ -5,7 +5,7 @@
  * running the episode again; it is bounded (value lists, excerpts) to keep those files small.
  */
 import { z } from 'zod';
-import type { LedgerEntry } from 'pagewise';
+import type { ErrorFault, LedgerEntry } from 'pagewise';
 import { summarizeLedger } from 'pagewise';
 import { countTokens } from 'pagewise';
 import type { CompressorCallRecord } from 'pagewise/internal';
@@ -34,6 +34,8 @@ export interface EpisodeResult {
   /** The final answer, or the error message. */
   answer: string;
   error?: string;
+  /** Who was at fault for `error`, when known (`system`: a provider failure, not the guideline's). */
+  errorFault?: ErrorFault;
   /** Every model call of the episode, compressor calls included. */
   ledger: readonly LedgerEntry[];
   /** Every successful tool call, in order. */

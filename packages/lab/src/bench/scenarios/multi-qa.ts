@@ -180,6 +180,7 @@ export function createMultiQaScenario(options: MultiQaScenarioOptions = {}): Ben
         f1: score.f1,
         windowFailure: run.windowFailure,
         ...(run.error !== undefined ? { error: run.error } : {}),
+        ...(run.errorFault !== undefined ? { errorFault: run.errorFault } : {}),
         wallMs: run.wallMs,
       };
     },

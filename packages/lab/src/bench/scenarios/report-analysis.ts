@@ -22,7 +22,7 @@ import {
   type GoldAnswer,
   type ReportCorpus,
 } from '../../scenarios/report-analysis/index.js';
-import { budgetWindow, captureModelCalls, isWindowFailure } from '../harness.js';
+import { budgetWindow, captureModelCalls, errorFaultOf, isWindowFailure } from '../harness.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioParams, ScenarioTask } from '../scenario.js';
 import { listStrategies, setupStrategy, strategyTask } from '../strategies.js';
 
@@ -133,6 +133,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           ledger: [...ledger.entries],
           windowFailure: isWindowFailure(error),
           error: message,
+          ...(errorFaultOf(error) ? { errorFault: errorFaultOf(error) } : {}),
           wallMs: performance.now() - started,
         };
       }

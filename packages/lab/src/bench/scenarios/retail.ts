@@ -108,6 +108,7 @@ export function createRetailScenario(options: RetailScenarioOptions = {}): Bench
         ledger: run.ledger,
         windowFailure: run.windowFailure,
         ...(run.error !== undefined ? { error: run.error } : {}),
+        ...(run.errorFault !== undefined ? { errorFault: run.errorFault } : {}),
         wallMs: run.wallMs,
       };
     },
