@@ -22,6 +22,7 @@ import { main as fairComparison } from './fair.js';
 import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
+import { replayBench } from './replay.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as stepCost } from './step-cost.js';
 import { main as queueThroughput } from './queue-throughput.js';
@@ -50,6 +51,8 @@ await stepCost(['--rounds', '5']);
 await pagingScaling();
 await compressionRetail();
 await compressionRealData();
+// Compression replayed on gold-action traces of a domain nobody tuned on (tau2 banking_knowledge).
+await replayBench();
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await sqliteContention();
