@@ -45,6 +45,40 @@ describe('pagewise replay', () => {
     expect(html).toContain('<mark>');
   });
 
+  it('issue 27: resumes from its progress with --out, replaying only the traces not done, with the same figures', async () => {
+    const folder = path.join(tmp, 'resume');
+    const argv = ['replay', fixture, '--strategies', 'none,truncation,acon-obs', '--out', folder];
+    const first = await run(...argv);
+    expect(first.code, first.err).toBe(0);
+    const progress = path.join(folder, 'replay-progress.jsonl');
+    const lines = (await readFile(progress, 'utf8')).trim().split('\n');
+    expect(lines).toHaveLength(3); // the settings, then one line per trace
+    const full = JSON.parse(await readFile(path.join(folder, 'replay.json'), 'utf8'));
+
+    // As if interrupted after the first trace, with the second's line cut by a crash.
+    await writeFile(progress, `${lines[0]}\n${lines[1]}\n${lines[2]!.slice(0, 40)}`);
+    const second = await run(...argv);
+    expect(second.code, second.err).toBe(0);
+    expect(second.err).toContain('Resuming: 1 trace(s)');
+    const resumed = JSON.parse(await readFile(path.join(folder, 'replay.json'), 'utf8'));
+    const figures = (r: {
+      strategies: { name: string; peakTokens: number; cumulativeTokens: number; recall: number }[];
+    }) => r.strategies.map((x) => [x.name, x.peakTokens, x.cumulativeTokens, x.recall]);
+    expect(figures(resumed)).toEqual(figures(full));
+    // The trace replayed again was appended: the file is whole again.
+    expect(
+      (await readFile(progress, 'utf8'))
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{"key"')),
+    ).toHaveLength(2);
+
+    // Other settings in the same folder are refused, not mixed in.
+    const other = await run('replay', fixture, '--strategies', 'none', '--out', folder);
+    expect(other.code).toBe(2);
+    expect(other.err).toContain('other settings');
+  });
+
   it('refuses an unknown strategy and a malformed trace with what to fix', async () => {
     const unknown = await run('replay', fixture, '--strategies', 'none,zip');
     expect(unknown.code).toBe(2);

@@ -3,10 +3,11 @@
  * reports, per strategy, the prompt tokens saved and the share of later-used values the model would
  * still have seen; with --out, the report as JSON, markdown and HTML.
  */
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadGuideline } from 'pagewise';
-import { ConfigurationError } from 'pagewise';
+import { AbortedError, ConfigurationError } from 'pagewise';
 import {
   defaultStrategies,
   readTraces,
@@ -16,9 +17,44 @@ import {
   replayTraces,
   toolResultCount,
   TRACE_FORMATS,
+  type ReplayedTrace,
   type TraceFormat,
 } from '@pagewise/lab/replay';
 import { intOption, parseCommand } from './args.js';
+
+/** The progress file of a replay with --out: a header line (the settings), then one line per trace replayed. */
+export const PROGRESS_FILE = 'replay-progress.jsonl';
+const PROGRESS_SCHEMA = 'pagewise.replay-progress/1';
+
+/**
+ * Reads the traces a previous run with the same settings replayed into `folder`, and starts or continues its
+ * progress file. Progress made with other settings is refused, not mixed in.
+ */
+function openProgress(folder: string, settings: unknown): Map<string, ReplayedTrace> {
+  const file = path.join(folder, PROGRESS_FILE);
+  const header = JSON.stringify({ schema: PROGRESS_SCHEMA, settings });
+  const done = new Map<string, ReplayedTrace>();
+  if (!existsSync(file)) {
+    writeFileSync(file, `${header}\n`);
+    return done;
+  }
+  const lines = readFileSync(file, 'utf8').split('\n');
+  if (lines[0] !== header)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `${file} holds the progress of a replay with other settings (strategies, thresholds or guideline). Use another --out, or delete that file to start over.`,
+    );
+  for (const line of lines.slice(1)) {
+    if (!line.trim()) continue;
+    try {
+      const entry = JSON.parse(line) as ReplayedTrace;
+      if (typeof entry.key === 'string' && Array.isArray(entry.replays)) done.set(entry.key, entry);
+    } catch {
+      // A line cut by a crash while it was written: that trace is replayed again.
+    }
+  }
+  return done;
+}
 
 /** Help text of `pagewise replay`. */
 export const REPLAY_HELP = `Usage: pagewise replay <file|folder> [options]
@@ -43,7 +79,9 @@ Options:
   --fifo-turns <n>          Turns fifo keeps (default 5)
   --clear-keep <n>          Tool results clear-tool-results keeps (default 3)
   --losses <n>              Worst losses listed per strategy (default 5 in markdown, 20 in JSON)
-  --out <folder>            Write replay.json, replay.md and replay.html there
+  --out <folder>            Write replay.json, replay.md and replay.html there, and the progress as each
+                            trace is replayed (${PROGRESS_FILE}): run the same command again after an
+                            interrupt and the traces done are not replayed again
   --json                    Print the report as JSON instead of the table
   -h, --help                Show this help
 `;
@@ -102,23 +140,56 @@ export async function replayCommand(
   }
   const traces = await readTraces(target, format ? { format: format as TraceFormat } : {});
   const results = traces.reduce((n, t) => n + toolResultCount(t), 0);
-  err(`Replaying ${traces.length} trace(s), ${results} tool results, under ${strategies.length} strategies.`);
-  const tty = process.stderr.isTTY === true;
-  let lastShown = 0;
-  const report = await replayTraces(traces, {
-    strategies,
-    onProgress: ({ done, total, trace }) => {
-      // On a terminal one line rewritten in place; in a log a line every tenth of the way.
-      if (tty) process.stderr.write(`\r${done}/${total} ${trace.slice(0, 50).padEnd(50)}${done === total ? '\n' : ''}`);
-      else if (done === total || done - lastShown >= Math.max(1, Math.ceil(total / 10))) {
-        lastShown = done;
-        err(`${done}/${total} traces`);
-      }
-    },
-  });
-  const losses = values.losses === undefined ? undefined : intOption('losses', values.losses, 5);
+  let done: Map<string, ReplayedTrace> | undefined;
   if (values.out) {
     await mkdir(values.out, { recursive: true });
+    done = openProgress(values.out, {
+      strategies: strategies.map((s) => s.name),
+      ...settings,
+    });
+    if (done.size > 0)
+      err(`Resuming: ${done.size} trace(s) replayed before are taken from ${path.join(values.out, PROGRESS_FILE)}.`);
+  }
+  err(`Replaying ${traces.length} trace(s), ${results} tool results, under ${strategies.length} strategies.`);
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  const tty = process.stderr.isTTY === true;
+  let lastShown = 0;
+  const progressFile = values.out ? path.join(values.out, PROGRESS_FILE) : undefined;
+  let report;
+  try {
+    report = await replayTraces(traces, {
+      strategies,
+      signal: abort.signal,
+      ...(done ? { done } : {}),
+      ...(progressFile
+        ? { onTrace: (t: ReplayedTrace) => appendFileSync(progressFile, `${JSON.stringify(t)}\n`) }
+        : {}),
+      onProgress: ({ done, total, trace }) => {
+        // On a terminal one line rewritten in place; in a log a line every tenth of the way.
+        if (tty)
+          process.stderr.write(`\r${done}/${total} ${trace.slice(0, 50).padEnd(50)}${done === total ? '\n' : ''}`);
+        else if (done === total || done - lastShown >= Math.max(1, Math.ceil(total / 10))) {
+          lastShown = done;
+          err(`${done}/${total} traces`);
+        }
+      },
+    });
+  } catch (error) {
+    if (!AbortedError.isInstance(error) || !abort.signal.aborted) throw error;
+    if (tty) process.stderr.write('\n');
+    err(
+      progressFile
+        ? `Interrupted. The traces replayed so far are in ${progressFile}; run the same command again to go on.`
+        : 'Interrupted. Nothing was kept: run with --out <folder> to make a replay resumable.',
+    );
+    return 130;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+  const losses = values.losses === undefined ? undefined : intOption('losses', values.losses, 5);
+  if (values.out) {
     await writeFile(path.join(values.out, 'replay.json'), `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(path.join(values.out, 'replay.md'), replayMarkdown(report, losses === undefined ? {} : { losses }));
     await writeFile(path.join(values.out, 'replay.html'), await replayHtml(report));
