@@ -20,7 +20,7 @@ import { OfflineModel } from 'pagewise';
 import {
   checkAnswer,
   createRetailTools,
-  defaultRetailDataDir,
+  retailDataMissing,
   generateRetailTasks,
   loadRetailData,
   RETAIL_INSTRUCTION,
@@ -196,7 +196,7 @@ const pct = (n: number): string => `${(n * 100).toFixed(0)}%`;
 /** Prints the table and the target check. */
 export async function main(): Promise<void> {
   if (!retailDataAvailable()) {
-    console.log(`compression-retail: skipped, no tau-bench retail data at ${defaultRetailDataDir()}.`);
+    console.log(`compression-retail: skipped, ${retailDataMissing()}`);
     return;
   }
   const tasks = 24;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { getScenario } from '@pagewise/lab';
 import { formatGuideline, type GuidelineTarget } from 'pagewise';
 import {
-  defaultRetailDataDir,
+  retailDataMissing,
   RETAIL_HISTORY_GUIDELINE,
   RETAIL_OBSERVATION_GUIDELINE,
   retailDataAvailable,
@@ -116,7 +116,7 @@ export async function learnRetail(): Promise<OptimizeResult> {
 /** Prints the before/after table of both targets. */
 export async function main(): Promise<void> {
   if (!retailDataAvailable()) {
-    console.log(`optimize-retail: skipped, no tau-bench retail data at ${defaultRetailDataDir()}.`);
+    console.log(`optimize-retail: skipped, ${retailDataMissing()}`);
     return;
   }
   for (const target of ['observation', 'history'] as const) {

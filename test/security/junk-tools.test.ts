@@ -35,13 +35,13 @@ import {
 } from '../../packages/lab/src/scenarios/report-analysis/index.js';
 import {
   createRetailTools,
-  defaultRetailDataDir,
+  retailDataMissing,
   loadRetailData,
   retailDataAvailable,
 } from '../../packages/lab/src/scenarios/retail/index.js';
 import {
   createQaTools,
-  defaultHotpotPath,
+  hotpotDataMissing,
   generateQaEpisodes,
   hotpotAvailable,
   loadHotpot,
@@ -552,8 +552,7 @@ describe('junk tool arguments through the runner', () => {
 });
 
 const retailAvailable = retailDataAvailable();
-if (!retailAvailable)
-  console.log(`junk-tools: retail tools skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!retailAvailable) console.log(`junk-tools: retail tools skipped: ${retailDataMissing()}`);
 describe.skipIf(!retailAvailable)('junk tool arguments: retail tools', async () => {
   const data = retailAvailable ? await loadRetailData() : undefined;
   if (!data) return;
@@ -569,7 +568,7 @@ describe.skipIf(!retailAvailable)('junk tool arguments: retail tools', async () 
 });
 
 const qaAvailable = hotpotAvailable();
-if (!qaAvailable) console.log(`junk-tools: multi-qa tools skipped: no HotpotQA data at ${defaultHotpotPath()}`);
+if (!qaAvailable) console.log(`junk-tools: multi-qa tools skipped: ${hotpotDataMissing()}`);
 describe.skipIf(!qaAvailable)('junk tool arguments: multi-qa tools', async () => {
   const records = qaAvailable ? await loadHotpot() : [];
   if (records.length === 0) return;

@@ -7,7 +7,7 @@ import { PagingService } from '../../../pagewise/src/paging/service.js';
 import {
   checkAnswer,
   createRetailTools,
-  defaultRetailDataDir,
+  retailDataMissing,
   generateRetailTasks,
   loadRetailData,
   RETAIL_INSTRUCTION,
@@ -107,10 +107,7 @@ describe('strategy factories', () => {
 });
 
 const available = retailDataAvailable();
-if (!available)
-  console.log(
-    `compression strategies on retail tasks: skipped, no tau-bench retail data at ${defaultRetailDataDir()}.`,
-  );
+if (!available) console.log(`compression strategies on retail tasks: skipped, ${retailDataMissing()}`);
 
 describe.skipIf(!available)('ACON on retail tasks with the offline model', () => {
   // With guidelines that keep the fields these tasks read (the hand-written example guidelines): the

@@ -18,6 +18,7 @@ import {
   checkAnswer,
   createRetailTools,
   defaultRetailDataDir,
+  retailDataMissing,
   generateRetailTasks,
   loadRetailData,
   RETAIL_INSTRUCTION,
@@ -31,7 +32,7 @@ import { registerStandardBench } from './standard.js';
 registerStandardBench();
 const dataDir = defaultRetailDataDir();
 const available = await retailDataAvailable(dataDir);
-if (!available) console.log(`offline-claim tests skipped: no tau-bench retail data at ${dataDir}`);
+if (!available) console.log(`offline-claim tests skipped: ${retailDataMissing(dataDir)}`);
 
 type Params = Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>;
 

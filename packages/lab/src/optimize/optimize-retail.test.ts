@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { getScenario } from '../bench/index.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from '../../../pagewise/src/compression/default-guidelines.js';
 import { placeholdersOf } from '../../../pagewise/src/compression/guideline.js';
-import { defaultRetailDataDir, retailDataAvailable } from '../scenarios/retail/index.js';
+import { retailDataMissing, retailDataAvailable } from '../scenarios/retail/index.js';
 import { InMemoryCompressorCallStore } from '../../../pagewise/src/compression/call-store.js';
 import { guidelineText, leakedValues } from './candidate-check.js';
 import { ChatExampleSchema, exportDistillJsonl } from './distill.js';
@@ -16,8 +16,7 @@ import { registerStandardBench } from '../bench/standard.js';
 registerStandardBench();
 
 const available = retailDataAvailable();
-if (!available)
-  console.log(`offline optimization tests on retail skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available) console.log(`offline optimization tests on retail skipped: ${retailDataMissing()}`);
 
 describe.runIf(available)('offline optimization on retail-tool-use', () => {
   it('repairs a guideline that drops needed fields, on held-out tasks, without a task value in any candidate', async () => {

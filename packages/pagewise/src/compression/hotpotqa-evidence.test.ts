@@ -8,8 +8,6 @@
  * whole result).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { countTokens } from '../tokens/tokenizer.js';
@@ -18,16 +16,13 @@ import { compressExtractive } from './extractive.js';
 import { firstSentence } from './offline-summarizer.js';
 import { DEFAULT_OBSERVATION_RULES } from './rules.js';
 import { headWithinTokens, tokenBudget } from './token-budget.js';
+import { findDataPath, missingDataHint } from '../util/data-dir.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const DATA = path.resolve(
-  process.env.PAGEWISE_SHARED_DATA ?? path.resolve(repoRoot, '../shared/data'),
-  'hotpotqa/dev.jsonl',
-);
+const DATA = findDataPath('hotpotqa/dev.jsonl');
 const RATIO = 0.5;
 const present = existsSync(DATA);
 if (!present)
-  console.log(`hotpotqa-evidence: skipped, ${DATA} is absent (third-party data, see ../shared/data/README.md).`);
+  console.log(`hotpotqa-evidence: skipped, no HotpotQA data at ${DATA}. ${missingDataHint('hotpotqa')}`);
 
 const QuestionSchema = z.object({
   _id: z.string(),

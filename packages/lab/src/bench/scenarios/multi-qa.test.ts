@@ -1,7 +1,7 @@
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  defaultHotpotPath,
+  hotpotDataMissing,
   hotpotAvailable,
   MAX_SEARCHES_PER_QUESTION,
   QA_SEARCH_TOOL,
@@ -15,7 +15,7 @@ import { registerStandardBench } from '../standard.js';
 registerStandardBench();
 
 const available = hotpotAvailable();
-if (!available) console.log(`multi-objective-qa bench tests skipped: no HotpotQA data at ${defaultHotpotPath()}`);
+if (!available) console.log(`multi-objective-qa bench tests skipped: ${hotpotDataMissing()}`);
 
 const question = (id: string, sentences: string[]): HotpotRecord => ({
   id,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContextProcessor } from '../../../../pagewise/src/context/request.js';
-import { defaultRetailDataDir, retailDataAvailable, RETAIL_TOOL_NAMES } from '../../scenarios/retail/index.js';
+import { retailDataMissing, retailDataAvailable, RETAIL_TOOL_NAMES } from '../../scenarios/retail/index.js';
 import { runBench } from '../harness.js';
 import { registerStrategy, unregisterStrategy } from '../strategies.js';
 import { createRetailScenario, RETAIL_SCENARIO } from './retail.js';
@@ -9,8 +9,7 @@ import { registerStandardBench } from '../standard.js';
 registerStandardBench();
 
 const available = retailDataAvailable();
-if (!available)
-  console.log(`retail-tool-use bench tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available) console.log(`retail-tool-use bench tests skipped: ${retailDataMissing()}`);
 
 /**
  * Hides one needed value: every result of get_order_details for the first order the agent fetched is

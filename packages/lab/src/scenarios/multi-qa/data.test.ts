@@ -3,11 +3,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../../../pagewise/src/errors.js';
-import { defaultHotpotPath, HOTPOTQA_PATH_ENV, hotpotAvailable, loadHotpot, type HotpotRecord } from './data.js';
+import {
+  defaultHotpotPath,
+  hotpotDataMissing,
+  HOTPOTQA_PATH_ENV,
+  hotpotAvailable,
+  loadHotpot,
+  type HotpotRecord,
+} from './data.js';
 
 const available = hotpotAvailable();
-if (!available)
-  console.log(`multi-qa data tests skipped: HotpotQA not found at ${defaultHotpotPath()} (set ${HOTPOTQA_PATH_ENV}).`);
+if (!available) console.log(`multi-qa data tests skipped: ${hotpotDataMissing()}`);
 
 // A made-up record in the redistributed format, with the leading spaces the real context sentences have.
 const handMade = {

@@ -60,6 +60,14 @@ export function defaultHotpotPath(): string {
   return fromEnv ? path.resolve(fromEnv) : findDataPath('hotpotqa/dev.jsonl');
 }
 
+/**
+ * Why HotpotQA is missing, and how to get it: the file looked for, the fetch command and the variables,
+ * in the words every skip message uses.
+ */
+export function hotpotDataMissing(file: string = defaultHotpotPath()): string {
+  return `no HotpotQA data at ${file}. ${missingDataHint('hotpotqa', HOTPOTQA_PATH_ENV)}`;
+}
+
 /** True when the HotpotQA file exists, so tests and benchmarks can skip with a reason instead of failing. */
 export function hotpotAvailable(file: string = defaultHotpotPath()): boolean {
   return existsSync(file);

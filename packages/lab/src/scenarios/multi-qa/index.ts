@@ -2,7 +2,7 @@
  * The multi-objective QA scenario (after ACON): k HotpotQA questions in one episode, a search tool over
  * all their paragraphs, so the history of early questions weighs on the later ones.
  */
-export { defaultHotpotPath, HOTPOTQA_PATH_ENV, hotpotAvailable, loadHotpot } from './data.js';
+export { defaultHotpotPath, HOTPOTQA_PATH_ENV, hotpotAvailable, hotpotDataMissing, loadHotpot } from './data.js';
 export type { HotpotParagraph, HotpotRecord, SupportingFact } from './data.js';
 export { generateQaEpisodes, renderQaPrompt } from './tasks.js';
 export type { QaEpisode, QaEpisodeOptions } from './tasks.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { AnyTool, ToolContext } from '../../../../pagewise/src/agents/tool.js';
 import { OFFLINE_DISCLAIMER, OfflineModel } from '../../../../pagewise/src/models/offline.js';
 import { viewPrompt } from '../../../../pagewise/src/models/prompt-view.js';
-import { defaultHotpotPath, hotpotAvailable, loadHotpot, type HotpotRecord } from './data.js';
+import { hotpotDataMissing, hotpotAvailable, loadHotpot, type HotpotRecord } from './data.js';
 import { evidenceRecall, scoreQaAnswers } from './metrics.js';
 import { MAX_SEARCHES_PER_QUESTION, QA_INSTRUCTION, qaOfflinePolicy } from './policy.js';
 import { generateQaEpisodes, renderQaPrompt, type QaEpisode } from './tasks.js';
@@ -258,7 +258,7 @@ describe('qaOfflinePolicy', () => {
 });
 
 const available = hotpotAvailable();
-if (!available) console.log(`multi-qa end-to-end policy test skipped: HotpotQA not found at ${defaultHotpotPath()}.`);
+if (!available) console.log(`multi-qa end-to-end policy test skipped: ${hotpotDataMissing()}`);
 
 describe.skipIf(!available)('qaOfflinePolicy on real episodes', () => {
   let records: HotpotRecord[] = [];

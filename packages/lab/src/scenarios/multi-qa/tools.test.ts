@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../../../pagewise/src/agents/tool.js';
 import { ModelBehaviorError } from '../../../../pagewise/src/errors.js';
-import { defaultHotpotPath, hotpotAvailable, loadHotpot, type HotpotRecord } from './data.js';
+import { hotpotDataMissing, hotpotAvailable, loadHotpot, type HotpotRecord } from './data.js';
 import { generateQaEpisodes, type QaEpisode } from './tasks.js';
 import { createQaTools, renderParagraph } from './tools.js';
 
@@ -79,7 +79,7 @@ describe('createQaTools', () => {
 });
 
 const available = hotpotAvailable();
-if (!available) console.log(`multi-qa search hit-rate test skipped: HotpotQA not found at ${defaultHotpotPath()}.`);
+if (!available) console.log(`multi-qa search hit-rate test skipped: ${hotpotDataMissing()}`);
 
 describe.skipIf(!available)('search over real episodes', () => {
   let records: HotpotRecord[] = [];

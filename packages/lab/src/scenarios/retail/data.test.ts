@@ -4,13 +4,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../pagewise/src/errors.js';
 import { DATA_DIR_ENV, SHARED_DATA_ENV } from '../../../../pagewise/src/util/data-dir.js';
-import { defaultRetailDataDir, loadRetailData, retailDataAvailable, TAU_RETAIL_DIR_ENV } from './data.js';
+import {
+  defaultRetailDataDir,
+  retailDataMissing,
+  loadRetailData,
+  retailDataAvailable,
+  TAU_RETAIL_DIR_ENV,
+} from './data.js';
 
 const available = retailDataAvailable();
-if (!available)
-  console.log(
-    `retail data tests skipped: no tau-bench retail data at ${defaultRetailDataDir()} (set ${TAU_RETAIL_DIR_ENV})`,
-  );
+if (!available) console.log(`retail data tests skipped: ${retailDataMissing()}`);
 
 describe('loadRetailData', () => {
   const names = [TAU_RETAIL_DIR_ENV, SHARED_DATA_ENV, DATA_DIR_ENV];

@@ -91,6 +91,14 @@ export function defaultRetailDataDir(): string {
   return fromEnv ? path.resolve(fromEnv) : findDataPath('tau-retail', process.env, TAU_RETAIL_FILES);
 }
 
+/**
+ * Why retail data is missing, and how to get it: the folder looked in, the fetch command and the
+ * variables, in the words every skip message uses.
+ */
+export function retailDataMissing(dir: string = defaultRetailDataDir()): string {
+  return `no tau-bench retail data at ${dir}. ${missingDataHint('tau-retail', TAU_RETAIL_DIR_ENV)}`;
+}
+
 /** True when all three data files exist, so tests and benchmarks can skip with a reason instead of failing. */
 export function retailDataAvailable(dir: string = defaultRetailDataDir()): boolean {
   return TAU_RETAIL_FILES.every((file) => existsSync(path.join(dir, file)));

@@ -6,6 +6,7 @@ export {
   defaultRetailDataDir,
   loadRetailData,
   retailDataAvailable,
+  retailDataMissing,
   TAU_RETAIL_DIR_ENV,
   TAU_RETAIL_FILES,
 } from './data.js';

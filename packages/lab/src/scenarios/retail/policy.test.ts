@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AnyTool, ToolContext } from '../../../../pagewise/src/agents/tool.js';
 import { OfflineModel, OFFLINE_DISCLAIMER } from '../../../../pagewise/src/models/offline.js';
 import { viewPrompt } from '../../../../pagewise/src/models/prompt-view.js';
-import { defaultRetailDataDir, loadRetailData, retailDataAvailable } from './data.js';
+import { retailDataMissing, loadRetailData, retailDataAvailable } from './data.js';
 import { formatRetailFacts, readRetailFacts } from './facts.js';
 import { MAX_IDENTICAL_CALLS, RETAIL_INSTRUCTION, RETAIL_TASK_KIND_LINE, retailOfflinePolicy } from './policy.js';
 import { formatRetailPrompt, RETAIL_TEMPLATES } from './prompts.js';
@@ -12,8 +12,7 @@ import { generateRetailTasks, type RetailTask } from './tasks.js';
 import { createRetailTools, RETAIL_TOOL_NAMES } from './tools.js';
 
 const available = retailDataAvailable();
-if (!available)
-  console.log(`retail policy end-to-end tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available) console.log(`retail policy end-to-end tests skipped: ${retailDataMissing()}`);
 
 type Call = { toolName: string; input: unknown };
 interface Episode {

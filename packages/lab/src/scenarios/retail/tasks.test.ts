@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { defaultRetailDataDir, loadRetailData, retailDataAvailable, type RetailData } from './data.js';
+import {
+  defaultRetailDataDir,
+  retailDataMissing,
+  loadRetailData,
+  retailDataAvailable,
+  type RetailData,
+} from './data.js';
 import { RETAIL_TEMPLATES, type RetailTemplate } from './prompts.js';
 import {
   checkAnswer,
@@ -14,7 +20,7 @@ import {
 
 const dir = defaultRetailDataDir();
 const available = retailDataAvailable(dir);
-if (!available) console.log(`retail task tests skipped: no tau-bench retail data at ${dir}`);
+if (!available) console.log(`retail task tests skipped: ${retailDataMissing(dir)}`);
 
 // The reference computations below read the raw files with plain loops and float dollars, on purpose
 // sharing no code with the generator's gold functions.

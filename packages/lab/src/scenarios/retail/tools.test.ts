@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AnyTool, ToolContext } from '../../../../pagewise/src/agents/tool.js';
-import { defaultRetailDataDir, loadRetailData, retailDataAvailable, type RetailData } from './data.js';
+import { retailDataMissing, loadRetailData, retailDataAvailable, type RetailData } from './data.js';
 import { createRetailTools, RETAIL_TOOL_NAMES } from './tools.js';
 
 const available = retailDataAvailable();
-if (!available) console.log(`retail tool tests skipped: no tau-bench retail data at ${defaultRetailDataDir()}`);
+if (!available) console.log(`retail tool tests skipped: ${retailDataMissing()}`);
 
 // The retail tools read nothing from their context; a bare stand-in is enough.
 const ctx = {} as ToolContext;
