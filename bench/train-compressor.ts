@@ -10,13 +10,15 @@
  * Labels: a unit is positive when it holds gold evidence of its item (the suite's `holds`). Every
  * positive unit is used, and up to {@link MAX_NEGATIVES} negatives per item, drawn with the seeded
  * generator; each domain weighs the same in the loss. Fitting is Newton's method on the L2-penalized
- * weighted log-loss: deterministic, seconds on one core.
+ * weighted log-loss: deterministic, seconds on one core. With `--pairwise` the same fit runs on pairs of
+ * units of one item instead ({@link pairSamples}), which orders units within an input directly.
  *
- * Usage: PAGEWISE_SHARED_DATA=<data folder> npm run train:compressor [-- --no-write]
+ * Usage: PAGEWISE_SHARED_DATA=<data folder> npm run train:compressor [-- --no-write] [--no-ablation] [--pairwise]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
 import {
   compressExtractive,
@@ -48,20 +50,27 @@ export interface UnitSample {
   x: number[];
   y: 0 | 1;
   domain: string;
+  /** Index of the item the unit is from. */
+  item: number;
 }
 
 /** The labelled units of `items` (standalone units only: headers and speaker labels are never chosen alone). */
 export function unitSamples(items: readonly SuiteItem[], seed = SEED): UnitSample[] {
   const random = seededRandom(seed);
   const samples: UnitSample[] = [];
-  for (const item of items) {
+  for (const [n, item] of items.entries()) {
     let units: { text: string; features: number[]; standalone: boolean }[] = [];
     compressWithProbe(item.text, { query: item.query, rules: RULES }, (scored) => {
       units = [...units, ...scored];
     });
     const labelled = units
       .filter((u) => u.standalone)
-      .map((u) => ({ x: u.features, y: item.holds(u.text) ? (1 as const) : (0 as const), domain: item.domain }));
+      .map((u) => ({
+        x: u.features,
+        y: item.holds(u.text) ? (1 as const) : (0 as const),
+        domain: item.domain,
+        item: n,
+      }));
     samples.push(...labelled.filter((s) => s.y === 1));
     samples.push(
       ...seededShuffle(
@@ -71,6 +80,34 @@ export function unitSamples(items: readonly SuiteItem[], seed = SEED): UnitSampl
     );
   }
   return samples;
+}
+
+/** Pairs drawn per item by {@link pairSamples}. */
+export const PAIRS_PER_ITEM = 200;
+
+/**
+ * Pairwise samples: per item, up to {@link PAIRS_PER_ITEM} pairs of a unit holding evidence and one that
+ * does not (seeded), as the difference of their features labelled 1, and its mirror labelled 0. A logistic
+ * fit on them orders units within an input, which is all selection uses; the bias comes out about 0.
+ */
+export function pairSamples(samples: readonly UnitSample[], seed = SEED): UnitSample[] {
+  const random = seededRandom(seed);
+  const byItem = new Map<number, UnitSample[]>();
+  for (const s of samples) byItem.set(s.item, [...(byItem.get(s.item) ?? []), s]);
+  const pairs: UnitSample[] = [];
+  for (const [item, units] of byItem) {
+    const positives = units.filter((u) => u.y === 1);
+    const negatives = units.filter((u) => u.y === 0);
+    if (positives.length === 0 || negatives.length === 0) continue;
+    for (let k = 0; k < PAIRS_PER_ITEM; k += 1) {
+      const p = positives[Math.floor(random() * positives.length)]!;
+      const q = negatives[Math.floor(random() * negatives.length)]!;
+      const diff = p.x.map((v, i) => v - (q.x[i] ?? 0));
+      pairs.push({ x: diff, y: 1, domain: p.domain, item });
+      pairs.push({ x: diff.map((v) => -v), y: 0, domain: p.domain, item });
+    }
+  }
+  return pairs;
 }
 
 /** Solves `a · x = b` (a symmetric positive definite) by Gaussian elimination with partial pivoting. */
@@ -197,12 +234,13 @@ export const EXTRACTIVE_PARAMS: LearnedParams = ${JSON.stringify(params, null, 2
 }
 
 /** Fits, ablates, runs leave-one-domain-out, writes the parameters and the report. */
-export async function main(write = true): Promise<void> {
+export async function main(write = true, ablate = true, pairwise = false): Promise<void> {
   const started = performance.now();
   const items = await suiteItems();
   const tune = items.filter((i) => i.split === 'tune');
   const test = items.filter((i) => i.split === 'test');
-  const samples = unitSamples(tune);
+  const units = unitSamples(tune);
+  const samples = pairwise ? pairSamples(units) : units;
   const domains = [...new Set(items.map((i) => i.domain))];
   const out: string[] = [];
   const log = (line = ''): void => {
@@ -211,7 +249,7 @@ export async function main(write = true): Promise<void> {
   };
   log('# Training the extractive compressor’s scorer\n');
   log(
-    `${samples.length} labelled units (${samples.filter((s) => s.y === 1).length} holding evidence) from ${tune.length} tuning items of ${domains.length} domains; seed ${SEED}, L2 ${L2}, at most ${MAX_NEGATIVES} negatives per item, each domain weighing the same.\n`,
+    `${units.length} labelled units (${units.filter((s) => s.y === 1).length} holding evidence) from ${tune.length} tuning items of ${domains.length} domains; seed ${SEED}, L2 ${L2}, at most ${MAX_NEGATIVES} negatives per item, each domain weighing the same; objective: ${pairwise ? `pairwise (${samples.length / 2} pairs)` : 'pointwise'}.\n`,
   );
   const all = fitLogistic(samples);
   const params = toParams(all, fittedOnOf(tune));
@@ -226,6 +264,7 @@ export async function main(write = true): Promise<void> {
   log(`All features: ${macro(inDomain).toFixed(3)}; heuristic scorer: ${macro(heuristic).toFixed(3)}.\n`);
   log('| feature dropped | mean recall | change |\n|:---|---:|---:|');
   FEATURE_NAMES.forEach((name, dropped) => {
+    if (!ablate) return;
     const fit = fitLogistic(
       samples,
       FEATURE_NAMES.map((_, i) => i).filter((i) => i !== dropped),
@@ -251,11 +290,19 @@ export async function main(write = true): Promise<void> {
   );
   log(`\nTrained and measured in ${((performance.now() - started) / 1000).toFixed(0)} s.`);
   if (write) {
-    writeFileSync(PARAMS_FILE, paramsSource(params));
+    // Formatted as the repository formats code, so a refit with the same result changes nothing.
+    const options = (await resolveConfig(PARAMS_FILE)) ?? {};
+    writeFileSync(PARAMS_FILE, await format(paramsSource(params), { ...options, filepath: PARAMS_FILE }));
     mkdirSync(path.dirname(REPORT_FILE), { recursive: true });
     writeFileSync(REPORT_FILE, `${out.join('\n')}\n`);
     console.log(`\nWrote ${path.relative(repoRoot, PARAMS_FILE)} and ${path.relative(repoRoot, REPORT_FILE)}.`);
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main(!process.argv.includes('--no-write'));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await main(
+    !process.argv.includes('--no-write'),
+    !process.argv.includes('--no-ablation'),
+    process.argv.includes('--pairwise'),
+  );
+}

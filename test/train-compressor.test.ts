@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FEATURE_NAMES, seededRandom } from 'pagewise/internal';
-import { fitLogistic, type UnitSample } from '../bench/train-compressor.js';
+import { fitLogistic, pairSamples, type UnitSample } from '../bench/train-compressor.js';
 
 const RELEVANCE = FEATURE_NAMES.indexOf('relevance');
 const LIST_ITEM = FEATURE_NAMES.indexOf('listItem');
@@ -15,7 +15,7 @@ function synthetic(count: number, seed: number, domain = 'a'): UnitSample[] {
   return Array.from({ length: count }, () => {
     const x = FEATURE_NAMES.map(() => random());
     const z = 3 * (x[RELEVANCE] ?? 0) - 2 * (x[LIST_ITEM] ?? 0) - 1;
-    return { x, y: random() < 1 / (1 + Math.exp(-z)) ? 1 : 0, domain };
+    return { x, y: random() < 1 / (1 + Math.exp(-z)) ? 1 : 0, domain, item: Math.floor(random() * 50) };
   });
 }
 
@@ -53,6 +53,17 @@ describe('fitLogistic', () => {
     const fit = fitLogistic([...a, ...b], undefined, 0);
     expect(Math.abs(fit.weights[RELEVANCE] ?? 0)).toBeLessThan(0.8);
     expect(fitLogistic(a, undefined, 0).weights[RELEVANCE]).toBeGreaterThan(2.4);
+  });
+
+  it('orders units within an item when fitted on pairs', () => {
+    const pairs = pairSamples(synthetic(3000, 11));
+    expect(pairs.length % 2).toBe(0);
+    // Each pair comes with its mirror.
+    expect(pairs[1]?.x).toEqual(pairs[0]?.x.map((v) => -v));
+    const fit = fitLogistic(pairs, undefined, 0);
+    expect(fit.weights[RELEVANCE]).toBeGreaterThan(1.5);
+    expect(fit.weights[LIST_ITEM]).toBeLessThan(-1);
+    expect(Math.abs(fit.bias)).toBeLessThan(1e-6);
   });
 
   it('refuses an empty sample', () => {

@@ -19,6 +19,14 @@ export type ItemCompressor = (item: SuiteItem) => string;
 export const defaultCompressor: ItemCompressor = (item) =>
   compressExtractive(item.text, { query: item.query, rules: { ...DEFAULT_EXTRACTIVE_RULES, ratio: SUITE_TAU } }).text;
 
+/** The learned scorer with the parameters the package ships, at {@link SUITE_TAU}. */
+export const learnedCompressor: ItemCompressor = (item) =>
+  compressExtractive(item.text, {
+    query: item.query,
+    rules: { ...DEFAULT_EXTRACTIVE_RULES, ratio: SUITE_TAU },
+    scoring: 'learned',
+  }).text;
+
 /** Recall and mean achieved ratio of one method on one set. */
 export interface SuiteMethodFigure {
   method: string;

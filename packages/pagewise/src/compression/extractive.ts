@@ -21,6 +21,10 @@
  *    skipped, smaller ones after it may still fit); a kept unit brings its heading along. The output
  *    lists kept units in their original order; JSON keeps its structure, arrays compacted.
  *
+ * With `scoring: 'learned'` the score of step 2 is instead the probability a fitted logistic model gives
+ * the unit's features (`features.ts`; parameters in `extractive-params.ts`, written by `npm run
+ * train:compressor`); steps 1 and 3, and what a unit brings along, are the same.
+ *
  * Budget: ⌊ratio · inputTokens⌋, or `maxTokens` if smaller, measured on the final text with the
  * project tokenizer, so `outputTokens ≤ budget` always holds, with one exception: an input of at most
  * {@link TINY_INPUT_TOKENS} tokens (and within `maxTokens`) is returned unchanged, since compressing
