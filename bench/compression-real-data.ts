@@ -29,6 +29,8 @@ import {
   type TextCompressor,
 } from './compression-eval/run.js';
 import { fmt } from './stats.js';
+import { suiteItems } from './compression-eval/suite.js';
+import { defaultCompressor, learnedCompressor, runSuite, suiteTable } from './compression-eval/suite-run.js';
 
 /** The commit whose extractive compressor is "the previous compressor". */
 export const PREVIOUS_COMMIT = 'ff54bc2e34a7f2a94a0480f822410e4d4ee39e70';
@@ -123,6 +125,22 @@ export async function main(): Promise<void> {
   console.log(`\n${table(await evaluateChats([1, 2, 3, 4, 5]))}`);
   const pages = evaluateReportPages();
   for (const figures of pages.figures) console.log(`\n${table(figures)}`);
+  const items = await suiteItems();
+  console.log('\n### Multi-domain suite, test splits (bench/compression-eval/suite.ts)\n');
+  console.log(
+    'Learned: the shipped parameters, fitted on every domain’s tuning split (in-domain); `npm run train:compressor` reports leave-one-domain-out.\n',
+  );
+  const figures = runSuite(
+    items.filter((item) => item.split === 'test'),
+    [
+      { name: 'pagewise (default scoring)', compress: defaultCompressor },
+      { name: 'pagewise (learned scoring)', compress: learnedCompressor },
+    ],
+  );
+  console.log(suiteTable(figures));
+  console.log(
+    `\nMedian ms per 1,000 input tokens (default scoring): ${figures.map((f) => `${f.set} ${fmt(f.msPer1k, 2)}`).join('; ')}.`,
+  );
   console.log(`\nLoad average at the end: ${load()}.`);
 }
 

@@ -60,7 +60,14 @@ export { WANT_READ_KEY } from './paging/service.js';
 export { hasCjk, wordTokens } from './text/words.js';
 export { queryTerms } from './text/query-terms.js';
 export { sentenceSpans, splitSentences } from './text/sentences.js';
-export { compressExtractive, type ExtractiveResult } from './compression/extractive.js';
+export {
+  compressExtractive,
+  compressWithProbe,
+  type ExtractiveResult,
+  type FeatureProbe,
+} from './compression/extractive.js';
+export { FEATURE_NAMES, FEATURES_VERSION, learnedScore, type LearnedParams } from './compression/features.js';
+export { EXTRACTIVE_PARAMS } from './compression/extractive-params.js';
 export { eventSchema } from './session/event-schema.js';
 export { invalidArgumentsText, toolFailureText } from './adapters/tool-error.js';
 export { compressorPrompt } from './compression/backend.js';

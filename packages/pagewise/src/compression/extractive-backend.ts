@@ -22,6 +22,7 @@ import { bm25Scores, compressExtractive, normalized } from './extractive.js';
 import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
 import { headAtWordBoundary } from './token-budget.js';
+import { ConfigurationError } from '../errors.js';
 import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
 
 /** One step of an extractive summary: what was done (`label`) and what came back (`payload`). */
@@ -52,7 +53,15 @@ export interface ExtractiveCompressorOptions {
    * page the raw result in after the step is summarized. Default true; about 14 tokens an entry.
    */
   keepHandles?: boolean;
+  /**
+   * How units are scored (see `ExtractiveOptions.scoring`): `heuristic`, the hand-set weights (default), or
+   * `learned`, the fitted model the package ships. Applies to observations and history payloads alike.
+   */
+  scoring?: 'heuristic' | 'learned';
 }
+
+/** How units are scored. */
+type Scoring = 'heuristic' | 'learned';
 
 const ARROW = ' → ';
 
@@ -64,20 +73,30 @@ const ARROW = ' → ';
  */
 export function extractiveCompressor(options: ExtractiveCompressorOptions = {}): CompressorBackend {
   const keepHandles = options.keepHandles ?? true;
+  const scoring = options.scoring ?? 'heuristic';
+  if (scoring !== 'heuristic' && scoring !== 'learned') {
+    throw new ConfigurationError(
+      'invalid-scoring',
+      `extractiveCompressor: scoring must be 'heuristic' or 'learned', got ${String(scoring)}`,
+    );
+  }
   return {
     name: 'extractive',
     compress: async (input) =>
-      input.target === 'observation' ? compressObservation(input) : compressHistory(input, keepHandles),
+      input.target === 'observation'
+        ? compressObservation(input, scoring)
+        : compressHistory(input, keepHandles, scoring),
   };
 }
 
-function compressObservation(input: CompressionInput): string {
+function compressObservation(input: CompressionInput, scoring: Scoring): string {
   // The task, and what the agent asked this result for: the call's arguments (a search query, an id).
   return compressExtractive(input.observation, {
     query: [input.task, input.call].filter(Boolean).join('\n'),
     ...(input.history ? { context: input.history } : {}),
     rules: input.guideline.rules,
     maxTokens: input.maxTokens,
+    scoring,
   }).text;
 }
 
@@ -176,7 +195,7 @@ export function parseSummaryEntries(summary: string): SummaryEntry[] {
  * without tool calls is chosen sentence by sentence across all its messages within the budget, each kept
  * sentence with its speaker.
  */
-function compressHistory(input: CompressionInput, keepHandles: boolean): string {
+function compressHistory(input: CompressionInput, keepHandles: boolean, scoring: Scoring): string {
   const previous = parseSummaryEntries(input.previousSummary);
   const fresh = entriesOfTurns(input.turns, keepHandles);
   const objective = input.objective ?? '';
@@ -195,7 +214,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
     // The task and the current objective, and what later steps use of this one; never all other steps,
     // whose words would give every part of the result the same relevance.
     const query = [goal, laterSteps(fresh, i)].filter(Boolean).join('\n');
-    return { ...entry, payload: compressPayload(entry.payload, query, rules, undefined, shared[i]) };
+    return { ...entry, payload: compressPayload(entry.payload, query, rules, scoring, undefined, shared[i]) };
   });
   const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
@@ -229,7 +248,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean): string 
     compressed.splice(0, compressed.length, ...withKept(pickSentences(ranking, target)));
   }
   const entries = withoutRepeats([...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')]);
-  return fitBudget(entries, goal, input.guideline.rules, input.maxTokens);
+  return fitBudget(entries, goal, input.guideline.rules, input.maxTokens, scoring);
 }
 
 /**
@@ -392,12 +411,14 @@ function compressPayload(
   payload: string,
   query: string,
   rules: ExtractiveRules,
+  scoring: Scoring,
   maxTokens?: number,
   keys = '',
 ): string {
   return compressExtractive(payload, {
     query,
     rules,
+    scoring,
     ...(keys ? { keys } : {}),
     ...(maxTokens === undefined ? {} : { maxTokens }),
   }).text;
@@ -478,7 +499,13 @@ function payloadValues(payload: string): string[] {
  * least relevant fields. Entries the agent asked for again (`pinned`) stay whole while the others can hold
  * the cut: the cut copy was not enough. If that is not enough, the oldest entries are dropped.
  */
-function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules, maxTokens: number): string {
+function fitBudget(
+  entries: SummaryEntry[],
+  goal: string,
+  rules: ExtractiveRules,
+  maxTokens: number,
+  scoring: Scoring,
+): string {
   let text = formatSummaryEntries(entries);
   let total = countTokens(text);
   if (total <= maxTokens) return text;
@@ -494,7 +521,7 @@ function fitBudget(entries: SummaryEntry[], goal: string, rules: ExtractiveRules
       let payload = memo.get(key);
       if (payload === undefined) {
         const query = [goal, laterSteps(entries, i)].filter(Boolean).join('\n');
-        payload = compressPayload(e.payload, query, capOnly, cap, shared[i]);
+        payload = compressPayload(e.payload, query, capOnly, scoring, cap, shared[i]);
         memo.set(key, payload);
       }
       return { ...e, payload };

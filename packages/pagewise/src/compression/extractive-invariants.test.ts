@@ -149,10 +149,16 @@ function embeds(out: JsonSourceValue, input: JsonSourceValue): boolean {
   return out === input;
 }
 
-function checkInvariants(input: string, ratio: number, maxTokens: number | undefined): void {
+function checkInvariants(
+  input: string,
+  ratio: number,
+  maxTokens: number | undefined,
+  scoring: 'heuristic' | 'learned' = 'heuristic',
+): void {
   const result = compressExtractive(input, {
     query: 'What was the refund on the blue widget order?',
     rules: rules(ratio),
+    scoring,
     ...(maxTokens === undefined ? {} : { maxTokens }),
   });
   const inputTokens = countTokens(input);
@@ -197,6 +203,15 @@ describe('compressExtractive invariants', () => {
     fc.assert(
       fc.property(anyInput, budget, (input, { ratio, maxTokens }) => checkInvariants(input, ratio, maxTokens)),
       { numRuns: 300 },
+    );
+  });
+
+  it('hold with the learned scorer too: scores only change which units are chosen', () => {
+    fc.assert(
+      fc.property(anyInput, budget, (input, { ratio, maxTokens }) =>
+        checkInvariants(input, ratio, maxTokens, 'learned'),
+      ),
+      { numRuns: 200 },
     );
   });
 

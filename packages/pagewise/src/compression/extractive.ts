@@ -21,12 +21,17 @@
  *    skipped, smaller ones after it may still fit); a kept unit brings its heading along. The output
  *    lists kept units in their original order; JSON keeps its structure, arrays compacted.
  *
+ * With `scoring: 'learned'` the score of step 2 is instead the probability a fitted logistic model gives
+ * the unit's features (`features.ts`; parameters in `extractive-params.ts`, written by `npm run
+ * train:compressor`); steps 1 and 3, and what a unit brings along, are the same.
+ *
  * Budget: ⌊ratio · inputTokens⌋, or `maxTokens` if smaller, measured on the final text with the
  * project tokenizer, so `outputTokens ≤ budget` always holds, with one exception: an input of at most
  * {@link TINY_INPUT_TOKENS} tokens (and within `maxTokens`) is returned unchanged, since compressing
  * it saves a few tokens and risks losing a whole fact.
  */
 import { countTokens } from '../tokens/tokenizer.js';
+import { ConfigurationError } from '../errors.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms, wordTokens } from '../text/words.js';
@@ -39,6 +44,18 @@ import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from '
 import type { TextUnit } from './segment.js';
 import { fillBudget, headAtWordBoundary, planBudget, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
+import {
+  checkParams,
+  FEATURE_NAMES,
+  featureVector,
+  isListItem,
+  learnedScore,
+  lengthFeature,
+  lineLabel,
+  numericDensity,
+  type LearnedParams,
+} from './features.js';
+import { EXTRACTIVE_PARAMS } from './extractive-params.js';
 
 /** Inputs up to this many tokens are returned unchanged (see the module comment). */
 export const TINY_INPUT_TOKENS = 32;
@@ -63,7 +80,25 @@ export interface ExtractiveOptions {
   rules: ExtractiveRules;
   /** A hard cap in tokens; the budget is the smaller of this and `rules.ratio · inputTokens`. */
   maxTokens?: number;
+  /**
+   * How units are scored: `heuristic` (default), the hand-set weights of the module comment; `learned`, the
+   * logistic model over the unit features of `features.ts`, with the fitted parameters the package ships
+   * (`extractive-params.ts`, written by `npm run train:compressor`) or `params`. Keep and drop rules, error
+   * lines and what a unit brings along stay hard constraints either way; `minScore` is then a probability.
+   */
+  scoring?: 'heuristic' | 'learned';
+  /** Parameters of the learned scorer in place of the shipped ones (training and evaluation). */
+  params?: LearnedParams;
 }
+
+/** What {@link compressExtractive} scores each unit with: a fitted model, or the heuristic (undefined). */
+type Scorer = LearnedParams | undefined;
+
+/**
+ * Receives, per call, each scored unit's text (JSON: `key: value` as written), its feature vector and
+ * whether it can be kept on its own: how `npm run train:compressor` reads the units it labels.
+ */
+export type FeatureProbe = (units: readonly { text: string; features: number[]; standalone: boolean }[]) => void;
 
 /** The result of {@link compressExtractive}. */
 export interface ExtractiveResult {
@@ -109,9 +144,17 @@ const MAX_PROTECTED_KINDS = 2;
  *   rules: DEFAULT_OBSERVATION_RULES,
  * });
  *
- * @throws ConfigurationError when `rules` is invalid (bad ratio, bad pattern).
+ * @throws ConfigurationError when `rules` is invalid (bad ratio, bad pattern), or `scoring` or `params` is.
  */
 export function compressExtractive(input: string, options: ExtractiveOptions): ExtractiveResult {
+  return compressWithProbe(input, options);
+}
+
+/**
+ * {@link compressExtractive}, handing the scored units and their features to `probe` (training reads
+ * them; an input returned unchanged for its size is not scored).
+ */
+export function compressWithProbe(input: string, options: ExtractiveOptions, probe?: FeatureProbe): ExtractiveResult {
   const rules = parseExtractiveRules(options.rules, { source: 'compressExtractive options.rules' });
   const inputTokens = countTokens(input);
   if (inputTokens <= TINY_INPUT_TOKENS && (options.maxTokens === undefined || inputTokens <= options.maxTokens)) {
@@ -120,10 +163,18 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
   const budget = tokenBudget(inputTokens, rules.ratio, options.maxTokens);
   const json = parseJsonContainer(input);
   const context = options.context?.trim() ?? '';
+  const scorer = scorerOf(options);
   const result =
     json === undefined
-      ? compressPlainText(input, options.query, rules, budget)
-      : compressJson(json, { query: options.query, context, keys: options.keys?.trim() ?? '' }, rules, budget);
+      ? compressPlainText(input, options.query, rules, budget, scorer, probe)
+      : compressJson(
+          json,
+          { query: options.query, context, keys: options.keys?.trim() ?? '' },
+          rules,
+          budget,
+          scorer,
+          probe,
+        );
   const whole = { text: input, inputTokens, outputTokens: inputTokens, kept: result.total, total: result.total };
   if (result.kept === 0 && result.total > 0 && inputTokens > 0) return { ...whole, irreducible: true };
   // Never longer than the input: a render that is (a cut-list marker, a join across a gap) shows it all.
@@ -131,6 +182,23 @@ export function compressExtractive(input: string, options: ExtractiveOptions): E
     return result.error ? { ...whole, error: true } : whole;
   }
   return { ...result, inputTokens };
+}
+
+/** The learned parameters `options` ask for, checked, or undefined for the heuristic. */
+function scorerOf(options: ExtractiveOptions): Scorer {
+  const scoring = options.scoring ?? 'heuristic';
+  if (scoring === 'heuristic') return undefined;
+  if (scoring !== 'learned') {
+    throw new ConfigurationError(
+      'invalid-scoring',
+      `compressExtractive: scoring must be 'heuristic' or 'learned', got ${String(scoring)}`,
+    );
+  }
+  try {
+    return checkParams(options.params ?? EXTRACTIVE_PARAMS);
+  } catch (error) {
+    throw new ConfigurationError('invalid-learned-params', `compressExtractive: ${(error as Error).message}`);
+  }
 }
 
 interface Selected {
@@ -215,9 +283,16 @@ function isErrorStatus(code: string | number | undefined): boolean {
  * Prose, logs, tables and chats; an error result keeps its first line whole, even over the budget, and the
  * rest is compressed into what budget is left.
  */
-function compressPlainText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
+function compressPlainText(
+  input: string,
+  query: string,
+  rules: ExtractiveRules,
+  budget: number,
+  scorer: Scorer,
+  probe?: FeatureProbe,
+): Selected {
   const first = errorFirstLine(input);
-  if (first === undefined) return compressText(input, query, rules, budget);
+  if (first === undefined) return compressText(input, query, rules, budget, scorer, probe);
   const firstTokens = countTokens(first);
   const after = input.indexOf(first) + first.length;
   const rest = input.slice(after).trimStart();
@@ -225,14 +300,21 @@ function compressPlainText(input: string, query: string, rules: ExtractiveRules,
   // One token for the line break between the first line and the rest.
   const restBudget = budget - firstTokens - 1;
   if (rest === '' || restBudget <= 0) return { ...head, total: rest === '' ? 1 : 2 };
-  const inner = compressText(rest, query, rules, restBudget);
+  const inner = compressText(rest, query, rules, restBudget, scorer, probe);
   const text = inner.kept > 0 ? `${first}\n${inner.text}` : first;
   const outputTokens = countTokens(text);
   if (outputTokens > Math.max(budget, firstTokens)) return { ...head, total: inner.total + 1 };
   return { text, outputTokens, kept: inner.kept + 1, total: inner.total + 1, error: true };
 }
 
-function compressText(input: string, query: string, rules: ExtractiveRules, budget: number): Selected {
+function compressText(
+  input: string,
+  query: string,
+  rules: ExtractiveRules,
+  budget: number,
+  scorer: Scorer,
+  probe?: FeatureProbe,
+): Selected {
   const units = unitsOf(input, rules);
   const total = units.length;
   // A unit is scored with its headings' words: "He was the author of many books" is about the
@@ -254,29 +336,64 @@ function compressText(input: string, query: string, rules: ExtractiveRules, budg
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
 
-  const firstPass = units.map((unit) => {
-    // Only prose has a lead: the first line of a log is no more telling than the others.
-    const lead = unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1;
-    return (
-      (relevance[unit.index] ?? 0) +
-      PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
-      (lead ? LEAD_BONUS : 0) +
-      PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep))
-    );
-  });
+  // Only prose has a lead: the first line of a log is no more telling than the others.
+  const leads = units.map(
+    (unit) => unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1,
+  );
+  const tokens = units.map((unit) => countTokens(unit.text));
+  const queryWords = scorer || probe ? new Set(wordTokens(query)) : new Set<string>();
+  const keyMatch = new Map<string, number>();
+  const features =
+    scorer || probe
+      ? units.map((unit) => {
+          const label = unit.kind === 'line' || unit.kind === 'sentence' ? lineLabel(unit.text) : undefined;
+          return featureVector({
+            relevance: relevance[unit.index] ?? 0,
+            container: blockRank.get(unit.block) ?? 0,
+            position: units.length > 1 ? unit.index / (units.length - 1) : 0,
+            lead: leads[unit.index] ? 1 : 0,
+            heading: unit.kind === 'heading' ? 1 : 0,
+            tableRow: unit.kind === 'row' ? 1 : 0,
+            listItem: isListItem(unit.text) ? 1 : 0,
+            labelled: label === undefined ? 0 : 1,
+            identifier: hasIdentifier(unit.text) ? 1 : 0,
+            error: PROTECTED_TESTS.errors(unit.text) ? 1 : 0,
+            numeric: numericDensity(unit.text),
+            keyMatch: label === undefined ? 0 : keyMatchOf(label, queryWords, keyMatch),
+            protectedKinds: Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)) / MAX_PROTECTED_KINDS,
+            length: lengthFeature(tokens[unit.index] ?? 0),
+          });
+        })
+      : [];
+  const linkedAt = FEATURE_NAMES.indexOf('linked');
+  // The learned first pass leaves `linked` at 0: the link is computed from it.
+  const firstPass = units.map((unit) =>
+    scorer
+      ? learnedScore(scorer, features[unit.index] ?? [])
+      : (relevance[unit.index] ?? 0) +
+        PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
+        (leads[unit.index] ? LEAD_BONUS : 0) +
+        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
+  );
   const hop = titleLinks(units, blocks.size, firstPass);
+  features.forEach((vector, i) => (vector[linkedAt] = hop[i] ?? 0));
+  probe?.(
+    units.map((unit) => ({ text: unit.text, features: features[unit.index] ?? [], standalone: isContentUnit(unit) })),
+  );
   const candidates: Candidate[] = units.map((unit) => {
     const forced = keep.some((re) => re.test(unit.text));
     return {
       index: unit.index,
-      score: (firstPass[unit.index] ?? 0) + HOP_WEIGHT * (hop[unit.index] ?? 0),
+      score: scorer
+        ? learnedScore(scorer, features[unit.index] ?? [])
+        : (firstPass[unit.index] ?? 0) + HOP_WEIGHT * (hop[unit.index] ?? 0),
       forced,
       dropped: !forced && drop.some((re) => re.test(unit.text)),
       standalone: isContentUnit(unit),
       outline: unit.kind === 'heading',
       // One token more for the separator it brings into the output. (Counting only line breaks matches the
       // output better and saves a second render, but moved TAT-QA recall down by 0.1 point.)
-      cost: countTokens(unit.text) + 1,
+      cost: (tokens[unit.index] ?? 0) + 1,
       requires: requirements[unit.index] ?? [],
     };
   });
@@ -694,6 +811,8 @@ function compressJson(
   query: { query: string; context: string; keys: string },
   rules: ExtractiveRules,
   budget: number,
+  scorer: Scorer,
+  probe?: FeatureProbe,
 ): Selected {
   const leaves: JsonLeaf[] = [];
   collectLeaves(root, [], undefined, [], leaves);
@@ -725,33 +844,68 @@ function compressJson(
   const queryWords = new Set(wordTokens(query.query));
   const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
-  const candidates: Candidate[] = leaves.map((leaf, index) => {
-    const line = lines[index]!;
-    const forced = forcedAt[index] === true;
-    const dropped = !forced && (dropField(keysOf(leaf)) || drop.some((re) => re.test(line)));
-    // A field named as an id, or a list of ids (a customer's orders): what joins this record to others.
-    const idLike =
+  const costs = leaves.map((leaf) => leafCost(leaf, opened));
+  // A field named as an id, or a list of ids (a customer's orders): what joins this record to others.
+  const idLikeAt = leaves.map(
+    (leaf) =>
       leaf.key !== undefined &&
       (ID_KEY.test(leaf.key) ||
         (Array.isArray(leaf.value) &&
           leaf.value.length > 0 &&
-          leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.replace(/^#/u, '')))));
+          leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.replace(/^#/u, ''))))),
+  );
+  const features =
+    scorer || probe
+      ? leaves.map((leaf, index) => {
+          const line = lines[index]!;
+          const idLike = idLikeAt[index] === true;
+          return featureVector({
+            relevance: relevance[index] ?? 0,
+            container: ((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2,
+            position: leaves.length > 1 ? index / (leaves.length - 1) : 0,
+            listItem: typeof leaf.path[leaf.path.length - 1] === 'number' ? 1 : 0,
+            labelled: leaf.key !== undefined && LABEL_KEY.test(leaf.key) ? 1 : 0,
+            identifier: idLike ? 1 : 0,
+            idInRecord: idLike ? (leaf.records.length === 0 || !inner.ranked ? 1 : (inner.scores[index] ?? 0)) : 0,
+            error: PROTECTED_TESTS.errors(line) ? 1 : 0,
+            numeric: numericDensity(scalarText(leaf.value)),
+            keyMatch: idLike ? 0 : keyMatchOf(leaf.key, queryWords, keyMatch),
+            protectedKinds:
+              Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) / MAX_PROTECTED_KINDS,
+            length: lengthFeature(costs[index] ?? 0),
+            json: 1,
+          });
+        })
+      : [];
+  probe?.(
+    leaves.map((leaf, index) => ({
+      text: `${leaf.key ?? ''}: ${stringifyJsonSource(leaf.value)}`,
+      features: features[index] ?? [],
+      standalone: true,
+    })),
+  );
+  const candidates: Candidate[] = leaves.map((leaf, index) => {
+    const line = lines[index]!;
+    const forced = forcedAt[index] === true;
+    const dropped = !forced && (dropField(keysOf(leaf)) || drop.some((re) => re.test(line)));
+    const idLike = idLikeAt[index] === true;
     return {
       index,
-      score:
-        (relevance[index] ?? 0) +
-        PARAGRAPH_WEIGHT * (((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2) +
-        (idLike
-          ? ID_KEY_BOOST *
-            (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
-          : 0) +
-        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) +
-        (idLike ? 0 : KEY_MATCH_WEIGHT * keyMatchOf(leaf.key, queryWords, keyMatch)),
+      score: scorer
+        ? learnedScore(scorer, features[index] ?? [])
+        : (relevance[index] ?? 0) +
+          PARAGRAPH_WEIGHT * (((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2) +
+          (idLike
+            ? ID_KEY_BOOST *
+              (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
+            : 0) +
+          PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) +
+          (idLike ? 0 : KEY_MATCH_WEIGHT * keyMatchOf(leaf.key, queryWords, keyMatch)),
       forced,
       dropped,
       standalone: true,
       ...(leaf.path.length === 1 && typeof leaf.path[0] === 'string' ? { own: true } : {}),
-      cost: leafCost(leaf, opened),
+      cost: costs[index] ?? 0,
       // A field a rule forces in is kept as the rule says (with the object's id when a rule forces that
       // too); a field chosen by rank comes with its record's name.
       requires: forced

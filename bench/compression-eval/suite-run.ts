@@ -1,0 +1,141 @@
+/**
+ * Runs the multi-domain suite ({@link suiteItems}): per set, the evidence recall of each compressor
+ * and of the baselines at the achieved ratio of the first compressor, item by item. Baselines:
+ * truncate-head, truncate-tail, random units (sentences or lines, seeded), minify + head (JSON: the
+ * compact form, its head within the same tokens) and last turns (chats: whole turns from the end within
+ * the same tokens).
+ */
+import { countTokens, DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
+import { compressExtractive, randomUnits, truncateHead, truncateTail } from 'pagewise/internal';
+import type { SuiteItem } from './suite.js';
+
+/** The ratio every set is compressed to. */
+export const SUITE_TAU = 0.5;
+
+/** A compressor under test: the output text for an item. */
+export type ItemCompressor = (item: SuiteItem) => string;
+
+/** The default compressor (heuristic or learned as the package ships it) at {@link SUITE_TAU}. */
+export const defaultCompressor: ItemCompressor = (item) =>
+  compressExtractive(item.text, { query: item.query, rules: { ...DEFAULT_EXTRACTIVE_RULES, ratio: SUITE_TAU } }).text;
+
+/** The learned scorer with the parameters the package ships, at {@link SUITE_TAU}. */
+export const learnedCompressor: ItemCompressor = (item) =>
+  compressExtractive(item.text, {
+    query: item.query,
+    rules: { ...DEFAULT_EXTRACTIVE_RULES, ratio: SUITE_TAU },
+    scoring: 'learned',
+  }).text;
+
+/** Recall and mean achieved ratio of one method on one set. */
+export interface SuiteMethodFigure {
+  method: string;
+  recall: number;
+  meanRatio: number;
+}
+
+/** The figures of one set. */
+export interface SuiteSetFigures {
+  set: string;
+  domain: string;
+  items: number;
+  evidence: number;
+  methods: SuiteMethodFigure[];
+  /** Median milliseconds per 1,000 input tokens of the first compressor. */
+  msPer1k: number;
+}
+
+function minifyHead(text: string, budgetTokens: number): string {
+  const minified = JSON.stringify(JSON.parse(text));
+  const tokens = countTokens(minified);
+  return tokens <= budgetTokens ? minified : truncateHead(minified, budgetTokens / tokens);
+}
+
+function lastTurns(text: string, budgetTokens: number): string {
+  const lines = text.split('\n');
+  const kept: string[] = [];
+  let used = 0;
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const cost = countTokens(lines[i] ?? '') + 1;
+    if (used + cost > budgetTokens) break;
+    used += cost;
+    kept.unshift(lines[i] ?? '');
+  }
+  return kept.join('\n');
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] ?? 0);
+};
+
+/**
+ * Per set (in order of first appearance), the recall of each compressor and of each baseline at the
+ * achieved ratio of the first compressor on the same item.
+ */
+export function runSuite(
+  items: readonly SuiteItem[],
+  compressors: readonly { name: string; compress: ItemCompressor }[],
+): SuiteSetFigures[] {
+  const bySet = new Map<string, SuiteItem[]>();
+  for (const item of items) bySet.set(item.set, [...(bySet.get(item.set) ?? []), item]);
+  return [...bySet].map(([set, members]) => {
+    const kept = new Map<string, number>();
+    const ratios = new Map<string, number[]>();
+    const add = (method: string, k: number, ratio: number): void => {
+      kept.set(method, (kept.get(method) ?? 0) + k);
+      ratios.set(method, [...(ratios.get(method) ?? []), ratio]);
+    };
+    const times: number[] = [];
+    let evidence = 0;
+    members.forEach((item, n) => {
+      evidence += item.evidenceCount;
+      const inputTokens = countTokens(item.text);
+      let reference = 1;
+      compressors.forEach(({ name, compress }, c) => {
+        const start = performance.now();
+        const output = compress(item);
+        if (c === 0) times.push((performance.now() - start) / (inputTokens / 1000));
+        const ratio = countTokens(output) / inputTokens;
+        if (c === 0) reference = ratio;
+        add(name, item.kept(output), ratio);
+      });
+      const budget = Math.floor(reference * inputTokens);
+      add('truncate-head', item.kept(truncateHead(item.text, reference)), reference);
+      add('truncate-tail', item.kept(truncateTail(item.text, reference)), reference);
+      add('random units', item.kept(randomUnits(item.text, reference, n + 1)), reference);
+      if (item.json) add('minify + head', item.kept(minifyHead(item.text, budget)), reference);
+      if (item.chat) add('last turns', item.kept(lastTurns(item.text, budget)), reference);
+    });
+    const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+    return {
+      set,
+      domain: members[0]?.domain ?? '',
+      items: members.length,
+      evidence,
+      methods: [...kept].map(([method, k]) => ({
+        method,
+        recall: k / Math.max(1, evidence),
+        meanRatio: mean(ratios.get(method) ?? []),
+      })),
+      msPer1k: median(times),
+    };
+  });
+}
+
+/** The figures as a markdown table, one row per set, one column per method. */
+export function suiteTable(figures: readonly SuiteSetFigures[]): string {
+  const methods = [...new Set(figures.flatMap((f) => f.methods.map((m) => m.method)))];
+  const cell = (f: SuiteSetFigures, method: string): string => {
+    const m = f.methods.find((x) => x.method === method);
+    return m ? m.recall.toFixed(2) : '–';
+  };
+  return [
+    `| set (test split) | items | evidence | ratio | ${methods.join(' | ')} |`,
+    `|:---|---:|---:|---:|${methods.map(() => '---:').join('|')}|`,
+    ...figures.map(
+      (f) =>
+        `| ${f.set} | ${f.items} | ${f.evidence} | ${(f.methods[0]?.meanRatio ?? 0).toFixed(2)} | ${methods.map((m) => cell(f, m)).join(' | ')} |`,
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,477 @@
+/**
+ * The multi-domain compression suite: every set as items of one shape (a text, the query it is
+ * compressed for, a grader and a unit labeller), each item in a tuning or a test split, so the learned
+ * scorer can be fitted on the tuning items of some domains and measured on the test items of another.
+ *
+ * Sets and their domains (leave-one-domain-out holds out a whole domain):
+ * - `hotpotqa`: HotpotQA dev paragraphs; evidence the supporting sentences. Tuning: the first
+ *   {@link TUNING_SPLIT}.hotpotQuestions questions (those the hand-set weights were tuned on).
+ * - `tatqa`: TAT-QA dev pages, table as markdown and one cell per line; evidence as {@link evidenceOf}
+ *   grades it, less the items the whole page does not satisfy. Tuning: the first {@link TUNING_SPLIT}.tatqaContexts contexts.
+ * - `report`: the project's report pages in English and Japanese; split by hashed page id.
+ * - `chat`: generated multi-session chats written as a `User:`/`Assistant:` transcript, compressed for the
+ *   question; evidence the fact sentences. Tuning: seeds 101–103; test: seeds 201–205.
+ * - `banking`: tau2 banking_knowledge. Documents: each required document of a task is an observation,
+ *   the query the task's instructions; evidence the gold actions' values (tool names and string or
+ *   numeric arguments) that the document holds, each satisfied when a sentence of the document holding it
+ *   is kept whole. Documents holding no such value are left out (nothing to grade). Records: per task, the
+ *   user its gold actions name and every record of theirs in db.json, as one JSON observation; evidence the
+ *   gold values present as leaves.
+ * - `telecom`: tau2 telecom tech_support_manual.md and main_policy.md cut into pages at `## ` headings; per
+ *   task of tasks_small.json and page, evidence the gold action names and string arguments the page holds
+ *   (as sentences kept whole), query the customer's reason for calling.
+ * - `retail`: tau-bench retail records (user, orders, products) as the retail tools return them, for
+ *   generated retail tasks; evidence the gold answer's values present in each record (cents as dollars).
+ *
+ * New sets are split by a hash of the task (FNV-1a of its id, mod 10 below {@link TUNE_SHARE_TENTHS}:
+ * tuning), so all observations of one task fall on the same side. JSON observations are written
+ * pretty-printed with two spaces, as many APIs return them; the minify + head baseline gets the same
+ * whitespace saving the compressor gets.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { splitSentences } from 'pagewise/internal';
+import { generateRetailTasks, loadRetailData, type RetailData } from '@pagewise/lab/scenarios/retail';
+import { generateChat } from './chats.js';
+import {
+  hotpotEvidence,
+  hotpotObservation,
+  loadHotpot,
+  loadTatQa,
+  sharedDataDir,
+  sharedFile,
+  TUNING_SPLIT,
+} from './data.js';
+import { keepsEvidence, loadReportPages } from './report-pages.js';
+import { evidenceOf, questionRecall, renderTatPage } from './tatqa.js';
+
+/** Which side of the split an item is on. */
+export type Split = 'tune' | 'test';
+
+/** One observation to compress, with what grades the output and what labels its units. */
+export interface SuiteItem {
+  set: string;
+  domain: string;
+  id: string;
+  split: Split;
+  text: string;
+  query: string;
+  /** JSON observation (baselines: minify + head, random lines of the pretty form). */
+  json: boolean;
+  /** A chat transcript (baseline: last turns). */
+  chat: boolean;
+  /** Evidence items the output is graded on. */
+  evidenceCount: number;
+  /** Evidence items kept by `output` (0..evidenceCount). */
+  kept(output: string): number;
+  /** Whether a unit of the input (a sentence, line, row or JSON value as written) holds evidence. */
+  holds(unitText: string): boolean;
+}
+
+/** Tenths of each hashed set that are tuning items. */
+export const TUNE_SHARE_TENTHS = 4;
+
+/** FNV-1a, 32 bits: a stable hash of an id for the split. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** The split of a task id by its hash. */
+export function hashedSplit(id: string): Split {
+  return fnv1a(id) % 10 < TUNE_SHARE_TENTHS ? 'tune' : 'test';
+}
+
+/** A value written as the output would show it: a JSON string literal, or a number as written. */
+function needleOf(value: string | number): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+
+/** Whether `text` holds `needle` not inside a longer number or word. */
+function holdsBounded(text: string, needle: string): boolean {
+  return new RegExp(`(?<![\\p{L}\\p{N}.])${escape(needle)}(?![\\p{L}\\p{N}]|\\.\\d)`, 'u').test(text);
+}
+
+/** The scalar values of gold tool-call arguments (nested JSON strings parsed), booleans and blanks left out. */
+export function goldValues(value: unknown, into: (string | number)[] = []): (string | number)[] {
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+      try {
+        return goldValues(JSON.parse(trimmed), into);
+      } catch {
+        // Not JSON: the string itself.
+      }
+    }
+    if (trimmed.length >= 2) into.push(trimmed);
+  } else if (typeof value === 'number') into.push(value);
+  else if (Array.isArray(value)) for (const v of value) goldValues(v, into);
+  else if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) goldValues(v, into);
+  return into;
+}
+
+/**
+ * A prose item graded by sentences: per value, the sentences (of the text's lines) holding it; a value
+ * counts as kept when the output keeps one of them whole.
+ */
+function sentenceItem(
+  base: Omit<SuiteItem, 'evidenceCount' | 'kept' | 'holds' | 'json' | 'chat'>,
+  values: readonly string[],
+): SuiteItem | undefined {
+  const sentences = base.text
+    .split('\n')
+    .flatMap((line) => splitSentences(line))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const lowered = values.map((v) => v.toLowerCase());
+  const groups = lowered
+    .map((v) => sentences.filter((s) => s.toLowerCase().includes(v)))
+    .filter((group) => group.length > 0);
+  if (groups.length === 0) return undefined;
+  return {
+    ...base,
+    json: false,
+    chat: false,
+    evidenceCount: groups.length,
+    kept: (output) => groups.filter((group) => group.some((s) => output.includes(s))).length,
+    holds: (unit) => {
+      const lower = unit.toLowerCase();
+      return lowered.some((v) => lower.includes(v));
+    },
+  };
+}
+
+/** A JSON item graded by values: each gold value present as a leaf, kept when the output holds it. */
+function jsonItem(
+  base: Omit<SuiteItem, 'evidenceCount' | 'kept' | 'holds' | 'json' | 'chat' | 'text'>,
+  record: unknown,
+  values: readonly (string | number)[],
+): SuiteItem | undefined {
+  const compact = JSON.stringify(record);
+  const needles = [...new Set(values.map(needleOf))].filter((n) => holdsBounded(compact, n));
+  if (needles.length === 0) return undefined;
+  return {
+    ...base,
+    text: JSON.stringify(record, null, 2),
+    json: true,
+    chat: false,
+    evidenceCount: needles.length,
+    kept: (output) => needles.filter((n) => holdsBounded(output, n)).length,
+    holds: (unit) => needles.some((n) => holdsBounded(unit, n)),
+  };
+}
+
+function readJson(relative: string): unknown {
+  return JSON.parse(readFileSync(path.join(sharedDataDir(), relative), 'utf8'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sets
+
+/** HotpotQA dev: the ten paragraphs, evidence the supporting sentences. */
+export function hotpotItems(): SuiteItem[] {
+  const file = sharedFile('hotpotqa/dev.jsonl');
+  if (!('path' in file)) return [];
+  return loadHotpot(file.path).map((q, i) => {
+    const evidence = hotpotEvidence(q);
+    return {
+      set: 'HotpotQA',
+      domain: 'hotpotqa',
+      id: q._id,
+      split: i < TUNING_SPLIT.hotpotQuestions ? 'tune' : 'test',
+      text: hotpotObservation(q),
+      query: q.question,
+      json: false,
+      chat: false,
+      evidenceCount: evidence.length,
+      kept: (output) => evidence.filter((s) => output.includes(s)).length,
+      holds: (unit) => evidence.some((s) => unit.includes(s) || s.includes(unit.trim())),
+    };
+  });
+}
+
+/** TAT-QA dev pages in both table forms, graded as {@link questionRecall} grades them. */
+export function tatqaItems(): SuiteItem[] {
+  const file = sharedFile('tatqa/dev.json');
+  if (!('path' in file)) return [];
+  const items: SuiteItem[] = [];
+  loadTatQa(file.path).forEach((context, ci) => {
+    for (const form of ['markdown', 'cells'] as const) {
+      const page = renderTatPage(context, form);
+      for (const q of context.questions) {
+        // Items the page itself does not satisfy (a derivation's constant, a rounded figure) no output can
+        // keep: left out, so each set's ceiling is 1.
+        const evidence = evidenceOf(context, q).filter(
+          (alternatives) => questionRecall(page, page.text, [alternatives]) === 1,
+        );
+        if (evidence.length === 0) continue;
+        // Unit labels: a unit holding an evidence cell (with its row label, as the grader asks), a span or a number.
+        const needles = evidence.flat().map((e) =>
+          e.kind === 'text'
+            ? { all: [e.text.toLowerCase()] }
+            : e.kind === 'number'
+              ? { all: [String(e.value)] }
+              : {
+                  all: [
+                    (page.rows[e.row]?.cells.find((c) => c.col === e.col)?.text ?? '').toLowerCase(),
+                    ...(form === 'markdown' ? [e.label.toLowerCase()] : []),
+                  ],
+                },
+        );
+        items.push({
+          set: `TAT-QA (${form === 'markdown' ? 'markdown' : 'cell per line'})`,
+          domain: 'tatqa',
+          id: `${q.uid}-${form}`,
+          split: ci < TUNING_SPLIT.tatqaContexts ? 'tune' : 'test',
+          text: page.text,
+          query: q.question,
+          json: false,
+          chat: false,
+          evidenceCount: evidence.length,
+          kept: (output) => (questionRecall(page, output, evidence) ?? 0) * evidence.length,
+          holds: (unit) => {
+            const lower = unit.toLowerCase();
+            return needles.some((n) => n.all.every((s) => s !== '' && lower.includes(s)));
+          },
+        });
+      }
+    }
+  });
+  return items;
+}
+
+/** The project's report pages, English and Japanese. */
+export function reportItems(): SuiteItem[] {
+  return loadReportPages().flatMap((page) =>
+    (['en', 'ja'] as const).flatMap((lang) =>
+      page[lang].questions.map((q, qi) => ({
+        set: `Report pages (${lang === 'en' ? 'English' : 'Japanese'})`,
+        domain: 'report',
+        id: `${page.id}-${lang}-${qi}`,
+        split: hashedSplit(page.id),
+        text: page[lang].text,
+        query: q.question,
+        json: false,
+        chat: false,
+        evidenceCount: q.evidence.length,
+        kept: (output: string) => q.evidence.filter((e) => keepsEvidence(output, e)).length,
+        holds: (unit: string) =>
+          q.evidence.some((e) =>
+            'sentence' in e ? unit.includes(e.sentence) : unit.includes(e.row) && unit.includes(e.value),
+          ),
+      })),
+    ),
+  );
+}
+
+/** Chat seeds of the tuning and the test split. */
+export const CHAT_SEEDS = { tune: [101, 102, 103], test: [201, 202, 203, 204, 205] } as const;
+
+/** Generated chats as a transcript, one question at a time. */
+export function chatItems(): SuiteItem[] {
+  const items: SuiteItem[] = [];
+  for (const split of ['tune', 'test'] as const) {
+    for (const seed of CHAT_SEEDS[split]) {
+      const chat = generateChat(seed);
+      const transcript = chat.messages
+        .map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${typeof m.content === 'string' ? m.content : ''}`)
+        .join('\n');
+      chat.questions.forEach((q, qi) =>
+        items.push({
+          set: 'Generated chats (transcript)',
+          domain: 'chat',
+          id: `chat-${seed}-${qi}`,
+          split,
+          text: transcript,
+          query: q.question,
+          json: false,
+          chat: true,
+          evidenceCount: q.evidence.length,
+          kept: (output) => q.evidence.filter((s) => output.includes(s)).length,
+          holds: (unit) => q.evidence.some((s) => unit.includes(s) || s.includes(unit.replace(/^\w+: /u, '').trim())),
+        }),
+      );
+    }
+  }
+  return items;
+}
+
+interface Tau2Task {
+  id: string;
+  user_scenario: { instructions: unknown };
+  required_documents?: string[] | null;
+  evaluation_criteria?: { actions?: { name: string; arguments: unknown }[] | null } | null;
+}
+
+function actionValues(task: Tau2Task): (string | number)[] {
+  const actions = task.evaluation_criteria?.actions ?? [];
+  return [...new Set(actions.flatMap((a) => [a.name, ...goldValues(a.arguments)]))];
+}
+
+/** tau2 banking_knowledge: the required documents of each task, and the records of the user it names. */
+export function bankingItems(): SuiteItem[] {
+  if (!('path' in sharedFile('tau2/banking_knowledge/tasks.json'))) return [];
+  const tasks = readJson('tau2/banking_knowledge/tasks.json') as Tau2Task[];
+  const documents = new Map(
+    readFileSync(path.join(sharedDataDir(), 'tau2/banking_knowledge/documents.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { id: string; title: string; content: string })
+      .map((d) => [d.id, d] as const),
+  );
+  const db = readJson('tau2/banking_knowledge/db.json') as Record<string, { data: Record<string, unknown> }>;
+  const users = db.users?.data ?? {};
+  const items: SuiteItem[] = [];
+  for (const task of tasks) {
+    const query = String(task.user_scenario.instructions);
+    const values = actionValues(task);
+    const split = hashedSplit(`banking-${task.id}`);
+    const strings = values.filter((v): v is string => typeof v === 'string' && v.length >= 3);
+    for (const docId of task.required_documents ?? []) {
+      const doc = documents.get(docId);
+      if (!doc) continue;
+      const item = sentenceItem(
+        {
+          set: 'tau2 banking documents',
+          domain: 'banking',
+          id: `${task.id}-${docId}`,
+          split,
+          text: `# ${doc.title}\n\n${doc.content}`,
+          query,
+        },
+        strings,
+      );
+      if (item) items.push(item);
+    }
+    // The user the gold actions name, with every record of theirs.
+    const userId = values.find((v): v is string => typeof v === 'string' && v in users);
+    if (userId === undefined) continue;
+    const record: Record<string, unknown> = { user: users[userId] };
+    for (const [table, { data }] of Object.entries(db)) {
+      if (table === 'users') continue;
+      const rows = Object.values(data).filter(
+        (row) => typeof row === 'object' && row !== null && (row as { user_id?: unknown }).user_id === userId,
+      );
+      if (rows.length > 0) record[table] = rows;
+    }
+    const item = jsonItem(
+      { set: 'tau2 banking records', domain: 'banking', id: `${task.id}-records`, split, query },
+      record,
+      values,
+    );
+    if (item) items.push(item);
+  }
+  return items;
+}
+
+/** Pages of a markdown manual: cut before each `## ` heading, the title line kept with each page. */
+export function manualPages(text: string): string[] {
+  const pages: string[] = [];
+  let current: string[] = [];
+  for (const line of text.split('\n')) {
+    if (/^## /u.test(line) && current.some((l) => l.trim() !== '')) {
+      pages.push(current.join('\n').trim());
+      current = [];
+    }
+    current.push(line);
+  }
+  if (current.some((l) => l.trim() !== '')) pages.push(current.join('\n').trim());
+  return pages;
+}
+
+/** tau2 telecom: manual pages against the gold actions of tasks_small.json. */
+export function telecomItems(): SuiteItem[] {
+  if (!('path' in sharedFile('tau2/telecom/tasks_small.json'))) return [];
+  const tasks = readJson('tau2/telecom/tasks_small.json') as Tau2Task[];
+  const pages = ['tech_support_manual.md', 'main_policy.md'].flatMap((file) =>
+    manualPages(readFileSync(path.join(sharedDataDir(), 'tau2/telecom', file), 'utf8')).map((text, i) => ({
+      id: `${file}#${i}`,
+      text,
+    })),
+  );
+  const items: SuiteItem[] = [];
+  for (const task of tasks) {
+    const instructions = task.user_scenario.instructions as { reason_for_call?: string; known_info?: string };
+    const query = [instructions.reason_for_call, instructions.known_info].filter(Boolean).join('\n');
+    const values = actionValues(task).filter((v): v is string => typeof v === 'string' && v.length >= 3);
+    for (const page of pages) {
+      const item = sentenceItem(
+        {
+          set: 'tau2 telecom manuals',
+          domain: 'telecom',
+          id: `${task.id}-${page.id}`,
+          split: hashedSplit(`telecom-${task.id}`),
+          text: page.text,
+          query,
+        },
+        values,
+      );
+      if (item) items.push(item);
+    }
+  }
+  return items;
+}
+
+/** Retail tasks drawn for the suite. */
+export const RETAIL_TASKS = { count: 48, seed: 7 } as const;
+
+/** tau-bench retail: the user, order and product records of generated tasks, against the gold answer's values. */
+export async function retailItems(): Promise<SuiteItem[]> {
+  if (!('path' in sharedFile('tau-retail/users.json'))) return [];
+  const data: RetailData = await loadRetailData(path.join(sharedDataDir(), 'tau-retail'));
+  const tasks = generateRetailTasks(data, RETAIL_TASKS);
+  const items: SuiteItem[] = [];
+  for (const task of tasks) {
+    const values: (string | number)[] = [];
+    const walk = (value: unknown, key: string | undefined): void => {
+      if (typeof value === 'number') values.push(key?.endsWith('Cents') ? Math.round(value) / 100 : value);
+      else if (typeof value === 'string' && key !== 'template') values.push(value);
+      else if (Array.isArray(value)) for (const v of value) walk(v, key);
+      else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) walk(v, k);
+    };
+    walk(task.gold, undefined);
+    const split = hashedSplit(task.id);
+    const observations: [string, unknown][] = [];
+    for (const customer of task.customers) {
+      const user = data.users.get(customer.userId);
+      if (!user) continue;
+      observations.push([`user-${customer.userId}`, user]);
+      for (const orderId of user.orders) {
+        const order = data.orders.get(orderId);
+        if (order) observations.push([`order-${orderId}`, order]);
+      }
+    }
+    if (task.productName) {
+      const product = [...data.products.values()].find((p) => p.name === task.productName);
+      if (product) observations.push([`product-${product.product_id}`, product]);
+    }
+    for (const [id, record] of observations) {
+      const item = jsonItem(
+        { set: 'tau-retail records', domain: 'retail', id: `${task.id}-${id}`, split, query: task.prompt },
+        record,
+        values,
+      );
+      if (item) items.push(item);
+    }
+  }
+  return items;
+}
+
+/** Every set of the suite whose data is present. */
+export async function suiteItems(): Promise<SuiteItem[]> {
+  return [
+    ...hotpotItems(),
+    ...tatqaItems(),
+    ...reportItems(),
+    ...chatItems(),
+    ...bankingItems(),
+    ...telecomItems(),
+    ...(await retailItems()),
+  ];
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../errors.js';
+import { compressExtractive } from './extractive.js';
+import { EXTRACTIVE_PARAMS } from './extractive-params.js';
+import {
+  checkParams,
+  FEATURE_NAMES,
+  FEATURES_VERSION,
+  featureVector,
+  learnedScore,
+  type LearnedParams,
+} from './features.js';
+import { DEFAULT_EXTRACTIVE_RULES } from './rules.js';
+
+/** Parameters with one feature weighted, all others 0. */
+function only(feature: (typeof FEATURE_NAMES)[number], weight: number): LearnedParams {
+  return {
+    version: FEATURES_VERSION,
+    features: [...FEATURE_NAMES],
+    weights: FEATURE_NAMES.map((name) => (name === feature ? weight : 0)),
+    bias: 0,
+    fittedOn: [],
+    seed: 0,
+    l2: 0,
+  };
+}
+
+const PAGE = [
+  'The committee met on a rainy afternoon in the old town hall.',
+  'Members discussed the colour of the new benches at length.',
+  'The budget for the park renovation is 48,250 euros in total.',
+  'Several residents asked about the opening of the playground.',
+  'Nobody could agree on whether the fountain should stay.',
+  'The meeting closed late with a vote planned for next spring.',
+].join(' ');
+
+describe('unit features and the learned scorer', () => {
+  it('writes features in the order of FEATURE_NAMES, a missing one as 0', () => {
+    const vector = featureVector({ numeric: 0.5, relevance: 1 });
+    expect(vector).toHaveLength(FEATURE_NAMES.length);
+    expect(vector[FEATURE_NAMES.indexOf('numeric')]).toBe(0.5);
+    expect(vector[FEATURE_NAMES.indexOf('relevance')]).toBe(1);
+    expect(vector.filter((v) => v !== 0)).toHaveLength(2);
+  });
+
+  it('scores with the logistic function of the weighted features', () => {
+    expect(learnedScore(only('numeric', 0), featureVector({ numeric: 1 }))).toBe(0.5);
+    const up = learnedScore(only('numeric', 2), featureVector({ numeric: 1 }));
+    expect(up).toBeCloseTo(1 / (1 + Math.exp(-2)), 12);
+  });
+
+  it('refuses parameters of another version or feature set', () => {
+    expect(() => checkParams({ ...only('numeric', 1), version: FEATURES_VERSION + 1 })).toThrow(/version/u);
+    expect(() => checkParams({ ...only('numeric', 1), features: [...FEATURE_NAMES].reverse() })).toThrow(/features/u);
+    expect(() => checkParams({ ...only('numeric', 1), bias: Number.NaN })).toThrow(/finite/u);
+    expect(() =>
+      compressExtractive(PAGE, {
+        query: 'park',
+        rules: DEFAULT_EXTRACTIVE_RULES,
+        scoring: 'learned',
+        params: { ...only('numeric', 1), weights: [1] },
+      }),
+    ).toThrow(ConfigurationError);
+    expect(() =>
+      compressExtractive(PAGE, {
+        query: 'park',
+        rules: DEFAULT_EXTRACTIVE_RULES,
+        scoring: 'fitted' as 'learned',
+      }),
+    ).toThrow(/scoring must be/u);
+  });
+
+  it('ships parameters that fit this feature set and say what they were fitted on', () => {
+    expect(checkParams(EXTRACTIVE_PARAMS)).toBe(EXTRACTIVE_PARAMS);
+    expect(EXTRACTIVE_PARAMS.fittedOn.length).toBeGreaterThan(0);
+  });
+
+  it('chooses units by the given weights: the numeric sentence in or out with the sign of its weight', () => {
+    const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.3 };
+    const budgetSentence = 'The budget for the park renovation is 48,250 euros in total.';
+    const favoured = compressExtractive(PAGE, {
+      query: 'meeting',
+      rules,
+      scoring: 'learned',
+      params: only('numeric', 4),
+    });
+    const shunned = compressExtractive(PAGE, {
+      query: 'meeting',
+      rules,
+      scoring: 'learned',
+      params: only('numeric', -4),
+    });
+    expect(favoured.text).toContain(budgetSentence);
+    expect(shunned.text).not.toContain(budgetSentence);
+    expect(shunned.outputTokens).toBeGreaterThan(0);
+  });
+
+  it('chooses JSON fields by the given weights: ids first when `identifier` weighs most', () => {
+    const orders = Array.from({ length: 12 }, (_, i) => ({
+      order_id: `#W${1000 + i}`,
+      note: `delivered to the side door of the blue house number ${i}`,
+    }));
+    const input = JSON.stringify({ orders });
+    const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.3 };
+    const ids = compressExtractive(input, { query: 'door', rules, scoring: 'learned', params: only('identifier', 4) });
+    const notes = compressExtractive(input, {
+      query: 'door',
+      rules,
+      scoring: 'learned',
+      params: only('identifier', -4),
+    });
+    const count = (text: string, re: RegExp): number => text.match(re)?.length ?? 0;
+    expect(count(ids.text, /#W1\d{3}/gu)).toBeGreaterThan(count(notes.text, /#W1\d{3}/gu));
+  });
+});
