@@ -42,17 +42,11 @@ import { langchainTool } from './tools.js';
 const BOUNDARY = () => 'f3c1a9e07b5d42c68e1f0a2b3c4d5e6f';
 let ids = 0;
 
-interface ToolLike {
-  name: string;
-  description: string;
-  schema: unknown;
-}
-
 /**
  * LangChain's fake model with `n` queued responses, each computed by `decide` from the view of the
  * messages it receives (the agent's tools named as offered); every request is kept for measuring.
  */
-function reader(n: number, tools: readonly ToolLike[], decide: (view: PromptView) => OfflineDecision | string) {
+function reader(n: number, tools: readonly unknown[], decide: (view: PromptView) => OfflineDecision | string) {
   const requests: ReturnType<typeof langchainRequestToCallOptions>[] = [];
   const model = fakeModel();
   for (let i = 0; i < n; i++)
@@ -243,7 +237,7 @@ describe('@pagewise/langchain: contract', () => {
       { threads },
     );
     const paging = pagingMiddleware({ service, threads, tools: ['page_in', 'page_out'] });
-    const tools = [fetchCatalogue, ...(paging.tools as ToolLike[])];
+    const tools = [fetchCatalogue, ...(paging.tools ?? [])];
     let seen = '';
     const steps: ((v: PromptView) => OfflineDecision | string)[] = [
       () => ({ toolCalls: [{ toolName: 'fetch_catalogue', input: {} }] }),
@@ -305,7 +299,7 @@ describe('@pagewise/langchain: contract', () => {
       },
     ];
     let i = 0;
-    const m = reader(2, paging.tools as ToolLike[], (v) => steps[i++]!(v));
+    const m = reader(2, paging.tools ?? [], (v) => steps[i++]!(v));
     const agent = createAgent({ model: m.model, tools: [], middleware: [paging] });
     const result = await agent.invoke({ messages: [new HumanMessage('Read it.')] });
     const pages = parseFencedPages(system).pages;
@@ -340,7 +334,7 @@ describe('@pagewise/langchain: contract', () => {
       },
       { name: 'lookup', description: 'Looks up.', schema: z.object({}) },
     );
-    const m = reader(2, [pagewiseFailing, ownFailing] as unknown as ToolLike[], (v) =>
+    const m = reader(2, [pagewiseFailing, ownFailing], (v) =>
       v.turns.some((t) => t.role === 'tool')
         ? 'gave up'
         : {
@@ -379,7 +373,7 @@ describe('@pagewise/langchain: contract', () => {
       { threads },
     );
     const paging = pagingMiddleware({ service, threads, tools: ['page_in'] });
-    const tools = [echo, ...(paging.tools as ToolLike[])];
+    const tools = [echo, ...(paging.tools ?? [])];
     let restored = '';
     let calls = 0;
     const m = reader(9, tools, (v) => {
@@ -431,7 +425,7 @@ describe('@pagewise/langchain: contract', () => {
     const threads = new LangChainThreads();
     const paging = pagingMiddleware({ service, threads, tools: ['save_result'] });
     const systems: string[] = [];
-    const m = reader(6, paging.tools as ToolLike[], (v) => {
+    const m = reader(6, paging.tools ?? [], (v) => {
       systems.push(v.system);
       const task = v.firstUserText;
       if (task.startsWith('save') && !v.turns.some((t) => t.role === 'tool'))
