@@ -198,6 +198,9 @@ describe('@pagewise/langchain: the 164-report paging flow inside createAgent', (
     const plain = await runFlow('none', (ra, threads) => [
       pagewiseInstructionMiddleware({ instruction: ra.analyst.instruction as InstructionProvider, threads }) as never,
     ]);
+    // The body check above has teeth: without paging, LangChain's messages do hold the bodies.
+    const plainJson = JSON.stringify(plain.result.messages);
+    expect(plainJson).toContain(JSON.stringify(reports[0]!.body.split('\n').find((l) => l.length > 120)!).slice(1, -1));
     const nv = figures([...plain.planner.requests, ...plain.analyst.requests]);
     const lc = figures([...flow.planner.requests, ...flow.analyst.requests]);
     const pw = figures(scripted.calls);

@@ -6,7 +6,7 @@
  * the raw text kept as a page behind a handle; the history middleware runs history processors (ACON's
  * C_hist, paging-turn compaction) before each model call, over LangChain's state or over the request.
  */
-import { AIMessage, RemoveMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import {
@@ -111,10 +111,9 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
         services,
         ...(request.runtime.signal ? { signal: request.runtime.signal } : {}),
       });
-      const systemMessage = request.systemMessage.constructor as new (text: string) => typeof request.systemMessage;
       const next = {
         ...request,
-        systemMessage: new systemMessage([own, rendered].filter(Boolean).join('\n\n')),
+        systemMessage: new SystemMessage([own, rendered].filter(Boolean).join('\n\n')),
         messages: [...messages],
       };
       const measured = measureCallOptions(langchainRequestToCallOptions(next));
@@ -306,7 +305,6 @@ export function historyMiddleware(options: HistoryMiddlewareOptions): PagewiseMi
   const threads = options.threads ?? new LangChainThreads();
   const ledger = options.ledger ?? new Ledger();
   const bridge = new HistoryBridge(options.processors);
-  const archived = new Map<string, number>();
   const summaries = new WeakSet<BaseMessage>();
   const codec = {
     ...langchainMessagesCodec,
@@ -332,13 +330,15 @@ export function historyMiddleware(options: HistoryMiddlewareOptions): PagewiseMi
         ...(runtime.signal ? { signal: runtime.signal } : {}),
       });
       if (next === messages) return undefined;
-      const n = (archived.get(threadId) ?? 0) + 1;
-      archived.set(threadId, n);
-      const uri = historyPageUri(threadId, n);
+      // Numbered after the archives already in the store, so a restarted process never overwrites one.
+      const namespace = options.service.namespaceOf(historyPageUri(threadId, 1), threadId);
+      const prefix = historyPageUri(threadId, 1).slice(0, -1);
+      const earlier = (await options.service.pageStore.list(namespace)).filter((p) => p.uri.startsWith(prefix));
+      const uri = historyPageUri(threadId, earlier.length + 1);
       const kept = new Set(next.filter((m) => messages.includes(m)));
       const replaced = messages.filter((m) => !kept.has(m));
       await options.service.pageStore.put({
-        namespace: options.service.namespaceOf(uri, threadId),
+        namespace,
         uri,
         title: 'history before compaction',
         body: replaced.map((m) => `${m.getType()}: ${contentText(m.content)}`).join('\n\n'),
