@@ -4,7 +4,8 @@
 //
 // Packages, each allowed only the ones below it:
 //   pagewise (core)
-//   @pagewise/documents, @pagewise/sqlite, @pagewise/postgres, @pagewise/adk, @pagewise/openai-agents → pagewise
+//   @pagewise/documents, @pagewise/sqlite, @pagewise/postgres, @pagewise/adk, @pagewise/openai-agents,
+//   @pagewise/langchain → pagewise
 //   @pagewise/lab → pagewise, documents, sqlite
 //   @pagewise/distributed → pagewise, lab
 //   @pagewise/inspect → pagewise, lab, sqlite
@@ -20,6 +21,7 @@ const allowed = {
   postgres: ['pagewise', 'postgres'],
   adk: ['pagewise', 'adk'],
   'openai-agents': ['pagewise', 'openai-agents'],
+  langchain: ['pagewise', 'langchain'],
   lab: ['pagewise', 'documents', 'sqlite', 'lab'],
   distributed: ['pagewise', 'lab', 'distributed'],
   inspect: ['pagewise', 'lab', 'sqlite', 'inspect'],
@@ -72,7 +74,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/pagewise/src/index\\.ts$' },
       to: {
-        path: 'node_modules/(pg|pg-[a-z-]+|bullmq|ioredis|vega|vega-[a-z-]+|better-sqlite3|hono|@hono|exceljs|mammoth|unpdf|@google/adk|@openai/agents)/',
+        path: 'node_modules/(pg|pg-[a-z-]+|bullmq|ioredis|vega|vega-[a-z-]+|better-sqlite3|hono|@hono|exceljs|mammoth|unpdf|@google/adk|@openai/agents|langchain|@langchain)/',
         reachable: true,
       },
     },

@@ -229,6 +229,7 @@ describe('each package installed alone', () => {
     '@pagewise/inspect',
     '@pagewise/adk',
     '@pagewise/openai-agents',
+    '@pagewise/langchain',
     '@pagewise/cli',
   ];
 

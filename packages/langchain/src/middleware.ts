@@ -1,0 +1,358 @@
+/**
+ * pagewise as LangChain `createAgent` middleware. The instruction middleware renders a pagewise
+ * instruction (the agent's own prompt, saved results and the fenced working set) into the system message
+ * of every model call and measures each call into a ledger; the paging middleware adds the paging tools
+ * to it. The observation middleware compresses tool results as LangChain stores them (`wrapToolCall`),
+ * the raw text kept as a page behind a handle; the history middleware runs history processors (ACON's
+ * C_hist, paging-turn compaction) before each model call, over LangChain's state or over the request.
+ */
+import { AIMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import { createMiddleware, type AgentMiddleware } from 'langchain';
+import {
+  countTokens,
+  Ledger,
+  pagedInstruction,
+  redactError,
+  type ContextProcessor,
+  type InstructionContext,
+  type InstructionProvider,
+  type ObservationProcessor,
+  type PagingService,
+  type PagingToolsOptions,
+  type ToolObservation,
+} from 'pagewise';
+import { measureCallOptions } from 'pagewise/ai-sdk';
+import { eventsToItems, HistoryBridge, toolFailureText, toolPageUri } from 'pagewise/internal';
+import { contentText, langchainMessagesCodec, langchainRequestToCallOptions } from './messages.js';
+import { LangChainThreads, type ThreadConfigLike, type ThreadRun } from './threads.js';
+import { createLangChainPagingTools, type PagingToolName } from './tools.js';
+
+function lastHumanText(messages: readonly BaseMessage[]): string {
+  const read = langchainMessagesCodec.read(messages);
+  for (let i = read.length - 1; i >= 0; i--) {
+    const e = read[i]!.event;
+    if (e.kind === 'user') return e.text;
+  }
+  return '';
+}
+
+/** Options of {@link pagewiseInstructionMiddleware}. */
+export interface InstructionMiddlewareOptions {
+  /** The pagewise instruction, rendered from the thread's state before every model call. */
+  instruction: InstructionProvider;
+  /** The thread sessions; share it with the tools. Default: a new one. */
+  threads?: LangChainThreads;
+  /** History processors applied to each request's messages only (LangChain's state is left as it is). */
+  processors?: ContextProcessor[];
+  /** Receives one entry per model call (and the processors' compressor calls). Default: a new ledger. */
+  ledger?: Ledger;
+  /** Tools the middleware adds to the agent. */
+  tools?: readonly unknown[];
+  /** Middleware name (unique within an agent). Default `pagewise-instruction`. */
+  name?: string;
+  /** Agent name the instruction and ledger see. Default `langchain`. */
+  agentName?: string;
+  services?: ReadonlyMap<string, unknown>;
+}
+
+/** A LangChain middleware that carries pagewise's ledger and thread sessions. */
+export type PagewiseMiddleware = AgentMiddleware & {
+  /** Model calls measured with the project's tokenizer. */
+  readonly ledger: Ledger;
+  /** The thread sessions the middleware reads state from. */
+  readonly threads: LangChainThreads;
+};
+
+/**
+ * Renders a pagewise instruction into the system message of every model call. The agent's own
+ * `systemPrompt` comes first; the working set is fenced as untrusted data. Starts the thread's
+ * invocation before the agent runs and pages the working set out after it. Put it last in `middleware`,
+ * so the ledger measures the request as it is sent.
+ *
+ * @example
+ * const agent = createAgent({ model, tools, middleware: [pagewiseInstructionMiddleware({ instruction: pagedInstruction({ base: 'Answer.', service }), threads })] });
+ */
+export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOptions): PagewiseMiddleware {
+  const threads = options.threads ?? new LangChainThreads();
+  const ledger = options.ledger ?? new Ledger();
+  const bridge = new HistoryBridge(options.processors ?? []);
+  const agentName = options.agentName ?? 'langchain';
+  const services = options.services ?? new Map<string, unknown>();
+  const render = async (run: ThreadRun): Promise<string> => {
+    const ctx: InstructionContext = {
+      state: run.session.state,
+      session: run.session,
+      invocationId: run.invocationId,
+      agentName,
+      services,
+    };
+    const out = await options.instruction(ctx);
+    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+  };
+  const middleware = createMiddleware({
+    name: options.name ?? 'pagewise-instruction',
+    ...(options.tools?.length ? { tools: [...options.tools] as never } : {}),
+    beforeAgent: async (state, runtime) => {
+      await threads.begin(threads.threadId(runtime as ThreadConfigLike), lastHumanText(state.messages));
+      return undefined;
+    },
+    wrapModelCall: async (request, handler) => {
+      const threadId = threads.threadId(request.runtime as ThreadConfigLike);
+      const run = await threads.current(threadId);
+      const own = contentText(request.systemMessage.content);
+      const rendered = await render(run);
+      const messages = await bridge.apply(request.messages, langchainMessagesCodec, {
+        sessionId: threadId,
+        agentName,
+        invocationId: run.invocationId,
+        task: run.task,
+        ledger,
+        services,
+        ...(request.runtime.signal ? { signal: request.runtime.signal } : {}),
+      });
+      const next = {
+        ...request,
+        systemMessage: new SystemMessage([own, rendered].filter(Boolean).join('\n\n')),
+        messages: [...messages],
+      };
+      const measured = measureCallOptions(langchainRequestToCallOptions(next));
+      const at = Date.now();
+      const response = await handler(next);
+      const reply = AIMessage.isInstance(response as BaseMessage) ? (response as AIMessage) : undefined;
+      ledger.record({
+        kind: 'agent',
+        agent: agentName,
+        model: String((request.model as { model?: unknown }).model ?? ''),
+        invocationId: run.invocationId,
+        parts: measured.parts,
+        promptTokens: measured.total,
+        completionTokens: reply
+          ? countTokens(
+              contentText(reply.content) +
+                (reply.tool_calls ?? []).map((c) => c.name + JSON.stringify(c.args)).join(''),
+            )
+          : 0,
+        modelMs: Date.now() - at,
+        frameworkMs: 0,
+        at,
+      });
+      return response;
+    },
+    afterAgent: async (_state, runtime) => {
+      await threads.end(threads.threadId(runtime as ThreadConfigLike));
+      return undefined;
+    },
+  });
+  return Object.assign(middleware, { ledger, threads });
+}
+
+/** Options of {@link pagingMiddleware}. */
+export interface PagingMiddlewareOptions extends PagingToolsOptions {
+  service: PagingService;
+  /** The agent's own instruction above the working set, besides its `systemPrompt`. Default none. */
+  instruction?: string | ((ctx: InstructionContext) => string | Promise<string>);
+  /** Paging tools to add to the agent. Default all. */
+  tools?: readonly PagingToolName[];
+  threads?: LangChainThreads;
+  /** History processors applied to each request (e.g. `compactPagingTurns({ keepLast: 1 })`). */
+  processors?: ContextProcessor[];
+  ledger?: Ledger;
+  /** Middleware name. Default `pagewise-paging`. */
+  name?: string;
+}
+
+/**
+ * Instruction paging in a LangChain agent: the paging tools, whose results LangChain stores as receipts
+ * while the bodies stay in the paging service's page store, and the working set rendered into the
+ * system message of every model call.
+ *
+ * @example
+ * const service = new PagingService({ source });
+ * const agent = createAgent({ model, systemPrompt: 'Answer from the reports.', middleware: [pagingMiddleware({ service })] });
+ * await agent.invoke({ messages: [new HumanMessage('Which region grew most?')] }, { configurable: { thread_id: 't1' } });
+ */
+export function pagingMiddleware(options: PagingMiddlewareOptions): PagewiseMiddleware {
+  const threads = options.threads ?? new LangChainThreads();
+  const all = createLangChainPagingTools(options.service, { ...options, threads });
+  return pagewiseInstructionMiddleware({
+    instruction: pagedInstruction({ base: options.instruction ?? '', service: options.service }),
+    threads,
+    tools: (options.tools ?? Object.keys(all)).map((n) => all[n as PagingToolName]),
+    name: options.name ?? 'pagewise-paging',
+    ...(options.processors ? { processors: options.processors } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
+  });
+}
+
+/** Options of {@link observationMiddleware}. */
+export interface ObservationMiddlewareOptions {
+  /** Processors of each tool result, in order (e.g. `observationCompressor({ service })`). */
+  processors: ObservationProcessor[];
+  threads?: LangChainThreads;
+  ledger?: Ledger;
+  services?: ReadonlyMap<string, unknown>;
+  /** Middleware name. Default `pagewise-observation`. */
+  name?: string;
+}
+
+function isBubbleUp(error: unknown): boolean {
+  // LangGraph's interrupts and control-flow signals must reach the graph, not the model.
+  return typeof error === 'object' && error !== null && (error as { is_bubble_up?: unknown }).is_bubble_up === true;
+}
+
+/**
+ * Compresses each tool result before LangChain stores it (ACON's C_obs): the message keeps the
+ * compressed text and a handle; the raw text is a page of the thread's session that `page_in` restores
+ * byte for byte. A tool that throws becomes an error result with every secret from the environment
+ * redacted (LangChain lets errors through middleware uncaught).
+ *
+ * @example
+ * const cObs = observationCompressor({ service });
+ * createAgent({ model, tools, middleware: [observationMiddleware({ processors: [cObs], threads }), pagingMiddleware({ service, threads })] });
+ */
+export function observationMiddleware(options: ObservationMiddlewareOptions): PagewiseMiddleware {
+  const threads = options.threads ?? new LangChainThreads();
+  const ledger = options.ledger ?? new Ledger();
+  const services = options.services ?? new Map<string, unknown>();
+  const middleware = createMiddleware({
+    name: options.name ?? 'pagewise-observation',
+    wrapToolCall: async (request, handler) => {
+      const { toolCall } = request;
+      let result: Awaited<ReturnType<typeof handler>>;
+      try {
+        result = await handler(request);
+      } catch (error) {
+        if (isBubbleUp(error) || request.runtime.signal?.aborted) throw redactError(error);
+        return new ToolMessage({
+          content: toolFailureText(toolCall.name, error),
+          tool_call_id: toolCall.id ?? '',
+          name: toolCall.name,
+          status: 'error',
+        });
+      }
+      if (!ToolMessage.isInstance(result as BaseMessage)) return result;
+      const message = result as ToolMessage;
+      const threadId = threads.threadId(request.runtime as ThreadConfigLike);
+      const run = await threads.current(threadId);
+      const text = contentText(message.content);
+      let obs: ToolObservation = {
+        toolCallId: message.tool_call_id,
+        toolName: toolCall.name,
+        input: toolCall.args,
+        output: text,
+        isError: message.status === 'error',
+      };
+      const recent = langchainMessagesCodec.read(request.state.messages).map(({ event }, i) => ({
+        id: `r${i}`,
+        invocationId: run.invocationId,
+        author: event.kind === 'user' ? 'user' : 'langchain',
+        timestamp: 0,
+        ...event,
+      }));
+      for (const p of options.processors)
+        obs = await p.process(obs, {
+          invocationId: run.invocationId,
+          agentName: 'langchain',
+          sessionId: threadId,
+          task: run.task || lastHumanText(request.state.messages),
+          recentItems: eventsToItems(recent),
+          services,
+          ledger,
+          signal: request.runtime.signal ?? new AbortController().signal,
+        });
+      if (obs.output === text) return message;
+      return new ToolMessage({
+        content: obs.output,
+        tool_call_id: message.tool_call_id,
+        name: message.name ?? toolCall.name,
+        status: obs.isError ? 'error' : (message.status ?? 'success'),
+        ...(message.id ? { id: message.id } : {}),
+      });
+    },
+  });
+  return Object.assign(middleware, { ledger, threads });
+}
+
+/** Options of {@link historyMiddleware}. */
+export interface HistoryMiddlewareOptions {
+  /** History processors, in order (e.g. `historyCompressor()`). */
+  processors: ContextProcessor[];
+  /** Archives the messages a rewrite replaces, as pages `page_in` reads. */
+  service: PagingService;
+  threads?: LangChainThreads;
+  ledger?: Ledger;
+  services?: ReadonlyMap<string, unknown>;
+  /** Middleware name. Default `pagewise-history`. */
+  name?: string;
+}
+
+/** The page URI of the `n`-th history archive of a thread (a tool page: `page_in` reads it). */
+export function historyPageUri(threadId: string, n: number): string {
+  return toolPageUri('history', `${threadId}/${n}`);
+}
+
+/**
+ * Runs history processors before each model call (`beforeModel`) and writes the result into LangChain's
+ * state, as LangChain's own summarization does: the replaced messages are archived as a page of the
+ * thread's session, and the summary message names its handle, so `page_in` brings the raw history back.
+ * Tool calls stay with their results.
+ *
+ * @example
+ * createAgent({ model, tools, middleware: [historyMiddleware({ processors: [historyCompressor()], service, threads }), pagingMiddleware({ service, threads })] });
+ */
+export function historyMiddleware(options: HistoryMiddlewareOptions): PagewiseMiddleware {
+  const threads = options.threads ?? new LangChainThreads();
+  const ledger = options.ledger ?? new Ledger();
+  const bridge = new HistoryBridge(options.processors);
+  const summaries = new WeakSet<BaseMessage>();
+  const codec = {
+    ...langchainMessagesCodec,
+    summary: (text: string) => {
+      const m = langchainMessagesCodec.summary(text);
+      summaries.add(m);
+      return m;
+    },
+  };
+  const middleware = createMiddleware({
+    name: options.name ?? 'pagewise-history',
+    beforeModel: async (state, runtime) => {
+      const threadId = threads.threadId(runtime as ThreadConfigLike);
+      const run = await threads.current(threadId);
+      const messages = state.messages;
+      const next = await bridge.apply(messages, codec, {
+        sessionId: threadId,
+        agentName: 'langchain',
+        invocationId: run.invocationId,
+        task: run.task || lastHumanText(messages),
+        ledger,
+        ...(options.services ? { services: options.services } : {}),
+        ...(runtime.signal ? { signal: runtime.signal } : {}),
+      });
+      if (next === messages) return undefined;
+      // Numbered after the archives already in the store, so a restarted process never overwrites one.
+      const namespace = options.service.namespaceOf(historyPageUri(threadId, 1), threadId);
+      const prefix = historyPageUri(threadId, 1).slice(0, -1);
+      const earlier = (await options.service.pageStore.list(namespace)).filter((p) => p.uri.startsWith(prefix));
+      const uri = historyPageUri(threadId, earlier.length + 1);
+      const kept = new Set(next.filter((m) => messages.includes(m)));
+      const replaced = messages.filter((m) => !kept.has(m));
+      await options.service.pageStore.put({
+        namespace,
+        uri,
+        title: 'history before compaction',
+        body: replaced.map((m) => `${m.getType()}: ${contentText(m.content)}`).join('\n\n'),
+        mediaType: 'text/plain',
+      });
+      const out = next.map((m) =>
+        summaries.has(m)
+          ? langchainMessagesCodec.summary(
+              `${contentText(m.content)}\n[pagewise] The messages this replaces are kept as ${uri}; page_in restores them.`,
+            )
+          : m,
+      );
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...out] };
+    },
+  });
+  return Object.assign(middleware, { ledger, threads });
+}
