@@ -93,3 +93,40 @@ export function modelTimeOptions(values: { timeout?: string | undefined; deadlin
     maxWallTimeMs: intOption('deadline', values.deadline, DEFAULT_RUN_DEADLINE_S, 1) * 1000,
   };
 }
+
+/** What ends a long, resumable run early: Ctrl-C, or `--deadline`. */
+export interface RunStopper {
+  /** Aborted on Ctrl-C or at the deadline. */
+  readonly signal: AbortSignal;
+  /** Whether it was the deadline that stopped the run. */
+  pastDeadline(): boolean;
+  /** "Interrupted." or "Stopped at the deadline (--deadline N s).", to begin the message that says what was kept. */
+  stoppedText(): string;
+  /** Removes the Ctrl-C listener and the timer. */
+  dispose(): void;
+}
+
+/** Starts listening for Ctrl-C (once) and the deadline, if one is given in ms. */
+export function runStopper(deadlineMs: number | undefined): RunStopper {
+  const abort = new AbortController();
+  const onInterrupt = () => abort.abort();
+  process.once('SIGINT', onInterrupt);
+  let pastDeadline = false;
+  const timer =
+    deadlineMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          pastDeadline = true;
+          abort.abort();
+        }, deadlineMs);
+  return {
+    signal: abort.signal,
+    pastDeadline: () => pastDeadline,
+    stoppedText: () =>
+      pastDeadline ? `Stopped at the deadline (--deadline ${deadlineMs! / 1000} s).` : 'Interrupted.',
+    dispose: () => {
+      clearTimeout(timer);
+      process.removeListener('SIGINT', onInterrupt);
+    },
+  };
+}

@@ -30,7 +30,14 @@ import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/mult
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
 import { ConfigurationError } from 'pagewise';
-import { intOption, MODEL_TIME_FLAGS, parseCommand, RESUMABLE_TIME_HELP, resumableTimeOptions } from './args.js';
+import {
+  intOption,
+  MODEL_TIME_FLAGS,
+  parseCommand,
+  RESUMABLE_TIME_HELP,
+  resumableTimeOptions,
+  runStopper,
+} from './args.js';
 import { commandLine } from './invocation.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
@@ -372,18 +379,8 @@ export async function benchCommand(
         if (count > 0) err(`resuming ${outDir}: ${count} finished episodes are taken from ${EPISODES_FILE}`);
       })
     : baseExecutor;
-  const abort = new AbortController();
-  const onInterrupt = () => abort.abort();
-  process.once('SIGINT', onInterrupt);
-  // Past --deadline the run stops as on Ctrl-C: what finished is kept, and the resume command is printed.
-  let pastDeadline = false;
-  const deadline =
-    times.deadlineMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          pastDeadline = true;
-          abort.abort();
-        }, times.deadlineMs);
+  // Ctrl-C, or --deadline: the run stops, what finished is kept, and the resume command is printed.
+  const stopper = runStopper(times.deadlineMs);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
   let report: BenchReport;
   try {
@@ -401,24 +398,21 @@ export async function benchCommand(
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
       onProgress: progress.update,
-      signal: abort.signal,
+      signal: stopper.signal,
     });
   } catch (error) {
-    if (!abort.signal.aborted) throw error;
+    if (!stopper.signal.aborted) throw error;
     progress.stop();
-    const stopped = pastDeadline
-      ? `Stopped at the deadline (--deadline ${times.deadlineMs! / 1000} s).`
-      : 'Interrupted.';
+    const stopped = stopper.stoppedText();
     err(
       outDir
         ? `${stopped} Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
         : `${stopped} Nothing was kept: run with --out <folder> to make a run resumable.`,
     );
-    return pastDeadline ? 2 : 130;
+    return stopper.pastDeadline() ? 2 : 130;
   } finally {
-    clearTimeout(deadline);
+    stopper.dispose();
     progress.stop();
-    process.removeListener('SIGINT', onInterrupt);
   }
   out(markdownReport(report));
   return writeOutputs(
