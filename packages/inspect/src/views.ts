@@ -712,7 +712,8 @@ export function highlightKept(raw: string, compressed: string): SafeHtml {
  */
 export async function highlightKeptYielding(raw: string, compressed: string): Promise<Highlighted> {
   const lines = raw.split('\n');
-  const index = new SubstringIndex(compressed.replace(/\s+/g, ''));
+  await yieldToEventLoop();
+  const index = await SubstringIndex.build(compressed.replace(/\s+/g, ''));
   const out = { parts: [] as SafeHtml[], kept: 0, dropped: 0 };
   for (let from = 0; from < lines.length; from += HIGHLIGHT_CHUNK_LINES) {
     if (from > 0) await yieldToEventLoop();
@@ -811,11 +812,15 @@ export async function collectCompressions(
 ): Promise<CompressionView[]> {
   const out: CompressionView[] = [];
   for (const { seq, event: e } of matching) {
+    // Each step of a large compression (count, index, mark) runs between turns of the event loop.
+    await yieldToEventLoop();
     if (e?.kind === 'tool-result') {
       const handle = handleOf(e.output);
       if (!handle) continue;
       const stored = await page(handle);
       const compressed = unfenceQuoted(e.output) ?? e.output;
+      const compressedTokens = countTokens(e.output);
+      await yieldToEventLoop();
       out.push({
         kind: 'observation',
         anchor: `h-${encodeURIComponent(e.toolCallId)}`,
@@ -827,7 +832,7 @@ export async function collectCompressions(
         handle,
         // The page store counted the body when it stored it: no need to count a large raw page again.
         rawTokens: stored ? stored.tokens : undefined,
-        compressedTokens: countTokens(e.output),
+        compressedTokens,
         seq,
         ...(stored ? { marked: await highlightKeptYielding(stored.body, compressed) } : {}),
       });
