@@ -94,7 +94,11 @@ async function writeSession(
 }
 
 /** Median milliseconds of `runs` requests of `url` (after one to warm up). */
-async function medianMs(request: (url: string) => Promise<Response>, url: string, runs = 5): Promise<number> {
+async function medianMs(
+  request: (url: string) => Response | Promise<Response>,
+  url: string,
+  runs = 5,
+): Promise<number> {
   expect((await request(url)).status).toBe(200);
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { CALL_LOG_SCHEMA } from 'pagewise';
 import type { ContextRequest } from 'pagewise';
 import { parseFencedPages } from 'pagewise/internal';
+import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { decodeEvent, parseStoredState, storedEventId } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
@@ -91,6 +92,11 @@ export interface CallSummary {
   entry: LedgerEntry | undefined;
   /** URIs of the pages in the instruction (the working set) at this call. */
   pagedUris: string[];
+  /**
+   * A digest of the history summary the call's request carried (its last summary item), when it carried one: a
+   * call whose digest differs from the call before it is the first to read a new compaction.
+   */
+  summaryDigest?: string;
 }
 
 /** A recorded call with the request as sent. */
@@ -200,7 +206,9 @@ function parseBody(row: CallRow): CallBody | undefined {
 }
 
 function summaryOf(row: CallRow, body: CallBody | undefined): CallSummary {
+  const summary = body?.request.items.findLast((it) => it.type === 'summary');
   return {
+    ...(summary ? { summaryDigest: createHash('sha256').update(summary.text).digest('base64url') } : {}),
     id: Number(row.id),
     eventId: row.event_id,
     invocationId: row.invocation_id,

@@ -444,8 +444,9 @@ function callsOffset(c: Context, total: number): number {
 }
 
 /**
- * The 1-based call numbers, among one page of calls (the calls from `offset` on), that follow a compaction (the
- * first call of the page whose time is at or after it, when the compaction came after the page's first call).
+ * The 1-based call numbers, among one page of calls (the calls from `offset` on), that follow a compaction: the
+ * calls whose request carried a history summary the call before did not. Read from the page's call bodies and the
+ * one call before the page, never from the session's events.
  */
 async function compactionCalls(
   data: InspectData,
@@ -454,16 +455,14 @@ async function compactionCalls(
   offset = 0,
 ): Promise<number[]> {
   if (calls.length === 0) return [];
-  const compactions = await data.eventsMatching(key, ['"kind":"compaction"', '["c",']);
+  const before = offset > 0 ? (await data.calls(key, { offset: offset - 1, limit: 1 }))[0] : undefined;
   const out: number[] = [];
-  for (const { event } of compactions) {
-    if (event?.kind !== 'compaction') continue;
-    // A compaction before this page's first call belongs to an earlier page (the first page keeps the earliest).
-    if (offset > 0 && event.timestamp <= calls[0]!.createdAt) continue;
-    const i = calls.findIndex((c) => c.createdAt >= event.timestamp);
-    if (i >= 0) out.push(offset + i + 1);
-  }
-  return [...new Set(out)];
+  let previous = before?.summaryDigest;
+  calls.forEach((c, i) => {
+    if (c.summaryDigest !== undefined && c.summaryDigest !== previous) out.push(offset + i + 1);
+    previous = c.summaryDigest;
+  });
+  return out;
 }
 
 /**
