@@ -163,7 +163,7 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
   it('answers the calls and context views of a 100k-event session about as fast as those of a small one', async () => {
     const app = createInspectorApp({ data: new InspectData(openSqliteReadOnly(file)), runs: [] });
     const request = (url: string) => app.request(url);
-    for (const view of ['/calls', '/context', '/chart/context.svg', '/chart/working-set.svg']) {
+    for (const view of ['/calls', '/context', '/chart/context.svg', '/chart/working-set.svg', '/session']) {
       const q = (key: SessionKey) => `?${new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId })}`;
       const smallMs = await medianMs(request, `${view}${q(small)}`);
       const bigMs = await medianMs(request, `${view}${q(big)}`);
