@@ -111,6 +111,26 @@ async function medianMs(
   return times[Math.floor(runs / 2)]!;
 }
 
+/**
+ * The fastest of `runs` requests of each of two URLs, asked in turn (after one of each to warm up), so a burst of load
+ * from other processes slows both alike; the fastest run is the view's own cost with the least noise.
+ */
+async function fastestMs(
+  request: (url: string) => Response | Promise<Response>,
+  urls: readonly [string, string],
+  runs = 7,
+): Promise<[number, number]> {
+  for (const url of urls) expect((await request(url)).status).toBe(200);
+  const best: [number, number] = [Infinity, Infinity];
+  for (let i = 0; i < runs; i++)
+    for (const k of [0, 1] as const) {
+      const started = performance.now();
+      await (await request(urls[k])).text();
+      best[k] = Math.min(best[k], performance.now() - started);
+    }
+  return best;
+}
+
 describe('issue 31 item 10: views cost what they show, and the server stays responsive', () => {
   let dir: string;
   let file: string;
@@ -165,8 +185,7 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
     const request = (url: string) => app.request(url);
     for (const view of ['/calls', '/context', '/chart/context.svg', '/chart/working-set.svg', '/session']) {
       const q = (key: SessionKey) => `?${new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId })}`;
-      const smallMs = await medianMs(request, `${view}${q(small)}`);
-      const bigMs = await medianMs(request, `${view}${q(big)}`);
+      const [smallMs, bigMs] = await fastestMs(request, [`${view}${q(small)}`, `${view}${q(big)}`]);
       // Thirty times the calls and 500 times the events: a view that read them all would be that much slower.
       expect(bigMs, `${view}: ${bigMs.toFixed(1)} ms against ${smallMs.toFixed(1)} ms`).toBeLessThan(4 * smallMs);
     }

@@ -47,8 +47,9 @@ export interface SessionListRow extends SessionKey {
   failure?: { code: string; message: string; seq: number };
   /**
    * Error events (failed runs, failed compressions) and tool results marked as errors, counted from the
-   * stored text (an event written as an object by other code may be missed). Undefined where not counted (the
-   * count reads every event of the session: the session list and the timeline count, other views do not).
+   * stored text (an event written as an object by other code may be missed). Undefined where not counted: the
+   * session list and the timeline count (the first time, over every stored event of the session; later, over the
+   * events appended since), other views do not.
    */
   errors?: number;
   /** The start of the session's first message, when its first event is one. */
@@ -227,6 +228,8 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** The inspector's queries over one store. */
 export class InspectData {
   private hasCallLog: boolean | undefined;
+  /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
+  private readonly errorCounts = new Map<string, { seq: number; count: number }>();
   constructor(readonly db: InspectDb) {}
 
   private async callLogPresent(): Promise<boolean> {
@@ -299,14 +302,42 @@ export class InspectData {
     const callParams = withCalls && one ? [filter.app, filter.user, filter.id] : [];
     const cols = withCalls ? 'c.calls, c.peak, c.cumulative, c.agents, c.models, c.tags' : '0 AS calls';
     const own = 'e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id';
+    // Stores number a session's events 0, 1, 2, … as they append them: the count is the last number plus one, read
+    // from the index in constant time where COUNT(*) would walk every event of the session.
     // The first and the last event of each listed session (one row each by the key's index), and its errors.
-    const ends = `(SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq LIMIT 1) AS first_body, (SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq DESC LIMIT 1) AS last_body, (SELECT MAX(e.seq) FROM events e WHERE ${own}) AS last_seq${options.errors === false ? '' : `, (SELECT COUNT(*) FROM events e WHERE ${own} AND (${ERROR_MATCH})) AS error_count`}`;
+    const ends = `(SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq LIMIT 1) AS first_body, (SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq DESC LIMIT 1) AS last_body, (SELECT MAX(e.seq) FROM events e WHERE ${own}) AS last_seq`;
     const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COUNT(*) FROM events e WHERE ${own}) AS event_count, ${ends}, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
+      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE ${own}) AS event_count, ${ends}, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
       [...callParams, ...params, limit, offset],
     );
     const total = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM sessions s ${where}`, params);
-    return { rows: rows.map((r) => this.listRow(r)), total: Number(total[0]?.n ?? 0) };
+    const list = rows.map((r) => this.listRow(r));
+    if (options.errors !== false)
+      for (const [i, row] of list.entries()) row.errors = await this.errorCount(row, Number(rows[i]!.last_seq ?? -1));
+    return { rows: list, total: Number(total[0]?.n ?? 0) };
+  }
+
+  /**
+   * How many of the session's events up to `lastSeq` are errors (see {@link SessionListRow.errors}). Events are only
+   * ever appended, so the count is kept per session with the last event it covers, and a later view counts only the
+   * events appended since: a session's events are scanned once, not on every view.
+   */
+  private async errorCount(key: SessionKey, lastSeq: number): Promise<number> {
+    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    let known = this.errorCounts.get(id);
+    // A session deleted and created again under the same id starts over.
+    if (!known || known.seq > lastSeq) known = { seq: -1, count: 0 };
+    if (known.seq < lastSeq) {
+      const rows = await this.db.all<{ n: number | string }>(
+        `SELECT COUNT(*) AS n FROM events e WHERE e.app_name = ? AND e.user_id = ? AND e.session_id = ? AND e.seq > ? AND e.seq <= ? AND (${ERROR_MATCH})`,
+        [key.appName, key.userId, key.sessionId, known.seq, lastSeq],
+      );
+      known = { seq: lastSeq, count: known.count + Number(rows[0]?.n ?? 0) };
+    }
+    this.errorCounts.delete(id);
+    this.errorCounts.set(id, known);
+    if (this.errorCounts.size > KEPT_ERROR_COUNTS) this.errorCounts.delete(this.errorCounts.keys().next().value!);
+    return known.count;
   }
 
   private listRow(r: Record<string, unknown>): SessionListRow {
@@ -331,7 +362,6 @@ export class InspectData {
       sessionId: String(r.session_id),
       status,
       ...(failure ? { failure } : {}),
-      ...(r.error_count === undefined ? {} : { errors: Number(r.error_count) }),
       preview: first?.event?.kind === 'user' ? first.event.text.slice(0, PREVIEW_CHARS) : '',
       version: Number(r.version),
       createdAt: Number(r.created_at),
@@ -372,7 +402,7 @@ export class InspectData {
   /** The version and event count of a session, for live updates. */
   async version(key: SessionKey): Promise<{ version: number; eventCount: number } | undefined> {
     const rows = await this.db.all<{ version: number; n: number | string }>(
-      'SELECT s.version, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
+      'SELECT s.version, (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
       [key.appName, key.userId, key.sessionId],
     );
     return rows[0] ? { version: Number(rows[0].version), eventCount: Number(rows[0].n) } : undefined;
@@ -558,6 +588,9 @@ export class InspectData {
     await this.db.close();
   }
 }
+
+/** Sessions whose error count the inspector keeps between views. */
+const KEPT_ERROR_COUNTS = 1_000;
 
 /** Call bodies parsed between two turns of the event loop. */
 const PARSE_CHUNK = 25;
