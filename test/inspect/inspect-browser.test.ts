@@ -205,11 +205,19 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
       expect(await first.locator('.guideline').textContent()).toMatch(/^[\w.-]+@\d+$/);
       expect(Number(await first.locator('.ratio').textContent())).toBeLessThan(1);
       expect(await first.locator('pre.raw mark').count()).toBeGreaterThan(0);
+      // What the compression dropped is marked as well, and counted beside what it kept.
+      expect(await first.locator('pre.raw del').count()).toBe(
+        Number(await first.locator('.dropped-lines .num').getAttribute('data-n')),
+      );
+      expect(await first.locator('pre.raw del').count()).toBeGreaterThan(0);
       // C_hist ran too: a compaction with its raw events and summary.
       expect(await page.locator('section.compression-history').count()).toBeGreaterThan(0);
       await shot(page, 'compression');
       await first.locator('a.handle').click();
       expect((await page.locator('pre.page-body').textContent())!.length).toBeGreaterThan(0);
+      // The context view marks the calls that first read a compaction's summary, found from the calls themselves.
+      await page.goto(`${origin}/context?${q(run.key)}`);
+      expect(await page.locator('p.sub', { hasText: /Compactions before calls \d/ }).count()).toBe(1);
       expect(problems).toEqual([]);
       await page.close();
     },

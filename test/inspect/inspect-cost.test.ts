@@ -126,13 +126,13 @@ describe('issue 31 item 10: each inspector view costs what it shows', () => {
             const kept = compressed.replace(/\s+/g, '');
             return raw.split('\n').map((line) => {
               const unit = line.replace(/\s+/g, '').replace(/,$/, '');
-              return unit.length > 3 && kept.includes(unit);
+              return unit.length > 3 ? (kept.includes(unit) ? 'kept' : 'dropped') : 'neither';
             });
           })();
           const marked = highlightKept(raw, compressed)
             .value.replace(/^<pre class="t raw">\n/, '')
             .split('\n')
-            .map((line) => line.startsWith('<mark>'));
+            .map((line) => (line.startsWith('<mark>') ? 'kept' : line.startsWith('<del>') ? 'dropped' : 'neither'));
           expect(marked).toEqual(naive);
         },
       ),
@@ -154,6 +154,9 @@ describe('issue 31 item 10: each inspector view costs what it shows', () => {
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text.match(/<mark>/g)?.length).toBe(RAW_LINES / 2);
+      // What the compression dropped is marked too: the other half of the fields, and the 30 compacted events.
+      expect(text.match(/<del>/g)?.length).toBe(RAW_LINES / 2 + 30);
+      expect(text).toContain(`class="dropped-lines"><span class="num" data-n="${RAW_LINES / 2}">`);
       expect(text).toContain('History compaction of 30 events');
       // The observation, the compaction, the stored page, the 30 compacted events; not the 100k of the session.
       expect(store.bodies()).toBeLessThan(40);

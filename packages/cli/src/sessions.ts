@@ -37,6 +37,8 @@ function describeEvent(e: SessionEvent): string {
       return `escalate: ${e.reason}`;
     case 'compaction':
       return `compaction of ${e.fromEventId}..${e.toEventId}: ${e.summary}`;
+    case 'error':
+      return `${e.scope === 'run' ? 'run failed' : 'compression failed'} (${e.code}): ${e.message}`;
   }
 }
 

@@ -38,6 +38,14 @@ pre.args { background: #eef3fb; }
 .handover { font-weight: 600; }
 .meta { color: var(--muted); font-size: 12px; margin: .1rem 0; }
 .err { color: #b42318; font-weight: 600; }
+.ev-error, .ev-tool-error { background: #fde2e1; } .ev-error .kind, .ev-tool-error .kind { color: #b42318; font-weight: 700; }
+.badge { display: inline-block; padding: 0 .4em; border-radius: 3px; font-size: .85em; white-space: nowrap; }
+.badge-answered { background: #e6f4ea; color: #1e6b34; } .badge-failed { background: #b42318; color: #fff; }
+.badge-unfinished { background: #fff4cc; color: #7a5b00; } .badge-empty { background: #eee; color: #555; }
+.status-failed td { background: #fff0ef; } .preview { max-width: 28em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.banner { border: 1px solid #ccc; border-radius: 4px; padding: .3em .8em; margin: .5em 0; }
+.banner-failed { border-color: #b42318; background: #fff0ef; } .banner-warn { border-color: #e0b400; background: #fffbea; }
+.raw del, .legend-dropped { text-decoration: none; background: #fde2e1; color: #8a1c12; } .legend-kept { background: #fff3a3; }
 .delta { list-style: none; margin: 0; padding: 0; font-size: 12px; }
 .delta code { word-break: break-all; }
 .scope { display: inline-block; padding: 0 .3rem; border-radius: 3px; font-size: 11px; color: #fff; }

@@ -9,13 +9,21 @@ import type { CallSummary } from './data.js';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 
-/** Prompt tokens of each call by part; a dashed rule at the peak, red rules at calls after a compaction. */
-export function contextSpec(calls: readonly CallSummary[], compactionCalls: readonly number[]): TopLevelSpec {
+/**
+ * Prompt tokens of each call by part; a dashed rule at the peak, red rules at calls after a compaction.
+ * `calls` may be one page of a session's calls: `offset` is how many calls come before it (calls are numbered
+ * from `offset + 1`).
+ */
+export function contextSpec(
+  calls: readonly CallSummary[],
+  compactionCalls: readonly number[],
+  offset = 0,
+): TopLevelSpec {
   const values = calls.flatMap((c, i) =>
-    PROMPT_PARTS.map((part) => ({ call: i + 1, part, tokens: c.entry?.parts[part] ?? 0 })),
+    PROMPT_PARTS.map((part) => ({ call: offset + i + 1, part, tokens: c.entry?.parts[part] ?? 0 })),
   );
   const peak = Math.max(0, ...calls.map((c) => c.promptTokens));
-  const peakCall = calls.findIndex((c) => c.promptTokens === peak) + 1;
+  const peakCall = offset + calls.findIndex((c) => c.promptTokens === peak) + 1;
   return {
     $schema: SCHEMA,
     title: `prompt tokens per call by part (peak ${peak} at call ${peakCall})`,
@@ -53,14 +61,17 @@ export function contextSpec(calls: readonly CallSummary[], compactionCalls: read
   } as TopLevelSpec;
 }
 
-/** Which pages were in the instruction at each call: one row a page, a band over the calls it was in. */
-export function workingSetSpec(calls: readonly CallSummary[], maxPages = 60): TopLevelSpec {
+/**
+ * Which pages were in the instruction at each call: one row a page, a band over the calls it was in. Calls are
+ * numbered from `offset + 1` (see {@link contextSpec}).
+ */
+export function workingSetSpec(calls: readonly CallSummary[], maxPages = 60, offset = 0): TopLevelSpec {
   const first = new Map<string, number>();
   calls.forEach((c, i) => c.pagedUris.forEach((u) => first.has(u) || first.set(u, i)));
   const shown = [...first.keys()].slice(0, maxPages);
   const keep = new Set(shown);
   const values = calls.flatMap((c, i) =>
-    c.pagedUris.filter((u) => keep.has(u)).map((uri) => ({ call: i + 1, page: uri.slice(-48) })),
+    c.pagedUris.filter((u) => keep.has(u)).map((uri) => ({ call: offset + i + 1, page: uri.slice(-48) })),
   );
   return {
     $schema: SCHEMA,
@@ -73,7 +84,12 @@ export function workingSetSpec(calls: readonly CallSummary[], maxPages = 60): To
     data: { values },
     mark: { type: 'rect' },
     encoding: {
-      x: { field: 'call', type: 'ordinal', title: 'model call', scale: { domain: calls.map((_, i) => i + 1) } },
+      x: {
+        field: 'call',
+        type: 'ordinal',
+        title: 'model call',
+        scale: { domain: calls.map((_, i) => offset + i + 1) },
+      },
       y: { field: 'page', type: 'nominal', title: 'page', sort: shown.map((u) => u.slice(-48)) },
       color: { value: '#2e86c1' },
     },

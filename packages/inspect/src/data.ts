@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { CALL_LOG_SCHEMA } from 'pagewise';
 import type { ContextRequest } from 'pagewise';
 import { parseFencedPages } from 'pagewise/internal';
+import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { decodeEvent, parseStoredState, storedEventId } from 'pagewise/internal';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
@@ -31,8 +32,28 @@ export interface SessionFilter {
   id?: string;
 }
 
+/**
+ * How a session's last invocation ended, read from its last event: `failed` when the runner recorded a run
+ * error there, `answered` on a final answer or an escalation, `unfinished` otherwise (stopped without an
+ * answer or an error recorded: a crash, a run still going, or a store written before run errors were
+ * recorded), `empty` with no event.
+ */
+export type SessionStatus = 'answered' | 'failed' | 'unfinished' | 'empty';
+
 /** One row of the session list. */
 export interface SessionListRow extends SessionKey {
+  status: SessionStatus;
+  /** The run error of a `failed` session: its code and message. */
+  failure?: { code: string; message: string; seq: number };
+  /**
+   * Error events (failed runs, failed compressions) and tool results marked as errors, counted from the
+   * stored text (an event written as an object by other code may be missed). Undefined where not counted: the
+   * session list and the timeline count (the first time, over every stored event of the session; later, over the
+   * events appended since), other views do not.
+   */
+  errors?: number;
+  /** The start of the session's first message, when its first event is one. */
+  preview: string;
   version: number;
   createdAt: number;
   updatedAt: number;
@@ -72,6 +93,11 @@ export interface CallSummary {
   entry: LedgerEntry | undefined;
   /** URIs of the pages in the instruction (the working set) at this call. */
   pagedUris: string[];
+  /**
+   * A digest of the history summary the call's request carried (its last summary item), when it carried one: a
+   * call whose digest differs from the call before it is the first to read a new compaction.
+   */
+  summaryDigest?: string;
 }
 
 /** A recorded call with the request as sent. */
@@ -181,7 +207,9 @@ function parseBody(row: CallRow): CallBody | undefined {
 }
 
 function summaryOf(row: CallRow, body: CallBody | undefined): CallSummary {
+  const summary = body?.request.items.findLast((it) => it.type === 'summary');
   return {
+    ...(summary ? { summaryDigest: createHash('sha256').update(summary.text).digest('base64url') } : {}),
     id: Number(row.id),
     eventId: row.event_id,
     invocationId: row.invocation_id,
@@ -200,6 +228,8 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** The inspector's queries over one store. */
 export class InspectData {
   private hasCallLog: boolean | undefined;
+  /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
+  private readonly errorCounts = new Map<string, { seq: number; count: number }>();
   constructor(readonly db: InspectDb) {}
 
   private async callLogPresent(): Promise<boolean> {
@@ -257,6 +287,7 @@ export class InspectData {
     filter: SessionFilter,
     offset: number,
     limit: number,
+    options: { errors?: boolean } = {},
   ): Promise<{ rows: SessionListRow[]; total: number }> {
     const withCalls = await this.callLogPresent();
     const { sql: where, params } = this.where(filter, withCalls);
@@ -270,12 +301,43 @@ export class InspectData {
       : '';
     const callParams = withCalls && one ? [filter.app, filter.user, filter.id] : [];
     const cols = withCalls ? 'c.calls, c.peak, c.cumulative, c.agents, c.models, c.tags' : '0 AS calls';
+    const own = 'e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id';
+    // Stores number a session's events 0, 1, 2, … as they append them: the count is the last number plus one, read
+    // from the index in constant time where COUNT(*) would walk every event of the session.
+    // The first and the last event of each listed session (one row each by the key's index), and its errors.
+    const ends = `(SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq LIMIT 1) AS first_body, (SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq DESC LIMIT 1) AS last_body, (SELECT MAX(e.seq) FROM events e WHERE ${own}) AS last_seq`;
     const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
+      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE ${own}) AS event_count, ${ends}, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
       [...callParams, ...params, limit, offset],
     );
     const total = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM sessions s ${where}`, params);
-    return { rows: rows.map((r) => this.listRow(r)), total: Number(total[0]?.n ?? 0) };
+    const list = rows.map((r) => this.listRow(r));
+    if (options.errors !== false)
+      for (const [i, row] of list.entries()) row.errors = await this.errorCount(row, Number(rows[i]!.last_seq ?? -1));
+    return { rows: list, total: Number(total[0]?.n ?? 0) };
+  }
+
+  /**
+   * How many of the session's events up to `lastSeq` are errors (see {@link SessionListRow.errors}). Events are only
+   * ever appended, so the count is kept per session with the last event it covers, and a later view counts only the
+   * events appended since: a session's events are scanned once, not on every view.
+   */
+  private async errorCount(key: SessionKey, lastSeq: number): Promise<number> {
+    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    let known = this.errorCounts.get(id);
+    // A session deleted and created again under the same id starts over.
+    if (!known || known.seq > lastSeq) known = { seq: -1, count: 0 };
+    if (known.seq < lastSeq) {
+      const rows = await this.db.all<{ n: number | string }>(
+        `SELECT COUNT(*) AS n FROM events e WHERE e.app_name = ? AND e.user_id = ? AND e.session_id = ? AND e.seq > ? AND e.seq <= ? AND (${ERROR_MATCH})`,
+        [key.appName, key.userId, key.sessionId, known.seq, lastSeq],
+      );
+      known = { seq: lastSeq, count: known.count + Number(rows[0]?.n ?? 0) };
+    }
+    this.errorCounts.delete(id);
+    this.errorCounts.set(id, known);
+    if (this.errorCounts.size > KEPT_ERROR_COUNTS) this.errorCounts.delete(this.errorCounts.keys().next().value!);
+    return known.count;
   }
 
   private listRow(r: Record<string, unknown>): SessionListRow {
@@ -289,10 +351,18 @@ export class InspectData {
         // An unreadable tag is left out.
       }
     }
+    const first = r.first_body === null || r.first_body === undefined ? undefined : readEvent(0, bodyOf(r.first_body));
+    const lastSeq = Number(r.last_seq ?? -1);
+    const last =
+      r.last_body === null || r.last_body === undefined ? undefined : readEvent(lastSeq, bodyOf(r.last_body));
+    const { status, failure } = statusOf(last);
     return {
       appName: String(r.app_name),
       userId: String(r.user_id),
       sessionId: String(r.session_id),
+      status,
+      ...(failure ? { failure } : {}),
+      preview: first?.event?.kind === 'user' ? first.event.text.slice(0, PREVIEW_CHARS) : '',
       version: Number(r.version),
       createdAt: Number(r.created_at),
       updatedAt: Number(r.updated_at),
@@ -306,9 +376,14 @@ export class InspectData {
     };
   }
 
-  /** A session's header, or undefined when it does not exist. */
-  async session(key: SessionKey): Promise<SessionHeader | undefined> {
-    const { rows } = await this.listSessions({ app: key.appName, user: key.userId, id: key.sessionId }, 0, 1);
+  /**
+   * A session's header, or undefined when it does not exist; with `errors`, its errors counted (which reads every
+   * event of the session).
+   */
+  async session(key: SessionKey, options: { errors?: boolean } = {}): Promise<SessionHeader | undefined> {
+    const { rows } = await this.listSessions({ app: key.appName, user: key.userId, id: key.sessionId }, 0, 1, {
+      errors: options.errors === true,
+    });
     const row = rows[0];
     if (!row) return undefined;
     const state = await this.db.all<{ state: string }>(
@@ -327,7 +402,7 @@ export class InspectData {
   /** The version and event count of a session, for live updates. */
   async version(key: SessionKey): Promise<{ version: number; eventCount: number } | undefined> {
     const rows = await this.db.all<{ version: number; n: number | string }>(
-      'SELECT s.version, (SELECT COUNT(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
+      'SELECT s.version, (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
       [key.appName, key.userId, key.sessionId],
     );
     return rows[0] ? { version: Number(rows[0].version), eventCount: Number(rows[0].n) } : undefined;
@@ -390,14 +465,25 @@ export class InspectData {
     return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
 
-  /** The recorded calls of a session, in order. */
-  async calls(key: SessionKey): Promise<CallSummary[]> {
+  /**
+   * The recorded calls of a session in order, all of them or the window `offset ..< offset + limit`: only the
+   * bodies of the calls in the window are read and parsed, a few at a time between turns of the event loop.
+   */
+  async calls(
+    key: SessionKey,
+    window: { offset: number; limit: number } = { offset: 0, limit: Number.MAX_SAFE_INTEGER },
+  ): Promise<CallSummary[]> {
     if (!(await this.callLogPresent())) return [];
     const rows = await this.db.all<CallRow>(
-      'SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY id',
-      [key.appName, key.userId, key.sessionId],
+      'SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY id LIMIT ? OFFSET ?',
+      [key.appName, key.userId, key.sessionId, window.limit, window.offset],
     );
-    return rows.map((r) => summaryOf(r, parseBody(r)));
+    const out: CallSummary[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0 && i % PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      out.push(summaryOf(rows[i]!, parseBody(rows[i]!)));
+    }
+    return out;
   }
 
   /**
@@ -501,6 +587,42 @@ export class InspectData {
   async close(): Promise<void> {
     await this.db.close();
   }
+}
+
+/** Sessions whose error count the inspector keeps between views. */
+const KEPT_ERROR_COUNTS = 1_000;
+
+/** Call bodies parsed between two turns of the event loop. */
+const PARSE_CHUNK = 25;
+
+/** Characters of a session's first message shown in the session list. */
+const PREVIEW_CHARS = 160;
+
+/**
+ * The stored events that are errors, as a coarse SQL test of the stored text (constants only, no input):
+ * error events in the compact form (`["x",…`) or as an object, and tool results whose `isError` is true (in
+ * the compact form the flag follows the output string, last or before the trailing fields).
+ */
+const ERROR_MATCH = [
+  `e.body LIKE '["x",%'`,
+  `(e.body LIKE '{%' AND e.body LIKE '%"kind":"error"%')`,
+  `(e.body LIKE '["r",%' AND (e.body LIKE '%",1]' OR e.body LIKE '%",1,{%' OR e.body LIKE '%",1,null,%'))`,
+  `(e.body LIKE '{%' AND e.body LIKE '%"kind":"tool-result"%' AND e.body LIKE '%"isError":true%')`,
+].join(' OR ');
+
+function bodyOf(value: unknown): string | Uint8Array {
+  return value instanceof Uint8Array ? value : String(value);
+}
+
+/** The status of a session from its last event (see {@link SessionStatus}). */
+export function statusOf(last: SeqEvent | undefined): Pick<SessionListRow, 'status' | 'failure'> {
+  const e = last?.event;
+  if (!last) return { status: 'empty' };
+  if (e?.kind === 'error' && e.scope === 'run')
+    return { status: 'failed', failure: { code: e.code, message: e.message, seq: last.seq } };
+  if (e?.kind === 'escalate' || (e?.kind === 'model' && e.toolCalls.length === 0 && e.text.trim() !== ''))
+    return { status: 'answered' };
+  return { status: 'unfinished' };
 }
 
 function matchClause(key: SessionKey, needles: readonly string[]): { sql: string; params: unknown[] } {

@@ -26,6 +26,7 @@ import {
   callsPage,
   collectCompressions,
   COMPRESSIONS_PER_PAGE,
+  CALLS_PER_PAGE,
   compressionPage,
   contextPage,
   episodePage,
@@ -238,18 +239,32 @@ function addPageAndContextRoutes(
   app.get('/context', async (c) => {
     const key = keyOf(c);
     const h = await header(key);
-    const calls = await needData().calls(key);
-    return page(c, 'Context over time', contextPage(h, calls, await compactionCalls(needData(), key, calls)));
+    const offset = callsOffset(c, h.calls);
+    const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
+    return page(
+      c,
+      'Context over time',
+      contextPage(h, calls, await compactionCalls(needData(), key, calls, offset), offset),
+    );
   });
 
+  // The charts show the page of calls the context view shows, never the whole log.
   app.get('/chart/context.svg', async (c) => {
     const key = keyOf(c);
-    const calls = await needData().calls(key);
-    return svg(c, await renderChartSvg(contextSpec(calls, await compactionCalls(needData(), key, calls))));
+    const h = await header(key);
+    const offset = callsOffset(c, h.calls);
+    const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
+    return svg(
+      c,
+      await renderChartSvg(contextSpec(calls, await compactionCalls(needData(), key, calls, offset), offset)),
+    );
   });
   app.get('/chart/working-set.svg', async (c) => {
-    const calls = await needData().calls(keyOf(c));
-    return svg(c, await renderChartSvg(workingSetSpec(calls)));
+    const key = keyOf(c);
+    const h = await header(key);
+    const offset = callsOffset(c, h.calls);
+    const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
+    return svg(c, await renderChartSvg(workingSetSpec(calls, undefined, offset)));
   });
 
   app.get('/compression', async (c) => {
@@ -298,8 +313,8 @@ export function createInspectorApp(options: {
     if (!data) throw new NotFound('No store is open: start with --store sqlite:<file> or --store postgres://… .');
     return data;
   };
-  const header = async (key: SessionKey) => {
-    const h = await needData().session(key);
+  const header = async (key: SessionKey, options: { errors?: boolean } = {}) => {
+    const h = await needData().session(key, options);
     if (!h) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
     return h;
   };
@@ -335,7 +350,7 @@ export function createInspectorApp(options: {
 
   app.get('/session', async (c) => {
     const key = keyOf(c);
-    const h = await header(key);
+    const h = await header(key, { errors: true });
     const at = c.req.query('at');
     const last = Math.max(0, Math.floor((h.eventCount - 1) / EVENTS_PER_PAGE) * EVENTS_PER_PAGE);
     const offset =
@@ -378,7 +393,8 @@ export function createInspectorApp(options: {
   app.get('/calls', async (c) => {
     const key = keyOf(c);
     const h = await header(key);
-    return page(c, 'Calls', callsPage(h, await needData().calls(key)));
+    const offset = callsOffset(c, h.calls);
+    return page(c, 'Calls', callsPage(h, await needData().calls(key, { offset, limit: CALLS_PER_PAGE }), offset));
   });
 
   app.get('/call', async (c) => {
@@ -421,16 +437,32 @@ export function createInspectorApp(options: {
   return app;
 }
 
-/** The 1-based call numbers that follow a compaction (the first call whose time is at or after it). */
-async function compactionCalls(data: InspectData, key: SessionKey, calls: readonly CallSummary[]): Promise<number[]> {
-  const compactions = await data.eventsMatching(key, ['"kind":"compaction"', '["c",']);
+/** The `offset` parameter of a page of calls, a multiple of the page size within the session's `total` calls. */
+function callsOffset(c: Context, total: number): number {
+  const last = Math.max(0, Math.floor((total - 1) / CALLS_PER_PAGE) * CALLS_PER_PAGE);
+  return Math.floor(intParam(c, 'offset', 0, last) / CALLS_PER_PAGE) * CALLS_PER_PAGE;
+}
+
+/**
+ * The 1-based call numbers, among one page of calls (the calls from `offset` on), that follow a compaction: the
+ * calls whose request carried a history summary the call before did not. Read from the page's call bodies and the
+ * one call before the page, never from the session's events.
+ */
+async function compactionCalls(
+  data: InspectData,
+  key: SessionKey,
+  calls: readonly CallSummary[],
+  offset = 0,
+): Promise<number[]> {
+  if (calls.length === 0) return [];
+  const before = offset > 0 ? (await data.calls(key, { offset: offset - 1, limit: 1 }))[0] : undefined;
   const out: number[] = [];
-  for (const { event } of compactions) {
-    if (event?.kind !== 'compaction') continue;
-    const i = calls.findIndex((c) => c.createdAt >= event.timestamp);
-    if (i >= 0) out.push(i + 1);
-  }
-  return [...new Set(out)];
+  let previous = before?.summaryDigest;
+  calls.forEach((c, i) => {
+    if (c.summaryDigest !== undefined && c.summaryDigest !== previous) out.push(offset + i + 1);
+    previous = c.summaryDigest;
+  });
+  return out;
 }
 
 /**

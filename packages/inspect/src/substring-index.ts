@@ -18,7 +18,8 @@ export class SubstringIndex {
   private edges = 0;
   private last = 0;
 
-  constructor(text: string) {
+  /** Indexes `text`; with `deferred`, only allocates, and {@link SubstringIndex.build} adds the text. */
+  constructor(text: string, options: { deferred?: boolean } = {}) {
     // A suffix automaton of n characters has at most 2n - 1 states and 3n - 4 edges.
     const maxStates = 2 * text.length + 2;
     const maxEdges = 3 * text.length + 4;
@@ -29,7 +30,21 @@ export class SubstringIndex {
     this.edgeTarget = new Int32Array(maxEdges);
     this.edgeNext = new Int32Array(maxEdges);
     this.link[0] = -1;
-    for (let i = 0; i < text.length; i += 1) this.extend(text.charCodeAt(i));
+    if (!options.deferred) for (let i = 0; i < text.length; i += 1) this.extend(text.charCodeAt(i));
+  }
+
+  /**
+   * The index of `text`, built `chunk` code units at a time with a turn of the event loop between chunks, so a
+   * server indexing a large text still answers other requests meanwhile.
+   */
+  static async build(text: string, chunk = 100_000): Promise<SubstringIndex> {
+    const index = new SubstringIndex(text, { deferred: true });
+    for (let from = 0; from < text.length; from += chunk) {
+      if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const to = Math.min(text.length, from + chunk);
+      for (let i = from; i < to; i += 1) index.extend(text.charCodeAt(i));
+    }
+    return index;
   }
 
   /** True when `s` occurs in the text (the empty string always does), compared by UTF-16 code units. */

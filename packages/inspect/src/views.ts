@@ -81,7 +81,9 @@ export function sessionsPage(
     <table class="list" id="sessions">
       <thead>
         <tr>
+          <th>status</th>
           <th>session</th>
+          <th>first message</th>
           <th>app</th>
           <th>user</th>
           <th>agents</th>
@@ -89,6 +91,7 @@ export function sessionsPage(
           <th>tags</th>
           <th>updated</th>
           <th class="r">events</th>
+          <th class="r">errors</th>
           <th class="r">calls</th>
           <th class="r">peak prompt</th>
           <th class="r">cumulative prompt</th>
@@ -97,8 +100,10 @@ export function sessionsPage(
       <tbody>
         ${rows.map(
           (r) =>
-            html`<tr data-session="${r.sessionId}">
+            html`<tr data-session="${r.sessionId}" class="status-${r.status}">
+              <td class="status">${statusBadge(r)}</td>
               <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
+              <td class="preview">${r.preview}</td>
               <td>${r.appName}</td>
               <td>${r.userId}</td>
               <td>${r.agents.join(', ')}</td>
@@ -106,6 +111,7 @@ export function sessionsPage(
               <td>${r.tags.join(', ')}</td>
               <td>${time(r.updatedAt)}</td>
               <td class="r events">${num(r.eventCount)}</td>
+              <td class="${r.errors ? 'r errors err' : 'r errors'}">${num(r.errors ?? 0)}</td>
               <td class="r calls">${num(r.calls)}</td>
               <td class="r peak">${num(r.peakPromptTokens)}</td>
               <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
@@ -114,6 +120,43 @@ export function sessionsPage(
       </tbody>
     </table>
     ${rows.length === 0 ? html`<p class="empty">No sessions match.</p>` : ''}`;
+}
+
+const STATUS_LABEL: Record<SessionListRow['status'], string> = {
+  answered: 'answered',
+  failed: 'failed',
+  unfinished: 'no answer',
+  empty: 'empty',
+};
+
+/** A session's status as a badge; a failure names its error code and carries the message as a tooltip. */
+function statusBadge(r: Pick<SessionListRow, 'status' | 'failure'>): SafeHtml {
+  return html`<span class="badge badge-${r.status}" title="${r.failure?.message ?? ''}"
+    >${STATUS_LABEL[r.status]}${r.failure ? html` · <code>${r.failure.code}</code>` : ''}</span
+  >`;
+}
+
+/** What went wrong in a session, above its views: the run error with its message, and the count of errors. */
+function statusBanner(h: SessionHeader): SafeHtml {
+  const errors =
+    h.errors !== undefined && h.errors > 0
+      ? html` · ${num(h.errors)} error ${h.errors === 1 ? 'event' : 'events'} (failed runs, failed compressions, tool
+        errors)`
+      : '';
+  if (h.failure)
+    return html`<div class="banner banner-failed" id="status">
+      <p>
+        ${statusBadge(h)} The last run failed at
+        <a href="/session${keyQuery(h, { at: h.failure.seq })}#e${h.failure.seq}">event ${h.failure.seq}</a>${errors}
+      </p>
+      ${pre(h.failure.message, 't error-message')}
+    </div>`;
+  return html`<div class="${h.status === 'answered' && !h.errors ? 'banner' : 'banner banner-warn'}" id="status">
+    <p>
+      ${statusBadge(h)}
+      ${h.status === 'unfinished' ? ' The last invocation has no final answer and no recorded error (stopped, crashed, or still running).' : ''}${errors}
+    </p>
+  </div>`;
 }
 
 function sessionNav(key: SessionKey, current: string): SafeHtml {
@@ -159,7 +202,8 @@ function sessionTitle(h: SessionHeader, what: string): SafeHtml {
     <p class="sub">
       app ${h.appName} · user
       ${h.userId}${h.agents.length ? ` · agents ${h.agents.join(', ')}` : ''}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}
-    </p>`;
+    </p>
+    ${statusBanner(h)}`;
 }
 
 function scopeBadge(key: string): SafeHtml {
@@ -229,6 +273,12 @@ function eventBody(
           <a href="/compression${keyQuery(key, { at: seq })}#c-${seq}">raw and summary</a>
         </div>
         ${text(summaryBody(e.summary))}`;
+    case 'error':
+      return html`<div class="err error-head">
+          ${e.scope === 'run' ? 'run failed' : 'compression failed (the run went on without it)'} ·
+          <code class="error-code">${e.code}</code>${e.fault ? ` · fault: ${e.fault}` : ''}
+        </div>
+        ${text(e.message)}`;
   }
 }
 
@@ -240,7 +290,11 @@ export function eventRows(
 ): SafeHtml {
   return html`${events.map(({ seq, event: e, error }) =>
     e
-      ? html`<tr id="e${seq}" class="ev ev-${e.kind}" data-seq="${seq}">
+      ? html`<tr
+          id="e${seq}"
+          class="ev ev-${e.kind}${e.kind === 'tool-result' && e.isError ? ' ev-tool-error' : ''}${e.kind === 'error' ? ` ev-error-${e.scope}` : ''}"
+          data-seq="${seq}"
+        >
           <td class="r"><a href="/event${keyQuery(key, { seq })}">${seq}</a></td>
           <td class="kind">${e.kind}</td>
           <td>${e.author}</td>
@@ -342,7 +396,10 @@ function partsRow(label: string, c: CallSummary, i: number, key: SessionKey): Sa
   </tr>`;
 }
 
-function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number): SafeHtml {
+/** Calls shown per page of the calls and context views (and their charts). */
+export const CALLS_PER_PAGE = 100;
+
+function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number, offset: number): SafeHtml {
   return html`<table class="list calls" id="calls-table">
     <thead>
       <tr>
@@ -365,17 +422,18 @@ function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number
                   <td colspan="13">peak ↓</td>
                 </tr>`
               : ''
-          }${partsRow(`#${i + 1}`, c, i, key)}`,
+          }${partsRow(`#${offset + i + 1}`, c, i, key)}`,
       )}
     </tbody>
   </table>`;
 }
 
-/** The list of a session's logged calls. */
-export function callsPage(h: SessionHeader, calls: readonly CallSummary[]): SafeHtml {
+/** One page of a session's logged calls: `calls` are the calls from `offset` on, of `h.calls` in all. */
+export function callsPage(h: SessionHeader, calls: readonly CallSummary[], offset = 0): SafeHtml {
+  const paged = pager(`/calls${keyQuery(h)}`, offset, h.calls, CALLS_PER_PAGE);
   return html`${sessionTitle(h, 'Model calls')}${sessionNav(h, '/calls')}${sessionFigures(h)}${
     calls.length
-      ? callsTable(calls, h, h.peakPromptTokens)
+      ? html`${paged}${callsTable(calls, h, h.peakPromptTokens, offset)}${paged}`
       : html`<p class="empty">
           This session has no call log: run it with a <code>callLog</code> (for example
           <code>new SqliteCallLog({ database })</code>) to record each call as sent.
@@ -383,16 +441,26 @@ export function callsPage(h: SessionHeader, calls: readonly CallSummary[]): Safe
   }`;
 }
 
-/** Context over time: the two charts, compactions, and the per-call figures. */
-export function contextPage(h: SessionHeader, calls: readonly CallSummary[], compactions: readonly number[]): SafeHtml {
+/**
+ * Context over time: the two charts, compactions, and the per-call figures, for one page of calls (`calls` from
+ * `offset` on, of `h.calls`); the charts show the same page.
+ */
+export function contextPage(
+  h: SessionHeader,
+  calls: readonly CallSummary[],
+  compactions: readonly number[],
+  offset = 0,
+): SafeHtml {
+  const paged = pager(`/context${keyQuery(h)}`, offset, h.calls, CALLS_PER_PAGE);
   return html`${sessionTitle(h, 'Context over time')}${sessionNav(h, '/context')}${sessionFigures(h)}${
     calls.length
-      ? html`<figure>
+      ? html`${paged}
+          <figure>
             <img
               class="chart"
               id="context-chart"
               alt="prompt tokens per call by part"
-              src="/chart/context.svg${keyQuery(h)}"
+              src="/chart/context.svg${keyQuery(h, { offset })}"
             />
           </figure>
           <figure>
@@ -400,13 +468,13 @@ export function contextPage(h: SessionHeader, calls: readonly CallSummary[], com
               class="chart"
               id="working-set-chart"
               alt="working set per call"
-              src="/chart/working-set.svg${keyQuery(h)}"
+              src="/chart/working-set.svg${keyQuery(h, { offset })}"
             />
           </figure>
           <p class="sub">
             ${compactions.length ? `Compactions before calls ${compactions.join(', ')} (red ticks on the axis).` : 'No compactions.'}
           </p>
-          ${callsTable(calls, h, h.peakPromptTokens)}`
+          ${callsTable(calls, h, h.peakPromptTokens, offset)}${paged}`
       : html`<p class="empty">This session has no call log, so there is nothing to chart.</p>`
   }`;
 }
@@ -585,19 +653,78 @@ export function pagePage(
     ${pre(page.body, 't page-body')}`;
 }
 
+/** Lines of a raw text highlighted between two turns of the event loop (see {@link highlightKeptYielding}). */
+const HIGHLIGHT_CHUNK_LINES = 2_000;
+
+/** A raw text with each line marked: kept by the compressed text, dropped by it, or neither (too short to tell). */
+interface Highlighted {
+  html: SafeHtml;
+  kept: number;
+  dropped: number;
+}
+
 /**
- * A raw text with the lines the compressed text kept highlighted. Lines are compared without
- * whitespace and a trailing comma, so a value kept from pretty-printed JSON in a minified form counts.
+ * Marks `lines[from ..< to]` into `out`. Lines are compared without whitespace and a trailing comma, so a
+ * value kept from pretty-printed JSON in a minified form counts; a line of three characters or fewer (a
+ * brace, a blank) is neither kept nor dropped.
+ */
+function markLines(
+  lines: readonly string[],
+  kept: SubstringIndex,
+  from: number,
+  to: number,
+  out: { parts: SafeHtml[]; kept: number; dropped: number },
+): void {
+  for (let i = from; i < to; i++) {
+    const line = lines[i]!;
+    const unit = line.replace(/\s+/g, '').replace(/,$/, '');
+    const sep = i ? '\n' : '';
+    if (unit.length <= 3) out.parts.push(html`${sep}${line}`);
+    else if (kept.has(unit)) {
+      out.kept += 1;
+      out.parts.push(html`${sep}<mark>${line}</mark>`);
+    } else {
+      out.dropped += 1;
+      out.parts.push(html`${sep}<del>${line}</del>`);
+    }
+  }
+}
+
+function highlighted(out: { parts: SafeHtml[]; kept: number; dropped: number }): Highlighted {
+  // The newline after <pre> is dropped by the HTML parser, so a raw text that starts with an empty line keeps it.
+  return { html: html`<pre class="t raw">${'\n'}${out.parts}</pre>`, kept: out.kept, dropped: out.dropped };
+}
+
+/**
+ * A raw text with the lines the compressed text kept in `<mark>` and the lines it dropped in `<del>`. Linear in
+ * both texts: one index of the kept text, then each line looked up in time of its own length.
  */
 export function highlightKept(raw: string, compressed: string): SafeHtml {
-  const squeeze = (t: string) => t.replace(/\s+/g, '');
-  // Linear in both texts: one index of the kept text, then each line looked up in time of its own length.
-  const kept = new SubstringIndex(squeeze(compressed));
-  return html`<pre class="t raw">
-${raw.split('\n').map((line, i) => {
-      const unit = squeeze(line).replace(/,$/, '');
-      return html`${i ? '\n' : ''}${unit.length > 3 && kept.has(unit) ? html`<mark>${line}</mark>` : line}`;
-    })}</pre>`;
+  const lines = raw.split('\n');
+  const out = { parts: [] as SafeHtml[], kept: 0, dropped: 0 };
+  markLines(lines, new SubstringIndex(compressed.replace(/\s+/g, '')), 0, lines.length, out);
+  return highlighted(out).html;
+}
+
+/**
+ * {@link highlightKept} that gives the event loop a turn every {@link HIGHLIGHT_CHUNK_LINES} lines, so other
+ * requests are answered while a large raw page is marked; also counts the kept and dropped lines.
+ */
+export async function highlightKeptYielding(raw: string, compressed: string): Promise<Highlighted> {
+  const lines = raw.split('\n');
+  await yieldToEventLoop();
+  const index = await SubstringIndex.build(compressed.replace(/\s+/g, ''));
+  const out = { parts: [] as SafeHtml[], kept: 0, dropped: 0 };
+  for (let from = 0; from < lines.length; from += HIGHLIGHT_CHUNK_LINES) {
+    if (from > 0) await yieldToEventLoop();
+    markLines(lines, index, from, Math.min(lines.length, from + HIGHLIGHT_CHUNK_LINES), out);
+  }
+  return highlighted(out);
+}
+
+/** Lets pending I/O (other requests) run before the caller goes on. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** One compression: raw and compressed side by side. */
@@ -613,6 +740,8 @@ export interface CompressionView {
   rawTokens: number | undefined;
   compressedTokens: number;
   seq: number;
+  /** The raw text marked (kept and dropped lines), when the raw text is known. */
+  marked?: Highlighted;
 }
 
 /** How many compressions one page of the compression view shows. */
@@ -645,7 +774,22 @@ export function compressionPage(
         <div class="diff">
           <div>
             <h3>raw</h3>
-            ${c.raw === undefined ? html`<p class="empty">The raw text is not in this store (the run kept its pages elsewhere).</p>` : highlightKept(c.raw, c.compressed)}
+            ${
+              c.raw === undefined
+                ? html`<p class="empty">The raw text is not in this store (the run kept its pages elsewhere).</p>`
+                : (() => {
+                    const m = c.marked ?? { html: highlightKept(c.raw, c.compressed), kept: -1, dropped: -1 };
+                    return html`${
+                      m.kept >= 0
+                        ? html`<p class="sub legend">
+                            <span class="legend-kept">kept</span> <span class="kept-lines">${num(m.kept)}</span> lines ·
+                            <span class="legend-dropped">dropped</span>
+                            <span class="dropped-lines">${num(m.dropped)}</span> lines
+                          </p>`
+                        : ''
+                    }${m.html}`;
+                  })()
+            }
           </div>
           <div>
             <h3>compressed</h3>
@@ -668,11 +812,15 @@ export async function collectCompressions(
 ): Promise<CompressionView[]> {
   const out: CompressionView[] = [];
   for (const { seq, event: e } of matching) {
+    // Each step of a large compression (count, index, mark) runs between turns of the event loop.
+    await yieldToEventLoop();
     if (e?.kind === 'tool-result') {
       const handle = handleOf(e.output);
       if (!handle) continue;
       const stored = await page(handle);
       const compressed = unfenceQuoted(e.output) ?? e.output;
+      const compressedTokens = countTokens(e.output);
+      await yieldToEventLoop();
       out.push({
         kind: 'observation',
         anchor: `h-${encodeURIComponent(e.toolCallId)}`,
@@ -682,9 +830,11 @@ export async function collectCompressions(
         guideline: typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined,
         ...(typeof stored?.meta.compressedBy === 'string' ? { backend: stored.meta.compressedBy } : {}),
         handle,
-        rawTokens: stored ? countTokens(stored.body) : undefined,
-        compressedTokens: countTokens(e.output),
+        // The page store counted the body when it stored it: no need to count a large raw page again.
+        rawTokens: stored ? stored.tokens : undefined,
+        compressedTokens,
         seq,
+        ...(stored ? { marked: await highlightKeptYielding(stored.body, compressed) } : {}),
       });
     } else if (e?.kind === 'compaction') {
       const events = await range(e.fromEventId, e.toEventId);
@@ -702,6 +852,7 @@ export async function collectCompressions(
         rawTokens: raw === undefined ? undefined : countTokens(raw),
         compressedTokens: countTokens(e.summary),
         seq,
+        ...(raw !== undefined ? { marked: await highlightKeptYielding(raw, compressed) } : {}),
       });
     }
   }
@@ -722,6 +873,8 @@ function eventText(e: SessionEvent): string {
       return e.reason;
     case 'compaction':
       return summaryBody(e.summary);
+    case 'error':
+      return `${e.scope} error ${e.code}: ${e.message}`;
   }
 }
 

@@ -39,6 +39,7 @@ export type {
   EventKind,
   JsonValue,
   ModelEvent,
+  RunErrorEvent,
   Session,
   SessionEvent,
   SessionKey,

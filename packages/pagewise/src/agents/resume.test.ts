@@ -71,7 +71,8 @@ describe('resuming an interrupted invocation', () => {
     // Executed again with the same key: the payment system charged once.
     expect([...charged.values()]).toEqual([500]);
     const kinds = result.session.events.map((e) => e.kind);
-    expect(kinds).toEqual(['user', 'model', 'tool-result', 'tool-result', 'model']);
+    // The failed first attempt is recorded (an error event the model never sees), then the resumed step.
+    expect(kinds).toEqual(['user', 'model', 'error', 'tool-result', 'tool-result', 'model']);
     expect(new Set(result.session.events.map((e) => e.invocationId)).size).toBe(1);
     await expect(runner.resume({ userId: 'u', sessionId: 's' })).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -187,8 +187,9 @@ describe('Runner: conflicts and safe retries', () => {
     expect(runs.n).toBe(1);
     const mine = await store.getSession({ appName: APP, userId: 'u', sessionId: 'mine' });
     // No result of the step was stored (only the model's response, written ahead because the step has a
-    // side effect, so the invocation can be resumed), and the other session's increment stands.
-    expect(kinds(mine)).toEqual(['user', 'model']);
+    // side effect, so the invocation can be resumed), and the other session's increment stands. The refusal
+    // itself is recorded as an error event, which changes no state.
+    expect(kinds(mine)).toEqual(['user', 'model', 'error']);
     expect(mine?.state['user:count']).toBe(1);
   });
 

@@ -113,7 +113,9 @@ describe('Runner: limits, abort, window, retries', () => {
       runner.run({ userId: 'u', sessionId: 's', message: 'go', signal: controller.signal }),
     ).rejects.toBeInstanceOf(AbortedError);
     const session = await store.getSession({ appName: 'pagewise', userId: 'u', sessionId: 's' });
-    expect(session?.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result']);
+    // What was appended stays; the abort itself is recorded as the invocation's last event.
+    expect(session?.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result', 'error']);
+    expect(session?.events.at(-1)).toMatchObject({ kind: 'error', scope: 'run', code: 'aborted' });
   });
 
   it('refuses a request larger than the context window with a typed error', async () => {

@@ -15,14 +15,17 @@ import {
   LimitExceededError,
   ModelBehaviorError,
   NotFoundError,
+  PagewiseError,
   SystemError,
+  redactSecrets,
 } from '../errors.js';
 import { eventsToItems, withTokenCounts } from '../context/history.js';
 import { RequestHistory } from '../context/request-history.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
-import type { Session, SessionEvent } from '../session/types.js';
+import type { RunErrorEvent, Session, SessionEvent } from '../session/types.js';
+import type { LedgerEntry } from '../tokens/ledger.js';
 import type { InvocationTelemetry } from '../telemetry/types.js';
 import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
 import type { Agent } from './agent.js';
@@ -62,6 +65,30 @@ interface Invocation {
   append(...events: SessionEvent[]): Promise<SessionEvent[]>;
   /** The id, invocation and time of a new event. */
   base(): { id: string; invocationId: string; timestamp: number };
+  /** Compressor failures of the ledger not yet recorded in the session. */
+  compressionErrors: LedgerEntry[];
+}
+
+/** Characters of an error message kept in a recorded error event. */
+const ERROR_MESSAGE_CHARS = 4_000;
+
+/** The error event of a failure (see {@link RunErrorEvent}), its message redacted of secrets. */
+function errorEvent(
+  base: { id: string; invocationId: string; timestamp: number },
+  scope: RunErrorEvent['scope'],
+  error: { code?: unknown; message?: unknown; fault?: unknown },
+  author: string,
+): RunErrorEvent {
+  const message = typeof error.message === 'string' ? error.message : String(error);
+  return {
+    ...base,
+    kind: 'error',
+    author,
+    scope,
+    code: typeof error.code === 'string' ? error.code : 'unknown',
+    message: redactSecrets(message).slice(0, ERROR_MESSAGE_CHARS),
+    ...(typeof error.fault === 'string' ? { fault: error.fault } : {}),
+  };
 }
 
 /**
@@ -185,7 +212,9 @@ export class Runner {
       history: this.takeHistory(session),
       append: (...events) => appendWithRetry(this.store, session, this.limits.maxConflictRetries, () => events),
       base: () => ({ id: randomUUID(), invocationId, timestamp: Date.now() }),
+      compressionErrors: [],
     };
+    const stopWatching = ledger.ledger.subscribe((e) => void (e.error && inv.compressionErrors.push(e)));
     try {
       if (!resume) {
         const encoding = encodingForModel(this.resources.modelOf(agent).model.modelId);
@@ -217,6 +246,7 @@ export class Runner {
           throw new LimitExceededError('maxWallTimeMs', this.limits.maxWallTimeMs, 'limits.maxWallTimeMs');
         }
         const end: StepEnd = yield* this.step(inv, agent);
+        yield* emit(await this.recordCompressionErrors(inv));
         if ('result' in end) {
           yield { type: 'finish', result: end.result };
           return;
@@ -225,13 +255,40 @@ export class Runner {
       }
     } catch (error) {
       failure = error;
+      await this.recordFailure(inv, agent, error);
       throw error;
     } finally {
+      stopWatching();
       // The invocation is over: its temp: state (the working set among it) is paged out.
       clearTemp(session.state);
       ledger.close();
       telemetry?.end(failure);
       this.keepHistory(session, inv.history);
+    }
+  }
+
+  /** Appends an error event for each compressor failure since the last step (the run went on without it). */
+  private async recordCompressionErrors(inv: Invocation): Promise<SessionEvent[]> {
+    if (inv.compressionErrors.length === 0) return [];
+    const events = inv.compressionErrors.map((e) =>
+      errorEvent({ ...inv.base(), timestamp: e.at }, 'compression', e.error!, e.agent),
+    );
+    inv.compressionErrors = [];
+    return inv.append(...events);
+  }
+
+  /**
+   * Records why the invocation ended on an error, after any compressor failures not yet recorded, so the
+   * session shows the failure. Best effort: when the store itself failed, the error is only thrown.
+   */
+  private async recordFailure(inv: Invocation, agent: Agent, error: unknown): Promise<void> {
+    try {
+      await this.recordCompressionErrors(inv);
+      const known = PagewiseError.isInstance(error) ? error : undefined;
+      const described = known ?? (error instanceof Error ? { message: error.message } : { message: String(error) });
+      await inv.append(errorEvent(inv.base(), 'run', described, agent.name));
+    } catch {
+      // The store failed too: the caller still gets the original error.
     }
   }
 

@@ -16,6 +16,7 @@ const KIND_LAYOUT: Record<string, { code: string; fields: readonly string[] }> =
   transfer: { code: 't', fields: ['from', 'to'] },
   escalate: { code: 'e', fields: ['reason'] },
   compaction: { code: 'c', fields: ['fromEventId', 'toEventId', 'summary', 'guideline'] },
+  error: { code: 'x', fields: ['scope', 'code', 'message', 'fault'] },
 };
 const KIND_OF_CODE = new Map(Object.entries(KIND_LAYOUT).map(([kind, l]) => [l.code, kind]));
 /** Common fields, in stored order, after the kind code; then the kind's fields, then {@link TRAILING}. */

@@ -59,6 +59,14 @@ export const eventSchema = z.discriminatedUnion('kind', [
     summary: z.string(),
     guideline: z.string().optional(),
   }),
+  z.object({
+    ...base,
+    kind: z.literal('error'),
+    scope: z.enum(['run', 'compression']),
+    code: z.string(),
+    message: z.string(),
+    fault: z.string().optional(),
+  }),
 ]);
 
 /**
@@ -87,9 +95,10 @@ const KIND_FIELDS: Record<string, Record<string, (v: unknown) => boolean>> = {
   transfer: { from: isString, to: isString },
   escalate: { reason: isString },
   compaction: { fromEventId: isString, toEventId: isString, summary: isString, guideline: isString },
+  error: { scope: (v) => v === 'run' || v === 'compression', code: isString, message: isString, fault: isString },
 };
 /** Keys that may be absent, per kind (the base ones for every kind). */
-const OPTIONAL = new Set(['delta', 'reads', 'increments', 'tokens', 'usage', 'finishReason', 'guideline']);
+const OPTIONAL = new Set(['delta', 'reads', 'increments', 'tokens', 'usage', 'finishReason', 'guideline', 'fault']);
 const BASE_FIELDS: Record<string, (v: unknown) => boolean> = {
   kind: isString,
   id: isString,

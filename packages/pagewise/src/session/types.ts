@@ -108,8 +108,26 @@ export interface CompactionEvent extends EventBase {
   guideline?: string;
 }
 
+/**
+ * A failure the runner recorded, so a session shows how its run went wrong, not only where it stopped:
+ * `scope: 'run'` when the invocation ended on an error (the context window exceeded, a model or provider
+ * error, a limit, an abort), written as the invocation's last event; `scope: 'compression'` when a
+ * compressor failed and its processor fell back to what it had (the run went on). The model never sees
+ * it; an invocation that ended on an error stays resumable. The message is redacted of secrets.
+ */
+export interface RunErrorEvent extends EventBase {
+  kind: 'error';
+  scope: 'run' | 'compression';
+  /** The pagewise error code (`context-window-exceeded`, `provider-server-error`, ...), or `unknown`. */
+  code: string;
+  message: string;
+  /** Who was at fault (`system`, `model`, `configuration`, ...), when the error says. */
+  fault?: string;
+}
+
 /** Any event of a session. */
-export type SessionEvent = UserEvent | ModelEvent | ToolResultEvent | TransferEvent | EscalateEvent | CompactionEvent;
+export type SessionEvent =
+  UserEvent | ModelEvent | ToolResultEvent | TransferEvent | EscalateEvent | CompactionEvent | RunErrorEvent;
 
 /** The kinds of {@link SessionEvent}. */
 export type EventKind = SessionEvent['kind'];
