@@ -16,6 +16,8 @@ Options:
   --store <spec>     sqlite:<file>, a SQLite file, or a postgres:// URL (default: .pagewise/pagewise.db)
   --schema <name>    PostgreSQL schema of the tables
   --runs <dir>       A \`pagewise bench --out\` folder (repeatable)
+  --replay <path>    A \`pagewise replay --out\` folder or its replay.json (repeatable): strategies side
+                     by side, each lost value marked beside what the request held instead
   --port <n>         Port (default 4317; 0 picks a free one)
   --host <address>   Address to bind (default 127.0.0.1); any other address prints an access token
                      that every request must carry
@@ -40,6 +42,7 @@ export async function inspectCommand(argv: string[], out: (s: string) => void): 
     store: { type: 'string' },
     schema: { type: 'string' },
     runs: { type: 'string', multiple: true },
+    replay: { type: 'string', multiple: true },
     port: { type: 'string' },
     host: { type: 'string' },
     open: { type: 'boolean' },
@@ -53,6 +56,7 @@ export async function inspectCommand(argv: string[], out: (s: string) => void): 
     ...(values.store ? { store: values.store } : {}),
     ...(values.schema ? { schema: values.schema } : {}),
     ...(values.runs ? { runs: values.runs as unknown as string[] } : {}),
+    ...(values.replay ? { replays: values.replay as unknown as string[] } : {}),
     port: intOption('port', values.port, 4317),
     ...(values.host ? { host: values.host } : {}),
   });

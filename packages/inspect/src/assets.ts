@@ -60,6 +60,8 @@ input { font: inherit; padding: .2rem .3rem; }
 .peak-mark td { color: #b42318; font-size: 11px; border: none; padding: 0 .5rem; }
 .diff { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 mark { background: #fff3a3; }
+td.kept pre { white-space: pre-wrap; margin: 0; max-width: 44rem; font-size: 12px; }
+td.lost mark { font-family: ui-monospace, monospace; }
 .compression { border-top: 2px solid var(--line); margin-top: 1.2rem; }
 .chart { max-width: 100%; border: 1px solid var(--line); padding: .4rem; background: #fff; }
 figure { margin: .5rem 0 1rem; }

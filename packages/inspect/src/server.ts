@@ -12,6 +12,8 @@ import { Hono, type Context } from 'hono';
 import { ConfigurationError, PagewiseError } from 'pagewise';
 import { renderChartSvg, promptTokensPerCallSpec, peakVsNSpec } from '@pagewise/lab';
 import { readRuns, rebuildReport } from '@pagewise/lab';
+import { replayChartSpec } from '@pagewise/lab/replay';
+import { loadReplays, replayPage, replaysIndexPage, type LoadedReplay } from './replay-views.js';
 import { parseFencedPages } from 'pagewise/internal';
 import { defaultDatabasePath } from '@pagewise/sqlite';
 import type { SessionKey } from 'pagewise';
@@ -58,6 +60,8 @@ export interface InspectorOptions {
   schema?: string;
   /** `pagewise bench --out` folders (or `runs.json` files) to open. */
   runs?: readonly string[];
+  /** `pagewise replay --out` folders (or their `replay.json`) to open. */
+  replays?: readonly string[];
   /** Address to bind. Default `127.0.0.1`; any other address requires a token. */
   host?: string;
   /** Port; 0 picks a free one. Default 4317. */
@@ -191,6 +195,27 @@ function addRunRoutes(
   });
 }
 
+/** The replay-report views: the index, one report with its chart. */
+function addReplayRoutes(
+  app: Hono,
+  replays: readonly LoadedReplay[],
+  errors: readonly string[],
+  page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
+): void {
+  app.get('/replays', (c) => page(c, 'Replay reports', replaysIndexPage(replays, errors)));
+  const replayAt = (c: Context) => {
+    const i = Number(c.req.param('i'));
+    const r = Number.isInteger(i) ? replays[i] : undefined;
+    if (!r) throw new NotFound('No such replay report.');
+    return { i, r };
+  };
+  app.get('/replays/:i', (c) => {
+    const { i, r } = replayAt(c);
+    return page(c, 'Replay', replayPage(i, r));
+  });
+  app.get('/replays/:i/chart.svg', async (c) => svg(c, await renderChartSvg(replayChartSpec(replayAt(c).r.report))));
+}
+
 /** An SVG response. */
 const svg = (c: Context, text: string) => c.body(text, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
 
@@ -300,6 +325,9 @@ export function createInspectorApp(options: {
   data: InspectData | undefined;
   runs: readonly LoadedRuns[];
   runErrors?: readonly string[];
+  /** Replay reports to show (see {@link loadReplays}). */
+  replays?: readonly LoadedReplay[];
+  replayErrors?: readonly string[];
   token?: string;
   /** Accepted Host header values (host:port); any Host when omitted. */
   allowedHosts?: ReadonlySet<string>;
@@ -418,6 +446,7 @@ export function createInspectorApp(options: {
   addPageAndContextRoutes(app, needData, header, page);
 
   addRunRoutes(app, runs, options.runErrors ?? [], page, svg);
+  addReplayRoutes(app, options.replays ?? [], options.replayErrors ?? [], page);
 
   app.notFound((c) => {
     // A "Not found" page with status 200 reads as a page to scripts and link checkers.
@@ -491,11 +520,14 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   else if (existsSync(defaultDatabasePath())) db = openStore(defaultDatabasePath());
   const data = db ? new InspectData(db) : undefined;
   const { loaded, errors } = await loadRuns(options.runs ?? []);
+  const replays = await loadReplays(options.replays ?? []);
   const allowedHosts = loopback ? new Set<string>() : undefined;
   const app = createInspectorApp({
     data,
     runs: loaded,
     runErrors: errors,
+    replays: replays.loaded,
+    replayErrors: replays.errors,
     ...(token ? { token } : {}),
     ...(allowedHosts ? { allowedHosts } : {}),
   });

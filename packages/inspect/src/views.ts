@@ -30,7 +30,7 @@ export function keyQuery(key: SessionKey, extra: Record<string, string | number 
 
 /** A whole page: header, navigation, the body, the stylesheet and the script (both external). */
 export function layout(title: string, storeLabel: string, body: SafeHtml, attrs: { live?: string } = {}): string {
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · pagewise inspect</title><link rel="stylesheet" href="/assets/inspect.css"><script src="/assets/inspect.js" defer></script></head><body${attrs.live ? html` data-live="${attrs.live}"` : ''}><header><a class="brand" href="/">pagewise inspect</a><nav><a href="/">Sessions</a><a href="/runs">Benchmark runs</a></nav><span class="store" title="read-only">${storeLabel} · read-only</span></header><main>${body}</main></body></html>`}`;
+  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · pagewise inspect</title><link rel="stylesheet" href="/assets/inspect.css"><script src="/assets/inspect.js" defer></script></head><body${attrs.live ? html` data-live="${attrs.live}"` : ''}><header><a class="brand" href="/">pagewise inspect</a><nav><a href="/">Sessions</a><a href="/runs">Benchmark runs</a><a href="/replays">Replays</a></nav><span class="store" title="read-only">${storeLabel} · read-only</span></header><main>${body}</main></body></html>`}`;
 }
 
 /** A text block: escaped, whitespace kept, never interpreted. */
