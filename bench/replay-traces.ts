@@ -16,6 +16,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findDataPath } from 'pagewise/internal';
+import { Agent, InMemorySessionStore, OfflineModel, Runner } from 'pagewise';
+import { sessionTrace, type ReplayTrace } from '@pagewise/lab/replay';
+import {
+  checkAnswer,
+  createRetailTools,
+  generateRetailTasks,
+  loadRetailData,
+  RETAIL_INSTRUCTION,
+  retailDataAvailable,
+  retailDataMissing,
+  retailOfflinePolicy,
+} from '@pagewise/lab/scenarios/retail';
 
 /** The tau2 banking_knowledge folder, or undefined when the data is absent. */
 export function bankingDataDir(): string | undefined {
@@ -156,6 +168,33 @@ export function bankingTraces(dir: string, limit = Infinity): GoldTrace[] {
     .filter((t) => (t.evaluation_criteria?.actions ?? []).some((a) => a.requestor !== 'user'))
     .slice(0, limit)
     .map((t) => buildBankingTrace(t, db, documents, system));
+}
+
+/**
+ * Traces of the project's own runs: `count` generated retail-tool-use tasks (seed 1) run by the offline rules
+ * model over the tau-bench retail records, each session as a trace with its outcome (1 when the answer is
+ * right) as the reward. Not an LLM's traces: the calls are the rules model's. A string says why there are
+ * none (the data is missing).
+ */
+export async function retailRunTraces(count = 24): Promise<ReplayTrace[] | string> {
+  if (!retailDataAvailable()) return retailDataMissing();
+  const data = await loadRetailData();
+  const traces: ReplayTrace[] = [];
+  for (const task of generateRetailTasks(data, { count, seed: 1 })) {
+    const runner = new Runner({
+      agent: new Agent({ name: 'retail_agent', instruction: RETAIL_INSTRUCTION, tools: createRetailTools(data) }),
+      model: new OfflineModel({ policies: [retailOfflinePolicy] }),
+      store: new InMemorySessionStore(),
+      contextWindow: 0,
+      limits: { maxSteps: 60 },
+    });
+    const result = await runner.run({ userId: 'replay', message: task.prompt });
+    traces.push({
+      ...sessionTrace(result.session, `retail ${task.id}`),
+      reward: checkAnswer(task, result.text) ? 1 : 0,
+    });
+  }
+  return traces;
 }
 
 const invokedDirectly = process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]));
