@@ -518,5 +518,22 @@ describe('@pagewise/mastra: contract', () => {
     expect(systems[3]).not.toContain('save alpha');
     const a = await threads.session({ threadId: 'a', resourceId: 'u1' });
     expect(a?.state['result:note']).toBe('save alpha');
+
+    // A restarted process: new thread sessions over the same store, a new agent; the saved result is there.
+    const restarted = new MastraThreads({ store: threads.store });
+    const later = reader((v) => {
+      systems.push(v.system);
+      return 'ok';
+    });
+    const again = new Agent({
+      id: 'notes',
+      name: 'notes',
+      instructions: 'Notes.',
+      model: later.model,
+      memory,
+      inputProcessors: [pagingProcessor({ service, threads: restarted, tools: ['save_result'] })],
+    });
+    await again.generate('what was saved?', { memory: { thread: 'a', resource: 'u1' } });
+    expect(systems.at(-1)).toContain('note: save alpha');
   });
 });
