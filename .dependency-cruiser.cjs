@@ -5,7 +5,7 @@
 // Packages, each allowed only the ones below it:
 //   pagewise (core)
 //   @pagewise/documents, @pagewise/sqlite, @pagewise/postgres, @pagewise/adk, @pagewise/openai-agents,
-//   @pagewise/langchain → pagewise
+//   @pagewise/langchain, @pagewise/mastra → pagewise
 //   @pagewise/lab → pagewise, documents, sqlite
 //   @pagewise/distributed → pagewise, lab
 //   @pagewise/inspect → pagewise, lab, sqlite
@@ -22,6 +22,7 @@ const allowed = {
   adk: ['pagewise', 'adk'],
   'openai-agents': ['pagewise', 'openai-agents'],
   langchain: ['pagewise', 'langchain'],
+  mastra: ['pagewise', 'mastra'],
   lab: ['pagewise', 'documents', 'sqlite', 'lab'],
   distributed: ['pagewise', 'lab', 'distributed'],
   inspect: ['pagewise', 'lab', 'sqlite', 'inspect'],
@@ -74,7 +75,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/pagewise/src/index\\.ts$' },
       to: {
-        path: 'node_modules/(pg|pg-[a-z-]+|bullmq|ioredis|vega|vega-[a-z-]+|better-sqlite3|hono|@hono|exceljs|mammoth|unpdf|@google/adk|@openai/agents|langchain|@langchain)/',
+        path: 'node_modules/(pg|pg-[a-z-]+|bullmq|ioredis|vega|vega-[a-z-]+|better-sqlite3|hono|@hono|exceljs|mammoth|unpdf|@google/adk|@openai/agents|langchain|@langchain|@mastra)/',
         reachable: true,
       },
     },

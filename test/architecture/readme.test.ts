@@ -36,6 +36,7 @@ export const ENTRY_SOURCES: Readonly<Record<string, string>> = {
   '@pagewise/adk': 'packages/adk/src/index.ts',
   '@pagewise/openai-agents': 'packages/openai-agents/src/index.ts',
   '@pagewise/langchain': 'packages/langchain/src/index.ts',
+  '@pagewise/mastra': 'packages/mastra/src/index.ts',
   // The lab: the benchmark at its root, the optimize harness and the scenarios beside it.
   '@pagewise/lab': 'packages/lab/src/bench/index.ts',
   '@pagewise/lab/optimize': 'packages/lab/src/optimize/index.ts',

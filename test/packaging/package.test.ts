@@ -230,6 +230,7 @@ describe('each package installed alone', () => {
     '@pagewise/adk',
     '@pagewise/openai-agents',
     '@pagewise/langchain',
+    '@pagewise/mastra',
     '@pagewise/cli',
   ];
 

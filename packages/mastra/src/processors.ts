@@ -1,0 +1,470 @@
+/**
+ * pagewise as Mastra processors. The instruction processor renders a pagewise instruction (saved
+ * results and the fenced working set) as a system message of its own on every step of the agent loop
+ * (`processInputStep`), offers its tools on every step, and measures each request into a ledger
+ * (`processLLMRequest`); the paging processor is that with the paging tools. The observation processor
+ * compresses tool results before Mastra stores them (`processToolResult`), the raw text kept as a page
+ * behind a handle, and redacts secrets from tool errors; the history processor runs history processors
+ * (ACON's C_hist, paging-turn compaction) over each request, archiving what they replace as a page.
+ */
+import type { MessageList } from '@mastra/core/agent/message-list';
+import type { Processor } from '@mastra/core/processors';
+import type { RequestContext } from '@mastra/core/request-context';
+import {
+  countTokens,
+  Ledger,
+  pagedInstruction,
+  redactError,
+  type ContextProcessor,
+  type InstructionContext,
+  type InstructionProvider,
+  type ObservationProcessor,
+  type PagingService,
+  type PagingToolsOptions,
+  type ToolObservation,
+} from 'pagewise';
+import { measureCallOptions, modelMessagesCodec } from 'pagewise/ai-sdk';
+import { eventsToItems, HistoryBridge, toolPageUri, type BridgeCodec } from 'pagewise/internal';
+import { MastraThreads, type MastraThreadKey, type ThreadRun } from './threads.js';
+import { createMastraPagingTools, type PagingToolName } from './tools.js';
+
+/** The tag of the system message the instruction processor owns in Mastra's message list. */
+export const PAGEWISE_SYSTEM_TAG = 'pagewise';
+
+type CallOptions = Parameters<typeof measureCallOptions>[0];
+type PromptMessage = CallOptions['prompt'][number];
+const promptCodec = modelMessagesCodec as unknown as BridgeCodec<PromptMessage>;
+
+/**
+ * A Mastra processor built by pagewise, with the ledger and thread sessions it uses; `K` names the hooks
+ * it implements (which decide whether Mastra takes it as an input processor, an output processor or both).
+ */
+export type PagewiseProcessor<K extends keyof Processor = never> = Processor &
+  Required<Pick<Processor, K>> & {
+    /** Model requests (and compressor calls) measured with the project's tokenizer. */
+    readonly ledger: Ledger;
+    /** The thread sessions the processor reads state from. */
+    readonly threads: MastraThreads;
+  };
+
+/** A tool Mastra offers a model, as far as pagewise reads it. */
+interface ToolLike {
+  id?: unknown;
+  description?: unknown;
+  inputSchema?: unknown;
+  parameters?: unknown;
+  execute?: (...args: never[]) => unknown;
+}
+
+function schemaJson(schema: unknown): Record<string, unknown> {
+  // A Standard JSON Schema (zod 4 and others) converts itself, to the draft Mastra sends to providers.
+  const standard = (
+    schema as { '~standard'?: { jsonSchema?: { output?: (o: { target: string }) => unknown } } } | null
+  )?.['~standard'];
+  try {
+    const json = standard?.jsonSchema?.output?.({ target: 'draft-07' });
+    if (typeof json === 'object' && json !== null) return json as Record<string, unknown>;
+  } catch {
+    // Not convertible: measured as an empty object schema.
+  }
+  // An AI SDK schema (the tools Mastra has already converted) carries its JSON Schema.
+  const converted = (schema as { jsonSchema?: unknown } | null)?.jsonSchema;
+  if (typeof converted === 'object' && converted !== null) return converted as Record<string, unknown>;
+  return { type: 'object', properties: {} };
+}
+
+/** The tools of a step as AI SDK function tools, for measuring. */
+function toolDefinitions(tools: Record<string, unknown> | undefined): NonNullable<CallOptions['tools']> {
+  return Object.entries(tools ?? {}).map(([name, t]) => {
+    const tool = t as ToolLike;
+    return {
+      type: 'function' as const,
+      name,
+      description: typeof tool.description === 'string' ? tool.description : '',
+      inputSchema: schemaJson(tool.inputSchema ?? tool.parameters) as never,
+    };
+  });
+}
+
+function keyOf(threads: MastraThreads, requestContext: RequestContext | undefined): MastraThreadKey {
+  return threads.keyOf(requestContext ? { requestContext } : undefined);
+}
+
+function latestUserText(messageList: MessageList | undefined): string {
+  return messageList?.getLatestUserContent() ?? '';
+}
+
+/** The instruction processor: an input processor that starts, renders, measures and ends each call. */
+export type InstructionProcessor = PagewiseProcessor<
+  'processInput' | 'processInputStep' | 'processLLMRequest' | 'processLLMResponse'
+>;
+
+/** Options of {@link pagewiseInstructionProcessor}. */
+export interface InstructionProcessorOptions {
+  /** The pagewise instruction, rendered from the thread's state before every step. */
+  instruction: InstructionProvider;
+  /** The thread sessions; share it with the tools. Default: a new one. */
+  threads?: MastraThreads;
+  /** History processors applied to each request only (Mastra's messages and memory are left as they are). */
+  processors?: ContextProcessor[];
+  /** Receives one entry per model request (and the processors' compressor calls). Default: a new ledger. */
+  ledger?: Ledger;
+  /** Tools the processor offers the model on every step, by name. */
+  tools?: Record<string, unknown>;
+  /** Processor id (unique within an agent). Default `pagewise-instruction`. */
+  id?: string;
+  /** Agent name the instruction and ledger see. Default `mastra`. */
+  agentName?: string;
+  services?: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * Renders a pagewise instruction into a system message of its own on every step of the agent loop
+ * (Mastra resolves an agent's `instructions` once per call, before any tool has loaded a page, so the
+ * working set goes through `processInputStep`). The agent's own `instructions` come first; the working
+ * set is fenced as untrusted data. Starts the thread's call on `processInput` and pages the working set
+ * out after the last step. Give it to the agent's `inputProcessors`, last, so the ledger measures the
+ * request as it is sent.
+ *
+ * @example
+ * new Agent({ id: 'a', name: 'a', instructions: 'Answer.', model, inputProcessors: [pagewiseInstructionProcessor({ instruction: pagedInstruction({ base: '', service }), threads })] });
+ */
+export function pagewiseInstructionProcessor(options: InstructionProcessorOptions): InstructionProcessor {
+  const threads = options.threads ?? new MastraThreads();
+  const ledger = options.ledger ?? new Ledger();
+  const bridge = new HistoryBridge(options.processors ?? []);
+  const agentName = options.agentName ?? 'mastra';
+  const services = options.services ?? new Map<string, unknown>();
+  const own = options.tools ?? {};
+  const render = async (run: ThreadRun): Promise<string> => {
+    const ctx: InstructionContext = {
+      state: run.session.state,
+      session: run.session,
+      invocationId: run.invocationId,
+      agentName,
+      services,
+    };
+    const out = await options.instruction(ctx);
+    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+  };
+  const processor: Omit<InstructionProcessor, 'ledger' | 'threads'> = {
+    id: options.id ?? 'pagewise-instruction',
+    processInput: async ({ messageList, requestContext }) => {
+      await threads.begin(keyOf(threads, requestContext), latestUserText(messageList));
+      return messageList;
+    },
+    processInputStep: async ({ messageList, requestContext, tools, state }) => {
+      const run = await threads.current(keyOf(threads, requestContext));
+      if (!run.task) run.task = latestUserText(messageList);
+      const rendered = await render(run);
+      messageList.clearSystemMessages(PAGEWISE_SYSTEM_TAG);
+      if (rendered) messageList.addSystem(rendered, PAGEWISE_SYSTEM_TAG);
+      const all = { ...(tools ?? {}), ...own };
+      state.tools = all;
+      return Object.keys(own).length ? { tools: all } : undefined;
+    },
+    processLLMRequest: async ({ prompt, requestContext, state, abortSignal, model }) => {
+      const key = keyOf(threads, requestContext);
+      const run = await threads.current(key);
+      const messages = await bridge.apply(prompt as unknown as PromptMessage[], promptCodec, {
+        sessionId: key.threadId,
+        agentName,
+        invocationId: run.invocationId,
+        task: run.task,
+        ledger,
+        services,
+        ...(abortSignal ? { signal: abortSignal } : {}),
+      });
+      const tools = toolDefinitions(state.tools as Record<string, unknown> | undefined);
+      const measured = measureCallOptions({ prompt: [...messages], ...(tools.length ? { tools } : {}) });
+      state.request = {
+        parts: measured.parts,
+        total: measured.total,
+        at: Date.now(),
+        model: String((model as { modelId?: unknown }).modelId ?? ''),
+      };
+      return messages === (prompt as unknown) ? undefined : { prompt: [...messages] as unknown as typeof prompt };
+    },
+    processLLMResponse: async ({ chunks, requestContext, state }) => {
+      const key = keyOf(threads, requestContext);
+      const run = await threads.current(key);
+      const request = state.request as
+        { parts: ReturnType<typeof measureCallOptions>['parts']; total: number; at: number; model: string } | undefined;
+      let completion = '';
+      let calls = 0;
+      for (const c of chunks) {
+        const p = (c.payload ?? {}) as { text?: unknown; toolName?: unknown; args?: unknown; input?: unknown };
+        if (c.type === 'text-delta' && typeof p.text === 'string') completion += p.text;
+        if (c.type === 'tool-call') {
+          calls++;
+          completion += String(p.toolName ?? '') + JSON.stringify(p.args ?? p.input ?? {});
+        }
+      }
+      if (request)
+        ledger.record({
+          kind: 'agent',
+          agent: agentName,
+          model: request.model,
+          invocationId: run.invocationId,
+          parts: request.parts,
+          promptTokens: request.total,
+          completionTokens: countTokens(completion),
+          modelMs: Date.now() - request.at,
+          frameworkMs: 0,
+          at: request.at,
+        });
+      // A response without tool calls is the last step: the working set is paged out.
+      if (calls === 0) await threads.end(key);
+    },
+  };
+  return Object.assign(processor, { ledger, threads });
+}
+
+/** Options of {@link pagingProcessor}. */
+export interface PagingProcessorOptions extends PagingToolsOptions {
+  service: PagingService;
+  /** Text above the working set, besides the agent's own `instructions`. Default none. */
+  instruction?: string | ((ctx: InstructionContext) => string | Promise<string>);
+  /** Paging tools to offer the model. Default all. */
+  tools?: readonly PagingToolName[];
+  threads?: MastraThreads;
+  /** History processors applied to each request (e.g. `compactPagingTurns({ keepLast: 1 })`). */
+  processors?: ContextProcessor[];
+  ledger?: Ledger;
+  /** Processor id. Default `pagewise-paging`. */
+  id?: string;
+}
+
+/**
+ * Instruction paging in a Mastra agent: the paging tools, whose results Mastra stores as receipts while
+ * the bodies stay in the paging service's page store, and the working set rendered into a system
+ * message on every step.
+ *
+ * @example
+ * const service = new PagingService({ source });
+ * const agent = new Agent({ id: 'a', name: 'a', instructions: 'Answer from the reports.', model, inputProcessors: [pagingProcessor({ service })] });
+ * await agent.generate('Which region grew most?', { memory: { thread: 't1', resource: 'u1' } });
+ */
+export function pagingProcessor(options: PagingProcessorOptions): InstructionProcessor {
+  const threads = options.threads ?? new MastraThreads();
+  const all = createMastraPagingTools(options.service, { ...options, threads });
+  const names = options.tools ?? (Object.keys(all) as PagingToolName[]);
+  return pagewiseInstructionProcessor({
+    instruction: pagedInstruction({ base: options.instruction ?? '', service: options.service }),
+    threads,
+    tools: Object.fromEntries(names.map((n) => [n, all[n]])),
+    id: options.id ?? 'pagewise-paging',
+    ...(options.processors ? { processors: options.processors } : {}),
+    ...(options.ledger ? { ledger: options.ledger } : {}),
+  });
+}
+
+/** Options of {@link observationProcessor}. */
+export interface ObservationProcessorOptions {
+  /** Processors of each tool result, in order (e.g. `observationCompressor({ service })`). */
+  processors: ObservationProcessor[];
+  threads?: MastraThreads;
+  ledger?: Ledger;
+  services?: ReadonlyMap<string, unknown>;
+  /** Processor id. Default `pagewise-observation`. */
+  id?: string;
+}
+
+function resultText(result: unknown): string {
+  return typeof result === 'string' ? result : JSON.stringify(result ?? null);
+}
+
+/**
+ * Compresses each tool result before Mastra stores it (ACON's C_obs, in `processToolResult`): the
+ * message list and memory keep the compressed text and a handle; the raw text is a page of the thread
+ * that `page_in` restores byte for byte. As an input processor too, it wraps the tools of every step so
+ * a tool that throws reaches the model and memory with every secret from the environment redacted
+ * (Mastra stores a thrown error's message and skips `processToolResult`). Give it to both
+ * `inputProcessors` and `outputProcessors`.
+ *
+ * @example
+ * const obs = observationProcessor({ processors: [observationCompressor({ service })], threads });
+ * new Agent({ id: 'a', name: 'a', instructions, model, tools, inputProcessors: [obs, pagingProcessor({ service, threads })], outputProcessors: [obs] });
+ */
+export function observationProcessor(
+  options: ObservationProcessorOptions,
+): PagewiseProcessor<'processInputStep' | 'processToolResult'> {
+  const threads = options.threads ?? new MastraThreads();
+  const ledger = options.ledger ?? new Ledger();
+  const services = options.services ?? new Map<string, unknown>();
+  const wrapped = new WeakMap<object, unknown>();
+  const redacting = (t: unknown): unknown => {
+    const tool = t as ToolLike;
+    if (typeof t !== 'object' || t === null || typeof tool.execute !== 'function') return t;
+    const known = wrapped.get(t);
+    if (known) return known;
+    const execute = tool.execute;
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(t) as object) as object, t, {
+      execute: async (...args: never[]) => {
+        try {
+          return await execute.apply(t, args);
+        } catch (error) {
+          throw redactError(error);
+        }
+      },
+    });
+    wrapped.set(t, copy);
+    return copy;
+  };
+  const processor: Omit<PagewiseProcessor<'processInputStep' | 'processToolResult'>, 'ledger' | 'threads'> = {
+    id: options.id ?? 'pagewise-observation',
+    processInputStep: ({ tools }) => {
+      if (!tools || Object.keys(tools).length === 0) return undefined;
+      return { tools: Object.fromEntries(Object.entries(tools).map(([name, t]) => [name, redacting(t)])) };
+    },
+    processToolResult: async ({
+      toolName,
+      toolCallId,
+      args,
+      result,
+      providerExecuted,
+      messageList,
+      requestContext,
+      abortSignal,
+    }) => {
+      if (providerExecuted) return undefined;
+      const key = keyOf(threads, requestContext);
+      const run = await threads.current(key);
+      const text = resultText(result);
+      const recent = promptCodec
+        .read(messageList.get.all.aiV5.model() as unknown as PromptMessage[])
+        .map(({ event }, i) => ({
+          id: `r${i}`,
+          invocationId: run.invocationId,
+          author: event.kind === 'user' ? 'user' : 'mastra',
+          timestamp: 0,
+          ...event,
+        }));
+      let obs: ToolObservation = { toolCallId, toolName, input: args, output: text, isError: false };
+      for (const p of options.processors)
+        obs = await p.process(obs, {
+          invocationId: run.invocationId,
+          agentName: 'mastra',
+          sessionId: key.threadId,
+          task: run.task || latestUserText(messageList),
+          recentItems: eventsToItems(recent),
+          services,
+          ledger,
+          signal: abortSignal ?? new AbortController().signal,
+        });
+      if (obs.output === text) return undefined;
+      messageList.updateToolInvocation({
+        type: 'tool-invocation',
+        toolInvocation: { state: 'result', toolCallId, toolName, args: args as never, result: obs.output },
+      });
+      return messageList;
+    },
+  };
+  return Object.assign(processor, { ledger, threads });
+}
+
+/** Options of {@link historyProcessor}. */
+export interface HistoryProcessorOptions {
+  /** History processors, in order (e.g. `historyCompressor()`). */
+  processors: ContextProcessor[];
+  /** Archives the messages a rewrite replaces, as pages `page_in` reads. */
+  service: PagingService;
+  threads?: MastraThreads;
+  ledger?: Ledger;
+  services?: ReadonlyMap<string, unknown>;
+  /** Processor id. Default `pagewise-history`. */
+  id?: string;
+}
+
+/** The page URI of the `n`-th history archive of a thread (a tool page: `page_in` reads it). */
+export function historyPageUri(threadId: string, n: number): string {
+  return toolPageUri('history', `${threadId}/${n}`);
+}
+
+function archiveText(messages: readonly PromptMessage[]): string {
+  return promptCodec
+    .read(messages)
+    .map(({ event }) =>
+      event.kind === 'user'
+        ? `user: ${event.text}`
+        : event.kind === 'model'
+          ? `assistant: ${[event.text, ...event.toolCalls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`)].filter(Boolean).join('\n')}`
+          : `tool ${event.toolName}: ${event.output}`,
+    )
+    .join('\n\n');
+}
+
+/**
+ * Runs history processors over every request (`processLLMRequest`), as Mastra's own `TokenLimiter`
+ * trims it: Mastra's message list and memory keep every message, the model sees the compressed
+ * history. The messages a compaction replaces are archived as a page of the thread (`historyPageUri`)
+ * that the summary names, so `page_in` brings the raw history back; tool calls stay with their results.
+ * Give it to the agent's `inputProcessors`, before the paging processor.
+ *
+ * @example
+ * new Agent({ id: 'a', name: 'a', instructions, model, tools, inputProcessors: [historyProcessor({ processors: [historyCompressor()], service, threads }), pagingProcessor({ service, threads })] });
+ */
+export function historyProcessor(options: HistoryProcessorOptions): PagewiseProcessor<'processLLMRequest'> {
+  const threads = options.threads ?? new MastraThreads();
+  const ledger = options.ledger ?? new Ledger();
+  const bridge = new HistoryBridge(options.processors);
+  const summaries = new WeakSet<object>();
+  const codec: BridgeCodec<PromptMessage> = {
+    ...promptCodec,
+    summary: (text) => {
+      const m = promptCodec.summary(text);
+      summaries.add(m);
+      return m;
+    },
+  };
+  // The last archive of each thread, so a compaction folded forward over several steps is archived once.
+  const archived = new Map<string, { body: string; uri: string }>();
+  const processor: Omit<PagewiseProcessor<'processLLMRequest'>, 'ledger' | 'threads'> = {
+    id: options.id ?? 'pagewise-history',
+    processLLMRequest: async ({ prompt, requestContext, abortSignal }) => {
+      const key = keyOf(threads, requestContext);
+      const run = await threads.current(key);
+      const messages = prompt as unknown as PromptMessage[];
+      const next = await bridge.apply(messages, codec, {
+        sessionId: key.threadId,
+        agentName: 'mastra',
+        invocationId: run.invocationId,
+        task: run.task,
+        ledger,
+        ...(options.services ? { services: options.services } : {}),
+        ...(abortSignal ? { signal: abortSignal } : {}),
+      });
+      if (next === messages) return undefined;
+      const kept = new Set(next.filter((m) => messages.includes(m)));
+      const body = archiveText(messages.filter((m) => !kept.has(m) && m.role !== 'system'));
+      const threadKey = `${key.resourceId}\u0000${key.threadId}`;
+      let uri = archived.get(threadKey)?.body === body ? archived.get(threadKey)!.uri : undefined;
+      if (!uri) {
+        // Numbered after the archives already in the store, so a restarted process never overwrites one.
+        const namespace = options.service.namespaceOf(historyPageUri(key.threadId, 1), key.threadId);
+        const prefix = historyPageUri(key.threadId, 1).slice(0, -1);
+        const earlier = (await options.service.pageStore.list(namespace)).filter((p) => p.uri.startsWith(prefix));
+        uri = historyPageUri(key.threadId, earlier.length + 1);
+        await options.service.pageStore.put({
+          namespace,
+          uri,
+          title: 'history before compaction',
+          body,
+          mediaType: 'text/plain',
+        });
+        archived.set(threadKey, { body, uri });
+      }
+      const out = next.map((m) =>
+        summaries.has(m)
+          ? promptCodec.summary(
+              `${archiveText([m])
+                .replace(/^user: /, '')
+                .trim()}\n[pagewise] The messages this replaces are kept as ${uri}; page_in restores them.`,
+            )
+          : m,
+      );
+      return { prompt: out as unknown as typeof prompt };
+    },
+  };
+  return Object.assign(processor, { ledger, threads });
+}
