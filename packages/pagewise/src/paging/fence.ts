@@ -81,9 +81,7 @@ function boundaryPattern(boundary: string): RegExp {
   // flag an escaped '-' there is a syntax error, so each is written as itself; anything else is written as
   // a code-point escape. Ignorable characters between its characters would still read as the boundary,
   // so they are matched too.
-  const chars = [...boundary].map((c) =>
-    /[0-9a-zA-Z_-]/.test(c) ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`,
-  );
+  const chars = [...boundary].map((c) => (/[0-9a-zA-Z_-]/.test(c) ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`));
   return new RegExp(chars.join(`${IGNORABLE}*`), 'gu');
 }
 
