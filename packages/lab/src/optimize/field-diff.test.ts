@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compressExtractive } from '../../../pagewise/src/compression/extractive.js';
 import { DEFAULT_OBSERVATION_RULES } from '../../../pagewise/src/compression/rules.js';
 import {
   canonicalValue,
   containsWord,
+  escapeRegExp,
   diffCompression,
   jsonLeaves,
   lineKind,
@@ -121,5 +123,19 @@ describe('rules from paths', () => {
     expect(containsWord('answer: mug, $12.50', '12.50')).toBe(true);
     expect(containsWord('payments were made', 'men')).toBe(false);
     expect(containsWord('total 54.04', '54')).toBe(false);
+  });
+
+  it('matches exactly where the word-boundary pattern matches (property test)', () => {
+    const reference = (text: string, word: string) =>
+      new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word)}(?![\\p{L}\\p{N}]|\\.\\d)`, 'u').test(text);
+    const piece = fc.constantFrom('a', 'é', '1', '.', ' ', '-', '𝐀', '12', 'mug', '$', ',', '\n');
+    const text = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
+    fc.assert(
+      fc.property(text, text, (t, w) => {
+        fc.pre(w.length > 0);
+        expect(containsWord(t, w)).toBe(reference(t, w));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -94,12 +94,27 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** The code point that ends just before `i` (a surrogate pair read whole). */
+function codePointBefore(text: string, i: number): string {
+  const low = text.charCodeAt(i - 1);
+  return low >= 0xdc00 && low <= 0xdfff && i >= 2 ? text.slice(i - 2, i) : text.charAt(i - 1);
+}
+
 /** Whether lower-case `text` holds `word` (lower case) not inside a longer word or number. */
 export function containsWord(text: string, word: string): boolean {
-  return (
-    text.includes(word) &&
-    new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word)}(?![\\p{L}\\p{N}]|\\.\\d)`, 'u').test(text)
-  );
+  if (!word) return false;
+  for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
+    if (i > 0 && WORD_CHAR.test(codePointBefore(text, i))) continue;
+    const end = i + word.length;
+    const next = String.fromCodePoint(text.codePointAt(end) ?? 32);
+    if (end < text.length && WORD_CHAR.test(next)) continue;
+    // "12" is not in "12.5": a decimal point followed by a digit continues the number.
+    if (text[end] === '.' && /\d/u.test(text[end + 1] ?? '')) continue;
+    return true;
+  }
+  return false;
 }
 
 /** Structural kinds of a text line, for inputs that are not JSON. */

@@ -76,7 +76,17 @@ const IGNORABLE = String.raw`[\s\p{Cc}\p{Cf}\p{M}]`;
 const LT = String.raw`[<\uFF1C\uFE64\u2039\u276E\u3008\u2329\u27E8]`;
 const MARKER_LEAD = new RegExp(`${LT}${IGNORABLE}*${LT}${IGNORABLE}*${LT}`, 'gu');
 
+// The pattern of the boundary last asked for: a render neutralizes many texts with one boundary.
+let lastBoundary: { boundary: string; pattern: RegExp } | undefined;
+
 function boundaryPattern(boundary: string): RegExp {
+  if (lastBoundary?.boundary === boundary) return lastBoundary.pattern;
+  const pattern = buildBoundaryPattern(boundary);
+  lastBoundary = { boundary, pattern };
+  return pattern;
+}
+
+function buildBoundaryPattern(boundary: string): RegExp {
   // The boundary is [0-9a-zA-Z_-]: none of these is special outside a character class, and with the `u`
   // flag an escaped '-' there is a syntax error, so each is written as itself; anything else is written as
   // a code-point escape. Ignorable characters between its characters would still read as the boundary,
