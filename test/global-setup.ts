@@ -7,14 +7,25 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultDocumentCacheDir } from '../packages/documents/src/document-cache.js';
+// Only the core's own module, by relative path: the global setup runs before the source export condition
+// applies, so a package import here would need the packages built.
+import { userCacheDir } from '../packages/pagewise/src/util/data-dir.js';
+
+/**
+ * The document cache `analyze` keeps by default, as `defaultDocumentCacheDir` of @pagewise/documents says
+ * (`test/global-setup-paths.test.ts` holds the two equal).
+ */
+export function guardedDocumentCacheDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const base = env.PAGEWISE_CACHE_DIR ? path.resolve(env.PAGEWISE_CACHE_DIR) : path.join(userCacheDir(env), 'pagewise');
+  return path.join(base, 'documents');
+}
 
 const GUARDED = [
   path.join(process.cwd(), '.pagewise'),
   path.join(process.cwd(), '.pagewise', 'pagewise.db'),
   path.join(os.homedir(), '.pagewise'),
   // The document cache `analyze` keeps by default (computed before the tests' own folder is set below).
-  defaultDocumentCacheDir(),
+  guardedDocumentCacheDir(),
 ];
 
 function snapshot(): string[] {
