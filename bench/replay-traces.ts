@@ -10,11 +10,16 @@
  * Tool signatures are not part of the data; a read action (`get_…`) is answered with the records of the
  * table whose fields its arguments name and whose name shares the most words with the tool's.
  *
- * Usage: PAGEWISE_SHARED_DATA=<shared/data> npx tsx bench/replay-traces.ts [--out traces.jsonl] [--limit N]
+ * The telecom tasks (tasks_small.json) are built the same way from db.toml, user_db.toml and the
+ * tech-support manual; see {@link buildTelecomTrace}.
+ *
+ * Usage: PAGEWISE_SHARED_DATA=<shared/data> npx tsx bench/replay-traces.ts [--domain banking|telecom]
+ *   [--out traces.jsonl] [--limit N]
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse as parseToml } from 'smol-toml';
 import { findDataPath } from 'pagewise/internal';
 import { Agent, InMemorySessionStore, OfflineModel, Runner } from 'pagewise';
 import { sessionTrace, type ReplayTrace } from '@pagewise/lab/replay';
@@ -170,6 +175,145 @@ export function bankingTraces(dir: string, limit = Infinity): GoldTrace[] {
     .map((t) => buildBankingTrace(t, db, documents, system));
 }
 
+/** The tau2 telecom folder, or undefined when the data is absent. */
+export function telecomDataDir(): string | undefined {
+  const dir = findDataPath('tau2/telecom');
+  return existsSync(path.join(dir, 'tasks_small.json')) && existsSync(path.join(dir, 'db.toml')) ? dir : undefined;
+}
+
+interface TelecomTask {
+  id: string;
+  user_scenario: { instructions: { reason_for_call?: string; known_info?: string | null } | string };
+  evaluation_criteria?: { actions?: GoldAction[] | null } | null;
+}
+
+/** The manual section each task category needs, by a word of its top-level heading. */
+const MANUAL_SECTIONS: Readonly<Record<string, string>> = {
+  service_issue: 'Cellular Service',
+  mobile_data_issue: 'Mobile Data',
+  mms_issue: 'MMS',
+};
+
+/** The top-level (`# `) sections of a markdown manual, by heading. */
+function manualSections(text: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  let heading: string | undefined;
+  let body: string[] = [];
+  const flush = (): void => {
+    if (heading !== undefined) sections.set(heading, body.join('\n').trim());
+  };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('# ')) {
+      flush();
+      heading = line.slice(2).trim();
+      body = [line];
+    } else body.push(line);
+  }
+  flush();
+  return sections;
+}
+
+/** The records of any table of `db` whose `*_id` field equals `id`. */
+function recordsById(db: Record<string, unknown>, id: string): Row[] {
+  const out: Row[] = [];
+  for (const table of Object.values(db)) {
+    if (!Array.isArray(table)) continue;
+    for (const row of table as Row[]) {
+      if (Object.entries(row).some(([k, v]) => k.endsWith('_id') && v === id)) out.push(row);
+    }
+  }
+  return out;
+}
+
+/**
+ * Builds the gold-action trace of one telecom task: the main policy as the system prompt, the customer's
+ * reason for calling and what they know as the user message; the customer and line found by the phone
+ * number the user gives (with the line's plan), the tech-support manual's section for the task's category,
+ * then every gold action. A user-side action (one the customer performs on the phone) follows a read of the
+ * device's record in user_db.toml; every action is answered with a confirmation. The task's initialization
+ * (the fault it plants on the device) is not simulated: the device record is the domain's default.
+ */
+export function buildTelecomTrace(
+  task: TelecomTask,
+  db: Record<string, unknown>,
+  device: Row | undefined,
+  manual: ReadonlyMap<string, string>,
+  system: string,
+): GoldTrace {
+  const scenario = task.user_scenario.instructions;
+  const situation =
+    typeof scenario === 'string' ? scenario : [scenario.reason_for_call, scenario.known_info].filter(Boolean).join(' ');
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system },
+    { role: 'user', content: situation },
+  ];
+  let n = 0;
+  const call = (name: string, args: Record<string, unknown>, result: unknown): void => {
+    const id = `call_${++n}`;
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: typeof result === 'string' ? result : JSON.stringify(result),
+    });
+  };
+  const phone = /\b\d{3}-\d{3}-\d{4}\b/u.exec(situation)?.[0];
+  if (phone) {
+    const rows = (table: string): Row[] => (Array.isArray(db[table]) ? (db[table] as Row[]) : []);
+    const customer = rows('customers').find((c) => c.phone_number === phone);
+    if (customer) call('get_customer_by_phone', { phone_number: phone }, customer);
+    const line = rows('lines').find((l) => l.phone_number === phone);
+    if (line && typeof line.line_id === 'string') {
+      call('get_details_by_id', { id: line.line_id }, line);
+      if (typeof line.plan_id === 'string')
+        call('get_details_by_id', { id: line.plan_id }, recordsById(db, line.plan_id)[0]);
+    }
+  }
+  const category = /^\[([a-z_]+)\]/u.exec(task.id)?.[1];
+  const actions = task.evaluation_criteria?.actions ?? [];
+  const heading = category ? MANUAL_SECTIONS[category] : undefined;
+  const wanted = [...manual.keys()].filter(
+    (h) =>
+      (heading !== undefined && h.includes(heading)) ||
+      (h.startsWith('What the user can do') && actions.some((a) => a.requestor === 'user')),
+  );
+  for (const h of wanted) call('read_document', { document_id: `tech_support_manual#${h}` }, manual.get(h)!);
+  let deviceRead = false;
+  for (const action of actions) {
+    if (action.requestor === 'user' && device && !deviceRead) {
+      call('check_device_status', {}, device);
+      deviceRead = true;
+    }
+    const args = action.arguments ?? {};
+    const result =
+      action.name.startsWith('get_') && typeof args.id === 'string' ? recordsById(db, args.id) : { status: 'SUCCESS' };
+    call(action.name, args, result);
+  }
+  return { id: task.id, messages, success: true };
+}
+
+/** The gold-action traces of the telecom tasks in tasks_small.json that have a gold action (at most `limit`). */
+export function telecomTraces(dir: string, limit = Infinity): GoldTrace[] {
+  const tasks = JSON.parse(readFileSync(path.join(dir, 'tasks_small.json'), 'utf8')) as TelecomTask[];
+  const db = parseToml(readFileSync(path.join(dir, 'db.toml'), 'utf8')) as Record<string, unknown>;
+  const userDbPath = path.join(dir, 'user_db.toml');
+  const device = existsSync(userDbPath)
+    ? ((parseToml(readFileSync(userDbPath, 'utf8')) as { device?: Row }).device ?? undefined)
+    : undefined;
+  const manualPath = path.join(dir, 'tech_support_manual.md');
+  const manual = manualSections(existsSync(manualPath) ? readFileSync(manualPath, 'utf8') : '');
+  const policy = path.join(dir, 'main_policy.md');
+  const system = existsSync(policy) ? readFileSync(policy, 'utf8') : '';
+  return tasks
+    .filter((t) => (t.evaluation_criteria?.actions ?? []).length > 0)
+    .slice(0, limit)
+    .map((t) => buildTelecomTrace(t, db, device, manual, system));
+}
+
 /**
  * Traces of the project's own runs: `count` generated retail-tool-use tasks (seed 1) run by the offline rules
  * model over the tau-bench retail records, each session as a trace with its outcome (1 when the answer is
@@ -199,13 +343,22 @@ export async function retailRunTraces(count = 24): Promise<ReplayTrace[] | strin
 
 const invokedDirectly = process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]));
 if (invokedDirectly) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, limit: { type: 'string' } } });
-  const dir = bankingDataDir();
-  if (!dir) {
-    console.error('tau2/banking_knowledge not found: set PAGEWISE_SHARED_DATA to the shared data folder.');
+  const { values } = parseArgs({
+    options: { out: { type: 'string' }, limit: { type: 'string' }, domain: { type: 'string', default: 'banking' } },
+  });
+  if (values.domain !== 'banking' && values.domain !== 'telecom') {
+    console.error(`--domain ${values.domain}: expected banking or telecom.`);
     process.exit(1);
   }
-  const traces = bankingTraces(dir, values.limit ? Number(values.limit) : Infinity);
+  const dir = values.domain === 'telecom' ? telecomDataDir() : bankingDataDir();
+  if (!dir) {
+    console.error(
+      `tau2/${values.domain === 'telecom' ? 'telecom' : 'banking_knowledge'} not found: set PAGEWISE_SHARED_DATA to the shared data folder.`,
+    );
+    process.exit(1);
+  }
+  const limit = values.limit ? Number(values.limit) : Infinity;
+  const traces = values.domain === 'telecom' ? telecomTraces(dir, limit) : bankingTraces(dir, limit);
   const text = traces.map((t) => JSON.stringify(t)).join('\n') + '\n';
   if (values.out) {
     writeFileSync(values.out, text);

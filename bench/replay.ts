@@ -1,6 +1,6 @@
 /**
- * Replay on gold-action traces of tau2-bench banking_knowledge (built by bench/replay-traces.ts from the
- * shared data at run time; gold-action traces, not model traces), and on the sessions of the project's
+ * Replay on gold-action traces of tau2-bench banking_knowledge and telecom (built by bench/replay-traces.ts
+ * from the shared data at run time; gold-action traces, not model traces), and on the sessions of the project's
  * retail-tool-use scenario run by the offline rules model over the tau-bench retail records (the project's
  * own runs, not an LLM's): per strategy, prompt tokens saved against none and used-later recall, the
  * baselines beside the compressors, and the replay's time per 100 tool results. Every strategy is warmed
@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultStrategies, parseTraces, replayTraces, toolResultCount, type ReplayTrace } from '@pagewise/lab/replay';
-import { bankingDataDir, bankingTraces, retailRunTraces } from './replay-traces.js';
+import { bankingDataDir, bankingTraces, retailRunTraces, telecomDataDir, telecomTraces } from './replay-traces.js';
 
 const WARM_TRACES = 5;
 
@@ -21,6 +21,12 @@ export async function replayBench(limit = Infinity): Promise<void> {
   else {
     const traces = bankingTraces(dir, limit).flatMap((t) => parseTraces(JSON.stringify(t), t.id));
     await printReplay(`Replay of ${traces.length} banking_knowledge gold-action traces`, traces);
+  }
+  const telecom = telecomDataDir();
+  if (!telecom) console.log('\nreplay bench (telecom) skipped: tau2/telecom not found (set PAGEWISE_SHARED_DATA).');
+  else {
+    const traces = telecomTraces(telecom, limit).flatMap((t) => parseTraces(JSON.stringify(t), t.id));
+    await printReplay(`\nReplay of ${traces.length} telecom gold-action traces`, traces);
   }
   const retail = await retailRunTraces(Math.min(limit, 24));
   if (typeof retail === 'string') console.log(`\nreplay bench (retail) skipped: ${retail}`);

@@ -235,4 +235,4 @@ export {
 
 // Telemetry (OpenTelemetry GenAI spans through @opentelemetry/api; a no-op without a provider).
 export { PAGE_IN_TOOLS, pagewiseTelemetry, type TelemetryOptions } from './telemetry/tracing.js';
-export type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './telemetry/types.js';
+export type { InvocationInfo, InvocationTelemetry, ModelCallContent, RunTelemetry } from './telemetry/types.js';

@@ -10,7 +10,7 @@ import { isAiSdkMessages, readAiSdk } from './formats/ai-sdk.js';
 import { isAtif, readAtif } from './formats/atif.js';
 import { isChatMessage, readOpenAiChat } from './formats/openai-chat.js';
 import { isAgentsItems, readOpenAiAgents } from './formats/openai-agents.js';
-import { isOtlp, readOtelGenAi } from './formats/otel-genai.js';
+import { isOtlp, isSpanArray, readOtelGenAi, readOtelSpanArray } from './formats/otel-spans.js';
 import { isPagewiseSession, readPagewiseSession } from './formats/pagewise-session.js';
 import { TRACE_FORMAT_DESCRIPTIONS, TRACE_FORMATS, type ReplayTrace, type TraceFormat } from './trace.js';
 
@@ -56,7 +56,7 @@ function outcomeOf(record: Record<string, unknown>, location: string): { reward?
 /** The format of one record, or undefined. A record is a trace, a `{messages}` record or a message list. */
 export function detectFormat(value: unknown): TraceFormat | undefined {
   if (isAtif(value)) return 'atif';
-  if (isOtlp(value)) return 'otel-genai';
+  if (isOtlp(value) || isSpanArray(value)) return 'otel-genai';
   if (isPagewiseSession(value)) return 'pagewise-session';
   const messages = Array.isArray(value) ? value : (value as { messages?: unknown; items?: unknown } | null)?.messages;
   if (isAiSdkMessages(messages)) return 'ai-sdk';
@@ -76,7 +76,7 @@ function readRecord(value: unknown, format: TraceFormat, id: string, location: s
     case 'atif':
       return [readAtif(value, meta)];
     case 'otel-genai':
-      return readOtelGenAi(value, meta);
+      return isOtlp(value) ? readOtelGenAi(value, meta) : readOtelSpanArray(value, meta);
     case 'pagewise-session':
       return [readPagewiseSession(value, meta)];
     case 'ai-sdk':

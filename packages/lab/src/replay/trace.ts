@@ -27,7 +27,7 @@ export const TRACE_FORMAT_DESCRIPTIONS: Readonly<Record<TraceFormat, string>> = 
   atif: 'ATIF trajectories (schema_version "ATIF-v1.x", steps with tool_calls and observation.results)',
   'pagewise-session': 'pagewise sessions (appName, userId, sessionId, events), as stored by any SessionStore',
   'otel-genai':
-    'OpenTelemetry GenAI spans as OTLP JSON (resourceSpans), with message content (gen_ai.input.messages / gen_ai.output.messages or gen_ai.tool.call.arguments / gen_ai.tool.call.result)',
+    'OpenTelemetry GenAI spans as OTLP JSON (resourceSpans) or a plain array of SDK spans, with message content (gen_ai.input.messages / gen_ai.output.messages or gen_ai.tool.call.arguments / gen_ai.tool.call.result)',
 };
 
 /** A trace normalized for replay. */

@@ -356,6 +356,7 @@ export class Runner {
       ...(providerPrompt !== undefined ? { providerPromptTokens: providerPrompt } : {}),
       ...(providerCompletion !== undefined ? { providerCompletionTokens: providerCompletion } : {}),
     };
+    inv.telemetry?.modelContent?.({ prompt, text, toolCalls, finishReason: response.finishReason });
     const entry = ledger.record({
       kind: 'agent',
       agent: agent.name,

@@ -4,7 +4,7 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Agent } from '../agents/agent.js';
 import { Runner } from '../agents/runner.js';
@@ -142,5 +142,70 @@ describe('pagewiseTelemetry', () => {
       message: 'How many rows?',
     });
     expect(result.text).toBe('done');
+  });
+
+  describe('recordContent', () => {
+    afterEach(() => vi.unstubAllEnvs());
+
+    async function run(recordContent: boolean | undefined, message = 'How many rows?') {
+      const exporter = new InMemorySpanExporter();
+      const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+      const { agent, model } = setup();
+      const telemetry = pagewiseTelemetry({
+        tracer: provider.getTracer('t'),
+        ...(recordContent === undefined ? {} : { recordContent }),
+      });
+      const result = await new Runner({ agent, model, telemetry }).run({ userId: 'u', message });
+      const spans = exporter.getFinishedSpans();
+      return { result, spans, chats: spans.filter((s) => s.attributes['pagewise.call.kind'] === 'agent') };
+    }
+    const parsed = (span: ReadableSpan, key: string) => JSON.parse(String(span.attributes[key])) as unknown;
+
+    it('is off by default: no span carries message content', async () => {
+      const { spans } = await run(undefined);
+      const keys = spans.flatMap((s) => Object.keys(s.attributes));
+      expect(keys).not.toContain('gen_ai.input.messages');
+      expect(keys).not.toContain('gen_ai.output.messages');
+      expect(keys).not.toContain('gen_ai.system_instructions');
+    });
+
+    it("puts each agent call's request and response on its chat span, as the model saw them", async () => {
+      const { spans, chats } = await run(true);
+      expect(chats).toHaveLength(3);
+      // The first call: the user's message in, a call of fetch_rows out.
+      expect(parsed(chats[0]!, 'gen_ai.input.messages')).toEqual([
+        { role: 'user', parts: [{ type: 'text', content: 'How many rows?' }] },
+      ]);
+      const firstOut = parsed(chats[0]!, 'gen_ai.output.messages') as {
+        parts: { type: string; name?: string; id?: string }[];
+      }[];
+      expect(firstOut[0]!.parts.map((p) => [p.type, p.name])).toEqual([['tool_call', 'fetch_rows']]);
+      const system = parsed(chats[0]!, 'gen_ai.system_instructions') as { content: string }[];
+      expect(system[0]!.content).toContain('Read the rows.');
+      // The second call sees the tool result as the run stored it (compressed: the model never saw the raw rows).
+      const input = parsed(chats[1]!, 'gen_ai.input.messages') as {
+        role: string;
+        parts: { type: string; id?: string; response?: unknown }[];
+      }[];
+      const response = input.flatMap((m) => m.parts).find((p) => p.type === 'tool_call_response')!;
+      expect(response.id).toBe(firstOut[0]!.parts[0]!.id);
+      expect(JSON.stringify(response.response)).toContain('row 0: value 0');
+      expect(String(response.response)).not.toContain('row 299');
+      // The last call answers with text; compressor calls carry no content.
+      expect(parsed(chats[2]!, 'gen_ai.output.messages')).toEqual([
+        { role: 'assistant', parts: [{ type: 'text', content: 'done' }], finish_reason: expect.any(String) },
+      ]);
+      const compressions = spans.filter((s) => s.attributes['pagewise.call.kind'] === 'compressor');
+      expect(compressions.length).toBeGreaterThan(0);
+      for (const c of compressions) expect(c.attributes['gen_ai.input.messages']).toBeUndefined();
+    });
+
+    it('redacts the secrets of the environment from the recorded content', async () => {
+      vi.stubEnv('EXAMPLE_SERVICE_API_KEY', 'sk-test-0123456789abcdef');
+      const { chats } = await run(true, 'My key is sk-test-0123456789abcdef, how many rows?');
+      const text = String(chats[0]!.attributes['gen_ai.input.messages']);
+      expect(text).not.toContain('sk-test-0123456789abcdef');
+      expect(text).toContain('[redacted EXAMPLE_SERVICE_API_KEY]');
+    });
   });
 });

@@ -4,6 +4,10 @@
  * processor (compression among them), compressor model call, and page-in. Only `@opentelemetry/api` is
  * used: with no tracer provider registered every span is a no-op.
  *
+ * With `recordContent` on, each agent `chat` span also carries the request and the response
+ * (`gen_ai.system_instructions`, `gen_ai.input.messages`, `gen_ai.output.messages`), so a span export can
+ * be replayed; off by default, since it puts user data and tool results into the trace backend.
+ *
  * Token attributes are the ledger's: `gen_ai.usage.input_tokens` is the prompt as counted locally with
  * the project's tokenizer (comparable across providers), the provider's own figure sits beside it.
  */
@@ -18,7 +22,8 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { LedgerEntry } from '../tokens/ledger.js';
-import type { InvocationInfo, InvocationTelemetry, RunTelemetry } from './types.js';
+import { contentAttributes } from './content.js';
+import type { InvocationInfo, InvocationTelemetry, ModelCallContent, RunTelemetry } from './types.js';
 
 /** Tools whose calls load pages into the working set; each gets a `pagewise.page_in` span. */
 export const PAGE_IN_TOOLS: readonly string[] = ['get_reports', 'page_in', 'read_frame'];
@@ -27,6 +32,18 @@ export const PAGE_IN_TOOLS: readonly string[] = ['get_reports', 'page_in', 'read
 export interface TelemetryOptions {
   /** The tracer to use. Default: `trace.getTracer('pagewise')` of the global provider (a no-op when none is registered). */
   tracer?: Tracer;
+  /**
+   * Put each agent model call's messages on its `chat` span: the system instructions, the request's
+   * messages (user messages, earlier responses, tool results) and the response (text and tool calls), as
+   * JSON strings under `gen_ai.system_instructions`, `gen_ai.input.messages` and `gen_ai.output.messages`
+   * (OpenTelemetry GenAI semantic conventions). Needed to replay a span export (`pagewise replay`).
+   *
+   * Privacy: this sends what users wrote and what tools returned (personal data, records, documents) to
+   * every span exporter and the backend behind it, kept as long as the traces are. Secrets of the
+   * environment (values of variables named like keys, tokens or passwords) and URL userinfo are redacted,
+   * nothing else is. Compressor calls record no content. Default: false.
+   */
+  recordContent?: boolean;
 }
 
 /** `provider:model` labels carry the provider name before the colon. */
@@ -68,6 +85,7 @@ export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry 
   const running = new Map<string, InvocationTelemetry>();
   // The span a compressor call or page-in nests under: the tool or processor running in this async flow.
   const parentSpan = new AsyncLocalStorage<Span>();
+  const recordContent = options.recordContent === true;
 
   return {
     current: (invocationId) => running.get(invocationId),
@@ -84,12 +102,16 @@ export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry 
       });
       const rootContext = trace.setSpan(otelContext.active(), root);
       const contextOf = (span: Span | undefined) => (span ? trace.setSpan(rootContext, span) : rootContext);
+      // The content of the agent call the runner records next (it reports it right before the ledger entry).
+      let pending: ModelCallContent | undefined;
 
       // Model calls are known once the ledger has them: the span is placed at the call's own time.
       const stop = info.ledger.subscribe((e) => {
         const end = e.at;
         const start = end - e.modelMs;
         const compressor = e.kind === 'compressor';
+        const content = e.kind === 'agent' && e.invocationId === info.invocationId ? pending : undefined;
+        if (content) pending = undefined;
         const span = tracer.startSpan(
           `chat ${e.model}`,
           {
@@ -103,6 +125,7 @@ export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry 
               'pagewise.call.kind': e.kind,
               ...(compressor ? { 'pagewise.compressor': e.agent } : {}),
               ...usageAttributes(e),
+              ...(content ? contentAttributes(content) : {}),
             },
           },
           contextOf(compressor ? parentSpan.getStore() : undefined),
@@ -122,6 +145,9 @@ export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry 
       };
 
       const handle: InvocationTelemetry = {
+        modelContent(content) {
+          if (recordContent) pending = content;
+        },
         tool(call, agentName, run) {
           const span = tracer.startSpan(
             `execute_tool ${call.toolName}`,

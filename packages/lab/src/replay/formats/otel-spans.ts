@@ -1,10 +1,14 @@
 /**
- * OpenTelemetry GenAI spans as OTLP JSON (`resourceSpans[].scopeSpans[].spans[]`), one trace per trace
- * id. A replay needs content, which the GenAI conventions record only when content capture is on:
- * a `chat` span's `gen_ai.input.messages` / `gen_ai.output.messages` (messages of `parts`: `text`,
- * `tool_call`, `tool_call_response`), or an `execute_tool` span's `gen_ai.tool.call.arguments` and
- * `gen_ai.tool.call.result`. pagewise's own telemetry records token counts, not content, so its spans
- * alone are refused with an error that says so.
+ * OpenTelemetry GenAI spans, one trace per trace id, from an OTLP JSON export
+ * (`resourceSpans[].scopeSpans[].spans[]`, as the collector's file exporter writes it) or a plain array of
+ * spans as the JavaScript SDK's exporters give them (`traceId`, `id` or `spanId`, `name`, `timestamp` in
+ * microseconds or `startTime` as `[seconds, nanoseconds]`, `attributes` as an object). A replay needs
+ * content, which the GenAI conventions record only when content capture is on: a `chat` span's
+ * `gen_ai.input.messages` / `gen_ai.output.messages` (messages of `parts`: `text`, `tool_call`,
+ * `tool_call_response`) with `gen_ai.system_instructions`, or an `execute_tool` span's
+ * `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`. pagewise's own telemetry records them with
+ * `pagewiseTelemetry({ recordContent: true })`; its spans without content are refused with an error that
+ * says to turn that on.
  */
 import { z } from 'zod';
 import type { ContextItem } from 'pagewise';
@@ -32,6 +36,22 @@ const Span = z
     attributes: z.array(z.object({ key: z.string(), value: AnyValue })).optional(),
   })
   .loose();
+const PlainSpan = z
+  .object({
+    traceId: z.string().optional(),
+    spanContext: z.object({ traceId: z.string(), spanId: z.string() }).loose().optional(),
+    id: z.string().optional(),
+    spanId: z.string().optional(),
+    name: z.string(),
+    timestamp: z.number().optional(),
+    startTime: z.tuple([z.number(), z.number()]).optional(),
+    attributes: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose()
+  .refine((s) => s.traceId !== undefined || s.spanContext !== undefined, {
+    message: 'a span needs a traceId (or a spanContext with one)',
+    path: ['traceId'],
+  });
 const Otlp = z.object({
   resourceSpans: z.array(
     z.object({ scopeSpans: z.array(z.object({ spans: z.array(z.unknown()) }).loose()).optional() }).loose(),
@@ -55,6 +75,25 @@ export function isOtlp(value: unknown): boolean {
   return Array.isArray((value as { resourceSpans?: unknown } | null)?.resourceSpans);
 }
 
+/** Whether `value` is a plain array of SDK spans: objects with an attributes object and a trace id. */
+export function isSpanArray(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => {
+      const span = v as Record<string, unknown> | null;
+      return (
+        typeof span === 'object' &&
+        span !== null &&
+        typeof span.attributes === 'object' &&
+        span.attributes !== null &&
+        !Array.isArray(span.attributes) &&
+        ('traceId' in span || 'spanContext' in span)
+      );
+    })
+  );
+}
+
 function attributeValue(value: unknown): unknown {
   const v = value as Record<string, unknown>;
   if (typeof v.stringValue === 'string') return v.stringValue;
@@ -64,7 +103,8 @@ function attributeValue(value: unknown): unknown {
   return undefined;
 }
 
-type SpanRecord = { span: z.output<typeof Span>; attrs: Map<string, unknown>; at: string };
+/** One span, whichever form it came in: its ids, start (nanoseconds), attributes and where it was. */
+type SpanRecord = { traceId: string; spanId: string; start: bigint; attrs: Map<string, unknown>; at: string };
 
 function messagesOf(record: SpanRecord, key: string, source: string): z.output<typeof Messages> {
   const raw = record.attrs.get(key);
@@ -76,6 +116,23 @@ function messagesOf(record: SpanRecord, key: string, source: string): z.output<t
     throw new TraceFormatError(source, `${record.at}.attributes["${key}"]: not valid JSON`);
   }
   return parseAt(Messages, parsed, source, `${record.at}.attributes["${key}"]`);
+}
+
+const SystemParts = z.array(z.object({ type: z.string(), content: z.unknown().optional() }).loose());
+
+/** The text of a chat span's `gen_ai.system_instructions` (a JSON list of parts). */
+function systemOf(record: SpanRecord, source: string): string[] {
+  const raw = record.attrs.get('gen_ai.system_instructions');
+  if (raw === undefined) return [];
+  const key = 'gen_ai.system_instructions';
+  let parsed: unknown;
+  try {
+    parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  } catch {
+    throw new TraceFormatError(source, `${record.at}.attributes["${key}"]: not valid JSON`);
+  }
+  const parts = parseAt(SystemParts, parsed, source, `${record.at}.attributes["${key}"]`);
+  return parts.filter((p) => p.type === 'text').map((p) => String(p.content ?? ''));
 }
 
 function itemsOfMessages(messages: z.output<typeof Messages>, system: string[]): ContextItem[] {
@@ -116,22 +173,66 @@ function itemsOfMessages(messages: z.output<typeof Messages>, system: string[]):
 /** Reads an OTLP JSON export (already parsed) into one trace per trace id. */
 export function readOtelGenAi(value: unknown, meta: { source: string }): ReplayTrace[] {
   const otlp = parseAt(Otlp, value, meta.source);
-  const byTrace = new Map<string, SpanRecord[]>();
+  const records: SpanRecord[] = [];
   otlp.resourceSpans.forEach((rs, r) =>
     (rs.scopeSpans ?? []).forEach((ss, s) =>
       ss.spans.forEach((raw, i) => {
         const at = `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`;
         const span = parseAt(Span, raw, meta.source, at);
-        const attrs = new Map((span.attributes ?? []).map((a) => [a.key, attributeValue(a.value)]));
-        const list = byTrace.get(span.traceId) ?? [];
-        list.push({ span, attrs, at });
-        byTrace.set(span.traceId, list);
+        records.push({
+          traceId: span.traceId,
+          spanId: span.spanId,
+          start: nanos(span.startTimeUnixNano, meta.source, `${at}.startTimeUnixNano`),
+          attrs: new Map((span.attributes ?? []).map((a) => [a.key, attributeValue(a.value)])),
+          at,
+        });
       }),
     ),
   );
+  return tracesOfSpans(records, meta.source);
+}
+
+/** Reads a plain array of SDK spans (already parsed) into one trace per trace id. */
+export function readOtelSpanArray(value: unknown, meta: { source: string }): ReplayTrace[] {
+  if (!Array.isArray(value)) throw new TraceFormatError(meta.source, 'expected an array of spans');
+  const records = value.map((raw, i): SpanRecord => {
+    const at = `[${i}]`;
+    const span = parseAt(PlainSpan, raw, meta.source, at);
+    const start =
+      span.startTime !== undefined
+        ? BigInt(Math.trunc(span.startTime[0])) * 1_000_000_000n + BigInt(Math.trunc(span.startTime[1]))
+        : BigInt(Math.round((span.timestamp ?? 0) * 1000));
+    return {
+      traceId: span.traceId ?? span.spanContext!.traceId,
+      spanId: span.id ?? span.spanId ?? span.spanContext?.spanId ?? at,
+      start,
+      attrs: new Map(Object.entries(span.attributes ?? {})),
+      at,
+    };
+  });
+  return tracesOfSpans(records, meta.source);
+}
+
+function nanos(value: string | number | undefined, source: string, at: string): bigint {
+  if (value === undefined) return 0n;
+  try {
+    return BigInt(value);
+  } catch {
+    throw new TraceFormatError(source, `${at}: expected an integer of nanoseconds, got ${JSON.stringify(value)}`);
+  }
+}
+
+function tracesOfSpans(records: readonly SpanRecord[], source: string): ReplayTrace[] {
+  const meta = { source };
+  const byTrace = new Map<string, SpanRecord[]>();
+  for (const record of records) {
+    const list = byTrace.get(record.traceId) ?? [];
+    list.push(record);
+    byTrace.set(record.traceId, list);
+  }
   const traces: ReplayTrace[] = [];
   for (const [traceId, spans] of byTrace) {
-    spans.sort((a, b) => Number(BigInt(a.span.startTimeUnixNano ?? 0) - BigInt(b.span.startTimeUnixNano ?? 0)));
+    spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
     const system: string[] = [];
     // The last chat span with content holds the whole conversation up to it; its output is the last response.
     const chats = spans.filter(
@@ -140,6 +241,7 @@ export function readOtelGenAi(value: unknown, meta: { source: string }): ReplayT
     let items: ContextItem[] = [];
     const last = chats[chats.length - 1];
     if (last) {
+      system.push(...systemOf(last, meta.source));
       items = itemsOfMessages(
         [
           ...messagesOf(last, 'gen_ai.input.messages', meta.source),
@@ -150,7 +252,7 @@ export function readOtelGenAi(value: unknown, meta: { source: string }): ReplayT
     } else {
       const tools = spans.filter((s) => s.attrs.has('gen_ai.tool.call.result'));
       for (const tool of tools) {
-        const toolCallId = String(tool.attrs.get('gen_ai.tool.call.id') ?? tool.span.spanId);
+        const toolCallId = String(tool.attrs.get('gen_ai.tool.call.id') ?? tool.spanId);
         const toolName = String(tool.attrs.get('gen_ai.tool.name') ?? 'tool');
         const args = tool.attrs.get('gen_ai.tool.call.arguments');
         items.push({
@@ -167,13 +269,18 @@ export function readOtelGenAi(value: unknown, meta: { source: string }): ReplayT
         });
       }
     }
-    if (items.length === 0)
+    if (items.length === 0) {
+      const pagewise = spans.some((span) => span.attrs.has('pagewise.call.kind'));
       throw new TraceFormatError(
         meta.source,
         `trace ${traceId}: its spans carry no message content (no gen_ai.input.messages on a chat span, no ` +
-          'gen_ai.tool.call.result on an execute_tool span); token counts alone cannot be replayed. Export with ' +
-          "content capture on, or replay the run's stored session instead (pagewise-session).",
+          'gen_ai.tool.call.result on an execute_tool span); token counts alone cannot be replayed. ' +
+          (pagewise
+            ? 'These are pagewise spans: turn on content recording with pagewiseTelemetry({ recordContent: true }) ' +
+              "and export again, or replay the run's stored session instead (pagewise-session)."
+            : "Export with content capture on, or replay the run's stored session instead (pagewise-session)."),
       );
+    }
     traces.push({ id: traceId, format: 'otel-genai', source: meta.source, system: system.join('\n\n'), items });
   }
   return traces;

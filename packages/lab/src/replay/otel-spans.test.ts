@@ -1,0 +1,110 @@
+/**
+ * pagewise's own span export as a trace: spans recorded by a real Runner with content recording on, read
+ * from OTLP JSON and from the SDK's plain span objects; without content, an error that says to turn it on;
+ * malformed input named by its field.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PagewiseError } from 'pagewise';
+import { recordPagewiseSpans } from '../../../../test/support/pagewise-spans.js';
+import { TraceFormatError } from './errors.js';
+import { detectFormat, parseTraces } from './import.js';
+import { replayTraces } from './run.js';
+import type { ReplayTrace } from './trace.js';
+import { usedLaterValues } from './values.js';
+
+function expectCancelConversation(trace: ReplayTrace): void {
+  expect(trace.format).toBe('otel-genai');
+  expect(trace.system).toContain('You help customers with their orders.');
+  expect(trace.items.map((i) => i.type)).toEqual([
+    'user',
+    'assistant',
+    'tool-result',
+    'assistant',
+    'tool-result',
+    'assistant',
+  ]);
+  expect(trace.items[0]).toMatchObject({ type: 'user', text: expect.stringContaining('ada@example.org') });
+  const found = trace.items[2]!;
+  expect(found.type === 'tool-result' && found.toolName).toBe('find_customer');
+  expect(found.type === 'tool-result' && found.output).toContain('CU-4821');
+  const last = trace.items[5]!;
+  expect(last.type === 'assistant' && last.text).toContain('OR-77311 is cancelled');
+  // The ids the model wrote into cancel_order came from the find_customer result, not from the user.
+  const used = usedLaterValues(trace.items).map((u) => [u.value.raw, u.toolName, u.usedIn]);
+  expect(used).toContainEqual(['CU-4821', 'find_customer', 'call cancel_order']);
+  expect(used).toContainEqual(['OR-77311', 'find_customer', 'call cancel_order']);
+}
+
+function caught(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TraceFormatError);
+    expect(PagewiseError.isInstance(error)).toBe(true);
+    return error as Error;
+  }
+  throw new Error('expected a TraceFormatError');
+}
+
+describe('pagewise span export', () => {
+  it('reads the committed fixture (OTLP JSON of a recorded run) into the conversation', async () => {
+    const text = await readFile(path.join(import.meta.dirname, 'testdata', 'pagewise-spans.json'), 'utf8');
+    const traces = parseTraces(text, 'spans.json');
+    expect(traces).toHaveLength(1);
+    expectCancelConversation(traces[0]!);
+  });
+
+  it('reads a fresh run in both export forms, detected, into the same trace, and replays it', async () => {
+    const run = await recordPagewiseSpans({ recordContent: true });
+    expect(run.text).toContain('cancelled');
+    expect(detectFormat(run.otlp)).toBe('otel-genai');
+    expect(detectFormat(run.plain)).toBe('otel-genai');
+    const [fromOtlp] = parseTraces(JSON.stringify(run.otlp), 'otlp.json');
+    const [fromPlain] = parseTraces(JSON.stringify(run.plain), 'plain.json');
+    expectCancelConversation(fromOtlp!);
+    expect(fromPlain!.items).toEqual(fromOtlp!.items);
+    expect(fromPlain!.id).toBe(run.spans[0]!.spanContext().traceId);
+    const report = await replayTraces([fromOtlp!], {});
+    expect(report.uses).toBeGreaterThan(0);
+    expect(report.strategies.find((s) => s.name === 'none')!.recall).toBe(1);
+  });
+
+  it('refuses spans recorded without content, saying to turn content recording on', async () => {
+    const run = await recordPagewiseSpans({ recordContent: false });
+    for (const value of [run.otlp, run.plain]) {
+      const error = caught(() => parseTraces(JSON.stringify(value), 'spans.json'));
+      expect(error.message).toContain('no message content');
+      expect(error.message).toContain('recordContent: true');
+    }
+  });
+
+  it('names the span and field of malformed input', async () => {
+    const run = await recordPagewiseSpans({ recordContent: true });
+    const plain = structuredClone(run.plain) as Record<string, unknown>[];
+    plain[2]!.name = 7;
+    expect(caught(() => parseTraces(JSON.stringify(plain), 'spans.json')).message).toMatch(
+      /spans\.json.*\[2\]\.name/su,
+    );
+
+    const badJson = structuredClone(run.plain) as { attributes: Record<string, unknown> }[];
+    const chat = badJson.findLastIndex((s) => 'gen_ai.input.messages' in s.attributes);
+    badJson[chat]!.attributes['gen_ai.input.messages'] = '[{"role": "user", "parts": [';
+    expect(caught(() => parseTraces(JSON.stringify(badJson), 'spans.json')).message).toContain(
+      `[${chat}].attributes["gen_ai.input.messages"]: not valid JSON`,
+    );
+
+    const otlp = structuredClone(run.otlp) as {
+      resourceSpans: { scopeSpans: { spans: Record<string, unknown>[] }[] }[];
+    };
+    otlp.resourceSpans[0]!.scopeSpans[0]!.spans[1]!.startTimeUnixNano = 'yesterday';
+    expect(caught(() => parseTraces(JSON.stringify(otlp), 'spans.json')).message).toContain(
+      'resourceSpans[0].scopeSpans[0].spans[1].startTimeUnixNano',
+    );
+
+    // A JSONL export names the line.
+    const lines = [JSON.stringify(run.otlp), JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{}] }] }] })];
+    expect(caught(() => parseTraces(lines.join('\n'), 'spans.jsonl')).message).toContain('spans.jsonl:2');
+  });
+});
