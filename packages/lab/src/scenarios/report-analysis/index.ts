@@ -8,3 +8,4 @@ export * from './extract.js';
 export * from './agent.js';
 export * from './policy.js';
 export * from './run.js';
+export * from './query.js';

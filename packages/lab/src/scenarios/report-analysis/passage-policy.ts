@@ -7,7 +7,7 @@
 import { OFFLINE_DISCLAIMER, type OfflineDecision, type OfflinePolicy } from 'pagewise';
 import type { PromptView } from 'pagewise/testing';
 import { parseFencedPages } from 'pagewise/internal';
-import { queryTerms } from 'pagewise/internal';
+import { searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
 import { findPassages, mergePassages, type Passage } from './passages.js';
 import { parseQuestion } from './questions.js';
@@ -81,7 +81,7 @@ function serialize(saved: SavedPassages): string {
 
 /** The final answer text from the best passages. */
 export function formatPassageAnswer(question: string, passages: readonly Passage[]): string {
-  const terms = queryTerms(question);
+  const terms = understandQuestion(question).terms;
   if (passages.length === 0)
     return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
   const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
@@ -95,7 +95,7 @@ function finish(text: string): OfflineDecision {
 function planner(view: PromptView): OfflineDecision {
   const question = view.firstUserText;
   if (!called(view, 'search')) {
-    const query = queryTerms(question).join(' ').slice(0, 500) || question.slice(0, 500);
+    const query = searchQuery(understandQuestion(question)) || question.slice(0, 500);
     return { toolCalls: [{ toolName: 'search', input: { query, k: 10 } }] };
   }
   if (!called(view, 'choose_documents')) {
@@ -104,7 +104,7 @@ function planner(view: PromptView): OfflineDecision {
     const uris = [...new Set(found)].slice(0, PASSAGE_DOCUMENTS_CHOSEN);
     if (uris.length === 0)
       return {
-        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${queryTerms(question).join(', ')}; nothing was read.`,
+        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${understandQuestion(question).terms.join(', ')}; nothing was read.`,
       };
     return { toolCalls: [{ toolName: 'choose_documents', input: { uris } }] };
   }

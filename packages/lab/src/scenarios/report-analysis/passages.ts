@@ -4,8 +4,8 @@
  * also when the values sit on the lines after the label (as text extracted from PDFs puts them), because a
  * number without its label and column is not an answer.
  */
-import { queryTerms } from 'pagewise/internal';
 import { wordTokens } from 'pagewise/internal';
+import { canonicalWords, understandQuestion } from './query.js';
 
 /** A document as the reader sees it in its prompt. */
 export interface PassageSource {
@@ -42,13 +42,9 @@ interface Candidate {
   words: Set<string>;
 }
 
-/** A lowercase word with a trailing plural `s` removed, so "sales" finds "sale" and the other way round. */
-function stem(word: string): string {
-  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
-}
-
+/** The words of a passage in the canonical form question terms have ("sales" and "sale", "FY2022" and "2022" alike). */
 function wordSet(text: string): Set<string> {
-  return new Set(wordTokens(text).map(stem));
+  return canonicalWords(text);
 }
 
 function isValueLine(line: string): boolean {
@@ -255,7 +251,7 @@ function citationOf(source: PassageSource, first: number, last: number): string 
  * findPassages('What were total sales in 2019?', [{ uri: 'q3.pdf#4', body: 'Total sales\n$1,496.5\n$1,202.9' }], 3);
  */
 export function findPassages(question: string, sources: readonly PassageSource[], k: number): Passage[] {
-  const terms = queryTerms(question).map(stem);
+  const terms = understandQuestion(question).terms;
   if (terms.length === 0) return [];
   const all = sources.flatMap((source) => candidatesOf(source.body).map((candidate) => ({ source, candidate })));
   const weight = new Map<string, number>();
