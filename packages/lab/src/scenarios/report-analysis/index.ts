@@ -9,3 +9,4 @@ export * from './agent.js';
 export * from './policy.js';
 export * from './run.js';
 export * from './query.js';
+export * from './filings.js';

@@ -5,6 +5,7 @@
  * number without its label and column is not an answer.
  */
 import { wordTokens } from 'pagewise/internal';
+import { fileOfUri } from './filings.js';
 import { canonicalWords, understandQuestion } from './query.js';
 
 /** A document as the reader sees it in its prompt. */
@@ -22,12 +23,14 @@ export interface Passage {
   citation: string;
   /** The passage on one line; a table row as `label: v1 | v2 (columns: h1 | h2)`. */
   text: string;
-  /** Share of the question's term weight the passage holds, 0..1. */
+  /** Share of the question's term weight the passage holds, 0..1; lowered for a document after the first. */
   score: number;
 }
 
 /** Longest passage text kept, in characters. */
 const MAX_PASSAGE_CHARS = 600;
+/** The weight of a passage from any document but the first of the sources (the best-ranked one). */
+const LATER_DOCUMENT_WEIGHT = 0.8;
 /** Value lines read after a row label. */
 const MAX_ROW_VALUES = 8;
 
@@ -260,15 +263,23 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     weight.set(term, Math.log(1 + (all.length + 1) / (df + 1)));
   }
   const totalWeight = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
+  // Documents before passages: the sources come best document first (as search ranked them), so a passage of a
+  // later document must match clearly better to lead.
+  const files: string[] = [];
+  for (const source of sources) {
+    const file = fileOfUri(source.uri.replace(/^file:/, ''));
+    if (!files.includes(file)) files.push(file);
+  }
   const scored: Passage[] = [];
   for (const { source, candidate } of all) {
     let matched = 0;
     for (const [term, w] of weight) if (candidate.words.has(term)) matched += w;
     if (matched === 0) continue;
+    const later = files.indexOf(fileOfUri(source.uri.replace(/^file:/, ''))) > 0;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
-      score: Math.round((matched / totalWeight) * 1000) / 1000,
+      score: Math.round((matched / totalWeight) * (later ? LATER_DOCUMENT_WEIGHT : 1) * 1000) / 1000,
     });
   }
   // Stable: equal scores keep document order, so the answer does not depend on sort internals.

@@ -14,6 +14,8 @@ export interface QuestionQuery {
   terms: string[];
   /** Names the question gives (a company: "AmEx", "3M", "Activision Blizzard"), lower-case, one word each. */
   entities: string[];
+  /** The same names as the question spells them ("AmEx", "3M"), one for each of {@link entities}. */
+  names: string[];
   /** Fiscal years named, as four digits. */
   years: string[];
   /** The form type named, upper-case (`10-K`, `10-Q`, `8-K`). */
@@ -80,7 +82,8 @@ export function stripInstructions(text: string): string {
 }
 
 /** Names in the question: capitalized or mixed-case words ("AmEx", "3M", "Boeing") that are not question words. */
-function entitiesOf(text: string): string[] {
+function entitiesOf(text: string): { entities: string[]; names: string[] } {
+  const entities: string[] = [];
   const names: string[] = [];
   for (const match of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}&.'’-]*/gu)) {
     const raw = match[0].replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
@@ -89,9 +92,14 @@ function entitiesOf(text: string): string[] {
     if (/^(?:fy)?'?\d+$/i.test(raw) || FORM.test(raw)) continue;
     const capitalized = /^\p{Lu}/u.test(raw) || /^\d+\p{Lu}/u.test(raw);
     if (!capitalized) continue;
-    for (const part of wordTokens(lower)) if (part.length >= 2 && !names.includes(part)) names.push(part);
+    for (const part of raw.split(/[^\p{L}\p{N}]+/u)) {
+      const key = part.toLowerCase();
+      if (key.length < 2 || entities.includes(key) || NOT_NAMES.has(key)) continue;
+      entities.push(key);
+      names.push(part);
+    }
   }
-  return names;
+  return { entities, names };
 }
 
 /**
@@ -119,7 +127,7 @@ export function understandQuestion(question: string): QuestionQuery {
   return {
     text,
     terms: terms.length > 0 ? terms : queryTerms(text).map(canonicalTerm),
-    entities: entitiesOf(text),
+    ...entitiesOf(text),
     years: [...years],
     ...(form ? { formType: form.toUpperCase().replace(/^(\d+)-?([KQF])$/, '$1-$2') } : {}),
   };
@@ -130,7 +138,9 @@ export function understandQuestion(question: string): QuestionQuery {
  * index matches words as the documents spell them.
  */
 export function searchQuery(query: QuestionQuery): string {
-  return [...query.terms, ...query.years.map((y) => `fy${y}`)].join(' ').slice(0, 500);
+  // Names keep their spelling, so a search that reads the query again still knows them for names.
+  const spelled = query.terms.map((t) => query.names[query.entities.indexOf(t)] ?? t);
+  return [...spelled, ...query.years.map((y) => `fy${y}`)].join(' ').slice(0, 500);
 }
 
 /** The canonical words of a text, for matching against {@link QuestionQuery.terms}. */
