@@ -27,8 +27,11 @@ export interface Passage {
   score: number;
 }
 
-/** Longest passage text kept, in characters. */
-const MAX_PASSAGE_CHARS = 600;
+/**
+ * Longest passage text kept, in characters. Passages are whole units (a sentence, a bullet item, a table row), so
+ * only a single sentence longer than this is shortened, at its last clause boundary before it.
+ */
+const MAX_PASSAGE_CHARS = 1100;
 /** The weight of a passage from any document but the first of the sources (the best-ranked one). */
 const LATER_DOCUMENT_WEIGHT = 0.8;
 /** Value lines read after a row label. */
@@ -57,7 +60,28 @@ function isValueLine(line: string): boolean {
 
 function clip(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > MAX_PASSAGE_CHARS ? `${one.slice(0, MAX_PASSAGE_CHARS - 1)}…` : one;
+  if (one.length <= MAX_PASSAGE_CHARS) return one;
+  const head = one.slice(0, MAX_PASSAGE_CHARS - 1);
+  const clause = Math.max(head.lastIndexOf('; '), head.lastIndexOf(', '));
+  const cut = clause > MAX_PASSAGE_CHARS / 2 ? clause + 1 : head.lastIndexOf(' ');
+  return `${head.slice(0, cut > 0 ? cut : head.length).trim()} …`;
+}
+
+// A bullet item starts a unit of its own: at a bullet sign anywhere, or at a dash, star or "(a)" opening a line.
+const BULLET_SIGN = /\s*[•●▪◦■➢►]\s*/u;
+const BULLET_LINE = /^\s*(?:[-*–]\s+|\(?[a-z0-9]{1,3}\)\s+)/i;
+
+/** The units of a paragraph's lines: its bullet items, each split into sentences. */
+function proseUnits(lines: readonly string[]): string[] {
+  const items: string[] = [];
+  for (const line of lines) {
+    const parts = line.split(BULLET_SIGN);
+    if (BULLET_LINE.test(line) || items.length === 0) items.push(parts.shift() ?? '');
+    else items[items.length - 1] += ` ${parts.shift() ?? ''}`;
+    items.push(...parts);
+  }
+  // A sentence ends at . ! ? before a space (so "1.5" and "U.S." inside a sentence stay whole) or at a CJK stop.
+  return items.flatMap((item) => item.trim().split(/(?<=[.!?])\s+(?=[^a-z])|(?<=[。！？])/u));
 }
 
 /** Splits a markdown or delimited table line into cells; undefined when it is not one. */
@@ -84,11 +108,48 @@ function cellsOf(line: string): string[] | undefined {
   return cells.length >= 3 && cells.slice(1).every((cell) => isValueLine(cell)) ? cells : undefined;
 }
 
+// One cell of a row whose cells are separated by single spaces: a number as reports print it, or a dash for none.
+const VALUE_TOKEN = /^(?:[$€£¥(−–-]*\d[\d,.]*%?\)?|[$€£¥]?\(?\d[\d,.]*\)?%?|—|–|-|n\/a|nm)$/i;
+// Words a prose line ends with before a number ("rose 12% in 2019"): such a line is a sentence, not a row.
+const PROSE_BEFORE_VALUES =
+  /\b(?:in|of|to|from|by|was|were|is|are|at|on|for|and|than|about|approximately|totaled|totalled)$/i;
+
+/**
+ * A row whose cells are separated by single spaces, as PDF text extraction gives them: a label followed by numeric
+ * cells (`Total revenue $ 1,234 (56) 7.5%`), or a line of years that heads the columns. Undefined for prose.
+ */
+function spacedRow(line: string): string[] | undefined {
+  const tokens = line.trim().split(/\s+/);
+  const values: string[] = [];
+  let i = tokens.length - 1;
+  for (; i >= 0; i -= 1) {
+    const token = tokens[i]!;
+    if (/^[$€£¥]$/.test(token) && values.length > 0) {
+      values[0] = `${token}${values[0]}`;
+      continue;
+    }
+    if (!VALUE_TOKEN.test(token)) break;
+    values.unshift(token);
+  }
+  const label = tokens
+    .slice(0, i + 1)
+    .join(' ')
+    .replace(/[:\s]+$/, '');
+  if (values.length === 0) return undefined;
+  const years = values.every((v) => YEAR.test(v));
+  if (label === '') return years && values.length >= 2 ? ['', ...values] : undefined;
+  if (!/\p{L}/u.test(label) || label.length > 120 || PROSE_BEFORE_VALUES.test(label) || /[.!?]$/.test(label))
+    return undefined;
+  // One bare number after words is as often prose ("Note 7") as a row: a row has two columns or a formatted value.
+  if (values.length === 1 && !/[$€£¥(,.%]/.test(values[0]!)) return undefined;
+  return [label, ...values];
+}
+
 /** The nearest column header above line `at`: a run of year lines, or a table line of years or labels. */
 function headerAbove(lines: readonly string[], at: number): string[] | undefined {
   for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
     const line = lines[i]!.trim();
-    const cells = cellsOf(line);
+    const cells = cellsOf(line) ?? spacedRow(line);
     if (cells && cells.filter((cell) => YEAR.test(cell)).length >= 2) return cells.filter((c) => YEAR.test(c));
     if (YEAR.test(line)) {
       // A run of year lines, one column each, ends here; collect it upwards.
@@ -192,8 +253,8 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
-    const cells = cellsOf(line);
-    if (cells && YEAR.test(cells[1] ?? '')) {
+    const cells = cellsOf(line) ?? spacedRow(line);
+    if (cells && YEAR.test(cells[1] ?? '') && cells.slice(1).every((cell) => YEAR.test(cell) || cell === '%')) {
       // A header row (years as columns) labels the rows below; alone it answers nothing.
       rowLines.add(i);
       continue;
@@ -220,10 +281,7 @@ function candidatesOf(body: string): Candidate[] {
   let start = -1;
   const flush = (end: number) => {
     if (start < 0) return;
-    const paragraph = lines.slice(start, end).join(' ');
-    // A sentence ends at . ! ? before a space (so "1.5" and "U.S." inside a sentence stay whole) or at a CJK stop.
-    const sentences = paragraph.split(/(?<=[.!?])\s+(?=[^a-z])|(?<=[。！？])/u);
-    for (const sentence of sentences) {
+    for (const sentence of proseUnits(lines.slice(start, end))) {
       if (wordTokens(sentence).length < 3) continue;
       out.push({ text: clip(sentence), firstLine: start, lastLine: end - 1, words: wordSet(sentence) });
     }
