@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FilingIndex, fileOfUri } from './filings.js';
 import { entityWarning } from './passage-policy.js';
+import { findPassages } from './passages.js';
 import { understandQuestion } from './query.js';
 
 /** Two companies' filings: CVS's pages match "operating margin" better, the question asks about AmEx. */
@@ -47,5 +48,15 @@ describe('documents before passages', () => {
     const own = { citation: 'AMEX_2022.pdf#3', text: 'Margin was 20%.', score: 1 };
     expect(entityWarning("What is AmEx's operating margin?", own)).toBeUndefined();
     expect(entityWarning('What was the operating margin?', leading)).toBeUndefined();
+  });
+
+  it('within a filing named after the company, ranks passages by what the question asks, not by the name', () => {
+    const sources = [
+      { uri: 'JUNIPERHOLDINGS_2019_10K.pdf#2', body: 'Juniper Holdings reported total revenue in 2019.' },
+      { uri: 'JUNIPERHOLDINGS_2019_10K.pdf#6', body: '(in thousands) 2019 2018\nTotal other assets $140,964 $111,749' },
+    ];
+    const [best] = findPassages('For Juniper Holdings, what was the Total other assets in 2019?', sources, 3);
+    expect(best).toMatchObject({ citation: 'JUNIPERHOLDINGS_2019_10K.pdf#6' });
+    expect(best!.text).toBe('Total other assets: 2019: $140,964 | 2018: $111,749');
   });
 });

@@ -129,7 +129,9 @@ export class FilingIndex extends CorpusIndex {
           profile.name.includes(formWord.replace('-', ' ')) ||
           first.includes(formWord));
       const content = best.get(file) ?? 0;
-      const score = 3 * entity + period + (form ? 0.5 : 0) + content;
+      // The name decides; between a company's filings, the words of the question outweigh the year of the file (a
+      // 2019 filing reports 2018 too), and the year outweighs the form.
+      const score = 3 * entity + 0.5 * period + (form ? 0.25 : 0) + content;
       if (score > 0) matches.push({ file, entity, period, form, content, score });
     }
     const rankOf = (file: string) => {

@@ -8,7 +8,7 @@ import { OFFLINE_DISCLAIMER, type OfflineDecision, type OfflinePolicy } from 'pa
 import type { PromptView } from 'pagewise/testing';
 import { parseFencedPages } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
-import { canonicalWords, searchQuery, understandQuestion } from './query.js';
+import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
 import { findPassages, mergePassages, type Passage } from './passages.js';
 import { parseQuestion } from './questions.js';
@@ -90,7 +90,7 @@ export function entityWarning(question: string, leading: Passage): string | unde
   const file = fileOfUri(leading.citation.replace(/:[\d-]+$/, ''));
   const seen = canonicalWords(`${file.replace(/[^\p{L}\p{N}]+/gu, ' ')} ${leading.text}`);
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-  if (entities.some((e) => seen.has(e) || (e.length >= 4 && compact.includes(e)))) return undefined;
+  if (entities.some((e) => seen.has(canonicalTerm(e)) || (e.length >= 4 && compact.includes(e)))) return undefined;
   return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name and passage do not mention it; it may be another company's document.`;
 }
 

@@ -6,7 +6,7 @@
  */
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
-import { canonicalWords, understandQuestion } from './query.js';
+import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
 
 /** A document as the reader sees it in its prompt. */
 export interface PassageSource {
@@ -23,7 +23,10 @@ export interface Passage {
   citation: string;
   /** The passage on one line; a table row as `label: v1 | v2 (columns: h1 | h2)`. */
   text: string;
-  /** Share of the question's term weight the passage holds, 0..1; lowered for a document after the first. */
+  /**
+   * Share of the question's term weight the passage holds (0..1), plus up to 0.1 for its word pairs in order; lowered
+   * for a document after the first.
+   */
   score: number;
 }
 
@@ -34,6 +37,8 @@ export interface Passage {
 const MAX_PASSAGE_CHARS = 1100;
 /** The weight of a passage from any document but the first of the sources (the best-ranked one). */
 const LATER_DOCUMENT_WEIGHT = 0.8;
+/** What holding every word pair of the question in order adds to a passage's score (which its terms bring to 1). */
+const PHRASE_WEIGHT = 0.1;
 /** Value lines read after a row label. */
 const MAX_ROW_VALUES = 8;
 
@@ -312,7 +317,8 @@ function citationOf(source: PassageSource, first: number, last: number): string 
  * findPassages('What were total sales in 2019?', [{ uri: 'q3.pdf#4', body: 'Total sales\n$1,496.5\n$1,202.9' }], 3);
  */
 export function findPassages(question: string, sources: readonly PassageSource[], k: number): Passage[] {
-  const terms = understandQuestion(question).terms;
+  const query = understandQuestion(question);
+  const terms = query.terms;
   if (terms.length === 0) return [];
   const all = sources.flatMap((source) => candidatesOf(source.body).map((candidate) => ({ source, candidate })));
   const weight = new Map<string, number>();
@@ -320,24 +326,38 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     const df = all.filter(({ candidate }) => candidate.words.has(term)).length;
     weight.set(term, Math.log(1 + (all.length + 1) / (df + 1)));
   }
-  const totalWeight = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
   // Documents before passages: the sources come best document first (as search ranked them), so a passage of a
-  // later document must match clearly better to lead.
-  const files: string[] = [];
+  // later document must match clearly better to lead. A name the file's own name holds (the company of
+  // ACME_2022_10K.pdf) chose the document; among its passages it only favours those that repeat the name.
+  const files = new Map<string, Set<string>>();
   for (const source of sources) {
     const file = fileOfUri(source.uri.replace(/^file:/, ''));
-    if (!files.includes(file)) files.push(file);
+    if (files.has(file)) continue;
+    const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+    files.set(
+      file,
+      new Set(query.entities.filter((e) => e.length >= 3 && compact.includes(e)).map((e) => canonicalTerm(e))),
+    );
   }
+  const first = files.keys().next().value;
+  const pairs = questionPairs(query.text, new Set(terms));
   const scored: Passage[] = [];
   for (const { source, candidate } of all) {
+    const file = fileOfUri(source.uri.replace(/^file:/, ''));
+    const named = files.get(file)!;
     let matched = 0;
-    for (const [term, w] of weight) if (candidate.words.has(term)) matched += w;
+    let total = 0;
+    for (const [term, w] of weight) {
+      if (named.has(term)) continue;
+      total += w;
+      if (candidate.words.has(term)) matched += w;
+    }
     if (matched === 0) continue;
-    const later = files.indexOf(fileOfUri(source.uri.replace(/^file:/, ''))) > 0;
+    const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
-      score: Math.round((matched / totalWeight) * (later ? LATER_DOCUMENT_WEIGHT : 1) * 1000) / 1000,
+      score: Math.round((matched / (total || 1) + phrase) * (file === first ? 1 : LATER_DOCUMENT_WEIGHT) * 1000) / 1000,
     });
   }
   // Stable: equal scores keep document order, so the answer does not depend on sort internals.
@@ -346,6 +366,21 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/** Consecutive word pairs of the question with a search term in them ("total other", "other asset"). */
+function questionPairs(text: string, terms: ReadonlySet<string>): string[] {
+  const words = wordTokens(text).map(canonicalTerm);
+  const pairs: string[] = [];
+  for (let i = 0; i + 1 < words.length; i += 1)
+    if (terms.has(words[i]!) || terms.has(words[i + 1]!)) pairs.push(` ${words[i]} ${words[i + 1]} `);
+  return pairs;
+}
+
+/** Share of the question's word pairs that a passage holds in the same order. */
+function phraseShare(text: string, pairs: readonly string[]): number {
+  const sequence = ` ${wordTokens(text).map(canonicalTerm).join(' ')} `;
+  return pairs.filter((pair) => sequence.includes(pair)).length / pairs.length;
 }
 
 /** Keeps the `k` best of several lists of passages (e.g. one list a batch), best first, without duplicates. */

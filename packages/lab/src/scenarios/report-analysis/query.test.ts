@@ -44,6 +44,7 @@ describe('understandQuestion', () => {
       2,
     );
     expect(found.map((p) => p.citation)).toEqual(['a.pdf#4']);
-    expect(found[0]!.score).toBe(1);
+    // Every term, and two of the question's four word pairs with a term ("capital expenditure", "in 2022").
+    expect(found[0]!.score).toBe(1.05);
   });
 });
