@@ -59,4 +59,18 @@ describe('documents before passages', () => {
     expect(best).toMatchObject({ citation: 'JUNIPERHOLDINGS_2019_10K.pdf#6' });
     expect(best!.text).toBe('Total other assets: 2019: $140,964 | 2018: $111,749');
   });
+
+  it("shows the named company's other filings too, so a year reported in the next year's filing is found", () => {
+    const index = new FilingIndex();
+    const add = (uri: string, body: string) => index.add({ uri, title: uri, body });
+    add('AMEX_2018_10K.pdf#1', 'American Express. Annual report on Form 10-K for the fiscal year 2018.');
+    for (let page = 2; page <= 7; page += 1)
+      add(`AMEX_2018_10K.pdf#${page}`, `AmEx total assets grew in 2018 (${page}).`);
+    add('AMEX_2019_10K.pdf#1', 'American Express. Annual report on Form 10-K for the fiscal year 2019.');
+    add('AMEX_2019_10K.pdf#2', 'Risk factors of AmEx.');
+    add('AMEX_2019_10K.pdf#3', '(in millions) 2019 2018\nTotal fees 1,200 1,100');
+    const firstFive = index.search('AmEx total fees in 2018', 10).slice(0, 5);
+    expect(fileOfUri(firstFive[0]!.uri)).toBe('AMEX_2018_10K.pdf');
+    expect(firstFive.map((r) => r.uri)).toContain('AMEX_2019_10K.pdf#3');
+  });
 });

@@ -6,7 +6,7 @@
  * company's page matches "operating margin".
  */
 import { CorpusIndex, type CorpusSearchResult } from 'pagewise';
-import { canonicalWords, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
+import { canonicalTerm, canonicalWords, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
 
 /** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
 export function fileOfUri(uri: string): string {
@@ -42,6 +42,10 @@ export interface DocumentMatch {
 
 /** Page hits considered when ranking documents. */
 const HITS_CONSIDERED = 50;
+/** Pages the best document shows first when it is the named company's, before that company's other filings. */
+const LEAD_PAGES = 4;
+/** Pages each other filing of the named company shows after those. */
+const SAME_COMPANY_PAGES = 1;
 /** Pages a document gets in the results when no document is the named entity (so several documents show). */
 const PAGES_PER_DOCUMENT = 3;
 /** Characters of the first page read for the file's identity (cover page, title). */
@@ -129,16 +133,37 @@ export class FilingIndex extends CorpusIndex {
           profile.name.includes(formWord.replace('-', ' ')) ||
           first.includes(formWord));
       const content = best.get(file) ?? 0;
+      matches.push({ file, entity, period, form, content, score: 0 });
+    }
+    // Content counts against the best page of the documents that match the name best, so another company's better
+    // page does not shrink the difference between two filings of the named one.
+    const topEntity = Math.max(0, ...matches.map((m) => m.entity));
+    const topContent = Math.max(0, ...matches.filter((m) => m.entity === topEntity).map((m) => m.content)) || 1;
+    // The named company's filings are read whole: a page outside the overall hits (crowded out by other companies'
+    // pages) still counts by the share of the question's other terms it holds.
+    const canonicalNames = new Set(query.entities.map(canonicalTerm));
+    const asked = query.terms.filter((t) => !canonicalNames.has(t));
+    for (const m of matches) {
+      m.content = Math.min(1, m.content / topContent);
+      if (topEntity > 0 && m.entity === topEntity && asked.length > 0) {
+        let share = 0;
+        for (const page of this.#files.get(m.file)!.pages) {
+          const words = canonicalWords(page.body);
+          share = Math.max(share, asked.filter((t) => words.has(t)).length / asked.length);
+        }
+        m.content = Math.max(m.content, share);
+      }
       // The name decides; between a company's filings, the words of the question outweigh the year of the file (a
       // 2019 filing reports 2018 too), and the year outweighs the form.
-      const score = 3 * entity + 0.5 * period + (form ? 0.25 : 0) + content;
-      if (score > 0) matches.push({ file, entity, period, form, content, score });
+      m.score = 3 * m.entity + 0.5 * m.period + (m.form ? 0.25 : 0) + m.content;
     }
     const rankOf = (file: string) => {
       const i = order.indexOf(file);
       return i < 0 ? order.length : i;
     };
-    return matches.sort((a, b) => b.score - a.score || rankOf(a.file) - rankOf(b.file) || (a.file < b.file ? -1 : 1));
+    return matches
+      .filter((m) => m.score > 0)
+      .sort((a, b) => b.score - a.score || rankOf(a.file) - rankOf(b.file) || (a.file < b.file ? -1 : 1));
   }
 
   /**
@@ -153,37 +178,55 @@ export class FilingIndex extends CorpusIndex {
     if (documents.length === 0) return [];
     const byUri = new Map(hits.map((h) => [h.uri, h]));
     const top = hits[0]?.score ?? 1;
-    const named = documents[0]!.entity > 0;
+    const names = new Set(q.entities.map(canonicalTerm));
+    const asked = q.terms.filter((t) => !names.has(t));
+    /** A document's pages best first: its overall hits, then its other pages by the share of the terms they hold. */
+    const pagesOf = (file: string): CorpusSearchResult[] => {
+      const profile = this.#files.get(file)!;
+      const hitPages = profile.pages.filter((page) => byUri.has(page.uri)).map((page) => byUri.get(page.uri)!);
+      const others = profile.pages
+        .filter((page) => !byUri.has(page.uri))
+        .map((page) => {
+          const words = canonicalWords(page.body);
+          const held = (asked.length ? asked : q.terms).filter((t) => words.has(t)).length;
+          return {
+            uri: page.uri,
+            title: page.title,
+            snippet: page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
+            score: (held / Math.max(1, asked.length || q.terms.length)) * top * 0.5,
+          };
+        })
+        .filter((p) => p.score > 0);
+      return [...hitPages.sort((x, y) => y.score - x.score), ...others.sort((x, y) => y.score - x.score)];
+    };
+    const lead = documents[0]!;
+    // The named company's filings (other years, other forms) come right after the best one's first pages: the year
+    // of a file is weaker evidence than the words of a page (a 2019 10-K reports 2018 as well).
+    const company = lead.entity > 0 ? documents.filter((d) => d.entity === lead.entity).slice(0, 3) : [];
+    const turns: [string, number][] =
+      company.length > 0
+        ? [
+            [lead.file, LEAD_PAGES],
+            ...company.slice(1).map((d): [string, number] => [d.file, SAME_COMPANY_PAGES]),
+            [lead.file, limit],
+            ...documents.filter((d) => !company.includes(d)).map((d): [string, number] => [d.file, PAGES_PER_DOCUMENT]),
+          ]
+        : documents.map((d): [string, number] => [d.file, PAGES_PER_DOCUMENT]);
     const out: CorpusSearchResult[] = [];
-    for (const doc of documents) {
+    const seen = new Set<string>();
+    const ranked = new Map<string, CorpusSearchResult[]>();
+    for (const [file, room] of turns) {
       if (out.length >= limit) break;
-      const profile = this.#files.get(doc.file)!;
-      const room = named && doc === documents[0] ? limit : PAGES_PER_DOCUMENT;
-      const hitPages = profile.pages
-        .filter((page) => byUri.has(page.uri))
-        .map((page) => ({ page, hit: byUri.get(page.uri), score: byUri.get(page.uri)!.score / top + 1 }));
-      // Pages outside the overall hits, only when the document needs more: scored by the share of terms they hold.
-      const others =
-        hitPages.length >= room
-          ? []
-          : profile.pages
-              .filter((page) => !byUri.has(page.uri))
-              .map((page) => {
-                const words = canonicalWords(page.body);
-                const held = q.terms.filter((t) => words.has(t)).length;
-                return { page, hit: undefined, score: held / Math.max(1, q.terms.length) };
-              })
-              .filter((p) => p.score > 0);
-      const pages = [...hitPages.sort((a, b) => b.score - a.score), ...others.sort((a, b) => b.score - a.score)];
-      for (const p of pages.slice(0, Math.min(room, limit - out.length)))
-        out.push(
-          p.hit ?? {
-            uri: p.page.uri,
-            title: p.page.title,
-            snippet: p.page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
-            score: p.score,
-          },
-        );
+      let pages = ranked.get(file);
+      if (!pages) ranked.set(file, (pages = pagesOf(file)));
+      let taken = 0;
+      for (const page of pages) {
+        if (taken >= room || out.length >= limit) break;
+        if (seen.has(page.uri)) continue;
+        seen.add(page.uri);
+        out.push(page);
+        taken += 1;
+      }
     }
     return out;
   }

@@ -25,6 +25,10 @@ describe('understandQuestion', () => {
       years: ['2019'],
     });
     expect(searchQuery(understandQuestion('Revenue for FY2022'))).toBe('revenue 2022 fy2022');
+    // Names keep their spelling, plural ones too, so the search reading the query again knows them for names.
+    expect(searchQuery(understandQuestion('What currencies does Quillstone Systems use?'))).toBe(
+      'currencie Quillstone Systems use',
+    );
   });
 
   it('writes periods and numbers in one form', () => {

@@ -139,7 +139,8 @@ export function understandQuestion(question: string): QuestionQuery {
  */
 export function searchQuery(query: QuestionQuery): string {
   // Names keep their spelling, so a search that reads the query again still knows them for names.
-  const spelled = query.terms.map((t) => query.names[query.entities.indexOf(t)] ?? t);
+  const canonical = query.entities.map(canonicalTerm);
+  const spelled = query.terms.map((t) => query.names[canonical.indexOf(t)] ?? t);
   return [...spelled, ...query.years.map((y) => `fy${y}`)].join(' ').slice(0, 500);
 }
 
