@@ -14,6 +14,7 @@ import {
   type BenchOptions,
 } from '@pagewise/lab';
 import { ConfigurationError } from 'pagewise';
+import { main as analyzeFilings } from './analyze-filings.js';
 import { main as analyzeTatqa } from './analyze-tatqa.js';
 import { main as cliStart } from './cli-start.js';
 import { main as compressionRealData } from './compression-real-data.js';
@@ -46,6 +47,7 @@ const OUT_DIR = path.join('bench-out', 'standard');
 await cliStart();
 await importCost();
 await analyzeTatqa();
+await analyzeFilings([]);
 await runtimeOverhead();
 await stepCost(['--rounds', '5']);
 await pagingScaling();

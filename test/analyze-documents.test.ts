@@ -87,12 +87,12 @@ describe('analyze on PDF, DOCX, XLSX and CSV folders', () => {
     expect(pdfRun.code).toBe(0);
     expect(pdfRun.out).toContain('[annual.pdf#2] Freight revenue: 2024: 8,215 | 2023: 7,940');
     expect(pdfRun.out).toMatch(/not a model's reasoning/);
-    expect(pdfRun.out).toMatch(/Read \d+ of 5 documents/);
+    expect(pdfRun.out).toMatch(/Read \d of 4 documents \(\d of 2 PDF pages, \d of 1 sheet\)/);
     expect(pdfRun.err).toMatch(/skipped blob\.txt: binary content/);
     expect(pdfRun.err).toMatch(/skipped huge\.md: 2\.0 MB is over the 1\.0 MB limit \(raise it with --max-file-mb\)/);
     expect(pdfRun.err).toMatch(/skipped pipe\.txt: not a regular file \(a named pipe\)/);
     expect(pdfRun.err).toMatch(/skipped photo\.png: unsupported file type \.png/);
-    expect(pdfRun.err).toMatch(/Read 4 files \(5 documents\); skipped 4:/);
+    expect(pdfRun.err).toMatch(/Read 4 files \(2 PDF pages, 1 sheet\); skipped 4:/);
 
     const docxRun = await cli('analyze', folder, 'How many engineers were employed?', '--db', db);
     expect(docxRun.out).toMatch(/\[staff\.docx:\d+(-\d+)?\] Headcount of engineers: 2024: 412 \| 2023: 377/);

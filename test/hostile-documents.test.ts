@@ -50,7 +50,7 @@ describe('issue 31, reliability round three: document readers', () => {
     expect(run.err).toContain(
       'skipped sparse.xlsx: sheet Sheet1 reaches row 1,048,576, over the 100,000-row limit per sheet',
     );
-    expect(run.err).toMatch(/Read 1 file \(1 document\); skipped 1/);
+    expect(run.err).toMatch(/Read 1 file; skipped 1/);
     // Below the row limit, a sheet whose last cell is far to the right is bounded by its cells.
     const wide = await readDocumentFolder(folderWith('wide', { 'wide.xlsx': await sparseXlsx(200, 16_384) }), {
       limits: { maxCells: 10_000 },
@@ -105,7 +105,7 @@ describe('issue 31, reliability round three: document readers', () => {
       'skipped a-nested.pdf: took longer than the 3 s limit per file (raise it with --file-timeout)',
     );
     // The worker stopped at the deadline was replaced: the PDF after it was read.
-    expect(run.err).toMatch(/Read 2 files \(4 documents\); skipped 1/);
+    expect(run.err).toMatch(/Read 2 files \(3 PDF pages\); skipped 1/);
     expect(performance.now() - started).toBeLessThan(20_000);
   }, 60_000);
 
@@ -117,6 +117,6 @@ describe('issue 31, reliability round three: document readers', () => {
     const capped = await analyze(small, '--max-pages', '20');
     expect(capped.err).toContain('skipped pages.pdf: 30 pages, over the 20-page limit (raise it with --max-pages)');
     const read = await analyze(small, '--max-pages', '30');
-    expect(read.err).toMatch(/Read 2 files \(31 documents\); skipped none/);
+    expect(read.err).toMatch(/Read 2 files \(30 PDF pages\); skipped none/);
   }, 60_000);
 });

@@ -108,10 +108,53 @@ function questionOf(words: string[], file: string | undefined, warn: (s: string)
   return words.length ? words.join(' ') : undefined;
 }
 
-/** "Read 12 files (40 documents); skipped 3: 2 unsupported file type, 1 over the size limit." */
+/** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
+export function fileOfUri(uri: string): string {
+  const m = /^(.*\.(?:pdf|xlsx))#[^/]*$/i.exec(uri);
+  return m ? m[1]! : uri;
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** PDF pages and sheets among `uris`: the parts of files that are read one by one. */
+function partCounts(uris: readonly string[]): { pages: number; sheets: number } {
+  let pages = 0;
+  let sheets = 0;
+  for (const uri of uris) {
+    if (/\.pdf#[^/]*$/i.test(uri)) pages += 1;
+    else if (/\.xlsx#[^/]*$/i.test(uri)) sheets += 1;
+  }
+  return { pages, sheets };
+}
+
+/** "12 PDF pages, 3 sheets"; empty when every document is a whole file. */
+function partsOf(uris: readonly string[]): string {
+  const { pages, sheets } = partCounts(uris);
+  return [pages ? plural(pages, 'PDF page') : '', sheets ? plural(sheets, 'sheet') : ''].filter(Boolean).join(', ');
+}
+
+/**
+ * What the analysis read, counted in documents (files) and, when some are read by page or sheet, in those too:
+ * "Read 2 of 20 documents (5 of 2,773 PDF pages)", never pages counted as documents.
+ */
+export function readFooter(readUris: readonly string[], allUris: readonly string[]): string {
+  const files = new Set(allUris.map(fileOfUri));
+  const readFiles = new Set(readUris.map(fileOfUri));
+  const all = partCounts(allUris);
+  const read = partCounts(readUris);
+  const detail = [
+    all.pages ? `${read.pages.toLocaleString('en-US')} of ${plural(all.pages, 'PDF page')}` : '',
+    all.sheets ? `${read.sheets.toLocaleString('en-US')} of ${plural(all.sheets, 'sheet')}` : '',
+  ].filter(Boolean);
+  return `Read ${readFiles.size.toLocaleString('en-US')} of ${plural(files.size, 'document')}${detail.length ? ` (${detail.join(', ')})` : ''}`;
+}
+
+/** "Read 12 files (40 PDF pages); skipped 3: 2 unsupported file type, 1 over the size limit." */
 export function readSummary(corpus: FolderCorpus): string {
-  const documents = corpus.uris.length;
-  const read = `Read ${corpus.filesRead} file${corpus.filesRead === 1 ? '' : 's'} (${documents} document${documents === 1 ? '' : 's'})`;
+  const parts = partsOf(corpus.uris);
+  const read = `Read ${plural(corpus.filesRead, 'file')}${parts ? ` (${parts})` : ''}`;
   if (corpus.skipped.length === 0) return `${read}; skipped none.`;
   const reasons = new Map<string, number>();
   for (const s of corpus.skipped) {
@@ -124,8 +167,8 @@ export function readSummary(corpus: FolderCorpus): string {
   return `${read}; skipped ${corpus.skipped.length}: ${[...reasons].map(([r, n]) => `${n} ${r}`).join(', ')}.`;
 }
 
-/** Distinct documents the analyst loaded in this invocation, counted from the recorded tool calls. */
-function documentsRead(events: readonly SessionEvent[], invocationId: string): number {
+/** Distinct documents the analyst loaded in this invocation, from the recorded tool calls. */
+function documentsRead(events: readonly SessionEvent[], invocationId: string): string[] {
   const read = new Set<string>();
   for (const e of events) {
     if (e.kind !== 'model' || e.invocationId !== invocationId) continue;
@@ -135,7 +178,7 @@ function documentsRead(events: readonly SessionEvent[], invocationId: string): n
         for (const u of urls) if (typeof u === 'string') read.add(u);
     }
   }
-  return read.size;
+  return [...read];
 }
 
 const MB = 1024 * 1024;
@@ -340,7 +383,7 @@ export async function analyzeCommand(
     out(result.text);
     const read = documentsRead(result.session.events, result.invocationId);
     out(
-      `\nRead ${read} of ${corpus.uris.length} documents · model ${model}${model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`,
+      `\n${readFooter(read, corpus.uris)} · model ${model}${model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`,
     );
     out(
       `session ${result.session.sessionId} (${commandLine(['sessions', 'show', result.session.sessionId, ...(values.db ? ['--db', values.db] : [])])})`,

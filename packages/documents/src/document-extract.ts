@@ -126,7 +126,9 @@ async function extractPdf(rel: string, bytes: Uint8Array, limits: DocumentReader
   const name = path.posix.basename(rel);
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
-    pdf = await getDocumentProxy(new Uint8Array(bytes));
+    // Errors only: PDF.js otherwise prints a warning for every recoverable oddity of a file (a rebuilt cross-reference
+    // table, a missing font) straight to stdout, on every run. A file it cannot read still throws and is skipped.
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
   } catch (error) {
     throw new Skip(`damaged or encrypted PDF (${oneLine(error)})`);
   }

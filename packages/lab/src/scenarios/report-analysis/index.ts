@@ -8,3 +8,5 @@ export * from './extract.js';
 export * from './agent.js';
 export * from './policy.js';
 export * from './run.js';
+export * from './query.js';
+export * from './filings.js';

@@ -7,7 +7,8 @@
 import { OFFLINE_DISCLAIMER, type OfflineDecision, type OfflinePolicy } from 'pagewise';
 import type { PromptView } from 'pagewise/testing';
 import { parseFencedPages } from 'pagewise/internal';
-import { queryTerms } from 'pagewise/internal';
+import { fileOfUri } from './filings.js';
+import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
 import { findPassages, mergePassages, type Passage } from './passages.js';
 import { parseQuestion } from './questions.js';
@@ -79,13 +80,28 @@ function serialize(saved: SavedPassages): string {
   return JSON.stringify({ read: saved.read, passages: passages.slice(0, 1) });
 }
 
+/**
+ * A warning when the question names an entity (a company) that neither the leading passage nor the name of its
+ * file mentions: the best match may be another company's filing.
+ */
+export function entityWarning(question: string, leading: Passage): string | undefined {
+  const { entities, names } = understandQuestion(question);
+  if (entities.length === 0) return undefined;
+  const file = fileOfUri(leading.citation.replace(/:[\d-]+$/, ''));
+  const seen = canonicalWords(`${file.replace(/[^\p{L}\p{N}]+/gu, ' ')} ${leading.text}`);
+  const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  if (entities.some((e) => seen.has(canonicalTerm(e)) || (e.length >= 4 && compact.includes(e)))) return undefined;
+  return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name and passage do not mention it; it may be another company's document.`;
+}
+
 /** The final answer text from the best passages. */
 export function formatPassageAnswer(question: string, passages: readonly Passage[]): string {
-  const terms = queryTerms(question);
+  const terms = understandQuestion(question).terms;
   if (passages.length === 0)
     return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
   const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
-  return `${EXTRACTIVE_NOTE}\nSearch terms: ${terms.join(', ')}\n${lines.join('\n')}`;
+  const warning = entityWarning(question, passages[0]!);
+  return `${EXTRACTIVE_NOTE}\nSearch terms: ${terms.join(', ')}\n${lines.join('\n')}${warning ? `\n${warning}` : ''}`;
 }
 
 function finish(text: string): OfflineDecision {
@@ -95,7 +111,7 @@ function finish(text: string): OfflineDecision {
 function planner(view: PromptView): OfflineDecision {
   const question = view.firstUserText;
   if (!called(view, 'search')) {
-    const query = queryTerms(question).join(' ').slice(0, 500) || question.slice(0, 500);
+    const query = searchQuery(understandQuestion(question)) || question.slice(0, 500);
     return { toolCalls: [{ toolName: 'search', input: { query, k: 10 } }] };
   }
   if (!called(view, 'choose_documents')) {
@@ -104,7 +120,7 @@ function planner(view: PromptView): OfflineDecision {
     const uris = [...new Set(found)].slice(0, PASSAGE_DOCUMENTS_CHOSEN);
     if (uris.length === 0)
       return {
-        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${queryTerms(question).join(', ')}; nothing was read.`,
+        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${understandQuestion(question).terms.join(', ')}; nothing was read.`,
       };
     return { toolCalls: [{ toolName: 'choose_documents', input: { uris } }] };
   }

@@ -31,7 +31,7 @@ describe('findPassages', () => {
   it('cites a page of a paged document as file#page, and reads markdown table rows', () => {
     const body = '| Item | 2024 | 2023 |\n|---|---|---|\n| Revenue | 1,200 | 1,100 |\n| Net income | 90 | 80 |';
     const [best] = findPassages('net income?', [{ uri: 'annual.pdf#4', body }], 1);
-    expect(best).toEqual({ citation: 'annual.pdf#4', text: 'Net income: 2024: 90 | 2023: 80', score: 1 });
+    expect(best).toEqual({ citation: 'annual.pdf#4', text: 'Net income: 2024: 90 | 2023: 80', score: 1.1 });
   });
 
   it('finds sentences of prose, and Japanese text by words', () => {

@@ -4,8 +4,9 @@
  * also when the values sit on the lines after the label (as text extracted from PDFs puts them), because a
  * number without its label and column is not an answer.
  */
-import { queryTerms } from 'pagewise/internal';
 import { wordTokens } from 'pagewise/internal';
+import { fileOfUri } from './filings.js';
+import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
 
 /** A document as the reader sees it in its prompt. */
 export interface PassageSource {
@@ -22,12 +23,22 @@ export interface Passage {
   citation: string;
   /** The passage on one line; a table row as `label: v1 | v2 (columns: h1 | h2)`. */
   text: string;
-  /** Share of the question's term weight the passage holds, 0..1. */
+  /**
+   * Share of the question's term weight the passage holds (0..1), plus up to 0.1 for its word pairs in order; lowered
+   * for a document after the first.
+   */
   score: number;
 }
 
-/** Longest passage text kept, in characters. */
-const MAX_PASSAGE_CHARS = 600;
+/**
+ * Longest passage text kept, in characters. Passages are whole units (a sentence, a bullet item, a table row), so
+ * only a single sentence longer than this is shortened, at its last clause boundary before it.
+ */
+const MAX_PASSAGE_CHARS = 1100;
+/** The weight of a passage from any document but the first of the sources (the best-ranked one). */
+const LATER_DOCUMENT_WEIGHT = 0.8;
+/** What holding every word pair of the question in order adds to a passage's score (which its terms bring to 1). */
+const PHRASE_WEIGHT = 0.1;
 /** Value lines read after a row label. */
 const MAX_ROW_VALUES = 8;
 
@@ -42,13 +53,9 @@ interface Candidate {
   words: Set<string>;
 }
 
-/** A lowercase word with a trailing plural `s` removed, so "sales" finds "sale" and the other way round. */
-function stem(word: string): string {
-  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
-}
-
+/** The words of a passage in the canonical form question terms have ("sales" and "sale", "FY2022" and "2022" alike). */
 function wordSet(text: string): Set<string> {
-  return new Set(wordTokens(text).map(stem));
+  return canonicalWords(text);
 }
 
 function isValueLine(line: string): boolean {
@@ -58,7 +65,28 @@ function isValueLine(line: string): boolean {
 
 function clip(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > MAX_PASSAGE_CHARS ? `${one.slice(0, MAX_PASSAGE_CHARS - 1)}…` : one;
+  if (one.length <= MAX_PASSAGE_CHARS) return one;
+  const head = one.slice(0, MAX_PASSAGE_CHARS - 1);
+  const clause = Math.max(head.lastIndexOf('; '), head.lastIndexOf(', '));
+  const cut = clause > MAX_PASSAGE_CHARS / 2 ? clause + 1 : head.lastIndexOf(' ');
+  return `${head.slice(0, cut > 0 ? cut : head.length).trim()} …`;
+}
+
+// A bullet item starts a unit of its own: at a bullet sign anywhere, or at a dash, star or "(a)" opening a line.
+const BULLET_SIGN = /\s*[•●▪◦■➢►]\s*/u;
+const BULLET_LINE = /^\s*(?:[-*–]\s+|\(?[a-z0-9]{1,3}\)\s+)/i;
+
+/** The units of a paragraph's lines: its bullet items, each split into sentences. */
+function proseUnits(lines: readonly string[]): string[] {
+  const items: string[] = [];
+  for (const line of lines) {
+    const parts = line.split(BULLET_SIGN);
+    if (BULLET_LINE.test(line) || items.length === 0) items.push(parts.shift() ?? '');
+    else items[items.length - 1] += ` ${parts.shift() ?? ''}`;
+    items.push(...parts);
+  }
+  // A sentence ends at . ! ? before a space (so "1.5" and "U.S." inside a sentence stay whole) or at a CJK stop.
+  return items.flatMap((item) => item.trim().split(/(?<=[.!?])\s+(?=[^a-z])|(?<=[。！？])/u));
 }
 
 /** Splits a markdown or delimited table line into cells; undefined when it is not one. */
@@ -85,11 +113,48 @@ function cellsOf(line: string): string[] | undefined {
   return cells.length >= 3 && cells.slice(1).every((cell) => isValueLine(cell)) ? cells : undefined;
 }
 
+// One cell of a row whose cells are separated by single spaces: a number as reports print it, or a dash for none.
+const VALUE_TOKEN = /^(?:[$€£¥(−–-]*\d[\d,.]*%?\)?|[$€£¥]?\(?\d[\d,.]*\)?%?|—|–|-|n\/a|nm)$/i;
+// Words a prose line ends with before a number ("rose 12% in 2019"): such a line is a sentence, not a row.
+const PROSE_BEFORE_VALUES =
+  /\b(?:in|of|to|from|by|was|were|is|are|at|on|for|and|than|about|approximately|totaled|totalled)$/i;
+
+/**
+ * A row whose cells are separated by single spaces, as PDF text extraction gives them: a label followed by numeric
+ * cells (`Total revenue $ 1,234 (56) 7.5%`), or a line of years that heads the columns. Undefined for prose.
+ */
+function spacedRow(line: string): string[] | undefined {
+  const tokens = line.trim().split(/\s+/);
+  const values: string[] = [];
+  let i = tokens.length - 1;
+  for (; i >= 0; i -= 1) {
+    const token = tokens[i]!;
+    if (/^[$€£¥]$/.test(token) && values.length > 0) {
+      values[0] = `${token}${values[0]}`;
+      continue;
+    }
+    if (!VALUE_TOKEN.test(token)) break;
+    values.unshift(token);
+  }
+  const label = tokens
+    .slice(0, i + 1)
+    .join(' ')
+    .replace(/[:\s]+$/, '');
+  if (values.length === 0) return undefined;
+  const years = values.every((v) => YEAR.test(v));
+  if (label === '') return years && values.length >= 2 ? ['', ...values] : undefined;
+  if (!/\p{L}/u.test(label) || label.length > 120 || PROSE_BEFORE_VALUES.test(label) || /[.!?]$/.test(label))
+    return undefined;
+  // One bare number after words is as often prose ("Note 7") as a row: a row has two columns or a formatted value.
+  if (values.length === 1 && !/[$€£¥(,.%]/.test(values[0]!)) return undefined;
+  return [label, ...values];
+}
+
 /** The nearest column header above line `at`: a run of year lines, or a table line of years or labels. */
 function headerAbove(lines: readonly string[], at: number): string[] | undefined {
   for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
     const line = lines[i]!.trim();
-    const cells = cellsOf(line);
+    const cells = cellsOf(line) ?? spacedRow(line);
     if (cells && cells.filter((cell) => YEAR.test(cell)).length >= 2) return cells.filter((c) => YEAR.test(c));
     if (YEAR.test(line)) {
       // A run of year lines, one column each, ends here; collect it upwards.
@@ -193,8 +258,8 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
-    const cells = cellsOf(line);
-    if (cells && YEAR.test(cells[1] ?? '')) {
+    const cells = cellsOf(line) ?? spacedRow(line);
+    if (cells && YEAR.test(cells[1] ?? '') && cells.slice(1).every((cell) => YEAR.test(cell) || cell === '%')) {
       // A header row (years as columns) labels the rows below; alone it answers nothing.
       rowLines.add(i);
       continue;
@@ -221,10 +286,7 @@ function candidatesOf(body: string): Candidate[] {
   let start = -1;
   const flush = (end: number) => {
     if (start < 0) return;
-    const paragraph = lines.slice(start, end).join(' ');
-    // A sentence ends at . ! ? before a space (so "1.5" and "U.S." inside a sentence stay whole) or at a CJK stop.
-    const sentences = paragraph.split(/(?<=[.!?])\s+(?=[^a-z])|(?<=[。！？])/u);
-    for (const sentence of sentences) {
+    for (const sentence of proseUnits(lines.slice(start, end))) {
       if (wordTokens(sentence).length < 3) continue;
       out.push({ text: clip(sentence), firstLine: start, lastLine: end - 1, words: wordSet(sentence) });
     }
@@ -255,7 +317,8 @@ function citationOf(source: PassageSource, first: number, last: number): string 
  * findPassages('What were total sales in 2019?', [{ uri: 'q3.pdf#4', body: 'Total sales\n$1,496.5\n$1,202.9' }], 3);
  */
 export function findPassages(question: string, sources: readonly PassageSource[], k: number): Passage[] {
-  const terms = queryTerms(question).map(stem);
+  const query = understandQuestion(question);
+  const terms = query.terms;
   if (terms.length === 0) return [];
   const all = sources.flatMap((source) => candidatesOf(source.body).map((candidate) => ({ source, candidate })));
   const weight = new Map<string, number>();
@@ -263,16 +326,38 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     const df = all.filter(({ candidate }) => candidate.words.has(term)).length;
     weight.set(term, Math.log(1 + (all.length + 1) / (df + 1)));
   }
-  const totalWeight = [...weight.values()].reduce((a, b) => a + b, 0) || 1;
+  // Documents before passages: the sources come best document first (as search ranked them), so a passage of a
+  // later document must match clearly better to lead. A name the file's own name holds (the company of
+  // ACME_2022_10K.pdf) chose the document; among its passages it only favours those that repeat the name.
+  const files = new Map<string, Set<string>>();
+  for (const source of sources) {
+    const file = fileOfUri(source.uri.replace(/^file:/, ''));
+    if (files.has(file)) continue;
+    const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+    files.set(
+      file,
+      new Set(query.entities.filter((e) => e.length >= 3 && compact.includes(e)).map((e) => canonicalTerm(e))),
+    );
+  }
+  const first = files.keys().next().value;
+  const pairs = questionPairs(query.text, new Set(terms));
   const scored: Passage[] = [];
   for (const { source, candidate } of all) {
+    const file = fileOfUri(source.uri.replace(/^file:/, ''));
+    const named = files.get(file)!;
     let matched = 0;
-    for (const [term, w] of weight) if (candidate.words.has(term)) matched += w;
+    let total = 0;
+    for (const [term, w] of weight) {
+      if (named.has(term)) continue;
+      total += w;
+      if (candidate.words.has(term)) matched += w;
+    }
     if (matched === 0) continue;
+    const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
-      score: Math.round((matched / totalWeight) * 1000) / 1000,
+      score: Math.round((matched / (total || 1) + phrase) * (file === first ? 1 : LATER_DOCUMENT_WEIGHT) * 1000) / 1000,
     });
   }
   // Stable: equal scores keep document order, so the answer does not depend on sort internals.
@@ -281,6 +366,21 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/** Consecutive word pairs of the question with a search term in them ("total other", "other asset"). */
+function questionPairs(text: string, terms: ReadonlySet<string>): string[] {
+  const words = wordTokens(text).map(canonicalTerm);
+  const pairs: string[] = [];
+  for (let i = 0; i + 1 < words.length; i += 1)
+    if (terms.has(words[i]!) || terms.has(words[i + 1]!)) pairs.push(` ${words[i]} ${words[i + 1]} `);
+  return pairs;
+}
+
+/** Share of the question's word pairs that a passage holds in the same order. */
+function phraseShare(text: string, pairs: readonly string[]): number {
+  const sequence = ` ${wordTokens(text).map(canonicalTerm).join(' ')} `;
+  return pairs.filter((pair) => sequence.includes(pair)).length / pairs.length;
 }
 
 /** Keeps the `k` best of several lists of passages (e.g. one list a batch), best first, without duplicates. */

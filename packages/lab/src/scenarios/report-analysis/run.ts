@@ -22,6 +22,7 @@ import { loaderSource, type DocumentSource } from 'pagewise';
 import type { PageStore } from 'pagewise';
 import { createReportAnalyst, type ReportStrategy } from './agent.js';
 import type { Report } from './corpus.js';
+import { FilingIndex } from './filings.js';
 import { passageOfflinePolicy } from './passage-policy.js';
 import { reportOfflinePolicy } from './policy.js';
 
@@ -86,7 +87,8 @@ export async function folderCorpus(dir: string, options: ReadDocumentFolderOptio
       return doc ? sha256Hex(doc.body) : undefined;
     },
   };
-  const index = new CorpusIndex();
+  // Documents before passages: a folder of filings is searched for the document the question is about first.
+  const index = new FilingIndex();
   for (const doc of folder.documents) index.add(doc);
   return {
     source,

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { FilingIndex, fileOfUri } from './filings.js';
+import { entityWarning } from './passage-policy.js';
+import { findPassages } from './passages.js';
+import { understandQuestion } from './query.js';
+
+/** Two companies' filings: CVS's pages match "operating margin" better, the question asks about AmEx. */
+function filings(): FilingIndex {
+  const index = new FilingIndex();
+  const pages: [string, string][] = [
+    ['CVS_2022_10K.pdf#1', 'CVS Health Corporation. Annual report on Form 10-K for the fiscal year 2022.'],
+    ['CVS_2022_10K.pdf#2', 'Operating margin was 4.1%. Operating margin rose; operating income and margin grew.'],
+    ['CVS_2021_10K.pdf#1', 'CVS Health Corporation. Annual report on Form 10-K for the fiscal year 2021.'],
+    ['AXP_2022_10K.pdf#1', 'American Express Company (AmEx). Annual report on Form 10-K for fiscal year 2022.'],
+    ['AXP_2022_10K.pdf#2', 'Card member spending. AmEx pretax income and its margin on revenues.'],
+    ['AXP_2022_10K.pdf#3', 'Operating expenses of AmEx were 23,000 million in 2022.'],
+    ['AXP_2021_10K.pdf#1', 'American Express Company (AmEx). Annual report on Form 10-K for fiscal year 2021.'],
+    ['AXP_2021_10K.pdf#2', 'AmEx margin on revenues in 2021.'],
+  ];
+  for (const [uri, body] of pages) index.add({ uri, title: uri, body });
+  return index;
+}
+
+describe('documents before passages', () => {
+  it('leads with the pages of the named company and year, however well another filing matches the words', () => {
+    const index = filings();
+    const results = index.search("AmEx's operating margin FY2022", 10).map((r) => r.uri);
+    expect(results[0]).toMatch(/^AXP_2022_10K\.pdf#/);
+    // Every page of that filing that holds a term comes before any other filing's.
+    expect(results.slice(0, 3).map(fileOfUri)).toEqual(['AXP_2022_10K.pdf', 'AXP_2022_10K.pdf', 'AXP_2022_10K.pdf']);
+    const ranked = index.rankDocuments(understandQuestion("What is AmEx's operating margin in FY2022?"));
+    expect(ranked.slice(0, 2).map((d) => d.file)).toEqual(['AXP_2022_10K.pdf', 'AXP_2021_10K.pdf']);
+    expect(ranked[0]!.entity).toBeGreaterThan(0);
+    expect(ranked.find((d) => d.file === 'CVS_2022_10K.pdf')!.entity).toBe(0);
+  });
+
+  it('without a name, keeps several documents in the results, best page first', () => {
+    const results = filings().search('operating margin', 10);
+    expect(results[0]!.uri).toBe('CVS_2022_10K.pdf#2');
+    expect(new Set(results.map((r) => fileOfUri(r.uri))).size).toBeGreaterThan(1);
+  });
+
+  it('says when the leading passage is from a document that does not name the company asked about', () => {
+    const leading = { citation: 'CVS_2022_10K.pdf#2', text: 'Operating margin was 4.1%.', score: 1 };
+    expect(entityWarning("What is AmEx's operating margin?", leading)).toMatch(
+      /names AmEx, but the leading passage \(CVS_2022_10K\.pdf#2\) is from CVS_2022_10K\.pdf/,
+    );
+    const own = { citation: 'AMEX_2022.pdf#3', text: 'Margin was 20%.', score: 1 };
+    expect(entityWarning("What is AmEx's operating margin?", own)).toBeUndefined();
+    expect(entityWarning('What was the operating margin?', leading)).toBeUndefined();
+  });
+
+  it('within a filing named after the company, ranks passages by what the question asks, not by the name', () => {
+    const sources = [
+      { uri: 'JUNIPERHOLDINGS_2019_10K.pdf#2', body: 'Juniper Holdings reported total revenue in 2019.' },
+      { uri: 'JUNIPERHOLDINGS_2019_10K.pdf#6', body: '(in thousands) 2019 2018\nTotal other assets $140,964 $111,749' },
+    ];
+    const [best] = findPassages('For Juniper Holdings, what was the Total other assets in 2019?', sources, 3);
+    expect(best).toMatchObject({ citation: 'JUNIPERHOLDINGS_2019_10K.pdf#6' });
+    expect(best!.text).toBe('Total other assets: 2019: $140,964 | 2018: $111,749');
+  });
+
+  it("shows the named company's other filings too, so a year reported in the next year's filing is found", () => {
+    const index = new FilingIndex();
+    const add = (uri: string, body: string) => index.add({ uri, title: uri, body });
+    add('AMEX_2018_10K.pdf#1', 'American Express. Annual report on Form 10-K for the fiscal year 2018.');
+    for (let page = 2; page <= 7; page += 1)
+      add(`AMEX_2018_10K.pdf#${page}`, `AmEx total assets grew in 2018 (${page}).`);
+    add('AMEX_2019_10K.pdf#1', 'American Express. Annual report on Form 10-K for the fiscal year 2019.');
+    add('AMEX_2019_10K.pdf#2', 'Risk factors of AmEx.');
+    add('AMEX_2019_10K.pdf#3', '(in millions) 2019 2018\nTotal fees 1,200 1,100');
+    const firstFive = index.search('AmEx total fees in 2018', 10).slice(0, 5);
+    expect(fileOfUri(firstFive[0]!.uri)).toBe('AMEX_2018_10K.pdf');
+    expect(firstFive.map((r) => r.uri)).toContain('AMEX_2019_10K.pdf#3');
+  });
+});

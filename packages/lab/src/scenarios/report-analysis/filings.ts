@@ -1,0 +1,233 @@
+/**
+ * Documents before passages: a search over a folder of filings that first ranks the documents (files) by whether
+ * they are the one the question is about (the company it names, against the file name, the first page and how
+ * often the document says it; the fiscal year; the form type) and only then the pages within the best of them.
+ * Over a folder of twenty 10-Ks, "AmEx operating margin" must lead with AmEx's pages, however well another
+ * company's page matches "operating margin".
+ */
+import { CorpusIndex, type CorpusSearchResult } from 'pagewise';
+import { canonicalTerm, canonicalWords, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
+
+/** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
+export function fileOfUri(uri: string): string {
+  const m = /^(.*\.(?:pdf|xlsx))#[^/]*$/i.exec(uri);
+  return m ? m[1]! : uri;
+}
+
+interface FileProfile {
+  /** The file name, lower-case, its separators as spaces. */
+  name: string;
+  /** The pages (or the one document) of the file, in order. */
+  pages: { uri: string; title: string; body: string }[];
+  /** The first page's text, lower-case. */
+  first?: string;
+  /** The whole text, lower-case (built when first needed). */
+  all?: string;
+}
+
+/** How one document matches a question, for ranking and for saying so. */
+export interface DocumentMatch {
+  /** The file. */
+  file: string;
+  /** 0..1: how well the document is the entity the question names (0 when the question names none). */
+  entity: number;
+  /** 0..1: the fiscal years named, in the file name or on the first page. */
+  period: number;
+  /** Whether the form type named is in the file name or on the first page. */
+  form: boolean;
+  /** 0..1: its best page's full-text score against the best page overall. */
+  content: number;
+  score: number;
+}
+
+/** Page hits considered when ranking documents. */
+const HITS_CONSIDERED = 50;
+/** Pages the best document shows first when it is the named company's, before that company's other filings. */
+const LEAD_PAGES = 4;
+/** Pages each other filing of the named company shows after those. */
+const SAME_COMPANY_PAGES = 1;
+/** Pages a document gets in the results when no document is the named entity (so several documents show). */
+const PAGES_PER_DOCUMENT = 3;
+/** Characters of the first page read for the file's identity (cover page, title). */
+const FIRST_PAGE_CHARS = 4000;
+
+function occurrences(text: string, word: string): number {
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.match(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'))?.length ?? 0;
+}
+
+/**
+ * A full-text index whose search ranks documents before pages (see the module comment). Without names, years or
+ * a form type in the query it orders documents by their best page and shows a few pages of each.
+ *
+ * @example
+ * const index = new FilingIndex();
+ * for (const doc of folder.documents) index.add(doc);
+ * index.search("AmEx's operating margin FY2022", 10); // AmEx's pages first
+ */
+export class FilingIndex extends CorpusIndex {
+  readonly #files = new Map<string, FileProfile>();
+
+  override add(doc: { uri: string; title: string; body: string }): void {
+    super.add(doc);
+    const file = fileOfUri(doc.uri);
+    let profile = this.#files.get(file);
+    if (!profile) {
+      const base = file.split('/').pop() ?? file;
+      profile = { name: base.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' '), pages: [] };
+      this.#files.set(file, profile);
+    }
+    const at = profile.pages.findIndex((p) => p.uri === doc.uri);
+    if (at >= 0) profile.pages[at] = doc;
+    else profile.pages.push(doc);
+    delete profile.first;
+    delete profile.all;
+  }
+
+  override remove(uri: string): boolean {
+    const profile = this.#files.get(fileOfUri(uri));
+    if (profile) {
+      profile.pages = profile.pages.filter((p) => p.uri !== uri);
+      delete profile.first;
+      delete profile.all;
+      if (profile.pages.length === 0) this.#files.delete(fileOfUri(uri));
+    }
+    return super.remove(uri);
+  }
+
+  /** How each document matches `query`, best first (documents with no match of any kind are left out). */
+  rankDocuments(query: QuestionQuery, pageHits?: readonly CorpusSearchResult[]): DocumentMatch[] {
+    const hits = pageHits ?? super.search(searchQuery(query), HITS_CONSIDERED);
+    const best = new Map<string, number>();
+    const top = hits[0]?.score ?? 1;
+    for (const hit of hits) {
+      const file = fileOfUri(hit.uri);
+      if (!best.has(file)) best.set(file, hit.score / top);
+    }
+    const order = [...best.keys()];
+    const matches: DocumentMatch[] = [];
+    for (const [file, profile] of this.#files) {
+      const first = (profile.first ??=
+        `${profile.pages[0]?.title ?? ''}\n${profile.pages[0]?.body.slice(0, FIRST_PAGE_CHARS) ?? ''}`.toLowerCase());
+      let entity = 0;
+      for (const e of query.entities) {
+        if (occurrences(profile.name, e) > 0 || (e.length >= 4 && profile.name.replace(/ /g, '').includes(e)))
+          entity += 1;
+        else if (occurrences(first, e) > 0) entity += 0.8;
+        else {
+          profile.all ??= profile.pages
+            .map((p) => p.body)
+            .join('\n')
+            .toLowerCase();
+          entity += Math.min(0.6, Math.log10(1 + occurrences(profile.all, e)) / 3);
+        }
+      }
+      entity = query.entities.length ? entity / query.entities.length : 0;
+      let period = 0;
+      for (const y of query.years) period += occurrences(profile.name, y) > 0 ? 1 : first.includes(y) ? 0.5 : 0;
+      period = query.years.length ? period / query.years.length : 0;
+      const formWord = query.formType?.toLowerCase();
+      const form =
+        formWord !== undefined &&
+        (profile.name.includes(formWord.replace('-', '')) ||
+          profile.name.includes(formWord.replace('-', ' ')) ||
+          first.includes(formWord));
+      const content = best.get(file) ?? 0;
+      matches.push({ file, entity, period, form, content, score: 0 });
+    }
+    // Content counts against the best page of the documents that match the name best, so another company's better
+    // page does not shrink the difference between two filings of the named one.
+    const topEntity = Math.max(0, ...matches.map((m) => m.entity));
+    const topContent = Math.max(0, ...matches.filter((m) => m.entity === topEntity).map((m) => m.content)) || 1;
+    // The named company's filings are read whole: a page outside the overall hits (crowded out by other companies'
+    // pages) still counts by the share of the question's other terms it holds.
+    const canonicalNames = new Set(query.entities.map(canonicalTerm));
+    const asked = query.terms.filter((t) => !canonicalNames.has(t));
+    for (const m of matches) {
+      m.content = Math.min(1, m.content / topContent);
+      if (topEntity > 0 && m.entity === topEntity && asked.length > 0) {
+        let share = 0;
+        for (const page of this.#files.get(m.file)!.pages) {
+          const words = canonicalWords(page.body);
+          share = Math.max(share, asked.filter((t) => words.has(t)).length / asked.length);
+        }
+        m.content = Math.max(m.content, share);
+      }
+      // The name decides; between a company's filings, the words of the question outweigh the year of the file (a
+      // 2019 filing reports 2018 too), and the year outweighs the form.
+      m.score = 3 * m.entity + 0.5 * m.period + (m.form ? 0.25 : 0) + m.content;
+    }
+    const rankOf = (file: string) => {
+      const i = order.indexOf(file);
+      return i < 0 ? order.length : i;
+    };
+    return matches
+      .filter((m) => m.score > 0)
+      .sort((a, b) => b.score - a.score || rankOf(a.file) - rankOf(b.file) || (a.file < b.file ? -1 : 1));
+  }
+
+  /**
+   * The `k` best pages for `query`: the pages of the best-matching document first (all `k` of them when it is the
+   * entity the query names), each document's pages by their own match, then the next document's.
+   */
+  override search(query: string, k = 10): CorpusSearchResult[] {
+    const q = understandQuestion(query);
+    const limit = Math.max(1, Math.min(50, Math.trunc(k)));
+    const hits = super.search(searchQuery(q), HITS_CONSIDERED);
+    const documents = this.rankDocuments(q, hits);
+    if (documents.length === 0) return [];
+    const byUri = new Map(hits.map((h) => [h.uri, h]));
+    const top = hits[0]?.score ?? 1;
+    const names = new Set(q.entities.map(canonicalTerm));
+    const asked = q.terms.filter((t) => !names.has(t));
+    /** A document's pages best first: its overall hits, then its other pages by the share of the terms they hold. */
+    const pagesOf = (file: string): CorpusSearchResult[] => {
+      const profile = this.#files.get(file)!;
+      const hitPages = profile.pages.filter((page) => byUri.has(page.uri)).map((page) => byUri.get(page.uri)!);
+      const others = profile.pages
+        .filter((page) => !byUri.has(page.uri))
+        .map((page) => {
+          const words = canonicalWords(page.body);
+          const held = (asked.length ? asked : q.terms).filter((t) => words.has(t)).length;
+          return {
+            uri: page.uri,
+            title: page.title,
+            snippet: page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
+            score: (held / Math.max(1, asked.length || q.terms.length)) * top * 0.5,
+          };
+        })
+        .filter((p) => p.score > 0);
+      return [...hitPages.sort((x, y) => y.score - x.score), ...others.sort((x, y) => y.score - x.score)];
+    };
+    const lead = documents[0]!;
+    // The named company's filings (other years, other forms) come right after the best one's first pages: the year
+    // of a file is weaker evidence than the words of a page (a 2019 10-K reports 2018 as well).
+    const company = lead.entity > 0 ? documents.filter((d) => d.entity === lead.entity).slice(0, 3) : [];
+    const turns: [string, number][] =
+      company.length > 0
+        ? [
+            [lead.file, LEAD_PAGES],
+            ...company.slice(1).map((d): [string, number] => [d.file, SAME_COMPANY_PAGES]),
+            [lead.file, limit],
+            ...documents.filter((d) => !company.includes(d)).map((d): [string, number] => [d.file, PAGES_PER_DOCUMENT]),
+          ]
+        : documents.map((d): [string, number] => [d.file, PAGES_PER_DOCUMENT]);
+    const out: CorpusSearchResult[] = [];
+    const seen = new Set<string>();
+    const ranked = new Map<string, CorpusSearchResult[]>();
+    for (const [file, room] of turns) {
+      if (out.length >= limit) break;
+      let pages = ranked.get(file);
+      if (!pages) ranked.set(file, (pages = pagesOf(file)));
+      let taken = 0;
+      for (const page of pages) {
+        if (taken >= room || out.length >= limit) break;
+        if (seen.has(page.uri)) continue;
+        seen.add(page.uri);
+        out.push(page);
+        taken += 1;
+      }
+    }
+    return out;
+  }
+}

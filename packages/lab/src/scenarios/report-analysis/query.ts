@@ -1,0 +1,152 @@
+/**
+ * What a free-form question over filings asks for, read without a model: the question itself without the
+ * instructions around it ("Assume you are a public equities analyst.", "Answer in USD millions."), its search terms
+ * in one canonical form (FY2022, fiscal 2022 and 2022 are one period; 1,577 and 1577 one number), the names it gives
+ * (the company), the fiscal years and the form type (10-K, 10-Q, 8-K).
+ */
+import { queryTerms, wordTokens } from 'pagewise/internal';
+
+/** A question as the search and passage rules use it. */
+export interface QuestionQuery {
+  /** The question without role and format instructions. */
+  text: string;
+  /** Distinct search terms in canonical form (see {@link canonicalTerm}), in order. */
+  terms: string[];
+  /** Names the question gives (a company: "AmEx", "3M", "Activision Blizzard"), lower-case, one word each. */
+  entities: string[];
+  /** The same names as the question spells them ("AmEx", "3M"), one for each of {@link entities}. */
+  names: string[];
+  /** Fiscal years named, as four digits. */
+  years: string[];
+  /** The form type named, upper-case (`10-K`, `10-Q`, `8-K`). */
+  formType?: string;
+}
+
+// Sentences that set a role or a format, never what to look for.
+const ROLE_SENTENCE =
+  /^(?:please\s+)?(?:assume|assuming|imagine|suppose|pretend|act as|acting as|you are|you're|as an?\s+[\w\s-]*(?:analyst|investor|expert))\b/i;
+const FORMAT_SENTENCE =
+  /^(?:please\s+)?(?:answer|respond|reply|give|provide|express|report|round|show)\b[^?]*\b(?:usd|dollars?|millions?|billions?|thousands?|percent(?:age)?|%|decimals?|places|format|words?|sentences?|units?)\b[^?]*$/i;
+// Phrases of an instruction inside a sentence that holds the question.
+const INSTRUCTION_PHRASES = [
+  /\b(?:please\s+)?(?:answer|respond to|address)\s+(?:the\s+following|this|the)\s+question\b/gi,
+  /\bto\s+the\s+best\s+of\s+your\s+abilit(?:y|ies)\b/gi,
+  /\b(?:by\s+)?(?:primarily\s+)?(?:using|based\s+on|relying\s+on|referring\s+to)\s+(?:the\s+)?(?:information|data|details|figures)\b(?:\s+(?:that\s+is|that\s+are|as))?(?:\s+(?:shown|outlined|reported|provided|given|found|presented|stated))?(?:\s+in)?/gi,
+  /\b(?:that\s+is\s+)?(?:shown|outlined|presented)\s+in\b/gi,
+];
+// Words of instructions and question phrasing left after the phrases above: they tell no filing or page apart.
+const INSTRUCTION_WORDS = new Set(
+  (
+    'assume assuming analyst analysts public equities equity-analyst question questions following answer answers ' +
+    'primarily using based information details provided shown outlined reported presented respond ' +
+    'calculate compute round rounded decimal decimals places usd approximately roughly ' +
+    "fy fiscal year years company company’s company's"
+  ).split(' '),
+);
+// Capitalized words that start questions or name generic things, not the entity asked about.
+const NOT_NAMES = new Set(
+  (
+    'what which who whom whose when where why how is are was were do does did has have had can could should would ' +
+    'will please tell give show list find state describe explain calculate compute according based using by ' +
+    'the a an in of for on at to from and or as with between total net gross operating revenue revenues income ' +
+    'sales cash capital cost costs fy fiscal year quarter q1 q2 q3 q4 usd us u.s gaap non-gaap ebitda eps ' +
+    'assume answer round express note if'
+  ).split(' '),
+);
+const FORM = /\b(10-?k|10-?q|8-?k|20-?f|40-?f)\b/i;
+
+/**
+ * One canonical spelling of a word for matching question terms against document words: a trailing possessive
+ * dropped ("acme's" → "acme"), a fiscal year written as its year ("fy2022", "fy22" → "2022"), thousands separators
+ * dropped from a number ("1,577" → "1577"), and a plural `s` dropped ("sales" → "sale").
+ */
+export function canonicalTerm(word: string): string {
+  let w = word.toLowerCase().replace(/['’]s$/, '');
+  const fy = /^fy'?(\d{2}|\d{4})$/.exec(w);
+  if (fy) w = fy[1]!.length === 2 ? `20${fy[1]}` : fy[1]!;
+  if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(w)) w = w.replace(/,/g, '');
+  return w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !/\d/.test(w) ? w.slice(0, -1) : w;
+}
+
+/** The question without its role and format instructions; the text itself when nothing else would be left. */
+export function stripInstructions(text: string): string {
+  const segments = text
+    .split(/(?<=[.!?])\s+|:\s+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const kept = segments.filter((s) => !ROLE_SENTENCE.test(s) && !FORMAT_SENTENCE.test(s));
+  let out = kept.join(' ');
+  for (const phrase of INSTRUCTION_PHRASES) out = out.replace(phrase, ' ');
+  out = out.replace(/\s+/g, ' ').trim();
+  return out === '' ? text.trim() : out;
+}
+
+/** Names in the question: capitalized or mixed-case words ("AmEx", "3M", "Boeing") that are not question words. */
+function entitiesOf(text: string): { entities: string[]; names: string[] } {
+  const entities: string[] = [];
+  const names: string[] = [];
+  for (const match of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}&.'’-]*/gu)) {
+    const raw = match[0].replace(/['’]s$/, '').replace(/[.'’-]+$/, '');
+    const lower = raw.toLowerCase();
+    if (raw.length < 2 || NOT_NAMES.has(lower) || INSTRUCTION_WORDS.has(lower)) continue;
+    if (/^(?:fy)?'?\d+$/i.test(raw) || FORM.test(raw)) continue;
+    const capitalized = /^\p{Lu}/u.test(raw) || /^\d+\p{Lu}/u.test(raw);
+    if (!capitalized) continue;
+    for (const part of raw.split(/[^\p{L}\p{N}]+/u)) {
+      const key = part.toLowerCase();
+      if (key.length < 2 || entities.includes(key) || NOT_NAMES.has(key)) continue;
+      entities.push(key);
+      names.push(part);
+    }
+  }
+  return { entities, names };
+}
+
+/**
+ * Reads a question: drops the instructions around it, then gives its terms, names, years and form type.
+ *
+ * @example
+ * understandQuestion('Assume you are a public equities analyst. What was AmEx's FY2022 operating margin?');
+ * // { text: "What was AmEx's FY2022 operating margin?", terms: ['amex', '2022', 'operating', 'margin'],
+ * //   entities: ['amex'], years: ['2022'], … }
+ */
+export function understandQuestion(question: string): QuestionQuery {
+  const text = stripInstructions(question);
+  const years = new Set<string>();
+  for (const m of text.matchAll(/\b(?:fy\s?'?(\d{2}|\d{4})|((?:19|20)\d\d))\b/gi)) {
+    const y = m[1] ?? m[2]!;
+    years.add(y.length === 2 ? `20${y}` : y);
+  }
+  const form = FORM.exec(text)?.[1];
+  const terms: string[] = [];
+  for (const word of queryTerms(text)) {
+    const term = canonicalTerm(word);
+    if (INSTRUCTION_WORDS.has(word) || INSTRUCTION_WORDS.has(term) || /^\p{L}?$/u.test(term)) continue;
+    if (!terms.includes(term)) terms.push(term);
+  }
+  return {
+    text,
+    terms: terms.length > 0 ? terms : queryTerms(text).map(canonicalTerm),
+    ...entitiesOf(text),
+    years: [...years],
+    ...(form ? { formType: form.toUpperCase().replace(/^(\d+)-?([KQF])$/, '$1-$2') } : {}),
+  };
+}
+
+/**
+ * The query a full-text index gets for a question: its terms, plus each year also as written `FY2022`, since the
+ * index matches words as the documents spell them.
+ */
+export function searchQuery(query: QuestionQuery): string {
+  // Names keep their spelling, so a search that reads the query again still knows them for names.
+  const canonical = query.entities.map(canonicalTerm);
+  const spelled = query.terms.map((t) => query.names[canonical.indexOf(t)] ?? t);
+  return [...spelled, ...query.years.map((y) => `fy${y}`)].join(' ').slice(0, 500);
+}
+
+/** The canonical words of a text, for matching against {@link QuestionQuery.terms}. */
+export function canonicalWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of wordTokens(text)) out.add(canonicalTerm(word));
+  return out;
+}
