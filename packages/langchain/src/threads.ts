@@ -7,8 +7,8 @@
  * PostgreSQL) and a resumed thread finds its saved results; `temp:` keys live for one agent invocation.
  */
 import { randomUUID } from 'node:crypto';
-import { InMemorySessionStore, type JsonValue, type Session, type SessionStore, type StateAccess } from 'pagewise';
-import { clearTempKeys } from 'pagewise/internal';
+import { InMemorySessionStore, type JsonValue, type Session, type SessionStore } from 'pagewise';
+import { clearTempKeys, deltaStateAccess, type StateWrites } from 'pagewise/internal';
 
 /** Options of {@link LangChainThreads}. */
 export interface LangChainThreadsOptions {
@@ -37,13 +37,7 @@ export interface ThreadConfigLike {
   configurable?: { thread_id?: unknown; [key: string]: unknown };
 }
 
-/** The writes of one tool call, applied to the thread's session when the call's event is appended. */
-export interface StateWrites {
-  /** The state the tool reads and writes; reads see its own writes. */
-  readonly access: StateAccess;
-  /** The writes so far: key to value, `null` for a deletion. */
-  readonly delta: Record<string, JsonValue>;
-}
+export type { StateWrites } from 'pagewise/internal';
 
 /**
  * The pagewise sessions of LangGraph threads. Share one instance between the paging middleware, the
@@ -110,33 +104,7 @@ export class LangChainThreads {
 
   /** A state access over the thread's state that records the writes of one tool call. */
   writes(run: ThreadRun): StateWrites {
-    const delta: Record<string, JsonValue> = {};
-    const state = run.session.state;
-    const get = (key: string): JsonValue | undefined => {
-      if (Object.hasOwn(delta, key)) return delta[key] ?? undefined;
-      const value = state[key];
-      return typeof value === 'object' && value !== null ? structuredClone(value) : value;
-    };
-    const access: StateAccess = {
-      get: <T extends JsonValue = JsonValue>(key: string) => get(key) as T | undefined,
-      has: (key) => get(key) !== undefined,
-      set: (key, value) => {
-        if (value === undefined) throw new TypeError(`State value for "${key}" is undefined; use delete().`);
-        delta[key] = structuredClone(value);
-      },
-      delete: (key) => {
-        delta[key] = null;
-      },
-      increment: (key, by = 1) => {
-        const v = get(key);
-        delta[key] = (typeof v === 'number' ? v : 0) + by;
-      },
-      keys: (prefix = '') =>
-        [...new Set([...Object.keys(state), ...Object.keys(delta)])].filter(
-          (k) => k.startsWith(prefix) && get(k) !== undefined,
-        ),
-    };
-    return { access, delta };
+    return deltaStateAccess(run.session.state);
   }
 
   /**

@@ -8,8 +8,8 @@
  * `stream()` call.
  */
 import { randomUUID } from 'node:crypto';
-import { InMemorySessionStore, type JsonValue, type Session, type SessionStore, type StateAccess } from 'pagewise';
-import { clearTempKeys } from 'pagewise/internal';
+import { InMemorySessionStore, type JsonValue, type Session, type SessionStore } from 'pagewise';
+import { clearTempKeys, deltaStateAccess, type StateWrites } from 'pagewise/internal';
 
 /** Options of {@link MastraThreads}. */
 export interface MastraThreadsOptions {
@@ -39,13 +39,7 @@ export interface ThreadRun {
   task: string;
 }
 
-/** The writes of one tool call, applied to the thread's session when the call's event is appended. */
-export interface StateWrites {
-  /** The state the tool reads and writes; reads see its own writes. */
-  readonly access: StateAccess;
-  /** The writes so far: key to value, `null` for a deletion. */
-  readonly delta: Record<string, JsonValue>;
-}
+export type { StateWrites } from 'pagewise/internal';
 
 /** What Mastra hands a processor or a tool: a request context, and for tools the agent's thread. */
 export interface MastraRunLike {
@@ -135,33 +129,7 @@ export class MastraThreads {
 
   /** A state access over the thread's state that records the writes of one tool call. */
   writes(run: ThreadRun): StateWrites {
-    const delta: Record<string, JsonValue> = {};
-    const state = run.session.state;
-    const get = (key: string): JsonValue | undefined => {
-      if (Object.hasOwn(delta, key)) return delta[key] ?? undefined;
-      const value = state[key];
-      return typeof value === 'object' && value !== null ? structuredClone(value) : value;
-    };
-    const access: StateAccess = {
-      get: <T extends JsonValue = JsonValue>(key: string) => get(key) as T | undefined,
-      has: (key) => get(key) !== undefined,
-      set: (key, value) => {
-        if (value === undefined) throw new TypeError(`State value for "${key}" is undefined; use delete().`);
-        delta[key] = structuredClone(value);
-      },
-      delete: (key) => {
-        delta[key] = null;
-      },
-      increment: (key, by = 1) => {
-        const v = get(key);
-        delta[key] = (typeof v === 'number' ? v : 0) + by;
-      },
-      keys: (prefix = '') =>
-        [...new Set([...Object.keys(state), ...Object.keys(delta)])].filter(
-          (k) => k.startsWith(prefix) && get(k) !== undefined,
-        ),
-    };
-    return { access, delta };
+    return deltaStateAccess(run.session.state);
   }
 
   /**

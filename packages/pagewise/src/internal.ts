@@ -4,7 +4,8 @@
  */
 export { HistoryBridge } from './adapters/history-bridge.js';
 export type { BridgeCodec, SourcedEvent } from './adapters/history-bridge.js';
-export { clearTempKeys, recordStateAccess } from './adapters/record-state.js';
+export { clearTempKeys, deltaStateAccess, recordStateAccess } from './adapters/record-state.js';
+export type { StateWrites } from './adapters/record-state.js';
 export { callLogRow } from './agents/call-log.js';
 export { guidelineValues } from './compression/backend.js';
 export { randomUnits, truncateHead, truncateTail } from './compression/baselines-text.js';

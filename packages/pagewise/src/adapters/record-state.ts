@@ -29,3 +29,45 @@ export function recordStateAccess(record: Record<string, JsonValue>): StateAcces
 export function clearTempKeys(record: Record<string, JsonValue>): void {
   for (const k of Object.keys(record)) if (k.startsWith('temp:')) delete record[k];
 }
+
+/** The writes of one tool call over a state, to be applied when the call's event is appended. */
+export interface StateWrites {
+  /** The state the tool reads and writes; reads see its own writes. */
+  readonly access: StateAccess;
+  /** The writes so far: key to value, `null` for a deletion. */
+  readonly delta: Record<string, JsonValue>;
+}
+
+/**
+ * A {@link StateAccess} over `state` that leaves it untouched and records every write in a delta (for
+ * frameworks whose tool calls are appended to a pagewise session later, with their delta). Reads see the
+ * call's own writes; objects are copied in and out, so neither side can change the other's.
+ */
+export function deltaStateAccess(state: Readonly<Record<string, JsonValue>>): StateWrites {
+  const delta: Record<string, JsonValue> = {};
+  const get = (key: string): JsonValue | undefined => {
+    if (Object.hasOwn(delta, key)) return delta[key] ?? undefined;
+    const value = state[key];
+    return typeof value === 'object' && value !== null ? structuredClone(value) : value;
+  };
+  const access: StateAccess = {
+    get: <T extends JsonValue = JsonValue>(key: string) => get(key) as T | undefined,
+    has: (key) => get(key) !== undefined,
+    set: (key, value) => {
+      if (value === undefined) throw new TypeError(`State value for "${key}" is undefined; use delete().`);
+      delta[key] = structuredClone(value);
+    },
+    delete: (key) => {
+      delta[key] = null;
+    },
+    increment: (key, by = 1) => {
+      const v = get(key);
+      delta[key] = (typeof v === 'number' ? v : 0) + by;
+    },
+    keys: (prefix = '') =>
+      [...new Set([...Object.keys(state), ...Object.keys(delta)])].filter(
+        (k) => k.startsWith(prefix) && get(k) !== undefined,
+      ),
+  };
+  return { access, delta };
+}
