@@ -13,7 +13,6 @@ import type { Agent } from './agent.js';
 import { TRANSFER_TOOL, transferTool } from './builtin-tools.js';
 import { definitionOf } from './tool-execution.js';
 import type { AnyTool } from './tool.js';
-import type { ObservationProcessor } from '../context/observation.js';
 
 /** An agent's resolved model. */
 export interface ResolvedModel {
@@ -52,22 +51,13 @@ export class AgentResources {
     return m;
   }
 
-  /**
-   * The agent's tools by name and their definitions, with the transfer tool when it has sub-agents, and the
-   * tools its observation processors point the model at (see {@link ObservationProcessor.tools}) that it
-   * lacks by name. The processors of an agent are fixed for a runner, so the result is cached per agent.
-   */
-  toolsOf(
-    agent: Agent,
-    processors: readonly ObservationProcessor[] = [],
-  ): { tools: Map<string, AnyTool>; defs: ToolDefinition[] } {
+  /** The agent's tools by name and their definitions, with the transfer tool when it has sub-agents. */
+  toolsOf(agent: Agent): { tools: Map<string, AnyTool>; defs: ToolDefinition[] } {
     let t = this.agentTools.get(agent);
     if (!t) {
       const list: AnyTool[] = [...agent.tools];
       const targets = agent.transferTargets();
       if (targets.length > 0 && !list.some((x) => x.name === TRANSFER_TOOL)) list.push(transferTool(targets));
-      for (const p of processors)
-        for (const extra of p.tools ?? []) if (!list.some((x) => x.name === extra.name)) list.push(extra);
       t = { tools: new Map(list.map((x) => [x.name, x])), defs: list.map(definitionOf) };
       this.agentTools.set(agent, t);
     }

@@ -20,7 +20,6 @@ import {
   redactSecrets,
 } from '../errors.js';
 import { eventsToItems, withTokenCounts } from '../context/history.js';
-import type { ObservationProcessor } from '../context/observation.js';
 import { RequestHistory } from '../context/request-history.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
 import { clearTemp } from '../session/state.js';
@@ -268,11 +267,6 @@ export class Runner {
     }
   }
 
-  /** The observation processors an agent runs with: its own, else the runner's. */
-  private observationProcessorsOf(agent: Agent): readonly ObservationProcessor[] {
-    return agent.observationProcessors ?? this.options.observationProcessors ?? [];
-  }
-
   /** Appends an error event for each compressor failure since the last step (the run went on without it). */
   private async recordCompressionErrors(inv: Invocation): Promise<SessionEvent[]> {
     if (inv.compressionErrors.length === 0) return [];
@@ -316,7 +310,7 @@ export class Runner {
     const stepStart = performance.now();
     const { session, invocationId, ledger } = inv;
     const { model, label, window } = this.resources.modelOf(agent);
-    const { tools, defs } = this.resources.toolsOf(agent, this.observationProcessorsOf(agent));
+    const { tools, defs } = this.resources.toolsOf(agent);
     const request = await buildRequest({
       agent,
       session,
@@ -464,14 +458,14 @@ export class Runner {
       invocationId: inv.invocationId,
       stepId,
       task: inv.input.message,
-      tools: this.resources.toolsOf(agent, this.observationProcessorsOf(agent)).tools,
+      tools: this.resources.toolsOf(agent).tools,
       invalidArgs,
       recentItems,
       ledger: inv.ledger.ledger,
       signal: inv.signal,
       services: this.services,
       limits: this.limits,
-      observationProcessors: this.observationProcessorsOf(agent),
+      observationProcessors: agent.observationProcessors ?? this.options.observationProcessors ?? [],
       deadline: inv.deadline,
       telemetry: inv.telemetry,
     };

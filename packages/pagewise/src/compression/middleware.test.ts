@@ -182,7 +182,7 @@ describe('compressionMiddleware in generateText', () => {
     const out = String(
       await middleware.tools.page_in.execute?.({ uris: ['tool://get_order/c1'] }, { toolCallId: 'x', messages: [] }),
     );
-    expect(out).toContain('over the page_in limit of 50');
+    expect(out).toContain('over maxPageInTokens');
     const body = out.slice(out.indexOf('\n') + 1);
     expect(countTokens(body)).toBeLessThanOrEqual(50);
     expect(rawOrder(1).startsWith(body)).toBe(true);

@@ -29,7 +29,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { historyCompressor, type HistoryCompressorOptions } from './history.js';
 import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompressorOptions } from './observation.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
-import { checkPageInTokens, DEFAULT_PAGE_IN_TOKENS, pageInText } from './handle-tool.js';
+import { headAtWordBoundary } from './token-budget.js';
 import { fenceQuoted, withoutHandle } from './transcript.js';
 
 /** Options of {@link compressionMiddleware}. */
@@ -333,7 +333,7 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
 
   const restore = async (uri: string): Promise<string | undefined> =>
     (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body;
-  const pageIn = pageInTool(restore, options.maxPageInTokens ?? DEFAULT_PAGE_IN_TOKENS);
+  const pageIn = pageInTool(restore, options.maxPageInTokens ?? 16_000);
 
   return {
     specificationVersion: 'v3',
@@ -429,11 +429,34 @@ function withoutHandles(prompt: LanguageModelV3Prompt, original: LanguageModelV3
 
 /** The middleware's `page_in`: the raw results behind handles, as its result, up to `maxPageInTokens` in all. */
 function pageInTool(restore: (uri: string) => Promise<string | undefined>, maxPageInTokens: number): AiTool {
-  checkPageInTokens('compressionMiddleware', maxPageInTokens);
+  if (!Number.isInteger(maxPageInTokens) || maxPageInTokens < 1)
+    throw new RangeError(`compressionMiddleware: maxPageInTokens must be an integer ≥ 1, got ${maxPageInTokens}.`);
   return aiTool({
     description:
       'Return the full, uncompressed result behind the handles of compressed tool results (the uris after "page_in uris").',
     inputSchema: z.object({ uris: z.array(z.string().min(1).max(500)).min(1).max(10) }),
-    execute: ({ uris }: { uris: string[] }) => pageInText(uris, restore, maxPageInTokens),
+    execute: async ({ uris }: { uris: string[] }) => {
+      const parts: string[] = [];
+      let left = maxPageInTokens;
+      for (const uri of uris) {
+        // Only the handles of compressed results: not any page the shared service may hold.
+        const body = uri.startsWith('tool://') ? await restore(uri) : undefined;
+        if (body === undefined) {
+          parts.push(
+            `${uri}: no such result (only the uris after "page_in uris" in a compressed result can be paged in).`,
+          );
+          continue;
+        }
+        const tokens = countTokens(body);
+        const shown = tokens <= left ? body : headAtWordBoundary(body, Math.max(0, left));
+        left -= countTokens(shown);
+        parts.push(
+          shown === body
+            ? `${uri}:\n${body}`
+            : `${uri} (the first ${countTokens(shown)} of ${tokens} tokens; the rest is over maxPageInTokens):\n${shown}`,
+        );
+      }
+      return parts.join('\n\n');
+    },
   });
 }

@@ -218,52 +218,6 @@ describe('observationCompressor: the raw result stays retrievable', () => {
   });
 });
 
-describe('observationCompressor: the handle is never a dead end (issue 28.6)', () => {
-  it("an agent without instruction paging gets the compressor's page_in, which returns the raw result", async () => {
-    const raw = `order #W7\n${'status: delivered; total 12.50; carrier note about the parcel.\n'.repeat(80)}end of order`;
-    const bigTool = tool({
-      name: 'get_order',
-      description: 'Returns an order.',
-      inputSchema: z.object({ id: z.string() }),
-      execute: () => raw,
-    });
-    const cObs = observationCompressor({ compressor: stubBackend('order #W7 delivered'), thresholdTokens: 100 });
-    let handle: string | undefined;
-    const model = scriptedModel([
-      { toolCalls: [{ toolName: 'get_order', input: { id: '#W7' } }] },
-      ({ view }) => {
-        const last = view.turns.at(-1);
-        handle = last?.role === 'tool' ? handleOf(last.results[0]?.output ?? '') : undefined;
-        return { toolCalls: [{ toolName: 'page_in', input: { uris: [handle, 'doc://elsewhere'] } }] };
-      },
-      'done',
-    ]);
-    // A plain agent: no paged instruction, no paging tools.
-    const agent = new Agent({
-      name: 'a',
-      instruction: 'You read orders.',
-      tools: [bigTool],
-      observationProcessors: [cObs],
-    });
-    await new Runner({ agent, model }).run({ userId: 'u', message: 'Read order #W7.' });
-    model.assertComplete();
-    // The tool is offered from the first call on, so the handle points at something the model has.
-    expect(model.calls[0]?.tools?.map((t) => t.name)).toContain('page_in');
-    const paged = model.views[2]?.turns.at(-1);
-    const output = paged?.role === 'tool' ? (paged.results[0]?.output ?? '') : '';
-    expect(output).toContain(`${handle}:\n${raw}`);
-    expect(output).toContain('doc://elsewhere: no such result');
-  });
-
-  it('offers one page_in of its own (an agent with the paging page_in keeps that one: see the test above) and checks its cap', () => {
-    const cObs = observationCompressor({ thresholdTokens: 100 });
-    const own = createPagingTools(cObs.service).page_in;
-    expect(cObs.tools.map((t) => t.name)).toEqual(['page_in']);
-    expect(cObs.tools[0]).not.toBe(own);
-    expect(() => observationCompressor({ maxPageInTokens: 0 })).toThrow(/maxPageInTokens/u);
-  });
-});
-
 describe('observationCompressor with the LLM backend', () => {
   it('prompts with the guideline, every placeholder filled, uses the answer and records the call', async () => {
     const compressorModel = scriptedModel(['{"order":"#W7","status":"pending"}'], { modelId: 'small' });

@@ -5,7 +5,6 @@
  * compressed text ends with its handle, so `page_in` restores the original byte for byte.
  */
 import { createHash } from 'node:crypto';
-import type { AnyTool } from '../agents/tool.js';
 import type { ObservationContext, ObservationProcessor, ToolObservation } from '../context/observation.js';
 import type { ContextItem } from '../context/request.js';
 import { groupTurns } from '../context/history.js';
@@ -23,7 +22,6 @@ import { checkRatio } from './history.js';
 import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { fenceBoundary } from '../paging/fence.js';
 import { argumentText, fenceQuoted, handleLine, renderTranscript } from './transcript.js';
-import { checkPageInTokens, DEFAULT_PAGE_IN_TOKENS, handlePageInTool } from './handle-tool.js';
 
 /** ACON's T_obs (1,024 tokens), which the ACON benchmark strategies start from. */
 export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
@@ -81,11 +79,6 @@ export interface ObservationCompressorOptions {
    * again. A result that changed (a status polled again) is compressed as usual. Default true.
    */
   expandOnRepeat?: boolean;
-  /**
-   * Largest result of the `page_in` this compressor offers (see {@link ObservationCompressor.tools}), in
-   * tokens. Default 16,000.
-   */
-  maxPageInTokens?: number;
 }
 
 /** The observation processor, with the paging service that holds the raw results. */
@@ -93,12 +86,6 @@ export interface ObservationCompressor extends ObservationProcessor {
   /** Holds every raw result that was compressed; bind `page_in` to it (`createPagingTools(service)`). */
   readonly service: PagingService;
   readonly backend: CompressorBackend;
-  /**
-   * A `page_in` that returns the raw result behind a handle as its result. The runner gives it to an agent
-   * that has no tool named `page_in`; an agent with instruction paging over the same service keeps its own,
-   * which loads the result into the instruction instead.
-   */
-  readonly tools: readonly AnyTool[];
 }
 
 function checkTokens(name: string, value: number): void {
@@ -140,12 +127,6 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('observationCompressor', targetRatio);
   const expandOnRepeat = options.expandOnRepeat ?? true;
-  const maxPageInTokens = options.maxPageInTokens ?? DEFAULT_PAGE_IN_TOKENS;
-  checkPageInTokens('observationCompressor', maxPageInTokens);
-  const pageIn = handlePageInTool(
-    async (uri, sessionId) => (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body,
-    maxPageInTokens,
-  );
   // Per session, the first call id of each result that was compressed (keyed by a hash of the call and the
   // output); bounded, oldest sessions first. The same call id again is the same result processed again
   // (a framework that filters its history on every model call), not a repeat.
@@ -167,7 +148,6 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
     name: `acon-obs(${backend.name}, ${threshold})`,
     service,
     backend,
-    tools: [pageIn],
     async process(obs: ToolObservation, ctx: ObservationContext): Promise<ToolObservation> {
       if (obs.isError || exclude.has(obs.toolName)) return obs;
       const tokens = countTokens(obs.output);

@@ -2,7 +2,6 @@
  * Observation processors transform a tool result before it is appended to history: auto-paging and
  * observation compression plug in here, so the runner stays unaware of them.
  */
-import type { AnyTool } from '../agents/tool.js';
 import type { Ledger } from '../tokens/ledger.js';
 import type { ContextItem } from './request.js';
 
@@ -35,10 +34,5 @@ export interface ObservationContext {
 /** One stage that may rewrite a tool result (for example into a receipt with a page handle). */
 export interface ObservationProcessor {
   readonly name: string;
-  /**
-   * Tools the processor's output points the model at (an observation compressor's `page_in`, which follows
-   * the handles it writes). The runner gives each to the agent unless the agent has a tool of that name.
-   */
-  readonly tools?: readonly AnyTool[];
   process(observation: ToolObservation, context: ObservationContext): ToolObservation | Promise<ToolObservation>;
 }
