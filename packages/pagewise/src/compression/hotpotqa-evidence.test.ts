@@ -21,8 +21,7 @@ import { findDataPath, missingDataHint } from '../util/data-dir.js';
 const DATA = findDataPath('hotpotqa/dev.jsonl');
 const RATIO = 0.5;
 const present = existsSync(DATA);
-if (!present)
-  console.log(`hotpotqa-evidence: skipped, no HotpotQA data at ${DATA}. ${missingDataHint('hotpotqa')}`);
+if (!present) console.log(`hotpotqa-evidence: skipped, no HotpotQA data at ${DATA}. ${missingDataHint('hotpotqa')}`);
 
 const QuestionSchema = z.object({
   _id: z.string(),
