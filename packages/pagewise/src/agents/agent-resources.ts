@@ -26,7 +26,10 @@ export interface ResolvedModel {
 /** Resolves and caches each agent's model and tools for a runner. */
 export class AgentResources {
   private readonly models = new Map<Agent, ResolvedModel>();
-  private readonly agentTools = new WeakMap<Agent, { tools: Map<string, AnyTool>; defs: ToolDefinition[] }>();
+  private readonly agentTools = new WeakMap<
+    Agent,
+    { tools: Map<string, AnyTool>; names: ReadonlySet<string>; defs: ToolDefinition[] }
+  >();
 
   constructor(
     private readonly defaults: { model?: ModelSpec; modelOptions?: ResolveModelOptions; contextWindow?: number },
@@ -52,13 +55,14 @@ export class AgentResources {
   }
 
   /** The agent's tools by name and their definitions, with the transfer tool when it has sub-agents. */
-  toolsOf(agent: Agent): { tools: Map<string, AnyTool>; defs: ToolDefinition[] } {
+  toolsOf(agent: Agent): { tools: Map<string, AnyTool>; names: ReadonlySet<string>; defs: ToolDefinition[] } {
     let t = this.agentTools.get(agent);
     if (!t) {
       const list: AnyTool[] = [...agent.tools];
       const targets = agent.transferTargets();
       if (targets.length > 0 && !list.some((x) => x.name === TRANSFER_TOOL)) list.push(transferTool(targets));
-      t = { tools: new Map(list.map((x) => [x.name, x])), defs: list.map(definitionOf) };
+      const tools = new Map(list.map((x) => [x.name, x]));
+      t = { tools, names: new Set(tools.keys()), defs: list.map(definitionOf) };
       this.agentTools.set(agent, t);
     }
     return t;

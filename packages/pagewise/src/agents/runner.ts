@@ -452,13 +452,15 @@ export class Runner {
     invalidArgs: ReadonlyMap<string, string>,
     recentItems: StepScope['recentItems'],
   ): StepScope {
+    const { tools, names } = this.resources.toolsOf(agent);
     return {
       agent,
       session: inv.session,
       invocationId: inv.invocationId,
       stepId,
       task: inv.input.message,
-      tools: this.resources.toolsOf(agent).tools,
+      tools,
+      toolNames: names,
       invalidArgs,
       recentItems,
       ledger: inv.ledger.ledger,

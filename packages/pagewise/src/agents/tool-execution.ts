@@ -25,6 +25,8 @@ export interface StepScope {
   /** The text of the user message that started the invocation. */
   task: string;
   tools: ReadonlyMap<string, AnyTool>;
+  /** The names of `tools`, for observation processors that point the model to a tool. */
+  toolNames: ReadonlySet<string>;
   /** Why a call's arguments were refused before any tool ran, by call id. */
   invalidArgs: ReadonlyMap<string, string>;
   /** The history items of the request that produced the calls. */
@@ -189,6 +191,7 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
         services: scope.services,
         ledger: scope.ledger,
         signal: scope.signal,
+        toolNames: scope.toolNames,
       });
     obs = await (telemetry ? telemetry.processor(p.name, 'observation', run) : run());
   }

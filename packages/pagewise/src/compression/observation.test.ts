@@ -218,6 +218,52 @@ describe('observationCompressor: the raw result stays retrievable', () => {
   });
 });
 
+describe('observationCompressor: no handle without page_in (issue 28.6)', () => {
+  const bigTool = tool({
+    name: 'get_order',
+    description: 'Returns an order.',
+    inputSchema: z.object({ id: z.string() }),
+    execute: () => 'status: delivered; total 12.50\n'.repeat(120),
+  });
+
+  it('a runner agent without page_in is told the full result is unavailable, not pointed to a missing tool', async () => {
+    const cObs = observationCompressor({ compressor: stubBackend('order #W7 delivered'), thresholdTokens: 100 });
+    const model = scriptedModel([{ toolCalls: [{ toolName: 'get_order', input: { id: '#W7' } }] }, 'done']);
+    const agent = new Agent({
+      name: 'a',
+      instruction: 'You read orders.',
+      tools: [bigTool],
+      observationProcessors: [cObs],
+    });
+    await new Runner({ agent, model }).run({ userId: 'u', message: 'Read order #W7.' });
+    model.assertComplete();
+    const seen = model.views[1]?.turns.at(-1);
+    const output = seen?.role === 'tool' ? (seen.results[0]?.output ?? '') : '';
+    expect(output).toContain('order #W7 delivered');
+    expect(output).not.toContain('page_in');
+    expect(handleOf(output)).toBeUndefined();
+    expect(output.split('\n').at(-1)).toMatch(
+      /^\[pagewise\] Compressed from \d+ tokens; the full result is not available to you in this call\.$/u,
+    );
+  });
+
+  it('keeps the handle for an agent that has page_in, and outside a runner where the tools are unknown', async () => {
+    const cObs = observationCompressor({ compressor: stubBackend('order #W7 delivered'), thresholdTokens: 100 });
+    const big = observation('status: delivered; total 12.50\n'.repeat(120));
+    const told = await cObs.process(big, context({ toolNames: new Set(['get_order', 'page_in']) }));
+    expect(handleOf(told.output)).toBe('tool://get_order/c1');
+    const unknown = await cObs.process({ ...big, toolCallId: 'c2' }, context({ sessionId: 's2' }));
+    expect(handleOf(unknown.output)).toBe('tool://get_order/c2');
+    const without = await cObs.process(
+      { ...big, toolCallId: 'c3' },
+      context({ sessionId: 's3', toolNames: new Set(['get_order']) }),
+    );
+    expect(handleOf(without.output)).toBeUndefined();
+    // The raw result is kept all the same, so a later page_in (or the inspector) can still read it.
+    expect(await cObs.service.body('tool://get_order/c3', 's3')).toBe(big.output);
+  });
+});
+
 describe('observationCompressor with the LLM backend', () => {
   it('prompts with the guideline, every placeholder filled, uses the answer and records the call', async () => {
     const compressorModel = scriptedModel(['{"order":"#W7","status":"pending"}'], { modelId: 'small' });

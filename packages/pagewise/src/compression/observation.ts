@@ -2,7 +2,9 @@
  * C_obs, ACON's observation compressor, as an observation processor: a tool result above T_obs is
  * compressed by a backend steered by the observation guideline, given the task and the recent steps,
  * and the agent sees only the compressed text. The raw result is kept as a page first, and the
- * compressed text ends with its handle, so `page_in` restores the original byte for byte.
+ * compressed text ends with its handle, so `page_in` restores the original byte for byte. An agent that
+ * has no `page_in` (the runner says which tools it has) gets no handle, only how large the original was:
+ * a pointer to a tool it cannot call would be a dead end.
  */
 import { createHash } from 'node:crypto';
 import type { ObservationContext, ObservationProcessor, ToolObservation } from '../context/observation.js';
@@ -21,7 +23,7 @@ import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js'
 import { checkRatio } from './history.js';
 import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { fenceBoundary } from '../paging/fence.js';
-import { argumentText, fenceQuoted, handleLine, renderTranscript } from './transcript.js';
+import { argumentText, fenceQuoted, handleLine, renderTranscript, unreachableHandleLine } from './transcript.js';
 
 /** ACON's T_obs (1,024 tokens), which the ACON benchmark strategies start from. */
 export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
@@ -83,7 +85,10 @@ export interface ObservationCompressorOptions {
 
 /** The observation processor, with the paging service that holds the raw results. */
 export interface ObservationCompressor extends ObservationProcessor {
-  /** Holds every raw result that was compressed; bind `page_in` to it (`createPagingTools(service)`). */
+  /**
+   * Holds every raw result that was compressed; bind `page_in` to it (`createPagingTools(service)`) and
+   * give that tool to the agent, or its compressed results carry no handle.
+   */
   readonly service: PagingService;
   readonly backend: CompressorBackend;
 }
@@ -179,7 +184,11 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
         },
       });
       const fence = boundary();
-      const handle = handleLine(uri, tokens);
+      // A handle only helps an agent that can follow it; one without `page_in` is told the result is gone.
+      const handle =
+        ctx.toolNames === undefined || ctx.toolNames.has('page_in')
+          ? handleLine(uri, tokens)
+          : unreachableHandleLine(tokens);
       let maxTokens = tokenBudget(tokens, repeat ? 1 : guideline.rules.ratio, options.maxTokens);
       let rules = repeat ? { ...guideline.rules, ratio: 1 } : guideline.rules;
       if (targetRatio !== undefined && !repeat) {

@@ -78,6 +78,14 @@ export function handleLine(uri: string, originalTokens: number): string {
   return `[pagewise] Compressed from ${originalTokens} tokens; the full result: page_in uris ${JSON.stringify([uri])}`;
 }
 
+/**
+ * The line a compressed observation ends with when nothing can follow a handle (the agent has no
+ * `page_in`): how large the original was, and no pointer to a tool the model does not have.
+ */
+export function unreachableHandleLine(originalTokens: number): string {
+  return `[pagewise] Compressed from ${originalTokens} tokens; the full result is not available to you in this call.`;
+}
+
 const HANDLE_LINE =
   /^\[pagewise\] Compressed from \d+ tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/mu;
 
@@ -100,7 +108,7 @@ const HANDLE_LINE_GLOBAL = new RegExp(HANDLE_LINE.source, 'gmu');
  */
 export function withoutHandle(text: string): string {
   return text.replace(HANDLE_LINE_GLOBAL, (line) => {
-    const tokens = /Compressed from (\d+) tokens/u.exec(line)?.[1] ?? '?';
-    return `[pagewise] Compressed from ${tokens} tokens; the full result is not available to you in this call.`;
+    // HANDLE_LINE matched, so the count is there.
+    return unreachableHandleLine(Number(/Compressed from (\d+) tokens/u.exec(line)?.[1]));
   });
 }

@@ -29,6 +29,11 @@ export interface ObservationContext {
   /** The run's ledger, so processors that call models record their cost. */
   ledger: Ledger;
   signal: AbortSignal;
+  /**
+   * Names of the tools the agent can call on its next request. Absent when the caller does not know (a
+   * framework adapter that does not say): processors then assume a tool they point to exists.
+   */
+  toolNames?: ReadonlySet<string>;
 }
 
 /** One stage that may rewrite a tool result (for example into a receipt with a page handle). */
