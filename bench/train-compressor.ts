@@ -13,7 +13,13 @@
  * weighted log-loss: deterministic, seconds on one core. With `--pairwise` the same fit runs on pairs of
  * units of one item instead ({@link pairSamples}), which orders units within an input directly.
  *
+ * Teacher labels: `--teacher <calls.db>` adds the observation calls an LLM compressor made in successful
+ * episodes (the database `pagewise optimize` recorded them in, which `pagewise distill export` reads) as
+ * one more domain, `teacher`: a unit is positive when the teacher kept it (compression-eval/teacher.ts).
+ * Its tuning split joins the fit; its test split is reported as the teacher-agreement recall.
+ *
  * Usage: PAGEWISE_SHARED_DATA=<data folder> npm run train:compressor [-- --no-write] [--no-ablation] [--pairwise]
+ *        [--teacher <calls.db>]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,6 +36,7 @@ import {
   seededShuffle,
 } from 'pagewise/internal';
 import { suiteItems, type SuiteItem } from './compression-eval/suite.js';
+import { teacherItems } from './compression-eval/teacher.js';
 import { runSuite, SUITE_TAU, suiteTable, type ItemCompressor } from './compression-eval/suite-run.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -233,10 +240,20 @@ export const EXTRACTIVE_PARAMS: LearnedParams = ${JSON.stringify(params, null, 2
 `;
 }
 
+/** The file after `--teacher`, if given. */
+export function teacherArgument(argv: readonly string[]): string | undefined {
+  const at = argv.indexOf('--teacher');
+  if (at < 0) return undefined;
+  const file = argv[at + 1];
+  if (file === undefined || file.startsWith('--'))
+    throw new Error('--teacher takes the call database recorded by `pagewise optimize` (its --db).');
+  return file;
+}
+
 /** Fits, ablates, runs leave-one-domain-out, writes the parameters and the report. */
-export async function main(write = true, ablate = true, pairwise = false): Promise<void> {
+export async function main(write = true, ablate = true, pairwise = false, teacher?: string): Promise<void> {
   const started = performance.now();
-  const items = await suiteItems();
+  const items = [...(await suiteItems()), ...(teacher !== undefined ? await teacherItems(teacher) : [])];
   const tune = items.filter((i) => i.split === 'tune');
   const test = items.filter((i) => i.split === 'test');
   const units = unitSamples(tune);
@@ -304,5 +321,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     !process.argv.includes('--no-write'),
     !process.argv.includes('--no-ablation'),
     process.argv.includes('--pairwise'),
+    teacherArgument(process.argv),
   );
 }

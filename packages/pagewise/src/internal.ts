@@ -60,6 +60,8 @@ export { hashBody } from './paging/page-store.js';
 export { WANT_READ_KEY } from './paging/service.js';
 export { hasCjk, wordTokens } from './text/words.js';
 export { queryTerms } from './text/query-terms.js';
+export { isIdentifierToken } from './text/identifiers.js';
+export { isStopword } from './text/stopwords.js';
 export { sentenceSpans, splitSentences } from './text/sentences.js';
 export {
   compressExtractive,

@@ -1,0 +1,116 @@
+/**
+ * Teacher labels for the learned scorer: the observation-compressor calls an LLM compressor (the teacher)
+ * made in episodes that succeeded, the same calls `pagewise distill export` writes as fine-tuning JSONL,
+ * read from the database they were recorded in. This is ACON's distillation in the form the extractive
+ * compressor can take: instead of a small model learning to write what the teacher wrote, the scorer
+ * learns which units of the input the teacher kept.
+ *
+ * A unit (sentence, row, line, JSON value) of a call's observation is labelled kept when every value it
+ * holds (a number, an id, a code) appears in the teacher's output as a whole word, or, for a unit with no
+ * such value, when most of its content words do: an LLM rewrites the words around a value but, as the
+ * default guideline tells it, copies the value. Each call becomes one item of the domain `teacher`,
+ * graded on the values the teacher kept (the teacher-agreement recall), split by a hash of the call id as
+ * the suite's own sets are.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { SqliteCompressorCallStore } from '@pagewise/sqlite';
+import { isIdentifierToken, isStopword } from 'pagewise/internal';
+import { hashedSplit, type SuiteItem } from './suite.js';
+
+/** Domain of teacher items (their set also names the database). */
+export const TEACHER_DOMAIN = 'teacher';
+/** Share of a unit's content words the teacher's output must hold for a unit with no value. */
+export const WORD_COVERAGE = 0.6;
+
+const TOKEN = /[#$€£]?[\p{L}\p{N}][\p{L}\p{N}_.,:/-]*/gu;
+const NUMBER = /^[#$€£]?[-+]?\d[\d,]*(?:\.\d+)?%?$/u;
+const DATE = /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$/u;
+
+/** The token as a value is compared: trailing punctuation and thousands separators dropped. */
+function normalizeValue(token: string): string {
+  return token.replace(/[.,:/-]+$/u, '').replace(/(?<=\d),(?=\d{3}\b)/gu, '');
+}
+
+/** The values of `text` (numbers, dates, ids, codes), normalized, in order of first appearance. */
+export function valuesOf(text: string): string[] {
+  const out = new Set<string>();
+  for (const match of text.matchAll(TOKEN)) {
+    const token = normalizeValue(match[0]);
+    if (NUMBER.test(token) || DATE.test(token) || isIdentifierToken(token.replace(/^[$€£]/u, ''))) out.add(token);
+  }
+  return [...out];
+}
+
+/** The content words of `text`: lower-cased words of 3+ letters that are not stopwords. */
+export function contentWords(text: string): string[] {
+  const out = new Set<string>();
+  for (const match of text.toLowerCase().matchAll(/\p{L}{3,}/gu)) if (!isStopword(match[0])) out.add(match[0]);
+  return [...out];
+}
+
+/** Whether the teacher's `output` kept the unit `unitText` of its input (see the module comment). */
+export function teacherKeeps(unitText: string, output: string): boolean {
+  const values = valuesOf(unitText);
+  if (values.length > 0) {
+    const kept = new Set(valuesOf(output));
+    return values.every((v) => kept.has(v));
+  }
+  const words = contentWords(unitText);
+  if (words.length === 0) return false;
+  const kept = new Set(contentWords(output));
+  return words.filter((w) => kept.has(w)).length / words.length >= WORD_COVERAGE;
+}
+
+/** Options of {@link teacherItems}. */
+export interface TeacherOptions {
+  /** Only calls of episodes scored at least this. Default 1 (succeeded), as `distill export`. */
+  minSuccess?: number;
+}
+
+/**
+ * The teacher items of a call database: one per observation call of an LLM backend in a successful
+ * episode whose output kept at least one value of its input; identical (input, output) pairs once.
+ */
+export async function teacherItems(dbPath: string, options: TeacherOptions = {}): Promise<SuiteItem[]> {
+  // Opening creates a database; a mistyped path must say so instead of training on nothing.
+  if (!existsSync(dbPath))
+    throw new Error(
+      `--teacher: no call database at ${dbPath} (the --db of \`pagewise optimize\` or \`distill export\`).`,
+    );
+  const store = new SqliteCompressorCallStore({ path: dbPath });
+  try {
+    const records = await store.list({ target: 'observation', minSuccess: options.minSuccess ?? 1 });
+    const seen = new Set<string>();
+    const items: SuiteItem[] = [];
+    for (const record of records) {
+      if (!record.backend.startsWith('llm')) continue;
+      const { observation, task } = record.input;
+      const key = `${observation}\u0000${record.output}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const inInput = new Set(valuesOf(observation));
+      const evidence = valuesOf(record.output).filter((v) => inInput.has(v));
+      if (evidence.length === 0) continue;
+      items.push({
+        set: `${TEACHER_DOMAIN} (${path.basename(dbPath)})`,
+        domain: TEACHER_DOMAIN,
+        id: record.id,
+        split: hashedSplit(record.id),
+        text: observation,
+        query: task,
+        json: /^\s*[[{]/u.test(observation),
+        chat: false,
+        evidenceCount: evidence.length,
+        kept: (output) => {
+          const values = new Set(valuesOf(output));
+          return evidence.filter((v) => values.has(v)).length;
+        },
+        holds: (unitText) => teacherKeeps(unitText, record.output),
+      });
+    }
+    return items;
+  } finally {
+    await store.close();
+  }
+}
