@@ -10,7 +10,7 @@ import { isAiSdkMessages, readAiSdk } from './formats/ai-sdk.js';
 import { isAtif, readAtif } from './formats/atif.js';
 import { isChatMessage, readOpenAiChat } from './formats/openai-chat.js';
 import { isAgentsItems, readOpenAiAgents } from './formats/openai-agents.js';
-import { isOtlp, isSpanArray, readOtelGenAi, readOtelSpanArray } from './formats/otel-spans.js';
+import { isOtlp, isSpanArray, readOtelGenAi, readOtelGenAiLines, readOtelSpanArray } from './formats/otel-spans.js';
 import { isPagewiseSession, readPagewiseSession } from './formats/pagewise-session.js';
 import { TRACE_FORMAT_DESCRIPTIONS, TRACE_FORMATS, type ReplayTrace, type TraceFormat } from './trace.js';
 
@@ -134,19 +134,20 @@ export function parseTraces(text: string, name: string, options: ReadTracesOptio
   const nonBlank = lines.filter((l) => l.trim() !== '');
   if (nonBlank.length < 2 || (!nonBlank[0]!.trim().startsWith('{') && !nonBlank[0]!.trim().startsWith('[')))
     throw new TraceFormatError(name, `not valid JSON (${wholeError.message}) nor JSONL`);
-  const traces: ReplayTrace[] = [];
+  const parsed: { value: unknown; at: string }[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     const at = `${name}:${index + 1}`;
-    let value: unknown;
     try {
-      value = JSON.parse(line);
+      parsed.push({ value: JSON.parse(line), at });
     } catch (error) {
       throw new TraceFormatError(at, `not valid JSON (${(error as Error).message})`);
     }
-    traces.push(...readValue(value, `${name}:${index + 1}`, at, options));
   });
-  return traces;
+  // OTLP exports a line each: a trace is the spans of one trace id across every line, not one per line.
+  if ((options.format ?? 'otel-genai') === 'otel-genai' && parsed.every((line) => isOtlp(line.value)))
+    return readOtelGenAiLines(parsed, name);
+  return parsed.flatMap(({ value, at }) => readValue(value, at, at, options));
 }
 
 /**

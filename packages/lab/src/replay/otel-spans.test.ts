@@ -71,6 +71,39 @@ describe('pagewise span export', () => {
     expect(report.strategies.find((s) => s.name === 'none')!.recall).toBe(1);
   });
 
+  it('reads a collector JSONL file, one export a line, as one trace per trace id across the lines', async () => {
+    type Otlp = { resourceSpans: { resource?: unknown; scopeSpans: { scope?: unknown; spans: unknown[] }[] }[] };
+    // The file exporter writes each batch it receives as a line: here, one span a line, two runs interleaved.
+    const lines = (otlp: Otlp): Otlp[] =>
+      otlp.resourceSpans.flatMap((rs) =>
+        rs.scopeSpans.flatMap((ss) =>
+          ss.spans.map((span) => ({ resourceSpans: [{ ...rs, scopeSpans: [{ ...ss, spans: [span] }] }] })),
+        ),
+      );
+    const first = await recordPagewiseSpans({ recordContent: true });
+    const second = await recordPagewiseSpans({ recordContent: true });
+    const a = lines(first.otlp as Otlp);
+    const b = lines(second.otlp as Otlp);
+    expect(a.length).toBeGreaterThan(2);
+    const mixed = a.flatMap((line, i) => [line, ...(b[i] ? [b[i]] : [])]).concat(b.slice(a.length));
+    const text = `${mixed.map((line) => JSON.stringify(line)).join('\n')}\n`;
+    const traces = parseTraces(text, 'collector.jsonl');
+    expect(traces.map((t) => t.id).sort()).toEqual(
+      [first.spans[0]!.spanContext().traceId, second.spans[0]!.spanContext().traceId].sort(),
+    );
+    const [whole] = parseTraces(JSON.stringify(first.otlp), 'otlp.json');
+    for (const trace of traces) {
+      expectCancelConversation(trace);
+      expect(trace.items).toEqual(whole!.items);
+    }
+    // A malformed line is named by its line number.
+    const broken = [...mixed];
+    broken[3] = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 7 }] }] }] } as unknown as Otlp;
+    expect(caught(() => parseTraces(broken.map((l) => JSON.stringify(l)).join('\n'), 'c.jsonl')).message).toContain(
+      'c.jsonl:4',
+    );
+  });
+
   it('refuses spans recorded without content, saying to turn content recording on', async () => {
     const run = await recordPagewiseSpans({ recordContent: false });
     for (const value of [run.otlp, run.plain]) {

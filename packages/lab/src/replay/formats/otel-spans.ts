@@ -172,6 +172,23 @@ function itemsOfMessages(messages: z.output<typeof Messages>, system: string[]):
 
 /** Reads an OTLP JSON export (already parsed) into one trace per trace id. */
 export function readOtelGenAi(value: unknown, meta: { source: string }): ReplayTrace[] {
+  return tracesOfSpans(otlpSpanRecords(value, meta.source), meta.source);
+}
+
+/**
+ * Reads the lines of an OTLP JSON Lines file (the OpenTelemetry Collector's file exporter writes one export
+ * per line, and a trace's spans can be spread over several) into one trace per trace id across all lines.
+ * `lines` are the parsed lines with the location each error names.
+ */
+export function readOtelGenAiLines(lines: readonly { value: unknown; at: string }[], source: string): ReplayTrace[] {
+  return tracesOfSpans(
+    lines.flatMap((line) => otlpSpanRecords(line.value, line.at)),
+    source,
+  );
+}
+
+function otlpSpanRecords(value: unknown, source: string): SpanRecord[] {
+  const meta = { source };
   const otlp = parseAt(Otlp, value, meta.source);
   const records: SpanRecord[] = [];
   otlp.resourceSpans.forEach((rs, r) =>
@@ -189,7 +206,7 @@ export function readOtelGenAi(value: unknown, meta: { source: string }): ReplayT
       }),
     ),
   );
-  return tracesOfSpans(records, meta.source);
+  return records;
 }
 
 /** Reads a plain array of SDK spans (already parsed) into one trace per trace id. */
