@@ -94,6 +94,8 @@ export function searchesOf(text: string, terms: Bm25Terms): readonly Bm25Search[
 // Fuzzy candidates are found through the trigrams of the indexed terms: each piece of a query term is at
 // least this long when the term is allowed edits (a shorter piece falls back to a scan by length).
 const GRAM = 3;
+// Fuzzy searches of one index answered by a scan before its trigrams are indexed.
+const SCANNED_SEARCHES = 16;
 
 /** The terms of the texts, with what a search needs to find prefix and fuzzy matches quickly. */
 class TermIndex {
@@ -107,6 +109,7 @@ class TermIndex {
   private byGram: Map<string, number[]> | undefined;
   private seenAt: Int32Array | undefined;
   private stamp = 0;
+  private fuzzySearches = 0;
 
   constructor(texts: readonly string[], terms: Bm25Terms) {
     this.lengths = new Array<number>(texts.length);
@@ -152,8 +155,7 @@ class TermIndex {
     if (this.postings.has(term)) return true;
     if (prefixed && (term.length < HEAD || this.heads().has(head))) return true;
     if (maxEdits === 0) return false;
-    if (grams === undefined) return true;
-    this.gramIndex();
+    if (grams === undefined || this.byGram === undefined) return true;
     return grams.some((gram) => this.byGram!.has(gram));
   }
 
@@ -164,7 +166,9 @@ class TermIndex {
    * those trigrams are compared.
    */
   near({ term, maxEdits: max, pieces, grams }: Bm25Search): [string, number][] {
-    if (grams === undefined) return this.nearByLength(term, max, pieces);
+    // A few searches scan the terms of near length; the trigrams pay off from a long query on.
+    this.fuzzySearches += 1;
+    if (grams === undefined || this.fuzzySearches <= SCANNED_SEARCHES) return this.nearByLength(term, max, pieces);
     const ordered = this.gramIndex();
     const seenAt = this.seenAt!;
     this.stamp += 1;
