@@ -132,11 +132,33 @@ function argumentScalars(input: unknown, into: string[] = []): string[] {
   return into;
 }
 
+/** An argument scalar as {@link argumentUses} compares it: lower case, and its canonical form. */
+interface ArgumentScalar {
+  text: string;
+  canonical: string;
+}
+
+function argumentScalar(scalar: string): ArgumentScalar {
+  const text = scalar.trim().toLowerCase();
+  return { text, canonical: canonicalValue(text) };
+}
+
+/** A value seen so far, with what matching it needs computed once. */
+interface Origin {
+  value: ObservedValue;
+  index: number;
+  toolName: string;
+  toolCallId: string;
+  forms: readonly string[];
+  canonical: string;
+  /** How much of the known text is known not to hold the value. */
+  checked: number;
+}
+
 /** Whether an argument scalar is, or holds, the value. */
-function argumentUses(scalar: string, value: ObservedValue): boolean {
-  const s = scalar.trim().toLowerCase();
-  if (canonicalValue(s) === canonicalValue(value.key)) return true;
-  return s.length > value.key.length && holdsValue(s, value);
+function argumentUses(scalar: ArgumentScalar, from: Origin): boolean {
+  if (scalar.canonical === from.canonical) return true;
+  return scalar.text.length > from.value.key.length && from.forms.some((f) => containsWord(scalar.text, f));
 }
 
 /**
@@ -147,9 +169,16 @@ function argumentUses(scalar: string, value: ObservedValue): boolean {
 export function usedLaterValues(items: readonly ContextItem[]): ValueUse[] {
   const uses: ValueUse[] = [];
   // Values seen so far, by key: where they first came from.
-  const origin = new Map<string, { value: ObservedValue; index: number; toolName: string; toolCallId: string }>();
-  // Lower-case texts the user (and the model) wrote so far.
+  const origin = new Map<string, Origin>();
+  // Lower-case texts the user (and the model) wrote so far, each after a line break.
   let knownText = '';
+  // Whether the known text holds a value. A match cannot span the line break before an added text (no value
+  // holds one), so only the text added since the last check is searched.
+  const known = (from: Origin): boolean => {
+    const added = knownText.slice(from.checked);
+    from.checked = knownText.length;
+    return from.forms.some((f) => containsWord(added, f));
+  };
   items.forEach((item, index) => {
     if (item.type === 'user' || item.type === 'summary') {
       knownText += `\n${item.text.toLowerCase()}`;
@@ -158,25 +187,37 @@ export function usedLaterValues(items: readonly ContextItem[]): ValueUse[] {
     if (item.type === 'tool-result') {
       if (item.isError) return;
       for (const value of observedValues(item.output)) {
-        if (origin.has(value.key) || holdsValue(knownText, value)) continue;
-        origin.set(value.key, { value, index, toolName: item.toolName, toolCallId: item.toolCallId });
+        if (origin.has(value.key)) continue;
+        const from = {
+          value,
+          index,
+          toolName: item.toolName,
+          toolCallId: item.toolCallId,
+          forms: forms(value),
+          canonical: canonicalValue(value.key),
+          checked: 0,
+        };
+        if (!known(from)) origin.set(value.key, from);
       }
       return;
     }
     const reply = item.text.toLowerCase();
-    const calls = item.toolCalls.map((c) => ({ tool: c.toolName, scalars: argumentScalars(c.input) }));
+    const calls = item.toolCalls.map((c) => ({
+      tool: c.toolName,
+      scalars: argumentScalars(c.input).map(argumentScalar),
+    }));
     for (const [key, from] of origin) {
-      if (holdsValue(knownText, from.value)) {
+      if (known(from)) {
         origin.delete(key);
         continue;
       }
       let usedIn: string | undefined;
       for (const call of calls)
-        if (call.scalars.some((s) => argumentUses(s, from.value))) {
+        if (call.scalars.some((s) => argumentUses(s, from))) {
           usedIn = `call ${call.tool}`;
           break;
         }
-      if (!usedIn && holdsValue(reply, from.value)) usedIn = 'reply';
+      if (!usedIn && from.forms.some((f) => containsWord(reply, f))) usedIn = 'reply';
       if (usedIn)
         uses.push({
           value: from.value,

@@ -396,6 +396,8 @@ function distinctiveWords(sentence: string): string[] {
 /** The scalar values in tool-call arguments, as text (`{"id":"#W1","n":2}` → `#W1`, `2`). */
 function scalarValues(input: unknown): string[] {
   if (typeof input === 'string') {
+    // Most strings (names, ids) cannot start a JSON text: no parse attempt, and no exception, for them.
+    if (!JSON_START.test(input)) return [input];
     try {
       return scalarValues(JSON.parse(input));
     } catch {
@@ -406,6 +408,9 @@ function scalarValues(input: unknown): string[] {
   if (typeof input === 'object' && input !== null) return Object.values(input).flatMap(scalarValues);
   return input === null || input === undefined ? [] : [String(input)];
 }
+
+// What a JSON text can start with, after JSON's whitespace: anything else does not parse.
+const JSON_START = /^[ \t\n\r]*[[{"\-\dtfn]/u;
 
 function compressPayload(
   payload: string,

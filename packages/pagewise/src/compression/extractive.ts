@@ -35,7 +35,15 @@ import { ConfigurationError } from '../errors.js';
 import { compilePatterns, parseExtractiveRules } from './rules.js';
 import type { AlwaysKeep, ExtractiveRules } from './rules.js';
 import { hasCjk, indexTerms, wordTokens } from '../text/words.js';
-import { bm25PlusScores, type Bm25Terms } from '../text/bm25.js';
+import {
+  bm25Index,
+  bm25PlusScores,
+  searchesOf,
+  type Bm25Index,
+  type Bm25Query,
+  type Bm25Search,
+  type Bm25Terms,
+} from '../text/bm25.js';
 import { caseInsensitiveTest } from '../text/ascii-fold.js';
 import { isStopword } from '../text/stopwords.js';
 import { hasIdentifier, ID_FIELD, isIdentifierToken } from '../text/identifiers.js';
@@ -321,17 +329,19 @@ function compressText(
   // paragraph's title, as a JSON value is about its key path.
   // A table row is scored with its column headers, a turn's sentence with its speaker, likewise.
   const requirements = units.map((u) => requiredUnits(units, u));
-  const relevance = normalized(
-    bm25Scores(
-      units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(PIECE)),
-      query,
-    ),
+  const searched = searchQuery(query);
+  // Every unit's text is a piece of these texts, so a paragraph holds no term they lack.
+  const unitIndex = bm25Index(
+    units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(PIECE)),
+    BM25_TERMS,
   );
+  const relevance = normalized(unitIndex.scores(searched));
   const blocks = groupBy(units, (u) => u.block);
   const blockTexts = [...blocks.values()].map((members) => members.map((u) => u.text).join(PIECE));
   // With a single paragraph, its relevance says nothing about any unit; a constant would only shift
   // scores and make minScore mean different things for different documents.
-  const blockRelevance = blocks.size > 1 ? normalized(bm25Scores(blockTexts, query)) : blockTexts.map(() => 0);
+  const blockRelevance =
+    blocks.size > 1 ? normalized(bm25Scores(blockTexts, unitIndex.matching(searched))) : blockTexts.map(() => 0);
   const blockRank = new Map([...blocks.keys()].map((block, i) => [block, blockRelevance[i] ?? 0]));
   const keep = compilePatterns(rules.keepPatterns);
   const drop = compilePatterns(rules.dropPatterns);
@@ -634,13 +644,85 @@ const BM25_TERMS: Bm25Terms = {
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
 };
 
+/**
+ * The terms of `query` as the compressor searches them, prepared once for every set of texts a call ranks
+ * against it (a long query, the recent steps as context, costs more to analyze than the texts). A query
+ * term counts once: a long query repeats its structural words (JSON keys, tool names) so often that they
+ * would outweigh the rare terms, such as ids, that actually say which records matter. Each distinct word
+ * not a stopword is one query text, in order of first occurrence.
+ */
+export function searchQuery(query: string): Bm25Query {
+  if (wordSearches.size >= WORD_CACHE_LIMIT || lineSearches.size >= WORD_CACHE_LIMIT) {
+    // Together, so that within a call one word always has one entry (see searchesOfLines).
+    wordSearches.clear();
+    lineSearches.clear();
+  }
+  const lines = query.length < LONG_QUERY_CHARS ? undefined : searchesOfLines(query);
+  if (lines !== undefined) return { searches: lines };
+  const distinct = new Set<string>();
+  const searches: (readonly Bm25Search[])[] = [];
+  for (const word of piecesWords(query)) {
+    if (distinct.has(word)) continue;
+    distinct.add(word);
+    if (!isStopword(word)) searches.push(searchesOfWord(word));
+  }
+  return { searches };
+}
+
+// A query from this many characters is read line by line (see searchesOfLines).
+const LONG_QUERY_CHARS = 1024;
+
+// Per word, its searches; per line of a long query, those of its words that are not stopwords, in order (null:
+// a line in a script that is segmented as a whole text). Cleared together, at the start of a call.
+const wordSearches = new Map<string, readonly Bm25Search[]>();
+const lineSearches = new Map<string, readonly (readonly Bm25Search[])[] | null>();
+
+function searchesOfWord(word: string): readonly Bm25Search[] {
+  let searches = wordSearches.get(word);
+  if (searches === undefined) {
+    searches = searchesOf(word, BM25_TERMS);
+    wordSearches.set(word, searches);
+  }
+  return searches;
+}
+
+/**
+ * The searches of a long query (the task, then every later step), as {@link searchQuery} makes them from its
+ * words, or undefined for a query in Japanese, Chinese or Korean, which is segmented whole. Such a query is
+ * mostly lines seen before in other queries: it is split at line breaks, which every word break class holds
+ * and lower-casing never looks across, and each line's searches are remembered. A word's searches are one
+ * entry per cache generation, so a word met again, on this line or another, is the same entry, found by
+ * identity; a line met again adds nothing.
+ */
+function searchesOfLines(query: string): (readonly Bm25Search[])[] | undefined {
+  const seenLines = new Set<string>();
+  const taken = new Set<readonly Bm25Search[]>();
+  const searches: (readonly Bm25Search[])[] = [];
+  for (const line of query.split('\n')) {
+    if (seenLines.has(line)) continue;
+    seenLines.add(line);
+    let known = lineSearches.get(line);
+    if (known === undefined) {
+      known = hasCjk(line)
+        ? null
+        : splitWords(line.toLowerCase())
+            .filter((word) => !isStopword(word))
+            .map(searchesOfWord);
+      lineSearches.set(line, known);
+    }
+    if (known === null) return undefined;
+    for (const entry of known) {
+      if (taken.has(entry)) continue;
+      taken.add(entry);
+      searches.push(entry);
+    }
+  }
+  return searches;
+}
+
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
-export function bm25Scores(texts: readonly string[], query: string): number[] {
-  // A query term counts once: a long query (recent steps as context) repeats its structural words
-  // (JSON keys, tool names) so often that they would outweigh the rare terms, such as ids, that
-  // actually say which records matter.
-  const terms = [...new Set(piecesWords(query))].filter((t) => !isStopword(t));
-  return bm25PlusScores(texts, terms, BM25_TERMS);
+export function bm25Scores(texts: readonly string[], query: string | Bm25Query): number[] {
+  return bm25PlusScores(texts, typeof query === 'string' ? searchQuery(query) : query, BM25_TERMS);
 }
 
 /** Values divided by their maximum (all 0 when none is positive). */
@@ -798,11 +880,18 @@ const MIN_ID_SHARE = 0.25;
  */
 export const CONTEXT_WEIGHT = 0.5;
 
+/** A query and its context, each prepared for search ({@link searchQuery}); no context: undefined. */
+interface SearchedQuery {
+  query: Bm25Query;
+  context: Bm25Query | undefined;
+}
+
 /** Relevance to the query, plus {@link CONTEXT_WEIGHT} of relevance to the context, each normalized. */
-function weightedRelevance(texts: readonly string[], query: { query: string; context: string }): number[] {
-  const main = normalized(bm25Scores(texts, query.query));
+function weightedRelevance(texts: readonly string[] | Bm25Index, query: SearchedQuery): number[] {
+  const index = 'scores' in texts ? texts : bm25Index(texts, BM25_TERMS);
+  const main = normalized(index.scores(query.query));
   if (!query.context) return main;
-  const side = normalized(bm25Scores(texts, query.context));
+  const side = normalized(index.scores(query.context));
   return main.map((v, i) => v + CONTEXT_WEIGHT * (side[i] ?? 0));
 }
 
@@ -823,11 +912,21 @@ function compressJson(
   const drop = compilePatterns(rules.dropPatterns);
 
   const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
-  const relevance = weightedRelevance(leafTexts, query);
+  const searched = searchQuery(query.query);
+  // A record's text is made of its leaves' texts: the query terms no leaf matches match no record either.
+  const leafIndex = bm25Index(leafTexts, BM25_TERMS);
+  const relevance = weightedRelevance(leafIndex, {
+    query: searched,
+    context: query.context ? searchQuery(query.context) : undefined,
+  });
   // Records are array items and entries of id-keyed maps: the outermost (an order in a list of orders)
   // and the innermost (an item of that order). Their relevance lifts all their fields, so the id of the item the task is about
   // outranks the ids of the other items, and those of the other orders.
-  const recordQuery = { query: query.query, context: [query.context, query.keys].filter(Boolean).join('\n') };
+  const recordContext = [query.context, query.keys].filter(Boolean).join('\n');
+  const recordQuery = {
+    query: leafIndex.matching(searched),
+    context: recordContext ? leafIndex.matching(searchQuery(recordContext)) : undefined,
+  };
   const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
   const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
 
@@ -999,7 +1098,7 @@ function isRootId(leaf: JsonLeaf): boolean {
 function recordRelevance(
   leaves: readonly JsonLeaf[],
   leafTexts: readonly string[],
-  query: { query: string; context: string },
+  query: SearchedQuery,
   cut: (leaf: JsonLeaf) => number,
 ): { scores: number[]; ranked: boolean } {
   // Fields outside any record (a product's own name and id beside its variants) are no record: ranked

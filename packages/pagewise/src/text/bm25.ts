@@ -45,6 +45,58 @@ interface Posting {
   freqs: number[];
 }
 
+/** One query term as it is searched: the processed term, whether prefixes count, the edits allowed. */
+export interface Bm25Search {
+  term: string;
+  prefixed: boolean;
+  /** Edit distance allowed for fuzzy matches (0: none). */
+  maxEdits: number;
+  /** The term cut into `maxEdits + 1` pieces: a term within reach holds one of them unchanged. */
+  pieces: readonly string[];
+  /** The first trigram of each piece, or undefined when a piece is shorter (see `TermIndex.near`). */
+  grams: readonly string[] | undefined;
+  /** The first characters of the term, by which the index groups the terms a prefix can extend. */
+  head: string;
+}
+
+/**
+ * Query texts tokenized and processed once, for scoring many sets of texts against the same query
+ * (a compressor ranks units, paragraphs and records against one query).
+ */
+export interface Bm25Query {
+  /** Per query text, its searched terms in order. */
+  readonly searches: readonly (readonly Bm25Search[])[];
+}
+
+/** Tokenizes and processes `queries` as {@link bm25PlusScores} searches them. */
+export function prepareBm25Query(queries: readonly string[], terms: Bm25Terms): Bm25Query {
+  return { searches: queries.map((text) => searchesOf(text, terms)) };
+}
+
+/**
+ * The searched terms of one query text, in order: one entry of {@link Bm25Query.searches}. A caller that
+ * builds queries from the same texts again and again can remember these.
+ */
+export function searchesOf(text: string, terms: Bm25Terms): readonly Bm25Search[] {
+  const out: Bm25Search[] = [];
+  for (const token of terms.tokenize(text)) {
+    const term = terms.processTerm(token);
+    if (!term) continue;
+    const fuzzy = terms.fuzzy(term);
+    const maxEdits = fuzzy === false ? 0 : fuzzy < 1 ? Math.min(MAX_FUZZY, Math.round(term.length * fuzzy)) : fuzzy;
+    const pieces = maxEdits > 0 ? piecesOf(term, maxEdits + 1) : [];
+    const grams = pieces.every((p) => p.length >= GRAM) ? pieces.map((p) => p.slice(0, GRAM)) : undefined;
+    out.push({ term, prefixed: terms.prefix(term), maxEdits, pieces, grams, head: term.slice(0, HEAD) });
+  }
+  return out;
+}
+
+// Fuzzy candidates are found through the trigrams of the indexed terms: each piece of a query term is at
+// least this long when the term is allowed edits (a shorter piece falls back to a scan by length).
+const GRAM = 3;
+// Fuzzy searches of one index answered by a scan before its trigrams are indexed.
+const SCANNED_SEARCHES = 16;
+
 /** The terms of the texts, with what a search needs to find prefix and fuzzy matches quickly. */
 class TermIndex {
   readonly postings = new Map<string, Posting>();
@@ -52,6 +104,12 @@ class TermIndex {
   avgLength = 0;
   private byHead: Map<string, string[]> | undefined;
   private byLength: Map<number, string[]> | undefined;
+  /** Indexed terms in first-seen order, and per trigram the positions in it of the terms holding it. */
+  private ordered: string[] | undefined;
+  private byGram: Map<string, number[]> | undefined;
+  private seenAt: Int32Array | undefined;
+  private stamp = 0;
+  private fuzzySearches = 0;
 
   constructor(texts: readonly string[], terms: Bm25Terms) {
     this.lengths = new Array<number>(texts.length);
@@ -75,25 +133,90 @@ class TermIndex {
 
   /** Indexed terms that `term` is a proper prefix of, in first-seen order. */
   extensions(term: string): string[] {
+    const byHead = this.heads();
+    const pool = term.length >= HEAD ? (byHead.get(term.slice(0, HEAD)) ?? []) : [...byHead.values()].flat();
+    return pool.filter((t) => t.length > term.length && t.startsWith(term));
+  }
+
+  private heads(): Map<string, string[]> {
     if (this.byHead === undefined) {
       this.byHead = new Map();
       for (const t of this.postings.keys()) push(this.byHead, t.slice(0, HEAD), t);
     }
-    const pool = term.length >= HEAD ? (this.byHead.get(term.slice(0, HEAD)) ?? []) : [...this.byHead.values()].flat();
-    return pool.filter((t) => t.length > term.length && t.startsWith(term));
+    return this.byHead;
   }
 
-  /** Indexed terms within `max` edits of `term` (itself excluded), with their distance. */
-  near(term: string, max: number): [string, number][] {
+  /**
+   * False when `search` can match no indexed term: not one exactly, none it is a prefix of (no term starts
+   * with its first characters) and none within its edits (no term holds a piece's first trigram). A long
+   * query holds many such terms; this tells them apart without the searches' allocations.
+   */
+  mayMatch({ term, prefixed, maxEdits, grams, head }: Bm25Search): boolean {
+    if (this.postings.has(term)) return true;
+    if (prefixed && (term.length < HEAD || this.heads().has(head))) return true;
+    if (maxEdits === 0) return false;
+    if (grams === undefined || this.byGram === undefined) return true;
+    return grams.some((gram) => this.byGram!.has(gram));
+  }
+
+  /**
+   * Indexed terms within `max` edits of `term` (itself excluded), with their distance, by length and then
+   * in first-seen order. Each edit changes at most one of the `max + 1` pieces, so a term within reach
+   * holds one of them unchanged, and with it that piece's first trigram: only the terms holding one of
+   * those trigrams are compared.
+   */
+  near({ term, maxEdits: max, pieces, grams }: Bm25Search): [string, number][] {
+    // A few searches scan the terms of near length; the trigrams pay off from a long query on.
+    this.fuzzySearches += 1;
+    if (grams === undefined || this.fuzzySearches <= SCANNED_SEARCHES) return this.nearByLength(term, max, pieces);
+    const ordered = this.gramIndex();
+    const seenAt = this.seenAt!;
+    this.stamp += 1;
+    const candidates: number[] = [];
+    for (const gram of grams) {
+      for (const k of this.byGram!.get(gram) ?? []) {
+        if (seenAt[k] === this.stamp) continue;
+        seenAt[k] = this.stamp;
+        const t = ordered[k]!;
+        if (Math.abs(t.length - term.length) <= max) candidates.push(k);
+      }
+    }
+    candidates.sort((a, b) => ordered[a]!.length - ordered[b]!.length || a - b);
+    const out: [string, number][] = [];
+    for (const k of candidates) {
+      const t = ordered[k]!;
+      if (!pieces.some((p) => t.includes(p))) continue;
+      const distance = editDistance(term, t, max);
+      if (distance > 0 && distance <= max) out.push([t, distance]);
+    }
+    return out;
+  }
+
+  private gramIndex(): string[] {
+    if (this.ordered === undefined) {
+      this.ordered = [...this.postings.keys()];
+      this.byGram = new Map();
+      this.seenAt = new Int32Array(this.ordered.length);
+      this.ordered.forEach((t, k) => {
+        for (let at = 0; at + GRAM <= t.length; at += 1) {
+          const gram = t.slice(at, at + GRAM);
+          const list = this.byGram!.get(gram);
+          if (list === undefined) this.byGram!.set(gram, [k]);
+          else if (list[list.length - 1] !== k) list.push(k);
+        }
+      });
+    }
+    return this.ordered;
+  }
+
+  private nearByLength(term: string, max: number, pieces: readonly string[]): [string, number][] {
     if (this.byLength === undefined) {
       this.byLength = new Map();
       for (const t of this.postings.keys()) push(this.byLength, t.length, t);
     }
-    const pieces = piecesOf(term, max + 1);
     const out: [string, number][] = [];
     for (let length = Math.max(1, term.length - max); length <= term.length + max; length += 1) {
       for (const t of this.byLength.get(length) ?? []) {
-        // Each edit changes at most one of max + 1 pieces: a term within reach contains one unchanged.
         if (!pieces.some((p) => t.includes(p))) continue;
         const distance = editDistance(term, t, max);
         if (distance > 0 && distance <= max) out.push([t, distance]);
@@ -173,6 +296,11 @@ class Sum {
     this.values[doc] = sum + value;
   }
 
+  /** True when no text has a share. */
+  get empty(): boolean {
+    return this.touched.length === 0;
+  }
+
   /** Calls `use` with each text's sum, in the order the texts got their first share, and empties them. */
   drain(use: (doc: number, sum: number) => void): void {
     for (const doc of this.touched) {
@@ -187,15 +315,56 @@ class Sum {
  * BM25+ scores of `texts` against the query terms `queries` (each tokenized and processed like a text), as
  * minisearch 7 gives them (see the module comment); 0 for a text no query term matches.
  */
-export function bm25PlusScores(texts: readonly string[], queries: readonly string[], terms: Bm25Terms): number[] {
-  const n = texts.length;
+export function bm25PlusScores(
+  texts: readonly string[],
+  queries: readonly string[] | Bm25Query,
+  terms: Bm25Terms,
+): number[] {
+  return bm25Index(texts, terms).scores(isPrepared(queries) ? queries : prepareBm25Query(queries, terms));
+}
+
+function isPrepared(queries: readonly string[] | Bm25Query): queries is Bm25Query {
+  return !Array.isArray(queries);
+}
+
+/** An index of `texts`, to score them against one query or several (see {@link bm25PlusScores}). */
+export interface Bm25Index {
+  scores(query: Bm25Query): number[];
+  /**
+   * `query` without its terms that match no indexed term (exactly, as a prefix or fuzzily). Texts made of
+   * these texts' tokens (a paragraph of indexed units) score against it exactly as against `query`, without
+   * the search of terms that cannot match: a long query holds far more terms than one document.
+   */
+  matching(query: Bm25Query): Bm25Query;
+}
+
+/** Indexes `texts` once for {@link Bm25Index.scores} against any number of prepared queries. */
+export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index {
+  let index: TermIndex | undefined;
+  const scored = new Map<Bm25Query, { scores: number[]; matching: Bm25Query }>();
+  const score = (query: Bm25Query) => {
+    let known = scored.get(query);
+    if (known === undefined) {
+      // No term to search (none matched a larger index): every text scores 0, as it would when searched.
+      if (texts.length === 0 || query.searches.every((searches) => searches.length === 0)) {
+        known = { scores: new Array<number>(texts.length).fill(0), matching: query };
+      } else {
+        index ??= new TermIndex(texts, terms);
+        known = scoresOf(index, texts.length, query);
+      }
+      scored.set(query, known);
+    }
+    return known;
+  };
+  return { scores: (query) => [...score(query).scores], matching: (query) => score(query).matching };
+}
+
+function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
   const scores = new Array<number>(n).fill(0);
-  if (n === 0 || queries.length === 0) return scores;
-  const index = new TermIndex(texts, terms);
   // A query term's sum per text (its own matches, then its prefix and fuzzy matches), a query's sum over
   // its terms, and the total over queries: the three sums minisearch takes, in its order.
   const term = new Sum(n);
-  const query = new Sum(n);
+  const perQuery = new Sum(n);
   const total = new Float64Array(n);
   const matched = new Int32Array(n);
   const matchedBy = new Map<string, Set<number>>();
@@ -213,32 +382,35 @@ export function bm25PlusScores(texts: readonly string[], queries: readonly strin
       );
     }
   };
-  for (const text of queries) {
-    for (const token of terms.tokenize(text)) {
-      const searched = terms.processTerm(token);
-      if (!searched) continue;
+  const live: Bm25Search[][] = [];
+  for (const searches of query.searches) {
+    const kept: Bm25Search[] = [];
+    for (const search of searches) {
+      if (!index.mayMatch(search)) continue;
+      const { term: searched, prefixed, maxEdits } = search;
       add(searched, 1);
-      const prefixed = terms.prefix(searched);
       for (const t of prefixed ? index.extensions(searched) : []) {
         add(t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * (t.length - searched.length)));
       }
-      const fuzzy = terms.fuzzy(searched);
-      const max = fuzzy === false ? 0 : fuzzy < 1 ? Math.min(MAX_FUZZY, Math.round(searched.length * fuzzy)) : fuzzy;
-      for (const [t, distance] of max > 0 ? index.near(searched, max) : []) {
+      for (const [t, distance] of maxEdits > 0 ? index.near(search) : []) {
         if (!(prefixed && t.startsWith(searched))) add(t, (FUZZY_WEIGHT * t.length) / (t.length + distance));
       }
+      // Every match adds a positive share, so a term that added none matched nothing.
+      if (term.empty) continue;
+      kept.push(search);
       let seen = matchedBy.get(searched);
       if (seen === undefined) matchedBy.set(searched, (seen = new Set()));
       term.drain((doc, score) => {
-        query.add(doc, score);
+        perQuery.add(doc, score);
         if (!seen.has(doc)) {
           seen.add(doc);
           matched[doc] = (matched[doc] ?? 0) + 1;
         }
       });
     }
-    query.drain((doc, score) => (total[doc] = (total[doc] ?? 0) + score));
+    live.push(kept);
+    perQuery.drain((doc, score) => (total[doc] = (total[doc] ?? 0) + score));
   }
   for (let doc = 0; doc < n; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
-  return scores;
+  return { scores, matching: { searches: live } };
 }

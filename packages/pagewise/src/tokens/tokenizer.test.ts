@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../util/random.js';
-import { countTokens, encodeTokens } from './tokenizer.js';
+import { countTokens, encodeTokens, mayHoldLongPiece } from './tokenizer.js';
+import { LONG_PIECE_CHARS } from './long-pieces.js';
 
 describe('finding 1: special-token text made token counting throw', () => {
   const texts = [
@@ -73,5 +74,54 @@ describe('counting a long text by its lines', () => {
     for (const line of lines) countTokens(`${line}\n`);
     const text = lines.filter((_, i) => i % 3 !== 1).join('\n');
     expect(countTokens(text)).toBe(encodeTokens(text).length);
+  });
+});
+
+describe('the long-run test before counting', () => {
+  const run = LONG_PIECE_CHARS / 2 - 4;
+  // The definition: a run of that many code points, all whitespace, all other, or all of \r \n /.
+  const pattern = new RegExp(`\\S{${run},}|\\s{${run},}|[\\r\\n/]{${run},}`, 'u');
+  // Every whitespace kind, the characters beside them, a surrogate pair and lone surrogates.
+  const alphabet = [
+    'a',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '/',
+    '\u00a0',
+    '\u2003',
+    '\u3000',
+    '\ufeff',
+    '\u0085',
+    '😀',
+    '\ud800',
+    '\udc00',
+    '-',
+  ];
+
+  it('agrees with the regular expression on runs around the limit', () => {
+    const random = seededRandom(11);
+    for (let round = 0; round < 400; round += 1) {
+      // A few long runs of one or two characters, so runs end just below, at and above the limit.
+      const parts: string[] = [];
+      for (let k = 0; k < 1 + Math.floor(random() * 4); k += 1) {
+        const a = alphabet[Math.floor(random() * alphabet.length)]!;
+        const b = random() < 0.5 ? a : alphabet[Math.floor(random() * alphabet.length)]!;
+        const length = run - 3 + Math.floor(random() * 8);
+        parts.push(Array.from({ length }, () => (random() < 0.5 ? a : b)).join(''));
+      }
+      const text = parts.join(alphabet[Math.floor(random() * alphabet.length)]!);
+      expect(mayHoldLongPiece(text), JSON.stringify(text)).toBe(pattern.test(text));
+    }
+  });
+
+  it('finds a run of spaces, of letters and of line breaks, and none in prose', () => {
+    expect(mayHoldLongPiece(' '.repeat(run))).toBe(true);
+    expect(mayHoldLongPiece(' '.repeat(run - 1))).toBe(false);
+    expect(mayHoldLongPiece('x'.repeat(run))).toBe(true);
+    expect(mayHoldLongPiece('😀'.repeat(run - 1))).toBe(false);
+    expect(mayHoldLongPiece('/\n'.repeat(run / 2))).toBe(true);
+    expect(mayHoldLongPiece('The quick brown fox jumps over the lazy dog. '.repeat(40))).toBe(false);
   });
 });

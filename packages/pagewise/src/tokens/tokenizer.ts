@@ -140,14 +140,53 @@ function countUncached(encoder: Encoder, text: string, encoding: EncodingName): 
 
 // A pre-token of LONG_PIECE_CHARS holds at least half that many characters in a row that are all
 // whitespace, all non-whitespace, or all line breaks and slashes (a punctuation run's tail); prose has no
-// such run, so this cheap test spares it a second pass of the pre-token pattern.
-const MAY_HOLD_LONG_PIECE = new RegExp(
-  `\\S{${LONG_PIECE_CHARS / 2 - 4},}|\\s{${LONG_PIECE_CHARS / 2 - 4},}|[\\r\\n/]{${LONG_PIECE_CHARS / 2 - 4},}`,
-  'u',
-);
+// such run, so this cheap test spares it a second pass of the pre-token pattern. It is one linear pass: the
+// same test as a regular expression retried the run from every position, quadratic in the runs' length.
+const LONG_RUN = LONG_PIECE_CHARS / 2 - 4;
 
-function mayHoldLongPiece(text: string): boolean {
-  return MAY_HOLD_LONG_PIECE.test(text);
+/** Whether a UTF-16 unit of the Basic Multilingual Plane is whitespace (`\s`). */
+function isSpaceUnit(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * True when `text` holds a run of {@link LONG_RUN} code points that are all whitespace, all other
+ * characters, or all of `\r`, `\n` and `/`.
+ */
+export function mayHoldLongPiece(text: string): boolean {
+  let spaces = 0;
+  let others = 0;
+  let breaks = 0;
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (isSpaceUnit(code)) {
+      spaces += 1;
+      others = 0;
+    } else {
+      others += 1;
+      spaces = 0;
+      // A surrogate pair is one code point.
+      if (code >= 0xd800 && code <= 0xdbff) {
+        const next = text.charCodeAt(at + 1);
+        if (next >= 0xdc00 && next <= 0xdfff) at += 1;
+      }
+    }
+    breaks = code === 0x0a || code === 0x0d || code === SLASH ? breaks + 1 : 0;
+    if (spaces >= LONG_RUN || others >= LONG_RUN || breaks >= LONG_RUN) return true;
+  }
+  return false;
 }
 
 /** Encodes `text` to token ids, special-token strings as plain text, uncached; for tests and exact checks. */

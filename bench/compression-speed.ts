@@ -1,0 +1,151 @@
+/**
+ * Speed of the extractive compressor on the multi-domain suite (bench/compression-eval/suite.ts): milliseconds
+ * per 1,000 input tokens of `compressExtractive` at the suite's ratio, per set and per kind of input (prose,
+ * tables, JSON records, chats), median over the items. The process is warmed on the tuning split; the test
+ * items are then timed the first time the process sees them (`first`) and once more (`again`: the same
+ * input and query, as when a result is compressed again at a later step).
+ *
+ * With `--baseline <dir>` (another checkout of this repository, its package sources read in place), every
+ * test item is compressed by that checkout's code and by this one, the order alternating from item to item,
+ * and the run fails unless every output is identical.
+ *
+ * Usage: PAGEWISE_SHARED_DATA=<shared/data> node --conditions=@pagewise/source --import tsx
+ *   bench/compression-speed.ts [--baseline <dir>] [--limit N]
+ */
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { countTokens, DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
+import { compressExtractive } from 'pagewise/internal';
+import { suiteItems, type SuiteItem } from './compression-eval/suite.js';
+import { SUITE_TAU } from './compression-eval/suite-run.js';
+
+/** The compressor of one checkout, as the suite calls it. */
+type Compress = (item: SuiteItem) => string;
+
+function compressorOf(compress: typeof compressExtractive, rules: typeof DEFAULT_EXTRACTIVE_RULES): Compress {
+  return (item) => compress(item.text, { query: item.query, rules: { ...rules, ratio: SUITE_TAU } }).text;
+}
+
+/** The compressor of the checkout at `dir`, loaded from its package sources. */
+async function baselineCompressor(dir: string): Promise<Compress> {
+  const at = (file: string) => pathToFileURL(path.resolve(dir, 'packages/pagewise/src', file)).href;
+  const internal = (await import(at('internal.ts'))) as { compressExtractive: typeof compressExtractive };
+  const root = (await import(at('index.ts'))) as { DEFAULT_EXTRACTIVE_RULES: typeof DEFAULT_EXTRACTIVE_RULES };
+  return compressorOf(internal.compressExtractive, root.DEFAULT_EXTRACTIVE_RULES);
+}
+
+/** The kind of input an item is. */
+function kindOf(item: SuiteItem): string {
+  if (item.json) return 'JSON records';
+  if (item.chat) return 'chats';
+  return /TAT-QA|Report pages/u.test(item.set) ? 'tables' : 'prose';
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : (sorted[Math.floor((sorted.length - 1) / 2)] ?? NaN);
+};
+
+/** Milliseconds per 1,000 input tokens of each contender on each item, first sight and again. */
+interface Timings {
+  first: number[];
+  again: number[];
+}
+
+function timeOne(compress: Compress, item: SuiteItem, perK: number, into: Timings): string {
+  let start = performance.now();
+  const text = compress(item);
+  into.first.push((performance.now() - start) / perK);
+  start = performance.now();
+  compress(item);
+  into.again.push((performance.now() - start) / perK);
+  return text;
+}
+
+/** Times `contenders` on the test items, interleaved; returns per item group the timings and the outputs that differ. */
+function timeAll(
+  items: readonly SuiteItem[],
+  contenders: readonly { name: string; compress: Compress }[],
+): { rows: Map<string, Map<string, Timings>>; differing: SuiteItem[] } {
+  const rows = new Map<string, Map<string, Timings>>();
+  const differing: SuiteItem[] = [];
+  items.forEach((item, n) => {
+    const perK = countTokens(item.text) / 1000;
+    const outputs = new Map<string, string>();
+    const order = n % 2 === 0 ? contenders : [...contenders].reverse();
+    for (const { name, compress } of order) {
+      for (const group of [item.set, `all ${kindOf(item)}`]) {
+        const byName = rows.get(group) ?? new Map<string, Timings>();
+        rows.set(group, byName);
+        if (!byName.has(name)) byName.set(name, { first: [], again: [] });
+      }
+      const timings = { first: [] as number[], again: [] as number[] };
+      outputs.set(name, timeOne(compress, item, perK, timings));
+      for (const group of [item.set, `all ${kindOf(item)}`]) {
+        const t = rows.get(group)!.get(name)!;
+        t.first.push(...timings.first);
+        t.again.push(...timings.again);
+      }
+    }
+    if (new Set(outputs.values()).size > 1) differing.push(item);
+  });
+  return { rows, differing };
+}
+
+/** Runs the bench and prints the table; returns the number of items whose outputs differ. */
+export async function main(options: { baseline?: string; limit?: number } = {}): Promise<number> {
+  const all = await suiteItems();
+  const limit = options.limit ?? Infinity;
+  const perSet = new Map<string, number>();
+  const take = (item: SuiteItem): boolean => {
+    const n = perSet.get(`${item.split}:${item.set}`) ?? 0;
+    perSet.set(`${item.split}:${item.set}`, n + 1);
+    return n < limit;
+  };
+  const items = all.filter(take);
+  const contenders: { name: string; compress: Compress }[] = [
+    ...(options.baseline ? [{ name: 'baseline', compress: await baselineCompressor(options.baseline) }] : []),
+    { name: 'this checkout', compress: compressorOf(compressExtractive, DEFAULT_EXTRACTIVE_RULES) },
+  ];
+  for (const item of items.filter((i) => i.split === 'tune')) for (const { compress } of contenders) compress(item);
+  const test = items.filter((i) => i.split === 'test');
+  const { rows, differing } = timeAll(test, contenders);
+  const names = contenders.map((c) => c.name);
+  console.log(
+    `\n## compression-speed: ms per 1,000 input tokens, median (${test.length} test items, warmed on ${items.length - test.length} tuning items)\n`,
+  );
+  console.log(`| set | items | ${names.map((n) => `${n}: first | ${n}: again`).join(' | ')} |`);
+  console.log(`| --- | ---: | ${names.map(() => '---: | ---:').join(' | ')} |`);
+  const groups = [...rows.keys()].sort((a, b) => Number(a.startsWith('all ')) - Number(b.startsWith('all ')));
+  for (const group of groups) {
+    const byName = rows.get(group)!;
+    const count = byName.get(names[0]!)?.first.length ?? 0;
+    const cells = names.map((n) => {
+      const t = byName.get(n)!;
+      return `${median(t.first).toFixed(2)} | ${median(t.again).toFixed(2)}`;
+    });
+    console.log(`| ${group} | ${count} | ${cells.join(' | ')} |`);
+  }
+  if (options.baseline)
+    console.log(`\nOutputs identical to the baseline: ${test.length - differing.length} of ${test.length} items.`);
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(', ')} (${process.arch}).`,
+  );
+  return differing.length;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({ options: { baseline: { type: 'string' }, limit: { type: 'string' } } });
+  const differing = await main({
+    ...(values.baseline ? { baseline: values.baseline } : {}),
+    ...(values.limit ? { limit: Number(values.limit) } : {}),
+  });
+  if (differing > 0) {
+    console.error(`${differing} item(s) compressed differently from the baseline.`);
+    process.exitCode = 1;
+  }
+}
