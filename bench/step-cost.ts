@@ -10,7 +10,10 @@
  * `--baseline <dir>` adds the same pagewise variants from another source tree (a checkout of an older
  * commit's `src/`), so a change can be measured before/after in one run.
  *
- *   npx tsx bench/step-cost.ts [--rounds 7] [--baseline /path/to/old/src]
+ * `--pg <url>` also reports the PostgreSQL store's bytes per event at the largest size (in a fresh schema
+ * of that database, dropped afterwards).
+ *
+ *   npx tsx bench/step-cost.ts [--rounds 7] [--baseline /path/to/old/src] [--pg postgres://...]
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -233,6 +236,47 @@ function bytesPerEvent(events: number): { file: number; content: number } {
 }
 export { seedPair };
 
+/**
+ * Bytes per event of the PostgreSQL store's event table and its indexes (vacuumed) after `events` seeded
+ * events in a fresh schema of the database at `url`, against the same content as {@link bytesPerEvent}.
+ */
+function pgBytesPerEvent(events: number, url: string): { table: number; content: number } {
+  const schema = `step_cost_${process.pid}`;
+  const script = `
+    import pg from 'pg';
+    const { PgSessionStore } = await import(${JSON.stringify(pathToFileURL(path.join(OWN_SRC, '..', '..', 'postgres', 'src', 'pg-session-store.ts')).href)});
+    const { seedPair } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(import.meta.url)).href)});
+    const [url, schema] = process.argv.slice(1);
+    const store = new PgSessionStore({ url, schema });
+    const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId: 's' });
+    let content = 0;
+    for (let i = 0; s.events.length < ${events}; i++) {
+      const pair = seedPair(i);
+      for (const e of pair)
+        content += Buffer.byteLength(e.kind === 'tool-result' ? e.output + e.toolCallId + e.toolName : e.text + JSON.stringify(e.toolCalls));
+      await store.appendEvents(s, pair);
+    }
+    await store.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // Schema 4 keeps events in event_rows; before it, in events.
+      const { rows } = await client.query("SELECT coalesce(to_regclass($1 || '.event_rows'), to_regclass($1 || '.events'))::text AS name", [schema]);
+      await client.query('VACUUM ' + rows[0].name);
+      const size = await client.query('SELECT pg_total_relation_size($1::regclass) AS n', [rows[0].name]);
+      process.stdout.write(JSON.stringify({ table: Number(size.rows[0].n) / s.events.length, content: content / s.events.length }));
+    } finally {
+      await client.query('DROP SCHEMA ' + schema + ' CASCADE');
+      await client.end();
+    }
+  `;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, url, schema], {
+    encoding: 'utf8',
+    env: { ...process.env, STEP_COST_NO_MAIN: '1' },
+  });
+  return JSON.parse(out) as { table: number; content: number };
+}
+
 async function childAiSdk(): Promise<ChildRow[]> {
   const { generateText, stepCountIs, tool } = await import('ai');
   const { z } = await import('zod');
@@ -303,6 +347,7 @@ async function child(variant: string, src: string): Promise<void> {
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const rounds = Number(argv[argv.indexOf('--rounds') + 1] || 7) || 7;
   const baseline = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
+  const pgUrl = argv.includes('--pg') ? argv[argv.indexOf('--pg') + 1] : undefined;
   const variants: { name: string; src: string }[] = [
     { name: 'ai-sdk', src: OWN_SRC },
     { name: 'pagewise-memory', src: OWN_SRC },
@@ -367,6 +412,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(
     `\nSQLite file at ${large} seeded events: ${fmt(bytes.file, 0)} bytes per event; content recorded ${fmt(bytes.content, 0)} bytes per event; ratio ${fmt(bytes.file / bytes.content, 2)}.`,
   );
+  if (pgUrl) {
+    const pgBytes = pgBytesPerEvent(large, pgUrl);
+    console.log(
+      `\nPostgreSQL event table with its indexes at ${large} seeded events: ${fmt(pgBytes.table, 0)} bytes per event; content recorded ${fmt(pgBytes.content, 0)} bytes per event; ratio ${fmt(pgBytes.table / pgBytes.content, 2)}.`,
+    );
+  }
   console.log(
     `\nLoad average at the end: ${os
       .loadavg()

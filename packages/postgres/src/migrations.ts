@@ -70,6 +70,26 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX model_calls_session ON model_calls (app_name, user_id, session_id, id);
     `,
   },
+  {
+    // Event rows that cost about what they hold: the session's key once, in its session row, as an
+    // integer sid, instead of three strings, the event id and a schema version on every row (and the
+    // strings again in the primary-key index); bodies written from here on in the compact form of
+    // session/event-codec.ts (rows copied here keep their JSON object form, which reads as before). Only
+    // rows of a session that exists are copied: the store writes no other, and could not read one. The
+    // view keeps the old table's shape for readers that query it.
+    version: 4,
+    sql: `
+      ALTER TABLE sessions ADD COLUMN sid bigserial;
+      ALTER TABLE sessions ADD CONSTRAINT sessions_sid_key UNIQUE (sid);
+      CREATE TABLE event_rows (sid bigint NOT NULL, seq integer NOT NULL, body text NOT NULL, PRIMARY KEY (sid, seq));
+      INSERT INTO event_rows (sid, seq, body)
+        SELECT s.sid, e.seq, e.body FROM events e JOIN sessions s USING (app_name, user_id, session_id);
+      DROP TABLE events;
+      CREATE VIEW events AS
+        SELECT s.app_name, s.user_id, s.session_id, e.seq, e.body, s.schema_version
+        FROM event_rows e JOIN sessions s ON s.sid = e.sid;
+    `,
+  },
 ];
 
 /** The newest schema version this build writes. */

@@ -19,7 +19,7 @@ import {
   type SharedValue,
   type SharedWrite,
 } from 'pagewise/internal';
-import { parseStoredEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
+import { decodeEvent, encodeEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
 import { applyDelta, splitDelta } from 'pagewise/internal';
 import { scopeOf } from 'pagewise';
 import { READABLE_SESSION_SCHEMA_VERSIONS } from 'pagewise/internal';
@@ -52,7 +52,7 @@ interface SharedRow {
 
 /** The shape of the aggregates `getSession` selects, checked before anything in them is trusted. */
 const loadedSchema = z.object({
-  events: z.array(z.tuple([z.number().int(), z.string()])),
+  events: z.array(z.string()),
   shared: z.array(z.tuple([z.string(), z.string().nullable(), z.number().int()])),
 });
 
@@ -106,18 +106,19 @@ async function lockShared(
  */
 const WRITE = `
   WITH ev AS (
-    INSERT INTO events (app_name, user_id, session_id, seq, event_id, body, schema_version)
-    SELECT $1, $2, $3, seq, id, body, $4 FROM unnest($5::int[], $6::text[], $7::text[]) AS e(seq, id, body)
+    INSERT INTO event_rows (sid, seq, body)
+    SELECT (SELECT sid FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3), seq, body
+    FROM unnest($5::int[], $6::text[]) AS e(seq, body)
   ), us AS (
     UPDATE user_state AS s SET value = v.value, version = v.version
-    FROM unnest($8::text[], $9::text[], $10::int[]) AS v(key, value, version)
+    FROM unnest($7::text[], $8::text[], $9::int[]) AS v(key, value, version)
     WHERE s.app_name = $1 AND s.user_id = $2 AND s.key = v.key
   ), ap AS (
     UPDATE app_state AS s SET value = v.value, version = v.version
-    FROM unnest($11::text[], $12::text[], $13::int[]) AS v(key, value, version)
+    FROM unnest($10::text[], $11::text[], $12::int[]) AS v(key, value, version)
     WHERE s.app_name = $1 AND s.key = v.key
   )
-  UPDATE sessions SET state = $14, version = $15, updated_at = $16, schema_version = $4
+  UPDATE sessions SET state = $13, version = $14, updated_at = $15, schema_version = $4
   WHERE app_name = $1 AND user_id = $2 AND session_id = $3`;
 
 /** Runs {@link WRITE}: `firstSeq` is the sequence number of the first event. */
@@ -147,8 +148,7 @@ async function write(
     key.sessionId,
     SESSION_SCHEMA_VERSION,
     change.events.map((_, i) => change.firstSeq + i),
-    change.events.map((e) => e.id),
-    change.events.map((e) => JSON.stringify(e)),
+    change.events.map((e) => encodeEvent(e)),
     ...user,
     ...app,
     JSON.stringify(change.state),
@@ -170,8 +170,7 @@ interface Queryable {
 async function loadSession(db: Queryable, key: SessionKey): Promise<Session | undefined> {
   const r = await db.query<Omit<SessionRow, 'app_name' | 'user_id' | 'session_id'> & { loaded: string }>(
     `SELECT s.state, s.version, s.created_at, s.updated_at, s.schema_version, json_build_object(
-       'events', (SELECT coalesce(json_agg(json_build_array(e.schema_version, e.body) ORDER BY e.seq), '[]'::json)
-                  FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id),
+       'events', (SELECT coalesce(json_agg(e.body ORDER BY e.seq), '[]'::json) FROM event_rows e WHERE e.sid = s.sid),
        'shared', (SELECT coalesce(json_agg(json_build_array(x.key, x.value, x.version)), '[]'::json) FROM (
                     SELECT key, value, version FROM user_state u WHERE u.app_name = s.app_name AND u.user_id = s.user_id AND u.version > 0
                     UNION ALL
@@ -191,10 +190,7 @@ async function loadSession(db: Queryable, key: SessionKey): Promise<Session | un
       sharedVersions[k] = version;
       if (value !== null) state[k] = parseStoredValue(value);
     }
-    const events = loaded.events.map(([version, body]) => {
-      checkSchema(`An event of session ${key.sessionId}`, version);
-      return parseStoredEvent(body);
-    });
+    const events = loaded.events.map((body) => decodeEvent(body));
     const { appName, userId, sessionId } = key;
     return {
       appName,
@@ -313,7 +309,7 @@ export class PgSessionStore implements LockingSessionStore {
     const params: string[] = [options.appName];
     if (options.userId !== undefined) params.push(options.userId);
     const r = await this.database.query<SessionRow & { event_count: string }>(
-      `SELECT s.*, (SELECT count(*) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS event_count
+      `SELECT s.*, (SELECT count(*) FROM event_rows e WHERE e.sid = s.sid) AS event_count
        FROM sessions s WHERE s.app_name = $1 ${options.userId !== undefined ? 'AND s.user_id = $2' : ''} ORDER BY s.created_at, s.session_id`,
       params,
     );
@@ -331,17 +327,13 @@ export class PgSessionStore implements LockingSessionStore {
   async deleteSession(key: SessionKey): Promise<boolean> {
     return this.database.transaction(async (client) => {
       // The session row first: it waits for an append in flight, whose events are then deleted too.
-      const r = await client.query('DELETE FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [
-        key.appName,
-        key.userId,
-        key.sessionId,
-      ]);
-      await client.query('DELETE FROM events WHERE app_name = $1 AND user_id = $2 AND session_id = $3', [
-        key.appName,
-        key.userId,
-        key.sessionId,
-      ]);
-      return (r.rowCount ?? 0) > 0;
+      const r = await client.query<{ sid: string }>(
+        'DELETE FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3 RETURNING sid',
+        [key.appName, key.userId, key.sessionId],
+      );
+      const sid = r.rows[0]?.sid;
+      if (sid !== undefined) await client.query('DELETE FROM event_rows WHERE sid = $1', [sid]);
+      return sid !== undefined;
     });
   }
 

@@ -103,6 +103,73 @@ if (!url) {
       expect((err as Error).message).toMatch(/version 0.*needs \d+.*pagewise db migrate/);
     });
 
+    it('reads a schema that version 3 left (one row per event with its key strings), then appends, lists and deletes', async () => {
+      const s = fresh('v3');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`CREATE SCHEMA ${s}; SET search_path = ${s}`);
+      await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
+      for (const m of PG_MIGRATIONS.filter((x) => x.version <= 3)) {
+        await client.query(m.sql);
+        await client.query('INSERT INTO schema_migrations VALUES ($1, 1)', [m.version]);
+      }
+      const event = (id: string, text: string): SessionEvent => ({
+        kind: 'user',
+        id,
+        invocationId: 'i',
+        author: 'user',
+        timestamp: 5,
+        text,
+      });
+      const mine = [event('a0', 'first'), event('a1', 'second')];
+      const theirs = [event('b0', 'other')];
+      const insertSession = 'INSERT INTO sessions VALUES ($1, $2, $3, $4, $5, 1, 5, $6)';
+      await client.query(insertSession, ['old', 'u', 'mine', '{"topic":"x"}', 2, SESSION_SCHEMA_VERSION]);
+      await client.query(insertSession, ['old', 'v', 'theirs', '{}', 1, SESSION_SCHEMA_VERSION]);
+      await client.query(insertSession, ['old', 'u', 'empty', '{}', 0, SESSION_SCHEMA_VERSION]);
+      const rows: [string, string, SessionEvent[]][] = [
+        ['u', 'mine', mine],
+        ['v', 'theirs', theirs],
+      ];
+      for (const [userId, sessionId, events] of rows)
+        for (const [seq, e] of events.entries())
+          await client.query('INSERT INTO events VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+            'old',
+            userId,
+            sessionId,
+            seq,
+            e.id,
+            JSON.stringify(e),
+            SESSION_SCHEMA_VERSION,
+          ]);
+      await client.end();
+
+      const store = new PgSessionStore({ url, schema: s });
+      const session = (await store.getSession({ appName: 'old', userId: 'u', sessionId: 'mine' }))!;
+      expect(session.events).toEqual(mine);
+      expect(session.state).toEqual({ topic: 'x' });
+      const added = event('a2', 'third');
+      await store.appendEvents(session, [added]);
+      expect((await store.getSession(session))!.events).toEqual([...mine, added]);
+      expect((await store.getSession({ appName: 'old', userId: 'v', sessionId: 'theirs' }))!.events).toEqual(theirs);
+      const listed = (await store.listSessions({ appName: 'old' })).map((x) => `${x.sessionId}:${x.eventCount}`);
+      expect(listed.sort()).toEqual(['empty:0', 'mine:3', 'theirs:1']);
+      // The old table's shape stays readable as a view: the copied row in its JSON object form, the new in the compact one.
+      const view = await store.database.query<{ seq: number; body: string }>(
+        "SELECT seq, body FROM events WHERE app_name = 'old' AND session_id = 'mine' ORDER BY seq",
+        [],
+      );
+      expect(view.rows.map((r) => [r.seq, r.body[0]])).toEqual([
+        [0, '{'],
+        [1, '{'],
+        [2, '['],
+      ]);
+      expect(await store.deleteSession(session)).toBe(true);
+      const left = await store.database.query<{ n: string }>('SELECT count(*) AS n FROM event_rows', []);
+      expect(left.rows[0]!.n).toBe('1');
+      await store.close();
+    });
+
     it('keeps each schema apart', async () => {
       const a = new PgSessionStore({ url, schema: fresh('iso_a') });
       const b = new PgSessionStore({ url, schema: fresh('iso_b') });
@@ -143,7 +210,10 @@ if (!url) {
         timestamp: 1,
         text: 'x',
       });
-      await raw(`UPDATE events SET body = '{"kind":"nope"}' WHERE session_id = $1`, [s.sessionId]);
+      await raw(
+        `UPDATE event_rows SET body = '{"kind":"nope"}' WHERE sid = (SELECT sid FROM sessions WHERE session_id = $1)`,
+        [s.sessionId],
+      );
       const err = await store.getSession(s).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StorageError);
       expect((err as Error).message).toContain(s.sessionId);

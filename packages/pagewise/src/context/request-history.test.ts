@@ -22,7 +22,7 @@ const base = { invocationId: 'i', author: 'a', timestamp: 0 };
 /** One step of a random history: what is appended at once. */
 type Step =
   | { kind: 'user'; text: string }
-  | { kind: 'model'; text: string; calls: { output: string; isError: boolean }[] }
+  | { kind: 'model'; text: string; calls: { output: string; isError: boolean }[]; deferFrom: number }
   | { kind: 'compaction'; from: number; to: number; summary: string };
 
 const text = fc.string({ maxLength: 40 });
@@ -34,6 +34,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('model' as const),
       text,
       calls: fc.array(fc.record({ output: text, isError: fc.boolean() }), { maxLength: 3 }),
+      deferFrom: fc.nat({ max: 3 }),
     }),
   },
   {
@@ -47,13 +48,17 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
-/** Appends the events of `s` to `events` (ids unique by position). */
-function append(events: SessionEvent[], s: Step): void {
+/**
+ * Appends the events of `s` to `events` (ids unique by position). A model step's results from call
+ * `deferFrom` on are returned instead, for the caller to append at the next step, as results of a step
+ * whose model event was written ahead arrive after it.
+ */
+function append(events: SessionEvent[], s: Step): SessionEvent[] {
   const id = () => `e${events.length}`;
   if (s.kind === 'user') events.push({ ...base, id: id(), kind: 'user', text: s.text });
   else if (s.kind === 'compaction') {
     const ids = events.filter((e) => e.kind !== 'compaction').map((e) => e.id);
-    if (ids.length < 2) return;
+    if (ids.length < 2) return [];
     const a = s.from % ids.length;
     const b = s.to % ids.length;
     events.push({
@@ -68,10 +73,11 @@ function append(events: SessionEvent[], s: Step): void {
     const modelId = id();
     const calls = s.calls.map((_, k) => ({ toolCallId: `${modelId}-c${k}`, toolName: 'lookup', input: { k } }));
     events.push({ ...base, id: modelId, kind: 'model', text: s.text, toolCalls: calls });
+    const later: SessionEvent[] = [];
     s.calls.forEach((c, k) =>
-      events.push({
+      (k < s.deferFrom ? events : later).push({
         ...base,
-        id: id(),
+        id: `${modelId}-r${k}`,
         kind: 'tool-result',
         toolCallId: calls[k]!.toolCallId,
         toolName: 'lookup',
@@ -79,7 +85,9 @@ function append(events: SessionEvent[], s: Step): void {
         isError: c.isError,
       }),
     );
+    return later;
   }
+  return [];
 }
 
 /** What a pipeline may do to the items: nothing, the plain processors, or arbitrary edits. */
@@ -108,6 +116,7 @@ describe('RequestHistory', () => {
             edit,
             seed: fc.nat(),
             encoding: fc.constantFrom<EncodingName>('o200k_base', 'cl100k_base'),
+            withSystem: fc.boolean(),
           }),
           {
             maxLength: 25,
@@ -116,24 +125,33 @@ describe('RequestHistory', () => {
         async (plan) => {
           const events: SessionEvent[] = [];
           const history = new RequestHistory();
-          for (const { step: s, edit: e, seed, encoding } of plan) {
-            append(events, s);
+          // Every prompt handed out, with a deep copy of it as it was then: a model may keep its prompt.
+          const handedOut: { prompt: unknown; then: unknown }[] = [];
+          let deferred: SessionEvent[] = [];
+          for (const { step: s, edit: e, seed, encoding, withSystem } of plan) {
+            events.push(...deferred);
+            deferred = append(events, s);
             history.sync(events);
             // The kept items are what a conversion of the whole list gives.
             expect(history.items).toEqual(eventsToItems(events));
             const items = e === 'none' ? history.items : history.items.slice();
             const request: ContextRequest = {
-              instruction: [
-                { part: 'instruction', text: 'You look records up.' },
-                { part: 'paged', text: `<page>${seed}</page>` },
-              ],
+              instruction: withSystem
+                ? [
+                    { part: 'instruction', text: 'You look records up.' },
+                    { part: 'paged', text: `<page>${seed}</page>` },
+                  ]
+                : [],
               items,
               tools: [tool],
             };
             await applyEdit(request, e, seed);
             expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
-            expect(history.render(request)).toEqual(renderPrompt(request));
+            const rendered = history.render(request);
+            expect(rendered).toEqual(renderPrompt(request));
+            handedOut.push({ prompt: rendered.prompt, then: structuredClone(rendered.prompt) });
           }
+          for (const { prompt, then } of handedOut) expect(prompt).toEqual(then);
         },
       ),
       { numRuns: 150 },
@@ -143,11 +161,11 @@ describe('RequestHistory', () => {
   it('rebuilds when the event list is replaced rather than appended to', () => {
     const history = new RequestHistory();
     const first: SessionEvent[] = [];
-    append(first, { kind: 'model', text: 'a', calls: [{ output: 'one', isError: false }] });
+    append(first, { kind: 'model', text: 'a', calls: [{ output: 'one', isError: false }], deferFrom: 1 });
     history.sync(first);
     const second: SessionEvent[] = [];
     append(second, { kind: 'user', text: 'something else entirely' });
-    append(second, { kind: 'model', text: 'b', calls: [{ output: 'two', isError: true }] });
+    append(second, { kind: 'model', text: 'b', calls: [{ output: 'two', isError: true }], deferFrom: 1 });
     history.sync(second);
     const request: ContextRequest = { instruction: [], items: history.items, tools: [] };
     expect(history.items).toEqual(eventsToItems(second));
@@ -162,7 +180,7 @@ describe('RequestHistory', () => {
     history.sync(events);
     const before = history.render({ instruction: [], items: history.items, tools: [] }).prompt;
     const length = before.length;
-    append(events, { kind: 'model', text: 'm', calls: [{ output: 'o', isError: false }] });
+    append(events, { kind: 'model', text: 'm', calls: [{ output: 'o', isError: false }], deferFrom: 1 });
     history.sync(events);
     const after = history.render({ instruction: [], items: history.items, tools: [] }).prompt;
     expect(before).toHaveLength(length);

@@ -23,6 +23,9 @@ import {
 
 type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
 
+/** Stands in `RequestHistory`'s kept messages for the system message; replaced in every prompt that has one, else sliced off. */
+const SYSTEM_SLOT: LanguageModelV3Message = Object.freeze({ role: 'system', content: '' });
+
 /**
  * The history items of one session, with what a request needs of them, kept up to date by
  * {@link RequestHistory.sync}. {@link RequestHistory.measure} and {@link RequestHistory.render} give
@@ -36,9 +39,13 @@ export class RequestHistory {
   private count = 0;
   private first: SessionEvent | undefined;
   private last: SessionEvent | undefined;
-  /** The messages of `items`: one per non-tool-result item, one per run of tool results. */
-  private readonly messages: LanguageModelV3Message[] = [];
-  /** For each item, the index of its message. */
+  /**
+   * A placeholder at index 0 where a prompt puts its system message, then the messages of `items`: one
+   * per non-tool-result item, one per run of tool results. With the slot in place, a prompt is a single
+   * `slice` of this array, with or without a system message and whatever prefix the processors kept.
+   */
+  private readonly messages: LanguageModelV3Message[] = [SYSTEM_SLOT];
+  /** For each item, the index of its message in `messages`. */
   private readonly messageOf: number[] = [];
   /** Per encoding, running token sums: `sums[i]` is the count of `items[0..i)`. */
   private readonly sums = new Map<EncodingName, number[]>();
@@ -97,16 +104,13 @@ export class RequestHistory {
     // A run of tool results renders as one message, and the processors may have changed how the run
     // goes on: a shared prefix that ends in a run starts at the beginning of that run instead.
     if (!whole) while (shared > 0 && items[shared - 1]!.type === 'tool-result') shared -= 1;
-    const messageCount = whole ? this.messages.length : shared === 0 ? 0 : this.messageOf[shared - 1]! + 1;
+    const end = whole ? this.messages.length : shared === 0 ? 1 : this.messageOf[shared - 1]! + 1;
     const system = systemText(request);
-    // One copy of the kept messages (a memcpy): the model may keep the prompt it was given, so the kept
-    // array, which grows, is never handed out.
-    const kept = messageCount === this.messages.length ? this.messages : this.messages.slice(0, messageCount);
-    const prompt: LanguageModelV3Message[] = system
-      ? [{ role: 'system', content: system } as LanguageModelV3Message].concat(kept)
-      : kept === this.messages
-        ? kept.slice()
-        : kept;
+    // Exactly one copy of the kept messages, whatever the path: the model may keep the prompt it was
+    // given, so the kept array, which grows, is never handed out. The copy is the one cost of a step
+    // that grows with the history.
+    const prompt = this.messages.slice(system ? 0 : 1, end);
+    if (system) prompt[0] = { role: 'system', content: system };
     renderMessages(items, shared, prompt);
     return { prompt, tools: renderTools(request.tools) };
   }
@@ -178,7 +182,7 @@ export class RequestHistory {
 
   private reset(): void {
     this.items.length = 0;
-    this.messages.length = 0;
+    this.messages.length = 1;
     this.messageOf.length = 0;
     this.sums.clear();
   }
