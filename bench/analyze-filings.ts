@@ -46,7 +46,7 @@ interface Context {
 }
 
 /** One generated filing with a gold page, and the questions asked about it. */
-interface Filing {
+export interface Filing {
   company: string;
   year: number;
   file: string;
@@ -187,7 +187,11 @@ function askAbout(question: string, company: string): string {
   return `For ${company}, ${question.charAt(0).toLowerCase()}${question.slice(1)}`;
 }
 
-async function writeFilings(
+/**
+ * Writes each context's filing (the context on one page among filler pages) and a filler-only filing of the same
+ * company for the year before into `dir`; returns the filings with their gold pages and questions.
+ */
+export async function writeFilings(
   contexts: readonly Context[],
   dir: string,
   seed: number,
@@ -313,6 +317,12 @@ async function score(
   return tally;
 }
 
+/** The TAT-QA development contexts a filing can be generated from (a year in the table's header), with their positions. */
+export function filingContexts(dataDir: string): { context: Context; i: number }[] {
+  const all = JSON.parse(readFileSync(path.join(dataDir, 'tatqa', 'dev.json'), 'utf8')) as Context[];
+  return all.map((context, i) => ({ context, i })).filter(({ context }) => yearOf(context) !== undefined);
+}
+
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -336,8 +346,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const perContext = Number(values.questions ?? 2);
   if (!Number.isInteger(perContext) || perContext < 1) throw new Error(`--questions must be a positive integer`);
   const seed = Number(values.seed ?? 1);
-  const all = JSON.parse(readFileSync(path.join(dataDir, 'tatqa', 'dev.json'), 'utf8')) as Context[];
-  const usable = all.map((context, i) => ({ context, i })).filter(({ context }) => yearOf(context) !== undefined);
+  const usable = filingContexts(dataDir);
   const splits = (split === 'both' ? ['tuning', 'test'] : [split]).map((name) => ({
     name,
     contexts: usable
