@@ -5,7 +5,11 @@
  * (an empty cache folder) and then a warm run (the cache the cold run filled), side by side; one untimed pair runs
  * first so both are measured on warm code. Reported: medians of whole `analyze` runs and of the folder read alone.
  *
- * Run: npx tsx bench/analyze-cache.ts [--files 40] [--pages 50] [--repeats 3]
+ * `--from filings` writes the folder with the generator of `bench/analyze-filings.ts` instead: 10-K PDFs of several
+ * companies and years from TAT-QA contexts (needs PAGEWISE_SHARED_DATA), until it holds `--files` × `--pages` pages,
+ * and asks the first question of the first filing.
+ *
+ * Run: npx tsx bench/analyze-cache.ts [--files 40] [--pages 50] [--repeats 3] [--from synthetic|filings]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,6 +19,8 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 
 import { DocumentCache, readDocumentFolder } from '@pagewise/documents';
 import { analyzeCommand } from '../packages/cli/src/analyze.js';
+import { sharedDataDir } from '../test/support/tatqa.js';
+import { filingContexts, writeFilings } from './analyze-filings.js';
 import { fmt, quantile } from './stats.js';
 
 const COMPANIES = ['Nordlys Shipping', 'Havørn Logistics', 'Fjellvann Energy', 'Skarv Retail', 'Lunde Foods'];
@@ -59,10 +65,24 @@ async function writeFolder(folder: string, files: number, pages: number): Promis
   }
 }
 
-async function timeAnalyze(folder: string, db: string, cacheDir: string): Promise<number> {
+/** Filings of the filings bench's generator until the folder holds `pages` pages; the first filing's first question. */
+async function writeFilingsFolder(folder: string, pages: number): Promise<{ question: string; pages: number }> {
+  const dataDir = sharedDataDir();
+  if (!dataDir) throw new Error('--from filings needs tatqa/dev.json: set PAGEWISE_SHARED_DATA');
+  mkdirSync(folder, { recursive: true });
+  // Each context gives a filing of 7 pages (cover, five filler pages, the context's page) and one of 5 for the year
+  // before.
+  const contexts = filingContexts(dataDir).map(({ context }) => context);
+  const wanted = Math.ceil(pages / 12);
+  if (wanted > contexts.length) throw new Error(`--from filings can write ${contexts.length * 12} pages at most`);
+  const filings = await writeFilings(contexts.slice(0, wanted), folder, 1, 1);
+  return { question: filings[0]!.questions[0]!.text, pages: wanted * 12 };
+}
+
+async function timeAnalyze(folder: string, db: string, cacheDir: string, question: string): Promise<number> {
   const started = performance.now();
   const code = await analyzeCommand(
-    [folder, 'What was the capital expenditure of Havørn Logistics in 2016?', '--db', db, '--cache-dir', cacheDir],
+    [folder, question, '--db', db, '--cache-dir', cacheDir],
     () => {},
     () => {},
   );
@@ -79,21 +99,34 @@ async function timeRead(folder: string, cacheDir: string): Promise<number> {
 export async function main(argv: string[] = []): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { files: { type: 'string' }, pages: { type: 'string' }, repeats: { type: 'string' } },
+    options: {
+      files: { type: 'string' },
+      pages: { type: 'string' },
+      repeats: { type: 'string' },
+      from: { type: 'string' },
+    },
   });
+  const from = values.from ?? 'synthetic';
+  if (from !== 'synthetic' && from !== 'filings') throw new Error(`--from must be synthetic or filings, not ${from}`);
   const files = Number(values.files ?? 40);
   const pages = Number(values.pages ?? 50);
   const repeats = Number(values.repeats ?? 3);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-bench-analyze-cache-'));
   try {
     const folder = path.join(dir, 'filings');
-    await writeFolder(folder, files, pages);
+    let question = 'What was the capital expenditure of Havørn Logistics in 2016?';
+    let label = `${files} unchanged PDFs (${files * pages} pages)`;
+    if (from === 'filings') {
+      const written = await writeFilingsFolder(folder, files * pages);
+      question = written.question;
+      label = `an unchanged folder of generated 10-K filings (${written.pages} pages)`;
+    } else await writeFolder(folder, files, pages);
     const db = path.join(dir, 'pw.db');
     const times = { cold: [] as number[], warm: [] as number[], readCold: [] as number[], readWarm: [] as number[] };
     for (let r = -1; r < repeats; r += 1) {
       const cacheDir = path.join(dir, `cache-${r + 1}`);
-      const cold = await timeAnalyze(folder, db, cacheDir);
-      const warm = await timeAnalyze(folder, db, cacheDir);
+      const cold = await timeAnalyze(folder, db, cacheDir, question);
+      const warm = await timeAnalyze(folder, db, cacheDir, question);
       const readCacheDir = path.join(dir, `read-cache-${r + 1}`);
       const readCold = await timeRead(folder, readCacheDir);
       const readWarm = await timeRead(folder, readCacheDir);
@@ -104,7 +137,7 @@ export async function main(argv: string[] = []): Promise<void> {
       times.readWarm.push(readWarm);
     }
     const m = (values: number[]) => quantile(values, 0.5);
-    console.log(`\n## analyze: second run over ${files} unchanged PDFs (${files * pages} pages) against the first\n`);
+    console.log(`\n## analyze: second run over ${label} against the first\n`);
     console.log(`median of ${repeats} cold/warm pairs\n`);
     console.log('| measured | first run (empty cache) ms | second run (cache filled) ms | first / second |');
     console.log('|---|---:|---:|---:|');

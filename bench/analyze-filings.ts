@@ -9,9 +9,15 @@
  * and with every filing in one shared folder.
  *
  * Contexts are split by position: odd positions are the tuning set (looked at while building), even positions the
- * test set. `--split tuning|test|both` (default both), `--contexts <n>` per split (default 40).
+ * test set. `--split tuning|test|both` (default both), `--contexts <n>` per split (default 40), `--questions <n>` asked
+ * per context (default 2, the first ones; TAT-QA contexts have about six).
  *
- * FILINGS_DEBUG=1 prints each question whose first citation misses its gold page, with the answer.
+ * Also reported: how many answers carry a one-line answer (`Answer: …`, given when the value is unambiguous) and how
+ * many of those state the gold answer's number (sign aside) citing the gold page, in the gold answer's scale (thousand,
+ * million) when it has one.
+ *
+ * FILINGS_DEBUG=1 prints each question whose first citation misses its gold page, with the answer, and each wrong
+ * answer line.
  *
  * Run: PAGEWISE_SHARED_DATA=../shared/data node --conditions=@pagewise/source --import tsx bench/analyze-filings.ts
  */
@@ -36,16 +42,16 @@ import { sharedDataDir } from '../test/support/tatqa.js';
 interface Context {
   table: { table: string[][] };
   paragraphs: { order: number; text: string }[];
-  questions: { question: string }[];
+  questions: { question: string; answer: unknown; scale?: string }[];
 }
 
 /** One generated filing with a gold page, and the questions asked about it. */
-interface Filing {
+export interface Filing {
   company: string;
   year: number;
   file: string;
   goldPage: number;
-  questions: string[];
+  questions: { text: string; answer: unknown; scale: string }[];
 }
 
 const STEMS = [
@@ -181,7 +187,16 @@ function askAbout(question: string, company: string): string {
   return `For ${company}, ${question.charAt(0).toLowerCase()}${question.slice(1)}`;
 }
 
-async function writeFilings(contexts: readonly Context[], dir: string, seed: number): Promise<Filing[]> {
+/**
+ * Writes each context's filing (the context on one page among filler pages) and a filler-only filing of the same
+ * company for the year before into `dir`; returns the filings with their gold pages and questions.
+ */
+export async function writeFilings(
+  contexts: readonly Context[],
+  dir: string,
+  seed: number,
+  perContext: number,
+): Promise<Filing[]> {
   const rng = createRng(seed);
   const filings: Filing[] = [];
   for (const [i, context] of contexts.entries()) {
@@ -202,7 +217,9 @@ async function writeFilings(contexts: readonly Context[], dir: string, seed: num
       cover(company, year - 1),
       ...fillerPages(rng, company, year - 1, 4),
     ]);
-    const questions = context.questions.slice(0, 2).map((q) => askAbout(q.question, company));
+    const questions = context.questions
+      .slice(0, perContext)
+      .map((q) => ({ text: askAbout(q.question, company), answer: q.answer, scale: q.scale ?? '' }));
     filings.push({ company, year, file, goldPage: goldAt + 2, questions });
   }
   return filings;
@@ -215,17 +232,53 @@ interface Tally {
   leads: number;
   bm25Hit1: number;
   bm25Hit3: number;
+  /** Answers with a one-line answer, and those whose value is the gold answer on the gold page. */
+  lines: number;
+  linesRight: number;
   seconds: number;
 }
 
 const citations = (answer: string) => [...answer.matchAll(/^\d+\. \[([^\]\n]+)\]/gm)].map((m) => m[1]!);
+
+/** The number a cell or a gold answer states, sign and scale aside (`$(1,577)` → 1577); undefined for text. */
+function numberOf(value: unknown): number | undefined {
+  const text =
+    Array.isArray(value) && value.length === 1
+      ? String(value[0])
+      : typeof value === 'number'
+        ? String(value)
+        : undefined;
+  if (text === undefined || !/^[\s$€£¥(−-]*\d[\d,]*(?:\.\d+)?[\s%)]*$/.test(text)) return undefined;
+  return Math.abs(Number(text.replace(/[^\d.]/g, '')));
+}
+
+/**
+ * Whether a one-line answer (`Answer: … <value>[ unit] (<citation>)`) states the gold value on the gold page, in the
+ * gold scale when the gold answer has one.
+ */
+function lineIsRight(line: string, gold: string, answer: unknown, scale: string): boolean {
+  const m = /: (\S+)(?: (thousand|million|billion))? \(([^)]+)\)$/.exec(line);
+  const expected = numberOf(answer);
+  if (m === null || m[3] !== gold || expected === undefined || numberOf([m[1]]) !== expected) return false;
+  return scale === '' || scale === 'percent' || m[2] === scale;
+}
 
 async function score(
   filings: readonly Filing[],
   folderOf: (f: Filing) => string,
   corpora: Map<string, { corpus: FolderCorpus; bm25: CorpusIndex }>,
 ): Promise<Tally> {
-  const tally: Tally = { questions: 0, hit1: 0, hit3: 0, leads: 0, bm25Hit1: 0, bm25Hit3: 0, seconds: 0 };
+  const tally: Tally = {
+    questions: 0,
+    hit1: 0,
+    hit3: 0,
+    leads: 0,
+    bm25Hit1: 0,
+    bm25Hit3: 0,
+    lines: 0,
+    linesRight: 0,
+    seconds: 0,
+  };
   for (const filing of filings) {
     const folder = folderOf(filing);
     let entry = corpora.get(folder);
@@ -236,7 +289,7 @@ async function score(
       corpora.set(folder, entry);
     }
     const gold = `${filing.file}#${filing.goldPage}`;
-    for (const question of filing.questions) {
+    for (const { text: question, answer, scale } of filing.questions) {
       const started = performance.now();
       const result = await runReportAnalysis({ corpus: entry.corpus, question });
       tally.seconds += (performance.now() - started) / 1000;
@@ -246,6 +299,15 @@ async function score(
       else if (process.env.FILINGS_DEBUG)
         console.log(`MISS ${question} | gold ${gold} | cited ${cited.join(', ')}\n${result.text.slice(0, 900)}\n`);
       if (cited.slice(0, 3).includes(gold)) tally.hit3 += 1;
+      const line = /^Answer: .*$/m.exec(result.text)?.[0];
+      if (line === undefined && process.env.FILINGS_DEBUG && numberOf(answer) !== undefined)
+        console.log(`NO LINE ${question} | gold ${gold} ${JSON.stringify(answer)}\n${result.text.slice(0, 700)}\n`);
+      if (line !== undefined) {
+        tally.lines += 1;
+        if (lineIsRight(line, gold, answer, scale)) tally.linesRight += 1;
+        else if (process.env.FILINGS_DEBUG)
+          console.log(`WRONG LINE ${question} | gold ${gold} ${JSON.stringify(answer)} | ${line}\n`);
+      }
       if (cited[0] !== undefined && fileOfUri(cited[0]) === filing.file) tally.leads += 1;
       const hits = entry.bm25.search(queryTerms(question).join(' '), 3).map((h) => h.uri);
       if (hits[0] === gold) tally.bm25Hit1 += 1;
@@ -255,10 +317,21 @@ async function score(
   return tally;
 }
 
+/** The TAT-QA development contexts a filing can be generated from (a year in the table's header), with their positions. */
+export function filingContexts(dataDir: string): { context: Context; i: number }[] {
+  const all = JSON.parse(readFileSync(path.join(dataDir, 'tatqa', 'dev.json'), 'utf8')) as Context[];
+  return all.map((context, i) => ({ context, i })).filter(({ context }) => yearOf(context) !== undefined);
+}
+
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { split: { type: 'string' }, contexts: { type: 'string' }, seed: { type: 'string' } },
+    options: {
+      split: { type: 'string' },
+      contexts: { type: 'string' },
+      questions: { type: 'string' },
+      seed: { type: 'string' },
+    },
   });
   const dataDir = sharedDataDir();
   if (!dataDir) {
@@ -270,9 +343,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     throw new Error(`--split must be tuning, test or both, not ${split}`);
   const perSplit = Number(values.contexts ?? 40);
   if (!Number.isInteger(perSplit) || perSplit < 1) throw new Error(`--contexts must be a positive integer`);
+  const perContext = Number(values.questions ?? 2);
+  if (!Number.isInteger(perContext) || perContext < 1) throw new Error(`--questions must be a positive integer`);
   const seed = Number(values.seed ?? 1);
-  const all = JSON.parse(readFileSync(path.join(dataDir, 'tatqa', 'dev.json'), 'utf8')) as Context[];
-  const usable = all.map((context, i) => ({ context, i })).filter(({ context }) => yearOf(context) !== undefined);
+  const usable = filingContexts(dataDir);
   const splits = (split === 'both' ? ['tuning', 'test'] : [split]).map((name) => ({
     name,
     contexts: usable
@@ -285,13 +359,13 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   try {
     console.log('\n## analyze on generated filings (TAT-QA contexts as 10-K pages, company named in the question)\n');
     console.log(
-      '| split | condition | questions | cited-page hit@1 | hit@3 | named filing leads | BM25 hit@1 | BM25 hit@3 | s per question |',
+      '| split | condition | questions | cited-page hit@1 | hit@3 | named filing leads | BM25 hit@1 | BM25 hit@3 | answer line shown | answer line right | s per question |',
     );
-    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const { name, contexts } of splits) {
       const shared = path.join(dir, name, 'shared');
       mkdirSync(shared, { recursive: true });
-      const filings = await writeFilings(contexts, shared, seed);
+      const filings = await writeFilings(contexts, shared, seed, perContext);
       // One folder per filing: the gold filing alone.
       for (const f of filings) {
         const own = path.join(dir, name, 'single', f.file.replace(/\.pdf$/, ''));
@@ -306,7 +380,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       for (const [label, folderOf] of conditions) {
         const t = await score(filings, folderOf, corpora);
         console.log(
-          `| ${name} | ${label} | ${t.questions} | ${pct(t.hit1, t.questions)} | ${pct(t.hit3, t.questions)} | ${pct(t.leads, t.questions)} | ${pct(t.bm25Hit1, t.questions)} | ${pct(t.bm25Hit3, t.questions)} | ${(t.seconds / Math.max(1, t.questions)).toFixed(2)} |`,
+          `| ${name} | ${label} | ${t.questions} | ${pct(t.hit1, t.questions)} | ${pct(t.hit3, t.questions)} | ${pct(t.leads, t.questions)} | ${pct(t.bm25Hit1, t.questions)} | ${pct(t.bm25Hit3, t.questions)} | ${t.lines} | ${t.linesRight} of ${t.lines} | ${(t.seconds / Math.max(1, t.questions)).toFixed(2)} |`,
         );
       }
     }

@@ -73,4 +73,17 @@ describe('documents before passages', () => {
     expect(fileOfUri(firstFive[0]!.uri)).toBe('AMEX_2018_10K.pdf');
     expect(firstFive.map((r) => r.uri)).toContain('AMEX_2019_10K.pdf#3');
   });
+
+  it("ranks the named company's pages by the question's other words, not by how often they repeat the name", () => {
+    const index = new FilingIndex();
+    const add = (uri: string, body: string) => index.add({ uri, title: uri, body });
+    add('ACME_2019_10K.pdf#1', 'Acme Industries. Annual report on Form 10-K for fiscal year 2019. Acme Industries.');
+    for (let page = 2; page <= 6; page += 1)
+      add(`ACME_2019_10K.pdf#${page}`, `Acme Industries, Acme Industries: net sales and operating income (${page}).`);
+    add('ACME_2019_10K.pdf#7', 'See the discussion of operating income below under Segment Results.');
+    for (let page = 1; page <= 20; page += 1)
+      add(`OTHER_${page}_10K.pdf#1`, `Other Corp. Operating income and discussion of results, page ${page}.`);
+    const results = index.search('For Acme Industries, where can the discussion of operating income be found?', 5);
+    expect(results[0]!.uri).toBe('ACME_2019_10K.pdf#7');
+  });
 });

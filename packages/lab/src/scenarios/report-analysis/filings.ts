@@ -6,7 +6,8 @@
  * company's page matches "operating margin".
  */
 import { CorpusIndex, type CorpusSearchResult } from 'pagewise';
-import { canonicalTerm, canonicalWords, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
+import { wordTokens } from 'pagewise/internal';
+import { canonicalTerm, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
 
 /** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
 export function fileOfUri(uri: string): string {
@@ -50,6 +51,25 @@ const SAME_COMPANY_PAGES = 1;
 const PAGES_PER_DOCUMENT = 3;
 /** Characters of the first page read for the file's identity (cover page, title). */
 const FIRST_PAGE_CHARS = 4000;
+/** BM25 term-frequency saturation and length normalisation of the page ranking within a named company's filings. */
+const BM25_K1 = 1.2;
+const BM25_B = 0.75;
+
+/** A page's words in canonical form with their counts, and its length in words. */
+interface PageWords {
+  counts: Map<string, number>;
+  length: number;
+}
+
+function pageWords(body: string): PageWords {
+  const counts = new Map<string, number>();
+  const words = wordTokens(body);
+  for (const word of words) {
+    const term = canonicalTerm(word);
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  return { counts, length: words.length };
+}
 
 function occurrences(text: string, word: string): number {
   const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -67,6 +87,50 @@ function occurrences(text: string, word: string): number {
  */
 export class FilingIndex extends CorpusIndex {
   readonly #files = new Map<string, FileProfile>();
+  /** Canonical words of each page, built when first needed. */
+  readonly #words = new Map<string, PageWords>();
+  /** In how many pages of the whole folder each canonical word occurs, and the mean page length (built when needed). */
+  #frequencies: { pages: Map<string, number>; meanLength: number } | undefined;
+
+  #wordsOf(page: { uri: string; body: string }): PageWords {
+    let words = this.#words.get(page.uri);
+    if (!words) this.#words.set(page.uri, (words = pageWords(page.body)));
+    return words;
+  }
+
+  #pageFrequencies(): { pages: Map<string, number>; meanLength: number } {
+    if (this.#frequencies) return this.#frequencies;
+    const pages = new Map<string, number>();
+    let total = 0;
+    let count = 0;
+    for (const profile of this.#files.values())
+      for (const page of profile.pages) {
+        const words = this.#wordsOf(page);
+        for (const term of words.counts.keys()) pages.set(term, (pages.get(term) ?? 0) + 1);
+        total += words.length;
+        count += 1;
+      }
+    return (this.#frequencies = { pages, meanLength: total / Math.max(1, count) });
+  }
+
+  /**
+   * BM25 of a page of the named company's filings over the question's terms other than the names: the name chose
+   * the filing, so the pages that repeat it (a cover, a header) are not the better answer for it.
+   */
+  #pageScore(page: { uri: string; body: string }, terms: readonly string[]): number {
+    const { pages, meanLength } = this.#pageFrequencies();
+    const n = this.size;
+    const words = this.#wordsOf(page);
+    let score = 0;
+    for (const term of terms) {
+      const tf = words.counts.get(term) ?? 0;
+      if (tf === 0) continue;
+      const df = pages.get(term) ?? 0;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      score += (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * words.length) / meanLength));
+    }
+    return score;
+  }
 
   override add(doc: { uri: string; title: string; body: string }): void {
     super.add(doc);
@@ -82,6 +146,8 @@ export class FilingIndex extends CorpusIndex {
     else profile.pages.push(doc);
     delete profile.first;
     delete profile.all;
+    this.#words.delete(doc.uri);
+    this.#frequencies = undefined;
   }
 
   override remove(uri: string): boolean {
@@ -92,6 +158,8 @@ export class FilingIndex extends CorpusIndex {
       delete profile.all;
       if (profile.pages.length === 0) this.#files.delete(fileOfUri(uri));
     }
+    this.#words.delete(uri);
+    this.#frequencies = undefined;
     return super.remove(uri);
   }
 
@@ -148,7 +216,7 @@ export class FilingIndex extends CorpusIndex {
       if (topEntity > 0 && m.entity === topEntity && asked.length > 0) {
         let share = 0;
         for (const page of this.#files.get(m.file)!.pages) {
-          const words = canonicalWords(page.body);
+          const words = this.#wordsOf(page).counts;
           share = Math.max(share, asked.filter((t) => words.has(t)).length / asked.length);
         }
         m.content = Math.max(m.content, share);
@@ -180,14 +248,33 @@ export class FilingIndex extends CorpusIndex {
     const top = hits[0]?.score ?? 1;
     const names = new Set(q.entities.map(canonicalTerm));
     const asked = q.terms.filter((t) => !names.has(t));
-    /** A document's pages best first: its overall hits, then its other pages by the share of the terms they hold. */
+    const lead = documents[0]!;
+    /**
+     * A document's pages best first. The named company's filings: every page by the question's other terms. Any
+     * other document: its overall hits, then its other pages by the share of the terms they hold.
+     */
     const pagesOf = (file: string): CorpusSearchResult[] => {
       const profile = this.#files.get(file)!;
+      const named = lead.entity > 0 && documents.find((d) => d.file === file)?.entity === lead.entity;
+      if (named && asked.length > 0) {
+        const scored = profile.pages.map((page) => ({ page, score: this.#pageScore(page, asked) }));
+        return scored
+          .filter(({ page, score }) => score > 0 || byUri.has(page.uri))
+          .sort(
+            (x, y) => y.score - x.score || (byUri.get(y.page.uri)?.score ?? 0) - (byUri.get(x.page.uri)?.score ?? 0),
+          )
+          .map(({ page, score }) => ({
+            uri: page.uri,
+            title: page.title,
+            snippet: byUri.get(page.uri)?.snippet ?? page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
+            score,
+          }));
+      }
       const hitPages = profile.pages.filter((page) => byUri.has(page.uri)).map((page) => byUri.get(page.uri)!);
       const others = profile.pages
         .filter((page) => !byUri.has(page.uri))
         .map((page) => {
-          const words = canonicalWords(page.body);
+          const words = this.#wordsOf(page).counts;
           const held = (asked.length ? asked : q.terms).filter((t) => words.has(t)).length;
           return {
             uri: page.uri,
@@ -199,7 +286,6 @@ export class FilingIndex extends CorpusIndex {
         .filter((p) => p.score > 0);
       return [...hitPages.sort((x, y) => y.score - x.score), ...others.sort((x, y) => y.score - x.score)];
     };
-    const lead = documents[0]!;
     // The named company's filings (other years, other forms) come right after the best one's first pages: the year
     // of a file is weaker evidence than the words of a page (a 2019 10-K reports 2018 as well).
     const company = lead.entity > 0 ? documents.filter((d) => d.entity === lead.entity).slice(0, 3) : [];

@@ -10,3 +10,4 @@ export * from './policy.js';
 export * from './run.js';
 export * from './query.js';
 export * from './filings.js';
+export * from './answer-line.js';

@@ -11,12 +11,15 @@ import { fileOfUri } from './filings.js';
 import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
 import { findPassages, mergePassages, type Passage } from './passages.js';
+import { answerLine, fittingRows } from './answer-line.js';
 import { parseQuestion } from './questions.js';
 
 /** Documents the planner chooses from the search results. */
 export const PASSAGE_DOCUMENTS_CHOSEN = 5;
 /** Passages in an answer. */
 export const PASSAGES_PER_ANSWER = 3;
+/** Table rows that fit a one-value question kept across batches: two are enough to leave the value in doubt. */
+const ROWS_KEPT = 3;
 /** The task id the running passages are saved under. */
 const PASSAGES_ID = 'passages';
 /** The sentence that says what kind of answer this is. */
@@ -26,6 +29,8 @@ export const EXTRACTIVE_NOTE =
 interface SavedPassages {
   read: number;
   passages: Passage[];
+  /** Table rows of the documents read that fit the question's one value (see {@link fittingRows}). */
+  rows: Passage[];
 }
 
 function called(view: PromptView, name: string): boolean {
@@ -59,25 +64,37 @@ function readSaved(system: string): SavedPassages | undefined {
   try {
     const value = JSON.parse(m[1]!) as Partial<SavedPassages>;
     if (typeof value.read !== 'number' || !Array.isArray(value.passages)) return undefined;
-    const passages = value.passages.filter(
-      (p): p is Passage =>
-        typeof p?.citation === 'string' && typeof p?.text === 'string' && typeof p?.score === 'number',
-    );
-    return { read: value.read, passages };
+    const valid = (p: Passage | undefined): p is Passage =>
+      typeof p?.citation === 'string' && typeof p?.text === 'string' && typeof p?.score === 'number';
+    const rows = Array.isArray(value.rows) ? value.rows.filter(valid).filter((p) => validRow(p.row)) : [];
+    return { read: value.read, passages: value.passages.filter(valid), rows };
   } catch {
     return undefined;
   }
 }
 
+function validRow(row: unknown): boolean {
+  if (typeof row !== 'object' || row === null) return false;
+  const r = row as Record<string, unknown>;
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return (
+    typeof r.label === 'string' &&
+    strings(r.values) &&
+    (r.columns === undefined || strings(r.columns)) &&
+    (r.unit === undefined || typeof r.unit === 'string')
+  );
+}
+
 /** The saved form of the running passages: one line, within the save_result limit. */
 function serialize(saved: SavedPassages): string {
-  let passages = saved.passages;
+  let { passages, rows } = saved;
   for (let chars = 600; chars >= 100; chars -= 100) {
-    const text = JSON.stringify({ read: saved.read, passages });
+    const text = JSON.stringify({ read: saved.read, passages, rows });
     if (text.length <= 3900) return text;
     passages = passages.map((p) => ({ ...p, text: p.text.slice(0, chars) }));
+    rows = rows.map((p) => ({ ...p, text: p.text.slice(0, chars) }));
   }
-  return JSON.stringify({ read: saved.read, passages: passages.slice(0, 1) });
+  return JSON.stringify({ read: saved.read, passages: passages.slice(0, 1), rows: rows.slice(0, 2) });
 }
 
 /**
@@ -94,14 +111,28 @@ export function entityWarning(question: string, leading: Passage): string | unde
   return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name and passage do not mention it; it may be another company's document.`;
 }
 
-/** The final answer text from the best passages. */
-export function formatPassageAnswer(question: string, passages: readonly Passage[]): string {
+/**
+ * The final answer text from the best passages: the one-line answer first when the value is unambiguous (see
+ * {@link answerLine}; `rows` are the table rows of the documents read that fit the question), then the passages.
+ */
+export function formatPassageAnswer(
+  question: string,
+  passages: readonly Passage[],
+  rows: readonly Passage[] = [],
+): string {
   const terms = understandQuestion(question).terms;
   if (passages.length === 0)
     return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
   const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
   const warning = entityWarning(question, passages[0]!);
-  return `${EXTRACTIVE_NOTE}\nSearch terms: ${terms.join(', ')}\n${lines.join('\n')}${warning ? `\n${warning}` : ''}`;
+  const answer = warning ? undefined : answerLine(question, passages, rows);
+  return `${EXTRACTIVE_NOTE}\n${answer ? `${answer}\n` : ''}Search terms: ${terms.join(', ')}\n${lines.join('\n')}${warning ? `\n${warning}` : ''}`;
+}
+
+/** The answer's passages of a batch of pages, and the rows among all it found that fit the question. */
+function readBatch(question: string, pages: readonly { uri: string; body: string }[]): SavedPassages {
+  const found = findPassages(question, pages, Number.MAX_SAFE_INTEGER);
+  return { read: 0, passages: found.slice(0, PASSAGES_PER_ANSWER), rows: fittingRows(question, found) };
 }
 
 function finish(text: string): OfflineDecision {
@@ -137,24 +168,26 @@ function analyst(view: PromptView): OfflineDecision {
     const saved = readSaved(view.system);
     const pages = parseFencedPages(view.system).pages;
     if (pages.length > 0 && (saved?.read ?? 0) < plan.loaded) {
-      const found = findPassages(question, pages, PASSAGES_PER_ANSWER);
-      const merged = mergePassages([saved?.passages ?? [], found], PASSAGES_PER_ANSWER);
+      const batch = readBatch(question, pages);
+      const merged = mergePassages([saved?.passages ?? [], batch.passages], PASSAGES_PER_ANSWER);
+      const rows = mergePassages([saved?.rows ?? [], batch.rows], ROWS_KEPT);
       return {
         toolCalls: [
           {
             toolName: 'save_result',
-            input: { task_id: PASSAGES_ID, result: serialize({ read: plan.loaded, passages: merged }) },
+            input: { task_id: PASSAGES_ID, result: serialize({ read: plan.loaded, passages: merged, rows }) },
           },
           ...load,
         ],
       };
     }
     if (load.length) return { toolCalls: load };
-    return finish(formatPassageAnswer(question, saved?.passages ?? []));
+    return finish(formatPassageAnswer(question, saved?.passages ?? [], saved?.rows ?? []));
   }
   if (load.length) return { toolCalls: load };
   const pages = toolOutputs(view, 'get_reports').flatMap((out) => parseFencedPages(out).pages);
-  return finish(formatPassageAnswer(question, findPassages(question, pages, PASSAGES_PER_ANSWER)));
+  const batch = readBatch(question, pages);
+  return finish(formatPassageAnswer(question, batch.passages, batch.rows));
 }
 
 /**

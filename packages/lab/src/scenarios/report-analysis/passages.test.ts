@@ -31,7 +31,12 @@ describe('findPassages', () => {
   it('cites a page of a paged document as file#page, and reads markdown table rows', () => {
     const body = '| Item | 2024 | 2023 |\n|---|---|---|\n| Revenue | 1,200 | 1,100 |\n| Net income | 90 | 80 |';
     const [best] = findPassages('net income?', [{ uri: 'annual.pdf#4', body }], 1);
-    expect(best).toEqual({ citation: 'annual.pdf#4', text: 'Net income: 2024: 90 | 2023: 80', score: 1.1 });
+    expect(best).toEqual({
+      citation: 'annual.pdf#4',
+      text: 'Net income: 2024: 90 | 2023: 80',
+      score: 1.2,
+      row: { label: 'Net income', values: ['90', '80'], columns: ['2024', '2023'] },
+    });
   });
 
   it('finds sentences of prose, and Japanese text by words', () => {
@@ -45,5 +50,19 @@ describe('findPassages', () => {
     const a = { citation: 'a.txt:1', text: 'x', score: 0.5 };
     const b = { citation: 'b.txt:1', text: 'y', score: 0.9 };
     expect(mergePassages([[a], [b, a]], 3)).toEqual([b, a]);
+  });
+
+  it('prefers the row whose label is what the question names, and reads a sentence ending in a year as prose', () => {
+    const body = [
+      'Selected data (in thousands) 2019 2018',
+      'Net sales 15,440 8,709',
+      'Results of operations 2019 2018',
+      'Sales $788,948 $718,892',
+      'Of the backlog, 9 billion is expected to be converted into revenue in fiscal 2020.',
+    ].join('\n');
+    const [best] = findPassages('What were the sales in 2019?', [{ uri: 'r.pdf#6', body }], 1);
+    expect(best?.text).toBe('Sales: 2019: $788,948 | 2018: $718,892');
+    const [sentence] = findPassages('What revenue is expected in fiscal 2020?', [{ uri: 'r.pdf#6', body }], 1);
+    expect(sentence?.text).toBe('Of the backlog, 9 billion is expected to be converted into revenue in fiscal 2020.');
   });
 });

@@ -4,7 +4,7 @@
  * also when the values sit on the lines after the label (as text extracted from PDFs puts them), because a
  * number without its label and column is not an answer.
  */
-import { wordTokens } from 'pagewise/internal';
+import { queryTerms, wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
 import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
 
@@ -17,6 +17,16 @@ export interface PassageSource {
   frame?: string;
 }
 
+/** A table row as read: its label, its cells, the column each cell is under and the unit the table states. */
+export interface TableRow {
+  label: string;
+  values: string[];
+  /** The column header of each value (years), when the header has one cell per value. */
+  columns?: string[];
+  /** The scale the table is stated in (`thousand`, `million`, `billion`), when a line above it says so. */
+  unit?: string;
+}
+
 /** One matching passage. */
 export interface Passage {
   /** Where it is: `file.pdf#page` for a PDF page, otherwise `file:first-last` (lines; `book.xlsx#sheet:row`). */
@@ -24,10 +34,13 @@ export interface Passage {
   /** The passage on one line; a table row as `label: v1 | v2 (columns: h1 | h2)`. */
   text: string;
   /**
-   * Share of the question's term weight the passage holds (0..1), plus up to 0.1 for its word pairs in order; lowered
-   * for a document after the first.
+   * Share of the question's term weight the passage holds (0..1), plus up to 0.1 for its word pairs in order and, for a
+   * table row, up to 0.1 for the share of its label's words that the question holds; lowered for a document after
+   * the first.
    */
   score: number;
+  /** The row, when the passage is a table row under a column header. */
+  row?: TableRow;
 }
 
 /**
@@ -39,6 +52,11 @@ const MAX_PASSAGE_CHARS = 1100;
 const LATER_DOCUMENT_WEIGHT = 0.8;
 /** What holding every word pair of the question in order adds to a passage's score (which its terms bring to 1). */
 const PHRASE_WEIGHT = 0.1;
+/**
+ * What a table row whose label words are all words of the question adds (a share of it for a share of its words), so
+ * "Sales" answers "what were the sales" before "Net sales" does.
+ */
+const LABEL_WEIGHT = 0.1;
 /** Value lines read after a row label. */
 const MAX_ROW_VALUES = 8;
 
@@ -48,6 +66,9 @@ const YEAR = /^(?:fy\s*)?(?:19|20)\d\d$/i;
 
 interface Candidate {
   text: string;
+  /** A table row's label. */
+  label?: string;
+  row?: TableRow;
   firstLine: number;
   lastLine: number;
   words: Set<string>;
@@ -124,6 +145,8 @@ const PROSE_BEFORE_VALUES =
  * cells (`Total revenue $ 1,234 (56) 7.5%`), or a line of years that heads the columns. Undefined for prose.
  */
 function spacedRow(line: string): string[] | undefined {
+  // A number followed by a full stop ends a sentence ("… into revenue in fiscal 2020."), not a row.
+  if (/\d\.$/.test(line.trim())) return undefined;
   const tokens = line.trim().split(/\s+/);
   const values: string[] = [];
   let i = tokens.length - 1;
@@ -173,6 +196,40 @@ function rowText(label: string, values: readonly string[], header: readonly stri
     return `${label}: ${cells.map((v, i) => `${header[i]}: ${v}`).join(' | ')}`;
   }
   return `${label}: ${cells.join(' | ')}${header ? ` (columns: ${header.join(' | ')})` : ''}`;
+}
+
+/** Lines above a row searched for the table's unit ("(in thousands)"). */
+const UNIT_LINES_ABOVE = 30;
+const UNIT_PHRASE = /\b(?:in|of)\s+(?:[$€£¥]\s*|[a-z]{3}\s+|u\.?s\.?\s+dollars\s+)?(thousands|millions|billions)\b/i;
+const UNIT_SIGN = /(?:[$€£¥]|\b[A-Z]{3})\s?(?:'000|000s)|(?:[$€£¥]|\b[A-Z]{3})\s?(m|bn)\b/;
+
+/** The scale a table states above row `at` ("(in millions)", "$'000", "€m"), nearest first. */
+function unitAbove(lines: readonly string[], at: number): string | undefined {
+  for (let i = at; i >= Math.max(0, at - UNIT_LINES_ABOVE); i -= 1) {
+    const line = lines[i]!;
+    const phrase = UNIT_PHRASE.exec(line);
+    if (phrase) return phrase[1]!.toLowerCase().replace(/s$/, '');
+    const sign = UNIT_SIGN.exec(line);
+    if (sign) return sign[1] === undefined ? 'thousand' : sign[1] === 'm' ? 'million' : 'billion';
+  }
+  return undefined;
+}
+
+function tableRow(
+  lines: readonly string[],
+  at: number,
+  label: string,
+  values: readonly string[],
+  header: readonly string[] | undefined,
+): TableRow {
+  const cells = values.map((v) => v.replace(/\s+/g, ' ').trim());
+  const unit = unitAbove(lines, at);
+  return {
+    label,
+    values: cells,
+    ...(header && header.length === cells.length ? { columns: [...header] } : {}),
+    ...(unit ? { unit } : {}),
+  };
 }
 
 /** The cells of a `|` or tab delimited line in their columns (empty cells kept); undefined for other lines. */
@@ -254,7 +311,8 @@ function candidatesOf(body: string): Candidate[] {
       const cells = delimitedCells(line)!;
       if (header.length === 0 || cells.every((cell) => cell === '' || isRule(cell))) continue;
       const text = namedRowText(cells, header);
-      out.push({ text: clip(text), firstLine: i, lastLine: i, words: wordSet(text) });
+      const label = cells.find((cell) => cell !== '');
+      out.push({ text: clip(text), ...(label ? { label } : {}), firstLine: i, lastLine: i, words: wordSet(text) });
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
@@ -267,7 +325,15 @@ function candidatesOf(body: string): Candidate[] {
     if (cells && cells.slice(1).some((cell) => isValueLine(cell))) {
       const header = headerAbove(lines, i);
       const text = rowText(cells[0]!, cells.slice(1), header);
-      out.push({ text: clip(text), firstLine: i, lastLine: i, words: wordSet(`${cells[0]} ${text}`) });
+      const row = tableRow(lines, i, cells[0]!, cells.slice(1), header);
+      out.push({
+        text: clip(text),
+        label: cells[0]!,
+        row,
+        firstLine: i,
+        lastLine: i,
+        words: wordSet(`${cells[0]} ${text}`),
+      });
       rowLines.add(i);
       continue;
     }
@@ -277,8 +343,10 @@ function candidatesOf(body: string): Candidate[] {
     while (j < lines.length && values.length < MAX_ROW_VALUES && isValueLine(lines[j]!)) values.push(lines[j++]!);
     if (values.length > 0 && !values.every((v) => YEAR.test(v.trim())) && line.length <= 120) {
       const header = headerAbove(lines, i);
-      const text = rowText(line.replace(/[:\s]+$/, ''), values, header);
-      out.push({ text: clip(text), firstLine: i, lastLine: j - 1, words: wordSet(text) });
+      const label = line.replace(/[:\s]+$/, '');
+      const text = rowText(label, values, header);
+      const row = tableRow(lines, i, label, values, header);
+      out.push({ text: clip(text), label, row, firstLine: i, lastLine: j - 1, words: wordSet(text) });
       for (let k = i; k < j; k += 1) rowLines.add(k);
     }
   }
@@ -341,6 +409,7 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   }
   const first = files.keys().next().value;
   const pairs = questionPairs(query.text, new Set(terms));
+  const asked = new Set(terms);
   const scored: Passage[] = [];
   for (const { source, candidate } of all) {
     const file = fileOfUri(source.uri.replace(/^file:/, ''));
@@ -354,10 +423,14 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     }
     if (matched === 0) continue;
     const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
+    const label = candidate.label === undefined ? 0 : labelPrecision(candidate.label, asked) * LABEL_WEIGHT;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
-      score: Math.round((matched / (total || 1) + phrase) * (file === first ? 1 : LATER_DOCUMENT_WEIGHT) * 1000) / 1000,
+      score:
+        Math.round((matched / (total || 1) + phrase + label) * (file === first ? 1 : LATER_DOCUMENT_WEIGHT) * 1000) /
+        1000,
+      ...(candidate.row ? { row: candidate.row } : {}),
     });
   }
   // Stable: equal scores keep document order, so the answer does not depend on sort internals.
@@ -366,6 +439,17 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/** Share of a row label's words (function words aside) that are terms of the question; 0 for a label of none. */
+export function labelPrecision(label: string, terms: ReadonlySet<string>): number {
+  const words = labelWords(label);
+  return words.length === 0 ? 0 : words.filter((w) => terms.has(w)).length / words.length;
+}
+
+/** A row label's words in canonical form, without function words and numbers ("Total other assets" → total, other, asset). */
+export function labelWords(label: string): string[] {
+  return [...new Set(queryTerms(label).map(canonicalTerm))].filter((w) => /\p{L}/u.test(w));
 }
 
 /** Consecutive word pairs of the question with a search term in them ("total other", "other asset"). */
