@@ -12,8 +12,10 @@ import { scriptedV3 } from './scripted-v3.js';
 export async function loadPagewise(): Promise<any> {
   const dist = new URL('../../packages/pagewise/dist/', import.meta.url);
   const root = await import(new URL('index.js', dist).href);
+  // Helpers the scripted reader uses (parseFencedPages) live on the internal entry since the package split.
+  const internal = await import(new URL('internal.js', dist).href);
   const sqlite = await import(new URL('../../packages/sqlite/dist/index.js', import.meta.url).href).catch(() => ({}));
-  return { ...root, ...sqlite };
+  return { ...internal, ...root, ...sqlite };
 }
 
 /**

@@ -5,6 +5,7 @@
  * table of ratios to stdout and to bench/peers/results.md.
  *
  * Usage: npm run bench:peers [-- --rounds 7] [-- --sizes 500,5000,20000] [-- --only paging]
+ *        [-- --frameworks pagewise-memory,pagewise-sqlite,ai-sdk,adk,openai-agents,mastra]
  *
  * Ratios are taken within each round (both figures from the same round, so load that changes between
  * rounds cancels out) and reported as the median over rounds with the min–max.
@@ -28,6 +29,14 @@ if (!Number.isInteger(rounds) || rounds < 1)
 const onlyArg = args.indexOf('--only');
 const only = onlyArg >= 0 ? args[onlyArg + 1] : undefined;
 if (only !== undefined && only !== 'paging') throw new Error(`--only takes "paging", got ${only}`);
+const frameworksArg = args.indexOf('--frameworks');
+/** The frameworks timed (`--frameworks pagewise-memory,ai-sdk,...`; default all; pagewise and the AI SDK always). */
+const selected = frameworksArg >= 0 ? (args[frameworksArg + 1] ?? '').split(',') : Object.keys(FRAMEWORKS);
+for (const key of selected)
+  if (!(key in FRAMEWORKS))
+    throw new Error(`--frameworks takes names among ${Object.keys(FRAMEWORKS).join(', ')}, got "${key}"`);
+for (const key of ['pagewise-memory', 'pagewise-sqlite', 'ai-sdk'])
+  if (!selected.includes(key)) throw new Error(`--frameworks must include ${key}: the ratios are taken against it`);
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const worker = fileURLToPath(new URL('worker.ts', import.meta.url));
@@ -45,7 +54,7 @@ const ratioRounds = (label: string, values: readonly number[], target: string) =
 
 /** Times every framework over the rounds, writes the timing table, and returns a writer of its ratio rows. */
 function timing(): () => void {
-  const keys = Object.keys(FRAMEWORKS);
+  const keys = Object.keys(FRAMEWORKS).filter((k) => selected.includes(k));
   const loadBefore = load();
   const samples = new Map<string, StepResult[][]>(keys.map((k) => [k, []]));
   for (let round = 0; round < rounds; round++) {
@@ -69,7 +78,7 @@ function timing(): () => void {
 
   out();
   out(
-    `Node ${process.version}, ${os.cpus().length} cores. Median of ${rounds} rounds, order rotated, a fresh process per framework per round.`,
+    `Node ${process.version}, ${os.cpus().length} cores. Median of ${rounds} rounds, order rotated, a fresh process per framework per round; frameworks: ${keys.join(', ')}.`,
   );
   out(`Load before: \`${loadBefore}\``);
   out(`Load after: \`${loadAfter}\``);
@@ -109,9 +118,11 @@ function timing(): () => void {
         step('pagewise-sqlite', 'ai-sdk'),
         first ? '≤ 0.8' : '≤ 0.1',
       );
-      ratioRounds(`step at ${n} events: pagewise memory ÷ ADK JS`, step('pagewise-memory', 'adk'), '—');
-      ratioRounds(`step at ${n} events: pagewise SQLite ÷ ADK JS`, step('pagewise-sqlite', 'adk'), '—');
-      for (const k of ['openai-agents', 'mastra'])
+      if (keys.includes('adk')) {
+        ratioRounds(`step at ${n} events: pagewise memory ÷ ADK JS`, step('pagewise-memory', 'adk'), '—');
+        ratioRounds(`step at ${n} events: pagewise SQLite ÷ ADK JS`, step('pagewise-sqlite', 'adk'), '—');
+      }
+      for (const k of ['openai-agents', 'mastra'].filter((x) => keys.includes(x)))
         ratioRounds(`step at ${n} events: pagewise SQLite ÷ ${FRAMEWORKS[k]!.name}`, step('pagewise-sqlite', k), '—');
       // The best peer of each round, by whole-invocation time.
       const bestInv = (r: number) => Math.min(...peers.map((k) => at(k, r, n, 'invocationMs')));
