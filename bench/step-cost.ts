@@ -22,7 +22,7 @@ import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import type { SessionEvent } from 'pagewise';
+import type { Session, SessionEvent } from 'pagewise';
 import { fmt, quantile } from './stats.js';
 
 /** History sizes in events (`--sizes 500,5000,20000`); the ratio columns compare the largest to the smallest. */
@@ -205,19 +205,13 @@ function bytesPerEvent(events: number): { file: number; content: number } {
   const script = `
     import { statSync } from 'node:fs';
     const { SqliteSessionStore } = await import(${JSON.stringify(pathToFileURL(path.join(OWN_SRC, '..', '..', 'sqlite', 'src', 'sqlite-store.ts')).href)});
-    const { seedPair } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(import.meta.url)).href)});
+    const { seedContent } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(import.meta.url)).href)});
     const file = process.argv[1];
     const store = new SqliteSessionStore({ path: file });
     store.db.pragma('wal_checkpoint(TRUNCATE)');
     const empty = statSync(file).size;
     const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId: 's' });
-    let content = 0;
-    for (let i = 0; s.events.length < ${events}; i++) {
-      const pair = seedPair(i);
-      for (const e of pair)
-        content += Buffer.byteLength(e.kind === 'tool-result' ? e.output + e.toolCallId + e.toolName : e.text + JSON.stringify(e.toolCalls));
-      await store.appendEvents(s, pair);
-    }
+    const content = await seedContent(store, s, ${events});
     store.db.pragma('wal_checkpoint(TRUNCATE)');
     await store.close();
     process.stdout.write(JSON.stringify({ file: (statSync(file).size - empty) / s.events.length, content: content / s.events.length }));
@@ -234,7 +228,26 @@ function bytesPerEvent(events: number): { file: number; content: number } {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-export { seedPair };
+/**
+ * Appends seeded pairs to `session` in `store` until it holds `events` events; returns the bytes of content they
+ * record: a result's output, call id and tool name; a model event's text and its tool calls as JSON.
+ */
+export async function seedContent(
+  store: { appendEvents(session: Session, events: readonly SessionEvent[]): Promise<unknown> },
+  session: Session,
+  events: number,
+): Promise<number> {
+  let content = 0;
+  for (let i = 0; session.events.length < events; i++) {
+    const pair = seedPair(i);
+    for (const e of pair) {
+      if (e.kind === 'tool-result') content += Buffer.byteLength(e.output + e.toolCallId + e.toolName);
+      else if (e.kind === 'model') content += Buffer.byteLength(e.text + JSON.stringify(e.toolCalls));
+    }
+    await store.appendEvents(session, pair);
+  }
+  return content;
+}
 
 /**
  * Bytes per event of the PostgreSQL store's event table and its indexes (vacuumed) after `events` seeded
@@ -245,17 +258,11 @@ function pgBytesPerEvent(events: number, url: string): { table: number; content:
   const script = `
     import pg from 'pg';
     const { PgSessionStore } = await import(${JSON.stringify(pathToFileURL(path.join(OWN_SRC, '..', '..', 'postgres', 'src', 'pg-session-store.ts')).href)});
-    const { seedPair } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(import.meta.url)).href)});
+    const { seedContent } = await import(${JSON.stringify(pathToFileURL(fileURLToPath(import.meta.url)).href)});
     const [url, schema] = process.argv.slice(1);
     const store = new PgSessionStore({ url, schema });
     const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId: 's' });
-    let content = 0;
-    for (let i = 0; s.events.length < ${events}; i++) {
-      const pair = seedPair(i);
-      for (const e of pair)
-        content += Buffer.byteLength(e.kind === 'tool-result' ? e.output + e.toolCallId + e.toolName : e.text + JSON.stringify(e.toolCalls));
-      await store.appendEvents(s, pair);
-    }
+    const content = await seedContent(store, s, ${events});
     await store.close();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
