@@ -70,11 +70,13 @@ export function unitSamples(items: readonly SuiteItem[], seed = SEED): UnitSampl
     compressWithProbe(item.text, { query: item.query, rules: RULES }, (scored) => {
       units = [...units, ...scored];
     });
+    // Evidence is counted once: a unit repeating the text of an earlier one adds none.
+    const seen = new Set<string>();
     const labelled = units
       .filter((u) => u.standalone)
       .map((u) => ({
         x: u.features,
-        y: item.holds(u.text) ? (1 as const) : (0 as const),
+        y: item.holds(u.text) && !seen.has(u.text) && seen.add(u.text) ? (1 as const) : (0 as const),
         domain: item.domain,
         item: n,
       }));

@@ -6,7 +6,7 @@ import type { LearnedParams } from './features.js';
 
 /** The shipped parameters: logistic-regression weights per feature, fitted on the suite's tuning splits. */
 export const EXTRACTIVE_PARAMS: LearnedParams = {
-  version: 1,
+  version: 2,
   features: [
     'relevance',
     'container',
@@ -25,12 +25,13 @@ export const EXTRACTIVE_PARAMS: LearnedParams = {
     'protectedKinds',
     'length',
     'json',
+    'repeat',
   ],
   weights: [
-    2.970843, 0.197248, 1.094815, 0.244664, 0.430824, 0.128283, 0.312187, -0.179593, 0.094524, 1.590073, -0.461307,
-    0.035883, 0.90091, 0.018741, 0.587464, 0.312767, 0.078178,
+    3.041813, 0.277668, 1.006734, 0.199086, 0.364106, 0.112061, 0.406827, -0.038511, 0.120788, 1.123362, 0.358402,
+    0.030166, 0.461089, 0.413931, 0.559243, 0.526026, -0.502144, -0.898777,
   ],
-  bias: -4.727074,
+  bias: -4.6799,
   fittedOn: [
     'HotpotQA (tuning split)',
     'TAT-QA (markdown) (tuning split)',

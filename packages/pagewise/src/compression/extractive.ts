@@ -353,9 +353,12 @@ function compressText(
   const tokens = units.map((unit) => countTokens(unit.text));
   const queryWords = scorer || probe ? new Set(wordTokens(query)) : new Set<string>();
   const keyMatch = new Map<string, number>();
+  const seen = new Set<string>();
   const features =
     scorer || probe
       ? units.map((unit) => {
+          const repeat = seen.has(unit.text) ? 1 : 0;
+          seen.add(unit.text);
           const label = unit.kind === 'line' || unit.kind === 'sentence' ? lineLabel(unit.text) : undefined;
           return featureVector({
             relevance: relevance[unit.index] ?? 0,
@@ -372,6 +375,7 @@ function compressText(
             keyMatch: label === undefined ? 0 : keyMatchOf(label, queryWords, keyMatch),
             protectedKinds: Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)) / MAX_PROTECTED_KINDS,
             length: lengthFeature(tokens[unit.index] ?? 0),
+            repeat,
           });
         })
       : [];
@@ -953,10 +957,13 @@ function compressJson(
           leaf.value.length > 0 &&
           leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.replace(/^#/u, ''))))),
   );
+  const seenLines = new Set<string>();
   const features =
     scorer || probe
       ? leaves.map((leaf, index) => {
           const line = lines[index]!;
+          const repeat = seenLines.has(line) ? 1 : 0;
+          seenLines.add(line);
           const idLike = idLikeAt[index] === true;
           return featureVector({
             relevance: relevance[index] ?? 0,
@@ -973,6 +980,7 @@ function compressJson(
               Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) / MAX_PROTECTED_KINDS,
             length: lengthFeature(costs[index] ?? 0),
             json: 1,
+            repeat,
           });
         })
       : [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../errors.js';
-import { compressExtractive } from './extractive.js';
+import { compressExtractive, compressWithProbe } from './extractive.js';
 import { EXTRACTIVE_PARAMS } from './extractive-params.js';
 import {
   checkParams,
@@ -111,5 +111,32 @@ describe('unit features and the learned scorer', () => {
     });
     const count = (text: string, re: RegExp): number => text.match(re)?.length ?? 0;
     expect(count(ids.text, /#W1\d{3}/gu)).toBeGreaterThan(count(notes.text, /#W1\d{3}/gu));
+  });
+
+  it('marks a field repeating an earlier key and value, and a repeated sentence, as `repeat`', () => {
+    const at = FEATURE_NAMES.indexOf('repeat');
+    const input = JSON.stringify({
+      user: { user_id: 'u_1234', name: 'Ada Park' },
+      accounts: [
+        { account_id: 'acc_1', user_id: 'u_1234', name: 'Savings' },
+        { account_id: 'acc_2', user_id: 'u_1234', name: 'Checking' },
+      ],
+    });
+    let units: { text: string; features: number[] }[] = [];
+    compressWithProbe(input, { query: 'accounts', rules: DEFAULT_EXTRACTIVE_RULES }, (u) => (units = [...u]));
+    const repeats = units.filter((u) => u.features[at] === 1).map((u) => u.text);
+    expect(repeats).toEqual(['user_id: "u_1234"', 'user_id: "u_1234"']);
+    expect(units.filter((u) => u.text === 'user_id: "u_1234"')[0]?.features[at]).toBe(0);
+
+    const said = 'The fee is waived for members. ';
+    let sentences: { text: string; features: number[] }[] = [];
+    compressWithProbe(
+      `${said}Other text follows here. ${said}`.repeat(2),
+      { query: 'fee', rules: DEFAULT_EXTRACTIVE_RULES },
+      (u) => (sentences = [...u]),
+    );
+    const flagged = sentences.filter((u) => u.features[at] === 1);
+    expect(flagged.length).toBeGreaterThan(0);
+    expect(flagged.length).toBeLessThan(sentences.length);
   });
 });

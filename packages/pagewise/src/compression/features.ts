@@ -21,6 +21,7 @@
  * | `protectedKinds` | kinds of protected content (numbers, ids, dates, URLs, errors, headings), up to 2, halved | the same |
  * | `length` | log₂(1 + tokens) / 10, capped at 1 | the same |
  * | `json` | 0 | 1 |
+ * | `repeat` | the same text as an earlier unit | the same key and value as an earlier field (a foreign key repeated in every row) |
  *
  * The learned score of a unit is σ(bias + Σ wᵢ·fᵢ), with the weights of {@link LearnedParams}, fitted by
  * `npm run train:compressor` on unit labels (holds gold evidence or not) of the suite's tuning splits.
@@ -45,6 +46,7 @@ export const FEATURE_NAMES = [
   'protectedKinds',
   'length',
   'json',
+  'repeat',
 ] as const;
 
 /** One feature's name. */
@@ -69,7 +71,7 @@ export interface LearnedParams {
 }
 
 /** The version of the feature set this code computes. */
-export const FEATURES_VERSION = 1;
+export const FEATURES_VERSION = 2;
 
 /** The features as a vector in {@link FEATURE_NAMES} order. */
 export function featureVector(features: UnitFeatures): number[] {
