@@ -4,7 +4,7 @@
  * keep random units, or drop the least informative words (an LLMLingua-like token dropper).
  */
 import { countTokens } from '../tokens/tokenizer.js';
-import { joinUnits, segmentText } from './segment.js';
+import { joinUnits, segmentText } from '../text/segment.js';
 import { isStopword } from '../text/stopwords.js';
 import { fillBudget, headWithinTokens, tailWithinTokens, tokenBudget } from './token-budget.js';
 import { seededRandom } from '../util/random.js';

@@ -47,9 +47,9 @@ import {
 import { caseInsensitiveTest } from '../text/ascii-fold.js';
 import { isStopword } from '../text/stopwords.js';
 import { hasIdentifier, ID_FIELD, isIdentifierToken } from '../text/identifiers.js';
-import { isContentUnit, joinUnits, segmentText } from './segment.js';
+import { isContentUnit, joinUnits, segmentText } from '../text/segment.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from './json-source.js';
-import type { TextUnit } from './segment.js';
+import type { TextUnit } from '../text/segment.js';
 import { fillBudget, headAtWordBoundary, planBudget, tokenBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
 import {

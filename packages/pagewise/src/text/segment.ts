@@ -4,7 +4,7 @@
  * the input, so a kept sentence appears verbatim in the output. A unit names the units that give it its
  * meaning (a table row its column headers, a sentence of a long chat turn its speaker), to be kept with it.
  */
-import { sentenceSpans } from '../text/sentences.js';
+import { sentenceSpans } from './sentences.js';
 
 /** How to cut text into units; `auto` decides per run of lines (lines when they look structured). */
 export type UnitMode = 'sentence' | 'line' | 'auto';
