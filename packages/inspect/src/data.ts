@@ -13,6 +13,7 @@ import { decodeEvent, parseStoredState, storedEventId } from 'pagewise/internal'
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
+import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
 import { hashBody } from 'pagewise/internal';
 
 /** Filters of the session list; every field optional. */
@@ -228,6 +229,7 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** The inspector's queries over one store. */
 export class InspectData {
   private hasCallLog: boolean | undefined;
+  private layout: Promise<EventLayout> | undefined;
   /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
   private readonly errorCounts = new Map<string, { seq: number; count: number }>();
   constructor(readonly db: InspectDb) {}
@@ -242,6 +244,20 @@ export class InspectData {
       this.hasCallLog = rows.length > 0 && rows[0]!.name !== null;
     }
     return this.hasCallLog;
+  }
+
+  /**
+   * How the store keeps its event rows, read once: a file migrated to the keyed layout while the inspector has it
+   * open is still read correctly, through the `events` view.
+   */
+  private eventLayout(): Promise<EventLayout> {
+    this.layout ??= eventLayoutOf(this.db);
+    return this.layout;
+  }
+
+  /** One session's events as SQL (see {@link sessionEvents}). */
+  private async scope(key: SessionKey) {
+    return sessionEvents(await this.eventLayout(), key);
   }
 
   private where(filter: SessionFilter, withCalls: boolean): { sql: string; params: unknown[] } {
@@ -301,13 +317,16 @@ export class InspectData {
       : '';
     const callParams = withCalls && one ? [filter.app, filter.user, filter.id] : [];
     const cols = withCalls ? 'c.calls, c.peak, c.cumulative, c.agents, c.models, c.tags' : '0 AS calls';
-    const own = 'e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id';
+    const layout = await this.eventLayout();
+    const e = rowEvents(layout);
+    const own = `FROM ${e.from} WHERE ${e.where}`;
     // Stores number a session's events 0, 1, 2, … as they append them: the count is the last number plus one, read
-    // from the index in constant time where COUNT(*) would walk every event of the session.
-    // The first and the last event of each listed session (one row each by the key's index), and its errors.
-    const ends = `(SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq LIMIT 1) AS first_body, (SELECT e.body FROM events e WHERE ${own} ORDER BY e.seq DESC LIMIT 1) AS last_body, (SELECT MAX(e.seq) FROM events e WHERE ${own}) AS last_seq`;
+    // from the key in constant time where COUNT(*) would walk every event of the session.
+    // The first and the last event of each listed session (one row each by the key), and its errors.
+    const last = `(SELECT ${e.seq} ${own} ORDER BY ${e.order} DESC LIMIT 1)`;
+    const ends = `(SELECT e.body ${own} ORDER BY ${e.order} LIMIT 1) AS first_body, (SELECT e.body ${own} ORDER BY ${e.order} DESC LIMIT 1) AS last_body, ${last} AS last_seq`;
     const rows = await this.db.all<Record<string, unknown>>(
-      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE ${own}) AS event_count, ${ends}, ${cols} FROM sessions s ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
+      `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, COALESCE(${last} + 1, 0) AS event_count, ${ends}, ${cols} FROM sessions s ${sessionIdsJoin(layout)} ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
       [...callParams, ...params, limit, offset],
     );
     const total = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM sessions s ${where}`, params);
@@ -328,9 +347,10 @@ export class InspectData {
     // A session deleted and created again under the same id starts over.
     if (!known || known.seq > lastSeq) known = { seq: -1, count: 0 };
     if (known.seq < lastSeq) {
+      const e = await this.scope(key);
       const rows = await this.db.all<{ n: number | string }>(
-        `SELECT COUNT(*) AS n FROM events e WHERE e.app_name = ? AND e.user_id = ? AND e.session_id = ? AND e.seq > ? AND e.seq <= ? AND (${ERROR_MATCH})`,
-        [key.appName, key.userId, key.sessionId, known.seq, lastSeq],
+        `SELECT COUNT(*) AS n FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>')} AND ${e.seqIs('<=')} AND (${ERROR_MATCH})`,
+        [...e.params, known.seq, lastSeq],
       );
       known = { seq: lastSeq, count: known.count + Number(rows[0]?.n ?? 0) };
     }
@@ -401,18 +421,20 @@ export class InspectData {
 
   /** The version and event count of a session, for live updates. */
   async version(key: SessionKey): Promise<{ version: number; eventCount: number } | undefined> {
+    const e = await this.scope(key);
     const rows = await this.db.all<{ version: number; n: number | string }>(
-      'SELECT s.version, (SELECT COALESCE(MAX(e.seq) + 1, 0) FROM events e WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
-      [key.appName, key.userId, key.sessionId],
+      `SELECT s.version, COALESCE((SELECT ${e.seq} FROM ${e.from} WHERE ${e.where} ORDER BY ${e.order} DESC LIMIT 1) + 1, 0) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?`,
+      [...e.params, key.appName, key.userId, key.sessionId],
     );
     return rows[0] ? { version: Number(rows[0].version), eventCount: Number(rows[0].n) } : undefined;
   }
 
-  /** Events `offset ..< offset + limit` in order. */
+  /** Events `offset ..< offset + limit` in order (events are numbered 0, 1, 2, … as they are appended). */
   async events(key: SessionKey, offset: number, limit: number): Promise<SeqEvent[]> {
+    const e = await this.scope(key);
     const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
-      'SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? ORDER BY seq LIMIT ? OFFSET ?',
-      [key.appName, key.userId, key.sessionId, limit, offset],
+      `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} ORDER BY ${e.order} LIMIT ?`,
+      [...e.params, offset, limit],
     );
     return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
@@ -426,22 +448,22 @@ export class InspectData {
     needles: readonly string[],
     window: { offset: number; limit: number } = { offset: 0, limit: Number.MAX_SAFE_INTEGER },
   ): Promise<SeqEvent[]> {
-    const { sql, params } = matchClause(key, needles);
+    const e = await this.scope(key);
     const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
-      `SELECT seq, body FROM events WHERE ${sql} ORDER BY seq LIMIT ? OFFSET ?`,
-      [...params, window.limit, window.offset],
+      `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${matchClause(needles)} ORDER BY ${e.order} LIMIT ? OFFSET ?`,
+      [...e.params, ...likePatterns(needles), window.limit, window.offset],
     );
     return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
 
   /** How many events contain one of `needles` (the same coarse filter), all of them or those before `beforeSeq`. */
   async countMatching(key: SessionKey, needles: readonly string[], beforeSeq?: number): Promise<number> {
-    const { sql, params } = matchClause(key, needles);
-    const before = beforeSeq === undefined ? '' : ' AND seq < ?';
-    const rows = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM events WHERE ${sql}${before}`, [
-      ...params,
-      ...(beforeSeq === undefined ? [] : [beforeSeq]),
-    ]);
+    const e = await this.scope(key);
+    const before = beforeSeq === undefined ? '' : ` AND ${e.seqIs('<')}`;
+    const rows = await this.db.all<{ n: number | string }>(
+      `SELECT COUNT(*) AS n FROM ${e.from} WHERE ${e.where} AND ${matchClause(needles)}${before}`,
+      [...e.params, ...likePatterns(needles), ...(beforeSeq === undefined ? [] : [beforeSeq])],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -458,9 +480,10 @@ export class InspectData {
     const from = seqOf(fromEventId);
     const to = seqOf(toEventId);
     if (from === undefined || to === undefined || to < from) return undefined;
+    const e = await this.scope(key);
     const rows = await this.db.all<{ seq: number; body: string }>(
-      'SELECT seq, body FROM events WHERE app_name = ? AND user_id = ? AND session_id = ? AND seq >= ? AND seq <= ? ORDER BY seq',
-      [key.appName, key.userId, key.sessionId, from, to],
+      `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} AND ${e.seqIs('<=')} ORDER BY ${e.order}`,
+      [...e.params, from, to],
     );
     return rows.map((r) => readEvent(Number(r.seq), r.body));
   }
@@ -625,11 +648,13 @@ export function statusOf(last: SeqEvent | undefined): Pick<SessionListRow, 'stat
   return { status: 'unfinished' };
 }
 
-function matchClause(key: SessionKey, needles: readonly string[]): { sql: string; params: unknown[] } {
-  return {
-    sql: `app_name = ? AND user_id = ? AND session_id = ? AND (${needles.map(() => "body LIKE ? ESCAPE '\\'").join(' OR ')})`,
-    params: [key.appName, key.userId, key.sessionId, ...needles.map((n) => `%${likeEscape(n)}%`)],
-  };
+/** A coarse SQL test that the stored text contains one of `needles`, with {@link likePatterns} as its parameters. */
+function matchClause(needles: readonly string[]): string {
+  return `(${needles.map(() => "e.body LIKE ? ESCAPE '\\'").join(' OR ')})`;
+}
+
+function likePatterns(needles: readonly string[]): string[] {
+  return needles.map((n) => `%${likeEscape(n)}%`);
 }
 
 function readEvent(seq: number, body: string | Uint8Array): SeqEvent {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { encodeEvent } from '../../pagewise/src/session/event-codec.js';
 import type { SessionEvent } from '../../pagewise/src/session/types.js';
 import { migrate } from './migrations.js';
 import { SqliteSessionStore } from './sqlite-store.js';
@@ -38,7 +39,7 @@ function pair(i: number): SessionEvent[] {
   ];
 }
 
-describe('SQLite event rows (schema 6)', () => {
+describe('SQLite event rows (schemas 6 and 7)', () => {
   it('reads a database written with schema 5 (JSON object rows), then appends, lists and deletes in it', async () => {
     const f = path.join(dir, 'v5.db');
     // The database as version 5 left it, with rows in the form that version wrote.
@@ -81,6 +82,66 @@ describe('SQLite event rows (schema 6)', () => {
     await reopened.close();
   });
 
+  it('reads a database written with schema 6 ((sid, seq) rows), keeping each session its own rows', async () => {
+    const f = path.join(dir, 'v6.db');
+    // The database as version 6 left it: two sessions whose rows were appended alternately.
+    const raw = new Database(f);
+    migrate(raw, 6);
+    const other = { ...key, sessionId: 'other' };
+    const mine = [...pair(0), ...pair(1)];
+    const theirs = [...pair(2), ...pair(3), ...pair(4)];
+    const insertSession = raw.prepare('INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, 2)');
+    insertSession.run(key.appName, key.userId, key.sessionId, '{}', mine.length, 1, 2);
+    insertSession.run(other.appName, other.userId, other.sessionId, '{}', theirs.length, 1, 2);
+    const insertSid = raw.prepare('INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?)');
+    const sidOf = (k: typeof key) => Number(insertSid.run(k.appName, k.userId, k.sessionId).lastInsertRowid);
+    const [a, b] = [sidOf(key), sidOf(other)];
+    const insert = raw.prepare('INSERT INTO event_rows VALUES (?, ?, ?, 2)');
+    for (let seq = 0; seq < theirs.length; seq++) {
+      if (mine[seq]) insert.run(a, seq, encodeEvent(mine[seq]!));
+      insert.run(b, seq, encodeEvent(theirs[seq]!));
+    }
+    raw.close();
+
+    const store = new SqliteSessionStore({ path: f });
+    const s = (await store.getSession(key))!;
+    expect(s.events).toEqual(mine);
+    expect((await store.getSession(other))!.events).toEqual(theirs);
+    const added = pair(5);
+    await store.appendEvents(s, added);
+    expect((await store.getSession(key))!.events).toEqual([...mine, ...added]);
+    const listed = (await store.listSessions({ appName: 'a' })).map((x) => [x.sessionId, x.eventCount]);
+    expect(listed.sort()).toEqual([
+      ['other', 6],
+      ['s', 6],
+    ]);
+    // The view reads as the old table did: each session's rows numbered from 0, with the session's version.
+    const view = store.db
+      .prepare('SELECT session_id, seq, schema_version FROM events ORDER BY session_id, seq')
+      .all() as { session_id: string; seq: number; schema_version: number }[];
+    expect(view.map((r) => `${r.session_id}:${r.seq}:${r.schema_version}`)).toEqual([
+      ...theirs.map((_, i) => `other:${i}:2`),
+      ...[...mine, ...added].map((_, i) => `s:${i}:2`),
+    ]);
+    expect(await store.deleteSession(key)).toBe(true);
+    expect((await store.getSession(other))!.events).toEqual(theirs);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM event_rows').get()).toEqual({ n: theirs.length });
+    await store.close();
+  });
+
+  it('refuses an append past the 2^32 events of a session key range, writing nothing', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'span.db') });
+    const s = await store.createSession(key);
+    // A session as if it held 2^32 - 1 events: the next event is its last.
+    store.db.prepare('UPDATE sessions SET version = ? WHERE session_id = ?').run(2 ** 32 - 1, key.sessionId);
+    s.version = 2 ** 32 - 1;
+    await expect(store.appendEvents(s, pair(0))).rejects.toThrow(/more than 4294967296 events/);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM event_rows').get()).toEqual({ n: 0 });
+    await store.appendEvents(s, pair(0).slice(0, 1));
+    expect(store.db.prepare('SELECT k FROM event_rows').get()).toEqual({ k: 2 * 2 ** 32 - 1 });
+    await store.close();
+  });
+
   it('stores large bodies deflated when asked, and reads them back', async () => {
     const f = path.join(dir, 'deflate.db');
     const store = new SqliteSessionStore({ path: f, compressEventsAbove: 1024 });
@@ -95,7 +156,7 @@ describe('SQLite event rows (schema 6)', () => {
     };
     const small = pair(1);
     await store.appendEvents(s, [big, ...small]);
-    const blobs = store.db.prepare('SELECT typeof(body) AS t FROM event_rows ORDER BY seq').all() as { t: string }[];
+    const blobs = store.db.prepare('SELECT typeof(body) AS t FROM event_rows ORDER BY k').all() as { t: string }[];
     expect(blobs.map((b) => b.t)).toEqual(['blob', 'text', 'text']);
     await store.close();
     const reopened = new SqliteSessionStore({ path: f });

@@ -114,7 +114,33 @@ const MIGRATIONS: { version: number; sql: string }[] = [
         FROM event_rows e JOIN session_ids k ON k.sid = e.sid;
     `,
   },
+  {
+    // Event rows keyed by one integer, sid * 2^32 + seq (EVENT_KEY_SPAN), in SQLite's rowid: a rowid table
+    // appended to at its end fills its pages (SQLite's quick balance) where the (sid, seq) key of a
+    // WITHOUT ROWID table split them and left part of every page empty; and no schema version
+    // per row, which repeated the session's (the view reports the session's). A session keeps its rows
+    // together, in order, as before.
+    version: 7,
+    sql: `
+      CREATE TABLE event_rows_v7 (k INTEGER PRIMARY KEY, body NOT NULL);
+      INSERT INTO event_rows_v7 (k, body) SELECT sid * 4294967296 + seq, body FROM event_rows ORDER BY sid, seq;
+      DROP VIEW events;
+      DROP TABLE event_rows;
+      ALTER TABLE event_rows_v7 RENAME TO event_rows;
+      CREATE VIEW events AS
+        SELECT k.app_name, k.user_id, k.session_id, e.k - k.sid * 4294967296 AS seq, e.body, s.schema_version
+        FROM session_ids k
+        JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296
+        LEFT JOIN sessions s ON s.app_name = k.app_name AND s.user_id = k.user_id AND s.session_id = k.session_id;
+    `,
+  },
 ];
+
+/**
+ * How many event numbers each session's key range holds: an event row's key is `sid * EVENT_KEY_SPAN + seq`
+ * (schema 7), the literal 4294967296 in the SQL.
+ */
+export const EVENT_KEY_SPAN = 2 ** 32;
 
 /** The newest schema version this build writes. */
 export const LATEST_SQLITE_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -138,9 +138,9 @@ describe('SqliteSessionStore: events loaded again', () => {
     const s = await store.createSession({ appName: 'a', userId: 'u' });
     await store.appendEvents(s, [user('e1', 'first'), user('e2', 'second')]);
     expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
-    store.db.prepare("UPDATE event_rows SET body = replace(body, 'second', 'edited') WHERE seq = 1").run();
+    store.db.prepare("UPDATE event_rows SET body = replace(body, 'second', 'edited') WHERE k % 4294967296 = 1").run();
     expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'edited']);
-    store.db.prepare(`UPDATE event_rows SET body = replace(body, '"first"', '7') WHERE seq = 0`).run();
+    store.db.prepare(`UPDATE event_rows SET body = replace(body, '"first"', '7') WHERE k % 4294967296 = 0`).run();
     await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
     await store.close();
   });

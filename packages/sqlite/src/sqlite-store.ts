@@ -21,7 +21,7 @@ import {
   type SessionStore,
 } from 'pagewise';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
-import { migrate } from './migrations.js';
+import { EVENT_KEY_SPAN, migrate } from './migrations.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';
 
 /** The default database file: `.pagewise/pagewise.db` under the working directory. */
@@ -255,9 +255,9 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
       ),
       events: db.prepare<[string, string, string], { body: string | Buffer }>(
-        'SELECT e.body FROM event_rows e WHERE e.sid = (SELECT sid FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?) ORDER BY e.seq',
+        'SELECT e.body FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = ? AND k.user_id = ? AND k.session_id = ? ORDER BY e.k',
       ),
-      insertEvent: db.prepare('INSERT INTO event_rows (sid, seq, body, schema_version) VALUES (?, ?, ?, ?)'),
+      insertEvent: db.prepare('INSERT INTO event_rows (k, body) VALUES (? * 4294967296 + ?, ?)'),
       bumpSession: db.prepare(
         'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
       ),
@@ -278,14 +278,12 @@ export class SqliteSessionStore implements SessionStore {
         'INSERT INTO app_state (app_name, key, value, version) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value, version = excluded.version',
       ),
       list: db.prepare<[string], SessionRow & { event_count: number }>(
-        'SELECT s.*, (SELECT COUNT(*) FROM event_rows e WHERE e.sid = (SELECT sid FROM session_ids k WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id)) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
+        'SELECT s.*, (SELECT COUNT(*) FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
       ),
       listUser: db.prepare<[string, string], SessionRow & { event_count: number }>(
-        'SELECT s.*, (SELECT COUNT(*) FROM event_rows e WHERE e.sid = (SELECT sid FROM session_ids k WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id)) AS event_count FROM sessions s WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.created_at, s.session_id',
+        'SELECT s.*, (SELECT COUNT(*) FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.created_at, s.session_id',
       ),
-      deleteEvents: db.prepare(
-        'DELETE FROM event_rows WHERE sid = (SELECT sid FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?)',
-      ),
+      deleteEvents: db.prepare('DELETE FROM event_rows WHERE k >= ? * 4294967296 AND k < (? + 1) * 4294967296'),
       deleteSid: db.prepare('DELETE FROM session_ids WHERE app_name = ? AND user_id = ? AND session_id = ?'),
       deleteSession: db.prepare('DELETE FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?'),
     }));
@@ -419,7 +417,8 @@ export class SqliteSessionStore implements SessionStore {
   async deleteSession(key: SessionKey): Promise<boolean> {
     this.eventCache.forget(cacheKeyOf(key));
     const remove = this.db.transaction(() => {
-      this.stmts.deleteEvents.run(key.appName, key.userId, key.sessionId);
+      const sid = this.stmts.sidOf.get(key.appName, key.userId, key.sessionId)?.sid;
+      if (sid !== undefined) this.stmts.deleteEvents.run(sid, sid);
       this.stmts.deleteSid.run(key.appName, key.userId, key.sessionId);
       return this.stmts.deleteSession.run(key.appName, key.userId, key.sessionId).changes > 0;
     });
@@ -451,9 +450,13 @@ export class SqliteSessionStore implements SessionStore {
       shared: (k) => this.sharedValue(appName, userId, k),
     });
     const sid = this.sidOf(appName, userId, sessionId);
+    if (row.version + events.length > EVENT_KEY_SPAN)
+      throw new StorageError(
+        `Session ${sessionId} would hold more than ${EVENT_KEY_SPAN} events, the most a SQLite session stores; compact it or start a new session.`,
+      );
     const bodies = plan.events.map((e, i) => {
       const body = encodeEvent(e);
-      this.stmts.insertEvent.run(sid, row.version + i, storedBody(body, this.compressAbove), SESSION_SCHEMA_VERSION);
+      this.stmts.insertEvent.run(sid, row.version + i, storedBody(body, this.compressAbove));
       return body;
     });
     const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
