@@ -21,7 +21,8 @@
  *   task of tasks_small.json and page, evidence the gold action names and string arguments the page holds
  *   (as sentences kept whole), query the customer's reason for calling.
  * - `retail`: tau-bench retail records (user, orders, products) as the retail tools return them, for
- *   generated retail tasks; evidence the gold answer's values present in each record (cents as dollars).
+ *   generated retail tasks; evidence the gold answer's values present in each record (cents as dollars) and
+ *   the amounts it is computed from (item prices of a stated item total, payments of a summed spend).
  *
  * New sets are split by a hash of the task (FNV-1a of its id, mod 10 below {@link TUNE_SHARE_TENTHS}:
  * tuning), so all observations of one task fall on the same side. JSON observations are written
@@ -31,7 +32,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { splitSentences } from 'pagewise/internal';
-import { generateRetailTasks, loadRetailData, type RetailData } from '@pagewise/lab/scenarios/retail';
+import {
+  generateRetailTasks,
+  loadRetailData,
+  type RetailData,
+  type RetailOrder,
+  type RetailTask,
+} from '@pagewise/lab/scenarios/retail';
 import { generateChat } from './chats.js';
 import {
   hotpotEvidence,
@@ -421,7 +428,39 @@ export function telecomItems(): SuiteItem[] {
 /** Retail tasks drawn for the suite. */
 export const RETAIL_TASKS = { count: 48, seed: 7 } as const;
 
-/** tau-bench retail: the user, order and product records of generated tasks, against the gold answer's values. */
+/**
+ * The amounts a retail gold answer is computed from, in dollars as the records write them: a stated item
+ * total is the sum of its order's item prices, a spend the sum of its orders' payments less refunds. A
+ * compressor that keeps the total's order but not its prices leaves the agent nothing to add up.
+ */
+export function retailOperands(task: RetailTask, data: RetailData): number[] {
+  const order = (id: string): RetailOrder | undefined => data.orders.get(id);
+  const payments = (o: RetailOrder | undefined): number[] =>
+    (o?.payment_history ?? [])
+      .filter((t) => t.transaction_type === 'payment' || t.transaction_type === 'refund')
+      .map((t) => t.amount);
+  const gold = task.gold;
+  switch (gold.template) {
+    case 'delivered-product-spend':
+      return gold.orderIds.flatMap((id) => payments(order(id)));
+    case 'modifiable-pending-orders':
+      return gold.modifiable.flatMap((m) => (order(m.orderId)?.items ?? []).map((i) => i.price));
+    case 'most-expensive-item':
+      return [];
+    case 'delivered-spend-comparison':
+      return task.customers.flatMap((c) =>
+        (data.users.get(c.userId)?.orders ?? [])
+          .map(order)
+          .filter((o) => o?.status === 'delivered')
+          .flatMap(payments),
+      );
+  }
+}
+
+/**
+ * tau-bench retail: the user, order and product records of generated tasks, against the gold answer's values
+ * and the amounts it is computed from ({@link retailOperands}).
+ */
 export async function retailItems(): Promise<SuiteItem[]> {
   if (!('path' in sharedFile('tau-retail/users.json'))) return [];
   const data: RetailData = await loadRetailData(path.join(sharedDataDir(), 'tau-retail'));
@@ -436,6 +475,7 @@ export async function retailItems(): Promise<SuiteItem[]> {
       else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) walk(v, k);
     };
     walk(task.gold, undefined);
+    values.push(...retailOperands(task, data));
     const split = hashedSplit(task.id);
     const observations: [string, unknown][] = [];
     for (const customer of task.customers) {
