@@ -130,7 +130,9 @@ export class InMemorySessionStore implements SessionStore {
     });
     // Copied before anything is written: an event that cannot be copied leaves the session as it was.
     const copies = plan.events.map((e) => frozenCopy(e));
-    stored.state = structuredClone(plan.sessionState);
+    // A batch without deltas or increments leaves the session's stored state as it is: nothing to copy.
+    if (events.some((e) => e.delta !== undefined || e.increments !== undefined))
+      stored.state = structuredClone(plan.sessionState);
     for (const [k, w] of plan.shared) this.writeShared(stored.key.appName, stored.key.userId, k, w.value, w.version);
     for (const e of copies) stored.events.push(e);
     stored.version += events.length;
