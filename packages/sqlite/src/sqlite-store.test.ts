@@ -160,4 +160,21 @@ describe('SqliteSessionStore: events loaded again', () => {
     expect(again.events[0]).toMatchObject({ text: 'first' });
     await store.close();
   });
+
+  it('events appended after a load are read from their rows by the next load, then shared by later loads', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'appended.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', 'first')]);
+    await store.getSession(s);
+    await store.appendEvents(s, [user('e2', 'second'), user('e3', 'third')]);
+    store.db.prepare("UPDATE event_rows SET body = replace(body, 'third', 'edited') WHERE seq = 2").run();
+    const one = (await store.getSession(s))!;
+    expect(one.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second', 'edited']);
+    expect(one.events.every((e) => Object.isFrozen(e))).toBe(true);
+    const two = (await store.getSession(s))!;
+    one.events.forEach((e, i) => expect(two.events[i]).toBe(e));
+    store.db.prepare(`UPDATE event_rows SET body = replace(body, '"second"', '7') WHERE seq = 1`).run();
+    await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await store.close();
+  });
 });

@@ -120,8 +120,9 @@ const cacheKeyOf = (k: SessionKey): string => `${k.appName}\u0000${k.userId}\u00
  * row as before; a row whose text is exactly the text an event was parsed and validated from gives that
  * event (frozen, shared between loads) without parsing it again, and anything else (written by another
  * process, altered on disk) is parsed and validated as before. Events this store appends join the cache
- * parsed from the text it stored, as a load would parse them (one that would not parse is left to the
- * load, which refuses it). Bounded by the characters it holds; the least recently loaded sessions go first.
+ * as the text it stored, not yet parsed: the next load parses them as it would any row (and refuses one
+ * that does not parse), and keeps them parsed from then on. An append, on every step's path, parses
+ * nothing. Bounded by the characters it holds; the least recently loaded sessions go first.
  */
 class StoredEventCache {
   private readonly sessions = new Map<string, { bodies: string[]; events: (SessionEvent | undefined)[] }>();
@@ -140,14 +141,17 @@ class StoredEventCache {
     return events;
   }
 
-  /** Records the text of events appended at event number `from`, when the cache holds all before it. */
+  /**
+   * Records the text of events appended at event number `from`, when the cache holds all before it; they
+   * are parsed by the next load that reads them.
+   */
   appended(key: string, from: number, bodies: string[]): void {
     const entry = this.sessions.get(key);
     if (!entry) return;
     if (entry.bodies.length !== from) return this.forget(key);
     for (const body of bodies) {
       entry.bodies.push(body);
-      entry.events.push(parsedOrUndefined(body));
+      entry.events.push(undefined);
       this.chars += body.length;
     }
     this.trim();
@@ -172,15 +176,6 @@ class StoredEventCache {
       if (this.chars <= this.maxChars) break;
       this.forget(k);
     }
-  }
-}
-
-/** The event a load would read from `body`, frozen; undefined when a load would refuse it. */
-function parsedOrUndefined(body: string): SessionEvent | undefined {
-  try {
-    return deepFreeze(decodeEvent(body));
-  } catch {
-    return undefined;
   }
 }
 

@@ -3,6 +3,7 @@
  * retried against a reloaded session on a version conflict, with each call's result first re-checked
  * against the state it will be stored on.
  */
+import { shareItems } from '../context/history.js';
 import { PagewiseError, VersionConflictError } from '../errors.js';
 import { refreshSession, sharedKeysOf } from '../session/append.js';
 import { canAppendLocked, type SessionStore } from '../session/store.js';
@@ -70,7 +71,10 @@ export async function appendWithRetry(
         );
       }
       events = await build();
-      return await store.appendEvents(session, events);
+      const stored = await store.appendEvents(session, events);
+      // The events were converted to history items when their token counts were taken: the stored copies reuse them.
+      shareItems(events, stored);
+      return stored;
     } catch (error) {
       // A step that cannot be replayed is final; so is anything but a conflict, a deleted session, or the last retry.
       if (error instanceof SideEffectConflictError || !isVersionConflict(error) || attempt >= maxRetries) throw error;

@@ -216,10 +216,24 @@ type ToolRun =
 /** setTimeout's largest delay; longer ones fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Whether `value` is a promise or other thenable: what `await` would wait for. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 /**
  * Runs the tool under its own signal, which fires when the run is aborted or a deadline passes. A tool
  * that ignores its signal is abandoned there: the step goes on without waiting for it, and whatever it
  * does later reaches neither the state nor the control actions of the step.
+ *
+ * A tool that returns without a promise (or throws) has finished before any timer or abort could have
+ * been handled, so its result stands as it is; only a tool that returns a promise is raced against the
+ * run's abort and its deadline, and only then are a timer and a listener set up. The tool's own signal
+ * is made when the tool reads it, already aborted if the run was.
  */
 async function runWithDeadline(
   scope: StepScope,
@@ -229,29 +243,18 @@ async function runWithDeadline(
   outcome: CallOutcome,
   state: TrackedState,
 ): Promise<ToolRun> {
-  const controller = new AbortController();
+  const started = performance.now();
   const wallMs = scope.deadline - Date.now();
   const ownLimit = scope.limits.maxToolTimeMs < wallMs;
   const budget = Math.max(0, ownLimit ? scope.limits.maxToolTimeMs : wallMs);
   let live = true;
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const abandoned = new Promise<ToolRun>((resolve) => {
-    onAbort = () => {
-      controller.abort(scope.signal.reason);
-      // A tool that finishes as the run is aborted (or aborts it itself) keeps its result: only one still
-      // running once pending callbacks have run is abandoned.
-      setImmediate(() => resolve({ kind: 'aborted' }));
-    };
-    if (scope.signal.aborted) onAbort();
-    else scope.signal.addEventListener('abort', onAbort, { once: true });
-    if (budget <= MAX_TIMER_MS) {
-      timer = setTimeout(() => {
-        controller.abort(new Error(`limits.${ownLimit ? 'maxToolTimeMs' : 'maxWallTimeMs'} passed`));
-        resolve({ kind: 'timeout', limit: ownLimit ? 'maxToolTimeMs' : 'maxWallTimeMs', ms: Math.round(budget) });
-      }, budget);
-    }
-  });
+  let controller: AbortController | undefined;
+  /** Set once the tool's signal must fire: the reason it fires with. */
+  let abortedWith: { reason: unknown } | undefined;
+  const abortTool = (reason: unknown): void => {
+    abortedWith ??= { reason };
+    controller?.abort(reason);
+  };
   const ctx: ToolContext = {
     state,
     invocationId: scope.invocationId,
@@ -261,8 +264,13 @@ async function runWithDeadline(
     agentName: scope.agent.name,
     toolCallId: call.toolCallId,
     idempotencyKey: idempotencyKeyOf(scope.session.sessionId, scope.invocationId, scope.stepId, call.toolCallId),
-    // Read on demand: most tools never look at their signal, and making one is a measurable part of a step.
+    // Made on demand: most tools never look at their signal, and making one is a measurable part of a step.
     get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (!abortedWith && scope.signal.aborted) abortedWith = { reason: scope.signal.reason };
+        if (abortedWith) controller.abort(abortedWith.reason);
+      }
       return controller.signal;
     },
     services: scope.services,
@@ -278,12 +286,49 @@ async function runWithDeadline(
       },
     },
   };
-  const execute = async () => t.execute(args, ctx);
+  const failed = (error: unknown): ToolRun => (scope.signal.aborted ? { kind: 'aborted' } : { kind: 'error', error });
   const { telemetry } = scope;
-  const execution = (async (): Promise<ToolRun> => ({
-    kind: 'value',
-    value: await (telemetry ? telemetry.tool(call, scope.agent.name, execute) : execute()),
-  }))().catch((error: unknown): ToolRun => (scope.signal.aborted ? { kind: 'aborted' } : { kind: 'error', error }));
+  let pending: PromiseLike<unknown>;
+  if (telemetry) {
+    const execute = async () => t.execute(args, ctx);
+    pending = (async () => telemetry.tool(call, scope.agent.name, execute))();
+  } else {
+    let value: unknown;
+    try {
+      value = t.execute(args, ctx);
+    } catch (error) {
+      live = false;
+      return failed(error);
+    }
+    if (!isThenable(value)) {
+      live = false;
+      return { kind: 'value', value };
+    }
+    pending = value;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const abandoned = new Promise<ToolRun>((resolve) => {
+    onAbort = () => {
+      abortTool(scope.signal.reason);
+      // A tool that finishes as the run is aborted (or aborts it itself) keeps its result: only one still
+      // running once pending callbacks have run is abandoned.
+      setImmediate(() => resolve({ kind: 'aborted' }));
+    };
+    if (scope.signal.aborted) onAbort();
+    else scope.signal.addEventListener('abort', onAbort, { once: true });
+    if (budget <= MAX_TIMER_MS) {
+      // The budget counts from the call: the tool's synchronous part has run already.
+      timer = setTimeout(
+        () => {
+          abortTool(new Error(`limits.${ownLimit ? 'maxToolTimeMs' : 'maxWallTimeMs'} passed`));
+          resolve({ kind: 'timeout', limit: ownLimit ? 'maxToolTimeMs' : 'maxWallTimeMs', ms: Math.round(budget) });
+        },
+        Math.max(0, budget - (performance.now() - started)),
+      );
+    }
+  });
+  const execution = Promise.resolve(pending).then((value): ToolRun => ({ kind: 'value', value }), failed);
   try {
     return await Promise.race([execution, abandoned]);
   } finally {

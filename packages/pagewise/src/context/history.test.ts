@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../session/types.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { eventsToItems, groupTurns, withTokenCounts } from './history.js';
+import { eventsToItems, groupTurns, shareItems, withTokenCounts } from './history.js';
 import { itemText, measureRequest } from './request.js';
 
 let n = 0;
@@ -132,5 +132,30 @@ describe('token counts stored with events', () => {
     const request = { instruction: [], items: fresh([loaded]), tools: [] };
     expect(measureRequest(request, 'o200k_base').total).toBe(977);
     expect(measureRequest(request, 'cl100k_base').total).toBe(countTokens('four words of text', 'cl100k_base'));
+  });
+});
+
+describe('history items of appended events', () => {
+  it("a store's copies of appended events reuse the items converted for them; a copy that differs does not", () => {
+    const built = withTokenCounts([user('Find the totals.'), model('Looking.', ['c1']), result('c1')], 'o200k_base');
+    const copies = built.map((e) => ({ ...e }));
+    const changed = { ...built[2]!, output: 'another output' } as SessionEvent;
+    shareItems(built, [copies[0]!, copies[1]!, changed]);
+    const before = eventsToItems(built);
+    const after = eventsToItems([copies[0]!, copies[1]!, changed]);
+    expect(after[0]).toBe(before[0]);
+    expect(after[1]).toBe(before[1]);
+    expect(after[2]).not.toBe(before[2]);
+    expect(after[2]).toMatchObject({ type: 'tool-result', output: 'another output' });
+    // What is shared is exactly what converting the copies afresh gives.
+    expect(after).toEqual(fresh([copies[0]!, copies[1]!, changed].map((e) => ({ ...e }))));
+  });
+
+  it('a copy with other stored token counts is converted, so its own counts stand', () => {
+    const [built] = withTokenCounts([user('Count me.')], 'o200k_base');
+    const copy: SessionEvent = { ...built!, tokens: { o200k_base: 977 } };
+    shareItems([built!], [copy]);
+    const request = { instruction: [], items: eventsToItems([copy]), tools: [] };
+    expect(measureRequest(request, 'o200k_base').total).toBe(977);
   });
 });

@@ -30,6 +30,42 @@ export function eventToItem(event: SessionEvent): ContextItem | null {
 }
 
 /**
+ * Lets the events a store returned for `built` (its copies, as an append makes them) find the history
+ * items already converted for `built`, so an event a step appends is converted once, not again when the
+ * next request is built from the session. An item is shared only with a copy holding the very values
+ * the item was made from (and the same stored token counts); any other is converted as before.
+ */
+export function shareItems(built: readonly SessionEvent[], stored: readonly SessionEvent[]): void {
+  if (built.length !== stored.length) return;
+  for (let i = 0; i < built.length; i++) {
+    const from = built[i]!;
+    const to = stored[i]!;
+    if (from === to || itemCache.has(to)) continue;
+    const item = itemCache.get(from);
+    if (item !== undefined && sameItemSource(from, to)) itemCache.set(to, item);
+  }
+}
+
+/** Whether `b` holds every value {@link convertEvent} and {@link eventToItem} read from `a`, by identity. */
+function sameItemSource(a: SessionEvent, b: SessionEvent): boolean {
+  if (a.kind !== b.kind || a.id !== b.id || a.tokens !== b.tokens) return false;
+  switch (a.kind) {
+    case 'user':
+      return a.text === (b as typeof a).text;
+    case 'model':
+      return a.text === (b as typeof a).text && a.toolCalls === (b as typeof a).toolCalls;
+    case 'tool-result': {
+      const r = b as typeof a;
+      return (
+        a.toolCallId === r.toolCallId && a.toolName === r.toolName && a.output === r.output && a.isError === r.isError
+      );
+    }
+    default:
+      return false;
+  }
+}
+
+/**
  * Writes into each event the token count of its history item under `encoding` (see
  * `SessionEvent.tokens`), so a process that loads the session later reads the count instead of
  * counting the text. Events without a history item (transfers, compactions, empty responses) are left

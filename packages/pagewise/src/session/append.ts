@@ -86,6 +86,23 @@ function addTo(key: string, current: JsonValue | undefined, by: number): number 
 }
 
 /**
+ * A copy of `event` with its delta and increments as stored (absent when undefined). An event without
+ * either (most of them) is copied by one spread: deleting a key from the copy would turn it into a
+ * slow dictionary object that every later reader (encoding, copying, converting) pays for.
+ */
+function persistedEvent(
+  event: SessionEvent,
+  delta: SessionEvent['delta'],
+  increments: SessionEvent['increments'],
+): SessionEvent {
+  if (!Object.hasOwn(event, 'delta') && !Object.hasOwn(event, 'increments')) return { ...event };
+  const out: SessionEvent = { ...event, delta, increments };
+  if (delta === undefined) delete out.delta;
+  if (increments === undefined) delete out.increments;
+  return out;
+}
+
+/**
  * Checks `events` in order against what the store holds and plans the writes. Each event's reads are
  * checked after the writes of the events before it in the batch, so a batch is judged exactly as if
  * its events were appended one by one. Increments add to the value stored now, whatever it became
@@ -117,10 +134,7 @@ export function planAppend(session: Session, events: readonly SessionEvent[], st
     }
     const delta = persistableDelta(event.delta);
     const increments = persistableIncrements(event.increments);
-    const out: SessionEvent = { ...event, delta, increments };
-    if (delta === undefined) delete out.delta;
-    if (increments === undefined) delete out.increments;
-    persisted.push(out);
+    persisted.push(persistedEvent(event, delta, increments));
     for (const [key, value] of Object.entries(delta ?? {})) {
       if (scopeOf(key) !== 'session') shared.set(key, { value, version: current(key).version + 1 });
       else if (value === null) delete sessionState[key];

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { VersionConflictError } from '../errors.js';
 import { commitToSession, planAppend } from './append.js';
-import { deepFreeze } from './frozen.js';
+import { frozenCopy } from './frozen.js';
 import { scopeOf, splitDelta } from './state.js';
 import type { CreateSessionOptions, ListSessionsOptions, SessionStore } from './store.js';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary, StateDelta } from './types.js';
@@ -128,9 +128,13 @@ export class InMemorySessionStore implements SessionStore {
         return { value: scope.values[k], version: scope.versions[k] ?? 0 };
       },
     });
-    stored.state = structuredClone(plan.sessionState);
+    // Copied before anything is written: an event that cannot be copied leaves the session as it was.
+    const copies = plan.events.map((e) => frozenCopy(e));
+    // A batch without deltas or increments leaves the session's stored state as it is: nothing to copy.
+    if (events.some((e) => e.delta !== undefined || e.increments !== undefined))
+      stored.state = structuredClone(plan.sessionState);
     for (const [k, w] of plan.shared) this.writeShared(stored.key.appName, stored.key.userId, k, w.value, w.version);
-    for (const e of structuredClone(plan.events)) stored.events.push(deepFreeze(e));
+    for (const e of copies) stored.events.push(e);
     stored.version += events.length;
     if (events.length) stored.updatedAt = events[events.length - 1]!.timestamp;
     commitToSession(session, events, plan);

@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { deepFreeze, frozenCopy } from './frozen.js';
+
+function allFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(allFrozen);
+}
+
+describe('frozenCopy', () => {
+  it('gives what deepFreeze(structuredClone(v)) gives for JSON values, sharing nothing with v', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const copy = frozenCopy(v);
+        expect(copy).toStrictEqual(deepFreeze(structuredClone(v)));
+        expect(allFrozen(copy)).toBe(true);
+        if (typeof v === 'object' && v !== null) expect(copy).not.toBe(v);
+        if (typeof v === 'object' && v !== null) expect(Object.isFrozen(v)).toBe(false);
+      }),
+    );
+  });
+
+  it('keeps undefined fields and array holes as structuredClone does', () => {
+    const sparse: unknown[] = [1];
+    sparse[3] = 2;
+    const v = { a: undefined, b: sparse, c: Object.assign(Object.create(null), { d: 1 }) };
+    expect(frozenCopy(v)).toStrictEqual(structuredClone(v));
+    expect(Object.keys(frozenCopy(v))).toEqual(['a', 'b', 'c']);
+    expect(2 in (frozenCopy(v).b as unknown[])).toBe(false);
+  });
+
+  it('leaves values that are not plain data to structuredClone: copied, or refused, as it does', () => {
+    const at = new Date(0);
+    const dated = frozenCopy({ at, m: new Map([[1, 2]]) });
+    expect(dated.at).toBeInstanceOf(Date);
+    expect(dated.at).not.toBe(at);
+    expect(dated.m.get(1)).toBe(2);
+    expect(() => frozenCopy({ f: () => 1 })).toThrow(expect.objectContaining({ name: 'DataCloneError' }));
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    const copy = frozenCopy(cyclic);
+    expect(copy.self).toBe(copy);
+    expect(Object.isFrozen(copy)).toBe(true);
+  });
+
+  it('copies nesting deeper than it walks itself through structuredClone', () => {
+    let deep: unknown = { leaf: true };
+    for (let i = 0; i < 200; i++) deep = [deep];
+    const copy = frozenCopy(deep);
+    expect(copy).toStrictEqual(structuredClone(deep));
+    expect(allFrozen(copy)).toBe(true);
+  });
+});
