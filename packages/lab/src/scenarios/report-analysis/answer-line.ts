@@ -21,7 +21,7 @@ const DERIVED = new Set(
 // A question for a reason, a place, a time or a choice, not a value.
 const NOT_A_VALUE = /\b(?:why|where|when|which|who|whom|whose|how(?!\s+(?:much|many)\b))\b/i;
 // Words a question asks for a figure with; they name no row.
-const PHRASING = new Set(['amount', 'value', 'figure', 'level', 'reported']);
+const PHRASING = new Set(['amount', 'value', 'figure', 'level', 'reported'].map(canonicalTerm));
 /** A cell that is one number as filings print it. */
 const NUMBER_CELL = /^[$€£¥]?\(?[$€£¥]?\d[\d,]*(?:\.\d+)?\)?%?$/;
 

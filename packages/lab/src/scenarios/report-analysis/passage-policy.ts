@@ -120,7 +120,7 @@ export function formatPassageAnswer(
   passages: readonly Passage[],
   rows: readonly Passage[] = [],
 ): string {
-  const terms = understandQuestion(question).terms;
+  const terms = understandQuestion(question).words;
   if (passages.length === 0)
     return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
   const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
@@ -151,7 +151,7 @@ function planner(view: PromptView): OfflineDecision {
     const uris = [...new Set(found)].slice(0, PASSAGE_DOCUMENTS_CHOSEN);
     if (uris.length === 0)
       return {
-        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${understandQuestion(question).terms.join(', ')}; nothing was read.`,
+        text: `${OFFLINE_DISCLAIMER} ${EXTRACTIVE_NOTE}\nNo document matches the terms ${understandQuestion(question).words.join(', ')}; nothing was read.`,
       };
     return { toolCalls: [{ toolName: 'choose_documents', input: { uris } }] };
   }

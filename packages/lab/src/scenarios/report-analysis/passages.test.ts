@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findPassages, mergePassages } from './passages.js';
+import { dateHeader, findPassages, mergePassages } from './passages.js';
 
 const pdfText = [
   'Sales by contract type are shown below (in millions).',
@@ -34,7 +34,8 @@ describe('findPassages', () => {
     expect(best).toEqual({
       citation: 'annual.pdf#4',
       text: 'Net income: 2024: 90 | 2023: 80',
-      score: 1.2,
+      // Every term, the word pair, the label named whole, and the page as the best page read.
+      score: 1.3,
       row: { label: 'Net income', values: ['90', '80'], columns: ['2024', '2023'] },
     });
   });
@@ -64,5 +65,57 @@ describe('findPassages', () => {
     expect(best?.text).toBe('Sales: 2019: $788,948 | 2018: $718,892');
     const [sentence] = findPassages('What revenue is expected in fiscal 2020?', [{ uri: 'r.pdf#6', body }], 1);
     expect(sentence?.text).toBe('Of the backlog, 9 billion is expected to be converted into revenue in fiscal 2020.');
+  });
+
+  it('meets a verb in another form than the question asks it', () => {
+    const body = [
+      'Selected data 2019 2018',
+      'Operating income 42,992 17,647',
+      '',
+      'Operating income in the segment decreased $352 million in fiscal 2019 as compared to fiscal 2018.',
+    ].join('\n');
+    const [best] = findPassages('Why did operating income decrease in fiscal 2019?', [{ uri: 'k.pdf#7', body }], 1);
+    expect(best?.text).toMatch(/^Operating income in the segment decreased/);
+  });
+
+  it('puts a sentence said once before boilerplate that several pages repeat', () => {
+    const boilerplate = 'Operating expenses and net income in 2019 are discussed below, compared with 2018.';
+    const pages = [
+      { uri: 'f.pdf#2', body: `Properties. We lease offices.\n\n${boilerplate}` },
+      { uri: 'f.pdf#3', body: `Legal proceedings. None are material.\n\n${boilerplate}` },
+      { uri: 'f.pdf#4', body: 'Research and development expenses rose to $12 million in 2019, from 2018.' },
+    ];
+    const found = findPassages('What were the expenses in 2019?', pages, 3);
+    expect(found[0]?.citation).toBe('f.pdf#4');
+    // Alone, the same sentence is not held back.
+    expect(findPassages('What were the expenses in 2019?', [pages[0]!], 1)[0]?.text).toBe(boilerplate);
+  });
+
+  it('of two passages that match alike, cites the one on the page about the question', () => {
+    const pages = [
+      { uri: 'g.pdf#2', body: 'Our revenue depends on demand in our end markets.' },
+      {
+        uri: 'g.pdf#5',
+        body: 'Revenue by region is given below.\n\nOur revenue depends on demand in our segments.\n\nRevenue in Europe grew.',
+      },
+    ];
+    const [best] = findPassages('What does revenue depend on?', pages, 1);
+    expect(best?.citation).toBe('g.pdf#5');
+  });
+
+  it('heads the columns of a table with the years of a header of dates', () => {
+    expect(dateHeader('April 26, 2019 April 27, 2018 April 28, 2017')).toEqual(['2019', '2018', '2017']);
+    expect(dateHeader('(in thousands) Year Ended December 31, 2018 Year Ended December 31, 2017')).toEqual([
+      '2018',
+      '2017',
+    ]);
+    expect(dateHeader('Cash rose from December 31, 2018 to December 31, 2019.')).toBeUndefined();
+    expect(dateHeader('2019 2018')).toBeUndefined();
+    const body = ['Year Ended', 'April 26, 2019 April 27, 2018 April 28, 2017', 'Net income $ 1,169 $ 116 $ 481'].join(
+      '\n',
+    );
+    const [best] = findPassages('What was the net income in 2019?', [{ uri: 'n.pdf#5', body }], 1);
+    expect(best?.text).toBe('Net income: 2019: $1,169 | 2018: $116 | 2017: $481');
+    expect(best?.row?.columns).toEqual(['2019', '2018', '2017']);
   });
 });

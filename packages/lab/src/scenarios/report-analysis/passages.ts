@@ -34,9 +34,10 @@ export interface Passage {
   /** The passage on one line; a table row as `label: v1 | v2 (columns: h1 | h2)`. */
   text: string;
   /**
-   * Share of the question's term weight the passage holds (0..1), plus up to 0.1 for its word pairs in order and, for a
-   * table row, up to 0.1 for the share of its label's words that the question holds; lowered for a document after
-   * the first.
+   * Share of the question's term weight the passage holds (0..1), plus up to 0.1 for its word pairs in order, for a
+   * table row up to 0.1 for the share of its label's words that the question holds, and up to 0.1 for how well its
+   * page matches the question against the best page read; lowered for a document after the first and for a text
+   * that more than one page read repeats.
    */
   score: number;
   /** The row, when the passage is a table row under a column header. */
@@ -57,6 +58,23 @@ const PHRASE_WEIGHT = 0.1;
  * "Sales" answers "what were the sales" before "Net sales" does.
  */
 const LABEL_WEIGHT = 0.1;
+/**
+ * The weight of a passage whose text is on more than one of the pages read: boilerplate a filing repeats (a heading, a
+ * standard sentence) says the same wherever it is, so it tells no page apart; the page that says something once leads
+ * it when both match alike.
+ */
+const REPEATED_WEIGHT = 0.7;
+/**
+ * What the page a passage is on adds for how well the page as a whole matches the question (its words' counts over
+ * the question's weighted terms, against the best page read): of two passages that match alike, the one on the page
+ * about the question leads, not a sentence a boilerplate page happens to share with it.
+ */
+const PAGE_WEIGHT = 0.1;
+/**
+ * Term-frequency saturation of that page match. A page's length is not held against it: the pages of a filing are
+ * alike in length, and a short boilerplate page would otherwise outrank the page that discusses the question.
+ */
+const PAGE_K1 = 1.2;
 /** Value lines read after a row label. */
 const MAX_ROW_VALUES = 8;
 
@@ -173,10 +191,30 @@ function spacedRow(line: string): string[] | undefined {
   return [label, ...values];
 }
 
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
+// A column date as filings head their columns: "June 1, 2019", "Dec. 28, 2018".
+const COLUMN_DATE = new RegExp(`\\b${MONTH}\\s+\\d{1,2},?\\s+((?:19|20)\\d\\d)\\b`, 'gi');
+// What a header of dates says besides them: the period ("Year Ended", "As of", "Fiscal years ended") and the unit.
+const DATE_HEADER_REST =
+  /^(?:[\s,:;]|\b(?:as|of|at|years?|ended|ending|fiscal|for|the|and|weeks?|months?|three|six|nine|twelve|restated)\b|\([^)]*\))*$/i;
+
+/**
+ * The years of a header line whose columns are dates ("April 26, 2019 April 27, 2018", "Year Ended December 31, 2018
+ * Year Ended December 31, 2017"), one a column; undefined for any other line, prose with two dates among others.
+ */
+export function dateHeader(line: string): string[] | undefined {
+  const years = [...line.matchAll(COLUMN_DATE)].map((m) => m[1]!);
+  if (years.length < 2) return undefined;
+  return DATE_HEADER_REST.test(line.replace(COLUMN_DATE, ' ')) ? years : undefined;
+}
+
 /** The nearest column header above line `at`: a run of year lines, or a table line of years or labels. */
 function headerAbove(lines: readonly string[], at: number): string[] | undefined {
   for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
     const line = lines[i]!.trim();
+    const dates = dateHeader(line);
+    if (dates) return dates;
     const cells = cellsOf(line) ?? spacedRow(line);
     if (cells && cells.filter((cell) => YEAR.test(cell)).length >= 2) return cells.filter((c) => YEAR.test(c));
     if (YEAR.test(line)) {
@@ -316,6 +354,11 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
+    if (dateHeader(line)) {
+      // A header of dates labels the columns below; alone it answers nothing.
+      rowLines.add(i);
+      continue;
+    }
     const cells = cellsOf(line) ?? spacedRow(line);
     if (cells && YEAR.test(cells[1] ?? '') && cells.slice(1).every((cell) => YEAR.test(cell) || cell === '%')) {
       // A header row (years as columns) labels the rows below; alone it answers nothing.
@@ -408,6 +451,12 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     );
   }
   const first = files.keys().next().value;
+  const pagesOf = new Map<string, Set<string>>();
+  for (const { source, candidate } of all) {
+    const key = candidate.text.toLowerCase();
+    pagesOf.set(key, (pagesOf.get(key) ?? new Set()).add(source.uri));
+  }
+  const pageMatch = pageMatches(sources, weight, files);
   const pairs = questionPairs(query.text, new Set(terms));
   const asked = new Set(terms);
   const scored: Passage[] = [];
@@ -428,8 +477,12 @@ export function findPassages(question: string, sources: readonly PassageSource[]
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
       score:
-        Math.round((matched / (total || 1) + phrase + label) * (file === first ? 1 : LATER_DOCUMENT_WEIGHT) * 1000) /
-        1000,
+        Math.round(
+          (matched / (total || 1) + phrase + label + PAGE_WEIGHT * (pageMatch.get(source) ?? 0)) *
+            (file === first ? 1 : LATER_DOCUMENT_WEIGHT) *
+            (pagesOf.get(candidate.text.toLowerCase())!.size > 1 ? REPEATED_WEIGHT : 1) *
+            1000,
+        ) / 1000,
       ...(candidate.row ? { row: candidate.row } : {}),
     });
   }
@@ -439,6 +492,33 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/**
+ * How well each source as a whole matches the question, 0..1 against the best of them: the saturated counts of the
+ * weighted terms in its words, leaving out the names its file is named after (every page of the file may say them).
+ */
+function pageMatches(
+  sources: readonly PassageSource[],
+  weight: ReadonlyMap<string, number>,
+  named: ReadonlyMap<string, ReadonlySet<string>>,
+): Map<PassageSource, number> {
+  const scores = sources.map((source) => {
+    const counts = new Map<string, number>();
+    for (const word of wordTokens(source.body)) {
+      const term = canonicalTerm(word);
+      if (weight.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
+    const skip = named.get(fileOfUri(source.uri.replace(/^file:/, '')));
+    let score = 0;
+    for (const [term, w] of weight) {
+      const tf = counts.get(term) ?? 0;
+      if (tf > 0 && !skip?.has(term)) score += (w * tf * (PAGE_K1 + 1)) / (tf + PAGE_K1);
+    }
+    return score;
+  });
+  const best = Math.max(0, ...scores) || 1;
+  return new Map(sources.map((source, i) => [source, scores[i]! / best]));
 }
 
 /** Share of a row label's words (function words aside) that are terms of the question; 0 for a label of none. */

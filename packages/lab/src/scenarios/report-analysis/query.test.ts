@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { findPassages } from './passages.js';
-import { canonicalTerm, searchQuery, understandQuestion } from './query.js';
+import { canonicalTerm, inflectionStem, searchQuery, spelledTerm, understandQuestion } from './query.js';
 
 describe('understandQuestion', () => {
   it('takes terms from the question, not from the role and format instructions around it', () => {
     const q = understandQuestion(
       'Assume that you are a public equities analyst. Answer the following question by primarily using information that is shown in the cash flow statement: what is the FY2022 capital expenditure amount for 3M? Answer in USD millions.',
     );
-    expect(q.terms).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditure', '3m']);
+    expect(q.words).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditure', '3m']);
+    expect(q.terms).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditur', '3m']);
     for (const boilerplate of ['assume', 'public', 'equities', 'analyst', 'answer', 'usd', 'million'])
       expect(q.terms).not.toContain(boilerplate);
     expect(q.entities).toEqual(['3m']);
@@ -34,8 +35,38 @@ describe('understandQuestion', () => {
   it('writes periods and numbers in one form', () => {
     expect(['FY2022', 'fy22', '2022', "FY'22"].map(canonicalTerm)).toEqual(['2022', '2022', '2022', '2022']);
     expect(canonicalTerm('1,577')).toBe('1577');
-    expect(canonicalTerm("Acme's")).toBe('acme');
-    expect(canonicalTerm('Sales')).toBe('sale');
+    expect(spelledTerm("Acme's")).toBe('acme');
+    expect(spelledTerm('Sales')).toBe('sale');
+    expect(canonicalTerm("Acme's")).toBe(canonicalTerm('Acme'));
+    expect(canonicalTerm('Sales')).toBe(canonicalTerm('sale'));
+  });
+
+  it('takes the inflections off English words, and only those', () => {
+    expect(['decrease', 'decreased', 'decreases', 'decreasing'].map(inflectionStem)).toEqual(Array(4).fill('decreas'));
+    expect(['incur', 'incurred', 'incurring'].map(inflectionStem)).toEqual(['incur', 'incur', 'incur']);
+    expect(['company', 'companies', 'applied', 'apply'].map(inflectionStem)).toEqual([
+      'company',
+      'company',
+      'apply',
+      'apply',
+    ]);
+    expect(inflectionStem('expenses')).toBe(inflectionStem('expense'));
+    expect(inflectionStem('losses')).toBe('loss');
+    expect(inflectionStem('passed')).toBe('pass');
+    // Derivations stay apart; short words, numbers and other letters are left as they are.
+    expect(inflectionStem('operation')).not.toBe(inflectionStem('operating'));
+    expect(inflectionStem('financial')).not.toBe(inflectionStem('finance'));
+    expect(['used', 'red', '2019', 'straße', 'string'].map(inflectionStem)).toEqual([
+      'used',
+      'red',
+      '2019',
+      'straße',
+      'string',
+    ]);
+    // A question's verb meets the document's, while search and the answer keep the question's word.
+    const q = understandQuestion('Why did operating income decrease in 2019?');
+    expect(q.terms).toContain(canonicalTerm('decreased'));
+    expect(q.words).toContain('decrease');
   });
 
   it('finds a passage that writes the period differently from the question', () => {
@@ -48,7 +79,8 @@ describe('understandQuestion', () => {
       2,
     );
     expect(found.map((p) => p.citation)).toEqual(['a.pdf#4']);
-    // Every term, and two of the question's four word pairs with a term ("capital expenditure", "in 2022").
-    expect(found[0]!.score).toBe(1.05);
+    // Every term, two of the question's four word pairs with a term ("capital expenditure", "in 2022"), and the
+    // page as the best one read for its terms.
+    expect(found[0]!.score).toBe(1.15);
   });
 });

@@ -12,6 +12,11 @@ export interface QuestionQuery {
   text: string;
   /** Distinct search terms in canonical form (see {@link canonicalTerm}), in order. */
   terms: string[];
+  /**
+   * Each of {@link terms} as a word to search a full-text index with and to show (see {@link spelledTerm}): the
+   * canonical form is a matching key ("decreas"), not always a word the documents print.
+   */
+  words: string[];
   /** Names the question gives (a company: "AmEx", "3M", "Activision Blizzard"), lower-case, one word each. */
   entities: string[];
   /** The same names as the question spells them ("AmEx", "3M"), one for each of {@link entities}. */
@@ -56,16 +61,59 @@ const NOT_NAMES = new Set(
 const FORM = /\b(10-?k|10-?q|8-?k|20-?f|40-?f)\b/i;
 
 /**
- * One canonical spelling of a word for matching question terms against document words: a trailing possessive
- * dropped ("acme's" → "acme"), a fiscal year written as its year ("fy2022", "fy22" → "2022"), thousands separators
- * dropped from a number ("1,577" → "1577"), and a plural `s` dropped ("sales" → "sale").
+ * A word as a full-text index is searched for it and as an answer shows it: lower-case, a trailing possessive dropped
+ * ("acme's" → "acme"), a fiscal year written as its year ("fy2022", "fy22" → "2022"), thousands separators dropped from
+ * a number ("1,577" → "1577"), and a plural `s` dropped ("sales" → "sale").
  */
-export function canonicalTerm(word: string): string {
+export function spelledTerm(word: string): string {
   let w = word.toLowerCase().replace(/['’]s$/, '');
   const fy = /^fy'?(\d{2}|\d{4})$/.exec(w);
   if (fy) w = fy[1]!.length === 2 ? `20${fy[1]}` : fy[1]!;
   if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(w)) w = w.replace(/,/g, '');
   return w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !/\d/.test(w) ? w.slice(0, -1) : w;
+}
+
+const VOWEL = /[aeiouy]/;
+
+/**
+ * The inflections of an English word taken off, so that the forms of one word meet: plurals and the third person
+ * ("expenses", "companies" → expens, company), the past and the progressive ("decreased", "decreasing", "decrease" →
+ * decreas; "incurred" → incur) and a final `e`. Light by design: derivations stay apart ("operation" and "operating",
+ * "financial" and "finance"), and the key is a prefix of the word except where `ies`/`ied` become `y`. Words of other
+ * letters than a to z, and words of three letters or fewer, are returned as they are.
+ *
+ * @example
+ * ['decrease', 'decreased', 'decreasing'].map(inflectionStem); // ['decreas', 'decreas', 'decreas']
+ */
+export function inflectionStem(word: string): string {
+  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
+  let w = word;
+  if (w.endsWith('sses')) w = w.slice(0, -2);
+  else if (/[^aeiou]ies$/.test(w) && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  if (/[^aeiou]ied$/.test(w) && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else {
+    const suffix = w.length >= 5 && w.endsWith('ed') ? 2 : w.length >= 6 && w.endsWith('ing') ? 3 : 0;
+    const stem = w.slice(0, w.length - suffix);
+    if (suffix > 0 && stem.length >= 3 && VOWEL.test(stem)) {
+      // A doubled last consonant is the inflection's ("incurred", "planning"), unless s or z ("passed").
+      w = stem.length >= 5 && /([^aeiouysz])\1$/.test(stem) ? stem.slice(0, -1) : stem;
+    }
+  }
+  while (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+/**
+ * One canonical form of a word for matching question terms against document words: its {@link spelledTerm}, and for
+ * an English word its {@link inflectionStem} ("Sales" → sal, "decreased" → decreas), so "why did it decrease" meets
+ * "decreased". Numbers and fiscal years as {@link spelledTerm} writes them.
+ */
+export function canonicalTerm(word: string): string {
+  const spelled = spelledTerm(word);
+  // The plural rule has run on the spelled form; the stem reads the word whole, so "companies" gives company.
+  const lower = word.toLowerCase().replace(/['’]s$/, '');
+  return /^[a-z]+$/.test(lower) ? inflectionStem(lower) : spelled;
 }
 
 /** The question without its role and format instructions; the text itself when nothing else would be left. */
@@ -119,14 +167,23 @@ export function understandQuestion(question: string): QuestionQuery {
   }
   const form = FORM.exec(text)?.[1];
   const terms: string[] = [];
+  const words: string[] = [];
+  const keep = (word: string) => {
+    const term = canonicalTerm(word);
+    if (terms.includes(term)) return;
+    terms.push(term);
+    words.push(spelledTerm(word));
+  };
   for (const word of queryTerms(text)) {
     const term = canonicalTerm(word);
-    if (INSTRUCTION_WORDS.has(word) || INSTRUCTION_WORDS.has(term) || /^\p{L}?$/u.test(term)) continue;
-    if (!terms.includes(term)) terms.push(term);
+    if (INSTRUCTION_WORDS.has(word) || INSTRUCTION_WORDS.has(spelledTerm(word)) || /^\p{L}?$/u.test(term)) continue;
+    keep(word);
   }
+  if (terms.length === 0) queryTerms(text).forEach(keep);
   return {
     text,
-    terms: terms.length > 0 ? terms : queryTerms(text).map(canonicalTerm),
+    terms,
+    words,
     ...entitiesOf(text),
     years: [...years],
     ...(form ? { formType: form.toUpperCase().replace(/^(\d+)-?([KQF])$/, '$1-$2') } : {}),
@@ -140,7 +197,7 @@ export function understandQuestion(question: string): QuestionQuery {
 export function searchQuery(query: QuestionQuery): string {
   // Names keep their spelling, so a search that reads the query again still knows them for names.
   const canonical = query.entities.map(canonicalTerm);
-  const spelled = query.terms.map((t) => query.names[canonical.indexOf(t)] ?? t);
+  const spelled = query.terms.map((t, i) => query.names[canonical.indexOf(t)] ?? query.words[i] ?? t);
   return [...spelled, ...query.years.map((y) => `fy${y}`)].join(' ').slice(0, 500);
 }
 
