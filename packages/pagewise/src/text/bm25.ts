@@ -303,6 +303,8 @@ class Sum {
 
   /** Calls `use` with each text's sum, in the order the texts got their first share, and empties them. */
   drain(use: (doc: number, sum: number) => void): void {
+    // A long query drains once per word, mostly with nothing to drain: setting the length is not free.
+    if (this.touched.length === 0) return;
     for (const doc of this.touched) {
       use(doc, this.values[doc]!);
       this.values[doc] = 0;
@@ -359,6 +361,8 @@ export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index
   return { scores: (query) => [...score(query).scores], matching: (query) => score(query).matching };
 }
 
+const NO_SEARCHES: readonly Bm25Search[] = Object.freeze([]);
+
 function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
   const scores = new Array<number>(n).fill(0);
   // A query term's sum per text (its own matches, then its prefix and fuzzy matches), a query's sum over
@@ -382,9 +386,10 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
       );
     }
   };
-  const live: Bm25Search[][] = [];
+  const live: (readonly Bm25Search[])[] = [];
   for (const searches of query.searches) {
-    const kept: Bm25Search[] = [];
+    // Most query texts of a long query match nothing here: they share one empty list.
+    let kept: Bm25Search[] | undefined;
     for (const search of searches) {
       if (!index.mayMatch(search)) continue;
       const { term: searched, prefixed, maxEdits } = search;
@@ -397,7 +402,7 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
       }
       // Every match adds a positive share, so a term that added none matched nothing.
       if (term.empty) continue;
-      kept.push(search);
+      (kept ??= []).push(search);
       let seen = matchedBy.get(searched);
       if (seen === undefined) matchedBy.set(searched, (seen = new Set()));
       term.drain((doc, score) => {
@@ -408,7 +413,7 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
         }
       });
     }
-    live.push(kept);
+    live.push(kept ?? NO_SEARCHES);
     perQuery.drain((doc, score) => (total[doc] = (total[doc] ?? 0) + score));
   }
   for (let doc = 0; doc < n; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
