@@ -351,7 +351,7 @@ function compressText(
     (unit) => unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1,
   );
   const tokens = units.map((unit) => countTokens(unit.text));
-  const queryWords = scorer || probe ? new Set(wordTokens(query)) : new Set<string>();
+  const queryWords = scorer || probe ? queryWordsOf(query) : new Set<string>();
   const keyMatch = new Map<string, number>();
   const seen = new Set<string>();
   const features =
@@ -618,6 +618,9 @@ function indexedTerm(word: string): string | null {
   return isStopword(lower) ? null : lower;
 }
 
+// Scratch set of `BM25_TERMS.analyze`, emptied after each use.
+const otherWords = new Set<string>();
+
 // How units and queries become terms for BM25: words of any language (Japanese and Chinese have no spaces to
 // split on), stopwords left out; prefix matching stands in for stemming ("write" finds "writer"), fuzzy
 // matching for spelling variants. A text joined from pieces is analyzed piece by piece, each piece once
@@ -634,15 +637,16 @@ const BM25_TERMS: Bm25Terms = {
     // The distinct words of all pieces: the largest piece's, plus the others' it lacks.
     let largest = pieces[0] as PieceTerms;
     for (const piece of pieces) if (piece.distinct.size > largest.distinct.size) largest = piece;
-    const others = new Set<string>();
+    const others = otherWords;
+    const terms: string[] = [];
     for (const piece of pieces) {
+      for (const term of piece.terms) terms.push(term);
       if (piece === largest) continue;
       for (const word of piece.distinct) if (!largest.distinct.has(word)) others.add(word);
     }
-    return {
-      length: largest.distinct.size + others.size,
-      terms: ([] as string[]).concat(...pieces.map((p) => p.terms)),
-    };
+    const length = largest.distinct.size + others.size;
+    others.clear();
+    return { length, terms };
   },
   prefix: (term) => term.length >= 4,
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
@@ -661,8 +665,22 @@ export function searchQuery(query: string): Bm25Query {
     wordSearches.clear();
     lineSearches.clear();
   }
-  const lines = query.length < LONG_QUERY_CHARS ? undefined : searchesOfLines(query);
-  if (lines !== undefined) return { searches: lines };
+  // The same query comes again for every observation of a step (each document a task reads): its searches
+  // are remembered whole. They are the same whatever the caches held when they were made.
+  let prepared = recentQueries.get(query);
+  if (prepared === undefined) {
+    const lines = query.length < LONG_QUERY_CHARS ? undefined : searchesOfLines(query);
+    prepared = { searches: lines ?? searchesOfWords(query) };
+    if (recentQueries.size >= RECENT_QUERIES) recentQueries.delete(recentQueries.keys().next().value as string);
+    recentQueries.set(query, prepared);
+  }
+  return prepared;
+}
+
+const recentQueries = new Map<string, Bm25Query>();
+const RECENT_QUERIES = 16;
+
+function searchesOfWords(query: string): (readonly Bm25Search[])[] {
   const distinct = new Set<string>();
   const searches: (readonly Bm25Search[])[] = [];
   for (const word of piecesWords(query)) {
@@ -670,7 +688,7 @@ export function searchQuery(query: string): Bm25Query {
     distinct.add(word);
     if (!isStopword(word)) searches.push(searchesOfWord(word));
   }
-  return { searches };
+  return searches;
 }
 
 // A query from this many characters is read line by line (see searchesOfLines).
@@ -944,7 +962,7 @@ function compressJson(
     (leaf, i) => isErrorLeaf(leaf) || keepField(keysOf(leaf)) || keep.some((re) => re.test(lines[i]!)),
   );
   const rootForced = rootId >= 0 && forcedAt[rootId] === true;
-  const queryWords = new Set(wordTokens(query.query));
+  const queryWords = queryWordsOf(query.query);
   const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
   const costs = leaves.map((leaf) => leafCost(leaf, opened));
@@ -1052,10 +1070,37 @@ function keyMatchOf(key: string | undefined, queryWords: ReadonlySet<string>, me
   if (key === undefined || queryWords.size === 0) return 0;
   const known = memo.get(key);
   if (known !== undefined) return known;
-  const words = wordTokens(pathWords([key])).filter((w) => !isStopword(w));
+  const words = keyWordsOf(key);
   const share = words.length === 0 ? 0 : words.filter((w) => queryWords.has(w)).length / words.length;
   memo.set(key, share);
   return share;
+}
+
+// Field names and line labels recur from call to call: their words (stopwords left out) are remembered.
+const keyWords = new Map<string, readonly string[]>();
+
+function keyWordsOf(key: string): readonly string[] {
+  let words = keyWords.get(key);
+  if (words === undefined) {
+    words = wordTokens(pathWords([key])).filter((w) => !isStopword(w));
+    if (keyWords.size >= WORD_CACHE_LIMIT) keyWords.clear();
+    keyWords.set(key, words);
+  }
+  return words;
+}
+
+// The words of the last queries, as the learned scorer's key match reads them (one query serves many calls).
+const recentQueryWords = new Map<string, ReadonlySet<string>>();
+
+function queryWordsOf(query: string): ReadonlySet<string> {
+  let words = recentQueryWords.get(query);
+  if (words === undefined) {
+    words = new Set(wordTokens(query));
+    if (recentQueryWords.size >= RECENT_QUERIES)
+      recentQueryWords.delete(recentQueryWords.keys().next().value as string);
+    recentQueryWords.set(query, words);
+  }
+  return words;
 }
 
 // The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
