@@ -192,6 +192,16 @@ class TermIndex {
     return out;
   }
 
+  /**
+   * Indexes the trigrams now, for a query with more fuzzy terms than a scan is worth: {@link near} then
+   * finds candidates through them from the first search on, and {@link mayMatch} rules out the fuzzy terms
+   * no indexed term shares a trigram with. Either way a search finds the same terms, in the same order.
+   */
+  indexGrams(): void {
+    this.gramIndex();
+    this.fuzzySearches = Math.max(this.fuzzySearches, SCANNED_SEARCHES);
+  }
+
   private gramIndex(): string[] {
     if (this.ordered === undefined) {
       this.ordered = [...this.postings.keys()];
@@ -363,7 +373,22 @@ export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index
 
 const NO_SEARCHES: readonly Bm25Search[] = Object.freeze([]);
 
+// Per prepared query, how many of its terms are searched fuzzily through trigrams.
+const fuzzyCounts = new WeakMap<Bm25Query, number>();
+
+function fuzzyCount(query: Bm25Query): number {
+  let count = fuzzyCounts.get(query);
+  if (count === undefined) {
+    count = 0;
+    for (const searches of query.searches)
+      for (const search of searches) if (search.maxEdits > 0 && search.grams !== undefined) count += 1;
+    fuzzyCounts.set(query, count);
+  }
+  return count;
+}
+
 function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
+  if (fuzzyCount(query) > SCANNED_SEARCHES) index.indexGrams();
   const scores = new Array<number>(n).fill(0);
   // A query term's sum per text (its own matches, then its prefix and fuzzy matches), a query's sum over
   // its terms, and the total over queries: the three sums minisearch takes, in its order.
