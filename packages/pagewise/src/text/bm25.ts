@@ -371,7 +371,7 @@ export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index
   return { scores: (query) => [...score(query).scores], matching: (query) => score(query).matching };
 }
 
-const NO_SEARCHES: readonly Bm25Search[] = Object.freeze([]);
+const NO_SEARCHES: readonly Bm25Search[] = [];
 
 // Per prepared query, how many of its terms are searched fuzzily through trigrams.
 const fuzzyCounts = new WeakMap<Bm25Query, number>();
@@ -411,11 +411,17 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
       );
     }
   };
+  const addToTotal = (doc: number, score: number): void => {
+    total[doc] = (total[doc] ?? 0) + score;
+  };
   const live: (readonly Bm25Search[])[] = [];
-  for (const searches of query.searches) {
+  // Indexed loops: a long query runs them hundreds of times per index, mostly for words the index lacks.
+  for (let q = 0; q < query.searches.length; q += 1) {
+    const searches = query.searches[q]!;
     // Most query texts of a long query match nothing here: they share one empty list.
     let kept: Bm25Search[] | undefined;
-    for (const search of searches) {
+    for (let s = 0; s < searches.length; s += 1) {
+      const search = searches[s]!;
       if (!index.mayMatch(search)) continue;
       const { term: searched, prefixed, maxEdits } = search;
       add(searched, 1);
@@ -439,7 +445,7 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
       });
     }
     live.push(kept ?? NO_SEARCHES);
-    perQuery.drain((doc, score) => (total[doc] = (total[doc] ?? 0) + score));
+    if (!perQuery.empty) perQuery.drain(addToTotal);
   }
   for (let doc = 0; doc < n; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
   return { scores, matching: { searches: live } };
