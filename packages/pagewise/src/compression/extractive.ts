@@ -807,17 +807,33 @@ function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolea
 }
 
 // A page is often compressed again for another query (each step of a run, each question on a report): the
-// kinds of a unit, found by several regular expressions, are remembered by text and flags.
-const kindsCache = new Map<string, number>();
+// kinds of a unit, found by several regular expressions, are remembered by flags, then by text (the unit's
+// own string, not a key joined from it, which would be copied and hashed anew on every call).
+const kindsCache = new Map<number, Map<string, number>>();
+let kindsCached = 0;
 
 function protectedKinds(unit: TextUnit, flags: AlwaysKeep): number {
   const isHeading = unit.kind === 'heading';
-  const key = `${Number(flags.numbers)}${Number(flags.identifiers)}${Number(flags.dates)}${Number(flags.urls)}${Number(flags.errors)}${Number(flags.headers)}${Number(isHeading)}${unit.text}`;
-  let kinds = kindsCache.get(key);
+  const bits =
+    Number(flags.numbers) |
+    (Number(flags.identifiers) << 1) |
+    (Number(flags.dates) << 2) |
+    (Number(flags.urls) << 3) |
+    (Number(flags.errors) << 4) |
+    (Number(flags.headers) << 5) |
+    (Number(isHeading) << 6);
+  let byText = kindsCache.get(bits);
+  let kinds = byText?.get(unit.text);
   if (kinds === undefined) {
     kinds = protectedKindsOfText(unit.text, flags, isHeading);
-    if (kindsCache.size >= WORD_CACHE_LIMIT) kindsCache.clear();
-    kindsCache.set(key, kinds);
+    if (kindsCached >= WORD_CACHE_LIMIT) {
+      kindsCache.clear();
+      kindsCached = 0;
+      byText = undefined;
+    }
+    if (byText === undefined) kindsCache.set(bits, (byText = new Map()));
+    byText.set(unit.text, kinds);
+    kindsCached += 1;
   }
   return kinds;
 }
@@ -1264,8 +1280,11 @@ function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   let cost = leaf.repeatsKey
     ? 0
     : countTokens(`${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${stringifyJsonSource(leaf.value)},`);
+  // pathKey of each prefix, built as it grows: `[` and `]` around the steps' JSON joined by commas.
+  let steps = '';
   for (let depth = 0; depth < leaf.path.length; depth += 1) {
-    const prefix = pathKey(leaf.path.slice(0, depth));
+    if (depth > 0) steps += `${depth > 1 ? ',' : ''}${JSON.stringify(leaf.path[depth - 1])}`;
+    const prefix = `[${steps}]`;
     if (opened.has(prefix)) continue;
     opened.add(prefix);
     const step = leaf.path[depth - 1];
