@@ -1057,9 +1057,10 @@ function compressJson(
     };
   });
   const repeatsKey = new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
+  const leafKeys = leaves.map((leaf) => pathKey(leaf.path));
   const render = (kept: readonly number[]): string =>
     stringifyJsonSource(
-      prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? []))), repeatsKey) ?? emptyLike(root),
+      prune(root, ROOT_KEY, new Set(kept.map((i) => leafKeys[i] ?? ROOT_KEY)), repeatsKey) ?? emptyLike(root),
     );
   // An error result's error fields are kept whole, over the budget if they must be.
   const errorLeaves = leaves.flatMap((leaf, i) => (isErrorLeaf(leaf) ? [i] : []));
@@ -1270,6 +1271,13 @@ function pathKey(path: JsonPath): string {
   return JSON.stringify(path);
 }
 
+const ROOT_KEY = pathKey([]);
+
+/** The {@link pathKey} of a path one step below the path whose key is `parent`. */
+function childKey(parent: string, step: string | number): string {
+  return parent === ROOT_KEY ? `[${JSON.stringify(step)}]` : `${parent.slice(0, -1)},${JSON.stringify(step)}]`;
+}
+
 /**
  * Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first, and for a
  * list it opens the cut-list marker, which the list shows unless every item is kept.
@@ -1298,28 +1306,24 @@ const MARKER_TOKENS = countTokens(`,${JSON.stringify(omittedMarker(99))}`);
 
 /**
  * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept
- * field that repeats its entry's key (`repeatsKey`) shows only as that key.
+ * field that repeats its entry's key (`repeatsKey`) shows only as that key. `key` is the {@link pathKey} of
+ * `value`'s path, each child's built from its parent's.
  */
-function prune(
-  value: unknown,
-  path: (string | number)[],
-  kept: ReadonlySet<string>,
-  repeatsKey: ReadonlySet<string>,
-): unknown {
-  if (kept.has(pathKey(path))) return value;
+function prune(value: unknown, key: string, kept: ReadonlySet<string>, repeatsKey: ReadonlySet<string>): unknown {
+  if (kept.has(key)) return value;
   if (Array.isArray(value)) {
     const items = value
-      .map((item, i) => prune(item, [...path, i], kept, repeatsKey))
+      .map((item, i) => prune(item, childKey(key, i), kept, repeatsKey))
       .filter((item) => item !== undefined);
-    if (items.length === 0) return path.length === 0 ? [omittedMarker(value.length)] : undefined;
+    if (items.length === 0) return key === ROOT_KEY ? [omittedMarker(value.length)] : undefined;
     // A cut list says so: read as complete, it would say something false (one order where there are two).
     return items.length < value.length ? [...items, omittedMarker(value.length - items.length)] : items;
   }
   if (!isJsonScalar(value)) {
     const entries = Object.entries(value as object)
-      .map(([k, child]) => [k, prune(child, [...path, k], kept, repeatsKey)] as const)
+      .map(([k, child]) => [k, prune(child, childKey(key, k), kept, repeatsKey)] as const)
       .filter(([, child]) => child !== undefined);
-    const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(pathKey([...path, k])));
+    const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(childKey(key, k)));
     if (own.length < entries.length) return Object.fromEntries(own);
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
   }
