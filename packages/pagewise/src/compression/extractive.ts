@@ -1259,8 +1259,22 @@ function fieldMatcher(rules: readonly string[]): (keys: readonly string[]) => bo
 function pathWords(path: JsonPath): string {
   return path
     .filter((p): p is string => typeof p === 'string')
-    .map((k) => k.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' '))
+    .map(keyText)
     .join(' ');
+}
+
+// Field names recur in every record: each one's words are spelled out once.
+const keyTexts = new Map<string, string>();
+
+/** A field name as words: `orderId` and `order_id` as `order Id` and `order id`. */
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ');
+    if (keyTexts.size >= WORD_CACHE_LIMIT) keyTexts.clear();
+    keyTexts.set(key, text);
+  }
+  return text;
 }
 
 function scalarText(value: unknown): string {
