@@ -343,7 +343,8 @@ function isPrepared(queries: readonly string[] | Bm25Query): queries is Bm25Quer
 export interface Bm25Index {
   scores(query: Bm25Query): number[];
   /**
-   * `query` without its terms that match no indexed term (exactly, as a prefix or fuzzily). Texts made of
+   * `query` without its terms that match no indexed term (exactly, as a prefix or fuzzily), and without the
+   * query texts left with no term. Texts made of
    * these texts' tokens (a paragraph of indexed units) score against it exactly as against `query`, without
    * the search of terms that cannot match: a long query holds far more terms than one document.
    */
@@ -370,8 +371,6 @@ export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index
   };
   return { scores: (query) => [...score(query).scores], matching: (query) => score(query).matching };
 }
-
-const NO_SEARCHES: readonly Bm25Search[] = [];
 
 // Per prepared query, how many of its terms are searched fuzzily through trigrams.
 const fuzzyCounts = new WeakMap<Bm25Query, number>();
@@ -418,7 +417,7 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
   // Indexed loops: a long query runs them hundreds of times per index, mostly for words the index lacks.
   for (let q = 0; q < query.searches.length; q += 1) {
     const searches = query.searches[q]!;
-    // Most query texts of a long query match nothing here: they share one empty list.
+    // Most query texts of a long query match nothing here.
     let kept: Bm25Search[] | undefined;
     for (let s = 0; s < searches.length; s += 1) {
       const search = searches[s]!;
@@ -444,7 +443,8 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
         }
       });
     }
-    live.push(kept ?? NO_SEARCHES);
+    // A query text with no term left adds nothing to any score: it is left out of the matching query.
+    if (kept !== undefined) live.push(kept);
     if (!perQuery.empty) perQuery.drain(addToTotal);
   }
   for (let doc = 0; doc < n; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
