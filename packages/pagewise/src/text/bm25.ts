@@ -372,22 +372,19 @@ export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index
   return { scores: (query) => [...score(query).scores], matching: (query) => score(query).matching };
 }
 
-// Per prepared query, how many of its terms are searched fuzzily through trigrams.
-const fuzzyCounts = new WeakMap<Bm25Query, number>();
-
-function fuzzyCount(query: Bm25Query): number {
-  let count = fuzzyCounts.get(query);
-  if (count === undefined) {
-    count = 0;
-    for (const searches of query.searches)
-      for (const search of searches) if (search.maxEdits > 0 && search.grams !== undefined) count += 1;
-    fuzzyCounts.set(query, count);
+/** Whether more than {@link SCANNED_SEARCHES} of the query's terms are searched fuzzily through trigrams. */
+function manyFuzzy(query: Bm25Query): boolean {
+  let count = 0;
+  for (const searches of query.searches) {
+    for (const search of searches) {
+      if (search.maxEdits > 0 && search.grams !== undefined && ++count > SCANNED_SEARCHES) return true;
+    }
   }
-  return count;
+  return false;
 }
 
 function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
-  if (fuzzyCount(query) > SCANNED_SEARCHES) index.indexGrams();
+  if (manyFuzzy(query)) index.indexGrams();
   const scores = new Array<number>(n).fill(0);
   // A query term's sum per text (its own matches, then its prefix and fuzzy matches), a query's sum over
   // its terms, and the total over queries: the three sums minisearch takes, in its order.
