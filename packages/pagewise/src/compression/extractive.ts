@@ -638,15 +638,13 @@ const BM25_TERMS: Bm25Terms = {
     let largest = pieces[0] as PieceTerms;
     for (const piece of pieces) if (piece.distinct.size > largest.distinct.size) largest = piece;
     const others = otherWords;
-    const terms: string[] = [];
     for (const piece of pieces) {
-      for (const term of piece.terms) terms.push(term);
       if (piece === largest) continue;
       for (const word of piece.distinctWords) if (!largest.distinct.has(word)) others.add(word);
     }
     const length = largest.distinct.size + others.size;
     others.clear();
-    return { length, terms };
+    return { length, terms: ([] as string[]).concat(...pieces.map((p) => p.terms)) };
   },
   prefix: (term) => term.length >= 4,
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
