@@ -9,8 +9,13 @@
  * test item is compressed by that checkout's code and by this one, the order alternating from item to item,
  * and the run fails unless every output is identical.
  *
+ * With `--scoring learned` both compress with the learned scorer instead of the default one; `--limit N` takes
+ * the first N items of each set and split; `--kind <kind>` (`prose`, `tables`, `JSON records`, `chats`) only
+ * the items of that kind.
+ *
  * Usage: PAGEWISE_SHARED_DATA=<shared/data> node --conditions=@pagewise/source --import tsx
- *   bench/compression-speed.ts [--baseline <dir>] [--limit N]
+ *   bench/compression-speed.ts [--baseline <dir>] [--limit N] [--kind <kind>]
+ *   [--scoring heuristic|learned]
  */
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -24,8 +29,16 @@ import { SUITE_TAU } from './compression-eval/suite-run.js';
 /** The compressor of one checkout, as the suite calls it. */
 type Compress = (item: SuiteItem) => string;
 
+/** The scorer the contenders use; undefined: each checkout's default. */
+let scoring: 'heuristic' | 'learned' | undefined;
+
 function compressorOf(compress: typeof compressExtractive, rules: typeof DEFAULT_EXTRACTIVE_RULES): Compress {
-  return (item) => compress(item.text, { query: item.query, rules: { ...rules, ratio: SUITE_TAU } }).text;
+  return (item) =>
+    compress(item.text, {
+      query: item.query,
+      rules: { ...rules, ratio: SUITE_TAU },
+      ...(scoring === undefined ? {} : { scoring }),
+    }).text;
 }
 
 /** The compressor of the checkout at `dir`, loaded from its package sources. */
@@ -95,7 +108,10 @@ function timeAll(
 }
 
 /** Runs the bench and prints the table; returns the number of items whose outputs differ. */
-export async function main(options: { baseline?: string; limit?: number } = {}): Promise<number> {
+export async function main(
+  options: { baseline?: string; limit?: number; kind?: string; scoring?: 'heuristic' | 'learned' } = {},
+): Promise<number> {
+  scoring = options.scoring;
   const all = await suiteItems();
   const limit = options.limit ?? Infinity;
   const perSet = new Map<string, number>();
@@ -104,7 +120,7 @@ export async function main(options: { baseline?: string; limit?: number } = {}):
     perSet.set(`${item.split}:${item.set}`, n + 1);
     return n < limit;
   };
-  const items = all.filter(take);
+  const items = all.filter((item) => options.kind === undefined || kindOf(item) === options.kind).filter(take);
   const contenders: { name: string; compress: Compress }[] = [
     ...(options.baseline ? [{ name: 'baseline', compress: await baselineCompressor(options.baseline) }] : []),
     { name: 'this checkout', compress: compressorOf(compressExtractive, DEFAULT_EXTRACTIVE_RULES) },
@@ -114,7 +130,7 @@ export async function main(options: { baseline?: string; limit?: number } = {}):
   const { rows, differing } = timeAll(test, contenders);
   const names = contenders.map((c) => c.name);
   console.log(
-    `\n## compression-speed: ms per 1,000 input tokens, median (${test.length} test items, warmed on ${items.length - test.length} tuning items)\n`,
+    `\n## compression-speed: ms per 1,000 input tokens, median (${test.length} test items, warmed on ${items.length - test.length} tuning items${scoring ? `, ${scoring} scorer` : ''})\n`,
   );
   console.log(`| set | items | ${names.map((n) => `${n}: first | ${n}: again`).join(' | ')} |`);
   console.log(`| --- | ---: | ${names.map(() => '---: | ---:').join(' | ')} |`);
@@ -139,8 +155,20 @@ export async function main(options: { baseline?: string; limit?: number } = {}):
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { baseline: { type: 'string' }, limit: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      baseline: { type: 'string' },
+      limit: { type: 'string' },
+      kind: { type: 'string' },
+      scoring: { type: 'string' },
+    },
+  });
+  if (values.scoring !== undefined && values.scoring !== 'heuristic' && values.scoring !== 'learned') {
+    throw new Error(`--scoring must be heuristic or learned, got ${values.scoring}`);
+  }
   const differing = await main({
+    ...(values.scoring ? { scoring: values.scoring } : {}),
+    ...(values.kind ? { kind: values.kind } : {}),
     ...(values.baseline ? { baseline: values.baseline } : {}),
     ...(values.limit ? { limit: Number(values.limit) } : {}),
   });

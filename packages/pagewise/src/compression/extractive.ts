@@ -351,7 +351,7 @@ function compressText(
     (unit) => unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1,
   );
   const tokens = units.map((unit) => countTokens(unit.text));
-  const queryWords = scorer || probe ? new Set(wordTokens(query)) : new Set<string>();
+  const queryWords = scorer || probe ? queryWordsOf(query) : new Set<string>();
   const keyMatch = new Map<string, number>();
   const seen = new Set<string>();
   const features =
@@ -590,8 +590,9 @@ function splitWords(text: string): string[] {
 /** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
 interface PieceTerms {
   words: readonly string[];
-  /** The distinct words. */
+  /** The distinct words, as a set and as a list (walked faster than the set). */
   distinct: ReadonlySet<string>;
+  distinctWords: readonly string[];
   terms: readonly string[];
 }
 
@@ -602,11 +603,10 @@ function pieceTerms(piece: string): PieceTerms {
   if (!analyzed) {
     const words = piecesWords(piece);
     const terms: string[] = [];
-    for (const word of words) {
-      const term = indexedTerm(word);
-      if (term) terms.push(term);
-    }
-    analyzed = { words, distinct: new Set(words), terms };
+    // The words are lower-cased already (as indexedTerm would make them): only stopwords go.
+    for (const word of words) if (!isStopword(word)) terms.push(word);
+    const distinct = new Set(words);
+    analyzed = { words, distinct, distinctWords: [...distinct], terms };
     if (pieceTermCache.size >= WORD_CACHE_LIMIT) pieceTermCache.clear();
     pieceTermCache.set(piece, analyzed);
   }
@@ -617,6 +617,9 @@ function indexedTerm(word: string): string | null {
   const lower = word.toLowerCase();
   return isStopword(lower) ? null : lower;
 }
+
+// Scratch set of `BM25_TERMS.analyze`, emptied after each use.
+const otherWords = new Set<string>();
 
 // How units and queries become terms for BM25: words of any language (Japanese and Chinese have no spaces to
 // split on), stopwords left out; prefix matching stands in for stemming ("write" finds "writer"), fuzzy
@@ -634,15 +637,14 @@ const BM25_TERMS: Bm25Terms = {
     // The distinct words of all pieces: the largest piece's, plus the others' it lacks.
     let largest = pieces[0] as PieceTerms;
     for (const piece of pieces) if (piece.distinct.size > largest.distinct.size) largest = piece;
-    const others = new Set<string>();
+    const others = otherWords;
     for (const piece of pieces) {
       if (piece === largest) continue;
-      for (const word of piece.distinct) if (!largest.distinct.has(word)) others.add(word);
+      for (const word of piece.distinctWords) if (!largest.distinct.has(word)) others.add(word);
     }
-    return {
-      length: largest.distinct.size + others.size,
-      terms: ([] as string[]).concat(...pieces.map((p) => p.terms)),
-    };
+    const length = largest.distinct.size + others.size;
+    others.clear();
+    return { length, terms: ([] as string[]).concat(...pieces.map((p) => p.terms)) };
   },
   prefix: (term) => term.length >= 4,
   fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
@@ -661,8 +663,22 @@ export function searchQuery(query: string): Bm25Query {
     wordSearches.clear();
     lineSearches.clear();
   }
-  const lines = query.length < LONG_QUERY_CHARS ? undefined : searchesOfLines(query);
-  if (lines !== undefined) return { searches: lines };
+  // The same query comes again for every observation of a step (each document a task reads): its searches
+  // are remembered whole. They are the same whatever the caches held when they were made.
+  let prepared = recentQueries.get(query);
+  if (prepared === undefined) {
+    const lines = query.length < LONG_QUERY_CHARS ? undefined : searchesOfLines(query);
+    prepared = { searches: lines ?? searchesOfWords(query) };
+    if (recentQueries.size >= RECENT_QUERIES) recentQueries.delete(recentQueries.keys().next().value as string);
+    recentQueries.set(query, prepared);
+  }
+  return prepared;
+}
+
+const recentQueries = new Map<string, Bm25Query>();
+const RECENT_QUERIES = 16;
+
+function searchesOfWords(query: string): (readonly Bm25Search[])[] {
   const distinct = new Set<string>();
   const searches: (readonly Bm25Search[])[] = [];
   for (const word of piecesWords(query)) {
@@ -670,7 +686,7 @@ export function searchQuery(query: string): Bm25Query {
     distinct.add(word);
     if (!isStopword(word)) searches.push(searchesOfWord(word));
   }
-  return { searches };
+  return searches;
 }
 
 // A query from this many characters is read line by line (see searchesOfLines).
@@ -789,17 +805,33 @@ function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolea
 }
 
 // A page is often compressed again for another query (each step of a run, each question on a report): the
-// kinds of a unit, found by several regular expressions, are remembered by text and flags.
-const kindsCache = new Map<string, number>();
+// kinds of a unit, found by several regular expressions, are remembered by flags, then by text (the unit's
+// own string, not a key joined from it, which would be copied and hashed anew on every call).
+const kindsCache = new Map<number, Map<string, number>>();
+let kindsCached = 0;
 
 function protectedKinds(unit: TextUnit, flags: AlwaysKeep): number {
   const isHeading = unit.kind === 'heading';
-  const key = `${Number(flags.numbers)}${Number(flags.identifiers)}${Number(flags.dates)}${Number(flags.urls)}${Number(flags.errors)}${Number(flags.headers)}${Number(isHeading)}${unit.text}`;
-  let kinds = kindsCache.get(key);
+  const bits =
+    Number(flags.numbers) |
+    (Number(flags.identifiers) << 1) |
+    (Number(flags.dates) << 2) |
+    (Number(flags.urls) << 3) |
+    (Number(flags.errors) << 4) |
+    (Number(flags.headers) << 5) |
+    (Number(isHeading) << 6);
+  let byText = kindsCache.get(bits);
+  let kinds = byText?.get(unit.text);
   if (kinds === undefined) {
     kinds = protectedKindsOfText(unit.text, flags, isHeading);
-    if (kindsCache.size >= WORD_CACHE_LIMIT) kindsCache.clear();
-    kindsCache.set(key, kinds);
+    if (kindsCached >= WORD_CACHE_LIMIT) {
+      kindsCache.clear();
+      kindsCached = 0;
+      byText = undefined;
+    }
+    if (byText === undefined) kindsCache.set(bits, (byText = new Map()));
+    byText.set(unit.text, kinds);
+    kindsCached += 1;
   }
   return kinds;
 }
@@ -944,7 +976,7 @@ function compressJson(
     (leaf, i) => isErrorLeaf(leaf) || keepField(keysOf(leaf)) || keep.some((re) => re.test(lines[i]!)),
   );
   const rootForced = rootId >= 0 && forcedAt[rootId] === true;
-  const queryWords = new Set(wordTokens(query.query));
+  const queryWords = queryWordsOf(query.query);
   const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
   const costs = leaves.map((leaf) => leafCost(leaf, opened));
@@ -1023,9 +1055,10 @@ function compressJson(
     };
   });
   const repeatsKey = new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
+  const leafKeys = leaves.map((leaf) => pathKey(leaf.path));
   const render = (kept: readonly number[]): string =>
     stringifyJsonSource(
-      prune(root, [], new Set(kept.map((i) => pathKey(leaves[i]?.path ?? []))), repeatsKey) ?? emptyLike(root),
+      prune(root, ROOT_KEY, new Set(kept.map((i) => leafKeys[i] ?? ROOT_KEY)), repeatsKey) ?? emptyLike(root),
     );
   // An error result's error fields are kept whole, over the budget if they must be.
   const errorLeaves = leaves.flatMap((leaf, i) => (isErrorLeaf(leaf) ? [i] : []));
@@ -1052,10 +1085,37 @@ function keyMatchOf(key: string | undefined, queryWords: ReadonlySet<string>, me
   if (key === undefined || queryWords.size === 0) return 0;
   const known = memo.get(key);
   if (known !== undefined) return known;
-  const words = wordTokens(pathWords([key])).filter((w) => !isStopword(w));
+  const words = keyWordsOf(key);
   const share = words.length === 0 ? 0 : words.filter((w) => queryWords.has(w)).length / words.length;
   memo.set(key, share);
   return share;
+}
+
+// Field names and line labels recur from call to call: their words (stopwords left out) are remembered.
+const keyWords = new Map<string, readonly string[]>();
+
+function keyWordsOf(key: string): readonly string[] {
+  let words = keyWords.get(key);
+  if (words === undefined) {
+    words = wordTokens(pathWords([key])).filter((w) => !isStopword(w));
+    if (keyWords.size >= WORD_CACHE_LIMIT) keyWords.clear();
+    keyWords.set(key, words);
+  }
+  return words;
+}
+
+// The words of the last queries, as the learned scorer's key match reads them (one query serves many calls).
+const recentQueryWords = new Map<string, ReadonlySet<string>>();
+
+function queryWordsOf(query: string): ReadonlySet<string> {
+  let words = recentQueryWords.get(query);
+  if (words === undefined) {
+    words = new Set(wordTokens(query));
+    if (recentQueryWords.size >= RECENT_QUERIES)
+      recentQueryWords.delete(recentQueryWords.keys().next().value as string);
+    recentQueryWords.set(query, words);
+  }
+  return words;
 }
 
 // The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
@@ -1197,8 +1257,22 @@ function fieldMatcher(rules: readonly string[]): (keys: readonly string[]) => bo
 function pathWords(path: JsonPath): string {
   return path
     .filter((p): p is string => typeof p === 'string')
-    .map((k) => k.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' '))
+    .map(keyText)
     .join(' ');
+}
+
+// Field names recur in every record: each one's words are spelled out once.
+const keyTexts = new Map<string, string>();
+
+/** A field name as words: `orderId` and `order_id` as `order Id` and `order id`. */
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ');
+    if (keyTexts.size >= WORD_CACHE_LIMIT) keyTexts.clear();
+    keyTexts.set(key, text);
+  }
+  return text;
 }
 
 function scalarText(value: unknown): string {
@@ -1207,6 +1281,13 @@ function scalarText(value: unknown): string {
 
 function pathKey(path: JsonPath): string {
   return JSON.stringify(path);
+}
+
+const ROOT_KEY = pathKey([]);
+
+/** The {@link pathKey} of a path one step below the path whose key is `parent`. */
+function childKey(parent: string, step: string | number): string {
+  return parent === ROOT_KEY ? `[${JSON.stringify(step)}]` : `${parent.slice(0, -1)},${JSON.stringify(step)}]`;
 }
 
 /**
@@ -1219,8 +1300,11 @@ function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   let cost = leaf.repeatsKey
     ? 0
     : countTokens(`${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${stringifyJsonSource(leaf.value)},`);
+  // pathKey of each prefix, built as it grows: `[` and `]` around the steps' JSON joined by commas.
+  let steps = '';
   for (let depth = 0; depth < leaf.path.length; depth += 1) {
-    const prefix = pathKey(leaf.path.slice(0, depth));
+    if (depth > 0) steps += `${depth > 1 ? ',' : ''}${JSON.stringify(leaf.path[depth - 1])}`;
+    const prefix = `[${steps}]`;
     if (opened.has(prefix)) continue;
     opened.add(prefix);
     const step = leaf.path[depth - 1];
@@ -1234,28 +1318,24 @@ const MARKER_TOKENS = countTokens(`,${JSON.stringify(omittedMarker(99))}`);
 
 /**
  * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept
- * field that repeats its entry's key (`repeatsKey`) shows only as that key.
+ * field that repeats its entry's key (`repeatsKey`) shows only as that key. `key` is the {@link pathKey} of
+ * `value`'s path, each child's built from its parent's.
  */
-function prune(
-  value: unknown,
-  path: (string | number)[],
-  kept: ReadonlySet<string>,
-  repeatsKey: ReadonlySet<string>,
-): unknown {
-  if (kept.has(pathKey(path))) return value;
+function prune(value: unknown, key: string, kept: ReadonlySet<string>, repeatsKey: ReadonlySet<string>): unknown {
+  if (kept.has(key)) return value;
   if (Array.isArray(value)) {
     const items = value
-      .map((item, i) => prune(item, [...path, i], kept, repeatsKey))
+      .map((item, i) => prune(item, childKey(key, i), kept, repeatsKey))
       .filter((item) => item !== undefined);
-    if (items.length === 0) return path.length === 0 ? [omittedMarker(value.length)] : undefined;
+    if (items.length === 0) return key === ROOT_KEY ? [omittedMarker(value.length)] : undefined;
     // A cut list says so: read as complete, it would say something false (one order where there are two).
     return items.length < value.length ? [...items, omittedMarker(value.length - items.length)] : items;
   }
   if (!isJsonScalar(value)) {
     const entries = Object.entries(value as object)
-      .map(([k, child]) => [k, prune(child, [...path, k], kept, repeatsKey)] as const)
+      .map(([k, child]) => [k, prune(child, childKey(key, k), kept, repeatsKey)] as const)
       .filter(([, child]) => child !== undefined);
-    const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(pathKey([...path, k])));
+    const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(childKey(key, k)));
     if (own.length < entries.length) return Object.fromEntries(own);
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
   }

@@ -192,6 +192,16 @@ class TermIndex {
     return out;
   }
 
+  /**
+   * Indexes the trigrams now, for a query with more fuzzy terms than a scan is worth: {@link near} then
+   * finds candidates through them from the first search on, and {@link mayMatch} rules out the fuzzy terms
+   * no indexed term shares a trigram with. Either way a search finds the same terms, in the same order.
+   */
+  indexGrams(): void {
+    this.gramIndex();
+    this.fuzzySearches = Math.max(this.fuzzySearches, SCANNED_SEARCHES);
+  }
+
   private gramIndex(): string[] {
     if (this.ordered === undefined) {
       this.ordered = [...this.postings.keys()];
@@ -303,6 +313,8 @@ class Sum {
 
   /** Calls `use` with each text's sum, in the order the texts got their first share, and empties them. */
   drain(use: (doc: number, sum: number) => void): void {
+    // A long query drains once per word, mostly with nothing to drain: setting the length is not free.
+    if (this.touched.length === 0) return;
     for (const doc of this.touched) {
       use(doc, this.values[doc]!);
       this.values[doc] = 0;
@@ -331,7 +343,8 @@ function isPrepared(queries: readonly string[] | Bm25Query): queries is Bm25Quer
 export interface Bm25Index {
   scores(query: Bm25Query): number[];
   /**
-   * `query` without its terms that match no indexed term (exactly, as a prefix or fuzzily). Texts made of
+   * `query` without its terms that match no indexed term (exactly, as a prefix or fuzzily), and without the
+   * query texts left with no term. Texts made of
    * these texts' tokens (a paragraph of indexed units) score against it exactly as against `query`, without
    * the search of terms that cannot match: a long query holds far more terms than one document.
    */
@@ -359,7 +372,19 @@ export function bm25Index(texts: readonly string[], terms: Bm25Terms): Bm25Index
   return { scores: (query) => [...score(query).scores], matching: (query) => score(query).matching };
 }
 
+/** Whether more than {@link SCANNED_SEARCHES} of the query's terms are searched fuzzily through trigrams. */
+function manyFuzzy(query: Bm25Query): boolean {
+  let count = 0;
+  for (const searches of query.searches) {
+    for (const search of searches) {
+      if (search.maxEdits > 0 && search.grams !== undefined && ++count > SCANNED_SEARCHES) return true;
+    }
+  }
+  return false;
+}
+
 function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
+  if (manyFuzzy(query)) index.indexGrams();
   const scores = new Array<number>(n).fill(0);
   // A query term's sum per text (its own matches, then its prefix and fuzzy matches), a query's sum over
   // its terms, and the total over queries: the three sums minisearch takes, in its order.
@@ -382,10 +407,17 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
       );
     }
   };
-  const live: Bm25Search[][] = [];
-  for (const searches of query.searches) {
-    const kept: Bm25Search[] = [];
-    for (const search of searches) {
+  const addToTotal = (doc: number, score: number): void => {
+    total[doc] = (total[doc] ?? 0) + score;
+  };
+  const live: (readonly Bm25Search[])[] = [];
+  // Indexed loops: a long query runs them hundreds of times per index, mostly for words the index lacks.
+  for (let q = 0; q < query.searches.length; q += 1) {
+    const searches = query.searches[q]!;
+    // Most query texts of a long query match nothing here.
+    let kept: Bm25Search[] | undefined;
+    for (let s = 0; s < searches.length; s += 1) {
+      const search = searches[s]!;
       if (!index.mayMatch(search)) continue;
       const { term: searched, prefixed, maxEdits } = search;
       add(searched, 1);
@@ -397,7 +429,7 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
       }
       // Every match adds a positive share, so a term that added none matched nothing.
       if (term.empty) continue;
-      kept.push(search);
+      (kept ??= []).push(search);
       let seen = matchedBy.get(searched);
       if (seen === undefined) matchedBy.set(searched, (seen = new Set()));
       term.drain((doc, score) => {
@@ -408,8 +440,9 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
         }
       });
     }
-    live.push(kept);
-    perQuery.drain((doc, score) => (total[doc] = (total[doc] ?? 0) + score));
+    // A query text with no term left adds nothing to any score: it is left out of the matching query.
+    if (kept !== undefined) live.push(kept);
+    if (!perQuery.empty) perQuery.drain(addToTotal);
   }
   for (let doc = 0; doc < n; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
   return { scores, matching: { searches: live } };

@@ -27,11 +27,40 @@ export function isIdentifierToken(token: string): boolean {
 const ID_TOKEN = /[#\w][\w-]*/gu;
 // Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
 // characters (a hash): a token with none of these is no identifier, without testing each shape.
-const MAYBE_ID = /[#_\d-]|.[A-Z]|^.{12}/u;
+const MAYBE_ID_LENGTH = 12;
 
-/** Whether `text` holds a token that {@link isIdentifierToken} accepts. */
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
+const isUpper = (code: number): boolean => code >= 0x41 && code <= 0x5a;
+// `\w` without the `i` flag: ASCII letters, digits and `_`.
+const isWordCode = (code: number): boolean =>
+  isDigit(code) || isUpper(code) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
+
+/**
+ * Whether `text` holds a token that {@link isIdentifierToken} accepts. Tokens are the matches of
+ * `/[#\w][\w-]*\/gu`, scanned by hand: a compressor asks this of every unit, and most tokens of prose are
+ * plain words, which one pass over the characters rules out without a match object per word.
+ */
 export function hasIdentifier(text: string): boolean {
-  for (const match of text.matchAll(ID_TOKEN)) if (MAYBE_ID.test(match[0]) && isIdentifierToken(match[0])) return true;
+  const n = text.length;
+  let at = 0;
+  while (at < n) {
+    const first = text.charCodeAt(at);
+    if (first !== 0x23 && !isWordCode(first)) {
+      at += 1;
+      continue;
+    }
+    // A `#`, `_` or digit anywhere, a `-` or capital after the first character, or a long token.
+    let maybe = first === 0x23 || first === 0x5f || isDigit(first);
+    let end = at + 1;
+    for (; end < n; end += 1) {
+      const code = text.charCodeAt(end);
+      if (code === 0x2d || isUpper(code)) maybe = true;
+      else if (isDigit(code) || code === 0x5f) maybe = true;
+      else if (!isWordCode(code)) break;
+    }
+    if ((maybe || end - at >= MAYBE_ID_LENGTH) && isIdentifierToken(text.slice(at, end))) return true;
+    at = end;
+  }
   return false;
 }
 
