@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../errors.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compressMessages, compressText } from './api.js';
+import { extractiveCompressor } from './extractive-backend.js';
+import { compressExtractive } from './extractive.js';
+import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 
 const page = [
   '# Annual report',
@@ -148,5 +151,41 @@ describe('compressMessages', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('the scoring option', () => {
+  it('runs the learned scorer in compressText, as compressExtractive does with the same rules', async () => {
+    const query = 'What were Online sales in 2019?';
+    const learned = await compressText(page, { query, targetRatio: 0.4, scoring: 'learned' });
+    const inputTokens = countTokens(page);
+    const expected = compressExtractive(page, {
+      query,
+      rules: { ...DEFAULT_OBSERVATION_GUIDELINE.rules, ratio: 0.4 },
+      maxTokens: Math.floor(0.4 * inputTokens),
+      scoring: 'learned',
+    });
+    expect(learned.text).toBe(expected.text);
+    expect(learned.keptUnits).toBe(expected.kept);
+    const heuristic = await compressText(page, { query, targetRatio: 0.4, scoring: 'heuristic' });
+    expect(heuristic.text).toBe((await compressText(page, { query, targetRatio: 0.4 })).text);
+    // The two scorers choose differently here, so the option is seen to take effect.
+    expect(learned.text).not.toBe(heuristic.text);
+  });
+
+  it('refuses an unknown scoring, and scoring with a backend other than the extractive one', async () => {
+    const bad = { query: 'q', scoring: 'fitted' as 'learned' };
+    await expect(compressText(page, bad)).rejects.toThrow(/scoring must be 'heuristic' or 'learned'/u);
+    await expect(
+      compressText(page, { query: 'q', scoring: 'learned', backend: extractiveCompressor() }),
+    ).rejects.toBeInstanceOf(ConfigurationError);
+    // Checked up front, even when nothing needs compressing.
+    await expect(
+      compressMessages([{ role: 'user', content: 'Hi' }], {
+        task: 't',
+        scoring: 'learned',
+        backend: extractiveCompressor(),
+      }),
+    ).rejects.toThrow(/extractive backend only/u);
   });
 });

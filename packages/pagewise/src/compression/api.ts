@@ -29,6 +29,12 @@ export interface CompressionBudget {
 export interface CompressCallOptions extends CompressionBudget {
   /** `'extractive'` (default, no model), a model spec such as `openai:gpt-4.1-mini`, a model, or a backend. */
   backend?: CompressorSpec;
+  /**
+   * How the extractive backend scores units: `'heuristic'` (default, the hand-set weights) or `'learned'`
+   * (the fitted model the package ships; see docs/compression-on-real-data.md). Only for the extractive
+   * backend: with any other `backend` it is a `ConfigurationError`.
+   */
+  scoring?: 'heuristic' | 'learned';
   /** Records the compressor's model calls (LLM backends). */
   ledger?: Ledger;
   signal?: AbortSignal;
@@ -42,6 +48,29 @@ export interface CompressTextOptions extends CompressCallOptions {
   guideline?: Guideline;
 }
 
+/**
+ * Whether the call runs the built-in extractive backend (no `backend`, or `'extractive'`); `scoring` is
+ * checked here, as it means nothing to another backend.
+ *
+ * @throws ConfigurationError for an unknown `scoring`, or `scoring` with another backend.
+ */
+function isExtractive(user: string, options: CompressCallOptions): boolean {
+  const extractive = options.backend === undefined || options.backend === 'extractive';
+  if (options.scoring === undefined) return extractive;
+  if (options.scoring !== 'heuristic' && options.scoring !== 'learned') {
+    throw new ConfigurationError(
+      'invalid-scoring',
+      `${user}: scoring must be 'heuristic' or 'learned', got ${String(options.scoring)}.`,
+    );
+  }
+  if (!extractive) {
+    throw new ConfigurationError(
+      'invalid-scoring',
+      `${user}: scoring applies to the extractive backend only; pass it to extractiveCompressor({ scoring }) or leave it out with another backend.`,
+    );
+  }
+  return true;
+}
 /** The result of {@link compressText}. */
 export interface CompressTextResult {
   text: string;
@@ -110,8 +139,13 @@ export async function compressText(text: string, options: CompressTextOptions): 
       ...(units?.error ? { error: true as const } : {}),
     };
   };
-  if (options.backend === undefined || options.backend === 'extractive') {
-    const result = compressExtractive(text, { query: options.query, rules, maxTokens: budget });
+  if (isExtractive('compressText', options)) {
+    const result = compressExtractive(text, {
+      query: options.query,
+      rules,
+      maxTokens: budget,
+      ...(options.scoring ? { scoring: options.scoring } : {}),
+    });
     return done(result.text, result);
   }
   const backend = resolveCompressor(options.backend);
@@ -208,6 +242,7 @@ export async function compressMessages(
 ): Promise<CompressMessagesResult> {
   const guideline = options.guideline ?? DEFAULT_HISTORY_GUIDELINE;
   requireGuidelineTarget(guideline, 'history', 'compressMessages', 'Use DEFAULT_HISTORY_GUIDELINE.');
+  const extractive = isExtractive('compressMessages', options);
   const keepLastTurns = options.keepLastTurns ?? 1;
   if (!Number.isInteger(keepLastTurns) || keepLastTurns < 0) {
     throw new ConfigurationError(
@@ -291,7 +326,9 @@ export async function compressMessages(
   const regionItems = region.map((turn) => turn.flatMap(messageItems));
   const allItems = turns.flat().flatMap(messageItems);
   const text = await summarizeTurns(
-    resolveCompressor(options.backend),
+    extractive
+      ? resolveCompressor('extractive', { extractive: options.scoring ? { scoring: options.scoring } : {} })
+      : resolveCompressor(options.backend),
     {
       guideline,
       task: options.task,
