@@ -173,6 +173,38 @@ describe('the scoring option', () => {
     expect(learned.text).not.toBe(heuristic.text);
   });
 
+  it('scores the tool results compressMessages summarizes with the chosen scorer', async () => {
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'Fetch the annual report.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'r1', toolName: 'fetch_report', input: { year: 2019 } }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'r1',
+            toolName: 'fetch_report',
+            output: { type: 'text', value: page },
+          },
+        ],
+      },
+      { role: 'user', content: 'What were Online sales in 2019?' },
+    ];
+    const options = { task: 'What were Online sales in 2019?', targetRatio: 0.4, keepLastTurns: 1 };
+    const viaOption = await compressMessages(messages, { ...options, scoring: 'learned' });
+    const viaBackend = await compressMessages(messages, {
+      ...options,
+      backend: extractiveCompressor({ scoring: 'learned' }),
+    });
+    expect(viaOption.summary).toBe(viaBackend.summary);
+    // The two scorers keep different parts of the report here, so the option is seen to take effect.
+    const hand = await compressMessages(messages, options);
+    expect(viaOption.summary).not.toBe(hand.summary);
+  });
+
   it('refuses an unknown scoring, and scoring with a backend other than the extractive one', async () => {
     const bad = { query: 'q', scoring: 'fitted' as 'learned' };
     await expect(compressText(page, bad)).rejects.toThrow(/scoring must be 'heuristic' or 'learned'/u);

@@ -32,7 +32,8 @@ export interface CompressCallOptions extends CompressionBudget {
   /**
    * How the extractive backend scores units: `'heuristic'` (default, the hand-set weights) or `'learned'`
    * (the fitted model the package ships; see docs/compression-on-real-data.md). Only for the extractive
-   * backend: with any other `backend` it is a `ConfigurationError`.
+   * backend: with any other `backend` it is a `ConfigurationError`. In `compressMessages` it scores the tool
+   * results being summarized; the sentences kept from plain messages are ranked alike under either scorer.
    */
   scoring?: 'heuristic' | 'learned';
   /** Records the compressor's model calls (LLM backends). */
