@@ -20,6 +20,15 @@ describe('frozenCopy', () => {
     );
   });
 
+  it('keeps an own __proto__ key (as JSON.parse makes it from untrusted text) as a field, not a prototype', () => {
+    const v = JSON.parse('{"__proto__": {"polluted": true}, "a": 2}') as Record<string, unknown>;
+    const copy = frozenCopy(v);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(copy).toStrictEqual(structuredClone(v));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('keeps undefined fields and array holes as structuredClone does', () => {
     const sparse: unknown[] = [1];
     sparse[3] = 2;

@@ -38,7 +38,14 @@ function copyFrozen(value: unknown, depth: number): unknown {
   }
   if (!isPlainObject(value)) throw NOT_PLAIN;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyFrozen((value as Record<string, unknown>)[key], depth + 1);
+  for (const key of Object.keys(value)) {
+    const copy = copyFrozen((value as Record<string, unknown>)[key], depth + 1);
+    // An own `__proto__` key (JSON.parse makes one from model-written arguments) stays an own field:
+    // assigning it would set the copy's prototype instead and lose the field.
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    } else out[key] = copy;
+  }
   return Object.freeze(out);
 }
 
