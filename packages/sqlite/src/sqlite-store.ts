@@ -81,7 +81,7 @@ export function openSqliteDatabase(
     );
   }
   try {
-    db.pragma('journal_mode = WAL');
+    walMode(db, busyTimeoutMs);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db);
@@ -90,6 +90,24 @@ export function openSqliteDatabase(
     throw openError(error, file, busyTimeoutMs);
   }
   return db;
+}
+
+/**
+ * Switches a connection to WAL. Several processes opening a new file at once can find the switch
+ * busy without SQLite's busy handler waiting for it, so it is retried (briefly sleeping) until the
+ * busy timeout has passed, as any other statement would wait.
+ */
+function walMode(db: Database.Database, busyTimeoutMs: number): void {
+  const until = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
 }
 
 function openError(error: unknown, file: string, busyTimeoutMs: number): unknown {
