@@ -10,6 +10,9 @@
  * `--baseline <dir>` adds the same pagewise variants from another source tree (a checkout of an older
  * commit's `src/`), so a change can be measured before/after in one run.
  *
+ * `--reuse-prompt` adds the pagewise variants run with the runner's `reusePrompt` option (one prompt array
+ * handed over for every step, changed in place), beside the default ones.
+ *
  * `--pg <url>` also reports the PostgreSQL store's bytes per event at the largest size (in a fresh schema
  * of that database, dropped afterwards).
  *
@@ -110,7 +113,7 @@ async function withGc<T>(
   return { value, gcMs, gcCount: steady.length, wallMs: end - start };
 }
 
-async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promise<ChildRow[]> {
+async function childPagewise(src: string, storeKind: 'memory' | 'sqlite', reusePrompt: boolean): Promise<ChildRow[]> {
   const load = (p: string) => import(pathToFileURL(path.join(src, p)).href);
   const { Runner } = await load('agents/runner.ts');
   const { Agent } = await load('agents/agent.ts');
@@ -153,6 +156,8 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite'): Promi
           appName: 'bench',
           // Histories of 20,000 events exceed any real window; the step is measured, not the model.
           contextWindow: 0,
+          // The scripted model records its calls, but nothing here reads a prompt back after its call.
+          ...(reusePrompt ? { reusePrompt } : {}),
         });
         const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }), t.ends);
         // The first gap of a run warms caches for the seeded history; the rest are steady state.
@@ -346,7 +351,7 @@ async function child(variant: string, src: string): Promise<void> {
   const rows =
     variant === 'ai-sdk'
       ? await childAiSdk()
-      : await childPagewise(src, variant.endsWith('sqlite') ? 'sqlite' : 'memory');
+      : await childPagewise(src, variant.includes('sqlite') ? 'sqlite' : 'memory', variant.endsWith('-reuse'));
   process.stdout.write(JSON.stringify(rows));
 }
 
@@ -355,10 +360,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const rounds = Number(argv[argv.indexOf('--rounds') + 1] || 7) || 7;
   const baseline = argv.includes('--baseline') ? argv[argv.indexOf('--baseline') + 1] : undefined;
   const pgUrl = argv.includes('--pg') ? argv[argv.indexOf('--pg') + 1] : undefined;
+  const reuse = argv.includes('--reuse-prompt');
   const variants: { name: string; src: string }[] = [
     { name: 'ai-sdk', src: OWN_SRC },
     { name: 'pagewise-memory', src: OWN_SRC },
     { name: 'pagewise-sqlite', src: OWN_SRC },
+    ...(reuse
+      ? [
+          { name: 'pagewise-memory-reuse', src: OWN_SRC },
+          { name: 'pagewise-sqlite-reuse', src: OWN_SRC },
+        ]
+      : []),
     ...(baseline
       ? [
           { name: 'baseline-memory', src: baseline },

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { FINAL_TEXT, RECORD_DESCRIPTION, recordTool, seedTurn, STEPS, decide, type PeerFramework } from './common.js';
-import { pagewise, pagewiseSqlite } from './pagewise.js';
+import { pagewiseMemory, pagewiseSqlite } from './pagewise.js';
 import { scriptedV3 } from './scripted-v3.js';
 
 const recordSchema = z.object({ i: z.number().int(), note: z.string() });
@@ -255,8 +255,10 @@ const openaiAgents: PeerFramework = {
 
 /** Every framework of the benchmark, by key. */
 export const FRAMEWORKS: Record<string, PeerFramework> = {
-  'pagewise-memory': pagewise,
+  'pagewise-memory': pagewiseMemory(),
   'pagewise-sqlite': pagewiseSqlite(() => mkdtempSync(path.join(os.tmpdir(), 'pagewise-peers-'))),
+  'pagewise-memory-reuse': pagewiseMemory(true),
+  'pagewise-sqlite-reuse': pagewiseSqlite(() => mkdtempSync(path.join(os.tmpdir(), 'pagewise-peers-')), true),
   'ai-sdk': aiSdk,
   adk,
   'openai-agents': openaiAgents,

@@ -85,7 +85,11 @@ async function seed(pw: any, store: any, agent: any, events: number): Promise<st
  * uses: a new instance on the same data where the store allows it (SQLite reopens its file, so the
  * invocation starts as a new process's would, without the seeding instance's caches).
  */
-function framework(name: string, makeStore: (pw: unknown, use: 'seed' | 'run') => unknown): PeerFramework {
+function framework(
+  name: string,
+  makeStore: (pw: unknown, use: 'seed' | 'run') => unknown,
+  reusePrompt = false,
+): PeerFramework {
   return {
     name,
     async prepare(events, clock) {
@@ -107,7 +111,15 @@ function framework(name: string, makeStore: (pw: unknown, use: 'seed' | 'run') =
       const store = makeStore(pw, 'run');
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       if (store !== seedStore) await (seedStore as any).close();
-      const runner = new pw.Runner({ agent, model: scriptedV3(clock), store, appName: 'bench', contextWindow: 0 });
+      const runner = new pw.Runner({
+        agent,
+        model: scriptedV3(clock),
+        store,
+        appName: 'bench',
+        contextWindow: 0,
+        // The scripted model keeps nothing of the prompt it is handed.
+        ...(reusePrompt ? { reusePrompt } : {}),
+      });
       return async () => {
         const r = await runner.run({ userId: 'u', sessionId, message: 'Record the new observations.' });
         if (r.text !== FINAL_TEXT) throw new Error(`pagewise: unexpected final text ${r.text}`);
@@ -119,26 +131,33 @@ function framework(name: string, makeStore: (pw: unknown, use: 'seed' | 'run') =
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 let memoryStore: any;
 
-/** pagewise with its in-memory store. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const pagewise = framework('pagewise, memory store', (pw: any, use) => {
-  // One instance for seeding and the run: an in-memory store's data lives in its instance.
-  if (use === 'seed') memoryStore = new pw.InMemorySessionStore();
-  return memoryStore;
-});
+/** pagewise with its in-memory store; with `reusePrompt`, the runner option of that name set. */
+export function pagewiseMemory(reusePrompt = false): PeerFramework {
+  return framework(
+    `pagewise, memory store${reusePrompt ? ', reusePrompt' : ''}`,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    (pw: any, use) => {
+      // One instance for seeding and the run: an in-memory store's data lives in its instance.
+      if (use === 'seed') memoryStore = new pw.InMemorySessionStore();
+      return memoryStore;
+    },
+    reusePrompt,
+  );
+}
 
 /**
  * pagewise with its SQLite store, one fresh file per prepared session, seeded through one store
  * instance and run through a new one on the same file.
  */
-export function pagewiseSqlite(tmp: () => string): PeerFramework {
+export function pagewiseSqlite(tmp: () => string, reusePrompt = false): PeerFramework {
   let file = '';
   return framework(
-    'pagewise, SQLite store (fresh instance)',
+    `pagewise, SQLite store (fresh instance)${reusePrompt ? ', reusePrompt' : ''}`,
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     (pw: any, use) => {
       if (use === 'seed') file = path.join(tmp(), 's.db');
       return new pw.SqliteSessionStore({ path: file });
     },
+    reusePrompt,
   );
 }

@@ -7,6 +7,9 @@
  * Usage: npm run bench:peers [-- --rounds 7] [-- --sizes 500,5000,20000] [-- --only paging]
  *        [-- --frameworks pagewise-memory,pagewise-sqlite,ai-sdk,adk,openai-agents,mastra]
  *
+ * `pagewise-memory-reuse` and `pagewise-sqlite-reuse` are the same two with the runner's `reusePrompt`
+ * option set (one prompt array handed over for every step), reported beside the defaults.
+ *
  * Ratios are taken within each round (both figures from the same round, so load that changes between
  * rounds cancels out) and reported as the median over rounds with the min–max.
  *
@@ -98,6 +101,7 @@ function timing(): () => void {
     );
 
   const peers = keys.filter((k) => !k.startsWith('pagewise'));
+  const pagewiseKeys = keys.filter((k) => k.startsWith('pagewise'));
   /** The value of `key` in round `r` at `events`. */
   const at = (key: string, r: number, events: number, field: 'stepMs' | 'invocationMs') =>
     samples.get(key)![r]!.find((x) => x.events === events)![field];
@@ -108,16 +112,12 @@ function timing(): () => void {
     for (const n of HISTORY_SIZES) {
       const first = n === small;
       const step = (a: string, b: string) => perRound((r) => at(a, r, n, 'stepMs') / at(b, r, n, 'stepMs'));
-      ratioRounds(
-        `step at ${n} events: pagewise memory ÷ AI SDK`,
-        step('pagewise-memory', 'ai-sdk'),
-        first ? '≤ 0.5' : '≤ 0.1',
-      );
-      ratioRounds(
-        `step at ${n} events: pagewise SQLite ÷ AI SDK`,
-        step('pagewise-sqlite', 'ai-sdk'),
-        first ? '≤ 0.8' : '≤ 0.1',
-      );
+      for (const k of pagewiseKeys)
+        ratioRounds(
+          `step at ${n} events: ${FRAMEWORKS[k]!.name} ÷ AI SDK`,
+          step(k, 'ai-sdk'),
+          first ? (k.includes('sqlite') ? '≤ 0.8' : '≤ 0.5') : '≤ 0.1',
+        );
       if (keys.includes('adk')) {
         ratioRounds(`step at ${n} events: pagewise memory ÷ ADK JS`, step('pagewise-memory', 'adk'), '—');
         ratioRounds(`step at ${n} events: pagewise SQLite ÷ ADK JS`, step('pagewise-sqlite', 'adk'), '—');
@@ -129,14 +129,14 @@ function timing(): () => void {
       const bestPeers = new Set(
         perRound((r) => FRAMEWORKS[peers.find((k) => at(k, r, n, 'invocationMs') === bestInv(r))!]!.name),
       );
-      for (const k of ['pagewise-memory', 'pagewise-sqlite'])
+      for (const k of pagewiseKeys)
         ratioRounds(
           `invocation at ${n} events: ${FRAMEWORKS[k]!.name} ÷ best peer of the round (${[...bestPeers].join(', ')})`,
           perRound((r) => at(k, r, n, 'invocationMs') / bestInv(r)),
           first ? '≤ 0.5' : '—',
         );
     }
-    for (const k of ['pagewise-memory', 'pagewise-sqlite'])
+    for (const k of pagewiseKeys)
       ratioRounds(
         `step at ${large} ÷ step at ${small} events: ${FRAMEWORKS[k]!.name}`,
         perRound((r) => at(k, r, large, 'stepMs') / at(k, r, small, 'stepMs')),

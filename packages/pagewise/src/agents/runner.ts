@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   AbortedError,
+  ConfigurationError,
   ContextWindowExceededError,
   LimitExceededError,
   ModelBehaviorError,
@@ -120,6 +121,11 @@ export class Runner {
   private readonly histories = new Map<string, RequestHistory>();
 
   constructor(options: RunnerOptions) {
+    if (options.reusePrompt !== undefined && typeof options.reusePrompt !== 'boolean')
+      throw new ConfigurationError(
+        'invalid-option',
+        `Runner option reusePrompt must be true or false, got ${JSON.stringify(options.reusePrompt)}.`,
+      );
     this.options = options;
     this.agent = options.agent;
     this.appName = options.appName ?? 'pagewise';
@@ -297,7 +303,7 @@ export class Runner {
     const key = historyKey(session);
     const kept = this.histories.get(key);
     this.histories.delete(key);
-    return kept ?? new RequestHistory();
+    return kept ?? new RequestHistory({ reusePrompt: this.options.reusePrompt === true });
   }
 
   private keepHistory(session: Session, history: RequestHistory): void {

@@ -107,56 +107,73 @@ async function applyEdit(request: ContextRequest, e: Edit, seed: number): Promis
 }
 
 describe('RequestHistory', () => {
-  it('measures and renders every step exactly as a full recount and a full render would, on random histories', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(
-          fc.record({
-            step,
-            edit,
-            seed: fc.nat(),
-            encoding: fc.constantFrom<EncodingName>('o200k_base', 'cl100k_base'),
-            withSystem: fc.boolean(),
-          }),
-          {
-            maxLength: 25,
+  it.each([false, true])(
+    'measures and renders every step exactly as a full recount and a full render would, on random histories (reusePrompt %s)',
+    async (reusePrompt) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({
+              step,
+              edit,
+              seed: fc.nat(),
+              encoding: fc.constantFrom<EncodingName>('o200k_base', 'cl100k_base'),
+              withSystem: fc.boolean(),
+            }),
+            {
+              maxLength: 25,
+            },
+          ),
+          async (plan) => {
+            const events: SessionEvent[] = [];
+            const history = new RequestHistory({ reusePrompt });
+            // Every prompt handed out, with a deep copy of it as it was then: a model may keep its prompt.
+            // With reusePrompt, only those of steps that did not get the kept array itself.
+            const handedOut: { prompt: unknown; then: unknown }[] = [];
+            let kept: unknown;
+            let deferred: SessionEvent[] = [];
+            for (const { step: s, edit: e, seed, encoding, withSystem } of plan) {
+              events.push(...deferred);
+              deferred = append(events, s);
+              history.sync(events);
+              // The kept items are what a conversion of the whole list gives.
+              expect(history.items).toEqual(eventsToItems(events));
+              const items = e === 'none' ? history.items : history.items.slice();
+              const request: ContextRequest = {
+                instruction: withSystem
+                  ? [
+                      { part: 'instruction', text: 'You look records up.' },
+                      { part: 'paged', text: `<page>${seed}</page>` },
+                    ]
+                  : [],
+                items,
+                tools: [tool],
+              };
+              await applyEdit(request, e, seed);
+              expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
+              const rendered = history.render(request);
+              expect(rendered).toEqual(renderPrompt(request));
+              // The kept array is handed out only under reusePrompt, and only for the whole history with a
+              // system message; it is then the same array at every such step.
+              const whole =
+                withSystem &&
+                request.items.length === history.items.length &&
+                request.items.every((item, i) => item === history.items[i]);
+              if (reusePrompt && whole) {
+                kept ??= rendered.prompt;
+                expect(rendered.prompt).toBe(kept);
+              } else {
+                expect(rendered.prompt).not.toBe(kept);
+                handedOut.push({ prompt: rendered.prompt, then: structuredClone(rendered.prompt) });
+              }
+            }
+            for (const { prompt, then } of handedOut) expect(prompt).toEqual(then);
           },
         ),
-        async (plan) => {
-          const events: SessionEvent[] = [];
-          const history = new RequestHistory();
-          // Every prompt handed out, with a deep copy of it as it was then: a model may keep its prompt.
-          const handedOut: { prompt: unknown; then: unknown }[] = [];
-          let deferred: SessionEvent[] = [];
-          for (const { step: s, edit: e, seed, encoding, withSystem } of plan) {
-            events.push(...deferred);
-            deferred = append(events, s);
-            history.sync(events);
-            // The kept items are what a conversion of the whole list gives.
-            expect(history.items).toEqual(eventsToItems(events));
-            const items = e === 'none' ? history.items : history.items.slice();
-            const request: ContextRequest = {
-              instruction: withSystem
-                ? [
-                    { part: 'instruction', text: 'You look records up.' },
-                    { part: 'paged', text: `<page>${seed}</page>` },
-                  ]
-                : [],
-              items,
-              tools: [tool],
-            };
-            await applyEdit(request, e, seed);
-            expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
-            const rendered = history.render(request);
-            expect(rendered).toEqual(renderPrompt(request));
-            handedOut.push({ prompt: rendered.prompt, then: structuredClone(rendered.prompt) });
-          }
-          for (const { prompt, then } of handedOut) expect(prompt).toEqual(then);
-        },
-      ),
-      { numRuns: 150 },
-    );
-  });
+        { numRuns: 150 },
+      );
+    },
+  );
 
   it('rebuilds when the event list is replaced rather than appended to', () => {
     const history = new RequestHistory();

@@ -34,6 +34,14 @@ const SYSTEM_SLOT: LanguageModelV3Message = Object.freeze({ role: 'system', cont
  * messages, the others are counted and rendered as those functions would.
  */
 export class RequestHistory {
+  /**
+   * @param options.reusePrompt when true, {@link RequestHistory.render} hands out the kept message array
+   *   itself whenever the request is the whole history with a system message (the usual step), so no
+   *   copy is made; the array is then changed in place by later syncs and renders. Only for callers
+   *   whose model keeps no reference to the prompt after the call.
+   */
+  constructor(private readonly options: { reusePrompt?: boolean } = {}) {}
+
   /** The history items of the events synced so far. Read-only for everyone but this class. */
   readonly items: ContextItem[] = [];
   private count = 0;
@@ -94,8 +102,8 @@ export class RequestHistory {
 
   /**
    * Renders `request` as `renderPrompt` does: the messages of the items this history holds (a prefix
-   * left in place by the processors) are reused, the rest rendered. The returned prompt array is new;
-   * the messages in it are shared and read-only.
+   * left in place by the processors) are reused, the rest rendered. The returned prompt array is new
+   * (unless `reusePrompt` was set, see the constructor); the messages in it are shared and read-only.
    */
   render(request: ContextRequest): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
     const items = request.items;
@@ -106,7 +114,12 @@ export class RequestHistory {
     if (!whole) while (shared > 0 && items[shared - 1]!.type === 'tool-result') shared -= 1;
     const end = whole ? this.messages.length : shared === 0 ? 1 : this.messageOf[shared - 1]! + 1;
     const system = systemText(request);
-    // Exactly one copy of the kept messages, whatever the path: the model may keep the prompt it was
+    if (this.options.reusePrompt && system && whole) {
+      // The caller promised the model keeps no reference: the kept array is the prompt, no copy.
+      this.messages[0] = { role: 'system', content: system };
+      return { prompt: this.messages, tools: renderTools(request.tools) };
+    }
+    // Unless reused, exactly one copy of the kept messages, whatever the path: the model may keep the prompt it was
     // given, so the kept array, which grows, is never handed out. The copy is the one cost of a step
     // that grows with the history.
     const prompt = this.messages.slice(system ? 0 : 1, end);
@@ -183,6 +196,7 @@ export class RequestHistory {
   private reset(): void {
     this.items.length = 0;
     this.messages.length = 1;
+    this.messages[0] = SYSTEM_SLOT;
     this.messageOf.length = 0;
     this.sums.clear();
   }
