@@ -9,8 +9,9 @@
  * Sets `key` on `target` as an own enumerable, writable, configurable field, as `JSON.parse` would,
  * also when `key` is `__proto__`; every other key is plainly assigned.
  */
-export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+export function setOwn<T>(target: Record<string, T>, key: string, value: NoInfer<T>): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
