@@ -341,6 +341,35 @@ export function sessionStoreContract(
       expect(loaded?.state.other).toBeUndefined();
     });
 
+    it('keeps state keys that name Object members (__proto__, constructor, toString) as plain keys', async () => {
+      const initial = JSON.parse('{"__proto__": {"polluted": 1}, "a": 2}') as Record<string, never>;
+      const s = await store.createSession({ appName: app, userId: 'proto', state: initial });
+      const delta = JSON.parse('{"__proto__": {"polluted": 2}, "constructor": 3, "temp:__proto__": 4}') as Record<
+        string,
+        unknown
+      >;
+      const e: SessionEvent = { ...userEvent('x', delta), increments: { toString: 5, constructor: 1 } };
+      const [persisted] = await store.appendEvents(s, [e, { ...userEvent('y'), increments: { valueOf: 6 } }]);
+      const expected = JSON.parse(
+        '{"__proto__": {"polluted": 2}, "a": 2, "constructor": 4, "toString": 5, "valueOf": 6}',
+      );
+      // Own fields only, app: keys of the other tests left out.
+      const own = (o: object) =>
+        Object.fromEntries(
+          Object.keys(o)
+            .filter((k) => !k.startsWith('app:'))
+            .map((k) => [k, (o as Record<string, unknown>)[k]]),
+        );
+      expect(Object.getPrototypeOf(s.state)).toBe(Object.prototype);
+      expect(own(s.state)).toStrictEqual({ ...expected, 'temp:__proto__': 4 });
+      expect(Object.keys(persisted?.delta ?? {}).sort()).toEqual(['__proto__', 'constructor']);
+      const loaded = await store.getSession(s);
+      expect(Object.getPrototypeOf(loaded?.state)).toBe(Object.prototype);
+      expect(own(loaded!.state)).toStrictEqual(expected);
+      expect(Object.keys(loaded?.events[0]?.delta ?? {}).sort()).toEqual(['__proto__', 'constructor']);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
     it('loses no increment when writers of one user race with increments', async () => {
       const sessions = await Promise.all(
         [1, 2, 3].map(() => store.createSession({ appName: app, userId: 'race-inc' })),

@@ -6,6 +6,7 @@
 import type { State } from '@google/adk';
 import type { StateAccess } from 'pagewise';
 import type { JsonValue } from 'pagewise';
+import { setOwn } from 'pagewise/internal';
 
 /**
  * Wraps an ADK `State` as a pagewise {@link StateAccess}. ADK has no deletion, so `delete` writes
@@ -37,6 +38,7 @@ export function adkStateAccess(state: State): StateAccess {
 /** The merged state of an ADK context as a plain record, `null` (deleted) keys left out. */
 export function adkStateRecord(state: Readonly<State>): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(state.toRecord())) if (v !== null && v !== undefined) out[k] = v as JsonValue;
+  for (const [k, v] of Object.entries(state.toRecord()))
+    if (v !== null && v !== undefined) setOwn(out, k, v as JsonValue);
   return out;
 }

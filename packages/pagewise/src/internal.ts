@@ -47,6 +47,7 @@ export { titleFromText } from './sources/title.js';
 export { canonicalValue, jsonScalars, uniqueValues } from './util/canonical-value.js';
 export { DATA_DIR_ENV, findDataPath, missingDataHint, userCacheDir, userDataDir } from './util/data-dir.js';
 export { scanJson } from './util/json-scan.js';
+export { ownValue, setOwn } from './util/own-field.js';
 export { seededRandom, seededShuffle } from './util/random.js';
 export { splitSystem } from './adapters/measure.js';
 export {

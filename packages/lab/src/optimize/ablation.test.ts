@@ -30,6 +30,14 @@ describe('withoutField', () => {
       variants: { '1001': { available: true }, '1002': { available: false } },
     });
   });
+  it('keeps a field named __proto__ as a field, and removes it when the rule names it', () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": 1, "keep": 2}, "a": 3}') as unknown;
+    const out = withoutField(parsed, 'polluted') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out).toStrictEqual(JSON.parse('{"__proto__": {"keep": 2}, "a": 3}'));
+    expect(withoutField(parsed, '__proto__')).toStrictEqual({ a: 3 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 /**

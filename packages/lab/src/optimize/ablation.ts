@@ -15,6 +15,7 @@ import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
 import type { ObservationProcessor } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
+import { setOwn } from 'pagewise/internal';
 import { jsonLeaves, ruleForPath, ruleMatchesPath } from './field-diff.js';
 
 /** What the ablation found for one field rule. */
@@ -68,7 +69,7 @@ export function withoutField(value: unknown, rule: string, path = ''): unknown {
     const childPath = join(step);
     // A key matched by the rule goes whole; the rule names the field where its last key stands.
     if (step !== '*' && ruleMatchesPath(rule, childPath) && rule.split('.').pop() === key) continue;
-    out[key] = withoutField(child, rule, childPath);
+    setOwn(out, key, withoutField(child, rule, childPath));
   }
   return out;
 }

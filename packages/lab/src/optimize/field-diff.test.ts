@@ -9,10 +9,12 @@ import {
   diffCompression,
   jsonLeaves,
   lineKind,
+  mergeFieldStats,
   parentKeys,
   ruleForPath,
   ruleMatchesPath,
   splitJson,
+  type FieldStats,
 } from './field-diff.js';
 
 describe('jsonLeaves', () => {
@@ -56,6 +58,21 @@ describe('splitJson', () => {
 });
 
 describe('diffCompression', () => {
+  it('counts fields named __proto__ or constructor under their own paths, touching no prototype', () => {
+    const diff = diffCompression('{"__proto__": "a1", "constructor": "b2", "x": "c3"}', '{"x": "c3"}');
+    expect(Object.getPrototypeOf(diff.fields)).toBe(Object.prototype);
+    expect(Object.keys(diff.fields)).toEqual(['__proto__', 'constructor', 'x']);
+    expect(diff.fields['__proto__']).toMatchObject({ lost: 1, kept: 0, lostValues: ['a1'] });
+    expect(diff.fields['constructor']).toMatchObject({ lost: 1, kept: 0, lostValues: ['b2'] });
+    expect(diff.fields['x']).toMatchObject({ lost: 0, kept: 1 });
+    const merged: Record<string, FieldStats> = {};
+    mergeFieldStats(merged, diff.fields);
+    mergeFieldStats(merged, diff.fields);
+    expect(merged['__proto__']).toMatchObject({ lost: 2, lostValues: ['a1'] });
+    expect(Object.hasOwn(Object.prototype, 'lost')).toBe(false);
+    expect(Object.hasOwn(Object, 'lost')).toBe(false);
+  });
+
   it('counts each kept and lost leaf, as a multiset', () => {
     const input = JSON.stringify({
       orders: [

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { canonicalValue } from 'pagewise/internal';
-import { scanJson } from 'pagewise/internal';
+import { ownValue, scanJson, setOwn } from 'pagewise/internal';
 
 /** One scalar of a JSON input, with its generalized path and its value in canonical form. */
 export interface JsonLeaf {
@@ -146,10 +146,11 @@ function contentLines(text: string): string[] {
 }
 
 function statsFor(fields: Record<string, FieldStats>, path: string): FieldStats {
-  let s = fields[path];
+  // Paths come from the keys of tool results: `constructor` must not find Object, nor `__proto__` set a prototype.
+  let s = ownValue(fields, path);
   if (!s) {
     s = { lost: 0, kept: 0, keptTokens: 0, lostValues: [], keptValues: [] };
-    fields[path] = s;
+    setOwn(fields, path, s);
   }
   return s;
 }

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContextItem } from 'pagewise';
 import { fifoHistory } from 'pagewise';
 import { parseTraces } from './import.js';
+import { analyzeTrace, replayTrace } from './replay.js';
 import { replayTraces } from './run.js';
 import { replayMarkdown } from './report.js';
 import { defaultStrategies, type ReplayStrategy } from './strategies.js';
@@ -58,6 +59,27 @@ describe('usedLaterValues', () => {
       '$842.15': 'text:amount',
       'a.b@c.com': 'text:email',
     });
+  });
+});
+
+describe('replayTrace', () => {
+  it('counts the tokens of tools named __proto__ and constructor under their names', async () => {
+    const items: ContextItem[] = [{ type: 'user', text: 'Look it up.' }];
+    for (const [id, toolName] of [
+      ['a', '__proto__'],
+      ['b', 'constructor'],
+      ['c', 'constructor'],
+    ] as const) {
+      items.push({ type: 'assistant', text: '', toolCalls: [{ toolCallId: id, toolName, input: {} }] });
+      items.push({ type: 'tool-result', toolCallId: id, toolName, output: `result ${id}`, isError: false });
+    }
+    items.push({ type: 'assistant', text: 'Done.', toolCalls: [] });
+    const trace = { id: 't', format: 'openai-chat' as const, source: 't', system: '', items };
+    const none = defaultStrategies().find((s) => s.name === 'none')!;
+    const replay = await replayTrace(analyzeTrace(trace), none);
+    expect(Object.getPrototypeOf(replay.toolTokens)).toBe(Object.prototype);
+    expect(Object.keys(replay.toolTokens).sort()).toEqual(['__proto__', 'constructor']);
+    for (const n of Object.values(replay.toolTokens)) expect(n).toBeGreaterThan(0);
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import type { ObservationContext, ToolObservation } from 'pagewise';
 import { eventsToItems } from 'pagewise/internal';
-import { itemText, measureRequest } from 'pagewise/internal';
+import { itemText, measureRequest, ownValue, setOwn } from 'pagewise/internal';
 import { type ContextItem, type ContextRequest, type ProcessorContext } from 'pagewise';
 import type { Session, SessionEvent } from 'pagewise';
 import { Ledger } from 'pagewise';
@@ -180,7 +180,9 @@ export async function replayTrace(analysis: TraceAnalysis, strategy: ReplayStrat
       result.peakTokens = Math.max(result.peakTokens, total);
       for (const it of request.items) {
         const key = it.type === 'tool-result' ? it.toolName : it.type === 'summary' ? '(summary)' : undefined;
-        if (key !== undefined) result.toolTokens[key] = (result.toolTokens[key] ?? 0) + countTokens(itemText(it));
+        // A trace names its own tools: `constructor` must not find Object, nor `__proto__` set a prototype.
+        if (key !== undefined)
+          setOwn(result.toolTokens, key, (ownValue(result.toolTokens, key) ?? 0) + countTokens(itemText(it)));
       }
       const pending = usesAt.get(index);
       if (pending) {

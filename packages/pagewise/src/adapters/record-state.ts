@@ -5,21 +5,22 @@
  */
 import type { StateAccess } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
+import { ownValue, setOwn } from '../util/own-field.js';
 
 /** A {@link StateAccess} that reads and writes `record` in place. */
 export function recordStateAccess(record: Record<string, JsonValue>): StateAccess {
   return {
-    get: <T extends JsonValue = JsonValue>(key: string) => record[key] as T | undefined,
+    get: <T extends JsonValue = JsonValue>(key: string) => ownValue(record, key) as T | undefined,
     has: (key) => Object.hasOwn(record, key),
     set: (key, value) => {
-      record[key] = value;
+      setOwn(record, key, value);
     },
     delete: (key) => {
       delete record[key];
     },
     increment: (key, by = 1) => {
-      const v = record[key];
-      record[key] = (typeof v === 'number' ? v : 0) + by;
+      const v = ownValue(record, key);
+      setOwn(record, key, (typeof v === 'number' ? v : 0) + by);
     },
     keys: (prefix = '') => Object.keys(record).filter((k) => k.startsWith(prefix)),
   };
@@ -47,7 +48,7 @@ export function deltaStateAccess(state: Readonly<Record<string, JsonValue>>): St
   const delta: Record<string, JsonValue> = {};
   const get = (key: string): JsonValue | undefined => {
     if (Object.hasOwn(delta, key)) return delta[key] ?? undefined;
-    const value = state[key];
+    const value = ownValue(state, key);
     return typeof value === 'object' && value !== null ? structuredClone(value) : value;
   };
   const access: StateAccess = {
@@ -55,14 +56,14 @@ export function deltaStateAccess(state: Readonly<Record<string, JsonValue>>): St
     has: (key) => get(key) !== undefined,
     set: (key, value) => {
       if (value === undefined) throw new TypeError(`State value for "${key}" is undefined; use delete().`);
-      delta[key] = structuredClone(value);
+      setOwn(delta, key, structuredClone(value));
     },
     delete: (key) => {
-      delta[key] = null;
+      setOwn(delta, key, null);
     },
     increment: (key, by = 1) => {
       const v = get(key);
-      delta[key] = (typeof v === 'number' ? v : 0) + by;
+      setOwn(delta, key, (typeof v === 'number' ? v : 0) + by);
     },
     keys: (prefix = '') =>
       [...new Set([...Object.keys(state), ...Object.keys(delta)])].filter(

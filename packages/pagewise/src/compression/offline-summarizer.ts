@@ -13,6 +13,7 @@
 import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { scanJson } from '../util/json-scan.js';
+import { setOwn } from '../util/own-field.js';
 import { isStopword } from '../text/stopwords.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { argumentText, itemTranscript } from './transcript.js';
@@ -146,7 +147,7 @@ function prune(value: unknown, keep: ReadonlySet<string>, path: Path = []): unkn
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const kept = prune(v, keep, [...path, k]);
-      if (kept !== undefined) out[k] = kept;
+      if (kept !== undefined) setOwn(out, k, kept);
     }
     return Object.keys(out).length > 0 ? out : undefined;
   }

@@ -223,4 +223,18 @@ describe('the query-aware extractive summarizer (offline stand-in)', () => {
     expect(countTokens(again)).toBeLessThanOrEqual(120);
     expect(again).toContain('53.43');
   });
+
+  it('keeps a field a tool result names __proto__ as a field of the summarized record', async () => {
+    const observation = '{"__proto__": {"status": "pending"}, "order_id": "#W1"}';
+    const text = await querySummarizer().compress(
+      { ...input(400, 'Is order #W1 pending?'), target: 'observation', turns: [], observation, toolName: 'get_order' },
+      ctx,
+    );
+    const json = /→ (\{.*\})/u.exec(text)?.[1];
+    expect(json).toBeDefined();
+    const kept = JSON.parse(json!) as Record<string, unknown>;
+    expect(Object.keys(kept)).toEqual(['__proto__', 'order_id']);
+    expect(kept).toStrictEqual(JSON.parse(observation));
+    expect(({} as Record<string, unknown>).status).toBeUndefined();
+  });
 });

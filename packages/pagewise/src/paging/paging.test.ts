@@ -172,6 +172,21 @@ describe('paging service and tools', () => {
     expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"t1": "sum=42"');
   });
 
+  it('saves and lists a result whose task id is __proto__ like any other', async () => {
+    const { source } = corpus({ a: doc(1) });
+    const service = new PagingService({ source });
+    const { runner, model } = agentWith(service, [
+      { toolCalls: [{ toolName: 'save_result', input: { task_id: '__proto__', result: 'sum=42' } }] },
+      { toolCalls: [{ toolName: 'list_results', input: {} }] },
+      'done',
+    ]);
+    const result = await runner.run({ userId: 'u', message: 'x' });
+    expect(result.session.state['result:__proto__']).toBe('sum=42');
+    expect(model.views[1]!.system).toContain('- __proto__: sum=42');
+    const listed = model.views[2]!.turns.at(-1);
+    expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"__proto__": "sum=42"');
+  });
+
   it('compacts paging turns: older ones go, the newest shows a placeholder for a saved result, which cannot be saved back', async () => {
     const { source } = corpus({ a: doc(1), b: doc(2) });
     const service = new PagingService({ source });

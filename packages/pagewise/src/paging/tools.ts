@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { tool, type AnyTool } from '../agents/tool.js';
 import type { JsonValue } from '../session/types.js';
+import { setOwn } from '../util/own-field.js';
 import { evaluate, extractNumbers } from './calculate.js';
 import { SAVED_RESULT_ELIDED, SHOWN_PAGES_ELIDED, savedReceipt } from './paging-history.js';
 import { RESULT_PREFIX, type PagingService } from './service.js';
@@ -37,7 +38,7 @@ export interface PagingToolsOptions {
 export function savedResults(state: Readonly<Record<string, JsonValue>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(state))
-    if (k.startsWith(RESULT_PREFIX) && typeof v === 'string') out[k.slice(RESULT_PREFIX.length)] = v;
+    if (k.startsWith(RESULT_PREFIX) && typeof v === 'string') setOwn(out, k.slice(RESULT_PREFIX.length), v);
   return out;
 }
 
@@ -121,7 +122,7 @@ export function createPagingTools(
       execute: (_args, ctx) => {
         const out: Record<string, string> = {};
         for (const key of ctx.state.keys(RESULT_PREFIX))
-          out[key.slice(RESULT_PREFIX.length)] = String(ctx.state.get(key));
+          setOwn(out, key.slice(RESULT_PREFIX.length), String(ctx.state.get(key)));
         return Object.keys(out).length ? JSON.stringify(out, null, 2) : 'No saved results.';
       },
     }),

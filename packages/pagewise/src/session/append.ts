@@ -7,6 +7,7 @@
 import { SharedStateConflictError } from './store.js';
 import { persistableDelta, scopeOf, TEMP_PREFIX } from './state.js';
 import type { JsonValue, Session, SessionEvent } from './types.js';
+import { ownValue, setOwn } from '../util/own-field.js';
 
 /** The shared keys a batch reads or writes, by scope, sorted: the rows a store locks, in this order. */
 export interface SharedKeys {
@@ -70,7 +71,7 @@ export interface AppendPlan {
 
 function persistableIncrements(increments: Record<string, number> | undefined): Record<string, number> | undefined {
   let out: Record<string, number> | undefined;
-  for (const [key, by] of Object.entries(increments ?? {})) if (scopeOf(key) !== 'temp') (out ??= {})[key] = by;
+  for (const [key, by] of Object.entries(increments ?? {})) if (scopeOf(key) !== 'temp') setOwn((out ??= {}), key, by);
   return out;
 }
 
@@ -138,10 +139,10 @@ export function planAppend(session: Session, events: readonly SessionEvent[], st
     for (const [key, value] of Object.entries(delta ?? {})) {
       if (scopeOf(key) !== 'session') shared.set(key, { value, version: current(key).version + 1 });
       else if (value === null) delete sessionState[key];
-      else sessionState[key] = value;
+      else setOwn(sessionState, key, value);
     }
     for (const [key, by] of Object.entries(increments ?? {})) {
-      if (scopeOf(key) === 'session') sessionState[key] = addTo(key, sessionState[key], by);
+      if (scopeOf(key) === 'session') setOwn(sessionState, key, addTo(key, ownValue(sessionState, key), by));
       else {
         const c = current(key);
         shared.set(key, { value: addTo(key, c.value, by), version: c.version + 1 });
@@ -162,11 +163,11 @@ export function commitToSession(session: Session, events: readonly SessionEvent[
     for (const [key, value] of Object.entries(event.delta ?? {})) {
       if (scopeOf(key) !== 'temp') touched.add(key);
       else if (value === null) delete session.state[key];
-      else session.state[key] = value;
+      else setOwn(session.state, key, value);
     }
     for (const [key, by] of Object.entries(event.increments ?? {})) {
       if (scopeOf(key) !== 'temp') touched.add(key);
-      else session.state[key] = addTo(key, session.state[key], by);
+      else setOwn(session.state, key, addTo(key, ownValue(session.state, key), by));
     }
     session.events.push(plan.events[i]!);
   });
@@ -174,11 +175,11 @@ export function commitToSession(session: Session, events: readonly SessionEvent[
     const write = plan.shared.get(key);
     const value = write ? write.value : Object.hasOwn(plan.sessionState, key) ? plan.sessionState[key]! : null;
     if (value === null) delete session.state[key];
-    else session.state[key] = value;
+    else setOwn(session.state, key, value);
   }
   session.version += events.length;
   const versions = (session.sharedVersions ??= {});
-  for (const [key, write] of plan.shared) versions[key] = write.version;
+  for (const [key, write] of plan.shared) setOwn(versions, key, write.version);
   const last = events[events.length - 1];
   if (last) session.updatedAt = last.timestamp;
 }
@@ -190,7 +191,8 @@ export function commitToSession(session: Session, events: readonly SessionEvent[
  */
 export function refreshSession(session: Session, fresh: Session): void {
   for (const key of Object.keys(session.state)) if (!key.startsWith(TEMP_PREFIX)) delete session.state[key];
-  for (const [key, value] of Object.entries(fresh.state)) if (!key.startsWith(TEMP_PREFIX)) session.state[key] = value;
+  for (const [key, value] of Object.entries(fresh.state))
+    if (!key.startsWith(TEMP_PREFIX)) setOwn(session.state, key, value);
   session.events.length = 0;
   for (const event of fresh.events) session.events.push(event);
   session.version = fresh.version;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventSchema, parseStoredEvent } from './event-schema.js';
+import { eventSchema, parseStoredEvent, parseStoredState, parseStoredValue } from './event-schema.js';
 
 const KINDS = ['user', 'model', 'tool-result', 'transfer', 'escalate', 'compaction', 'other', 'toString'];
 const KEYS = [
@@ -175,5 +175,25 @@ describe('parseStoredEvent', () => {
     }
     const counted = { ...exact, tokens: { o200k_base: 12, cl100k_base: 0 } };
     expect(parseStoredEvent(JSON.stringify(counted))).toStrictEqual(counted);
+  });
+});
+
+describe('parseStoredState and parseStoredValue', () => {
+  it('keep a key named __proto__ as a field, at the top and nested', () => {
+    const text = '{"__proto__": {"__proto__": 1, "x": [2]}, "a": 2}';
+    for (const parsed of [parseStoredState(text), parseStoredValue(text)] as Record<string, unknown>[]) {
+      expect(parsed).toStrictEqual(JSON.parse(text));
+      expect(Object.keys(parsed)).toEqual(['__proto__', 'a']);
+      expect(Object.keys(parsed['__proto__'] as object)).toEqual(['__proto__', 'x']);
+      expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    }
+    expect(parseStoredValue('[{"__proto__": 1}]')).toStrictEqual(JSON.parse('[{"__proto__": 1}]'));
+  });
+
+  it('refuse what is not a state object or a JSON value', () => {
+    expect(() => parseStoredState('[1]')).toThrow();
+    expect(() => parseStoredState('"text"')).toThrow();
+    expect(parseStoredValue('"text"')).toBe('text');
+    expect(parseStoredState('{"a": {"b": null}}')).toStrictEqual({ a: { b: null } });
   });
 });

@@ -179,12 +179,17 @@ function isUsage(v: unknown): boolean {
   return true;
 }
 
-/** Parses and validates a stored state object. */
+// Parsed state is returned as JSON.parse made it once the direct check accepts it: zod's records leave out
+// a key named `__proto__`, which a state key or a value inside one may be.
+
+/** Parses and validates a stored state object; a bad one goes to zod, which produces the error. */
 export function parseStoredState(text: string): Record<string, JsonValue> {
-  return stateSchema.parse(JSON.parse(text));
+  const value: unknown = JSON.parse(text);
+  return isRecordOf(value, (v) => isJsonValue(v)) ? (value as Record<string, JsonValue>) : stateSchema.parse(value);
 }
 
-/** Parses and validates one stored state value (a `user:`/`app:` row). */
+/** Parses and validates one stored state value (a `user:`/`app:` row), as {@link parseStoredState} does. */
 export function parseStoredValue(text: string): JsonValue {
-  return json.parse(JSON.parse(text));
+  const value: unknown = JSON.parse(text);
+  return isJsonValue(value) ? (value as JsonValue) : json.parse(value);
 }

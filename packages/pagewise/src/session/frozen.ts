@@ -2,6 +2,7 @@
  * Frozen events: what a store keeps and shares between the sessions it loads, so loading a session
  * copies no event and nothing a caller does to a loaded session reaches another.
  */
+import { setOwn } from '../util/own-field.js';
 
 /** Freezes a JSON value and everything in it; returns it. */
 export function deepFreeze<T>(value: T): T {
@@ -39,12 +40,8 @@ function copyFrozen(value: unknown, depth: number): unknown {
   if (!isPlainObject(value)) throw NOT_PLAIN;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const copy = copyFrozen((value as Record<string, unknown>)[key], depth + 1);
-    // An own `__proto__` key (JSON.parse makes one from model-written arguments) stays an own field:
-    // assigning it would set the copy's prototype instead and lose the field.
-    if (key === '__proto__') {
-      Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-    } else out[key] = copy;
+    // An own `__proto__` key (JSON.parse makes one from model-written arguments) stays an own field.
+    setOwn(out, key, copyFrozen((value as Record<string, unknown>)[key], depth + 1));
   }
   return Object.freeze(out);
 }

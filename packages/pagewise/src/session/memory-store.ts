@@ -8,6 +8,7 @@ import { frozenCopy } from './frozen.js';
 import { scopeOf, splitDelta } from './state.js';
 import type { CreateSessionOptions, ListSessionsOptions, SessionStore } from './store.js';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary, StateDelta } from './types.js';
+import { ownValue, setOwn } from '../util/own-field.js';
 
 interface StoredSession {
   key: SessionKey;
@@ -45,8 +46,8 @@ export class InMemorySessionStore implements SessionStore {
     const { user, app } = this.shared(appName, userId);
     const scope = scopeOf(key) === 'user' ? user : app;
     if (value === null) delete scope.values[key];
-    else scope.values[key] = structuredClone(value);
-    scope.versions[key] = version;
+    else setOwn(scope.values, key, structuredClone(value));
+    setOwn(scope.versions, key, version);
   }
 
   private view(stored: StoredSession): Session {
@@ -77,10 +78,16 @@ export class InMemorySessionStore implements SessionStore {
     const parts = splitDelta(options.state as StateDelta | undefined);
     const { user, app } = this.shared(key.appName, key.userId);
     for (const [k, v] of Object.entries({ ...parts.user, ...parts.app })) {
-      this.writeShared(key.appName, key.userId, k, v, ((scopeOf(k) === 'user' ? user : app).versions[k] ?? 0) + 1);
+      this.writeShared(
+        key.appName,
+        key.userId,
+        k,
+        v,
+        (ownValue((scopeOf(k) === 'user' ? user : app).versions, k) ?? 0) + 1,
+      );
     }
     const stored: StoredSession = { key, state: {}, events: [], version: 0, createdAt: now, updatedAt: now };
-    for (const [k, v] of Object.entries(parts.session)) if (v !== null) stored.state[k] = structuredClone(v);
+    for (const [k, v] of Object.entries(parts.session)) if (v !== null) setOwn(stored.state, k, structuredClone(v));
     this.sessions.set(keyOf(key), stored);
     return this.view(stored);
   }
@@ -125,7 +132,7 @@ export class InMemorySessionStore implements SessionStore {
       sessionState: stored.state,
       shared: (k) => {
         const scope = scopeOf(k) === 'user' ? user : app;
-        return { value: scope.values[k], version: scope.versions[k] ?? 0 };
+        return { value: ownValue(scope.values, k), version: ownValue(scope.versions, k) ?? 0 };
       },
     });
     // Copied before anything is written: an event that cannot be copied leaves the session as it was.

@@ -3,6 +3,7 @@
  * `user:` every session of the user, `app:` every session of the app, and no prefix the session alone.
  */
 import type { JsonValue, StateDelta } from './types.js';
+import { setOwn } from '../util/own-field.js';
 
 /** Prefix of keys that live for one invocation and are never persisted. */
 export const TEMP_PREFIX = 'temp:';
@@ -35,7 +36,7 @@ export function splitDelta(delta: StateDelta | undefined): ScopedDelta {
   if (!delta) return out;
   for (const [key, value] of Object.entries(delta)) {
     const scope = scopeOf(key);
-    if (scope !== 'temp') out[scope][key] = value;
+    if (scope !== 'temp') setOwn(out[scope], key, value);
   }
   return out;
 }
@@ -46,7 +47,7 @@ export function persistableDelta(delta: StateDelta | undefined): StateDelta | un
   let out: StateDelta | undefined;
   for (const [key, value] of Object.entries(delta)) {
     if (scopeOf(key) === 'temp') continue;
-    (out ??= {})[key] = value;
+    setOwn((out ??= {}), key, value);
   }
   return out;
 }
@@ -56,7 +57,7 @@ export function applyDelta(state: Record<string, JsonValue>, delta: StateDelta |
   if (!delta) return;
   for (const [key, value] of Object.entries(delta)) {
     if (value === null) delete state[key];
-    else state[key] = value;
+    else setOwn(state, key, value);
   }
 }
 

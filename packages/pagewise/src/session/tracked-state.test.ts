@@ -40,6 +40,23 @@ describe('TrackedState', () => {
     expect(() => s.increment('name')).toThrow(/not a number/);
     expect(() => s.increment('n', Number.NaN)).toThrow(/finite/);
   });
+
+  it('keeps keys that name Object members (__proto__, constructor) as keys, and reads no inherited member', () => {
+    const base = JSON.parse('{"__proto__": {"polluted": 1}}') as Record<string, never>;
+    const s = new TrackedState(stateSource(base));
+    expect(s.get('__proto__')).toEqual({ polluted: 1 });
+    expect(s.get('constructor')).toBeUndefined();
+    expect(s.has('toString')).toBe(false);
+    s.increment('constructor', 2);
+    s.increment('constructor', 1);
+    s.set('__proto__', { polluted: 2 });
+    expect(s.increments).toStrictEqual(JSON.parse('{"constructor": 3}'));
+    expect(s.get('constructor')).toBe(3);
+    expect(Object.getPrototypeOf(s.delta)).toBe(Object.prototype);
+    expect(Object.keys(s.delta)).toEqual(['__proto__']);
+    expect(() => s.increment('__proto__')).toThrow(/not a number/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe('PendingWrites', () => {
@@ -55,5 +72,19 @@ describe('PendingWrites', () => {
     expect(view.readVersion('user:a', { 'user:a': 4 })).toBeUndefined();
     expect(view.readVersion('user:n', { 'user:n': 4 })).toBe(6);
     expect(view.readVersion('user:z', undefined)).toBe(0);
+  });
+
+  it('keeps a __proto__ key of a batch write as a key, and reads no inherited member', () => {
+    const p = new PendingWrites();
+    p.add(JSON.parse('{"__proto__": {"polluted": 1}}') as Record<string, never>, { constructor: 2, toString: 1 });
+    p.add({}, { constructor: 1 });
+    const view = p.over({});
+    expect(view.get('__proto__')).toEqual({ polluted: 1 });
+    expect(view.get('constructor')).toBe(3);
+    expect(view.get('toString')).toBe(1);
+    expect(view.get('valueOf')).toBeUndefined();
+    expect([...view.keys()].sort()).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(view.readVersion('toString', {})).toBe(1);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

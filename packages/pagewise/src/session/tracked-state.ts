@@ -7,6 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { assertValidKey, scopeOf } from './state.js';
 import type { JsonValue, StateDelta } from './types.js';
+import { ownValue, setOwn } from '../util/own-field.js';
 
 /** A read-only source of state values: the session view, possibly overlaid with a batch's writes. */
 export interface StateSource {
@@ -42,13 +43,13 @@ export class PendingWrites {
   /** Adds the writes of one more event of the batch. */
   add(delta: Readonly<StateDelta>, increments: Readonly<Record<string, number>> = {}): void {
     for (const [key, value] of Object.entries(delta)) {
-      this.values[key] = value;
+      setOwn(this.values, key, value);
       delete this.increments[key];
       this.writes.set(key, (this.writes.get(key) ?? 0) + 1);
     }
     for (const [key, by] of Object.entries(increments)) {
-      if (Object.hasOwn(this.values, key)) this.values[key] = addNumber(key, this.values[key] ?? undefined, by);
-      else this.increments[key] = (this.increments[key] ?? 0) + by;
+      if (Object.hasOwn(this.values, key)) setOwn(this.values, key, addNumber(key, this.values[key] ?? undefined, by));
+      else setOwn(this.increments, key, (ownValue(this.increments, key) ?? 0) + by);
       this.writes.set(key, (this.writes.get(key) ?? 0) + 1);
     }
   }
@@ -59,7 +60,7 @@ export class PendingWrites {
     return {
       get: (key) => {
         if (Object.hasOwn(this.values, key)) return this.values[key] ?? undefined;
-        const inc = this.increments[key];
+        const inc = ownValue(this.increments, key);
         return inc === undefined ? stored(key) : addNumber(key, stored(key), inc);
       },
       keys: () => {
@@ -72,7 +73,9 @@ export class PendingWrites {
         return all;
       },
       readVersion: (key, versions) =>
-        Object.hasOwn(this.values, key) ? undefined : (versions?.[key] ?? 0) + (this.writes.get(key) ?? 0),
+        Object.hasOwn(this.values, key)
+          ? undefined
+          : (ownValue(versions ?? {}, key) ?? 0) + (this.writes.get(key) ?? 0),
     };
   }
 }
@@ -116,7 +119,7 @@ export class TrackedState {
   get<T extends JsonValue = JsonValue>(key: string): T | undefined {
     if (Object.hasOwn(this.delta, key)) return (this.delta[key] ?? undefined) as T | undefined;
     const value = this.read(key);
-    const inc = this.increments[key];
+    const inc = ownValue(this.increments, key);
     if (inc !== undefined) return addNumber(key, value, inc) as T;
     // A copy, so a tool that mutates what it read cannot change the session view behind the delta's back.
     return (typeof value === 'object' && value !== null ? structuredClone(value) : value) as T | undefined;
@@ -124,20 +127,20 @@ export class TrackedState {
 
   has(key: string): boolean {
     if (Object.hasOwn(this.delta, key)) return this.delta[key] !== null;
-    return this.read(key) !== undefined || this.increments[key] !== undefined;
+    return this.read(key) !== undefined || ownValue(this.increments, key) !== undefined;
   }
 
   set(key: string, value: JsonValue): void {
     assertValidKey(key);
     if (value === undefined)
       throw new TypeError(`State value for "${key}" is undefined; use delete() to remove a key.`);
-    this.delta[key] = structuredClone(value);
+    setOwn(this.delta, key, structuredClone(value));
     delete this.increments[key];
   }
 
   delete(key: string): void {
     assertValidKey(key);
-    this.delta[key] = null;
+    setOwn(this.delta, key, null);
     delete this.increments[key];
   }
 
@@ -146,13 +149,13 @@ export class TrackedState {
     if (!Number.isFinite(by))
       throw new TypeError(`Cannot increment state key "${key}" by ${by}: the amount must be a finite number.`);
     if (Object.hasOwn(this.delta, key)) {
-      this.delta[key] = addNumber(key, this.delta[key] ?? undefined, by);
+      setOwn(this.delta, key, addNumber(key, this.delta[key] ?? undefined, by));
       return;
     }
     // Checked against the current value for an early, clear error; not recorded as a read, since the
     // store adds to whatever value it holds at append time.
     addNumber(key, this.source.get(key), 0);
-    this.increments[key] = (this.increments[key] ?? 0) + by;
+    setOwn(this.increments, key, (ownValue(this.increments, key) ?? 0) + by);
   }
 
   keys(prefix = ''): string[] {
@@ -201,7 +204,7 @@ export class TrackedState {
       const scope = scopeOf(key);
       if (scope !== 'user' && scope !== 'app') return;
       const version = source.readVersion(key, versions);
-      if (version !== undefined) (out ??= {})[key] = version;
+      if (version !== undefined) setOwn((out ??= {}), key, version);
     };
     for (const key of this.reads.keys()) note(key);
     for (const listed of this.listings.values()) for (const key of listed) note(key);
