@@ -48,6 +48,14 @@ function sizesOf(argv: readonly string[]): number[] {
 }
 const REPEATS = 3;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+/**
+ * The parent's `--conditions` flags, passed on to every child: run with `--conditions=@pagewise/source`,
+ * the packages' imports of each other (the SQLite store's of `pagewise/internal`, say) resolve to the
+ * source of the tree measured instead of whatever build its `dist/` holds, or lacks.
+ */
+const CONDITIONS = process.execArgv.flatMap((a, i, all) =>
+  a === '--conditions' || a === '-C' ? [a, all[i + 1]!] : a.startsWith('--conditions=') ? [a] : [],
+);
 const OWN_SRC = path.join(HERE, '..', 'packages', 'pagewise', 'src');
 
 interface ChildRow {
@@ -225,7 +233,7 @@ function bytesPerEvent(events: number): { file: number; content: number } {
   try {
     const out = execFileSync(
       process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', script, path.join(dir, 'bytes.db')],
+      [...CONDITIONS, '--import', 'tsx', '--input-type=module', '-e', script, path.join(dir, 'bytes.db')],
       { encoding: 'utf8', env: { ...process.env, STEP_COST_NO_MAIN: '1' } },
     );
     return JSON.parse(out) as { file: number; content: number };
@@ -386,7 +394,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       const v = variants[(k + round) % variants.length]!;
       const out = execFileSync(
         process.execPath,
-        ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', v.name, v.src, '--sizes', SIZES.join(',')],
+        [
+          ...CONDITIONS,
+          '--import',
+          'tsx',
+          fileURLToPath(import.meta.url),
+          '--child',
+          v.name,
+          v.src,
+          '--sizes',
+          SIZES.join(','),
+        ],
         {
           encoding: 'utf8',
           maxBuffer: 64 * 1024 * 1024,

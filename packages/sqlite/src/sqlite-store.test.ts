@@ -9,7 +9,7 @@ import { Runner } from '../../pagewise/src/agents/runner.js';
 import { tool } from '../../pagewise/src/agents/tool.js';
 import { eventsToItems } from '../../pagewise/src/context/history.js';
 import { itemText, measureRequest } from '../../pagewise/src/context/request.js';
-import { StorageError } from '../../pagewise/src/errors.js';
+import { StorageError, VersionConflictError } from '../../pagewise/src/errors.js';
 import { scriptedModel } from '../../pagewise/src/models/scripted.js';
 import { countTokens } from '../../pagewise/src/tokens/tokenizer.js';
 import { sessionStoreContract } from '../../../test/contracts/session-store.contract.js';
@@ -175,6 +175,79 @@ describe('SqliteSessionStore: events loaded again', () => {
     one.events.forEach((e, i) => expect(two.events[i]).toBe(e));
     store.db.prepare(`UPDATE event_rows SET body = replace(body, '"second"', '7') WHERE k % 4294967296 = 1`).run();
     await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await store.close();
+  });
+});
+
+describe('SqliteSessionStore: an append after another process changed the session', () => {
+  const user = (id: string, delta?: Record<string, string>) =>
+    ({ id, invocationId: 'i', author: 'user', timestamp: 1, kind: 'user', text: id, ...(delta && { delta }) }) as const;
+  /** The keys of every event row, as (integer session id, event number). */
+  const rowKeys = (store: SqliteSessionStore) =>
+    store.db
+      .prepare<[], { sid: number; seq: number }>(
+        'SELECT k / 4294967296 AS sid, k % 4294967296 AS seq FROM event_rows ORDER BY k',
+      )
+      .all();
+  const sidOf = (store: SqliteSessionStore, sessionId: string) =>
+    store.db.prepare<[string], { sid: number }>('SELECT sid FROM session_ids WHERE session_id = ?').get(sessionId)?.sid;
+
+  it('lands in the session created again under the same key, never in the rows of the deleted one', async () => {
+    const f = path.join(dir, 'recreated.db');
+    const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    const held = await one.createSession(key);
+    // Another session after it, so the session created again gets a new integer id.
+    await one.createSession({ ...key, sessionId: 'later' });
+    await one.appendEvents(held, [user('e1')]);
+    const deadSid = sidOf(one, 's')!;
+
+    await two.deleteSession(key);
+    const recreated = await two.createSession(key);
+    await two.appendEvents(recreated, [user('f1')]);
+    const newSid = sidOf(two, 's')!;
+    expect(newSid).not.toBe(deadSid);
+    // The row is as `one` left it (version 1, the same state): only the integer id tells them apart.
+    expect(held.version).toBe(recreated.version);
+
+    await one.appendEvents(held, [user('e2')]);
+    expect((await two.getSession(key))!.events.map((e) => e.id)).toEqual(['f1', 'e2']);
+    expect(rowKeys(one)).toEqual([
+      { sid: newSid, seq: 0 },
+      { sid: newSid, seq: 1 },
+    ]);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('is refused with a VersionConflictError when the session created again is at another version', async () => {
+    const f = path.join(dir, 'recreated-version.db');
+    const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    const held = await one.createSession(key);
+    await one.appendEvents(held, [user('e1')]);
+
+    await two.deleteSession(key);
+    await two.createSession(key);
+    await expect(one.appendEvents(held, [user('e2')])).rejects.toBeInstanceOf(VersionConflictError);
+    expect(rowKeys(one)).toEqual([]);
+
+    await two.deleteSession(key);
+    await expect(one.appendEvents(held, [user('e2')])).rejects.toMatchObject({ actualVersion: -1 });
+    expect(rowKeys(one)).toEqual([]);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('reads and validates the state again when it changed on disk since its own append', async () => {
+    const store = new SqliteSessionStore({ path: path.join(dir, 'state-changed.db') });
+    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(s, [user('e1', { topic: 'x' })]);
+    store.db.prepare(`UPDATE sessions SET state = '{"topic":"edited"}'`).run();
+    await store.appendEvents(s, [user('e2', { other: 'y' })]);
+    expect((await store.getSession(s))!.state).toEqual({ topic: 'edited', other: 'y' });
+
+    store.db.prepare(`UPDATE sessions SET state = '[1]'`).run();
+    await expect(store.appendEvents(s, [user('e3')])).rejects.toThrow();
+    expect(rowKeys(store).map((r) => r.seq)).toEqual([0, 1]);
     await store.close();
   });
 });

@@ -218,6 +218,21 @@ interface SharedRow {
   version: number;
 }
 
+/** The session row as an append reads it, with the integer id of its event rows (NULL if never assigned). */
+interface AppendRow {
+  version: number;
+  state: string;
+  updated_at: number;
+  sid: number | null;
+}
+
+/** What an append of this store left in a session: the integer id of its rows, its version and state text. */
+interface LastWrite {
+  sid: number;
+  version: number;
+  state: string;
+}
+
 interface SessionRow {
   app_name: string;
   user_id: string;
@@ -237,11 +252,11 @@ export class SqliteSessionStore implements SessionStore {
   /** The append transaction, built once: its wrapper is on every step's path. */
   private readonly appendTx: (session: Session, events: readonly SessionEvent[]) => AppendResult;
   /**
-   * Per session, the state text this store last wrote. A row still holding exactly that text needs no
-   * validation when the next append reads it back: it is what this process serialized from a state it
-   * had already checked. Any other text (written elsewhere, or altered) is validated as before.
+   * Per session, what this store's last append left in it (see {@link LastWrite}): the next append from
+   * that version plans from it without reading the session row, and its update of the row checks that
+   * the row and the session's integer id still are exactly that.
    */
-  private readonly writtenState = new Map<string, string>();
+  private readonly lastWrites = new Map<string, LastWrite>();
   /** Events this store read or wrote, with the stored text of each (see {@link StoredEventCache}). */
   private readonly eventCache = new StoredEventCache(32 * 1024 * 1024);
   private readonly compressAbove: number;
@@ -271,8 +286,16 @@ export class SqliteSessionStore implements SessionStore {
         'SELECT e.body FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = ? AND k.user_id = ? AND k.session_id = ? ORDER BY e.k',
       ),
       insertEvent: db.prepare('INSERT INTO event_rows (k, body) VALUES (? * 4294967296 + ?, ?)'),
+      sessionForAppend: db.prepare<[string, string, string], AppendRow>(
+        'SELECT s.version, s.state, s.updated_at, k.sid FROM sessions s LEFT JOIN session_ids k ON k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
+      ),
       bumpSession: db.prepare(
         'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ?',
+      ),
+      // The session as this store last wrote it: same version, same state text, and its key still
+      // names the same integer id (no other process deleted it and created it again under a new one).
+      bumpLastWrite: db.prepare(
+        'UPDATE sessions SET version = ?, state = ?, updated_at = ?, schema_version = ? WHERE app_name = ? AND user_id = ? AND session_id = ? AND version = ? AND state = ? AND (SELECT k.sid FROM session_ids k WHERE k.app_name = sessions.app_name AND k.user_id = sessions.user_id AND k.session_id = sessions.session_id) = ?',
       ),
       userState: db.prepare<[string, string], SharedRow>(
         'SELECT key, value, version FROM user_state WHERE app_name = ? AND user_id = ?',
@@ -429,6 +452,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async deleteSession(key: SessionKey): Promise<boolean> {
     this.eventCache.forget(cacheKeyOf(key));
+    this.lastWrites.delete(cacheKeyOf(key));
     const remove = this.db.transaction(() => {
       const sid = this.stmts.sidOf.get(key.appName, key.userId, key.sessionId)?.sid;
       if (sid !== undefined) this.stmts.deleteEvents.run(sid, sid);
@@ -450,46 +474,104 @@ export class SqliteSessionStore implements SessionStore {
     return plan.events;
   }
 
-  /** The body of the append transaction: version check, plan, event rows, session row, shared keys. */
+  /**
+   * The body of the append transaction: version check, plan, session row, event rows, shared keys. When
+   * this store made the session's current version, the plan starts from the state it wrote then, and
+   * the update of the session row is the check: it changes the row only if the row, and the integer id
+   * its key names, are still what this store left (exactly what a read of them would have found);
+   * otherwise the row is read and checked as for any other session.
+   */
   private appendInTransaction(session: Session, events: readonly SessionEvent[]): AppendResult {
     const { appName, userId, sessionId } = session;
-    const row = this.stmts.getSession.get(appName, userId, sessionId);
+    const cacheKey = cacheKeyOf(session);
+    const last = this.lastWrites.get(cacheKey);
+    if (last && last.version === session.version && events.length > 0) {
+      const plan = this.plan(session, events, JSON.parse(last.state) as Record<string, JsonValue>);
+      const write = this.nextWrite(sessionId, last.sid, session.version, events, plan);
+      const changed = this.stmts.bumpLastWrite.run(
+        write.version,
+        write.state,
+        write.updatedAt,
+        SESSION_SCHEMA_VERSION,
+        appName,
+        userId,
+        sessionId,
+        last.version,
+        last.state,
+        last.sid,
+      ).changes;
+      if (changed === 1) return this.finishAppend(cacheKey, session, plan, write);
+    }
+    const row = this.stmts.sessionForAppend.get(appName, userId, sessionId);
     if (!row) throw new VersionConflictError(sessionId, session.version, -1);
     if (row.version !== session.version) throw new VersionConflictError(sessionId, session.version, row.version);
-    const cacheKey = cacheKeyOf(session);
-    const known = this.writtenState.get(cacheKey) === row.state;
-    const plan = planAppend(session, events, {
-      sessionState: known ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
-      shared: (k) => this.sharedValue(appName, userId, k),
-    });
-    const sid = this.sidOf(appName, userId, sessionId);
-    if (row.version + events.length > EVENT_KEY_SPAN)
-      throw new StorageError(
-        `Session ${sessionId} would hold more than ${EVENT_KEY_SPAN} events, the most a SQLite session stores; compact it or start a new session.`,
-      );
-    const bodies = plan.events.map((e, i) => {
-      const body = encodeEvent(e);
-      this.stmts.insertEvent.run(sid, row.version + i, storedBody(body, this.compressAbove));
-      return body;
-    });
-    const updatedAt = events.length ? events[events.length - 1]!.timestamp : row.updated_at;
-    const stateText = JSON.stringify(plan.sessionState);
+    // A state text this store wrote was serialized from a state it had already checked; any other
+    // text (written elsewhere, or altered) is validated.
+    const plan = this.plan(
+      session,
+      events,
+      last?.state === row.state ? (JSON.parse(row.state) as Record<string, JsonValue>) : parseStoredState(row.state),
+    );
+    const sid = row.sid ?? this.sidOf(appName, userId, sessionId);
+    const write = this.nextWrite(sessionId, sid, row.version, events, plan, row.updated_at);
     this.stmts.bumpSession.run(
-      row.version + events.length,
-      stateText,
-      updatedAt,
+      write.version,
+      write.state,
+      write.updatedAt,
       SESSION_SCHEMA_VERSION,
       appName,
       userId,
       sessionId,
       row.version,
     );
-    this.writeShared(appName, userId, plan.shared);
+    return this.finishAppend(cacheKey, session, plan, write);
+  }
+
+  private plan(session: Session, events: readonly SessionEvent[], sessionState: Record<string, JsonValue>): AppendPlan {
+    const { appName, userId } = session;
+    return planAppend(session, events, { sessionState, shared: (k) => this.sharedValue(appName, userId, k) });
+  }
+
+  /** What an append from `version` leaves in the session row; refuses one past the events a session holds. */
+  private nextWrite(
+    sessionId: string,
+    sid: number,
+    version: number,
+    events: readonly SessionEvent[],
+    plan: AppendPlan,
+    updatedAt = 0,
+  ): LastWrite & { from: number; updatedAt: number } {
+    if (version + events.length > EVENT_KEY_SPAN)
+      throw new StorageError(
+        `Session ${sessionId} would hold more than ${EVENT_KEY_SPAN} events, the most a SQLite session stores; compact it or start a new session.`,
+      );
+    return {
+      sid,
+      from: version,
+      version: version + events.length,
+      state: JSON.stringify(plan.sessionState),
+      updatedAt: events.length ? events[events.length - 1]!.timestamp : updatedAt,
+    };
+  }
+
+  /** The event rows and shared keys of an append whose session row is written; remembers what it left. */
+  private finishAppend(
+    cacheKey: string,
+    session: Session,
+    plan: AppendPlan,
+    write: LastWrite & { from: number },
+  ): AppendResult {
+    const bodies = plan.events.map((e, i) => {
+      const body = encodeEvent(e);
+      this.stmts.insertEvent.run(write.sid, write.from + i, storedBody(body, this.compressAbove));
+      return body;
+    });
+    this.writeShared(session.appName, session.userId, plan.shared);
     // Bounded: a long-lived store serving many sessions keeps only the most recent ones.
-    if (this.writtenState.size >= 1024) this.writtenState.clear();
-    // Harmless if the commit then fails: the text is trusted only while the row holds exactly it.
-    this.writtenState.set(cacheKey, stateText);
-    return { plan, bodies, from: row.version };
+    if (this.lastWrites.size >= 1024) this.lastWrites.clear();
+    // Harmless if the commit then fails: it is trusted only while the row holds exactly it.
+    this.lastWrites.set(cacheKey, { sid: write.sid, version: write.version, state: write.state });
+    return { plan, bodies, from: write.from };
   }
 
   async close(): Promise<void> {

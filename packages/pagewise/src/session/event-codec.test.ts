@@ -126,6 +126,54 @@ describe('event codec', () => {
     expect(compact).toBeLessThan(2 * Buffer.byteLength(output));
   });
 
+  it('packs a UUID as its 16 bytes in base64url and leaves any other id as it is, as the stored form always has', () => {
+    // The stored form defined by Node's own conversions; rows already written hold it.
+    const reference = (value: string): string =>
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)
+        ? `~${Buffer.from(value.replaceAll('-', ''), 'hex').toString('base64url')}`
+        : value;
+    const nearUuid = fc
+      .uuid()
+      .chain((u) =>
+        fc
+          .tuple(fc.nat(35), fc.constantFrom('-', 'g', 'A', 'F', '0', 'é', '\u0130', '~'))
+          .map(([at, c]) => (u.slice(0, at) + c + u.slice(at + 1)).toLowerCase()),
+      );
+    const ids = fc.oneof(
+      fc.uuid(),
+      fc.uuid().map((u) => u.toLowerCase()),
+      nearUuid,
+      fc.string({ maxLength: 40 }),
+    );
+    fc.assert(
+      fc.property(ids, ids, (eventId, invocationId) => {
+        const stored = JSON.parse(
+          encodeEvent({ kind: 'user', id: eventId, invocationId, author: 'a', timestamp: 1, text: '' }),
+        ) as string[];
+        for (const [i, value] of [
+          [1, eventId],
+          [2, invocationId],
+        ] as const)
+          expect(stored[i]).toBe(value.startsWith('~') ? `~${value}` : reference(value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('packs the invocation id of each event, also when it changes between events', () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const invocationIds = [a, a, b, 'plain', a, '~x', b];
+    const stored = invocationIds.map(
+      (invocationId) =>
+        JSON.parse(encodeEvent({ kind: 'user', id: 'e', invocationId, author: 'a', timestamp: 1, text: '' }))[2],
+    );
+    expect(
+      stored.map((packed: string) => decodeEvent(`["u","e",${JSON.stringify(packed)},"a",1,null,""]`).invocationId),
+    ).toEqual(invocationIds);
+    expect(stored[0]).toBe(stored[4]);
+    expect(stored[0]).not.toBe(stored[2]);
+  });
+
   it('refuses a compact row that does not validate, naming the field', () => {
     expect(() => decodeEvent('["r","a","i","x",1,null,"c","t",5,0]')).toThrow(/output/);
     expect(() => decodeEvent('["?","a"]')).toThrow(/kind code/);

@@ -23,14 +23,72 @@ const KIND_OF_CODE = new Map(Object.entries(KIND_LAYOUT).map(([kind, l]) => [l.c
 const COMMON = ['id', 'invocationId', 'author', 'timestamp', 'tokens'] as const;
 /** Common fields most events lack: last, so their empty slots are dropped from the end of the row. */
 const TRAILING = ['delta', 'reads', 'increments'] as const;
+/** Per kind, every key an event of it may have to fit the layout. */
+const KNOWN_KEYS = new Map(
+  Object.entries(KIND_LAYOUT).map(([kind, l]) => [
+    kind,
+    new Set<string>(['kind', ...COMMON, ...l.fields, ...TRAILING]),
+  ]),
+);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The value of each lowercase hex digit by character code; -1 for any other character. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
+const BASE64URL = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (c) =>
+  c.charCodeAt(0),
+);
+/** Scratch space of {@link packUuid}: the 16 bytes, and the character codes of `~` and 22 base64url digits. */
+const uuidBytes = new Uint8Array(16);
+const packedCodes: number[] = new Array<number>(23).fill(0);
+packedCodes[0] = 0x7e;
+
+/**
+ * `~` and the 16 bytes of a lowercase UUID in base64url (unpadded), or undefined when `id` is not one.
+ * Written out by hand: it runs for several ids of every stored event, and the regular expression, hex
+ * buffer and base64 conversion it replaces cost several times more.
+ */
+function packUuid(id: string): string | undefined {
+  if (id.length !== 36) return undefined;
+  let b = 0;
+  for (let i = 0; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (id.charCodeAt(i) !== 0x2d) return undefined;
+      continue;
+    }
+    const hi = HEX_VALUE[id.charCodeAt(i)] ?? -1;
+    const lo = HEX_VALUE[id.charCodeAt(++i)] ?? -1;
+    if (hi < 0 || lo < 0) return undefined;
+    uuidBytes[b++] = (hi << 4) | lo;
+  }
+  let o = 1;
+  for (let i = 0; i < 15; i += 3) {
+    const n = (uuidBytes[i]! << 16) | (uuidBytes[i + 1]! << 8) | uuidBytes[i + 2]!;
+    packedCodes[o++] = BASE64URL[n >> 18]!;
+    packedCodes[o++] = BASE64URL[(n >> 12) & 63]!;
+    packedCodes[o++] = BASE64URL[(n >> 6) & 63]!;
+    packedCodes[o++] = BASE64URL[n & 63]!;
+  }
+  packedCodes[21] = BASE64URL[uuidBytes[15]! >> 2]!;
+  packedCodes[22] = BASE64URL[(uuidBytes[15]! & 3) << 4]!;
+  return String.fromCharCode(...packedCodes);
+}
 
 /** A lowercase UUID in 22 base64url characters after `~`; a string that starts with `~` gets one more. */
 function packId(id: unknown): unknown {
   if (typeof id !== 'string') return id;
   if (id.startsWith('~')) return `~${id}`;
-  return UUID.test(id) ? `~${Buffer.from(id.replaceAll('-', ''), 'hex').toString('base64url')}` : id;
+  return packUuid(id) ?? id;
+}
+
+/**
+ * The last invocation id packed and its packed form: an invocation stores many events, all with the
+ * same invocation id, so it is packed once.
+ */
+let lastInvocation: { id: unknown; packed: unknown } = { id: undefined, packed: undefined };
+
+function packInvocationId(id: unknown): unknown {
+  if (id !== lastInvocation.id) lastInvocation = { id, packed: packId(id) };
+  return lastInvocation.packed;
 }
 
 /** How an event id is written in a stored body: packed when it is a UUID, else as it is (a JSON string). */
@@ -62,7 +120,7 @@ function packableCalls(calls: unknown): calls is { toolCallId: string; toolName:
 export function encodeEvent(event: SessionEvent): string {
   const layout = KIND_LAYOUT[event.kind];
   const record = event as unknown as Record<string, unknown>;
-  const known = layout ? new Set<string>(['kind', ...COMMON, ...layout.fields, ...TRAILING]) : undefined;
+  const known = KNOWN_KEYS.get(event.kind);
   let fits = layout !== undefined;
   for (const key of Object.keys(record)) {
     // null never appears in a valid event's own fields: the compact form uses it for "absent".
@@ -73,7 +131,7 @@ export function encodeEvent(event: SessionEvent): string {
   const out: unknown[] = [layout.code];
   for (const key of COMMON) out.push(record[key] ?? null);
   out[1] = packId(event.id);
-  out[2] = packId(event.invocationId);
+  out[2] = packInvocationId(event.invocationId);
   // The runner's counts are one encoding's: a bare number stands for { o200k_base: n }.
   const tokens = event.tokens;
   if (tokens && Object.keys(tokens).length === 1 && typeof tokens.o200k_base === 'number') out[5] = tokens.o200k_base;
