@@ -18,8 +18,13 @@
  * one more domain, `teacher`: a unit is positive when the teacher kept it (compression-eval/teacher.ts).
  * Its tuning split joins the fit; its test split is reported as the teacher-agreement recall.
  *
+ * Evaluation split: the ablation and the leave-one-domain-out table are measured on the test splits by
+ * default. `--eval-split tune` measures them on the tuning splits instead (the items the weights are fitted
+ * on, so the in-domain column is not held out there): design decisions are made on these figures, and the
+ * test split is looked at once, at the end.
+ *
  * Usage: PAGEWISE_SHARED_DATA=<data folder> npm run train:compressor [-- --no-write] [--no-ablation] [--pairwise]
- *        [--teacher <calls.db>]
+ *        [--teacher <calls.db>] [--eval-split test|tune]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,7 +40,7 @@ import {
   seededRandom,
   seededShuffle,
 } from 'pagewise/internal';
-import { suiteItems, type SuiteItem } from './compression-eval/suite.js';
+import { suiteItems, type Split, type SuiteItem } from './compression-eval/suite.js';
 import { teacherItems } from './compression-eval/teacher.js';
 import { runSuite, SUITE_TAU, suiteTable, type ItemCompressor } from './compression-eval/suite-run.js';
 
@@ -252,12 +257,30 @@ export function teacherArgument(argv: readonly string[]): string | undefined {
   return file;
 }
 
-/** Fits, ablates, runs leave-one-domain-out, writes the parameters and the report. */
-export async function main(write = true, ablate = true, pairwise = false, teacher?: string): Promise<void> {
+/** The split after `--eval-split` (`test` when absent). */
+export function evalSplitArgument(argv: readonly string[]): Split {
+  const at = argv.indexOf('--eval-split');
+  if (at < 0) return 'test';
+  const split = argv[at + 1];
+  if (split !== 'test' && split !== 'tune') throw new Error('--eval-split takes `test` or `tune`.');
+  return split;
+}
+
+/**
+ * Fits, ablates, runs leave-one-domain-out, writes the parameters and the report. The ablation and the
+ * table are measured on `evalSplit` (the test splits by default).
+ */
+export async function main(
+  write = true,
+  ablate = true,
+  pairwise = false,
+  teacher?: string,
+  evalSplit: Split = 'test',
+): Promise<void> {
   const started = performance.now();
   const items = [...(await suiteItems()), ...(teacher !== undefined ? await teacherItems(teacher) : [])];
   const tune = items.filter((i) => i.split === 'tune');
-  const test = items.filter((i) => i.split === 'test');
+  const test = items.filter((i) => i.split === evalSplit);
   const units = unitSamples(tune);
   const samples = pairwise ? pairSamples(units) : units;
   const domains = [...new Set(items.map((i) => i.domain))];
@@ -279,7 +302,8 @@ export async function main(write = true, ablate = true, pairwise = false, teache
   FEATURE_NAMES.forEach((name, i) => log(`| ${name} | ${params.weights[i]?.toFixed(3)} |`));
   log(`| (bias) | ${params.bias.toFixed(3)} |`);
 
-  log('\n## Ablation: drop one feature, refit on all tuning splits, mean recall over the test sets\n');
+  log(`\nMeasured on the ${evalSplit === 'test' ? 'test' : 'tuning'} splits.`);
+  log(`\n## Ablation: drop one feature, refit on all tuning splits, mean recall over the ${evalSplit} sets\n`);
   log(`All features: ${macro(inDomain).toFixed(3)}; heuristic scorer: ${macro(heuristic).toFixed(3)}.\n`);
   log('| feature dropped | mean recall | change |\n|:---|---:|---:|');
   FEATURE_NAMES.forEach((name, dropped) => {
@@ -303,7 +327,7 @@ export async function main(write = true, ablate = true, pairwise = false, teache
     { name: 'learned, in-domain', compress: learnedCompressor(params) },
     { name: 'heuristic', compress: heuristicCompressor },
   ]);
-  log(suiteTable(figures));
+  log(suiteTable(figures, evalSplit === 'test' ? 'test split' : 'tuning split'));
   log(
     '\nRatio: the LODO compressor’s mean achieved ratio; every baseline runs at that ratio item by item. Recall: evidence items kept / evidence items.',
   );
@@ -324,5 +348,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     !process.argv.includes('--no-ablation'),
     process.argv.includes('--pairwise'),
     teacherArgument(process.argv),
+    evalSplitArgument(process.argv),
   );
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FEATURE_NAMES, seededRandom } from 'pagewise/internal';
-import { fitLogistic, pairSamples, type UnitSample } from '../bench/train-compressor.js';
+import { evalSplitArgument, fitLogistic, pairSamples, type UnitSample } from '../bench/train-compressor.js';
 
 const RELEVANCE = FEATURE_NAMES.indexOf('relevance');
 const LIST_ITEM = FEATURE_NAMES.indexOf('listItem');
@@ -68,5 +68,15 @@ describe('fitLogistic', () => {
 
   it('refuses an empty sample', () => {
     expect(() => fitLogistic([])).toThrow(/no samples/u);
+  });
+});
+
+describe('evalSplitArgument', () => {
+  it('defaults to the test split, takes tune, and refuses anything else', () => {
+    expect(evalSplitArgument([])).toBe('test');
+    expect(evalSplitArgument(['--no-write', '--eval-split', 'tune'])).toBe('tune');
+    expect(evalSplitArgument(['--eval-split', 'test'])).toBe('test');
+    expect(() => evalSplitArgument(['--eval-split'])).toThrow(/test` or `tune/u);
+    expect(() => evalSplitArgument(['--eval-split', 'train'])).toThrow(/test` or `tune/u);
   });
 });

@@ -123,15 +123,15 @@ export function runSuite(
   });
 }
 
-/** The figures as a markdown table, one row per set, one column per method. */
-export function suiteTable(figures: readonly SuiteSetFigures[]): string {
+/** The figures as a markdown table, one row per set, one column per method; `split` names the split measured. */
+export function suiteTable(figures: readonly SuiteSetFigures[], split = 'test split'): string {
   const methods = [...new Set(figures.flatMap((f) => f.methods.map((m) => m.method)))];
   const cell = (f: SuiteSetFigures, method: string): string => {
     const m = f.methods.find((x) => x.method === method);
     return m ? m.recall.toFixed(2) : '–';
   };
   return [
-    `| set (test split) | items | evidence | ratio | ${methods.join(' | ')} |`,
+    `| set (${split}) | items | evidence | ratio | ${methods.join(' | ')} |`,
     `|:---|---:|---:|---:|${methods.map(() => '---:').join('|')}|`,
     ...figures.map(
       (f) =>
