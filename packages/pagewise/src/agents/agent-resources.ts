@@ -21,6 +21,12 @@ export interface ResolvedModel {
   label: string;
   /** Context window in tokens; 0 when unchecked. */
   window: number;
+  /**
+   * True when the model is one the runner made from a `provider:model` spec: an AI SDK provider, which
+   * turns the prompt into its request body and keeps no reference to it. False for model objects passed
+   * in (they may record their calls) and for the offline model (its policies may be the user's).
+   */
+  keepsNoPrompt: boolean;
 }
 
 /** Resolves and caches each agent's model and tools for a runner. */
@@ -48,7 +54,8 @@ export class AgentResources {
       }
       const model = resolveModel(spec, this.defaults.modelOptions);
       const window = this.defaults.contextWindow ?? contextWindowFor(spec);
-      m = { model, label: modelLabel(spec), window };
+      const keepsNoPrompt = typeof spec === 'string' && spec !== 'offline';
+      m = { model, label: modelLabel(spec), window, keepsNoPrompt };
       this.models.set(agent, m);
     }
     return m;

@@ -43,13 +43,15 @@ export interface RunnerOptions {
    * Hand the model one prompt array for all the steps on a session, changed in place from step to step,
    * instead of a new array at each step. That copy (one pointer per message) is the one cost of a step
    * that grows with the history; with long histories (above about 16,000 messages) it and the garbage
-   * collection it drives make a step slower than at 500 events. Set it only when nothing keeps the
+   * collection it drives make a step slower than at 500 events. Set `true` only when nothing keeps the
    * `prompt` it was handed after the model call returns: the AI SDK's providers turn it into their
    * request body and keep nothing, but a model that records its calls (as `MockLanguageModelV3` in
    * `ai/test` does), or middleware or telemetry that stores the prompt, would see an earlier prompt
-   * change. A step whose processors changed the history still gets a new array. Default `false`.
+   * change. A step whose processors changed the history still gets a new array. Default `'auto'`: reused
+   * for models the runner made from a `provider:model` spec (the AI SDK's providers), a new array for
+   * model objects passed in and for the offline model.
    */
-  reusePrompt?: boolean;
+  reusePrompt?: boolean | 'auto';
 }
 
 /** Input of one invocation. */

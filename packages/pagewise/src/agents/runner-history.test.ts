@@ -111,7 +111,7 @@ describe('Runner: reusePrompt', () => {
     });
   });
 
-  it('refuses a value other than true or false', () => {
+  it('refuses a value other than true, false or "auto"', () => {
     const agent = new Agent({ name: 'a', instruction: 'x' });
     expect(() => new Runner({ agent, reusePrompt: 'yes' as unknown as boolean })).toThrow(
       expect.objectContaining({ code: 'invalid-option', message: expect.stringContaining('reusePrompt') }),

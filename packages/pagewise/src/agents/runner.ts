@@ -121,10 +121,11 @@ export class Runner {
   private readonly histories = new Map<string, RequestHistory>();
 
   constructor(options: RunnerOptions) {
-    if (options.reusePrompt !== undefined && typeof options.reusePrompt !== 'boolean')
+    const reuse: unknown = options.reusePrompt;
+    if (reuse !== undefined && reuse !== true && reuse !== false && reuse !== 'auto')
       throw new ConfigurationError(
         'invalid-option',
-        `Runner option reusePrompt must be true or false, got ${JSON.stringify(options.reusePrompt)}.`,
+        `Runner option reusePrompt must be true, false or "auto", got ${JSON.stringify(reuse)}.`,
       );
     this.options = options;
     this.agent = options.agent;
@@ -303,7 +304,7 @@ export class Runner {
     const key = historyKey(session);
     const kept = this.histories.get(key);
     this.histories.delete(key);
-    return kept ?? new RequestHistory({ reusePrompt: this.options.reusePrompt === true });
+    return kept ?? new RequestHistory();
   }
 
   private keepHistory(session: Session, history: RequestHistory): void {
@@ -315,7 +316,7 @@ export class Runner {
   private async *step(inv: Invocation, agent: Agent): AsyncGenerator<RunStreamPart, StepEnd> {
     const stepStart = performance.now();
     const { session, invocationId, ledger } = inv;
-    const { model, label, window } = this.resources.modelOf(agent);
+    const { model, label, window, keepsNoPrompt } = this.resources.modelOf(agent);
     const { tools, defs } = this.resources.toolsOf(agent);
     const request = await buildRequest({
       agent,
@@ -334,7 +335,8 @@ export class Runner {
     const encoding = encodingForModel(model.modelId);
     const measured = inv.history.measure(request, encoding);
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
-    const { prompt, tools: toolList } = inv.history.render(request);
+    const reuse = this.options.reusePrompt ?? 'auto';
+    const { prompt, tools: toolList } = inv.history.render(request, reuse === 'auto' ? keepsNoPrompt : reuse);
     const response = yield* callModel(
       model,
       {

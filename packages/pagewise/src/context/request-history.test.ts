@@ -126,7 +126,7 @@ describe('RequestHistory', () => {
           ),
           async (plan) => {
             const events: SessionEvent[] = [];
-            const history = new RequestHistory({ reusePrompt });
+            const history = new RequestHistory();
             // Every prompt handed out, with a deep copy of it as it was then: a model may keep its prompt.
             // With reusePrompt, only those of steps that did not get the kept array itself.
             const handedOut: { prompt: unknown; then: unknown }[] = [];
@@ -151,7 +151,7 @@ describe('RequestHistory', () => {
               };
               await applyEdit(request, e, seed);
               expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
-              const rendered = history.render(request);
+              const rendered = history.render(request, reusePrompt);
               expect(rendered).toEqual(renderPrompt(request));
               // The kept array is handed out only under reusePrompt, and only for the whole history with a
               // system message; it is then the same array at every such step.

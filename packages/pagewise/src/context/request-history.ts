@@ -34,14 +34,6 @@ const SYSTEM_SLOT: LanguageModelV3Message = Object.freeze({ role: 'system', cont
  * messages, the others are counted and rendered as those functions would.
  */
 export class RequestHistory {
-  /**
-   * @param options.reusePrompt when true, {@link RequestHistory.render} hands out the kept message array
-   *   itself whenever the request is the whole history with a system message (the usual step), so no
-   *   copy is made; the array is then changed in place by later syncs and renders. Only for callers
-   *   whose model keeps no reference to the prompt after the call.
-   */
-  constructor(private readonly options: { reusePrompt?: boolean } = {}) {}
-
   /** The history items of the events synced so far. Read-only for everyone but this class. */
   readonly items: ContextItem[] = [];
   private count = 0;
@@ -102,10 +94,15 @@ export class RequestHistory {
 
   /**
    * Renders `request` as `renderPrompt` does: the messages of the items this history holds (a prefix
-   * left in place by the processors) are reused, the rest rendered. The returned prompt array is new
-   * (unless `reusePrompt` was set, see the constructor); the messages in it are shared and read-only.
+   * left in place by the processors) are reused, the rest rendered. The messages in the prompt are
+   * shared and read-only. The prompt array is new, unless `reusePrompt` is true and the request is the
+   * whole history with a system message (the usual step): then it is the kept array itself, which later
+   * syncs and renders change in place; only for a model that keeps no reference to its prompt.
    */
-  render(request: ContextRequest): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+  render(
+    request: ContextRequest,
+    reusePrompt = false,
+  ): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
     const items = request.items;
     let shared = this.sharedPrefix(items);
     const whole = shared === items.length && shared === this.items.length;
@@ -114,8 +111,8 @@ export class RequestHistory {
     if (!whole) while (shared > 0 && items[shared - 1]!.type === 'tool-result') shared -= 1;
     const end = whole ? this.messages.length : shared === 0 ? 1 : this.messageOf[shared - 1]! + 1;
     const system = systemText(request);
-    if (this.options.reusePrompt && system && whole) {
-      // The caller promised the model keeps no reference: the kept array is the prompt, no copy.
+    if (reusePrompt && system && whole) {
+      // The caller knows the model keeps no reference: the kept array is the prompt, no copy.
       this.messages[0] = { role: 'system', content: system };
       return { prompt: this.messages, tools: renderTools(request.tools) };
     }
