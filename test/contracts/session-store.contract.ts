@@ -341,6 +341,30 @@ export function sessionStoreContract(
       expect(loaded?.state.other).toBeUndefined();
     });
 
+    it('refuses a batch holding an event whose text fields are not strings, storing none of it', async () => {
+      const s = await store.createSession({ appName: app, userId: 'shape' });
+      const base = { invocationId: 'i', author: 'a', timestamp: 1 };
+      const good = userEvent('first');
+      const bad = {
+        ...base,
+        kind: 'tool-result',
+        id: randomUUID(),
+        toolCallId: 'c1',
+        toolName: 'lookup',
+        output: { status: 'delivered' },
+        isError: false,
+      } as unknown as SessionEvent;
+      await expect(store.appendEvents(s, [good, bad])).rejects.toThrow(
+        /tool-result\): output must be a string, got object.*JSON\.stringify/,
+      );
+      const unknown = { ...base, kind: 'note', id: randomUUID(), text: 'x' } as unknown as SessionEvent;
+      await expect(store.appendEvents(s, [unknown])).rejects.toThrow(/unknown kind "note"/);
+      const loaded = await store.getSession(s);
+      expect(loaded?.version).toBe(0);
+      expect(loaded?.events).toEqual([]);
+      expect(s.version).toBe(0);
+    });
+
     it('keeps state keys that name Object members (__proto__, constructor, toString) as plain keys', async () => {
       const initial = JSON.parse('{"__proto__": {"polluted": 1}, "a": 2}') as Record<string, never>;
       const s = await store.createSession({ appName: app, userId: 'proto', state: initial });

@@ -91,6 +91,38 @@ function addTo(key: string, current: JsonValue | undefined, by: number): number 
  * either (most of them) is copied by one spread: deleting a key from the copy would turn it into a
  * slow dictionary object that every later reader (encoding, copying, converting) pays for.
  */
+/** Per event kind, the fields that must be strings: what the history renders and counts. */
+const TEXT_FIELDS: Readonly<Record<SessionEvent['kind'], readonly string[]>> = {
+  user: ['text'],
+  model: ['text'],
+  'tool-result': ['toolCallId', 'toolName', 'output'],
+  transfer: ['from', 'to'],
+  escalate: ['reason'],
+  compaction: ['fromEventId', 'toEventId', 'summary'],
+  error: ['code', 'message'],
+};
+
+/**
+ * Refuses an event whose kind is unknown or whose text fields are not strings, before anything is
+ * stored: such an event would otherwise be stored and break every later read of the session's history
+ * far from its cause (a tool result given as an object, as histories imported from elsewhere hold).
+ */
+function checkEventShape(event: SessionEvent): void {
+  const fields = Object.hasOwn(TEXT_FIELDS, event.kind) ? TEXT_FIELDS[event.kind] : undefined;
+  if (!fields) throw new TypeError(`Event ${String(event.id)} has an unknown kind ${JSON.stringify(event.kind)}.`);
+  if (typeof event.id !== 'string') throw new TypeError(`An event of kind ${event.kind} has no string id.`);
+  for (const field of fields) {
+    const value = (event as unknown as Record<string, unknown>)[field];
+    if (typeof value !== 'string')
+      throw new TypeError(
+        `Event ${event.id} (${event.kind}): ${field} must be a string, got ${value === null ? 'null' : typeof value}.` +
+          (event.kind === 'tool-result' && field === 'output'
+            ? ' A tool result is stored as the text the model reads: serialize structured output first (e.g. JSON.stringify).'
+            : ''),
+      );
+  }
+}
+
 function persistedEvent(
   event: SessionEvent,
   delta: SessionEvent['delta'],
@@ -121,6 +153,7 @@ export function planAppend(session: Session, events: readonly SessionEvent[], st
   };
   const sessionState: Record<string, JsonValue> = { ...stored.sessionState };
   const persisted: SessionEvent[] = [];
+  for (const event of events) checkEventShape(event);
   for (const event of events) {
     for (const [key, expected] of Object.entries(event.reads ?? {})) {
       const scope = scopeOf(key);
