@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { Agent, Runner, tool, type ModelSpec, type RunnerOptions } from '../packages/pagewise/src/index.js';
+import {
+  Agent,
+  Runner,
+  tool,
+  type ModelSpec,
+  type RunnerOptions,
+  type RunTelemetry,
+} from '../packages/pagewise/src/index.js';
 import { RequestHistory } from '../packages/pagewise/src/context/request-history.js';
 import { MODEL_ENV } from '../packages/pagewise/src/models/resolve.js';
 import { scriptedModel } from '../packages/pagewise/src/models/scripted.js';
@@ -69,6 +76,29 @@ describe("reusePrompt 'auto'", () => {
     expect(copied).toEqual(Array(6).fill(false));
     expect(autoBodies).toHaveLength(6);
     expect(autoBodies).toEqual(copiedBodies);
+  });
+
+  it('gives telemetry that keeps the content of each call the prompt as it was sent', async () => {
+    const kept: { prompt: unknown; then: string }[] = [];
+    const telemetry: RunTelemetry = {
+      startInvocation: () => ({
+        tool: (_call, _agent, run) => run(),
+        processor: (_name, _kind, run) => run(),
+        modelContent: (content) => void kept.push({ prompt: content.prompt, then: JSON.stringify(content.prompt) }),
+        end: () => {},
+      }),
+      current: () => undefined,
+    };
+    enqueueScript();
+    const runner = new Runner({
+      agent: new Agent({ name: 'a', instruction: 'You look records up.', tools: [lookup] }),
+      model: 'openai-compatible:test-model',
+      modelOptions: { env: { [MODEL_ENV.compatibleBaseUrl]: server.baseURL } },
+      telemetry,
+    });
+    for (const message of ['first', 'second']) await runner.run({ userId: 'u', sessionId: 's', message });
+    expect(kept).toHaveLength(6);
+    for (const { prompt, then } of kept) expect(JSON.stringify(prompt)).toBe(then);
   });
 
   it('gives a model object passed in a new array at every step', async () => {

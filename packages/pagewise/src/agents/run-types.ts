@@ -46,8 +46,8 @@ export interface RunnerOptions {
    * collection it drives make a step slower than at 500 events. Set `true` only when nothing keeps the
    * `prompt` it was handed after the model call returns: the AI SDK's providers turn it into their
    * request body and keep nothing, but a model that records its calls (as `MockLanguageModelV3` in
-   * `ai/test` does), or middleware or telemetry that stores the prompt, would see an earlier prompt
-   * change. A step whose processors changed the history still gets a new array. Default `'auto'`: reused
+   * `ai/test` does), or middleware that stores the prompt, would see an earlier prompt change
+   * (telemetry's `modelContent` is handed a copy of a reused prompt). A step whose processors changed the history still gets a new array. Default `'auto'`: reused
    * for models the runner made from a `provider:model` spec (the AI SDK's providers), a new array for
    * model objects passed in and for the offline model.
    */

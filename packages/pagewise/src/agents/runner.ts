@@ -335,8 +335,9 @@ export class Runner {
     const encoding = encodingForModel(model.modelId);
     const measured = inv.history.measure(request, encoding);
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
-    const reuse = this.options.reusePrompt ?? 'auto';
-    const { prompt, tools: toolList } = inv.history.render(request, reuse === 'auto' ? keepsNoPrompt : reuse);
+    const option = this.options.reusePrompt ?? 'auto';
+    const reuse = option === 'auto' ? keepsNoPrompt : option;
+    const { prompt, tools: toolList } = inv.history.render(request, reuse);
     const response = yield* callModel(
       model,
       {
@@ -358,7 +359,11 @@ export class Runner {
       ...(providerPrompt !== undefined ? { providerPromptTokens: providerPrompt } : {}),
       ...(providerCompletion !== undefined ? { providerCompletionTokens: providerCompletion } : {}),
     };
-    inv.telemetry?.modelContent?.({ prompt, text, toolCalls, finishReason: response.finishReason });
+    if (inv.telemetry?.modelContent) {
+      // A reused prompt changes at the next step; telemetry may keep what it is given, so it gets it as sent.
+      const sent = reuse ? prompt.slice() : prompt;
+      inv.telemetry.modelContent({ prompt: sent, text, toolCalls, finishReason: response.finishReason });
+    }
     const entry = ledger.record({
       kind: 'agent',
       agent: agent.name,

@@ -145,9 +145,14 @@ export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry 
       };
 
       const handle: InvocationTelemetry = {
-        modelContent(content) {
-          if (recordContent) pending = content;
-        },
+        // Only when content is recorded: the runner copies a reused prompt for this hook.
+        ...(recordContent
+          ? {
+              modelContent(content: ModelCallContent) {
+                pending = content;
+              },
+            }
+          : {}),
         tool(call, agentName, run) {
           const span = tracer.startSpan(
             `execute_tool ${call.toolName}`,

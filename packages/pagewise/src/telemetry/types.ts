@@ -8,7 +8,7 @@ import type { Ledger } from '../tokens/ledger.js';
 
 /** What one agent model call sent and got back, for telemetry that records content. */
 export interface ModelCallContent {
-  /** The prompt as sent to the model (system, history, tool results). */
+  /** The prompt as sent to the model (system, history, tool results); an array of its own, kept as it was. */
   prompt: LanguageModelV3Prompt;
   /** The response's text. */
   text: string;
