@@ -10,6 +10,7 @@ import { tool } from '../../pagewise/src/agents/tool.js';
 import { eventsToItems } from '../../pagewise/src/context/history.js';
 import { itemText, measureRequest } from '../../pagewise/src/context/request.js';
 import { StorageError, VersionConflictError } from '../../pagewise/src/errors.js';
+import { SharedStateConflictError } from '../../pagewise/src/session/store.js';
 import { scriptedModel } from '../../pagewise/src/models/scripted.js';
 import { countTokens } from '../../pagewise/src/tokens/tokenizer.js';
 import { sessionStoreContract } from '../../../test/contracts/session-store.contract.js';
@@ -233,6 +234,25 @@ describe('SqliteSessionStore: an append after another process changed the sessio
 
     await two.deleteSession(key);
     await expect(one.appendEvents(held, [user('e2')])).rejects.toMatchObject({ actualVersion: -1 });
+    expect(rowKeys(one)).toEqual([]);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it('reports the version conflict, not one computed on the state it last wrote, when the session changed', async () => {
+    const f = path.join(dir, 'stale-plan.db');
+    const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
+    const key = { appName: 'a', userId: 'u', sessionId: 's' };
+    const held = await one.createSession(key);
+    await one.appendEvents(held, [user('e1')]);
+    // A read of a user: key at a version it never had: refused by the plan itself.
+    const staleRead = { ...user('e2'), reads: { 'user:k': 5 } };
+    await expect(one.appendEvents(held, [staleRead])).rejects.toBeInstanceOf(SharedStateConflictError);
+
+    await two.deleteSession(key);
+    await expect(one.appendEvents(held, [staleRead])).rejects.toMatchObject({
+      name: 'VersionConflictError',
+      actualVersion: -1,
+    });
     expect(rowKeys(one)).toEqual([]);
     await Promise.all([one.close(), two.close()]);
   });

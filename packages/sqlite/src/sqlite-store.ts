@@ -485,9 +485,10 @@ export class SqliteSessionStore implements SessionStore {
     const { appName, userId, sessionId } = session;
     const cacheKey = cacheKeyOf(session);
     const last = this.lastWrites.get(cacheKey);
-    if (last && last.version === session.version && events.length > 0) {
-      const plan = this.plan(session, events, JSON.parse(last.state) as Record<string, JsonValue>);
-      const write = this.nextWrite(sessionId, last.sid, session.version, events, plan);
+    const fast =
+      last && last.version === session.version && events.length > 0 ? this.fastPlan(session, events, last) : undefined;
+    if (last && fast) {
+      const { plan, write } = fast;
       const changed = this.stmts.bumpLastWrite.run(
         write.version,
         write.state,
@@ -525,6 +526,21 @@ export class SqliteSessionStore implements SessionStore {
       row.version,
     );
     return this.finishAppend(cacheKey, session, plan, write);
+  }
+
+  /**
+   * The plan and row of an append from the state this store last wrote, or undefined when planning from
+   * it fails: the row may have changed since, and the read of it below then gives the error that applies
+   * (a version conflict, not a conflict computed on a stale state); if it has not, planning again throws
+   * the same error.
+   */
+  private fastPlan(session: Session, events: readonly SessionEvent[], last: LastWrite) {
+    try {
+      const plan = this.plan(session, events, JSON.parse(last.state) as Record<string, JsonValue>);
+      return { plan, write: this.nextWrite(session.sessionId, last.sid, session.version, events, plan) };
+    } catch {
+      return undefined;
+    }
   }
 
   private plan(session: Session, events: readonly SessionEvent[], sessionState: Record<string, JsonValue>): AppendPlan {
