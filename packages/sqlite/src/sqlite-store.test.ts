@@ -193,11 +193,16 @@ describe('SqliteSessionStore: an append after another process changed the sessio
   const sidOf = (store: SqliteSessionStore, sessionId: string) =>
     store.db.prepare<[string], { sid: number }>('SELECT sid FROM session_ids WHERE session_id = ?').get(sessionId)?.sid;
 
-  it('lands in the session created again under the same key, never in the rows of the deleted one', async () => {
-    const f = path.join(dir, 'recreated.db');
+  /** Two store instances on one new file, as two processes would have it, and a session created through the first. */
+  const twoStores = async (name: string) => {
+    const f = path.join(dir, name);
     const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
     const key = { appName: 'a', userId: 'u', sessionId: 's' };
-    const held = await one.createSession(key);
+    return { one, two, key, held: await one.createSession(key) };
+  };
+
+  it('lands in the session created again under the same key, never in the rows of the deleted one', async () => {
+    const { one, two, key, held } = await twoStores('recreated.db');
     // Another session after it, so the session created again gets a new integer id.
     await one.createSession({ ...key, sessionId: 'later' });
     await one.appendEvents(held, [user('e1')]);
@@ -221,10 +226,7 @@ describe('SqliteSessionStore: an append after another process changed the sessio
   });
 
   it('is refused with a VersionConflictError when the session created again is at another version', async () => {
-    const f = path.join(dir, 'recreated-version.db');
-    const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
-    const key = { appName: 'a', userId: 'u', sessionId: 's' };
-    const held = await one.createSession(key);
+    const { one, two, key, held } = await twoStores('recreated-version.db');
     await one.appendEvents(held, [user('e1')]);
 
     await two.deleteSession(key);
@@ -239,10 +241,7 @@ describe('SqliteSessionStore: an append after another process changed the sessio
   });
 
   it('reports the version conflict, not one computed on the state it last wrote, when the session changed', async () => {
-    const f = path.join(dir, 'stale-plan.db');
-    const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
-    const key = { appName: 'a', userId: 'u', sessionId: 's' };
-    const held = await one.createSession(key);
+    const { one, two, key, held } = await twoStores('stale-plan.db');
     await one.appendEvents(held, [user('e1')]);
     // A read of a user: key at a version it never had: refused by the plan itself.
     const staleRead = { ...user('e2'), reads: { 'user:k': 5 } };

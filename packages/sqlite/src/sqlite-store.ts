@@ -226,6 +226,22 @@ interface AppendRow {
   sid: number | null;
 }
 
+/** The parameters both session-row updates of an append start with: the new row, then the session's key. */
+function sessionRowWrite(
+  session: Session,
+  write: { version: number; state: string; updatedAt: number },
+): [number, string, number, number, string, string, string] {
+  return [
+    write.version,
+    write.state,
+    write.updatedAt,
+    SESSION_SCHEMA_VERSION,
+    session.appName,
+    session.userId,
+    session.sessionId,
+  ];
+}
+
 /** What an append of this store left in a session: the integer id of its rows, its version and state text. */
 interface LastWrite {
   sid: number;
@@ -490,13 +506,7 @@ export class SqliteSessionStore implements SessionStore {
     if (last && fast) {
       const { plan, write } = fast;
       const changed = this.stmts.bumpLastWrite.run(
-        write.version,
-        write.state,
-        write.updatedAt,
-        SESSION_SCHEMA_VERSION,
-        appName,
-        userId,
-        sessionId,
+        ...sessionRowWrite(session, write),
         last.version,
         last.state,
         last.sid,
@@ -515,16 +525,7 @@ export class SqliteSessionStore implements SessionStore {
     );
     const sid = row.sid ?? this.sidOf(appName, userId, sessionId);
     const write = this.nextWrite(sessionId, sid, row.version, events, plan, row.updated_at);
-    this.stmts.bumpSession.run(
-      write.version,
-      write.state,
-      write.updatedAt,
-      SESSION_SCHEMA_VERSION,
-      appName,
-      userId,
-      sessionId,
-      row.version,
-    );
+    this.stmts.bumpSession.run(...sessionRowWrite(session, write), row.version);
     return this.finishAppend(cacheKey, session, plan, write);
   }
 
