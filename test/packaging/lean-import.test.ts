@@ -24,6 +24,7 @@ const LAZY: Record<string, RegExp> = {
   'ipaddr.js': /\/node_modules\/ipaddr\.js\//,
   '@opentelemetry/api': /\/node_modules\/@opentelemetry\/api\//,
   minisearch: /\/node_modules\/minisearch\//,
+  "Node's HTTP client": /^node:https?$/,
 };
 /** What the root entry and the CLI's help never load: other packages' integrations, the AI SDK and providers. */
 const NEVER: Record<string, RegExp> = {
