@@ -12,7 +12,8 @@ import { quantile } from './stats.js';
 const median = (values: readonly number[]): number => quantile(values, 0.5);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(ROOT, 'bin', 'pagewise.js');
+const CLI = path.join(ROOT, 'packages', 'cli');
+const BIN = path.join(CLI, 'bin', 'pagewise.js');
 const COMMAND_MODULES = ['analyze', 'bench', 'db', 'demo', 'distill', 'optimize', 'sessions', 'worker'];
 
 function timeRun(args: string[]): number {
@@ -23,12 +24,12 @@ function timeRun(args: string[]): number {
 }
 
 export async function main(repeats = 5): Promise<void> {
-  if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
+  if (!existsSync(path.join(CLI, 'dist', 'main.js'))) {
     console.log('\n## CLI cold start: skipped, run `npm run build` first');
     return;
   }
   // Every command module imported before printing the version: what an eager CLI pays on each start.
-  const eager = `${COMMAND_MODULES.map((m) => `await import(${JSON.stringify(path.join(ROOT, 'dist', 'cli', `${m}.js`))});`).join(' ')} console.log('x');`;
+  const eager = `${COMMAND_MODULES.map((m) => `await import(${JSON.stringify(path.join(CLI, 'dist', `${m}.js`))});`).join(' ')} console.log('x');`;
   const rows: [string, number[]][] = [
     ['pagewise --version', []],
     ['pagewise --help', []],

@@ -1309,12 +1309,21 @@ function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
     opened.add(prefix);
     const step = leaf.path[depth - 1];
     if (depth > 0) cost += typeof step === 'string' ? countTokens(`${JSON.stringify(step)}:{},`) : 2;
-    if (typeof leaf.path[depth] === 'number') cost += MARKER_TOKENS;
+    if (typeof leaf.path[depth] === 'number') cost += markerTokens();
   }
   return cost;
 }
 
-const MARKER_TOKENS = countTokens(`,${JSON.stringify(omittedMarker(99))}`);
+let markerTokenCount: number | undefined;
+
+/**
+ * The tokens of a cut-list marker and its comma. Counted on first use, not when the module loads: counting
+ * loads the tokenizer's tables, and importing pagewise must not (test/packaging/lean-import.test.ts).
+ */
+function markerTokens(): number {
+  markerTokenCount ??= countTokens(`,${JSON.stringify(omittedMarker(99))}`);
+  return markerTokenCount;
+}
 
 /**
  * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept

@@ -148,7 +148,8 @@ export function fillBudget(
 // Japanese, Chinese and Korean script: text without spaces, cut between words the segmenter finds.
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
 const SPACE_CHAR = /\s/u;
-const cutSegmenter = new Intl.Segmenter('ja', { granularity: 'word' });
+// Built on the first CJK text, not when the module loads: a segmenter loads ICU's word-break data.
+let cutSegmenter: Intl.Segmenter | undefined;
 
 /**
  * The offsets at which `text` can be cut without cutting a word, number, id, date, code or URL: after a
@@ -161,6 +162,7 @@ export function wordCutPoints(text: string): number[] {
     if (SPACE_CHAR.test(text[at] ?? '') && !SPACE_CHAR.test(text[at - 1] ?? '')) points.push(at);
   }
   if (CJK_CHAR.test(text)) {
+    cutSegmenter ??= new Intl.Segmenter('ja', { granularity: 'word' });
     for (const { index } of cutSegmenter.segment(text)) {
       if (index > 0 && CJK_CHAR.test(text[index - 1] ?? '') && CJK_CHAR.test(text[index] ?? '')) points.push(index);
     }

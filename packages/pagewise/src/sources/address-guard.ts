@@ -4,9 +4,19 @@
  * as in DNS rebinding) to an internal address cannot be reached.
  */
 import dns from 'node:dns';
+import { createRequire } from 'node:module';
 import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type IpAddr from 'ipaddr.js';
 import { AccessDeniedError } from '../errors.js';
+
+// ipaddr.js loads on the first address checked, not when pagewise is imported (test/packaging/lean-import.test.ts):
+// most processes never load a page over HTTP.
+const requireCjs = createRequire(import.meta.url);
+let ipaddrModule: typeof IpAddr | undefined;
+function ipaddr(): typeof IpAddr {
+  ipaddrModule ??= requireCjs('ipaddr.js') as typeof IpAddr;
+  return ipaddrModule;
+}
 
 /** The verdict on one IP address. */
 export interface AddressClass {
@@ -31,10 +41,10 @@ export interface AddressClass {
  * classifyAddress('::ffff:10.0.0.1'); // { public: false, range: 'ipv4Mapped:private' }
  */
 export function classifyAddress(address: string): AddressClass {
-  if (!ipaddr.isValid(address)) return { public: false, range: 'invalid' };
-  const parsed = ipaddr.parse(address);
+  if (!ipaddr().isValid(address)) return { public: false, range: 'invalid' };
+  const parsed = ipaddr().parse(address);
   if (parsed.kind() === 'ipv4') return verdict(parsed.range());
-  const v6 = parsed as ipaddr.IPv6;
+  const v6 = parsed as IpAddr.IPv6;
   const embedded = embeddedIPv4(v6);
   if (embedded !== undefined) {
     const inner = embedded.range();
@@ -57,13 +67,13 @@ function verdict(range: string): AddressClass {
 }
 
 /** The IPv4 address inside `::ffff:0:0/96` or the well-known NAT64 prefix `64:ff9b::/96`. */
-function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+function embeddedIPv4(address: IpAddr.IPv6): IpAddr.IPv4 | undefined {
   if (address.isIPv4MappedAddress()) return address.toIPv4Address();
   const [p0, p1, p2, p3, p4, p5, p6 = 0, p7 = 0] = address.parts;
   // Only the well-known /96 is unwrapped; the local-use NAT64 prefix 64:ff9b:1::/48 stays refused
   // because its translator may sit inside the private network.
   if (p0 === 0x64 && p1 === 0xff9b && p2 === 0 && p3 === 0 && p4 === 0 && p5 === 0) {
-    return new ipaddr.IPv4([p6 >> 8, p6 & 0xff, p7 >> 8, p7 & 0xff]);
+    return new (ipaddr().IPv4)([p6 >> 8, p6 & 0xff, p7 >> 8, p7 & 0xff]);
   }
   return undefined;
 }

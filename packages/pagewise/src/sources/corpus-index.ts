@@ -2,7 +2,8 @@
  * Full-text search over a corpus of documents, and the `search` tool that exposes it to a model. A hit
  * carries a URI, a title and a short snippet, never the body: the model pages in what it wants to read.
  */
-import MiniSearch from 'minisearch';
+import { createRequire } from 'node:module';
+import type MiniSearch from 'minisearch';
 import type { SearchResult as MiniSearchResult } from 'minisearch';
 import { z } from 'zod';
 import { tool } from '../agents/tool.js';
@@ -42,6 +43,14 @@ const MAX_K = 50;
 const tokenize = (text: string): string[] => wordTokens(text);
 const processTerm = (term: string): string => term.toLowerCase();
 
+// minisearch loads with the first index, not when pagewise is imported (test/packaging/lean-import.test.ts).
+const requireCjs = createRequire(import.meta.url);
+let miniSearchClass: typeof MiniSearch | undefined;
+function miniSearch(): typeof MiniSearch {
+  miniSearchClass ??= requireCjs('minisearch') as typeof MiniSearch;
+  return miniSearchClass;
+}
+
 /**
  * The snippet material of one document: a few short windows of its body and, for each term they
  * contain, the window it first appears in. Bodies themselves are not kept.
@@ -67,7 +76,7 @@ interface StoredFields {
  * index.search('refund policy', 3); // [{ uri: 'file:policies/refunds.md', title: 'Refunds', snippet: '…', score: 7.1 }, ...]
  */
 export class CorpusIndex {
-  readonly #search = new MiniSearch<IndexableDocument>({
+  readonly #search = new (miniSearch())<IndexableDocument>({
     idField: 'uri',
     fields: ['title', 'body'],
     storeFields: ['uri', 'title'],

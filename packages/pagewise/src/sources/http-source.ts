@@ -3,9 +3,7 @@
  * when connecting, on every redirect hop), a byte cap enforced while streaming, and one deadline for
  * the whole request.
  */
-import http from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import https from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import {
@@ -182,9 +180,11 @@ export function createHttpSource(options: HttpSourceOptions = {}): DocumentSourc
 }
 
 /** One GET request: a redirect target, or the whole body read under the byte cap. */
-function requestOnce(url: URL, settings: HopSettings): Promise<Hop> {
+async function requestOnce(url: URL, settings: HopSettings): Promise<Hop> {
+  // Node's HTTP client (TLS included) loads with the first request, not when pagewise is imported
+  // (test/packaging/lean-import.test.ts).
+  const transport = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<Hop>((resolve, reject) => {
-    const transport = url.protocol === 'https:' ? https : http;
     const request = transport.request({
       protocol: url.protocol,
       hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),

@@ -12,18 +12,22 @@
  * the project's tokenizer (comparable across providers), the provider's own figure sits beside it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  context as otelContext,
-  trace,
-  SpanKind,
-  SpanStatusCode,
-  type Attributes,
-  type Span,
-  type Tracer,
-} from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { LedgerEntry } from '../tokens/ledger.js';
 import { contentAttributes } from './content.js';
 import type { InvocationInfo, InvocationTelemetry, ModelCallContent, RunTelemetry } from './types.js';
+
+// @opentelemetry/api loads when telemetry is created, not when pagewise is imported
+// (test/packaging/lean-import.test.ts). It is CommonJS for Node either way, so this is the instance an application's
+// own `import '@opentelemetry/api'` gets, and the two share the registered provider.
+const requireCjs = createRequire(import.meta.url);
+let openTelemetryModule: typeof OpenTelemetryApi | undefined;
+function openTelemetry(): typeof OpenTelemetryApi {
+  openTelemetryModule ??= requireCjs('@opentelemetry/api') as typeof OpenTelemetryApi;
+  return openTelemetryModule;
+}
 
 /** Tools whose calls load pages into the working set; each gets a `pagewise.page_in` span. */
 export const PAGE_IN_TOOLS: readonly string[] = ['get_reports', 'page_in', 'read_frame'];
@@ -70,7 +74,10 @@ function usageAttributes(e: LedgerEntry): Attributes {
 
 function fail(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : new Error(String(error)));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({
+    code: openTelemetry().SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
 }
 
 /**
@@ -81,6 +88,7 @@ function fail(span: Span, error: unknown): void {
  * const runner = new Runner({ agent, telemetry: pagewiseTelemetry({ tracer: trace.getTracer('my-app') }) });
  */
 export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry {
+  const { context: otelContext, trace, SpanKind } = openTelemetry();
   const tracer = options.tracer ?? trace.getTracer('pagewise');
   const running = new Map<string, InvocationTelemetry>();
   // The span a compressor call or page-in nests under: the tool or processor running in this async flow.
