@@ -196,7 +196,10 @@ function episodeRunner(
   };
 }
 
-/** The proposer's `ask`: the optimizer model, each answer cached in the progress file, under the caps. */
+/**
+ * The proposer's `ask`: the optimizer model, each answer cached in the progress file, under the caps.
+ * An answer the caller cannot read is counted but not cached (see `AskOptions.unreadable`).
+ */
 function optimizerAsk(
   options: OptimizeOptions,
   proposer: GuidelineProposer,
@@ -212,7 +215,7 @@ function optimizerAsk(
     ? `progress saved in ${progress.file}; run the same command again with a higher limit to resume`
     : 'no progress file (no output folder)';
   let pending = 0;
-  return async (prompt, purpose) => {
+  return async (prompt, purpose, askOptions = {}) => {
     if (!optimizerModel) {
       throw new ConfigurationError(
         'no-optimizer-model',
@@ -221,7 +224,9 @@ function optimizerAsk(
     }
     const key = shortHash(`${label}\n${prompt}`);
     const cached = progress.optimizerCall(key);
-    if (cached) return cached.text;
+    // An unreadable answer an older version cached is asked again, not replayed.
+    const stale = cached !== undefined && askOptions.unreadable?.(cached.text) !== undefined;
+    if (cached && !stale) return cached.text;
     checkAbort(options.signal);
     const used = progress.usage;
     if (options.maxOptimizerCalls !== undefined && used.calls + pending >= options.maxOptimizerCalls) {
@@ -263,7 +268,9 @@ function optimizerAsk(
     } finally {
       pending -= 1;
     }
-    await progress.putOptimizerCall(key, { purpose, text, promptTokens, completionTokens });
+    if (askOptions.unreadable?.(text) !== undefined)
+      await progress.countOptimizerCall({ promptTokens, completionTokens }, stale ? key : undefined);
+    else await progress.putOptimizerCall(key, { purpose, text, promptTokens, completionTokens });
     return text;
   };
 }

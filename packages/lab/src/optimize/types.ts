@@ -116,6 +116,11 @@ export interface CandidateResult {
   step: 'utility' | 'compression';
   /** 0 for the incumbent of the step (the guideline it revises), then 1..K. */
   index: number;
+  /**
+   * Set on a reply of the optimizer that held no candidate that could be read: which of the step's
+   * attempts it was (the step asks again, up to `CANDIDATE_REPLY_ATTEMPTS` in all).
+   */
+  attempt?: number;
   id: string;
   version: number;
   /** Behaviour hash; absent for a draft that did not parse. */
