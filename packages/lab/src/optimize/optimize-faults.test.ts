@@ -234,3 +234,55 @@ describe('optimize: candidates the optimizer model writes', () => {
     expect(notes).not.toMatch(/no more distinct/);
   });
 });
+
+describe('optimize: candidates that name the training data', () => {
+  it('refuses a value of the training traces and the feedback, not a generic revision', async () => {
+    // The order id is in the training runs' tool calls and in the feedback, never in a task's prompt or gold.
+    const plain = evaluator([], () => false);
+    const withOrder: EpisodeEvaluator = async (job, signal) => ({
+      ...(await plain(job, signal)),
+      toolCalls: [{ toolName: 'get_order_details', input: '{"order_id":"#W7736708"}' }],
+    });
+    const lost = JSON.stringify({
+      divergence: 'the compressed run lost the order',
+      rootCauses: ['missing-critical-fact'],
+      lostFacts: ['order #W7736708', 'the email jane.roe@example.com'],
+      recommendations: ['keep order ids'],
+    });
+    const named = formatGuideline({
+      ...base,
+      description: 'keep that order',
+      template: `${base.template}\nAlways keep order #W7736708.`,
+    });
+    const emailed = formatGuideline({
+      ...base,
+      description: 'keep that customer',
+      template: `${base.template}\nKeep the customer jane.roe@example.com.`,
+    });
+    const generic = formatGuideline({
+      ...base,
+      description: 'keep order ids',
+      template: `${base.template}\nAlways keep every order id (# and 7 digits), the 3 latest items and amounts over 1000.`,
+      rules: { ...base.rules, ratio: 0.9 },
+    });
+    const optimizer = scriptedModel([
+      lost,
+      lost,
+      [named, emailed, generic]
+        .map((f, i) => `=== CANDIDATE ${i + 1} ===\n${f}\n=== END CANDIDATE ${i + 1} ===`)
+        .join('\n'),
+    ]);
+    const result = await optimizeGuideline({
+      ...options,
+      candidates: 3,
+      optimizer,
+      evaluator: withOrder,
+      outDir: outDir(),
+    });
+    optimizer.assertComplete();
+    const ut = result.candidates.filter((c) => c.step === 'utility' && c.index > 0);
+    expect(ut.map((c) => c.status)).toEqual(['rejected', 'rejected', 'evaluated']);
+    expect(ut[0]?.reason).toMatch(/value of the training runs \("#W7736708", seen in a training trace\)/);
+    expect(ut[1]?.reason).toMatch(/value of the training runs \("jane.roe@example.com", seen in the feedback\)/);
+  });
+});

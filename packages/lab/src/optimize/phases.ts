@@ -18,7 +18,7 @@ import {
   type PairFeedback,
 } from './analysis.js';
 import { ConfigurationError } from 'pagewise';
-import { checkCandidate } from './candidate-check.js';
+import { checkCandidate, runValues, type RunValue } from './candidate-check.js';
 import type { EvaluationJob } from './evaluate.js';
 import { guidelineHash } from './hash.js';
 import type { CandidateDraft, ProposerContext } from './proposer.js';
@@ -57,6 +57,40 @@ export async function baselinePhase(run: OptimizeRun): Promise<Baseline> {
   return { uncompressed, startTrain, startCost: scoreSplit(startTrain, uncompressed).cost };
 }
 
+/** The texts of a trace an optimizer may be shown: answer, tool calls, compressor excerpts, field values. */
+function traceTexts(trace: EpisodeTrace): string[] {
+  return [
+    trace.answer,
+    trace.error ?? '',
+    ...trace.toolCalls.map((call) => `${call.toolName} ${call.input}`),
+    ...trace.excerpts.flatMap((excerpt) => [excerpt.input, excerpt.output]),
+    ...Object.values(trace.fields).flatMap((stats) => [...stats.lostValues, ...stats.keptValues]),
+  ];
+}
+
+/**
+ * The values of the training runs behind a step (their traces, the uncompressed ones included, and the
+ * feedback the proposer wrote), which no candidate of the step may name.
+ */
+function stepRunValues(
+  run: OptimizeRun,
+  baseline: Baseline,
+  traces: readonly EpisodeTrace[],
+  feedback: readonly unknown[],
+): RunValue[] {
+  const uncompressed = run.trainTasks.flatMap((task) => {
+    const trace = baseline.uncompressed.get(task.id);
+    return trace ? [trace] : [];
+  });
+  return runValues(
+    {
+      traces: [...uncompressed, ...traces].flatMap(traceTexts),
+      feedback: feedback.map((item) => JSON.stringify(item)),
+    },
+    run.start,
+  );
+}
+
 /** The replies of a step that held no readable candidate, as rejected entries of the candidate log. */
 function unreadableEntries(run: OptimizeRun, step: Step, incumbent: Guideline, proposal: Proposal): CandidateResult[] {
   const tag = step === 'utility' ? 'ut' : 'co';
@@ -74,7 +108,13 @@ function unreadableEntries(run: OptimizeRun, step: Step, incumbent: Guideline, p
 }
 
 /** The drafts of a step as candidate entries: named, checked, duplicates refused. */
-function draftEntries(run: OptimizeRun, step: Step, incumbent: Guideline, drafts: readonly CandidateDraft[]) {
+function draftEntries(
+  run: OptimizeRun,
+  step: Step,
+  incumbent: Guideline,
+  drafts: readonly CandidateDraft[],
+  runValuesSeen: readonly RunValue[],
+) {
   const tag = step === 'utility' ? 'ut' : 'co';
   const entries: CandidateResult[] = [];
   const seen = new Map<string, number>([[guidelineHash(incumbent), 0]]);
@@ -99,7 +139,7 @@ function draftEntries(run: OptimizeRun, step: Step, incumbent: Guideline, drafts
     const description = `${step === 'utility' ? 'UT' : 'CO'} candidate ${index} of ${run.root}: ${summary}`;
     const guideline: Guideline = { ...draft.guideline, id: base.id, version: base.version, description };
     const hash = guidelineHash(guideline);
-    const reason = checkCandidate(guideline, incumbent, run.forbidden);
+    const reason = checkCandidate(guideline, incumbent, run.forbidden, runValuesSeen);
     const same = seen.get(hash);
     if (reason !== undefined) entries.push({ ...base, hash, status: 'rejected', reason, guideline });
     else if (same !== undefined)
@@ -127,7 +167,7 @@ async function step(
   name: Step,
   incumbent: Guideline,
   incumbentTrain: readonly EpisodeTrace[],
-  proposal: Proposal,
+  proposal: Proposal & { feedback: readonly unknown[] },
   baseline: Baseline,
 ): Promise<Guideline> {
   const { lambda, trainTasks } = run;
@@ -148,7 +188,13 @@ async function step(
   };
   const entries = [
     ...unreadableEntries(run, name, incumbent, proposal),
-    ...draftEntries(run, name, incumbent, proposal.drafts),
+    ...draftEntries(
+      run,
+      name,
+      incumbent,
+      proposal.drafts,
+      stepRunValues(run, baseline, incumbentTrain, proposal.feedback),
+    ),
   ];
   const evaluated = entries.filter((e) => e.status === 'evaluated');
   const traces = await run.run(
@@ -226,7 +272,7 @@ export async function utilityPhase(run: OptimizeRun, baseline: Baseline): Promis
   const proposal = await proposeCandidates(run, 'Utility step', (asked) =>
     proposer.utilityCandidates(start, feedback, weights, k, asked),
   );
-  const afterUtility = await step(run, 'utility', start, baseline.startTrain, proposal, baseline);
+  const afterUtility = await step(run, 'utility', start, baseline.startTrain, { ...proposal, feedback }, baseline);
   return { afterUtility, feedback, weights };
 }
 
@@ -338,7 +384,7 @@ export async function compressionPhase(
   const proposal = await proposeCandidates(run, 'Compression step', (asked) =>
     proposer.compressionCandidates(afterUtility, feedback, coAnalysis, k, asked),
   );
-  const chosen = await step(run, 'compression', afterUtility, utilityTrain, proposal, baseline);
+  const chosen = await step(run, 'compression', afterUtility, utilityTrain, { ...proposal, feedback }, baseline);
   return { chosen, utilityTrain, feedback, unneeded };
 }
 
