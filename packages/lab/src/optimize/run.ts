@@ -313,6 +313,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
       model,
       ...(options.compressor !== undefined ? { compressor: options.compressor } : {}),
       ...(options.store ? { store: options.store } : {}),
+      ...(options.sessions ? { sessions: options.sessions } : {}),
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
       ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
       ...(budget !== undefined ? { budget } : {}),
