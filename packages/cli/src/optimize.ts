@@ -67,7 +67,8 @@ Options:
                             progress.json. Run again with the same folder to resume.
   --db <file>               Record every compressor call, scored by its episode, in this SQLite
                             database for \`pagewise distill export\`, and every episode's session with
-                            its model calls for \`pagewise inspect\` (default ${path.join('.pagewise', 'pagewise.db')})
+                            its model calls and the optimizer's calls for \`pagewise inspect\`
+                            (default ${path.join('.pagewise', 'pagewise.db')})
   --no-record               Do not record compressor calls nor episodes
   -h, --help                Show this help
 `;

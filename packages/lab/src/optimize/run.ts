@@ -17,6 +17,7 @@ import { forbiddenValues } from './candidate-check.js';
 import { scenarioEvaluator, type EpisodeEvaluator, type EvaluationJob } from './evaluate.js';
 import { guidelineHash, shortHash } from './hash.js';
 import { llmProposer } from './llm-proposer.js';
+import { optimizerCallRecorder } from './optimizer-log.js';
 import { evaluationKey, OptimizeProgress } from './progress.js';
 import type { GuidelineProposer, ProposerContext } from './proposer.js';
 import { ruleEditProposer } from './rule-edits.js';
@@ -211,6 +212,7 @@ function optimizerAsk(
   const label = isProposer(optimizer) ? optimizer.name : modelLabel(optimizer);
   const settingCalls = options.settingNames?.maxOptimizerCalls ?? 'maxOptimizerCalls';
   const settingTokens = options.settingNames?.maxOptimizerTokens ?? 'maxOptimizerTokens';
+  const record = options.sessions ? optimizerCallRecorder(options.sessions, label) : undefined;
   const saved = progress.file
     ? `progress saved in ${progress.file}; run the same command again with a higher limit to resume`
     : 'no progress file (no output folder)';
@@ -248,6 +250,7 @@ function optimizerAsk(
       );
     }
     pending += 1;
+    const started = performance.now();
     let text: string;
     let promptTokens: number;
     let completionTokens: number;
@@ -268,6 +271,8 @@ function optimizerAsk(
     } finally {
       pending -= 1;
     }
+    // Kept for the inspector before the progress file, so an unreadable reply can be looked at too.
+    await record?.({ prompt, purpose, text, promptTokens, completionTokens, modelMs: performance.now() - started });
     if (askOptions.unreadable?.(text) !== undefined)
       await progress.countOptimizerCall({ promptTokens, completionTokens }, stale ? key : undefined);
     else await progress.putOptimizerCall(key, { purpose, text, promptTokens, completionTokens });

@@ -78,8 +78,9 @@ export interface OptimizeOptions {
   /** Where the default evaluator records compressor calls for distillation (a custom `evaluator` records its own). */
   store?: CompressorCallStore;
   /**
-   * Where the default evaluator keeps each episode's session and model calls, for `pagewise inspect`
-   * (a custom `evaluator` keeps its own); not kept when undefined.
+   * Where the default evaluator keeps each episode's session and model calls, and the loop its
+   * optimizer model's calls (one session, see `optimizerCallRecorder`), for `pagewise inspect` (a
+   * custom `evaluator` keeps its own episodes); not kept when undefined.
    */
   sessions?: EpisodeSessions;
   /** Runs episodes; default {@link scenarioEvaluator} over `scenario` (with `model`, `compressor`, `store`, `sessions`, `contextWindow`). */
