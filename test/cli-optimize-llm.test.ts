@@ -4,7 +4,7 @@
  * garbage to the first requests for candidates. An unreadable reply is a failed candidate asked again, never
  * a state cached in the progress file that stops every later run.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,8 +167,7 @@ describe.runIf(available)('optimize with an optimizer model that answers garbage
   it('continues in a folder whose progress file holds an unreadable reply an older version cached', async () => {
     // What an older version left: the feedback and an unreadable candidates reply cached, then a fatal stop.
     const out = path.join(dir, 'older');
-    const first = await optimize(out, 0);
-    expect(first.code, first.stderr).toBe(0);
+    cpSync(path.join(dir, 'clean'), out, { recursive: true });
     const file = path.join(out, 'progress.json');
     const progress = JSON.parse(readFileSync(file, 'utf8')) as {
       optimizerCalls: Record<string, { purpose: string; text: string }>;
@@ -185,5 +184,5 @@ describe.runIf(available)('optimize with an optimizer model that answers garbage
     // The cached feedback is used; the unreadable reply is asked again, as is what came after it.
     expect(again.revisions).toBe(clean.revisions);
     expect(again.requests).toBeLessThan(clean.requests);
-  }, 360_000);
+  }, 180_000);
 });
