@@ -16,10 +16,11 @@ import {
   PROGRESS_FILE,
   SqliteCompressorCallStore,
   type CompressorCallStore,
+  type EpisodeSessions,
   type OptimizePhase,
   type OptimizeProgressEvent,
 } from '@pagewise/lab/optimize';
-import { defaultDatabasePath } from '@pagewise/sqlite';
+import { defaultDatabasePath, openSqliteDatabase, SqliteCallLog, SqliteSessionStore } from '@pagewise/sqlite';
 import { DEFAULT_MODEL_TIMEOUT_S, intOption, MODEL_TIME_FLAGS, parseCommand, resumableTimeOptions } from './args.js';
 import { commandLine } from './invocation.js';
 
@@ -65,8 +66,10 @@ Options:
                             candidates.json and candidates/, feedback.json, report.json, report.md,
                             progress.json. Run again with the same folder to resume.
   --db <file>               Record every compressor call, scored by its episode, in this SQLite
-                            database for \`pagewise distill export\` (default ${path.join('.pagewise', 'pagewise.db')})
-  --no-record               Do not record compressor calls
+                            database for \`pagewise distill export\`, and every episode's session with
+                            its model calls and the optimizer's calls for \`pagewise inspect\`
+                            (default ${path.join('.pagewise', 'pagewise.db')})
+  --no-record               Do not record compressor calls nor episodes
   -h, --help                Show this help
 `;
 
@@ -208,9 +211,13 @@ export async function optimizeCommand(
       ? undefined
       : intOption('max-optimizer-tokens', values['max-optimizer-tokens'], 0, 0);
   const times = resumableTimeOptions(values);
-  const store: CompressorCallStore | undefined = values['no-record']
-    ? undefined
-    : new SqliteCompressorCallStore({ path: values.db ?? defaultDatabasePath() });
+  const dbPath = values.db ?? defaultDatabasePath();
+  // One database for the compressor calls and, as the demo keeps its runs, each episode's session and model calls.
+  const database = values['no-record'] ? undefined : openSqliteDatabase(dbPath);
+  const store: CompressorCallStore | undefined = database ? new SqliteCompressorCallStore({ database }) : undefined;
+  const sessions: EpisodeSessions | undefined = database
+    ? { store: new SqliteSessionStore({ database }), callLog: (tags) => new SqliteCallLog({ database, tags }) }
+    : undefined;
 
   const controller = new AbortController();
   const quit = () => process.exit(130);
@@ -257,6 +264,7 @@ export async function optimizeCommand(
       ...(values.budget !== undefined ? { budget: intOption('budget', values.budget, 1, 1) } : {}),
       outDir,
       ...(store ? { store } : {}),
+      ...(sessions ? { sessions } : {}),
       signal: controller.signal,
       onProgress: progress.update,
     });
@@ -267,7 +275,7 @@ export async function optimizeCommand(
     );
     if (store)
       err(
-        `optimize: compressor calls recorded in ${values.db ?? defaultDatabasePath()} (${commandLine(['distill', 'export', '--target', target, '--out', '<file>'])})`,
+        `optimize: compressor calls recorded in ${dbPath} (${commandLine(['distill', 'export', '--target', target, '--out', '<file>'])}); the episodes and their model calls too (${commandLine(['inspect', '--store', `sqlite:${dbPath}`])})`,
       );
     return 0;
   } catch (error) {
@@ -284,5 +292,6 @@ export async function optimizeCommand(
     process.removeListener('SIGINT', onInterrupt);
     process.removeListener('SIGINT', quit);
     await store?.close();
+    database?.close();
   }
 }

@@ -167,6 +167,8 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     contextWindow: budgetWindow(context.contextWindow ?? contextWindowFor(context.model), context.budget),
     services: { ...scenarioServices, ...setup.services },
     ledger,
+    ...(context.store ? { store: context.store } : {}),
+    ...(context.callLog ? { callLog: context.callLog } : {}),
   });
   try {
     const result = await runner.run({

@@ -2,7 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { ErrorFault, LedgerEntry } from 'pagewise';
+import type { CallLog, ErrorFault, LedgerEntry, SessionStore } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 
 /** Parameters every scenario understands. */
@@ -39,6 +39,13 @@ export interface EpisodeContext {
    * when undefined. A hung hosted model then costs at most the attempts times this.
    */
   modelTimeoutMs?: number;
+  /**
+   * Where the episode's session is stored, with `callLog` receiving its model calls, so it can be looked
+   * at with `pagewise inspect`; in memory and unlogged when undefined.
+   */
+  store?: SessionStore;
+  /** Receives every agent model call of the episode as sent (see `store`). */
+  callLog?: CallLog;
   signal?: AbortSignal;
 }
 

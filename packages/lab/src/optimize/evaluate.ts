@@ -14,7 +14,7 @@ import { isOfflineModel } from 'pagewise/internal';
 import { resolveCompressor, type CompressorSpec } from 'pagewise';
 import { aconHistoryStrategy, aconObservationStrategy, aconSettings, aconStrategy } from '../bench/acon-strategies.js';
 import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
-import type { ObservationProcessor } from 'pagewise';
+import type { CallLog, CallTags, ObservationProcessor, SessionStore } from 'pagewise';
 import { itemText } from 'pagewise/internal';
 import { type ContextProcessor } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
@@ -60,6 +60,29 @@ export interface ScenarioEvaluatorOptions {
    * compressor alone.
    */
   joint?: boolean;
+  /** Where each episode's session and model calls are kept, for `pagewise inspect`; not kept when undefined. */
+  sessions?: EpisodeSessions;
+}
+
+/**
+ * Where the episodes of an optimization keep their sessions and model calls: the session store, and a
+ * call log per episode with its labels (see {@link episodeTags}), as the demo keeps its runs.
+ */
+export interface EpisodeSessions {
+  store: SessionStore;
+  callLog(tags: CallTags): CallLog;
+}
+
+/**
+ * The labels of an episode's calls in the call log, shown and filtered by the inspector: `strategy`
+ * (`optimize-uncompressed` or `optimize-compressed`), the task and the guideline under test.
+ */
+export function episodeTags(job: EvaluationJob): CallTags {
+  return {
+    strategy: `optimize-${job.mode}`,
+    task: job.task.id,
+    ...(job.guideline ? { guideline: `${job.guideline.id}@${job.guideline.version}` } : {}),
+  };
 }
 
 /**
@@ -171,6 +194,9 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
         ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
         ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
         ...(options.budget !== undefined && job.mode === 'compressed' ? { budget: options.budget } : {}),
+        ...(options.sessions
+          ? { store: options.sessions.store, callLog: options.sessions.callLog(episodeTags(job)) }
+          : {}),
         ...(signal ? { signal } : {}),
       });
       if (store && compressions.length > 0) await store.setEpisodeSuccess(episodeId, outcome.success ? 1 : 0);

@@ -25,6 +25,7 @@ export * from './rule-edits.js';
 export * from './llm-proposer.js';
 export * from './progress.js';
 export * from './evaluate.js';
+export * from './optimizer-log.js';
 export * from './optimize.js';
 export * from './report.js';
 export * from './distill.js';

@@ -2,8 +2,10 @@
  * The LLM proposer: an optimizer model writes the feedback and the candidates, as in ACON. Feedback on
  * each pair (or success) is asked for as JSON and validated; candidates are asked for all at once, K
  * guideline files between markers, each parsed with `parseGuideline` (a file that does not parse is a
- * rejected candidate with the parser's message, not a crash). The loop checks every candidate for
- * placeholders and task values, whatever the prompt said.
+ * rejected candidate with the parser's message, not a crash). A revision reply of which no candidate
+ * can be read is not cached, so a resumed run asks again, and the loop asks again at once; unreadable
+ * feedback is kept, marked invalid. The loop checks every candidate for placeholders and task values,
+ * whatever the prompt said.
  */
 import { z } from 'zod';
 import type { ScenarioTask } from '../bench/scenario.js';
@@ -12,7 +14,7 @@ import { PLACEHOLDER_RULES, placeholdersOf } from 'pagewise/internal';
 import { PagewiseError } from 'pagewise';
 import { ROOT_CAUSES, type ContrastivePair, type PairFeedback, type RootCause } from './analysis.js';
 import { splitJson } from './field-diff.js';
-import type { CandidateDraft, GuidelineProposer } from './proposer.js';
+import type { CandidateDraft, GuidelineProposer, UnreadableReply } from './proposer.js';
 import type { EpisodeTrace } from './trace.js';
 
 const FeedbackReply = z.object({
@@ -120,12 +122,16 @@ function placeholderList(target: GuidelineTarget, current: Guideline): string {
   return `It must keep every placeholder the current template uses (${used.map((p) => `{{${p}}}`).join(', ')}); the placeholders allowed are ${[...required, ...optional].map((p) => `{{${p}}}`).join(', ')}.`;
 }
 
-/** The prompt asking for `k` revised guidelines. */
+/**
+ * The prompt asking for `k` revised guidelines; with `retry`, it says why the previous reply could
+ * not be read.
+ */
 export function revisionPrompt(
   step: 'utility' | 'compression',
   incumbent: Guideline,
   feedback: readonly unknown[],
   k: number,
+  retry?: UnreadableReply,
 ): string {
   const goal =
     step === 'utility'
@@ -146,6 +152,12 @@ export function revisionPrompt(
     placeholderList(incumbent.target, incumbent),
     'The guideline must generalize to other tasks: never copy a task-specific value from the feedback (an id, a name, an amount, a product, a date); describe the kind of field instead.',
     `Put each file between the lines "=== CANDIDATE <n> ===" and "=== END CANDIDATE <n> ===", n from 1 to ${k}, and write nothing else.`,
+    ...(retry
+      ? [
+          '',
+          `Your previous reply to this request could not be read (${retry.error}). Reply again in exactly the format above.`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -165,6 +177,12 @@ function readJson<T>(text: string, schema: z.ZodType<T>): { value?: T; error?: s
 export function unwrapCodeFence(text: string): string {
   const fenced = /^\s*(`{3,}|~{3,})[\w-]*[ \t]*\n([\s\S]*?)\n[ \t]*\1[ \t]*\s*$/u.exec(text);
   return fenced ? (fenced[2] ?? '') : text;
+}
+
+/** Why no candidate of a revision reply can be read, or undefined when one can. */
+export function unreadableCandidates(reply: string, k: number): string | undefined {
+  const drafts = parseCandidates(reply, k);
+  return drafts.length === 0 || drafts.some((d) => d.guideline) ? undefined : (drafts[0]?.error ?? 'unreadable');
 }
 
 /** The candidates of a revision reply, each parsed; a file that does not parse is a draft with its error. */
@@ -225,8 +243,9 @@ export function llmProposer(label: string): GuidelineProposer {
     },
     async utilityCandidates(incumbent, feedback, _weights, k, context) {
       const text = await context.ask(
-        revisionPrompt('utility', incumbent, feedback, k),
-        `utility revision (${k} candidates)`,
+        revisionPrompt('utility', incumbent, feedback, k, context.retry),
+        `utility revision (${k} candidates${context.retry ? `, attempt ${context.retry.attempt}` : ''})`,
+        { unreadable: (reply) => unreadableCandidates(reply, k) },
       );
       return parseCandidates(text, k);
     },
@@ -248,8 +267,9 @@ export function llmProposer(label: string): GuidelineProposer {
     },
     async compressionCandidates(incumbent, feedback, _analysis, k, context) {
       const text = await context.ask(
-        revisionPrompt('compression', incumbent, feedback, k),
-        `compression revision (${k} candidates)`,
+        revisionPrompt('compression', incumbent, feedback, k, context.retry),
+        `compression revision (${k} candidates${context.retry ? `, attempt ${context.retry.attempt}` : ''})`,
+        { unreadable: (reply) => unreadableCandidates(reply, k) },
       );
       return parseCandidates(text, k);
     },

@@ -6,12 +6,12 @@ import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
 import { formatGuideline } from 'pagewise';
 import { PagewiseError } from 'pagewise';
-import { scriptedModel } from 'pagewise/testing';
+import { scriptedModel, type ScriptedStep } from 'pagewise/testing';
 import { emptyParts } from 'pagewise/internal';
 import { type LedgerEntry } from 'pagewise';
 import type { EpisodeEvaluator } from './evaluate.js';
 import { parseCandidates } from './llm-proposer.js';
-import { optimizeGuideline } from './optimize.js';
+import { CANDIDATE_REPLY_ATTEMPTS, optimizeGuideline } from './optimize.js';
 
 const scenario: BenchScenario = {
   name: 'test-optimize-faults',
@@ -161,20 +161,57 @@ describe('optimize: candidates the optimizer model writes', () => {
     expect(drafts[0]?.guideline?.rules.ratio).toBe(0.6);
   });
 
-  it('a run whose candidates are all malformed fails with a clear error instead of "no candidate beat the start"', async () => {
+  it('a reply with no readable candidate is asked again, saying why; after the last attempt the step keeps its incumbent and the run finishes', async () => {
+    const asked: string[] = [];
+    const garbage: ScriptedStep = ({ view }) => {
+      asked.push(view.lastUserText);
+      return 'I would rather not write files today.';
+    };
+    const broken =
+      '=== CANDIDATE 1 ===\nnot a guideline\n=== END CANDIDATE 1 ===\n=== CANDIDATE 2 ===\nneither\n=== END CANDIDATE 2 ===';
     const optimizer = scriptedModel([
       feedback,
       feedback,
-      '=== CANDIDATE 1 ===\nnot a guideline\n=== END CANDIDATE 1 ===\n=== CANDIDATE 2 ===\nneither\n=== END CANDIDATE 2 ===',
+      broken,
+      ...Array.from({ length: CANDIDATE_REPLY_ATTEMPTS - 1 }, () => garbage),
     ]);
-    const error = await optimizeGuideline({
+    const dir = outDir();
+    const result = await optimizeGuideline({
       ...options,
       optimizer,
       evaluator: evaluator([], () => false),
-      outDir: outDir(),
-    }).catch((e: unknown) => e);
-    expect(PagewiseError.isInstance(error) && error.code).toBe('optimizer-malformed');
-    expect((error as Error).message).toMatch(/none of the 2 candidates .* could be read/);
+      outDir: dir,
+    });
+    optimizer.assertComplete();
+    expect(result.chosen).toEqual(result.start);
+    const failed = result.candidates.filter((c) => c.attempt !== undefined);
+    expect(failed.map((c) => [c.attempt, c.status])).toEqual(
+      Array.from({ length: CANDIDATE_REPLY_ATTEMPTS }, (_, i) => [i + 1, 'rejected']),
+    );
+    expect(failed[0]?.reason).toMatch(/could not be read \(.*optimizer candidate 1.*\); asked again/);
+    expect(failed.at(-1)?.reason).toMatch(/holds no "=== CANDIDATE n ===" block.*no attempt left/);
+    expect(asked.every((prompt) => prompt.includes('Your previous reply to this request could not be read'))).toBe(
+      true,
+    );
+    expect(result.report.notes.join('\n')).toMatch(
+      new RegExp(`Utility step skipped: none of the ${CANDIDATE_REPLY_ATTEMPTS} replies .* could be read`),
+    );
+    expect(result.report.usage.calls).toBe(2 + CANDIDATE_REPLY_ATTEMPTS);
+
+    // Run again with a model that follows the format: the feedback comes from the progress file, the
+    // unreadable replies were not kept, so the candidates are asked for again and tried.
+    const good = formatGuideline({ ...base, description: 'keep more', rules: { ...base.rules, ratio: 0.9 } });
+    const working = scriptedModel([`=== CANDIDATE 1 ===\n${good}\n=== END CANDIDATE 1 ===`]);
+    const again = await optimizeGuideline({
+      ...options,
+      optimizer: working,
+      evaluator: evaluator([], () => false),
+      outDir: dir,
+    });
+    working.assertComplete();
+    const evaluated = again.candidates.filter((c) => c.step === 'utility' && c.index > 0);
+    expect(evaluated.map((c) => [c.status, c.guideline?.rules.ratio])).toEqual([['evaluated', 0.9]]);
+    expect(again.report.usage.calls).toBe(3 + CANDIDATE_REPLY_ATTEMPTS);
   });
 
   it('with the extractive backend, the notes say that template edits cannot change anything; a malformed candidate is noted as such', async () => {
@@ -195,5 +232,57 @@ describe('optimize: candidates the optimizer model writes', () => {
     expect(notes).toMatch(/edits to the template text cannot change any episode/);
     expect(notes).toMatch(/1 of 2 candidates of .* could not be read/);
     expect(notes).not.toMatch(/no more distinct/);
+  });
+});
+
+describe('optimize: candidates that name the training data', () => {
+  it('refuses a value of the training traces and the feedback, not a generic revision', async () => {
+    // The order id is in the training runs' tool calls and in the feedback, never in a task's prompt or gold.
+    const plain = evaluator([], () => false);
+    const withOrder: EpisodeEvaluator = async (job, signal) => ({
+      ...(await plain(job, signal)),
+      toolCalls: [{ toolName: 'get_order_details', input: '{"order_id":"#W7736708"}' }],
+    });
+    const lost = JSON.stringify({
+      divergence: 'the compressed run lost the order',
+      rootCauses: ['missing-critical-fact'],
+      lostFacts: ['order #W7736708', 'the email jane.roe@example.com'],
+      recommendations: ['keep order ids'],
+    });
+    const named = formatGuideline({
+      ...base,
+      description: 'keep that order',
+      template: `${base.template}\nAlways keep order #W7736708.`,
+    });
+    const emailed = formatGuideline({
+      ...base,
+      description: 'keep that customer',
+      template: `${base.template}\nKeep the customer jane.roe@example.com.`,
+    });
+    const generic = formatGuideline({
+      ...base,
+      description: 'keep order ids',
+      template: `${base.template}\nAlways keep every order id (# and 7 digits), the 3 latest items and amounts over 1000.`,
+      rules: { ...base.rules, ratio: 0.9 },
+    });
+    const optimizer = scriptedModel([
+      lost,
+      lost,
+      [named, emailed, generic]
+        .map((f, i) => `=== CANDIDATE ${i + 1} ===\n${f}\n=== END CANDIDATE ${i + 1} ===`)
+        .join('\n'),
+    ]);
+    const result = await optimizeGuideline({
+      ...options,
+      candidates: 3,
+      optimizer,
+      evaluator: withOrder,
+      outDir: outDir(),
+    });
+    optimizer.assertComplete();
+    const ut = result.candidates.filter((c) => c.step === 'utility' && c.index > 0);
+    expect(ut.map((c) => c.status)).toEqual(['rejected', 'rejected', 'evaluated']);
+    expect(ut[0]?.reason).toMatch(/value of the training runs \("#W7736708", seen in a training trace\)/);
+    expect(ut[1]?.reason).toMatch(/value of the training runs \("jane.roe@example.com", seen in the feedback\)/);
   });
 });

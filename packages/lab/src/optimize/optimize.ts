@@ -25,6 +25,7 @@ import { verdictOf } from './scoring.js';
 import type { OptimizeOptions, OptimizeReport, OptimizeResult } from './types.js';
 
 export { limitViolation, scoreSplit, selectCandidate, selectionScore } from './scoring.js';
+export { CANDIDATE_REPLY_ATTEMPTS } from './phases.js';
 export type {
   CandidateResult,
   OptimizeOptions,

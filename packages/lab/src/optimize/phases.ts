@@ -17,11 +17,11 @@ import {
   type FieldWeight,
   type PairFeedback,
 } from './analysis.js';
-import { ConfigurationError, ModelBehaviorError } from 'pagewise';
-import { checkCandidate } from './candidate-check.js';
+import { ConfigurationError } from 'pagewise';
+import { checkCandidate, runValues, type RunValue } from './candidate-check.js';
 import type { EvaluationJob } from './evaluate.js';
 import { guidelineHash } from './hash.js';
-import type { CandidateDraft } from './proposer.js';
+import type { CandidateDraft, ProposerContext } from './proposer.js';
 import { settleAll, type OptimizeRun } from './run.js';
 import { limitViolation, scoreSplit, selectCandidate, selectionScore } from './scoring.js';
 import type { EpisodeTrace } from './trace.js';
@@ -57,8 +57,64 @@ export async function baselinePhase(run: OptimizeRun): Promise<Baseline> {
   return { uncompressed, startTrain, startCost: scoreSplit(startTrain, uncompressed).cost };
 }
 
+/** The texts of a trace an optimizer may be shown: answer, tool calls, compressor excerpts, field values. */
+function traceTexts(trace: EpisodeTrace): string[] {
+  return [
+    trace.answer,
+    trace.error ?? '',
+    ...trace.toolCalls.map((call) => `${call.toolName} ${call.input}`),
+    ...trace.excerpts.flatMap((excerpt) => [excerpt.input, excerpt.output]),
+    ...Object.values(trace.fields).flatMap((stats) => [...stats.lostValues, ...stats.keptValues]),
+  ];
+}
+
+/**
+ * The values of the training runs behind a step (their traces, the uncompressed ones included, and the
+ * feedback the proposer wrote), which no candidate of the step may name.
+ */
+function stepRunValues(
+  run: OptimizeRun,
+  baseline: Baseline,
+  traces: readonly EpisodeTrace[],
+  feedback: readonly unknown[],
+): RunValue[] {
+  const uncompressed = run.trainTasks.flatMap((task) => {
+    const trace = baseline.uncompressed.get(task.id);
+    return trace ? [trace] : [];
+  });
+  return runValues(
+    {
+      traces: [...uncompressed, ...traces].flatMap(traceTexts),
+      feedback: feedback.map((item) => JSON.stringify(item)),
+    },
+    run.start,
+  );
+}
+
+/** The replies of a step that held no readable candidate, as rejected entries of the candidate log. */
+function unreadableEntries(run: OptimizeRun, step: Step, incumbent: Guideline, proposal: Proposal): CandidateResult[] {
+  const tag = step === 'utility' ? 'ut' : 'co';
+  return proposal.unreadable.map(({ attempt, error }) => ({
+    step,
+    index: 1,
+    attempt,
+    id: `${run.root}-${tag}-reply${attempt}`,
+    version: incumbent.version + 1,
+    edit: `optimizer reply ${attempt} of at most ${CANDIDATE_REPLY_ATTEMPTS}`,
+    chosen: false,
+    status: 'rejected',
+    reason: `the reply could not be read (${error}); ${attempt < CANDIDATE_REPLY_ATTEMPTS ? 'asked again' : 'no attempt left, the step kept its incumbent'}`,
+  }));
+}
+
 /** The drafts of a step as candidate entries: named, checked, duplicates refused. */
-function draftEntries(run: OptimizeRun, step: Step, incumbent: Guideline, drafts: readonly CandidateDraft[]) {
+function draftEntries(
+  run: OptimizeRun,
+  step: Step,
+  incumbent: Guideline,
+  drafts: readonly CandidateDraft[],
+  runValuesSeen: readonly RunValue[],
+) {
   const tag = step === 'utility' ? 'ut' : 'co';
   const entries: CandidateResult[] = [];
   const seen = new Map<string, number>([[guidelineHash(incumbent), 0]]);
@@ -83,7 +139,7 @@ function draftEntries(run: OptimizeRun, step: Step, incumbent: Guideline, drafts
     const description = `${step === 'utility' ? 'UT' : 'CO'} candidate ${index} of ${run.root}: ${summary}`;
     const guideline: Guideline = { ...draft.guideline, id: base.id, version: base.version, description };
     const hash = guidelineHash(guideline);
-    const reason = checkCandidate(guideline, incumbent, run.forbidden);
+    const reason = checkCandidate(guideline, incumbent, run.forbidden, runValuesSeen);
     const same = seen.get(hash);
     if (reason !== undefined) entries.push({ ...base, hash, status: 'rejected', reason, guideline });
     else if (same !== undefined)
@@ -111,7 +167,7 @@ async function step(
   name: Step,
   incumbent: Guideline,
   incumbentTrain: readonly EpisodeTrace[],
-  drafts: readonly CandidateDraft[],
+  proposal: Proposal & { feedback: readonly unknown[] },
   baseline: Baseline,
 ): Promise<Guideline> {
   const { lambda, trainTasks } = run;
@@ -130,7 +186,16 @@ async function step(
     chosen: false,
     guideline: incumbent,
   };
-  const entries = draftEntries(run, name, incumbent, drafts);
+  const entries = [
+    ...unreadableEntries(run, name, incumbent, proposal),
+    ...draftEntries(
+      run,
+      name,
+      incumbent,
+      proposal.drafts,
+      stepRunValues(run, baseline, incumbentTrain, proposal.feedback),
+    ),
+  ];
   const evaluated = entries.filter((e) => e.status === 'evaluated');
   const traces = await run.run(
     name === 'utility' ? 'utility-candidates' : 'compression-candidates',
@@ -204,28 +269,66 @@ export async function utilityPhase(run: OptimizeRun, baseline: Baseline): Promis
       }),
     ),
   );
-  const drafts = await proposer.utilityCandidates(start, feedback, weights, k, context);
-  noteDrafts(run, 'Utility step', drafts);
-  const afterUtility = await step(run, 'utility', start, baseline.startTrain, drafts, baseline);
+  const proposal = await proposeCandidates(run, 'Utility step', (asked) =>
+    proposer.utilityCandidates(start, feedback, weights, k, asked),
+  );
+  const afterUtility = await step(run, 'utility', start, baseline.startTrain, { ...proposal, feedback }, baseline);
   return { afterUtility, feedback, weights };
 }
 
+/** Replies asked for a step's candidates, the first one included, before the step is skipped. */
+export const CANDIDATE_REPLY_ATTEMPTS = 4;
+
+/** The candidates a step's proposer gave, and the replies before them of which no candidate could be read. */
+export interface Proposal {
+  drafts: CandidateDraft[];
+  unreadable: { attempt: number; error: string }[];
+}
+
 /**
- * Notes what a step's proposer gave: fewer candidates than asked, and those that could not be read.
- * When none could be read the optimization stops: the optimizer model does not follow the format, and
- * going on would report "no candidate beat the start" about candidates that were never tried.
+ * Asks the proposer for a step's candidates, and again (saying why) while no candidate of its reply
+ * can be read, at most {@link CANDIDATE_REPLY_ATTEMPTS} times in all. Each unreadable reply is a failed
+ * candidate of the candidate log; after the last the step keeps its incumbent, so one optimizer reply
+ * never stops the optimization (the replies are not cached, so running again asks again).
  */
-function noteDrafts(run: OptimizeRun, label: string, drafts: readonly CandidateDraft[]): void {
-  const { k, proposer } = run;
-  const malformed = drafts.filter((d) => !d.guideline);
-  const valid = drafts.length - malformed.length;
-  if (drafts.length > 0 && valid === 0) {
-    throw new ModelBehaviorError(
-      'optimizer-malformed',
-      `${label}: none of the ${drafts.length} candidates of ${proposer.name} could be read as a guideline file (${malformed[0]?.error ?? 'unreadable'}). ` +
-        'Use an optimizer model that follows the "=== CANDIDATE n ===" format; its replies are cached in the progress file, so the episodes already run are not run again.',
-    );
+async function proposeCandidates(
+  run: OptimizeRun,
+  label: string,
+  propose: (context: ProposerContext) => Promise<CandidateDraft[]>,
+): Promise<Proposal> {
+  const unreadable: Proposal['unreadable'] = [];
+  for (let attempt = 1; attempt <= CANDIDATE_REPLY_ATTEMPTS; attempt += 1) {
+    const previous = unreadable.at(-1);
+    const context: ProposerContext = previous
+      ? { ...run.context, retry: { attempt, attempts: CANDIDATE_REPLY_ATTEMPTS, error: previous.error } }
+      : run.context;
+    const drafts = await propose(context);
+    if (drafts.length === 0 || drafts.some((d) => d.guideline)) {
+      noteDrafts(run, label, drafts, unreadable);
+      return { drafts, unreadable };
+    }
+    unreadable.push({ attempt, error: drafts.find((d) => d.error)?.error ?? 'no candidate could be read' });
   }
+  run.notes.push(
+    `${label} skipped: none of the ${CANDIDATE_REPLY_ATTEMPTS} replies of ${run.proposer.name} held a candidate that could be read (last: ${unreadable.at(-1)?.error ?? 'unreadable'}), so the step kept its incumbent. ` +
+      'Use an optimizer model that follows the "=== CANDIDATE n ===" format; unreadable replies are not kept in the progress file, so running the same command again asks again.',
+  );
+  return { drafts: [], unreadable };
+}
+
+/** Notes what a step's proposer gave: replies asked again, fewer candidates than asked, and those that could not be read. */
+function noteDrafts(
+  run: OptimizeRun,
+  label: string,
+  drafts: readonly CandidateDraft[],
+  unreadable: Proposal['unreadable'],
+): void {
+  const { k, proposer } = run;
+  if (unreadable.length > 0)
+    run.notes.push(
+      `${label}: ${unreadable.length} ${unreadable.length > 1 ? 'replies' : 'reply'} of ${proposer.name} held no candidate that could be read and ${unreadable.length > 1 ? 'were' : 'was'} asked again (first: ${unreadable[0]?.error ?? 'unreadable'}).`,
+    );
+  const malformed = drafts.filter((d) => !d.guideline);
   if (malformed.length > 0)
     run.notes.push(
       `${label}: ${malformed.length} of ${drafts.length} candidates of ${proposer.name} could not be read and were not tried (first: ${malformed[0]?.error ?? 'unreadable'}).`,
@@ -278,9 +381,10 @@ export async function compressionPhase(
       }),
     ),
   );
-  const drafts = await proposer.compressionCandidates(afterUtility, feedback, coAnalysis, k, context);
-  noteDrafts(run, 'Compression step', drafts);
-  const chosen = await step(run, 'compression', afterUtility, utilityTrain, drafts, baseline);
+  const proposal = await proposeCandidates(run, 'Compression step', (asked) =>
+    proposer.compressionCandidates(afterUtility, feedback, coAnalysis, k, asked),
+  );
+  const chosen = await step(run, 'compression', afterUtility, utilityTrain, { ...proposal, feedback }, baseline);
   return { chosen, utilityTrain, feedback, unneeded };
 }
 

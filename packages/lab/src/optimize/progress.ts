@@ -1,8 +1,8 @@
 /**
  * The progress file of an optimization run (`progress.json` under its output folder): every finished
  * episode's trace, keyed by (guideline hash, task, mode), and every optimizer model answer, keyed by
- * its prompt, with the calls and tokens spent so far. A run started again with the same folder reads
- * it and repeats no finished work. It is written atomically (temporary file, then rename), at most
+ * its prompt, with the calls and tokens spent so far (an answer that could not be read is counted but
+ * not kept). A run started again with the same folder reads it and repeats no finished work. It is written atomically (temporary file, then rename), at most
  * every few seconds while episodes finish and always when a step ends or the run stops.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -147,6 +147,19 @@ export class OptimizeProgress {
   /** Records an optimizer answer and what it cost, and saves at once (it cost money). */
   async putOptimizerCall(key: string, call: OptimizerCallRecord): Promise<void> {
     this.data.optimizerCalls[key] = call;
+    await this.countOptimizerCall(call);
+  }
+
+  /**
+   * Counts what an optimizer answer cost without keeping it: an answer that could not be read is no
+   * finished work, so a resumed run asks again instead of replaying it. A cached answer under `key`
+   * (an unreadable one an older version kept) is dropped.
+   */
+  async countOptimizerCall(
+    call: Pick<OptimizerCallRecord, 'promptTokens' | 'completionTokens'>,
+    key?: string,
+  ): Promise<void> {
+    if (key !== undefined) delete this.data.optimizerCalls[key];
     this.data.usage.calls += 1;
     this.data.usage.tokens += call.promptTokens + call.completionTokens;
     this.dirty = true;

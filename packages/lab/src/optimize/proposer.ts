@@ -25,6 +25,26 @@ export interface CandidateDraft {
   error?: string;
 }
 
+/** How {@link ProposerContext.ask} treats a reply. */
+export interface AskOptions {
+  /**
+   * Why `text` cannot be used (no candidate that parses), or undefined when it can. A reply
+   * it refuses is counted against the caps but neither kept in the progress file nor taken from it, so
+   * a resumed run asks again instead of replaying an answer that could not be read.
+   */
+  unreadable?: (text: string) => string | undefined;
+}
+
+/** An earlier reply to the same request that could not be read, which the loop asks again about. */
+export interface UnreadableReply {
+  /** The attempt about to be made: 2 for the first retry. */
+  attempt: number;
+  /** Attempts the loop makes in all before it gives up on the step's candidates. */
+  attempts: number;
+  /** Why the previous reply could not be read. */
+  error: string;
+}
+
 /** What the loop lends a proposer. */
 export interface ProposerContext {
   target: GuidelineTarget;
@@ -33,7 +53,12 @@ export interface ProposerContext {
    * Asks the optimizer model with one user message and returns its text. The loop caches answers in
    * the progress file (a resumed run asks nothing twice), counts calls and tokens, and stops at the caps.
    */
-  ask(prompt: string, purpose: string): Promise<string>;
+  ask(prompt: string, purpose: string, options?: AskOptions): Promise<string>;
+  /**
+   * Set when the loop asks for a step's candidates again because no candidate of the previous reply
+   * could be read; a proposer may say so in its prompt.
+   */
+  retry?: UnreadableReply;
 }
 
 /** Proposes feedback and candidates for the utility (UT) and compression (CO) steps. */

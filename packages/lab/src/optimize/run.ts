@@ -17,6 +17,7 @@ import { forbiddenValues } from './candidate-check.js';
 import { scenarioEvaluator, type EpisodeEvaluator, type EvaluationJob } from './evaluate.js';
 import { guidelineHash, shortHash } from './hash.js';
 import { llmProposer } from './llm-proposer.js';
+import { optimizerCallRecorder } from './optimizer-log.js';
 import { evaluationKey, OptimizeProgress } from './progress.js';
 import type { GuidelineProposer, ProposerContext } from './proposer.js';
 import { ruleEditProposer } from './rule-edits.js';
@@ -196,7 +197,10 @@ function episodeRunner(
   };
 }
 
-/** The proposer's `ask`: the optimizer model, each answer cached in the progress file, under the caps. */
+/**
+ * The proposer's `ask`: the optimizer model, each answer cached in the progress file, under the caps.
+ * An answer the caller cannot read is counted but not cached (see `AskOptions.unreadable`).
+ */
 function optimizerAsk(
   options: OptimizeOptions,
   proposer: GuidelineProposer,
@@ -208,11 +212,12 @@ function optimizerAsk(
   const label = isProposer(optimizer) ? optimizer.name : modelLabel(optimizer);
   const settingCalls = options.settingNames?.maxOptimizerCalls ?? 'maxOptimizerCalls';
   const settingTokens = options.settingNames?.maxOptimizerTokens ?? 'maxOptimizerTokens';
+  const record = options.sessions ? optimizerCallRecorder(options.sessions, label) : undefined;
   const saved = progress.file
     ? `progress saved in ${progress.file}; run the same command again with a higher limit to resume`
     : 'no progress file (no output folder)';
   let pending = 0;
-  return async (prompt, purpose) => {
+  return async (prompt, purpose, askOptions = {}) => {
     if (!optimizerModel) {
       throw new ConfigurationError(
         'no-optimizer-model',
@@ -221,7 +226,9 @@ function optimizerAsk(
     }
     const key = shortHash(`${label}\n${prompt}`);
     const cached = progress.optimizerCall(key);
-    if (cached) return cached.text;
+    // An unreadable answer an older version cached is asked again, not replayed.
+    const stale = cached !== undefined && askOptions.unreadable?.(cached.text) !== undefined;
+    if (cached && !stale) return cached.text;
     checkAbort(options.signal);
     const used = progress.usage;
     if (options.maxOptimizerCalls !== undefined && used.calls + pending >= options.maxOptimizerCalls) {
@@ -243,6 +250,7 @@ function optimizerAsk(
       );
     }
     pending += 1;
+    const started = performance.now();
     let text: string;
     let promptTokens: number;
     let completionTokens: number;
@@ -263,7 +271,11 @@ function optimizerAsk(
     } finally {
       pending -= 1;
     }
-    await progress.putOptimizerCall(key, { purpose, text, promptTokens, completionTokens });
+    // Kept for the inspector before the progress file, so an unreadable reply can be looked at too.
+    await record?.({ prompt, purpose, text, promptTokens, completionTokens, modelMs: performance.now() - started });
+    if (askOptions.unreadable?.(text) !== undefined)
+      await progress.countOptimizerCall({ promptTokens, completionTokens }, stale ? key : undefined);
+    else await progress.putOptimizerCall(key, { purpose, text, promptTokens, completionTokens });
     return text;
   };
 }
@@ -306,6 +318,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
       model,
       ...(options.compressor !== undefined ? { compressor: options.compressor } : {}),
       ...(options.store ? { store: options.store } : {}),
+      ...(options.sessions ? { sessions: options.sessions } : {}),
       ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
       ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
       ...(budget !== undefined ? { budget } : {}),

@@ -8,7 +8,7 @@ import type { Guideline, GuidelineTarget } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 import type { CompressionFeedback, FieldCost, FieldWeight, PairFeedback } from './analysis.js';
 import type { CompressorCallStore } from 'pagewise/internal';
-import type { EpisodeEvaluator } from './evaluate.js';
+import type { EpisodeEvaluator, EpisodeSessions } from './evaluate.js';
 import type { GuidelineProposer } from './proposer.js';
 import type { TaskValuesFn } from './task-values.js';
 
@@ -77,7 +77,13 @@ export interface OptimizeOptions {
   settingNames?: { maxOptimizerCalls?: string; maxOptimizerTokens?: string };
   /** Where the default evaluator records compressor calls for distillation (a custom `evaluator` records its own). */
   store?: CompressorCallStore;
-  /** Runs episodes; default {@link scenarioEvaluator} over `scenario` (with `model`, `compressor`, `store`, `contextWindow`). */
+  /**
+   * Where the default evaluator keeps each episode's session and model calls, and the loop its
+   * optimizer model's calls (one session, see `optimizerCallRecorder`), for `pagewise inspect` (a
+   * custom `evaluator` keeps its own episodes); not kept when undefined.
+   */
+  sessions?: EpisodeSessions;
+  /** Runs episodes; default {@link scenarioEvaluator} over `scenario` (with `model`, `compressor`, `store`, `sessions`, `contextWindow`). */
   evaluator?: EpisodeEvaluator;
   /** The values of a task; default the scenario's (see `taskValuesFor`). */
   taskValues?: TaskValuesFn;
@@ -116,6 +122,11 @@ export interface CandidateResult {
   step: 'utility' | 'compression';
   /** 0 for the incumbent of the step (the guideline it revises), then 1..K. */
   index: number;
+  /**
+   * Set on a reply of the optimizer that held no candidate that could be read: which of the step's
+   * attempts it was (the step asks again, up to `CANDIDATE_REPLY_ATTEMPTS` in all).
+   */
+  attempt?: number;
   id: string;
   version: number;
   /** Behaviour hash; absent for a draft that did not parse. */
