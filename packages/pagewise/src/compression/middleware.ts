@@ -31,6 +31,7 @@ import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompresso
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { headAtWordBoundary } from './token-budget.js';
 import { fenceQuoted, withoutHandle } from './transcript.js';
+import { isShownResult, rememberShown } from '../paging/result-pages.js';
 
 /** Options of {@link compressionMiddleware}. */
 export interface CompressionMiddlewareOptions {
@@ -277,7 +278,19 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
             context,
           );
           result = obs.output;
-          if (result === text && needsFence(part.toolName, text)) result = fencedOutput(part.output, boundary());
+          // A result this middleware compressed or fenced before (a conversation that stores what the model
+          // saw) is passed on as it is: fenced again, it would nest.
+          const shown =
+            result === text &&
+            (await isShownResult(service, sessionId, {
+              toolName: part.toolName,
+              toolCallId: part.toolCallId,
+              output: text,
+            }));
+          if (result === text && !shown && needsFence(part.toolName, text)) {
+            result = fencedOutput(part.output, boundary());
+            if (result.type === 'text') rememberShown(service, part.toolCallId, result.value);
+          }
           remember(compressed, key, result, REMEMBERED_RESULTS);
         }
         if (typeof result !== 'string') content.push({ ...part, output: result });

@@ -87,11 +87,20 @@ export function unreachableHandleLine(originalTokens: number): string {
 }
 
 const HANDLE_LINE =
-  /^\[pagewise\] Compressed from \d+ tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/mu;
+  /^\[pagewise\] Compressed from (\d+) tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/u;
 
-/** The handle URI of a compressed observation (see {@link handleLine}), or undefined. */
+/** The last line of a text: where a compressed observation's handle line is, after its fence. */
+function lastLine(text: string): { head: string; line: string } {
+  const cut = text.lastIndexOf('\n') + 1;
+  return { head: text.slice(0, cut), line: text.slice(cut) };
+}
+
+/**
+ * The handle URI of a compressed observation (see {@link handleLine}), or undefined. Only the last line
+ * counts: a handle line quoted inside the fence is a document's text, not the compressor's.
+ */
 export function handleOf(text: string): string | undefined {
-  const match = HANDLE_LINE.exec(text)?.[1];
+  const match = HANDLE_LINE.exec(lastLine(text).line)?.[2];
   if (match === undefined) return undefined;
   try {
     return JSON.parse(`"${match}"`) as string;
@@ -104,11 +113,9 @@ const HANDLE_LINE_GLOBAL = new RegExp(HANDLE_LINE.source, 'gmu');
 
 /**
  * The compressed observation with its handle line reduced to what the model can act on when no tool
- * follows handles: how large the original was, and no call to a tool it does not have.
+ * follows handles: how large the original was, and no call to a tool it does not have. Every handle line
+ * is reduced, a summary's quoted ones too.
  */
 export function withoutHandle(text: string): string {
-  return text.replace(HANDLE_LINE_GLOBAL, (line) => {
-    // HANDLE_LINE matched, so the count is there.
-    return unreachableHandleLine(Number(/Compressed from (\d+) tokens/u.exec(line)?.[1]));
-  });
+  return text.replace(HANDLE_LINE_GLOBAL, (_line, tokens: string) => unreachableHandleLine(Number(tokens)));
 }
