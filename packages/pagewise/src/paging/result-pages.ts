@@ -62,19 +62,19 @@ export async function findResultPage(
   const namespace = service.namespaceOf(handle, sessionId);
   const first = await service.pageStore.info(namespace, handle);
   if (!first) return { status: 'new', uri: handle };
-  const known = async (page: PageInfo): Promise<ResultPageLookup | undefined> => {
+  const known = (page: PageInfo): ResultPageLookup | undefined => {
     if (page.meta[SHOWN_HASH] === hash) return { status: 'shown' };
     if (page.hash !== hash) return undefined;
     const shown = memory.texts.get(`${namespace}\0${page.uri}`);
     return { status: 'raw', uri: page.uri, page, ...(shown !== undefined && { shown }) };
   };
-  const atFirst = await known(first);
+  const atFirst = known(first);
   if (atFirst) return atFirst;
   // The call id was used before for another result: its other results are the pages under `handle/`.
   const variant = `${handle}/${hash.slice(0, 16)}`;
   for (const page of await service.pageStore.list(namespace)) {
     if (!page.uri.startsWith(`${handle}/`)) continue;
-    const atVariant = await known(page);
+    const atVariant = known(page);
     if (atVariant) return atVariant;
   }
   return { status: 'new', uri: variant };
