@@ -134,6 +134,25 @@ function fencedOutput(output: ToolResultOutput, boundary: string): ToolResultOut
   }
 }
 
+/**
+ * A result the compressor passed on as it is: fenced in `fence` when it needs one, unless it is what this
+ * middleware showed before (a conversation that stores what the model saw), which fenced again would nest.
+ */
+async function passedOn(
+  service: PagingService,
+  sessionId: string,
+  part: { toolName: string; toolCallId: string; output: ToolResultOutput },
+  text: string,
+  fence: string | undefined,
+): Promise<ToolResultOutput | string> {
+  if (fence === undefined) return text;
+  if (await isShownResult(service, sessionId, { toolName: part.toolName, toolCallId: part.toolCallId, output: text }))
+    return text;
+  const fenced = fencedOutput(part.output, fence);
+  if (fenced.type === 'text') rememberShown(service, part.toolCallId, fenced.value);
+  return fenced;
+}
+
 function userText(message: Extract<LanguageModelV3Message, { role: 'user' }>): string {
   return message.content.map((p) => (p.type === 'text' ? p.text : `[file ${p.mediaType}]`)).join('');
 }
@@ -277,20 +296,8 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
             { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
             context,
           );
-          result = obs.output;
-          // A result this middleware compressed or fenced before (a conversation that stores what the model
-          // saw) is passed on as it is: fenced again, it would nest.
-          const shown =
-            result === text &&
-            (await isShownResult(service, sessionId, {
-              toolName: part.toolName,
-              toolCallId: part.toolCallId,
-              output: text,
-            }));
-          if (result === text && !shown && needsFence(part.toolName, text)) {
-            result = fencedOutput(part.output, boundary());
-            if (result.type === 'text') rememberShown(service, part.toolCallId, result.value);
-          }
+          const fence = needsFence(part.toolName, text) ? boundary() : undefined;
+          result = obs.output === text ? await passedOn(service, sessionId, part, text, fence) : obs.output;
           remember(compressed, key, result, REMEMBERED_RESULTS);
         }
         if (typeof result !== 'string') content.push({ ...part, output: result });
