@@ -1,8 +1,8 @@
 /**
- * The documentation's TypeScript examples compile: every ```ts block of README.md and of every Markdown file
- * under docs/ is written to a temporary folder as its own module and type-checked against the packages'
- * entry points (mapped to the sources), so an example that names an export that moved or an option that does
- * not exist fails here instead of in a user's editor. Free names an example only gestures at (`agent`,
+ * The documentation's TypeScript examples compile: every ```ts block of README.md, of every Markdown file
+ * under docs/ and of each package's README is written to a temporary folder as its own module and type-checked
+ * against the packages' entry points (mapped to the sources), so an example that names an export that moved or an
+ * option that does not exist fails here instead of in a user's editor. Free names an example only gestures at (`agent`,
  * `model`, ...) are declared in a shared prelude.
  */
 import { execFile } from 'node:child_process';
@@ -74,14 +74,18 @@ export function typescriptBlocks(markdown: string): { line: number; code: string
   return blocks;
 }
 
-/** README.md and every Markdown file under docs/, as paths relative to the repository root. */
+/** README.md, every Markdown file under docs/ and each package's README, as paths relative to the repository root. */
 async function documentationFiles(): Promise<string[]> {
   const entries = await readdir(path.join(ROOT, 'docs'), { recursive: true, withFileTypes: true });
   const docs = entries
     .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
     .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)))
     .sort();
-  return ['README.md', ...docs];
+  const packages = (await readdir(path.join(ROOT, 'packages'), { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(ROOT, 'packages', entry.name, 'README.md')))
+    .map((entry) => path.join('packages', entry.name, 'README.md'))
+    .sort();
+  return ['README.md', ...docs, ...packages];
 }
 
 /**

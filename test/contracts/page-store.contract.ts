@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImmutablePageError } from '../../packages/pagewise/src/errors.js';
 import { hashBody, type PageStore } from '../../packages/pagewise/src/paging/page-store.js';
 import { countTokens } from '../../packages/pagewise/src/tokens/tokenizer.js';
 
@@ -64,6 +65,40 @@ export function pageStoreContract(
       expect(await store.delete(n, 'y')).toBe(true);
       expect(await store.delete(n, 'y')).toBe(false);
       if (before !== undefined) expect(await store.distinctBodies).toBe(before + 1); // 'replaced' remains, the shared body is gone
+    });
+
+    it('writes a handle once: the same bytes again change nothing, different bytes are refused', async () => {
+      const n = `${ns}-handle`;
+      const uri = 'tool://fetch_catalogue/call-1';
+      const raw = `catalogue ${randomUUID()}: E-4711 in bin 3`;
+      const first = await store.put({ namespace: n, uri, body: raw, fetchedAt: 1000, meta: { compressedBy: 'a' } });
+      // Same bytes: a no-op that answers with the page as first written, its metadata included.
+      const again = await store.put({ namespace: n, uri, body: raw, fetchedAt: 2000, meta: { compressedBy: 'b' } });
+      expect(again).toEqual(first);
+      expect(await store.info(n, uri)).toEqual(first);
+      const rewrite = store.put({ namespace: n, uri, body: `[pagewise] compressed: ${raw.slice(0, 9)}` });
+      await expect(rewrite).rejects.toBeInstanceOf(ImmutablePageError);
+      await expect(rewrite).rejects.toMatchObject({ code: 'immutable-page', uri, namespace: n });
+      expect((await store.get(n, uri))?.body).toBe(raw);
+      // The same URI in another namespace is another handle; a document URI may still be replaced.
+      await store.put({ namespace: `${n}-other`, uri, body: 'another session' });
+      expect((await store.get(n, uri))?.body).toBe(raw);
+      // Deleting the page frees the handle.
+      expect(await store.delete(n, uri)).toBe(true);
+      await store.put({ namespace: n, uri, body: 'written after delete' });
+      expect((await store.get(n, uri))?.body).toBe('written after delete');
+    });
+
+    it('lets one of two writers racing to a handle win, and refuses the other', async () => {
+      const n = `${ns}-race-${randomUUID().slice(0, 8)}`;
+      const uri = 'tool://search/call-race';
+      const bodies = ['first writer', 'second writer'];
+      const outcomes = await Promise.allSettled(bodies.map((body) => store.put({ namespace: n, uri, body })));
+      const won = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [bodies[index]] : []));
+      expect(won).toHaveLength(1);
+      const lost = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
+      expect(lost.reason).toBeInstanceOf(ImmutablePageError);
+      expect((await store.get(n, uri))?.body).toBe(won[0]);
     });
 
     it('keeps a large body byte for byte', async () => {

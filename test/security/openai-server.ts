@@ -30,12 +30,14 @@ export type Handler = (req: RecordedRequest, res: http.ServerResponse) => void;
 export interface FakeToolCall {
   name: string;
   arguments: unknown;
+  /** The call id. Default `call_<n>`, numbered within the answer. */
+  id?: string;
 }
 
 /** A minimal valid chat completion, with text or tool calls. */
 export function completion(answer: { text?: string; toolCalls?: FakeToolCall[] }): Record<string, unknown> {
   const toolCalls = answer.toolCalls?.map((c, i) => ({
-    id: `call_${i + 1}`,
+    id: c.id ?? `call_${i + 1}`,
     type: 'function',
     function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
   }));
@@ -159,8 +161,8 @@ export function responsesBody(answer: { text?: string; toolCalls?: FakeToolCall[
   answer.toolCalls?.forEach((c, i) =>
     output.push({
       type: 'function_call',
-      id: `fc_${i + 1}`,
-      call_id: `call_${i + 1}`,
+      id: `fc_${c.id ?? i + 1}`,
+      call_id: c.id ?? `call_${i + 1}`,
       name: c.name,
       arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
       status: 'completed',

@@ -171,4 +171,42 @@ describe('pagewise/openai-agents', () => {
     const archive = await paging.pageStore.list(`session:${await session.getSessionId()}`);
     expect(archive.length).toBeGreaterThan(0);
   });
+
+  it('PagewiseSession wrapped again over the same store numbers its archives after the ones there', async () => {
+    const paging = new PagingService();
+    const echo = tool({
+      name: 'echo',
+      description: 'Echoes n.',
+      parameters: z.object({ n: z.number() }),
+      execute: ({ n }) => `n=${n}`,
+    });
+    const inner = new MemorySession();
+    const sessionId = await inner.getSessionId();
+    const archives = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          (await paging.pageStore.list(`session:${sessionId}`)).map(
+            async (page) => [page.uri, (await paging.pageStore.get(page.namespace, page.uri))!.body] as const,
+          ),
+        ),
+      );
+    let before: Record<string, string> = {};
+    // Each run in a new wrapper, as a restarted process would make.
+    for (const run of [0, 1]) {
+      const steps = [0, 1, 2, 3].map((index) =>
+        modelResponder(() => [functionCall('echo', { n: run * 10 + index }, { callId: `e${run}-${index}` })]),
+      );
+      const model = new ScriptedModel([...steps, modelResponder(() => [assistantMessage('done')])]);
+      const agent = new Agent({ name: 'echoer', model, instructions: 'Echo.', tools: [echo] });
+      const session = new PagewiseSession(inner, { processors: [fifoHistory({ lastTurns: 2 })], service: paging });
+      await runner.run(agent, 'go', { session });
+      model.assertComplete();
+      if (run === 0) before = await archives();
+    }
+    const after = await archives();
+    expect(Object.keys(before).length).toBeGreaterThan(0);
+    expect(Object.keys(after).length).toBeGreaterThan(Object.keys(before).length);
+    // The archives of the first wrapper are there, unchanged.
+    for (const [uri, body] of Object.entries(before)) expect(after[uri]).toBe(body);
+  });
 });

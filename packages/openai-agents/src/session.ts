@@ -42,7 +42,6 @@ export class PagewiseSession implements Session {
   readonly ledger: Ledger;
   private readonly bridge: HistoryBridge;
   private readonly cache = new Map<string, string>();
-  private archived = 0;
 
   constructor(
     readonly inner: Session,
@@ -80,9 +79,14 @@ export class PagewiseSession implements Session {
     const next = await this.bridge.apply(all, itemsCodec, ctx);
     if (next === all) return;
     const service = this.options.service!;
-    const uri = historyPageUri(sessionId, ++this.archived);
+    // Numbered after the archives already in the store: a handle is written once, and a session wrapped
+    // again (a restarted process) must not collide with the archives written before.
+    const namespace = service.namespaceOf(historyPageUri(sessionId, 1), sessionId);
+    const prefix = historyPageUri(sessionId, 1).slice(0, -1);
+    const earlier = (await service.pageStore.list(namespace)).filter((page) => page.uri.startsWith(prefix));
+    const uri = historyPageUri(sessionId, earlier.length + 1);
     await service.pageStore.put({
-      namespace: service.namespaceOf(uri, sessionId),
+      namespace,
       uri,
       title: 'history before compaction',
       body: JSON.stringify(all),

@@ -188,6 +188,26 @@ export class IntegrityError extends StorageError {
   }
 }
 
+/**
+ * A different body was written under a handle: the page of a tool result (a `tool://` URI) holds the raw
+ * text a compressed result points back to, so it never changes once written. Writing the same bytes again
+ * is allowed (and changes nothing).
+ */
+export class ImmutablePageError extends StorageError {
+  constructor(
+    readonly namespace: string,
+    readonly uri: string,
+    readonly storedHash: string,
+    readonly writtenHash: string,
+  ) {
+    super(
+      `Page "${uri}" (namespace "${namespace}") is the raw text behind a handle and cannot be rewritten: it holds a body hashing to ${storedHash.slice(0, 16)}…, and a different body (${writtenHash.slice(0, 16)}…) was written under it. Store the new text under a new URI (a new tool call id), or delete the page first.`,
+      undefined,
+      { code: 'immutable-page' },
+    );
+  }
+}
+
 /** A request to an untrusted location (URL, path) was refused by a guard. */
 export class AccessDeniedError extends ConfigurationError {
   constructor(message: string) {

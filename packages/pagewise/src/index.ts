@@ -15,6 +15,7 @@ export {
   ConfigurationError,
   ContextWindowExceededError,
   DatabaseCorruptError,
+  ImmutablePageError,
   IntegrityError,
   LimitExceededError,
   MissingApiKeyError,
@@ -135,6 +136,7 @@ export {
 // Instruction paging.
 export {
   InMemoryPageStore,
+  isHandleUri,
   verifiedBody,
   type Page,
   type PageInfo,

@@ -34,7 +34,7 @@ export type {
   CompressorCallStore,
 } from './compression/call-store.js';
 export { toolPageUri } from './paging/auto-paging.js';
-export { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage } from './paging/page-store.js';
+export { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from './paging/page-store.js';
 export { commitToSession, planAppend, refreshSession, sharedKeys, sharedKeysOf } from './session/append.js';
 export type { AppendPlan, SharedKeys, SharedValue, SharedWrite } from './session/append.js';
 export { parseStoredEvent, parseStoredState, parseStoredValue } from './session/event-schema.js';

@@ -4,7 +4,8 @@
  * the pool, of the session store.
  */
 import type { PoolClient } from 'pg';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage } from 'pagewise/internal';
+import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/internal';
+import { isHandleUri } from 'pagewise';
 import { verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
@@ -51,21 +52,31 @@ export class PgPageStore implements PageStore {
 
   async put(input: PageInput): Promise<PageInfo> {
     const page = toPage(input);
-    await this.database.transaction(
+    const handle = isHandleUri(page.uri);
+    return this.database.transaction(
       async (client) => {
         const old = await client.query<{ hash: string }>(
           'SELECT hash FROM pages WHERE namespace = $1 AND uri = $2 FOR UPDATE',
           [page.namespace, page.uri],
         );
+        const previous = old.rows[0]?.hash;
+        if (previous && putOutcome({ ...page, hash: previous }, page.hash) === 'unchanged')
+          return this.storedInfo(client, page.namespace, page.uri);
         // DO UPDATE rather than DO NOTHING: it locks an existing body, so no clean-up can delete it before our page points to it.
         await client.query(
           'INSERT INTO page_bodies (hash, body, bytes, tokens) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO UPDATE SET bytes = excluded.bytes',
           [page.hash, Buffer.from(page.body, 'utf8'), page.bytes, page.tokens],
         );
-        await client.query(
+        // A handle is written once: a writer that raced us to it (no row to lock above) has its page kept,
+        // and ours is checked against it.
+        const inserted = await client.query(
           `INSERT INTO pages (namespace, uri, title, media_type, hash, fetched_at, meta, schema_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (namespace, uri) DO UPDATE SET title = excluded.title, media_type = excluded.media_type, hash = excluded.hash,
-             fetched_at = excluded.fetched_at, meta = excluded.meta, schema_version = excluded.schema_version`,
+           ON CONFLICT (namespace, uri) DO ${
+             handle
+               ? 'NOTHING'
+               : `UPDATE SET title = excluded.title, media_type = excluded.media_type, hash = excluded.hash,
+             fetched_at = excluded.fetched_at, meta = excluded.meta, schema_version = excluded.schema_version`
+           }`,
           [
             page.namespace,
             page.uri,
@@ -77,12 +88,25 @@ export class PgPageStore implements PageStore {
             PAGE_SCHEMA_VERSION,
           ],
         );
-        const previous = old.rows[0]?.hash;
+        if (inserted.rowCount === 0) {
+          const raced = await this.storedInfo(client, page.namespace, page.uri);
+          putOutcome(raced, page.hash);
+          return raced;
+        }
         if (previous && previous !== page.hash) await collect(client, previous);
+        return pageInfo(page);
       },
       { retryOn: RETRY_ON },
     );
-    return pageInfo(page);
+  }
+
+  /** The info of a stored page, read in the transaction of `client`. */
+  private async storedInfo(client: PoolClient, namespace: string, uri: string): Promise<PageInfo> {
+    const r = await client.query<PageRow>(
+      `SELECT ${COLUMNS} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 AND p.uri = $2`,
+      [namespace, uri],
+    );
+    return this.row(r.rows[0]!);
   }
 
   async get(namespace: string, uri: string): Promise<Page | undefined> {

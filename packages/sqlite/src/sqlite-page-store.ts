@@ -3,7 +3,7 @@
  * Shares the database file of the session store.
  */
 import type Database from 'better-sqlite3';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, toPage } from 'pagewise/internal';
+import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/internal';
 import { verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise';
 import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';
@@ -76,8 +76,10 @@ export class SqlitePageStore implements PageStore {
   async put(input: PageInput): Promise<PageInfo> {
     const page = toPage(input);
     // IMMEDIATE: the write lock is taken before the old hash is read (see SqliteSessionStore.createSession).
-    const write = this.db.transaction(() => {
+    const write = this.db.transaction((): PageInfo => {
       const old = this.stmts.oldHash.get(page.namespace, page.uri);
+      if (old && putOutcome({ ...page, hash: old.hash }, page.hash) === 'unchanged')
+        return this.row(this.stmts.info.get(page.namespace, page.uri)!);
       this.stmts.putBody.run(page.hash, page.body, page.bytes, page.tokens);
       this.stmts.putPage.run(
         page.namespace,
@@ -90,9 +92,9 @@ export class SqlitePageStore implements PageStore {
         PAGE_SCHEMA_VERSION,
       );
       if (old && old.hash !== page.hash) this.stmts.gc.run(old.hash, old.hash);
+      return pageInfo(page);
     });
-    guarded(this.db, () => write.immediate());
-    return pageInfo(page);
+    return guarded(this.db, () => write.immediate());
   }
 
   async get(namespace: string, uri: string): Promise<Page | undefined> {

@@ -23,7 +23,7 @@ import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
 import { headAtWordBoundary } from './token-budget.js';
 import { ConfigurationError } from '../errors.js';
-import { argumentText, handleOf, unfenceQuoted } from './transcript.js';
+import { argumentText, compressedObservationBody, handleOf } from './transcript.js';
 
 /** One step of an extractive summary: what was done (`label`) and what came back (`payload`). */
 export interface SummaryEntry {
@@ -119,9 +119,11 @@ export function entriesOfTurns(turns: readonly (readonly ContextItem[])[], keepH
           const call = turn
             .find((x): x is Extract<ContextItem, { type: 'assistant' }> => x.type === 'assistant')
             ?.toolCalls.find((c) => c.toolCallId === item.toolCallId);
-          const handle = handleOf(item.output);
           // A compressed observation is quoted in a fence: its body is the payload, its handle goes in the label.
-          const body = unfenceQuoted(item.output);
+          // Only one with the compressor's whole shape and this call's handle counts: fence lines a document
+          // wrote itself do not exempt it from compression.
+          const body = compressedObservationBody(item.output, item);
+          const handle = body === undefined ? undefined : handleOf(item.output);
           const parts = (args: string): string =>
             [
               item.isError ? '[error]' : '',

@@ -111,6 +111,43 @@ describe('compressionMiddleware in generateText', () => {
     expect(await middleware.restore(handle ?? '')).toBe(rawOrder(1));
   });
 
+  it('leaves a result it compressed as it is when the conversation comes back with it (invariant 17)', async () => {
+    const backend = recordingBackend((input) => `kept ${input.observation.slice(0, 300)}`);
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: { thresholdTokens: 50 },
+      history: false,
+    });
+    const mock = new MockLanguageModelV3({ doGenerate: [callStep('c1', 1), textStep('first'), textStep('second')] });
+    const first = await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: getOrder, ...middleware.tools },
+      prompt: 'Is order 1 pending?',
+      stopWhen: stepCountIs(5),
+    });
+    const compressed = toolOutputs(mock.doGenerateCalls[1]?.prompt ?? [])[0] ?? '';
+    expect(countTokens(compressed)).toBeGreaterThan(50);
+    // An application that stores what the model saw sends the compressed result back in the next request.
+    const seen = first.response.messages.map((message) =>
+      message.role !== 'tool'
+        ? message
+        : {
+            ...message,
+            content: message.content.map((part) =>
+              part.type === 'tool-result' ? { ...part, output: { type: 'text' as const, value: compressed } } : part,
+            ),
+          },
+    );
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      tools: { get_order: getOrder, ...middleware.tools },
+      messages: [{ role: 'user', content: 'Is order 1 pending?' }, ...seen, { role: 'user', content: 'And now?' }],
+    });
+    expect(toolOutputs(mock.doGenerateCalls[2]?.prompt ?? [])).toEqual([compressed]);
+    expect(backend.inputs).toHaveLength(1);
+    expect(await middleware.restore(handleOf(compressed) ?? '')).toBe(rawOrder(1));
+  });
+
   it('issue 28.6: the model can follow a handle with the page_in it is given, and a call without page_in gets no handle', async () => {
     const backend = recordingBackend((input) => `compressed ${input.observation.slice(0, 15)}`);
     const middleware = compressionMiddleware({

@@ -31,6 +31,7 @@ import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompresso
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { headAtWordBoundary } from './token-budget.js';
 import { fenceQuoted, withoutHandle } from './transcript.js';
+import { isShownResult, rememberShown } from '../paging/result-pages.js';
 
 /** Options of {@link compressionMiddleware}. */
 export interface CompressionMiddlewareOptions {
@@ -131,6 +132,25 @@ function fencedOutput(output: ToolResultOutput, boundary: string): ToolResultOut
         value: output.value.map((p) => (p.type === 'text' ? { ...p, text: fence(p.text) } : p)),
       };
   }
+}
+
+/**
+ * A result the compressor passed on as it is: fenced in `fence` when it needs one, unless it is what this
+ * middleware showed before (a conversation that stores what the model saw), which fenced again would nest.
+ */
+async function passedOn(
+  service: PagingService,
+  sessionId: string,
+  part: { toolName: string; toolCallId: string; output: ToolResultOutput },
+  text: string,
+  fence: string | undefined,
+): Promise<ToolResultOutput | string> {
+  if (fence === undefined) return text;
+  if (await isShownResult(service, sessionId, { toolName: part.toolName, toolCallId: part.toolCallId, output: text }))
+    return text;
+  const fenced = fencedOutput(part.output, fence);
+  if (fenced.type === 'text') rememberShown(service, part.toolCallId, fenced.value);
+  return fenced;
 }
 
 function userText(message: Extract<LanguageModelV3Message, { role: 'user' }>): string {
@@ -276,8 +296,8 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
             { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
             context,
           );
-          result = obs.output;
-          if (result === text && needsFence(part.toolName, text)) result = fencedOutput(part.output, boundary());
+          const fence = needsFence(part.toolName, text) ? boundary() : undefined;
+          result = obs.output === text ? await passedOn(service, sessionId, part, text, fence) : obs.output;
           remember(compressed, key, result, REMEMBERED_RESULTS);
         }
         if (typeof result !== 'string') content.push({ ...part, output: result });

@@ -12,7 +12,7 @@ import type { ContextItem } from '../context/request.js';
 import { groupTurns } from '../context/history.js';
 import { ConfigurationError } from '../errors.js';
 import { recordCompressionError, recoverableCompressionError } from './fallback.js';
-import { toolPageUri } from '../paging/auto-paging.js';
+import { findResultPage, keepResultPage } from '../paging/result-pages.js';
 import { PagingService } from '../paging/service.js';
 import { PAGING_TOOL_NAMES } from '../paging/tools.js';
 import { countTokens } from '../tokens/tokenizer.js';
@@ -158,6 +158,11 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       const tokens = countTokens(obs.output);
       // Strictly above: T_obs is the largest observation shown as it is.
       if (tokens <= (options.toolThresholds?.[obs.toolName] ?? threshold)) return obs;
+      // Compressed once (invariant 17): a compressed result met again is left as it is, and its raw text
+      // again gets the text shown the first time, known by call id and content hash, not by its markers.
+      const known = await findResultPage(service, ctx.sessionId, obs);
+      if (known.status === 'shown') return obs;
+      if (known.status === 'raw' && known.shown !== undefined) return { ...obs, output: known.shown };
       const call = `${obs.toolName} ${argumentText(obs.input)}`;
       const repeat =
         expandOnRepeat &&
@@ -168,21 +173,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
         );
       // A repeat is shown whole when no cap applies or it fits under the cap, else as much as the cap allows.
       if (repeat && (options.maxTokens === undefined || tokens <= options.maxTokens)) return obs;
-      const uri = toolPageUri(obs.toolName, obs.toolCallId);
-      // Kept before compressing, so the raw result survives a failing compressor too.
-      await service.pageStore.put({
-        namespace: service.namespaceOf(uri, ctx.sessionId),
-        uri,
-        title: `${obs.toolName} result`,
-        body: obs.output,
-        mediaType: 'text/plain',
-        meta: {
-          toolName: obs.toolName,
-          input: obs.input,
-          compressedBy: backend.name,
-          guideline: `${guideline.id}@${guideline.version}`,
-        },
-      });
+      const uri = known.uri;
       const fence = boundary();
       // A handle only helps an agent that can follow it; one without `page_in` is told the result is gone.
       const handle =
@@ -230,6 +221,20 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       const output = `${fenceQuoted(text, fence)}\n${handle}`;
       // A "compression" that is not smaller (an LLM that rewrote at length) is not used.
       if (countTokens(output) >= tokens) return obs;
+      // Kept before the agent sees the handle; a compressor that fails leaves the raw result in place instead.
+      await keepResultPage(service, ctx.sessionId, {
+        uri,
+        toolCallId: obs.toolCallId,
+        raw: obs.output,
+        shown: output,
+        title: `${obs.toolName} result`,
+        meta: {
+          toolName: obs.toolName,
+          input: obs.input,
+          compressedBy: backend.name,
+          guideline: `${guideline.id}@${guideline.version}`,
+        },
+      });
       return { ...obs, output };
     },
   };

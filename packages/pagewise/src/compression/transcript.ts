@@ -6,6 +6,7 @@
  */
 import type { ContextItem } from '../context/request.js';
 import { fenceBoundary, neutralize } from '../paging/fence.js';
+import { toolPageUri } from '../paging/result-pages.js';
 
 /** Renders one history item as transcript lines. */
 export function itemTranscript(item: ContextItem): string {
@@ -87,11 +88,20 @@ export function unreachableHandleLine(originalTokens: number): string {
 }
 
 const HANDLE_LINE =
-  /^\[pagewise\] Compressed from \d+ tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/mu;
+  /^\[pagewise\] Compressed from (\d+) tokens; the full result: page_in uris \["((?:[^"\\]|\\.)+)"\]$/u;
 
-/** The handle URI of a compressed observation (see {@link handleLine}), or undefined. */
+/** The last line of a text: where a compressed observation's handle line is, after its fence. */
+function lastLine(text: string): { head: string; line: string } {
+  const cut = text.lastIndexOf('\n') + 1;
+  return { head: text.slice(0, cut), line: text.slice(cut) };
+}
+
+/**
+ * The handle URI of a compressed observation (see {@link handleLine}), or undefined. Only the last line
+ * counts: a handle line quoted inside the fence is a document's text, not the compressor's.
+ */
 export function handleOf(text: string): string | undefined {
-  const match = HANDLE_LINE.exec(text)?.[1];
+  const match = HANDLE_LINE.exec(lastLine(text).line)?.[2];
   if (match === undefined) return undefined;
   try {
     return JSON.parse(`"${match}"`) as string;
@@ -104,11 +114,36 @@ const HANDLE_LINE_GLOBAL = new RegExp(HANDLE_LINE.source, 'gmu');
 
 /**
  * The compressed observation with its handle line reduced to what the model can act on when no tool
- * follows handles: how large the original was, and no call to a tool it does not have.
+ * follows handles: how large the original was, and no call to a tool it does not have. Every handle line
+ * is reduced, a summary's quoted ones too.
  */
 export function withoutHandle(text: string): string {
-  return text.replace(HANDLE_LINE_GLOBAL, (line) => {
-    // HANDLE_LINE matched, so the count is there.
-    return unreachableHandleLine(Number(/Compressed from (\d+) tokens/u.exec(line)?.[1]));
-  });
+  return text.replace(HANDLE_LINE_GLOBAL, (_line, tokens: string) => unreachableHandleLine(Number(tokens)));
+}
+
+const UNREACHABLE_LINE =
+  /^\[pagewise\] Compressed from \d+ tokens; the full result is not available to you in this call\.$/u;
+
+/**
+ * The body of a tool result that has the observation compressor's whole shape: the text is one fence and
+ * then its handle line, and the handle is this call's (`tool://<tool>/<call id>`, or a page under it). A
+ * document that wraps itself in fence lines does not know the call id its result gets, so it is not taken
+ * for a compressed observation; undefined when the shape does not hold. Without a handle (an agent with no
+ * `page_in`) only the shape is checked.
+ */
+export function compressedObservationBody(
+  output: string,
+  result: { toolName: string; toolCallId: string },
+): string | undefined {
+  const cut = output.lastIndexOf('\n');
+  const [fenced, last] = [output.slice(0, cut), output.slice(cut + 1)];
+  const open = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>\n`, 'u').exec(fenced);
+  if (cut < 0 || !open || !fenced.endsWith(`\n${CLOSE} ${open[1]}>>>`)) return undefined;
+  const handle = handleOf(output);
+  const own = toolPageUri(result.toolName, result.toolCallId);
+  if (handle === undefined ? !UNREACHABLE_LINE.test(last) : handle !== own && !handle.startsWith(`${own}/`))
+    return undefined;
+  const body = fenced.slice(open[0].length, fenced.length - `\n${CLOSE} ${open[1]}>>>`.length);
+  // The compressor neutralized what it fenced: a marker left in the body was not written by it.
+  return neutralize(body, open[1]!) === body ? body : undefined;
 }

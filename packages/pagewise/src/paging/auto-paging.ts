@@ -4,8 +4,11 @@
  */
 import type { ObservationProcessor } from '../context/observation.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { TOOL_PAGE_SCHEME, type PagingService } from './service.js';
+import type { PagingService } from './service.js';
+import { findResultPage, keepResultPage } from './result-pages.js';
 import { PAGING_TOOL_NAMES } from './tools.js';
+
+export { toolPageUri } from './result-pages.js';
 
 /** Options of {@link autoPaging}. */
 export interface AutoPagingOptions {
@@ -14,11 +17,6 @@ export interface AutoPagingOptions {
   thresholdTokens?: number;
   /** Tools whose results are never paged (the paging tools always are excluded). */
   exclude?: string[];
-}
-
-/** The URI of the page that holds a tool call's result. */
-export function toolPageUri(toolName: string, toolCallId: string): string {
-  return `${TOOL_PAGE_SCHEME}${toolName}/${encodeURIComponent(toolCallId)}`;
 }
 
 /** Creates the auto-paging observation processor. */
@@ -31,19 +29,19 @@ export function autoPaging(options: AutoPagingOptions): ObservationProcessor {
       if (obs.isError || exclude.has(obs.toolName)) return obs;
       const tokens = countTokens(obs.output);
       if (tokens <= threshold) return obs;
-      const uri = toolPageUri(obs.toolName, obs.toolCallId);
-      await options.service.pageStore.put({
-        namespace: options.service.namespaceOf(uri, ctx.sessionId),
-        uri,
+      // A result is paged once: its receipt met again, or the raw text again, gets the same receipt.
+      const known = await findResultPage(options.service, ctx.sessionId, obs);
+      if (known.status === 'shown') return obs;
+      const receipt = `[pagewise] ${obs.toolName} returned ${tokens} tokens, stored as page "${known.uri}" instead of being shown. Call page_in with uris ["${known.uri}"] to read it, or calculate over it.`;
+      await keepResultPage(options.service, ctx.sessionId, {
+        uri: known.uri,
+        toolCallId: obs.toolCallId,
+        raw: obs.output,
+        shown: receipt,
         title: `${obs.toolName} result`,
-        body: obs.output,
-        mediaType: 'text/plain',
         meta: { toolName: obs.toolName, input: obs.input as never },
       });
-      return {
-        ...obs,
-        output: `[pagewise] ${obs.toolName} returned ${tokens} tokens, stored as page "${uri}" instead of being shown. Call page_in with uris ["${uri}"] to read it, or calculate over it.`,
-      };
+      return { ...obs, output: receipt };
     },
   };
 }

@@ -4,7 +4,7 @@
  * a shared corpus) so one database serves many agents.
  */
 import { createHash } from 'node:crypto';
-import { IntegrityError, StorageError } from '../errors.js';
+import { ImmutablePageError, IntegrityError, StorageError } from '../errors.js';
 import { countTokens } from '../tokens/tokenizer.js';
 
 /** A stored page. */
@@ -41,9 +41,39 @@ export interface PageInput {
   meta?: Record<string, unknown>;
 }
 
+/** URI scheme of tool results stored as pages by auto-paging and observation compression. */
+export const TOOL_PAGE_SCHEME = 'tool://';
+
+/**
+ * Whether a URI is a handle: the page of a tool result (or of archived history) that compressed text
+ * points back to. Its body never changes once written (see {@link PageStore.put}); a document from a
+ * source may be fetched again and replaced.
+ */
+export function isHandleUri(uri: string): boolean {
+  return uri.startsWith(TOOL_PAGE_SCHEME);
+}
+
+/**
+ * What a put does to a page already stored under its URI: `'replace'` it, or keep it `'unchanged'` (the
+ * same body written under a handle again). The stored page's first write wins, metadata included.
+ *
+ * @throws ImmutablePageError when a different body is written under a handle.
+ */
+export function putOutcome(
+  stored: Pick<PageInfo, 'namespace' | 'uri' | 'hash'>,
+  hash: string,
+): 'replace' | 'unchanged' {
+  if (!isHandleUri(stored.uri)) return 'replace';
+  if (stored.hash === hash) return 'unchanged';
+  throw new ImmutablePageError(stored.namespace, stored.uri, stored.hash, hash);
+}
+
 /** Durable storage of pages. */
 export interface PageStore {
-  /** Stores (or replaces) a page and returns its info. */
+  /**
+   * Stores (or replaces) a page and returns its info. A handle ({@link isHandleUri}) is written once: the
+   * same body again returns the stored page unchanged, a different one throws ImmutablePageError.
+   */
   put(page: PageInput): Promise<PageInfo>;
   get(namespace: string, uri: string): Promise<Page | undefined>;
   info(namespace: string, uri: string): Promise<PageInfo | undefined>;
@@ -154,6 +184,7 @@ export class InMemoryPageStore implements PageStore {
     const info = pageInfo(page);
     const k = this.key(page.namespace, page.uri);
     const old = this.pages.get(k);
+    if (old && putOutcome(old, page.hash) === 'unchanged') return old;
     if (old) this.release(old.hash);
     const held = this.bodies.get(page.hash);
     if (held) held.refs += 1;

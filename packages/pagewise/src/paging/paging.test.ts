@@ -6,6 +6,7 @@ import { tool } from '../agents/tool.js';
 import { LimitExceededError } from '../errors.js';
 import { scriptedModel } from '../models/scripted.js';
 import { loaderSource } from '../sources/source.js';
+import { Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { autoPaging } from './auto-paging.js';
 import { evaluate, ExpressionError, extractNumbers } from './calculate.js';
@@ -394,6 +395,42 @@ describe('auto-paging', () => {
     expect(page.uri).toBe(handle);
     expect(page.body).toBe(big);
     expect(JSON.stringify(result.session.events).includes('ünïcødé')).toBe(false);
+  });
+});
+
+describe('auto-paging: a result is paged once (invariant 17)', () => {
+  const processorContext = {
+    invocationId: 'inv',
+    agentName: 'a',
+    sessionId: 's1',
+    task: 'go',
+    recentItems: [],
+    services: new Map(),
+    ledger: new Ledger(),
+    signal: new AbortController().signal,
+  };
+  const result = (output: string, toolCallId = 'c1') => ({
+    toolCallId,
+    toolName: 'dump',
+    input: {},
+    output,
+    isError: false,
+  });
+
+  it('gives the raw text again the same receipt, and a call id reused for another result its own page', async () => {
+    const service = new PagingService();
+    const paging = autoPaging({ service, thresholdTokens: 100 });
+    const big = 'row of the dump, part E-4711\n'.repeat(200);
+    const receipt = (await paging.process(result(big), processorContext)).output;
+    expect((await paging.process(result(big), processorContext)).output).toBe(receipt);
+    // The same call id with another, large result: paged under its own handle, the first page unchanged.
+    const other = big.replace('E-4711', 'E-4712');
+    const second = (await paging.process(result(other), processorContext)).output;
+    const handles = [receipt, second].map((text) => /"(tool:\/\/[^"]+)"/.exec(text)![1]!);
+    expect(handles[0]).toBe('tool://dump/c1');
+    expect(handles[1]).toMatch(/^tool:\/\/dump\/c1\/[0-9a-f]{16}$/u);
+    expect(await service.body(handles[0]!, 's1')).toBe(big);
+    expect(await service.body(handles[1]!, 's1')).toBe(other);
   });
 });
 

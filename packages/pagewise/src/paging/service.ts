@@ -11,7 +11,9 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { fenceBoundary, renderFencedNotes, renderFencedPages, type FencedNotes, type FencedPage } from './fence.js';
 import { splitFrames } from './frames.js';
 import { loadedReceipt } from './paging-history.js';
-import { InMemoryPageStore, type PageInfo, type PageStore } from './page-store.js';
+import { InMemoryPageStore, TOOL_PAGE_SCHEME, type PageInfo, type PageStore } from './page-store.js';
+
+export { TOOL_PAGE_SCHEME } from './page-store.js';
 
 /** The state key of the working set (the name the instruction-paging pattern gives it): the URIs to expand at the next call. */
 export const WANT_READ_KEY = 'temp:want_read';
@@ -21,8 +23,6 @@ export const WANT_FRAME_PREFIX = 'temp:want_frame:';
 export const RESULT_PREFIX = 'result:';
 /** The instruction-paging pattern's cap on pages per read. */
 export const MAX_REPORTS_PER_READ = 10;
-/** URI scheme of tool results stored as pages by auto-paging and observation compression. */
-export const TOOL_PAGE_SCHEME = 'tool://';
 
 /** How page-in treats `mode`: replace the working set, or add to it. */
 export type PageInMode = 'replace' | 'add';
