@@ -68,8 +68,10 @@ export {
   PROMPT_PARTS,
   summarizeLedger,
   type CallKind,
+  type CompressionRecord,
   type LedgerEntry,
   type LedgerSummary,
+  type LedgerSummaryProperty,
   type PartTokens,
   type PromptPart,
 } from './tokens/ledger.js';

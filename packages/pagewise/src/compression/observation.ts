@@ -228,8 +228,18 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       }
       if (targetRatio !== undefined) text = headAtWordBoundary(text, maxTokens);
       const output = `${fenceQuoted(text, fence)}\n${handle}`;
+      const outputTokens = countTokens(output);
       // A "compression" that is not smaller (an LLM that rewrote at length) is not used.
-      if (countTokens(output) >= tokens) return obs;
+      if (outputTokens >= tokens) return obs;
+      ctx.ledger.recordCompression({
+        target: 'observation',
+        backend: backend.name,
+        agent: ctx.agentName,
+        invocationId: ctx.invocationId,
+        inputTokens: tokens,
+        outputTokens,
+        at: Date.now(),
+      });
       return { ...obs, output };
     },
   };
