@@ -1,7 +1,8 @@
 /**
  * HTML tables as delimited rows: one line a `<tr>`, cells joined by ` | `, as the CSV and spreadsheet readers write
  * them, so a row keeps its cells apart and under the column headers of the table's first rows (aligned columns
- * lose both: a header cell of two words reads as two columns, a row of words as prose).
+ * lose both: a header cell of two words reads as two columns, a row of words as prose). A `rowspan` is not spread
+ * down: the cells after it in the rows below move one column left.
  */
 import type { FormatCallback } from 'html-to-text';
 
@@ -33,13 +34,21 @@ const multilineText = (text: string): string =>
     .filter(Boolean)
     .join('\n');
 
-/** The rows with every cell spread over the columns it spans. */
+/** Columns the spans of one row spread to, at most: HTML caps `colspan` at 1,000, and a hostile page must not build more. */
+const MAX_COLUMNS = 1000;
+
+/** The rows with every cell spread over the columns it spans (up to {@link MAX_COLUMNS} a row). */
 function grid(rows: readonly TablePrinterCell[][]): GridCell[][] {
-  return rows.map((row) =>
-    row.flatMap((cell) =>
-      Array.from({ length: Math.max(1, cell.colspan) }, () => ({ text: cellText(cell), source: cell })),
-    ),
-  );
+  return rows.map((row) => {
+    const out: GridCell[] = [];
+    for (const cell of row) {
+      const text = cellText(cell);
+      // Every cell keeps a column of its own; only spans stop at the cap.
+      const span = Math.max(1, Math.min(cell.colspan, MAX_COLUMNS - out.length));
+      for (let column = 0; column < span; column += 1) out.push({ text, source: cell });
+    }
+    return out;
+  });
 }
 
 /**
@@ -54,7 +63,7 @@ function joinSigns(row: GridCell[]): void {
       cell.text = '';
     }
     const previous = row.slice(0, index).findLast((other) => other.text !== '');
-    if (CLOSING_ONLY.test(cell.text) && previous) {
+    if (CLOSING_ONLY.test(cell.text) && previous && /[\d.]$/u.test(previous.text)) {
       previous.text = `${previous.text}${cell.text}`;
       cell.text = '';
     }
@@ -78,11 +87,14 @@ export function tableRowsText(rows: readonly TablePrinterCell[][]): string {
   );
   // A spanning cell none of whose columns is kept keeps its first column.
   for (const row of cells) {
+    const spans = new Map<TablePrinterCell, number[]>();
     row.forEach((cell, column) => {
-      if (cell.text === '' || row.findIndex((other) => other.source === cell.source) !== column) return;
-      const span = row.map((other, at) => (other.source === cell.source ? at : -1)).filter((at) => at >= 0);
-      if (!span.some((at) => kept[at])) kept[column] = true;
+      if (cell.text === '') return;
+      const columns = spans.get(cell.source);
+      if (columns) columns.push(column);
+      else spans.set(cell.source, [column]);
     });
+    for (const columns of spans.values()) if (!columns.some((at) => kept[at])) kept[columns[0]!] = true;
   }
   return cells
     .map((row, index) => {

@@ -57,6 +57,13 @@ describe('htmlToReadableText', () => {
     ]);
   });
 
+  it('bounds the columns a hostile colspan spreads to', () => {
+    const hostile = `<table><tr><td colspan="100000000">wide</td><td>next</td></tr>${'<tr><td>a</td><td>1</td></tr>'.repeat(50)}</table>`;
+    const lines = htmlToReadableText(hostile).text.split('\n');
+    expect(lines[0]).toMatch(/^wide \|[ |]*\| next$/u);
+    expect(lines[1]).toBe('a | 1');
+  });
+
   it('gives an empty title when the page has none', () => {
     expect(htmlToReadableText('<p>Just text</p>')).toEqual({ title: '', text: 'Just text' });
   });
