@@ -16,7 +16,9 @@
  * Teacher labels: `--teacher <calls.db>` adds the observation calls an LLM compressor made in successful
  * episodes (the database `pagewise optimize` recorded them in, which `pagewise distill export` reads) as
  * one more domain, `teacher`: a unit is positive when the teacher kept it (compression-eval/teacher.ts).
- * Its tuning split joins the fit; its test split is reported as the teacher-agreement recall.
+ * Its tuning split joins the fit; its test split is reported as the teacher-agreement recall. A database that
+ * adds nothing to the fit (only extractive calls, no value kept, every usable call in the test split) stops the
+ * run before any training, with the counts and exit code 1; calls left out, or none to measure, are printed.
  *
  * Evaluation split: the ablation and the leave-one-domain-out table are measured on the test splits by
  * default. `--eval-split tune` measures them on the tuning splits instead (the items the weights are fitted
@@ -41,7 +43,7 @@ import {
   seededShuffle,
 } from 'pagewise/internal';
 import { suiteItems, type Split, type SuiteItem } from './compression-eval/suite.js';
-import { teacherItems } from './compression-eval/teacher.js';
+import { readTeacher, teacherNotes, TeacherUnusable } from './compression-eval/teacher.js';
 import { runSuite, SUITE_TAU, suiteTable, type ItemCompressor } from './compression-eval/suite-run.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -278,7 +280,10 @@ export async function main(
   evalSplit: Split = 'test',
 ): Promise<void> {
   const started = performance.now();
-  const items = [...(await suiteItems()), ...(teacher !== undefined ? await teacherItems(teacher) : [])];
+  // Checked before the suite is read: a teacher that adds nothing stops the run with the reason.
+  const read = teacher !== undefined ? await readTeacher(teacher) : undefined;
+  const notes = teacher !== undefined && read ? teacherNotes(teacher, read) : [];
+  const items = [...(await suiteItems()), ...(read?.items ?? [])];
   const tune = items.filter((i) => i.split === 'tune');
   const test = items.filter((i) => i.split === evalSplit);
   const units = unitSamples(tune);
@@ -290,6 +295,7 @@ export async function main(
     out.push(line);
   };
   log('# Training the extractive compressor’s scorer\n');
+  for (const note of notes) log(`${note}\n`);
   log(
     `${units.length} labelled units (${units.filter((s) => s.y === 1).length} holding evidence) from ${tune.length} tuning items of ${domains.length} domains; seed ${SEED}, L2 ${L2}, at most ${MAX_NEGATIVES} negatives per item, each domain weighing the same; objective: ${pairwise ? `pairwise (${samples.length / 2} pairs)` : 'pointwise'}.\n`,
   );
@@ -343,11 +349,18 @@ export async function main(
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await main(
-    !process.argv.includes('--no-write'),
-    !process.argv.includes('--no-ablation'),
-    process.argv.includes('--pairwise'),
-    teacherArgument(process.argv),
-    evalSplitArgument(process.argv),
-  );
+  try {
+    await main(
+      !process.argv.includes('--no-write'),
+      !process.argv.includes('--no-ablation'),
+      process.argv.includes('--pairwise'),
+      teacherArgument(process.argv),
+      evalSplitArgument(process.argv),
+    );
+  } catch (error) {
+    if (!(error instanceof TeacherUnusable)) throw error;
+    // Nothing was fitted or written: the run asked for teacher labels and there are none to add.
+    console.error(`train:compressor: ${error.message}`);
+    process.exitCode = 1;
+  }
 }

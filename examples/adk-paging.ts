@@ -68,7 +68,7 @@ for await (const event of runner.runAsync({
 }
 const stored = (await sessionService.getSession({ appName: 'reports', userId: 'me', sessionId: session.id }))!;
 const json = JSON.stringify(stored.events);
-const summary = plugin.ledger.summary();
+const summary = plugin.ledger.summary;
 console.log(`Question: ${question.text}`);
 console.log(`Answer:   ${answer}`);
 console.log(`Correct:  ${isCorrect(answer, question.gold)}`);

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteCompressorCallStore } from '@pagewise/sqlite';
 import type { CompressorCallRecord } from 'pagewise/internal';
-import { teacherItems, teacherKeeps, valuesOf } from '../bench/compression-eval/teacher.js';
+import { readTeacher, teacherItems, teacherKeeps, teacherNotes, valuesOf } from '../bench/compression-eval/teacher.js';
+import { hashedSplit } from '../bench/compression-eval/suite.js';
 import { teacherArgument, unitSamples } from '../bench/train-compressor.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-teacher-'));
@@ -87,5 +88,27 @@ describe('teacher labels', () => {
     expect(() => teacherArgument(['--teacher', '--no-write'])).toThrow(/--teacher takes/u);
     expect(teacherArgument(['--no-write', '--teacher', 'calls.db'])).toBe('calls.db');
     expect(teacherArgument([])).toBeUndefined();
+  });
+});
+
+describe('teacher notes', () => {
+  it('says what joins the fit and that nothing measures the agreement when no call is in the test split', async () => {
+    const db = path.join(dir, 'tune-only.db');
+    const store = new SqliteCompressorCallStore({ path: db });
+    // The first ids whose hash puts them in the tuning split, plus one extractive call left out.
+    const tuneIds = Array.from({ length: 40 }, (_, index) => `call-${index}`)
+      .filter((id) => hashedSplit(id) === 'tune')
+      .slice(0, 2);
+    for (const id of tuneIds) await store.add(record(id, { output: `${TEACHER} (${id})` }));
+    await store.add(record('extractive', { backend: 'extractive' }));
+    await store.close();
+    const notes = teacherNotes(db, await readTeacher(db));
+    expect(notes[0]).toBe(
+      `Teacher: 2 call(s) join the fit, 0 measure the teacher agreement. ${db} holds 3 observation call(s) of ` +
+        'successful episodes; left out: 1 by a backend that is not an LLM (extractive calls teach nothing).',
+    );
+    expect(notes[1]).toMatch(
+      /no usable call falls in the test split, so the teacher-agreement recall is not measured/u,
+    );
   });
 });

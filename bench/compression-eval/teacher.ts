@@ -68,11 +68,29 @@ export interface TeacherOptions {
   minSuccess?: number;
 }
 
+/** What a call database held for the trainer: the items, and why the other calls were not used. */
+export interface TeacherRead {
+  items: SuiteItem[];
+  /** Observation calls of episodes scored at least `minSuccess`. */
+  calls: number;
+  /** Of those, calls of a backend that is not an LLM (extractive): they teach nothing. */
+  notLlm: number;
+  /** LLM calls whose output kept no value of their input. */
+  withoutValues: number;
+  /** LLM calls that repeat an (input, output) pair already read. */
+  repeats: number;
+}
+
 /**
  * The teacher items of a call database: one per observation call of an LLM backend in a successful
  * episode whose output kept at least one value of its input; identical (input, output) pairs once.
  */
 export async function teacherItems(dbPath: string, options: TeacherOptions = {}): Promise<SuiteItem[]> {
+  return (await readTeacher(dbPath, options)).items;
+}
+
+/** {@link teacherItems}, with the count of calls left out and why. */
+export async function readTeacher(dbPath: string, options: TeacherOptions = {}): Promise<TeacherRead> {
   // Opening creates a database; a mistyped path must say so instead of training on nothing.
   if (!existsSync(dbPath))
     throw new Error(
@@ -82,17 +100,26 @@ export async function teacherItems(dbPath: string, options: TeacherOptions = {})
   try {
     const records = await store.list({ target: 'observation', minSuccess: options.minSuccess ?? 1 });
     const seen = new Set<string>();
-    const items: SuiteItem[] = [];
+    const read: TeacherRead = { items: [], calls: records.length, notLlm: 0, withoutValues: 0, repeats: 0 };
     for (const record of records) {
-      if (!record.backend.startsWith('llm')) continue;
+      if (!record.backend.startsWith('llm')) {
+        read.notLlm += 1;
+        continue;
+      }
       const { observation, task } = record.input;
       const key = `${observation}\u0000${record.output}`;
-      if (seen.has(key)) continue;
+      if (seen.has(key)) {
+        read.repeats += 1;
+        continue;
+      }
       seen.add(key);
       const inInput = new Set(valuesOf(observation));
       const evidence = valuesOf(record.output).filter((v) => inInput.has(v));
-      if (evidence.length === 0) continue;
-      items.push({
+      if (evidence.length === 0) {
+        read.withoutValues += 1;
+        continue;
+      }
+      read.items.push({
         set: `${TEACHER_DOMAIN} (${path.basename(dbPath)})`,
         domain: TEACHER_DOMAIN,
         id: record.id,
@@ -109,8 +136,43 @@ export async function teacherItems(dbPath: string, options: TeacherOptions = {})
         holds: (unitText) => teacherKeeps(unitText, record.output),
       });
     }
-    return items;
+    return read;
   } finally {
     await store.close();
   }
+}
+
+/** Why a teacher database adds nothing to the fit, as the trainer says it before stopping. */
+export class TeacherUnusable extends Error {}
+
+/**
+ * What `--teacher` adds, checked before any training: throws {@link TeacherUnusable} when no call joins the fit
+ * (no LLM call, no value kept, or every usable call in the test split), and returns the notes to print otherwise
+ * (calls left out, no test split to measure agreement on).
+ */
+export function teacherNotes(dbPath: string, read: TeacherRead): string[] {
+  const tune = read.items.filter((item) => item.split === 'tune').length;
+  const test = read.items.length - tune;
+  const leftOut = [
+    read.notLlm > 0 ? `${read.notLlm} by a backend that is not an LLM (extractive calls teach nothing)` : '',
+    read.withoutValues > 0 ? `${read.withoutValues} whose output kept no value of its input` : '',
+    read.repeats > 0 ? `${read.repeats} repeating a call already read` : '',
+  ].filter(Boolean);
+  const held = `${dbPath} holds ${read.calls} observation call(s) of successful episodes${leftOut.length > 0 ? `; left out: ${leftOut.join(', ')}` : ''}.`;
+  if (read.items.length === 0)
+    throw new TeacherUnusable(
+      `--teacher: nothing to add. ${held} Record the calls of an LLM compressor: \`pagewise optimize --compressor <provider:model> --db <file>\`.`,
+    );
+  if (tune === 0)
+    throw new TeacherUnusable(
+      `--teacher: nothing to add to the fit. ${held} All ${test} usable call(s) fall in the test split (split by a hash of the call id), which is only measured; record more calls.`,
+    );
+  return [
+    `Teacher: ${tune} call(s) join the fit, ${test} measure the teacher agreement. ${held}`,
+    ...(test === 0
+      ? [
+          `Teacher: no usable call falls in the test split, so the teacher-agreement recall is not measured; record more calls.`,
+        ]
+      : []),
+  ];
 }

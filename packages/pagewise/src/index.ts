@@ -69,8 +69,10 @@ export {
   PROMPT_PARTS,
   summarizeLedger,
   type CallKind,
+  type CompressionRecord,
   type LedgerEntry,
   type LedgerSummary,
+  type LedgerSummaryProperty,
   type PartTokens,
   type PromptPart,
 } from './tokens/ledger.js';

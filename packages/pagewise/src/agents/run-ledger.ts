@@ -16,6 +16,7 @@ function stripIndex(entry: LedgerEntry): Omit<LedgerEntry, 'index'> {
 export class RunLedger {
   readonly ledger = new Ledger();
   private readonly stopForwarding: (() => void) | undefined;
+  private readonly stopForwardingCompressions: (() => void) | undefined;
 
   constructor(
     private readonly shared: Ledger | undefined,
@@ -24,6 +25,9 @@ export class RunLedger {
     // Calls that processors record (compressors) reach the shared ledger too, even if the run fails later.
     this.stopForwarding = shared
       ? this.ledger.subscribe((e) => e.kind !== 'agent' && void shared.record(stripIndex(e)))
+      : undefined;
+    this.stopForwardingCompressions = shared
+      ? this.ledger.subscribeCompressions((record) => shared.recordCompression(record))
       : undefined;
   }
 
@@ -59,5 +63,6 @@ export class RunLedger {
   /** Stops forwarding to the shared ledger. */
   close(): void {
     this.stopForwarding?.();
+    this.stopForwardingCompressions?.();
   }
 }

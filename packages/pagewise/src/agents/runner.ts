@@ -26,7 +26,7 @@ import { InMemorySessionStore } from '../session/memory-store.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
 import type { RunErrorEvent, Session, SessionEvent } from '../session/types.js';
-import type { LedgerEntry } from '../tokens/ledger.js';
+import { summarizeLedger, type LedgerEntry } from '../tokens/ledger.js';
 import type { InvocationTelemetry } from '../telemetry/types.js';
 import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
 import type { Agent } from './agent.js';
@@ -502,7 +502,7 @@ export class Runner {
   private result(inv: Invocation, text: string, stopReason: StopReason, agentName: string): RunResult {
     const { session, invocationId, ledger } = inv;
     clearTemp(session.state);
-    const summary = ledger.ledger.summary();
+    const summary = summarizeLedger(ledger.ledger.entries, ledger.ledger.compressions);
     return { text, stopReason, invocationId, agentName, session, ledger: { entries: ledger.ledger.entries, summary } };
   }
 }

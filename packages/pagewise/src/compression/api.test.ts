@@ -121,6 +121,31 @@ describe('compressMessages', () => {
     await expect(compressMessages(messages, { task: 't', targetRatio: 0.5, strict: true })).resolves.toBeDefined();
   });
 
+  it('flags a whole above targetRatio and says which parts were kept whole', async () => {
+    const policy = Array.from(
+      { length: 60 },
+      (_, i) => `Rule ${i}: confirm the order id and the payment method with the user before any change.`,
+    ).join('\n');
+    const messages: ModelMessage[] = [{ role: 'system', content: policy }, ...conversation().slice(1)];
+    const result = await compressMessages(messages, { task: 'Answer the user.', targetRatio: 0.5, keepLastTurns: 1 });
+    // The summary met its target; the whole did not, because of the system prompt kept whole.
+    expect(result.overTarget).toBe(false);
+    expect(result.ratio).toBeGreaterThan(0.5);
+    expect(result.ratioAboveTarget).toBe(true);
+    expect(result.keptWhole.systemTokens).toBe(countTokens(policy));
+    expect(result.keptWhole.lastTurns).toBe(1);
+    expect(result.keptWhole.systemTokens + result.keptWhole.lastTurnsTokens).toBe(result.fixedTokens);
+    expect(result.warning).toContain(`ratio ${result.ratio.toFixed(2)} is above targetRatio 0.5`);
+    expect(result.warning).toContain(`the system messages (${result.keptWhole.systemTokens} tokens)`);
+    expect(result.warning).toMatch(/Lower keepLastTurns, shorten the system prompt, or set maxTokens/u);
+
+    // Without the long system prompt the whole meets the target: no flag, no warning.
+    const plain = await compressMessages(conversation(), { task: 'Answer the user.', targetRatio: 0.5 });
+    expect(plain.ratio).toBeLessThanOrEqual(0.5);
+    expect(plain.ratioAboveTarget).toBe(false);
+    expect(plain.warning).toBeUndefined();
+  });
+
   it('never throws without strict, and meets the target or says it did not', async () => {
     const base = conversation();
     await fc.assert(

@@ -216,6 +216,53 @@ export interface CompressMessagesResult {
    * the messages are the closest the compressor could reach. With `strict: true` this throws instead.
    */
   overTarget: boolean;
+  /** What passed through whole, outside the basis of `targetRatio`: the parts `fixedTokens` adds up. */
+  keptWhole: {
+    /** Tokens of the system messages. */
+    systemTokens: number;
+    /** Turns kept verbatim at the end (`keepLastTurns`, or fewer when the conversation is shorter). */
+    lastTurns: number;
+    /** Tokens of those turns. */
+    lastTurnsTokens: number;
+  };
+  /**
+   * `ratio`, of the whole output, is above `targetRatio`: the parts kept whole are too large for the whole to
+   * reach it even when the summary did (`overTarget` false), or the target was not met (`overTarget` true).
+   */
+  ratioAboveTarget: boolean;
+  /**
+   * One sentence saying why `ratio` is above `targetRatio` (which parts were kept whole, how many tokens each) and
+   * what brings it down; undefined when `ratio` is within the target.
+   */
+  warning?: string;
+}
+
+type MessagesResultCore = Omit<CompressMessagesResult, 'keptWhole' | 'ratioAboveTarget' | 'warning'>;
+
+/** The result with what was kept whole, and a warning when the whole is above `targetRatio`. */
+function withTargetNote(
+  core: MessagesResultCore,
+  targetRatio: number,
+  keptWhole: CompressMessagesResult['keptWhole'],
+): CompressMessagesResult {
+  const ratioAboveTarget = core.ratio > targetRatio;
+  if (!ratioAboveTarget) return { ...core, keptWhole, ratioAboveTarget };
+  const parts = [
+    ...(keptWhole.systemTokens > 0 ? [`the system messages (${keptWhole.systemTokens} tokens)`] : []),
+    ...(keptWhole.lastTurns > 0
+      ? [`the last ${keptWhole.lastTurns} turn(s) (${keptWhole.lastTurnsTokens} tokens)`]
+      : []),
+  ];
+  const whole =
+    parts.length > 0 ? `${parts.join(' and ')} are kept whole, outside the basis targetRatio applies to` : '';
+  const folded =
+    core.compressedTurns > 0
+      ? `the summary of the ${core.compressedTurns} earlier turn(s) is ${core.basisRatio.toFixed(2)} of their ${core.basisTokens} tokens`
+      : 'no earlier turn was folded into a summary';
+  const warning =
+    `compressMessages: ratio ${core.ratio.toFixed(2)} is above targetRatio ${targetRatio}${core.overTarget ? ' (the target was not met)' : ''}: ` +
+    `${whole ? `${whole}; ` : ''}${folded}. Lower keepLastTurns, shorten the system prompt, or set maxTokens to bound the whole.`;
+  return { ...core, keptWhole, ratioAboveTarget, warning };
 }
 
 /**
@@ -224,6 +271,10 @@ export interface CompressMessagesResult {
  * through unchanged and are outside the ratio's basis: the summary message takes at most `targetRatio` of
  * the tokens of the turns it replaces, and the whole at most `maxTokens`. Tool calls and their results
  * stay together.
+ *
+ * So `ratio`, of the whole, can stay above `targetRatio` when the parts kept whole are large (a long system
+ * prompt): `ratioAboveTarget` is then set, `keptWhole` says what was kept whole, and `warning` says it in one
+ * sentence.
  *
  * A target that cannot be met (a system prompt and kept turns above `maxTokens`, earlier turns too short
  * for a summary's frame) does not throw: the result is the closest reachable, with `overTarget` set. When
@@ -261,8 +312,10 @@ export async function compressMessages(
   const cap = options.maxTokens ?? Number.POSITIVE_INFINITY;
   const tail = turns.slice(Math.max(0, turns.length - keepLastTurns));
   const region = turns.slice(0, turns.length - tail.length);
-  const fixedTokens = tokensOf(system) + tokensOf(tail.flat());
+  const keptWhole = { systemTokens: tokensOf(system), lastTurns: tail.length, lastTurnsTokens: tokensOf(tail.flat()) };
+  const fixedTokens = keptWhole.systemTokens + keptWhole.lastTurnsTokens;
   const basisTokens = tokensOf(region.flat());
+  const finish = (core: MessagesResultCore): CompressMessagesResult => withTargetNote(core, ratio, keptWhole);
   const refuse = (why: string): never => {
     throw new ConfigurationError(
       'budget-too-small',
@@ -274,7 +327,7 @@ export async function compressMessages(
     if (overTarget && options.strict) {
       refuse(`the messages take ${inputTokens} tokens and nothing can be folded below the target.`);
     }
-    return {
+    return finish({
       messages: [...messages],
       summary: '',
       inputTokens,
@@ -286,7 +339,7 @@ export async function compressMessages(
       basisTokens,
       basisRatio: 1,
       overTarget,
-    };
+    });
   };
   const ratioBudget = tokenBudget(basisTokens, ratio);
   if (region.length === 0) return unchanged(inputTokens > cap);
@@ -307,7 +360,7 @@ export async function compressMessages(
     if (cap - fixedTokens - overhead < 1) {
       const out = [...system, ...tail.flat()];
       const outputTokens = tokensOf(out);
-      return {
+      return finish({
         messages: out,
         summary: '',
         inputTokens,
@@ -319,7 +372,7 @@ export async function compressMessages(
         basisTokens,
         basisRatio: 0,
         overTarget: outputTokens > cap,
-      };
+      });
     }
     // The earlier turns are shorter than a summary of them could be: they stay as they are.
     return unchanged(true);
@@ -347,7 +400,7 @@ export async function compressMessages(
   const summaryTokens = tokensOf([summaryMessage]);
   const overTarget = summaryTokens > ratioBudget || outputTokens > cap;
   if (overTarget && options.strict) refuse(`the summary took ${summaryTokens} tokens, above its budget.`);
-  return {
+  return finish({
     messages: out,
     summary: summaryBody(text.slice(text.indexOf('\n') + 1)),
     inputTokens,
@@ -359,7 +412,7 @@ export async function compressMessages(
     basisTokens,
     basisRatio: basisTokens === 0 ? 1 : summaryTokens / basisTokens,
     overTarget,
-  };
+  });
 }
 
 /** Turns of a conversation: a user message alone, or an assistant message with the tool messages after it. */

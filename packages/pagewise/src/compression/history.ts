@@ -286,6 +286,15 @@ export function historyCompressor(
     }
     failures.delete(ctx.session.sessionId);
     await ctx.appendCompaction({ fromEventId, toEventId, summary: text, guideline: guidelineRef });
+    ctx.ledger.recordCompression({
+      target: 'history',
+      backend: backend.name,
+      agent: ctx.agentName,
+      invocationId: ctx.invocationId,
+      inputTokens: replacedTokens,
+      outputTokens: written,
+      at: Date.now(),
+    });
     const event = [...ctx.session.events]
       .reverse()
       .find(

@@ -403,7 +403,7 @@ describe('observationCompressor with the LLM backend', () => {
       completionTokens: countTokens('{"order":"#W7","status":"pending"}'),
     });
     expect(entry?.parts.observation).toBe(entry?.promptTokens);
-    expect(ledger.summary()).toMatchObject({ compressorCalls: 1, peakPromptTokens: 0 });
+    expect({ ...ledger.summary }).toMatchObject({ compressorCalls: 1, peakPromptTokens: 0 });
   });
 });
 

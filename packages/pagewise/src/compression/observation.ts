@@ -219,8 +219,9 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       }
       if (targetRatio !== undefined) text = headAtWordBoundary(text, maxTokens);
       const output = `${fenceQuoted(text, fence)}\n${handle}`;
+      const outputTokens = countTokens(output);
       // A "compression" that is not smaller (an LLM that rewrote at length) is not used.
-      if (countTokens(output) >= tokens) return obs;
+      if (outputTokens >= tokens) return obs;
       // Kept before the agent sees the handle; a compressor that fails leaves the raw result in place instead.
       await keepResultPage(service, ctx.sessionId, {
         uri,
@@ -234,6 +235,15 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
           compressedBy: backend.name,
           guideline: `${guideline.id}@${guideline.version}`,
         },
+      });
+      ctx.ledger.recordCompression({
+        target: 'observation',
+        backend: backend.name,
+        agent: ctx.agentName,
+        invocationId: ctx.invocationId,
+        inputTokens: tokens,
+        outputTokens,
+        at: Date.now(),
       });
       return { ...obs, output };
     },

@@ -28,10 +28,40 @@ describe('htmlToReadableText', () => {
     }
   });
 
-  it('keeps table rows on their own lines with cells in columns', () => {
+  it('keeps table rows on their own lines with cells delimited', () => {
     const lines = text.split('\n');
-    expect(lines.some((line) => /^Region\s+Sales$/.test(line))).toBe(true);
-    expect(lines.some((line) => /^North\s+120$/.test(line))).toBe(true);
+    expect(lines).toContain('Region | Sales');
+    expect(lines).toContain('North | 120');
+    expect(lines).toContain('South | 80');
+  });
+
+  it('keeps a header cell of several words one cell, and a layout table around a data table off one line', () => {
+    const quarters =
+      '<table><tr><td><table><thead><tr><th>Metric</th><th>Q1 2024</th><th>Q2 2024</th></tr></thead>' +
+      '<tbody><tr><td>Operating margin</td><td><p>7.9%</p></td><td>8.6%</td></tr></tbody></table></td></tr></table>';
+    expect(htmlToReadableText(quarters).text.split('\n')).toEqual([
+      'Metric | Q1 2024 | Q2 2024',
+      'Operating margin | 7.9% | 8.6%',
+    ]);
+  });
+
+  it('joins sign columns to their values and drops spacer columns, a spanning header written once', () => {
+    const filing =
+      '<table><tr><td></td><td colspan="2">June 24, 2023</td><td></td><td colspan="2">June 25, 2022</td></tr>' +
+      '<tr><td>Net sales</td><td>$</td><td>81,797</td><td></td><td>$</td><td>82,959</td></tr>' +
+      '<tr><td>Margin</td><td></td><td>(1.2</td><td>)%</td><td></td><td>3.4</td><td>%</td></tr></table>';
+    expect(htmlToReadableText(filing).text.split('\n')).toEqual([
+      '| June 24, 2023 | June 25, 2022',
+      'Net sales | $81,797 | $82,959',
+      'Margin | (1.2)% | 3.4%',
+    ]);
+  });
+
+  it('bounds the columns a hostile colspan spreads to', () => {
+    const hostile = `<table><tr><td colspan="100000000">wide</td><td>next</td></tr>${'<tr><td>a</td><td>1</td></tr>'.repeat(50)}</table>`;
+    const lines = htmlToReadableText(hostile).text.split('\n');
+    expect(lines[0]).toMatch(/^wide \|[ |]*\| next$/u);
+    expect(lines[1]).toBe('a | 1');
   });
 
   it('gives an empty title when the page has none', () => {

@@ -1,9 +1,10 @@
 /**
  * Turns HTML into the plain text an agent should read: what a person sees in the page body, without
- * markup, scripts, navigation or images, and with tables kept as aligned columns.
+ * markup, scripts, navigation or images, and with table rows as ` | `-delimited lines (see html-table.ts).
  */
 import { createRequire } from 'node:module';
 import type { compile as Compile } from 'html-to-text';
+import { delimitedTable } from './html-table.js';
 
 // Loaded and compiled on first use: an agent that never reads HTML does not pay for the parser.
 const requireCjs = createRequire(import.meta.url);
@@ -22,6 +23,7 @@ function compileConverters(compile: typeof Compile): NonNullable<typeof converte
   const body = compile({
     // Wrapping would only add line breaks that cost tokens and split phrases a search should match.
     wordwrap: false,
+    formatters: { delimitedTable },
     selectors: [
       // The link text is kept; the address is dropped because it rarely helps reading and costs tokens.
       { selector: 'a', options: { ignoreHref: true } },
@@ -36,8 +38,8 @@ function compileConverters(compile: typeof Compile): NonNullable<typeof converte
       { selector: 'object', format: 'skip' },
       { selector: 'canvas', format: 'skip' },
       ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
-      // Every table, not only the ones html-to-text would recognise as data tables, keeps its columns.
-      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false, maxColumnWidth: 60 } },
+      // Every table, not only the ones html-to-text would recognise as data tables, keeps its rows and cells.
+      { selector: 'table', format: 'delimitedTable' },
     ],
   });
 

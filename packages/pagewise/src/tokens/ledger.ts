@@ -60,11 +60,35 @@ export interface LedgerError {
   fallback: 'raw-observation' | 'previous-history';
 }
 
+/**
+ * One compression a processor applied (a tool result compressed, a history folded into a summary), by any backend.
+ * Not a model call: an LLM backend's call is an entry of its own; the extractive backend makes none.
+ */
+export interface CompressionRecord {
+  target: 'observation' | 'history';
+  /** The backend's name (`extractive`, `llm(openai:gpt-4.1-nano)`, ...). */
+  backend: string;
+  /** The agent the compression worked for. */
+  agent: string;
+  invocationId: string;
+  /** Tokens of what was compressed, and of what replaced it. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
 /** Aggregates of a ledger. */
 export interface LedgerSummary {
   modelCalls: number;
-  /** Calls made by compressors (included in modelCalls). */
+  /** Model calls made by compressors (included in modelCalls); the extractive backend makes none, see `compressions`. */
   compressorCalls: number;
+  /**
+   * Compressions applied, by any backend, the extractive one included (a {@link CompressionRecord} each). Present
+   * when the summary is of a {@link Ledger} (`ledger.summary`, a run's `result.ledger.summary`), which records
+   * them; a summary of bare entries (`summarizeLedger(entries)`) has none to count.
+   */
+  compressions?: number;
   /** Compressions that failed and fell back (entries with an `error`; not counted as calls). */
   compressorErrors: number;
   /** Largest single agent request, system prompt and tool schemas included. */
@@ -94,8 +118,11 @@ function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/** Summarizes ledger entries. */
-export function summarizeLedger(entries: readonly LedgerEntry[]): LedgerSummary {
+/** Summarizes ledger entries, and counts `compressions` when they are given. */
+export function summarizeLedger(
+  entries: readonly LedgerEntry[],
+  compressions?: readonly CompressionRecord[],
+): LedgerSummary {
   let peak = 0;
   let peakNoSystem = 0;
   let cumulative = 0;
@@ -127,6 +154,7 @@ export function summarizeLedger(entries: readonly LedgerEntry[]): LedgerSummary 
   return {
     modelCalls: entries.length - events,
     compressorCalls,
+    ...(compressions ? { compressions: compressions.length } : {}),
     compressorErrors,
     peakPromptTokens: peak,
     peakPromptTokensNoSystem: peakNoSystem,
@@ -138,10 +166,39 @@ export function summarizeLedger(entries: readonly LedgerEntry[]): LedgerSummary 
   };
 }
 
-/** An append-only list of ledger entries; listeners see each entry as it is recorded. */
+/**
+ * `ledger.summary`, which may still be called as the method it was (`ledger.summary()`) for one release: the
+ * summary's fields, and a call that returns them with a deprecation warning.
+ */
+export type LedgerSummaryProperty = LedgerSummary & {
+  /** @deprecated Read `ledger.summary` as a property, as a run's `result.ledger.summary` is read. */
+  (): LedgerSummary;
+};
+
+let warnedSummaryCall = false;
+
+/** The summary as {@link LedgerSummaryProperty}: its fields, callable, serialized as the plain summary. */
+function summaryProperty(summary: LedgerSummary): LedgerSummaryProperty {
+  const call = (): LedgerSummary => {
+    if (!warnedSummaryCall) {
+      warnedSummaryCall = true;
+      process.emitWarning('ledger.summary() is deprecated: read ledger.summary as a property.', {
+        type: 'DeprecationWarning',
+        code: 'PAGEWISE_LEDGER_SUMMARY_CALL',
+      });
+    }
+    return { ...summary };
+  };
+  Object.defineProperty(call, 'toJSON', { value: () => ({ ...summary }), enumerable: false });
+  return Object.assign(call, summary);
+}
+
+/** An append-only list of ledger entries and compressions; listeners see each as it is recorded. */
 export class Ledger {
   private readonly list: LedgerEntry[] = [];
+  private readonly compressionList: CompressionRecord[] = [];
   private readonly listeners = new Set<(entry: LedgerEntry) => void>();
+  private readonly compressionListeners = new Set<(record: CompressionRecord) => void>();
 
   /** Records an entry and returns it with its index. */
   record(entry: Omit<LedgerEntry, 'index'>): LedgerEntry {
@@ -149,6 +206,12 @@ export class Ledger {
     this.list.push(full);
     for (const l of this.listeners) l(full);
     return full;
+  }
+
+  /** Records a compression a processor applied (see {@link CompressionRecord}). */
+  recordCompression(record: CompressionRecord): void {
+    this.compressionList.push(record);
+    for (const listener of this.compressionListeners) listener(record);
   }
 
   /** Updates the framework time of an entry once the step around it has finished. */
@@ -163,11 +226,26 @@ export class Ledger {
     return () => this.listeners.delete(listener);
   }
 
+  /** Calls `listener` for every compression recorded from now on; returns a function that stops it. */
+  subscribeCompressions(listener: (record: CompressionRecord) => void): () => void {
+    this.compressionListeners.add(listener);
+    return () => this.compressionListeners.delete(listener);
+  }
+
   get entries(): readonly LedgerEntry[] {
     return this.list;
   }
 
-  summary(): LedgerSummary {
-    return summarizeLedger(this.list);
+  /** The compressions recorded, in order. */
+  get compressions(): readonly CompressionRecord[] {
+    return this.compressionList;
+  }
+
+  /**
+   * The aggregates of the entries and compressions so far, read as a property like a run's `result.ledger.summary`
+   * (`compression.ledger.summary.compressions`). Calling it, as the method it was, still works for one release.
+   */
+  get summary(): LedgerSummaryProperty {
+    return summaryProperty(summarizeLedger(this.list, this.compressionList));
   }
 }

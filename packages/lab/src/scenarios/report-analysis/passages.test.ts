@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateHeader, findPassages, mergePassages } from './passages.js';
+import { dateHeader, findPassages, mergePassages, periodHeader } from './passages.js';
 
 const pdfText = [
   'Sales by contract type are shown below (in millions).',
@@ -101,6 +101,17 @@ describe('findPassages', () => {
     ];
     const [best] = findPassages('What does revenue depend on?', pages, 1);
     expect(best?.citation).toBe('g.pdf#5');
+  });
+
+  it('heads the columns of a table with a line of period labels', () => {
+    expect(periodHeader('Q1 2024 Q2 2024 Q3 2024')).toEqual(['Q1 2024', 'Q2 2024', 'Q3 2024']);
+    expect(periodHeader('H1 FY24  H2 FY24')).toEqual(['H1 FY24', 'H2 FY24']);
+    expect(periodHeader('Jun 2024 | Dec 2024')).toEqual(['Jun 2024', 'Dec 2024']);
+    expect(periodHeader('Revenue rose in Q1 2024 and Q2 2024.')).toBeUndefined();
+    expect(periodHeader('Q1 2024')).toBeUndefined();
+    const body = ['Q1 2024 Q2 2024', 'Operating margin 7.9% 8.6%'].join('\n');
+    const [best] = findPassages('operating margin in Q2 2024?', [{ uri: 'q.pdf#2', body }], 1);
+    expect(best?.text).toBe('Operating margin: Q1 2024: 7.9% | Q2 2024: 8.6%');
   });
 
   it('heads the columns of a table with the years of a header of dates', () => {

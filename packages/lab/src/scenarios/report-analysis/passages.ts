@@ -209,11 +209,28 @@ export function dateHeader(line: string): string[] | undefined {
   return DATE_HEADER_REST.test(line.replace(COLUMN_DATE, ' ')) ? years : undefined;
 }
 
-/** The nearest column header above line `at`: a run of year lines, or a table line of years or labels. */
+// A column label that names a period: a quarter or half ("Q1 2024", "2Q23", "H1 FY24"), a fiscal year ("FY 2024"),
+// or a month of a year ("Jun 2024").
+const PERIOD = new RegExp(
+  `(?:\\b(?:q[1-4]|[1-4]q|h[12])\\s*(?:fy\\s*)?'?(?:(?:19|20)\\d\\d|\\d\\d)\\b|\\bfy\\s*'?(?:(?:19|20)\\d\\d|\\d\\d)\\b|\\b${MONTH}\\s+(?:19|20)\\d\\d\\b)`,
+  'gi',
+);
+
+/**
+ * The labels of a header line made only of period labels, one a column ("Q1 2024 Q2 2024 Q3 2024", as PDF text
+ * extraction gives a header row of quarters); undefined for any other line.
+ */
+export function periodHeader(line: string): string[] | undefined {
+  const labels = [...line.matchAll(PERIOD)].map((match) => match[0].replace(/\s+/g, ' '));
+  if (labels.length < 2) return undefined;
+  return line.replace(PERIOD, ' ').replace(/[|\s]/g, '') === '' ? labels : undefined;
+}
+
+/** The nearest column header above line `at`: a run of year lines, or a table line of years, periods or labels. */
 function headerAbove(lines: readonly string[], at: number): string[] | undefined {
   for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
     const line = lines[i]!.trim();
-    const dates = dateHeader(line);
+    const dates = dateHeader(line) ?? periodHeader(line);
     if (dates) return dates;
     const cells = cellsOf(line) ?? spacedRow(line);
     if (cells && cells.filter((cell) => YEAR.test(cell)).length >= 2) return cells.filter((c) => YEAR.test(c));
@@ -320,18 +337,23 @@ function wordHeaders(lines: readonly string[]): Map<number, string[]> {
   return out;
 }
 
-/** A row under a header of words: `label: Column: value | Column: value`, each value beside its column's name. */
+/**
+ * A row under a header of words: `label: Column: value | Column: value`, each value beside its column's name. A
+ * header one cell shorter than a row that starts with its label names the value columns (its label column has no
+ * header cell, as an HTML table with an empty corner cell is written).
+ */
 function namedRowText(cells: readonly string[], header: readonly string[]): string {
   const labelAt = cells.findIndex((cell) => cell !== '');
+  const offset = header.length === cells.length ? 0 : labelAt === 0 && header.length === cells.length - 1 ? 1 : -1;
   const pairs: string[] = [];
   for (let k = labelAt + 1; k < cells.length; k += 1) {
     const value = cells[k]!;
     if (value === '') continue;
-    const column = header.length === cells.length ? header[k] : undefined;
+    const column = offset >= 0 ? header[k - offset] : undefined;
     pairs.push(column ? `${column}: ${value}` : value);
   }
   const text = `${cells[labelAt]}: ${pairs.join(' | ')}`;
-  return header.length === cells.length ? text : `${text} (columns: ${header.filter(Boolean).join(' | ')})`;
+  return offset >= 0 ? text : `${text} (columns: ${header.filter(Boolean).join(' | ')})`;
 }
 
 /** Table rows (label with values) and sentences of one body, with their line spans. */
@@ -354,8 +376,8 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
-    if (dateHeader(line)) {
-      // A header of dates labels the columns below; alone it answers nothing.
+    if (dateHeader(line) ?? periodHeader(line)) {
+      // A header of dates or periods labels the columns below; alone it answers nothing.
       rowLines.add(i);
       continue;
     }

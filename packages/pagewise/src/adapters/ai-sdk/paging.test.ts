@@ -19,7 +19,9 @@ import { PagingService } from '../../paging/service.js';
 import { generateReports } from '../../../../lab/src/scenarios/report-analysis/corpus.js';
 import { inMemoryCorpus } from '../../../../lab/src/scenarios/report-analysis/run.js';
 import { brokenPairs, catalogue } from '../adapter-checks.contract.js';
-import { createAiSdkPaging } from './paging.js';
+import { tool as pagewiseTool } from '../../agents/tool.js';
+import { ConfigurationError } from '../../errors.js';
+import { aiSdkTool, createAiSdkPaging } from './paging.js';
 
 let ids = 0;
 function reply(
@@ -157,5 +159,67 @@ describe('pagewise/ai-sdk: instruction paging', () => {
     // What the model saw as history: the compressed text, never the raw one.
     for (const c of base.doGenerateCalls)
       for (const m of c.prompt) if (m.role === 'tool') expect(JSON.stringify(m)).not.toContain(fact);
+  });
+});
+
+describe('aiSdkTool: a pagewise tool in the AI SDK loop', () => {
+  // A pagewise tool that keeps a count in its state, so a call that has no state to write fails.
+  const counter = pagewiseTool({
+    name: 'count_visit',
+    description: 'Counts a visit and returns the count so far.',
+    inputSchema: z.object({ page: z.string() }),
+    execute: ({ page }, ctx) => {
+      const visits = Number(ctx.state.get(`visits:${page}`) ?? 0) + 1;
+      ctx.state.set(`visits:${page}`, visits);
+      return `${page}: ${visits} visit(s) in session ${ctx.sessionId}`;
+    },
+  });
+  // The tool results the model saw at its last call (the whole conversation by then).
+  const toolOutputs = (model: MockLanguageModelV3): string[] =>
+    (model.doGenerateCalls.at(-1)?.prompt ?? []).flatMap((m) =>
+      m.role === 'tool'
+        ? m.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : []))
+        : [],
+    );
+
+  it('called as documented, `aiSdkTool(tool)`, runs the tool with a state of its own', async () => {
+    const model = mock([
+      () => reply([{ toolName: 'count_visit', input: { page: 'home' } }]),
+      () => reply([{ toolName: 'count_visit', input: { page: 'home' } }]),
+      () => reply([{ type: 'text', text: 'done' }]),
+    ]);
+    const result = await generateText({
+      model,
+      tools: { count_visit: aiSdkTool(counter) },
+      stopWhen: stepCountIs(5),
+      prompt: 'Visit home twice.',
+    });
+    expect(result.text).toBe('done');
+    expect(toolOutputs(model)).toEqual(['home: 1 visit(s) in session ai-sdk', 'home: 2 visit(s) in session ai-sdk']);
+  });
+
+  it('with paging.binding, shares the state the paging tools read', async () => {
+    const paging = createAiSdkPaging({ service: new PagingService(), instruction: 'Count visits.' });
+    const model = mock([
+      () => reply([{ toolName: 'count_visit', input: { page: 'docs' } }]),
+      () => reply([{ type: 'text', text: 'done' }]),
+    ]);
+    await generateText({
+      model,
+      tools: { count_visit: aiSdkTool(counter, paging.binding), ...paging.tools },
+      prepareStep: paging.prepareStep,
+      stopWhen: stepCountIs(5),
+      prompt: 'Visit docs.',
+    });
+    expect(paging.state['visits:docs']).toBe(1);
+  });
+
+  it('refuses an AI SDK tool or a half binding with a ConfigurationError that says what to pass', () => {
+    const sdkTool = tool({ description: 'x', inputSchema: z.object({}), execute: async () => 'x' });
+    expect(() => aiSdkTool(sdkTool as never)).toThrow(ConfigurationError);
+    expect(() => aiSdkTool(sdkTool as never)).toThrow(/must be a pagewise tool.*goes into `tools` as it is/su);
+    expect(() => aiSdkTool(counter, { state: {} } as never)).toThrow(
+      /aiSdkTool\(count_visit\): the binding lacks sessionId \(a string\), invocationId .*paging\.binding/su,
+    );
   });
 });

@@ -18,7 +18,7 @@ import { Ledger } from '../../tokens/ledger.js';
 import { HistoryBridge } from '../history-bridge.js';
 import { clearTempKeys, recordStateAccess } from '../record-state.js';
 import { modelMessagesCodec } from './messages.js';
-import { redactError } from '../../errors.js';
+import { ConfigurationError, redactError } from '../../errors.js';
 import { toolFailureText } from '../tool-error.js';
 
 /** Name of a paging tool. */
@@ -38,8 +38,22 @@ export interface AiSdkToolBinding {
 /**
  * Wraps a pagewise tool as an AI SDK tool. A failure is returned to the model as an error text, as the
  * pagewise runner does, instead of ending the call.
+ *
+ * Without a `binding` the tool gets a state of its own, kept for as long as the wrapped tool lives (its
+ * `temp:` keys are never cleared) and filed under session `ai-sdk`. Pass {@link AiSdkPaging.binding} to
+ * have it read and write the state the paging tools use (the working set, saved results).
+ *
+ * @example
+ * const lookup = aiSdkTool(orderLookup);                     // a state of its own
+ * const notes = aiSdkTool(saveNote, paging.binding);         // the state of the paging tools
+ * await generateText({ model, tools: { lookup, notes, ...paging.tools }, prepareStep: paging.prepareStep, prompt });
+ *
+ * @throws ConfigurationError when `t` is not a pagewise tool (an AI SDK `tool()` needs no wrapping) or
+ * `binding` lacks `state`, `sessionId` or `invocationId`.
  */
-export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding): AiTool {
+export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding = standaloneBinding()): AiTool {
+  checkPagewiseTool(t);
+  checkBinding(t.name, binding);
   return aiTool({
     description: t.description,
     inputSchema: t.inputSchema,
@@ -73,6 +87,37 @@ export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding): AiTool {
   });
 }
 
+/** The binding of a tool wrapped on its own: a state of its own, one invocation for the tool's life. */
+function standaloneBinding(): AiSdkToolBinding {
+  const invocationId = randomUUID();
+  return { state: {}, sessionId: 'ai-sdk', invocationId: () => invocationId };
+}
+
+function checkPagewiseTool(t: unknown): asserts t is AnyTool {
+  const candidate = t as Partial<AnyTool> | null | undefined;
+  if (typeof candidate?.name === 'string' && typeof candidate.execute === 'function' && candidate.inputSchema) return;
+  throw new ConfigurationError(
+    'invalid-tool',
+    'aiSdkTool: the first argument must be a pagewise tool (from `tool({ name, description, inputSchema, execute })` ' +
+      "of 'pagewise'); an AI SDK tool goes into `tools` as it is.",
+  );
+}
+
+function checkBinding(toolName: string, binding: unknown): asserts binding is AiSdkToolBinding {
+  const candidate = binding as Partial<AiSdkToolBinding> | null;
+  const missing = [
+    typeof candidate?.state === 'object' && candidate.state !== null ? undefined : 'state (an object)',
+    typeof candidate?.sessionId === 'string' ? undefined : 'sessionId (a string)',
+    typeof candidate?.invocationId === 'function' ? undefined : 'invocationId (a function returning the id)',
+  ].filter((field) => field !== undefined);
+  if (missing.length === 0) return;
+  throw new ConfigurationError(
+    'invalid-tool-binding',
+    `aiSdkTool(${toolName}): the binding lacks ${missing.join(', ')}. Leave the binding out for a state of the ` +
+      "tool's own, or pass `paging.binding` of createAiSdkPaging to share the paging tools' state.",
+  );
+}
+
 /** Options of {@link createAiSdkPaging}. */
 export interface AiSdkPagingOptions extends PagingToolsOptions {
   service: PagingService;
@@ -99,6 +144,8 @@ export interface AiSdkPaging {
   readonly tools: Partial<Record<PagingToolName, AiTool>>;
   /** Working set (`temp:`) and saved results. */
   readonly state: Record<string, JsonValue>;
+  /** Where the paging tools run: pass it to {@link aiSdkTool} so your own tools share their state. */
+  readonly binding: AiSdkToolBinding;
   /** Pass as `prepareStep`: sets `system` to the paged instruction (and processed messages). */
   readonly prepareStep: (options: {
     stepNumber: number;
@@ -169,5 +216,5 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
     return { system: await system(), ...(processed !== messages ? { messages: [...processed] } : {}) };
   };
 
-  return { tools, state, prepareStep, system, endInvocation };
+  return { tools, state, binding, prepareStep, system, endInvocation };
 }
