@@ -1,0 +1,137 @@
+/**
+ * A request as a provider's cache sees it: the AI SDK prompt and tools serialized, in the order providers
+ * build their prompt (tools, system, messages), into segments of tokens. The serialization is
+ * deterministic: a tool's JSON and a tool call's arguments are written with sorted keys, a part is its text.
+ * The few framing tokens a provider adds around each message are not counted, as in the ledger's count.
+ */
+import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { CacheSegment } from './prompt-cache.js';
+import { encodeTokensCached, type EncodingName } from './tokenizer.js';
+
+/** JSON with object keys in sorted order, so equal values serialize equally whatever order built them. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+  return sorted;
+}
+
+/** The text of a tool as it is cached: its name, description and parameters. */
+export function toolSegmentText(tool: { name: string; description?: string | undefined; parameters: unknown }): string {
+  return stableJson({ name: tool.name, description: tool.description ?? '', parameters: tool.parameters });
+}
+
+/** The text of a tool call as it is cached: its name and its arguments (parsed when they are JSON text). */
+export function toolCallSegmentText(toolName: string, input: unknown): string {
+  if (typeof input === 'string') {
+    try {
+      return toolName + stableJson(JSON.parse(input));
+    } catch {
+      return toolName + input;
+    }
+  }
+  return toolName + stableJson(input);
+}
+
+type ProviderOptions = Record<string, Record<string, unknown>> | undefined;
+
+/** The breakpoint an Anthropic `cacheControl` (or `cache_control`) provider option sets, if any. */
+function breakpointOf(options: ProviderOptions): CacheSegment['breakpoint'] {
+  const anthropic = options?.['anthropic'];
+  const control = (anthropic?.['cacheControl'] ?? anthropic?.['cache_control']) as { ttl?: unknown } | undefined;
+  if (!control) return undefined;
+  return control.ttl === '1h' ? 'long' : 'short';
+}
+
+interface SegmentText {
+  text: string;
+  breakpoint?: CacheSegment['breakpoint'];
+}
+
+function toolOutputText(output: unknown): string {
+  const result = output as { type: string; value?: unknown; reason?: string };
+  switch (result.type) {
+    case 'text':
+    case 'error-text':
+      return String(result.value);
+    case 'execution-denied':
+      return result.reason ?? 'Tool call execution denied.';
+    default:
+      return JSON.stringify(result.value) ?? '';
+  }
+}
+
+/** The texts of a prompt in order, each with the breakpoint at its end. */
+function segmentTexts(prompt: LanguageModelV3Prompt, tools: readonly LanguageModelV3FunctionTool[]): SegmentText[] {
+  const out: SegmentText[] = [];
+  const push = (text: string, breakpoint: CacheSegment['breakpoint']): void => {
+    out.push(breakpoint ? { text, breakpoint } : { text });
+  };
+  for (const tool of tools)
+    push(toolSegmentText({ ...tool, parameters: tool.inputSchema }), breakpointOf(tool.providerOptions));
+  for (const message of prompt) {
+    const first = out.length;
+    switch (message.role) {
+      case 'system':
+        push(message.content, undefined);
+        break;
+      case 'user':
+        for (const part of message.content)
+          if (part.type === 'text') push(part.text, breakpointOf(part.providerOptions));
+        break;
+      case 'assistant': {
+        // Text parts go out as one string (the chat protocols join them); each tool call on its own.
+        let text = '';
+        let textBreakpoint: CacheSegment['breakpoint'];
+        const calls: SegmentText[] = [];
+        for (const part of message.content) {
+          if (part.type === 'text') {
+            text += part.text;
+            textBreakpoint ??= breakpointOf(part.providerOptions);
+          } else if (part.type === 'tool-call') {
+            const breakpoint = breakpointOf(part.providerOptions);
+            calls.push({ text: toolCallSegmentText(part.toolName, part.input), ...(breakpoint ? { breakpoint } : {}) });
+          }
+        }
+        if (text) push(text, textBreakpoint);
+        out.push(...calls);
+        break;
+      }
+      case 'tool':
+        for (const part of message.content)
+          if (part.type === 'tool-result') push(toolOutputText(part.output), breakpointOf(part.providerOptions));
+        break;
+    }
+    // A breakpoint on the message marks its last block.
+    const messageBreakpoint = breakpointOf(message.providerOptions);
+    const last = out[out.length - 1];
+    if (messageBreakpoint && last && out.length > first) last.breakpoint ??= messageBreakpoint;
+  }
+  return out;
+}
+
+/**
+ * The segments of a request as its provider caches it: tools, then system messages, then the other
+ * messages in order, each tokenized with `encoding` (o200k by default). Anthropic `cacheControl` provider
+ * options on a tool, message or part become breakpoints.
+ *
+ * @example
+ * const segments = promptSegments(prompt, tools);
+ * cache.observe(sessionKey, segments, Date.now());
+ */
+export function promptSegments(
+  prompt: LanguageModelV3Prompt,
+  tools: readonly LanguageModelV3FunctionTool[] = [],
+  encoding: EncodingName = 'o200k_base',
+): CacheSegment[] {
+  return segmentTexts(prompt, tools).map(({ text, breakpoint }) => ({
+    text,
+    tokens: encodeTokensCached(text, encoding),
+    ...(breakpoint ? { breakpoint } : {}),
+  }));
+}
