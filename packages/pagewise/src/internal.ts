@@ -18,6 +18,7 @@ export { handleOf, unfenceQuoted } from './compression/transcript.js';
 export { eventsToItems, groupTurns } from './context/history.js';
 export { itemText, latestObservationStart, measureRequest, toolDefinitionText } from './context/request.js';
 export { DEFAULT_PRICES, PRICES_CHECKED } from './tokens/prices.js';
+export { promptCacheRulesForSpec } from './tokens/cache-rules.js';
 export type { ModelPrice } from './tokens/prices.js';
 export { withRetry } from './models/retry.js';
 export {

@@ -2,6 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
+import type { PromptCacheRules } from 'pagewise';
 import type { ErrorFault, LedgerEntry } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 
@@ -39,6 +40,8 @@ export interface EpisodeContext {
    * when undefined. A hung hosted model then costs at most the attempts times this.
    */
   modelTimeoutMs?: number;
+  /** The prompt-cache rules agent calls are modelled with (the runner's `promptCache`); its default when undefined. */
+  promptCache?: PromptCacheRules;
   signal?: AbortSignal;
 }
 
