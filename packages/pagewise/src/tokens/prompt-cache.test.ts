@@ -88,10 +88,10 @@ describe('PromptCache, OpenAI rules', () => {
           let at = 0;
           cache.observe('session', cut(current, lengths), at);
           earlier.push(current);
-          for (const [where, appended] of changes) {
+          for (const [round, [where, appended]] of changes.entries()) {
             const changeAt = Math.floor(where * current.length);
-            // A token outside the alphabet of the sequence, so the change is a change.
-            const next = [...current.slice(0, changeAt), 41 + appended, ...current.slice(changeAt + 1)];
+            // A token outside the alphabet of the sequence and new in each round, so the change is a change.
+            const next = [...current.slice(0, changeAt), 1000 + round, ...current.slice(changeAt + 1)];
             for (let index = 0; index < appended; index += 1) next.push(index % 40);
             const usage = cache.observe('session', cut(next, lengths), (at += 1000));
             expect(usage.firstChangedToken).toBe(changeAt);

@@ -48,11 +48,6 @@ function breakpointOf(options: ProviderOptions): CacheSegment['breakpoint'] {
   return control.ttl === '1h' ? 'long' : 'short';
 }
 
-interface SegmentText {
-  text: string;
-  breakpoint?: CacheSegment['breakpoint'];
-}
-
 function toolOutputText(output: unknown): string {
   const result = output as { type: string; value?: unknown; reason?: string };
   switch (result.type) {
@@ -66,53 +61,88 @@ function toolOutputText(output: unknown): string {
   }
 }
 
-/** The texts of a prompt in order, each with the breakpoint at its end. */
-function segmentTexts(prompt: LanguageModelV3Prompt, tools: readonly LanguageModelV3FunctionTool[]): SegmentText[] {
-  const out: SegmentText[] = [];
-  const push = (text: string, breakpoint: CacheSegment['breakpoint']): void => {
-    out.push(breakpoint ? { text, breakpoint } : { text });
+/** The segments of a prompt in order, each with the breakpoint at its end. */
+function segmentTexts(
+  prompt: LanguageModelV3Prompt,
+  tools: readonly LanguageModelV3FunctionTool[],
+  encoding: EncodingName,
+): CacheSegment[] {
+  const out: CacheSegment[] = [];
+  const push = (segment: CacheSegment, breakpoint: CacheSegment['breakpoint']): void => {
+    out.push(breakpoint ? { ...segment, breakpoint } : segment);
   };
+  const plain = (text: string): CacheSegment => ({ text, tokens: encodeTokensCached(text, encoding) });
   for (const tool of tools)
-    push(toolSegmentText({ ...tool, parameters: tool.inputSchema }), breakpointOf(tool.providerOptions));
+    push(
+      segmentFor(tool, () => toolSegmentText({ ...tool, parameters: tool.inputSchema }), encoding),
+      breakpointOf(tool.providerOptions),
+    );
   for (const message of prompt) {
     const first = out.length;
     switch (message.role) {
       case 'system':
-        push(message.content, undefined);
+        push(plain(message.content), undefined);
         break;
       case 'user':
         for (const part of message.content)
-          if (part.type === 'text') push(part.text, breakpointOf(part.providerOptions));
+          if (part.type === 'text')
+            push(
+              segmentFor(part, () => part.text, encoding),
+              breakpointOf(part.providerOptions),
+            );
         break;
       case 'assistant': {
         // Text parts go out as one string (the chat protocols join them); each tool call on its own.
         let text = '';
         let textBreakpoint: CacheSegment['breakpoint'];
-        const calls: SegmentText[] = [];
-        for (const part of message.content) {
-          if (part.type === 'text') {
-            text += part.text;
-            textBreakpoint ??= breakpointOf(part.providerOptions);
-          } else if (part.type === 'tool-call') {
-            const breakpoint = breakpointOf(part.providerOptions);
-            calls.push({ text: toolCallSegmentText(part.toolName, part.input), ...(breakpoint ? { breakpoint } : {}) });
-          }
+        const texts = message.content.filter((part) => part.type === 'text');
+        for (const part of texts) {
+          text += part.text;
+          textBreakpoint ??= breakpointOf(part.providerOptions);
         }
-        if (text) push(text, textBreakpoint);
-        out.push(...calls);
+        if (text) push(texts.length === 1 ? segmentFor(texts[0]!, () => text, encoding) : plain(text), textBreakpoint);
+        for (const part of message.content)
+          if (part.type === 'tool-call')
+            push(
+              segmentFor(part, () => toolCallSegmentText(part.toolName, part.input), encoding),
+              breakpointOf(part.providerOptions),
+            );
         break;
       }
       case 'tool':
         for (const part of message.content)
-          if (part.type === 'tool-result') push(toolOutputText(part.output), breakpointOf(part.providerOptions));
+          if (part.type === 'tool-result')
+            push(
+              segmentFor(part, () => toolOutputText(part.output), encoding),
+              breakpointOf(part.providerOptions),
+            );
         break;
     }
     // A breakpoint on the message marks its last block.
     const messageBreakpoint = breakpointOf(message.providerOptions);
     const last = out[out.length - 1];
-    if (messageBreakpoint && last && out.length > first) last.breakpoint ??= messageBreakpoint;
+    if (messageBreakpoint && last && out.length > first && !last.breakpoint)
+      out[out.length - 1] = { ...last, breakpoint: messageBreakpoint };
   }
   return out;
+}
+
+// Segments per tool and part object: a history's parts are the same objects from step to step (the
+// runner renders each item once), so a step serializes and tokenizes only what is new.
+const segmentsOf: Record<EncodingName, WeakMap<object, CacheSegment>> = {
+  o200k_base: new WeakMap(),
+  cl100k_base: new WeakMap(),
+};
+
+function segmentFor(source: object, text: () => string, encoding: EncodingName): CacheSegment {
+  const cache = segmentsOf[encoding];
+  let segment = cache.get(source);
+  if (!segment) {
+    const body = text();
+    segment = { text: body, tokens: encodeTokensCached(body, encoding) };
+    cache.set(source, segment);
+  }
+  return segment;
 }
 
 /**
@@ -129,9 +159,5 @@ export function promptSegments(
   tools: readonly LanguageModelV3FunctionTool[] = [],
   encoding: EncodingName = 'o200k_base',
 ): CacheSegment[] {
-  return segmentTexts(prompt, tools).map(({ text, breakpoint }) => ({
-    text,
-    tokens: encodeTokensCached(text, encoding),
-    ...(breakpoint ? { breakpoint } : {}),
-  }));
+  return segmentTexts(prompt, tools, encoding);
 }
