@@ -75,6 +75,8 @@ describe('the OpenAI prompt-cache model against a server that applies the publis
     for (let session = 0; session < 4; session += 1) {
       const serverCache = new ServerPrefixCache();
       const cache = new PromptCache(OPENAI);
+      // The same requests through the message-level path the runner takes: it must agree with the segments.
+      const byMessage = new PromptCache(OPENAI);
       let system = prose(random, 900 + Math.floor(random() * 600));
       const history: LanguageModelV3Message[] = [
         { role: 'user', content: [{ type: 'text', text: prose(random, 40) }] },
@@ -90,7 +92,9 @@ describe('the OpenAI prompt-cache model against a server that applies the publis
           history[1] = { role: 'assistant', content: [{ type: 'text', text: prose(random, 30) }] };
         }
         const prompt: LanguageModelV3Message[] = [{ role: 'system', content: system }, ...history];
-        const modelled = cache.observe(`s${session}`, promptSegments(prompt, TOOLS), Date.now());
+        const now = Date.now();
+        const modelled = cache.observe(`s${session}`, promptSegments(prompt, TOOLS), now);
+        expect(byMessage.observePrompt(`s${session}`, prompt, TOOLS, now)).toEqual(modelled);
         server.enqueue(cachingAnswer(serverCache, { text: 'ok' }));
         const result = await model.doGenerate({ prompt, tools: TOOLS });
         expect(result.usage.inputTokens.total).toBe(modelled.promptTokens);

@@ -7,7 +7,6 @@ import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Promp
 import { promptCacheRulesFor, type PromptCacheRules } from '../tokens/cache-rules.js';
 import type { LedgerCache } from '../tokens/ledger.js';
 import { PromptCache, type PromptCacheUsage } from '../tokens/prompt-cache.js';
-import { promptSegments } from '../tokens/prompt-segments.js';
 import type { EncodingName } from '../tokens/tokenizer.js';
 import type { ModelResponse } from './model-call.js';
 
@@ -33,7 +32,7 @@ export class PromptCacheTracker {
       cache = new PromptCache(rules);
       this.caches.set(rules.name, cache);
     }
-    return cache.observe(key, promptSegments(request.prompt, request.tools, encoding), at);
+    return cache.observePrompt(key, request.prompt, request.tools, at, encoding);
   }
 }
 

@@ -4,7 +4,7 @@
  * deterministic: a tool's JSON and a tool call's arguments are written with sorted keys, a part is its text.
  * The few framing tokens a provider adds around each message are not counted, as in the ledger's count.
  */
-import type { LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { CacheSegment } from './prompt-cache.js';
 import { encodeTokensCached, type EncodingName } from './tokenizer.js';
 
@@ -61,70 +61,82 @@ function toolOutputText(output: unknown): string {
   }
 }
 
-/** The segments of a prompt in order, each with the breakpoint at its end. */
-function segmentTexts(
-  prompt: LanguageModelV3Prompt,
+/** Appends the segments of the tools, each with the breakpoint at its end. */
+export function toolSegments(
   tools: readonly LanguageModelV3FunctionTool[],
   encoding: EncodingName,
-): CacheSegment[] {
-  const out: CacheSegment[] = [];
-  const push = (segment: CacheSegment, breakpoint: CacheSegment['breakpoint']): void => {
-    out.push(breakpoint ? { ...segment, breakpoint } : segment);
-  };
-  const plain = (text: string): CacheSegment => ({ text, tokens: encodeTokensCached(text, encoding) });
+  out: CacheSegment[],
+): void {
   for (const tool of tools)
-    push(
+    withBreakpoint(
+      out,
       segmentFor(tool, () => toolSegmentText({ ...tool, parameters: tool.inputSchema }), encoding),
       breakpointOf(tool.providerOptions),
     );
-  for (const message of prompt) {
-    const first = out.length;
-    switch (message.role) {
-      case 'system':
-        push(plain(message.content), undefined);
-        break;
-      case 'user':
-        for (const part of message.content)
-          if (part.type === 'text')
-            push(
-              segmentFor(part, () => part.text, encoding),
-              breakpointOf(part.providerOptions),
-            );
-        break;
-      case 'assistant': {
-        // Text parts go out as one string (the chat protocols join them); each tool call on its own.
-        let text = '';
-        let textBreakpoint: CacheSegment['breakpoint'];
-        const texts = message.content.filter((part) => part.type === 'text');
-        for (const part of texts) {
+}
+
+function withBreakpoint(out: CacheSegment[], segment: CacheSegment, breakpoint: CacheSegment['breakpoint']): void {
+  out.push(breakpoint ? { ...segment, breakpoint } : segment);
+}
+
+/** Appends the segments of one message, each with the breakpoint at its end. */
+export function messageSegments(message: LanguageModelV3Message, encoding: EncodingName, out: CacheSegment[]): void {
+  const first = out.length;
+  switch (message.role) {
+    case 'system':
+      out.push({ text: message.content, tokens: encodeTokensCached(message.content, encoding) });
+      break;
+    case 'user':
+      for (const part of message.content)
+        if (part.type === 'text')
+          withBreakpoint(
+            out,
+            segmentFor(part, () => part.text, encoding),
+            breakpointOf(part.providerOptions),
+          );
+      break;
+    case 'assistant': {
+      // Text parts go out as one string (the chat protocols join them); each tool call on its own.
+      let text = '';
+      let textBreakpoint: CacheSegment['breakpoint'];
+      let texts = 0;
+      let only: object | undefined;
+      for (const part of message.content)
+        if (part.type === 'text') {
           text += part.text;
           textBreakpoint ??= breakpointOf(part.providerOptions);
+          texts += 1;
+          only = part;
         }
-        if (text) push(texts.length === 1 ? segmentFor(texts[0]!, () => text, encoding) : plain(text), textBreakpoint);
-        for (const part of message.content)
-          if (part.type === 'tool-call')
-            push(
-              segmentFor(part, () => toolCallSegmentText(part.toolName, part.input), encoding),
-              breakpointOf(part.providerOptions),
-            );
-        break;
+      if (text) {
+        const segment =
+          texts === 1 ? segmentFor(only!, () => text, encoding) : { text, tokens: encodeTokensCached(text, encoding) };
+        withBreakpoint(out, segment, textBreakpoint);
       }
-      case 'tool':
-        for (const part of message.content)
-          if (part.type === 'tool-result')
-            push(
-              segmentFor(part, () => toolOutputText(part.output), encoding),
-              breakpointOf(part.providerOptions),
-            );
-        break;
+      for (const part of message.content)
+        if (part.type === 'tool-call')
+          withBreakpoint(
+            out,
+            segmentFor(part, () => toolCallSegmentText(part.toolName, part.input), encoding),
+            breakpointOf(part.providerOptions),
+          );
+      break;
     }
-    // A breakpoint on the message marks its last block.
-    const messageBreakpoint = breakpointOf(message.providerOptions);
-    const last = out[out.length - 1];
-    if (messageBreakpoint && last && out.length > first && !last.breakpoint)
-      out[out.length - 1] = { ...last, breakpoint: messageBreakpoint };
+    case 'tool':
+      for (const part of message.content)
+        if (part.type === 'tool-result')
+          withBreakpoint(
+            out,
+            segmentFor(part, () => toolOutputText(part.output), encoding),
+            breakpointOf(part.providerOptions),
+          );
+      break;
   }
-  return out;
+  // A breakpoint on the message marks its last block.
+  const messageBreakpoint = breakpointOf(message.providerOptions);
+  const last = out[out.length - 1];
+  if (messageBreakpoint && last && out.length > first && !last.breakpoint)
+    out[out.length - 1] = { ...last, breakpoint: messageBreakpoint };
 }
 
 // Segments per tool and part object: a history's parts are the same objects from step to step (the
@@ -159,5 +171,8 @@ export function promptSegments(
   tools: readonly LanguageModelV3FunctionTool[] = [],
   encoding: EncodingName = 'o200k_base',
 ): CacheSegment[] {
-  return segmentTexts(prompt, tools, encoding);
+  const out: CacheSegment[] = [];
+  toolSegments(tools, encoding, out);
+  for (const message of prompt) messageSegments(message, encoding, out);
+  return out;
 }
