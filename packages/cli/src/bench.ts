@@ -29,7 +29,7 @@ import { queueExecutor } from '@pagewise/distributed';
 import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
-import { ConfigurationError } from 'pagewise';
+import { ConfigurationError, DEFAULT_PRICES } from 'pagewise';
 import {
   intOption,
   MODEL_TIME_FLAGS,
@@ -74,8 +74,12 @@ ${RESUMABLE_TIME_HELP}
                         queue instead of in this process; the saved runs are the same. The model must
                         be a spec; workers need its API key
   --queue-prefix <name> Key prefix of the queue; the workers' --prefix must match (default pagewise)
-  --prices <file>       JSON price table over the built-in one:
-                        { "<model>": { "inputPerMTok": 0.4, "outputPerMTok": 1.6 } } (USD per million tokens)
+  --prices <file>       JSON price table over the built-in one (USD per million tokens):
+                        { "<model>": { "inputPerMTok": 0.4, "outputPerMTok": 1.6, "cacheReadPerMTok": 0.1,
+                        "cacheWritePerMTok": 0.5, "cacheWrite1hPerMTok": 0.8 } }; the cache prices are
+                        optional (left out, cache reads and writes cost as input)
+  --price-as <model>    Price agent calls as this model of the price table (e.g. openai:gpt-4.1) and
+                        model their prompt cache under its provider's rules, whatever model ran
   --json <file>         Write the results JSON (schema 1) to <file>
   --out <folder>        Write results.json, runs.json (every episode with its per-call ledger), report.md
                         and the charts as SVG. With a hosted model and no --out, the output is saved to
@@ -106,6 +110,7 @@ const OPTIONS = {
   queue: { type: 'string' },
   'queue-prefix': { type: 'string' },
   prices: { type: 'string' },
+  'price-as': { type: 'string' },
   json: { type: 'string' },
   out: { type: 'string' },
   rebuild: { type: 'string' },
@@ -288,8 +293,17 @@ export async function benchCommand(
     return 0;
   }
   const prices = values.prices ? await readPrices(values.prices) : undefined;
+  const priceAs = values['price-as'];
+  if (priceAs !== undefined && !{ ...DEFAULT_PRICES, ...prices }[priceAs])
+    throw new ConfigurationError(
+      'invalid-option',
+      `--price-as ${priceAs} is not in the price table; use one of ${Object.keys({ ...DEFAULT_PRICES, ...prices }).join(', ')}, or add it with --prices <file>.`,
+    );
   if (values.rebuild) {
-    const report = rebuildReport(await readRuns(values.rebuild), prices ? { prices } : {});
+    const report = rebuildReport(await readRuns(values.rebuild), {
+      ...(prices ? { prices } : {}),
+      ...(priceAs !== undefined ? { priceAs } : {}),
+    });
     out(markdownReport(report));
     return writeOutputs(report, values, err);
   }
@@ -397,6 +411,7 @@ export async function benchCommand(
       modelTimeoutMs: times.modelTimeoutMs,
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
+      ...(priceAs !== undefined ? { priceAs } : {}),
       onProgress: progress.update,
       signal: stopper.signal,
     });

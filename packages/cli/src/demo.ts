@@ -5,7 +5,18 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ContextWindowExceededError, OFFLINE_DISCLAIMER, resolveModel } from 'pagewise';
+import {
+  ConfigurationError,
+  ContextWindowExceededError,
+  DEFAULT_PRICES,
+  OFFLINE_DISCLAIMER,
+  PRICES_CHECKED,
+  callCostUsd,
+  promptCacheRulesFor,
+  resolveModel,
+  type LedgerEntry,
+  type ModelPrice,
+} from 'pagewise';
 import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import {
   folderCorpus,
@@ -23,7 +34,9 @@ export const DEMO_HELP = `Usage: pagewise demo [options]
 Generates a corpus of business reports, then answers questions that need every report twice: with the
 naive strategy (report bodies returned into history) and with instruction paging (bodies paged into the
 instruction one batch at a time, results saved as they go). Prints the answers and a token table, and
-keeps the corpus and the SQLite database of the sessions so they can be looked at afterwards.
+keeps the corpus and the SQLite database of the sessions so they can be looked at afterwards. The table
+gives the cost in USD with prompt caching beside the tokens: each call priced as --price-as, its cache
+modelled under that provider's rules.
 Runs on the offline model, a deterministic rule-based model that is not an LLM; needs no API key.
 With --model, the same comparison runs on a model of your choice (its API key from the environment).
 
@@ -34,10 +47,31 @@ Options:
   --seed <S>         Seed of the corpus and questions (default 1)
   --window <tokens>  Context window of the offline model (default 128000; 0 = no limit, to see the
                      naive strategy's full cost)
+  --price-as <model> Price the calls as this model's list prices (default: the model, or
+                     openai:gpt-4.1 for the offline model), e.g. anthropic:claude-sonnet-4-5
   -h, --help         Show this help
 `;
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** How the demo prices its calls: a price-table entry and the cache rules of its provider. */
+function demoPricing(spec: string): {
+  spec: string;
+  rules: ReturnType<typeof promptCacheRulesFor>;
+  cost: (entries: readonly LedgerEntry[]) => string;
+} {
+  const price: ModelPrice | undefined = DEFAULT_PRICES[spec];
+  if (!price)
+    throw new ConfigurationError(
+      'invalid-option',
+      `--price-as ${spec} has no built-in price; use one of ${Object.keys(DEFAULT_PRICES).join(', ')}.`,
+    );
+  const colon = spec.indexOf(':');
+  const rules = colon < 0 ? undefined : promptCacheRulesFor(spec.slice(0, colon), spec.slice(colon + 1));
+  const cost = (entries: readonly LedgerEntry[]): string =>
+    `$${entries.reduce((sum, entry) => sum + callCostUsd(entry, price), 0).toFixed(4)}`;
+  return { spec, rules, cost };
+}
 
 /** Runs the demo command. */
 export async function demoCommand(
@@ -51,6 +85,7 @@ export async function demoCommand(
     seed: { type: 'string' },
     window: { type: 'string' },
     model: { type: 'string' },
+    'price-as': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -64,6 +99,7 @@ export async function demoCommand(
   const model = values.model ?? 'offline';
   // A missing key or an unknown provider is said before the corpus is written.
   if (model !== 'offline') resolveModel(model);
+  const pricing = demoPricing(values['price-as'] ?? (model === 'offline' ? 'openai:gpt-4.1' : model));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-'));
   const db = path.join(dir, 'pagewise.db');
   const reports = await writeCorpus(path.join(dir, 'reports'), n, seed);
@@ -98,6 +134,7 @@ export async function demoCommand(
             onSession: (id) => sessions.push(id),
             callLog: new SqliteCallLog({ database, tags: { strategy } }),
             ...(window !== undefined ? { contextWindow: window } : {}),
+            ...(pricing.rules ? { promptCache: pricing.rules } : {}),
           });
           const s = result.ledger.summary;
           const ok = isCorrect(result.text, q.gold);
@@ -105,14 +142,14 @@ export async function demoCommand(
             `  ${strategy.padEnd(6)} ${ok ? 'correct' : 'WRONG'}: ${result.text.replace(OFFLINE_DISCLAIMER, '').trim()}`,
           );
           rows.push(
-            `| ${q.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(s.peakPromptTokens)} | ${fmt(s.cumulativePromptTokens)} | ${s.modelCalls} |`,
+            `| ${q.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(s.peakPromptTokens)} | ${fmt(s.cumulativePromptTokens)} | ${s.cacheHitRate === null ? '-' : `${Math.round(s.cacheHitRate * 100)}%`} | ${pricing.cost(result.ledger.entries)} | ${s.modelCalls} |`,
           );
         } catch (error) {
           if (!(error instanceof ContextWindowExceededError)) throw error;
           out(
             `  ${strategy.padEnd(6)} FAILED: context window exceeded (${fmt(error.promptTokens)} prompt tokens > ${fmt(error.windowTokens)}).`,
           );
-          rows.push(`| ${q.id} | ${strategy} | window exceeded | > ${fmt(error.windowTokens)} | - | - |`);
+          rows.push(`| ${q.id} | ${strategy} | window exceeded | > ${fmt(error.windowTokens)} | - | - | - | - |`);
         }
       }
       out('');
@@ -120,9 +157,14 @@ export async function demoCommand(
   } finally {
     database.close();
   }
-  out('| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | model calls |');
-  out('|---|---|---|---:|---:|---:|');
+  out(
+    `| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | cache hit | cost (USD, cached, as ${pricing.spec}) | model calls |`,
+  );
+  out('|---|---|---|---:|---:|---:|---:|---:|');
   for (const r of rows) out(r);
+  out(
+    `\nCost: ${pricing.spec} list prices as of ${PRICES_CHECKED} (to be checked), with prompt caching as ${pricing.rules ? `the prompt-cache model (rules "${pricing.rules.name}")` : 'no cache model (no rules for this provider)'} or the provider reports it; tokens are counted without the cache.`,
+  );
   out(`\nThe corpus and the sessions are kept in ${dir}. To look at them:`);
   out(`  ${commandLine(['sessions', 'list', '--db', db])}`);
   if (sessions.length > 0) out(`  ${commandLine(['sessions', 'show', sessions[sessions.length - 1]!, '--db', db])}`);

@@ -67,15 +67,25 @@ export { countTokens, encodingForModel, type EncodingName } from './tokens/token
 export {
   Ledger,
   PROMPT_PARTS,
+  billedPromptTokens,
+  callCostUsd,
   summarizeLedger,
+  type BilledPromptTokens,
   type CallKind,
   type CompressionRecord,
+  type LedgerCache,
   type LedgerEntry,
   type LedgerSummary,
   type LedgerSummaryProperty,
   type PartTokens,
   type PromptPart,
 } from './tokens/ledger.js';
+
+// The prompt-cache model and prices.
+export { PROMPT_CACHE_RULES, promptCacheRulesFor, type PromptCacheRules } from './tokens/cache-rules.js';
+export { PromptCache, type CacheSegment, type PromptCacheUsage } from './tokens/prompt-cache.js';
+export { promptSegments } from './tokens/prompt-segments.js';
+export { DEFAULT_PRICES, PRICES_CHECKED, type ModelPrice } from './tokens/prices.js';
 
 // The context pipeline.
 export {

@@ -17,8 +17,9 @@ export type { AlwaysKeep, ExtractiveRules } from './compression/rules.js';
 export { handleOf, unfenceQuoted } from './compression/transcript.js';
 export { eventsToItems, groupTurns } from './context/history.js';
 export { itemText, latestObservationStart, measureRequest, toolDefinitionText } from './context/request.js';
-export { DEFAULT_PRICES } from './models/resolve.js';
-export type { ModelPrice } from './models/resolve.js';
+export { DEFAULT_PRICES, PRICES_CHECKED } from './tokens/prices.js';
+export { promptCacheRulesForSpec } from './tokens/cache-rules.js';
+export type { ModelPrice } from './tokens/prices.js';
 export { withRetry } from './models/retry.js';
 export {
   COMPRESSOR_CALL_SCHEMA,

@@ -11,7 +11,8 @@ import type { AnyTool } from 'pagewise';
 import { AbortedError, ConfigurationError, PagewiseError, SystemError, type ErrorFault } from 'pagewise';
 import { OfflineModel, type OfflinePolicy } from 'pagewise';
 import { contextWindowFor, modelLabel, resolveModel, type ModelSpec } from 'pagewise';
-import { DEFAULT_PRICES, type ModelPrice } from 'pagewise/internal';
+import { DEFAULT_PRICES, promptCacheRulesForSpec, type ModelPrice } from 'pagewise/internal';
+import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise';
 import { Ledger, type LedgerEntry } from 'pagewise';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioTask } from './scenario.js';
@@ -163,6 +164,7 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     model,
     limits: { maxSteps: options.maxSteps },
     ...(context.modelTimeoutMs !== undefined ? { retry: { timeoutMs: context.modelTimeoutMs } } : {}),
+    ...(episodeCacheRules(context) ? { promptCache: episodeCacheRules(context)! } : {}),
     // Set explicitly: a wrapped instance would not be recognized by its label.
     contextWindow: budgetWindow(context.contextWindow ?? contextWindowFor(context.model), context.budget),
     services: { ...scenarioServices, ...setup.services },
@@ -205,6 +207,15 @@ export interface BenchProgress {
   last?: { strategy: string; n: number | null; taskId: string; success: boolean };
 }
 
+/**
+ * The prompt-cache rules an episode models agent calls with: the context's (from `priceAs`), else OpenAI's
+ * for the offline model, else undefined (the runner takes the model's provider's). Decided in the episode,
+ * so an executor that passes no rules (a queue's workers) models an offline run as the in-process one does.
+ */
+export function episodeCacheRules(context: EpisodeContext): PromptCacheRules | undefined {
+  return context.promptCache ?? (context.model === 'offline' ? promptCacheRulesFor('openai', 'gpt-4.1') : undefined);
+}
+
 /** Options of {@link runBench}. */
 export interface BenchOptions {
   scenario: BenchScenario;
@@ -228,6 +239,13 @@ export interface BenchOptions {
   modelTimeoutMs?: number;
   /** Prices (USD per million tokens) by model label or spec, over {@link DEFAULT_PRICES}. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /**
+   * Price agent calls as this entry of the price table (e.g. `openai:gpt-4.1`) and model their prompt cache
+   * under its provider's rules, whatever model ran: an offline run then costs what the same requests would
+   * cost there. Without it, agent calls are priced as the model, and an offline run is modelled under
+   * OpenAI's rules (its price is zero).
+   */
+  priceAs?: string;
   /** Episodes run at once by the in-process executor. Default 1 (the offline model is CPU-bound); raise it for hosted models. */
   concurrency?: number;
   /** Where the episodes run: {@link inProcessExecutor} (the default), or e.g. a queue of workers. */
@@ -256,6 +274,8 @@ export interface EpisodeBatch {
   budget?: number;
   /** As {@link BenchOptions.modelTimeoutMs}. */
   modelTimeoutMs?: number;
+  /** The prompt-cache rules of agent calls (from {@link BenchOptions.priceAs} or the model). */
+  promptCache?: PromptCacheRules;
   /** As {@link BenchOptions.concurrency}; an executor whose workers set their own may ignore it. */
   concurrency: number;
   signal?: AbortSignal;
@@ -287,6 +307,7 @@ export const inProcessExecutor: EpisodeExecutor = async (batch) => {
         ...(batch.contextWindow !== undefined ? { contextWindow: batch.contextWindow } : {}),
         ...(batch.budget !== undefined ? { budget: batch.budget } : {}),
         ...(batch.modelTimeoutMs !== undefined ? { modelTimeoutMs: batch.modelTimeoutMs } : {}),
+        ...(batch.promptCache ? { promptCache: batch.promptCache } : {}),
         ...(signal ? { signal } : {}),
       };
       const outcome = await scenario.runEpisode(job.task, context);
@@ -325,6 +346,8 @@ export interface BenchRuns {
   params: BenchParams;
   /** The price table costs were computed with. */
   prices: Record<string, ModelPrice>;
+  /** The price entry agent calls were priced at, when not the model's ({@link BenchOptions.priceAs}). */
+  priceAs?: string;
   /** ISO time the run started. */
   startedAt: string;
   /** Wall time of the whole run in milliseconds. */
@@ -347,7 +370,14 @@ export function summarizeRuns(
   for (const strategy of runs.params.strategies) {
     for (const n of runs.params.n ?? [null]) {
       const episodes = runs.episodes.filter((e) => e.strategy === strategy && e.n === n);
-      if (episodes.length > 0) rows.push(summarizeStrategy(strategy, n, episodes, { model: runs.model, prices }));
+      if (episodes.length > 0)
+        rows.push(
+          summarizeStrategy(strategy, n, episodes, {
+            model: runs.model,
+            prices,
+            ...(runs.priceAs !== undefined ? { priceAs: runs.priceAs } : {}),
+          }),
+        );
     }
   }
   return rows;
@@ -413,6 +443,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     throw new ConfigurationError('invalid-option', `budget must be a positive integer, got ${options.budget}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new ConfigurationError('invalid-option', `concurrency must be a positive integer, got ${concurrency}.`);
+  const prices = { ...DEFAULT_PRICES, ...options.prices };
+  if (options.priceAs !== undefined && !prices[options.priceAs])
+    throw new ConfigurationError(
+      'invalid-option',
+      `priceAs "${options.priceAs}" is not in the price table; use one of ${Object.keys(prices).join(', ')}, or add it to the prices.`,
+    );
+  const promptCache = options.priceAs !== undefined ? promptCacheRulesForSpec(options.priceAs) : undefined;
   // A missing key should fail the run now, not every episode one by one.
   if (modelSpec !== 'offline') resolveModel(modelSpec);
 
@@ -434,6 +471,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.budget !== undefined ? { budget: options.budget } : {}),
     ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
+    ...(promptCache ? { promptCache } : {}),
     concurrency,
     ...(options.signal ? { signal: options.signal } : {}),
     onEpisode: (job, outcome) => {
@@ -468,7 +506,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       contextWindow: options.contextWindow ?? null,
       budget: options.budget ?? null,
     },
-    prices: { ...DEFAULT_PRICES, ...options.prices },
+    prices,
+    ...(options.priceAs !== undefined ? { priceAs: options.priceAs } : {}),
     startedAt: startedAt.toISOString(),
     wallMs: performance.now() - started,
     episodes,

@@ -8,7 +8,7 @@
  * over all agent steps; wall time is the total; window failures and errors are counts.
  */
 import type { ModelPrice } from 'pagewise/internal';
-import { summarizeLedger, type LedgerEntry } from 'pagewise';
+import { billedPromptTokens, callCostUsd, summarizeLedger, type LedgerEntry } from 'pagewise';
 import type { EpisodeOutcome } from './scenario.js';
 
 /** The metrics of one strategy at one N, as written to the results JSON (schema 1). */
@@ -50,7 +50,12 @@ export interface StrategyResult {
   windowFailures: number;
   /** Episodes that ended in an error (window failures included). */
   errors: number;
-  /** Mean estimated cost per episode in USD; null when a call's model has no known price. */
+  /**
+   * Prompt tokens read from the cache ÷ prompt tokens over the agent calls of all episodes that carry cache
+   * figures; null when none does.
+   */
+  cacheHitRate: number | null;
+  /** Mean estimated cost per episode in USD, with prompt caching; null when a call's model has no known price. */
   costUsd: number | null;
   /** Estimated cost of all the strategy's episodes in USD; null when unknown. */
   totalCostUsd: number | null;
@@ -78,28 +83,48 @@ function priceOf(
   entry: LedgerEntry,
   prices: Readonly<Record<string, ModelPrice>>,
   modelSpec: string,
+  priceAs: string | undefined,
 ): ModelPrice | undefined {
+  if (entry.kind === 'agent' && priceAs !== undefined) return prices[priceAs];
   return prices[entry.model] ?? (entry.kind === 'agent' ? prices[modelSpec] : undefined);
 }
 
 /**
- * Estimated cost of a ledger in USD, every call included. Tokens are the provider-reported ones when
- * given (that is what is billed), else the local count. Undefined when some call's model has no price.
+ * Estimated cost of a ledger in USD with prompt caching, every call included (see `callCostUsd`: the
+ * provider's reported cache figures when given, else the prompt-cache model's). Agent calls are priced at
+ * `priceAs` when given (an offline run priced as a provider would bill it). Undefined when some call's
+ * model has no price.
  */
 export function ledgerCostUsd(
   entries: readonly LedgerEntry[],
   prices: Readonly<Record<string, ModelPrice>>,
   modelSpec: string,
+  priceAs?: string,
 ): number | undefined {
   let usd = 0;
   for (const e of entries) {
-    const price = priceOf(e, prices, modelSpec);
+    const price = priceOf(e, prices, modelSpec, priceAs);
     if (!price) return undefined;
-    const input = e.providerPromptTokens ?? e.promptTokens;
-    const output = e.providerCompletionTokens ?? e.completionTokens;
-    usd += (input * price.inputPerMTok + output * price.outputPerMTok) / 1_000_000;
+    usd += callCostUsd(e, price);
   }
   return usd;
+}
+
+/** Cache read tokens ÷ prompt tokens over the agent calls with cache figures of all episodes; null without any. */
+function hitRate(episodes: readonly EpisodeOutcome[]): number | null {
+  let read = 0;
+  let prompt = 0;
+  let calls = 0;
+  for (const episode of episodes)
+    for (const entry of episode.ledger) {
+      if (entry.kind !== 'agent' || entry.error || !entry.cache) continue;
+      const billed = billedPromptTokens(entry);
+      read += billed.read;
+      prompt += billed.read + billed.write + billed.uncached;
+      calls += 1;
+    }
+  if (calls === 0) return null;
+  return prompt > 0 ? read / prompt : 0;
 }
 
 /** Options of {@link summarizeStrategy}. */
@@ -108,6 +133,8 @@ export interface SummarizeOptions {
   model: string;
   /** USD per million tokens by model label or spec. */
   prices: Readonly<Record<string, ModelPrice>>;
+  /** The price entry agent calls are priced at instead of the model's (see `BenchOptions.priceAs`). */
+  priceAs?: string;
 }
 
 const definedMean = (values: (number | undefined)[]): number | null => {
@@ -129,7 +156,8 @@ export function summarizeStrategy(
   options: SummarizeOptions,
 ): StrategyResult {
   const summaries = episodes.map((e) => summarizeLedger(e.ledger));
-  const costs = episodes.map((e) => ledgerCostUsd(e.ledger, options.prices, options.model));
+  const costs = episodes.map((e) => ledgerCostUsd(e.ledger, options.prices, options.model, options.priceAs));
+  const cacheHitRate = hitRate(episodes);
   const known = costs.every((c): c is number => c !== undefined);
   const frameworkMs = episodes.flatMap((e) => e.ledger.filter((l) => l.kind === 'agent').map((l) => l.frameworkMs));
   return {
@@ -152,6 +180,7 @@ export function summarizeStrategy(
     wallMs: episodes.reduce((sum, e) => sum + e.wallMs, 0),
     windowFailures: episodes.filter((e) => e.windowFailure).length,
     errors: episodes.filter((e) => e.error !== undefined).length,
+    cacheHitRate,
     costUsd: known ? mean(costs) : null,
     totalCostUsd: known ? costs.reduce((a, b) => a + b, 0) : null,
   };

@@ -167,3 +167,73 @@ describe('readPrices', () => {
     await expect(readPrices(path.join(dir, 'bad.json'))).rejects.toThrow(/bad\.json is not a price table/);
   });
 });
+
+describe('cost with the prompt cache in the report', () => {
+  /** Two calls of 2,000 prompt tokens: the second reads 1,920 of them from the cache. */
+  const cachedRuns = (): BenchRuns => {
+    const runs = sampleRuns();
+    const withCache = (entries: LedgerEntry[]): LedgerEntry[] =>
+      entries.map((entry, index) => ({
+        ...entry,
+        promptTokens: 2000,
+        cache: {
+          modelled: {
+            rules: 'openai',
+            promptTokens: 2000,
+            readTokens: index === 0 ? 0 : 1920,
+            writeTokens: 0,
+            writeLongTtlTokens: 0,
+            uncachedTokens: index === 0 ? 2000 : 80,
+            firstChangedToken: index === 0 ? 0 : 1990,
+          },
+        },
+      }));
+    return { ...runs, episodes: runs.episodes.map((e) => ({ ...e, ledger: withCache(e.ledger) })) };
+  };
+
+  it('shows the hit rate and prices cache reads at the cached price of the entry priced as', () => {
+    const report = rebuildReport(cachedRuns(), { priceAs: 'openai:gpt-4.1' });
+    const row = report.results[0]!;
+    expect(row.cacheHitRate).toBeCloseTo(1920 / 4000, 12);
+    // gpt-4.1: $2 input, $0.50 cached, $8 output per million.
+    expect(row.costUsd).toBeCloseTo((2080 * 2 + 1920 * 0.5 + 20 * 8) / 1e6, 12);
+    const text = markdownReport(report);
+    expect(text).toMatch(/\| cache hit \|/);
+    expect(text).toContain('| 48% |');
+    expect(text).toMatch(/priced as openai:gpt-4\.1 \(built-in list prices as of \d{4}-\d\d-\d\d, to be checked/);
+  });
+
+  it('keeps reading saved runs without cache figures, and says when a price has no cache prices', () => {
+    const old = rebuildReport(sampleRuns(), {
+      prices: { 'openai:gpt-4.1-mini': { inputPerMTok: 1, outputPerMTok: 0 } },
+    });
+    expect(old.results[0]?.cacheHitRate).toBeNull();
+    const text = markdownReport(old);
+    expect(text).not.toMatch(/\| cache hit \|/);
+    expect(text).toContain('Without cache prices (cache reads and writes priced as input): openai:gpt-4.1-mini.');
+    expect(
+      parseRuns(JSON.parse(JSON.stringify(cachedRuns())), 'runs.json').episodes[0]?.ledger[1]?.cache?.modelled
+        .readTokens,
+    ).toBe(1920);
+  });
+
+  it('reads a price table with cache prices and rejects a negative one', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-prices-'));
+    const table = {
+      'x:y': {
+        inputPerMTok: 3,
+        outputPerMTok: 15,
+        cacheReadPerMTok: 0.3,
+        cacheWritePerMTok: 3.75,
+        cacheWrite1hPerMTok: 6,
+      },
+    };
+    writeFileSync(path.join(dir, 'cache.json'), JSON.stringify(table));
+    writeFileSync(
+      path.join(dir, 'negative.json'),
+      JSON.stringify({ 'x:y': { ...table['x:y'], cacheReadPerMTok: -1 } }),
+    );
+    expect(await readPrices(path.join(dir, 'cache.json'))).toEqual(table);
+    await expect(readPrices(path.join(dir, 'negative.json'))).rejects.toThrow(/negative\.json is not a price table/);
+  });
+});

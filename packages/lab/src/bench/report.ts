@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from 'pagewise';
 import { OFFLINE_DISCLAIMER } from 'pagewise';
-import type { ModelPrice } from 'pagewise/internal';
+import { PRICES_CHECKED, type ModelPrice } from 'pagewise/internal';
 import { PROMPT_PARTS } from 'pagewise';
 import { renderBenchCharts } from './charts.js';
 import { BENCH_RUNS_SCHEMA, summarizeRuns, type BenchReport, type BenchRuns } from './harness.js';
@@ -63,6 +63,31 @@ interface Column {
 }
 
 /**
+ * The line under the table on prices: which entry agent calls were priced at (and its date), the cache
+ * rules the hit rate and the cost with caching come from, and the price entries without cache prices.
+ */
+function pricesNote(runs: BenchRuns, results: readonly StrategyResult[]): string {
+  const priced = runs.priceAs ?? runs.model;
+  const rules = [...new Set(runs.episodes.flatMap((e) => e.ledger.map((l) => l.cache?.modelled.rules)))].filter(
+    (name): name is string => name !== undefined,
+  );
+  const uncached = Object.entries(runs.prices)
+    .filter(([name, price]) => name !== 'offline' && price.cacheReadPerMTok === undefined)
+    .map(([name]) => name);
+  return [
+    `Cost is in USD with prompt caching, agent calls priced as ${priced} (built-in list prices as of ${PRICES_CHECKED}, to be checked; \`--prices\` overrides them).`,
+    rules.length > 0 || results.some((r) => r.cacheHitRate !== null)
+      ? `Cache hit = prompt tokens read from the cache ÷ prompt tokens, by the provider's report where it gave one, else by the prompt-cache model (rules: ${rules.join(', ') || 'none'}).`
+      : 'No call carries cache figures: every prompt token is priced as uncached.',
+    uncached.length > 0
+      ? `Without cache prices (cache reads and writes priced as input): ${uncached.join(', ')}.`
+      : undefined,
+  ]
+    .filter((line): line is string => line !== undefined)
+    .join(' ');
+}
+
+/**
  * The report as markdown: a heading naming the scenario and model, the parameters, one line on how the
  * figures are aggregated, and one table row per strategy and N. Columns with no value for any row
  * (N, evidence recall, EM/F1) are left out.
@@ -92,6 +117,9 @@ export function markdownReport(report: BenchReport): string {
     { title: 'overhead ms/step', align: 'r', cell: (r) => r.overheadMsPerStep.toFixed(2) },
     { title: 'window fails', align: 'r', cell: (r) => String(r.windowFailures) },
     { title: 'errors', align: 'r', cell: (r) => String(r.errors) },
+    ...(has((r) => r.cacheHitRate)
+      ? [{ title: 'cache hit', align: 'r' as const, cell: (r: StrategyResult) => percent(r.cacheHitRate) }]
+      : []),
     { title: 'cost/episode', align: 'r', cell: (r) => usd(r.costUsd) },
     { title: 'wall s', align: 'r', cell: (r) => (r.wallMs / 1000).toFixed(2) },
   ];
@@ -118,12 +146,31 @@ export function markdownReport(report: BenchReport): string {
     `|${columns.map((c) => (c.align === 'r' ? '---:' : ':---')).join('|')}|`,
     ...results.map((r) => `| ${columns.map((c) => c.cell(r)).join(' | ')} |`),
     '',
+    pricesNote(runs, results),
+    '',
     'Token counts, calls, dependency and cost are means per episode; peak is the mean of the episodes\' largest requests (system prompt and tool schemas included), the largest of all in parentheses; "no-sys" leaves out instruction, paged content and tool schemas. Overhead is the median framework time per step (model and tools excluded); wall time is the total.',
   ].join('\n');
 }
 
 // Schemas of the saved runs: they are read back from disk, so they are validated, not trusted.
-const PriceSchema = z.object({ inputPerMTok: z.number().nonnegative(), outputPerMTok: z.number().nonnegative() });
+// The cache prices are optional: a table written before they existed still loads, its cache reads and
+// writes priced at the input price (the report says so).
+const PriceSchema = z.object({
+  inputPerMTok: z.number().nonnegative(),
+  outputPerMTok: z.number().nonnegative(),
+  cacheReadPerMTok: z.number().nonnegative().optional(),
+  cacheWritePerMTok: z.number().nonnegative().optional(),
+  cacheWrite1hPerMTok: z.number().nonnegative().optional(),
+});
+const CacheUsageSchema = z.object({
+  rules: z.string(),
+  promptTokens: z.number().nonnegative(),
+  readTokens: z.number().nonnegative(),
+  writeTokens: z.number().nonnegative(),
+  writeLongTtlTokens: z.number().nonnegative(),
+  uncachedTokens: z.number().nonnegative(),
+  firstChangedToken: z.number().nonnegative(),
+});
 const PriceTableSchema = z.record(z.string(), PriceSchema);
 /** Schema of a ledger entry read back from disk or from a worker: every token figure depends on it. */
 export const LedgerEntrySchema = z.object({
@@ -142,6 +189,14 @@ export const LedgerEntrySchema = z.object({
   completionTokens: z.number().nonnegative(),
   providerPromptTokens: z.number().nonnegative().optional(),
   providerCompletionTokens: z.number().nonnegative().optional(),
+  cache: z
+    .object({
+      modelled: CacheUsageSchema,
+      reported: z
+        .object({ readTokens: z.number().nonnegative().optional(), writeTokens: z.number().nonnegative().optional() })
+        .optional(),
+    })
+    .optional(),
   modelMs: z.number().nonnegative(),
   frameworkMs: z.number().nonnegative(),
   at: z.number(),
@@ -175,6 +230,7 @@ const RunsSchema = z.object({
     budget: z.number().int().positive().nullable().optional(),
   }),
   prices: PriceTableSchema,
+  priceAs: z.string().optional(),
   startedAt: z.string(),
   wallMs: z.number().nonnegative(),
   episodes: z.array(EpisodeSchema),
@@ -244,18 +300,25 @@ export async function readPrices(file: string): Promise<Record<string, ModelPric
   if (!parsed.success) {
     throw new ConfigurationError(
       'invalid-prices',
-      `${file} is not a price table (model -> { inputPerMTok, outputPerMTok } in USD per million tokens): ${z.prettifyError(parsed.error)}`,
+      `${file} is not a price table (model -> { inputPerMTok, outputPerMTok } and optionally cacheReadPerMTok, cacheWritePerMTok, cacheWrite1hPerMTok, in USD per million tokens): ${z.prettifyError(parsed.error)}`,
     );
   }
   return parsed.data;
 }
 
-/** Recomputes a report from saved runs; `prices` (over the saved table) reprices it without a model call. */
+/**
+ * Recomputes a report from saved runs; `prices` (over the saved table) and `priceAs` reprice it without a
+ * model call (the cache figures stay those modelled when the runs were made).
+ */
 export function rebuildReport(
   runs: BenchRuns,
-  options: { prices?: Readonly<Record<string, ModelPrice>> } = {},
+  options: { prices?: Readonly<Record<string, ModelPrice>>; priceAs?: string } = {},
 ): BenchReport {
-  const repriced: BenchRuns = options.prices ? { ...runs, prices: { ...runs.prices, ...options.prices } } : runs;
+  const repriced: BenchRuns = {
+    ...runs,
+    ...(options.prices ? { prices: { ...runs.prices, ...options.prices } } : {}),
+    ...(options.priceAs !== undefined ? { priceAs: options.priceAs } : {}),
+  };
   return { runs: repriced, results: summarizeRuns(repriced) };
 }
 

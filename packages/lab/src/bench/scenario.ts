@@ -2,7 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { CallLog, ErrorFault, LedgerEntry, SessionStore } from 'pagewise';
+import type { CallLog, ErrorFault, LedgerEntry, PromptCacheRules, SessionStore } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 
 /** Parameters every scenario understands. */
@@ -46,6 +46,8 @@ export interface EpisodeContext {
   store?: SessionStore;
   /** Receives every agent model call of the episode as sent (see `store`). */
   callLog?: CallLog;
+  /** The prompt-cache rules agent calls are modelled with (the runner's `promptCache`); its default when undefined. */
+  promptCache?: PromptCacheRules;
   signal?: AbortSignal;
 }
 

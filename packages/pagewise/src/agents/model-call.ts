@@ -9,6 +9,7 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { withRetryLazy, type RetryOptions } from '../models/retry.js';
 import { streamWithRetry } from '../models/stream-retry.js';
@@ -19,7 +20,8 @@ import { jsonDepth } from '../util/json-scan.js';
 /** What a model call returned, with its duration. */
 export interface ModelResponse {
   content: LanguageModelV3Content[];
-  usage: { input?: number; output?: number };
+  /** Tokens as the provider reported them; `cacheRead` and `cacheWrite` are prompt tokens read from and written to its cache. */
+  usage: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
   finishReason?: string;
   ms: number;
 }
@@ -43,7 +45,7 @@ export async function* callModel(
     const result = await withRetryLazy((s) => model.doGenerate(withSignal(callOptions, s)), signal, retry);
     return {
       content: result.content,
-      usage: { input: result.usage.inputTokens.total, output: result.usage.outputTokens.total },
+      usage: usageOf(result.usage),
       finishReason: result.finishReason.unified,
       ms: performance.now() - start,
     };
@@ -61,13 +63,23 @@ export async function* callModel(
       yield { type: 'text-delta', agentName: options.agentName, delta: part.delta };
     } else if (part.type === 'tool-call') response.content.push(part);
     else if (part.type === 'finish') {
-      response.usage = { input: part.usage.inputTokens.total, output: part.usage.outputTokens.total };
+      response.usage = usageOf(part.usage);
       response.finishReason = part.finishReason.unified;
     }
   }
   if (text) response.content.unshift({ type: 'text', text });
   response.ms = performance.now() - start;
   return response;
+}
+
+function usageOf(usage: LanguageModelV3Usage): ModelResponse['usage'] {
+  const { total, cacheRead, cacheWrite } = usage.inputTokens;
+  return {
+    input: total,
+    output: usage.outputTokens.total,
+    ...(cacheRead !== undefined ? { cacheRead } : {}),
+    ...(cacheWrite !== undefined ? { cacheWrite } : {}),
+  };
 }
 
 /**

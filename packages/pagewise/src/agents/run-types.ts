@@ -6,6 +6,7 @@ import type { RetryOptions } from '../models/retry.js';
 import type { SessionStore } from '../session/store.js';
 import type { Session, SessionEvent } from '../session/types.js';
 import type { RunTelemetry } from '../telemetry/types.js';
+import type { PromptCacheRules } from '../tokens/cache-rules.js';
 import type { Ledger, LedgerEntry, LedgerSummary } from '../tokens/ledger.js';
 import type { Agent } from './agent.js';
 import type { CallLog } from './call-log.js';
@@ -52,6 +53,13 @@ export interface RunnerOptions {
    * model objects passed in and for the offline model.
    */
   reusePrompt?: boolean | 'auto';
+  /**
+   * The prompt-cache rules each agent call's ledger entry is modelled with (`entry.cache`): by default the
+   * rules of the model's provider (`openai`, `anthropic`, `google`; none for other providers and the offline
+   * model), a rule set such as `promptCacheRulesFor('openai', 'gpt-4.1')` for every model (to price an
+   * offline run as a provider would bill it), or `false` for none.
+   */
+  promptCache?: PromptCacheRules | false;
 }
 
 /** Input of one invocation. */

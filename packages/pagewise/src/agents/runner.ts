@@ -37,6 +37,7 @@ import { callModel, parseResponse } from './model-call.js';
 import { findInterrupted, type Interrupted } from './resume.js';
 import type { ResumeInput, RunInput, RunnerOptions, RunResult, RunStreamPart, StopReason } from './run-types.js';
 import { RunLedger } from './run-ledger.js';
+import { PromptCacheTracker, ledgerCache } from './prompt-cache-tracker.js';
 import { appendWithRetry, createSession, escalationOf } from './step-commit.js';
 import type { CallOutcome, StepScope } from './tool-execution.js';
 import { finishPendingCalls, runToolStep, transferTarget } from './tool-step.js';
@@ -119,6 +120,7 @@ export class Runner {
   private readonly resources: AgentResources;
   /** Histories of the latest sessions, least recently used first; an invocation takes its own out. */
   private readonly histories = new Map<string, RequestHistory>();
+  private readonly promptCache: PromptCacheTracker;
 
   constructor(options: RunnerOptions) {
     const reuse: unknown = options.reusePrompt;
@@ -133,6 +135,7 @@ export class Runner {
     this.store = options.store ?? new InMemorySessionStore();
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.resources = new AgentResources(options);
+    this.promptCache = new PromptCacheTracker(options.promptCache);
     this.services =
       options.services instanceof Map ? options.services : new Map(Object.entries(options.services ?? {}));
     assertUniqueNames(this.agent);
@@ -338,6 +341,9 @@ export class Runner {
     const option = this.options.reusePrompt ?? 'auto';
     const reuse = option === 'auto' ? keepsNoPrompt : option;
     const { prompt, tools: toolList } = inv.history.render(request, reuse);
+    const sentAt = Date.now();
+    const cacheKey = `${historyKey(session)}\u0000${label}`;
+    const modelledCache = this.promptCache.observe(model, cacheKey, { prompt, tools: toolList }, encoding, sentAt);
     const response = yield* callModel(
       model,
       {
@@ -373,6 +379,7 @@ export class Runner {
       promptTokens: measured.total,
       completionTokens,
       ...provider,
+      ...ledgerCache(modelledCache, response.usage),
       modelMs: response.ms,
       frameworkMs: 0,
       at: Date.now(),

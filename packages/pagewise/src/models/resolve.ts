@@ -220,22 +220,4 @@ export function contextWindowFor(spec: ModelSpec): number {
   return DEFAULT_CONTEXT_WINDOW;
 }
 
-/** USD per million tokens. */
-export interface ModelPrice {
-  inputPerMTok: number;
-  outputPerMTok: number;
-}
-
-/** Known list prices (USD per million tokens); override with the `prices` options of the bench. */
-export const DEFAULT_PRICES: Record<string, ModelPrice> = {
-  'openai:gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8 },
-  'openai:gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 },
-  'openai:gpt-4.1-nano': { inputPerMTok: 0.1, outputPerMTok: 0.4 },
-  'openai:gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 },
-  'openai:gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 },
-  'anthropic:claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15 },
-  'anthropic:claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5 },
-  'google:gemini-2.5-flash': { inputPerMTok: 0.3, outputPerMTok: 2.5 },
-  'google:gemini-2.5-pro': { inputPerMTok: 1.25, outputPerMTok: 10 },
-  offline: { inputPerMTok: 0, outputPerMTok: 0 },
-};
+export { DEFAULT_PRICES, type ModelPrice } from '../tokens/prices.js';

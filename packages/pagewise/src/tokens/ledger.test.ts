@@ -7,7 +7,8 @@ import { Runner } from '../agents/runner.js';
 import { tool } from '../agents/tool.js';
 import { measureRequest, type ContextRequest } from '../context/request.js';
 import { scriptedModel } from '../models/scripted.js';
-import { summarizeLedger, type LedgerEntry } from './ledger.js';
+import { billedPromptTokens, callCostUsd, summarizeLedger, type LedgerEntry } from './ledger.js';
+import { DEFAULT_PRICES } from './prices.js';
 import { countTokens, encodingForModel } from './tokenizer.js';
 
 const request: ContextRequest = {
@@ -153,5 +154,67 @@ describe('token ledger', () => {
     // (100 + 2*10)*10/2 + (200 + 2*20)*20/2 = 600 + 2400
     expect(s.dependency).toBe(3000);
     expect(s.medianFrameworkMs).toBe(2);
+  });
+});
+
+describe('cost with the prompt cache', () => {
+  const base: LedgerEntry = {
+    index: 0,
+    kind: 'agent',
+    agent: 'a',
+    model: 'm',
+    invocationId: 'i',
+    parts: { instruction: 0, paged: 0, history: 10_000, observation: 0, tools: 0 },
+    promptTokens: 10_000,
+    completionTokens: 1_000,
+    modelMs: 0,
+    frameworkMs: 0,
+    at: 0,
+  };
+  const modelled = {
+    rules: 'anthropic-1024',
+    promptTokens: 10_000,
+    readTokens: 6_000,
+    writeTokens: 3_000,
+    writeLongTtlTokens: 1_000,
+    uncachedTokens: 1_000,
+    firstChangedToken: 6_100,
+  };
+  const sonnet = DEFAULT_PRICES['anthropic:claude-sonnet-4-5']!;
+
+  it('prices reads, short and long writes and uncached tokens each at their own price', () => {
+    const usd = callCostUsd({ ...base, cache: { modelled } }, sonnet);
+    // 1k uncached at $3, 6k read at $0.30, 2k written for 5 min at $3.75, 1k for 1 h at $6, 1k out at $15.
+    expect(usd).toBeCloseTo((1_000 * 3 + 6_000 * 0.3 + 2_000 * 3.75 + 1_000 * 6 + 1_000 * 15) / 1e6, 12);
+  });
+
+  it('bills what the provider reported over the model, and every token at the input price without either', () => {
+    const reported = { ...base, providerPromptTokens: 10_200, cache: { modelled, reported: { readTokens: 9_000 } } };
+    expect(billedPromptTokens(reported)).toEqual({ read: 9_000, write: 0, writeLong: 0, uncached: 1_200 });
+    expect(billedPromptTokens(base)).toEqual({ read: 0, write: 0, writeLong: 0, uncached: 10_000 });
+    expect(callCostUsd(base, { inputPerMTok: 2, outputPerMTok: 8 })).toBeCloseTo((10_000 * 2 + 1_000 * 8) / 1e6, 12);
+  });
+
+  it('reads an old price table (no cache prices) as cache reads and writes at the input price', () => {
+    const old = { inputPerMTok: 3, outputPerMTok: 15 };
+    expect(callCostUsd({ ...base, cache: { modelled } }, old)).toBeCloseTo(callCostUsd(base, old), 12);
+  });
+
+  it('gives the hit rate over the agent calls that carry cache figures', () => {
+    const summary = summarizeLedger([
+      { ...base, cache: { modelled } },
+      {
+        ...base,
+        index: 1,
+        cache: {
+          modelled: { ...modelled, readTokens: 0, writeTokens: 0, writeLongTtlTokens: 0, uncachedTokens: 10_000 },
+        },
+      },
+      { ...base, index: 2, kind: 'compressor' },
+    ]);
+    expect(summary.cacheHitRate).toBeCloseTo(6_000 / 20_000, 12);
+    expect(summary.cacheReadTokens).toBe(6_000);
+    expect(summary.cacheWriteTokens).toBe(3_000);
+    expect(summarizeLedger([base]).cacheHitRate).toBeNull();
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The token ledger: one entry per model call (compressor calls included), with prompt tokens split by
  * part, completion tokens, provider-reported usage beside the local count, and timings. Summaries give
- * the figures strategies are compared by: peak, cumulative, calls.
+ * the figures strategies are compared by: peak, cumulative, calls, and what the prompt cache served.
  */
+import type { PromptCacheUsage } from './prompt-cache.js';
+import type { ModelPrice } from './prices.js';
 
 /** The parts a prompt is split into for accounting. */
 export const PROMPT_PARTS = ['instruction', 'paged', 'history', 'observation', 'tools'] as const;
@@ -34,6 +36,8 @@ export interface LedgerEntry {
   /** Provider-reported usage, when the provider gives it. */
   providerPromptTokens?: number;
   providerCompletionTokens?: number;
+  /** What the provider's prompt cache did with the request: modelled, and reported when the provider says. */
+  cache?: LedgerCache;
   /** Milliseconds spent in the model call. */
   modelMs: number;
   /** Milliseconds the framework spent on this step outside the model call and tool execution. */
@@ -46,6 +50,17 @@ export interface LedgerEntry {
    * answered are in the compressor's own entry.
    */
   error?: LedgerError;
+}
+
+/** The prompt cache of one call (see {@link LedgerEntry.cache}). */
+export interface LedgerCache {
+  /** The prompt-cache model's figures for the request as sent (see `PromptCache`). */
+  modelled: PromptCacheUsage;
+  /**
+   * What the provider reported (the AI SDK's `usage.inputTokens.cacheRead` and `cacheWrite`), when it did.
+   * These are what is billed; the modelled figures stand in when they are absent.
+   */
+  reported?: { readTokens?: number; writeTokens?: number };
 }
 
 /** A compressor failure in the ledger (see {@link LedgerEntry.error}). */
@@ -104,6 +119,71 @@ export interface LedgerSummary {
   dependency: number;
   /** Median framework milliseconds per agent step. */
   medianFrameworkMs: number;
+  /** Agent prompt tokens read from the prompt cache (see {@link billedPromptTokens}). */
+  cacheReadTokens: number;
+  /** Agent prompt tokens written to the prompt cache. */
+  cacheWriteTokens: number;
+  /**
+   * Cache read tokens ÷ prompt tokens over the agent calls that carry cache figures; null when none does
+   * (a ledger recorded without a prompt-cache model).
+   */
+  cacheHitRate: number | null;
+}
+
+/** The prompt tokens of a call as billed: read from the cache, written to it (of which with the long TTL), uncached. */
+export interface BilledPromptTokens {
+  read: number;
+  write: number;
+  writeLong: number;
+  uncached: number;
+}
+
+/**
+ * The prompt tokens of a call split as a provider bills them. The provider's own figures when it reported
+ * them (its prompt total, cache read and write), else the prompt-cache model's (whose total is the request
+ * as it serialized it); without either, every prompt token is uncached.
+ */
+export function billedPromptTokens(entry: LedgerEntry): BilledPromptTokens {
+  const cache = entry.cache;
+  if (!cache) return { read: 0, write: 0, writeLong: 0, uncached: entry.providerPromptTokens ?? entry.promptTokens };
+  const { modelled, reported } = cache;
+  if (reported?.readTokens === undefined && reported?.writeTokens === undefined) {
+    const { readTokens, writeTokens, writeLongTtlTokens, uncachedTokens } = modelled;
+    return { read: readTokens, write: writeTokens, writeLong: writeLongTtlTokens, uncached: uncachedTokens };
+  }
+  const total = entry.providerPromptTokens ?? modelled.promptTokens;
+  const read = reported.readTokens ?? 0;
+  const write = reported.writeTokens ?? 0;
+  return {
+    read,
+    write,
+    writeLong: Math.min(modelled.writeLongTtlTokens, write),
+    uncached: Math.max(0, total - read - write),
+  };
+}
+
+/**
+ * The cost of one call in USD at `price`: uncached prompt tokens at the input price, cache reads and writes
+ * at theirs (each defaulting to the input price when the price has none), completion tokens at the output
+ * price. Provider-reported token counts are used when given, as they are what is billed.
+ *
+ * @example
+ * const usd = ledger.entries.reduce((sum, entry) => sum + callCostUsd(entry, DEFAULT_PRICES['openai:gpt-4.1']!), 0);
+ */
+export function callCostUsd(entry: LedgerEntry, price: ModelPrice): number {
+  const tokens = billedPromptTokens(entry);
+  const read = price.cacheReadPerMTok ?? price.inputPerMTok;
+  const write = price.cacheWritePerMTok ?? price.inputPerMTok;
+  const writeLong = price.cacheWrite1hPerMTok ?? write;
+  const output = entry.providerCompletionTokens ?? entry.completionTokens;
+  return (
+    (tokens.uncached * price.inputPerMTok +
+      tokens.read * read +
+      (tokens.write - tokens.writeLong) * write +
+      tokens.writeLong * writeLong +
+      output * price.outputPerMTok) /
+    1_000_000
+  );
 }
 
 /** Creates a zeroed {@link PartTokens}. */
@@ -132,6 +212,9 @@ export function summarizeLedger(
   let compressorErrors = 0;
   let dependency = 0;
   let events = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
+  let cachedCallsPrompt = 0;
   const framework: number[] = [];
   for (const e of entries) {
     if (e.error) {
@@ -150,6 +233,12 @@ export function summarizeLedger(
     completion += e.completionTokens;
     dependency += ((e.promptTokens + 2 * e.completionTokens) * e.completionTokens) / 2;
     framework.push(e.frameworkMs);
+    if (e.cache) {
+      const billed = billedPromptTokens(e);
+      cacheRead += billed.read;
+      cacheWrite += billed.write;
+      cachedCallsPrompt += billed.read + billed.write + billed.uncached;
+    }
   }
   return {
     modelCalls: entries.length - events,
@@ -163,6 +252,9 @@ export function summarizeLedger(
     compressorTokens,
     dependency,
     medianFrameworkMs: median(framework),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    cacheHitRate: cachedCallsPrompt > 0 ? cacheRead / cachedCallsPrompt : null,
   };
 }
 

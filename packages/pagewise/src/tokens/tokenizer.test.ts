@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../util/random.js';
-import { countTokens, encodeTokens, mayHoldLongPiece } from './tokenizer.js';
+import { countTokens, encodeTokens, encodeTokensCached, mayHoldLongPiece } from './tokenizer.js';
 import { LONG_PIECE_CHARS } from './long-pieces.js';
 
 describe('finding 1: special-token text made token counting throw', () => {
@@ -123,5 +123,30 @@ describe('the long-run test before counting', () => {
     expect(mayHoldLongPiece('😀'.repeat(run - 1))).toBe(false);
     expect(mayHoldLongPiece('/\n'.repeat(run / 2))).toBe(true);
     expect(mayHoldLongPiece('The quick brown fox jumps over the lazy dog. '.repeat(40))).toBe(false);
+  });
+});
+
+describe('encoding with the cache, by lines', () => {
+  const alphabet = ['a', 'b', ' ', '  ', '\n', '\n\n', '/', '\t', 'é', '1', '.', '{"k": 2}', '\r\n', 'word'];
+
+  it('gives the ids of encoding the whole text, for texts cut by lines and texts reused in longer ones', () => {
+    const random = seededRandom(7);
+    for (let round = 0; round < 200; round += 1) {
+      let text = '';
+      const length = 50 + Math.floor(random() * 600);
+      while (text.length < length) text += alphabet[Math.floor(random() * alphabet.length)];
+      for (const variant of [text, `${text}\nmore ${round}`, `start\n${text}`]) {
+        expect(Array.from(encodeTokensCached(variant))).toEqual(encodeTokens(variant));
+        expect(Array.from(encodeTokensCached(variant, 'cl100k_base'))).toEqual(encodeTokens(variant, 'cl100k_base'));
+      }
+    }
+  });
+
+  it('stands a long pre-token in by as many ids as it has tokens, equal only for the same piece', () => {
+    const run = (letter: string) => `intro\n${letter.repeat(LONG_PIECE_CHARS * 4)}\nend`;
+    const ids = encodeTokensCached(run('x'));
+    expect(ids.length).toBe(countTokens(run('x')));
+    expect(Array.from(ids.slice(0, 2))).toEqual(encodeTokens('intro\n').slice(0, 2));
+    expect(Array.from(encodeTokensCached(run('y')))).not.toEqual(Array.from(ids));
   });
 });

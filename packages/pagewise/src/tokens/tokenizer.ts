@@ -193,3 +193,114 @@ export function mayHoldLongPiece(text: string): boolean {
 export function encodeTokens(text: string, encoding: EncodingName = 'o200k_base'): number[] {
   return encoderFor(encoding).encode(text, PLAIN_TEXT);
 }
+
+const MAX_ENCODED_CACHE_TOKENS = 8 * 1024 * 1024;
+
+/** Token ids by text, bounded by the tokens held; oldest entries go first (Map iterates in insertion order). */
+class EncodedCache {
+  private readonly map = new Map<string, Uint32Array>();
+  private tokens = 0;
+
+  get(key: string): Uint32Array | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, value: Uint32Array): void {
+    if (value.length > MAX_ENCODED_CACHE_TOKENS / 4) return;
+    this.map.set(key, value);
+    this.tokens += value.length;
+    while (this.tokens > MAX_ENCODED_CACHE_TOKENS) {
+      const oldest = this.map.entries().next();
+      if (oldest.done) break;
+      this.tokens -= oldest.value[1].length;
+      this.map.delete(oldest.value[0]);
+    }
+  }
+}
+
+const encodedCaches: Record<EncodingName, EncodedCache> = {
+  o200k_base: new EncodedCache(),
+  cl100k_base: new EncodedCache(),
+};
+
+/**
+ * Encodes `text` to token ids, cached by content and, for o200k, by line segment (the cut of
+ * {@link countTokens}, which never joins characters across it), so a text re-rendered with a few lines more
+ * costs little more than the lookups. Its length always equals {@link countTokens}. A pre-token of
+ * {@link LONG_PIECE_CHARS} or more (a run the tokenizer would merge in quadratic time) is not merged: it
+ * stands as as many ids as it has tokens, each derived from a hash of the whole piece, so two texts agree
+ * on it only when the piece is the same.
+ */
+export function encodeTokensCached(text: string, encoding: EncodingName = 'o200k_base'): Uint32Array {
+  if (text.length === 0) return EMPTY_TOKENS;
+  const cache = encodedCaches[encoding];
+  const hit = cache.get(text);
+  if (hit) return hit;
+  const encoded =
+    encoding === 'o200k_base' && text.length >= SEGMENT_CHARS
+      ? encodeBySegments(text, encoding)
+      : encodeUncached(text, encoding);
+  cache.set(text, encoded);
+  return encoded;
+}
+
+const EMPTY_TOKENS = new Uint32Array(0);
+
+function encodeBySegments(text: string, encoding: EncodingName): Uint32Array {
+  const cache = encodedCaches[encoding];
+  const parts: Uint32Array[] = [];
+  let length = 0;
+  const add = (part: string): void => {
+    let tokens = cache.get(part);
+    if (!tokens) {
+      tokens = encodeUncached(part, encoding);
+      cache.set(part, tokens);
+    }
+    parts.push(tokens);
+    length += tokens.length;
+  };
+  let start = 0;
+  for (let at = text.indexOf('\n'); at >= 0 && at + 1 < text.length; at = text.indexOf('\n', at + 1)) {
+    if (!startsSegment(text.charCodeAt(at + 1))) continue;
+    add(text.slice(start, at + 1));
+    start = at + 1;
+  }
+  if (start === 0) return encodeUncached(text, encoding);
+  add(text.slice(start));
+  const joined = new Uint32Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
+function encodeUncached(text: string, encoding: EncodingName): Uint32Array {
+  const encoder = encoderFor(encoding);
+  if (text.length < LONG_PIECE_CHARS || !mayHoldLongPiece(text))
+    return Uint32Array.from(encoder.encode(text, PLAIN_TEXT));
+  const ids: number[] = [];
+  const push = (part: string): void => {
+    if (part.length > 0) for (const id of encoder.encode(part, PLAIN_TEXT)) ids.push(id);
+  };
+  let last = 0;
+  for (const match of text.matchAll(preTokenPattern(encoding))) {
+    if (match[0].length < LONG_PIECE_CHARS) continue;
+    push(text.slice(last, match.index));
+    const count = mergePiece(match[0], encoding).tokens;
+    const seed = pieceHash(match[0]);
+    // Above every real id (o200k has about 200k), so a stand-in never equals a real token.
+    for (let index = 0; index < count; index += 1) ids.push((0x8000_0000 | (seed + index)) >>> 0);
+    last = match.index + match[0].length;
+  }
+  push(text.slice(last));
+  return Uint32Array.from(ids);
+}
+
+/** A 31-bit FNV-1a hash of a string's UTF-16 units. */
+function pieceHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let at = 0; at < text.length; at += 1) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+  return (hash >>> 1) & 0x3fff_ffff;
+}

@@ -22,7 +22,7 @@ import {
   type GoldAnswer,
   type ReportCorpus,
 } from '../../scenarios/report-analysis/index.js';
-import { budgetWindow, captureModelCalls, errorFaultOf, isWindowFailure } from '../harness.js';
+import { budgetWindow, captureModelCalls, episodeCacheRules, errorFaultOf, isWindowFailure } from '../harness.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioParams, ScenarioTask } from '../scenario.js';
 import { listStrategies, setupStrategy, strategyTask } from '../strategies.js';
 
@@ -111,6 +111,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           boundary,
           ledger,
           ...(context.modelTimeoutMs !== undefined ? { modelTimeoutMs: context.modelTimeoutMs } : {}),
+          ...(episodeCacheRules(context) ? { promptCache: episodeCacheRules(context)! } : {}),
           ...(context.signal ? { signal: context.signal } : {}),
         });
         return {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { CallLog } from 'pagewise';
+import type { CallLog, PromptCacheRules } from 'pagewise';
 import { Runner, type RunResult } from 'pagewise';
 import { createOfflineModel } from 'pagewise';
 import type { ContextProcessor } from 'pagewise';
@@ -139,6 +139,8 @@ export interface ReportRunOptions {
   onSession?: (sessionId: string) => void;
   /** Timeout of one model call attempt, in ms. Default the runner's (120,000). */
   modelTimeoutMs?: number;
+  /** The prompt-cache rules agent calls are modelled with (the runner's `promptCache`). */
+  promptCache?: PromptCacheRules | false;
   /** Wall-time limit of the run, in ms. Default the runner's (30 minutes). */
   maxWallTimeMs?: number;
   /**
@@ -226,6 +228,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
       ...(options.maxWallTimeMs !== undefined ? { maxWallTimeMs: options.maxWallTimeMs } : {}),
     },
     ...(options.modelTimeoutMs !== undefined ? { retry: { timeoutMs: options.modelTimeoutMs } } : {}),
+    ...(options.promptCache ? { promptCache: options.promptCache } : {}),
   });
   const userId = options.userId ?? 'analyst';
   const appName = options.appName ?? 'pagewise';

@@ -1,0 +1,50 @@
+/**
+ * The runner's prompt-cache model: one `PromptCache` per rule set, fed every agent request as sent, keyed
+ * by session and model, so each ledger entry says what the provider's cache read and wrote beside what
+ * the provider reported.
+ */
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { promptCacheRulesFor, type PromptCacheRules } from '../tokens/cache-rules.js';
+import type { LedgerCache } from '../tokens/ledger.js';
+import { PromptCache, type PromptCacheUsage } from '../tokens/prompt-cache.js';
+import type { EncodingName } from '../tokens/tokenizer.js';
+import type { ModelResponse } from './model-call.js';
+
+/** Models the prompt cache of each model a runner calls. */
+export class PromptCacheTracker {
+  private readonly caches = new Map<string, PromptCache>();
+
+  /** `rules`: the rules for every model, `false` for none, undefined for each model's provider's own. */
+  constructor(private readonly rules: PromptCacheRules | false | undefined) {}
+
+  /** The cache figures of one request; undefined when no rules apply to the model. */
+  observe(
+    model: LanguageModelV3,
+    key: string,
+    request: { prompt: LanguageModelV3Prompt; tools: readonly LanguageModelV3FunctionTool[] },
+    encoding: EncodingName,
+    at: number,
+  ): PromptCacheUsage | undefined {
+    const rules = this.rules === undefined ? promptCacheRulesFor(model.provider, model.modelId) : this.rules;
+    if (!rules) return undefined;
+    let cache = this.caches.get(rules.name);
+    if (!cache) {
+      cache = new PromptCache(rules);
+      this.caches.set(rules.name, cache);
+    }
+    return cache.observePrompt(key, request.prompt, request.tools, at, encoding);
+  }
+}
+
+/** The ledger's cache record of a call: the modelled figures and, when the provider gave them, its own. */
+export function ledgerCache(
+  modelled: PromptCacheUsage | undefined,
+  usage: ModelResponse['usage'],
+): { cache: LedgerCache } | Record<string, never> {
+  if (!modelled) return {};
+  const reported = {
+    ...(usage.cacheRead !== undefined ? { readTokens: usage.cacheRead } : {}),
+    ...(usage.cacheWrite !== undefined ? { writeTokens: usage.cacheWrite } : {}),
+  };
+  return { cache: { modelled, ...(Object.keys(reported).length > 0 ? { reported } : {}) } };
+}
