@@ -816,8 +816,9 @@ export async function collectCompressions(
     await yieldToEventLoop();
     if (e?.kind === 'tool-result') {
       const handle = handleOf(e.output);
-      if (!handle) continue;
-      const stored = await page(handle);
+      // A result compressed for an agent without page_in has no handle, but it is a compression all the same.
+      if (!handle && !e.compression && originalTokensOf(e.output) === undefined) continue;
+      const stored = handle ? await page(handle) : undefined;
       const compressed = unfenceQuoted(e.output) ?? e.output;
       const compressedTokens = countTokens(e.output);
       await yieldToEventLoop();
@@ -827,11 +828,17 @@ export async function collectCompressions(
         title: `Observation of ${e.toolName}`,
         raw: stored?.body,
         compressed,
-        guideline: typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined,
-        ...(typeof stored?.meta.compressedBy === 'string' ? { backend: stored.meta.compressedBy } : {}),
-        handle,
+        // The event records how it was compressed; the page's meta says the same for sessions recorded before it did.
+        guideline:
+          e.compression?.guideline ?? (typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined),
+        ...(e.compression
+          ? { backend: e.compression.backend }
+          : typeof stored?.meta.compressedBy === 'string'
+            ? { backend: stored.meta.compressedBy }
+            : {}),
+        ...(handle ? { handle } : {}),
         // The page store counted the body when it stored it: no need to count a large raw page again.
-        rawTokens: stored ? stored.tokens : undefined,
+        rawTokens: stored ? stored.tokens : (e.compression?.originalTokens ?? originalTokensOf(e.output)),
         compressedTokens,
         seq,
         ...(stored ? { marked: await highlightKeptYielding(stored.body, compressed) } : {}),
@@ -857,6 +864,12 @@ export async function collectCompressions(
     }
   }
   return out;
+}
+
+/** The size of the original a compressed observation's handle line states, for sessions recorded without it. */
+function originalTokensOf(output: string): number | undefined {
+  const stated = /^\[pagewise\] Compressed from (\d+) tokens;/m.exec(output)?.[1];
+  return stated === undefined ? undefined : Number(stated);
 }
 
 function eventText(e: SessionEvent): string {

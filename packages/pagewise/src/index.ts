@@ -46,6 +46,7 @@ export type {
   SessionSummary,
   StateDelta,
   ToolCallRecord,
+  ObservationCompression,
   ToolResultEvent,
   TransferEvent,
   UserEvent,

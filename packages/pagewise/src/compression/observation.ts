@@ -128,6 +128,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   const exclude = new Set<string>([...PAGING_TOOL_NAMES, ...(options.exclude ?? [])]);
   const service = options.service ?? new PagingService();
   const backend = resolveCompressor(options.compressor);
+  const guidelineRef = `${guideline.id}@${guideline.version}`;
   const boundary = options.boundary ?? fenceBoundary;
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('observationCompressor', targetRatio);
@@ -180,7 +181,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
           toolName: obs.toolName,
           input: obs.input,
           compressedBy: backend.name,
-          guideline: `${guideline.id}@${guideline.version}`,
+          guideline: guidelineRef,
         },
       });
       const fence = boundary();
@@ -230,7 +231,12 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
       const output = `${fenceQuoted(text, fence)}\n${handle}`;
       // A "compression" that is not smaller (an LLM that rewrote at length) is not used.
       if (countTokens(output) >= tokens) return obs;
-      return { ...obs, output };
+      // Recorded on the event, so the guideline and the original size are known without the page store.
+      return {
+        ...obs,
+        output,
+        compression: { guideline: guidelineRef, backend: backend.name, originalTokens: tokens },
+      };
     },
   };
 }
