@@ -78,47 +78,49 @@ export function sessionsPage(
       </button>
     </form>
     ${pager(base, offset, total, size)}
-    <table class="list" id="sessions">
-      <thead>
-        <tr>
-          <th>status</th>
-          <th>session</th>
-          <th>first message</th>
-          <th>app</th>
-          <th>user</th>
-          <th>agents</th>
-          <th>models</th>
-          <th>tags</th>
-          <th>updated</th>
-          <th class="r">events</th>
-          <th class="r">errors</th>
-          <th class="r">calls</th>
-          <th class="r">peak prompt</th>
-          <th class="r">cumulative prompt</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr data-session="${r.sessionId}" class="status-${r.status}">
-              <td class="status">${statusBadge(r)}</td>
-              <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
-              <td class="preview">${r.preview}</td>
-              <td>${r.appName}</td>
-              <td>${r.userId}</td>
-              <td>${r.agents.join(', ')}</td>
-              <td>${r.models.join(', ')}</td>
-              <td>${r.tags.join(', ')}</td>
-              <td>${time(r.updatedAt)}</td>
-              <td class="r events">${num(r.eventCount)}</td>
-              <td class="${r.errors ? 'r errors err' : 'r errors'}">${num(r.errors ?? 0)}</td>
-              <td class="r calls">${num(r.calls)}</td>
-              <td class="r peak">${num(r.peakPromptTokens)}</td>
-              <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="scroll-x">
+      <table class="list" id="sessions">
+        <thead>
+          <tr>
+            <th>status</th>
+            <th>session</th>
+            <th>first message</th>
+            <th>app</th>
+            <th>user</th>
+            <th>agents</th>
+            <th>models</th>
+            <th>tags</th>
+            <th>updated</th>
+            <th class="r">events</th>
+            <th class="r">errors</th>
+            <th class="r">calls</th>
+            <th class="r">peak prompt</th>
+            <th class="r">cumulative prompt</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (r) =>
+              html`<tr data-session="${r.sessionId}" class="status-${r.status}">
+                <td class="status">${statusBadge(r)}</td>
+                <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
+                <td class="preview">${r.preview}</td>
+                <td>${r.appName}</td>
+                <td>${r.userId}</td>
+                <td>${r.agents.join(', ')}</td>
+                <td>${r.models.join(', ')}</td>
+                <td>${r.tags.join(', ')}</td>
+                <td>${time(r.updatedAt)}</td>
+                <td class="r events">${num(r.eventCount)}</td>
+                <td class="${r.errors ? 'r errors err' : 'r errors'}">${num(r.errors ?? 0)}</td>
+                <td class="r calls">${num(r.calls)}</td>
+                <td class="r peak">${num(r.peakPromptTokens)}</td>
+                <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     ${rows.length === 0 ? html`<p class="empty">No sessions match.</p>` : ''}`;
 }
 
