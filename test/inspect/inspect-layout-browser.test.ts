@@ -101,8 +101,15 @@ describe.skipIf(!haveChromium)('the inspector session list in Chromium', () => {
   it('scrolls the table in its own box in a narrow window, every column reachable, the page not wider', async () => {
     const page = await browser.newPage({ viewport: { width: 700, height: 900 } });
     await page.goto(cliUrl);
-    const widths = await page.evaluate(() => {
-      const box = document.querySelector('#sessions')!.parentElement!;
+    // A string, run in the page: this project's types have no DOM.
+    const widths = await page.evaluate<{
+      page: number;
+      window: number;
+      boxScroll: number;
+      boxClient: number;
+      overflow: string;
+    }>(`(() => {
+      const box = document.querySelector('#sessions').parentElement;
       return {
         page: document.documentElement.scrollWidth,
         window: window.innerWidth,
@@ -110,7 +117,7 @@ describe.skipIf(!haveChromium)('the inspector session list in Chromium', () => {
         boxClient: box.clientWidth,
         overflow: getComputedStyle(box).overflowX,
       };
-    });
+    })()`);
     expect(widths.page).toBeLessThanOrEqual(widths.window);
     expect(widths.boxScroll).toBeGreaterThan(widths.boxClient);
     expect(widths.overflow).toBe('auto');
