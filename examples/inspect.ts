@@ -1,8 +1,10 @@
 /**
  * See what the model saw: one offline report-analysis run with instruction paging, recorded in SQLite with
  * its call log, then the read-only inspector on it. Offline, no API key:
- * npx tsx examples/inspect.ts            (serves until Ctrl-C)
+ * npx tsx examples/inspect.ts            (in a terminal: serves until Ctrl-C)
  * npx tsx examples/inspect.ts --once     (prints the address and a few figures, then stops)
+ * npx tsx examples/inspect.ts --serve    (serves until Ctrl-C even when not run from a terminal)
+ * Run from a script, a pipe or CI (no terminal) it stops on its own, as with --once, rather than wait forever.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -37,11 +39,16 @@ console.log(
 const inspector = await startInspector({ store: `sqlite:${file}`, port: 0 });
 const session = `a=pagewise&u=${result.session.userId}&s=${result.session.sessionId}`;
 console.log(`Inspector: ${inspector.url}  (this session: ${inspector.url.replace(/\/$/, '')}/session?${session})`);
-if (process.argv.includes('--once')) {
+const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+const serve = process.argv.includes('--serve') || (interactive && !process.argv.includes('--once'));
+if (!serve) {
   const page = await fetch(`${inspector.url.replace(/\/$/, '')}/context?${session}`);
   console.log(`context view: HTTP ${page.status}, ${(await page.text()).length} bytes`);
   await inspector.close();
+  console.log(interactive ? 'Stopped (--once).' : 'Stopped: not run from a terminal (--serve keeps it running).');
 } else {
   console.log('Ctrl-C stops it.');
-  process.once('SIGINT', () => void inspector.close());
+  const stop = () => void inspector.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

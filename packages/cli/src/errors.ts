@@ -94,6 +94,24 @@ export function isTransientFailure(error: unknown): boolean {
   return (PagewiseError.isInstance(error) && error.retryable) || networkFailure(error) !== undefined;
 }
 
+/**
+ * A runtime message in the CLI's terms: the flags where it names library options. The CLI prints errors through
+ * it, and `pagewise inspect` shows stored error messages (a failed run's tooltip) through it.
+ */
+export function inCliTerms(message: string): string {
+  return message
+    .replace(
+      /raise the window with the `contextWindow` setting \(0 turns the check off\)/g,
+      'raise the window with --window (--window 0 turns the check off)',
+    )
+    .replace(/raise the window with the `contextWindow` setting/g, 'raise --window')
+    .replace(/\bpass `url`/g, 'pass --url')
+    .replace(
+      /Raise `timeoutMs` in the retry settings\./g,
+      'Raise --timeout (seconds per call), or check that the model server answers.',
+    );
+}
+
 /** What the CLI prints for an error, and the exit code; undefined for an unexpected failure (a bug). */
 export function describeError(command: string, error: unknown): { message: string; exitCode: number } | undefined {
   const say = (message: string, exitCode: number) => ({
@@ -106,13 +124,7 @@ export function describeError(command: string, error: unknown): { message: strin
     const base = error.message.replace(/ Raise it with the setting `[^`]*`\.$/, '');
     return say(hint ? `${base}. ${hint.charAt(0).toUpperCase()}${hint.slice(1)}.` : base, EXIT.configuration);
   }
-  if (error instanceof ContextWindowExceededError) {
-    const message = error.message.replace(
-      /raise the window with the `contextWindow` setting \(0 turns the check off\)/,
-      'raise the window with --window (--window 0 turns the check off)',
-    );
-    return say(message, EXIT.contextWindow);
-  }
+  if (error instanceof ContextWindowExceededError) return say(inCliTerms(error.message), EXIT.contextWindow);
   if (api) {
     const host = hostOf(api.url);
     const status = api.statusCode;
@@ -143,16 +155,11 @@ export function describeError(command: string, error: unknown): { message: strin
       EXIT.provider,
     );
   }
-  if (PagewiseError.isInstance(error)) {
-    const message = error.message
-      .replace(/\bpass `url`/g, 'pass --url')
-      .replace(/raise the window with the `contextWindow` setting/g, 'raise --window')
-      .replace(
-        /Raise `timeoutMs` in the retry settings\./g,
-        'Raise --timeout (seconds per call), or check that the model server answers.',
-      );
-    return say(message, error.fault === 'system' && networkFailure(error) ? EXIT.network : EXIT.configuration);
-  }
+  if (PagewiseError.isInstance(error))
+    return say(
+      inCliTerms(error.message),
+      error.fault === 'system' && networkFailure(error) ? EXIT.network : EXIT.configuration,
+    );
   const network = networkFailure(error);
   if (network) return say(`cannot reach a server: ${network}.`, EXIT.network);
   return undefined;

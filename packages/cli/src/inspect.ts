@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { startInspector } from '@pagewise/inspect';
+import { inCliTerms } from './errors.js';
 import { intOption, parseCommand } from './args.js';
 
 export const INSPECT_HELP = `Usage: pagewise inspect [options]
@@ -59,6 +60,7 @@ export async function inspectCommand(argv: string[], out: (s: string) => void): 
     ...(values.replay ? { replays: values.replay as unknown as string[] } : {}),
     port: intOption('port', values.port, 4317),
     ...(values.host ? { host: values.host } : {}),
+    storedMessage: inCliTerms,
   });
   out(`pagewise inspect: read-only inspector at ${inspector.url}`);
   if (inspector.token)

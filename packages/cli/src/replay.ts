@@ -18,6 +18,7 @@ import {
   toolResultCount,
   TRACE_FORMATS,
   type ReplayedTrace,
+  type ReplayTrace,
   type TraceFormat,
 } from '@pagewise/lab/replay';
 import { intOption, parseCommand } from './args.js';
@@ -56,6 +57,21 @@ function openProgress(folder: string, settings: unknown): Map<string, ReplayedTr
   return done;
 }
 
+/** Warnings printed in full before the rest are counted: a trace folder can hold thousands. */
+const WARNINGS_SHOWN = 10;
+
+/** Prints what the readers kept but could not read as recorded (tool arguments that are not JSON), each located. */
+function reportTraceWarnings(traces: readonly ReplayTrace[], err: (s: string) => void): void {
+  const warnings = traces.flatMap((trace) => trace.warnings ?? []);
+  if (warnings.length === 0) return;
+  err(
+    `Warning: ${warnings.length} tool call(s) have arguments that are not valid JSON; they are replayed with the ` +
+      'arguments as text (values in them still count, as text):',
+  );
+  for (const warning of warnings.slice(0, WARNINGS_SHOWN)) err(`  ${warning}`);
+  if (warnings.length > WARNINGS_SHOWN) err(`  … and ${warnings.length - WARNINGS_SHOWN} more.`);
+}
+
 /** Help text of `pagewise replay`. */
 export const REPLAY_HELP = `Usage: pagewise replay <file|folder> [options]
 
@@ -69,9 +85,12 @@ recall is also weighted by outcome.
 
 Formats, detected per record (.json, .jsonl, .ndjson; a folder is read recursively):
 ${TRACE_FORMATS.map((f) => `  ${f}`).join('\n')}
+A SQLite session database (the --db of analyze, known by its header) is read read-only, each
+session a trace.
 
 Options:
   --format <f>              Read every record as this format instead of detecting it
+  --app <name>              Of a SQLite session database, only this app's sessions (default: all)
   --strategies <a,b,...>    Only these strategies (default: all)
   --obs-threshold <tokens>  T_obs of acon-obs and truncation (default 256)
   --hist-threshold <tokens> T_hist of acon-hist (default 4096)
@@ -94,6 +113,7 @@ export async function replayCommand(
 ): Promise<number> {
   const { values, positionals } = parseCommand('replay', argv, {
     format: { type: 'string' },
+    app: { type: 'string' },
     strategies: { type: 'string' },
     'obs-threshold': { type: 'string' },
     'hist-threshold': { type: 'string' },
@@ -138,7 +158,11 @@ export async function replayCommand(
       );
     strategies = strategies.filter((s) => wanted.includes(s.name));
   }
-  const traces = await readTraces(target, format ? { format: format as TraceFormat } : {});
+  const traces = await readTraces(target, {
+    ...(format ? { format: format as TraceFormat } : {}),
+    ...(values.app !== undefined ? { appName: values.app } : {}),
+  });
+  reportTraceWarnings(traces, err);
   const results = traces.reduce((n, t) => n + toolResultCount(t), 0);
   let done: Map<string, ReplayedTrace> | undefined;
   if (values.out) {

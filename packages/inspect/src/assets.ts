@@ -14,7 +14,8 @@ header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem;
 header .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
 header nav a { margin-right: 1rem; }
 header .store { margin-left: auto; color: var(--muted); font-size: 12px; }
-main { padding: 1rem 1.2rem 3rem; max-width: 1400px; }
+main { padding: 1rem 1.2rem 3rem; }
+.scroll-x { overflow-x: auto; max-width: 100%; }
 a { color: var(--accent); }
 h1 small, h2 small { color: var(--muted); font-weight: 400; font-size: 60%; }
 .sub { color: var(--muted); }

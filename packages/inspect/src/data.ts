@@ -232,7 +232,24 @@ export class InspectData {
   private layout: Promise<EventLayout> | undefined;
   /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
   private readonly errorCounts = new Map<string, { seq: number; count: number }>();
-  constructor(readonly db: InspectDb) {}
+  private readonly storedMessage: (message: string) => string;
+  /**
+   * `options.storedMessage` rewrites the message of each stored error event before a view shows it: the CLI's
+   * inspector passes one that names its flags (`--window`) where the runtime named a library option.
+   */
+  constructor(
+    readonly db: InspectDb,
+    options: { storedMessage?: (message: string) => string } = {},
+  ) {
+    this.storedMessage = options.storedMessage ?? ((message) => message);
+  }
+
+  /** A stored event, its error message in the words of this inspector's audience. */
+  private readEvent(seq: number, body: string | Uint8Array): SeqEvent {
+    const read = readEvent(seq, body);
+    if (read.event?.kind !== 'error') return read;
+    return { ...read, event: { ...read.event, message: this.storedMessage(read.event.message) } };
+  }
 
   private async callLogPresent(): Promise<boolean> {
     if (this.hasCallLog === undefined) {
@@ -371,10 +388,11 @@ export class InspectData {
         // An unreadable tag is left out.
       }
     }
-    const first = r.first_body === null || r.first_body === undefined ? undefined : readEvent(0, bodyOf(r.first_body));
+    const first =
+      r.first_body === null || r.first_body === undefined ? undefined : this.readEvent(0, bodyOf(r.first_body));
     const lastSeq = Number(r.last_seq ?? -1);
     const last =
-      r.last_body === null || r.last_body === undefined ? undefined : readEvent(lastSeq, bodyOf(r.last_body));
+      r.last_body === null || r.last_body === undefined ? undefined : this.readEvent(lastSeq, bodyOf(r.last_body));
     const { status, failure } = statusOf(last);
     return {
       appName: String(r.app_name),
@@ -436,7 +454,7 @@ export class InspectData {
       `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} ORDER BY ${e.order} LIMIT ?`,
       [...e.params, offset, limit],
     );
-    return rows.map((r) => readEvent(Number(r.seq), r.body));
+    return rows.map((r) => this.readEvent(Number(r.seq), r.body));
   }
 
   /**
@@ -453,7 +471,7 @@ export class InspectData {
       `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${matchClause(needles)} ORDER BY ${e.order} LIMIT ? OFFSET ?`,
       [...e.params, ...likePatterns(needles), window.limit, window.offset],
     );
-    return rows.map((r) => readEvent(Number(r.seq), r.body));
+    return rows.map((r) => this.readEvent(Number(r.seq), r.body));
   }
 
   /** How many events contain one of `needles` (the same coarse filter), all of them or those before `beforeSeq`. */
@@ -485,7 +503,7 @@ export class InspectData {
       `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} AND ${e.seqIs('<=')} ORDER BY ${e.order}`,
       [...e.params, from, to],
     );
-    return rows.map((r) => readEvent(Number(r.seq), r.body));
+    return rows.map((r) => this.readEvent(Number(r.seq), r.body));
   }
 
   /**

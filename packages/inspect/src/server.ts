@@ -68,6 +68,12 @@ export interface InspectorOptions {
   port?: number;
   /** The access token for a non-loopback host; a random one is made when omitted. */
   token?: string;
+  /**
+   * Rewrites the message of each stored error event before a view shows it (tooltips, banners, the timeline).
+   * The runtime's messages name library options (`contextWindow`); the `pagewise inspect` command passes one that
+   * names its flags instead, since its users run the CLI. Default: messages as stored.
+   */
+  storedMessage?: (message: string) => string;
 }
 
 /** A running inspector. */
@@ -518,7 +524,9 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   if (typeof options.store === 'object') db = options.store;
   else if (options.store) db = openStore(options.store, options.schema);
   else if (existsSync(defaultDatabasePath())) db = openStore(defaultDatabasePath());
-  const data = db ? new InspectData(db) : undefined;
+  const data = db
+    ? new InspectData(db, options.storedMessage ? { storedMessage: options.storedMessage } : {})
+    : undefined;
   const { loaded, errors } = await loadRuns(options.runs ?? []);
   const replays = await loadReplays(options.replays ?? []);
   const allowedHosts = loopback ? new Set<string>() : undefined;

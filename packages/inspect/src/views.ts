@@ -78,47 +78,49 @@ export function sessionsPage(
       </button>
     </form>
     ${pager(base, offset, total, size)}
-    <table class="list" id="sessions">
-      <thead>
-        <tr>
-          <th>status</th>
-          <th>session</th>
-          <th>first message</th>
-          <th>app</th>
-          <th>user</th>
-          <th>agents</th>
-          <th>models</th>
-          <th>tags</th>
-          <th>updated</th>
-          <th class="r">events</th>
-          <th class="r">errors</th>
-          <th class="r">calls</th>
-          <th class="r">peak prompt</th>
-          <th class="r">cumulative prompt</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            html`<tr data-session="${r.sessionId}" class="status-${r.status}">
-              <td class="status">${statusBadge(r)}</td>
-              <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
-              <td class="preview">${r.preview}</td>
-              <td>${r.appName}</td>
-              <td>${r.userId}</td>
-              <td>${r.agents.join(', ')}</td>
-              <td>${r.models.join(', ')}</td>
-              <td>${r.tags.join(', ')}</td>
-              <td>${time(r.updatedAt)}</td>
-              <td class="r events">${num(r.eventCount)}</td>
-              <td class="${r.errors ? 'r errors err' : 'r errors'}">${num(r.errors ?? 0)}</td>
-              <td class="r calls">${num(r.calls)}</td>
-              <td class="r peak">${num(r.peakPromptTokens)}</td>
-              <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="scroll-x">
+      <table class="list" id="sessions">
+        <thead>
+          <tr>
+            <th>status</th>
+            <th>session</th>
+            <th>first message</th>
+            <th>app</th>
+            <th>user</th>
+            <th>agents</th>
+            <th>models</th>
+            <th>tags</th>
+            <th>updated</th>
+            <th class="r">events</th>
+            <th class="r">errors</th>
+            <th class="r">calls</th>
+            <th class="r">peak prompt</th>
+            <th class="r">cumulative prompt</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows.map(
+            (r) =>
+              html`<tr data-session="${r.sessionId}" class="status-${r.status}">
+                <td class="status">${statusBadge(r)}</td>
+                <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
+                <td class="preview">${r.preview}</td>
+                <td>${r.appName}</td>
+                <td>${r.userId}</td>
+                <td>${r.agents.join(', ')}</td>
+                <td>${r.models.join(', ')}</td>
+                <td>${r.tags.join(', ')}</td>
+                <td>${time(r.updatedAt)}</td>
+                <td class="r events">${num(r.eventCount)}</td>
+                <td class="${r.errors ? 'r errors err' : 'r errors'}">${num(r.errors ?? 0)}</td>
+                <td class="r calls">${num(r.calls)}</td>
+                <td class="r peak">${num(r.peakPromptTokens)}</td>
+                <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     ${rows.length === 0 ? html`<p class="empty">No sessions match.</p>` : ''}`;
 }
 
@@ -816,8 +818,9 @@ export async function collectCompressions(
     await yieldToEventLoop();
     if (e?.kind === 'tool-result') {
       const handle = handleOf(e.output);
-      if (!handle) continue;
-      const stored = await page(handle);
+      // A result compressed for an agent without page_in has no handle, but it is a compression all the same.
+      if (!handle && !e.compression && originalTokensOf(e.output) === undefined) continue;
+      const stored = handle ? await page(handle) : undefined;
       const compressed = unfenceQuoted(e.output) ?? e.output;
       const compressedTokens = countTokens(e.output);
       await yieldToEventLoop();
@@ -827,11 +830,17 @@ export async function collectCompressions(
         title: `Observation of ${e.toolName}`,
         raw: stored?.body,
         compressed,
-        guideline: typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined,
-        ...(typeof stored?.meta.compressedBy === 'string' ? { backend: stored.meta.compressedBy } : {}),
-        handle,
+        // The event records how it was compressed; the page's meta says the same for sessions recorded before it did.
+        guideline:
+          e.compression?.guideline ?? (typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined),
+        ...(e.compression
+          ? { backend: e.compression.backend }
+          : typeof stored?.meta.compressedBy === 'string'
+            ? { backend: stored.meta.compressedBy }
+            : {}),
+        ...(handle ? { handle } : {}),
         // The page store counted the body when it stored it: no need to count a large raw page again.
-        rawTokens: stored ? stored.tokens : undefined,
+        rawTokens: stored ? stored.tokens : (e.compression?.originalTokens ?? originalTokensOf(e.output)),
         compressedTokens,
         seq,
         ...(stored ? { marked: await highlightKeptYielding(stored.body, compressed) } : {}),
@@ -857,6 +866,12 @@ export async function collectCompressions(
     }
   }
   return out;
+}
+
+/** The size of the original a compressed observation's handle line states, for sessions recorded without it. */
+function originalTokensOf(output: string): number | undefined {
+  const stated = /^\[pagewise\] Compressed from (\d+) tokens;/m.exec(output)?.[1];
+  return stated === undefined ? undefined : Number(stated);
 }
 
 function eventText(e: SessionEvent): string {

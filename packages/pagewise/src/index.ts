@@ -47,6 +47,7 @@ export type {
   SessionSummary,
   StateDelta,
   ToolCallRecord,
+  ObservationCompression,
   ToolResultEvent,
   TransferEvent,
   UserEvent,

@@ -145,6 +145,9 @@ export const EVENT_KEY_SPAN = 2 ** 32;
 /** The newest schema version this build writes. */
 export const LATEST_SQLITE_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
+/** The version of every migration, in order: a database that carries them all is at {@link LATEST_SQLITE_SCHEMA}. */
+export const MIGRATION_VERSIONS: readonly number[] = MIGRATIONS.map((migration) => migration.version);
+
 /**
  * Applies every migration not yet recorded, each in its own transaction; with `upTo`, only those up to
  * that version (to build a database as an older version left it, for tests that read old files).

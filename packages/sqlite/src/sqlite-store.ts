@@ -21,7 +21,7 @@ import {
   type SessionStore,
 } from 'pagewise';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
-import { EVENT_KEY_SPAN, migrate } from './migrations.js';
+import { EVENT_KEY_SPAN, MIGRATION_VERSIONS, migrate } from './migrations.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';
 
 /** The default database file: `.pagewise/pagewise.db` under the working directory. */
@@ -46,6 +46,12 @@ export interface SqliteStoreOptions {
    * on the `events` view, such as the inspector's search for compactions.
    */
   compressEventsAbove?: number;
+  /**
+   * Open an existing database read-only, as a reader of someone's store (`pagewise replay` of a session file)
+   * should: nothing is created, migrated or written, and a write fails with a StorageError. The file must
+   * exist and carry every migration of this version. Ignored with `database`.
+   */
+  readOnly?: boolean;
 }
 
 /** Options of {@link openSqliteDatabase}. */
@@ -88,6 +94,56 @@ export function openSqliteDatabase(
   } catch (error) {
     db.close();
     throw openError(error, file, busyTimeoutMs);
+  }
+  return db;
+}
+
+/**
+ * Opens an existing pagewise database read-only: no file, folder, table or migration is created.
+ *
+ * @throws StorageError when the file is missing or unreadable, is a SQLite database pagewise did not write (no
+ *   migration record), or lacks migrations of this version; DatabaseCorruptError when it is not a database.
+ */
+function openSqliteReadOnly(file: string, busyTimeoutMs: number): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  } catch (error) {
+    throw new StorageError(
+      `Cannot open the SQLite database ${file} read-only: ${(error as Error).message}. Check the path and its permissions.`,
+      error,
+    );
+  }
+  let applied: Set<number>;
+  try {
+    const tables = db
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+      )
+      .all();
+    if (tables.length === 0) {
+      db.close();
+      throw new StorageError(
+        `${file} is a SQLite database that pagewise did not write: it has no schema_migrations table. Pass a file a SqliteSessionStore wrote.`,
+      );
+    }
+    applied = new Set(
+      db
+        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+        .all()
+        .map((row) => row.version),
+    );
+  } catch (error) {
+    if (db.open) db.close();
+    if (error instanceof StorageError) throw error;
+    throw translateSqliteError(error, file, busyTimeoutMs);
+  }
+  const missing = MIGRATION_VERSIONS.filter((version) => !applied.has(version));
+  if (missing.length > 0) {
+    db.close();
+    throw new StorageError(
+      `${file} was written by an older pagewise: it lacks schema migration(s) ${missing.join(', ')}, and a read-only open does not migrate. Open it once read-write (a SqliteSessionStore without readOnly, or a pagewise command given this file, such as \`pagewise sessions list --db ${file}\`) to migrate it.`,
+    );
   }
   return db;
 }
@@ -283,7 +339,11 @@ export class SqliteSessionStore implements SessionStore {
       throw new TypeError(`compressEventsAbove must be a non-negative integer (bytes; 0: off), got ${compressAbove}.`);
     this.compressAbove = compressAbove;
     this.ownsDb = !options.database;
-    this.db = options.database ?? openSqliteDatabase(options.path, options);
+    this.db =
+      options.database ??
+      (options.readOnly
+        ? openSqliteReadOnly(options.path ?? defaultDatabasePath(), options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS)
+        : openSqliteDatabase(options.path, options));
     const db = this.db;
     this.stmts = guarded(db, () => ({
       getSession: db.prepare<[string, string, string], SessionRow>(
@@ -447,6 +507,17 @@ export class SqliteSessionStore implements SessionStore {
       return row ? this.readRow(row) : undefined;
     });
     return guarded(this.db, () => read());
+  }
+
+  /**
+   * The app names that have at least one session, sorted: what {@link listSessions} can be asked for when a
+   * reader of the whole file (`pagewise replay <file.db>`) knows no app name.
+   */
+  async listAppNames(): Promise<string[]> {
+    const rows = guarded(this.db, () =>
+      this.db.prepare<[], { app_name: string }>('SELECT DISTINCT app_name FROM sessions ORDER BY app_name').all(),
+    );
+    return rows.map((row) => row.app_name);
   }
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {

@@ -130,6 +130,21 @@ describe('OpenAI Agents SDK items', () => {
     items[1].rawItem.arguments = 42;
     expectError(() => parseTraces(JSON.stringify(items), 'run.json'), '[1].rawItem.arguments');
   });
+
+  it('keeps a call whose arguments are not JSON, as text, with a warning naming the item and the call', async () => {
+    const items = JSON.parse(await fixture('openai-agents.json'));
+    const { callId, name } = items[1].rawItem;
+    items[1].rawItem.arguments = '{"first_name": "Mei", "last_';
+    const [trace] = parseTraces(JSON.stringify(items), 'run.json');
+    expectReturnConversation(trace!);
+    expect(trace!.warnings).toHaveLength(1);
+    expect(trace!.warnings![0]).toContain(
+      `run.json: [1].rawItem.arguments (call ${callId} of ${name}): not valid JSON`,
+    );
+    const call = trace!.items.flatMap((item) => (item.type === 'assistant' ? item.toolCalls : []))[0];
+    expect(call!.input).toBe('{"first_name": "Mei", "last_');
+    expect(parseTraces(await fixture('openai-agents.json'), 'run.json')[0]!.warnings).toBeUndefined();
+  });
 });
 
 describe('ATIF', () => {

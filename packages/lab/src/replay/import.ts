@@ -1,9 +1,9 @@
 /**
  * Trace import: reads a file or a folder of traces, detects each record's format and normalizes it. A
- * file is JSON (one trace, or a list of them) or JSONL (one record a line); every error names the file,
- * the line or record, and the field.
+ * file is JSON (one trace, or a list of them), JSONL (one record a line) or a pagewise SQLite session
+ * database (known by its header); every error names the file, the line or record, and the field.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { TraceFormatError } from './errors.js';
 import { isAiSdkMessages, readAiSdk } from './formats/ai-sdk.js';
@@ -11,7 +11,7 @@ import { isAtif, readAtif } from './formats/atif.js';
 import { isChatMessage, readOpenAiChat } from './formats/openai-chat.js';
 import { isAgentsItems, readOpenAiAgents } from './formats/openai-agents.js';
 import { isOtlp, isSpanArray, readOtelGenAi, readOtelGenAiLines, readOtelSpanArray } from './formats/otel-spans.js';
-import { isPagewiseSession, readPagewiseSession } from './formats/pagewise-session.js';
+import { isPagewiseSession, readPagewiseSession, sessionTrace } from './formats/pagewise-session.js';
 import { TRACE_FORMAT_DESCRIPTIONS, TRACE_FORMATS, type ReplayTrace, type TraceFormat } from './trace.js';
 
 /** A file larger than this is refused before it is read: traces are read whole. */
@@ -23,6 +23,57 @@ const TRACE_EXTENSIONS = new Set(['.json', '.jsonl', '.ndjson']);
 export interface ReadTracesOptions {
   /** Read every record as this format instead of detecting it. */
   format?: TraceFormat;
+  /** Of a SQLite session database, only the sessions of this app (default: every app in the file). */
+  appName?: string;
+}
+
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** Whether `file` starts with the SQLite header: a session database, not a text trace. */
+async function isSqliteFile(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return bytesRead === head.length && head.equals(SQLITE_HEADER);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Every session of a pagewise SQLite database (of one app with `appName`), opened read-only so a replay
+ * never migrates or writes the file. The store is loaded only here: text traces do not pay for the native
+ * module.
+ */
+async function readSessionDatabase(file: string, name: string, options: ReadTracesOptions): Promise<ReplayTrace[]> {
+  if (options.format !== undefined && options.format !== 'pagewise-session')
+    throw new TraceFormatError(
+      name,
+      `a SQLite database holds pagewise sessions, not ${options.format}; leave the format out or use pagewise-session`,
+    );
+  const { SqliteSessionStore } = await import('@pagewise/sqlite');
+  const store = new SqliteSessionStore({ path: file, readOnly: true });
+  try {
+    const apps = options.appName !== undefined ? [options.appName] : await store.listAppNames();
+    const traces: ReplayTrace[] = [];
+    for (const appName of apps)
+      for (const summary of await store.listSessions({ appName })) {
+        const session = await store.getSession(summary);
+        if (session) traces.push(sessionTrace(session, `${name}#${appName}/${summary.userId}/${summary.sessionId}`));
+      }
+    if (traces.length === 0)
+      throw new TraceFormatError(
+        name,
+        options.appName !== undefined
+          ? `the session database holds no session of app "${options.appName}" (its apps: ${(await store.listAppNames()).join(', ') || 'none'})`
+          : 'the session database holds no session',
+      );
+    return traces;
+  } finally {
+    await store.close();
+  }
 }
 
 function formatsList(): string {
@@ -152,12 +203,14 @@ export function parseTraces(text: string, name: string, options: ReadTracesOptio
 
 /**
  * Reads the traces of a file, or of every `.json`, `.jsonl` and `.ndjson` file under a folder (sorted by
- * path). Trace ids are made unique across files.
+ * path). A file that starts with the SQLite header is read as a pagewise session database: every session
+ * (of `appName` when given) is a trace. Trace ids are made unique across files.
  *
  * @example
  * const traces = await readTraces('traces/');
  *
- * @throws TraceFormatError for a malformed or unknown record; a ConfigurationError for a missing path.
+ * @throws TraceFormatError for a malformed or unknown record or a missing path; a StorageError for a SQLite file
+ *   that is not a pagewise store or predates this version's schema.
  */
 export async function readTraces(target: string, options: ReadTracesOptions = {}): Promise<ReplayTrace[]> {
   const info = await stat(target).catch(() => undefined);
@@ -174,7 +227,10 @@ export async function readTraces(target: string, options: ReadTracesOptions = {}
         `${size} bytes, above the ${MAX_TRACE_FILE_BYTES} a trace file may have; split it (JSONL splits by line)`,
       );
     const name = info.isDirectory() ? path.relative(target, file) : path.basename(file);
-    for (const trace of parseTraces(await readFile(file, 'utf8'), name, options)) {
+    const read = (await isSqliteFile(file))
+      ? await readSessionDatabase(file, name, options)
+      : parseTraces(await readFile(file, 'utf8'), name, options);
+    for (const trace of read) {
       let id = trace.id;
       for (let n = 2; seen.has(id); n += 1) id = `${trace.id}~${n}`;
       seen.add(id);

@@ -45,6 +45,11 @@ export interface ReplayTrace {
   reward?: number;
   /** Whether the run succeeded, when the source recorded it. */
   success?: boolean;
+  /**
+   * What the reader kept but could not read as recorded, each naming the file, line or record, the field and
+   * the call: a tool call whose arguments are not valid JSON is replayed with its arguments as text.
+   */
+  warnings?: string[];
 }
 
 /**

@@ -136,6 +136,7 @@ export function resultEvent(
     toolName: o.observation.toolName,
     output: o.observation.output,
     isError: o.observation.isError,
+    ...(o.observation.compression ? { compression: o.observation.compression } : {}),
     ...(Object.keys(o.delta).length ? { delta: o.delta } : {}),
     ...(o.increments && Object.keys(o.increments).length ? { increments: o.increments } : {}),
     ...(o.reads ? { reads: o.reads } : {}),

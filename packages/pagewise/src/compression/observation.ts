@@ -128,6 +128,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   const exclude = new Set<string>([...PAGING_TOOL_NAMES, ...(options.exclude ?? [])]);
   const service = options.service ?? new PagingService();
   const backend = resolveCompressor(options.compressor);
+  const guidelineRef = `${guideline.id}@${guideline.version}`;
   const boundary = options.boundary ?? fenceBoundary;
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('observationCompressor', targetRatio);
@@ -233,7 +234,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
           toolName: obs.toolName,
           input: obs.input,
           compressedBy: backend.name,
-          guideline: `${guideline.id}@${guideline.version}`,
+          guideline: guidelineRef,
         },
       });
       ctx.ledger.recordCompression({
@@ -245,7 +246,12 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
         outputTokens,
         at: Date.now(),
       });
-      return { ...obs, output };
+      // Recorded on the event, so the guideline and the original size are known without the page store.
+      return {
+        ...obs,
+        output,
+        compression: { guideline: guidelineRef, backend: backend.name, originalTokens: tokens },
+      };
     },
   };
 }

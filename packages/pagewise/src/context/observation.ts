@@ -2,6 +2,7 @@
  * Observation processors transform a tool result before it is appended to history: auto-paging and
  * observation compression plug in here, so the runner stays unaware of them.
  */
+import type { ObservationCompression } from '../session/types.js';
 import type { Ledger } from '../tokens/ledger.js';
 import type { ContextItem } from './request.js';
 
@@ -14,6 +15,8 @@ export interface ToolObservation {
   /** What the model will see. */
   output: string;
   isError: boolean;
+  /** Set by the processor that compressed `output`; the runner records it on the tool-result event. */
+  compression?: ObservationCompression;
 }
 
 /** What observation processors may read and use. */

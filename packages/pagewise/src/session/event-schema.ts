@@ -48,6 +48,9 @@ export const eventSchema = z.discriminatedUnion('kind', [
     toolName: z.string(),
     output: z.string(),
     isError: z.boolean(),
+    compression: z
+      .object({ guideline: z.string(), backend: z.string(), originalTokens: z.number().int().nonnegative() })
+      .optional(),
   }),
   z.object({ ...base, kind: z.literal('transfer'), from: z.string(), to: z.string() }),
   z.object({ ...base, kind: z.literal('escalate'), reason: z.string() }),
@@ -91,14 +94,30 @@ export function storedEventOf(value: unknown): SessionEvent {
 const KIND_FIELDS: Record<string, Record<string, (v: unknown) => boolean>> = {
   user: { text: isString },
   model: { text: isString, toolCalls: isToolCalls, usage: isUsage, finishReason: isString },
-  'tool-result': { toolCallId: isString, toolName: isString, output: isString, isError: isBoolean },
+  'tool-result': {
+    toolCallId: isString,
+    toolName: isString,
+    output: isString,
+    isError: isBoolean,
+    compression: isObservationCompression,
+  },
   transfer: { from: isString, to: isString },
   escalate: { reason: isString },
   compaction: { fromEventId: isString, toEventId: isString, summary: isString, guideline: isString },
   error: { scope: (v) => v === 'run' || v === 'compression', code: isString, message: isString, fault: isString },
 };
 /** Keys that may be absent, per kind (the base ones for every kind). */
-const OPTIONAL = new Set(['delta', 'reads', 'increments', 'tokens', 'usage', 'finishReason', 'guideline', 'fault']);
+const OPTIONAL = new Set([
+  'delta',
+  'reads',
+  'increments',
+  'tokens',
+  'usage',
+  'finishReason',
+  'guideline',
+  'fault',
+  'compression',
+]);
 const BASE_FIELDS: Record<string, (v: unknown) => boolean> = {
   kind: isString,
   id: isString,
@@ -177,6 +196,12 @@ function isUsage(v: unknown): boolean {
     if ((key !== 'providerPromptTokens' && key !== 'providerCompletionTokens') || !isNumber(v[key])) return false;
   }
   return true;
+}
+
+function isObservationCompression(v: unknown): boolean {
+  if (!isPlainObject(v) || !isString(v.guideline) || !isString(v.backend)) return false;
+  if (!Number.isSafeInteger(v.originalTokens) || (v.originalTokens as number) < 0) return false;
+  return Object.keys(v).length === 3;
 }
 
 // Parsed state is returned as JSON.parse made it once the direct check accepts it: zod's records leave out

@@ -74,6 +74,20 @@ export interface ModelEvent extends EventBase {
   finishReason?: string;
 }
 
+/**
+ * How an observation processor compressed a tool result, recorded on its event so that what the compression was
+ * (the guideline, the backend, the size of the original) is known wherever the session is, whether or not the
+ * page store that holds the raw result was kept (the in-memory one is not).
+ */
+export interface ObservationCompression {
+  /** The guideline, as `id@version`. */
+  guideline: string;
+  /** The name of the backend that compressed (`extractive`, a model spec, a custom backend's name). */
+  backend: string;
+  /** Tokens of the raw result, before compression. */
+  originalTokens: number;
+}
+
 /** The result of one tool call. `output` is what the model sees (a receipt for paging tools). */
 export interface ToolResultEvent extends EventBase {
   kind: 'tool-result';
@@ -81,6 +95,8 @@ export interface ToolResultEvent extends EventBase {
   toolName: string;
   output: string;
   isError: boolean;
+  /** Set when an observation compressor replaced the output: how it was compressed. */
+  compression?: ObservationCompression;
 }
 
 /** Control passed from one agent to another. */

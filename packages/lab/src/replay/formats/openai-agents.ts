@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { ContextItem } from 'pagewise';
 import type { ReplayTrace } from '../trace.js';
-import { contentText, parseArguments, parseAt } from './shared.js';
+import { argumentsWarning, contentText, parseArguments, parseAt } from './shared.js';
 
 const AGENT_ITEM_TYPES = new Set(['message', 'function_call', 'function_call_result', 'reasoning']);
 const RUN_ITEM_TYPES = new Set(['message_output_item', 'tool_call_item', 'tool_call_output_item', 'reasoning_item']);
@@ -55,6 +55,7 @@ export function readOpenAiAgents(
   const items: ContextItem[] = [];
   const system: string[] = [];
   let assistant: Extract<ContextItem, { type: 'assistant' }> | undefined;
+  const warnings: string[] = [];
   list.forEach((entry, index) => {
     const raw = rawOf(entry);
     const at = raw === entry ? `${prefix}[${index}]` : `${prefix}[${index}].rawItem`;
@@ -66,7 +67,10 @@ export function readOpenAiAgents(
         assistant = { type: 'assistant', text: '', toolCalls: [] };
         items.push(assistant);
       }
-      assistant.toolCalls.push({ toolCallId: call.callId, toolName: call.name, input: parseArguments(call.arguments) });
+      const input = parseArguments(call.arguments, (reason) =>
+        warnings.push(argumentsWarning(meta.source, `${at}.arguments`, `${call.callId} of ${call.name}`, reason)),
+      );
+      assistant.toolCalls.push({ toolCallId: call.callId, toolName: call.name, input });
       return;
     }
     if (type === 'function_call_result') {
@@ -104,5 +108,6 @@ export function readOpenAiAgents(
     items,
     ...(meta.reward !== undefined ? { reward: meta.reward } : {}),
     ...(meta.success !== undefined ? { success: meta.success } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

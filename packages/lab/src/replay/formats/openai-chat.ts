@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ContextItem } from 'pagewise';
 import { TraceFormatError } from '../errors.js';
 import type { ReplayTrace } from '../trace.js';
-import { contentText, parseArguments, parseAt } from './shared.js';
+import { argumentsWarning, contentText, parseArguments, parseAt } from './shared.js';
 
 const TextPart = z.object({ type: z.string(), text: z.string().optional() }).loose();
 const Content = z.union([z.string(), z.array(TextPart), z.null()]).optional();
@@ -48,6 +48,7 @@ export function readOpenAiChat(
   const items: ContextItem[] = [];
   const system: string[] = [];
   const callNames = new Map<string, string>();
+  const warnings: string[] = [];
   list.forEach((raw, index) => {
     const message = parseAt(ChatMessage, raw, meta.source, `${prefix}[${index}]`);
     const text = contentText(message.content);
@@ -60,9 +61,13 @@ export function readOpenAiChat(
         items.push({ type: 'user', text });
         break;
       case 'assistant': {
-        const toolCalls = (message.tool_calls ?? []).map((call) => {
+        const toolCalls = (message.tool_calls ?? []).map((call, callIndex) => {
           callNames.set(call.id, call.function.name);
-          return { toolCallId: call.id, toolName: call.function.name, input: parseArguments(call.function.arguments) };
+          const field = `${prefix}[${index}].tool_calls[${callIndex}].function.arguments`;
+          const input = parseArguments(call.function.arguments, (reason) =>
+            warnings.push(argumentsWarning(meta.source, field, `${call.id} of ${call.function.name}`, reason)),
+          );
+          return { toolCallId: call.id, toolName: call.function.name, input };
         });
         items.push({ type: 'assistant', text, toolCalls });
         break;
@@ -87,5 +92,6 @@ export function readOpenAiChat(
     items,
     ...(meta.reward !== undefined ? { reward: meta.reward } : {}),
     ...(meta.success !== undefined ? { success: meta.success } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { ContextItem } from 'pagewise';
 import { TraceFormatError } from '../errors.js';
 import type { ReplayTrace } from '../trace.js';
-import { contentText, parseArguments, parseAt } from './shared.js';
+import { argumentsWarning, contentText, parseArguments, parseAt } from './shared.js';
 
 const AnyValue: z.ZodType<unknown> = z.lazy(() =>
   z
@@ -135,7 +135,11 @@ function systemOf(record: SpanRecord, source: string): string[] {
   return parts.filter((p) => p.type === 'text').map((p) => String(p.content ?? ''));
 }
 
-function itemsOfMessages(messages: z.output<typeof Messages>, system: string[]): ContextItem[] {
+function itemsOfMessages(
+  messages: z.output<typeof Messages>,
+  system: string[],
+  warn: (call: string, reason: string) => void,
+): ContextItem[] {
   const items: ContextItem[] = [];
   const names = new Map<string, string>();
   for (const message of messages) {
@@ -148,11 +152,12 @@ function itemsOfMessages(messages: z.output<typeof Messages>, system: string[]):
         .map((p, i) => {
           const id = p.id ?? `call-${items.length}-${i}`;
           names.set(id, p.name ?? 'tool');
-          return {
-            toolCallId: id,
-            toolName: p.name ?? 'tool',
-            input: typeof p.arguments === 'string' ? parseArguments(p.arguments) : p.arguments,
-          };
+          const toolName = p.name ?? 'tool';
+          const input =
+            typeof p.arguments === 'string'
+              ? parseArguments(p.arguments, (reason) => warn(`${id} of ${toolName}`, reason))
+              : p.arguments;
+          return { toolCallId: id, toolName, input };
         });
       items.push({ type: 'assistant', text, toolCalls });
     }
@@ -256,6 +261,7 @@ function tracesOfSpans(records: readonly SpanRecord[], source: string): ReplayTr
       (s) => s.attrs.get('gen_ai.operation.name') === 'chat' && s.attrs.has('gen_ai.input.messages'),
     );
     let items: ContextItem[] = [];
+    const warnings: string[] = [];
     const last = chats[chats.length - 1];
     if (last) {
       system.push(...systemOf(last, meta.source));
@@ -265,6 +271,8 @@ function tracesOfSpans(records: readonly SpanRecord[], source: string): ReplayTr
           ...messagesOf(last, 'gen_ai.output.messages', meta.source),
         ],
         system,
+        (call, reason) =>
+          warnings.push(argumentsWarning(meta.source, `${last.at}: a tool_call's arguments`, call, reason)),
       );
     } else {
       const tools = spans.filter((s) => s.attrs.has('gen_ai.tool.call.result'));
@@ -272,11 +280,14 @@ function tracesOfSpans(records: readonly SpanRecord[], source: string): ReplayTr
         const toolCallId = String(tool.attrs.get('gen_ai.tool.call.id') ?? tool.spanId);
         const toolName = String(tool.attrs.get('gen_ai.tool.name') ?? 'tool');
         const args = tool.attrs.get('gen_ai.tool.call.arguments');
-        items.push({
-          type: 'assistant',
-          text: '',
-          toolCalls: [{ toolCallId, toolName, input: typeof args === 'string' ? parseArguments(args) : (args ?? {}) }],
-        });
+        const field = `${tool.at}.attributes["gen_ai.tool.call.arguments"]`;
+        const input =
+          typeof args === 'string'
+            ? parseArguments(args, (reason) =>
+                warnings.push(argumentsWarning(meta.source, field, `${toolCallId} of ${toolName}`, reason)),
+              )
+            : (args ?? {});
+        items.push({ type: 'assistant', text: '', toolCalls: [{ toolCallId, toolName, input }] });
         items.push({
           type: 'tool-result',
           toolCallId,
@@ -298,7 +309,14 @@ function tracesOfSpans(records: readonly SpanRecord[], source: string): ReplayTr
             : "Export with content capture on, or replay the run's stored session instead (pagewise-session)."),
       );
     }
-    traces.push({ id: traceId, format: 'otel-genai', source: meta.source, system: system.join('\n\n'), items });
+    traces.push({
+      id: traceId,
+      format: 'otel-genai',
+      source: meta.source,
+      system: system.join('\n\n'),
+      items,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    });
   }
   return traces;
 }

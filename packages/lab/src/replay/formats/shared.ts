@@ -27,15 +27,25 @@ export function parseAt<T extends z.ZodType>(schema: T, value: unknown, location
   throw new TraceFormatError(location, `${path || 'the record'}: ${issue?.message ?? 'invalid'}`);
 }
 
-/** Tool arguments as a tool call record holds them: parsed JSON when the text is JSON, else the text. */
-export function parseArguments(text: string): unknown {
+/**
+ * Tool arguments as a tool call record holds them: parsed JSON when the text is JSON, else the text. A model
+ * that wrote arguments that do not parse made that call all the same, so the call is replayed with its text
+ * (its values still count as text) and `onInvalid` hears why, for the reader's warning.
+ */
+export function parseArguments(text: string, onInvalid?: (reason: string) => void): unknown {
   const trimmed = text.trim();
   if (trimmed === '') return {};
   try {
     return JSON.parse(trimmed) as unknown;
-  } catch {
+  } catch (error) {
+    onInvalid?.(`not valid JSON (${(error as Error).message}); the call is replayed with its arguments as text`);
     return text;
   }
+}
+
+/** The warning of a tool call whose arguments did not parse: where, which call, and why. */
+export function argumentsWarning(source: string, field: string, call: string, reason: string): string {
+  return `${source}: ${field} (call ${call}): ${reason}`;
 }
 
 /** A tool output or message content as the text the model read: strings as they are, text parts joined, JSON otherwise. */
