@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import cliProgress from 'cli-progress';
 import {
   getScenario,
   registerStandardBench,
@@ -41,6 +40,7 @@ import {
 import { commandLine } from './invocation.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
+import { progressDisplay } from './progress.js';
 
 /** Help text of `pagewise bench`. */
 export const BENCH_HELP = `Usage: pagewise bench <scenario> [options]
@@ -189,47 +189,23 @@ function nList(value: string | undefined): number[] | undefined {
   return value.split(',').map((part) => intOption('n', part.trim(), 0, 1));
 }
 
-/** Reports progress: a bar on an interactive terminal, a line every tenth of the run otherwise. */
+/** Bench progress in episodes, with the last episode's strategy, size and outcome. */
 function progressReporter(
   scenario: string,
   err: (s: string) => void,
   tty: boolean,
 ): { update: (p: BenchProgress) => void; stop: () => void } {
-  if (tty) {
-    const bar = new cliProgress.SingleBar(
-      {
-        format: `bench ${scenario} |{bar}| {value}/{total} episodes | {last} | eta {eta_formatted}`,
-        stream: process.stderr,
-        hideCursor: true,
-        clearOnComplete: true,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    let started = false;
-    return {
-      update: (p) => {
-        const last = p.last
-          ? `${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`} ${p.last.success ? 'ok' : 'failed'}`
-          : 'starting';
-        if (!started) {
-          bar.start(p.total, p.done, { last });
-          started = true;
-        } else bar.update(p.done, { last });
-      },
-      stop: () => bar.stop(),
-    };
-  }
-  let shown = -1;
+  const display = progressDisplay(`bench ${scenario}`, 'episodes', err, tty);
   return {
-    update: (p) => {
-      const tenth = p.total === 0 ? 10 : Math.floor((p.done * 10) / p.total);
-      if (tenth === shown) return;
-      shown = tenth;
-      err(
-        `bench ${scenario}: ${p.done}/${p.total} episodes${p.last ? ` (last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'})` : ''}`,
-      );
-    },
-    stop: () => {},
+    update: (p) =>
+      display.update(
+        p.done,
+        p.total,
+        p.last
+          ? `last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'}`
+          : undefined,
+      ),
+    stop: () => display.stop(),
   };
 }
 
