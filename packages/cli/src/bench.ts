@@ -21,10 +21,12 @@ import {
   writeResultsJson,
   type BenchProgress,
   type BenchReport,
+  type EpisodeJob,
   type LearnedGuidelines,
 } from '@pagewise/lab';
 import { loadGuideline } from 'pagewise';
 import { queueExecutor } from '@pagewise/distributed';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
@@ -188,6 +190,9 @@ function nList(value: string | undefined): number[] | undefined {
   if (value === undefined) return undefined;
   return value.split(',').map((part) => intOption('n', part.trim(), 0, 1));
 }
+
+/** The SQLite file of a run folder that holds the episodes' sessions and call log. */
+const SESSIONS_FILE = 'sessions.db';
 
 /** Bench progress in episodes, with the last episode's strategy, size and outcome. */
 function progressReporter(
@@ -355,6 +360,24 @@ export async function benchCommand(
         if (count > 0) err(`resuming ${outDir}: ${count} finished episodes are taken from ${EPISODES_FILE}`);
       })
     : baseExecutor;
+  // Every session and model call as sent, beside the runs, so `pagewise inspect` shows the calls of a bench run as
+  // it does those of `analyze` (episodes run by workers through --queue are recorded by no one here).
+  const sessionsFile = outDir ? path.join(outDir, SESSIONS_FILE) : undefined;
+  const database = sessionsFile ? openSqliteDatabase(sessionsFile) : undefined;
+  const recording = database
+    ? (() => {
+        const store = new SqliteSessionStore({ database });
+        const pageStore = new SqlitePageStore({ database });
+        return (job: EpisodeJob) => ({
+          store,
+          pageStore,
+          callLog: new SqliteCallLog({
+            database,
+            tags: { command: 'bench', strategy: job.strategy, ...(job.n === null ? {} : { n: String(job.n) }) },
+          }),
+        });
+      })()
+    : undefined;
   // Ctrl-C, or --deadline: the run stops, what finished is kept, and the resume command is printed.
   const stopper = runStopper(times.deadlineMs);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
@@ -373,6 +396,7 @@ export async function benchCommand(
       modelTimeoutMs: times.modelTimeoutMs,
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
+      ...(recording && values.queue === undefined ? { recording } : {}),
       onProgress: progress.update,
       signal: stopper.signal,
     });
@@ -389,8 +413,13 @@ export async function benchCommand(
   } finally {
     stopper.dispose();
     progress.stop();
+    database?.close();
   }
   out(markdownReport(report));
+  if (sessionsFile && values.queue === undefined)
+    err(
+      `sessions and every model call in ${sessionsFile}: ${commandLine(['inspect', '--store', `sqlite:${sessionsFile}`, '--runs', outDir!])}`,
+    );
   return writeOutputs(
     report,
     { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },

@@ -14,7 +14,7 @@ import { contextWindowFor, modelLabel, resolveModel, type ModelSpec } from 'page
 import { DEFAULT_PRICES, type ModelPrice } from 'pagewise/internal';
 import { Ledger, type LedgerEntry } from 'pagewise';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
-import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioTask } from './scenario.js';
+import type { BenchScenario, EpisodeContext, EpisodeOutcome, EpisodeRecording, ScenarioTask } from './scenario.js';
 import { getStrategy, setupStrategy, strategyTask } from './strategies.js';
 
 /** Version of the saved-runs file written by {@link runBench} and read back by `readRuns`. */
@@ -167,6 +167,7 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     contextWindow: budgetWindow(context.contextWindow ?? contextWindowFor(context.model), context.budget),
     services: { ...scenarioServices, ...setup.services },
     ledger,
+    ...(context.recording ? { store: context.recording.store, callLog: context.recording.callLog } : {}),
   });
   try {
     const result = await runner.run({
@@ -230,6 +231,8 @@ export interface BenchOptions {
   concurrency?: number;
   /** Where the episodes run: {@link inProcessExecutor} (the default), or e.g. a queue of workers. */
   executor?: EpisodeExecutor;
+  /** Where each episode run in this process keeps its session and call log (see {@link EpisodeBatch.recording}). */
+  recording?: (job: EpisodeJob) => EpisodeRecording;
   signal?: AbortSignal;
   onProgress?: (progress: BenchProgress) => void;
 }
@@ -256,6 +259,11 @@ export interface EpisodeBatch {
   modelTimeoutMs?: number;
   /** As {@link BenchOptions.concurrency}; an executor whose workers set their own may ignore it. */
   concurrency: number;
+  /**
+   * Where an episode keeps its session and call log; {@link inProcessExecutor} uses it, an executor whose episodes
+   * run in other processes has none to hand them.
+   */
+  recording?: (job: EpisodeJob) => EpisodeRecording;
   signal?: AbortSignal;
   /** To be called once per finished episode, as it finishes (drives progress). */
   onEpisode: (job: EpisodeJob, outcome: EpisodeOutcome) => void;
@@ -285,6 +293,7 @@ export const inProcessExecutor: EpisodeExecutor = async (batch) => {
         ...(batch.contextWindow !== undefined ? { contextWindow: batch.contextWindow } : {}),
         ...(batch.budget !== undefined ? { budget: batch.budget } : {}),
         ...(batch.modelTimeoutMs !== undefined ? { modelTimeoutMs: batch.modelTimeoutMs } : {}),
+        ...(batch.recording ? { recording: batch.recording(job) } : {}),
         ...(signal ? { signal } : {}),
       };
       const outcome = await scenario.runEpisode(job.task, context);
@@ -433,6 +442,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(options.budget !== undefined ? { budget: options.budget } : {}),
     ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     concurrency,
+    ...(options.recording ? { recording: options.recording } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onEpisode: (job, outcome) => {
       done += 1;

@@ -2,7 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { ErrorFault, LedgerEntry } from 'pagewise';
+import type { CallLog, ErrorFault, LedgerEntry, PageStore, SessionStore } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 
 /** Parameters every scenario understands. */
@@ -22,6 +22,17 @@ export interface ScenarioTask {
   [key: string]: unknown;
 }
 
+/**
+ * Where an episode keeps its session and every model call as sent, so a benchmark run can be looked at with
+ * `pagewise inspect` like any other run.
+ */
+export interface EpisodeRecording {
+  store: SessionStore;
+  callLog: CallLog;
+  /** Where paged documents are stored, for scenarios that page; their own in-memory store when omitted. */
+  pageStore?: PageStore;
+}
+
 /** What the harness hands an episode. */
 export interface EpisodeContext {
   strategy: string;
@@ -39,6 +50,8 @@ export interface EpisodeContext {
    * when undefined. A hung hosted model then costs at most the attempts times this.
    */
   modelTimeoutMs?: number;
+  /** Where to keep the episode's session and call log; nothing is kept when omitted. */
+  recording?: EpisodeRecording;
   signal?: AbortSignal;
 }
 
