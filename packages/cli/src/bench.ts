@@ -80,7 +80,9 @@ ${RESUMABLE_TIME_HELP}
                         { "<model>": { "inputPerMTok": 0.4, "outputPerMTok": 1.6 } } (USD per million tokens)
   --json <file>         Write the results JSON (schema 1) to <file>
   --out <folder>        Write results.json, runs.json (every episode with its per-call ledger), report.md
-                        and the charts as SVG. With a hosted model and no --out, the output is saved to
+                        and the charts as SVG, and the episodes' sessions and model calls to sessions.db
+                        (pagewise inspect --store sqlite:<folder>/sessions.db --runs <folder> shows them).
+                        With a hosted model and no --out, the output is saved to
                         bench-out/<scenario>-<time>/ so the report can be rebuilt without calling it again.
   --rebuild <path>      Rebuild the report from saved runs (a folder or runs.json), without a model call
   --resume <folder>     Continue an interrupted run from its --out folder: finished episodes are not run
