@@ -11,6 +11,7 @@ import {
   LimitExceededError,
   resolveModel,
   type JsonValue,
+  type RunResult,
 } from 'pagewise';
 import { DEFAULT_READER_LIMITS, DocumentCache, type DocumentReaderLimits } from '@pagewise/documents';
 import {
@@ -194,6 +195,32 @@ export function ungroundedWarning(state: Readonly<Record<string, JsonValue>>): s
     `pagewise analyze: warning: the answer is not grounded in every document chosen: ${unread.length} of ${plural(planned.length, 'document')} ${unread.length === 1 ? 'was' : 'were'} not read (${shown}${unread.length > 5 ? ', …' : ''}). ` +
     'A document counts as read once the model has seen it and saved a result from it or answered from it.'
   );
+}
+
+/**
+ * Prints the answer, what was read and what it cost, and the session; a warning when the answer is not grounded in
+ * every document chosen. Returns the exit code.
+ */
+function printResult(
+  result: RunResult,
+  run: { corpus: FolderCorpus; model: string; db: string | undefined; dbFile: string },
+  out: (s: string) => void,
+  err: (s: string) => void,
+): number {
+  const summary = result.ledger.summary;
+  const { sessionId } = result.session;
+  out(result.text);
+  const read = [...readingProgress(result.session.state).read];
+  out(
+    `\n${readFooter(read, run.corpus.uris)} · model ${run.model}${run.model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${summary.peakPromptTokens.toLocaleString('en-US')}, cumulative ${summary.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${summary.modelCalls}`,
+  );
+  out(`session ${sessionId} (${commandLine(['sessions', 'show', sessionId, ...(run.db ? ['--db', run.db] : [])])})`);
+  const warning = ungroundedWarning(result.session.state);
+  if (!warning) return EXIT.ok;
+  err(
+    `${warning} See every call with \`${commandLine(['inspect', '--store', `sqlite:${run.dbFile}`])}\`, then ask again, or with another --model.`,
+  );
+  return EXIT.ungrounded;
 }
 
 const MB = 1024 * 1024;
@@ -411,23 +438,7 @@ export async function analyzeCommand(
       ...times,
     });
     display.stop();
-    const s = result.ledger.summary;
-    out(result.text);
-    const read = [...readingProgress(result.session.state).read];
-    out(
-      `\n${readFooter(read, corpus.uris)} · model ${model}${model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`,
-    );
-    out(
-      `session ${result.session.sessionId} (${commandLine(['sessions', 'show', result.session.sessionId, ...(values.db ? ['--db', values.db] : [])])})`,
-    );
-    const warning = ungroundedWarning(result.session.state);
-    if (warning) {
-      err(
-        `${warning} See every call with \`${commandLine(['inspect', '--store', `sqlite:${dbFile}`])}\`, then ask again, or with another --model.`,
-      );
-      return EXIT.ungrounded;
-    }
-    return 0;
+    return printResult(result, { corpus, model, db: values.db, dbFile }, out, err);
   } catch (error) {
     progress?.stop();
     if (error instanceof ContextWindowExceededError) {

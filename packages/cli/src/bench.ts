@@ -22,6 +22,7 @@ import {
   type BenchProgress,
   type BenchReport,
   type EpisodeJob,
+  type EpisodeRecording,
   type LearnedGuidelines,
 } from '@pagewise/lab';
 import { loadGuideline } from 'pagewise';
@@ -196,6 +197,41 @@ function nList(value: string | undefined): number[] | undefined {
 /** The SQLite file of a run folder that holds the episodes' sessions and call log. */
 const SESSIONS_FILE = 'sessions.db';
 
+/**
+ * Keeps every episode's session and model calls as sent in `<outDir>/sessions.db`, so `pagewise inspect` shows the
+ * calls of a bench run as it does those of `analyze`.
+ */
+function episodeRecorder(outDir: string): {
+  /** Where the sessions are and the command that opens them. */
+  note: string;
+  recording: (job: EpisodeJob) => EpisodeRecording;
+  close: () => void;
+} {
+  const file = path.join(outDir, SESSIONS_FILE);
+  const database = openSqliteDatabase(file);
+  const store = new SqliteSessionStore({ database });
+  const pageStore = new SqlitePageStore({ database });
+  return {
+    note: `sessions and every model call in ${file}: ${commandLine(['inspect', '--store', `sqlite:${file}`, '--runs', outDir])}`,
+    recording: (job) => ({
+      store,
+      pageStore,
+      callLog: new SqliteCallLog({
+        database,
+        tags: { command: 'bench', strategy: job.strategy, ...(job.n === null ? {} : { n: String(job.n) }) },
+      }),
+    }),
+    close: () => database.close(),
+  };
+}
+
+/** What a stopped run says: where the finished episodes are and how to continue, or that nothing was kept. */
+function stoppedMessage(stopped: string, outDir: string | undefined): string {
+  return outDir
+    ? `${stopped} Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
+    : `${stopped} Nothing was kept: run with --out <folder> to make a run resumable.`;
+}
+
 /** Bench progress in episodes, with the last episode's strategy, size and outcome. */
 function progressReporter(
   scenario: string,
@@ -362,24 +398,8 @@ export async function benchCommand(
         if (count > 0) err(`resuming ${outDir}: ${count} finished episodes are taken from ${EPISODES_FILE}`);
       })
     : baseExecutor;
-  // Every session and model call as sent, beside the runs, so `pagewise inspect` shows the calls of a bench run as
-  // it does those of `analyze` (episodes run by workers through --queue are recorded by no one here).
-  const sessionsFile = outDir ? path.join(outDir, SESSIONS_FILE) : undefined;
-  const database = sessionsFile ? openSqliteDatabase(sessionsFile) : undefined;
-  const recording = database
-    ? (() => {
-        const store = new SqliteSessionStore({ database });
-        const pageStore = new SqlitePageStore({ database });
-        return (job: EpisodeJob) => ({
-          store,
-          pageStore,
-          callLog: new SqliteCallLog({
-            database,
-            tags: { command: 'bench', strategy: job.strategy, ...(job.n === null ? {} : { n: String(job.n) }) },
-          }),
-        });
-      })()
-    : undefined;
+  // Episodes run by workers through --queue run in other processes: no one here records them.
+  const recorder = outDir && values.queue === undefined ? episodeRecorder(outDir) : undefined;
   // Ctrl-C, or --deadline: the run stops, what finished is kept, and the resume command is printed.
   const stopper = runStopper(times.deadlineMs);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
@@ -398,30 +418,22 @@ export async function benchCommand(
       modelTimeoutMs: times.modelTimeoutMs,
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
-      ...(recording && values.queue === undefined ? { recording } : {}),
+      ...(recorder ? { recording: recorder.recording } : {}),
       onProgress: progress.update,
       signal: stopper.signal,
     });
   } catch (error) {
     if (!stopper.signal.aborted) throw error;
     progress.stop();
-    const stopped = stopper.stoppedText();
-    err(
-      outDir
-        ? `${stopped} Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
-        : `${stopped} Nothing was kept: run with --out <folder> to make a run resumable.`,
-    );
+    err(stoppedMessage(stopper.stoppedText(), outDir));
     return stopper.pastDeadline() ? 2 : 130;
   } finally {
     stopper.dispose();
     progress.stop();
-    database?.close();
+    recorder?.close();
   }
   out(markdownReport(report));
-  if (sessionsFile && values.queue === undefined)
-    err(
-      `sessions and every model call in ${sessionsFile}: ${commandLine(['inspect', '--store', `sqlite:${sessionsFile}`, '--runs', outDir!])}`,
-    );
+  if (recorder) err(recorder.note);
   return writeOutputs(
     report,
     { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },
