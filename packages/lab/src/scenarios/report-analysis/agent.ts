@@ -266,11 +266,13 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
     },
   });
   // The bodies loaded are in the history, so every later prompt holds them: an answer is an answer from all of them.
+  // Not so once a processor may drop history (FIFO, clearing tool results): then nothing is claimed as read.
+  const historyKept = !options.processors?.length;
   const escalateNaive = tool({
     ...escalateTool,
     execute: (args: { reason: string }, ctx) => {
       const loaded = ctx.state.get(PLAN_LOADED_KEY);
-      markRead(ctx, Array.isArray(loaded) ? (loaded as string[]) : []);
+      if (historyKept) markRead(ctx, Array.isArray(loaded) ? (loaded as string[]) : []);
       return escalateTool.execute(args, ctx);
     },
   });
