@@ -266,8 +266,10 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
     },
   });
   // The bodies loaded are in the history, so every later prompt holds them: an answer is an answer from all of them.
-  // Not so once a processor may drop history (FIFO, clearing tool results): then nothing is claimed as read.
-  const historyKept = !options.processors?.length;
+  // Not so once a processor may change history (FIFO, clearing tool results): then nothing is claimed as read.
+  const historyKept = !(options.processors ?? []).some(
+    (processor) => processor.touches === undefined || processor.touches.includes('items'),
+  );
   const escalateNaive = tool({
     ...escalateTool,
     execute: (args: { reason: string }, ctx) => {
