@@ -1,7 +1,9 @@
 /**
  * `analyze --resume` on a hosted model (a scripted OpenAI-compatible server on 127.0.0.1): a run interrupted with a
  * real SIGINT after its first batch prints a command that resumes it on the same model and settings; run as
- * printed, the analyst still knows its reading plan and how far it got; another model is refused unless asked for.
+ * printed, the analyst still knows its reading plan and how far it got, and is offered again the batch it had loaded
+ * but not read (loaded is not read: DESIGN invariant 18); a resumed answer that leaves that batch unread exits 6
+ * with a warning, never 0; another model is refused unless asked for.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -55,44 +57,60 @@ function argsOf(command: string): string[] {
   return command.replace(/^(npx )?pagewise /, '').split(' ');
 }
 
+/** Runs an analysis on the scripted model until it waits on its fourth request (a.md loaded), then sends SIGINT. */
+async function interruptedAfterFirstLoad(db: string): Promise<string> {
+  server.enqueue(
+    answer({ toolCalls: [{ name: 'choose_documents', arguments: { all: true } }] }),
+    answer({ toolCalls: [{ name: 'transfer_to_agent', arguments: { agent_name: 'analyst' } }] }),
+    answer({ toolCalls: [{ name: 'get_reports', arguments: { urls: ['a.md'] } }] }),
+    hang,
+  );
+  const first = server.requests.length;
+  const fourth = (async () => {
+    while (server.requests.length < first + 4) await new Promise((resolve) => setTimeout(resolve, 50));
+    return server.requests[first + 3]!;
+  })();
+  const run = spawnCli(
+    [
+      'analyze',
+      folder,
+      'How many units did the plants ship?',
+      '--model',
+      'openai-compatible:m',
+      '--batch',
+      '1',
+      '--db',
+      db,
+    ],
+    { [BASE]: server.baseURL, [KEY]: 'k', PAGEWISE_CACHE_DIR: path.join(dir, 'cache') },
+  );
+  try {
+    const waiting = await fourth;
+    expect(systemOf(waiting.body)).toContain('Reading plan: 3 documents; 1 loaded');
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code).toBe(130);
+  } finally {
+    if (run.child.exitCode === null) run.child.kill('SIGKILL');
+  }
+  const printed = /Continue with: (.*)$/m.exec(run.stderr())?.[1];
+  expect(printed, run.stderr()).toBeDefined();
+  return printed!;
+}
+
+/** A step that saves a result and loads the next document, as the analyst's instruction asks. */
+const saveAndLoad = (result: string, next: string) =>
+  answer({
+    toolCalls: [
+      { name: 'save_result', arguments: { task_id: 'answer-partial', result } },
+      { name: 'get_reports', arguments: { urls: [next] } },
+    ],
+  });
+
 describe('analyze --resume on a hosted model', () => {
-  it('resumes as printed: same model, the plan and progress kept', async () => {
+  it('resumes as printed: same model, the plan kept, the batch loaded before the interrupt offered again', async () => {
     const db = path.join(dir, 'resume.db');
-    server.enqueue(
-      answer({ toolCalls: [{ name: 'choose_documents', arguments: { all: true } }] }),
-      answer({ toolCalls: [{ name: 'transfer_to_agent', arguments: { agent_name: 'analyst' } }] }),
-      answer({ toolCalls: [{ name: 'get_reports', arguments: { urls: ['a.md'] } }] }),
-      hang,
-    );
-    const fourth = (async () => {
-      while (server.requests.length < 4) await new Promise((resolve) => setTimeout(resolve, 50));
-      return server.requests[3]!;
-    })();
-    const run = spawnCli(
-      [
-        'analyze',
-        folder,
-        'How many units did the plants ship?',
-        '--model',
-        'openai-compatible:m',
-        '--batch',
-        '1',
-        '--db',
-        db,
-      ],
-      { [BASE]: server.baseURL, [KEY]: 'k', PAGEWISE_CACHE_DIR: path.join(dir, 'cache') },
-    );
-    try {
-      const waiting = await fourth;
-      expect(systemOf(waiting.body)).toContain('Reading plan: 3 documents; 1 loaded');
-      run.child.kill('SIGINT');
-      const { code } = await run.exited;
-      expect(code).toBe(130);
-    } finally {
-      if (run.child.exitCode === null) run.child.kill('SIGKILL');
-    }
-    const printed = /Continue with: (.*)$/m.exec(run.stderr())?.[1];
-    expect(printed, run.stderr()).toBeDefined();
+    const printed = await interruptedAfterFirstLoad(db);
     expect(printed).toMatch(/--model openai-compatible:m\b/);
     expect(printed).toMatch(/--batch 1\b/);
 
@@ -100,19 +118,42 @@ describe('analyze --resume on a hosted model', () => {
     process.env[KEY] = 'k';
     const before = server.requests.length;
     server.enqueue(
-      answer({ toolCalls: [{ name: 'get_reports', arguments: { urls: ['b.md'] } }] }),
-      answer({ toolCalls: [{ name: 'get_reports', arguments: { urls: ['c.md'] } }] }),
+      answer({ toolCalls: [{ name: 'get_reports', arguments: { urls: ['a.md'] } }] }),
+      saveAndLoad('A 120', 'b.md'),
+      saveAndLoad('A 120, B 80', 'c.md'),
       answer({ toolCalls: [{ name: 'escalate', arguments: { reason: 'The plants shipped 240 units.' } }] }),
     );
-    const resumed = await cli(...argsOf(printed!));
+    const resumed = await cli(...argsOf(printed));
     expect(resumed.code, resumed.err).toBe(0);
     expect(resumed.out).toContain('The plants shipped 240 units.');
+    expect(resumed.out).toContain('Read 3 of 3 documents');
     const after = server.requests.slice(before);
-    expect(after).toHaveLength(3);
-    expect(systemOf(after[0]!.body)).toContain('Reading plan: 3 documents; 1 loaded; next unread: ["b.md"]');
-    expect(systemOf(after[2]!.body)).toContain('Reading plan: 3 documents; 3 loaded');
-    sessionOfFirstTest = /--resume (\S+)/.exec(printed!)![1]!;
+    expect(after).toHaveLength(4);
+    // a.md was loaded, never read: the resumed run offers it first, its body gone with the working set.
+    expect(systemOf(after[0]!.body)).toContain('Reading plan: 3 documents; 1 loaded; next unread: ["a.md"]');
+    expect(systemOf(after[1]!.body)).toContain('Plant A shipped 120 units.');
+    expect(systemOf(after[2]!.body)).toContain('next unread: ["c.md"]');
+    expect(systemOf(after[3]!.body)).toContain('Reading plan: 3 documents; 3 loaded');
+    sessionOfFirstTest = /--resume (\S+)/.exec(printed)![1]!;
     dbOfFirstTest = db;
+  }, 120_000);
+
+  it('exits 6 with a warning when the resumed run answers without reading the batch loaded before the interrupt', async () => {
+    const printed = await interruptedAfterFirstLoad(path.join(dir, 'partial.db'));
+    process.env[BASE] = server.baseURL;
+    process.env[KEY] = 'k';
+    server.enqueue(
+      answer({ toolCalls: [{ name: 'get_reports', arguments: { urls: ['b.md'] } }] }),
+      saveAndLoad('B 80', 'c.md'),
+      answer({ toolCalls: [{ name: 'escalate', arguments: { reason: 'The plants shipped 120 units.' } }] }),
+    );
+    const resumed = await cli(...argsOf(printed));
+    expect(resumed.out).toContain('The plants shipped 120 units.');
+    expect(resumed.out).toContain('Read 2 of 3 documents');
+    expect(resumed.err).toMatch(
+      /warning: the answer is not grounded in every document chosen: 1 of 3 documents was not read \(a\.md\)/,
+    );
+    expect(resumed.code).toBe(6);
   }, 120_000);
 
   it('refuses to resume on another model unless --switch-model asks for it, before reading the folder', async () => {

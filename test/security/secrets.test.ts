@@ -292,6 +292,13 @@ describe('the API key stays out of every output', () => {
     server.enqueue(
       answer({ toolCalls: [{ name: 'choose_documents', arguments: { all: true } }] }),
       answer({ toolCalls: [{ name: 'transfer_to_agent', arguments: { agent_name: 'analyst' } }] }),
+      // The reports are read and a result saved from them: an answer from nothing read exits 6, not 0.
+      answer({
+        toolCalls: [
+          { name: 'get_reports', arguments: { urls: ['report-0001.md', 'report-0002.md', 'report-0003.md'] } },
+        ],
+      }),
+      answer({ toolCalls: [{ name: 'save_result', arguments: { task_id: 'answer-partial', result: 'revenue' } }] }),
       answer({ toolCalls: [{ name: 'escalate', arguments: { reason: 'The total revenue is in the reports.' } }] }),
     );
     // Every run names its database: tests never write the default store in the working folder.

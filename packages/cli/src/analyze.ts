@@ -10,12 +10,20 @@ import {
   ContextWindowExceededError,
   LimitExceededError,
   resolveModel,
-  type SessionEvent,
+  type JsonValue,
+  type RunResult,
 } from 'pagewise';
 import { DEFAULT_READER_LIMITS, DocumentCache, type DocumentReaderLimits } from '@pagewise/documents';
-import { SqlitePageStore, SqliteSessionStore, defaultDatabasePath, openSqliteDatabase } from '@pagewise/sqlite';
+import {
+  SqliteCallLog,
+  SqlitePageStore,
+  SqliteSessionStore,
+  defaultDatabasePath,
+  openSqliteDatabase,
+} from '@pagewise/sqlite';
 import {
   folderCorpus,
+  readingProgress,
   recordedReportRun,
   runReportAnalysis,
   writeCorpus,
@@ -27,6 +35,7 @@ import { intOption, MODEL_TIME_FLAGS, MODEL_TIME_HELP, modelTimeOptions, parseCo
 import { describeError, EXIT, isTransientFailure } from './errors.js';
 import { commandLine } from './invocation.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
+import { progressDisplay } from './progress.js';
 
 export const ANALYZE_HELP = `Usage: pagewise analyze <folder> "<question>" [options]
        pagewise analyze <folder> --question-file <file|-> [options]
@@ -63,8 +72,12 @@ ${MODEL_TIME_HELP}
                          inspect the run afterwards with \`pagewise sessions show <id>\`
   -h, --help             Show this help
 
-Exit codes: 0 answered, 1 usage, 2 configuration or provider error, 3 context window exceeded,
-130 interrupted (Ctrl-C; the command to resume is printed).
+Progress (documents read) goes to stderr: a bar on a terminal, a line every tenth of the plan otherwise.
+A document counts as read once the model has seen it and saved a result from it or answered from it.
+
+Exit codes: 0 answered from every document chosen, 1 usage, 2 configuration or provider error, 3 context
+window exceeded, 6 an answer not grounded in every document chosen (some or all were not read; a
+warning says which), 130 interrupted (Ctrl-C; the command to resume is printed).
 `;
 
 export const CORPUS_HELP = `Usage: pagewise corpus generate --n <N> --out <dir> [--seed <S>]
@@ -167,18 +180,47 @@ export function readSummary(corpus: FolderCorpus): string {
   return `${read}; skipped ${corpus.skipped.length}: ${[...reasons].map(([r, n]) => `${n} ${r}`).join(', ')}.`;
 }
 
-/** Distinct documents the analyst loaded in this invocation, from the recorded tool calls. */
-function documentsRead(events: readonly SessionEvent[], invocationId: string): string[] {
-  const read = new Set<string>();
-  for (const e of events) {
-    if (e.kind !== 'model' || e.invocationId !== invocationId) continue;
-    for (const call of e.toolCalls) {
-      const urls = (call.input as { urls?: unknown } | null)?.urls;
-      if (call.toolName === 'get_reports' && Array.isArray(urls))
-        for (const u of urls) if (typeof u === 'string') read.add(u);
-    }
-  }
-  return [...read];
+/**
+ * The warning for an answer that is not grounded in every document the analysis chose, or undefined when it is:
+ * a model that answered without reading, or a run that stopped short of its plan, must not pass for an answer.
+ */
+export function ungroundedWarning(state: Readonly<Record<string, JsonValue>>): string | undefined {
+  const { planned, read } = readingProgress(state);
+  if (planned.length === 0)
+    return 'pagewise analyze: warning: the answer is not grounded: no documents were chosen, so none was read.';
+  const unread = planned.filter((uri) => !read.has(uri));
+  if (unread.length === 0) return undefined;
+  const shown = unread.slice(0, 5).join(', ');
+  return (
+    `pagewise analyze: warning: the answer is not grounded in every document chosen: ${unread.length} of ${plural(planned.length, 'document')} ${unread.length === 1 ? 'was' : 'were'} not read (${shown}${unread.length > 5 ? ', …' : ''}). ` +
+    'A document counts as read once the model has seen it and saved a result from it or answered from it.'
+  );
+}
+
+/**
+ * Prints the answer, what was read and what it cost, and the session; a warning when the answer is not grounded in
+ * every document chosen. Returns the exit code.
+ */
+function printResult(
+  result: RunResult,
+  run: { corpus: FolderCorpus; model: string; db: string | undefined; dbFile: string },
+  out: (s: string) => void,
+  err: (s: string) => void,
+): number {
+  const summary = result.ledger.summary;
+  const { sessionId } = result.session;
+  out(result.text);
+  const read = [...readingProgress(result.session.state).read];
+  out(
+    `\n${readFooter(read, run.corpus.uris)} · model ${run.model}${run.model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${summary.peakPromptTokens.toLocaleString('en-US')}, cumulative ${summary.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${summary.modelCalls}`,
+  );
+  out(`session ${sessionId} (${commandLine(['sessions', 'show', sessionId, ...(run.db ? ['--db', run.db] : [])])})`);
+  const warning = ungroundedWarning(result.session.state);
+  if (!warning) return EXIT.ok;
+  err(
+    `${warning} See every call with \`${commandLine(['inspect', '--store', `sqlite:${run.dbFile}`])}\`, then ask again, or with another --model.`,
+  );
+  return EXIT.ungrounded;
 }
 
 const MB = 1024 * 1024;
@@ -326,6 +368,7 @@ export async function analyzeCommand(
   const abort = new AbortController();
   let sessionId = values.resume;
   let settings: AnalyzeSettings | undefined;
+  let progress: { stop(): void } | undefined;
   const onInterrupt = () => abort.abort(new Error('interrupted'));
   process.on('SIGINT', onInterrupt);
   // The runner checks its wall-time limit between steps; a model call in flight is ended here, so a hung
@@ -364,6 +407,16 @@ export async function analyzeCommand(
         `"${folder}" holds no readable documents (read: txt, md, html, json, csv, pdf, docx, xlsx).${corpus.skipped.length ? ` ${corpus.skipped.length} files were skipped, see above.` : ''}`,
       );
     const { model } = settings;
+    // Under paging a batch is read once its result is saved; under none the bodies are in the history, so what
+    // is loaded is what the answer will be read from.
+    const paging = settings.strategy === 'paging';
+    const display = progressDisplay(
+      'analyze',
+      paging ? 'documents read' : 'documents loaded',
+      err,
+      process.stderr.isTTY === true,
+    );
+    progress = display;
     const result = await runReportAnalysis({
       corpus,
       store,
@@ -376,20 +429,18 @@ export async function analyzeCommand(
       ...(settings.window !== undefined ? { contextWindow: settings.window } : {}),
       ...(values.resume ? { resumeSessionId: values.resume, allowModelChange: values['switch-model'] === true } : {}),
       onSession: (id) => (sessionId = id),
+      onProgress: ({ planned, loaded, read }) => {
+        if (planned.length > 0) display.update((paging ? read : loaded).size, planned.length);
+      },
+      // Every call as the model saw it, for `pagewise inspect`.
+      callLog: new SqliteCallLog({ database, tags: { command: 'analyze', strategy: settings.strategy } }),
       signal: abort.signal,
       ...times,
     });
-    const s = result.ledger.summary;
-    out(result.text);
-    const read = documentsRead(result.session.events, result.invocationId);
-    out(
-      `\n${readFooter(read, corpus.uris)} · model ${model}${model === 'offline' ? ' (rules, not an LLM)' : ''} · tokens: peak ${s.peakPromptTokens.toLocaleString('en-US')}, cumulative ${s.cumulativePromptTokens.toLocaleString('en-US')}, model calls ${s.modelCalls}`,
-    );
-    out(
-      `session ${result.session.sessionId} (${commandLine(['sessions', 'show', result.session.sessionId, ...(values.db ? ['--db', values.db] : [])])})`,
-    );
-    return 0;
+    display.stop();
+    return printResult(result, { corpus, model, db: values.db, dbFile }, out, err);
   } catch (error) {
+    progress?.stop();
     if (error instanceof ContextWindowExceededError) {
       out(`The run failed: ${describeError('analyze', error)?.message ?? error.message}`);
       return EXIT.contextWindow;

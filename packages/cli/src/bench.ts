@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import cliProgress from 'cli-progress';
 import {
   getScenario,
   registerStandardBench,
@@ -22,10 +21,13 @@ import {
   writeResultsJson,
   type BenchProgress,
   type BenchReport,
+  type EpisodeJob,
+  type EpisodeRecording,
   type LearnedGuidelines,
 } from '@pagewise/lab';
 import { loadGuideline } from 'pagewise';
 import { queueExecutor } from '@pagewise/distributed';
+import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
@@ -41,6 +43,7 @@ import {
 import { commandLine } from './invocation.js';
 import { EPISODES_FILE, readBenchRun, resumableExecutor, startBenchRun } from './bench-resume.js';
 import { ensureFolder, ensureParentOf } from './paths.js';
+import { progressDisplay } from './progress.js';
 
 /** Help text of `pagewise bench`. */
 export const BENCH_HELP = `Usage: pagewise bench <scenario> [options]
@@ -82,7 +85,9 @@ ${RESUMABLE_TIME_HELP}
                         model their prompt cache under its provider's rules, whatever model ran
   --json <file>         Write the results JSON (schema 1) to <file>
   --out <folder>        Write results.json, runs.json (every episode with its per-call ledger), report.md
-                        and the charts as SVG. With a hosted model and no --out, the output is saved to
+                        and the charts as SVG, and the episodes' sessions and model calls to sessions.db
+                        (pagewise inspect --store sqlite:<folder>/sessions.db --runs <folder> shows them).
+                        With a hosted model and no --out, the output is saved to
                         bench-out/<scenario>-<time>/ so the report can be rebuilt without calling it again.
   --rebuild <path>      Rebuild the report from saved runs (a folder or runs.json), without a model call
   --resume <folder>     Continue an interrupted run from its --out folder: finished episodes are not run
@@ -194,47 +199,61 @@ function nList(value: string | undefined): number[] | undefined {
   return value.split(',').map((part) => intOption('n', part.trim(), 0, 1));
 }
 
-/** Reports progress: a bar on an interactive terminal, a line every tenth of the run otherwise. */
+/** The SQLite file of a run folder that holds the episodes' sessions and call log. */
+const SESSIONS_FILE = 'sessions.db';
+
+/**
+ * Keeps every episode's session and model calls as sent in `<outDir>/sessions.db`, so `pagewise inspect` shows the
+ * calls of a bench run as it does those of `analyze`.
+ */
+function episodeRecorder(outDir: string): {
+  /** Where the sessions are and the command that opens them. */
+  note: string;
+  recording: (job: EpisodeJob) => EpisodeRecording;
+  close: () => void;
+} {
+  const file = path.join(outDir, SESSIONS_FILE);
+  const database = openSqliteDatabase(file);
+  const store = new SqliteSessionStore({ database });
+  const pageStore = new SqlitePageStore({ database });
+  return {
+    note: `sessions and every model call in ${file}: ${commandLine(['inspect', '--store', `sqlite:${file}`, '--runs', outDir])}`,
+    recording: (job) => ({
+      store,
+      pageStore,
+      callLog: new SqliteCallLog({
+        database,
+        tags: { command: 'bench', strategy: job.strategy, ...(job.n === null ? {} : { n: String(job.n) }) },
+      }),
+    }),
+    close: () => database.close(),
+  };
+}
+
+/** What a stopped run says: where the finished episodes are and how to continue, or that nothing was kept. */
+function stoppedMessage(stopped: string, outDir: string | undefined): string {
+  return outDir
+    ? `${stopped} Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
+    : `${stopped} Nothing was kept: run with --out <folder> to make a run resumable.`;
+}
+
+/** Bench progress in episodes, with the last episode's strategy, size and outcome. */
 function progressReporter(
   scenario: string,
   err: (s: string) => void,
   tty: boolean,
 ): { update: (p: BenchProgress) => void; stop: () => void } {
-  if (tty) {
-    const bar = new cliProgress.SingleBar(
-      {
-        format: `bench ${scenario} |{bar}| {value}/{total} episodes | {last} | eta {eta_formatted}`,
-        stream: process.stderr,
-        hideCursor: true,
-        clearOnComplete: true,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    let started = false;
-    return {
-      update: (p) => {
-        const last = p.last
-          ? `${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`} ${p.last.success ? 'ok' : 'failed'}`
-          : 'starting';
-        if (!started) {
-          bar.start(p.total, p.done, { last });
-          started = true;
-        } else bar.update(p.done, { last });
-      },
-      stop: () => bar.stop(),
-    };
-  }
-  let shown = -1;
+  const display = progressDisplay(`bench ${scenario}`, 'episodes', err, tty);
   return {
-    update: (p) => {
-      const tenth = p.total === 0 ? 10 : Math.floor((p.done * 10) / p.total);
-      if (tenth === shown) return;
-      shown = tenth;
-      err(
-        `bench ${scenario}: ${p.done}/${p.total} episodes${p.last ? ` (last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'})` : ''}`,
-      );
-    },
-    stop: () => {},
+    update: (p) =>
+      display.update(
+        p.done,
+        p.total,
+        p.last
+          ? `last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'}`
+          : undefined,
+      ),
+    stop: () => display.stop(),
   };
 }
 
@@ -393,6 +412,8 @@ export async function benchCommand(
         if (count > 0) err(`resuming ${outDir}: ${count} finished episodes are taken from ${EPISODES_FILE}`);
       })
     : baseExecutor;
+  // Episodes run by workers through --queue run in other processes: no one here records them.
+  const recorder = outDir && values.queue === undefined ? episodeRecorder(outDir) : undefined;
   // Ctrl-C, or --deadline: the run stops, what finished is kept, and the resume command is printed.
   const stopper = runStopper(times.deadlineMs);
   const progress = progressReporter(scenario.name, err, process.stderr.isTTY === true);
@@ -412,24 +433,22 @@ export async function benchCommand(
       ...(executor ? { executor } : {}),
       ...(prices ? { prices } : {}),
       ...(priceAs !== undefined ? { priceAs } : {}),
+      ...(recorder ? { recording: recorder.recording } : {}),
       onProgress: progress.update,
       signal: stopper.signal,
     });
   } catch (error) {
     if (!stopper.signal.aborted) throw error;
     progress.stop();
-    const stopped = stopper.stoppedText();
-    err(
-      outDir
-        ? `${stopped} Finished episodes are in ${path.join(outDir, EPISODES_FILE)}; continue with: ${commandLine(['bench', '--resume', outDir])}`
-        : `${stopped} Nothing was kept: run with --out <folder> to make a run resumable.`,
-    );
+    err(stoppedMessage(stopper.stoppedText(), outDir));
     return stopper.pastDeadline() ? 2 : 130;
   } finally {
     stopper.dispose();
     progress.stop();
+    recorder?.close();
   }
   out(markdownReport(report));
+  if (recorder) err(recorder.note);
   return writeOutputs(
     report,
     { ...(values.json ? { json: values.json } : {}), ...(outDir ? { out: outDir } : {}) },

@@ -18,6 +18,8 @@ export const EXIT = {
   network: 4,
   /** The provider answered with an error that is not about the key (rate limit, overload, server error). */
   provider: 5,
+  /** `analyze` answered, but not from every document it chose (it read some of them, or none). */
+  ungrounded: 6,
   /** A bug: an unexpected failure, printed with its stack. */
   internal: 70,
   /** Interrupted with Ctrl-C. */

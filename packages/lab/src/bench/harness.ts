@@ -15,7 +15,7 @@ import { DEFAULT_PRICES, promptCacheRulesForSpec, type ModelPrice } from 'pagewi
 import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise';
 import { Ledger, type LedgerEntry } from 'pagewise';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
-import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioTask } from './scenario.js';
+import type { BenchScenario, EpisodeContext, EpisodeOutcome, EpisodeRecording, ScenarioTask } from './scenario.js';
 import { getStrategy, setupStrategy, strategyTask } from './strategies.js';
 
 /** Version of the saved-runs file written by {@link runBench} and read back by `readRuns`. */
@@ -169,8 +169,7 @@ export async function runAgentEpisode(options: AgentEpisodeOptions): Promise<Age
     contextWindow: budgetWindow(context.contextWindow ?? contextWindowFor(context.model), context.budget),
     services: { ...scenarioServices, ...setup.services },
     ledger,
-    ...(context.store ? { store: context.store } : {}),
-    ...(context.callLog ? { callLog: context.callLog } : {}),
+    ...(context.recording ? { store: context.recording.store, callLog: context.recording.callLog } : {}),
   });
   try {
     const result = await runner.run({
@@ -250,6 +249,8 @@ export interface BenchOptions {
   concurrency?: number;
   /** Where the episodes run: {@link inProcessExecutor} (the default), or e.g. a queue of workers. */
   executor?: EpisodeExecutor;
+  /** Where each episode run in this process keeps its session and call log (see {@link EpisodeBatch.recording}). */
+  recording?: (job: EpisodeJob) => EpisodeRecording;
   signal?: AbortSignal;
   onProgress?: (progress: BenchProgress) => void;
 }
@@ -278,6 +279,11 @@ export interface EpisodeBatch {
   promptCache?: PromptCacheRules;
   /** As {@link BenchOptions.concurrency}; an executor whose workers set their own may ignore it. */
   concurrency: number;
+  /**
+   * Where an episode keeps its session and call log; {@link inProcessExecutor} uses it, an executor whose episodes
+   * run in other processes has none to hand them.
+   */
+  recording?: (job: EpisodeJob) => EpisodeRecording;
   signal?: AbortSignal;
   /** To be called once per finished episode, as it finishes (drives progress). */
   onEpisode: (job: EpisodeJob, outcome: EpisodeOutcome) => void;
@@ -308,6 +314,7 @@ export const inProcessExecutor: EpisodeExecutor = async (batch) => {
         ...(batch.budget !== undefined ? { budget: batch.budget } : {}),
         ...(batch.modelTimeoutMs !== undefined ? { modelTimeoutMs: batch.modelTimeoutMs } : {}),
         ...(batch.promptCache ? { promptCache: batch.promptCache } : {}),
+        ...(batch.recording ? { recording: batch.recording(job) } : {}),
         ...(signal ? { signal } : {}),
       };
       const outcome = await scenario.runEpisode(job.task, context);
@@ -473,6 +480,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
     ...(promptCache ? { promptCache } : {}),
     concurrency,
+    ...(options.recording ? { recording: options.recording } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     onEpisode: (job, outcome) => {
       done += 1;

@@ -2,7 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { CallLog, ErrorFault, LedgerEntry, PromptCacheRules, SessionStore } from 'pagewise';
+import type { CallLog, ErrorFault, LedgerEntry, PageStore, PromptCacheRules, SessionStore } from 'pagewise';
 import type { ModelSpec } from 'pagewise';
 
 /** Parameters every scenario understands. */
@@ -22,6 +22,17 @@ export interface ScenarioTask {
   [key: string]: unknown;
 }
 
+/**
+ * Where an episode keeps its session and every model call as sent, so a benchmark run can be looked at with
+ * `pagewise inspect` like any other run.
+ */
+export interface EpisodeRecording {
+  store: SessionStore;
+  callLog: CallLog;
+  /** Where paged documents are stored, for scenarios that page; their own in-memory store when omitted. */
+  pageStore?: PageStore;
+}
+
 /** What the harness hands an episode. */
 export interface EpisodeContext {
   strategy: string;
@@ -39,15 +50,10 @@ export interface EpisodeContext {
    * when undefined. A hung hosted model then costs at most the attempts times this.
    */
   modelTimeoutMs?: number;
-  /**
-   * Where the episode's session is stored, with `callLog` receiving its model calls, so it can be looked
-   * at with `pagewise inspect`; in memory and unlogged when undefined.
-   */
-  store?: SessionStore;
-  /** Receives every agent model call of the episode as sent (see `store`). */
-  callLog?: CallLog;
   /** The prompt-cache rules agent calls are modelled with (the runner's `promptCache`); its default when undefined. */
   promptCache?: PromptCacheRules;
+  /** Where to keep the episode's session and call log; nothing is kept when omitted. */
+  recording?: EpisodeRecording;
   signal?: AbortSignal;
 }
 

@@ -195,7 +195,7 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
         ...(options.modelTimeoutMs !== undefined ? { modelTimeoutMs: options.modelTimeoutMs } : {}),
         ...(options.budget !== undefined && job.mode === 'compressed' ? { budget: options.budget } : {}),
         ...(options.sessions
-          ? { store: options.sessions.store, callLog: options.sessions.callLog(episodeTags(job)) }
+          ? { recording: { store: options.sessions.store, callLog: options.sessions.callLog(episodeTags(job)) } }
           : {}),
         ...(signal ? { signal } : {}),
       });

@@ -365,6 +365,14 @@ export class PagingService {
   }
 
   /**
+   * The URIs of this session's working set as last rendered into a prompt: the pages the model has seen in its
+   * latest request. Empty before the first render in this process.
+   */
+  seenUris(sessionId: string): readonly string[] {
+    return this.rendered.get(sessionId) ?? [];
+  }
+
+  /**
    * Releases the pages the model has seen (the working set as last rendered for this session) and keeps
    * any loaded since, e.g. by a `get_reports` in the same step. Returns how many were released.
    */

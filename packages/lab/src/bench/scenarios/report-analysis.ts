@@ -110,6 +110,13 @@ export function createReportAnalysisScenario(): BenchScenario {
           ...(setup.processors ? { processors: setup.processors } : {}),
           boundary,
           ledger,
+          ...(context.recording
+            ? {
+                store: context.recording.store,
+                callLog: context.recording.callLog,
+                ...(context.recording.pageStore ? { pageStore: context.recording.pageStore } : {}),
+              }
+            : {}),
           ...(context.modelTimeoutMs !== undefined ? { modelTimeoutMs: context.modelTimeoutMs } : {}),
           ...(episodeCacheRules(context) ? { promptCache: episodeCacheRules(context)! } : {}),
           ...(context.signal ? { signal: context.signal } : {}),

@@ -19,6 +19,7 @@ import { createPagingTools } from 'pagewise';
 import type { PageStore } from 'pagewise';
 import { createSearchTool, type CorpusIndex } from 'pagewise';
 import type { DocumentSource } from 'pagewise';
+import { WANT_READ_KEY } from 'pagewise/internal';
 
 /** The line that tells rule-based models which task this is. */
 export const REPORT_TASK_KIND_LINE = 'Task kind: report-analysis';
@@ -29,6 +30,12 @@ export const REPORT_TASK_KIND_LINE = 'Task kind: report-analysis';
 export const PLAN_KEY = 'analysis:plan';
 /** State key of the documents loaded so far (durable, for the same reason as {@link PLAN_KEY}). */
 export const PLAN_LOADED_KEY = 'analysis:plan:loaded';
+/**
+ * State key of the documents read so far (durable): loaded, seen by the model in a prompt, and then either folded
+ * into a saved result or answered from. Loaded is not read (DESIGN invariant 18): a batch loaded when a run is
+ * interrupted stays unread, and a resumed run loads it again (`cli-analyze-resume-property.test.ts`).
+ */
+export const PLAN_READ_KEY = 'analysis:plan:read';
 /** The task id the analyst saves its running result under. */
 export const RUNNING_RESULT_ID = 'answer-partial';
 
@@ -68,24 +75,47 @@ export interface ReportAnalyst {
   maxStepsFor(n: number): number;
 }
 
-function plan(state: Readonly<Record<string, JsonValue>>): { uris: string[]; loaded: Set<string> } {
-  const uris = Array.isArray(state[PLAN_KEY])
-    ? (state[PLAN_KEY] as JsonValue[]).filter((u): u is string => typeof u === 'string')
-    : [];
-  const loaded = new Set(
-    Array.isArray(state[PLAN_LOADED_KEY])
-      ? (state[PLAN_LOADED_KEY] as JsonValue[]).filter((u): u is string => typeof u === 'string')
-      : [],
-  );
-  return { uris, loaded };
+function stringsAt(state: Readonly<Record<string, JsonValue | undefined>>, key: string): string[] {
+  const value = state[key];
+  return Array.isArray(value) ? value.filter((u): u is string => typeof u === 'string') : [];
 }
 
-/** The plan line of the analyst's instruction: counts and the next unread URIs, never the whole list. */
-export function planLine(state: Readonly<Record<string, JsonValue>>, batch: number): string {
-  const { uris, loaded } = plan(state);
-  if (uris.length === 0) return 'Reading plan: none yet (the planner chooses the documents).';
-  const next = uris.filter((u) => !loaded.has(u)).slice(0, batch);
-  return `Reading plan: ${uris.length} documents; ${loaded.size} loaded; next unread: ${JSON.stringify(next)}`;
+/** An analysis's reading plan and how far it got, from session state. */
+export interface ReadingProgress {
+  /** The documents the planner chose, in order. */
+  planned: string[];
+  /** Those loaded at least once. */
+  loaded: Set<string>;
+  /** Those read ({@link PLAN_READ_KEY}). */
+  read: Set<string>;
+}
+
+/** The reading plan and progress recorded in `state`; empty sets before the planner has chosen. */
+export function readingProgress(state: Readonly<Record<string, JsonValue | undefined>>): ReadingProgress {
+  return {
+    planned: stringsAt(state, PLAN_KEY),
+    loaded: new Set(stringsAt(state, PLAN_LOADED_KEY)),
+    read: new Set(stringsAt(state, PLAN_READ_KEY)),
+  };
+}
+
+/**
+ * The plan line of the analyst's instruction: counts and the next unread URIs, never the whole list. Under paging
+ * "next unread" is what is neither read nor in the working set now, so a batch loaded before an interrupt (the
+ * working set is `temp:` and gone in a resumed run) is offered again; under `none` a loaded body stays in the
+ * history, so what was loaded is not offered again.
+ */
+export function planLine(
+  state: Readonly<Record<string, JsonValue>>,
+  batch: number,
+  strategy: ReportStrategy = 'paging',
+): string {
+  const { planned, loaded, read } = readingProgress(state);
+  if (planned.length === 0) return 'Reading plan: none yet (the planner chooses the documents).';
+  const inWorkingSet = new Set(stringsAt(state, WANT_READ_KEY));
+  const done = (uri: string) => (strategy === 'paging' ? read.has(uri) || inWorkingSet.has(uri) : loaded.has(uri));
+  const next = planned.filter((uri) => !done(uri)).slice(0, batch);
+  return `Reading plan: ${planned.length} documents; ${loaded.size} loaded; next unread: ${JSON.stringify(next)}`;
 }
 
 const PLANNER_INSTRUCTION = `${REPORT_TASK_KIND_LINE}
@@ -127,6 +157,7 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       if (chosen.length === 0) throw new Error('no documents chosen: pass all: true, or URIs that search returned.');
       ctx.state.set(PLAN_KEY, chosen);
       ctx.state.set(PLAN_LOADED_KEY, []);
+      ctx.state.set(PLAN_READ_KEY, []);
       return `Chose ${chosen.length} documents for analysis.`;
     },
   });
@@ -141,14 +172,25 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       ...(options.model !== undefined ? { model: options.model } : {}),
     });
 
-  const markLoaded = (
-    ctx: { state: { get(k: string): JsonValue | undefined; set(k: string, v: JsonValue): void } },
-    urls: string[],
-  ) => {
-    const loaded = ctx.state.get(PLAN_LOADED_KEY);
-    const set = new Set(Array.isArray(loaded) ? (loaded as string[]) : []);
+  type PlanState = { state: { get(k: string): JsonValue | undefined; set(k: string, v: JsonValue): void } };
+  const addTo = (key: string, ctx: PlanState, urls: readonly string[]) => {
+    if (urls.length === 0) return;
+    const recorded = ctx.state.get(key);
+    const set = new Set(Array.isArray(recorded) ? (recorded as string[]) : []);
+    const before = set.size;
     for (const u of urls) set.add(u);
-    ctx.state.set(PLAN_LOADED_KEY, [...set]);
+    if (set.size !== before) ctx.state.set(key, [...set]);
+  };
+  const markLoaded = (ctx: PlanState, urls: readonly string[]) => addTo(PLAN_LOADED_KEY, ctx, urls);
+  // Only documents of the plan count: a page the model loaded on its own is not part of the analysis's reading.
+  const markRead = (ctx: PlanState, urls: readonly string[]) => {
+    const planned = ctx.state.get(PLAN_KEY);
+    const inPlan = new Set(Array.isArray(planned) ? (planned as string[]) : []);
+    addTo(
+      PLAN_READ_KEY,
+      ctx,
+      urls.filter((u) => inPlan.has(u)),
+    );
   };
 
   if (strategy === 'paging') {
@@ -169,14 +211,31 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
         return receipt;
       },
     });
+    // What the model saw in this step's prompt is read once it saves a result from it or answers from it.
+    const saveResult = tool({
+      ...pagingTools.save_result,
+      execute: async (args: { task_id: string; result: string }, ctx) => {
+        const seen = paging.seenUris(ctx.sessionId);
+        const receipt = await pagingTools.save_result.execute(args, ctx);
+        markRead(ctx, seen);
+        return receipt;
+      },
+    });
+    const escalate = tool({
+      ...escalateTool,
+      execute: (args: { reason: string }, ctx) => {
+        markRead(ctx, paging.seenUris(ctx.sessionId));
+        return escalateTool.execute(args, ctx);
+      },
+    });
     const tools: AnyTool[] = [
       getReports,
       pagingTools.page_out,
       pagingTools.read_frame,
-      pagingTools.save_result,
+      saveResult,
       pagingTools.list_results,
       pagingTools.calculate,
-      escalateTool,
+      escalate,
     ];
     const analyst = new Agent({
       name: 'analyst',
@@ -206,11 +265,24 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       ).text;
     },
   });
+  // The bodies loaded are in the history, so every later prompt holds them: an answer is an answer from all of them.
+  // Not so once a processor may change history (FIFO, clearing tool results): then nothing is claimed as read.
+  const historyKept = !(options.processors ?? []).some(
+    (processor) => processor.touches === undefined || processor.touches.includes('items'),
+  );
+  const escalateNaive = tool({
+    ...escalateTool,
+    execute: (args: { reason: string }, ctx) => {
+      const loaded = ctx.state.get(PLAN_LOADED_KEY);
+      if (historyKept) markRead(ctx, Array.isArray(loaded) ? (loaded as string[]) : []);
+      return escalateTool.execute(args, ctx);
+    },
+  });
   const analyst = new Agent({
     name: 'analyst',
     description: 'Reads the chosen reports in batches and answers.',
-    instruction: (ctx) => `${analystInstruction('none', batch)}\n${planLine(ctx.state, batch)}`,
-    tools: [getReportsNaive, escalateTool],
+    instruction: (ctx) => `${analystInstruction('none', batch)}\n${planLine(ctx.state, batch, 'none')}`,
+    tools: [getReportsNaive, escalateNaive],
     ...(options.processors?.length ? { processors: options.processors } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),
   });

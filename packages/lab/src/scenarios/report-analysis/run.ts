@@ -20,7 +20,7 @@ import { InMemorySessionStore } from 'pagewise';
 import { sha256Hex } from '@pagewise/documents';
 import { loaderSource, type DocumentSource } from 'pagewise';
 import type { PageStore } from 'pagewise';
-import { createReportAnalyst, type ReportStrategy } from './agent.js';
+import { createReportAnalyst, readingProgress, type ReadingProgress, type ReportStrategy } from './agent.js';
 import type { Report } from './corpus.js';
 import { FilingIndex } from './filings.js';
 import { passageOfflinePolicy } from './passage-policy.js';
@@ -137,6 +137,11 @@ export interface ReportRunOptions {
   resumeSessionId?: string;
   /** Told the session id before the run starts, so an interrupted run can say how to resume it. */
   onSession?: (sessionId: string) => void;
+  /**
+   * Told the reading plan and progress (documents planned, loaded, read) before each model call of the analyst,
+   * for a progress display.
+   */
+  onProgress?: (progress: ReadingProgress) => void;
   /** Timeout of one model call attempt, in ms. Default the runner's (120,000). */
   modelTimeoutMs?: number;
   /** The prompt-cache rules agent calls are modelled with (the runner's `promptCache`). */
@@ -197,11 +202,24 @@ export async function recordedReportRun(
   return session ? recordedRunOf(session.state[ANALYSIS_RUN_KEY]) : undefined;
 }
 
+/** A processor that changes nothing and reports the reading progress in the session state it is run on. */
+function progressReporter(onProgress: (progress: ReadingProgress) => void): ContextProcessor {
+  return {
+    name: 'reading-progress',
+    touches: [],
+    process: (_request, ctx) => onProgress(readingProgress(ctx.session.state)),
+  };
+}
+
 /** Runs one report-analysis invocation and returns its result (throws on a context-window overflow). */
 export async function runReportAnalysis(options: ReportRunOptions): Promise<RunResult> {
   const modelSpec = options.model ?? 'offline';
   const model =
     modelSpec === 'offline' ? createOfflineModel({ policies: [passageOfflinePolicy, reportOfflinePolicy] }) : modelSpec;
+  const processors = [
+    ...(options.processors ?? []),
+    ...(options.onProgress ? [progressReporter(options.onProgress)] : []),
+  ];
   const analyst = createReportAnalyst({
     source: options.corpus.source,
     index: options.corpus.index,
@@ -212,7 +230,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     ...(options.maxReportsPerRead !== undefined ? { maxReportsPerRead: options.maxReportsPerRead } : {}),
     ...(options.boundary ? { boundary: options.boundary } : {}),
     ...(options.pageStore ? { pageStore: options.pageStore } : {}),
-    ...(options.processors ? { processors: options.processors } : {}),
+    ...(processors.length ? { processors } : {}),
     ...(options.corpus.namespace ? { corpusNamespace: options.corpus.namespace } : {}),
   });
   const store = options.store ?? new InMemorySessionStore();

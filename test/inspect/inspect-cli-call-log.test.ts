@@ -1,0 +1,137 @@
+/**
+ * Every CLI command that runs a model keeps its call log: a session made by `pagewise analyze`, and one made by
+ * `pagewise bench --out`, opened with `pagewise inspect` (all three run as child processes) in the machine's
+ * Chromium, show their model calls as sent, with the figures the runs printed or saved.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCorpus } from '../../packages/lab/src/scenarios/report-analysis/index.js';
+import { spawnCli, type CliChild } from '../support/cli-child.js';
+
+const CHROMIUM = process.env.PAGEWISE_CHROMIUM ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium)
+  console.log(`inspect call-log browser test skipped: no Chromium at ${CHROMIUM} (set PAGEWISE_CHROMIUM)`);
+
+const numbers = async (page: Page, selector: string) =>
+  (
+    await page
+      .locator(`${selector} .num`)
+      .evaluateAll((nodes) => nodes.map((n) => (n as unknown as { dataset: { n: string } }).dataset.n))
+  ).map(Number);
+
+async function finished(argv: readonly string[], env: Record<string, string>): Promise<CliChild> {
+  const run = spawnCli(argv, env);
+  const { code } = await run.exited;
+  expect(code, run.stderr()).toBe(0);
+  return run;
+}
+
+/** Runs `pagewise inspect` on `store` until `use` is done with its address. */
+async function withInspector(store: string, use: (origin: string) => Promise<void>): Promise<void> {
+  const inspector = spawnCli(['inspect', '--store', store, '--port', '0']);
+  try {
+    await inspector.waitFor(/read-only inspector at http:\/\/127\.0\.0\.1:\d+\//);
+    const origin = /read-only inspector at (http:\/\/127\.0\.0\.1:\d+)\//.exec(inspector.stdout())![1]!;
+    await use(origin);
+  } finally {
+    inspector.child.kill('SIGINT');
+    await inspector.exited;
+  }
+}
+
+describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', () => {
+  let dir: string;
+  let folder: string;
+  let browser: Browser;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-inspect-call-log-'));
+    folder = path.join(dir, 'reports');
+    await writeCorpus(folder, 12, 2);
+    env = { PAGEWISE_CACHE_DIR: path.join(dir, 'cache') };
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Opens the Calls tab of a session and checks it lists `calls` calls peaking at `peak`, then opens the peak call. */
+  async function expectCallView(origin: string, sessionId: string, calls: number, peak: number): Promise<void> {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${origin}/`);
+      await page.locator(`tr[data-session="${sessionId}"] a.session`).click();
+      await page.locator('a.tab', { hasText: 'Calls' }).click();
+      await page.waitForSelector('#calls-table, p.empty');
+      expect(await page.content()).not.toContain('This session has no call log');
+      expect(await numbers(page, '#calls')).toEqual([calls]);
+      expect(await numbers(page, '#peak')).toEqual([peak]);
+      const totals = await numbers(page, '#calls-table td.total');
+      expect(totals).toHaveLength(calls);
+      expect(Math.max(...totals)).toBe(peak);
+      // The peak call as the model saw it: its ledger row and the pages paged into its instruction.
+      await page.locator('#calls-table a.call').nth(totals.indexOf(peak)).click();
+      await page.waitForSelector('#ledger');
+      expect(await numbers(page, '#ledger td.total')).toEqual([peak]);
+      expect(await page.locator('a.paged-page').count()).toBeGreaterThan(0);
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('shows the calls of an `analyze` session', async () => {
+    const db = path.join(dir, 'analyze.db');
+    const run = await finished(
+      ['analyze', folder, 'How many reports have a churn rate above 5%?', '--batch', '4', '--db', db],
+      env,
+    );
+    const sessionId = /^session (\S+) /m.exec(run.stdout())![1]!;
+    const figures = /tokens: peak ([\d,]+), cumulative [\d,]+, model calls (\d+)/.exec(run.stdout())!;
+    const peak = Number(figures[1]!.replace(/,/g, ''));
+    expect(peak).toBeGreaterThan(0);
+    await withInspector(`sqlite:${db}`, (origin) => expectCallView(origin, sessionId, Number(figures[2]), peak));
+  }, 120_000);
+
+  it('shows the calls of a `bench --out` episode', async () => {
+    const out = path.join(dir, 'bench-out');
+    const run = await finished(
+      ['bench', 'report-analysis', '--n', '8', '--tasks', '1', '--strategies', 'paging', '--out', out],
+      env,
+    );
+    const store = /sessions and every model call in \S+: (?:npx )?pagewise inspect --store (\S+) --runs/.exec(
+      run.stderr(),
+    )?.[1];
+    expect(store, run.stderr()).toBe(`sqlite:${path.join(out, 'sessions.db')}`);
+    const runs = JSON.parse(readFileSync(path.join(out, 'runs.json'), 'utf8')) as {
+      episodes: { ledger: { kind: string; promptTokens: number }[] }[];
+    };
+    expect(runs.episodes).toHaveLength(1);
+    const agentCalls = runs.episodes[0]!.ledger.filter((entry) => entry.kind === 'agent');
+    const peak = Math.max(...agentCalls.map((entry) => entry.promptTokens));
+    await withInspector(store!, async (origin) => {
+      const page = await browser.newPage();
+      const sessionId = await (async () => {
+        try {
+          await page.goto(`${origin}/`);
+          const ids = await page
+            .locator('tr[data-session]')
+            .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session')));
+          expect(ids).toHaveLength(1);
+          return ids[0]!;
+        } finally {
+          await page.close();
+        }
+      })();
+      await expectCallView(origin, sessionId, agentCalls.length, peak);
+    });
+  }, 120_000);
+});
