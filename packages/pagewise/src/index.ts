@@ -77,6 +77,9 @@ export {
 // The context pipeline.
 export {
   renderPrompt,
+  STEP_BLOCK_HEADER,
+  stepBlockText,
+  systemText,
   type ContextItem,
   type ContextProcessor,
   type ContextRequest,
@@ -85,6 +88,7 @@ export {
   type RequestField,
   type ToolDefinition,
 } from './context/request.js';
+export { isStepBlock, STEP_BLOCK_MARK } from './models/step-block.js';
 export type { ObservationContext, ObservationProcessor, ToolObservation } from './context/observation.js';
 export {
   clearToolResults,

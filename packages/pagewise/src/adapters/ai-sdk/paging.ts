@@ -1,6 +1,7 @@
 /**
  * Instruction paging for `generateText`, `streamText` and `ToolLoopAgent`: the paging tools as AI SDK
- * tools, and a `prepareStep` that re-renders `system` from the working set before every step (and may
+ * tools, and a `prepareStep` that re-renders the step block (working set, saved results) after the
+ * step's messages before every step, the system message staying the agent's own instruction (and may
  * run history processors over the step's messages). The AI SDK keeps no session state, so the working
  * set and saved results live in {@link AiSdkPaging.state}: `temp:` keys are cleared when a new call
  * starts (step 0), durable keys (saved results) stay for the next call.
@@ -9,7 +10,8 @@ import { randomUUID } from 'node:crypto';
 import { tool as aiTool, type ModelMessage, type Tool as AiTool } from 'ai';
 import type { InstructionContext } from '../../agents/agent.js';
 import type { AnyTool, ToolContext } from '../../agents/tool.js';
-import type { ContextProcessor } from '../../context/request.js';
+import { stepBlockText, systemText, type ContextProcessor, type ContextRequest } from '../../context/request.js';
+import { STEP_BLOCK_MARK } from '../../models/step-block.js';
 import { pagedInstruction } from '../../paging/instruction.js';
 import type { PagingService } from '../../paging/service.js';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from '../../paging/tools.js';
@@ -99,13 +101,21 @@ export interface AiSdkPaging {
   readonly tools: Partial<Record<PagingToolName, AiTool>>;
   /** Working set (`temp:`) and saved results. */
   readonly state: Record<string, JsonValue>;
-  /** Pass as `prepareStep`: sets `system` to the paged instruction (and processed messages). */
+  /**
+   * Pass as `prepareStep`: sets `system` to the agent's own instruction, and the step's messages to the
+   * (processed) messages followed by the step block, a user message that holds the working set and saved
+   * results for this step only (the AI SDK does not keep it in the conversation). The prompt's prefix
+   * (system, tools, earlier messages) is then the same from step to step, which the providers' prompt
+   * caches need.
+   */
   readonly prepareStep: (options: {
     stepNumber: number;
     messages: ModelMessage[];
   }) => Promise<{ system: string; messages?: ModelMessage[] }>;
-  /** The paged instruction for the current state. */
+  /** The system text: the agent's own instruction, without the working set. */
   system(): Promise<string>;
+  /** The step block for the current state (working set and saved results, fenced), or `''` when empty. */
+  stepBlock(): Promise<string>;
   /** Ends the invocation: the working set is paged out. */
   endInvocation(): void;
 }
@@ -130,7 +140,7 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
   const bridge = new HistoryBridge(options.processors ?? []);
   let task = '';
 
-  const system = async (): Promise<string> => {
+  const render = async (): Promise<Pick<ContextRequest, 'instruction'>> => {
     const session: Session = {
       appName: 'ai-sdk',
       userId: 'ai-sdk',
@@ -142,8 +152,10 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
       updatedAt: 0,
     };
     const out = await provider({ state, session, invocationId, agentName: 'ai-sdk', services: new Map() });
-    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+    return { instruction: typeof out === 'string' ? [{ part: 'instruction', text: out }] : out };
   };
+  const system = async (): Promise<string> => systemText({ ...(await render()), items: [], tools: [] });
+  const stepBlock = async (): Promise<string> => stepBlockText({ ...(await render()), items: [], tools: [] });
   const endInvocation = () => {
     clearTempKeys(state);
     invocationId = randomUUID();
@@ -166,8 +178,12 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
       task,
       ledger,
     });
-    return { system: await system(), ...(processed !== messages ? { messages: [...processed] } : {}) };
+    const request = { ...(await render()), items: [], tools: [] };
+    const block = stepBlockText(request);
+    if (!block) return { system: systemText(request), ...(processed !== messages ? { messages: [...processed] } : {}) };
+    const step: ModelMessage = { role: 'user', content: [{ type: 'text', text: block }], providerOptions: STEP_BLOCK_MARK };
+    return { system: systemText(request), messages: [...processed, step] };
   };
 
-  return { tools, state, prepareStep, system, endInvocation };
+  return { tools, state, prepareStep, system, stepBlock, endInvocation };
 }
