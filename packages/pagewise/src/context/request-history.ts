@@ -7,9 +7,10 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { SessionEvent } from '../session/types.js';
 import { emptyParts, type PartTokens } from '../tokens/ledger.js';
-import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
+import type { EncodingName } from '../tokens/tokenizer.js';
 import { eventsToItems, eventToItem } from './history.js';
 import {
+  countInstruction,
   itemTokenCount,
   latestObservationStart,
   renderItem,
@@ -84,7 +85,7 @@ export class RequestHistory {
    */
   measure(request: ContextRequest, encoding: EncodingName): { parts: PartTokens; total: number } {
     const parts = emptyParts();
-    for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+    countInstruction(request.instruction, parts, encoding);
     const sums = this.sumsFor(encoding);
     const items = request.items;
     const obsStart = latestObservationStart(items);

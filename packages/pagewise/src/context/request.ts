@@ -152,7 +152,14 @@ export interface PromptSegment {
  */
 export function serializeRequest(request: ContextRequest): PromptSegment[] {
   const out: PromptSegment[] = [];
-  for (const s of request.instruction) out.push({ part: s.part, text: s.text });
+  let header = false;
+  for (const s of request.instruction) {
+    if (!header && isPerStep(s)) {
+      out.push({ part: 'instruction', text: STEP_BLOCK_HEADER });
+      header = true;
+    }
+    out.push({ part: s.part, text: s.text });
+  }
   const obsStart = latestObservationStart(request.items);
   request.items.forEach((item, i) =>
     out.push({ part: i >= obsStart ? 'observation' : 'history', text: itemText(item) }),
@@ -207,7 +214,7 @@ export function measureRequest(
   encoding: EncodingName = 'o200k_base',
 ): { parts: PartTokens; total: number } {
   const parts = emptyParts();
-  for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+  countInstruction(request.instruction, parts, encoding);
   const items = request.items;
   const obsStart = latestObservationStart(items);
   for (let i = 0; i < items.length; i++) {
@@ -217,6 +224,25 @@ export function measureRequest(
   parts.tools += toolsTokenCount(request.tools, encoding);
   const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
   return { parts, total };
+}
+
+/**
+ * Adds the tokens of instruction sections to `parts` by their part, and the step block's header to
+ * `instruction` when a section is rendered in the step block.
+ */
+export function countInstruction(
+  sections: readonly InstructionSection[],
+  parts: PartTokens,
+  encoding: EncodingName,
+): void {
+  let header = false;
+  for (const section of sections) {
+    parts[section.part] += countTokens(section.text, encoding);
+    if (!header && isPerStep(section)) {
+      parts.instruction += countTokens(STEP_BLOCK_HEADER, encoding);
+      header = true;
+    }
+  }
 }
 
 /** Whether `section` is rendered in the step block after the history (see {@link InstructionSection.perStep}). */
