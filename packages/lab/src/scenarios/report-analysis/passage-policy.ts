@@ -196,6 +196,7 @@ function analyst(view: PromptView): OfflineDecision {
  */
 export const passageOfflinePolicy: OfflinePolicy = {
   name: 'report-analysis-passages',
-  matches: (view) => view.instruction.includes(REPORT_TASK_KIND_LINE) && parseQuestion(view.firstUserText) === undefined,
+  matches: (view) =>
+    view.instruction.includes(REPORT_TASK_KIND_LINE) && parseQuestion(view.firstUserText) === undefined,
   decide: (view) => (/^Role: planner\.$/m.test(view.instruction) ? planner(view) : analyst(view)),
 };

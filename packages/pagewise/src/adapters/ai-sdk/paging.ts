@@ -181,7 +181,11 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
     const request = { ...(await render()), items: [], tools: [] };
     const block = stepBlockText(request);
     if (!block) return { system: systemText(request), ...(processed !== messages ? { messages: [...processed] } : {}) };
-    const step: ModelMessage = { role: 'user', content: [{ type: 'text', text: block }], providerOptions: STEP_BLOCK_MARK };
+    const step: ModelMessage = {
+      role: 'user',
+      content: [{ type: 'text', text: block }],
+      providerOptions: STEP_BLOCK_MARK,
+    };
     return { system: systemText(request), messages: [...processed, step] };
   };
 
