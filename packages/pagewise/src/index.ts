@@ -89,6 +89,13 @@ export {
   type ToolDefinition,
 } from './context/request.js';
 export { isStepBlock, STEP_BLOCK_MARK } from './models/step-block.js';
+export {
+  ANTHROPIC_BREAKPOINT,
+  promptCacheKey,
+  withCacheHints,
+  type CacheSession,
+  type PromptCacheOptions,
+} from './models/prompt-cache.js';
 export type { ObservationContext, ObservationProcessor, ToolObservation } from './context/observation.js';
 export {
   clearToolResults,

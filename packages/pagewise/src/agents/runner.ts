@@ -23,6 +23,7 @@ import {
 import { eventsToItems, withTokenCounts } from '../context/history.js';
 import { RequestHistory } from '../context/request-history.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
+import { withCacheHints } from '../models/prompt-cache.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
 import type { RunErrorEvent, Session, SessionEvent } from '../session/types.js';
@@ -337,13 +338,20 @@ export class Runner {
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
     const option = this.options.reusePrompt ?? 'auto';
     const reuse = option === 'auto' ? keepsNoPrompt : option;
-    const { prompt, tools: toolList } = inv.history.render(request, reuse);
+    const rendered = inv.history.render(request, reuse);
+    // A hint is added to copies: the rendered messages (and a reused prompt array) are the kept history's.
+    const {
+      prompt,
+      tools: toolList,
+      providerOptions,
+    } = withCacheHints(model.provider, rendered, session, this.options.promptCache);
     const response = yield* callModel(
       model,
       {
         prompt,
         tools: toolList.length ? toolList : undefined,
         toolChoice: toolList.length ? { type: 'auto' } : undefined,
+        ...(providerOptions ? { providerOptions } : {}),
       },
       {
         streaming: inv.streaming,
@@ -361,7 +369,7 @@ export class Runner {
     };
     if (inv.telemetry?.modelContent) {
       // A reused prompt changes at the next step; telemetry may keep what it is given, so it gets it as sent.
-      const sent = reuse ? prompt.slice() : prompt;
+      const sent = prompt === rendered.prompt && reuse ? prompt.slice() : prompt;
       inv.telemetry.modelContent({ prompt: sent, text, toolCalls, finishReason: response.finishReason });
     }
     const entry = ledger.record({
