@@ -42,7 +42,9 @@ export function callOptionsToRequest(options: Pick<LanguageModelV3CallOptions, '
     ? view.stepBlock.slice(STEP_BLOCK_HEADER.length).trimStart()
     : view.stepBlock;
   const perStep = splitSystem(block).map((section) => ({ ...section, perStep: true }));
-  return { instruction: [...splitSystem(view.system), ...perStep], items, tools };
+  // Sections read from the system message were sent there: counted without the step block's header.
+  const system = splitSystem(view.system).map((section) => ({ ...section, perStep: false }));
+  return { instruction: [...system, ...perStep], items, tools };
 }
 
 /** Prompt tokens of an AI SDK request, by ledger part. */
