@@ -6,7 +6,9 @@
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, stepCountIs } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAiSdkPaging } from '../packages/pagewise/src/ai-sdk.js';
 import {
   Agent,
   createPagingTools,
@@ -44,14 +46,18 @@ beforeEach(() => {
 const INSTRUCTION = 'You read reports and save what each batch says.';
 const docs: Record<string, string> = { a: 'Report a: revenue 12.', b: 'Report b: revenue 30.' };
 
-function pagingAgent(): Agent {
-  const service = new PagingService({
+function pagingService(): PagingService {
+  return new PagingService({
     source: loaderSource(
       'test',
       (uri) => uri in docs,
       (uri) => ({ body: docs[uri]!, title: uri }),
     ),
   });
+}
+
+function pagingAgent(): Agent {
+  const service = pagingService();
   const tools = createPagingTools(service);
   return new Agent({
     name: 'reader',
@@ -212,5 +218,51 @@ describe('OpenAI: prompt_cache_key', () => {
     expect(keys.two![0]).not.toBe(keys.one![0]);
     const off = await keysOf(chat, answer, { promptCache: { cacheKey: false } });
     expect([...off.one!, ...off.two!]).toEqual(Array(6).fill(undefined));
+  });
+});
+
+describe('AI SDK paging: the same hints from prepareStep', () => {
+  async function run(model: Parameters<typeof generateText>[0]['model'], sessionId: string, steps: Handler[]) {
+    server.requests.length = 0;
+    server.enqueue(...steps);
+    const paging = createAiSdkPaging({ service: pagingService(), instruction: INSTRUCTION, sessionId });
+    const result = await generateText({
+      model,
+      tools: paging.tools,
+      prepareStep: paging.prepareStep,
+      stopWhen: stepCountIs(5),
+      prompt: 'What is the total revenue?',
+    });
+    return { text: result.text, bodies: server.requests.map((request) => request.body) };
+  }
+
+  it('Anthropic: a breakpoint at the end of the history, none on the step block', async () => {
+    const model = createAnthropic({ apiKey: 'test-key', baseURL: server.baseURL })('claude-sonnet-4-5');
+    const steps = [...loadThenSave.map((toolCalls) => ({ toolCalls })), { text: 'Total revenue: 42.' }];
+    const { text, bodies } = await run(
+      model,
+      's',
+      steps.map((step, index) => anthropicAnswer(step, index)),
+    );
+    expect(text).toBe('Total revenue: 42.');
+    expect(bodies).toHaveLength(3);
+    for (const raw of bodies.slice(1)) {
+      const body = raw as unknown as AnthropicBody;
+      const last = body.messages.at(-1)!;
+      expect(last.content.at(-1)!.text!.startsWith(STEP_BLOCK_HEADER)).toBe(true);
+      expect(breakpoints(body)).toEqual([`messages:${body.messages.length - 1}:${last.content.length - 2}`]);
+    }
+  });
+
+  it('OpenAI: a prompt_cache_key per sessionId, the same at every step', async () => {
+    const model = createOpenAI({ apiKey: 'test-key', baseURL: server.baseURL }).responses('gpt-4.1-mini');
+    const steps = () => [...loadThenSave.map((toolCalls) => responses({ toolCalls })), responses({ text: 'done' })];
+    const one = (await run(model, 'one', steps())).bodies.map((body) => body.prompt_cache_key);
+    const two = (await run(model, 'two', steps())).bodies.map((body) => body.prompt_cache_key);
+    expect(one).toHaveLength(3);
+    expect(typeof one[0]).toBe('string');
+    expect(new Set(one).size).toBe(1);
+    expect(new Set(two).size).toBe(1);
+    expect(two[0]).not.toBe(one[0]);
   });
 });

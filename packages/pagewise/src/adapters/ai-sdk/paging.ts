@@ -7,10 +7,11 @@
  * starts (step 0), durable keys (saved results) stay for the next call.
  */
 import { randomUUID } from 'node:crypto';
-import { tool as aiTool, type ModelMessage, type Tool as AiTool } from 'ai';
+import { tool as aiTool, type LanguageModel, type ModelMessage, type Tool as AiTool } from 'ai';
 import type { InstructionContext } from '../../agents/agent.js';
 import type { AnyTool, ToolContext } from '../../agents/tool.js';
 import { stepBlockText, systemText, type ContextProcessor, type ContextRequest } from '../../context/request.js';
+import { ANTHROPIC_BREAKPOINT, promptCacheKey, type PromptCacheOptions } from '../../models/prompt-cache.js';
 import { STEP_BLOCK_MARK } from '../../models/step-block.js';
 import { pagedInstruction } from '../../paging/instruction.js';
 import type { PagingService } from '../../paging/service.js';
@@ -93,6 +94,13 @@ export interface AiSdkPagingOptions extends PagingToolsOptions {
   tools?: readonly PagingToolName[];
   /** Receives compressor calls of the processors. */
   ledger?: Ledger;
+  /**
+   * Prompt-cache hints `prepareStep` adds for the step's model: for an Anthropic model a `cache_control`
+   * breakpoint on the last message before the step block (it caches tools, system and history), for an
+   * OpenAI model a `prompt_cache_key` derived from {@link AiSdkPagingOptions.sessionId}, so give each
+   * conversation its own `sessionId`. Both on by default.
+   */
+  promptCache?: PromptCacheOptions;
 }
 
 /** The paging of one conversation. */
@@ -108,10 +116,11 @@ export interface AiSdkPaging {
    * (system, tools, earlier messages) is then the same from step to step, which the providers' prompt
    * caches need.
    */
-  readonly prepareStep: (options: {
-    stepNumber: number;
-    messages: ModelMessage[];
-  }) => Promise<{ system: string; messages?: ModelMessage[] }>;
+  readonly prepareStep: (options: { stepNumber: number; messages: ModelMessage[]; model?: LanguageModel }) => Promise<{
+    system: string;
+    messages?: ModelMessage[];
+    providerOptions?: Record<string, Record<string, JsonValue>>;
+  }>;
   /** The system text: the agent's own instruction, without the working set. */
   system(): Promise<string>;
   /** The step block for the current state (working set and saved results, fenced), or `''` when empty. */
@@ -161,7 +170,7 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
     invocationId = randomUUID();
   };
 
-  const prepareStep: AiSdkPaging['prepareStep'] = async ({ stepNumber, messages }) => {
+  const prepareStep: AiSdkPaging['prepareStep'] = async ({ stepNumber, messages, model }) => {
     if (stepNumber === 0) {
       endInvocation();
       const lastUser = [...messages].reverse().find((m) => m.role === 'user');
@@ -180,13 +189,39 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
     });
     const request = { ...(await render()), items: [], tools: [] };
     const block = stepBlockText(request);
-    if (!block) return { system: systemText(request), ...(processed !== messages ? { messages: [...processed] } : {}) };
-    const step: ModelMessage = {
-      role: 'user',
-      content: [{ type: 'text', text: block }],
-      providerOptions: STEP_BLOCK_MARK,
+    const provider = typeof model === 'object' ? model.provider.split('.')[0] : undefined;
+    let stepMessages: ModelMessage[] | undefined = processed !== messages ? [...processed] : undefined;
+    if (provider === 'anthropic' && options.promptCache?.breakpoints !== false && processed.length > 0) {
+      // The end of the history: a new message object, the AI SDK's own messages are left as they are.
+      stepMessages ??= [...processed];
+      const last = stepMessages[stepMessages.length - 1]!;
+      stepMessages[stepMessages.length - 1] = {
+        ...last,
+        providerOptions: {
+          ...last.providerOptions,
+          anthropic: { ...last.providerOptions?.anthropic, ...ANTHROPIC_BREAKPOINT.anthropic },
+        },
+      } as ModelMessage;
+    }
+    if (block) {
+      const step: ModelMessage = {
+        role: 'user',
+        content: [{ type: 'text', text: block }],
+        providerOptions: STEP_BLOCK_MARK,
+      };
+      stepMessages = [...(stepMessages ?? processed), step];
+    }
+    return {
+      system: systemText(request),
+      ...(stepMessages ? { messages: stepMessages } : {}),
+      ...(provider === 'openai' && options.promptCache?.cacheKey !== false
+        ? {
+            providerOptions: {
+              openai: { promptCacheKey: promptCacheKey({ appName: 'ai-sdk', userId: 'ai-sdk', sessionId }) },
+            },
+          }
+        : {}),
     };
-    return { system: systemText(request), messages: [...processed, step] };
   };
 
   return { tools, state, prepareStep, system, stepBlock, endInvocation };
