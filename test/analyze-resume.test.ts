@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_BLOCK_HEADER } from '../packages/pagewise/src/index.js';
 import { cli } from './support/cli.js';
 import { spawnCli } from './support/cli-child.js';
 import { answer, hang, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
@@ -50,6 +51,16 @@ function systemOf(body: Record<string, unknown>): string {
     .join('\n');
 }
 
+/** The step block of a recorded chat-completions request: its last message, where the reading plan is. */
+function stepBlockOf(body: Record<string, unknown>): string {
+  const last = (body.messages as { role: string; content: unknown }[]).at(-1)!;
+  const text =
+    typeof last.content === 'string'
+      ? last.content
+      : (last.content as { type: string; text?: string }[]).map((part) => part.text ?? '').join('');
+  return last.role === 'user' && text.startsWith(STEP_BLOCK_HEADER) ? text : '';
+}
+
 /** The arguments of a printed `pagewise …` command line (plain arguments only, as the test folder has). */
 function argsOf(command: string): string[] {
   return command.replace(/^(npx )?pagewise /, '').split(' ');
@@ -84,7 +95,9 @@ describe('analyze --resume on a hosted model', () => {
     );
     try {
       const waiting = await fourth;
-      expect(systemOf(waiting.body)).toContain('Reading plan: 3 documents; 1 loaded');
+      // The plan changes per step: it is in the step block after the history, never in the system prompt.
+      expect(stepBlockOf(waiting.body)).toContain('Reading plan: 3 documents; 1 loaded');
+      expect(systemOf(waiting.body)).not.toContain('Reading plan');
       run.child.kill('SIGINT');
       const { code } = await run.exited;
       expect(code).toBe(130);
@@ -109,8 +122,8 @@ describe('analyze --resume on a hosted model', () => {
     expect(resumed.out).toContain('The plants shipped 240 units.');
     const after = server.requests.slice(before);
     expect(after).toHaveLength(3);
-    expect(systemOf(after[0]!.body)).toContain('Reading plan: 3 documents; 1 loaded; next unread: ["b.md"]');
-    expect(systemOf(after[2]!.body)).toContain('Reading plan: 3 documents; 3 loaded');
+    expect(stepBlockOf(after[0]!.body)).toContain('Reading plan: 3 documents; 1 loaded; next unread: ["b.md"]');
+    expect(stepBlockOf(after[2]!.body)).toContain('Reading plan: 3 documents; 3 loaded');
     sessionOfFirstTest = /--resume (\S+)/.exec(printed!)![1]!;
     dbOfFirstTest = db;
   }, 120_000);
