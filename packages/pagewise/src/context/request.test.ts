@@ -129,7 +129,8 @@ describe('measureRequest', () => {
       result('b', 'the latest observation'),
     ]);
     const m = measureRequest(req);
-    expect(m.parts.instruction).toBe(countTokens('You look records up.'));
+    // The paged section is rendered in the step block: its header counts as instruction.
+    expect(m.parts.instruction).toBe(countTokens('You look records up.') + countTokens(STEP_BLOCK_HEADER));
     expect(m.parts.paged).toBe(countTokens('<page>body</page>'));
     expect(m.parts.observation).toBe(countTokens('the latest observation'));
     expect(m.parts.history).toBe(
