@@ -76,6 +76,7 @@ export {
 
 // The context pipeline.
 export {
+  isPerStep,
   renderPrompt,
   STEP_BLOCK_HEADER,
   stepBlockText,
