@@ -27,8 +27,8 @@ const model = new MockLanguageModelV3({
   doGenerate: async (options: LanguageModelV3CallOptions) => {
     const view = viewPrompt(options);
     promptSizes.push(JSON.stringify(options.prompt).length);
-    const inPrompt = (view.system.match(/^<<<PAGE /gm) ?? []).length;
-    const saved = Number(/- read: (\d+)/.exec(view.system)?.[1] ?? 0);
+    const inPrompt = (view.stepBlock.match(/^<<<PAGE /gm) ?? []).length;
+    const saved = Number(/- read: (\d+)/.exec(view.stepBlock)?.[1] ?? 0);
     const batch = reports.slice(step * 10, step * 10 + 10).map((r) => r.uri);
     // The batch in the prompt is new when it was loaded by the previous step.
     const fresh = inPrompt > 0 && savedBatches < step;

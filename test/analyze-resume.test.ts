@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_BLOCK_HEADER } from '../packages/pagewise/src/index.js';
 import { cli } from './support/cli.js';
 import { spawnCli } from './support/cli-child.js';
 import { answer, hang, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
@@ -52,6 +53,16 @@ function systemOf(body: Record<string, unknown>): string {
     .join('\n');
 }
 
+/** The step block of a recorded chat-completions request: its last message, where the reading plan is. */
+function stepBlockOf(body: Record<string, unknown>): string {
+  const last = (body.messages as { role: string; content: unknown }[]).at(-1)!;
+  const text =
+    typeof last.content === 'string'
+      ? last.content
+      : (last.content as { type: string; text?: string }[]).map((part) => part.text ?? '').join('');
+  return last.role === 'user' && text.startsWith(STEP_BLOCK_HEADER) ? text : '';
+}
+
 /** The arguments of a printed `pagewise …` command line (plain arguments only, as the test folder has). */
 function argsOf(command: string): string[] {
   return command.replace(/^(npx )?pagewise /, '').split(' ');
@@ -86,7 +97,9 @@ async function interruptedAfterFirstLoad(db: string): Promise<string> {
   );
   try {
     const waiting = await fourth;
-    expect(systemOf(waiting.body)).toContain('Reading plan: 3 documents; 1 loaded');
+    // The plan changes per step: it is in the step block after the history, never in the system prompt.
+    expect(stepBlockOf(waiting.body)).toContain('Reading plan: 3 documents; 1 loaded');
+    expect(systemOf(waiting.body)).not.toContain('Reading plan');
     run.child.kill('SIGINT');
     const { code } = await run.exited;
     expect(code).toBe(130);
@@ -130,10 +143,10 @@ describe('analyze --resume on a hosted model', () => {
     const after = server.requests.slice(before);
     expect(after).toHaveLength(4);
     // a.md was loaded, never read: the resumed run offers it first, its body gone with the working set.
-    expect(systemOf(after[0]!.body)).toContain('Reading plan: 3 documents; 1 loaded; next unread: ["a.md"]');
-    expect(systemOf(after[1]!.body)).toContain('Plant A shipped 120 units.');
-    expect(systemOf(after[2]!.body)).toContain('next unread: ["c.md"]');
-    expect(systemOf(after[3]!.body)).toContain('Reading plan: 3 documents; 3 loaded');
+    expect(stepBlockOf(after[0]!.body)).toContain('Reading plan: 3 documents; 1 loaded; next unread: ["a.md"]');
+    expect(stepBlockOf(after[1]!.body)).toContain('Plant A shipped 120 units.');
+    expect(stepBlockOf(after[2]!.body)).toContain('next unread: ["c.md"]');
+    expect(stepBlockOf(after[3]!.body)).toContain('Reading plan: 3 documents; 3 loaded');
     sessionOfFirstTest = /--resume (\S+)/.exec(printed)![1]!;
     dbOfFirstTest = db;
   }, 120_000);

@@ -165,7 +165,12 @@ const CallBodySchema = z.object({
   entry: EntrySchema,
   request: z.object({
     instruction: z.array(
-      z.object({ part: z.enum(['instruction', 'paged']), text: z.string(), source: z.string().optional() }),
+      z.object({
+        part: z.enum(['instruction', 'paged']),
+        text: z.string(),
+        source: z.string().optional(),
+        perStep: z.boolean().optional(),
+      }),
     ),
     items: z.array(ItemSchema),
     tools: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.looseObject({}) })),

@@ -155,6 +155,19 @@ describe.skipIf(!pgTestUrl)('the inspector over PostgreSQL', () => {
         await app.request(`/call?a=pagewise&u=${key.userId}&s=${key.sessionId}&call=${calls[0]!.id}`)
       ).text();
       expect(page).toContain('id="ledger"');
+      // A call with pages shows them where they were sent: in the step block, after the history.
+      const views = await Promise.all(
+        calls.map(async (c) =>
+          (await app.request(`/call?a=pagewise&u=${key.userId}&s=${key.sessionId}&call=${c.id}`)).text(),
+        ),
+      );
+      const pagedView = views.find((view) => view.includes('class="paged-page"'))!;
+      expect(pagedView).toBeDefined();
+      const history = pagedView.indexOf('<h2>History');
+      expect(history).toBeGreaterThan(0);
+      const stepBlock = pagedView.indexOf('<ol class="sections step-block">');
+      expect(stepBlock).toBeGreaterThan(history);
+      expect(pagedView.indexOf('class="paged-page"')).toBeGreaterThan(stepBlock);
       await expect(db.all('DELETE FROM events')).rejects.toThrow(/read-only/);
     } finally {
       await data.close();

@@ -4,7 +4,7 @@
  * script only adds live updates.
  */
 import { itemText, latestObservationStart, toolDefinitionText } from 'pagewise/internal';
-import { type ContextItem } from 'pagewise';
+import { isPerStep, type ContextItem, type InstructionSection } from 'pagewise';
 import { parseFencedPages } from 'pagewise/internal';
 import { handleOf, unfenceQuoted } from 'pagewise/internal';
 import { summaryBody } from 'pagewise/internal';
@@ -485,7 +485,7 @@ function segmentTokens(text: string, model: string): number {
   return countTokens(text, encodingForModel(model.split(':').pop() ?? model));
 }
 
-/** One call exactly as sent: ledger figures, instruction sections with paged pages, history, tools, response. */
+/** One call exactly as sent: ledger figures, system sections, history, the step block with its paged pages, tools, response. */
 export function callPage(
   h: SessionHeader,
   c: CallDetail,
@@ -507,6 +507,30 @@ export function callPage(
       ${pre(itemText(it))}
     </li>`;
   };
+  const section = (s: InstructionSection, si: number) => {
+    const pages = s.part === 'paged' ? parseFencedPages(s.text).pages : [];
+    return html`<li class="section part-${s.part}">
+      <div class="meta">
+        ${s.part}${s.source ? ` · ${s.source}` : ''} · ${num(segmentTokens(s.text, c.model))}
+        tokens${pages.length ? ` · ${pages.length} pages` : ''}
+      </div>
+      ${
+        pages.length
+          ? html`<ul class="pages">
+                ${pages.map((p, pi) => html`<li><a class="paged-page" href="/page${keyQuery(h, { call: c.id, section: si, i: pi })}">${p.title || p.uri}</a> <code>${p.uri}</code>${p.frame ? ` frame ${p.frame}` : ''}</li>`)}
+              </ul>
+              <details>
+                <summary>the section as sent (fences included)</summary>
+                ${pre(s.text)}
+              </details>`
+          : pre(s.text)
+      }
+    </li>`;
+  };
+  // As sent: the sections that stay the same in the system message, the ones that change per step after the history.
+  const indexed = c.request.instruction.map((s, si) => ({ s, si }));
+  const inSystem = indexed.filter(({ s }) => !isPerStep(s));
+  const inStepBlock = indexed.filter(({ s }) => isPerStep(s));
   return html`${sessionTitle(h, `Call #${position}`)}${sessionNav(h, '')}
     <p class="sub">
       agent ${c.agent} · model ${c.model} · invocation ${c.invocationId} · ${time(c.createdAt)}
@@ -540,33 +564,24 @@ export function callPage(
         </tr>
       </tbody>
     </table>
-    <h2>Instruction <small>${c.request.instruction.length} sections</small></h2>
+    <h2>Instruction <small>system message · ${inSystem.length} sections</small></h2>
     <ol class="sections">
-      ${c.request.instruction.map((s, si) => {
-        const pages = s.part === 'paged' ? parseFencedPages(s.text).pages : [];
-        return html`<li class="section part-${s.part}">
-          <div class="meta">
-            ${s.part}${s.source ? ` · ${s.source}` : ''} · ${num(segmentTokens(s.text, c.model))}
-            tokens${pages.length ? ` · ${pages.length} pages` : ''}
-          </div>
-          ${
-            pages.length
-              ? html`<ul class="pages">
-                    ${pages.map((p, pi) => html`<li><a class="paged-page" href="/page${keyQuery(h, { call: c.id, section: si, i: pi })}">${p.title || p.uri}</a> <code>${p.uri}</code>${p.frame ? ` frame ${p.frame}` : ''}</li>`)}
-                  </ul>
-                  <details>
-                    <summary>the section as sent (fences included)</summary>
-                    ${pre(s.text)}
-                  </details>`
-              : pre(s.text)
-          }
-        </li>`;
-      })}
+      ${inSystem.map(({ s, si }) => section(s, si))}
     </ol>
     <h2>History <small>${c.request.items.length} items</small></h2>
     <ol class="items">
       ${c.request.items.map(item)}
     </ol>
+    ${
+      inStepBlock.length
+        ? html`<h2>
+              Step block <small>after the history, re-rendered at every call · ${inStepBlock.length} sections</small>
+            </h2>
+            <ol class="sections step-block">
+              ${inStepBlock.map(({ s, si }) => section(s, si))}
+            </ol>`
+        : ''
+    }
     <h2>Tools <small>${c.request.tools.length}</small></h2>
     <ul class="tools">
       ${c.request.tools.map(

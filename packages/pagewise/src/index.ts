@@ -90,7 +90,11 @@ export { DEFAULT_PRICES, PRICES_CHECKED, type ModelPrice } from './tokens/prices
 
 // The context pipeline.
 export {
+  isPerStep,
   renderPrompt,
+  STEP_BLOCK_HEADER,
+  stepBlockText,
+  systemText,
   type ContextItem,
   type ContextProcessor,
   type ContextRequest,
@@ -99,6 +103,14 @@ export {
   type RequestField,
   type ToolDefinition,
 } from './context/request.js';
+export { isStepBlock, STEP_BLOCK_MARK } from './models/step-block.js';
+export {
+  ANTHROPIC_BREAKPOINT,
+  promptCacheKey,
+  withCacheHints,
+  type CacheSession,
+  type CacheHintOptions,
+} from './models/cache-hints.js';
 export type { ObservationContext, ObservationProcessor, ToolObservation } from './context/observation.js';
 export {
   clearToolResults,

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { STEP_BLOCK_HEADER } from '../context/request.js';
+import { STEP_BLOCK_MARK } from '../models/step-block.js';
+import { countTokens } from '../tokens/tokenizer.js';
 import { renderFencedPages } from '../paging/fence.js';
 import { measureCallOptions, splitSystem } from './measure.js';
 
@@ -39,5 +42,29 @@ describe('splitSystem', () => {
     expect(withPages.parts.paged).toBeGreaterThan(0);
     expect(withPages.parts.instruction).toBe(without.parts.instruction);
     expect(without.parts.paged).toBe(0);
+  });
+
+  it('counts the step block after the history as instruction and paged content, not as a user turn', () => {
+    const block = renderFencedPages(pages).text;
+    const user = { role: 'user' as const, content: [{ type: 'text' as const, text: 'Go.' }] };
+    const inSystem = measureCallOptions({
+      prompt: [{ role: 'system', content: `${INSTRUCTION}\n\n${block}` }, user],
+    });
+    const inStepBlock = measureCallOptions({
+      prompt: [
+        { role: 'system', content: INSTRUCTION },
+        user,
+        {
+          role: 'user',
+          content: [{ type: 'text', text: `${STEP_BLOCK_HEADER}\n\n${block}` }],
+          providerOptions: STEP_BLOCK_MARK,
+        },
+      ],
+    });
+    expect(inStepBlock.parts.paged).toBe(inSystem.parts.paged);
+    expect(inStepBlock.parts.history + inStepBlock.parts.observation).toBe(
+      inSystem.parts.history + inSystem.parts.observation,
+    );
+    expect(inStepBlock.parts.instruction).toBe(inSystem.parts.instruction + countTokens(STEP_BLOCK_HEADER));
   });
 });

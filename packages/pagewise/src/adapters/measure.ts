@@ -1,10 +1,16 @@
 /**
  * Counts an AI SDK model request the way the pagewise ledger counts its own: instruction and paged
- * parts of the system text, history and latest observation, tool schemas, each with the project's
- * tokenizer. Adapters measure what a framework really sends with it, so figures compare across runners.
+ * parts of the system text and of the step block, history and latest observation, tool schemas, each
+ * with the project's tokenizer. Adapters measure what a framework really sends with it, so figures compare across runners.
  */
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
-import { measureRequest, type ContextItem, type ContextRequest, type InstructionSection } from '../context/request.js';
+import {
+  measureRequest,
+  STEP_BLOCK_HEADER,
+  type ContextItem,
+  type ContextRequest,
+  type InstructionSection,
+} from '../context/request.js';
 import { viewPrompt } from '../models/prompt-view.js';
 import { fencedBlockStart } from '../paging/fence.js';
 import type { PartTokens } from '../tokens/ledger.js';
@@ -31,7 +37,14 @@ export function callOptionsToRequest(options: Pick<LanguageModelV3CallOptions, '
   const tools = (options.tools ?? []).flatMap((t) =>
     t.type === 'function' ? [{ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema }] : [],
   );
-  return { instruction: splitSystem(view.system), items, tools };
+  // The step block's header is counted by measureRequest, as for a request of the runner.
+  const block = view.stepBlock.startsWith(STEP_BLOCK_HEADER)
+    ? view.stepBlock.slice(STEP_BLOCK_HEADER.length).trimStart()
+    : view.stepBlock;
+  const perStep = splitSystem(block).map((section) => ({ ...section, perStep: true }));
+  // Sections read from the system message were sent there: counted without the step block's header.
+  const system = splitSystem(view.system).map((section) => ({ ...section, perStep: false }));
+  return { instruction: [...system, ...perStep], items, tools };
 }
 
 /** Prompt tokens of an AI SDK request, by ledger part. */

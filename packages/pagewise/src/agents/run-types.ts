@@ -1,6 +1,7 @@
 /** The options, inputs and outputs of the runner: its public surface, kept apart from its loop. */
 import type { ObservationProcessor } from '../context/observation.js';
 import type { ContextProcessor } from '../context/request.js';
+import type { CacheHintOptions } from '../models/cache-hints.js';
 import type { ModelSpec, ResolveModelOptions } from '../models/resolve.js';
 import type { RetryOptions } from '../models/retry.js';
 import type { SessionStore } from '../session/store.js';
@@ -60,6 +61,13 @@ export interface RunnerOptions {
    * offline run as a provider would bill it), or `false` for none.
    */
   promptCache?: PromptCacheRules | false;
+  /**
+   * Prompt-cache hints for the providers that take them: `cache_control` breakpoints for Anthropic models
+   * (at the end of the system message and at the end of the history), a `prompt_cache_key` per session for
+   * OpenAI models. Both on by default; `{ breakpoints: false }` or `{ cacheKey: false }` turns one off.
+   * Google caches implicitly and needs nothing.
+   */
+  cacheHints?: CacheHintOptions;
 }
 
 /** Input of one invocation. */

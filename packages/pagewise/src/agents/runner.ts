@@ -23,6 +23,7 @@ import {
 import { eventsToItems, withTokenCounts } from '../context/history.js';
 import { RequestHistory } from '../context/request-history.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
+import { withCacheHints } from '../models/cache-hints.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
 import type { RunErrorEvent, Session, SessionEvent } from '../session/types.js';
@@ -340,9 +341,16 @@ export class Runner {
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
     const option = this.options.reusePrompt ?? 'auto';
     const reuse = option === 'auto' ? keepsNoPrompt : option;
-    const { prompt, tools: toolList } = inv.history.render(request, reuse);
+    const rendered = inv.history.render(request, reuse);
+    // A hint is added to copies: the rendered messages (and a reused prompt array) are the kept history's.
+    const {
+      prompt,
+      tools: toolList,
+      providerOptions,
+    } = withCacheHints(model.provider, rendered, session, this.options.cacheHints);
     const sentAt = Date.now();
     const cacheKey = `${historyKey(session)}\u0000${label}`;
+    // Modelled on the request as sent, hints included (Anthropic caches only up to its breakpoints).
     const modelledCache = this.promptCache.observe(model, cacheKey, { prompt, tools: toolList }, encoding, sentAt);
     const response = yield* callModel(
       model,
@@ -350,6 +358,7 @@ export class Runner {
         prompt,
         tools: toolList.length ? toolList : undefined,
         toolChoice: toolList.length ? { type: 'auto' } : undefined,
+        ...(providerOptions ? { providerOptions } : {}),
       },
       {
         streaming: inv.streaming,
@@ -367,7 +376,7 @@ export class Runner {
     };
     if (inv.telemetry?.modelContent) {
       // A reused prompt changes at the next step; telemetry may keep what it is given, so it gets it as sent.
-      const sent = reuse ? prompt.slice() : prompt;
+      const sent = prompt === rendered.prompt && reuse ? prompt.slice() : prompt;
       inv.telemetry.modelContent({ prompt: sent, text, toolCalls, finishReason: response.finishReason });
     }
     const entry = ledger.record({

@@ -8,7 +8,9 @@ import { generateText, simulateReadableStream, stepCountIs, streamText, tool, wr
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { STEP_BLOCK_HEADER } from '../context/request.js';
 import { scriptedModel } from '../models/scripted.js';
+import { isStepBlock, STEP_BLOCK_MARK } from '../models/step-block.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { compressionMiddleware } from './middleware.js';
@@ -274,6 +276,41 @@ describe('compressionMiddleware in generateText', () => {
     expect(unfenceQuoted(summary)).toBe(
       `summary of ${later?.turns.length} new turns after [${later?.previousSummary}]`,
     );
+  });
+
+  it('leaves the step block out of the history it compresses, and last in the prompt', async () => {
+    const backend = recordingBackend((input) => `summary of ${input.turns.length} turns`);
+    const middleware = compressionMiddleware({
+      compressor: backend,
+      observation: false,
+      history: { thresholdTokens: 800, keepLastTurns: 1 },
+    });
+    const block = `${STEP_BLOCK_HEADER}\n\nPlan: ${'orders still to check. '.repeat(200)}`;
+    const steps = [1, 2, 3, 4].map((n) => callStep(`c${n}`, n));
+    const mock = new MockLanguageModelV3({ doGenerate: [...steps, textStep('done')] });
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware }),
+      system: 'You look up orders.',
+      tools: { get_order: getOrder },
+      prompt: 'Which orders are pending?',
+      stopWhen: stepCountIs(10),
+      prepareStep: ({ messages }) => ({
+        messages: [
+          ...messages,
+          { role: 'user', content: [{ type: 'text', text: block }], providerOptions: STEP_BLOCK_MARK },
+        ],
+      }),
+    });
+    expect(backend.inputs.length).toBeGreaterThanOrEqual(1);
+    for (const input of backend.inputs) {
+      expect(input.task).toBe('Which orders are pending?');
+      expect(JSON.stringify(input.turns)).not.toContain('orders still to check');
+    }
+    for (const call of mock.doGenerateCalls) {
+      const last = call.prompt.at(-1)!;
+      expect(last.role === 'user' && last.content[0]?.type === 'text' && last.content[0].text).toBe(block);
+      expect(call.prompt.filter(isStepBlock)).toHaveLength(1);
+    }
   });
 
   it('records LLM compressor calls in its ledger', async () => {

@@ -21,6 +21,7 @@ import type {
 import { eventsToItems } from '../context/history.js';
 import type { ObservationContext } from '../context/observation.js';
 import type { ContextItem, ContextRequest, ProcessorContext } from '../context/request.js';
+import { isStepBlock } from '../models/step-block.js';
 import { fenceBoundary, neutralize } from '../paging/fence.js';
 import { PagingService } from '../paging/service.js';
 import type { CompactionEvent, Session, SessionEvent, ToolCallRecord } from '../session/types.js';
@@ -174,6 +175,8 @@ function promptEvents(prompt: LanguageModelV3Prompt): { events: SessionEvent[]; 
       case 'system':
         return;
       case 'user': {
+        // The step block is the instruction's per-step part, re-rendered each call: not history.
+        if (isStepBlock(message)) return;
         const text = userText(message);
         push({ ...base, id: `${i}:${sha(`user${text}`)}`, kind: 'user', author: 'user', text });
         return;
@@ -365,7 +368,7 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       // The task is the latest user message: the one this call's tool loop works on.
       const lastUser = [...params.prompt]
         .reverse()
-        .find((m): m is Extract<LanguageModelV3Message, { role: 'user' }> => m.role === 'user');
+        .find((m): m is Extract<LanguageModelV3Message, { role: 'user' }> => m.role === 'user' && !isStepBlock(m));
       const task = lastUser ? userText(lastUser) : '';
       let prompt = await compressObservations(params.prompt, task, params.abortSignal);
       prompt = await compressHistory(prompt, task, params.abortSignal);
@@ -396,7 +399,10 @@ function promptSession(sessionId: string, events: SessionEvent[]): Session {
   };
 }
 
-/** Writes items back as messages: system messages first, each kept message as it was, summaries as user messages. */
+/**
+ * Writes items back as messages: system messages first, each kept message as it was, summaries as user messages,
+ * the step block last.
+ */
 function toPrompt(
   prompt: LanguageModelV3Prompt,
   items: readonly ContextItem[],
@@ -415,6 +421,8 @@ function toPrompt(
     const message = prompt[index];
     if (message) out.push(message);
   }
+  // The step block stays last, after the history it follows.
+  for (const message of prompt) if (isStepBlock(message)) out.push(message);
   return out;
 }
 

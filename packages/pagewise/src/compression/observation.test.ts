@@ -214,7 +214,7 @@ describe('observationCompressor: the raw result stays retrievable', () => {
     expect(JSON.stringify(model.views[1]?.turns)).not.toContain('trailing spaces');
     // The page holds the raw text, and page_in put it, unchanged, into the next instruction.
     expect(await cObs.service.body(handle ?? '', result.session.sessionId)).toBe(raw);
-    expect(model.views[2]?.system).toContain(raw);
+    expect(model.views[2]?.stepBlock).toContain(raw);
     // The events hold what the model saw; nothing about the raw result was lost from the store.
     const event = result.session.events.find((e) => e.kind === 'tool-result' && e.toolName === 'get_order');
     expect(event?.kind === 'tool-result' && handleOf(event.output)).toBe(handle);

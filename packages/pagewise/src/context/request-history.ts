@@ -7,14 +7,16 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { SessionEvent } from '../session/types.js';
 import { emptyParts, type PartTokens } from '../tokens/ledger.js';
-import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
+import type { EncodingName } from '../tokens/tokenizer.js';
 import { eventsToItems, eventToItem } from './history.js';
 import {
+  countInstruction,
   itemTokenCount,
   latestObservationStart,
   renderItem,
   renderMessages,
   renderTools,
+  stepBlockMessage,
   systemText,
   toolsTokenCount,
   type ContextItem,
@@ -49,12 +51,15 @@ export class RequestHistory {
   private readonly messageOf: number[] = [];
   /** Per encoding, running token sums: `sums[i]` is the count of `items[0..i)`. */
   private readonly sums = new Map<EncodingName, number[]>();
+  /** True while the last entry of `messages` is the step block of a reused prompt, not a history message. */
+  private stepBlockKept = false;
 
   /**
    * Brings the items up to date with `events`: converts only the events appended since the last sync.
    * A compaction among them, or a list that changed other than by appending, rebuilds everything.
    */
   sync(events: readonly SessionEvent[]): void {
+    this.dropStepBlock();
     const appended =
       this.count <= events.length &&
       (this.count === 0 || (events[0] === this.first && events[this.count - 1] === this.last));
@@ -80,7 +85,7 @@ export class RequestHistory {
    */
   measure(request: ContextRequest, encoding: EncodingName): { parts: PartTokens; total: number } {
     const parts = emptyParts();
-    for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+    countInstruction(request.instruction, parts, encoding);
     const sums = this.sumsFor(encoding);
     const items = request.items;
     const obsStart = latestObservationStart(items);
@@ -93,16 +98,18 @@ export class RequestHistory {
   }
 
   /**
-   * Renders `request` as `renderPrompt` does: the messages of the items this history holds (a prefix
-   * left in place by the processors) are reused, the rest rendered. The messages in the prompt are
-   * shared and read-only. The prompt array is new, unless `reusePrompt` is true and the request is the
-   * whole history with a system message (the usual step): then it is the kept array itself, which later
-   * syncs and renders change in place; only for a model that keeps no reference to its prompt.
+   * Renders `request` as `renderPrompt` does (system message, history, step block): the messages of the
+   * items this history holds (a prefix left in place by the processors) are reused, the rest rendered.
+   * The messages in the prompt are shared and read-only. The prompt array is new, unless `reusePrompt` is
+   * true and the request is the whole history with a system message (the usual step): then it is the
+   * kept array itself, the step block pushed at its end, which later syncs and renders change in place;
+   * only for a model that keeps no reference to its prompt.
    */
   render(
     request: ContextRequest,
     reusePrompt = false,
   ): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+    this.dropStepBlock();
     const items = request.items;
     let shared = this.sharedPrefix(items);
     const whole = shared === items.length && shared === this.items.length;
@@ -111,9 +118,15 @@ export class RequestHistory {
     if (!whole) while (shared > 0 && items[shared - 1]!.type === 'tool-result') shared -= 1;
     const end = whole ? this.messages.length : shared === 0 ? 1 : this.messageOf[shared - 1]! + 1;
     const system = systemText(request);
+    const step = stepBlockMessage(request);
     if (reusePrompt && system && whole) {
-      // The caller knows the model keeps no reference: the kept array is the prompt, no copy.
+      // The caller knows the model keeps no reference: the kept array is the prompt, no copy. The step
+      // block is taken off again before the next sync or render.
       this.messages[0] = { role: 'system', content: system };
+      if (step) {
+        this.messages.push(step);
+        this.stepBlockKept = true;
+      }
       return { prompt: this.messages, tools: renderTools(request.tools) };
     }
     // Unless reused, exactly one copy of the kept messages, whatever the path: the model may keep the prompt it was
@@ -122,7 +135,15 @@ export class RequestHistory {
     const prompt = this.messages.slice(system ? 0 : 1, end);
     if (system) prompt[0] = { role: 'system', content: system };
     renderMessages(items, shared, prompt);
+    if (step) prompt.push(step);
     return { prompt, tools: renderTools(request.tools) };
+  }
+
+  /** Takes the step block of a reused prompt off the kept messages, so they are the history's again. */
+  private dropStepBlock(): void {
+    if (!this.stepBlockKept) return;
+    this.messages.pop();
+    this.stepBlockKept = false;
   }
 
   /** How many leading items of `items` are this history's own, by identity. */

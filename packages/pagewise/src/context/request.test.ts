@@ -7,6 +7,8 @@ import {
   measureRequest,
   renderPrompt,
   serializeRequest,
+  STEP_BLOCK_HEADER,
+  stepBlockText,
   systemText,
   type ContextItem,
   type ContextRequest,
@@ -35,7 +37,7 @@ const result = (id: string, output = `record ${id}`, isError = false): ContextIt
 });
 
 describe('renderPrompt', () => {
-  it('renders system text, user, assistant with calls, and groups consecutive results in one tool message', () => {
+  it('renders system text, user, assistant with calls, groups consecutive results in one tool message, and ends with the step block', () => {
     const { prompt, tools } = renderPrompt(
       request([
         { type: 'user', text: 'find a and b' },
@@ -46,8 +48,14 @@ describe('renderPrompt', () => {
         { type: 'assistant', text: 'done', toolCalls: [] },
       ]),
     );
-    expect(prompt.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user', 'assistant']);
-    expect(prompt[0]).toEqual({ role: 'system', content: 'You look records up.\n\n<page>body</page>' });
+    expect(prompt.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'user', 'assistant', 'user']);
+    // The paged section changes per step: it follows the history, so the system message stays the same.
+    expect(prompt[0]).toEqual({ role: 'system', content: 'You look records up.' });
+    expect(prompt[6]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: `${STEP_BLOCK_HEADER}\n\n<page>body</page>` }],
+      providerOptions: { pagewise: { stepBlock: true } },
+    });
     expect(prompt[2]).toEqual({
       role: 'assistant',
       content: [
@@ -121,7 +129,8 @@ describe('measureRequest', () => {
       result('b', 'the latest observation'),
     ]);
     const m = measureRequest(req);
-    expect(m.parts.instruction).toBe(countTokens('You look records up.'));
+    // The paged section is rendered in the step block: its header counts as instruction.
+    expect(m.parts.instruction).toBe(countTokens('You look records up.') + countTokens(STEP_BLOCK_HEADER));
     expect(m.parts.paged).toBe(countTokens('<page>body</page>'));
     expect(m.parts.observation).toBe(countTokens('the latest observation'));
     expect(m.parts.history).toBe(
@@ -179,8 +188,21 @@ describe('request helpers', () => {
     expect(latestObservationStart([])).toBe(0);
   });
 
-  it('systemText joins sections with a blank line', () => {
-    expect(systemText(request([]))).toBe('You look records up.\n\n<page>body</page>');
+  it('systemText joins the sections that stay the same; stepBlockText the ones that change per step, after a header', () => {
+    const sections: ContextRequest = {
+      instruction: [
+        { part: 'instruction', text: 'You look records up.' },
+        { part: 'instruction', text: 'Plan: 3 left.', perStep: true },
+        { part: 'instruction', text: 'Be brief.' },
+        { part: 'paged', text: '<page>body</page>' },
+        { part: 'paged', text: '<page>pinned</page>', perStep: false },
+      ],
+      items: [],
+      tools: [],
+    };
+    expect(systemText(sections)).toBe('You look records up.\n\nBe brief.\n\n<page>pinned</page>');
+    expect(stepBlockText(sections)).toBe(`${STEP_BLOCK_HEADER}\n\nPlan: 3 left.\n\n<page>body</page>`);
+    expect(stepBlockText({ ...sections, instruction: sections.instruction.slice(0, 1) })).toBe('');
   });
 
   it('findBrokenToolPair reports a call without result and a result without its call', () => {

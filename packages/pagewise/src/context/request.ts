@@ -9,17 +9,25 @@ import type {
   LanguageModelV3Message,
   LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
+import { STEP_BLOCK_MARK } from '../models/step-block.js';
 import type { Session, ToolCallRecord } from '../session/types.js';
 import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
 import { emptyParts, type Ledger, type PartTokens, type PromptPart } from '../tokens/ledger.js';
 
-/** A section of the system instruction. */
+/** A section of the agent's instruction. */
 export interface InstructionSection {
   /** `instruction` for the agent's own text, `paged` for paged-in content. */
   part: 'instruction' | 'paged';
   text: string;
   /** A label for debugging (`agent`, `working-set`, ...). */
   source?: string;
+  /**
+   * The section changes from one model call to the next (a reading plan, saved results, the working set):
+   * it is rendered in the step block after the history, not in the system message, so the prompt's
+   * prefix stays the same from call to call and the provider's prompt cache can serve it (see
+   * {@link stepBlockText}). Default: true for a `paged` section, false for an `instruction` one.
+   */
+  perStep?: boolean;
 }
 
 /** One item of history, as the model will see it. */
@@ -144,7 +152,14 @@ export interface PromptSegment {
  */
 export function serializeRequest(request: ContextRequest): PromptSegment[] {
   const out: PromptSegment[] = [];
-  for (const s of request.instruction) out.push({ part: s.part, text: s.text });
+  let header = false;
+  for (const s of request.instruction) {
+    if (!header && isPerStep(s)) {
+      out.push({ part: 'instruction', text: STEP_BLOCK_HEADER });
+      header = true;
+    }
+    out.push({ part: s.part, text: s.text });
+  }
   const obsStart = latestObservationStart(request.items);
   request.items.forEach((item, i) =>
     out.push({ part: i >= obsStart ? 'observation' : 'history', text: itemText(item) }),
@@ -199,7 +214,7 @@ export function measureRequest(
   encoding: EncodingName = 'o200k_base',
 ): { parts: PartTokens; total: number } {
   const parts = emptyParts();
-  for (const s of request.instruction) parts[s.part] += countTokens(s.text, encoding);
+  countInstruction(request.instruction, parts, encoding);
   const items = request.items;
   const obsStart = latestObservationStart(items);
   for (let i = 0; i < items.length; i++) {
@@ -211,9 +226,64 @@ export function measureRequest(
   return { parts, total };
 }
 
-/** Joins instruction sections into the system text the model receives. */
+/**
+ * Adds the tokens of instruction sections to `parts` by their part, and the step block's header to
+ * `instruction` when a section is rendered in the step block.
+ */
+export function countInstruction(
+  sections: readonly InstructionSection[],
+  parts: PartTokens,
+  encoding: EncodingName,
+): void {
+  let header = false;
+  for (const section of sections) {
+    parts[section.part] += countTokens(section.text, encoding);
+    if (!header && isPerStep(section)) {
+      parts.instruction += countTokens(STEP_BLOCK_HEADER, encoding);
+      header = true;
+    }
+  }
+}
+
+/** Whether `section` is rendered in the step block after the history (see {@link InstructionSection.perStep}). */
+export function isPerStep(section: InstructionSection): boolean {
+  return section.perStep ?? section.part === 'paged';
+}
+
+/** Joins the instruction sections that stay the same from call to call into the system text the model receives. */
 export function systemText(request: ContextRequest): string {
-  return request.instruction.map((s) => s.text).join('\n\n');
+  let text = '';
+  for (const section of request.instruction)
+    if (!isPerStep(section)) text = text ? `${text}\n\n${section.text}` : section.text;
+  return text;
+}
+
+/**
+ * The first line of the step block: what the block is, so the model reads it as the current part of its
+ * instruction rather than as a new message of the user.
+ */
+export const STEP_BLOCK_HEADER =
+  '[pagewise] The rest of your instruction, current at this step (re-rendered at every call; not a message from the user):';
+
+/**
+ * The text of the step block: the header, then the sections that change per step, or `''` when there are
+ * none. Paged content in it keeps its fence: the block only moves the sections, it never unwraps them.
+ */
+export function stepBlockText(request: ContextRequest): string {
+  let text = '';
+  for (const section of request.instruction)
+    if (isPerStep(section)) text = text ? `${text}\n\n${section.text}` : section.text;
+  return text ? `${STEP_BLOCK_HEADER}\n\n${text}` : '';
+}
+
+/**
+ * The step block as the last message of a prompt: a user message (Anthropic and Google accept system
+ * messages only at the start), rendered anew at every call and never stored in the history.
+ */
+export function stepBlockMessage(request: ContextRequest): LanguageModelV3Message | undefined {
+  const text = stepBlockText(request);
+  if (!text) return undefined;
+  return { role: 'user', content: [{ type: 'text', text }], providerOptions: STEP_BLOCK_MARK };
 }
 
 type ToolResultPart = Extract<LanguageModelV3Message, { role: 'tool' }>['content'][number];
@@ -284,9 +354,11 @@ function toolMessage(items: readonly ContextItem[], start: number, end: number, 
 }
 
 /**
- * Renders the request as an AI SDK prompt and tool list. Consecutive tool results become one tool
- * message; summaries become user messages. Items render once: the messages of items seen in an earlier
- * render are reused, so the objects of a prompt must be treated as read-only.
+ * Renders the request as an AI SDK prompt and tool list, in the order that keeps the prompt's prefix
+ * stable from call to call: the system message (the sections that stay the same), the history, then the
+ * step block (the sections that change per step, see {@link stepBlockMessage}). Consecutive tool results
+ * become one tool message; summaries become user messages. Items render once: the messages of items seen
+ * in an earlier render are reused, so the objects of a prompt must be treated as read-only.
  */
 export function renderPrompt(request: ContextRequest): {
   prompt: LanguageModelV3Prompt;
@@ -296,6 +368,8 @@ export function renderPrompt(request: ContextRequest): {
   const system = systemText(request);
   if (system) prompt.push({ role: 'system', content: system });
   renderMessages(request.items, 0, prompt);
+  const step = stepBlockMessage(request);
+  if (step) prompt.push(step);
   return { prompt, tools: renderTools(request.tools) };
 }
 

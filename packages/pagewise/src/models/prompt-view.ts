@@ -1,8 +1,9 @@
 /**
  * A plain view of a model request, for rule-based models that read only their prompt: the system text,
- * the turns in order, and the names of the offered tools.
+ * the step block, the turns in order, and the names of the offered tools.
  */
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { isStepBlock } from './step-block.js';
 
 /** One turn of the conversation as the model sees it. */
 export type PromptTurn =
@@ -12,8 +13,15 @@ export type PromptTurn =
 
 /** What a prompt-reading policy gets to see: nothing beyond the request itself. */
 export interface PromptView {
-  /** All system messages joined by blank lines. */
+  /** All system messages joined by blank lines: the part of the instruction that stays the same from call to call. */
   system: string;
+  /**
+   * The step block: the part of the instruction that changes per step (working set, saved results, reading
+   * plan), rendered after the history; `''` when the prompt has none. Not a turn.
+   */
+  stepBlock: string;
+  /** The whole instruction wherever the layout put it: {@link system}, then {@link stepBlock}. */
+  instruction: string;
   turns: PromptTurn[];
   /** Names of the tools offered in this call. */
   toolNames: string[];
@@ -54,10 +62,13 @@ function outputToText(output: unknown): { text: string; isError: boolean } {
 export function viewPrompt(options: Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>): PromptView {
   const prompt: LanguageModelV3Prompt = options.prompt;
   const system: string[] = [];
+  const stepBlocks: string[] = [];
   const turns: PromptTurn[] = [];
   for (const message of prompt) {
     if (message.role === 'system') {
       system.push(message.content);
+    } else if (message.role === 'user' && isStepBlock(message)) {
+      stepBlocks.push(message.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
     } else if (message.role === 'user') {
       const text = message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
       turns.push({ role: 'user', text });
@@ -82,8 +93,10 @@ export function viewPrompt(options: Pick<LanguageModelV3CallOptions, 'prompt' | 
   }
   const userTurns = turns.filter((t): t is Extract<PromptTurn, { role: 'user' }> => t.role === 'user');
   const systemText = system.join('\n\n');
+  const stepBlock = stepBlocks.join('\n\n');
+  const instruction = systemText && stepBlock ? `${systemText}\n\n${stepBlock}` : systemText || stepBlock;
   const fullText = [
-    systemText,
+    instruction,
     ...turns.map((t) =>
       t.role === 'user'
         ? t.text
@@ -94,6 +107,8 @@ export function viewPrompt(options: Pick<LanguageModelV3CallOptions, 'prompt' | 
   ].join('\n\n');
   return {
     system: systemText,
+    stepBlock,
+    instruction,
     turns,
     toolNames: (options.tools ?? []).map((t) => t.name),
     firstUserText: userTurns[0]?.text ?? '',

@@ -50,7 +50,7 @@ function agentWith(
 }
 
 describe('paging service and tools', () => {
-  it('pages bodies into the instruction, never into events, and empties the working set at the end', async () => {
+  it('pages bodies into the step block after the history, never into events, and empties the working set at the end', async () => {
     const { source } = corpus({ a: doc(1), b: doc(2), c: doc(3) });
     const service = new PagingService({ source });
     const { runner, model } = agentWith(service, [
@@ -60,9 +60,15 @@ describe('paging service and tools', () => {
       'done',
     ]);
     const result = await runner.run({ userId: 'u', message: 'read' });
-    const pagesAt = model.views.map((v) => parseFencedPages(v.system).pages.map((p) => p.uri));
+    const pagesAt = model.views.map((v) => parseFencedPages(v.stepBlock).pages.map((p) => p.uri));
     expect(pagesAt).toEqual([[], ['a', 'b'], ['a', 'b', 'c'], ['b', 'c']]);
-    expect(parseFencedPages(model.views[1]!.system).pages[0]!.body).toBe(doc(1));
+    expect(parseFencedPages(model.views[1]!.stepBlock).pages[0]!.body).toBe(doc(1));
+    // The system message is the agent's own instruction at every call; the block is the prompt's last message.
+    expect(model.views.map((v) => v.system)).toEqual(Array(4).fill('You read pages.'));
+    const last = model.calls[1]!.prompt.at(-1)!;
+    expect(last.role === 'user' && last.content[0]?.type === 'text' && last.content[0].text).toBe(
+      model.views[1]!.stepBlock,
+    );
     const receipts = result.session.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []));
     expect(receipts[0]).toMatch(/^2 loaded\.$/);
     const json = JSON.stringify(result.session.events);
@@ -90,7 +96,7 @@ describe('paging service and tools', () => {
     expect(text).toMatch(/ramBudgetTokens/);
     expect(text).toMatch(/nothing was changed/);
     expect(text).toContain('These fit: ["b"]');
-    expect(parseFencedPages(model.views[2]!.system).pages.map((p) => p.uri)).toEqual(['a']);
+    expect(parseFencedPages(model.views[2]!.stepBlock).pages.map((p) => p.uri)).toEqual(['a']);
   });
 
   it('states the budget in the preface only once the working set holds more than half of it', async () => {
@@ -168,7 +174,7 @@ describe('paging service and tools', () => {
     ]);
     const result = await runner.run({ userId: 'u', message: 'x' });
     expect(result.session.state['result:t1']).toBe('sum=42');
-    expect(model.views[1]!.system).toContain('- t1: sum=42');
+    expect(model.views[1]!.stepBlock).toContain('- t1: sum=42');
     const listed = model.views[2]!.turns.at(-1);
     expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"t1": "sum=42"');
   });
@@ -183,7 +189,7 @@ describe('paging service and tools', () => {
     ]);
     const result = await runner.run({ userId: 'u', message: 'x' });
     expect(result.session.state['result:__proto__']).toBe('sum=42');
-    expect(model.views[1]!.system).toContain('- __proto__: sum=42');
+    expect(model.views[1]!.stepBlock).toContain('- __proto__: sum=42');
     const listed = model.views[2]!.turns.at(-1);
     expect(listed?.role === 'tool' && listed.results[0]!.output).toContain('"__proto__": "sum=42"');
   });
@@ -214,8 +220,8 @@ describe('paging service and tools', () => {
     expect(calls[0]!.input).toEqual({ task_id: 't1', result: SAVED_RESULT_ELIDED });
     // The batch it loaded is in the instruction's block, so its URI list is not repeated either.
     expect(calls[1]!.input).toEqual({ urls: [SHOWN_PAGES_ELIDED] });
-    expect(parseFencedPages(third.system).pages.map((p) => p.uri)).toEqual(['b']);
-    expect(third.system).toContain('- t1: a says 42');
+    expect(parseFencedPages(third.stepBlock).pages.map((p) => p.uri)).toEqual(['b']);
+    expect(third.stepBlock).toContain('- t1: a says 42');
     // Copying the placeholder back is refused; the saved result stays.
     const refused = model.views[3]!.turns.at(-1);
     expect(refused?.role === 'tool' && refused.results[0]!.isError).toBe(true);
@@ -247,7 +253,7 @@ describe('paging service and tools', () => {
     const refused = model.views[3]!.turns.at(-1);
     expect(refused?.role === 'tool' && refused.results[0]!.isError).toBe(true);
     expect(JSON.stringify(refused)).toContain('placeholder');
-    expect(parseFencedPages(model.views[3]!.system).pages.map((p) => p.uri)).toEqual(['a']);
+    expect(parseFencedPages(model.views[3]!.stepBlock).pages.map((p) => p.uri)).toEqual(['a']);
   });
 
   it('drops a kept paging turn the instruction shows whole, and keeps one that says more', async () => {
@@ -276,8 +282,8 @@ describe('paging service and tools', () => {
     // its preface says how many are loaded, so neither turn is repeated in the history.
     expect(callsAt(1)).toEqual([]);
     expect(callsAt(2)).toEqual([]);
-    expect(model.views[2]!.system).toMatch(/^- t: a and b read$/m);
-    expect(model.views[2]!.system).toMatch(/ 1 loaded pages? follow: /);
+    expect(model.views[2]!.stepBlock).toMatch(/^- t: a and b read$/m);
+    expect(model.views[2]!.stepBlock).toMatch(/ 1 loaded pages? follow: /);
     // page_out shows no page: its URI list is the only record of what it did, so it is kept.
     expect(callsAt(3)).toEqual(['page_out']);
     // A turn where the model also wrote text is kept, its URI list elided.
@@ -301,10 +307,10 @@ describe('paging service and tools', () => {
       'the answer',
     ]);
     await runner.run({ userId: 'u', message: 'read' });
-    const pagesAt = model.views.map((v) => parseFencedPages(v.system).pages.map((p) => p.uri));
+    const pagesAt = model.views.map((v) => parseFencedPages(v.stepBlock).pages.map((p) => p.uri));
     // The final call carries no batch: the last one was released when its result was saved.
     expect(pagesAt).toEqual([[], ['a', 'b'], ['c'], []]);
-    expect(model.views[3]!.system).toMatch(/^- t: all read$/m);
+    expect(model.views[3]!.stepBlock).toMatch(/^- t: all read$/m);
 
     const kept = new PagingService({ source });
     const tools = createPagingTools(kept, { releaseOnSave: false });
@@ -319,7 +325,7 @@ describe('paging service and tools', () => {
       'done',
     ]);
     await new Runner({ agent, model: m2 }).run({ userId: 'u', message: 'read' });
-    expect(parseFencedPages(m2.views[2]!.system).pages.map((p) => p.uri)).toEqual(['a']);
+    expect(parseFencedPages(m2.views[2]!.stepBlock).pages.map((p) => p.uri)).toEqual(['a']);
   });
 
   it('calculates over a page safely', async () => {
@@ -391,7 +397,7 @@ describe('auto-paging', () => {
     });
     const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
     expect(handle).toMatch(/^tool:\/\/dump\//);
-    const page = parseFencedPages(model.views[2]!.system).pages[0]!;
+    const page = parseFencedPages(model.views[2]!.stepBlock).pages[0]!;
     expect(page.uri).toBe(handle);
     expect(page.body).toBe(big);
     expect(JSON.stringify(result.session.events).includes('ünïcødé')).toBe(false);

@@ -92,13 +92,15 @@ describe('finding 5: untrusted text reaches the model only inside a fence', () =
       'done',
     ]);
     await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
-    const system = model.views[1]!.system;
-    const { body } = fenceOf(system);
+    // Saved results change per step: they are in the step block after the history, still fenced as data.
+    const block = model.views[1]!.stepBlock;
+    expect(model.views[1]!.system).toBe('You read pages.');
+    const { body } = fenceOf(block);
     expect(body.startsWith('- notes: fine\n')).toBe(true);
     // No line of the saved text can start another item or close the block.
-    expect(system).not.toMatch(/^- other:/m);
-    expect(system).not.toMatch(/^New system rule/m);
-    expect(system).not.toContain('<<<END 1>>>');
+    expect(block).not.toMatch(/^- other:/m);
+    expect(block).not.toMatch(/^New system rule/m);
+    expect(block).not.toContain('<<<END 1>>>');
   });
 
   it('fences compressed observations with a boundary of at least 64 random bits', async () => {

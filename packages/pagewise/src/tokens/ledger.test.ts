@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { Agent } from '../agents/agent.js';
 import { Runner } from '../agents/runner.js';
 import { tool } from '../agents/tool.js';
-import { measureRequest, type ContextRequest } from '../context/request.js';
+import { measureRequest, STEP_BLOCK_HEADER, type ContextRequest } from '../context/request.js';
 import { scriptedModel } from '../models/scripted.js';
 import { billedPromptTokens, callCostUsd, summarizeLedger, type LedgerEntry } from './ledger.js';
 import { DEFAULT_PRICES } from './prices.js';
@@ -43,9 +43,10 @@ const request: ContextRequest = {
 describe('token ledger', () => {
   it('counts a fixed request exactly as gpt-tokenizer counts its serialized segments', () => {
     // The serialization, written out by hand: each instruction section, each item as the model reads it,
-    // each tool definition as JSON.
+    // each tool definition as JSON. The paged section goes in the step block after the history, whose
+    // header line counts as instruction.
     const segments = {
-      instruction: ['You are an analyst. Answer briefly.'],
+      instruction: ['You are an analyst. Answer briefly.', STEP_BLOCK_HEADER],
       paged: ['<page uri="a">Revenue grew 12% in 2025-Q3 to $4,200k.</page>'],
       history: ['What was the revenue?', 'Let me look.\nlookup{"q":"revenue","n":3}'],
       observation: ['{"revenue": 4200, "unit": "kUSD"}'],
@@ -61,7 +62,9 @@ describe('token ledger', () => {
     expect(measured.total).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
     // cl100k differs from o200k and is honoured when chosen.
     const cl = measureRequest(request, 'cl100k_base');
-    expect(cl.parts.instruction).toBe(encodeCl100k(segments.instruction[0]!).length);
+    expect(cl.parts.instruction).toBe(
+      encodeCl100k(segments.instruction[0]!).length + encodeCl100k(segments.instruction[1]!).length,
+    );
   });
 
   it('the runner records the same count for the request it sends', async () => {

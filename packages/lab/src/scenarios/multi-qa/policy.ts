@@ -457,6 +457,6 @@ function decide(view: PromptView): OfflineDecision {
  */
 export const qaOfflinePolicy: OfflinePolicy = {
   name: 'multi-objective-qa',
-  matches: (view) => view.system.includes(QA_TASK_KIND_LINE),
+  matches: (view) => view.instruction.includes(QA_TASK_KIND_LINE),
   decide,
 };

@@ -127,7 +127,7 @@ transfer to the analyst with transfer_to_agent.`;
 function analystInstruction(strategy: ReportStrategy, batch: number): string {
   const reading =
     strategy === 'paging'
-      ? `Call get_reports with up to ${batch} URIs from "next unread"; their texts then appear in this instruction, replacing the previous batch. ` +
+      ? `Call get_reports with up to ${batch} URIs from "next unread"; their texts then appear in the rest of your instruction, after the conversation, replacing the previous batch. ` +
         `After reading a batch, merge what it contributes into your running result and save it with save_result (task_id "${RUNNING_RESULT_ID}"), in the same step as loading the next batch.`
       : `Call get_reports with up to ${batch} URIs from "next unread"; their texts are returned to you.`;
   return `${REPORT_TASK_KIND_LINE}
@@ -241,7 +241,8 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
       name: 'analyst',
       description: 'Reads the chosen reports in batches and answers.',
       instruction: pagedInstruction({
-        base: (ctx) => `${analystInstruction('paging', batch)}\n${planLine(ctx.state, batch)}`,
+        base: analystInstruction('paging', batch),
+        perStep: (ctx) => planLine(ctx.state, batch),
         service: paging,
       }),
       tools,
@@ -281,7 +282,12 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
   const analyst = new Agent({
     name: 'analyst',
     description: 'Reads the chosen reports in batches and answers.',
-    instruction: (ctx) => `${analystInstruction('none', batch)}\n${planLine(ctx.state, batch, 'none')}`,
+    // The plan line changes at every batch: it goes after the history, so the naive agent's prompt is its
+    // static instruction and an append-only history, as a user of the AI SDK would write it.
+    instruction: (ctx) => [
+      { part: 'instruction', text: analystInstruction('none', batch), source: 'analyst' },
+      { part: 'instruction', text: planLine(ctx.state, batch, 'none'), source: 'analyst', perStep: true },
+    ],
     tools: [getReportsNaive, escalateNaive],
     ...(options.processors?.length ? { processors: options.processors } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),

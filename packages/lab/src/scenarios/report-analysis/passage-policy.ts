@@ -43,8 +43,8 @@ function toolOutputs(view: PromptView, name: string): string[] {
     .map((r) => r.output);
 }
 
-function readPlan(system: string): { total: number; loaded: number; next: string[] } | undefined {
-  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(system);
+function readPlan(instruction: string): { total: number; loaded: number; next: string[] } | undefined {
+  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(instruction);
   if (!m) return undefined;
   try {
     const next = JSON.parse(m[3]!) as unknown;
@@ -58,8 +58,8 @@ function readPlan(system: string): { total: number; loaded: number; next: string
   }
 }
 
-function readSaved(system: string): SavedPassages | undefined {
-  const m = new RegExp(`^- ${PASSAGES_ID}: (\\{.*\\})$`, 'm').exec(system);
+function readSaved(instruction: string): SavedPassages | undefined {
+  const m = new RegExp(`^- ${PASSAGES_ID}: (\\{.*\\})$`, 'm').exec(instruction);
   if (!m) return undefined;
   try {
     const value = JSON.parse(m[1]!) as Partial<SavedPassages>;
@@ -160,13 +160,13 @@ function planner(view: PromptView): OfflineDecision {
 
 function analyst(view: PromptView): OfflineDecision {
   const question = view.firstUserText;
-  const plan = readPlan(view.system);
+  const plan = readPlan(view.instruction);
   if (!plan)
     return { text: `${OFFLINE_DISCLAIMER} I cannot see a reading plan in my prompt, so I cannot tell what to read.` };
   const load = plan.next.length ? [{ toolName: 'get_reports', input: { urls: plan.next } }] : [];
   if (view.toolNames.includes('save_result')) {
-    const saved = readSaved(view.system);
-    const pages = parseFencedPages(view.system).pages;
+    const saved = readSaved(view.instruction);
+    const pages = parseFencedPages(view.instruction).pages;
     if (pages.length > 0 && (saved?.read ?? 0) < plan.loaded) {
       const batch = readBatch(question, pages);
       const merged = mergePassages([saved?.passages ?? [], batch.passages], PASSAGES_PER_ANSWER);
@@ -196,6 +196,7 @@ function analyst(view: PromptView): OfflineDecision {
  */
 export const passageOfflinePolicy: OfflinePolicy = {
   name: 'report-analysis-passages',
-  matches: (view) => view.system.includes(REPORT_TASK_KIND_LINE) && parseQuestion(view.firstUserText) === undefined,
-  decide: (view) => (/^Role: planner\.$/m.test(view.system) ? planner(view) : analyst(view)),
+  matches: (view) =>
+    view.instruction.includes(REPORT_TASK_KIND_LINE) && parseQuestion(view.firstUserText) === undefined,
+  decide: (view) => (/^Role: planner\.$/m.test(view.instruction) ? planner(view) : analyst(view)),
 };

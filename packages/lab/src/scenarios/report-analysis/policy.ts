@@ -19,8 +19,8 @@ import {
 } from './extract.js';
 import { parseQuestion, type QuestionSpec } from './questions.js';
 
-function readPlan(system: string): { total: number; loaded: number; next: string[] } | undefined {
-  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(system);
+function readPlan(instruction: string): { total: number; loaded: number; next: string[] } | undefined {
+  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(instruction);
   if (!m) return undefined;
   let next: string[] = [];
   try {
@@ -32,16 +32,16 @@ function readPlan(system: string): { total: number; loaded: number; next: string
   return { total: Number(m[1]), loaded: Number(m[2]), next };
 }
 
-function readSaved(system: string): PartialAnswer | undefined {
-  const m = new RegExp(`^- ${RUNNING_RESULT_ID}: (.*)$`, 'm').exec(system);
+function readSaved(instruction: string): PartialAnswer | undefined {
+  const m = new RegExp(`^- ${RUNNING_RESULT_ID}: (.*)$`, 'm').exec(instruction);
   return m ? parsePartial(m[1]!) : undefined;
 }
 
 /** The saved result that marks the batch last folded, by the plan's loaded count when it was folded. */
 const FOLDED_AT_ID = 'folded-at';
 
-function readFoldedAt(system: string): number | undefined {
-  const m = new RegExp(`^- ${FOLDED_AT_ID}: (\\d+)\\s*$`, 'm').exec(system);
+function readFoldedAt(instruction: string): number | undefined {
+  const m = new RegExp(`^- ${FOLDED_AT_ID}: (\\d+)\\s*$`, 'm').exec(instruction);
   return m ? Number(m[1]) : undefined;
 }
 
@@ -74,7 +74,7 @@ function planner(view: PromptView): OfflineDecision {
 
 function analyst(view: PromptView): OfflineDecision {
   const spec = parseQuestion(view.firstUserText);
-  const plan = readPlan(view.system);
+  const plan = readPlan(view.instruction);
   if (!plan)
     return {
       text: `${OFFLINE_DISCLAIMER} I cannot see a reading plan in my prompt, so I cannot tell which reports to read.`,
@@ -83,12 +83,12 @@ function analyst(view: PromptView): OfflineDecision {
   const load = plan.next.length ? [{ toolName: 'get_reports', input: { urls: plan.next } }] : [];
 
   if (paging) {
-    const pageTexts = parseFencedPages(view.system).pages.map((p) => p.body);
-    const saved = readSaved(view.system);
+    const pageTexts = parseFencedPages(view.instruction).pages.map((p) => p.body);
+    const saved = readSaved(view.instruction);
     if (spec) {
       // Each batch is folded once, marked by the plan's loaded count: a page missing from the prompt
       // leaves the count of reports read short instead of being made up by folding what is visible again.
-      if (pageTexts.length > 0 && readFoldedAt(view.system) !== plan.loaded) {
+      if (pageTexts.length > 0 && readFoldedAt(view.instruction) !== plan.loaded) {
         const batch = partialAnswer(spec, findReports(pageTexts.join('\n')));
         // The merged answer is saved as one partial, so the saved result stays one small record.
         const mergedPartial: PartialAnswer = saved ? mergePartials(spec, saved, batch) : batch;
@@ -105,7 +105,7 @@ function analyst(view: PromptView): OfflineDecision {
       return finish(formatAnswer(spec, combinePartials(spec, [saved])));
     }
     // A free-form question: keep the best sentences of each batch.
-    if (pageTexts.length > 0 && !view.system.includes(`- batch-${plan.loaded}:`)) {
+    if (pageTexts.length > 0 && !view.instruction.includes(`- batch-${plan.loaded}:`)) {
       const summary = extractiveAnswer(view.firstUserText, pageTexts, { sentencesPerReport: 1 });
       return {
         toolCalls: [
@@ -115,7 +115,7 @@ function analyst(view: PromptView): OfflineDecision {
       };
     }
     if (load.length) return { toolCalls: load };
-    const lines = [...view.system.matchAll(/^- batch-\d+: ([\s\S]*?)(?=^- batch-|\n\n|$(?![\s\S]))/gm)].map((m) =>
+    const lines = [...view.instruction.matchAll(/^- batch-\d+: ([\s\S]*?)(?=^- batch-|\n\n|$(?![\s\S]))/gm)].map((m) =>
       m[1]!.trim(),
     );
     return finish(`Relevant sentences by report:\n${lines.join('\n')}`);
@@ -156,6 +156,6 @@ export function mergePartials(spec: QuestionSpec, a: PartialAnswer, b: PartialAn
 /** The offline policy of the report-analysis agents. */
 export const reportOfflinePolicy: OfflinePolicy = {
   name: 'report-analysis',
-  matches: (view) => view.system.includes(REPORT_TASK_KIND_LINE),
-  decide: (view) => (/^Role: planner\.$/m.test(view.system) ? planner(view) : analyst(view)),
+  matches: (view) => view.instruction.includes(REPORT_TASK_KIND_LINE),
+  decide: (view) => (/^Role: planner\.$/m.test(view.instruction) ? planner(view) : analyst(view)),
 };

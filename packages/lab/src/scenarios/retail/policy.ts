@@ -67,13 +67,13 @@ function findRequest(view: PromptView): RetailRequest | undefined {
     const request = parseRetailPrompt(turn.text);
     if (request) return request;
   }
-  return parseRetailPrompt(view.system);
+  return parseRetailPrompt(view.instruction);
 }
 
 /** Every fact the prompt holds, wherever it sits: system text (a summary may live there), turns, tool output. */
 function readPrompt(view: PromptView): RetailFacts {
   const facts = emptyRetailFacts();
-  readRetailFacts(view.system, facts);
+  readRetailFacts(view.instruction, facts);
   for (const turn of view.turns) {
     if (turn.role === 'tool') {
       for (const r of turn.results) if (!r.isError) readRetailFacts(r.output, facts);
@@ -281,6 +281,6 @@ function decide(view: PromptView): OfflineDecision {
  */
 export const retailOfflinePolicy: OfflinePolicy = {
   name: 'retail-tool-use',
-  matches: (view) => view.system.includes(RETAIL_TASK_KIND_LINE) || findRequest(view) !== undefined,
+  matches: (view) => view.instruction.includes(RETAIL_TASK_KIND_LINE) || findRequest(view) !== undefined,
   decide,
 };

@@ -62,17 +62,19 @@ describe('pagewise/ai-sdk: instruction paging', () => {
   const { source } = inMemoryCorpus(reports);
   const uris = reports.map((r) => r.uri);
 
-  it('generateText: prepareStep re-renders system from the working set; bodies never enter the messages', async () => {
+  it('generateText: prepareStep re-renders the step block from the working set after the messages; bodies never enter the messages', async () => {
     const paging = createAiSdkPaging({
       service: new PagingService({ source }),
       instruction: 'Count the reports you read.',
       processors: [compactPagingTurns({ keepLast: 1 })],
     });
     const systems: string[] = [];
+    const blocks: string[] = [];
     const system = (o: LanguageModelV3CallOptions) => {
-      const s = viewPrompt(o).system;
-      systems.push(s);
-      return s;
+      const view = viewPrompt(o);
+      systems.push(view.system);
+      blocks.push(view.stepBlock);
+      return view.stepBlock;
     };
     const model = mock([
       (o) => (system(o), reply([{ toolName: 'get_reports', input: { urls: uris.slice(0, 10) } }])),
@@ -98,10 +100,12 @@ describe('pagewise/ai-sdk: instruction paging', () => {
       prompt: 'How many reports are there?',
     });
     expect(result.text).toBe('batch 1: 10, batch 2: 10');
-    // Only the current batch was in the instruction each time.
-    expect(systems[1]).toContain(sentence(reports[0]!.body));
-    expect(systems[2]).not.toContain(sentence(reports[0]!.body));
-    expect(systems[2]).toContain(sentence(reports[19]!.body));
+    // Only the current batch was in the step block each time; the system message never changed.
+    expect(blocks[1]).toContain(sentence(reports[0]!.body));
+    expect(blocks[2]).not.toContain(sentence(reports[0]!.body));
+    expect(blocks[2]).toContain(sentence(reports[19]!.body));
+    expect(systems).toEqual(Array(3).fill('Count the reports you read.'));
+    expect(model.doGenerateCalls[1]!.prompt.at(-1)!.role).toBe('user');
     // The AI SDK's own history holds receipts, never a body.
     const history = JSON.stringify(result.response.messages);
     for (const r of reports) expect(history).not.toContain(JSON.stringify(sentence(r.body)).slice(1, -1));
@@ -114,7 +118,7 @@ describe('pagewise/ai-sdk: instruction paging', () => {
     expect(paging.state['temp:want_read']).toBeDefined();
     // The next call is a new invocation: the working set starts empty, saved results remain.
     const next = mock([
-      (o) => reply([{ type: 'text', text: viewPrompt(o).system.includes('<<<PAGE') ? 'pages' : 'none' }]),
+      (o) => reply([{ type: 'text', text: viewPrompt(o).instruction.includes('<<<PAGE') ? 'pages' : 'none' }]),
     ]);
     const again = await generateText({
       model: next,
@@ -139,7 +143,7 @@ describe('pagewise/ai-sdk: instruction paging', () => {
         seenOutput = last.role === 'tool' ? last.results[0]!.output : '';
         return reply([{ toolName: 'page_in', input: { uris: [handleOf(seenOutput) ?? 'none'] } }]);
       },
-      (o) => reply([{ type: 'text', text: viewPrompt(o).system.includes(fact) ? `Found: ${fact}` : 'not found' }]),
+      (o) => reply([{ type: 'text', text: viewPrompt(o).stepBlock.includes(fact) ? `Found: ${fact}` : 'not found' }]),
     ]);
     const agent = new ToolLoopAgent({
       model: wrapLanguageModel({ model: base, middleware: compression }),

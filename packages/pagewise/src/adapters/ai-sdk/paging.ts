@@ -1,15 +1,18 @@
 /**
  * Instruction paging for `generateText`, `streamText` and `ToolLoopAgent`: the paging tools as AI SDK
- * tools, and a `prepareStep` that re-renders `system` from the working set before every step (and may
+ * tools, and a `prepareStep` that re-renders the step block (working set, saved results) after the
+ * step's messages before every step, the system message staying the agent's own instruction (and may
  * run history processors over the step's messages). The AI SDK keeps no session state, so the working
  * set and saved results live in {@link AiSdkPaging.state}: `temp:` keys are cleared when a new call
  * starts (step 0), durable keys (saved results) stay for the next call.
  */
 import { randomUUID } from 'node:crypto';
-import { tool as aiTool, type ModelMessage, type Tool as AiTool } from 'ai';
+import { tool as aiTool, type LanguageModel, type ModelMessage, type Tool as AiTool } from 'ai';
 import type { InstructionContext } from '../../agents/agent.js';
 import type { AnyTool, ToolContext } from '../../agents/tool.js';
-import type { ContextProcessor } from '../../context/request.js';
+import { stepBlockText, systemText, type ContextProcessor, type ContextRequest } from '../../context/request.js';
+import { ANTHROPIC_BREAKPOINT, promptCacheKey, type CacheHintOptions } from '../../models/cache-hints.js';
+import { STEP_BLOCK_MARK } from '../../models/step-block.js';
 import { pagedInstruction } from '../../paging/instruction.js';
 import type { PagingService } from '../../paging/service.js';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from '../../paging/tools.js';
@@ -136,6 +139,13 @@ export interface AiSdkPagingOptions extends PagingToolsOptions {
   tools?: readonly PagingToolName[];
   /** Receives compressor calls of the processors. */
   ledger?: Ledger;
+  /**
+   * Prompt-cache hints `prepareStep` adds for the step's model: for an Anthropic model a `cache_control`
+   * breakpoint on the last message before the step block (it caches tools, system and history), for an
+   * OpenAI model a `prompt_cache_key` derived from {@link AiSdkPagingOptions.sessionId}, so give each
+   * conversation its own `sessionId`. Both on by default.
+   */
+  cacheHints?: CacheHintOptions;
 }
 
 /** The paging of one conversation. */
@@ -146,13 +156,22 @@ export interface AiSdkPaging {
   readonly state: Record<string, JsonValue>;
   /** Where the paging tools run: pass it to {@link aiSdkTool} so your own tools share their state. */
   readonly binding: AiSdkToolBinding;
-  /** Pass as `prepareStep`: sets `system` to the paged instruction (and processed messages). */
-  readonly prepareStep: (options: {
-    stepNumber: number;
-    messages: ModelMessage[];
-  }) => Promise<{ system: string; messages?: ModelMessage[] }>;
-  /** The paged instruction for the current state. */
+  /**
+   * Pass as `prepareStep`: sets `system` to the agent's own instruction, and the step's messages to the
+   * (processed) messages followed by the step block, a user message that holds the working set and saved
+   * results for this step only (the AI SDK does not keep it in the conversation). The prompt's prefix
+   * (system, tools, earlier messages) is then the same from step to step, which the providers' prompt
+   * caches need.
+   */
+  readonly prepareStep: (options: { stepNumber: number; messages: ModelMessage[]; model?: LanguageModel }) => Promise<{
+    system: string;
+    messages?: ModelMessage[];
+    providerOptions?: Record<string, Record<string, JsonValue>>;
+  }>;
+  /** The system text: the agent's own instruction, without the working set. */
   system(): Promise<string>;
+  /** The step block for the current state (working set and saved results, fenced), or `''` when empty. */
+  stepBlock(): Promise<string>;
   /** Ends the invocation: the working set is paged out. */
   endInvocation(): void;
 }
@@ -177,7 +196,7 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
   const bridge = new HistoryBridge(options.processors ?? []);
   let task = '';
 
-  const system = async (): Promise<string> => {
+  const render = async (): Promise<Pick<ContextRequest, 'instruction'>> => {
     const session: Session = {
       appName: 'ai-sdk',
       userId: 'ai-sdk',
@@ -189,14 +208,16 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
       updatedAt: 0,
     };
     const out = await provider({ state, session, invocationId, agentName: 'ai-sdk', services: new Map() });
-    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+    return { instruction: typeof out === 'string' ? [{ part: 'instruction', text: out }] : out };
   };
+  const system = async (): Promise<string> => systemText({ ...(await render()), items: [], tools: [] });
+  const stepBlock = async (): Promise<string> => stepBlockText({ ...(await render()), items: [], tools: [] });
   const endInvocation = () => {
     clearTempKeys(state);
     invocationId = randomUUID();
   };
 
-  const prepareStep: AiSdkPaging['prepareStep'] = async ({ stepNumber, messages }) => {
+  const prepareStep: AiSdkPaging['prepareStep'] = async ({ stepNumber, messages, model }) => {
     if (stepNumber === 0) {
       endInvocation();
       const lastUser = [...messages].reverse().find((m) => m.role === 'user');
@@ -213,8 +234,42 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
       task,
       ledger,
     });
-    return { system: await system(), ...(processed !== messages ? { messages: [...processed] } : {}) };
+    const request = { ...(await render()), items: [], tools: [] };
+    const block = stepBlockText(request);
+    const provider = typeof model === 'object' ? model.provider.split('.')[0] : undefined;
+    let stepMessages: ModelMessage[] | undefined = processed !== messages ? [...processed] : undefined;
+    if (provider === 'anthropic' && options.cacheHints?.breakpoints !== false && processed.length > 0) {
+      // The end of the history: a new message object, the AI SDK's own messages are left as they are.
+      stepMessages ??= [...processed];
+      const last = stepMessages[stepMessages.length - 1]!;
+      stepMessages[stepMessages.length - 1] = {
+        ...last,
+        providerOptions: {
+          ...last.providerOptions,
+          anthropic: { ...last.providerOptions?.anthropic, ...ANTHROPIC_BREAKPOINT.anthropic },
+        },
+      } as ModelMessage;
+    }
+    if (block) {
+      const step: ModelMessage = {
+        role: 'user',
+        content: [{ type: 'text', text: block }],
+        providerOptions: STEP_BLOCK_MARK,
+      };
+      stepMessages = [...(stepMessages ?? processed), step];
+    }
+    return {
+      system: systemText(request),
+      ...(stepMessages ? { messages: stepMessages } : {}),
+      ...(provider === 'openai' && options.cacheHints?.cacheKey !== false
+        ? {
+            providerOptions: {
+              openai: { promptCacheKey: promptCacheKey({ appName: 'ai-sdk', userId: 'ai-sdk', sessionId }) },
+            },
+          }
+        : {}),
+    };
   };
 
-  return { tools, state, binding, prepareStep, system, endInvocation };
+  return { tools, state, binding, prepareStep, system, stepBlock, endInvocation };
 }
