@@ -60,11 +60,19 @@ export interface FolderCorpus extends ReportCorpus {
   filesRead: number;
   /** Files not read, each with a one-line reason. */
   skipped: SkippedFile[];
+  /** Files parsed by this call; the rest came from the extraction cache (see `readDocumentFolder`'s `cache`). */
+  extracted: number;
+  /** Files answered by the extraction cache instead of being parsed again. */
+  reused: number;
 }
 
 /**
  * A corpus over the documents of a folder (confined to it): text, Markdown, HTML, JSON, CSV, PDF pages, DOCX and
  * XLSX sheets. Files that cannot be read are listed in `skipped`, never indexed.
+ *
+ * What is extracted is cached by content hash: by default in this process's memory (a second call on the same
+ * files parses none of them again), and also on disk when `options.cache` is a `DocumentCache` with a folder (as
+ * `pagewise analyze` passes); `cache: false` parses every file again.
  */
 export async function folderCorpus(dir: string, options: ReadDocumentFolderOptions = {}): Promise<FolderCorpus> {
   const folder = await readDocumentFolder(dir, options);
@@ -97,6 +105,8 @@ export async function folderCorpus(dir: string, options: ReadDocumentFolderOptio
     namespace: `folder:${identity}`,
     filesRead: folder.filesRead,
     skipped: folder.skipped,
+    extracted: folder.extracted,
+    reused: folder.reused,
   };
 }
 
