@@ -136,6 +136,19 @@ describe('the cache in memory', () => {
     expect([edited.extracted, edited.reused]).toEqual([1, 1]);
   });
 
+  it('does not serve an extraction made under wider limits: the file meets the limits of this read', async () => {
+    const folder = path.join(dir, 'limits');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'long.pdf'), await pdf([`One ${randomUUID()}`, 'Two', 'Three']));
+    expect((await readDocumentFolder(folder)).documents).toHaveLength(3);
+    const narrow = await readDocumentFolder(folder, { limits: { maxPages: 2 } });
+    expect(narrow.documents).toEqual([]);
+    expect(narrow.skipped[0]!.reason).toMatch(/3 pages, over the 2-page limit/);
+    const fewChars = await readDocumentFolder(folder, { limits: { maxChars: 10 } });
+    expect(fewChars.skipped[0]!.reason).toMatch(/character limit/);
+    expect((await readDocumentFolder(folder)).reused).toBe(1);
+  });
+
   it('reads every file again with cache: false', async () => {
     const folder = path.join(dir, 'uncached');
     mkdirSync(folder);

@@ -177,7 +177,8 @@ async function readOne(
   const contentHash = sha256Hex(bytes);
   const kind = readerKind(extension);
   const cached = await cache.get(contentHash, kind);
-  if (cached) {
+  // An extraction made under wider limits than this read's is not served: parsed again, the file meets its limit.
+  if (cached && ('skip' in cached || withinLimits(kind, cached.units, limits))) {
     tally.reused += 1;
     if ('skip' in cached) throw new Skip(cached.skip);
     return named(rel, kind, cached.units);
@@ -209,6 +210,15 @@ function extractFile(
   // kilobytes. Text, HTML and CSV are decoded in one linear pass over at most maxFileBytes, here.
   if (SANDBOXED_EXTENSIONS.has(extension)) return sandbox.read(rel, extension, bytes, signal);
   return Promise.resolve(extractDocuments(rel, extension, bytes, limits));
+}
+
+/** Whether cached units fit the limits a fresh read checks on its output: PDF pages and extracted characters. */
+function withinLimits(kind: string, units: readonly ExtractedUnit[], limits: DocumentReaderLimits): boolean {
+  if (kind === 'pdf' && units.length > limits.maxPages) return false;
+  if (!['pdf', 'docx', 'xlsx'].includes(kind)) return true;
+  let chars = 0;
+  for (const unit of units) chars += unit.body.length;
+  return chars <= limits.maxChars;
 }
 
 /** The reader a file extension goes to; the cache keys entries by it, as the same bytes read as CSV or text differ. */
