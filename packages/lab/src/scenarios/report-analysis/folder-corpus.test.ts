@@ -38,5 +38,13 @@ describe('folderCorpus and the extraction cache', () => {
     expect(second.uris).toEqual(first.uris);
     const page = await second.source.load('acme-q3.pdf#1');
     expect(page.body).toBe(`Acme net sales ${run}`);
+    // The pages are the same, so the search index built over them is too.
+    expect(second.index).toBe(first.index);
+
+    await writeFile(path.join(dir, 'bolt-q3.pdf'), await filing([`Bolt net sales ${run} restated`]));
+    const edited = await folderCorpus(dir);
+    expect([edited.extracted, edited.reused]).toEqual([1, 1]);
+    expect(edited.index).not.toBe(first.index);
+    expect(edited.index.search('restated', 1)[0]?.uri).toBe('bolt-q3.pdf#1');
   });
 });
