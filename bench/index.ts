@@ -15,6 +15,7 @@ import {
 } from '@pagewise/lab';
 import { ConfigurationError } from 'pagewise';
 import { main as analyzeFilings } from './analyze-filings.js';
+import { main as analyzeSecTenQ } from './analyze-sec-10-q.js';
 import { main as analyzeTatqa } from './analyze-tatqa.js';
 import { main as cliStart } from './cli-start.js';
 import { main as compressionRealData } from './compression-real-data.js';
@@ -49,6 +50,7 @@ await cliStart();
 await importCost();
 await analyzeTatqa();
 await analyzeFilings([]);
+await analyzeSecTenQ([]);
 await runtimeOverhead();
 await stepCost(['--rounds', '5']);
 await promptCacheCost(['--rounds', '5']);

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFolderSource, PagingService } from 'pagewise';
-import { DocumentCache, defaultDocumentCacheDir } from './document-cache.js';
+import { randomUUID } from 'node:crypto';
+import { DocumentCache, defaultDocumentCacheDir, sha256Hex } from './document-cache.js';
 import { readDocumentFolder } from './documents.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-document-cache-'));
@@ -112,6 +113,88 @@ describe('DocumentCache with readDocumentFolder', () => {
     expect(defaultDocumentCacheDir({ PAGEWISE_CACHE_DIR: '/srv/cache' })).toBe(path.resolve('/srv/cache/documents'));
     if (process.platform === 'linux')
       expect(defaultDocumentCacheDir({ XDG_CACHE_HOME: '/home/u/.cache' })).toBe('/home/u/.cache/pagewise/documents');
+  });
+});
+
+describe('the cache in memory', () => {
+  it('extracts a folder read twice from code once, with no cache given, and an edited file again', async () => {
+    const folder = path.join(dir, 'twice');
+    mkdirSync(folder);
+    // Content no other test reads: the default cache is shared by the whole process.
+    const figure = `Revenue was ${randomUUID()}.`;
+    writeFileSync(path.join(folder, 'q3.pdf'), await pdf([figure, 'Headcount was 300.']));
+    writeFileSync(path.join(folder, 'notes.txt'), `Notes ${randomUUID()}`);
+    const first = await readDocumentFolder(folder);
+    expect([first.extracted, first.reused]).toEqual([2, 0]);
+    const second = await readDocumentFolder(folder);
+    expect([second.extracted, second.reused]).toEqual([0, 2]);
+    expect(second.documents).toEqual(first.documents);
+    expect(second.documents[1]!.body).toBe(figure);
+
+    writeFileSync(path.join(folder, 'notes.txt'), `Notes ${randomUUID()}`);
+    const edited = await readDocumentFolder(folder);
+    expect([edited.extracted, edited.reused]).toEqual([1, 1]);
+  });
+
+  it('does not serve an extraction made under wider limits: the file meets the limits of this read', async () => {
+    const folder = path.join(dir, 'limits');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'long.pdf'), await pdf([`One ${randomUUID()}`, 'Two', 'Three']));
+    expect((await readDocumentFolder(folder)).documents).toHaveLength(3);
+    const narrow = await readDocumentFolder(folder, { limits: { maxPages: 2 } });
+    expect(narrow.documents).toEqual([]);
+    expect(narrow.skipped[0]!.reason).toMatch(/3 pages, over the 2-page limit/);
+    const fewChars = await readDocumentFolder(folder, { limits: { maxChars: 10 } });
+    expect(fewChars.skipped[0]!.reason).toMatch(/character limit/);
+    expect((await readDocumentFolder(folder)).reused).toBe(1);
+  });
+
+  it('reads every file again with cache: false', async () => {
+    const folder = path.join(dir, 'uncached');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a.pdf'), await pdf([`Stock ${randomUUID()}`]));
+    await readDocumentFolder(folder, { cache: false });
+    const again = await readDocumentFolder(folder, { cache: false });
+    expect([again.extracted, again.reused]).toEqual([1, 0]);
+  });
+
+  it('serves a second read through one cache from memory, and a memory-only cache writes nothing', async () => {
+    const folder = path.join(dir, 'layers');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a.md'), `# A\n\n${randomUUID()}\n`);
+    const cacheDir = path.join(dir, 'layers-cache');
+    const cache = new DocumentCache({ dir: cacheDir });
+    await readDocumentFolder(folder, { cache });
+    await readDocumentFolder(folder, { cache });
+    expect([cache.hits, cache.memoryHits, cache.misses]).toEqual([1, 1, 1]);
+    expect(entries(cacheDir)).toHaveLength(1);
+
+    const memoryOnly = new DocumentCache({ memoryOnly: true, dir: path.join(dir, 'never-written') });
+    expect(memoryOnly.dir).toBeUndefined();
+    await readDocumentFolder(folder, { cache: memoryOnly });
+    const read = await readDocumentFolder(folder, { cache: memoryOnly });
+    expect(read.reused).toBe(1);
+    expect(readdirSync(dir)).not.toContain('never-written');
+  });
+
+  it('keeps at most memoryChars characters in memory, dropping the least recently used entry first', async () => {
+    const cache = new DocumentCache({ memoryOnly: true, memoryChars: 25 });
+    const unit = (body: string) => ({ units: [{ body, mediaType: 'text/plain' }] });
+    await cache.set(sha256Hex('a'), 'text', unit('a'.repeat(10)));
+    await cache.set(sha256Hex('b'), 'text', unit('b'.repeat(10)));
+    // A hit makes "a" the most recent, so the third entry pushes out "b".
+    expect(await cache.get(sha256Hex('a'), 'text')).toEqual(unit('a'.repeat(10)));
+    await cache.set(sha256Hex('c'), 'text', unit('c'.repeat(10)));
+    expect(await cache.get(sha256Hex('b'), 'text')).toBeUndefined();
+    expect(await cache.get(sha256Hex('a'), 'text')).toBeDefined();
+    expect(await cache.get(sha256Hex('c'), 'text')).toBeDefined();
+    // An entry larger than the whole bound is not kept.
+    await cache.set(sha256Hex('d'), 'text', unit('d'.repeat(30)));
+    expect(await cache.get(sha256Hex('d'), 'text')).toBeUndefined();
+  });
+
+  it('refuses a negative memory bound with the option named', () => {
+    expect(() => new DocumentCache({ memoryOnly: true, memoryChars: -1 })).toThrow(/memoryChars/);
   });
 });
 

@@ -183,12 +183,34 @@ function firstLine(error: Error): string {
 }
 
 /**
+ * The flags and environment the worker starts with: its own, never the parent's. A worker inherits
+ * `process.execArgv` and (through its environment) `NODE_OPTIONS` by default, and flags that suit the parent can
+ * stop it: under `node --input-type=module -e …` a worker started from a file fails with "--input-type can only be
+ * used with string input". The reader needs no flag of the parent's, so it is given none of them.
+ */
+function readerWorkerSettings(
+  fromSources: boolean,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { execArgv: string[]; env: Record<string, string> } {
+  const own: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env))
+    if (name !== 'NODE_OPTIONS' && value !== undefined) own[name] = value;
+  // From the sources, the worker's own imports of the workspace packages resolve to their sources too.
+  return { execArgv: fromSources ? [`--conditions=${SOURCE_CONDITION}`] : [], env: own };
+}
+
+/** The export condition that maps each workspace package to its `src/` (see vitest.config.ts). */
+const SOURCE_CONDITION = '@pagewise/source';
+
+/**
  * The compiled worker next to this file; from the TypeScript sources (tests, `tsx`), the worker first registers
  * tsx's loader, which the thread does not inherit from a test runner.
  */
 function spawnWorker(resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./document-worker.js', here), { resourceLimits });
+  const fromSources = here.endsWith('.ts');
+  const settings = readerWorkerSettings(fromSources);
+  if (!fromSources) return new Worker(new URL('./document-worker.js', here), { resourceLimits, ...settings });
   const entry = new URL('./document-worker.ts', here).href;
   const loader = pathToFileURL(
     createRequire(here)
@@ -196,5 +218,5 @@ function spawnWorker(resourceLimits: { maxOldGenerationSizeMb: number }): Worker
       .replace(/\.cjs$/, '.mjs'),
   ).href;
   const code = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(code, { eval: true, resourceLimits });
+  return new Worker(code, { eval: true, resourceLimits, ...settings });
 }

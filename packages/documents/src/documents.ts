@@ -20,7 +20,7 @@ import {
   type FolderDocument,
 } from './document-extract.js';
 import { DocumentSandbox } from './document-sandbox.js';
-import { sha256Hex, type DocumentCache, type ExtractedUnit } from './document-cache.js';
+import { processDocumentCache, sha256Hex, type DocumentCache, type ExtractedUnit } from './document-cache.js';
 
 export type { DocumentReaderLimits, FolderDocument } from './document-extract.js';
 export { DEFAULT_READER_LIMITS } from './document-extract.js';
@@ -37,6 +37,10 @@ export interface DocumentFolder {
   /** Files read (a PDF of 12 pages is one file and 12 documents). */
   filesRead: number;
   skipped: SkippedFile[];
+  /** Files handed to a reader (parsed) by this call; a file answered by the cache is not. */
+  extracted: number;
+  /** Files answered by the cache (read or refused as before) instead of being parsed again. */
+  reused: number;
 }
 
 /** Options of {@link readDocumentFolder}. */
@@ -52,9 +56,11 @@ export interface ReadDocumentFolderOptions {
   signal?: AbortSignal;
   /**
    * Reuses what was extracted from the same bytes before (see {@link DocumentCache}): a second read of an unchanged
-   * folder pays for hashing the files, not for parsing PDFs and workbooks again. Default: no cache.
+   * folder pays for hashing the files, not for parsing PDFs and workbooks again. Default: the process's memory-only
+   * cache ({@link processDocumentCache}), so nothing is written to disk unless a cache with a folder is given;
+   * `false` reads every file again.
    */
-  cache?: DocumentCache;
+  cache?: DocumentCache | false;
 }
 
 /** Default cap on one file: 50 MiB. */
@@ -94,6 +100,8 @@ export async function readDocumentFolder(
   const skipped: SkippedFile[] = [];
   let filesRead = 0;
   const sandbox = new DocumentSandbox(limits);
+  const cache = options.cache === false ? undefined : (options.cache ?? processDocumentCache());
+  const tally = { extracted: 0, reused: 0 };
 
   const visit = async (folder: string, prefix: string): Promise<void> => {
     let entries: Dirent[];
@@ -114,7 +122,7 @@ export async function readDocumentFolder(
         continue;
       }
       try {
-        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits, options.signal, options.cache);
+        const docs = await readOne(root, full, rel, entry, maxBytes, sandbox, limits, options.signal, cache, tally);
         documents.push(...docs);
         filesRead += 1;
       } catch (error) {
@@ -129,7 +137,7 @@ export async function readDocumentFolder(
   } finally {
     await sandbox.close();
   }
-  return { documents, filesRead, skipped };
+  return { documents, filesRead, skipped, ...tally };
 }
 
 async function readOne(
@@ -142,6 +150,7 @@ async function readOne(
   limits: DocumentReaderLimits,
   signal: AbortSignal | undefined,
   cache: DocumentCache | undefined,
+  tally: { extracted: number; reused: number },
 ): Promise<FolderDocument[]> {
   const extension = path.extname(rel).slice(1).toLowerCase();
   let target = full;
@@ -159,17 +168,23 @@ async function readOne(
     throw new Skip(`${formatMb(info.size)} is over the ${formatMb(maxBytes)} limit (raise it with --max-file-mb)`);
   if (!isReadableExtension(extension)) throw new Skip(`unsupported file type${extension ? ` .${extension}` : ''}`);
   const bytes = await readRegularFile(target, maxBytes);
-  if (!cache) return extractFile(rel, extension, bytes, sandbox, limits, signal);
+  if (!cache) {
+    tally.extracted += 1;
+    return extractFile(rel, extension, bytes, sandbox, limits, signal);
+  }
   // Keyed by the bytes and the reader, never by the name: an edited file is read again, and the same bytes under
   // another name are reused but named by their own path.
   const contentHash = sha256Hex(bytes);
   const kind = readerKind(extension);
   const cached = await cache.get(contentHash, kind);
-  if (cached) {
+  // An extraction made under wider limits than this read's is not served: parsed again, the file meets its limit.
+  if (cached && ('skip' in cached || withinLimits(kind, cached.units, limits))) {
+    tally.reused += 1;
     if ('skip' in cached) throw new Skip(cached.skip);
     return named(rel, kind, cached.units);
   }
   let documents: FolderDocument[];
+  tally.extracted += 1;
   try {
     documents = await extractFile(rel, extension, bytes, sandbox, limits, signal);
   } catch (error) {
@@ -195,6 +210,15 @@ function extractFile(
   // kilobytes. Text, HTML and CSV are decoded in one linear pass over at most maxFileBytes, here.
   if (SANDBOXED_EXTENSIONS.has(extension)) return sandbox.read(rel, extension, bytes, signal);
   return Promise.resolve(extractDocuments(rel, extension, bytes, limits));
+}
+
+/** Whether cached units fit the limits a fresh read checks on its output: PDF pages and extracted characters. */
+function withinLimits(kind: string, units: readonly ExtractedUnit[], limits: DocumentReaderLimits): boolean {
+  if (kind === 'pdf' && units.length > limits.maxPages) return false;
+  if (!['pdf', 'docx', 'xlsx'].includes(kind)) return true;
+  let chars = 0;
+  for (const unit of units) chars += unit.body.length;
+  return chars <= limits.maxChars;
 }
 
 /** The reader a file extension goes to; the cache keys entries by it, as the same bytes read as CSV or text differ. */

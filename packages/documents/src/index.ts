@@ -15,9 +15,11 @@ export {
 } from './documents.js';
 export {
   CACHE_DIR_ENV,
+  DEFAULT_MEMORY_CACHE_CHARS,
   DOCUMENT_READER_VERSION,
   DocumentCache,
   defaultDocumentCacheDir,
+  processDocumentCache,
   sha256Hex,
   type DocumentCacheOptions,
   type ExtractedUnit,

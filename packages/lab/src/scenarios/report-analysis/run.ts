@@ -2,7 +2,7 @@
  * Running the report-analysis agent: corpora from generated reports or a folder, and one invocation
  * under a strategy on any model (the offline model gets the report-analysis rules).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { CallLog, PromptCacheRules } from 'pagewise';
@@ -13,7 +13,12 @@ import type { ModelSpec } from 'pagewise';
 import type { SessionStore } from 'pagewise';
 import type { Ledger } from 'pagewise';
 import { CorpusIndex } from 'pagewise';
-import { readDocumentFolder, type ReadDocumentFolderOptions, type SkippedFile } from '@pagewise/documents';
+import {
+  readDocumentFolder,
+  type FolderDocument,
+  type ReadDocumentFolderOptions,
+  type SkippedFile,
+} from '@pagewise/documents';
 import { ConfigurationError, NotFoundError } from 'pagewise';
 import { modelLabel } from 'pagewise';
 import { InMemorySessionStore } from 'pagewise';
@@ -60,11 +65,21 @@ export interface FolderCorpus extends ReportCorpus {
   filesRead: number;
   /** Files not read, each with a one-line reason. */
   skipped: SkippedFile[];
+  /** Files parsed by this call; the rest came from the extraction cache (see `readDocumentFolder`'s `cache`). */
+  extracted: number;
+  /** Files answered by the extraction cache instead of being parsed again. */
+  reused: number;
 }
 
 /**
  * A corpus over the documents of a folder (confined to it): text, Markdown, HTML, JSON, CSV, PDF pages, DOCX and
  * XLSX sheets. Files that cannot be read are listed in `skipped`, never indexed.
+ *
+ * What is extracted is cached by content hash: by default in this process's memory (a second call on the same
+ * files parses none of them again), and also on disk when `options.cache` is a `DocumentCache` with a folder (as
+ * `pagewise analyze` passes); `cache: false` parses every file again. The search index over the pages is kept too:
+ * a call whose documents are all the same as an earlier call's in this process gets that call's index, so treat
+ * `index` as read-only.
  */
 export async function folderCorpus(dir: string, options: ReadDocumentFolderOptions = {}): Promise<FolderCorpus> {
   const folder = await readDocumentFolder(dir, options);
@@ -87,9 +102,7 @@ export async function folderCorpus(dir: string, options: ReadDocumentFolderOptio
       return doc ? sha256Hex(doc.body) : undefined;
     },
   };
-  // Documents before passages: a folder of filings is searched for the document the question is about first.
-  const index = new FilingIndex();
-  for (const doc of folder.documents) index.add(doc);
+  const index = filingIndexOf(folder.documents);
   return {
     source,
     index,
@@ -97,7 +110,35 @@ export async function folderCorpus(dir: string, options: ReadDocumentFolderOptio
     namespace: `folder:${identity}`,
     filesRead: folder.filesRead,
     skipped: folder.skipped,
+    extracted: folder.extracted,
+    reused: folder.reused,
   };
+}
+
+/** How many folder indexes this process keeps, the most recently used first. */
+const MAX_KEPT_INDEXES = 16;
+const keptIndexes = new Map<string, FilingIndex>();
+
+/**
+ * The search index of a folder's documents: documents before passages, as a folder of filings is searched for the
+ * document the question is about first. Built once per set of documents (URI, title and text) in this process.
+ */
+function filingIndexOf(documents: readonly FolderDocument[]): FilingIndex {
+  const digest = createHash('sha256');
+  for (const doc of documents) digest.update(`${doc.uri}\0${doc.title}\0${doc.body}\0`);
+  const key = digest.digest('hex');
+  let index = keptIndexes.get(key);
+  if (index) keptIndexes.delete(key);
+  else {
+    index = new FilingIndex();
+    for (const doc of documents) index.add(doc);
+  }
+  keptIndexes.set(key, index);
+  for (const oldest of keptIndexes.keys()) {
+    if (keptIndexes.size <= MAX_KEPT_INDEXES) break;
+    keptIndexes.delete(oldest);
+  }
+  return index;
 }
 
 function isCorpusManifest(doc: { uri: string; body: string }): boolean {
