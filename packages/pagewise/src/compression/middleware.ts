@@ -93,18 +93,6 @@ interface ShownResult {
   output: ToolResultOutput | undefined;
 }
 
-// Tokens of each history item, counted once: the converted items of a conversation are kept between calls.
-const itemTokenCounts = new WeakMap<ContextItem, number>();
-
-function itemTokens(item: ContextItem): number {
-  let tokens = itemTokenCounts.get(item);
-  if (tokens === undefined) {
-    tokens = countTokens(itemText(item));
-    itemTokenCounts.set(item, tokens);
-  }
-  return tokens;
-}
-
 // The text of JSON tool outputs by value: the AI SDK hands the same output objects over at every step of a
 // loop, so each is serialized once, not at every call.
 const jsonTexts = new WeakMap<object, string>();
@@ -306,6 +294,19 @@ interface ConversationState {
   session: Session;
   messageOf: Map<string, number>;
   compactions: number;
+  /** Tokens of each history item by the event it shows (a message, or a compaction's summary), counted once. */
+  tokens: Map<string, number>;
+}
+
+/** Tokens of a conversation's history item, counted once per event (an event never changes). */
+function itemTokens(state: ConversationState, item: ContextItem): number {
+  if (item.eventId === undefined) return countTokens(itemText(item));
+  let tokens = state.tokens.get(item.eventId);
+  if (tokens === undefined) {
+    tokens = countTokens(itemText(item));
+    state.tokens.set(item.eventId, tokens);
+  }
+  return tokens;
 }
 
 /**
@@ -450,6 +451,7 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
         session: promptSession(sessionId, [...events, ...valid]),
         messageOf,
         compactions: valid.length,
+        tokens: state?.tokens ?? new Map(),
       };
     }
     state.session.version = state.session.events.length;
@@ -471,7 +473,8 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     // kept with the item, so a later call counts only the items that are new.
     const underThreshold =
       historyBudget === undefined &&
-      request.items.reduce((sum, item) => sum + itemTokens(item), 0) <= (historyThreshold ?? DEFAULT_HISTORY_THRESHOLD);
+      request.items.reduce((sum, item) => sum + itemTokens(state, item), 0) <=
+        (historyThreshold ?? DEFAULT_HISTORY_THRESHOLD);
     if (!underThreshold) {
       const context: ProcessorContext = {
         session,
