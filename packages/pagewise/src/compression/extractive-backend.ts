@@ -556,6 +556,19 @@ function fitBudget(
     target -= total - maxTokens + attempt * 8;
     if (target <= 0) break;
   }
+  if (total > maxTokens && squeezed.length > 1) {
+    // Each entry starts a line the tokenizer never joins across (see `countTokens`), so a text's tokens are
+    // the sum of its entries': how many of the oldest go is found from the sums, not by measuring the text
+    // again for each one dropped; the text is then measured, and the loop below drops more if it must.
+    const last = squeezed.length - 1;
+    const tokens = squeezed.map((e, i) => countTokens(formatSummaryEntries([e]) + (i < last ? '\n' : '')));
+    let left = tokens.reduce((sum, n) => sum + n, 0);
+    let drop = 0;
+    while (drop < last && left > maxTokens) left -= tokens[drop++]!;
+    squeezed = squeezed.slice(drop);
+    text = formatSummaryEntries(squeezed);
+    total = countTokens(text);
+  }
   while (total > maxTokens && squeezed.length > 0) {
     squeezed = squeezed.slice(1);
     text = formatSummaryEntries(squeezed);
