@@ -275,7 +275,7 @@ function sameEvents(a: LanguageModelV3Message, b: LanguageModelV3Message): boole
     if (x.type !== y.type || x.text !== y.text || x.toolCallId !== y.toolCallId || x.toolName !== y.toolName)
       return false;
     if (x.mediaType !== y.mediaType) return false;
-    if (x.input !== y.input && JSON.stringify(x.input) !== JSON.stringify(y.input)) return false;
+    if (x.input !== y.input && jsonText(x.input) !== jsonText(y.input)) return false;
     if (x.output !== y.output) {
       if (!x.output || !y.output || x.output.type !== y.output.type) return false;
       if (outputText(x.output).text !== outputText(y.output).text) return false;
