@@ -87,6 +87,9 @@ type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
 type ToolResultPart = Extract<ToolMessage['content'][number], { type: 'tool-result' }>;
 type ToolResultOutput = ToolResultPart['output'];
 
+/** What an output holds besides its kind: compared by reference to know an output object seen before. */
+const rawOf = (output: ToolResultOutput): unknown => ('value' in output ? output.value : output.reason);
+
 /** What a tool result is shown as (`undefined`: as it is), with the raw text it was made from. */
 interface ShownResult {
   text: string;
@@ -344,6 +347,10 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
   // What each tool result is shown as, by call id, output kind and length, with its raw text to compare:
   // a result is compressed (or fenced) once, and every later call shows the same output object.
   const shownResults = new Map<string, ShownResult>();
+  const shownByOutput = new WeakMap<
+    ToolResultOutput,
+    { toolCallId: string; type: string; value: unknown; output: ToolResultOutput | undefined }
+  >();
   const conversations = new Map<string, ConversationState>();
   const historyThreshold = options.history === false ? undefined : options.history?.thresholdTokens;
   const historyBudget = options.history === false ? undefined : options.history?.budgetTokens;
@@ -355,10 +362,27 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     task: string,
     signal: AbortSignal | undefined,
   ): Promise<ToolResultOutput | undefined> {
+    // The AI SDK hands the same output object over at every step: known by it, nothing is read again.
+    const seen = shownByOutput.get(part.output);
+    if (
+      seen !== undefined &&
+      seen.toolCallId === part.toolCallId &&
+      seen.type === part.output.type &&
+      seen.value === rawOf(part.output)
+    )
+      return seen.output;
     const { text, compressible } = outputText(part.output);
     const key = `${part.toolCallId}\0${part.output.type}\0${text.length}`;
     const known = shownResults.get(key);
-    if (known !== undefined && known.text === text) return known.output;
+    if (known !== undefined && known.text === text) {
+      shownByOutput.set(part.output, {
+        toolCallId: part.toolCallId,
+        type: part.output.type,
+        value: rawOf(part.output),
+        output: known.output,
+      });
+      return known.output;
+    }
     let output: ToolResultOutput | undefined;
     if (!compressible) {
       output = needsFence(part.toolName, text) ? fencedOutput(part.output, boundary()) : undefined;
@@ -388,6 +412,12 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       else output = result === text ? undefined : { type: 'text', value: result };
     }
     remember(shownResults, key, { text, output }, REMEMBERED_RESULTS);
+    shownByOutput.set(part.output, {
+      toolCallId: part.toolCallId,
+      type: part.output.type,
+      value: rawOf(part.output),
+      output,
+    });
     return output;
   }
 
