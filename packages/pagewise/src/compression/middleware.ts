@@ -351,9 +351,16 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     ToolResultOutput,
     { toolCallId: string; type: string; value: unknown; output: ToolResultOutput | undefined }
   >();
-  const conversations = new Map<string, ConversationState>();
-  const historyThreshold = options.history === false ? undefined : options.history?.thresholdTokens;
-  const historyBudget = options.history === false ? undefined : options.history?.budgetTokens;
+  const keeper: HistoryKeeper | undefined = cHist && {
+    cHist,
+    conversations: new Map(),
+    sessionId,
+    maxConversations,
+    agentName,
+    ledger,
+    threshold: options.history === false ? undefined : options.history?.thresholdTokens,
+    budget: options.history === false ? undefined : options.history?.budgetTokens,
+  };
 
   /** What a tool result is shown as: `undefined` for the part as it is. */
   async function shownOutput(
@@ -421,117 +428,6 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     return output;
   }
 
-  async function compressObservations(
-    prompt: LanguageModelV3Prompt,
-    task: string,
-    signal: AbortSignal | undefined,
-  ): Promise<LanguageModelV3Prompt> {
-    if (!cObs) return prompt;
-    const out: LanguageModelV3Prompt = [];
-    let changed = false;
-    for (const message of prompt) {
-      if (message.role !== 'tool') {
-        out.push(message);
-        continue;
-      }
-      let content: ToolMessage['content'] | undefined;
-      for (const [index, part] of message.content.entries()) {
-        const output = part.type === 'tool-result' ? await shownOutput(part, out, task, signal) : undefined;
-        if (output === undefined) {
-          content?.push(part);
-          continue;
-        }
-        content ??= message.content.slice(0, index);
-        content.push({ ...(part as ToolResultPart), output });
-      }
-      out.push(content ? { ...message, content } : message);
-      changed ||= content !== undefined;
-    }
-    return changed ? out : prompt;
-  }
-
-  /**
-   * The conversation `prompt` continues, with the events of its new messages appended; a prompt that is not
-   * the last one seen with messages appended (an edited conversation) starts its events again, keeping the
-   * compactions whose messages are all still there.
-   */
-  function conversationOf(prompt: LanguageModelV3Prompt): ConversationState | undefined {
-    let firstIndex = prompt.findIndex((m) => m.role !== 'system');
-    let first: SessionEvent | undefined;
-    for (; firstIndex >= 0 && firstIndex < prompt.length && !first; firstIndex++)
-      first = messageEvents(prompt[firstIndex]!, firstIndex)[0];
-    if (!first) return undefined;
-    const key = first.id;
-    let state = conversations.get(key);
-    const seen = state?.messages ?? [];
-    let grows = state !== undefined && seen.length <= prompt.length;
-    for (let i = 0; grows && i < seen.length; i++) grows = sameEvents(seen[i]!, prompt[i]!);
-    if (state && grows) {
-      appendPromptEvents(prompt, seen.length, state.session.events, state.messageOf);
-      for (let i = seen.length; i < prompt.length; i++) seen.push(prompt[i]!);
-    } else {
-      const { events, messageOf } = promptEvents(prompt);
-      const known = new Set(events.map((e) => e.id));
-      // Compactions over messages that are gone (an edited conversation) no longer apply.
-      const valid = (state?.session.events ?? []).filter(
-        (e): e is CompactionEvent => e.kind === 'compaction' && known.has(e.fromEventId) && known.has(e.toEventId),
-      );
-      state = {
-        messages: [...prompt],
-        session: promptSession(sessionId, [...events, ...valid]),
-        messageOf,
-        compactions: valid.length,
-        tokens: state?.tokens ?? new Map(),
-      };
-    }
-    state.session.version = state.session.events.length;
-    remember(conversations, key, state, maxConversations);
-    return state;
-  }
-
-  async function compressHistory(
-    prompt: LanguageModelV3Prompt,
-    task: string,
-    signal: AbortSignal | undefined,
-  ): Promise<LanguageModelV3Prompt> {
-    if (!cHist) return prompt;
-    const state = conversationOf(prompt);
-    if (!state) return prompt;
-    const { session } = state;
-    const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
-    // At or under T_hist the compressor leaves the request as it is: measured here from each item's count,
-    // kept with the item, so a later call counts only the items that are new.
-    const underThreshold =
-      historyBudget === undefined &&
-      request.items.reduce((sum, item) => sum + itemTokens(state, item), 0) <=
-        (historyThreshold ?? DEFAULT_HISTORY_THRESHOLD);
-    if (!underThreshold) {
-      const context: ProcessorContext = {
-        session,
-        invocationId: 'ai-sdk',
-        agentName,
-        task,
-        services: new Map(),
-        signal: signal ?? new AbortController().signal,
-        ledger,
-        appendCompaction: async (c) => {
-          session.events.push({
-            id: randomUUID(),
-            invocationId: 'ai-sdk',
-            author: agentName,
-            timestamp: Date.now(),
-            kind: 'compaction',
-            ...c,
-          });
-          state.compactions += 1;
-        },
-      };
-      await cHist.process(request, context);
-    }
-    if (state.compactions === 0) return prompt;
-    return toPrompt(prompt, request.items, state.messageOf);
-  }
-
   const restore = async (uri: string): Promise<string | undefined> =>
     (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body;
   const pageIn = pageInTool(restore, options.maxPageInTokens ?? 16_000);
@@ -550,12 +446,138 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
         if (message.role === 'user') lastUser = message;
       }
       const task = lastUser ? userText(lastUser) : '';
-      let prompt = await compressObservations(params.prompt, task, params.abortSignal);
-      prompt = await compressHistory(prompt, task, params.abortSignal);
+      let prompt = cObs
+        ? await withShownResults(params.prompt, (part, before) => shownOutput(part, before, task, params.abortSignal))
+        : params.prompt;
+      if (keeper) prompt = await compressHistory(keeper, prompt, task, params.abortSignal);
       if (!params.tools?.some((t) => t.name === 'page_in')) prompt = withoutHandles(prompt, params.prompt);
       return prompt === params.prompt ? params : { ...params, prompt };
     },
   };
+}
+
+/** The prompt with each tool result shown as `shown` says (`undefined`: as it is); untouched messages as they were. */
+async function withShownResults(
+  prompt: LanguageModelV3Prompt,
+  shown: (part: ToolResultPart, before: LanguageModelV3Prompt) => Promise<ToolResultOutput | undefined>,
+): Promise<LanguageModelV3Prompt> {
+  const out: LanguageModelV3Prompt = [];
+  let changed = false;
+  for (const message of prompt) {
+    if (message.role !== 'tool') {
+      out.push(message);
+      continue;
+    }
+    let content: ToolMessage['content'] | undefined;
+    for (const [index, part] of message.content.entries()) {
+      const output = part.type === 'tool-result' ? await shown(part, out) : undefined;
+      if (output === undefined) {
+        content?.push(part);
+        continue;
+      }
+      content ??= message.content.slice(0, index);
+      content.push({ ...(part as ToolResultPart), output });
+    }
+    out.push(content ? { ...message, content } : message);
+    changed ||= content !== undefined;
+  }
+  return changed ? out : prompt;
+}
+
+/** What the history part of the middleware works with, and keeps per conversation. */
+interface HistoryKeeper {
+  cHist: ReturnType<typeof historyCompressor>;
+  conversations: Map<string, ConversationState>;
+  sessionId: string;
+  maxConversations: number;
+  agentName: string;
+  ledger: Ledger;
+  threshold: number | undefined;
+  budget: number | undefined;
+}
+
+/**
+ * The conversation `prompt` continues, with the events of its new messages appended; a prompt that is not
+ * the last one seen with messages appended (an edited conversation) starts its events again, keeping the
+ * compactions whose messages are all still there.
+ */
+function conversationOf(keeper: HistoryKeeper, prompt: LanguageModelV3Prompt): ConversationState | undefined {
+  const { conversations, sessionId, maxConversations } = keeper;
+  let firstIndex = prompt.findIndex((m) => m.role !== 'system');
+  let first: SessionEvent | undefined;
+  for (; firstIndex >= 0 && firstIndex < prompt.length && !first; firstIndex++)
+    first = messageEvents(prompt[firstIndex]!, firstIndex)[0];
+  if (!first) return undefined;
+  const key = first.id;
+  let state = conversations.get(key);
+  const seen = state?.messages ?? [];
+  let grows = state !== undefined && seen.length <= prompt.length;
+  for (let i = 0; grows && i < seen.length; i++) grows = sameEvents(seen[i]!, prompt[i]!);
+  if (state && grows) {
+    appendPromptEvents(prompt, seen.length, state.session.events, state.messageOf);
+    for (let i = seen.length; i < prompt.length; i++) seen.push(prompt[i]!);
+  } else {
+    const { events, messageOf } = promptEvents(prompt);
+    const known = new Set(events.map((e) => e.id));
+    // Compactions over messages that are gone (an edited conversation) no longer apply.
+    const valid = (state?.session.events ?? []).filter(
+      (e): e is CompactionEvent => e.kind === 'compaction' && known.has(e.fromEventId) && known.has(e.toEventId),
+    );
+    state = {
+      messages: [...prompt],
+      session: promptSession(sessionId, [...events, ...valid]),
+      messageOf,
+      compactions: valid.length,
+      tokens: state?.tokens ?? new Map(),
+    };
+  }
+  state.session.version = state.session.events.length;
+  remember(conversations, key, state, maxConversations);
+  return state;
+}
+
+/** The prompt with its history compressed when above T_hist (see {@link historyCompressor}), as messages. */
+async function compressHistory(
+  keeper: HistoryKeeper,
+  prompt: LanguageModelV3Prompt,
+  task: string,
+  signal: AbortSignal | undefined,
+): Promise<LanguageModelV3Prompt> {
+  const { cHist, agentName, ledger, threshold, budget } = keeper;
+  const state = conversationOf(keeper, prompt);
+  if (!state) return prompt;
+  const { session } = state;
+  const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
+  // At or under T_hist the compressor leaves the request as it is: measured here from each item's count,
+  // kept with the item, so a later call counts only the items that are new.
+  const underThreshold =
+    budget === undefined &&
+    request.items.reduce((sum, item) => sum + itemTokens(state, item), 0) <= (threshold ?? DEFAULT_HISTORY_THRESHOLD);
+  if (!underThreshold) {
+    const context: ProcessorContext = {
+      session,
+      invocationId: 'ai-sdk',
+      agentName,
+      task,
+      services: new Map(),
+      signal: signal ?? new AbortController().signal,
+      ledger,
+      appendCompaction: async (c) => {
+        session.events.push({
+          id: randomUUID(),
+          invocationId: 'ai-sdk',
+          author: agentName,
+          timestamp: Date.now(),
+          kind: 'compaction',
+          ...c,
+        });
+        state.compactions += 1;
+      },
+    };
+    await cHist.process(request, context);
+  }
+  if (state.compactions === 0) return prompt;
+  return toPrompt(prompt, request.items, state.messageOf);
 }
 
 /** Puts `value` last in `map` (most recently used), dropping the oldest entries past `max`. */
