@@ -459,22 +459,29 @@ function kindOf(entry: SummaryEntry): string {
  */
 function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
   const values = entries.map((e) => (isMessage(e) ? undefined : payloadValues(e.payload)));
+  // By kind, not label: an entry read back from a summary has lost its arguments, a fresh one has them.
+  // Entries are compared only within their kind and first value, in order.
+  const groups = new Map<string, number[]>();
+  values.forEach((mine, i) => {
+    if (mine === undefined || mine.length === 0) return;
+    const key = `${kindOf(entries[i]!)}\0${mine[0]}`;
+    const group = groups.get(key);
+    if (group) group.push(i);
+    else groups.set(key, [i]);
+  });
   const dropped = new Set<number>();
   const pinned = new Set<number>();
-  entries.forEach((entry, i) => {
-    const mine = values[i];
-    if (mine === undefined || mine.length === 0) return;
-    for (let j = i + 1; j < entries.length; j += 1) {
-      const later = values[j];
-      // By kind, not label: an entry read back from a summary has lost its arguments, a fresh one has them.
-      if (later === undefined || kindOf(entries[j]!) !== kindOf(entry) || later[0] !== mine[0]) continue;
-      if (holdsAll(later, mine)) {
-        dropped.add(i);
-        pinned.add(j);
-        return;
+  for (const group of groups.values()) {
+    group.forEach((i, at) => {
+      for (const j of group.slice(at + 1)) {
+        if (holdsAll(values[j]!, values[i]!)) {
+          dropped.add(i);
+          pinned.add(j);
+          return;
+        }
       }
-    }
-  });
+    });
+  }
   return entries.flatMap((e, i) => (dropped.has(i) ? [] : pinned.has(i) && !e.pinned ? [{ ...e, pinned: true }] : [e]));
 }
 
@@ -548,6 +555,19 @@ function fitBudget(
     if (total <= maxTokens) return text;
     target -= total - maxTokens + attempt * 8;
     if (target <= 0) break;
+  }
+  if (total > maxTokens && squeezed.length > 1) {
+    // Each entry starts a line the tokenizer never joins across (see `countTokens`), so a text's tokens are
+    // the sum of its entries': how many of the oldest go is found from the sums, not by measuring the text
+    // again for each one dropped; the text is then measured, and the loop below drops more if it must.
+    const last = squeezed.length - 1;
+    const tokens = squeezed.map((e, i) => countTokens(formatSummaryEntries([e]) + (i < last ? '\n' : '')));
+    let left = tokens.reduce((sum, n) => sum + n, 0);
+    let drop = 0;
+    while (drop < last && left > maxTokens) left -= tokens[drop++]!;
+    squeezed = squeezed.slice(drop);
+    text = formatSummaryEntries(squeezed);
+    total = countTokens(text);
   }
   while (total > maxTokens && squeezed.length > 0) {
     squeezed = squeezed.slice(1);

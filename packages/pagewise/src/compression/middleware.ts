@@ -20,14 +20,14 @@ import type {
 } from '@ai-sdk/provider';
 import { eventsToItems } from '../context/history.js';
 import type { ObservationContext } from '../context/observation.js';
-import type { ContextItem, ContextRequest, ProcessorContext } from '../context/request.js';
+import { itemText, type ContextItem, type ContextRequest, type ProcessorContext } from '../context/request.js';
 import { isStepBlock } from '../models/step-block.js';
 import { fenceBoundary, neutralize } from '../paging/fence.js';
 import { PagingService } from '../paging/service.js';
 import type { CompactionEvent, Session, SessionEvent, ToolCallRecord } from '../session/types.js';
 import { Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
-import { historyCompressor, type HistoryCompressorOptions } from './history.js';
+import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryCompressorOptions } from './history.js';
 import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompressorOptions } from './observation.js';
 import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
 import { headAtWordBoundary } from './token-budget.js';
@@ -85,7 +85,31 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
 const REMEMBERED_RESULTS = 4096;
 
 type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
-type ToolResultOutput = Extract<ToolMessage['content'][number], { type: 'tool-result' }>['output'];
+type ToolResultPart = Extract<ToolMessage['content'][number], { type: 'tool-result' }>;
+type ToolResultOutput = ToolResultPart['output'];
+
+/** What an output holds besides its kind: compared by reference to know an output object seen before. */
+const rawOf = (output: ToolResultOutput): unknown => ('value' in output ? output.value : output.reason);
+
+/** What a tool result is shown as (`undefined`: as it is), with the raw text it was made from. */
+interface ShownResult {
+  text: string;
+  output: ToolResultOutput | undefined;
+}
+
+// The text of JSON tool outputs by value: the AI SDK hands the same output objects over at every step of a
+// loop, so each is serialized once, not at every call.
+const jsonTexts = new WeakMap<object, string>();
+
+function jsonText(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  let text = jsonTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    jsonTexts.set(value, text);
+  }
+  return text;
+}
 
 /** The text of a tool output as the model reads it, and whether it is an error. */
 function outputText(output: ToolResultOutput): { text: string; isError: boolean; compressible: boolean } {
@@ -93,11 +117,11 @@ function outputText(output: ToolResultOutput): { text: string; isError: boolean;
     case 'text':
       return { text: output.value, isError: false, compressible: true };
     case 'json':
-      return { text: JSON.stringify(output.value), isError: false, compressible: true };
+      return { text: jsonText(output.value), isError: false, compressible: true };
     case 'error-text':
       return { text: output.value, isError: true, compressible: false };
     case 'error-json':
-      return { text: JSON.stringify(output.value), isError: true, compressible: false };
+      return { text: jsonText(output.value), isError: true, compressible: false };
     case 'execution-denied':
       return {
         text: `execution denied${output.reason ? `: ${output.reason}` : ''}`,
@@ -159,63 +183,134 @@ function userText(message: Extract<LanguageModelV3Message, { role: 'user' }>): s
 }
 
 /**
- * The prompt as session events, one per message (one per tool result), with ids stable across the
- * calls of a conversation: the message's position and content. System messages are not history.
+ * The session events of message `index` of a prompt: one for a user or assistant message, one per tool
+ * result, none for a system message (not history). Their ids are stable across the calls of a
+ * conversation: the message's position and content.
  */
+function messageEvents(message: LanguageModelV3Message, index: number): SessionEvent[] {
+  const base = { invocationId: 'ai-sdk', author: 'ai-sdk', timestamp: 0 };
+  switch (message.role) {
+    case 'system':
+      return [];
+    case 'user': {
+      const text = userText(message);
+      return [{ ...base, id: `${index}:${sha(`user${text}`)}`, kind: 'user', author: 'user', text }];
+    }
+    case 'assistant': {
+      let text = '';
+      const toolCalls: ToolCallRecord[] = [];
+      for (const part of message.content) {
+        if (part.type === 'text') text += part.text;
+        else if (part.type === 'tool-call')
+          toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      }
+      const id = `${index}:${sha(`assistant${text}${JSON.stringify(toolCalls)}`)}`;
+      return [{ ...base, id, kind: 'model', text, toolCalls }];
+    }
+    case 'tool': {
+      const events: SessionEvent[] = [];
+      message.content.forEach((part, j) => {
+        if (part.type !== 'tool-result') return;
+        const { text, isError } = outputText(part.output);
+        events.push({
+          ...base,
+          id: `${index}.${j}:${sha(`${part.toolCallId}${text}`)}`,
+          kind: 'tool-result',
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          output: text,
+          isError,
+        });
+      });
+      return events;
+    }
+  }
+}
+
+/** The prompt's messages from `from` on as session events, with the message each came from. */
+function appendPromptEvents(
+  prompt: LanguageModelV3Prompt,
+  from: number,
+  events: SessionEvent[],
+  messageOf: Map<string, number>,
+): void {
+  for (let index = from; index < prompt.length; index++) {
+    for (const event of messageEvents(prompt[index]!, index)) {
+      events.push(event);
+      messageOf.set(event.id, index);
+    }
+  }
+}
+
+/** The prompt as session events (see {@link messageEvents}). */
 function promptEvents(prompt: LanguageModelV3Prompt): { events: SessionEvent[]; messageOf: Map<string, number> } {
   const events: SessionEvent[] = [];
   const messageOf = new Map<string, number>();
-  const base = { invocationId: 'ai-sdk', author: 'ai-sdk', timestamp: 0 };
-  prompt.forEach((message, i) => {
-    const push = (event: SessionEvent): void => {
-      events.push(event);
-      messageOf.set(event.id, i);
-    };
-    switch (message.role) {
-      case 'system':
-        return;
-      case 'user': {
-        // The step block is the instruction's per-step part, re-rendered each call: not history.
-        if (isStepBlock(message)) return;
-        const text = userText(message);
-        push({ ...base, id: `${i}:${sha(`user${text}`)}`, kind: 'user', author: 'user', text });
-        return;
-      }
-      case 'assistant': {
-        let text = '';
-        const toolCalls: ToolCallRecord[] = [];
-        for (const part of message.content) {
-          if (part.type === 'text') text += part.text;
-          else if (part.type === 'tool-call')
-            toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-        }
-        push({
-          ...base,
-          id: `${i}:${sha(`assistant${text}${JSON.stringify(toolCalls)}`)}`,
-          kind: 'model',
-          text,
-          toolCalls,
-        });
-        return;
-      }
-      case 'tool':
-        message.content.forEach((part, j) => {
-          if (part.type !== 'tool-result') return;
-          const { text, isError } = outputText(part.output);
-          push({
-            ...base,
-            id: `${i}.${j}:${sha(`${part.toolCallId}${text}`)}`,
-            kind: 'tool-result',
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-            output: text,
-            isError,
-          });
-        });
-        return;
-    }
-  });
+  appendPromptEvents(prompt, 0, events, messageOf);
   return { events, messageOf };
+}
+
+/** The fields of a message part that its session events are made of. */
+interface PartFields {
+  type: string;
+  text?: string;
+  toolCallId?: string;
+  toolName?: string;
+  mediaType?: string;
+  input?: unknown;
+  output?: ToolResultOutput;
+}
+
+/**
+ * Whether two messages give the same session events (see {@link messageEvents}), compared field by field
+ * without hashing: the messages of a conversation seen at its previous call, against this call's.
+ */
+function sameEvents(a: LanguageModelV3Message, b: LanguageModelV3Message): boolean {
+  if (a === b) return true;
+  if (a.role !== b.role) return false;
+  if (a.role === 'system') return true;
+  const left = a.content as readonly PartFields[];
+  const right = b.content as readonly PartFields[];
+  if (left.length !== right.length) return false;
+  for (let i = 0; i < left.length; i++) {
+    const x = left[i]!;
+    const y = right[i]!;
+    if (x === y) continue;
+    if (x.type !== y.type || x.text !== y.text || x.toolCallId !== y.toolCallId || x.toolName !== y.toolName)
+      return false;
+    if (x.mediaType !== y.mediaType) return false;
+    if (x.input !== y.input && jsonText(x.input) !== jsonText(y.input)) return false;
+    if (x.output !== y.output) {
+      if (!x.output || !y.output || x.output.type !== y.output.type) return false;
+      if (outputText(x.output).text !== outputText(y.output).text) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * What the middleware keeps of a conversation between its calls: the prompt as it last saw it, its
+ * events with the compactions over them (one list, only appended to while the conversation only grows,
+ * so its history items are converted once each), and the message each event came from.
+ */
+interface ConversationState {
+  messages: LanguageModelV3Message[];
+  session: Session;
+  messageOf: Map<string, number>;
+  compactions: number;
+  /** Tokens of each history item by the event it shows (a message, or a compaction's summary), counted once. */
+  tokens: Map<string, number>;
+}
+
+/** Tokens of a conversation's history item, counted once per event (an event never changes). */
+function itemTokens(state: ConversationState, item: ContextItem): number {
+  if (item.eventId === undefined) return countTokens(itemText(item));
+  let tokens = state.tokens.get(item.eventId);
+  if (tokens === undefined) {
+    tokens = countTokens(itemText(item));
+    state.tokens.set(item.eventId, tokens);
+  }
+  return tokens;
 }
 
 /**
@@ -250,108 +345,88 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     neutralize(text, '') !== text ||
     countTokens(text) >
       (observation?.toolThresholds?.[toolName] ?? observation?.thresholdTokens ?? OBSERVATION_THRESHOLD);
-  // Compressed (or fenced) tool results by call id and raw content; compactions by conversation (its first message).
-  const compressed = new Map<string, ToolResultOutput | string>();
-  const compactions = new Map<string, CompactionEvent[]>();
+  // What each tool result is shown as, by call id, output kind and length, with its raw text to compare:
+  // a result is compressed (or fenced) once, and every later call shows the same output object.
+  const shownResults = new Map<string, ShownResult>();
+  const shownByOutput = new WeakMap<
+    ToolResultOutput,
+    { toolCallId: string; type: string; value: unknown; output: ToolResultOutput | undefined }
+  >();
+  const keeper: HistoryKeeper | undefined = cHist && {
+    cHist,
+    conversations: new Map(),
+    sessionId,
+    maxConversations,
+    agentName,
+    ledger,
+    threshold: options.history === false ? undefined : options.history?.thresholdTokens,
+    budget: options.history === false ? undefined : options.history?.budgetTokens,
+  };
 
-  async function compressObservations(
-    prompt: LanguageModelV3Prompt,
+  /** What a tool result is shown as: `undefined` for the part as it is. */
+  async function shownOutput(
+    part: ToolResultPart,
+    before: LanguageModelV3Prompt,
     task: string,
     signal: AbortSignal | undefined,
-  ): Promise<LanguageModelV3Prompt> {
-    if (!cObs) return prompt;
-    const out: LanguageModelV3Prompt = [];
-    for (const message of prompt) {
-      if (message.role !== 'tool') {
-        out.push(message);
-        continue;
-      }
-      const content: ToolMessage['content'] = [];
-      for (const part of message.content) {
-        if (part.type !== 'tool-result') {
-          content.push(part);
-          continue;
-        }
-        const { text, compressible } = outputText(part.output);
-        const key = `${part.toolCallId}:${sha(`${part.output.type}\0${text}`)}`;
-        let result = compressed.get(key);
-        if (!compressible) {
-          if (result === undefined) {
-            result = needsFence(part.toolName, text) ? fencedOutput(part.output, boundary()) : part.output;
-            remember(compressed, key, result, REMEMBERED_RESULTS);
-          }
-          content.push(typeof result === 'string' || result === part.output ? part : { ...part, output: result });
-          continue;
-        }
-        if (result === undefined) {
-          const context: ObservationContext = {
-            invocationId: 'ai-sdk',
-            agentName,
-            sessionId,
-            task,
-            // The steps before, as the model will see them: earlier results already compressed.
-            recentItems: eventsToItems(promptEvents(out).events),
-            services: new Map(),
-            ledger,
-            signal: signal ?? new AbortController().signal,
-          };
-          const obs = await cObs.process(
-            { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
-            context,
-          );
-          const fence = needsFence(part.toolName, text) ? boundary() : undefined;
-          result = obs.output === text ? await passedOn(service, sessionId, part, text, fence) : obs.output;
-          remember(compressed, key, result, REMEMBERED_RESULTS);
-        }
-        if (typeof result !== 'string') content.push({ ...part, output: result });
-        else content.push(result === text ? part : { ...part, output: { type: 'text', value: result } });
-      }
-      out.push({ ...message, content });
+  ): Promise<ToolResultOutput | undefined> {
+    // The AI SDK hands the same output object over at every step: known by it, nothing is read again.
+    const seen = shownByOutput.get(part.output);
+    if (
+      seen !== undefined &&
+      seen.toolCallId === part.toolCallId &&
+      seen.type === part.output.type &&
+      seen.value === rawOf(part.output)
+    )
+      return seen.output;
+    const { text, compressible } = outputText(part.output);
+    const key = `${part.toolCallId}\0${part.output.type}\0${text.length}`;
+    const known = shownResults.get(key);
+    if (known !== undefined && known.text === text) {
+      shownByOutput.set(part.output, {
+        toolCallId: part.toolCallId,
+        type: part.output.type,
+        value: rawOf(part.output),
+        output: known.output,
+      });
+      return known.output;
     }
-    return out;
-  }
-
-  async function compressHistory(
-    prompt: LanguageModelV3Prompt,
-    task: string,
-    signal: AbortSignal | undefined,
-  ): Promise<LanguageModelV3Prompt> {
-    if (!cHist) return prompt;
-    const { events, messageOf } = promptEvents(prompt);
-    const first = events[0];
-    if (!first) return prompt;
-    const conversation = first.id;
-    const stored = compactions.get(conversation) ?? [];
-    const known = new Set(events.map((e) => e.id));
-    // Compactions over messages that are gone (an edited conversation) no longer apply.
-    const valid = stored.filter((c) => known.has(c.fromEventId) && known.has(c.toEventId));
-    const session = promptSession(sessionId, [...events, ...valid]);
-    const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
-    const context: ProcessorContext = {
-      session,
-      invocationId: 'ai-sdk',
-      agentName,
-      task,
-      services: new Map(),
-      signal: signal ?? new AbortController().signal,
-      ledger,
-      appendCompaction: async (c) => {
-        const event: CompactionEvent = {
-          id: randomUUID(),
-          invocationId: 'ai-sdk',
-          author: agentName,
-          timestamp: Date.now(),
-          kind: 'compaction',
-          ...c,
-        };
-        session.events.push(event);
-        valid.push(event);
-      },
-    };
-    await cHist.process(request, context);
-    remember(compactions, conversation, valid, maxConversations);
-    if (valid.length === 0) return prompt;
-    return toPrompt(prompt, request.items, messageOf);
+    let output: ToolResultOutput | undefined;
+    if (!compressible) {
+      output = needsFence(part.toolName, text) ? fencedOutput(part.output, boundary()) : undefined;
+    } else {
+      const upTo = before.length;
+      const context: ObservationContext = {
+        invocationId: 'ai-sdk',
+        agentName,
+        sessionId,
+        task,
+        // The steps before, as the model will see them (earlier results already compressed); built only
+        // for a compressor that reads them.
+        get recentItems() {
+          return eventsToItems(promptEvents(before.slice(0, upTo)).events);
+        },
+        services: new Map(),
+        ledger,
+        signal: signal ?? new AbortController().signal,
+      };
+      const obs = await cObs!.process(
+        { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
+        context,
+      );
+      const fence = needsFence(part.toolName, text) ? boundary() : undefined;
+      const result = obs.output === text ? await passedOn(service, sessionId, part, text, fence) : obs.output;
+      if (typeof result !== 'string') output = result;
+      else output = result === text ? undefined : { type: 'text', value: result };
+    }
+    remember(shownResults, key, { text, output }, REMEMBERED_RESULTS);
+    shownByOutput.set(part.output, {
+      toolCallId: part.toolCallId,
+      type: part.output.type,
+      value: rawOf(part.output),
+      output,
+    });
+    return output;
   }
 
   const restore = async (uri: string): Promise<string | undefined> =>
@@ -365,17 +440,151 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
     restore,
     tools: { page_in: pageIn },
     async transformParams({ params }: { params: LanguageModelV3CallOptions }): Promise<LanguageModelV3CallOptions> {
+      // The step block (the instruction's per-step part, after the history) is re-rendered at every call:
+      // neither history nor the task. It is left out of what is compressed, so the conversation is seen to
+      // grow from call to call, and put back last.
+      const blocks = params.prompt.filter(isStepBlock);
+      const history = blocks.length === 0 ? params.prompt : params.prompt.filter((m) => !isStepBlock(m));
       // The task is the latest user message: the one this call's tool loop works on.
-      const lastUser = [...params.prompt]
-        .reverse()
-        .find((m): m is Extract<LanguageModelV3Message, { role: 'user' }> => m.role === 'user' && !isStepBlock(m));
+      let lastUser: Extract<LanguageModelV3Message, { role: 'user' }> | undefined;
+      for (let i = history.length - 1; i >= 0 && !lastUser; i--) {
+        const message = history[i]!;
+        if (message.role === 'user') lastUser = message;
+      }
       const task = lastUser ? userText(lastUser) : '';
-      let prompt = await compressObservations(params.prompt, task, params.abortSignal);
-      prompt = await compressHistory(prompt, task, params.abortSignal);
-      if (!params.tools?.some((t) => t.name === 'page_in')) prompt = withoutHandles(prompt, params.prompt);
-      return prompt === params.prompt ? params : { ...params, prompt };
+      let prompt = cObs
+        ? await withShownResults(history, (part, before) => shownOutput(part, before, task, params.abortSignal))
+        : history;
+      if (keeper) prompt = await compressHistory(keeper, prompt, task, params.abortSignal);
+      if (!params.tools?.some((t) => t.name === 'page_in')) prompt = withoutHandles(prompt, history);
+      if (prompt === history) return params;
+      return { ...params, prompt: blocks.length === 0 ? prompt : [...prompt, ...blocks] };
     },
   };
+}
+
+/** The prompt with each tool result shown as `shown` says (`undefined`: as it is); untouched messages as they were. */
+async function withShownResults(
+  prompt: LanguageModelV3Prompt,
+  shown: (part: ToolResultPart, before: LanguageModelV3Prompt) => Promise<ToolResultOutput | undefined>,
+): Promise<LanguageModelV3Prompt> {
+  const out: LanguageModelV3Prompt = [];
+  let changed = false;
+  for (const message of prompt) {
+    if (message.role !== 'tool') {
+      out.push(message);
+      continue;
+    }
+    let content: ToolMessage['content'] | undefined;
+    for (const [index, part] of message.content.entries()) {
+      const output = part.type === 'tool-result' ? await shown(part, out) : undefined;
+      if (output === undefined) {
+        content?.push(part);
+        continue;
+      }
+      content ??= message.content.slice(0, index);
+      content.push({ ...(part as ToolResultPart), output });
+    }
+    out.push(content ? { ...message, content } : message);
+    changed ||= content !== undefined;
+  }
+  return changed ? out : prompt;
+}
+
+/** What the history part of the middleware works with, and keeps per conversation. */
+interface HistoryKeeper {
+  cHist: ReturnType<typeof historyCompressor>;
+  conversations: Map<string, ConversationState>;
+  sessionId: string;
+  maxConversations: number;
+  agentName: string;
+  ledger: Ledger;
+  threshold: number | undefined;
+  budget: number | undefined;
+}
+
+/**
+ * The conversation `prompt` continues, with the events of its new messages appended; a prompt that is not
+ * the last one seen with messages appended (an edited conversation) starts its events again, keeping the
+ * compactions whose messages are all still there.
+ */
+function conversationOf(keeper: HistoryKeeper, prompt: LanguageModelV3Prompt): ConversationState | undefined {
+  const { conversations, sessionId, maxConversations } = keeper;
+  let firstIndex = prompt.findIndex((m) => m.role !== 'system');
+  let first: SessionEvent | undefined;
+  for (; firstIndex >= 0 && firstIndex < prompt.length && !first; firstIndex++)
+    first = messageEvents(prompt[firstIndex]!, firstIndex)[0];
+  if (!first) return undefined;
+  const key = first.id;
+  let state = conversations.get(key);
+  const seen = state?.messages ?? [];
+  let grows = state !== undefined && seen.length <= prompt.length;
+  for (let i = 0; grows && i < seen.length; i++) grows = sameEvents(seen[i]!, prompt[i]!);
+  if (state && grows) {
+    appendPromptEvents(prompt, seen.length, state.session.events, state.messageOf);
+    for (let i = seen.length; i < prompt.length; i++) seen.push(prompt[i]!);
+  } else {
+    const { events, messageOf } = promptEvents(prompt);
+    const known = new Set(events.map((e) => e.id));
+    // Compactions over messages that are gone (an edited conversation) no longer apply.
+    const valid = (state?.session.events ?? []).filter(
+      (e): e is CompactionEvent => e.kind === 'compaction' && known.has(e.fromEventId) && known.has(e.toEventId),
+    );
+    state = {
+      messages: [...prompt],
+      session: promptSession(sessionId, [...events, ...valid]),
+      messageOf,
+      compactions: valid.length,
+      tokens: state?.tokens ?? new Map(),
+    };
+  }
+  state.session.version = state.session.events.length;
+  remember(conversations, key, state, maxConversations);
+  return state;
+}
+
+/** The prompt with its history compressed when above T_hist (see {@link historyCompressor}), as messages. */
+async function compressHistory(
+  keeper: HistoryKeeper,
+  prompt: LanguageModelV3Prompt,
+  task: string,
+  signal: AbortSignal | undefined,
+): Promise<LanguageModelV3Prompt> {
+  const { cHist, agentName, ledger, threshold, budget } = keeper;
+  const state = conversationOf(keeper, prompt);
+  if (!state) return prompt;
+  const { session } = state;
+  const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
+  // At or under T_hist the compressor leaves the request as it is: measured here from each item's count,
+  // kept with the item, so a later call counts only the items that are new.
+  const underThreshold =
+    budget === undefined &&
+    request.items.reduce((sum, item) => sum + itemTokens(state, item), 0) <= (threshold ?? DEFAULT_HISTORY_THRESHOLD);
+  if (!underThreshold) {
+    const context: ProcessorContext = {
+      session,
+      invocationId: 'ai-sdk',
+      agentName,
+      task,
+      services: new Map(),
+      signal: signal ?? new AbortController().signal,
+      ledger,
+      appendCompaction: async (c) => {
+        session.events.push({
+          id: randomUUID(),
+          invocationId: 'ai-sdk',
+          author: agentName,
+          timestamp: Date.now(),
+          kind: 'compaction',
+          ...c,
+        });
+        state.compactions += 1;
+      },
+    };
+    await cHist.process(request, context);
+  }
+  if (state.compactions === 0) return prompt;
+  return toPrompt(prompt, request.items, state.messageOf);
 }
 
 /** Puts `value` last in `map` (most recently used), dropping the oldest entries past `max`. */
@@ -399,10 +608,7 @@ function promptSession(sessionId: string, events: SessionEvent[]): Session {
   };
 }
 
-/**
- * Writes items back as messages: system messages first, each kept message as it was, summaries as user messages,
- * the step block last.
- */
+/** Writes items back as messages: system messages first, each kept message as it was, summaries as user messages. */
 function toPrompt(
   prompt: LanguageModelV3Prompt,
   items: readonly ContextItem[],
@@ -421,8 +627,6 @@ function toPrompt(
     const message = prompt[index];
     if (message) out.push(message);
   }
-  // The step block stays last, after the history it follows.
-  for (const message of prompt) if (isStepBlock(message)) out.push(message);
   return out;
 }
 
