@@ -17,6 +17,12 @@ export class PromptCacheTracker {
   /** `rules`: the rules for every model, `false` for none, undefined for each model's provider's own. */
   constructor(private readonly rules: PromptCacheRules | false | undefined) {}
 
+  /** The rules a request to `model` is modelled with; undefined when none apply. */
+  rulesFor(model: LanguageModelV3): PromptCacheRules | undefined {
+    if (this.rules === false) return undefined;
+    return this.rules ?? promptCacheRulesFor(model.provider, model.modelId);
+  }
+
   /** The cache figures of one request; undefined when no rules apply to the model. */
   observe(
     model: LanguageModelV3,
@@ -25,7 +31,7 @@ export class PromptCacheTracker {
     encoding: EncodingName,
     at: number,
   ): PromptCacheUsage | undefined {
-    const rules = this.rules === undefined ? promptCacheRulesFor(model.provider, model.modelId) : this.rules;
+    const rules = this.rulesFor(model);
     if (!rules) return undefined;
     let cache = this.caches.get(rules.name);
     if (!cache) {

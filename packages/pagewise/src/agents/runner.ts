@@ -350,8 +350,15 @@ export class Runner {
     } = withCacheHints(model.provider, rendered, session, this.options.cacheHints);
     const sentAt = Date.now();
     const cacheKey = `${historyKey(session)}\u0000${label}`;
-    // Modelled on the request as sent, hints included (Anthropic caches only up to its breakpoints).
-    const modelledCache = this.promptCache.observe(model, cacheKey, { prompt, tools: toolList }, encoding, sentAt);
+    // Modelled on the request as sent, hints included (Anthropic caches only up to its breakpoints). A run
+    // priced as another provider bills it (the offline model priced as Anthropic) is modelled on the request
+    // that provider's model would have been sent, with that provider's hints.
+    const rules = this.promptCache.rulesFor(model);
+    const asBilled =
+      rules && rules.provider !== model.provider.split('.')[0]
+        ? withCacheHints(rules.provider, rendered, session, this.options.cacheHints)
+        : { prompt, tools: toolList };
+    const modelledCache = this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt);
     const response = yield* callModel(
       model,
       {
