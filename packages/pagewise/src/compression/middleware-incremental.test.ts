@@ -1,5 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { describe, expect, it, vi } from 'vitest';
+import { STEP_BLOCK_MARK, isStepBlock } from '../models/step-block.js';
 import { PagingService } from '../paging/service.js';
 import type * as Tokenizer from '../tokens/tokenizer.js';
 import { compressionMiddleware } from './middleware.js';
@@ -24,7 +25,7 @@ const largeResult = (i: number): string =>
  * A tool loop's prompt after `pairs` calls, built anew (new objects, new strings) as the AI SDK builds it at
  * every step; every tenth result is large enough to be compressed.
  */
-function loopPrompt(pairs: number): LanguageModelV3Prompt {
+function loopPrompt(pairs: number, stepBlock = false): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = [
     { role: 'system', content: 'You record orders.' },
     { role: 'user', content: [{ type: 'text', text: 'Record every order.' }] },
@@ -40,6 +41,13 @@ function loopPrompt(pairs: number): LanguageModelV3Prompt {
       content: [{ type: 'tool-result', toolCallId: `c${i}`, toolName: 'get_order', output: { type: 'text', value } }],
     });
   }
+  // The step block of a paged agent: the instruction's per-step part, different at every call, after the history.
+  if (stepBlock)
+    prompt.push({
+      role: 'user',
+      content: [{ type: 'text', text: `Reading plan: ${pairs} orders recorded.` }],
+      providerOptions: STEP_BLOCK_MARK,
+    });
   return prompt;
 }
 
@@ -68,20 +76,20 @@ function countingService(): { service: PagingService; storeCalls: () => number }
  * result is small, and the page store calls of one whose new results include a large one, with the
  * prompts the middleware sent at two successive steps.
  */
-async function laterCalls(pairs: number) {
+async function laterCalls(pairs: number, stepBlock = false) {
   const { service, storeCalls } = countingService();
   const middleware = compressionMiddleware({ service });
   const transform = async (prompt: LanguageModelV3Prompt) =>
     (await middleware.transformParams!({ type: 'generate', params: paramsOf(prompt), model: undefined as never }))
       .prompt;
-  await transform(loopPrompt(pairs));
+  await transform(loopPrompt(pairs, stepBlock));
   // The step after the first folds the summary the first wrote into its counts, once.
-  const first = await transform(loopPrompt(pairs + 1));
+  const first = await transform(loopPrompt(pairs + 1, stepBlock));
   const tokensBefore = counted.calls;
-  const second = await transform(loopPrompt(pairs + 2));
+  const second = await transform(loopPrompt(pairs + 2, stepBlock));
   const tokenizerCalls = counted.calls - tokensBefore;
   const storeBefore = storeCalls();
-  await transform(loopPrompt(pairs + 10));
+  await transform(loopPrompt(pairs + 10, stepBlock));
   return { tokenizerCalls, storeCalls: storeCalls() - storeBefore, first, second };
 }
 
@@ -111,5 +119,16 @@ describe('compressionMiddleware works per call on what is new', () => {
       expect(again?.output).toBe(part.output);
     }
     expect(after.slice(0, before.length)).toEqual(before);
+  });
+
+  it('does the same behind a step block that changes at every call, and keeps the block last', async () => {
+    const short = await laterCalls(40, true);
+    const long = await laterCalls(400, true);
+    expect(long.tokenizerCalls).toBe(short.tokenizerCalls);
+    expect(short.tokenizerCalls).toBeLessThan(10);
+    for (const prompt of [short.second, long.second]) {
+      expect(isStepBlock(prompt.at(-1)!)).toBe(true);
+      expect(prompt.filter((message) => isStepBlock(message))).toHaveLength(1);
+    }
   });
 });
