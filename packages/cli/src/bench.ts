@@ -31,7 +31,7 @@ import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase 
 import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
-import { ConfigurationError, DEFAULT_PRICES } from 'pagewise';
+import { ConfigurationError, DEFAULT_PRICES, type ModelPrice } from 'pagewise';
 import {
   intOption,
   MODEL_TIME_FLAGS,
@@ -292,6 +292,45 @@ async function writeOutputs(
   return 0;
 }
 
+/** `--price-as`, checked against the price table in force (the defaults and `--prices`). */
+function checkedPriceAs(priceAs: string | undefined, prices: Record<string, ModelPrice> | undefined): string | undefined {
+  const table = { ...DEFAULT_PRICES, ...prices };
+  if (priceAs !== undefined && !table[priceAs])
+    throw new ConfigurationError(
+      'invalid-option',
+      `--price-as ${priceAs} is not in the price table; use one of ${Object.keys(table).join(', ')}, or add it with --prices <file>.`,
+    );
+  return priceAs;
+}
+
+/** The scenario to run: the one positional, or the resumed run's; anything else is a usage error. */
+function scenarioName(
+  positionals: string[],
+  resumedScenario: string | undefined,
+  values: { resume?: string | undefined; out?: string | undefined },
+): string {
+  const [name = resumedScenario, ...extra] = positionals;
+  if (resumedScenario !== undefined && (positionals.length > 0 || values.out))
+    throw new ConfigurationError(
+      'bad-arguments',
+      `--resume takes the scenario and options from ${values.resume}; give no scenario and no --out with it.`,
+    );
+  if (!name)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Name a scenario: pagewise bench <scenario>. Available: ${listScenarios()
+        .filter((s) => s.available)
+        .map((s) => s.name)
+        .join(', ')}.`,
+    );
+  if (extra.length > 0)
+    throw new ConfigurationError(
+      'bad-arguments',
+      `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
+    );
+  return name;
+}
+
 /**
  * Runs `pagewise bench` with `argv` (after the command name). The report goes to `out`; progress and
  * notes go to `err` (stderr by default), as a bar when stderr is a terminal.
@@ -312,12 +351,7 @@ export async function benchCommand(
     return 0;
   }
   const prices = values.prices ? await readPrices(values.prices) : undefined;
-  const priceAs = values['price-as'];
-  if (priceAs !== undefined && !{ ...DEFAULT_PRICES, ...prices }[priceAs])
-    throw new ConfigurationError(
-      'invalid-option',
-      `--price-as ${priceAs} is not in the price table; use one of ${Object.keys({ ...DEFAULT_PRICES, ...prices }).join(', ')}, or add it with --prices <file>.`,
-    );
+  const priceAs = checkedPriceAs(values['price-as'], prices);
   if (values.rebuild) {
     const report = rebuildReport(await readRuns(values.rebuild), {
       ...(prices ? { prices } : {}),
@@ -328,26 +362,7 @@ export async function benchCommand(
   }
   // A resumed run takes its parameters from its folder, so it produces the same episodes in the same order.
   const resumed = values.resume ? readBenchRun(values.resume) : undefined;
-  const [name = resumed?.scenario, ...extra] = positionals;
-  if (resumed && (positionals.length > 0 || values.out))
-    throw new ConfigurationError(
-      'bad-arguments',
-      `--resume takes the scenario and options from ${values.resume}; give no scenario and no --out with it.`,
-    );
-  if (!name)
-    throw new ConfigurationError(
-      'bad-arguments',
-      `Name a scenario: pagewise bench <scenario>. Available: ${listScenarios()
-        .filter((s) => s.available)
-        .map((s) => s.name)
-        .join(', ')}.`,
-    );
-  if (extra.length > 0)
-    throw new ConfigurationError(
-      'bad-arguments',
-      `Unexpected arguments: ${extra.join(' ')}. Run \`pagewise bench --help\` for the options.`,
-    );
-  const scenario = getScenario(name);
+  const scenario = getScenario(scenarioName(positionals, resumed?.scenario, values));
   const data = SCENARIO_DATA[scenario.name];
   // Which copy of the data a run used is part of its result: say it.
   if (data?.present()) err(`data: ${data.set} from ${data.where()}`);
