@@ -293,7 +293,10 @@ async function writeOutputs(
 }
 
 /** `--price-as`, checked against the price table in force (the defaults and `--prices`). */
-function checkedPriceAs(priceAs: string | undefined, prices: Record<string, ModelPrice> | undefined): string | undefined {
+function checkedPriceAs(
+  priceAs: string | undefined,
+  prices: Record<string, ModelPrice> | undefined,
+): string | undefined {
   const table = { ...DEFAULT_PRICES, ...prices };
   if (priceAs !== undefined && !table[priceAs])
     throw new ConfigurationError(
