@@ -1,7 +1,8 @@
 /**
- * Every CLI command that runs a model keeps its call log: a session made by `pagewise analyze`, and one made by
- * `pagewise bench --out`, opened with `pagewise inspect` (all three run as child processes) in the machine's
- * Chromium, show their model calls as sent, with the figures the runs printed or saved.
+ * Every CLI command that runs a model keeps its call log: a session made by `pagewise analyze`, one made by
+ * `pagewise bench --out` and one made by `pagewise optimize --db`, opened with `pagewise inspect` (all run as
+ * child processes) in the machine's Chromium, show their model calls as sent, with the figures the runs printed
+ * or saved.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -9,12 +10,17 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCorpus } from '../../packages/lab/src/scenarios/report-analysis/index.js';
+import { retailDataAvailable, retailDataMissing } from '../../packages/lab/src/scenarios/retail/index.js';
+import { OPTIMIZER_SESSION } from '../../packages/lab/src/optimize/optimizer-log.js';
+import { openSqliteDatabase } from '../../packages/sqlite/src/sqlite-store.js';
 import { spawnCli, type CliChild } from '../support/cli-child.js';
 
 const CHROMIUM = process.env.PAGEWISE_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium)
   console.log(`inspect call-log browser test skipped: no Chromium at ${CHROMIUM} (set PAGEWISE_CHROMIUM)`);
+const haveRetail = retailDataAvailable();
+if (!haveRetail) console.log(`inspect call-log browser test of optimize skipped: ${retailDataMissing()}`);
 
 const numbers = async (page: Page, selector: string) =>
   (
@@ -64,8 +70,17 @@ describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', (
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Opens the Calls tab of a session and checks it lists `calls` calls peaking at `peak`, then opens the peak call. */
-  async function expectCallView(origin: string, sessionId: string, calls: number, peak: number): Promise<void> {
+  /**
+   * Opens the Calls tab of a session and checks it lists `calls` calls peaking at `peak`, then opens the peak call
+   * (which, where the agent pages, shows the pages paged into its instruction).
+   */
+  async function expectCallView(
+    origin: string,
+    sessionId: string,
+    calls: number,
+    peak: number,
+    paged = true,
+  ): Promise<void> {
     const page = await browser.newPage();
     try {
       await page.goto(`${origin}/`);
@@ -82,7 +97,7 @@ describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', (
       await page.locator('#calls-table a.call').nth(totals.indexOf(peak)).click();
       await page.waitForSelector('#ledger');
       expect(await numbers(page, '#ledger td.total')).toEqual([peak]);
-      expect(await page.locator('a.paged-page').count()).toBeGreaterThan(0);
+      if (paged) expect(await page.locator('a.paged-page').count()).toBeGreaterThan(0);
     } finally {
       await page.close();
     }
@@ -134,4 +149,53 @@ describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', (
       await expectCallView(origin, sessionId, agentCalls.length, peak);
     });
   }, 120_000);
+
+  it.runIf(haveRetail)(
+    'shows the calls of an `optimize --db` episode',
+    async () => {
+      const db = path.join(dir, 'optimize.db');
+      await finished(
+        [
+          'optimize',
+          '--scenario',
+          'retail-tool-use',
+          '--target',
+          'observation',
+          '--train',
+          '2',
+          '--val',
+          '1',
+          '--candidates',
+          '1',
+          '--out',
+          path.join(dir, 'optimize-out'),
+          '--db',
+          db,
+        ],
+        env,
+      );
+      // What the run recorded, read straight from the database: the episode's calls and their prompt sizes.
+      const database = openSqliteDatabase(db);
+      let episode: { sessionId: string; calls: number; peak: number };
+      try {
+        // The first episode (not the optimizer's own session), by id, with its call count and peak prompt.
+        const row = database
+          .prepare(
+            `SELECT session_id AS sessionId, COUNT(*) AS calls, MAX(prompt_tokens) AS peak FROM model_calls
+             WHERE user_id != ? GROUP BY session_id ORDER BY session_id LIMIT 1`,
+          )
+          .get(OPTIMIZER_SESSION.userId) as { sessionId: string; calls: number; peak: number } | undefined;
+        expect(row).toBeDefined();
+        expect(row!.calls).toBeGreaterThan(0);
+        expect(row!.peak).toBeGreaterThan(0);
+        episode = row!;
+      } finally {
+        database.close();
+      }
+      await withInspector(`sqlite:${db}`, (origin) =>
+        expectCallView(origin, episode.sessionId, episode.calls, episode.peak, false),
+      );
+    },
+    180_000,
+  );
 });
