@@ -198,6 +198,7 @@ function aiSdkTools(tools: readonly AnyTool[]): ToolSet {
 
 /** How the runner side is set up: the agent's instruction (the retail instruction by default). */
 export interface RunnerSideOptions {
+  /** The runner agent's instruction; the retail instruction when omitted. */
   instruction?: string | InstructionProvider;
 }
 
