@@ -28,6 +28,7 @@ import { replayBench } from './replay.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as stepCost } from './step-cost.js';
 import { main as promptCacheCost } from './prompt-cache-cost.js';
+import { main as cacheParity } from './cache-parity.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
@@ -54,6 +55,8 @@ await analyzeSecTenQ([]);
 await runtimeOverhead();
 await stepCost(['--rounds', '5']);
 await promptCacheCost(['--rounds', '5']);
+// The plain retail agent on the runner and on a plain AI SDK loop, priced with the same cache model.
+await cacheParity();
 await pagingScaling();
 await compressionRetail();
 await compressionRealData();
