@@ -200,14 +200,14 @@ describe('docs/architecture.md', () => {
     const tiers = tiersByRules();
     expect(tiers.length).toBeGreaterThan(3);
     expect(tiersInDoc()).toEqual(tiers);
-    const folders = tableRows(section('Layers inside `pagewise`')).map((row) => codeNames(row[0]!)[0]);
+    const folders = tableRows(section('Layers inside `pagewise`')).map((row) => codeNames(row[0]!)[0] ?? '');
     const core = readdirSync(path.join(ROOT, CORE), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => entry.name);
     expect(sorted(folders), 'the folder table: every folder of the core, and errors.ts').toEqual(
       sorted([...core, 'errors']),
     );
-    expect(sorted(tiers.flat())).toEqual(sorted(folders as string[]));
+    expect(sorted(tiers.flat())).toEqual(sorted(folders));
   });
 
   it('names the packages that import pagewise/internal', () => {
