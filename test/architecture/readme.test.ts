@@ -129,6 +129,29 @@ describe('README', () => {
     const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
     expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(README_MAX_LINES);
   });
+
+  // Outside a clone `npx pagewise` resolves the library, which has no bin: the first commands must clone first,
+  // and in the clone the command must be the workspace CLI's bin. (That they run verbatim in a fresh clone is
+  // checked by hand before a release; npm ci alone takes minutes.)
+  it('try-it commands start with a clone, whose workspace provides the `pagewise` command they run', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const tryIt = readme.slice(readme.indexOf('\n## Try it\n'));
+    const block = /```sh\n([\s\S]*?)```/.exec(tryIt)?.[1] ?? '';
+    const commands = block.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+    expect(commands[0]).toMatch(/^git clone \S.* (\S+) && cd \1$/);
+    expect(commands.some((line) => line.includes('npx pagewise'))).toBe(true);
+    const root = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
+    const cli = JSON.parse(await readFile(path.join(ROOT, 'packages/cli/package.json'), 'utf8')) as {
+      bin?: Record<string, string>;
+    };
+    expect(root.workspaces).toContain('packages/cli');
+    expect(Object.keys(cli.bin ?? {})).toContain('pagewise');
+    const library = JSON.parse(await readFile(path.join(ROOT, 'packages/pagewise/package.json'), 'utf8')) as {
+      bin?: unknown;
+    };
+    // Were the library to gain a bin, `npx pagewise` outside a clone would work, and the README could say so.
+    expect(library.bin).toBeUndefined();
+  });
 });
 
 describe('documentation links', () => {

@@ -44,8 +44,8 @@ export interface RunnerOptions {
   /**
    * Hand the model one prompt array for all the steps on a session, changed in place from step to step,
    * instead of a new array at each step. That copy (one pointer per message) is the one cost of a step
-   * that grows with the history; with long histories (above about 16,000 messages) it and the garbage
-   * collection it drives make a step slower than at 500 events. Set `true` only when nothing keeps the
+   * that grows with the history; with long histories it and the garbage collection it drives make a step
+   * slower than with short ones (docs/performance.md has the profile). Set `true` only when nothing keeps the
    * `prompt` it was handed after the model call returns: the AI SDK's providers turn it into their
    * request body and keep nothing, but a model that records its calls (as `MockLanguageModelV3` in
    * `ai/test` does), or middleware that stores the prompt, would see an earlier prompt change

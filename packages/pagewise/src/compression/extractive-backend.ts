@@ -278,7 +278,7 @@ function roomyRules(
  * What the steps after a fresh entry go on to do, as extra query text for that entry ("referenced later"): the
  * later calls with their arguments and the later messages, so the record of an order result whose product a
  * later call looks up is kept. Values an entry merely shares with other steps are not added: on the retail
- * tasks that pulled in other records' fields (acon-hist 33% -> 13% success).
+ * tasks that pulled in other records' fields and solved fewer tasks (decision 3 has the comparison).
  */
 function laterSteps(fresh: readonly SummaryEntry[], i: number): string {
   return fresh

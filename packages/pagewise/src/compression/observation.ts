@@ -30,11 +30,10 @@ export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
 
 /**
  * The default T_obs of {@link observationCompressor}: observations above this many tokens are compressed.
- * ACON's 1,024 leaves most report pages alone: measured on TAT-QA dev, annual-report pages (a table and
- * its paragraphs) have a median of about 385 tokens (quartiles 260 and 590) with the table as markdown
- * and 333 as PDF-extracted text, and only 4–6% exceed 1,024. At 256, 67–76% of them are compressed,
- * while the fence and handle line (about 30 tokens) still cost under an eighth of the smallest page
- * compressed. "Compression on real data" in the README has the measurements.
+ * ACON's 1,024 leaves most report pages alone, since real annual-report pages (a table and its paragraphs)
+ * are mostly shorter than that; at 256 most of them are compressed, while the fence and handle line still
+ * cost a small share of the smallest page compressed. The page lengths measured on TAT-QA are in
+ * docs/decisions/0007-observation-threshold.md.
  */
 export const OBSERVATION_THRESHOLD = 256;
 

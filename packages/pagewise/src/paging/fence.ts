@@ -2,7 +2,8 @@
  * Fenced rendering of untrusted pages into the instruction. Each render draws a fresh random boundary;
  * page content cannot close or forge a fence, because any marker-like text in it is neutralized and it
  * cannot know the boundary in advance. The boundary is chosen for its token cost: 21 decimal digits
- * (69.8 bits) tokenize to exactly 7 tokens under both o200k and cl100k, where 32 hex digits cost ~19.
+ * (69.8 bits) tokenize to exactly 7 tokens under both o200k and cl100k, fewer than any hex or base64
+ * boundary of as many bits (docs/decisions/0005-one-fence-per-block.md compares them).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -24,8 +25,8 @@ const LIMIT = (2n ** 72n / SPACE) * SPACE;
 
 /**
  * Creates a fresh random fence boundary: 21 decimal digits, ≈ 69.8 bits from the system's CSPRNG.
- * Digits are the cheapest encoding measured: both o200k and cl100k split digit runs into groups of
- * three, so the boundary always costs 7 tokens (hex of 64 bits costs ~10, base64url ~8 but up to 12).
+ * Digits are the cheapest encoding: both o200k and cl100k split digit runs into groups of three, so the
+ * boundary always costs 7 tokens, and hex or base64url of as many bits cost more (decision 5).
  */
 export function fenceBoundary(): string {
   for (;;) {
@@ -55,7 +56,7 @@ export function seededFenceBoundary(next: () => number): () => string {
 }
 
 /**
- * Creates a random boundary of 128 bits in hex (32 characters). Longer and ~2.7× the tokens of
+ * Creates a random boundary of 128 bits in hex (32 characters). Longer, and several times the tokens of
  * {@link fenceBoundary}; kept for callers that slice or store boundaries in this form.
  */
 export function randomBoundary(): string {

@@ -34,8 +34,8 @@ export interface CompactPagingTurnsOptions {
   /**
    * Keep a paging turn among the newest `keepLast` even when the instruction shows everything it says:
    * every call elided (saved result shown, every page loaded shown), receipts that only confirm
-   * ("10 loaded.", "Saved; 10 pages released."), and no text. Default false: such a turn costs ~60 tokens
-   * per call and repeats the block's preface ("Saved results and 10 loaded pages follow"). Turn it on if a
+   * ("10 loaded.", "Saved; 10 pages released."), and no text. Default false: such a turn costs tokens at every
+   * call and repeats the block's preface ("Saved results and 10 loaded pages follow"). Turn it on if a
    * model needs to see its own last paging call to continue.
    */
   keepShownTurns?: boolean;
