@@ -53,6 +53,11 @@ describe('pagewise bench', () => {
     const { out } = await run(['--list']);
     expect(out).toMatch(/report-analysis .*/);
     expect(out).toMatch(/retail-tool-use[\s\S]*strategies: none, fifo, clear-tool-results/);
+    // The old naive layout is listed for report-analysis, marked as a variant that runs only when named.
+    expect(out).toMatch(
+      /report-analysis[^\n]*\n[^\n]*strategies: [^\n]*none-volatile-prefix \(variant, run when named\)/,
+    );
+    expect(out).not.toMatch(/retail-tool-use[^\n]*\n[^\n]*none-volatile-prefix/);
   });
 
   it('asks for a scenario, and lists the available ones for an unknown name', async () => {

@@ -61,7 +61,8 @@ Scenarios: report-analysis, retail-tool-use, multi-objective-qa (pagewise bench 
 available and their strategies).
 
 Options:
-  --strategies a,b,...  Strategies to compare (default: all of the scenario's)
+  --strategies a,b,...  Strategies to compare (default: all of the scenario's but its labelled
+                        variants, e.g. none-volatile-prefix, which run only when named)
   --n N[,N,...]         Scenario size, e.g. questions per episode; several values run the set once per
                         value and chart peak tokens against N (default: the scenario's)
   --tasks K             Episodes per strategy and N (default 8)
@@ -170,7 +171,7 @@ function listText(): string {
     if (s.available)
       lines.push(
         `  ${''.padEnd(20)} strategies: ${listStrategies(s.name)
-          .map((e) => e.name)
+          .map((e) => (e.variant ? `${e.name} (variant, run when named)` : e.name))
           .join(', ')}`,
       );
   }

@@ -16,7 +16,7 @@ import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise';
 import { Ledger, type LedgerEntry } from 'pagewise';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, EpisodeRecording, ScenarioTask } from './scenario.js';
-import { getStrategy, setupStrategy, strategyTask } from './strategies.js';
+import { defaultBenchStrategies, getStrategy, setupStrategy, strategyTask } from './strategies.js';
 
 /** Version of the saved-runs file written by {@link runBench} and read back by `readRuns`. */
 export const BENCH_RUNS_SCHEMA = 1;
@@ -218,7 +218,7 @@ export function episodeCacheRules(context: EpisodeContext): PromptCacheRules | u
 /** Options of {@link runBench}. */
 export interface BenchOptions {
   scenario: BenchScenario;
-  /** Strategies to compare, in display order; all the scenario's by default. */
+  /** Strategies to compare, in display order; all the scenario's but the labelled variants by default. */
   strategies?: readonly string[];
   /** Scenario size; several values run the whole set once per value (peak against N). The scenario's default when omitted. */
   n?: number | readonly number[];
@@ -392,7 +392,7 @@ export function summarizeRuns(
 
 function resolveStrategies(scenario: BenchScenario, asked: readonly string[] | undefined): string[] {
   const known = [...scenario.strategies];
-  const names = [...new Set(asked ?? known)];
+  const names = [...new Set(asked ?? defaultBenchStrategies(known))];
   if (names.length === 0)
     throw new ConfigurationError(
       'no-strategies',

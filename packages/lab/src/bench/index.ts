@@ -4,6 +4,7 @@
 export * from './scenario.js';
 export * from './strategies.js';
 export * from './metrics.js';
+export * from './page-tokens.js';
 export * from './harness.js';
 export * from './charts.js';
 export * from './report.js';
@@ -30,6 +31,7 @@ export {
 } from './scenarios/multi-qa.js';
 export {
   createReportAnalysisScenario,
+  NAIVE_VOLATILE_PREFIX,
   REPORT_DEFAULT_N,
   REPORT_SCENARIO,
   type ReportBenchTask,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyParts, type LedgerEntry, type PartTokens } from '../../../pagewise/src/tokens/ledger.js';
-import { ledgerCostUsd, mean, median, summarizeStrategy } from './metrics.js';
+import { ledgerCostUsd, ledgerFloorUsd, mean, median, summarizeStrategy } from './metrics.js';
 import type { EpisodeOutcome } from './scenario.js';
 
 function entry(
@@ -127,6 +127,59 @@ describe('ledgerCostUsd', () => {
   it('prices a call by its own model label before the bench model', () => {
     const ledger = [entry(0, 'agent', 'own:m', { history: 1_000_000 }, 0, 0)];
     expect(ledgerCostUsd(ledger, { ...prices, 'own:m': { inputPerMTok: 1, outputPerMTok: 1 } }, 'test:model')).toBe(1);
+  });
+});
+
+describe('ledgerFloorUsd', () => {
+  const cached = { 'test:cached': { inputPerMTok: 2, cacheReadPerMTok: 0.5, outputPerMTok: 8 } };
+  const modelled = (promptTokens: number, readTokens: number) => ({
+    modelled: {
+      rules: 'openai',
+      promptTokens,
+      readTokens,
+      writeTokens: 0,
+      writeLongTtlTokens: 0,
+      uncachedTokens: promptTokens - readTokens,
+      firstChangedToken: 0,
+    },
+  });
+  // Call 0: 1,000 prompt tokens, none cached, 10 out; call 1: 1,500, of which 1,024 read from the cache, 20 out.
+  const calls = [
+    entry(0, 'agent', 'lab:x', { history: 1000 }, 10, 0, { cache: modelled(1000, 0) }),
+    entry(1, 'agent', 'lab:x', { history: 1500 }, 20, 0, { cache: modelled(1500, 1024) }),
+  ];
+
+  it('pays the pages once at the uncached price and every other prompt token at the cached price', () => {
+    // (1,000 + 1,500) × 0.5 + 30 × 8 + 600 × (2 - 0.5) = 1,250 + 240 + 900.
+    expect(ledgerFloorUsd(calls, 600, cached, 'test:cached')).toBeCloseTo(2390 / 1e6, 12);
+    // What the calls cost: 1,476 uncached × 2 + 1,024 read × 0.5 + 30 × 8.
+    expect(ledgerCostUsd(calls, cached, 'test:cached')).toBeCloseTo(3704 / 1e6, 12);
+  });
+
+  it('caps the page tokens at the prompt tokens, and counts a compressor call as billed', () => {
+    expect(ledgerFloorUsd(calls, 10_000, cached, 'test:cached')).toBeCloseTo((1250 + 240 + 2500 * 1.5) / 1e6, 12);
+    const withCompressor = [...calls, entry(2, 'compressor', 'test:cached', { observation: 100 }, 5, 0)];
+    expect(ledgerFloorUsd(withCompressor, 600, cached, 'test:cached')).toBeCloseTo((2390 + 100 * 2 + 5 * 8) / 1e6, 12);
+  });
+
+  it('is undefined without a price or an agent call', () => {
+    expect(ledgerFloorUsd(calls, 600, cached, 'unknown:m')).toBeUndefined();
+    expect(ledgerFloorUsd([], 0, cached, 'test:cached')).toBeUndefined();
+  });
+
+  it('gives the strategy row its floor and cost ÷ floor only when every episode counts its pages', () => {
+    const options = { model: 'test:cached', prices: cached };
+    const row = summarizeStrategy('s', null, [outcome('a', calls, { pageTokens: 600 })], options);
+    expect(row.floorCostUsd).toBeCloseTo(2390 / 1e6, 12);
+    expect(row.costToFloor).toBeCloseTo(3704 / 2390, 9);
+    const partial = summarizeStrategy(
+      's',
+      null,
+      [outcome('a', calls, { pageTokens: 600 }), outcome('b', calls)],
+      options,
+    );
+    expect(partial.floorCostUsd).toBeNull();
+    expect(partial.costToFloor).toBeNull();
   });
 });
 

@@ -59,6 +59,14 @@ export interface StrategyResult {
   costUsd: number | null;
   /** Estimated cost of all the strategy's episodes in USD; null when unknown. */
   totalCostUsd: number | null;
+  /**
+   * Mean per episode of the cost floor in USD (see {@link ledgerFloorUsd}): every distinct page's tokens once at the
+   * uncached price, every other prompt token at the cached price, output as billed. Null when an episode does not
+   * count its pages (a scenario without pages) or a price is unknown.
+   */
+  floorCostUsd: number | null;
+  /** Cost of all the episodes ÷ their floor, the same episodes; null when the floor is. */
+  costToFloor: number | null;
 }
 
 /** Arithmetic mean; 0 for no values. */
@@ -110,6 +118,46 @@ export function ledgerCostUsd(
   return usd;
 }
 
+/**
+ * The cost floor of a ledger in USD: what its calls would cost if every distinct page the episode's prompts held
+ * (`pageTokens`, each page once) were paid once at the uncached input price and every other prompt token of the
+ * agent calls at the cache-read price, with the output as billed; compressor calls count as billed. No layout
+ * can cost less: a page is new to the provider at least once, and nothing is cheaper than a cache read. It is not
+ * always reachable (the first call's prefix is never cached; Anthropic bills a cache write at 1.25x input), so
+ * the floor is a lower bound, not a target a run is tuned to. The prompt total is the billed one
+ * (`billedPromptTokens`), as in {@link ledgerCostUsd}; page tokens beyond it are capped at it. Undefined when a
+ * call's model has no price or the ledger has no agent call.
+ */
+export function ledgerFloorUsd(
+  entries: readonly LedgerEntry[],
+  pageTokens: number,
+  prices: Readonly<Record<string, ModelPrice>>,
+  modelSpec: string,
+  priceAs?: string,
+): number | undefined {
+  let usd = 0;
+  let prompt = 0;
+  let pagePrice: ModelPrice | undefined;
+  for (const e of entries) {
+    const price = priceOf(e, prices, modelSpec, priceAs);
+    if (!price) return undefined;
+    if (e.kind !== 'agent' || e.error) {
+      usd += callCostUsd(e, price);
+      continue;
+    }
+    pagePrice ??= price;
+    const billed = billedPromptTokens(e);
+    const total = billed.read + billed.write + billed.uncached;
+    const output = e.providerCompletionTokens ?? e.completionTokens;
+    prompt += total;
+    usd += (total * (price.cacheReadPerMTok ?? price.inputPerMTok) + output * price.outputPerMTok) / 1_000_000;
+  }
+  if (!pagePrice) return undefined;
+  const pages = Math.min(pageTokens, prompt);
+  const read = pagePrice.cacheReadPerMTok ?? pagePrice.inputPerMTok;
+  return usd + (pages * (pagePrice.inputPerMTok - read)) / 1_000_000;
+}
+
 /** Cache read tokens ÷ prompt tokens over the agent calls with cache figures of all episodes; null without any. */
 function hitRate(episodes: readonly EpisodeOutcome[]): number | null {
   let read = 0;
@@ -159,6 +207,14 @@ export function summarizeStrategy(
   const costs = episodes.map((e) => ledgerCostUsd(e.ledger, options.prices, options.model, options.priceAs));
   const cacheHitRate = hitRate(episodes);
   const known = costs.every((c): c is number => c !== undefined);
+  const floors = episodes.map((e) =>
+    e.pageTokens === undefined
+      ? undefined
+      : ledgerFloorUsd(e.ledger, e.pageTokens, options.prices, options.model, options.priceAs),
+  );
+  const floorKnown = episodes.length > 0 && floors.every((f): f is number => f !== undefined);
+  const totalFloor = floorKnown ? floors.reduce((a, b) => a + b, 0) : 0;
+  const totalCost = known ? costs.reduce((a, b) => a + b, 0) : 0;
   const frameworkMs = episodes.flatMap((e) => e.ledger.filter((l) => l.kind === 'agent').map((l) => l.frameworkMs));
   return {
     strategy,
@@ -182,6 +238,8 @@ export function summarizeStrategy(
     errors: episodes.filter((e) => e.error !== undefined).length,
     cacheHitRate,
     costUsd: known ? mean(costs) : null,
-    totalCostUsd: known ? costs.reduce((a, b) => a + b, 0) : null,
+    totalCostUsd: known ? totalCost : null,
+    floorCostUsd: floorKnown ? mean(floors) : null,
+    costToFloor: floorKnown && known && totalFloor > 0 ? totalCost / totalFloor : null,
   };
 }

@@ -80,6 +80,22 @@ describe('markdownReport', () => {
     expect(text).not.toContain('| EM |');
   });
 
+  it('shows the floor and cost ÷ floor only when the episodes count their pages', () => {
+    expect(text).not.toContain('÷ floor');
+    const runs = sampleRuns();
+    const counted = { ...runs, episodes: runs.episodes.map((e) => ({ ...e, pageTokens: 40 })) };
+    const withFloor = markdownReport(rebuildReport(counted));
+    expect(withFloor).toContain('| floor/episode | ÷ floor |');
+    // none at N 2: 400 prompt tokens, 20 out at gpt-4.1-mini's $0.4 / $0.1 cached / $1.6: no cache figures, so
+    // all of it uncached; the floor pays 40 page tokens at $0.4 and the other 360 at $0.1.
+    const floor = (40 * 0.4 + 360 * 0.1 + 20 * 1.6) / 1e6;
+    const cost = (400 * 0.4 + 20 * 1.6) / 1e6;
+    const row = withFloor.split('\n').find((l) => l.startsWith('| none | 2 |'))!;
+    expect(row).toContain(`| $${floor.toFixed(5)} | ${(cost / floor).toFixed(2)}× |`);
+    expect(withFloor).toContain('Floor = the cost if every distinct page');
+    expect(resultsJson(rebuildReport(counted)).results[0]!.costToFloor).toBeCloseTo(cost / floor, 9);
+  });
+
   it('says plainly that the offline model is not an LLM', () => {
     const report = sampleReport();
     const offline = rebuildReport({ ...report.runs, model: 'offline' });

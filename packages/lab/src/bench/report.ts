@@ -56,6 +56,8 @@ function usd(x: number | null): string {
   return x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(5)}` : `$${x.toFixed(3)}`;
 }
 
+const ratio = (x: number | null) => (x === null ? '–' : `${x.toFixed(2)}×`);
+
 interface Column {
   title: string;
   align: 'l' | 'r';
@@ -79,6 +81,9 @@ function pricesNote(runs: BenchRuns, results: readonly StrategyResult[]): string
     rules.length > 0 || results.some((r) => r.cacheHitRate !== null)
       ? `Cache hit = prompt tokens read from the cache ÷ prompt tokens, by the provider's report where it gave one, else by the prompt-cache model (rules: ${rules.join(', ') || 'none'}).`
       : 'No call carries cache figures: every prompt token is priced as uncached.',
+    results.some((r) => r.floorCostUsd !== null)
+      ? 'Floor = the cost if every distinct page the prompts held were paid once at the uncached price and every other prompt token at the cached price, output as billed (a lower bound); ÷ floor = cost ÷ floor.'
+      : undefined,
     uncached.length > 0
       ? `Without cache prices (cache reads and writes priced as input): ${uncached.join(', ')}.`
       : undefined,
@@ -121,6 +126,12 @@ export function markdownReport(report: BenchReport): string {
       ? [{ title: 'cache hit', align: 'r' as const, cell: (r: StrategyResult) => percent(r.cacheHitRate) }]
       : []),
     { title: 'cost/episode', align: 'r', cell: (r) => usd(r.costUsd) },
+    ...(has((r) => r.floorCostUsd)
+      ? [
+          { title: 'floor/episode', align: 'r' as const, cell: (r: StrategyResult) => usd(r.floorCostUsd) },
+          { title: '÷ floor', align: 'r' as const, cell: (r: StrategyResult) => ratio(r.costToFloor) },
+        ]
+      : []),
     { title: 'wall s', align: 'r', cell: (r) => (r.wallMs / 1000).toFixed(2) },
   ];
   const model =
@@ -211,6 +222,7 @@ export const EpisodeOutcomeSchema = z.looseObject({
   evidenceRecall: z.number().min(0).max(1).optional(),
   exactMatch: z.number().min(0).max(1).optional(),
   f1: z.number().min(0).max(1).optional(),
+  pageTokens: z.number().nonnegative().optional(),
   windowFailure: z.boolean(),
   error: z.string().optional(),
   errorFault: z.enum(['configuration', 'model', 'system']).optional(),

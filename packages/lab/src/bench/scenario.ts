@@ -76,6 +76,11 @@ export interface EpisodeOutcome {
   /** Exact match / F1 where the scenario defines them (real models). */
   exactMatch?: number;
   f1?: number;
+  /**
+   * Tokens of the distinct pages the episode's prompts held, each page once (see `PageTally`), for the cost floor;
+   * absent when the scenario does not count them.
+   */
+  pageTokens?: number;
   /** True when the episode failed because a request exceeded the context window. */
   windowFailure: boolean;
   /** Set when the episode ended in an error. */

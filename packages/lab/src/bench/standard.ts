@@ -9,7 +9,7 @@ import { listScenarios, registerScenario } from './registry.js';
 import type { Guideline } from 'pagewise';
 import type { BenchScenario } from './scenario.js';
 import { createMultiQaScenario, MULTI_QA_SCENARIO } from './scenarios/multi-qa.js';
-import { createReportAnalysisScenario, REPORT_SCENARIO } from './scenarios/report-analysis.js';
+import { createReportAnalysisScenario, NAIVE_VOLATILE_PREFIX, REPORT_SCENARIO } from './scenarios/report-analysis.js';
 import { createRetailScenario, RETAIL_SCENARIO } from './scenarios/retail.js';
 import { listStrategies, registerStrategy, type RegisterStrategyOptions, type StrategyFactory } from './strategies.js';
 
@@ -25,6 +25,16 @@ interface StandardStrategy {
 // task message), clearing keeps the last 3 tool results verbatim. With one, both fit to it.
 const STANDARD_STRATEGIES: readonly StandardStrategy[] = [
   { name: 'none', factory: () => ({}), options: { description: 'the full history, nothing removed (the baseline)' } },
+  {
+    name: NAIVE_VOLATILE_PREFIX,
+    factory: () => ({}),
+    options: {
+      description:
+        'the naive agent with its per-step reading plan in the system message, before the history (the layout before the step block): no prompt cache serves what follows it; a labelled variant, run only when named',
+      scenarios: [REPORT_SCENARIO],
+      variant: true,
+    },
+  },
   {
     name: 'fifo',
     factory: ({ budget }) => ({
@@ -129,7 +139,8 @@ function learnedStrategy(learned: Readonly<Record<string, LearnedGuidelines>>): 
 
 /**
  * Registers the standard scenarios (report-analysis, retail-tool-use, multi-objective-qa) and strategies
- * (none, fifo, clear-tool-results, summarize, acon-obs, acon-hist, acon, paging, paging+acon). Safe to call
+ * (none, fifo, clear-tool-results, summarize, acon-obs, acon-hist, acon, paging, paging+acon), and the variant
+ * none-volatile-prefix (report-analysis, run only when named). Safe to call
  * more than once: a name already registered (by an earlier call or by the user) is left as it is. With
  * `learned`, also `acon-learned` for the scenarios it names.
  *

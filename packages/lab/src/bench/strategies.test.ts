@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContextItem, ContextRequest, ProcessorContext } from '../../../pagewise/src/context/request.js';
 import { PagewiseError } from '../../../pagewise/src/errors.js';
 import {
+  defaultBenchStrategies,
   getStrategy,
   listStrategies,
   registerStrategy,
@@ -121,6 +122,18 @@ describe('the strategy registry', () => {
       expect(getStrategy('test-only-qa').scenarios).toBeUndefined();
     } finally {
       unregisterStrategy('test-only-qa');
+    }
+  });
+
+  it('leaves a labelled variant out of the default set, though it is listed and can be named', () => {
+    registerStrategy('test-variant', () => ({}), { variant: true, description: 'test' });
+    try {
+      expect(listStrategies().map((s) => s.name)).toContain('test-variant');
+      expect(getStrategy('test-variant').variant).toBe(true);
+      expect(getStrategy('none').variant).toBe(false);
+      expect(defaultBenchStrategies(['none', 'test-variant', 'unregistered'])).toEqual(['none', 'unregistered']);
+    } finally {
+      unregisterStrategy('test-variant');
     }
   });
 

@@ -23,6 +23,7 @@ export const STRATEGY_ORDER = [
   'acon-learned',
   'paging',
   'paging+acon',
+  'none-volatile-prefix',
 ] as const;
 
 /** What a strategy factory is told about the episode it sets up. */
@@ -85,6 +86,11 @@ export interface RegisterStrategyOptions {
   scenarios?: readonly string[];
   /** Replace an existing registration instead of failing (for tests and experiments). */
   replace?: boolean;
+  /**
+   * A labelled variant of another strategy (e.g. a baseline in an older layout): run only when named, never in a
+   * scenario's default set. Default false.
+   */
+  variant?: boolean;
 }
 
 /** A registered strategy. */
@@ -93,6 +99,8 @@ export interface StrategyEntry {
   description: string;
   scenarios: readonly string[] | undefined;
   factory: StrategyFactory;
+  /** Run only when named (see {@link RegisterStrategyOptions.variant}). */
+  variant: boolean;
 }
 
 const registry = new Map<string, StrategyEntry>();
@@ -119,7 +127,13 @@ export function registerStrategy(name: string, factory: StrategyFactory, options
       `A strategy named "${name}" is already registered; pass { replace: true } to replace it.`,
     );
   }
-  registry.set(name, { name, description: options.description ?? '', scenarios: options.scenarios, factory });
+  registry.set(name, {
+    name,
+    description: options.description ?? '',
+    scenarios: options.scenarios,
+    factory,
+    variant: options.variant ?? false,
+  });
 }
 
 /** Removes a registration (tests use it to clean up); returns whether there was one. */
@@ -136,6 +150,13 @@ export function listStrategies(scenario?: string): StrategyEntry[] {
   return [...registry.values()]
     .filter((e) => scenario === undefined || e.scenarios === undefined || e.scenarios.includes(scenario))
     .sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The strategies a run of `strategies` (a scenario's) uses when none is named: all but the registered variants.
+ */
+export function defaultBenchStrategies(strategies: readonly string[]): string[] {
+  return strategies.filter((name) => registry.get(name)?.variant !== true);
 }
 
 /**

@@ -12,7 +12,8 @@ import {
 } from '../../scenarios/report-analysis/index.js';
 import { runBench } from '../harness.js';
 import { registerStandardBench } from '../standard.js';
-import { createReportAnalysisScenario } from './report-analysis.js';
+import { countTokens } from '../../../../pagewise/src/tokens/tokenizer.js';
+import { createReportAnalysisScenario, NAIVE_VOLATILE_PREFIX } from './report-analysis.js';
 
 registerStandardBench();
 
@@ -61,5 +62,50 @@ describe('report-analysis: no answer from reports not seen', () => {
     });
     const [paging] = report.results;
     expect(paging?.successRate).toBe(1);
+  });
+});
+
+describe('report-analysis: the cost floor and the two naive baselines', () => {
+  it('counts every report once as page tokens under each strategy, and no strategy costs less than its floor', async () => {
+    const report = await runBench({
+      scenario: createReportAnalysisScenario(),
+      strategies: ['none', NAIVE_VOLATILE_PREFIX, 'paging'],
+      n: 24,
+      tasks: 1,
+      seed: 4,
+      contextWindow: 0,
+      priceAs: 'openai:gpt-4.1',
+    });
+    // The corpus the episodes read: every report's body, each once, whatever the strategy sent again.
+    const corpus = generateReports(24, 4).reduce((sum, r) => sum + countTokens(r.body), 0);
+    for (const episode of report.runs.episodes) {
+      expect(episode.success).toBe(true);
+      expect(episode.pageTokens).toBe(corpus);
+    }
+    for (const row of report.results) {
+      expect(row.floorCostUsd).not.toBeNull();
+      expect(row.costToFloor).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('runs the naive agent with a volatile prefix only when named, and a cache then serves it less', async () => {
+    const scenario = createReportAnalysisScenario();
+    expect(scenario.strategies).toContain(NAIVE_VOLATILE_PREFIX);
+    const byDefault = await runBench({ scenario, n: 12, tasks: 1, seed: 4, contextWindow: 0 });
+    expect(byDefault.runs.params.strategies).toContain('none');
+    expect(byDefault.runs.params.strategies).not.toContain(NAIVE_VOLATILE_PREFIX);
+    const both = await runBench({
+      scenario,
+      strategies: ['none', NAIVE_VOLATILE_PREFIX],
+      n: 24,
+      tasks: 1,
+      seed: 4,
+      contextWindow: 0,
+      priceAs: 'openai:gpt-4.1',
+    });
+    const [friendly, volatile] = both.results;
+    expect(volatile?.successRate).toBe(1);
+    expect(volatile!.cacheHitRate!).toBeLessThan(friendly!.cacheHitRate! / 2);
+    expect(volatile!.costUsd!).toBeGreaterThan(friendly!.costUsd!);
   });
 });

@@ -23,11 +23,18 @@ import {
   type ReportCorpus,
 } from '../../scenarios/report-analysis/index.js';
 import { budgetWindow, captureModelCalls, episodeCacheRules, errorFaultOf, isWindowFailure } from '../harness.js';
+import { PageTally } from '../page-tokens.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, ScenarioParams, ScenarioTask } from '../scenario.js';
 import { listStrategies, setupStrategy, strategyTask } from '../strategies.js';
 
 /** Name of the scenario in the registry and on the command line. */
 export const REPORT_SCENARIO = 'report-analysis';
+
+/**
+ * The naive analyst with its plan line in the system message, before the history (the layout before the step
+ * block): a labelled variant of `none`, kept so both naive baselines can be shown side by side.
+ */
+export const NAIVE_VOLATILE_PREFIX = 'none-volatile-prefix';
 
 /** Default corpus size: 164 reports, the corpus size of the instruction-paging pattern's example. */
 export const REPORT_DEFAULT_N = 164;
@@ -94,10 +101,14 @@ export function createReportAnalysisScenario(): BenchScenario {
       // Every report a question depends on must have been in a prompt the model saw: an answer that
       // is right without them was guessed or padded, and does not count.
       const seen = new Set<string>();
+      // The pages the prompts held, each once: what the cost floor pays at the uncached price.
+      const pages = new PageTally();
       const base =
         context.model === 'offline' ? createOfflineModel({ policies: [reportOfflinePolicy] }) : context.model;
       const model = captureModelCalls(resolveModel(base), (call) => {
-        for (const r of findReports(viewPrompt(call.params).fullText)) seen.add(r.id);
+        const text = viewPrompt(call.params).fullText;
+        for (const r of findReports(text)) seen.add(r.id);
+        pages.add(text);
       });
       const needed = corpus(t.n, t.seed).uris.length;
       try {
@@ -108,6 +119,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           model,
           contextWindow: budgetWindow(context.contextWindow ?? 128_000, context.budget) ?? 128_000,
           ...(setup.processors ? { processors: setup.processors } : {}),
+          ...(context.strategy === NAIVE_VOLATILE_PREFIX ? { volatilePrefix: true } : {}),
           boundary,
           ledger,
           ...(context.recording
@@ -127,6 +139,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           success: isCorrect(result.text, t.gold) && seen.size >= needed,
           answer: result.text,
           ledger: [...ledger.entries],
+          pageTokens: pages.tokens,
           windowFailure: false,
           wallMs: performance.now() - started,
         };
@@ -139,6 +152,7 @@ export function createReportAnalysisScenario(): BenchScenario {
           success: false,
           answer: message,
           ledger: [...ledger.entries],
+          pageTokens: pages.tokens,
           windowFailure: isWindowFailure(error),
           error: message,
           ...(errorFaultOf(error) ? { errorFault: errorFaultOf(error) } : {}),

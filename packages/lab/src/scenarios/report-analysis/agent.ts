@@ -63,6 +63,13 @@ export interface ReportAnalystOptions {
   processors?: ContextProcessor[];
   /** Page-store namespace of the documents' pages (one per corpus). Default `corpus`. */
   corpusNamespace?: string;
+  /**
+   * Under `none` only: put the plan line in the system message, after the static instruction, as the naive agent
+   * was laid out before the step block. The system message then changes at every batch, so a provider's prompt
+   * cache serves nothing after it: a labelled baseline variant (the bench's `none-volatile-prefix`), not the
+   * layout a user of the AI SDK would write. Default false.
+   */
+  volatilePrefix?: boolean;
 }
 
 /** The agents and services of a report analyst. */
@@ -289,11 +296,14 @@ export function createReportAnalyst(options: ReportAnalystOptions): ReportAnalys
     name: 'analyst',
     description: 'Reads the chosen reports in batches and answers.',
     // The plan line changes at every batch: it goes after the history, so the naive agent's prompt is its
-    // static instruction and an append-only history, as a user of the AI SDK would write it.
-    instruction: (ctx) => [
-      { part: 'instruction', text: analystInstruction('none', batch), source: 'analyst' },
-      { part: 'instruction', text: planLine(ctx.state, batch, 'none'), source: 'analyst', perStep: true },
-    ],
+    // static instruction and an append-only history, as a user of the AI SDK would write it. The variant puts it
+    // in the system message, before the history.
+    instruction: options.volatilePrefix
+      ? (ctx) => `${analystInstruction('none', batch)}\n${planLine(ctx.state, batch, 'none')}`
+      : (ctx) => [
+          { part: 'instruction', text: analystInstruction('none', batch), source: 'analyst' },
+          { part: 'instruction', text: planLine(ctx.state, batch, 'none'), source: 'analyst', perStep: true },
+        ],
     tools: [getReportsNaive, escalateNaive],
     ...(options.processors?.length ? { processors: options.processors } : {}),
     ...(options.model !== undefined ? { model: options.model } : {}),

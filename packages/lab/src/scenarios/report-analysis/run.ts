@@ -171,6 +171,8 @@ export interface ReportRunOptions {
   userId?: string;
   /** Extra context processors of the analyst. */
   processors?: ContextProcessor[];
+  /** The naive analyst's plan line in the system message (see `ReportAnalystOptions.volatilePrefix`). */
+  volatilePrefix?: boolean;
   /** App name the session is stored under. Default `pagewise`. */
   appName?: string;
   signal?: AbortSignal;
@@ -273,6 +275,7 @@ export async function runReportAnalysis(options: ReportRunOptions): Promise<RunR
     ...(options.pageStore ? { pageStore: options.pageStore } : {}),
     ...(processors.length ? { processors } : {}),
     ...(options.corpus.namespace ? { corpusNamespace: options.corpus.namespace } : {}),
+    ...(options.volatilePrefix ? { volatilePrefix: true } : {}),
   });
   const store = options.store ?? new InMemorySessionStore();
   const runner = new Runner({
