@@ -15,6 +15,7 @@ import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
 import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
 import { hashBody } from 'pagewise/internal';
+import { SessionCacheReplay, type CallCache, type SessionCacheTotals } from './cache.js';
 
 /** Filters of the session list; every field optional. */
 export interface SessionFilter {
@@ -71,6 +72,22 @@ export interface SessionListRow extends SessionKey {
 /** A session's header: identity, state and the counts of the session list. */
 export interface SessionHeader extends SessionListRow {
   state: Record<string, JsonValue>;
+  /** The prompt cache of its logged calls (see {@link InspectData.sessionCache}), when the view reads it. */
+  cache?: SessionCacheTotals;
+}
+
+/** The prompt cache of a session's logged calls: per call, by call id, and the totals. */
+export interface SessionCacheView {
+  totals: SessionCacheTotals;
+  calls: ReadonlyMap<number, CallCache>;
+}
+
+interface SessionCacheMemo {
+  replay: SessionCacheReplay;
+  calls: Map<number, CallCache>;
+  lastId: number;
+  read: number;
+  running?: Promise<void>;
 }
 
 /** An event with its position in the session. */
@@ -238,6 +255,8 @@ export class InspectData {
   /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
   private readonly errorCounts = new Map<string, { seq: number; count: number }>();
   private readonly storedMessage: (message: string) => string;
+  /** The prompt cache of the sessions viewed last, least recently used first, with the last call each covers. */
+  private readonly cacheMemos = new Map<string, SessionCacheMemo>();
   /**
    * `options.storedMessage` rewrites the message of each stored error event before a view shows it: the CLI's
    * inspector passes one that names its flags (`--window`) where the runtime named a library option.
@@ -568,6 +587,63 @@ export class InspectData {
     return { ...summaryOf(row, body), request: body.request as ContextRequest, response: body.response };
   }
 
+  /**
+   * The prompt cache of a session's logged calls (see `SessionCacheReplay`): the ledger's figures where the run
+   * recorded them, else modelled from the stored requests in call order. Worked out once per session and kept,
+   * with the last call it covers: a later view reads only the calls logged since, a page of bodies at a time
+   * between turns of the event loop.
+   */
+  async sessionCache(key: SessionKey): Promise<SessionCacheView> {
+    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    let memo = this.cacheMemos.get(id);
+    this.cacheMemos.delete(id);
+    if (await this.callLogPresent()) {
+      const count = await this.db.all<{ n: number | string }>(
+        'SELECT COUNT(*) AS n FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ?',
+        [key.appName, key.userId, key.sessionId],
+      );
+      // A session deleted and logged again under the same id starts over.
+      if (!memo || memo.read > Number(count[0]?.n ?? 0))
+        memo = { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+      this.cacheMemos.set(id, memo);
+      if (this.cacheMemos.size > KEPT_CACHE_SESSIONS) this.cacheMemos.delete(this.cacheMemos.keys().next().value!);
+      while (memo.running) await memo.running;
+      if (memo.read < Number(count[0]?.n ?? 0)) {
+        memo.running = this.extendCache(key, memo);
+        try {
+          await memo.running;
+        } finally {
+          delete memo.running;
+        }
+      }
+    } else memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+    return { totals: memo.replay.totals, calls: memo.calls };
+  }
+
+  private async extendCache(key: SessionKey, memo: SessionCacheMemo): Promise<void> {
+    for (;;) {
+      const rows = await this.db.all<CallRow>(
+        `SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ?${memo.read > 0 ? ' AND id > ?' : ''} ORDER BY id LIMIT ?`,
+        [key.appName, key.userId, key.sessionId, ...(memo.read > 0 ? [memo.lastId] : []), PARSE_CHUNK],
+      );
+      for (const row of rows) {
+        const body = parseBody(row);
+        const entry = body?.entry as LedgerEntry | undefined;
+        const figures = memo.replay.next({
+          model: row.model,
+          at: entry?.at ?? Number(row.created_at),
+          entry,
+          request: body?.request as ContextRequest | undefined,
+        });
+        if (figures) memo.calls.set(Number(row.id), figures);
+        memo.lastId = Number(row.id);
+        memo.read += 1;
+      }
+      if (rows.length < PARSE_CHUNK) return;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
   /** The logged call of each model event among `events`, by event id. */
   async callIdsOf(key: SessionKey, events: readonly SeqEvent[]): Promise<Map<string, number>> {
     const ids = events.flatMap((e) => (e.event?.kind === 'model' ? [e.event.id] : []));
@@ -637,6 +713,9 @@ export class InspectData {
 
 /** Sessions whose error count the inspector keeps between views. */
 const KEPT_ERROR_COUNTS = 1_000;
+
+/** Sessions whose prompt cache the inspector keeps between views. */
+const KEPT_CACHE_SESSIONS = 20;
 
 /** Call bodies parsed between two turns of the event loop. */
 const PARSE_CHUNK = 25;

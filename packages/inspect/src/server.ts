@@ -350,6 +350,7 @@ export function createInspectorApp(options: {
   const header = async (key: SessionKey, options: { errors?: boolean } = {}) => {
     const h = await needData().session(key, options);
     if (!h) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
+    if (h.calls > 0) h.cache = (await needData().sessionCache(key)).totals;
     return h;
   };
 
@@ -428,7 +429,8 @@ export function createInspectorApp(options: {
     const key = keyOf(c);
     const h = await header(key);
     const offset = callsOffset(c, h.calls);
-    return page(c, 'Calls', callsPage(h, await needData().calls(key, { offset, limit: CALLS_PER_PAGE }), offset));
+    const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
+    return page(c, 'Calls', callsPage(h, calls, offset, (await needData().sessionCache(key)).calls));
   });
 
   app.get('/call', async (c) => {
@@ -442,10 +444,16 @@ export function createInspectorApp(options: {
     return page(
       c,
       `Call ${position}`,
-      callPage(h, call, position, {
-        ...(prev !== undefined ? { prev } : {}),
-        ...(next !== undefined ? { next } : {}),
-      }),
+      callPage(
+        h,
+        call,
+        position,
+        {
+          ...(prev !== undefined ? { prev } : {}),
+          ...(next !== undefined ? { next } : {}),
+        },
+        { call: (await needData().sessionCache(key)).calls.get(id) },
+      ),
     );
   });
 

@@ -7,6 +7,7 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { CacheSegment } from './prompt-cache.js';
 import { messageSegments, toolSegments } from './prompt-segments.js';
+import { preTokenPattern } from './long-pieces.js';
 import { countTokens, type EncodingName } from './tokenizer.js';
 
 /** The kind of request part a position falls in. */
@@ -38,8 +39,8 @@ export interface PromptTokenLocation {
   /** The segment's text as serialized (the empty string at the end). */
   text: string;
   /**
-   * About the character of `text` where the located token starts: the longest prefix of the text that counts at
-   * most `offset` tokens. Exact for a token at a word or line start, within a few characters otherwise.
+   * The character of `text` where the located token starts: exact when the token starts a pre-token (a word, a
+   * number, a run of spaces or punctuation, as the tokenizer splits the text), proportional within a longer one.
    */
   charOffset: number;
 }
@@ -74,17 +75,31 @@ function messageParts(message: LanguageModelV3Message): PartOf[] {
   }
 }
 
-/** The longest prefix of `text` that counts at most `tokens` tokens (token counts of prefixes only grow). */
+const patterns: Partial<Record<EncodingName, RegExp>> = {};
+
+/**
+ * The character of `text` where its token `tokens` starts. Tokens never cross a pre-token (the tokenizer's split
+ * of the text into words, numbers, spaces and punctuation, each merged on its own), so the pre-tokens are counted
+ * one by one up to the one that holds the token: exact at a pre-token's start, proportional within a long one.
+ */
 function charOffsetOf(text: string, tokens: number, encoding: EncodingName): number {
   if (tokens <= 0) return 0;
-  let low = 0;
-  let high = text.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (countTokens(text.slice(0, mid), encoding) <= tokens) low = mid;
-    else high = mid - 1;
+  // A copy of the shared pattern: its lastIndex is this walk's own.
+  const shared = preTokenPattern(encoding);
+  const pattern = (patterns[encoding] ??= new RegExp(shared.source, shared.flags));
+  pattern.lastIndex = 0;
+  let count = 0;
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const piece = match[0];
+    if (piece.length === 0) {
+      pattern.lastIndex += 1;
+      continue;
+    }
+    const n = countTokens(piece, encoding);
+    if (count + n > tokens) return match.index + Math.round((piece.length * (tokens - count)) / n);
+    count += n;
   }
-  return low;
+  return text.length;
 }
 
 /**
