@@ -21,10 +21,24 @@ const SOURCE_LABEL: Record<CallCache['source'], string> = {
   computed: 'modelled here from the stored requests',
 };
 
-/** The cache figures of a session's header: hit rate and cost with caching, or why there are none. */
-export function sessionCacheFigures(totals: SessionCacheTotals | undefined): SafeHtml {
-  if (!totals) return html``;
+/**
+ * The cache figures of a session's header: hit rate and cost with caching over the calls worked out so far (all
+ * `logged` calls once the pages of calls have been viewed), or why there are none. `callsHref` is its calls view.
+ */
+export function sessionCacheFigures(
+  totals: SessionCacheTotals | undefined,
+  logged: number,
+  callsHref: string,
+): SafeHtml {
+  if (!totals || logged === 0) return html``;
+  const covered = totals.calls + totals.withoutFigures;
+  if (covered === 0)
+    return html`<div>
+      <dt>cache hit, cost with caching</dt>
+      <dd id="cache-hit"><a class="cache-calls" href="${callsHref}">see the calls</a></dd>
+    </div>`;
   const how = `${totals.sources.map((s) => SOURCE_LABEL[s]).join(' and ')}${totals.rules.length ? `, rules ${totals.rules.join(', ')}` : ''}`;
+  const over = covered < logged ? `over calls 1–${covered} of ${logged}, the pages viewed` : `over all ${logged} calls`;
   const cost =
     totals.calls === 0
       ? 'no figures'
@@ -33,13 +47,14 @@ export function sessionCacheFigures(totals: SessionCacheTotals | undefined): Saf
         : usd(totals.costUsd);
   return html`<div>
       <dt>cache hit</dt>
-      <dd id="cache-hit" title="${how}">
+      <dd id="cache-hit" title="${how}; ${over}">
         ${totals.hitRate === null ? html`<span class="sub">not modelled</span>` : percent(totals.hitRate)}
+        ${covered < logged ? html`<small class="cache-over">${over}</small>` : ''}
       </dd>
     </div>
     <div>
       <dt>cost with caching</dt>
-      <dd id="cost" title="${how}">${cost}</dd>
+      <dd id="cost" title="${how}; ${over}">${cost}</dd>
     </div>`;
 }
 
@@ -91,12 +106,22 @@ export function callCacheCells(cache: CallCache | undefined): SafeHtml {
     </td>`;
 }
 
-/** A call's prompt-cache section: the split, the rules, the price, and the first changed token with its text. */
-export function callCacheSection(cache: CallCache | undefined): SafeHtml {
+/**
+ * A call's prompt-cache section: the split, the rules, the price, and the first changed token with its text. Without
+ * figures, why: not `covered` yet by the session's figures (a link to the page of calls that works them out, at
+ * `callsHref`), or not modelled at all.
+ */
+export function callCacheSection(cache: CallCache | undefined, covered: boolean, callsHref: string): SafeHtml {
   if (!cache)
     return html`<h2>Prompt cache</h2>
       <p class="sub" id="cache">
-        Not modelled: the run recorded no cache figures for this call, and its model has no cache rules here.
+        ${
+          covered
+            ? 'Not modelled: the run recorded no cache figures for this call, and its model has no cache rules here.'
+            : html`Not worked out yet: the run recorded no cache figures for this call, and modelling them takes the
+                stored requests of every call before it.
+                <a class="cache-calls" href="${callsHref}">Open its page of calls</a> to work them out.`
+        }
       </p>`;
   const change = cache.firstChange;
   return html`<h2>Prompt cache <small>${SOURCE_LABEL[cache.source]} · rules ${cache.rules}</small></h2>

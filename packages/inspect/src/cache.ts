@@ -216,6 +216,14 @@ export class SessionCacheReplay {
     }
   }
 
+  /**
+   * Takes it that `model` made a call before the next one fed (a call the replay was not given): a first changed
+   * token at 0 is then a change at the first token, not the session's first request.
+   */
+  assumeEarlier(model: string): void {
+    this.seen.add(model);
+  }
+
   /** The totals of the calls fed so far. */
   get totals(): SessionCacheTotals {
     const { calls, withoutFigures, promptTokens, read, write, costUsd } = this.sums;

@@ -589,42 +589,64 @@ export class InspectData {
 
   /**
    * The prompt cache of a session's logged calls (see `SessionCacheReplay`): the ledger's figures where the run
-   * recorded them, else modelled from the stored requests in call order. Worked out once per session and kept,
-   * with the last call it covers: a later view reads only the calls logged since, a page of bodies at a time
-   * between turns of the event loop.
+   * recorded them, else modelled from the stored requests in call order, so a call's figures need every call
+   * before it. Worked out as far as views have asked and kept per session: with `through`, the first `through`
+   * calls are worked out (reading only the bodies of those not yet read, a page at a time between turns of the
+   * event loop); without it nothing is read and the figures are those worked out so far. `totals.calls +
+   * totals.withoutFigures` says how many calls they cover.
    */
-  async sessionCache(key: SessionKey): Promise<SessionCacheView> {
+  async sessionCache(key: SessionKey, through = 0): Promise<SessionCacheView> {
     const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
     let memo = this.cacheMemos.get(id);
     this.cacheMemos.delete(id);
-    if (await this.callLogPresent()) {
-      const count = await this.db.all<{ n: number | string }>(
-        'SELECT COUNT(*) AS n FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ?',
-        [key.appName, key.userId, key.sessionId],
-      );
-      // A session deleted and logged again under the same id starts over.
-      if (!memo || memo.read > Number(count[0]?.n ?? 0))
-        memo = { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
-      this.cacheMemos.set(id, memo);
-      if (this.cacheMemos.size > KEPT_CACHE_SESSIONS) this.cacheMemos.delete(this.cacheMemos.keys().next().value!);
+    if (through > 0 && (await this.callLogPresent())) {
+      if (memo && memo.read > 0) {
+        // A session deleted and logged again under the same id starts over.
+        const kept = await this.db.all<{ id: number | string }>(
+          'SELECT id FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND id = ?',
+          [key.appName, key.userId, key.sessionId, memo.lastId],
+        );
+        if (kept.length === 0) memo = undefined;
+      }
+      memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
       while (memo.running) await memo.running;
-      if (memo.read < Number(count[0]?.n ?? 0)) {
-        memo.running = this.extendCache(key, memo);
+      if (memo.read < through) {
+        memo.running = this.extendCache(key, memo, through);
         try {
           await memo.running;
         } finally {
           delete memo.running;
         }
       }
-    } else memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+    }
+    memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+    this.cacheMemos.set(id, memo);
+    if (this.cacheMemos.size > KEPT_CACHE_SESSIONS) this.cacheMemos.delete(this.cacheMemos.keys().next().value!);
     return { totals: memo.replay.totals, calls: memo.calls };
   }
 
-  private async extendCache(key: SessionKey, memo: SessionCacheMemo): Promise<void> {
-    for (;;) {
+  /**
+   * The prompt cache of one call from its own body, when the run recorded it: what the call view shows of a call the
+   * session's figures do not cover yet. Undefined when the call carries no recorded figures (they would need every
+   * call before it).
+   */
+  async recordedCallCache(key: SessionKey, call: CallDetail): Promise<CallCache | undefined> {
+    if (!call.entry?.cache) return undefined;
+    const earlier = await this.db.all<{ id: number | string }>(
+      'SELECT id FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND model = ? AND id < ? LIMIT 1',
+      [key.appName, key.userId, key.sessionId, call.model, call.id],
+    );
+    const replay = new SessionCacheReplay(key);
+    if (earlier.length > 0) replay.assumeEarlier(call.model);
+    return replay.next({ model: call.model, at: call.entry.at, entry: call.entry, request: call.request });
+  }
+
+  private async extendCache(key: SessionKey, memo: SessionCacheMemo, through: number): Promise<void> {
+    while (memo.read < through) {
+      const limit = Math.min(PARSE_CHUNK, through - memo.read);
       const rows = await this.db.all<CallRow>(
         `SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ?${memo.read > 0 ? ' AND id > ?' : ''} ORDER BY id LIMIT ?`,
-        [key.appName, key.userId, key.sessionId, ...(memo.read > 0 ? [memo.lastId] : []), PARSE_CHUNK],
+        [key.appName, key.userId, key.sessionId, ...(memo.read > 0 ? [memo.lastId] : []), limit],
       );
       for (const row of rows) {
         const body = parseBody(row);
@@ -639,7 +661,7 @@ export class InspectData {
         memo.lastId = Number(row.id);
         memo.read += 1;
       }
-      if (rows.length < PARSE_CHUNK) return;
+      if (rows.length < limit) return;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }

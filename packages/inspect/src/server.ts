@@ -350,6 +350,7 @@ export function createInspectorApp(options: {
   const header = async (key: SessionKey, options: { errors?: boolean } = {}) => {
     const h = await needData().session(key, options);
     if (!h) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
+    // The figures worked out so far; the calls view works them out through the calls it shows.
     if (h.calls > 0) h.cache = (await needData().sessionCache(key)).totals;
     return h;
   };
@@ -430,7 +431,10 @@ export function createInspectorApp(options: {
     const h = await header(key);
     const offset = callsOffset(c, h.calls);
     const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
-    return page(c, 'Calls', callsPage(h, calls, offset, (await needData().sessionCache(key)).calls));
+    // A call's cache figures need the calls before it: worked out through this page (once per session).
+    const cache = await needData().sessionCache(key, offset + calls.length);
+    h.cache = cache.totals;
+    return page(c, 'Calls', callsPage(h, calls, offset, cache.calls));
   });
 
   app.get('/call', async (c) => {
@@ -441,6 +445,9 @@ export function createInspectorApp(options: {
     if (!call) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
     // Position and neighbours from the ids alone: one call shown, one call body read.
     const { position, prev, next } = await needData().callNeighbours(key, id);
+    // Its cache figures as far as the session's are worked out, else as its own body recorded them.
+    const worked = await needData().sessionCache(key);
+    const known = worked.calls.get(id) ?? (await needData().recordedCallCache(key, call));
     return page(
       c,
       `Call ${position}`,
@@ -452,7 +459,7 @@ export function createInspectorApp(options: {
           ...(prev !== undefined ? { prev } : {}),
           ...(next !== undefined ? { next } : {}),
         },
-        { call: (await needData().sessionCache(key)).calls.get(id) },
+        { call: known, covered: worked.totals.calls + worked.totals.withoutFigures >= position },
       ),
     );
   });

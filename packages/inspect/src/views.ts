@@ -196,7 +196,7 @@ function sessionFigures(h: SessionHeader): SafeHtml {
       <dt>cumulative prompt tokens</dt>
       <dd id="cumulative">${num(h.cumulativePromptTokens)}</dd>
     </div>
-    ${sessionCacheFigures(h.cache)}
+    ${sessionCacheFigures(h.cache, h.calls, `/calls${keyQuery(h)}`)}
     <div>
       <dt>version</dt>
       <dd>${h.version}</dd>
@@ -525,7 +525,7 @@ export function callPage(
   c: CallDetail,
   position: number,
   neighbours: { prev?: number; next?: number },
-  cache?: { call: CallCache | undefined },
+  cache?: { call: CallCache | undefined; covered: boolean },
 ): SafeHtml {
   const e = c.entry;
   const obsStart = latestObservationStart(c.request.items);
@@ -599,7 +599,7 @@ export function callPage(
         </tr>
       </tbody>
     </table>
-    ${cache ? callCacheSection(cache.call) : ''}
+    ${cache ? callCacheSection(cache.call, cache.covered, `/calls${keyQuery(h, { offset: Math.floor((position - 1) / CALLS_PER_PAGE) * CALLS_PER_PAGE })}`) : ''}
     <h2>Instruction <small>system message · ${inSystem.length} sections</small></h2>
     <ol class="sections">
       ${inSystem.map(({ s, si }) => section(s, si))}
