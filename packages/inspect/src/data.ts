@@ -15,7 +15,7 @@ import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
 import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
 import { hashBody } from 'pagewise/internal';
-import { SessionCacheReplay, type CallCache, type SessionCacheTotals } from './cache.js';
+import { SessionCacheReplay, type CacheCallInput, type CallCache, type SessionCacheTotals } from './cache.js';
 
 /** Filters of the session list; every field optional. */
 export interface SessionFilter {
@@ -200,7 +200,8 @@ const CallBodySchema = z.object({
 });
 type CallBody = z.infer<typeof CallBodySchema>;
 
-interface CallRow {
+/** A row of the `model_calls` table. */
+export interface CallRow {
   id: number | string;
   event_id: string;
   invocation_id: string;
@@ -227,6 +228,21 @@ function parseBody(row: CallRow): CallBody | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A row of the call log as the prompt-cache figures read it: its model, time, ledger entry and request (the last
+ * two undefined when its body is unreadable or of another schema).
+ */
+export function cacheInputOf(row: CallRow): CacheCallInput {
+  const body = parseBody(row);
+  const entry = body?.entry as LedgerEntry | undefined;
+  return {
+    model: row.model,
+    at: entry?.at ?? Number(row.created_at),
+    entry,
+    request: body?.request as ContextRequest | undefined,
+  };
 }
 
 function summaryOf(row: CallRow, body: CallBody | undefined): CallSummary {
@@ -649,14 +665,7 @@ export class InspectData {
         [key.appName, key.userId, key.sessionId, ...(memo.read > 0 ? [memo.lastId] : []), limit],
       );
       for (const row of rows) {
-        const body = parseBody(row);
-        const entry = body?.entry as LedgerEntry | undefined;
-        const figures = memo.replay.next({
-          model: row.model,
-          at: entry?.at ?? Number(row.created_at),
-          entry,
-          request: body?.request as ContextRequest | undefined,
-        });
+        const figures = memo.replay.next(cacheInputOf(row));
         if (figures) memo.calls.set(Number(row.id), figures);
         memo.lastId = Number(row.id);
         memo.read += 1;
