@@ -29,6 +29,7 @@ import { SessionCacheReplay, describeFirstChange, priceFor, type CacheCallInput 
 import { callLogCache } from './cache-report.js';
 import { InspectData } from './data.js';
 import { openSqliteReadOnly } from './db.js';
+import { createInspectorApp } from './server.js';
 
 const KEY = { appName: 'app', userId: 'u', sessionId: 's' };
 const TOOLS = [{ name: 'lookup', description: 'Looks up an order by id.', inputSchema: { type: 'object' } }];
@@ -233,4 +234,54 @@ describe('the figures of a recorded run', () => {
       await data.close();
     }
   }, 60_000);
+});
+
+describe('the cache views of a hostile request', () => {
+  let dir: string;
+  let file: string;
+  const hostile = 'late <script>alert("x")</script><img src=x onerror=alert(1)> pay \u202Egnp.exe\u202C';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-inspect-cache-hostile-'));
+    file = path.join(dir, 'store.db');
+    const store = new SqliteSessionStore({ path: file });
+    await store.createSession(KEY);
+    const log = new SqliteCallLog({ database: store.db });
+    const outputs = ['order o2 shipped on time', `order o2 shipped ${hostile}`];
+    outputs.forEach((output, i) =>
+      log.recordCall({
+        ...KEY,
+        invocationId: 'inv',
+        eventId: `m${i}`,
+        entry: entry('openai:gpt-4.1', i),
+        request: request([...history.slice(0, 4), result('c2', output)]),
+        response: { text: 'done', toolCalls: [] },
+      }),
+    );
+    await store.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('shows the text at the first change as text, in the calls view and the call view', async () => {
+    const data = new InspectData(openSqliteReadOnly(file));
+    const app = createInspectorApp({ data, runs: [] });
+    try {
+      const q = new URLSearchParams({ a: KEY.appName, u: KEY.userId, s: KEY.sessionId });
+      const list = await (await app.request(`/calls?${q}`)).text();
+      const [, second] = await data.calls(KEY);
+      q.set('call', String(second!.id));
+      const one = await (await app.request(`/call?${q}`)).text();
+      for (const page of [list, one]) {
+        const cell = /<mark class="changed"\s*>([^<]*)<\/mark/.exec(page)?.[1] ?? '';
+        expect(cell.startsWith(' late &lt;script&gt;alert(&quot;x&quot;)')).toBe(true);
+        expect(page).not.toContain('<script>alert');
+        expect(page).not.toContain('<img src=x');
+        expect(page).not.toContain('\u202E');
+      }
+      expect(one).toContain('⟦U+202E⟧gnp.exe');
+      expect(one).toContain('history item #5');
+    } finally {
+      await data.close();
+    }
+  });
 });
