@@ -52,8 +52,8 @@ function loggedCalls(file: string): LoggedCall[] {
 /** Token ids of a request in the provider's order, and how many belong to the tools and to each message. */
 function requestTokens(request: ContextRequest): { tokens: number[]; tools: number; messages: number[] } {
   const { prompt, tools } = renderPrompt(request);
-  const toolTokens = promptSegments([], tools).flatMap((s) => [...s.tokens]);
-  const messages = prompt.map((m) => promptSegments([m]).flatMap((s) => [...s.tokens]));
+  const toolTokens = promptSegments([], tools).flatMap((s) => Array.from(s.tokens));
+  const messages = prompt.map((m) => promptSegments([m]).flatMap((s) => Array.from(s.tokens)));
   return {
     tokens: [...toolTokens, ...messages.flat()],
     tools: toolTokens.length,

@@ -15,6 +15,7 @@ import {
   type ContextItem,
   type ContextRequest,
   type LedgerEntry,
+  type ToolDefinition,
 } from 'pagewise';
 import {
   generateQuestions,
@@ -32,7 +33,9 @@ import { openSqliteReadOnly } from './db.js';
 import { createInspectorApp } from './server.js';
 
 const KEY = { appName: 'app', userId: 'u', sessionId: 's' };
-const TOOLS = [{ name: 'lookup', description: 'Looks up an order by id.', inputSchema: { type: 'object' } }];
+const TOOLS: ToolDefinition[] = [
+  { name: 'lookup', description: 'Looks up an order by id.', inputSchema: { type: 'object' } },
+];
 const SYSTEM = `You answer questions about orders. ${'Cite the order ids you used. '.repeat(200)}`;
 
 function entry(model: string, i: number): LedgerEntry {
