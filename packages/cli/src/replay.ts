@@ -22,6 +22,7 @@ import {
   type TraceFormat,
 } from '@pagewise/lab/replay';
 import { intOption, parseCommand } from './args.js';
+import { checkPriceAs, recordedCache, recordedCacheText } from './replay-cache.js';
 
 /** The progress file of a replay with --out: a header line (the settings), then one line per trace replayed. */
 export const PROGRESS_FILE = 'replay-progress.jsonl';
@@ -86,7 +87,10 @@ recall is also weighted by outcome.
 Formats, detected per record (.json, .jsonl, .ndjson; a folder is read recursively):
 ${TRACE_FORMATS.map((f) => `  ${f}`).join('\n')}
 A SQLite session database (the --db of analyze, known by its header) is read read-only, each
-session a trace.
+session a trace; its call log also gives each recorded session's cache hit rate and cost in USD
+with prompt caching beside its prompt tokens (as the runs recorded them, or modelled from the
+stored requests in call order). Trace files hold no requests as sent: there the figures are
+unavailable.
 
 Options:
   --format <f>              Read every record as this format instead of detecting it
@@ -98,6 +102,8 @@ Options:
   --fifo-turns <n>          Turns fifo keeps (default 5)
   --clear-keep <n>          Tool results clear-tool-results keeps (default 3)
   --losses <n>              Worst losses listed per strategy (default 5 in markdown, 20 in JSON)
+  --price-as <model>        Price the recorded calls of a session database as this model's list prices
+                            (default: each call's own model), e.g. openai:gpt-4.1
   --out <folder>            Write replay.json, replay.md and replay.html there, and the progress as each
                             trace is replayed (${PROGRESS_FILE}): run the same command again after an
                             interrupt and the traces done are not replayed again
@@ -121,6 +127,7 @@ export async function replayCommand(
     'fifo-turns': { type: 'string' },
     'clear-keep': { type: 'string' },
     losses: { type: 'string' },
+    'price-as': { type: 'string' },
     out: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -158,6 +165,7 @@ export async function replayCommand(
       );
     strategies = strategies.filter((s) => wanted.includes(s.name));
   }
+  const priceAs = checkPriceAs(values['price-as']);
   const traces = await readTraces(target, {
     ...(format ? { format: format as TraceFormat } : {}),
     ...(values.app !== undefined ? { appName: values.app } : {}),
@@ -213,15 +221,20 @@ export async function replayCommand(
     process.removeListener('SIGINT', onInterrupt);
   }
   const losses = values.losses === undefined ? undefined : intOption('losses', values.losses, 5);
+  const cache = await recordedCache(target, {
+    ...(values.app !== undefined ? { appName: values.app } : {}),
+    ...(priceAs !== undefined ? { priceAs } : {}),
+  });
   if (values.out) {
     await writeFile(path.join(values.out, 'replay.json'), `${JSON.stringify(report, null, 2)}\n`);
     await writeFile(path.join(values.out, 'replay.md'), replayMarkdown(report, losses === undefined ? {} : { losses }));
     await writeFile(path.join(values.out, 'replay.html'), await replayHtml(report));
     err(`Report written to ${path.join(values.out, 'replay.{json,md,html}')}`);
   }
-  if (values.json) out(JSON.stringify(report, null, 2));
+  if (values.json) out(JSON.stringify({ ...report, recordedCache: cache }, null, 2));
   else {
     out(replaySummaryTable(report));
+    out(recordedCacheText(cache));
     out(
       `\n${report.uses} used-later values over ${report.traces} traces; ${(report.elapsedMs / 1000).toFixed(1)} s ` +
         `(${((report.elapsedMs / Math.max(1, results)) * 100).toFixed(0)} ms per 100 tool results, all strategies).`,

@@ -61,6 +61,9 @@ input { font: inherit; padding: .2rem .3rem; }
 .peak-mark td { color: #b42318; font-size: 11px; border: none; padding: 0 .5rem; }
 .diff { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 mark { background: #fff3a3; }
+.first-change { font-size: 12px; max-width: 32rem; }
+.excerpt { font-family: ui-monospace, monospace; font-size: 12px; color: var(--muted); white-space: pre-wrap; word-break: break-all; }
+.excerpt mark.changed { color: inherit; background: #ffd7d5; }
 td.kept pre { white-space: pre-wrap; margin: 0; max-width: 44rem; font-size: 12px; }
 td.lost mark { font-family: ui-monospace, monospace; }
 .compression { border-top: 2px solid var(--line); margin-top: 1.2rem; }

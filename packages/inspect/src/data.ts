@@ -15,6 +15,7 @@ import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
 import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
 import { hashBody } from 'pagewise/internal';
+import { SessionCacheReplay, type CacheCallInput, type CallCache, type SessionCacheTotals } from './cache.js';
 
 /** Filters of the session list; every field optional. */
 export interface SessionFilter {
@@ -71,6 +72,22 @@ export interface SessionListRow extends SessionKey {
 /** A session's header: identity, state and the counts of the session list. */
 export interface SessionHeader extends SessionListRow {
   state: Record<string, JsonValue>;
+  /** The prompt cache of its logged calls (see {@link InspectData.sessionCache}), when the view reads it. */
+  cache?: SessionCacheTotals;
+}
+
+/** The prompt cache of a session's logged calls: per call, by call id, and the totals. */
+export interface SessionCacheView {
+  totals: SessionCacheTotals;
+  calls: ReadonlyMap<number, CallCache>;
+}
+
+interface SessionCacheMemo {
+  replay: SessionCacheReplay;
+  calls: Map<number, CallCache>;
+  lastId: number;
+  read: number;
+  running?: Promise<void>;
 }
 
 /** An event with its position in the session. */
@@ -183,7 +200,8 @@ const CallBodySchema = z.object({
 });
 type CallBody = z.infer<typeof CallBodySchema>;
 
-interface CallRow {
+/** A row of the `model_calls` table. */
+export interface CallRow {
   id: number | string;
   event_id: string;
   invocation_id: string;
@@ -212,6 +230,21 @@ function parseBody(row: CallRow): CallBody | undefined {
   }
 }
 
+/**
+ * A row of the call log as the prompt-cache figures read it: its model, time, ledger entry and request (the last
+ * two undefined when its body is unreadable or of another schema).
+ */
+export function cacheInputOf(row: CallRow): CacheCallInput {
+  const body = parseBody(row);
+  const entry = body?.entry as LedgerEntry | undefined;
+  return {
+    model: row.model,
+    at: entry?.at ?? Number(row.created_at),
+    entry,
+    request: body?.request as ContextRequest | undefined,
+  };
+}
+
 function summaryOf(row: CallRow, body: CallBody | undefined): CallSummary {
   const summary = body?.request.items.findLast((it) => it.type === 'summary');
   return {
@@ -238,6 +271,8 @@ export class InspectData {
   /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
   private readonly errorCounts = new Map<string, { seq: number; count: number }>();
   private readonly storedMessage: (message: string) => string;
+  /** The prompt cache of the sessions viewed last, least recently used first, with the last call each covers. */
+  private readonly cacheMemos = new Map<string, SessionCacheMemo>();
   /**
    * `options.storedMessage` rewrites the message of each stored error event before a view shows it: the CLI's
    * inspector passes one that names its flags (`--window`) where the runtime named a library option.
@@ -568,6 +603,78 @@ export class InspectData {
     return { ...summaryOf(row, body), request: body.request as ContextRequest, response: body.response };
   }
 
+  /**
+   * The prompt cache of a session's logged calls (see `SessionCacheReplay`): the ledger's figures where the run
+   * recorded them, else modelled from the stored requests in call order, so a call's figures need every call
+   * before it. Worked out as far as views have asked and kept per session: with `through`, the first `through`
+   * calls are worked out (reading only the bodies of those not yet read, a page at a time between turns of the
+   * event loop); without it nothing is read and the figures are those worked out so far. `totals.calls +
+   * totals.withoutFigures` says how many calls they cover.
+   */
+  async sessionCache(key: SessionKey, through = 0): Promise<SessionCacheView> {
+    const id = JSON.stringify([key.appName, key.userId, key.sessionId]);
+    let memo = this.cacheMemos.get(id);
+    this.cacheMemos.delete(id);
+    if (through > 0 && (await this.callLogPresent())) {
+      if (memo && memo.read > 0) {
+        // A session deleted and logged again under the same id starts over.
+        const kept = await this.db.all<{ id: number | string }>(
+          'SELECT id FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND id = ?',
+          [key.appName, key.userId, key.sessionId, memo.lastId],
+        );
+        if (kept.length === 0) memo = undefined;
+      }
+      memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+      while (memo.running) await memo.running;
+      if (memo.read < through) {
+        memo.running = this.extendCache(key, memo, through);
+        try {
+          await memo.running;
+        } finally {
+          delete memo.running;
+        }
+      }
+    }
+    memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+    this.cacheMemos.set(id, memo);
+    if (this.cacheMemos.size > KEPT_CACHE_SESSIONS) this.cacheMemos.delete(this.cacheMemos.keys().next().value!);
+    return { totals: memo.replay.totals, calls: memo.calls };
+  }
+
+  /**
+   * The prompt cache of one call from its own body, when the run recorded it: what the call view shows of a call the
+   * session's figures do not cover yet. Undefined when the call carries no recorded figures (they would need every
+   * call before it).
+   */
+  async recordedCallCache(key: SessionKey, call: CallDetail): Promise<CallCache | undefined> {
+    if (!call.entry?.cache) return undefined;
+    const earlier = await this.db.all<{ id: number | string }>(
+      'SELECT id FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND model = ? AND id < ? LIMIT 1',
+      [key.appName, key.userId, key.sessionId, call.model, call.id],
+    );
+    const replay = new SessionCacheReplay(key);
+    if (earlier.length > 0) replay.assumeEarlier(call.model);
+    return replay.next({ model: call.model, at: call.entry.at, entry: call.entry, request: call.request });
+  }
+
+  private async extendCache(key: SessionKey, memo: SessionCacheMemo, through: number): Promise<void> {
+    while (memo.read < through) {
+      const limit = Math.min(PARSE_CHUNK, through - memo.read);
+      const rows = await this.db.all<CallRow>(
+        `SELECT * FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ?${memo.read > 0 ? ' AND id > ?' : ''} ORDER BY id LIMIT ?`,
+        [key.appName, key.userId, key.sessionId, ...(memo.read > 0 ? [memo.lastId] : []), limit],
+      );
+      for (const row of rows) {
+        const figures = memo.replay.next(cacheInputOf(row));
+        if (figures) memo.calls.set(Number(row.id), figures);
+        memo.lastId = Number(row.id);
+        memo.read += 1;
+      }
+      if (rows.length < limit) return;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
   /** The logged call of each model event among `events`, by event id. */
   async callIdsOf(key: SessionKey, events: readonly SeqEvent[]): Promise<Map<string, number>> {
     const ids = events.flatMap((e) => (e.event?.kind === 'model' ? [e.event.id] : []));
@@ -637,6 +744,9 @@ export class InspectData {
 
 /** Sessions whose error count the inspector keeps between views. */
 const KEPT_ERROR_COUNTS = 1_000;
+
+/** Sessions whose prompt cache the inspector keeps between views. */
+const KEPT_CACHE_SESSIONS = 20;
 
 /** Call bodies parsed between two turns of the event loop. */
 const PARSE_CHUNK = 25;

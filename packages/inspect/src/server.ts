@@ -225,6 +225,52 @@ function addReplayRoutes(
 /** An SVG response. */
 const svg = (c: Context, text: string) => c.body(text, 200, { 'Content-Type': 'image/svg+xml; charset=utf-8' });
 
+/** The list of a session's calls and one call as sent, each with its prompt cache. */
+function addCallRoutes(
+  app: Hono,
+  needData: () => InspectData,
+  header: (key: SessionKey) => Promise<SessionHeader>,
+  page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
+): void {
+  app.get('/calls', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const offset = callsOffset(c, h.calls);
+    const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
+    // A call's cache figures need the calls before it: worked out through this page (once per session).
+    const cache = await needData().sessionCache(key, offset + calls.length);
+    h.cache = cache.totals;
+    return page(c, 'Calls', callsPage(h, calls, offset, cache.calls));
+  });
+
+  app.get('/call', async (c) => {
+    const key = keyOf(c);
+    const h = await header(key);
+    const id = intParam(c, 'call', 0);
+    const call = await needData().call(key, id);
+    if (!call) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
+    // Position and neighbours from the ids alone: one call shown, one call body read.
+    const { position, prev, next } = await needData().callNeighbours(key, id);
+    // Its cache figures as far as the session's are worked out, else as its own body recorded them.
+    const worked = await needData().sessionCache(key);
+    const known = worked.calls.get(id) ?? (await needData().recordedCallCache(key, call));
+    return page(
+      c,
+      `Call ${position}`,
+      callPage(
+        h,
+        call,
+        position,
+        {
+          ...(prev !== undefined ? { prev } : {}),
+          ...(next !== undefined ? { next } : {}),
+        },
+        { call: known, covered: worked.totals.calls + worked.totals.withoutFigures >= position },
+      ),
+    );
+  });
+}
+
 /** A session's paged pages, its context over time (with charts) and its compressions. */
 function addPageAndContextRoutes(
   app: Hono,
@@ -350,6 +396,8 @@ export function createInspectorApp(options: {
   const header = async (key: SessionKey, options: { errors?: boolean } = {}) => {
     const h = await needData().session(key, options);
     if (!h) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
+    // The figures worked out so far; the calls view works them out through the calls it shows.
+    if (h.calls > 0) h.cache = (await needData().sessionCache(key)).totals;
     return h;
   };
 
@@ -424,31 +472,7 @@ export function createInspectorApp(options: {
     return page(c, `Event ${seq}`, eventPage(h, e, await needData().callIdsOf(key, [e])));
   });
 
-  app.get('/calls', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const offset = callsOffset(c, h.calls);
-    return page(c, 'Calls', callsPage(h, await needData().calls(key, { offset, limit: CALLS_PER_PAGE }), offset));
-  });
-
-  app.get('/call', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const id = intParam(c, 'call', 0);
-    const call = await needData().call(key, id);
-    if (!call) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
-    // Position and neighbours from the ids alone: one call shown, one call body read.
-    const { position, prev, next } = await needData().callNeighbours(key, id);
-    return page(
-      c,
-      `Call ${position}`,
-      callPage(h, call, position, {
-        ...(prev !== undefined ? { prev } : {}),
-        ...(next !== undefined ? { next } : {}),
-      }),
-    );
-  });
-
+  addCallRoutes(app, needData, header, page);
   addPageAndContextRoutes(app, needData, header, page);
 
   addRunRoutes(app, runs, options.runErrors ?? [], page, svg);

@@ -17,6 +17,14 @@ import type { StrategyResult } from '@pagewise/lab';
 import type { CallDetail, CallSummary, PageView, SeqEvent, SessionHeader, SessionListRow } from './data.js';
 import { html, num, query, time, type SafeHtml } from './html.js';
 import { SubstringIndex } from './substring-index.js';
+import type { CallCache } from './cache.js';
+import {
+  CACHE_COLUMNS,
+  cacheHeaderCells,
+  callCacheCells,
+  callCacheSection,
+  sessionCacheFigures,
+} from './cache-views.js';
 
 /** Events shown per page of a timeline. */
 export const EVENTS_PER_PAGE = 100;
@@ -188,6 +196,7 @@ function sessionFigures(h: SessionHeader): SafeHtml {
       <dt>cumulative prompt tokens</dt>
       <dd id="cumulative">${num(h.cumulativePromptTokens)}</dd>
     </div>
+    ${sessionCacheFigures(h.cache, h.calls, `/calls${keyQuery(h)}`)}
     <div>
       <dt>version</dt>
       <dd>${h.version}</dd>
@@ -384,7 +393,12 @@ export function eventPage(h: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<st
     }`;
 }
 
-function partsRow(label: string, c: CallSummary, i: number, key: SessionKey): SafeHtml {
+function partsRow(
+  label: string,
+  c: CallSummary,
+  key: SessionKey,
+  cache: ReadonlyMap<number, CallCache> | undefined,
+): SafeHtml {
   const p = c.entry?.parts;
   return html`<tr data-call="${c.id}">
     <td><a class="call" href="/call${keyQuery(key, { call: c.id })}">${label}</a></td>
@@ -394,6 +408,7 @@ function partsRow(label: string, c: CallSummary, i: number, key: SessionKey): Sa
     <td class="r">${c.entry?.providerPromptTokens !== undefined ? num(c.entry.providerPromptTokens) : '–'}</td>
     <td class="r">${num(c.completionTokens)}</td>
     <td class="r pages">${c.pagedUris.length}</td>
+    ${cache ? callCacheCells(cache.get(c.id)) : ''}
     <td class="when">${time(c.createdAt)}</td>
   </tr>`;
 }
@@ -401,7 +416,14 @@ function partsRow(label: string, c: CallSummary, i: number, key: SessionKey): Sa
 /** Calls shown per page of the calls and context views (and their charts). */
 export const CALLS_PER_PAGE = 100;
 
-function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number, offset: number): SafeHtml {
+/** The calls table; with `cache` (each call's prompt cache by id), its cache columns. */
+function callsTable(
+  calls: readonly CallSummary[],
+  key: SessionKey,
+  peak: number,
+  offset: number,
+  cache?: ReadonlyMap<number, CallCache>,
+): SafeHtml {
   return html`<table class="list calls" id="calls-table">
     <thead>
       <tr>
@@ -412,6 +434,7 @@ function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number
         <th class="r">provider prompt</th>
         <th class="r">completion</th>
         <th class="r">pages in RAM</th>
+        ${cache ? cacheHeaderCells() : ''}
         <th>time</th>
       </tr>
     </thead>
@@ -421,21 +444,29 @@ function callsTable(calls: readonly CallSummary[], key: SessionKey, peak: number
           html`${
             c.promptTokens === peak
               ? html`<tr class="peak-mark">
-                  <td colspan="13">peak ↓</td>
+                  <td colspan="${13 + (cache ? CACHE_COLUMNS : 0)}">peak ↓</td>
                 </tr>`
               : ''
-          }${partsRow(`#${offset + i + 1}`, c, i, key)}`,
+          }${partsRow(`#${offset + i + 1}`, c, key, cache)}`,
       )}
     </tbody>
   </table>`;
 }
 
-/** One page of a session's logged calls: `calls` are the calls from `offset` on, of `h.calls` in all. */
-export function callsPage(h: SessionHeader, calls: readonly CallSummary[], offset = 0): SafeHtml {
+/**
+ * One page of a session's logged calls: `calls` are the calls from `offset` on, of `h.calls` in all; with `cache`,
+ * each call's prompt cache (by call id) in columns of its own.
+ */
+export function callsPage(
+  h: SessionHeader,
+  calls: readonly CallSummary[],
+  offset = 0,
+  cache?: ReadonlyMap<number, CallCache>,
+): SafeHtml {
   const paged = pager(`/calls${keyQuery(h)}`, offset, h.calls, CALLS_PER_PAGE);
   return html`${sessionTitle(h, 'Model calls')}${sessionNav(h, '/calls')}${sessionFigures(h)}${
     calls.length
-      ? html`${paged}${callsTable(calls, h, h.peakPromptTokens, offset)}${paged}`
+      ? html`${paged}${callsTable(calls, h, h.peakPromptTokens, offset, cache)}${paged}`
       : html`<p class="empty">
           This session has no call log: run it with a <code>callLog</code> (for example
           <code>new SqliteCallLog({ database })</code>) to record each call as sent.
@@ -485,12 +516,16 @@ function segmentTokens(text: string, model: string): number {
   return countTokens(text, encodingForModel(model.split(':').pop() ?? model));
 }
 
-/** One call exactly as sent: ledger figures, system sections, history, the step block with its paged pages, tools, response. */
+/**
+ * One call exactly as sent: ledger figures, its prompt cache (with `cache`), system sections, history, the step block
+ * with its paged pages, tools, response.
+ */
 export function callPage(
   h: SessionHeader,
   c: CallDetail,
   position: number,
   neighbours: { prev?: number; next?: number },
+  cache?: { call: CallCache | undefined; covered: boolean },
 ): SafeHtml {
   const e = c.entry;
   const obsStart = latestObservationStart(c.request.items);
@@ -564,6 +599,7 @@ export function callPage(
         </tr>
       </tbody>
     </table>
+    ${cache ? callCacheSection(cache.call, cache.covered, `/calls${keyQuery(h, { offset: Math.floor((position - 1) / CALLS_PER_PAGE) * CALLS_PER_PAGE })}`) : ''}
     <h2>Instruction <small>system message · ${inSystem.length} sections</small></h2>
     <ol class="sections">
       ${inSystem.map(({ s, si }) => section(s, si))}

@@ -86,6 +86,7 @@ export {
 export { PROMPT_CACHE_RULES, promptCacheRulesFor, type PromptCacheRules } from './tokens/cache-rules.js';
 export { PromptCache, type CacheSegment, type PromptCacheUsage } from './tokens/prompt-cache.js';
 export { promptSegments } from './tokens/prompt-segments.js';
+export { locatePromptToken, type LocatedPart, type PromptTokenLocation } from './tokens/prompt-locate.js';
 export { DEFAULT_PRICES, PRICES_CHECKED, type ModelPrice } from './tokens/prices.js';
 
 // The context pipeline.
