@@ -197,6 +197,7 @@ export const LedgerEntrySchema = z.object({
         .optional(),
     })
     .optional(),
+  compactions: z.number().int().positive().optional(),
   modelMs: z.number().nonnegative(),
   frameworkMs: z.number().nonnegative(),
   at: z.number(),
