@@ -154,6 +154,20 @@ function historySettings(options: HistoryCompressorOptions) {
 }
 
 /**
+ * Whether a request is to be compressed: strictly above the budget when there is one, else strictly above T_hist
+ * (the largest sent as it is) with a batch grown since the last compaction.
+ */
+function due(
+  request: ContextRequest,
+  events: readonly SessionEvent[],
+  on: { threshold: number; batch: number; budget: number | undefined; guidelineRef: string },
+): boolean {
+  if (on.budget !== undefined) return measureRequest(request).total > on.budget;
+  if (historyTokens(request.items) <= on.threshold) return false;
+  return grownSinceCompaction(request.items, events, on.guidelineRef) >= on.batch;
+}
+
+/**
  * Tokens of the items of `items` appended after the latest compaction of `guidelineRef` in `events`;
  * infinite when there is none (a first compaction waits for no batch).
  */
@@ -218,11 +232,7 @@ export function historyCompressor(
       options.name ?? `acon-hist(${backend.name}, ${budget === undefined ? threshold : `budget ${budget}`}, ${mode})`,
     backend,
     async process(request: ContextRequest, ctx: ProcessorContext): Promise<void> {
-      // Strictly above: T_hist (or the budget) is the largest sent as it is.
-      if (budget === undefined) {
-        if (historyTokens(request.items) <= threshold) return;
-        if (grownSinceCompaction(request.items, ctx.session.events, guidelineRef) < batch) return;
-      } else if (measureRequest(request).total <= budget) return;
+      if (!due(request, ctx.session.events, { threshold, batch, budget, guidelineRef })) return;
       const turns = groupTurns(request.items);
       let taskTurn = -1;
       for (let i = turns.length - 1; i >= 0 && taskTurn < 0; i -= 1) {
