@@ -6,8 +6,9 @@
  * table's date). The two OpenAI entries share OpenAI's cache rules, so they are priced from one run; Anthropic's
  * rules (breakpoints) need a run of their own.
  *
- * Tasks: one prepared set of 2 × `--per-split` tasks per scenario, split by position: even positions tune, odd
- * positions are held out. The configuration is chosen on the tuning split only, as the cheapest in dollars whose
+ * Tasks: one prepared set of 2 × `--per-split` tasks per scenario, split within each kind of task (a retail
+ * template; every multi-QA episode is of one kind) by position: the first, third, ... of a kind tune, the second,
+ * fourth, ... are held out, so both splits hold every template. The configuration is chosen on the tuning split only, as the cheapest in dollars whose
  * success (and, on multi-objective QA, mean exact match) is at least `none`'s there; it is then reported on the
  * held-out split beside `none` and the standard `acon-hist`/`acon` (the scenario's preset T_hist, default batch).
  * Leave one domain out: chosen on one scenario's tuning split, reported on the other's held-out split.
@@ -15,7 +16,7 @@
  * Each compaction rewrites the prompt from its summary on; the tables give compactions per episode and the prompt
  * dollars those calls paid past the cache (`prefixRewriteCostUsd`, an upper bound of what the rewrites cost).
  *
- * Run: node --conditions=@pagewise/source --import tsx bench/history-threshold.ts [--per-split 6] [--seed 1]
+ * Run: node --conditions=@pagewise/source --import tsx bench/history-threshold.ts [--per-split 8] [--seed 1]
  *        [--thresholds 1024,2048,4096,8192,16384] [--batches 0.25,0.5,1]
  */
 import { parseArgs } from 'node:util';
@@ -76,7 +77,7 @@ interface ScenarioRuns {
 function options() {
   const { values } = parseArgs({
     options: {
-      'per-split': { type: 'string', default: '6' },
+      'per-split': { type: 'string', default: '8' },
       seed: { type: 'string', default: '1' },
       thresholds: { type: 'string', default: '1024,2048,4096,8192,16384' },
       batches: { type: 'string', default: '0.25,0.5,1' },
@@ -135,9 +136,21 @@ async function runScenario(name: string, strategies: string[], perSplit: number,
   }
   const first = [...runs.values()][0]!;
   const order = first.episodes.filter((e) => e.strategy === 'none').map((e) => e.taskId);
-  const tuning = new Set(order.filter((_, i) => i % 2 === 0));
-  const heldOut = new Set(order.filter((_, i) => i % 2 === 1));
+  // The kind of a task: its id without numbers (the retail template stays).
+  const seen = new Map<string, number>();
+  const position = order.map((id) => {
+    const kind = id.replace(/\d+/gu, '#');
+    const at = seen.get(kind) ?? 0;
+    seen.set(kind, at + 1);
+    return at;
+  });
+  const tuning = new Set(order.filter((_, i) => position[i]! % 2 === 0));
+  const heldOut = new Set(order.filter((_, i) => position[i]! % 2 === 1));
   if ([...tuning].some((id) => heldOut.has(id))) throw new Error(`${name}: a task is in both splits.`);
+  if (heldOut.size === 0)
+    throw new Error(
+      `${name}: no task of any kind twice, so nothing is held out; raise --per-split (retail: at least 4).`,
+    );
   return { name, runs, tuning, heldOut };
 }
 
@@ -172,9 +185,13 @@ function choose(sc: ScenarioRuns, configs: readonly Config[], family: Family, pr
     .filter((c) => c.family === family)
     .map((c) => ({ config: c, tuning: stats(sc, c.strategy, sc.tuning, priced) }));
   const equal = rows.filter((r) => atLeast(r.tuning, none)).sort((a, b) => a.tuning.usd - b.tuning.usd);
-  if (equal.length > 0) return { ...equal[0]!, atNoneSuccess: true };
+  // Ties (configurations that never compacted on these tasks cost the same) go to the first in the grid's order.
+  if (equal.length > 0) {
+    const tied = equal.filter((r) => r.tuning.usd <= equal[0]!.tuning.usd + 1e-12).length - 1;
+    return { ...equal[0]!, atNoneSuccess: true, tied };
+  }
   const best = [...rows].sort((a, b) => b.tuning.success - a.tuning.success || a.tuning.usd - b.tuning.usd)[0]!;
-  return { ...best, atNoneSuccess: false };
+  return { ...best, atNoneSuccess: false, tied: 0 };
 }
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
@@ -210,7 +227,7 @@ function printChoice(tune: ScenarioRuns, report: ScenarioRuns, configs: readonly
       const chosen = choose(tune, configs, family, priced);
       const held = stats(report, chosen.config.strategy, report.heldOut, priced);
       const standard = stats(report, family, report.heldOut, priced);
-      const note = chosen.atNoneSuccess ? '' : ' (below none on tuning)';
+      const note = `${chosen.tied > 0 ? ` (${chosen.tied} tied)` : ''}${chosen.atNoneSuccess ? '' : ' (below none on tuning)'}`;
       console.log(
         `| ${priced} | ${family} | ${chosen.config.threshold}, ${chosen.config.batch}${note} | ${quality(held)} | ${usd(held.usd)} | ${quality(none)}, ${usd(none.usd)} | ${(held.usd / none.usd).toFixed(2)}× | ${quality(standard)}, ${usd(standard.usd)} |`,
       );
@@ -236,7 +253,7 @@ async function main(): Promise<void> {
     done.push(await runScenario(s.name, strategies, opts.perSplit, opts.seed));
   }
   console.log(
-    `\nOffline model, seed ${opts.seed}, ${opts.perSplit} tuning + ${opts.perSplit} held-out tasks per scenario (even/odd positions of one prepared set); multi-objective QA at k = 4. Defaults: T_hist ${DEFAULT_HISTORY_THRESHOLD}, batch ${DEFAULT_HISTORY_BATCH_RATIO}. Prices of ${Object.keys(DEFAULT_PRICES).length} entries, with caching.`,
+    `\nOffline model, seed ${opts.seed}, ${done.map((sc) => `${sc.name}: ${sc.tuning.size} tuning + ${sc.heldOut.size} held-out tasks`).join(', ')} (alternate tasks of each kind of one prepared set); multi-objective QA at k = 4. Defaults: T_hist ${DEFAULT_HISTORY_THRESHOLD}, batch ${DEFAULT_HISTORY_BATCH_RATIO}. Prices of ${Object.keys(DEFAULT_PRICES).length} entries, with caching.`,
   );
   for (const sc of done) printSweep(sc, configs);
   for (const sc of done)
