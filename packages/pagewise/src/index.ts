@@ -70,6 +70,7 @@ export {
   PROMPT_PARTS,
   billedPromptTokens,
   callCostUsd,
+  prefixRewriteCostUsd,
   summarizeLedger,
   type BilledPromptTokens,
   type CallKind,
@@ -223,6 +224,7 @@ export {
   type ObservationCompressorOptions,
 } from './compression/observation.js';
 export {
+  DEFAULT_HISTORY_BATCH_RATIO,
   DEFAULT_HISTORY_THRESHOLD,
   historyCompressor,
   type HistoryCompressorOptions,

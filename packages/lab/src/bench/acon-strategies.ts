@@ -64,6 +64,8 @@ export interface AconSettings {
   mode: HistoryMode;
   /** The summary budget; ⌊T_hist / 2⌋ when absent. */
   maxSummaryTokens?: number;
+  /** C_hist's batch between compactions as a fraction of T_hist (see `batchRatio` of `historyCompressor`); its default when absent. */
+  batchRatio?: number;
   /** g_obs. */
   observationGuideline: Guideline;
   /** g_hist. */
@@ -211,6 +213,7 @@ function buildPieces(
         keepLastTurns: settings.keepLastTurns,
         mode: settings.mode,
         ...(settings.maxSummaryTokens !== undefined ? { maxSummaryTokens: settings.maxSummaryTokens } : {}),
+        ...(settings.batchRatio !== undefined ? { batchRatio: settings.batchRatio } : {}),
         ...(settings.budgetTokens !== undefined ? { budgetTokens: settings.budgetTokens } : {}),
         ...boundary,
       })
@@ -307,6 +310,7 @@ export function promptingStrategy(
         thresholdTokens: options.thresholdTokens ?? settings.historyThreshold,
         keepLastTurns: options.keepLastTurns ?? settings.keepLastTurns,
         ...(settings.maxSummaryTokens !== undefined ? { maxSummaryTokens: settings.maxSummaryTokens } : {}),
+        ...(settings.batchRatio !== undefined ? { batchRatio: settings.batchRatio } : {}),
         ...(options.boundary ? { boundary: options.boundary } : {}),
       }),
     ],

@@ -154,6 +154,17 @@ describe('saved runs', () => {
     expect(rebuilt.results[0]?.costUsd).toBeCloseTo(400 / 1e6, 12);
   });
 
+  it('keep the compactions of a call, so a rebuilt report still shows which calls rewrote their prompt', () => {
+    const runs = sampleRuns();
+    const episode = runs.episodes[0]!;
+    const marked = { ...runs, episodes: [{ ...episode, ledger: [{ ...episode.ledger[0]!, compactions: 2 }] }] };
+    const read = parseRuns(JSON.parse(JSON.stringify(marked)), 'x/runs.json');
+    expect(read.episodes[0]?.ledger[0]?.compactions).toBe(2);
+    expect(() =>
+      parseRuns({ ...marked, episodes: [{ ...episode, ledger: [{ ...episode.ledger[0]!, compactions: 0 }] }] }, 'x'),
+    ).toThrow(/not a pagewise bench runs file/);
+  });
+
   it('are validated when read, with the file named in the error', () => {
     const bad = { ...sampleRuns(), episodes: [{ taskId: 1 }] };
     expect(() => parseRuns(bad, 'x/runs.json')).toThrow(/x\/runs\.json is not a pagewise bench runs file/);

@@ -208,6 +208,7 @@ export const LedgerEntrySchema = z.object({
         .optional(),
     })
     .optional(),
+  compactions: z.number().int().positive().optional(),
   modelMs: z.number().nonnegative(),
   frameworkMs: z.number().nonnegative(),
   at: z.number(),

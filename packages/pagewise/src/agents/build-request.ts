@@ -42,6 +42,8 @@ export interface RequestScope {
    * converted from the events (and copied).
    */
   history?: RequestHistory | undefined;
+  /** Told of each compaction a processor appends while the request is built (the ledger marks the call). */
+  onCompaction?: (() => void) | undefined;
 }
 
 /** Builds the request for the next model call: instruction, history, tools, then the processors. */
@@ -88,6 +90,7 @@ export async function buildRequest(scope: RequestScope): Promise<ContextRequest>
         summary: c.summary,
         ...(c.guideline !== undefined ? { guideline: c.guideline } : {}),
       });
+      scope.onCompaction?.();
     },
   };
   for (const p of scope.processors) {

@@ -322,6 +322,7 @@ export class Runner {
     const { session, invocationId, ledger } = inv;
     const { model, label, window, keepsNoPrompt } = this.resources.modelOf(agent);
     const { tools, defs } = this.resources.toolsOf(agent);
+    let compactions = 0;
     const request = await buildRequest({
       agent,
       session,
@@ -335,6 +336,9 @@ export class Runner {
       ledger: ledger.ledger,
       telemetry: inv.telemetry,
       history: inv.history,
+      onCompaction: () => {
+        compactions += 1;
+      },
     });
     const encoding = encodingForModel(model.modelId);
     const measured = inv.history.measure(request, encoding);
@@ -396,6 +400,7 @@ export class Runner {
       completionTokens,
       ...provider,
       ...ledgerCache(modelledCache, response.usage),
+      ...(compactions > 0 ? { compactions } : {}),
       modelMs: response.ms,
       frameworkMs: 0,
       at: Date.now(),

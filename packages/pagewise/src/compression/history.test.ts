@@ -350,3 +350,60 @@ describe('historyCompressor: nothing new, nothing done', () => {
     expect(s.events.filter((e) => e.kind === 'compaction')).toHaveLength(1);
   });
 });
+
+describe('historyCompressor: batched compaction', () => {
+  /** A backend that writes as much as it may, as the extractive backend does on a long history. */
+  const filling: CompressorBackend = {
+    name: 'filling',
+    compress: async (input) => 'fact '.repeat(input.maxTokens),
+  };
+
+  /**
+   * Grows a session by 40 steps, running C_hist before each model call, and returns, for each compaction
+   * (each rewrites the prompt from the summary on), the step and the history before and after it.
+   */
+  async function rewrites(batchRatio: number): Promise<{ step: number; before: number; after: number }[]> {
+    const s = session([user('u0', TASK)]);
+    // A summary budget and three kept turns that take most of T_hist, as on multi-objective QA.
+    const cHist = historyCompressor({
+      compressor: filling,
+      thresholdTokens: 600,
+      keepLastTurns: 3,
+      maxSummaryTokens: 300,
+      batchRatio,
+    });
+    const seen: { step: number; before: number; after: number }[] = [];
+    for (let n = 1; n <= 40; n += 1) {
+      s.events.push(...step(n));
+      const count = s.events.filter((e) => e.kind === 'compaction').length;
+      const req = request(s);
+      const before = historyTokens(req.items);
+      await cHist.process(req, processorContext(s));
+      if (s.events.filter((e) => e.kind === 'compaction').length > count)
+        seen.push({ step: n, before, after: historyTokens(req.items) });
+    }
+    return seen;
+  }
+
+  it('compacts a compacted history again once the steps since add a batch, no sooner and no later', async () => {
+    const stepTokens = historyTokens(eventsToItems(step(1)));
+    const batched = await rewrites(0.5);
+    expect(batched.length).toBeGreaterThan(2);
+    expect(batched[0]!.before).toBeGreaterThan(600);
+    for (let i = 1; i < batched.length; i += 1) {
+      // The history grew by at least half of T_hist (300) since the previous compaction, and by less than a step more.
+      const grown = batched[i]!.before - batched[i - 1]!.after;
+      expect(grown).toBeGreaterThanOrEqual(300);
+      expect(grown).toBeLessThan(300 + stepTokens + 8);
+    }
+    // With a batch of a few tokens, the summary and kept turns bring it back above T_hist within a step or two.
+    const eager = await rewrites(0.01);
+    console.log('DBG', JSON.stringify(batched), JSON.stringify(eager.map((e) => e.step)), stepTokens);
+    expect(eager.length).toBeGreaterThanOrEqual(2 * batched.length);
+  });
+
+  it('refuses a batch ratio that is not a positive number', () => {
+    expect(() => historyCompressor({ batchRatio: 0 })).toThrow(/batchRatio must be a finite number > 0/u);
+    expect(() => historyCompressor({ batchRatio: Number.NaN })).toThrow(ConfigurationError);
+  });
+});

@@ -2,7 +2,12 @@
  * C_hist, ACON's history compressor, as a context processor: when the history of a request exceeds
  * T_hist, every turn but the task and the last k becomes one summary, written by a backend steered by
  * the history guideline. The summary is persisted as a compaction event over the compressed events, so
- * the raw events stay in the store and later requests start from the summary. Whole turns only: a tool
+ * the raw events stay in the store and later requests start from the summary.
+ *
+ * Compaction is batched. Each one rewrites the prompt from the summary on, so the provider's prompt cache
+ * serves nothing past it at the next call; a history compacted before is therefore compacted again only
+ * once the events since its last compaction add ⌈batchRatio · T_hist⌉ tokens, not at every step the
+ * history stays above T_hist (a summary and kept turns may by themselves take most of T_hist). Whole turns only: a tool
  * call is never separated from its result.
  *
  * Two rules for a history that was compressed before:
@@ -33,6 +38,12 @@ import { argumentText, fenceQuoted, renderTranscript, shortBoundary, unfenceQuot
 /** ACON's default T_hist: histories above this many tokens are compressed. */
 export const DEFAULT_HISTORY_THRESHOLD = 4096;
 
+/**
+ * The default batch ratio: after a compaction the history grows by at least half of T_hist before the next
+ * one.
+ */
+export const DEFAULT_HISTORY_BATCH_RATIO = 0.5;
+
 /** How a history that was compressed before is compressed again. */
 export type HistoryMode = 'reset' | 'accumulate';
 
@@ -44,6 +55,13 @@ export interface HistoryCompressorOptions {
   guideline?: Guideline;
   /** T_hist: the history (every item of the request) is compressed when above this many tokens. Default {@link DEFAULT_HISTORY_THRESHOLD}. */
   thresholdTokens?: number;
+  /**
+   * The batch between compactions as a fraction of T_hist, > 0: above T_hist, a history compacted before is
+   * compacted again only once the events appended since its last compaction (by this guideline) hold at
+   * least ⌈batchRatio · T_hist⌉ tokens. Higher: fewer prompt rewrites, larger requests between them.
+   * Default {@link DEFAULT_HISTORY_BATCH_RATIO}. Unused with `budgetTokens`, which keeps its own free fifth.
+   */
+  batchRatio?: number;
   /** Turns kept verbatim at the end (a turn: a user message, or a model response with its tool results). Default 1. */
   keepLastTurns?: number;
   /** `accumulate` (default) or `reset`; see the module comment. */
@@ -118,13 +136,54 @@ function historySettings(options: HistoryCompressorOptions) {
   checkCount('maxSummaryTokens', maxSummaryTokens, 1);
   const targetRatio = options.targetRatio;
   if (targetRatio !== undefined) checkRatio('historyCompressor', targetRatio);
+  const batchRatio = options.batchRatio ?? DEFAULT_HISTORY_BATCH_RATIO;
+  if (!(batchRatio > 0 && Number.isFinite(batchRatio))) {
+    throw new ConfigurationError(
+      'invalid-history-option',
+      `historyCompressor: batchRatio must be a finite number > 0, got ${batchRatio}.`,
+    );
+  }
   if (mode !== 'reset' && mode !== 'accumulate') {
     throw new ConfigurationError(
       'invalid-history-option',
       `historyCompressor: mode must be "reset" or "accumulate", got "${String(mode)}".`,
     );
   }
-  return { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio };
+  const batch = Math.ceil(batchRatio * threshold);
+  return { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio, batch };
+}
+
+/**
+ * Whether a request is to be compressed: strictly above the budget when there is one, else strictly above T_hist
+ * (the largest sent as it is) with a batch grown since the last compaction.
+ */
+function due(
+  request: ContextRequest,
+  events: readonly SessionEvent[],
+  on: { threshold: number; batch: number; budget: number | undefined; guidelineRef: string },
+): boolean {
+  if (on.budget !== undefined) return measureRequest(request).total > on.budget;
+  if (historyTokens(request.items) <= on.threshold) return false;
+  return grownSinceCompaction(request.items, events, on.guidelineRef) >= on.batch;
+}
+
+/**
+ * Tokens of the items of `items` appended after the latest compaction of `guidelineRef` in `events`;
+ * infinite when there is none (a first compaction waits for no batch).
+ */
+function grownSinceCompaction(
+  items: readonly ContextItem[],
+  events: readonly SessionEvent[],
+  guidelineRef: string,
+): number {
+  let last = -1;
+  for (let i = events.length - 1; i >= 0 && last < 0; i -= 1) {
+    const e = events[i]!;
+    if (e.kind === 'compaction' && e.guideline === guidelineRef) last = i;
+  }
+  if (last < 0) return Number.POSITIVE_INFINITY;
+  const since = new Set(events.slice(last + 1).map((e) => e.id));
+  return historyTokens(items.filter((item) => item.eventId !== undefined && since.has(item.eventId)));
 }
 
 /** The turns with each summarized run (by its first turn) replaced by its summary. */
@@ -158,7 +217,8 @@ function spliceSummaries(
 export function historyCompressor(
   options: HistoryCompressorOptions = {},
 ): ContextProcessor & { readonly backend: CompressorBackend } {
-  const { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio } = historySettings(options);
+  const { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio, batch } =
+    historySettings(options);
   const backend = resolveCompressor(options.compressor);
   const boundary = options.boundary ?? shortBoundary;
   const guidelineRef = `${guideline.id}@${guideline.version}`;
@@ -172,9 +232,7 @@ export function historyCompressor(
       options.name ?? `acon-hist(${backend.name}, ${budget === undefined ? threshold : `budget ${budget}`}, ${mode})`,
     backend,
     async process(request: ContextRequest, ctx: ProcessorContext): Promise<void> {
-      // Strictly above: T_hist (or the budget) is the largest sent as it is.
-      if (budget === undefined ? historyTokens(request.items) <= threshold : measureRequest(request).total <= budget)
-        return;
+      if (!due(request, ctx.session.events, { threshold, batch, budget, guidelineRef })) return;
       const turns = groupTurns(request.items);
       let taskTurn = -1;
       for (let i = turns.length - 1; i >= 0 && taskTurn < 0; i -= 1) {

@@ -45,6 +45,8 @@ export interface PromptingSummarizerOptions {
   keepLastTurns?: number;
   /** The summary budget named in the prompt. Default ⌊threshold / 2⌋. */
   maxSummaryTokens?: number;
+  /** The batch between two summaries as a fraction of the threshold (see `batchRatio` of C_hist). Default as C_hist. */
+  batchRatio?: number;
   /** Fence boundary generator (seed it for reproducible token counts). */
   boundary?: () => string;
   /**
@@ -90,6 +92,7 @@ export function promptingSummarizer(options: PromptingSummarizerOptions = {}): C
     keepLastTurns,
     mode: 'accumulate',
     ...(options.maxSummaryTokens !== undefined ? { maxSummaryTokens: options.maxSummaryTokens } : {}),
+    ...(options.batchRatio !== undefined ? { batchRatio: options.batchRatio } : {}),
     ...(options.boundary ? { boundary: options.boundary } : {}),
     name: `summarize(${label}, ${threshold})`,
   });

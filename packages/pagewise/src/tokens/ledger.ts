@@ -38,6 +38,13 @@ export interface LedgerEntry {
   providerCompletionTokens?: number;
   /** What the provider's prompt cache did with the request: modelled, and reported when the provider says. */
   cache?: LedgerCache;
+  /**
+   * History compactions written while this call's request was built (an agent call; absent when none): its
+   * prompt was rewritten from the first new summary on, so the prompt cache could serve at most what came
+   * before it (`cache.modelled.firstChangedToken`), and the rest of the prompt was billed uncached or as a
+   * cache write. {@link prefixRewriteCostUsd} prices that part.
+   */
+  compactions?: number;
   /** Milliseconds spent in the model call. */
   modelMs: number;
   /** Milliseconds the framework spent on this step outside the model call and tool execution. */
@@ -182,6 +189,26 @@ export function callCostUsd(entry: LedgerEntry, price: ModelPrice): number {
       (tokens.write - tokens.writeLong) * write +
       tokens.writeLong * writeLong +
       output * price.outputPerMTok) /
+    1_000_000
+  );
+}
+
+/**
+ * What a call whose request was compacted ({@link LedgerEntry.compactions}) paid for its prompt past the cache,
+ * in USD at `price`: its prompt tokens not read from the cache, at the input price or the cache-write price as
+ * billed. That is the rewritten prompt from the first new summary on, with the step's new turn, which an
+ * uncompacted call pays for too: an upper bound of what the rewrite cost. 0 for a call that was not compacted.
+ *
+ * @example
+ * const rewrites = ledger.entries.reduce((sum, e) => sum + prefixRewriteCostUsd(e, DEFAULT_PRICES['openai:gpt-4.1']!), 0);
+ */
+export function prefixRewriteCostUsd(entry: LedgerEntry, price: ModelPrice): number {
+  if (!entry.compactions) return 0;
+  const tokens = billedPromptTokens(entry);
+  const write = price.cacheWritePerMTok ?? price.inputPerMTok;
+  const writeLong = price.cacheWrite1hPerMTok ?? write;
+  return (
+    (tokens.uncached * price.inputPerMTok + (tokens.write - tokens.writeLong) * write + tokens.writeLong * writeLong) /
     1_000_000
   );
 }
