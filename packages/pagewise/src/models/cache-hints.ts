@@ -41,12 +41,20 @@ export interface CacheSession {
   sessionId: string;
 }
 
+// The keys of the sessions seen lately: a runner asks for its session's key at every call.
+const recentKeys = new Map<string, string>();
+const RECENT_KEYS = 1000;
+
 /** The `prompt_cache_key` of a session: a hash of its key, stable across processes. */
 export function promptCacheKey(session: CacheSession): string {
-  const digest = createHash('sha256')
-    .update(`${session.appName}\u0000${session.userId}\u0000${session.sessionId}`)
-    .digest('hex');
-  return `pagewise-${digest.slice(0, 40)}`;
+  const id = `${session.appName}\u0000${session.userId}\u0000${session.sessionId}`;
+  let key = recentKeys.get(id);
+  if (key === undefined) {
+    key = `pagewise-${createHash('sha256').update(id).digest('hex').slice(0, 40)}`;
+    if (recentKeys.size >= RECENT_KEYS) recentKeys.delete(recentKeys.keys().next().value!);
+    recentKeys.set(id, key);
+  }
+  return key;
 }
 
 /** The provider family of a model, from its `provider` string (`anthropic.messages`, `openai.responses`, ...). */
