@@ -358,7 +358,9 @@ export class Runner {
       rules && rules.provider !== model.provider.split('.')[0]
         ? withCacheHints(rules.provider, rendered, session, this.options.cacheHints)
         : { prompt, tools: toolList };
-    const modelledCache = this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt);
+    // The history vouches for the messages its render kept; hints that copy messages void that.
+    const continuity = asBilled.prompt === rendered.prompt ? inv.history.continuity : undefined;
+    const modelledCache = this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt, continuity);
     const response = yield* callModel(
       model,
       {

@@ -4,7 +4,7 @@
  * the previous request but its tokens. Random sessions with random edits at random places must get the same
  * figures from both, call by call, under OpenAI's, Anthropic's and Google's rules.
  */
-import type { LanguageModelV3FunctionTool, LanguageModelV3Message } from '@ai-sdk/provider';
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { promptCacheRulesFor, type PromptCacheRules } from './cache-rules.js';
@@ -225,11 +225,13 @@ function session<T>({ seed, steps }: Session, units: Units<T>): { key: string; a
   let counter = 2000;
   const fresh = () => (counter += 1);
   const sent = new Map<string, T[][]>();
+  // Every key starts from the same request, its units the same objects.
+  const first = seed.map((n) => units.make(n));
   let at = 0;
   return steps.flatMap(({ edits, key, gapMs, restoreMs }) => {
     const earlier = sent.get(key) ?? [];
     sent.set(key, earlier);
-    const before = earlier.at(-1) ?? seed.map((n) => units.make(n));
+    const before = earlier.at(-1) ?? first;
     let request = before;
     for (const edit of edits) request = edited(request, edit, units, fresh, earlier);
     earlier.push(request);
@@ -385,29 +387,64 @@ describe('PromptCache against the reference, by hand', () => {
   });
 });
 
-describe('PromptCache.observePrompt against the reference', () => {
-  const rules = [OPENAI, SONNET, FLASH, SMALL_AUTOMATIC, SMALL_BREAKPOINTS];
-  it.each(rules.map((r) => [r.name, r] as const))('agrees on random prompts, edited anywhere: %s', (_, rules) => {
-    fc.assert(
-      fc.property(sessionArb, fc.array(fc.nat(3), { minLength: 20, maxLength: 20 }), (generated, toolChoices) => {
-        const calls = session(generated, messageUnits).map(({ key, at, request }, index) => {
-          // The runner builds its system message anew at every call: same text, another object.
-          const prompt = request.map((m) => (m.role === 'system' ? { ...m } : m));
-          const choice = toolChoices[index % toolChoices.length]!;
-          // The same tools, the same tools in a new array, one fewer, or none.
-          const tools = choice === 0 ? TOOLS : choice === 1 ? [...TOOLS] : choice === 2 ? TOOLS.slice(1) : [];
-          return {
-            key,
-            at,
-            segments: promptSegments(prompt, tools),
-            usage: (cache: PromptCache) => cache.observePrompt(key, prompt, tools, at),
-          };
-        });
-        agree(rules, calls);
-      }),
-      { numRuns: 120 },
+describe('PromptCache.observePrompt with continuity, by hand', () => {
+  it('trusts only a continuity that follows on from the key own previous prompt', () => {
+    const p1 = Array.from({ length: 12 }, (_, index) => messageUnits.make(index * 4 + 1));
+    const p2 = p1.map((message, index) => (index === 5 ? messageUnits.make(1001) : message));
+    const plain = new PromptCache(OPENAI);
+    const vouched = new PromptCache(OPENAI);
+    plain.observePrompt('a', p1, TOOLS, 0);
+    vouched.observePrompt('a', p1, TOOLS, 0, 'o200k_base', { source: 1, render: 1, unchanged: 0 });
+    // Render 2 of the same source went to another key; render 3 shares all of it, not all of render 1.
+    vouched.observePrompt('b', p2, TOOLS, 1, 'o200k_base', { source: 1, render: 2, unchanged: 1 });
+    const expected = plain.observePrompt('a', p2, TOOLS, 2);
+    expect(expected.firstChangedToken).toBeLessThan(expected.promptTokens);
+    expect(vouched.observePrompt('a', p2, TOOLS, 2, 'o200k_base', { source: 1, render: 3, unchanged: 12 })).toEqual(
+      expected,
+    );
+    // Nor one of another source, even right after.
+    const other = new PromptCache(OPENAI);
+    other.observePrompt('a', p1, TOOLS, 0, 'o200k_base', { source: 1, render: 1, unchanged: 0 });
+    expect(other.observePrompt('a', p2, TOOLS, 2, 'o200k_base', { source: 2, render: 2, unchanged: 12 })).toEqual(
+      expected,
     );
   });
+});
+
+describe('PromptCache.observePrompt against the reference', () => {
+  const rules = [OPENAI, SONNET, FLASH, SMALL_AUTOMATIC, SMALL_BREAKPOINTS];
+  // With continuity, one source renders the prompts of both keys in turn (two agents on one history): what a
+  // prompt shares with the render before it, found here message by message, is vouched for.
+  it.each(rules.flatMap((r) => [false, true].map((vouched) => [r.name, vouched, r] as const)))(
+    'agrees on random prompts, edited anywhere: %s, with continuity %s',
+    (_, vouched, rules) => {
+      fc.assert(
+        fc.property(sessionArb, fc.array(fc.nat(3), { minLength: 20, maxLength: 20 }), (generated, toolChoices) => {
+          let last: LanguageModelV3Prompt = [];
+          const calls = session(generated, messageUnits).map(({ key, at, request }, index) => {
+            // The runner builds its system message anew at every call: same text, another object.
+            const prompt = request.map((m) => (m.role === 'system' ? { ...m } : m));
+            const choice = toolChoices[index % toolChoices.length]!;
+            // The same tools, the same tools in a new array, one fewer, or none.
+            const tools = choice === 0 ? TOOLS : choice === 1 ? [...TOOLS] : choice === 2 ? TOOLS.slice(1) : [];
+            let unchanged = 1;
+            while (unchanged < Math.min(prompt.length, last.length) && prompt[unchanged] === last[unchanged])
+              unchanged += 1;
+            last = prompt;
+            const continuity = vouched ? { source: 1, render: index + 1, unchanged } : undefined;
+            return {
+              key,
+              at,
+              segments: promptSegments(prompt, tools),
+              usage: (cache: PromptCache) => cache.observePrompt(key, prompt, tools, at, 'o200k_base', continuity),
+            };
+          });
+          agree(rules, calls);
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
 });
 
 describe('the sessions above', () => {

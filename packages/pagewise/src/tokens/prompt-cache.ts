@@ -21,6 +21,21 @@ export interface CacheSegment {
   breakpoint?: 'short' | 'long';
 }
 
+/**
+ * What a prompt shares with the previous prompt of the same source (the runner's kept history renders one
+ * per step), so {@link PromptCache.observePrompt} need not compare a long history message by message:
+ * `prompt[1..unchanged)` are the same message objects, at the same indexes, as in render `render - 1` of
+ * source `source`.
+ */
+export interface PromptContinuity {
+  /** The source's id, unique in the process. */
+  source: number;
+  /** The render's number in that source, from 1. */
+  render: number;
+  /** Messages from index 1 up to this one are the previous render's (0 or 1: nothing is known). */
+  unchanged: number;
+}
+
 /** What the model says of one request. */
 export interface PromptCacheUsage {
   /** The rule set applied ({@link PromptCacheRules.name}). */
@@ -69,6 +84,9 @@ interface KeyState {
   messageEnds: number[];
   tools: readonly LanguageModelV3FunctionTool[] | undefined;
   toolSegmentCount: number;
+  /** The source and render of the latest prompt, when it came with a {@link PromptContinuity}. */
+  source: number;
+  render: number;
 }
 
 /** Options of {@link PromptCache}. */
@@ -101,6 +119,8 @@ function emptyState(): KeyState {
     messageEnds: [],
     tools: undefined,
     toolSegmentCount: 0,
+    source: 0,
+    render: 0,
   };
 }
 
@@ -143,6 +163,7 @@ export class PromptCache {
     state.messages.length = 0;
     state.messageEnds.length = 0;
     state.tools = undefined;
+    state.source = 0;
     return this.commit(state, 0, segments, at);
   }
 
@@ -150,7 +171,9 @@ export class PromptCache {
    * Models one request of `key` given as the AI SDK prompt and tools the provider receives (see
    * `promptSegments`). Messages that are the same objects as in the key's previous prompt (or, for a
    * system message, the same text) are not serialized again, so a step costs what changed. The messages
-   * must be treated as read-only once passed, as the runner's rendered messages are.
+   * must be treated as read-only once passed, as the runner's rendered messages are. With `continuity`,
+   * when the key's previous prompt was the render before it of the same source, the messages it vouches
+   * for are not compared either (the first message, a system message built anew, still is).
    */
   observePrompt(
     key: string,
@@ -158,12 +181,15 @@ export class PromptCache {
     tools: readonly LanguageModelV3FunctionTool[],
     at: number,
     encoding: EncodingName = 'o200k_base',
+    continuity?: PromptContinuity,
   ): PromptCacheUsage {
     const state = this.take(key);
     const tail: CacheSegment[] = [];
     let sameMessages = 0;
     if (state.tools !== undefined && sameTools(state.tools, tools)) {
-      sameMessages = sharedMessages(state.messages, prompt);
+      const follows =
+        continuity !== undefined && continuity.source === state.source && continuity.render === state.render + 1;
+      sameMessages = sharedMessages(state.messages, prompt, follows ? continuity.unchanged : 0);
     } else {
       toolSegments(tools, encoding, tail);
       state.messages.length = 0;
@@ -178,6 +204,8 @@ export class PromptCache {
       state.messages.push(prompt[index]!);
       state.messageEnds.push(same + tail.length);
     }
+    state.source = continuity?.source ?? 0;
+    state.render = continuity?.render ?? 0;
     return this.commit(state, same, tail, at);
   }
 
@@ -365,11 +393,18 @@ function sameTools(
 /**
  * How many leading messages of `next` are the same as `previous`'s: identity first, in a tight loop (a
  * long history's messages are the same objects from call to call), the system-message test only where
- * the objects differ.
+ * the objects differ. `next[1..vouched)` are known to be the same: past the first message, the comparison
+ * starts there.
  */
-function sharedMessages(previous: readonly LanguageModelV3Message[], next: LanguageModelV3Prompt): number {
+function sharedMessages(
+  previous: readonly LanguageModelV3Message[],
+  next: LanguageModelV3Prompt,
+  vouched: number,
+): number {
   const limit = Math.min(previous.length, next.length);
   let index = 0;
+  if (vouched > 1 && limit > 0 && (previous[0] === next[0] || sameMessage(previous[0]!, next[0]!)))
+    index = Math.min(vouched, limit);
   for (;;) {
     while (index < limit && previous[index] === next[index]) index += 1;
     if (index < limit && sameMessage(previous[index]!, next[index]!)) index += 1;
