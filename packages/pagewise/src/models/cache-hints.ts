@@ -82,6 +82,18 @@ export function withCacheHints(
   return call;
 }
 
+/**
+ * The prompt and tools a model of `provider` is sent with the hints `options` allow, without the provider
+ * options (the OpenAI cache key): what a provider's cache sees of the call.
+ */
+export function hintedRequest(
+  provider: string,
+  call: { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] },
+  options: CacheHintOptions = {},
+): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+  return family(provider) === 'anthropic' && options.breakpoints !== false ? anthropicBreakpoints(call) : call;
+}
+
 function anthropicBreakpoints(call: { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] }): {
   prompt: LanguageModelV3Prompt;
   tools: LanguageModelV3FunctionTool[];
