@@ -3,7 +3,8 @@
  * time as a user waits for it, as in step-cost.ts) with the runner's `promptCache` off and with OpenAI's
  * rules, on sessions pre-filled to 500 and 5,000 events, 20 tool steps each. Both variants run in each
  * of several fresh processes, in an order rotated per round, every size once untimed first; reported: the
- * median gap of each variant, the difference, and that difference as a share of the step without it.
+ * median gap of each variant (with the range of its round medians), the difference, and that difference as
+ * a share of the step without it (median and range over the rounds).
  *
  *   node --conditions=@pagewise/source --import tsx bench/prompt-cache-cost.ts [--rounds 5] [--sizes 500,5000]
  */
@@ -134,11 +135,19 @@ async function child(order: readonly Variant[], sizes: readonly number[]): Promi
   process.stdout.write(JSON.stringify(result));
 }
 
-/** Runs the rounds in fresh processes and prints the medians and the share the cache model adds. */
+const range = (values: readonly number[], digits = 3): string =>
+  `${fmt(quantile(values, 0.5), digits)} [${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}]`;
+
+/**
+ * Runs the rounds in fresh processes and prints, per size, each variant's median gap over all rounds with
+ * the range of its round medians, and the share the cache model adds: median and range over the rounds, each
+ * round's share taken between the two variants measured in that process.
+ */
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const rounds = Number(argv[argv.indexOf('--rounds') + 1] || 5) || 5;
   const sizes = sizesOf(argv);
   const all: Record<string, Record<number, number[]>> = {};
+  const roundMedians: Record<string, Record<number, number[]>> = {};
   for (let round = 0; round < rounds; round += 1) {
     const order = round % 2 === 0 ? [...VARIANTS] : [...VARIANTS].reverse();
     const out = execFileSync(
@@ -148,15 +157,24 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     );
     const rows = JSON.parse(out) as Record<string, Record<number, number[]>>;
     for (const [variant, bySize] of Object.entries(rows))
-      for (const [events, gaps] of Object.entries(bySize)) ((all[variant] ??= {})[Number(events)] ??= []).push(...gaps);
+      for (const [events, gaps] of Object.entries(bySize)) {
+        ((all[variant] ??= {})[Number(events)] ??= []).push(...gaps);
+        ((roundMedians[variant] ??= {})[Number(events)] ??= []).push(quantile(gaps, 0.5));
+      }
   }
   console.log(`prompt-cache model cost per step (${rounds} rounds × ${REPEATS} runs × ${STEPS - 1} steady steps)`);
+  console.log('median over all steps [range of the round medians]; added share: median [range] over rounds');
   console.log('| events | step, cache model off (ms) | step, OpenAI rules (ms) | added (ms) | added share |');
   console.log('|---:|---:|---:|---:|---:|');
   for (const events of sizes) {
     const off = quantile(all['off']![events]!, 0.5);
     const on = quantile(all['openai']![events]!, 0.5);
-    console.log(`| ${events} | ${fmt(off)} | ${fmt(on)} | ${fmt(on - off)} | ${fmt(((on - off) / off) * 100, 1)}% |`);
+    const offRounds = roundMedians['off']![events]!;
+    const onRounds = roundMedians['openai']![events]!;
+    const shares = onRounds.map((value, round) => ((value - offRounds[round]!) / offRounds[round]!) * 100);
+    console.log(
+      `| ${events} | ${fmt(off)} [${fmt(Math.min(...offRounds))}–${fmt(Math.max(...offRounds))}] | ${fmt(on)} [${fmt(Math.min(...onRounds))}–${fmt(Math.max(...onRounds))}] | ${fmt(on - off)} | ${range(shares, 1)}% |`,
+    );
   }
 }
 

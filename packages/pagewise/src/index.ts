@@ -85,7 +85,7 @@ export {
 
 // The prompt-cache model and prices.
 export { PROMPT_CACHE_RULES, promptCacheRulesFor, type PromptCacheRules } from './tokens/cache-rules.js';
-export { PromptCache, type CacheSegment, type PromptCacheUsage } from './tokens/prompt-cache.js';
+export { PromptCache, type CacheSegment, type PromptCacheUsage, type PromptContinuity } from './tokens/prompt-cache.js';
 export { promptSegments } from './tokens/prompt-segments.js';
 export { locatePromptToken, type LocatedPart, type PromptTokenLocation } from './tokens/prompt-locate.js';
 export { DEFAULT_PRICES, PRICES_CHECKED, type ModelPrice } from './tokens/prices.js';

@@ -6,7 +6,7 @@
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { promptCacheRulesFor, type PromptCacheRules } from '../tokens/cache-rules.js';
 import type { LedgerCache } from '../tokens/ledger.js';
-import { PromptCache, type PromptCacheUsage } from '../tokens/prompt-cache.js';
+import { PromptCache, type PromptCacheUsage, type PromptContinuity } from '../tokens/prompt-cache.js';
 import type { EncodingName } from '../tokens/tokenizer.js';
 import type { ModelResponse } from './model-call.js';
 
@@ -23,13 +23,17 @@ export class PromptCacheTracker {
     return this.rules ?? promptCacheRulesFor(model.provider, model.modelId);
   }
 
-  /** The cache figures of one request; undefined when no rules apply to the model. */
+  /**
+   * The cache figures of one request; undefined when no rules apply to the model. `continuity`: what the
+   * prompt shares with its history's previous render, when it is that render's prompt unchanged.
+   */
   observe(
     model: LanguageModelV3,
     key: string,
     request: { prompt: LanguageModelV3Prompt; tools: readonly LanguageModelV3FunctionTool[] },
     encoding: EncodingName,
     at: number,
+    continuity?: PromptContinuity,
   ): PromptCacheUsage | undefined {
     const rules = this.rulesFor(model);
     if (!rules) return undefined;
@@ -38,7 +42,7 @@ export class PromptCacheTracker {
       cache = new PromptCache(rules);
       this.caches.set(rules.name, cache);
     }
-    return cache.observePrompt(key, request.prompt, request.tools, at, encoding);
+    return cache.observePrompt(key, request.prompt, request.tools, at, encoding, continuity);
   }
 }
 

@@ -23,7 +23,7 @@ import {
 import { eventsToItems, withTokenCounts } from '../context/history.js';
 import { RequestHistory } from '../context/request-history.js';
 import { InMemorySessionStore } from '../session/memory-store.js';
-import { withCacheHints } from '../models/cache-hints.js';
+import { hintedRequest, withCacheHints } from '../models/cache-hints.js';
 import { clearTemp } from '../session/state.js';
 import type { SessionStore } from '../session/store.js';
 import type { RunErrorEvent, Session, SessionEvent } from '../session/types.js';
@@ -360,9 +360,11 @@ export class Runner {
     const rules = this.promptCache.rulesFor(model);
     const asBilled =
       rules && rules.provider !== model.provider.split('.')[0]
-        ? withCacheHints(rules.provider, rendered, session, this.options.cacheHints)
+        ? hintedRequest(rules.provider, rendered, this.options.cacheHints)
         : { prompt, tools: toolList };
-    const modelledCache = this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt);
+    // The history vouches for the messages its render kept; hints that copy messages void that.
+    const continuity = asBilled.prompt === rendered.prompt ? inv.history.continuity : undefined;
+    const modelledCache = this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt, continuity);
     const response = yield* callModel(
       model,
       {

@@ -107,6 +107,8 @@ async function applyEdit(request: ContextRequest, e: Edit, seed: number): Promis
 }
 
 describe('RequestHistory', () => {
+  // How many renders vouched for more than a couple of messages of the prompt before them.
+  let vouched = 0;
   it.each([false, true])(
     'measures and renders every step exactly as a full recount and a full render would, on random histories (reusePrompt %s)',
     async (reusePrompt) => {
@@ -132,6 +134,9 @@ describe('RequestHistory', () => {
             const handedOut: { prompt: unknown; then: unknown }[] = [];
             let kept: unknown;
             let deferred: SessionEvent[] = [];
+            // The previous prompt as it was rendered, for what the next render says it shares with it.
+            let previous: readonly unknown[] = [];
+            let renders = 0;
             for (const { step: s, edit: e, seed, encoding, withSystem } of plan) {
               events.push(...deferred);
               deferred = append(events, s);
@@ -153,6 +158,11 @@ describe('RequestHistory', () => {
               expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
               const rendered = history.render(request, reusePrompt);
               expect(rendered).toEqual(renderPrompt(request));
+              const { render, unchanged } = history.continuity;
+              expect(render).toBe((renders += 1));
+              if (unchanged > 3) vouched += 1;
+              for (let i = 1; i < unchanged; i++) expect(rendered.prompt[i]).toBe(previous[i]);
+              previous = rendered.prompt.slice();
               // The kept array is handed out only under reusePrompt, and only for the whole history with a
               // system message; it is then the same array at every such step.
               const whole =
@@ -174,6 +184,10 @@ describe('RequestHistory', () => {
       );
     },
   );
+
+  it('vouched for long runs of messages of the previous prompt in the renders above', () => {
+    expect(vouched).toBeGreaterThan(50);
+  });
 
   it('rebuilds when the event list is replaced rather than appended to', () => {
     const history = new RequestHistory();

@@ -7,6 +7,7 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { SessionEvent } from '../session/types.js';
 import { emptyParts, type PartTokens } from '../tokens/ledger.js';
+import type { PromptContinuity } from '../tokens/prompt-cache.js';
 import type { EncodingName } from '../tokens/tokenizer.js';
 import { eventsToItems, eventToItem } from './history.js';
 import {
@@ -27,6 +28,8 @@ type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
 
 /** Stands in `RequestHistory`'s kept messages for the system message; replaced in every prompt that has one, else sliced off. */
 const SYSTEM_SLOT: LanguageModelV3Message = Object.freeze({ role: 'system', content: '' });
+
+let histories = 0;
 
 /**
  * The history items of one session, with what a request needs of them, kept up to date by
@@ -53,6 +56,15 @@ export class RequestHistory {
   private readonly sums = new Map<EncodingName, number[]>();
   /** True while the last entry of `messages` is the step block of a reused prompt, not a history message. */
   private stepBlockKept = false;
+  private readonly id = (histories += 1);
+  private renders = 0;
+  /** The lowest index of `messages` replaced or removed since the last render. */
+  private changedFrom = Infinity;
+  /** The last render's kept messages, `messages[1..keptEnd)`, and whether it had a system message. */
+  private keptEnd = 0;
+  private keptSystem = false;
+  /** What the latest render's prompt shares with the one before it, for the prompt-cache model. */
+  continuity: PromptContinuity = { source: this.id, render: 0, unchanged: 0 };
 
   /**
    * Brings the items up to date with `events`: converts only the events appended since the last sync.
@@ -119,6 +131,7 @@ export class RequestHistory {
     const end = whole ? this.messages.length : shared === 0 ? 1 : this.messageOf[shared - 1]! + 1;
     const system = systemText(request);
     const step = stepBlockMessage(request);
+    this.noteRender(end, system !== '');
     if (reusePrompt && system && whole) {
       // The caller knows the model keeps no reference: the kept array is the prompt, no copy. The step
       // block is taken off again before the next sync or render.
@@ -137,6 +150,20 @@ export class RequestHistory {
     renderMessages(items, shared, prompt);
     if (step) prompt.push(step);
     return { prompt, tools: renderTools(request.tools) };
+  }
+
+  /**
+   * Records what this render's prompt, whose kept messages are `messages[1..end)`, shares with the last
+   * one: the kept messages of both up to the first replaced since, when both have a system message or
+   * neither does (the prompt's indexes are then the same).
+   */
+  private noteRender(end: number, system: boolean): void {
+    const kept = this.renders > 0 && system === this.keptSystem ? Math.min(end, this.keptEnd, this.changedFrom) : 0;
+    this.renders += 1;
+    this.continuity = { source: this.id, render: this.renders, unchanged: Math.max(0, system ? kept : kept - 1) };
+    this.changedFrom = Infinity;
+    this.keptEnd = end;
+    this.keptSystem = system;
   }
 
   /** Takes the step block of a reused prompt off the kept messages, so they are the history's again. */
@@ -204,6 +231,7 @@ export class RequestHistory {
       const m = this.messageOf[i - 1]!;
       const run = this.messages[m] as ToolMessage;
       this.messages[m] = { role: 'tool', content: [...run.content, rendered] };
+      this.changedFrom = Math.min(this.changedFrom, m);
       this.messageOf.push(m);
     } else {
       this.messageOf.push(this.messages.length);
@@ -215,6 +243,7 @@ export class RequestHistory {
     this.items.length = 0;
     this.messages.length = 1;
     this.messages[0] = SYSTEM_SLOT;
+    this.changedFrom = 0;
     this.messageOf.length = 0;
     this.sums.clear();
   }

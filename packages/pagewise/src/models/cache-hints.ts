@@ -41,12 +41,20 @@ export interface CacheSession {
   sessionId: string;
 }
 
+// The keys of the sessions seen lately: a runner asks for its session's key at every call.
+const recentKeys = new Map<string, string>();
+const RECENT_KEYS = 1000;
+
 /** The `prompt_cache_key` of a session: a hash of its key, stable across processes. */
 export function promptCacheKey(session: CacheSession): string {
-  const digest = createHash('sha256')
-    .update(`${session.appName}\u0000${session.userId}\u0000${session.sessionId}`)
-    .digest('hex');
-  return `pagewise-${digest.slice(0, 40)}`;
+  const id = `${session.appName}\u0000${session.userId}\u0000${session.sessionId}`;
+  let key = recentKeys.get(id);
+  if (key === undefined) {
+    key = `pagewise-${createHash('sha256').update(id).digest('hex').slice(0, 40)}`;
+    if (recentKeys.size >= RECENT_KEYS) recentKeys.delete(recentKeys.keys().next().value!);
+    recentKeys.set(id, key);
+  }
+  return key;
 }
 
 /** The provider family of a model, from its `provider` string (`anthropic.messages`, `openai.responses`, ...). */
@@ -72,6 +80,18 @@ export function withCacheHints(
     return { ...call, providerOptions: { openai: { promptCacheKey: promptCacheKey(session) } } };
   if (kind === 'anthropic' && options.breakpoints !== false) return anthropicBreakpoints(call);
   return call;
+}
+
+/**
+ * The prompt and tools a model of `provider` is sent with the hints `options` allow, without the provider
+ * options (the OpenAI cache key): what a provider's cache sees of the call.
+ */
+export function hintedRequest(
+  provider: string,
+  call: { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] },
+  options: CacheHintOptions = {},
+): { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] } {
+  return family(provider) === 'anthropic' && options.breakpoints !== false ? anthropicBreakpoints(call) : call;
 }
 
 function anthropicBreakpoints(call: { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] }): {

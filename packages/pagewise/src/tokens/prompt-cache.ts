@@ -21,6 +21,21 @@ export interface CacheSegment {
   breakpoint?: 'short' | 'long';
 }
 
+/**
+ * What a prompt shares with the previous prompt of the same source (the runner's kept history renders one
+ * per step), so {@link PromptCache.observePrompt} need not compare a long history message by message:
+ * `prompt[1..unchanged)` are the same message objects, at the same indexes, as in render `render - 1` of
+ * source `source`.
+ */
+export interface PromptContinuity {
+  /** The source's id, unique in the process. */
+  source: number;
+  /** The render's number in that source, from 1. */
+  render: number;
+  /** Messages from index 1 up to this one are the previous render's (0 or 1: nothing is known). */
+  unchanged: number;
+}
+
 /** What the model says of one request. */
 export interface PromptCacheUsage {
   /** The rule set applied ({@link PromptCacheRules.name}). */
@@ -49,9 +64,8 @@ interface CacheEntry {
 
 /** What is kept of a key: its latest request, changed in place from its first changed segment on. */
 interface KeyState {
-  texts: string[];
-  tokens: ArrayLike<number>[];
-  breakpoints: CacheSegment['breakpoint'][];
+  /** The latest request's segments (shared with the per-part segment memo, so no tokens are copied). */
+  segments: CacheSegment[];
   /** Token offset at the end of each segment. */
   ends: number[];
   /** The two halves of the running hash at the end of each segment. */
@@ -70,6 +84,9 @@ interface KeyState {
   messageEnds: number[];
   tools: readonly LanguageModelV3FunctionTool[] | undefined;
   toolSegmentCount: number;
+  /** The source and render of the latest prompt, when it came with a {@link PromptContinuity}. */
+  source: number;
+  render: number;
 }
 
 /** Options of {@link PromptCache}. */
@@ -90,9 +107,7 @@ function prefixKey(low: number, high: number): number {
 
 function emptyState(): KeyState {
   return {
-    texts: [],
-    tokens: [],
-    breakpoints: [],
+    segments: [],
     ends: [],
     endHashLow: [],
     endHashHigh: [],
@@ -104,6 +119,8 @@ function emptyState(): KeyState {
     messageEnds: [],
     tools: undefined,
     toolSegmentCount: 0,
+    source: 0,
+    render: 0,
   };
 }
 
@@ -137,12 +154,16 @@ export class PromptCache {
     this.states.delete(key);
   }
 
-  /** Models one request of `key`, given as segments, made at `at` (ms, the run's clock). */
+  /**
+   * Models one request of `key`, given as segments, made at `at` (ms, the run's clock). The segments are
+   * kept as given until the next request of `key`: treat them as read-only once passed.
+   */
   observe(key: string, segments: readonly CacheSegment[], at: number): PromptCacheUsage {
     const state = this.take(key);
     state.messages.length = 0;
     state.messageEnds.length = 0;
     state.tools = undefined;
+    state.source = 0;
     return this.commit(state, 0, segments, at);
   }
 
@@ -150,7 +171,9 @@ export class PromptCache {
    * Models one request of `key` given as the AI SDK prompt and tools the provider receives (see
    * `promptSegments`). Messages that are the same objects as in the key's previous prompt (or, for a
    * system message, the same text) are not serialized again, so a step costs what changed. The messages
-   * must be treated as read-only once passed, as the runner's rendered messages are.
+   * must be treated as read-only once passed, as the runner's rendered messages are. With `continuity`,
+   * when the key's previous prompt was the render before it of the same source, the messages it vouches
+   * for are not compared either (the first message, a system message built anew, still is).
    */
   observePrompt(
     key: string,
@@ -158,14 +181,15 @@ export class PromptCache {
     tools: readonly LanguageModelV3FunctionTool[],
     at: number,
     encoding: EncodingName = 'o200k_base',
+    continuity?: PromptContinuity,
   ): PromptCacheUsage {
     const state = this.take(key);
     const tail: CacheSegment[] = [];
     let sameMessages = 0;
     if (state.tools !== undefined && sameTools(state.tools, tools)) {
-      const limit = Math.min(state.messages.length, prompt.length);
-      while (sameMessages < limit && sameMessage(state.messages[sameMessages]!, prompt[sameMessages]!))
-        sameMessages += 1;
+      const follows =
+        continuity !== undefined && continuity.source === state.source && continuity.render === state.render + 1;
+      sameMessages = sharedMessages(state.messages, prompt, follows ? continuity.unchanged : 0);
     } else {
       toolSegments(tools, encoding, tail);
       state.messages.length = 0;
@@ -180,6 +204,8 @@ export class PromptCache {
       state.messages.push(prompt[index]!);
       state.messageEnds.push(same + tail.length);
     }
+    state.source = continuity?.source ?? 0;
+    state.render = continuity?.render ?? 0;
     return this.commit(state, same, tail, at);
   }
 
@@ -196,19 +222,18 @@ export class PromptCache {
    * segment that differs, hash on from there, and apply the rules.
    */
   private commit(state: KeyState, same: number, tail: readonly CacheSegment[], at: number): PromptCacheUsage {
-    const hadRequest = state.texts.length > 0 || state.latestExpiresAt > 0;
+    const previous = state.segments;
+    const hadRequest = previous.length > 0 || state.latestExpiresAt > 0;
     let skipped = 0;
     while (
-      same + skipped < state.texts.length &&
+      same + skipped < previous.length &&
       skipped < tail.length &&
-      state.texts[same + skipped] === tail[skipped]!.text &&
-      state.breakpoints[same + skipped] === tail[skipped]!.breakpoint
+      sameSegment(previous[same + skipped]!, tail[skipped]!)
     )
       skipped += 1;
     const keep = same + skipped;
-    const fresh = tail.slice(skipped);
     const keptEnd = keep > 0 ? state.ends[keep - 1]! : 0;
-    const firstChangedToken = hadRequest ? keptEnd + commonTokens(state.tokens, keep, fresh) : 0;
+    const firstChangedToken = hadRequest ? keptEnd + commonTokens(previous, keep, tail, skipped) : 0;
     const previousBlocks = state.blocks.length;
     const previousExpiresAt = state.latestExpiresAt;
     const previousLive = previousExpiresAt >= at;
@@ -218,7 +243,7 @@ export class PromptCache {
       for (let index = keptBlocks; index < previousBlocks; index += 1)
         this.remember(state.entries, state.blocks[index]!, state.latestExpiresAt, this.rules.ttlMs);
     cut(state, keep, keptBlocks);
-    this.hash(state, fresh, block);
+    this.hash(state, tail, skipped, block);
     const promptTokens = state.ends.at(-1) ?? 0;
     const counts =
       this.rules.mechanism === 'automatic-prefix'
@@ -237,23 +262,29 @@ export class PromptCache {
     };
   }
 
-  private hash(state: KeyState, segments: readonly CacheSegment[], block: number): void {
-    const count = state.texts.length;
+  /** Appends `segments` from `from` on to the state, hashing on from its end. */
+  private hash(state: KeyState, segments: readonly CacheSegment[], from: number, block: number): void {
+    const count = state.segments.length;
     let position = count > 0 ? state.ends[count - 1]! : 0;
     let low = count > 0 ? state.endHashLow[count - 1]! : SEED_LOW;
     let high = count > 0 ? state.endHashHigh[count - 1]! : SEED_HIGH;
-    for (const { text, tokens, breakpoint } of segments) {
+    // The next block boundary: one comparison per token instead of a division.
+    let boundary = block > 0 ? (Math.floor(position / block) + 1) * block : Infinity;
+    for (let index = from; index < segments.length; index += 1) {
+      const segment = segments[index]!;
+      const tokens = segment.tokens;
       for (let at = 0; at < tokens.length; at += 1) {
         const token = tokens[at]!;
         low = Math.imul(low ^ token, 0x01000193);
         high = Math.imul((high << 5) ^ (high >>> 27) ^ token, 0x9e3779b1) + 0x7f4a7c15;
         position += 1;
-        if (block > 0 && position % block === 0) state.blocks.push(prefixKey(low, high));
+        if (position === boundary) {
+          state.blocks.push(prefixKey(low, high));
+          boundary += block;
+        }
       }
-      if (breakpoint) state.marks.push(state.texts.length);
-      state.texts.push(text);
-      state.tokens.push(tokens);
-      state.breakpoints.push(breakpoint);
+      if (segment.breakpoint) state.marks.push(state.segments.length);
+      state.segments.push(segment);
       state.ends.push(position);
       state.endHashLow.push(low);
       state.endHashHigh.push(high);
@@ -324,7 +355,7 @@ export class PromptCache {
         continue;
       }
       if (end < minTokens) continue;
-      const long = state.breakpoints[breakpoint] === 'long';
+      const long = state.segments[breakpoint]!.breakpoint === 'long';
       const tokens = end - written;
       writeTokens += tokens;
       if (long) writeLongTtlTokens += tokens;
@@ -341,9 +372,7 @@ export class PromptCache {
 
 /** Cuts the state back to its first `keep` segments and `keepBlocks` blocks, in place. */
 function cut(state: KeyState, keep: number, keepBlocks: number): void {
-  state.texts.length = keep;
-  state.tokens.length = keep;
-  state.breakpoints.length = keep;
+  state.segments.length = keep;
   state.ends.length = keep;
   state.endHashLow.length = keep;
   state.endHashHigh.length = keep;
@@ -361,6 +390,33 @@ function sameTools(
   return true;
 }
 
+/**
+ * How many leading messages of `next` are the same as `previous`'s: identity first, in a tight loop (a
+ * long history's messages are the same objects from call to call), the system-message test only where
+ * the objects differ. `next[1..vouched)` are known to be the same: past the first message, the comparison
+ * starts there.
+ */
+function sharedMessages(
+  previous: readonly LanguageModelV3Message[],
+  next: LanguageModelV3Prompt,
+  vouched: number,
+): number {
+  const limit = Math.min(previous.length, next.length);
+  let index = 0;
+  if (vouched > 1 && limit > 0 && (previous[0] === next[0] || sameMessage(previous[0]!, next[0]!)))
+    index = Math.min(vouched, limit);
+  for (;;) {
+    while (index < limit && previous[index] === next[index]) index += 1;
+    if (index < limit && sameMessage(previous[index]!, next[index]!)) index += 1;
+    else return index;
+  }
+}
+
+/** Segments that tokenize alike and carry the same breakpoint. */
+function sameSegment(left: CacheSegment, right: CacheSegment): boolean {
+  return left.text === right.text && left.breakpoint === right.breakpoint;
+}
+
 /** The same message: the same object, or a system message of the same text (the runner builds it anew). */
 function sameMessage(left: LanguageModelV3Message, right: LanguageModelV3Message): boolean {
   if (left === right) return true;
@@ -376,15 +432,20 @@ function live(entry: CacheEntry | undefined, at: number): boolean {
   return entry !== undefined && entry.expiresAt >= at;
 }
 
-/** How many tokens the previous request's segments from `start` on share with `fresh` from its start. */
-function commonTokens(previous: readonly ArrayLike<number>[], start: number, fresh: readonly CacheSegment[]): number {
+/** How many tokens the previous request's segments from `start` on share with `fresh` from `from` on. */
+function commonTokens(
+  previous: readonly CacheSegment[],
+  start: number,
+  fresh: readonly CacheSegment[],
+  from: number,
+): number {
   let oldSegment = start;
   let oldOffset = 0;
-  let newSegment = 0;
+  let newSegment = from;
   let newOffset = 0;
   let count = 0;
   for (;;) {
-    while (oldSegment < previous.length && oldOffset >= previous[oldSegment]!.length) {
+    while (oldSegment < previous.length && oldOffset >= previous[oldSegment]!.tokens.length) {
       oldSegment += 1;
       oldOffset = 0;
     }
@@ -393,7 +454,7 @@ function commonTokens(previous: readonly ArrayLike<number>[], start: number, fre
       newOffset = 0;
     }
     if (oldSegment >= previous.length || newSegment >= fresh.length) return count;
-    if (previous[oldSegment]![oldOffset] !== fresh[newSegment]!.tokens[newOffset]) return count;
+    if (previous[oldSegment]!.tokens[oldOffset] !== fresh[newSegment]!.tokens[newOffset]) return count;
     count += 1;
     oldOffset += 1;
     newOffset += 1;
