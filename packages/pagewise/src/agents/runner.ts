@@ -9,6 +9,7 @@
  * and finding where an interrupted invocation stopped (resume.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import {
   AbortedError,
   ConfigurationError,
@@ -29,7 +30,8 @@ import type { SessionStore } from '../session/store.js';
 import type { RunErrorEvent, Session, SessionEvent } from '../session/types.js';
 import { summarizeLedger, type LedgerEntry } from '../tokens/ledger.js';
 import type { InvocationTelemetry } from '../telemetry/types.js';
-import { countTokens, encodingForModel } from '../tokens/tokenizer.js';
+import { countTokens, encodingForModel, type EncodingName } from '../tokens/tokenizer.js';
+import type { PromptCacheUsage } from '../tokens/prompt-cache.js';
 import type { Agent } from './agent.js';
 import { buildRequest } from './build-request.js';
 import { AgentResources, assertUniqueNames } from './agent-resources.js';
@@ -109,6 +111,9 @@ const historyKey = (s: Session): string => JSON.stringify([s.appName, s.userId, 
 function* emit(events: readonly SessionEvent[]): Generator<RunStreamPart> {
   for (const event of events) yield { type: 'event', event };
 }
+
+/** A request as the provider is sent it: its prompt and its tools. */
+type PromptRequest = { prompt: LanguageModelV3Prompt; tools: LanguageModelV3FunctionTool[] };
 
 /** Runs agents over sessions. */
 export class Runner {
@@ -316,6 +321,33 @@ export class Runner {
     if (this.histories.size > KEPT_HISTORIES) this.histories.delete(this.histories.keys().next().value!);
   }
 
+  /**
+   * The prompt cache's figures for this step's request, modelled on the request as sent, hints included
+   * (Anthropic caches only up to its breakpoints).
+   */
+  private modelPromptCache(
+    inv: Invocation,
+    model: LanguageModelV3,
+    label: string,
+    rendered: PromptRequest,
+    sent: PromptRequest,
+    encoding: EncodingName,
+  ): PromptCacheUsage | undefined {
+    const sentAt = Date.now();
+    const cacheKey = `${historyKey(inv.session)}\u0000${label}`;
+    // Modelled on the request as sent, hints included (Anthropic caches only up to its breakpoints). A run
+    // priced as another provider bills it (the offline model priced as Anthropic) is modelled on the request
+    // that provider's model would have been sent, with that provider's hints.
+    const rules = this.promptCache.rulesFor(model);
+    const asBilled =
+      rules && rules.provider !== model.provider.split('.')[0]
+        ? hintedRequest(rules.provider, rendered, this.options.cacheHints)
+        : sent;
+    // The history vouches for the messages its render kept; hints that copy messages void that.
+    const continuity = asBilled.prompt === rendered.prompt ? inv.history.continuity : undefined;
+    return this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt, continuity);
+  }
+
   /** One step: build and measure the request, call the model, then store its answer or run its tool calls. */
   private async *step(inv: Invocation, agent: Agent): AsyncGenerator<RunStreamPart, StepEnd> {
     const stepStart = performance.now();
@@ -352,19 +384,7 @@ export class Runner {
       tools: toolList,
       providerOptions,
     } = withCacheHints(model.provider, rendered, session, this.options.cacheHints);
-    const sentAt = Date.now();
-    const cacheKey = `${historyKey(session)}\u0000${label}`;
-    // Modelled on the request as sent, hints included (Anthropic caches only up to its breakpoints). A run
-    // priced as another provider bills it (the offline model priced as Anthropic) is modelled on the request
-    // that provider's model would have been sent, with that provider's hints.
-    const rules = this.promptCache.rulesFor(model);
-    const asBilled =
-      rules && rules.provider !== model.provider.split('.')[0]
-        ? hintedRequest(rules.provider, rendered, this.options.cacheHints)
-        : { prompt, tools: toolList };
-    // The history vouches for the messages its render kept; hints that copy messages void that.
-    const continuity = asBilled.prompt === rendered.prompt ? inv.history.continuity : undefined;
-    const modelledCache = this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt, continuity);
+    const modelledCache = this.modelPromptCache(inv, model, label, rendered, { prompt, tools: toolList }, encoding);
     const response = yield* callModel(
       model,
       {
