@@ -7,6 +7,7 @@
  */
 import { CorpusIndex, type CorpusSearchResult } from 'pagewise';
 import { wordTokens } from 'pagewise/internal';
+import { pagePrints, questionMeasures } from './measures.js';
 import { canonicalTerm, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
 
 /** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
@@ -249,6 +250,8 @@ export class FilingIndex extends CorpusIndex {
     const names = new Set(q.entities.map(canonicalTerm));
     const asked = q.terms.filter((t) => !names.has(t));
     const lead = documents[0]!;
+    // A page that prints a measure the query names as a statement line (measures.ts) answers it, whatever its words.
+    const measures = questionMeasures(query);
     /**
      * A document's pages best first. The named company's filings: every page by the question's other terms. Any
      * other document: its overall hits, then its other pages by the share of the terms they hold.
@@ -257,11 +260,18 @@ export class FilingIndex extends CorpusIndex {
       const profile = this.#files.get(file)!;
       const named = lead.entity > 0 && documents.find((d) => d.file === file)?.entity === lead.entity;
       if (named && asked.length > 0) {
-        const scored = profile.pages.map((page) => ({ page, score: this.#pageScore(page, asked) }));
+        const scored = profile.pages.map((page) => ({
+          page,
+          score: this.#pageScore(page, asked),
+          prints: pagePrints(measures, page.body) ? 1 : 0,
+        }));
         return scored
           .filter(({ page, score }) => score > 0 || byUri.has(page.uri))
           .sort(
-            (x, y) => y.score - x.score || (byUri.get(y.page.uri)?.score ?? 0) - (byUri.get(x.page.uri)?.score ?? 0),
+            (x, y) =>
+              y.prints - x.prints ||
+              y.score - x.score ||
+              (byUri.get(y.page.uri)?.score ?? 0) - (byUri.get(x.page.uri)?.score ?? 0),
           )
           .map(({ page, score }) => ({
             uri: page.uri,

@@ -10,7 +10,7 @@ import { parseFencedPages } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
 import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
-import { findPassages, mergePassages, type Passage } from './passages.js';
+import { findPassages, mergePassages, namesRead, type Passage } from './passages.js';
 import { answerLine, fittingRows } from './answer-line.js';
 import { parseQuestion } from './questions.js';
 
@@ -98,8 +98,8 @@ function serialize(saved: SavedPassages): string {
 }
 
 /**
- * A warning when the question names an entity (a company) that neither the leading passage nor the name of its
- * file mentions: the best match may be another company's filing.
+ * A warning when the question names an entity (a company) that neither the leading passage, the name of its file
+ * nor the pages read of it ({@link Passage.names}) mention: the best match may be another company's filing.
  */
 export function entityWarning(question: string, leading: Passage): string | undefined {
   const { entities, names } = understandQuestion(question);
@@ -107,8 +107,10 @@ export function entityWarning(question: string, leading: Passage): string | unde
   const file = fileOfUri(leading.citation.replace(/:[\d-]+$/, ''));
   const seen = canonicalWords(`${file.replace(/[^\p{L}\p{N}]+/gu, ' ')} ${leading.text}`);
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-  if (entities.some((e) => seen.has(canonicalTerm(e)) || (e.length >= 4 && compact.includes(e)))) return undefined;
-  return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name and passage do not mention it; it may be another company's document.`;
+  const read = leading.names ?? [];
+  if (entities.some((e) => seen.has(canonicalTerm(e)) || (e.length >= 4 && compact.includes(e)) || read.includes(e)))
+    return undefined;
+  return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name, passage and pages read do not mention it; it may be another company's document.`;
 }
 
 /**
@@ -131,7 +133,7 @@ export function formatPassageAnswer(
 
 /** The answer's passages of a batch of pages, and the rows among all it found that fit the question. */
 function readBatch(question: string, pages: readonly { uri: string; body: string }[]): SavedPassages {
-  const found = findPassages(question, pages, Number.MAX_SAFE_INTEGER);
+  const found = namesRead(question, findPassages(question, pages, Number.MAX_SAFE_INTEGER), pages);
   return { read: 0, passages: found.slice(0, PASSAGES_PER_ANSWER), rows: fittingRows(question, found) };
 }
 
