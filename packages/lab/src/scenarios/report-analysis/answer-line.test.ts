@@ -153,12 +153,14 @@ describe('the one-line answer', () => {
     it('states the value of the one row the measure maps to, for the quarter asked, with its scale', async () => {
       // "capital expenditure" is printed "Payments for acquisition of property, plant and equipment".
       expect(await answerOf("What was Acme's capital expenditure as reported in the Q2 2024 10-Q?")).toContain(
-        'Answer: Acme 2024 Payments for acquisition of property, plant and equipment: (3,787) million (2024 Q2 ACME.pdf#4)',
+        'Answer: Acme Payments for acquisition of property, plant and equipment, Six Months Ended June 29, 2024: (3,787) million (2024 Q2 ACME.pdf#4)',
       );
-      // Three and six months both end in 2024: a quarter is the three months.
-      expect(await answerOf("What was Acme's R&D expenditure in Q2 2024?")).toContain(
+      // Three and six months both end in 2024: a quarter is the three months. The row stated leads the passages.
+      const rd = await answerOf("What was Acme's R&D expenditure in Q2 2024?");
+      expect(rd).toContain(
         'Answer: Acme Research and development, Three Months Ended June 29, 2024: 2,040 million (2024 Q2 ACME.pdf#3)',
       );
+      expect(rd).toMatch(/^1\. \[2024 Q2 ACME\.pdf#3\] Research and development: /m);
       // A per-share figure of a table "in millions, except per share data" is in dollars.
       expect(await answerOf("What was Acme's diluted EPS for the latest quarter?")).toContain(
         'Answer: Acme Diluted, Three Months Ended June 29, 2024: $2.48 (2024 Q2 ACME.pdf#3)',
@@ -166,6 +168,8 @@ describe('the one-line answer', () => {
     });
 
     it('gives no line on a guess: two periods, two rows, another statement, a qualified measure', async () => {
+      // A quarter asked as a period, where the statement prints six months only.
+      expect(await answerOf("What was Acme's capital expenditure in Q2 2024?")).not.toMatch(/^Answer: /m);
       // 2024 without a quarter: the three and the six months both fit.
       expect(await answerOf("What was Acme's research and development expense in 2024?")).not.toMatch(/^Answer: /m);
       // Net income is a row of both statements, with two values for 2024.

@@ -49,16 +49,16 @@ function quoted(row: Passage, question: string, measure: readonly string[]): boo
 
 /**
  * Whether a row prints the one measure of the synonym table the question names (see measures.ts): its label (under
- * its section heading) is one of the measure's labels, on a page not titled as another statement than the one the
- * measure is read from. A word asking for a computed figure must be in the label too.
+ * its section heading) is one of the measure's labels, on a page titled as the statement the measure is read from.
+ * A word asking for a computed figure must be in the label too.
  */
 function printsMeasure(row: Passage, lookup: Lookup): boolean {
   const { measure, derived } = lookup;
   if (!row.row || !measure) return false;
   if (!labelPrints(measure, row.row.label, row.row.section)) return false;
-  // A page titled as another statement prints another figure under the label (the change in inventories).
-  const statement = statementOf(row.row.title ?? '');
-  if (measure.statement && statement !== undefined && statement !== measure.statement) return false;
+  // The measure's statement, as the page titles it: elsewhere the label prints another figure (the change in
+  // inventories on the cash flow statement, an investee's gross profit in a note).
+  if (measure.statement && statementOf(row.row.title ?? '') !== measure.statement) return false;
   const words = labelWords(`${row.row.section ?? ''} ${row.row.label}`);
   return derived.every((w) => words.includes(w));
 }
@@ -77,19 +77,22 @@ interface Cell {
 function valueIn(row: Passage, lookup: Lookup): Cell | undefined {
   const { columns, values } = row.row ?? {};
   if (!columns || !values || columns.length !== values.length) return undefined;
-  const periods = columns.map((c) => columnPeriod(c.replace(/^fy\s*/i, '')));
-  const year =
-    lookup.year ??
-    periods
-      .map((p) => p.year ?? '')
-      .sort()
-      .at(-1);
+  const labels = row.row?.periods ?? columns;
+  const periods = labels.map((c) => columnPeriod(c.replace(/^fy\s*/i, '')));
+  const year = lookup.year ?? latest(periods.map((p) => p.year ?? ''));
   let at = periods.map((p, i) => (p.year === year ? i : -1)).filter((i) => i >= 0);
-  if (at.length > 1 && lookup.quarter) at = at.filter((i) => periods[i]!.months === 3);
+  if (lookup.quarter) {
+    const quarters = at.filter((i) => periods[i]!.months === 3);
+    // A quarter asked as a period is its three months; asked as "the Q3 10-Q", the filing's column, whatever its span.
+    if (quarters.length > 0) at = quarters;
+    else if (!lookup.filing) at = at.filter((i) => periods[i]!.months === undefined);
+  }
   if (at.length !== 1 || year === undefined || year === '') return undefined;
   const value = values[at[0]!]!.replace(/\s+/g, '');
-  return NUMBER_CELL.test(value) ? { value, column: columns[at[0]!]! } : undefined;
+  return NUMBER_CELL.test(value) ? { value, column: labels[at[0]!]! } : undefined;
 }
+
+const latest = (years: readonly string[]) => [...years].sort().at(-1);
 
 function cellOf(row: Passage, lookup: Lookup): { cell?: Cell } {
   const cell = valueIn(row, lookup);
@@ -102,6 +105,8 @@ interface Lookup {
   year?: string;
   /** Whether the question asks for a quarter ("Q3 2022", "the second quarter", "the latest 10-Q"). */
   quarter: boolean;
+  /** Whether it asks what a quarterly filing reports ("as reported in the Q3 2022 10-Q"), not a quarter's figure. */
+  filing: boolean;
   /** The question's names that the document's file name or its pages read hold: the company. */
   company: string[];
   /** The words a quoted row's label must hold. */
@@ -165,6 +170,7 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
   return {
     ...(year ? { year } : {}),
     quarter: QUARTER.test(query.text) || year === undefined,
+    filing: /\b10-?q\b|\bquarterly\s+(?:report|filing)\b/i.test(query.text),
     company,
     words: [...new Set([...words, ...derived])],
     ...(measure ? { measure } : {}),
@@ -176,7 +182,11 @@ function fitsQuery(row: Passage, query: QuestionQuery): Lookup | undefined {
   const lookup = lookupOf(query, fileOfUri(row.citation), row.names);
   if (!lookup) return undefined;
   // A measure of the synonym table is read by the table's labels and statement; any other by the label quoted.
-  const fits = lookup.measure ? printsMeasure(row, lookup) : quoted(row, query.text, lookup.words);
+  // A label quoted on a page with no statement title (a table under a plain heading) is read as any quoted label.
+  const untitled = statementOf(row.row?.title ?? '') === undefined;
+  const fits = lookup.measure
+    ? printsMeasure(row, lookup) || (untitled && quoted(row, query.text, lookup.words))
+    : quoted(row, query.text, lookup.words);
   return fits ? lookup : undefined;
 }
 
@@ -205,6 +215,15 @@ export function answerLine(
   passages: readonly Passage[],
   rows: readonly Passage[],
 ): string | undefined {
+  return statedAnswer(question, passages, rows)?.line;
+}
+
+/** The one-line answer (see {@link answerLine}) with the row it states. */
+export function statedAnswer(
+  question: string,
+  passages: readonly Passage[],
+  rows: readonly Passage[],
+): { line: string; row: Passage } | undefined {
   const query = understandQuestion(question);
   const leading = passages[0];
   if (!leading) return undefined;
@@ -221,7 +240,11 @@ export function answerLine(
     ({ row, lookup }) =>
       lookup.measure?.statement !== undefined && statementOf(row.row?.title ?? '') === lookup.measure.statement,
   );
-  const found = titled.length > 0 ? titled : [...fitting.values()];
+  // A row whose header was not read (no columns) says nothing of the period; one with columns but not one for the
+  // period (two periods, or none) leaves it in doubt.
+  const found = (titled.length > 0 ? titled : [...fitting.values()]).filter(
+    ({ row }) => row.row?.columns !== undefined,
+  );
   const values = new Set(found.map(({ row, cell }) => `${cell?.value.replace(/[$€£¥]/g, '')} ${row.row?.unit ?? ''}`));
   if (found.length === 0 || values.size !== 1 || found.some((f) => f.cell === undefined)) return undefined;
   const own = found.find((f) => fileOfUri(f.row.citation) === fileOfUri(leading.citation));
@@ -238,5 +261,5 @@ export function answerLine(
   const who = lookup.company.map((e) => query.names[query.entities.indexOf(e)]).join(' ');
   const bare = /^(?:fy\s*)?(?:19|20)\d\d$/i.test(column);
   const what = bare ? `${column.replace(/^fy\s*/i, '')} ${label}` : `${label}, ${column}`;
-  return `Answer: ${who ? `${who} ` : ''}${what}: ${value}${scale} (${row.citation})`;
+  return { line: `Answer: ${who ? `${who} ` : ''}${what}: ${value}${scale} (${row.citation})`, row };
 }

@@ -56,6 +56,26 @@ const FIRST_PAGE_CHARS = 4000;
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 
+/** Words of a question for the latest period a company has filed for. */
+const LATEST = /\b(?:latest|recent|current)\b/i;
+const PERIOD_ENDED =
+  /\bperiod\s+ended\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2}),?\s+((?:19|20)\d\d)\b/i;
+
+/**
+ * When a filing's period ended, as a time value: the first page's "for the quarterly period ended July 1, 2023",
+ * else the year and quarter of its file name ("2023 Q3 AAPL.pdf"); undefined when neither says it.
+ */
+function periodEnded(profile: FileProfile): number | undefined {
+  const first = `${profile.pages[0]?.body.slice(0, FIRST_PAGE_CHARS) ?? ''}`;
+  const m = PERIOD_ENDED.exec(first);
+  if (m) {
+    const at = Date.parse(`${m[1]} ${m[2]}, ${m[3]}`);
+    if (!Number.isNaN(at)) return at;
+  }
+  const named = /\b((?:19|20)\d\d)\s*q([1-4])\b/.exec(profile.name);
+  return named ? Date.UTC(Number(named[1]), Number(named[2]) * 3 - 1, 28) : undefined;
+}
+
 /** A page's words in canonical form with their counts, and its length in words. */
 interface PageWords {
   counts: Map<string, number>;
@@ -207,6 +227,15 @@ export class FilingIndex extends CorpusIndex {
     // Content counts against the best page of the documents that match the name best, so another company's better
     // page does not shrink the difference between two filings of the named one.
     const topEntity = Math.max(0, ...matches.map((m) => m.entity));
+    // "The most recent 10-Q", no year named: of the named company's filings, the one filed for the latest period.
+    if (query.years.length === 0 && LATEST.test(query.text)) {
+      const dated = matches
+        .filter((m) => m.entity === topEntity && topEntity > 0)
+        .map((m) => ({ m, at: periodEnded(this.#files.get(m.file)!) }))
+        .filter((d): d is { m: DocumentMatch; at: number } => d.at !== undefined);
+      const newest = Math.max(...dated.map((d) => d.at));
+      for (const d of dated) if (d.at === newest) d.m.period = 1;
+    }
     const topContent = Math.max(0, ...matches.filter((m) => m.entity === topEntity).map((m) => m.content)) || 1;
     // The named company's filings are read whole: a page outside the overall hits (crowded out by other companies'
     // pages) still counts by the share of the question's other terms it holds.

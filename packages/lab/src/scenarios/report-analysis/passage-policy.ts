@@ -11,7 +11,7 @@ import { fileOfUri } from './filings.js';
 import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
 import { findPassages, mergePassages, namesRead, type Passage } from './passages.js';
-import { answerLine, fittingRows } from './answer-line.js';
+import { fittingRows, statedAnswer } from './answer-line.js';
 import { parseQuestion } from './questions.js';
 
 /** Documents the planner chooses from the search results. */
@@ -115,7 +115,8 @@ export function entityWarning(question: string, leading: Passage): string | unde
 
 /**
  * The final answer text from the best passages: the one-line answer first when the value is unambiguous (see
- * {@link answerLine}; `rows` are the table rows of the documents read that fit the question), then the passages.
+ * {@link statedAnswer}; `rows` are the table rows of the documents read that fit the question), then the passages,
+ * led by the row the line states.
  */
 export function formatPassageAnswer(
   question: string,
@@ -125,9 +126,17 @@ export function formatPassageAnswer(
   const terms = understandQuestion(question).words;
   if (passages.length === 0)
     return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
-  const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
   const warning = entityWarning(question, passages[0]!);
-  const answer = warning ? undefined : answerLine(question, passages, rows);
+  const stated = warning ? undefined : statedAnswer(question, passages, rows);
+  // The row the answer states is its evidence: it leads the passages.
+  const shown = stated
+    ? [stated.row, ...passages.filter((p) => p.citation !== stated.row.citation || p.text !== stated.row.text)].slice(
+        0,
+        Math.max(passages.length, 1),
+      )
+    : passages;
+  const lines = shown.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
+  const answer = stated?.line;
   return `${EXTRACTIVE_NOTE}\n${answer ? `${answer}\n` : ''}Search terms: ${terms.join(', ')}\n${lines.join('\n')}${warning ? `\n${warning}` : ''}`;
 }
 

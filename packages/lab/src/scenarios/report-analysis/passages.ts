@@ -8,7 +8,15 @@ import { queryTerms, wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
 import { labelPrints, measureWords, questionMeasures } from './measures.js';
 import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
-import { MONTH, blockHeader, isPeriodLine, periodHeaderBelow, sectionAbove, titleOf } from './statement-layout.js';
+import {
+  MONTH,
+  blockHeader,
+  isPeriodLine,
+  periodHeaderBelow,
+  periodsOf,
+  sectionAbove,
+  titleOf,
+} from './statement-layout.js';
 
 /** A document as the reader sees it in its prompt. */
 export interface PassageSource {
@@ -28,6 +36,11 @@ export interface TableRow {
    * spells it over its lines ("Three Months Ended July 30, 2023").
    */
   columns?: string[];
+  /**
+   * Each value's period as the header spells it over its lines ("Nine Months Ended July 1, 2023"), when it says more
+   * than the years of {@link columns}.
+   */
+  periods?: string[];
   /** The scale the table is stated in (`thousand`, `million`, `billion`), as a line of its page says it. */
   unit?: string;
   /** The heading the row stands under ("Net income per share:" above "Diluted"), without its colon. */
@@ -309,10 +322,12 @@ function tableRow(
   const unit = unitAbove(lines, at);
   const section = sectionAbove(lines, at, (line) => (cellsOf(line) ?? spacedRow(line)) !== undefined);
   const title = titleOf(lines, at);
+  const periods = periodsOf(lines, at);
   return {
     label,
     values: cells,
     ...(header && header.length === cells.length ? { columns: [...header] } : {}),
+    ...(periods && periods.length === cells.length ? { periods } : {}),
     ...(unit ? { unit } : {}),
     ...(section ? { section } : {}),
     ...(title ? { title } : {}),

@@ -39,7 +39,7 @@ const hasPeriod = (parts: HeaderParts | undefined) =>
   parts !== undefined && parts.durations.length + parts.dates.length + parts.years.length > 0;
 
 /** The column labels of the header block that line `at` is part of (the contiguous header lines around it). */
-function blockLabels(lines: readonly string[], at: number): string[] | undefined {
+function blockLabels(lines: readonly string[], at: number, full = false): string[] | undefined {
   let top = at;
   while (top > 0 && headerParts(lines[top - 1]!) !== undefined) top -= 1;
   let bottom = at;
@@ -51,7 +51,7 @@ function blockLabels(lines: readonly string[], at: number): string[] | undefined
   const n = years.length;
   if (n < 2) return undefined;
   // Years that tell the columns apart are the header, as a one-line header of dates gives them.
-  if (new Set(years).size === n) return years;
+  if (!full && new Set(years).size === n) return years;
   // Each duration heads an equal run of columns; dates are one a column, or one a duration.
   const spread = (items: readonly string[]) =>
     items.length > 0 && n % items.length === 0 ? (i: number) => items[Math.floor(i / (n / items.length))] : () => '';
@@ -82,15 +82,28 @@ export function blockHeader(lines: readonly string[], at: number): string[] | un
  * The column labels of a header printed below the rows (as some filings' PDFs put it, at the foot of the page): the
  * first header block after row `at` that names a duration or a date, not bare years (those may head the next table).
  */
-export function periodHeaderBelow(lines: readonly string[], at: number): string[] | undefined {
+export function periodHeaderBelow(lines: readonly string[], at: number, full = false): string[] | undefined {
   for (let i = at + 1; i < lines.length; i += 1) {
     const parts = headerParts(lines[i]!);
     if (parts && parts.durations.length + parts.dates.length > 0) {
-      const labels = blockLabels(lines, i);
+      const labels = blockLabels(lines, i, full);
       if (labels) return labels;
     }
   }
   return undefined;
+}
+
+/**
+ * Each column's period as the header of row `at` spells it, duration and date with the year ("Nine Months Ended
+ * July 1, 2023"), also where the years alone tell the columns apart; undefined when the header says no more than
+ * its years, or there is no header of periods.
+ */
+export function periodsOf(lines: readonly string[], at: number): string[] | undefined {
+  let labels: string[] | undefined;
+  for (let i = at - 1; i >= Math.max(0, at - 80) && labels === undefined; i -= 1)
+    if (isPeriodLine(lines[i]!)) labels = blockLabels(lines, i, true) ?? [];
+  if (labels === undefined || labels.length === 0) labels = periodHeaderBelow(lines, at, true);
+  return labels?.some((label) => /\p{L}/u.test(label)) ? labels : undefined;
 }
 
 /** A column label's period: its year and, when it says one, how many months it covers. */
