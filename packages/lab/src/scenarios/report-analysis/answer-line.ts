@@ -191,12 +191,13 @@ function fitsQuery(row: Passage, query: QuestionQuery): Lookup | undefined {
 }
 
 /**
- * The table rows among `passages` whose label names what `question` asks one value of (empty when it asks for no
- * single value). An analysis keeps these from every batch it reads, so that a second row that fits is seen.
+ * The table rows among `passages` whose label names what `question` asks one value of, under a header that was
+ * read (empty when it asks for no single value). An analysis keeps these from every batch it reads, so that a second row that fits is seen.
  */
 export function fittingRows(question: string, passages: readonly Passage[]): Passage[] {
   const query = understandQuestion(question);
-  return passages.filter((row) => fitsQuery(row, query) !== undefined);
+  // A row whose header was not read states no period: it neither answers nor leaves a value in doubt.
+  return passages.filter((row) => row.row?.columns !== undefined && fitsQuery(row, query) !== undefined);
 }
 
 /**

@@ -327,7 +327,8 @@ function tableRow(
     label,
     values: cells,
     ...(header && header.length === cells.length ? { columns: [...header] } : {}),
-    ...(periods && periods.length === cells.length ? { periods } : {}),
+    // Periods the columns do not already spell (a header of distinct years keeps only its years as columns).
+    ...(periods && periods.length === cells.length && periods.join('|') !== header?.join('|') ? { periods } : {}),
     ...(unit ? { unit } : {}),
     ...(section ? { section } : {}),
     ...(title ? { title } : {}),

@@ -149,7 +149,17 @@ const TITLE = /\b(?:balance\s+sheets?|statements?\s+of\s+[a-z ,()]+|(?:income|ca
 
 /** The statement title nearest above line `at` ("CONDENSED CONSOLIDATED STATEMENTS OF INCOME"), else the page's first. */
 export function titleOf(lines: readonly string[], at: number): string | undefined {
-  const isTitle = (line: string) => TITLE.test(line) && line.length <= 120 && !/\d{2}/.test(line.replace(/\s\d+$/, ''));
+  // A heading: short, capitalized, no sentence's end ("… in the consolidated statements of cash flows." is prose).
+  const isTitle = (line: string) => {
+    const text = line.trim();
+    return (
+      TITLE.test(text) &&
+      text.length <= 120 &&
+      /^\p{Lu}/u.test(text) &&
+      !/[.,;]$/.test(text) &&
+      !/\d{2}/.test(text.replace(/\s\d+$/, ''))
+    );
+  };
   for (let i = at; i >= 0; i -= 1) if (isTitle(lines[i]!)) return lines[i]!.trim();
   for (let i = at + 1; i < lines.length; i += 1) if (isTitle(lines[i]!)) return lines[i]!.trim();
   return undefined;
