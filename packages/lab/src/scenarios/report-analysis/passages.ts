@@ -102,11 +102,6 @@ const PAGE_WEIGHT = 0.1;
  * alike in length, and a short boilerplate page would otherwise outrank the page that discusses the question.
  */
 const PAGE_K1 = 1.2;
-/**
- * The share of {@link LABEL_WEIGHT} a row gets whose label prints a measure the question names under another name
- * (measures.ts): as much as a label half of whose words the question says.
- */
-const SYNONYM_LABEL_SHARE = 0.5;
 /** Value lines read after a row label. */
 const MAX_ROW_VALUES = 8;
 
@@ -557,10 +552,7 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     }
     if (matched === 0) continue;
     const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
-    const label =
-      candidate.label === undefined
-        ? 0
-        : Math.max(labelPrecision(candidate.label, asked), prints.length ? SYNONYM_LABEL_SHARE : 0) * LABEL_WEIGHT;
+    const label = candidate.label === undefined ? 0 : labelPrecision(candidate.label, asked) * LABEL_WEIGHT;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
