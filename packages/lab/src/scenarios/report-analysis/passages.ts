@@ -6,7 +6,7 @@
  */
 import { queryTerms, wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
-import { labelPrints, measureWords, questionMeasures } from './measures.js';
+import { labelPrints, measureWords, questionMeasures, type Measure } from './measures.js';
 import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
 import {
   MONTH,
@@ -503,7 +503,10 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   const query = understandQuestion(question);
   const terms = query.terms;
   if (terms.length === 0) return [];
-  const all = sources.flatMap((source) => candidatesOf(source.body).map((candidate) => ({ source, candidate })));
+  const measures = questionMeasures(query.text);
+  const all = sources.flatMap((source) =>
+    candidatesOf(source.body).map((candidate) => ({ source, candidate: withMeasureWords(candidate, measures) })),
+  );
   const weight = new Map<string, number>();
   for (const term of new Set(terms)) {
     const df = all.filter(({ candidate }) => candidate.words.has(term)).length;
@@ -531,18 +534,11 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   const pageMatch = pageMatches(sources, weight, files);
   const pairs = questionPairs(query.text, new Set(terms));
   const asked = new Set(terms);
-  const measures = questionMeasures(query.text);
   const scored: Passage[] = [];
   for (const { source, candidate } of all) {
     const file = fileOfUri(source.uri.replace(/^file:/, ''));
     const named = files.get(file)!;
-    // A row whose label prints a measure the question names (see measures.ts) holds the words it was asked in.
-    const prints = candidate.row
-      ? measures.filter((m) => labelPrints(m, candidate.row!.label, candidate.row!.section))
-      : [];
-    const words = prints.length
-      ? new Set([...candidate.words, ...prints.flatMap((m) => [...measureWords(m)])])
-      : candidate.words;
+    const words = candidate.words;
     let matched = 0;
     let total = 0;
     for (const [term, w] of weight) {
@@ -572,6 +568,18 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/**
+ * A candidate with the words of the measures its row label prints (see measures.ts): "Purchases of property and
+ * equipment" holds "capital expenditure". Counted before term weights, so a word a synonym row holds is as rare as it is.
+ */
+function withMeasureWords(candidate: Candidate, measures: readonly Measure[]): Candidate {
+  const row = candidate.row;
+  if (!row || measures.length === 0) return candidate;
+  const prints = measures.filter((m) => labelPrints(m, row.label, row.section));
+  if (prints.length === 0) return candidate;
+  return { ...candidate, words: new Set([...candidate.words, ...prints.flatMap((m) => [...measureWords(m)])]) };
 }
 
 /**
