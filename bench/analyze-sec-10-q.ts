@@ -8,7 +8,9 @@
  * Reported per split and folder, as bench/analyze-filings.ts does: cited-page hit@1 and @3 (the first, or one of the
  * first three, cited passages is on a gold page; questions with a gold page only), how often a named filing leads
  * (all questions), how often the answer holds a gold figure with its row label (questions with a gold page), the
- * one-line answers shown, and BM25 hit@1/@3/@5 over the same pages (the question's terms, `CorpusIndex`). Two
+ * one-line answers shown; on single-value questions (one filing named, and a reference answer that states exactly
+ * one amount with a currency sign and a scale word, `singleAmount`) how many get an `Answer:` line and how many of
+ * those state the reference amount (value and scale, sign aside, within the reference's rounding); and BM25 hit@1/@3/@5 over the same pages (the question's terms, `CorpusIndex`). Two
  * folders: the named filings only (one filing for a question about one filing, a company's four for a question about
  * all its filings), and all 20 filings in one folder.
  *
@@ -30,11 +32,15 @@ import { queryTerms } from 'pagewise/internal';
 import { DocumentCache, readDocumentFolder, type FolderDocument } from '@pagewise/documents';
 import { fileOfUri, folderCorpus, runReportAnalysis, type FolderCorpus } from '@pagewise/lab/scenarios/report-analysis';
 import {
+  answerLineAmount,
   goldPages,
   holdsFigureWithLabel,
   namedDocuments,
+  sameAmount,
   secTenQDir,
+  singleAmount,
   splitOf,
+  type Amount,
   type GoldPages,
 } from './sec-10-q-gold.js';
 import { sha256Hex } from '@pagewise/documents';
@@ -97,6 +103,10 @@ interface Tally {
   leads: number;
   figureWithLabel: number;
   lines: number;
+  /** Single-value questions (one filing named, one amount in the reference answer), lines on them, right ones. */
+  single: number;
+  singleLines: number;
+  singleRight: number;
   /** BM25 hits at depths 1, 3 and 5. */
   bm25: number[];
   seconds: number;
@@ -162,15 +172,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const pct = (n: number, d: number) => (d === 0 ? '–' : `${Math.round((100 * n) / d)}%`);
   console.log('\n## analyze on sec-10-q (20 published 10-Q filings, gold pages from the answers’ figures)\n');
   console.log(
-    '| split | folder | questions | with a gold page | cited-page hit@1 | hit@3 | named filing leads | gold figure with its label | answer lines | BM25 hit@1 | @3 | @5 | s per question |',
+    '| split | folder | questions | with a gold page | cited-page hit@1 | hit@3 | named filing leads | gold figure with its label | answer lines | single-value questions | answer lines on them | right (value and scale) | BM25 hit@1 | @3 | @5 | s per question |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const name of split === 'both' ? ['tuning', 'test'] : [split]) {
     const chosen = questions.filter((q) => splitOf(q.question) === name).slice(0, limit);
-    const golds = new Map<Question, { named: string[]; gold: GoldPages }>();
+    const golds = new Map<Question, { named: string[]; gold: GoldPages; amount?: Amount }>();
     for (const q of chosen) {
       const named = namedDocuments(q.sourceDocs, files);
-      golds.set(q, { named, gold: goldPages(q.answer, pagesOf(named)) });
+      const amount = named.length === 1 ? singleAmount(q.answer) : undefined;
+      golds.set(q, { named, gold: goldPages(q.answer, pagesOf(named)), ...(amount ? { amount } : {}) });
     }
     const settings: [string, (named: readonly string[]) => string][] = [
       ['the named filings only', (named) => namedFolder(path.join(out, 'folders'), docs, named)],
@@ -185,11 +196,14 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         leads: 0,
         figureWithLabel: 0,
         lines: 0,
+        single: 0,
+        singleLines: 0,
+        singleRight: 0,
         bm25: [0, 0, 0],
         seconds: 0,
       };
       for (const q of chosen) {
-        const { named, gold } = golds.get(q)!;
+        const { named, gold, amount } = golds.get(q)!;
         const entry = await corpusOf(folderOf(named));
         const started = performance.now();
         const result = await runReportAnalysis({ corpus: entry.corpus, question: q.question });
@@ -197,7 +211,19 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         const cited = citations(result.text);
         tally.questions += 1;
         if (cited[0] !== undefined && named.includes(fileOfUri(cited[0]))) tally.leads += 1;
-        if (/^Answer: /m.test(result.text)) tally.lines += 1;
+        const line = /^Answer: .*$/m.exec(result.text)?.[0];
+        if (line) tally.lines += 1;
+        if (amount) {
+          tally.single += 1;
+          if (line) {
+            tally.singleLines += 1;
+            const stated = answerLineAmount(line);
+            const right = stated !== undefined && sameAmount(stated, amount);
+            if (right) tally.singleRight += 1;
+            if (process.env.SEC_DEBUG)
+              console.log(`LINE ${right ? 'right' : 'WRONG'} ${q.question} | ${line} | ${amount.value}`);
+          } else if (process.env.SEC_DEBUG) console.log(`NOLINE ${q.question} | ${amount.value}`);
+        } else if (line && process.env.SEC_DEBUG) console.log(`LINE (not single-value) ${q.question} | ${line}`);
         if (gold.pages.length === 0) continue;
         tally.withGold += 1;
         const isGold = (uri: string | undefined) => uri !== undefined && gold.pages.includes(uri);
@@ -212,7 +238,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       }
       const t = tally;
       console.log(
-        `| ${name} | ${label} | ${t.questions} | ${t.withGold} | ${pct(t.hit1, t.withGold)} | ${pct(t.hit3, t.withGold)} | ${pct(t.leads, t.questions)} | ${pct(t.figureWithLabel, t.withGold)} | ${t.lines} | ${pct(t.bm25[0]!, t.withGold)} | ${pct(t.bm25[1]!, t.withGold)} | ${pct(t.bm25[2]!, t.withGold)} | ${(t.seconds / Math.max(1, t.questions)).toFixed(2)} |`,
+        `| ${name} | ${label} | ${t.questions} | ${t.withGold} | ${pct(t.hit1, t.withGold)} | ${pct(t.hit3, t.withGold)} | ${pct(t.leads, t.questions)} | ${pct(t.figureWithLabel, t.withGold)} | ${t.lines} | ${t.single} | ${t.singleLines} (${pct(t.singleLines, t.single)}) | ${t.singleRight} of ${t.singleLines} | ${pct(t.bm25[0]!, t.withGold)} | ${pct(t.bm25[1]!, t.withGold)} | ${pct(t.bm25[2]!, t.withGold)} | ${(t.seconds / Math.max(1, t.questions)).toFixed(2)} |`,
       );
     }
   }

@@ -192,3 +192,56 @@ export function namedDocuments(glob: string, files: readonly string[]): string[]
   const pattern = new RegExp(`^${source}$`, 'i');
   return files.filter((file) => pattern.test(file));
 }
+
+const SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9 };
+
+/** An amount in units (dollars): its size, sign aside, and how far off a statement of it may be by rounding. */
+export interface Amount {
+  value: number;
+  /** Half the last digit the amount is written to, in units: `$7.7 billion` is 7.65 to 7.75 billion. */
+  tolerance: number;
+}
+
+/** `digits` ("1,577", "23.198") times the scale word (`million`), sign and currency aside. */
+export function amountOf(digits: string, scale: string | undefined): Amount | undefined {
+  const plain = digits.replace(/[$€£¥()\s,]/g, '');
+  if (!/^\d+(?:\.\d+)?$/.test(plain)) return undefined;
+  const factor = scale === undefined ? 1 : SCALES[scale.toLowerCase().replace(/s$/, '')];
+  if (factor === undefined) return undefined;
+  const decimals = plain.includes('.') ? plain.split('.')[1]!.length : 0;
+  return { value: Number(plain) * factor, tolerance: (0.5 * factor) / 10 ** decimals };
+}
+
+/**
+ * The one amount a reference answer states, which makes its question a single-value question: the answer writes
+ * exactly one figure with a currency sign and a scale word (`$98,024 million`, `$23.198 billion`). Answers with
+ * two such figures (a value and its comparison), or with none (a percentage, prose), give undefined.
+ */
+export function singleAmount(answer: string): Amount | undefined {
+  const amounts = new Map<string, Amount>();
+  for (const match of answer.matchAll(
+    /\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s+(thousand|million|billion)s?\b/gi,
+  )) {
+    const amount = amountOf(match[1]!, match[2]);
+    if (amount) amounts.set(String(amount.value), amount);
+  }
+  return amounts.size === 1 ? [...amounts.values()][0] : undefined;
+}
+
+/**
+ * The amount an `Answer:` line states: the value after its last `: ` before the citation, with the scale word that
+ * follows it (`Answer: Apple Net sales, Three Months Ended June 25, 2022: $82,959 million (2022 Q3 AAPL.pdf#4)`).
+ */
+export function answerLineAmount(text: string): Amount | undefined {
+  const line = /^Answer: .*$/m.exec(text)?.[0];
+  if (!line) return undefined;
+  const m = /:\s+([$€£¥]?\(?[$€£¥]?\d[\d,]*(?:\.\d+)?\)?)(?:\s+(thousand|million|billion))?\s+\([^()]*\)\s*$/.exec(
+    line,
+  );
+  return m ? amountOf(m[1]!, m[2]) : undefined;
+}
+
+/** Whether a stated amount is the reference amount, within the rounding the reference is written to. */
+export function sameAmount(stated: Amount, reference: Amount): boolean {
+  return Math.abs(stated.value - reference.value) <= Math.max(reference.tolerance, stated.tolerance) + 1e-9;
+}

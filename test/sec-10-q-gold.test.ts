@@ -4,12 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  amountOf,
   answerFigures,
+  answerLineAmount,
   goldPages,
   holdsFigureWithLabel,
   labelOf,
   namedDocuments,
   pageHolds,
+  sameAmount,
+  singleAmount,
   splitOf,
 } from '../bench/sec-10-q-gold.js';
 
@@ -114,5 +118,35 @@ describe('splitOf and namedDocuments', () => {
     expect(namedDocuments('*AAPL*', files)).toEqual(['2022 Q3 AAPL.pdf', '2023 Q3 AAPL.pdf']);
     expect(namedDocuments('*2023 Q3 AMZN*', files)).toEqual(['2023 Q3 AMZN.pdf']);
     expect(namedDocuments('2023 Q3 AMZN.pdf', files)).toEqual(['2023 Q3 AMZN.pdf']);
+  });
+});
+
+describe('single-value questions and answer lines', () => {
+  it('takes the one amount with a currency sign and a scale word, and no other', () => {
+    expect(singleAmount('The cash generated was $98,024 million. SOURCE(S): 2022 Q3 AAPL.pdf')?.value).toBe(98_024e6);
+    expect(singleAmount('Net cash of $23.198 billion for the quarter.')).toEqual({ value: 23.198e9, tolerance: 0.5e6 });
+    expect(singleAmount('Revenue of $13,507 million and gross profit of $9,462 million.')).toBeUndefined();
+    expect(singleAmount('The effective tax rate was 15.7%.')).toBeUndefined();
+    // The same amount written twice is still one.
+    expect(singleAmount('$5,001 million in Q1, that is $5,001 million.')?.value).toBe(5_001e6);
+  });
+
+  it('reads the value and scale an answer line states, sign aside', () => {
+    const line =
+      'Answer: Acme Purchases of property and equipment, Nine Months Ended June 25, 2022: (1,577) million (ACME.pdf#7)';
+    expect(answerLineAmount(`Extractive answer.\n${line}\n1. [ACME.pdf#7] …`)).toEqual({
+      value: 1_577e6,
+      tolerance: 0.5e6,
+    });
+    expect(answerLineAmount('Answer: Acme 2022 Revenue: $2.48 (ACME.pdf#3)')?.value).toBe(2.48);
+    expect(answerLineAmount('No answer line here')).toBeUndefined();
+  });
+
+  it('matches amounts within the rounding the reference is written to', () => {
+    const reference = singleAmount('Cash flow from operations was $7.7 billion.')!;
+    expect(sameAmount(amountOf('7,687', 'million')!, reference)).toBe(true);
+    expect(sameAmount(amountOf('7,787', 'million')!, reference)).toBe(false);
+    // A value stated without its scale is a thousandth or a millionth of the reference: wrong.
+    expect(sameAmount(amountOf('98,024', undefined)!, singleAmount('$98,024 million')!)).toBe(false);
   });
 });

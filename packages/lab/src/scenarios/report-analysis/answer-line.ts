@@ -1,13 +1,18 @@
 /**
  * The one-line answer of an extractive analysis: a figure stated only when the documents read leave no doubt about
- * it. The question must ask for one value (what it is, for one period, not how it changed), one table row's label
- * must name what it asks for, in the document of the company it names, with one column for that period. Two rows
- * or two periods that fit, and there is no line: the passages alone are the answer.
+ * it. The question must ask for one value (what it is, for one period, not how it changed), and one table row must
+ * print it: a row whose label the question quotes, or a row of the right statement whose label the synonym table
+ * (measures.ts) gives for the measure the question names ("capital expenditure" → "Purchases of property and
+ * equipment" in the statement of cash flows), in the document of the company it names, with one column for that
+ * period ("Q3 2022": the three months ended in 2022, where the table also has nine months). Two rows or two periods
+ * that fit, and there is no line: the passages alone are the answer.
  */
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
+import { labelPrints, measureWords, questionMeasures, statementOf, type Measure } from './measures.js';
 import { labelWords, type Passage } from './passages.js';
 import { canonicalTerm, understandQuestion, type QuestionQuery } from './query.js';
+import { columnPeriod } from './statement-layout.js';
 
 // Words of a question that asks for something computed from the figures, not a figure as printed; unless the row's
 // own label says it ("Change in fair value", "Gross margin percentage").
@@ -31,97 +36,231 @@ function sequence(text: string): string {
 }
 
 /**
- * Whether a row's label names exactly what the question asks for: the question says the label, word for word
+ * Whether a row's label names exactly what the question asks for, quoted: the question says the label, word for word
  * ("the Total other assets", not "Total assets"), and every word of the measure asked for is in the label (a word
  * asking for a computed figure, "change", too).
  */
-function fits(row: Passage, question: string, measure: readonly string[]): boolean {
+function quoted(row: Passage, question: string, measure: readonly string[]): boolean {
   if (!row.row) return false;
   const words = labelWords(row.row.label);
   const label = sequence(row.row.label.replace(/\(\d+\)|\d+$/g, ' '));
   return words.length > 0 && sequence(question).includes(label) && measure.every((w) => words.includes(w));
 }
 
-/** The value of a row in the column of `year`, when exactly one column is that year and its cell is one number. */
-function valueIn(row: Passage, year: string): string | undefined {
+/**
+ * Whether a row prints the one measure of the synonym table the question names (see measures.ts): its label (under
+ * its section heading) is one of the measure's labels, on a page titled as the statement the measure is read from.
+ * A word asking for a computed figure must be in the label too.
+ */
+function printsMeasure(row: Passage, lookup: Lookup): boolean {
+  const { measure, derived } = lookup;
+  if (!row.row || !measure) return false;
+  if (!labelPrints(measure, row.row.label, row.row.section)) return false;
+  // The measure's statement, as the page titles it: elsewhere the label prints another figure (the change in
+  // inventories on the cash flow statement, an investee's gross profit in a note).
+  if (measure.statement && statementOf(row.row.title ?? '') !== measure.statement) return false;
+  const words = labelWords(`${row.row.section ?? ''} ${row.row.label}`);
+  return derived.every((w) => words.includes(w));
+}
+
+/** A column's value and label, for the period a lookup asks for. */
+interface Cell {
+  value: string;
+  column: string;
+}
+
+/**
+ * The value of a row in the column of the period asked for: the one column of the year (the latest year of the
+ * columns for "the latest quarter"), or of those the one of three months when the question asks for a quarter.
+ * Undefined when no column or two remain, or the cell is not one number.
+ */
+function valueIn(row: Passage, lookup: Lookup): Cell | undefined {
   const { columns, values } = row.row ?? {};
   if (!columns || !values || columns.length !== values.length) return undefined;
-  const at = columns.map((c, i) => (c.replace(/^fy\s*/i, '') === year ? i : -1)).filter((i) => i >= 0);
-  if (at.length !== 1) return undefined;
+  const labels = row.row?.periods ?? columns;
+  const periods = labels.map((c) => columnPeriod(c.replace(/^fy\s*/i, '')));
+  const year = lookup.year ?? latest(periods.map((p) => p.year ?? ''));
+  let at = periods.map((p, i) => (p.year === year ? i : -1)).filter((i) => i >= 0);
+  if (lookup.quarter) {
+    const quarters = at.filter((i) => periods[i]!.months === 3);
+    // A quarter asked as a period is its three months; asked as "the Q3 10-Q", the filing's column, whatever its span.
+    if (quarters.length > 0) at = quarters;
+    else if (!lookup.filing) at = at.filter((i) => periods[i]!.months === undefined);
+  }
+  if (at.length !== 1 || year === undefined || year === '') return undefined;
   const value = values[at[0]!]!.replace(/\s+/g, '');
-  return NUMBER_CELL.test(value) ? value : undefined;
+  return NUMBER_CELL.test(value) ? { value, column: labels[at[0]!]! } : undefined;
+}
+
+const latest = (years: readonly string[]) => [...years].sort().at(-1);
+
+function cellOf(row: Passage, lookup: Lookup): { cell?: Cell } {
+  const cell = valueIn(row, lookup);
+  return cell ? { cell } : {};
 }
 
 /** What a question asks one value of, read against the document a row is in. */
 interface Lookup {
-  year: string;
-  /** The question's names that the document's file name holds: the company (the other names are row words). */
+  /** The year asked for; undefined for the latest period ("the most recent quarter"). */
+  year?: string;
+  /** Whether the question asks for a quarter ("Q3 2022", "the second quarter", "the latest 10-Q"). */
+  quarter: boolean;
+  /** Whether it asks what a quarterly filing reports ("as reported in the Q3 2022 10-Q"), not a quarter's figure. */
+  filing: boolean;
+  /** The question's names that the document's file name or its pages read hold: the company. */
   company: string[];
-  /** The words a fitting row's label must hold. */
-  measure: string[];
+  /** The words a quoted row's label must hold. */
+  words: string[];
+  /** The measure of the synonym table the question names, when it names exactly one. */
+  measure?: Measure;
+  /** Words asking for a computed figure, which a fitting row's label must hold too. */
+  derived: string[];
 }
 
+// A question for the latest period the filing reports.
+const LATEST = /\b(?:latest|most\s+recent|current|recent)\b/i;
+const ORDINALS = ['first', 'second', 'third', 'fourth'];
+
+/** The quarter a question names, `1` to `4` ("Q1 2023", "1Q23", "the first quarter"); undefined when none. */
+function quarterOf(text: string): string | undefined {
+  const q = /\b(?:q([1-4])|([1-4])q)/i.exec(text);
+  if (q) return q[1] ?? q[2];
+  const ordinal = /\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter\b/i.exec(text)?.[1];
+  return ordinal ? String(ORDINALS.indexOf(ordinal.toLowerCase()) + 1) : undefined;
+}
+
+// A question for a quarter's figure.
+const QUARTER = /\b(?:q[1-4]|[1-4]q|quarter|quarterly|10-?q)\b/i;
+
 /**
- * What `query` asks one value of, read against `file`: undefined when it asks for no single value (no year or two,
- * a reason, a choice), or names a company that `file` is not named after. Names the file name does not hold are
- * words of the measure: questions capitalize row labels ("the Accrued compensation").
+ * What `query` asks one value of, read against `file` and the names its pages read say (`names`): undefined when it
+ * asks for no single value (no period or two, a reason, a choice), or names a company that neither the file name
+ * nor its pages hold. Other names are words of the measure (questions capitalize row labels, "the Accrued
+ * compensation"); with a measure of the synonym table, a name that is not one of its words qualifies the measure (a
+ * segment's revenue) and there is no single row to state.
  */
-function lookupOf(query: QuestionQuery, file: string): Lookup | undefined {
-  if (query.years.length !== 1 || NOT_A_VALUE.test(query.text)) return undefined;
-  const year = query.years[0]!;
+function lookupOf(query: QuestionQuery, file: string, names: readonly string[] = []): Lookup | undefined {
+  // The first clause asks; ", and which initiatives…" after it asks for more than the value.
+  const ask = query.text.split(/,?\s+and\s+(?=(?:what|which|how|why|where|when|who)\b)/i)[0]!;
+  if (query.years.length > 1 || NOT_A_VALUE.test(ask)) return undefined;
+  const year = query.years[0];
+  if (year === undefined && !LATEST.test(query.text)) return undefined;
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-  const company = query.entities.filter((e) => compact.includes(e));
+  // The file name says the company; else the first name the question gives that the pages read say ("Microsoft's
+  // … Personal Computing segment": Microsoft, and the segment qualifies the measure).
+  const byFile = query.entities.filter((e) => compact.includes(e));
+  const company = byFile.length > 0 ? byFile : query.entities.filter((e) => names.includes(e)).slice(0, 1);
+  // A quarter named ("Q1 2023", "the first quarter") is not another quarter's filing, when the file name says one.
+  const asked = quarterOf(query.text);
+  const filed = /(?:^|[^a-z0-9])q([1-4])(?:[^a-z0-9]|$)/i.exec(file)?.[1];
+  if (asked !== undefined && filed !== undefined && asked !== filed) return undefined;
   if (query.entities.length > 0 && company.length === 0) return undefined;
-  const names = new Set(company.map(canonicalTerm));
-  const derived = [...new Set(wordTokens(query.text).filter((w) => DERIVED.has(w)))].map(canonicalTerm);
-  const measure = query.terms.filter((t) => !names.has(t) && t !== year && !PHRASING.has(t));
-  if (measure.length === 0) return undefined;
-  return { year, company, measure: [...new Set([...measure, ...derived])] };
+  const companyTerms = new Set(company.map(canonicalTerm));
+  const derived = [...new Set(wordTokens(ask).filter((w) => DERIVED.has(w)))].map(canonicalTerm);
+  const words = query.terms.filter(
+    (t) => !companyTerms.has(t) && t !== year && !PHRASING.has(t) && !/^(?:q[1-4]|10-?q)$/i.test(t),
+  );
+  const measures = questionMeasures(ask);
+  const others = query.entities.filter((e) => !company.includes(e));
+  const measure =
+    measures.length === 1 && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
+      ? measures[0]
+      : undefined;
+  if (words.length === 0 && !measure) return undefined;
+  return {
+    ...(year ? { year } : {}),
+    quarter: QUARTER.test(query.text) || year === undefined,
+    filing: /\b10-?q\b|\bquarterly\s+(?:report|filing)\b/i.test(query.text),
+    company,
+    words: [...new Set([...words, ...derived])],
+    ...(measure ? { measure } : {}),
+    derived,
+  };
 }
 
 function fitsQuery(row: Passage, query: QuestionQuery): Lookup | undefined {
-  const lookup = lookupOf(query, fileOfUri(row.citation));
-  return lookup && fits(row, query.text, lookup.measure) ? lookup : undefined;
+  const lookup = lookupOf(query, fileOfUri(row.citation), row.names);
+  if (!lookup) return undefined;
+  // A measure of the synonym table is read by the table's labels and statement; any other by the label quoted.
+  // A label quoted on a page with no statement title (a table under a plain heading) is read as any quoted label.
+  const untitled = statementOf(row.row?.title ?? '') === undefined;
+  const fits = lookup.measure
+    ? printsMeasure(row, lookup) || (untitled && quoted(row, query.text, lookup.words))
+    : quoted(row, query.text, lookup.words);
+  return fits ? lookup : undefined;
 }
 
 /**
- * The table rows among `passages` whose label names what `question` asks one value of (empty when it asks for no
- * single value). An analysis keeps these from every batch it reads, so that a second row that fits is seen.
+ * The table rows among `passages` whose label names what `question` asks one value of, under a header that was
+ * read (empty when it asks for no single value). An analysis keeps these from every batch it reads, so that a second row that fits is seen.
  */
 export function fittingRows(question: string, passages: readonly Passage[]): Passage[] {
   const query = understandQuestion(question);
-  return passages.filter((row) => fitsQuery(row, query) !== undefined);
+  // A row whose header was not read states no period: it neither answers nor leaves a value in doubt.
+  return passages.filter((row) => row.row?.columns !== undefined && fitsQuery(row, query) !== undefined);
 }
 
 /**
  * The one-line answer for `question`, or undefined when the value is not unambiguous: `passages` are the answer's
  * passages (best first), `rows` every table row found in the documents read that fits (see {@link fittingRows}).
- * Exactly one row may fit, in the leading passage's document, which must be named after the company the question
- * names, with exactly one column of the year asked for.
+ * Exactly one row may fit, in the leading passage's document, which must be the company's the question names (by
+ * its file name or its pages read), with exactly one column of the period asked for. The value is stated as
+ * printed, with the scale its table states and the column's period when that is more than a year.
  *
  * @example
  * answerLine('What was 3M capital expenditure in FY2022?', passages, rows);
- * // 'Answer: 3M 2022 Capital expenditure: $1,577 million (3M_2022_10K.pdf#54)'
+ * // 'Answer: 3M 2022 Capital expenditure: (1,577) million (3M_2022_10K.pdf#54)'
  */
 export function answerLine(
   question: string,
   passages: readonly Passage[],
   rows: readonly Passage[],
 ): string | undefined {
+  return statedAnswer(question, passages, rows)?.line;
+}
+
+/** The one-line answer (see {@link answerLine}) with the row it states. */
+export function statedAnswer(
+  question: string,
+  passages: readonly Passage[],
+  rows: readonly Passage[],
+): { line: string; row: Passage } | undefined {
   const query = understandQuestion(question);
   const leading = passages[0];
   if (!leading) return undefined;
-  // Two rows that fit (two tables, two filings, two labels) leave the value in doubt.
-  const distinct = new Map(
-    rows.filter((row) => fitsQuery(row, query) !== undefined).map((row) => [`${row.citation}\n${row.text}`, row]),
+  // Two rows that fit with two values (two tables, two filings, two labels) leave the value in doubt; a row that
+  // fits without a value for the period, too. Rows that agree (this quarter's filing and the next one's comparison
+  // column) are one value, stated from the leading document.
+  const fitting = new Map<string, { row: Passage; lookup: Lookup; cell?: Cell }>();
+  for (const row of rows) {
+    const lookup = fitsQuery(row, query);
+    if (lookup) fitting.set(`${row.citation}\n${row.text}`, { row, lookup, ...cellOf(row, lookup) });
+  }
+  // Rows on a page titled as the measure's statement are the measure; an untitled page's (a note) only without them.
+  const titled = [...fitting.values()].filter(
+    ({ row, lookup }) =>
+      lookup.measure?.statement !== undefined && statementOf(row.row?.title ?? '') === lookup.measure.statement,
   );
-  if (distinct.size !== 1) return undefined;
-  const [row] = distinct.values();
-  const lookup = fitsQuery(row!, query)!;
-  if (fileOfUri(row!.citation) !== fileOfUri(leading.citation)) return undefined;
-  const value = valueIn(row!, lookup.year);
-  if (value === undefined) return undefined;
-  const unit = row!.row!.unit && !value.endsWith('%') ? ` ${row!.row!.unit}` : '';
+  // A row whose header was not read (no columns) says nothing of the period; one with columns but not one for the
+  // period (two periods, or none) leaves it in doubt.
+  const found = (titled.length > 0 ? titled : [...fitting.values()]).filter(
+    ({ row }) => row.row?.columns !== undefined,
+  );
+  const values = new Set(found.map(({ row, cell }) => `${cell?.value.replace(/[$€£¥]/g, '')} ${row.row?.unit ?? ''}`));
+  if (found.length === 0 || values.size !== 1 || found.some((f) => f.cell === undefined)) return undefined;
+  const own = found.find((f) => fileOfUri(f.row.citation) === fileOfUri(leading.citation));
+  if (!own) return undefined;
+  // "The latest quarter" over several filings read is the latest of those read, not known to be the latest filed.
+  const files = new Set([...passages, ...rows].map((p) => fileOfUri(p.citation)));
+  if (own.lookup.year === undefined && files.size > 1) return undefined;
+  const { row, lookup } = own;
+  const { value, column } = own.cell!;
+  const { label, section, unit } = row.row!;
+  // "(In millions, except per share data)": a per-share figure is in dollars.
+  const perShare = /\bper\s+share\b/i.test(`${section ?? ''} ${label}`) || lookup.measure?.name === 'diluted EPS';
+  const scale = unit && !value.endsWith('%') && !perShare ? ` ${unit}` : '';
   const who = lookup.company.map((e) => query.names[query.entities.indexOf(e)]).join(' ');
-  return `Answer: ${who ? `${who} ` : ''}${lookup.year} ${row!.row!.label}: ${value}${unit} (${row!.citation})`;
+  const bare = /^(?:fy\s*)?(?:19|20)\d\d$/i.test(column);
+  const what = bare ? `${column.replace(/^fy\s*/i, '')} ${label}` : `${label}, ${column}`;
+  return { line: `Answer: ${who ? `${who} ` : ''}${what}: ${value}${scale} (${row.citation})`, row };
 }

@@ -86,4 +86,25 @@ describe('documents before passages', () => {
     const results = index.search('For Acme Industries, where can the discussion of operating income be found?', 5);
     expect(results[0]!.uri).toBe('ACME_2019_10K.pdf#7');
   });
+
+  it('takes "the most recent" filing of the named company for a question without a year', () => {
+    const index = new FilingIndex();
+    const pages: [string, string][] = [
+      ['2023 Q1 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended April 1, 2023.'],
+      [
+        '2023 Q1 ZEN.pdf#2',
+        'Zenith gross margin was 41% and research and development grew; gross margin gross margin.',
+      ],
+      ['2023 Q3 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended September 30, 2023.'],
+      ['2023 Q3 ZEN.pdf#2', 'Zenith gross margin was 44%.'],
+      ['2022 Q3 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended October 1, 2022.'],
+      ['2022 Q3 ZEN.pdf#2', 'Zenith gross margin was 39%.'],
+    ];
+    for (const [uri, body] of pages) index.add({ uri, title: uri, body });
+    const latest = index.rankDocuments(understandQuestion("What was Zenith's gross margin in its most recent 10-Q?"));
+    expect(latest[0]!.file).toBe('2023 Q3 ZEN.pdf');
+    // Without "most recent", the page that matches best leads.
+    const any = index.rankDocuments(understandQuestion("What was Zenith's gross margin?"));
+    expect(any[0]!.file).toBe('2023 Q1 ZEN.pdf');
+  });
 });

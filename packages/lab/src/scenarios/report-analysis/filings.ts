@@ -7,6 +7,7 @@
  */
 import { CorpusIndex, type CorpusSearchResult } from 'pagewise';
 import { wordTokens } from 'pagewise/internal';
+import { pagePrints, questionMeasures } from './measures.js';
 import { canonicalTerm, searchQuery, understandQuestion, type QuestionQuery } from './query.js';
 
 /** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
@@ -54,6 +55,26 @@ const FIRST_PAGE_CHARS = 4000;
 /** BM25 term-frequency saturation and length normalisation of the page ranking within a named company's filings. */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
+
+/** Words of a question for the latest period a company has filed for. */
+const LATEST = /\b(?:latest|recent|current)\b/i;
+const PERIOD_ENDED =
+  /\bperiod\s+ended\s+(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(\d{1,2}),?\s+((?:19|20)\d\d)\b/i;
+
+/**
+ * When a filing's period ended, as a time value: the first page's "for the quarterly period ended July 1, 2023",
+ * else the year and quarter of its file name ("2023 Q3 AAPL.pdf"); undefined when neither says it.
+ */
+function periodEnded(profile: FileProfile): number | undefined {
+  const first = `${profile.pages[0]?.body.slice(0, FIRST_PAGE_CHARS) ?? ''}`;
+  const m = PERIOD_ENDED.exec(first);
+  if (m) {
+    const at = Date.parse(`${m[1]} ${m[2]}, ${m[3]}`);
+    if (!Number.isNaN(at)) return at;
+  }
+  const named = /\b((?:19|20)\d\d)\s*q([1-4])\b/.exec(profile.name);
+  return named ? Date.UTC(Number(named[1]), Number(named[2]) * 3 - 1, 28) : undefined;
+}
 
 /** A page's words in canonical form with their counts, and its length in words. */
 interface PageWords {
@@ -206,6 +227,15 @@ export class FilingIndex extends CorpusIndex {
     // Content counts against the best page of the documents that match the name best, so another company's better
     // page does not shrink the difference between two filings of the named one.
     const topEntity = Math.max(0, ...matches.map((m) => m.entity));
+    // "The most recent 10-Q", no year named: of the named company's filings, the one filed for the latest period.
+    if (query.years.length === 0 && LATEST.test(query.text)) {
+      const dated = matches
+        .filter((m) => m.entity === topEntity && topEntity > 0)
+        .map((m) => ({ m, at: periodEnded(this.#files.get(m.file)!) }))
+        .filter((d): d is { m: DocumentMatch; at: number } => d.at !== undefined);
+      const newest = Math.max(...dated.map((d) => d.at));
+      for (const d of dated) if (d.at === newest) d.m.period = 1;
+    }
     const topContent = Math.max(0, ...matches.filter((m) => m.entity === topEntity).map((m) => m.content)) || 1;
     // The named company's filings are read whole: a page outside the overall hits (crowded out by other companies'
     // pages) still counts by the share of the question's other terms it holds.
@@ -249,6 +279,8 @@ export class FilingIndex extends CorpusIndex {
     const names = new Set(q.entities.map(canonicalTerm));
     const asked = q.terms.filter((t) => !names.has(t));
     const lead = documents[0]!;
+    // A page that prints a measure the query names as a statement line (measures.ts) answers it, whatever its words.
+    const measures = questionMeasures(query);
     /**
      * A document's pages best first. The named company's filings: every page by the question's other terms. Any
      * other document: its overall hits, then its other pages by the share of the terms they hold.
@@ -257,11 +289,18 @@ export class FilingIndex extends CorpusIndex {
       const profile = this.#files.get(file)!;
       const named = lead.entity > 0 && documents.find((d) => d.file === file)?.entity === lead.entity;
       if (named && asked.length > 0) {
-        const scored = profile.pages.map((page) => ({ page, score: this.#pageScore(page, asked) }));
+        const scored = profile.pages.map((page) => ({
+          page,
+          score: this.#pageScore(page, asked),
+          prints: pagePrints(measures, page.body) ? 1 : 0,
+        }));
         return scored
           .filter(({ page, score }) => score > 0 || byUri.has(page.uri))
           .sort(
-            (x, y) => y.score - x.score || (byUri.get(y.page.uri)?.score ?? 0) - (byUri.get(x.page.uri)?.score ?? 0),
+            (x, y) =>
+              y.prints - x.prints ||
+              y.score - x.score ||
+              (byUri.get(y.page.uri)?.score ?? 0) - (byUri.get(x.page.uri)?.score ?? 0),
           )
           .map(({ page, score }) => ({
             uri: page.uri,

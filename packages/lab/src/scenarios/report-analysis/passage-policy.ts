@@ -10,8 +10,8 @@ import { parseFencedPages } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
 import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from './query.js';
 import { REPORT_TASK_KIND_LINE } from './agent.js';
-import { findPassages, mergePassages, type Passage } from './passages.js';
-import { answerLine, fittingRows } from './answer-line.js';
+import { findPassages, mergePassages, namesRead, type Passage } from './passages.js';
+import { fittingRows, statedAnswer } from './answer-line.js';
 import { parseQuestion } from './questions.js';
 
 /** Documents the planner chooses from the search results. */
@@ -98,8 +98,8 @@ function serialize(saved: SavedPassages): string {
 }
 
 /**
- * A warning when the question names an entity (a company) that neither the leading passage nor the name of its
- * file mentions: the best match may be another company's filing.
+ * A warning when the question names an entity (a company) that neither the leading passage, the name of its file
+ * nor the pages read of it ({@link Passage.names}) mention: the best match may be another company's filing.
  */
 export function entityWarning(question: string, leading: Passage): string | undefined {
   const { entities, names } = understandQuestion(question);
@@ -107,13 +107,16 @@ export function entityWarning(question: string, leading: Passage): string | unde
   const file = fileOfUri(leading.citation.replace(/:[\d-]+$/, ''));
   const seen = canonicalWords(`${file.replace(/[^\p{L}\p{N}]+/gu, ' ')} ${leading.text}`);
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-  if (entities.some((e) => seen.has(canonicalTerm(e)) || (e.length >= 4 && compact.includes(e)))) return undefined;
-  return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name and passage do not mention it; it may be another company's document.`;
+  const read = leading.names ?? [];
+  if (entities.some((e) => seen.has(canonicalTerm(e)) || (e.length >= 4 && compact.includes(e)) || read.includes(e)))
+    return undefined;
+  return `Note: the question names ${names.join(' ')}, but the leading passage (${leading.citation}) is from ${file}, whose name, passage and pages read do not mention it; it may be another company's document.`;
 }
 
 /**
  * The final answer text from the best passages: the one-line answer first when the value is unambiguous (see
- * {@link answerLine}; `rows` are the table rows of the documents read that fit the question), then the passages.
+ * {@link statedAnswer}; `rows` are the table rows of the documents read that fit the question), then the passages,
+ * led by the row the line states.
  */
 export function formatPassageAnswer(
   question: string,
@@ -123,15 +126,23 @@ export function formatPassageAnswer(
   const terms = understandQuestion(question).words;
   if (passages.length === 0)
     return `${EXTRACTIVE_NOTE}\nNo passage of the documents I read holds the terms ${terms.map((t) => `"${t}"`).join(', ')}.`;
-  const lines = passages.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
   const warning = entityWarning(question, passages[0]!);
-  const answer = warning ? undefined : answerLine(question, passages, rows);
+  const stated = warning ? undefined : statedAnswer(question, passages, rows);
+  // The row the answer states is its evidence: it leads the passages.
+  const shown = stated
+    ? [stated.row, ...passages.filter((p) => p.citation !== stated.row.citation || p.text !== stated.row.text)].slice(
+        0,
+        Math.max(passages.length, 1),
+      )
+    : passages;
+  const lines = shown.map((p, i) => `${i + 1}. [${p.citation}] ${p.text}`);
+  const answer = stated?.line;
   return `${EXTRACTIVE_NOTE}\n${answer ? `${answer}\n` : ''}Search terms: ${terms.join(', ')}\n${lines.join('\n')}${warning ? `\n${warning}` : ''}`;
 }
 
 /** The answer's passages of a batch of pages, and the rows among all it found that fit the question. */
 function readBatch(question: string, pages: readonly { uri: string; body: string }[]): SavedPassages {
-  const found = findPassages(question, pages, Number.MAX_SAFE_INTEGER);
+  const found = namesRead(question, findPassages(question, pages, Number.MAX_SAFE_INTEGER), pages);
   return { read: 0, passages: found.slice(0, PASSAGES_PER_ANSWER), rows: fittingRows(question, found) };
 }
 

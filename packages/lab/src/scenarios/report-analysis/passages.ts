@@ -6,7 +6,17 @@
  */
 import { queryTerms, wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
+import { labelPrints, measureWords, questionMeasures, type Measure } from './measures.js';
 import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
+import {
+  MONTH,
+  blockHeader,
+  isPeriodLine,
+  periodHeaderBelow,
+  periodsOf,
+  sectionAbove,
+  titleOf,
+} from './statement-layout.js';
 
 /** A document as the reader sees it in its prompt. */
 export interface PassageSource {
@@ -21,10 +31,22 @@ export interface PassageSource {
 export interface TableRow {
   label: string;
   values: string[];
-  /** The column header of each value (years), when the header has one cell per value. */
+  /**
+   * The column header of each value, when the header has one cell per value: a year, or a period as the header
+   * spells it over its lines ("Three Months Ended July 30, 2023").
+   */
   columns?: string[];
-  /** The scale the table is stated in (`thousand`, `million`, `billion`), when a line above it says so. */
+  /**
+   * Each value's period as the header spells it over its lines ("Nine Months Ended July 1, 2023"), when it says more
+   * than the years of {@link columns}.
+   */
+  periods?: string[];
+  /** The scale the table is stated in (`thousand`, `million`, `billion`), as a line of its page says it. */
   unit?: string;
+  /** The heading the row stands under ("Net income per share:" above "Diluted"), without its colon. */
+  section?: string;
+  /** The title of the statement the row is in ("CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS"), when its page has one. */
+  title?: string;
 }
 
 /** One matching passage. */
@@ -42,6 +64,11 @@ export interface Passage {
   score: number;
   /** The row, when the passage is a table row under a column header. */
   row?: TableRow;
+  /**
+   * The names the question gives (lower-case, as the question's entities) that the pages read of the passage's
+   * document say, where its file name may not ("Apple" in `2023 Q1 AAPL.pdf`); set by {@link namesRead}.
+   */
+  names?: string[];
 }
 
 /**
@@ -191,8 +218,6 @@ function spacedRow(line: string): string[] | undefined {
   return [label, ...values];
 }
 
-const MONTH =
-  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
 // A column date as filings head their columns: "June 1, 2019", "Dec. 28, 2018".
 const COLUMN_DATE = new RegExp(`\\b${MONTH}\\s+\\d{1,2},?\\s+((?:19|20)\\d\\d)\\b`, 'gi');
 // What a header of dates says besides them: the period ("Year Ended", "As of", "Fiscal years ended") and the unit.
@@ -226,10 +251,16 @@ export function periodHeader(line: string): string[] | undefined {
   return line.replace(PERIOD, ' ').replace(/[|\s]/g, '') === '' ? labels : undefined;
 }
 
-/** The nearest column header above line `at`: a run of year lines, or a table line of years, periods or labels. */
+/**
+ * The nearest column header above line `at`: a block of period lines, a run of year lines, or a table line of years,
+ * periods or labels; else a header of periods printed below it.
+ */
 function headerAbove(lines: readonly string[], at: number): string[] | undefined {
   for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
     const line = lines[i]!.trim();
+    // A header of periods, on this line or spread over the lines around it.
+    const block = blockHeader(lines, i);
+    if (block) return block;
     const dates = dateHeader(line) ?? periodHeader(line);
     if (dates) return dates;
     const cells = cellsOf(line) ?? spacedRow(line);
@@ -242,7 +273,8 @@ function headerAbove(lines: readonly string[], at: number): string[] | undefined
       if (years.length >= 2) return years;
     }
   }
-  return undefined;
+  // A header printed below the table, at the foot of the page.
+  return periodHeaderBelow(lines, at);
 }
 
 function rowText(label: string, values: readonly string[], header: readonly string[] | undefined): string {
@@ -253,14 +285,18 @@ function rowText(label: string, values: readonly string[], header: readonly stri
   return `${label}: ${cells.join(' | ')}${header ? ` (columns: ${header.join(' | ')})` : ''}`;
 }
 
-/** Lines above a row searched for the table's unit ("(in thousands)"). */
-const UNIT_LINES_ABOVE = 30;
 const UNIT_PHRASE = /\b(?:in|of)\s+(?:[$€£¥]\s*|[a-z]{3}\s+|u\.?s\.?\s+dollars\s+)?(thousands|millions|billions)\b/i;
 const UNIT_SIGN = /(?:[$€£¥]|\b[A-Z]{3})\s?(?:'000|000s)|(?:[$€£¥]|\b[A-Z]{3})\s?(m|bn)\b/;
 
-/** The scale a table states above row `at` ("(in millions)", "$'000", "€m"), nearest first. */
+/**
+ * The scale a table states above row `at` ("(in millions)", "$'000", "€m"), nearest first; else the first its page
+ * states below it (a header printed at the foot of the page).
+ */
 function unitAbove(lines: readonly string[], at: number): string | undefined {
-  for (let i = at; i >= Math.max(0, at - UNIT_LINES_ABOVE); i -= 1) {
+  // Nearest above first; a statement page states its scale once under its title, however long the table.
+  const order = [...Array(at + 1).keys()].map((k) => at - k);
+  for (let i = at + 1; i < lines.length; i += 1) order.push(i);
+  for (const i of order) {
     const line = lines[i]!;
     const phrase = UNIT_PHRASE.exec(line);
     if (phrase) return phrase[1]!.toLowerCase().replace(/s$/, '');
@@ -279,11 +315,18 @@ function tableRow(
 ): TableRow {
   const cells = values.map((v) => v.replace(/\s+/g, ' ').trim());
   const unit = unitAbove(lines, at);
+  const section = sectionAbove(lines, at, (line) => (cellsOf(line) ?? spacedRow(line)) !== undefined);
+  const title = titleOf(lines, at);
+  const periods = periodsOf(lines, at);
   return {
     label,
     values: cells,
     ...(header && header.length === cells.length ? { columns: [...header] } : {}),
+    // Periods the columns do not already spell (a header of distinct years keeps only its years as columns).
+    ...(periods && periods.length === cells.length && periods.join('|') !== header?.join('|') ? { periods } : {}),
     ...(unit ? { unit } : {}),
+    ...(section ? { section } : {}),
+    ...(title ? { title } : {}),
   };
 }
 
@@ -356,6 +399,18 @@ function namedRowText(cells: readonly string[], header: readonly string[]): stri
   return offset >= 0 ? text : `${text} (columns: ${header.filter(Boolean).join(' | ')})`;
 }
 
+/**
+ * The first line of a row label that wraps onto the row's line: a label starting lower-case ("assets (349)
+ * (1,206)") continues the line above when that line holds no number, is not a heading (colon) or a sentence's end,
+ * and is no row itself ("Acquisition of companies, net of cash acquired, and purchases of intangible and other").
+ */
+function labelStart(lines: readonly string[], at: number, label: string, rows: ReadonlySet<number>): number {
+  if (!/^\p{Ll}/u.test(label) || at === 0 || rows.has(at - 1)) return at;
+  const above = lines[at - 1]!.trim();
+  const wraps = above !== '' && above.length <= 120 && !/[\d:.;]$/.test(above) && /^\p{Lu}/u.test(above);
+  return wraps && !/\d/.test(above) ? at - 1 : at;
+}
+
 /** Table rows (label with values) and sentences of one body, with their line spans. */
 function candidatesOf(body: string): Candidate[] {
   const lines = body.split('\n');
@@ -376,7 +431,7 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
-    if (dateHeader(line) ?? periodHeader(line)) {
+    if (dateHeader(line) ?? periodHeader(line) ?? (isPeriodLine(line) || undefined)) {
       // A header of dates or periods labels the columns below; alone it answers nothing.
       rowLines.add(i);
       continue;
@@ -389,17 +444,12 @@ function candidatesOf(body: string): Candidate[] {
     }
     if (cells && cells.slice(1).some((cell) => isValueLine(cell))) {
       const header = headerAbove(lines, i);
-      const text = rowText(cells[0]!, cells.slice(1), header);
-      const row = tableRow(lines, i, cells[0]!, cells.slice(1), header);
-      out.push({
-        text: clip(text),
-        label: cells[0]!,
-        row,
-        firstLine: i,
-        lastLine: i,
-        words: wordSet(`${cells[0]} ${text}`),
-      });
-      rowLines.add(i);
+      const start = labelStart(lines, i, cells[0]!, rowLines);
+      const label = [...lines.slice(start, i).map((l) => l.trim()), cells[0]!].join(' ');
+      const text = rowText(label, cells.slice(1), header);
+      const row = tableRow(lines, i, label, cells.slice(1), header);
+      out.push({ text: clip(text), label, row, firstLine: start, lastLine: i, words: wordSet(`${label} ${text}`) });
+      for (let k = start; k <= i; k += 1) rowLines.add(k);
       continue;
     }
     // A label alone on its line followed by value lines: one row of a table as PDF text extraction lays it out.
@@ -453,7 +503,10 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   const query = understandQuestion(question);
   const terms = query.terms;
   if (terms.length === 0) return [];
-  const all = sources.flatMap((source) => candidatesOf(source.body).map((candidate) => ({ source, candidate })));
+  const measures = questionMeasures(query.text);
+  const all = sources.flatMap((source) =>
+    candidatesOf(source.body).map((candidate) => ({ source, candidate: withMeasureWords(candidate, measures) })),
+  );
   const weight = new Map<string, number>();
   for (const term of new Set(terms)) {
     const df = all.filter(({ candidate }) => candidate.words.has(term)).length;
@@ -485,12 +538,13 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   for (const { source, candidate } of all) {
     const file = fileOfUri(source.uri.replace(/^file:/, ''));
     const named = files.get(file)!;
+    const words = candidate.words;
     let matched = 0;
     let total = 0;
     for (const [term, w] of weight) {
       if (named.has(term)) continue;
       total += w;
-      if (candidate.words.has(term)) matched += w;
+      if (words.has(term)) matched += w;
     }
     if (matched === 0) continue;
     const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
@@ -514,6 +568,18 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/**
+ * A candidate with the words of the measures its row label prints (see measures.ts): "Purchases of property and
+ * equipment" holds "capital expenditure". Counted before term weights, so a word a synonym row holds is as rare as it is.
+ */
+function withMeasureWords(candidate: Candidate, measures: readonly Measure[]): Candidate {
+  const row = candidate.row;
+  if (!row || measures.length === 0) return candidate;
+  const prints = measures.filter((m) => labelPrints(m, row.label, row.section));
+  if (prints.length === 0) return candidate;
+  return { ...candidate, words: new Set([...candidate.words, ...prints.flatMap((m) => [...measureWords(m)])]) };
 }
 
 /**
@@ -580,4 +646,26 @@ export function mergePassages(lists: readonly (readonly Passage[])[], k: number)
     merged.push(passage);
   }
   return merged.slice(0, Math.max(0, k));
+}
+
+/**
+ * `passages` with the question's names that the pages read of each one's document say ({@link Passage.names}): a
+ * filing named by its ticker still says its company's name on its pages.
+ */
+export function namesRead(question: string, passages: readonly Passage[], pages: readonly PassageSource[]): Passage[] {
+  const { entities } = understandQuestion(question);
+  if (entities.length === 0) return [...passages];
+  const words = new Map<string, Set<string>>();
+  for (const page of pages) {
+    const file = fileOfUri(page.uri.replace(/^file:/, ''));
+    const seen = words.get(file) ?? new Set<string>();
+    // Letters and digits only: "AMAZON.COM, INC." says amazon.
+    for (const word of page.body.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) seen.add(word);
+    words.set(file, seen);
+  }
+  return passages.map((passage) => {
+    const seen = words.get(fileOfUri(passage.citation.replace(/:[\d-]+$/, '')));
+    const names = seen ? entities.filter((e) => seen.has(e)) : [];
+    return names.length > 0 ? { ...passage, names } : passage;
+  });
 }
