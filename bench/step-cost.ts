@@ -3,7 +3,11 @@
  * outside the framework the same way for every variant (tool validation, state tracking, storing,
  * request building and counting included). Sessions are pre-filled to 10, 100 and 500 events, 20 tool
  * steps each; variants: pagewise with the memory and the SQLite store, and an AI SDK 6 `generateText`
- * loop over the same history (no persistence). Every size runs once untimed first (warm-up). Each variant runs in a fresh process per round, in an
+ * loop over the same history (no persistence), each with a scripted model object (a `LanguageModelV3` of
+ * the bench's own, which records its calls) and, in the `-openai` rows, with the AI SDK's OpenAI provider
+ * object as users pass it (`createOpenAI({ baseURL })('gpt-4.1')`, answered by a scripted local Responses
+ * API), all at default runner settings. The SQLite runs read a history another store instance wrote, as a
+ * process resuming a session does. Every size runs once untimed first (warm-up). Each variant runs in a fresh process per round, in an
  * order rotated per round; reported: medians and ratios to the AI SDK loop, and the share of the timed
  * region spent in garbage collection.
  *
@@ -26,6 +30,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Session, SessionEvent } from 'pagewise';
+import { startResponsesStub, type ResponsesStub } from './openai-stub.js';
 import { fmt, quantile } from './stats.js';
 
 /** History sizes in events (`--sizes 500,5000,20000`); the ratio columns compare the largest to the smallest. */
@@ -90,6 +95,49 @@ function timed(inner: LanguageModelV3): { model: LanguageModelV3; gaps: number[]
   return { model, gaps, ends };
 }
 
+/** Where the calls of a provider object are recorded: the current run's gaps and call ends. */
+let recorder: { gaps: number[]; ends: number[]; lastEnd?: number } | undefined;
+const patched = new WeakSet<object>();
+
+/**
+ * Records the gap between the calls of an AI SDK provider model as {@link timed} does, by wrapping its
+ * class's `doGenerate` in this child process: the object itself stays as users pass it (a wrapper object
+ * would be a different kind of model to the runner), and the gap still excludes the provider's own work
+ * (converting the prompt, the HTTP round trip, parsing the answer). Starts a new recording.
+ */
+function timedClass(model: LanguageModelV3): { gaps: number[]; ends: number[] } {
+  const proto = Object.getPrototypeOf(model) as LanguageModelV3;
+  if (!patched.has(proto)) {
+    const inner = proto.doGenerate;
+    proto.doGenerate = async function (this: LanguageModelV3, options) {
+      const rec = recorder;
+      const start = performance.now();
+      if (rec?.lastEnd !== undefined) rec.gaps.push(start - rec.lastEnd);
+      const r = await inner.call(this, options);
+      if (rec) {
+        rec.lastEnd = performance.now();
+        rec.ends.push(rec.lastEnd);
+      }
+      return r;
+    };
+    patched.add(proto);
+  }
+  recorder = { gaps: [], ends: [] };
+  return recorder;
+}
+
+/** The model of one run and its recording: the scripted object in a timing wrapper, or the OpenAI provider object against the stub. */
+async function modelFor(
+  stub: ResponsesStub | undefined,
+  scriptedModel: (responses: ReturnType<typeof script>) => LanguageModelV3,
+): Promise<{ model: LanguageModelV3; gaps: number[]; ends: number[] }> {
+  if (!stub) return timed(scriptedModel(script()));
+  const { createOpenAI } = await import('@ai-sdk/openai');
+  const model = createOpenAI({ baseURL: stub.baseURL, apiKey: 'unused' })('gpt-4.1');
+  stub.enqueue(script());
+  return { model, ...timedClass(model) };
+}
+
 const recordOutput = (i: number) =>
   JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) });
 const script = () => [
@@ -121,7 +169,12 @@ async function withGc<T>(
   return { value, gcMs, gcCount: steady.length, wallMs: end - start };
 }
 
-async function childPagewise(src: string, storeKind: 'memory' | 'sqlite', reusePrompt: boolean): Promise<ChildRow[]> {
+async function childPagewise(
+  src: string,
+  storeKind: 'memory' | 'sqlite',
+  reusePrompt: boolean,
+  stub: ResponsesStub | undefined,
+): Promise<ChildRow[]> {
   const load = (p: string) => import(pathToFileURL(path.join(src, p)).href);
   const { Runner } = await load('agents/runner.ts');
   const { Agent } = await load('agents/agent.ts');
@@ -145,18 +198,23 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite', reuseP
   const rows: ChildRow[] = [];
   try {
     for (const [pass, events] of PASSES.entries()) {
-      const store =
-        storeKind === 'memory'
-          ? new InMemorySessionStore()
-          : new SqliteSessionStore({ path: path.join(dir, `h${pass}.db`) });
+      const file = path.join(dir, `h${pass}.db`);
+      const open = () => (storeKind === 'memory' ? new InMemorySessionStore() : new SqliteSessionStore({ path: file }));
+      // SQLite: the history is written by one store instance and read by another, as when a process
+      // resumes a session; the memory store has only the one instance.
+      const seeder = open();
+      for (let r = 0; r < REPEATS; r++) {
+        const s = await seeder.createSession({ appName: 'bench', userId: 'u', sessionId: `s-${pass}-${r}` });
+        for (let i = 0; s.events.length < events; i++) {
+          await seeder.appendEvents(s, seedPair(i));
+        }
+      }
+      if (storeKind === 'sqlite') await seeder.close?.();
+      const store = storeKind === 'sqlite' ? open() : seeder;
       const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
       for (let r = 0; r < REPEATS; r++) {
         const sessionId = `s-${pass}-${r}`;
-        const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
-        for (let i = 0; s.events.length < events; i++) {
-          await store.appendEvents(s, seedPair(i));
-        }
-        const t = timed(scriptedModel(script()));
+        const t = await modelFor(stub, scriptedModel);
         const runner = new Runner({
           agent: new Agent({ name: 'a', instruction: 'You record things.', tools: [record] }),
           model: t.model,
@@ -164,7 +222,7 @@ async function childPagewise(src: string, storeKind: 'memory' | 'sqlite', reuseP
           appName: 'bench',
           // Histories of 20,000 events exceed any real window; the step is measured, not the model.
           contextWindow: 0,
-          // The scripted model records its calls, but nothing here reads a prompt back after its call.
+          // Default settings, unless the variant sets `reusePrompt` (nothing here reads a prompt back after its call).
           ...(reusePrompt ? { reusePrompt } : {}),
         });
         const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }), t.ends);
@@ -297,7 +355,7 @@ function pgBytesPerEvent(events: number, url: string): { table: number; content:
   return JSON.parse(out) as { table: number; content: number };
 }
 
-async function childAiSdk(): Promise<ChildRow[]> {
+async function childAiSdk(stub: ResponsesStub | undefined): Promise<ChildRow[]> {
   const { generateText, stepCountIs, tool } = await import('ai');
   const { z } = await import('zod');
   const { scriptedModel } = await import('pagewise/testing');
@@ -327,7 +385,7 @@ async function childAiSdk(): Promise<ChildRow[]> {
           ],
         });
       }
-      const t = timed(scriptedModel(script()));
+      const t = await modelFor(stub, scriptedModel);
       const m = await withGc(
         () =>
           generateText({
@@ -356,11 +414,15 @@ async function childAiSdk(): Promise<ChildRow[]> {
 }
 
 async function child(variant: string, src: string): Promise<void> {
-  const rows =
-    variant === 'ai-sdk'
-      ? await childAiSdk()
-      : await childPagewise(src, variant.includes('sqlite') ? 'sqlite' : 'memory', variant.endsWith('-reuse'));
-  process.stdout.write(JSON.stringify(rows));
+  const stub = variant.endsWith('-openai') ? await startResponsesStub() : undefined;
+  try {
+    const rows = variant.startsWith('ai-sdk')
+      ? await childAiSdk(stub)
+      : await childPagewise(src, variant.includes('sqlite') ? 'sqlite' : 'memory', variant.endsWith('-reuse'), stub);
+    process.stdout.write(JSON.stringify(rows));
+  } finally {
+    await stub?.close();
+  }
 }
 
 /** Runs every variant in a fresh process per round and prints medians, ratios and GC shares. */
@@ -373,6 +435,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     { name: 'ai-sdk', src: OWN_SRC },
     { name: 'pagewise-memory', src: OWN_SRC },
     { name: 'pagewise-sqlite', src: OWN_SRC },
+    { name: 'ai-sdk-openai', src: OWN_SRC },
+    { name: 'pagewise-memory-openai', src: OWN_SRC },
+    { name: 'pagewise-sqlite-openai', src: OWN_SRC },
     ...(reuse
       ? [
           { name: 'pagewise-memory-reuse', src: OWN_SRC },
@@ -435,13 +500,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(`\n## step-cost: ms per step from outside (gap between model calls), ${rounds} rounds\n`);
   console.log('Steps pooled over rounds for the ms columns; ratios within rounds, median [min–max] over rounds.\n');
   console.log(
-    `| variant | ${SIZES.map((n) => `${n} events`).join(' | ')} | ${SIZES.map((n) => `÷ AI SDK at ${n}`).join(' | ')} | ${large} ÷ ${small} | GC share of steps at ${large} | GCs per 100 steps at ${large} |`,
+    `| variant | ${SIZES.map((n) => `${n} events`).join(' | ')} | ${SIZES.map((n) => `÷ AI SDK (same model) at ${n}`).join(' | ')} | ${large} ÷ ${small} | GC share of steps at ${large} | GCs per 100 steps at ${large} |`,
   );
   console.log(`|---|${SIZES.map(() => '---:').join('|')}|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
   for (const v of variants) {
     const at = samples.get(`${v.name}@${large}`)!;
+    // Each variant against the AI SDK loop calling the same kind of model object.
+    const aiSdk = v.name.endsWith('-openai') ? 'ai-sdk-openai' : 'ai-sdk';
     console.log(
-      `| ${v.name} | ${SIZES.map((n) => fmt(median(v.name, n))).join(' | ')} | ${SIZES.map((n) => withinRounds(v.name, n, 'ai-sdk', n)).join(' | ')} | ${withinRounds(v.name, large, v.name, small)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
+      `| ${v.name} | ${SIZES.map((n) => fmt(median(v.name, n))).join(' | ')} | ${SIZES.map((n) => withinRounds(v.name, n, aiSdk, n)).join(' | ')} | ${withinRounds(v.name, large, v.name, small)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
     );
   }
   // SQLite bytes per event against the content the events record, at the largest size.

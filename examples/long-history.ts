@@ -1,8 +1,8 @@
 /**
  * A session with a long history (20,000 events), one invocation of 20 tool steps, run twice: as a runner
- * does by default for a model object (a new prompt array handed to the model at every step) and with
+ * does by default for a model object of its own kind (a new prompt array handed to the model at every step) and with
  * `reusePrompt: true` (one array for every step, changed in place; the default for models the runner
- * makes from a `provider:model` spec). The model here keeps nothing of the prompts it is handed, as
+ * makes from a `provider:model` spec and for AI SDK provider objects such as `openai('gpt-4.1')`). The model here keeps nothing of the prompts it is handed, as
  * the AI SDK's providers do; that is what makes the option safe. No API key, no network.
  * Run: npx tsx examples/long-history.ts
  */

@@ -1,9 +1,14 @@
 /**
  * `reusePrompt: 'auto'` (the default) through a real provider: a model the runner makes from a
- * `provider:model` spec (here `openai-compatible`, against a local server) gets the kept prompt array on
- * the usual step, a model object passed in gets a new array, and the requests the provider sends are the
- * same either way.
+ * `provider:model` spec (here `openai-compatible`, against a local server), and an AI SDK provider object
+ * passed in as users construct it, get the kept prompt array on the usual step; other model objects get a
+ * new array, and what they kept never changes afterwards; the requests the provider sends are the same
+ * either way.
  */
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
@@ -17,7 +22,7 @@ import {
 import { RequestHistory } from '../packages/pagewise/src/context/request-history.js';
 import { MODEL_ENV } from '../packages/pagewise/src/models/resolve.js';
 import { scriptedModel } from '../packages/pagewise/src/models/scripted.js';
-import { answer, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';
+import { answer, responses, startFakeOpenAI, type FakeOpenAI, type Handler } from './security/openai-server.js';
 
 let server: FakeOpenAI;
 beforeAll(async () => {
@@ -55,13 +60,19 @@ async function run(model: ModelSpec, reusePrompt?: RunnerOptions['reusePrompt'])
   return flags;
 }
 
-function enqueueScript(): void {
+/** Queues two invocations' answers (two tool calls and a text each) in the Chat Completions or the Responses format. */
+function enqueueScript(format: typeof answer = answer): void {
   for (let i = 0; i < 2; i++) {
-    server.enqueue(answer({ toolCalls: [{ name: 'lookup', arguments: { id: `a${i}` } }] }));
-    server.enqueue(answer({ toolCalls: [{ name: 'lookup', arguments: { id: `b${i}` } }] }));
-    server.enqueue(answer({ text: 'done' }));
+    server.enqueue(format({ toolCalls: [{ name: 'lookup', arguments: { id: `a${i}` }, id: `call_a${i}` }] }));
+    server.enqueue(format({ toolCalls: [{ name: 'lookup', arguments: { id: `b${i}` }, id: `call_b${i}` }] }));
+    server.enqueue(format({ text: 'done' }));
   }
 }
+
+/** The messages of the requests the server received since `from`: `messages` of chat bodies, `input` of Responses ones. */
+const bodiesSince = (from: number) => server.requests.slice(from).map((r) => r.body.messages ?? r.body.input);
+
+type Format = (a: Parameters<typeof answer>[0]) => Handler;
 
 describe("reusePrompt 'auto'", () => {
   it('hands a provider model made from a spec the kept array, and it sends what a copy would have sent', async () => {
@@ -110,5 +121,96 @@ describe("reusePrompt 'auto'", () => {
     const model = scriptedModel([...steps('a'), ...steps('b')]);
     expect(await run(model)).toEqual(Array(6).fill(false));
     model.assertComplete();
+  });
+
+  it.each<[string, () => LanguageModelV3, Format]>([
+    [
+      'openai(id), the Responses API',
+      () => createOpenAI({ apiKey: 'k', baseURL: server.baseURL })('test-model'),
+      responses,
+    ],
+    ['openai.chat(id)', () => createOpenAI({ apiKey: 'k', baseURL: server.baseURL }).chat('test-model'), answer],
+    [
+      'createOpenAICompatible(…)(id)',
+      () => createOpenAICompatible({ name: 'local', baseURL: server.baseURL })('test-model'),
+      answer,
+    ],
+  ])(
+    'hands the provider object %s, passed in, the kept array, and it sends what a copy would have sent',
+    async (_n, make, format) => {
+      const before = server.requests.length;
+      enqueueScript(format);
+      const auto = await run(make());
+      const autoBodies = bodiesSince(before);
+      const middle = server.requests.length;
+      enqueueScript(format);
+      const copied = await run(make(), false);
+      expect(auto).toEqual(Array(6).fill(true));
+      expect(copied).toEqual(Array(6).fill(false));
+      expect(autoBodies).toHaveLength(6);
+      expect(autoBodies).toEqual(bodiesSince(middle));
+    },
+  );
+
+  it('copies for provider objects wrapped, subclassed or patched to keep the prompt, and what they kept never changes', async () => {
+    const kept: { prompt: LanguageModelV3CallOptions['prompt']; then: string }[] = [];
+    const keep = (o: LanguageModelV3CallOptions) =>
+      void kept.push({ prompt: o.prompt, then: JSON.stringify(o.prompt) });
+    const chat = () => createOpenAI({ apiKey: 'k', baseURL: server.baseURL }).chat('test-model');
+    const patched = chat();
+    const inner = patched.doGenerate.bind(patched);
+    patched.doGenerate = (o) => (keep(o), inner(o));
+    const wrapped = wrapLanguageModel({
+      model: chat(),
+      middleware: {
+        specificationVersion: 'v3',
+        wrapGenerate: ({ doGenerate, params }) => (keep(params), doGenerate()),
+      },
+    });
+    const Chat = Object.getPrototypeOf(chat()).constructor as new (id: string, config: unknown) => LanguageModelV3;
+    class Recording extends Chat {
+      override doGenerate(o: LanguageModelV3CallOptions) {
+        keep(o);
+        return super.doGenerate(o);
+      }
+    }
+    const sub = new Recording('test-model', (chat() as unknown as { config: unknown }).config);
+    for (const model of [patched, wrapped as LanguageModelV3, sub]) {
+      kept.length = 0;
+      enqueueScript();
+      expect(await run(model)).toEqual(Array(6).fill(false));
+      expect(kept).toHaveLength(6);
+      for (const { prompt, then } of kept) expect(JSON.stringify(prompt)).toBe(then);
+    }
+  });
+
+  it('relies on a premise that holds: the provider objects keep no reference to the prompt array they are called with', async () => {
+    const reaches = (root: unknown, target: unknown): boolean => {
+      const seen = new Set<unknown>();
+      const stack = [root];
+      while (stack.length) {
+        const v = stack.pop();
+        if (v === target) return true;
+        if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+        seen.add(v);
+        for (const key of Reflect.ownKeys(v)) stack.push((v as Record<PropertyKey, unknown>)[key]);
+      }
+      return false;
+    };
+    const cases: [LanguageModelV3, Format][] = [
+      [createOpenAI({ apiKey: 'k', baseURL: server.baseURL })('test-model'), responses],
+      [createOpenAI({ apiKey: 'k', baseURL: server.baseURL }).chat('test-model'), answer],
+      [createOpenAICompatible({ name: 'local', baseURL: server.baseURL })('test-model'), answer],
+    ];
+    for (const [model, format] of cases) {
+      const prompt: LanguageModelV3CallOptions['prompt'] = [
+        { role: 'system', content: 'You look records up.' },
+        { role: 'user', content: [{ type: 'text', text: 'first' }] },
+      ];
+      server.enqueue(format({ text: 'done' }));
+      const result = await model.doGenerate({ prompt });
+      expect(result.content).toEqual([expect.objectContaining({ type: 'text', text: 'done' })]);
+      expect([model.provider, reaches(result, prompt), reaches(model, prompt)]).toEqual([model.provider, false, false]);
+    }
   });
 });

@@ -9,6 +9,7 @@ import {
   type ModelSpec,
   type ResolveModelOptions,
 } from '../models/resolve.js';
+import { isProviderModel } from '../models/provider-models.js';
 import type { Agent } from './agent.js';
 import { TRANSFER_TOOL, transferTool } from './builtin-tools.js';
 import { definitionOf } from './tool-execution.js';
@@ -22,11 +23,13 @@ export interface ResolvedModel {
   /** Context window in tokens; 0 when unchecked. */
   window: number;
   /**
-   * True when the model is one the runner made from a `provider:model` spec: an AI SDK provider, which
-   * turns the prompt into its request body and keeps no reference to it. False for model objects passed
-   * in (they may record their calls) and for the offline model (its policies may be the user's).
+   * Resolves to true when the model keeps no reference to its prompt: one the runner made from a
+   * `provider:model` spec, or a model object that is an AI SDK provider package's own model, unwrapped
+   * and unpatched (see `isProviderModel`); such a provider turns the prompt into its request body. False
+   * for other model objects (they may record their calls, or wrap middleware that does) and for the
+   * offline model (its policies may be the user's).
    */
-  keepsNoPrompt: boolean;
+  keepsNoPrompt: Promise<boolean>;
 }
 
 /** Resolves and caches each agent's model and tools for a runner. */
@@ -54,7 +57,8 @@ export class AgentResources {
       }
       const model = resolveModel(spec, this.defaults.modelOptions);
       const window = this.defaults.contextWindow ?? contextWindowFor(spec);
-      const keepsNoPrompt = typeof spec === 'string' && spec !== 'offline';
+      const keepsNoPrompt =
+        typeof spec === 'string' ? Promise.resolve(spec !== 'offline') : isProviderModel(model).catch(() => false);
       m = { model, label: modelLabel(spec), window, keepsNoPrompt };
       this.models.set(agent, m);
     }

@@ -50,8 +50,10 @@ export interface RunnerOptions {
    * request body and keep nothing, but a model that records its calls (as `MockLanguageModelV3` in
    * `ai/test` does), or middleware that stores the prompt, would see an earlier prompt change
    * (telemetry's `modelContent` is handed a copy of a reused prompt). A step whose processors changed the history still gets a new array. Default `'auto'`: reused
-   * for models the runner made from a `provider:model` spec (the AI SDK's providers), a new array for
-   * model objects passed in and for the offline model.
+   * for models the runner made from a `provider:model` spec and for AI SDK provider objects passed in as
+   * their factory made them (`openai('gpt-4.1')`, `anthropic(…)`, `google(…)`, `createOpenAICompatible(…)(…)`:
+   * same class, nothing replaced on the object); a new array for any other model object (wrapped, subclassed,
+   * patched, or your own) and for the offline model. docs/runtime.md has the table.
    */
   reusePrompt?: boolean | 'auto';
   /**

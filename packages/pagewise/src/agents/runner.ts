@@ -376,7 +376,7 @@ export class Runner {
     const measured = inv.history.measure(request, encoding);
     if (window > 0 && measured.total > window) throw new ContextWindowExceededError(measured.total, window, label);
     const option = this.options.reusePrompt ?? 'auto';
-    const reuse = option === 'auto' ? keepsNoPrompt : option;
+    const reuse = option === 'auto' ? await keepsNoPrompt : option;
     const rendered = inv.history.render(request, reuse);
     // A hint is added to copies: the rendered messages (and a reused prompt array) are the kept history's.
     const {
