@@ -15,7 +15,7 @@ import type { ContextRequest, LedgerEntry } from '../../packages/pagewise/src/in
 import { renderPrompt } from '../../packages/pagewise/src/context/request.js';
 import { promptSegments } from '../../packages/pagewise/src/tokens/prompt-segments.js';
 import { writeCorpus } from '../../packages/lab/src/scenarios/report-analysis/index.js';
-import { spawnCli, type CliChild } from '../support/cli-child.js';
+import { finishedCli, withInspector } from '../support/cli-runs.js';
 
 const CHROMIUM = process.env.PAGEWISE_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -79,24 +79,6 @@ function commonPrefix(a: readonly number[], b: readonly number[]): number {
   return i;
 }
 
-async function finished(argv: readonly string[], env: Record<string, string>): Promise<CliChild> {
-  const run = spawnCli(argv, env);
-  const { code } = await run.exited;
-  expect(code, run.stderr()).toBe(0);
-  return run;
-}
-
-async function withInspector(store: string, use: (origin: string) => Promise<void>): Promise<void> {
-  const inspector = spawnCli(['inspect', '--store', store, '--port', '0']);
-  try {
-    await inspector.waitFor(/read-only inspector at http:\/\/127\.0\.0\.1:\d+\//);
-    await use(/read-only inspector at (http:\/\/127\.0\.0\.1:\d+)\//.exec(inspector.stdout())![1]!);
-  } finally {
-    inspector.child.kill('SIGINT');
-    await inspector.exited;
-  }
-}
-
 /** What the calls view shows of each call's cache, by call id. */
 async function callCells(page: Page) {
   return page.locator('#calls-table tr[data-call]').evaluateAll((rows) =>
@@ -147,7 +129,7 @@ describe.skipIf(!haveChromium)('the inspector shows the prompt cache of recorded
 
   it('shows a demo session hit rate and each first change as the ledger recorded them', async () => {
     // The demo keeps its folder under the temporary folder it is given.
-    const run = await finished(['demo', '--n', '12', '--questions', '1', '--window', '0'], { TMPDIR: dir });
+    const run = await finishedCli(['demo', '--n', '12', '--questions', '1', '--window', '0'], { TMPDIR: dir });
     const db = /inspect --store sqlite:(\S+)/.exec(run.stdout())![1]!;
     expect(db.startsWith(dir)).toBe(true);
     const calls = loggedCalls(db);
@@ -204,7 +186,7 @@ describe.skipIf(!haveChromium)('the inspector shows the prompt cache of recorded
     const folder = path.join(dir, 'reports');
     await writeCorpus(folder, 12, 2);
     const db = path.join(dir, 'analyze.db');
-    await finished(['analyze', folder, 'How many reports have a churn rate above 5%?', '--batch', '4', '--db', db], {
+    await finishedCli(['analyze', folder, 'How many reports have a churn rate above 5%?', '--batch', '4', '--db', db], {
       PAGEWISE_CACHE_DIR: path.join(dir, 'cache'),
     });
     const calls = loggedCalls(db);

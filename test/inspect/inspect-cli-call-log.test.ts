@@ -13,7 +13,7 @@ import { writeCorpus } from '../../packages/lab/src/scenarios/report-analysis/in
 import { retailDataAvailable, retailDataMissing } from '../../packages/lab/src/scenarios/retail/index.js';
 import { OPTIMIZER_SESSION } from '../../packages/lab/src/optimize/optimizer-log.js';
 import { openSqliteDatabase } from '../../packages/sqlite/src/sqlite-store.js';
-import { spawnCli, type CliChild } from '../support/cli-child.js';
+import { finishedCli, withInspector } from '../support/cli-runs.js';
 
 const CHROMIUM = process.env.PAGEWISE_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -28,26 +28,6 @@ const numbers = async (page: Page, selector: string) =>
       .locator(`${selector} .num`)
       .evaluateAll((nodes) => nodes.map((n) => (n as unknown as { dataset: { n: string } }).dataset.n))
   ).map(Number);
-
-async function finished(argv: readonly string[], env: Record<string, string>): Promise<CliChild> {
-  const run = spawnCli(argv, env);
-  const { code } = await run.exited;
-  expect(code, run.stderr()).toBe(0);
-  return run;
-}
-
-/** Runs `pagewise inspect` on `store` until `use` is done with its address. */
-async function withInspector(store: string, use: (origin: string) => Promise<void>): Promise<void> {
-  const inspector = spawnCli(['inspect', '--store', store, '--port', '0']);
-  try {
-    await inspector.waitFor(/read-only inspector at http:\/\/127\.0\.0\.1:\d+\//);
-    const origin = /read-only inspector at (http:\/\/127\.0\.0\.1:\d+)\//.exec(inspector.stdout())![1]!;
-    await use(origin);
-  } finally {
-    inspector.child.kill('SIGINT');
-    await inspector.exited;
-  }
-}
 
 describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', () => {
   let dir: string;
@@ -105,7 +85,7 @@ describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', (
 
   it('shows the calls of an `analyze` session', async () => {
     const db = path.join(dir, 'analyze.db');
-    const run = await finished(
+    const run = await finishedCli(
       ['analyze', folder, 'How many reports have a churn rate above 5%?', '--batch', '4', '--db', db],
       env,
     );
@@ -118,7 +98,7 @@ describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', (
 
   it('shows the calls of a `bench --out` episode', async () => {
     const out = path.join(dir, 'bench-out');
-    const run = await finished(
+    const run = await finishedCli(
       ['bench', 'report-analysis', '--n', '8', '--tasks', '1', '--strategies', 'paging', '--out', out],
       env,
     );
@@ -154,7 +134,7 @@ describe.skipIf(!haveChromium)('pagewise inspect on sessions made by the CLI', (
     'shows the calls of an `optimize --db` episode',
     async () => {
       const db = path.join(dir, 'optimize.db');
-      await finished(
+      await finishedCli(
         [
           'optimize',
           '--scenario',
