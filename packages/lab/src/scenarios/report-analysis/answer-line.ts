@@ -25,6 +25,8 @@ const DERIVED = new Set(
 );
 // A question for a reason, a place, a time or a choice, not a value.
 const NOT_A_VALUE = /\b(?:why|where|when|which|who|whom|whose|how(?!\s+(?:much|many)\b))\b/i;
+// A question that asks whether ("Did Acme report…?", "Is there…?"): its answer is yes or no, not a figure.
+const YES_OR_NO = /^\s*(?:did|does|do|is|are|was|were|has|have|had|can|could|will|would|should)\b/i;
 // Words a question asks for a figure with; they name no row.
 const PHRASING = new Set(['amount', 'value', 'figure', 'level', 'reported'].map(canonicalTerm));
 /** A cell that is one number as filings print it. */
@@ -142,7 +144,7 @@ const QUARTER = /\b(?:q[1-4]|[1-4]q|quarter|quarterly|10-?q)\b/i;
 function lookupOf(query: QuestionQuery, file: string, names: readonly string[] = []): Lookup | undefined {
   // The first clause asks; ", and which initiatives…" after it asks for more than the value.
   const ask = query.text.split(/,?\s+and\s+(?=(?:what|which|how|why|where|when|who)\b)/i)[0]!;
-  if (query.years.length > 1 || NOT_A_VALUE.test(ask)) return undefined;
+  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask)) return undefined;
   const year = query.years[0];
   if (year === undefined && !LATEST.test(query.text)) return undefined;
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
