@@ -181,7 +181,7 @@ describe('the one-line answer', () => {
       // One segment's revenue is not the total the row prints.
       expect(await answerOf("What was Acme's Services revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
       // A question whether, of the measure and quarter that are stated when asked what: yes or no is no figure.
-      expect(await answerOf("Did Acme report R&D expenditure in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answerOf('Did Acme report R&D expenditure in Q2 2024?')).not.toMatch(/^Answer: /m);
     });
 
     it('reads a row label that wraps onto its values line', () => {
