@@ -4,8 +4,9 @@
  * order), with the cache hit rate and the cost in dollars with caching beside the prompt tokens. Trace files
  * hold the conversation, not each request as it was sent, so for them the figures are said to be unavailable.
  */
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { ConfigurationError, DEFAULT_PRICES, PRICES_CHECKED } from 'pagewise';
+import { isSqliteFile } from '@pagewise/lab/replay';
 
 /** One recorded session's prompt cache, as `pagewise replay` reports it. */
 export interface RecordedCacheRow {
@@ -28,20 +29,6 @@ export interface RecordedCacheRow {
 export type RecordedCache =
   | { available: true; priceAs?: string; pricesChecked: string; sessions: RecordedCacheRow[]; all: RecordedCacheRow }
   | { available: false; reason: string };
-
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-async function isSqliteFile(target: string): Promise<boolean> {
-  if (!(await stat(target)).isFile()) return false;
-  const handle = await open(target, 'r');
-  try {
-    const head = Buffer.alloc(SQLITE_HEADER.length);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return bytesRead === head.length && head.equals(SQLITE_HEADER);
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Checks `--price-as`: an entry of the built-in price table. */
 export function checkPriceAs(spec: string | undefined): string | undefined {
@@ -79,7 +66,7 @@ export async function recordedCache(
   target: string,
   options: { appName?: string; priceAs?: string } = {},
 ): Promise<RecordedCache> {
-  if (!(await isSqliteFile(target)))
+  if (!((await stat(target)).isFile() && (await isSqliteFile(target))))
     return {
       available: false,
       reason:

@@ -31,7 +31,7 @@ export interface ReadTracesOptions {
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Whether `file` starts with the SQLite header: a session database, not a text trace. */
-async function isSqliteFile(file: string): Promise<boolean> {
+export async function isSqliteFile(file: string): Promise<boolean> {
   const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(SQLITE_HEADER.length);
