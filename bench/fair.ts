@@ -3,7 +3,7 @@
  * Retail (24 tasks, seeds 1 and 2) at half of `none`'s mean peak, with `acon` (default guidelines) and
  * `acon-learned` (guidelines learned on seed 7, packages/lab/guidelines/); multi-objective QA at N = 2, 4, 8,
  * 16 without a budget (peak, dependency, EM/F1 per N), and its success and EM against budget at N = 8.
- * Writes docs/bench/ (the N = 8 chart and the curve JSON) and prints markdown tables.
+ * Writes bench/results/ (the N = 8 chart and the curve JSON) and prints markdown tables.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ import { LEARN_RETAIL } from './optimize-retail.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const LEARNED = path.join(HERE, '..', 'packages', 'lab', 'guidelines', 'retail-tool-use');
-const DOCS = path.join(HERE, '..', 'docs', 'bench');
+const DOCS = path.join(HERE, 'results');
 
 /** Seed the retail guidelines were learned on: never an evaluation seed. */
 export const TRAINING_SEED = LEARN_RETAIL.seed;
