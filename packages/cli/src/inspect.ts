@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { startInspector } from '@pagewise/inspect';
 import { inCliTerms } from './errors.js';
 import { intOption, parseCommand } from './args.js';
+import { checkPriceAs } from './replay-cache.js';
 
 export const INSPECT_HELP = `Usage: pagewise inspect [options]
 
@@ -19,6 +20,9 @@ Options:
   --runs <dir>       A \`pagewise bench --out\` folder (repeatable)
   --replay <path>    A \`pagewise replay --out\` folder or its replay.json (repeatable): strategies side
                      by side, each lost value marked beside what the request held instead
+  --price-as <model> Price every call as this model of the built-in price table (e.g.
+                     openai:gpt-4.1): a session of the offline model, which bills nothing, in a
+                     provider's dollars with caching
   --port <n>         Port (default 4317; 0 picks a free one)
   --host <address>   Address to bind (default 127.0.0.1); any other address prints an access token
                      that every request must carry
@@ -44,6 +48,7 @@ export async function inspectCommand(argv: string[], out: (s: string) => void): 
     schema: { type: 'string' },
     runs: { type: 'string', multiple: true },
     replay: { type: 'string', multiple: true },
+    'price-as': { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
     open: { type: 'boolean' },
@@ -53,7 +58,9 @@ export async function inspectCommand(argv: string[], out: (s: string) => void): 
     out(INSPECT_HELP);
     return 0;
   }
+  const priceAs = checkPriceAs(values['price-as']);
   const inspector = await startInspector({
+    ...(priceAs !== undefined ? { priceAs } : {}),
     ...(values.store ? { store: values.store } : {}),
     ...(values.schema ? { schema: values.schema } : {}),
     ...(values.runs ? { runs: values.runs as unknown as string[] } : {}),

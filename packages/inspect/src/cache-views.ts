@@ -3,7 +3,14 @@
  * columns of the calls table, and a call's cache section with where its first changed token is. Every text
  * from the store (an excerpt of the request) goes through the escaping template.
  */
-import { describeFirstChange, type CallCache, type FirstChange, type SessionCacheTotals } from './cache.js';
+import { DEFAULT_PRICES } from 'pagewise';
+import {
+  describeFirstChange,
+  isFreePrice,
+  type CallCache,
+  type FirstChange,
+  type SessionCacheTotals,
+} from './cache.js';
 import { html, num, type SafeHtml } from './html.js';
 
 /** A share as a percentage, with the raw fraction in `data-n` for tests and scripts. */
@@ -12,6 +19,17 @@ export function percent(rate: number): SafeHtml {
 }
 
 /** Dollars with four decimals, the raw figure in `data-usd`. */
+/** Price-table entries that bill nothing, named in a call's price line. */
+const FREE_KEYS = new Set(
+  Object.entries(DEFAULT_PRICES)
+    .filter(([, price]) => isFreePrice(price))
+    .map(([key]) => key),
+);
+
+/** Why a session's cost reads $0 when its calls were priced at a free entry, and how to see it in dollars. */
+const FREE_HINT = (keys: readonly string[]) =>
+  `${keys.join(', ')} bills nothing; pagewise inspect --price-as openai:gpt-4.1 prices the calls as a provider bills them`;
+
 function usd(amount: number): SafeHtml {
   return html`<span class="usd" data-usd="${amount}">$${amount.toFixed(4)}</span>`;
 }
@@ -44,7 +62,9 @@ export function sessionCacheFigures(
       ? 'no figures'
       : totals.unpriced.length > 0
         ? html`unpriced <small>(no built-in price for ${totals.unpriced.join(', ')})</small>`
-        : usd(totals.costUsd);
+        : totals.free.length > 0
+          ? html`${usd(totals.costUsd)} <small class="cache-free">${FREE_HINT(totals.free)}</small>`
+          : usd(totals.costUsd);
   return html`<div>
       <dt>cache hit</dt>
       <dd id="cache-hit" title="${how}; ${over}">
@@ -142,7 +162,7 @@ export function callCacheSection(cache: CallCache | undefined, covered: boolean,
           <td class="r cache-uncached">${num(cache.uncached)}</td>
           <td class="r cache-hit">${percent(cache.hitRate)}</td>
           <td class="r cost">
-            ${cache.costUsd !== undefined ? html`${usd(cache.costUsd)} <small>as ${cache.price}</small>` : 'unpriced'}
+            ${cache.costUsd !== undefined ? html`${usd(cache.costUsd)} <small>as ${cache.price}${cache.price && FREE_KEYS.has(cache.price) ? ', which bills nothing' : ''}</small>` : 'unpriced'}
           </td>
         </tr>
       </tbody>

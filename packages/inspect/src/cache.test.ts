@@ -288,3 +288,52 @@ describe('the cache views of a hostile request', () => {
     }
   });
 });
+
+describe('a session of the offline model', () => {
+  let dir: string;
+  let file: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-inspect-cache-offline-'));
+    file = path.join(dir, 'store.db');
+    const store = new SqliteSessionStore({ path: file });
+    await store.createSession(KEY);
+    const log = new SqliteCallLog({ database: store.db });
+    for (let i = 0; i < 3; i++)
+      log.recordCall({
+        ...KEY,
+        invocationId: 'inv',
+        eventId: `m${i}`,
+        entry: { ...entry('pagewise:offline', i), promptTokens: 4_000, completionTokens: 20 },
+        request: request(history.slice(0, 2 + i)),
+        response: { text: 'done', toolCalls: [] },
+      });
+    await store.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function header(priceAs?: string): Promise<{ page: string; costUsd: number; free: string[] }> {
+    const data = new InspectData(openSqliteReadOnly(file), priceAs !== undefined ? { priceAs } : {});
+    const app = createInspectorApp({ data, runs: [] });
+    try {
+      const q = new URLSearchParams({ a: KEY.appName, u: KEY.userId, s: KEY.sessionId });
+      await (await app.request(`/calls?${q}`)).text();
+      const page = await (await app.request(`/session?${q}`)).text();
+      const { totals } = await data.sessionCache(KEY);
+      return { page, costUsd: totals.costUsd, free: totals.free };
+    } finally {
+      await data.close();
+    }
+  }
+
+  it('says a $0 cost is the free model, and prices it as a provider when asked', async () => {
+    const own = await header();
+    expect(own.costUsd).toBe(0);
+    expect(own.free).toEqual(['offline']);
+    expect(own.page).toContain('offline bills nothing');
+    const priced = await header('openai:gpt-4.1');
+    expect(priced.free).toEqual([]);
+    expect(priced.costUsd).toBeGreaterThan(0);
+    expect(priced.page).not.toContain('bills nothing');
+  });
+});

@@ -94,6 +94,11 @@ export interface SessionCacheTotals {
   /** USD with caching over the priced calls; {@link unpriced} names the models without a price. */
   costUsd: number;
   unpriced: string[];
+  /**
+   * The price-table entries that priced calls at nothing (the offline model), so a cost of $0 reads as "free model",
+   * not "cheap run": price such a session as a provider bills with {@link SessionCacheOptions.priceAs}.
+   */
+  free: string[];
   /** The rules the figures are modelled under, and whether any were recorded or computed here. */
   rules: string[];
   sources: ('recorded' | 'computed')[];
@@ -134,6 +139,17 @@ export function priceFor(label: string): { key: string; price: ModelPrice } | un
   const { modelId } = split(label);
   const key = DEFAULT_PRICES[label] ? label : modelId === 'offline' ? 'offline' : undefined;
   return key ? { key, price: DEFAULT_PRICES[key]! } : undefined;
+}
+
+/** Whether a price bills nothing at all (the offline model's entry). */
+export function isFreePrice(price: ModelPrice): boolean {
+  return (
+    price.inputPerMTok === 0 &&
+    price.outputPerMTok === 0 &&
+    !price.cacheReadPerMTok &&
+    !price.cacheWritePerMTok &&
+    !price.cacheWrite1hPerMTok
+  );
 }
 
 const rulesByName = new Map(PROMPT_CACHE_RULES.map((row) => [row.rules.name, row.rules]));
@@ -201,6 +217,7 @@ export class SessionCacheReplay {
   private readonly seen = new Set<string>();
   private readonly price: { key: string; price: ModelPrice } | undefined;
   private readonly unpriced = new Set<string>();
+  private readonly free = new Set<string>();
   private readonly rules = new Set<string>();
   private readonly sources = new Set<'recorded' | 'computed'>();
   private sums = { calls: 0, withoutFigures: 0, promptTokens: 0, read: 0, write: 0, costUsd: 0 };
@@ -236,6 +253,7 @@ export class SessionCacheReplay {
       hitRate: promptTokens > 0 ? read / promptTokens : null,
       costUsd,
       unpriced: [...this.unpriced],
+      free: [...this.free],
       rules: [...this.rules],
       sources: [...this.sources],
     };
@@ -256,6 +274,7 @@ export class SessionCacheReplay {
       out.price = price.key;
       out.costUsd = callCostUsd(entry, price.price);
       this.sums.costUsd += out.costUsd;
+      if (isFreePrice(price.price)) this.free.add(price.key);
     } else this.unpriced.add(call.model);
     delete (out as Partial<typeof figures>).usage;
     this.sums.calls += 1;

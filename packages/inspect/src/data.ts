@@ -15,7 +15,13 @@ import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
 import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
 import { hashBody } from 'pagewise/internal';
-import { SessionCacheReplay, type CacheCallInput, type CallCache, type SessionCacheTotals } from './cache.js';
+import {
+  SessionCacheReplay,
+  type SessionCacheOptions,
+  type CacheCallInput,
+  type CallCache,
+  type SessionCacheTotals,
+} from './cache.js';
 
 /** Filters of the session list; every field optional. */
 export interface SessionFilter {
@@ -271,17 +277,21 @@ export class InspectData {
   /** Error counts of the sessions viewed last, least recently used first, with the last event each covers. */
   private readonly errorCounts = new Map<string, { seq: number; count: number }>();
   private readonly storedMessage: (message: string) => string;
+  private readonly cacheOptions: SessionCacheOptions;
   /** The prompt cache of the sessions viewed last, least recently used first, with the last call each covers. */
   private readonly cacheMemos = new Map<string, SessionCacheMemo>();
   /**
    * `options.storedMessage` rewrites the message of each stored error event before a view shows it: the CLI's
    * inspector passes one that names its flags (`--window`) where the runtime named a library option.
+   * `options.priceAs` prices every call as that entry of the built-in price table (see `SessionCacheOptions`):
+   * how a session of the offline model, which bills nothing, reads in a provider's dollars.
    */
   constructor(
     readonly db: InspectDb,
-    options: { storedMessage?: (message: string) => string } = {},
+    options: { storedMessage?: (message: string) => string; priceAs?: string } = {},
   ) {
     this.storedMessage = options.storedMessage ?? ((message) => message);
+    this.cacheOptions = options.priceAs !== undefined ? { priceAs: options.priceAs } : {};
   }
 
   /** A stored event, its error message in the words of this inspector's audience. */
@@ -624,7 +634,7 @@ export class InspectData {
         );
         if (kept.length === 0) memo = undefined;
       }
-      memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+      memo ??= { replay: new SessionCacheReplay(key, this.cacheOptions), calls: new Map(), lastId: -Infinity, read: 0 };
       while (memo.running) await memo.running;
       if (memo.read < through) {
         memo.running = this.extendCache(key, memo, through);
@@ -635,7 +645,7 @@ export class InspectData {
         }
       }
     }
-    memo ??= { replay: new SessionCacheReplay(key), calls: new Map(), lastId: -Infinity, read: 0 };
+    memo ??= { replay: new SessionCacheReplay(key, this.cacheOptions), calls: new Map(), lastId: -Infinity, read: 0 };
     this.cacheMemos.set(id, memo);
     if (this.cacheMemos.size > KEPT_CACHE_SESSIONS) this.cacheMemos.delete(this.cacheMemos.keys().next().value!);
     return { totals: memo.replay.totals, calls: memo.calls };
@@ -652,7 +662,7 @@ export class InspectData {
       'SELECT id FROM model_calls WHERE app_name = ? AND user_id = ? AND session_id = ? AND model = ? AND id < ? LIMIT 1',
       [key.appName, key.userId, key.sessionId, call.model, call.id],
     );
-    const replay = new SessionCacheReplay(key);
+    const replay = new SessionCacheReplay(key, this.cacheOptions);
     if (earlier.length > 0) replay.assumeEarlier(call.model);
     return replay.next({ model: call.model, at: call.entry.at, entry: call.entry, request: call.request });
   }

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
-import { ConfigurationError, PagewiseError } from 'pagewise';
+import { ConfigurationError, DEFAULT_PRICES, PagewiseError } from 'pagewise';
 import { renderChartSvg, promptTokensPerCallSpec, peakVsNSpec } from '@pagewise/lab';
 import { readRuns, rebuildReport } from '@pagewise/lab';
 import { replayChartSpec } from '@pagewise/lab/replay';
@@ -74,6 +74,12 @@ export interface InspectorOptions {
    * names its flags instead, since its users run the CLI. Default: messages as stored.
    */
   storedMessage?: (message: string) => string;
+  /**
+   * Price every logged call as this entry of the built-in price table (`openai:gpt-4.1`), modelling the calls the
+   * run recorded no cache figures for under that provider's rules. The offline model bills nothing, so its sessions
+   * read $0 at their own price. Default: each call's own model.
+   */
+  priceAs?: string;
 }
 
 /** A running inspector. */
@@ -544,12 +550,20 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const port = options.port ?? 4317;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigurationError('bad-port', `--port must be an integer from 0 to 65535, got ${port}.`);
+  if (options.priceAs !== undefined && !DEFAULT_PRICES[options.priceAs])
+    throw new ConfigurationError(
+      'bad-price',
+      `No built-in price for ${options.priceAs}; use one of ${Object.keys(DEFAULT_PRICES).join(', ')}.`,
+    );
   let db: InspectDb | undefined;
   if (typeof options.store === 'object') db = options.store;
   else if (options.store) db = openStore(options.store, options.schema);
   else if (existsSync(defaultDatabasePath())) db = openStore(defaultDatabasePath());
   const data = db
-    ? new InspectData(db, options.storedMessage ? { storedMessage: options.storedMessage } : {})
+    ? new InspectData(db, {
+        ...(options.storedMessage ? { storedMessage: options.storedMessage } : {}),
+        ...(options.priceAs !== undefined ? { priceAs: options.priceAs } : {}),
+      })
     : undefined;
   const { loaded, errors } = await loadRuns(options.runs ?? []);
   const replays = await loadReplays(options.replays ?? []);
