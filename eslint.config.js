@@ -1,6 +1,7 @@
 // Lint config: typescript-eslint's recommended rules over the sources, tests, benchmarks and examples.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import shortNames from './scripts/eslint-rules/short-names.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/', '**/node_modules/', 'coverage/', 'bench-out/', '.pagewise/'] },
@@ -12,7 +13,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-eval': 'error',
       'no-new-func': 'error',
+      // One import statement per module (a type-only import beside it is allowed, as consistent-type-imports writes).
+      'no-duplicate-imports': ['error', { allowSeparateTypeImports: true }],
     },
+  },
+  {
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
+    plugins: { pagewise: { rules: { 'short-names': shortNames } } },
+    rules: { 'pagewise/short-names': 'error' },
   },
   {
     files: ['packages/*/bin/**/*.js', '**/*.mjs', '**/*.cjs'],

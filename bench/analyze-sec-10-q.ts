@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CorpusIndex } from 'pagewise';
 import { queryTerms } from 'pagewise/internal';
-import { DocumentCache, readDocumentFolder, type FolderDocument } from '@pagewise/documents';
+import { DocumentCache, readDocumentFolder, type FolderDocument, sha256Hex } from '@pagewise/documents';
 import { fileOfUri, folderCorpus, runReportAnalysis, type FolderCorpus } from '@pagewise/lab/scenarios/report-analysis';
 import {
   answerLineAmount,
@@ -43,7 +43,6 @@ import {
   type Amount,
   type GoldPages,
 } from './sec-10-q-gold.js';
-import { sha256Hex } from '@pagewise/documents';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 

@@ -6,8 +6,16 @@
  * least 60% below none's peak with success at least none's. The offline model is rules, not an LLM,
  * so every compressor here is the extractive backend (the prompting baseline: the naive stand-in).
  */
-import { Agent } from 'pagewise';
-import { Runner } from 'pagewise';
+import {
+  Agent,
+  Runner,
+  clearToolResults,
+  fifoHistory,
+  OfflineModel,
+  Ledger,
+  summarizeLedger,
+  type LedgerEntry,
+} from 'pagewise';
 import {
   aconHistoryStrategy,
   aconObservationStrategy,
@@ -15,8 +23,6 @@ import {
   promptingStrategy,
   type CompressionStrategySetup,
 } from '@pagewise/lab';
-import { clearToolResults, fifoHistory } from 'pagewise';
-import { OfflineModel } from 'pagewise';
 import {
   checkAnswer,
   createRetailTools,
@@ -29,7 +35,6 @@ import {
   type RetailData,
   type RetailTask,
 } from '@pagewise/lab/scenarios/retail';
-import { Ledger, summarizeLedger, type LedgerEntry } from 'pagewise';
 
 /** Model calls allowed per episode, as in the retail benchmark scenario. */
 const MAX_STEPS = 60;

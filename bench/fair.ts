@@ -16,8 +16,7 @@ import {
   runBudgetCurve,
   writeBudgetCurve,
 } from '@pagewise/lab';
-import { loadGuideline } from 'pagewise';
-import { ConfigurationError } from 'pagewise';
+import { loadGuideline, ConfigurationError } from 'pagewise';
 import { LEARN_RETAIL } from './optimize-retail.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

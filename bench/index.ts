@@ -12,6 +12,7 @@ import {
   runBench,
   writeBenchOutput,
   type BenchOptions,
+  registerStandardBench,
 } from '@pagewise/lab';
 import { ConfigurationError } from 'pagewise';
 import { main as analyzeFilings } from './analyze-filings.js';
@@ -33,7 +34,6 @@ import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
 import { main as sqliteHotPath } from './sqlite-hot-path.js';
-import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

@@ -8,15 +8,14 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { getScenario } from '@pagewise/lab';
-import { formatGuideline, type GuidelineTarget } from 'pagewise';
+import { getScenario, registerStandardBench } from '@pagewise/lab';
+import { formatGuideline, type GuidelineTarget, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
 import {
   retailDataMissing,
   RETAIL_HISTORY_GUIDELINE,
   RETAIL_OBSERVATION_GUIDELINE,
   retailDataAvailable,
 } from '@pagewise/lab/scenarios/retail';
-import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
 import {
   fieldNecessity,
   jointPartner,
@@ -25,7 +24,6 @@ import {
   optimizeTable,
   type OptimizeResult,
 } from '@pagewise/lab/optimize';
-import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

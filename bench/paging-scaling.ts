@@ -12,8 +12,8 @@ import {
   isCorrect,
   runReportAnalysis,
   type ReportStrategy,
+  createRng,
 } from '@pagewise/lab/scenarios/report-analysis';
-import { createRng } from '@pagewise/lab/scenarios/report-analysis';
 import { seededFenceBoundary } from 'pagewise/internal';
 
 interface Row {

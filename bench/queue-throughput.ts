@@ -19,11 +19,9 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getScenario, runBench, type BenchOptions, type BenchReport } from '@pagewise/lab';
-import { queueExecutor, startEpisodeWorker } from '@pagewise/distributed';
+import { getScenario, runBench, type BenchOptions, type BenchReport, registerStandardBench } from '@pagewise/lab';
+import { queueExecutor, startEpisodeWorker, deleteKeysWithPrefix } from '@pagewise/distributed';
 import { fmt, quantile } from './stats.js';
-import { deleteKeysWithPrefix } from '@pagewise/distributed';
-import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

@@ -8,8 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getScenario, registerStandardBench, runBench } from '@pagewise/lab';
-import { loadGuideline } from 'pagewise';
-import { ConfigurationError } from 'pagewise';
+import { loadGuideline, ConfigurationError } from 'pagewise';
 
 const LEARNED = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

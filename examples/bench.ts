@@ -2,8 +2,7 @@
  * The benchmark from code: every strategy of a scenario on the same seeded tasks, offline, as a markdown
  * table. npx tsx examples/bench.ts
  */
-import { getScenario, markdownReport, runBench } from '@pagewise/lab';
-import { registerStandardBench } from '@pagewise/lab';
+import { getScenario, markdownReport, runBench, registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

@@ -2,9 +2,8 @@
  * ACON compression on the retail tool-use scenario, offline: the full history against ACON's observation and
  * history compression (needs ../shared/data/tau-retail or PAGEWISE_TAU_RETAIL_DIR). npx tsx examples/compression.ts
  */
-import { getScenario, markdownReport, runBench } from '@pagewise/lab';
+import { getScenario, markdownReport, runBench, registerStandardBench } from '@pagewise/lab';
 import { retailDataAvailable } from '@pagewise/lab/scenarios/retail';
-import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

@@ -16,10 +16,8 @@ import {
   pagingContext,
   PagewiseSession,
 } from '@pagewise/openai-agents';
-import { observationCompressor } from 'pagewise';
+import { observationCompressor, compactPagingTurns, PagingService } from 'pagewise';
 import { handleOf } from 'pagewise/internal';
-import { compactPagingTurns } from 'pagewise';
-import { PagingService } from 'pagewise';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 
 const reports = generateReports(12, 4);

@@ -4,10 +4,9 @@
  * guideline's rules. npx tsx examples/optimize.ts
  */
 import { formatGuideline } from 'pagewise';
-import { getScenario } from '@pagewise/lab';
+import { getScenario, registerStandardBench } from '@pagewise/lab';
 import { optimizeGuideline, optimizeMarkdown } from '@pagewise/lab/optimize';
 import { retailDataAvailable } from '@pagewise/lab/scenarios/retail';
-import { registerStandardBench } from '@pagewise/lab';
 
 registerStandardBench();
 

@@ -6,13 +6,8 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { Agent } from 'pagewise';
-import { Runner } from 'pagewise';
-import { pagedInstruction } from 'pagewise';
-import { PagingService } from 'pagewise';
-import { createPagingTools } from 'pagewise';
+import { Agent, Runner, pagedInstruction, PagingService, createPagingTools, pagewiseTelemetry } from 'pagewise';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
-import { pagewiseTelemetry } from 'pagewise';
 import { ScriptedModel } from 'pagewise/testing';
 
 const reports = generateReports(6, 2);

@@ -5,15 +5,16 @@
  * rest only.
  */
 import type { ModelMessage } from 'ai';
-import { compressMessages } from 'pagewise';
-import { randomUnits, truncateHead, truncateTail } from 'pagewise/internal';
-import { compressExtractive } from 'pagewise/internal';
-import { observationCompressor } from 'pagewise';
-import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
-import { type ExtractiveRules } from 'pagewise/internal';
-import { Ledger } from 'pagewise';
-import { countTokens } from 'pagewise';
-import { seededRandom, seededShuffle } from 'pagewise/internal';
+import { compressMessages, observationCompressor, DEFAULT_EXTRACTIVE_RULES, Ledger, countTokens } from 'pagewise';
+import {
+  randomUnits,
+  truncateHead,
+  truncateTail,
+  compressExtractive,
+  type ExtractiveRules,
+  seededRandom,
+  seededShuffle,
+} from 'pagewise/internal';
 import { quantile } from '../stats.js';
 import { generateChat } from './chats.js';
 import {

@@ -5,7 +5,7 @@
  * throwaway git repository with the project's lint configuration.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,8 @@ const BROKEN = 'var unused = eval("1")\n';
 /** A folder with the project's lint configuration and a tracked clean file; a git checkout when `git` is true. */
 function checkout(git: boolean): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-lint-'));
-  for (const file of ['eslint.config.js', '.prettierrc.json', '.prettierignore'])
+  mkdirSync(path.join(dir, 'scripts/eslint-rules'), { recursive: true });
+  for (const file of ['eslint.config.js', '.prettierrc.json', '.prettierignore', 'scripts/eslint-rules/short-names.js'])
     copyFileSync(path.join(ROOT, file), path.join(dir, file));
   const manifest = { name: 'lint-fixture', private: true, type: 'module' };
   writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -28,7 +29,7 @@ function checkout(git: boolean): string {
     execFileSync('git', ['init', '-q'], { cwd: dir });
     execFileSync(
       'git',
-      ['add', 'eslint.config.js', '.prettierrc.json', '.prettierignore', 'package.json', 'tracked.ts'],
+      ['add', 'eslint.config.js', '.prettierrc.json', '.prettierignore', 'scripts', 'package.json', 'tracked.ts'],
       {
         cwd: dir,
       },

@@ -29,10 +29,9 @@ import {
 } from '../../packages/pagewise/src/index.js';
 import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
 import { SqliteSessionStore } from '../../packages/sqlite/src/index.js';
-import { getScenario, runBench, writeBenchOutput } from '../../packages/lab/src/bench/index.js';
+import { getScenario, runBench, writeBenchOutput, registerStandardBench } from '../../packages/lab/src/bench/index.js';
 import { main } from '../../packages/cli/src/main.js';
 import { answer, error, hang, startFakeOpenAI, type FakeOpenAI } from './openai-server.js';
-import { registerStandardBench } from '../../packages/lab/src/bench/index.js';
 
 registerStandardBench();
 

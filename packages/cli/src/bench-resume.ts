@@ -7,8 +7,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import type { EpisodeExecutor, EpisodeJob } from '@pagewise/lab';
-import type { EpisodeOutcome } from '@pagewise/lab';
+import type { EpisodeExecutor, EpisodeJob, EpisodeOutcome } from '@pagewise/lab';
 import { ConfigurationError } from 'pagewise';
 
 /** The file of finished episodes, one JSON object a line. */

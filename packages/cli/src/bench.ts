@@ -25,13 +25,12 @@ import {
   type EpisodeRecording,
   type LearnedGuidelines,
 } from '@pagewise/lab';
-import { loadGuideline } from 'pagewise';
+import { loadGuideline, ConfigurationError, DEFAULT_PRICES, type ModelPrice } from 'pagewise';
 import { queueExecutor } from '@pagewise/distributed';
 import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';
 import { defaultRetailDataDir, retailDataAvailable } from '@pagewise/lab/scenarios/retail';
 
-import { ConfigurationError, DEFAULT_PRICES, type ModelPrice } from 'pagewise';
 import {
   intOption,
   MODEL_TIME_FLAGS,

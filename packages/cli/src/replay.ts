@@ -6,8 +6,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadGuideline } from 'pagewise';
-import { AbortedError, ConfigurationError } from 'pagewise';
+import { loadGuideline, AbortedError, ConfigurationError } from 'pagewise';
 import {
   defaultStrategies,
   readTraces,

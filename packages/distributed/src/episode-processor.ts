@@ -4,8 +4,7 @@
  * the worker's own process free to renew its locks, answer signals and check for stalled episodes.
  */
 import type { SandboxedJob } from 'bullmq';
-import { getScenario } from '@pagewise/lab';
-import { registerStandardBench } from '@pagewise/lab';
+import { getScenario, registerStandardBench } from '@pagewise/lab';
 import type { EpisodeOutcome } from '@pagewise/lab';
 import type { EpisodeJobData } from './job.js';
 import { runEpisodeJob } from './run-episode.js';

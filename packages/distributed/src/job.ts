@@ -4,8 +4,7 @@
  * validated when they arrive.
  */
 import { z } from 'zod';
-import type { EpisodeJob } from '@pagewise/lab';
-import type { EpisodeOutcome, ScenarioTask } from '@pagewise/lab';
+import type { EpisodeJob, EpisodeOutcome, ScenarioTask } from '@pagewise/lab';
 import { ConfigurationError } from 'pagewise';
 import { EpisodeOutcomeSchema } from '@pagewise/lab';
 

@@ -5,8 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents, QueueKeys } from 'bullmq';
-import type { EpisodeBatch, EpisodeExecutor, EpisodeJob } from '@pagewise/lab';
-import type { EpisodeOutcome } from '@pagewise/lab';
+import type { EpisodeBatch, EpisodeExecutor, EpisodeJob, EpisodeOutcome } from '@pagewise/lab';
 import { AbortedError, ConfigurationError, SystemError } from 'pagewise';
 import {
   assertJsonData,

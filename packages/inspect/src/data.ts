@@ -4,17 +4,13 @@
  * validated as it is read; a row that does not parse is shown as unreadable, never trusted.
  */
 import { z } from 'zod';
-import { CALL_LOG_SCHEMA } from 'pagewise';
-import type { ContextRequest } from 'pagewise';
-import { parseFencedPages } from 'pagewise/internal';
+import { CALL_LOG_SCHEMA, PROMPT_PARTS, type LedgerEntry } from 'pagewise';
+import type { ContextRequest, JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
+import { parseFencedPages, decodeEvent, parseStoredState, storedEventId, hashBody } from 'pagewise/internal';
 import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
-import { decodeEvent, parseStoredState, storedEventId } from 'pagewise/internal';
-import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
-import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
 import type { InspectDb } from './db.js';
 import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
-import { hashBody } from 'pagewise/internal';
 import {
   SessionCacheReplay,
   type SessionCacheOptions,

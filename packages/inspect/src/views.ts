@@ -3,17 +3,26 @@
  * from a store is text, whatever it contains. Pages stay usable without JavaScript; the one external
  * script only adds live updates.
  */
-import { itemText, latestObservationStart, toolDefinitionText } from 'pagewise/internal';
-import { isPerStep, type ContextItem, type InstructionSection } from 'pagewise';
-import { parseFencedPages } from 'pagewise/internal';
-import { handleOf, unfenceQuoted } from 'pagewise/internal';
-import { summaryBody } from 'pagewise/internal';
-import { scopeOf } from 'pagewise';
+import {
+  itemText,
+  latestObservationStart,
+  toolDefinitionText,
+  parseFencedPages,
+  handleOf,
+  unfenceQuoted,
+  summaryBody,
+} from 'pagewise/internal';
+import {
+  isPerStep,
+  type ContextItem,
+  type InstructionSection,
+  scopeOf,
+  PROMPT_PARTS,
+  countTokens,
+  encodingForModel,
+} from 'pagewise';
 import type { SessionEvent, SessionKey } from 'pagewise';
-import { PROMPT_PARTS } from 'pagewise';
-import { countTokens, encodingForModel } from 'pagewise';
-import type { BenchRuns } from '@pagewise/lab';
-import type { StrategyResult } from '@pagewise/lab';
+import type { BenchRuns, StrategyResult } from '@pagewise/lab';
 import type { CallDetail, CallSummary, PageView, SeqEvent, SessionHeader, SessionListRow } from './data.js';
 import { html, num, query, time, type SafeHtml } from './html.js';
 import { SubstringIndex } from './substring-index.js';

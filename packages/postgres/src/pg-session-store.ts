@@ -8,7 +8,15 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { z } from 'zod';
-import { StorageError, VersionConflictError } from 'pagewise';
+import {
+  StorageError,
+  VersionConflictError,
+  scopeOf,
+  SESSION_SCHEMA_VERSION,
+  type CreateSessionOptions,
+  type ListSessionsOptions,
+  type LockingSessionStore,
+} from 'pagewise';
 import {
   commitToSession,
   planAppend,
@@ -18,17 +26,14 @@ import {
   type SharedKeys,
   type SharedValue,
   type SharedWrite,
+  decodeEvent,
+  encodeEvent,
+  parseStoredState,
+  parseStoredValue,
+  applyDelta,
+  splitDelta,
+  READABLE_SESSION_SCHEMA_VERSIONS,
 } from 'pagewise/internal';
-import { decodeEvent, encodeEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
-import { applyDelta, splitDelta } from 'pagewise/internal';
-import { scopeOf } from 'pagewise';
-import { READABLE_SESSION_SCHEMA_VERSIONS } from 'pagewise/internal';
-import {
-  SESSION_SCHEMA_VERSION,
-  type CreateSessionOptions,
-  type ListSessionsOptions,
-  type LockingSessionStore,
-} from 'pagewise';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 

@@ -7,19 +7,31 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { DatabaseCorruptError, StorageError, VersionConflictError } from 'pagewise';
-import { commitToSession, planAppend, type AppendPlan, type SharedValue, type SharedWrite } from 'pagewise/internal';
-import { decodeEvent, encodeEvent, parseStoredState, parseStoredValue } from 'pagewise/internal';
-import { deepFreeze } from 'pagewise/internal';
-import { applyDelta, splitDelta } from 'pagewise/internal';
-import { scopeOf } from 'pagewise';
-import { READABLE_SESSION_SCHEMA_VERSIONS } from 'pagewise/internal';
 import {
+  DatabaseCorruptError,
+  StorageError,
+  VersionConflictError,
+  scopeOf,
   SESSION_SCHEMA_VERSION,
   type CreateSessionOptions,
   type ListSessionsOptions,
   type SessionStore,
 } from 'pagewise';
+import {
+  commitToSession,
+  planAppend,
+  type AppendPlan,
+  type SharedValue,
+  type SharedWrite,
+  decodeEvent,
+  encodeEvent,
+  parseStoredState,
+  parseStoredValue,
+  deepFreeze,
+  applyDelta,
+  splitDelta,
+  READABLE_SESSION_SCHEMA_VERSIONS,
+} from 'pagewise/internal';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
 import { EVENT_KEY_SPAN, MIGRATION_VERSIONS, migrate } from './migrations.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';

@@ -7,22 +7,31 @@
  * Settings come from {@link ACON_DEFAULTS} (the paper's T_obs 1024 and T_hist 4096), overridden per
  * scenario by {@link ACON_PRESETS} (as the paper sets thresholds per benchmark), then by the options.
  */
-import type { InstructionProvider } from 'pagewise';
-import type { AnyTool } from 'pagewise';
-import type { ObservationProcessor } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
-import { pagedInstruction } from 'pagewise';
-import { PagingService } from 'pagewise';
-import { createPagingTools } from 'pagewise';
-import type { CompressorBackend } from 'pagewise';
-import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
-import type { Guideline } from 'pagewise';
-import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryMode } from 'pagewise';
-import { DEFAULT_OBSERVATION_THRESHOLD, observationCompressor } from 'pagewise';
-import { promptingSummarizer } from 'pagewise';
+import type {
+  InstructionProvider,
+  AnyTool,
+  ObservationProcessor,
+  ContextProcessor,
+  ModelSpec,
+  CompressorBackend,
+  Guideline,
+} from 'pagewise';
+import {
+  pagedInstruction,
+  PagingService,
+  createPagingTools,
+  DEFAULT_HISTORY_GUIDELINE,
+  DEFAULT_OBSERVATION_GUIDELINE,
+  DEFAULT_HISTORY_THRESHOLD,
+  historyCompressor,
+  type HistoryMode,
+  DEFAULT_OBSERVATION_THRESHOLD,
+  observationCompressor,
+  promptingSummarizer,
+  resolveCompressor,
+  type CompressorSpec,
+} from 'pagewise';
 import { isOfflineModel } from 'pagewise/internal';
-import { resolveCompressor, type CompressorSpec } from 'pagewise';
 import { fixedPromptTokens } from './budget-fit.js';
 
 /** What the factories read of the episode; the benchmark's strategy context has these fields. */

@@ -6,10 +6,8 @@
  */
 import { z } from 'zod';
 import type { AnyTool } from 'pagewise';
-import { groupTurns } from 'pagewise/internal';
-import { measureRequest } from 'pagewise/internal';
-import { type ContextItem, type ContextProcessor } from 'pagewise';
-import { countTokens } from 'pagewise';
+import { groupTurns, measureRequest } from 'pagewise/internal';
+import { type ContextItem, type ContextProcessor, countTokens } from 'pagewise';
 
 function checkBudget(name: string, budget: number): void {
   if (!Number.isInteger(budget) || budget < 1)

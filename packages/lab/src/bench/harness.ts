@@ -5,15 +5,27 @@
  */
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
-import { Agent } from 'pagewise';
-import { Runner } from 'pagewise';
+import {
+  Agent,
+  Runner,
+  AbortedError,
+  ConfigurationError,
+  PagewiseError,
+  SystemError,
+  type ErrorFault,
+  OfflineModel,
+  type OfflinePolicy,
+  contextWindowFor,
+  modelLabel,
+  resolveModel,
+  type ModelSpec,
+  promptCacheRulesFor,
+  type PromptCacheRules,
+  Ledger,
+  type LedgerEntry,
+} from 'pagewise';
 import type { AnyTool } from 'pagewise';
-import { AbortedError, ConfigurationError, PagewiseError, SystemError, type ErrorFault } from 'pagewise';
-import { OfflineModel, type OfflinePolicy } from 'pagewise';
-import { contextWindowFor, modelLabel, resolveModel, type ModelSpec } from 'pagewise';
 import { DEFAULT_PRICES, promptCacheRulesForSpec, type ModelPrice } from 'pagewise/internal';
-import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise';
-import { Ledger, type LedgerEntry } from 'pagewise';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, EpisodeRecording, ScenarioTask } from './scenario.js';
 import { defaultBenchStrategies, getStrategy, setupStrategy, strategyTask } from './strategies.js';

@@ -6,10 +6,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { ConfigurationError } from 'pagewise';
-import { OFFLINE_DISCLAIMER } from 'pagewise';
+import { ConfigurationError, OFFLINE_DISCLAIMER, PROMPT_PARTS } from 'pagewise';
 import { PRICES_CHECKED, type ModelPrice } from 'pagewise/internal';
-import { PROMPT_PARTS } from 'pagewise';
 import { renderBenchCharts } from './charts.js';
 import { BENCH_RUNS_SCHEMA, summarizeRuns, type BenchReport, type BenchRuns } from './harness.js';
 import type { StrategyResult } from './metrics.js';

@@ -2,8 +2,7 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { CallLog, ErrorFault, LedgerEntry, PageStore, PromptCacheRules, SessionStore } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
+import type { CallLog, ErrorFault, LedgerEntry, PageStore, PromptCacheRules, SessionStore, ModelSpec } from 'pagewise';
 
 /** Parameters every scenario understands. */
 export interface ScenarioParams {

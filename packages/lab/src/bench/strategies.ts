@@ -3,12 +3,8 @@
  * observation processors, services and extra tools. Nothing is registered when this module loads: the
  * standard strategies are registered by `registerStandardBench()` (./standard.ts).
  */
-import type { InstructionProvider } from 'pagewise';
-import type { AnyTool } from 'pagewise';
-import type { ObservationProcessor } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
+import type { InstructionProvider, AnyTool, ObservationProcessor, ContextProcessor, ModelSpec } from 'pagewise';
 import { ConfigurationError } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
 import type { ScenarioTask } from './scenario.js';
 
 /** The standard strategies in display order; registered strategies not in this list follow by name. */

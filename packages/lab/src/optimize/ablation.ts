@@ -13,8 +13,7 @@
  */
 import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
-import type { ObservationProcessor } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
+import type { ObservationProcessor, ModelSpec } from 'pagewise';
 import { setOwn } from 'pagewise/internal';
 import { jsonLeaves, ruleForPath, ruleMatchesPath } from './field-diff.js';
 

@@ -12,8 +12,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { z } from 'zod';
 import type { GuidelineTarget } from 'pagewise';
-import { compressorSystemPrompt } from 'pagewise';
-import { ConfigurationError } from 'pagewise';
+import { compressorSystemPrompt, ConfigurationError } from 'pagewise';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 
 /**

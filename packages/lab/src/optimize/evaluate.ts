@@ -9,15 +9,24 @@
 import { randomUUID } from 'node:crypto';
 import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
-import type { Guideline, GuidelineTarget } from 'pagewise';
-import { isOfflineModel } from 'pagewise/internal';
-import { resolveCompressor, type CompressorSpec } from 'pagewise';
+import type {
+  Guideline,
+  GuidelineTarget,
+  CallLog,
+  CallTags,
+  ObservationProcessor,
+  SessionStore,
+  ModelSpec,
+} from 'pagewise';
+import { isOfflineModel, itemText } from 'pagewise/internal';
+import {
+  resolveCompressor,
+  type CompressorSpec,
+  DEFAULT_HISTORY_GUIDELINE,
+  DEFAULT_OBSERVATION_GUIDELINE,
+  type ContextProcessor,
+} from 'pagewise';
 import { aconHistoryStrategy, aconObservationStrategy, aconSettings, aconStrategy } from '../bench/acon-strategies.js';
-import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
-import type { CallLog, CallTags, ObservationProcessor, SessionStore } from 'pagewise';
-import { itemText } from 'pagewise/internal';
-import { type ContextProcessor } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 import { canonicalJson } from './hash.js';
 import { recordingCompressor } from './recording.js';

@@ -9,9 +9,8 @@
  */
 import { z } from 'zod';
 import type { ScenarioTask } from '../bench/scenario.js';
-import { formatGuideline, parseGuideline, type Guideline, type GuidelineTarget } from 'pagewise';
+import { formatGuideline, parseGuideline, type Guideline, type GuidelineTarget, PagewiseError } from 'pagewise';
 import { PLACEHOLDER_RULES, placeholdersOf } from 'pagewise/internal';
-import { PagewiseError } from 'pagewise';
 import { ROOT_CAUSES, type ContrastivePair, type PairFeedback, type RootCause } from './analysis.js';
 import { splitJson } from './field-diff.js';
 import type { CandidateDraft, GuidelineProposer, UnreadableReply } from './proposer.js';

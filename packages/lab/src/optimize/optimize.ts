@@ -16,8 +16,7 @@
  */
 
 import { placeholdersOf } from 'pagewise/internal';
-import { PagewiseError } from 'pagewise';
-import { modelLabel } from 'pagewise';
+import { PagewiseError, modelLabel } from 'pagewise';
 import { baselinePhase, compressionPhase, utilityPhase, validationPhase } from './phases.js';
 import { writeOptimizeOutput } from './report.js';
 import { openRun } from './run.js';

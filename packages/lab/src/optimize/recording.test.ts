@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompressionInput, CompressorBackend } from 'pagewise';
 import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
-import { compressorPrompt } from 'pagewise/internal';
-import { InMemoryCompressorCallStore } from 'pagewise/internal';
+import { compressorPrompt, InMemoryCompressorCallStore } from 'pagewise/internal';
 import { guidelineHash } from './hash.js';
 import { recordingCompressor } from './recording.js';
 

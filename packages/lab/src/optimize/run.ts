@@ -4,14 +4,21 @@
  * proposer's `ask`, capped and cached.
  */
 import type { ScenarioTask } from '../bench/scenario.js';
-import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
+import {
+  DEFAULT_HISTORY_GUIDELINE,
+  DEFAULT_OBSERVATION_GUIDELINE,
+  type CompressorSpec,
+  AbortedError,
+  ConfigurationError,
+  LimitExceededError,
+  SystemError,
+  modelLabel,
+  resolveModel,
+  type ModelSpec,
+  countTokens,
+} from 'pagewise';
 import type { Guideline } from 'pagewise';
-import { isOfflineModel } from 'pagewise/internal';
-import { type CompressorSpec } from 'pagewise';
-import { AbortedError, ConfigurationError, LimitExceededError, SystemError } from 'pagewise';
-import { modelLabel, resolveModel, type ModelSpec } from 'pagewise';
-import { withRetry } from 'pagewise/internal';
-import { countTokens } from 'pagewise';
+import { isOfflineModel, withRetry } from 'pagewise/internal';
 import { runVariables } from './analysis.js';
 import { forbiddenValues } from './candidate-check.js';
 import { scenarioEvaluator, type EpisodeEvaluator, type EvaluationJob } from './evaluate.js';

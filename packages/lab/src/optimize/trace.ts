@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import type { ErrorFault, LedgerEntry } from 'pagewise';
-import { summarizeLedger } from 'pagewise';
-import { countTokens } from 'pagewise';
+import { summarizeLedger, countTokens } from 'pagewise';
 import type { CompressorCallRecord } from 'pagewise/internal';
 import {
   containsWord,

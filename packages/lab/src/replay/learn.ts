@@ -8,8 +8,7 @@
  * name kinds of fields, never values: every candidate passes the optimizer's task-value check.
  */
 import type { Guideline } from 'pagewise';
-import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
-import { OBSERVATION_THRESHOLD } from 'pagewise';
+import { DEFAULT_OBSERVATION_GUIDELINE, OBSERVATION_THRESHOLD } from 'pagewise';
 import { checkCandidate, forbiddenValues } from '../optimize/candidate-check.js';
 import { seededRandom } from 'pagewise/internal';
 import { analyzeTrace, replayTrace, type TraceAnalysis } from './replay.js';

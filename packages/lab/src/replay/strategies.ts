@@ -4,18 +4,18 @@
  * tool-result clearing. Each is the library's own processor, created fresh for every trace since
  * processors keep per-run state.
  */
-import { observationCompressor, OBSERVATION_THRESHOLD } from 'pagewise';
-import { DEFAULT_HISTORY_THRESHOLD, historyCompressor } from 'pagewise';
-import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
-import { truncateHead } from 'pagewise/internal';
-import type { Guideline } from 'pagewise';
-import type { CompressorSpec } from 'pagewise';
-import type { ObservationProcessor } from 'pagewise';
-import { clearToolResults, fifoHistory } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
-import { seededFenceBoundary } from 'pagewise/internal';
-import { countTokens } from 'pagewise';
-import { seededRandom } from 'pagewise/internal';
+import {
+  observationCompressor,
+  OBSERVATION_THRESHOLD,
+  DEFAULT_HISTORY_THRESHOLD,
+  historyCompressor,
+  DEFAULT_OBSERVATION_GUIDELINE,
+  clearToolResults,
+  fifoHistory,
+  countTokens,
+} from 'pagewise';
+import { truncateHead, seededFenceBoundary, seededRandom } from 'pagewise/internal';
+import type { Guideline, CompressorSpec, ObservationProcessor, ContextProcessor } from 'pagewise';
 
 /** What a strategy acts on. */
 export type StrategyKind = 'none' | 'observation' | 'history' | 'both';

@@ -6,8 +6,7 @@
  */
 import type { ContextItem } from 'pagewise';
 import { containsWord, jsonLeaves } from '../optimize/field-diff.js';
-import { canonicalValue } from 'pagewise/internal';
-import { scanJson } from 'pagewise/internal';
+import { canonicalValue, scanJson } from 'pagewise/internal';
 
 /** One atomic value of an observation. */
 export interface ObservedValue {

@@ -4,12 +4,9 @@
  * `paging` (bodies paged into the instruction one batch at a time), scored against gold answers
  * computed from the generated data.
  */
-import { AbortedError } from 'pagewise';
+import { AbortedError, createOfflineModel, resolveModel, Ledger } from 'pagewise';
 import { seededFenceBoundary } from 'pagewise/internal';
-import { createOfflineModel } from 'pagewise';
 import { viewPrompt } from 'pagewise/testing';
-import { resolveModel } from 'pagewise';
-import { Ledger } from 'pagewise';
 import {
   createRng,
   findReports,

@@ -5,8 +5,7 @@
  */
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
-import { tool, type AnyTool, type Tool } from 'pagewise';
-import { ModelBehaviorError } from 'pagewise';
+import { tool, type AnyTool, type Tool, ModelBehaviorError } from 'pagewise';
 import type { HotpotParagraph } from './data.js';
 import type { QaEpisode } from './tasks.js';
 import { isStopWord } from './text.js';

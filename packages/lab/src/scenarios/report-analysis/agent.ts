@@ -5,20 +5,22 @@
  * go. Under `none` (the naive baseline), `get_reports` returns the bodies into history.
  */
 import { z } from 'zod';
-import { Agent } from 'pagewise';
-import { escalateTool } from 'pagewise';
-import { tool, type AnyTool } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
-import type { JsonValue } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
-import { fenceBoundary, renderFencedPages } from 'pagewise';
-import { pagedInstruction } from 'pagewise';
-import { compactPagingTurns } from 'pagewise';
-import { MAX_REPORTS_PER_READ, PagingService } from 'pagewise';
-import { createPagingTools } from 'pagewise';
-import type { PageStore } from 'pagewise';
-import { createSearchTool, type CorpusIndex } from 'pagewise';
-import type { DocumentSource } from 'pagewise';
+import {
+  Agent,
+  escalateTool,
+  tool,
+  type AnyTool,
+  fenceBoundary,
+  renderFencedPages,
+  pagedInstruction,
+  compactPagingTurns,
+  MAX_REPORTS_PER_READ,
+  PagingService,
+  createPagingTools,
+  createSearchTool,
+  type CorpusIndex,
+} from 'pagewise';
+import type { ContextProcessor, JsonValue, ModelSpec, PageStore, DocumentSource } from 'pagewise';
 import { WANT_READ_KEY } from 'pagewise/internal';
 
 /** The line that tells rule-based models which task this is. */

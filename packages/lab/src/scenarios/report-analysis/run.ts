@@ -5,26 +5,26 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { CallLog, PromptCacheRules } from 'pagewise';
-import { Runner, type RunResult } from 'pagewise';
-import { createOfflineModel } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
-import type { ModelSpec } from 'pagewise';
-import type { SessionStore } from 'pagewise';
-import type { Ledger } from 'pagewise';
-import { CorpusIndex } from 'pagewise';
+import type { CallLog, PromptCacheRules, ContextProcessor, ModelSpec, SessionStore, Ledger, PageStore } from 'pagewise';
+import {
+  Runner,
+  type RunResult,
+  createOfflineModel,
+  CorpusIndex,
+  ConfigurationError,
+  NotFoundError,
+  modelLabel,
+  InMemorySessionStore,
+  loaderSource,
+  type DocumentSource,
+} from 'pagewise';
 import {
   readDocumentFolder,
   type FolderDocument,
   type ReadDocumentFolderOptions,
   type SkippedFile,
+  sha256Hex,
 } from '@pagewise/documents';
-import { ConfigurationError, NotFoundError } from 'pagewise';
-import { modelLabel } from 'pagewise';
-import { InMemorySessionStore } from 'pagewise';
-import { sha256Hex } from '@pagewise/documents';
-import { loaderSource, type DocumentSource } from 'pagewise';
-import type { PageStore } from 'pagewise';
 import { createReportAnalyst, readingProgress, type ReadingProgress, type ReportStrategy } from './agent.js';
 import type { Report } from './corpus.js';
 import { FilingIndex } from './filings.js';
