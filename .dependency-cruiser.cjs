@@ -54,7 +54,8 @@ const tierRules = tiers.slice(0, -1).map(([name, from], i) => ({
       tiers
         .slice(i + 1)
         .map(([, p]) => p)
-        .join('|') + `|^${CORE}/adapters/|^${CORE}/(index|internal|testing|ai-sdk)\\.ts$`,
+        .join('|') +
+      `|^${CORE}/adapters/|^${CORE}/(index|internal|testing|ai-sdk|paging|compression|sources|context|cost|telemetry|store-kit)\\.ts$`,
   },
 }));
 

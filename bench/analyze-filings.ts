@@ -26,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
-import { CorpusIndex } from 'pagewise';
+import { CorpusIndex } from 'pagewise/sources';
 import { missingDataHint, queryTerms } from 'pagewise/internal';
 import {
   createRng,

@@ -27,7 +27,7 @@ import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSyn
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CorpusIndex } from 'pagewise';
+import { CorpusIndex } from 'pagewise/sources';
 import { queryTerms } from 'pagewise/internal';
 import { DocumentCache, readDocumentFolder, type FolderDocument, sha256Hex } from '@pagewise/documents';
 import { fileOfUri, folderCorpus, runReportAnalysis, type FolderCorpus } from '@pagewise/lab/scenarios/report-analysis';

@@ -33,19 +33,15 @@ import {
 } from 'ai';
 import {
   Agent,
-  callCostUsd,
   countTokens,
-  DEFAULT_PRICES,
   Ledger,
   OfflineModel,
-  PromptCache,
-  promptCacheRulesFor,
   Runner,
   type AnyTool,
   type InstructionProvider,
   type LedgerEntry,
-  type PromptCacheUsage,
 } from 'pagewise';
+import { callCostUsd, DEFAULT_PRICES, PromptCache, promptCacheRulesFor, type PromptCacheUsage } from 'pagewise/cost';
 import { PRICES_CHECKED } from 'pagewise/internal';
 import {
   checkAnswer,

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compressExtractive } from 'pagewise/internal';
-import { DEFAULT_EXTRACTIVE_RULES, OBSERVATION_THRESHOLD } from 'pagewise';
+import { DEFAULT_EXTRACTIVE_RULES, OBSERVATION_THRESHOLD } from 'pagewise/compression';
 import { TUNING_SPLIT } from './compression-eval/data.js';
 import {
   evaluateChats,

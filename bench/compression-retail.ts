@@ -6,16 +6,8 @@
  * least 60% below none's peak with success at least none's. The offline model is rules, not an LLM,
  * so every compressor here is the extractive backend (the prompting baseline: the naive stand-in).
  */
-import {
-  Agent,
-  Runner,
-  clearToolResults,
-  fifoHistory,
-  OfflineModel,
-  Ledger,
-  summarizeLedger,
-  type LedgerEntry,
-} from 'pagewise';
+import { Agent, Runner, OfflineModel, Ledger, summarizeLedger, type LedgerEntry } from 'pagewise';
+import { clearToolResults, fifoHistory } from 'pagewise/context';
 import {
   aconHistoryStrategy,
   aconObservationStrategy,

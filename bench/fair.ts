@@ -16,7 +16,8 @@ import {
   runBudgetCurve,
   writeBudgetCurve,
 } from '@pagewise/lab';
-import { loadGuideline, ConfigurationError } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
+import { loadGuideline } from 'pagewise/compression';
 import { LEARN_RETAIL } from './optimize-retail.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

@@ -34,7 +34,8 @@ import {
 } from '@pagewise/lab';
 import { hotpotAvailable, hotpotDataMissing } from '@pagewise/lab/scenarios/multi-qa';
 import { retailDataAvailable, retailDataMissing } from '@pagewise/lab/scenarios/retail';
-import { callCostUsd, DEFAULT_HISTORY_BATCH_RATIO, DEFAULT_HISTORY_THRESHOLD, prefixRewriteCostUsd } from 'pagewise';
+import { DEFAULT_HISTORY_BATCH_RATIO, DEFAULT_HISTORY_THRESHOLD } from 'pagewise/compression';
+import { callCostUsd, prefixRewriteCostUsd } from 'pagewise/cost';
 import { DEFAULT_PRICES, type ModelPrice } from 'pagewise/internal';
 
 const PRICED = ['openai:gpt-4.1', 'openai:gpt-5', 'anthropic:claude-sonnet-4-5'] as const;

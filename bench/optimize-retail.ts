@@ -9,7 +9,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getScenario, registerStandardBench } from '@pagewise/lab';
-import { formatGuideline, type GuidelineTarget, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
+import { formatGuideline, type GuidelineTarget, DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise/compression';
 import {
   retailDataMissing,
   RETAIL_HISTORY_GUIDELINE,

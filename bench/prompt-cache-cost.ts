@@ -12,15 +12,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { z } from 'zod';
-import {
-  Agent,
-  InMemorySessionStore,
-  Runner,
-  promptCacheRulesFor,
-  tool,
-  type PromptCacheRules,
-  type SessionEvent,
-} from 'pagewise';
+import { Agent, InMemorySessionStore, Runner, tool, type SessionEvent } from 'pagewise';
+import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise/cost';
 import { scriptedModel } from 'pagewise/testing';
 import { fmt, quantile } from './stats.js';
 

@@ -15,7 +15,7 @@
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import type { LanguageModelV3Message } from '@ai-sdk/provider';
-import { isStepBlock, renderPrompt, type ContextRequest } from 'pagewise';
+import { isStepBlock, renderPrompt, type ContextRequest } from 'pagewise/context';
 import { toolDefinitionText } from 'pagewise/internal';
 import { encodeTokens } from '../packages/pagewise/src/tokens/tokenizer.js';
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type * as current from '@pagewise/lab/replay';
-import type { CompressorBackend } from 'pagewise';
+import type { CompressorBackend } from 'pagewise/compression';
 import { defaultStrategies, parseTraces, replayTraces, toolResultCount, type ReplayTrace } from '@pagewise/lab/replay';
 import { bankingDataDir, bankingTraces, retailRunTraces, telecomDataDir, telecomTraces } from './replay-traces.js';
 

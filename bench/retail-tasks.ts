@@ -8,7 +8,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getScenario, registerStandardBench, runBench } from '@pagewise/lab';
-import { loadGuideline, ConfigurationError } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
+import { loadGuideline } from 'pagewise/compression';
 
 const LEARNED = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -32,7 +32,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format, resolveConfig } from 'prettier';
-import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
+import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise/compression';
 import {
   compressExtractive,
   compressWithProbe,

@@ -8,7 +8,7 @@
 import { InMemorySessionService, LlmAgent, Runner, type Event } from '@google/adk';
 import { adkInstruction, adkTool, AiSdkLlm, PagewiseAdkPlugin } from '@pagewise/adk';
 import type { InstructionProvider } from 'pagewise';
-import { compactPagingTurns } from 'pagewise';
+import { compactPagingTurns } from 'pagewise/paging';
 import {
   createReportAnalyst,
   generateQuestions,

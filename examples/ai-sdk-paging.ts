@@ -8,7 +8,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Content } from '@ai-sdk
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createAiSdkPaging } from 'pagewise/ai-sdk';
-import { compactPagingTurns, PagingService } from 'pagewise';
+import { compactPagingTurns, PagingService } from 'pagewise/paging';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 import { viewPrompt } from 'pagewise/testing';
 

@@ -3,7 +3,8 @@
  * back in when it needs them. Uses the scripted test model to show the flow: npx tsx examples/auto-paging.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, tool, PagingService, autoPaging, createPagingTools, pagedInstruction } from 'pagewise';
+import { Agent, Runner, tool } from 'pagewise';
+import { PagingService, autoPaging, createPagingTools, pagedInstruction } from 'pagewise/paging';
 import { scriptedModel } from 'pagewise/testing';
 
 const listOrders = tool({

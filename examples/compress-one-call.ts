@@ -5,7 +5,7 @@
  */
 import type { ModelMessage } from 'ai';
 // The root entry (`pagewise`) is to export these too; until then, from the module itself.
-import { compressMessages, compressText } from 'pagewise';
+import { compressMessages, compressText } from 'pagewise/compression';
 
 const page = `# Results for fiscal 2024
 

@@ -6,7 +6,8 @@
  * npx tsx examples/compression-budget.ts
  */
 import { z } from 'zod';
-import { Agent, Runner, historyCompressor, observationCompressor, tool } from 'pagewise';
+import { Agent, Runner, tool } from 'pagewise';
+import { historyCompressor, observationCompressor } from 'pagewise/compression';
 import { scriptedModel } from 'pagewise/testing';
 
 const BUDGET = 2500;

@@ -11,7 +11,8 @@ import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { z } from 'zod';
 import { LangChainThreads, observationMiddleware, pagingMiddleware } from '@pagewise/langchain';
-import { compactPagingTurns, observationCompressor, PagingService } from 'pagewise';
+import { observationCompressor } from 'pagewise/compression';
+import { compactPagingTurns, PagingService } from 'pagewise/paging';
 import { handleOf } from 'pagewise/ai-sdk';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 

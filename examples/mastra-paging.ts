@@ -13,7 +13,8 @@ import type { LanguageModelV3CallOptions, LanguageModelV3Content } from '@ai-sdk
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { MastraThreads, observationProcessor, pagingProcessor } from '@pagewise/mastra';
-import { compactPagingTurns, observationCompressor, PagingService } from 'pagewise';
+import { observationCompressor } from 'pagewise/compression';
+import { compactPagingTurns, PagingService } from 'pagewise/paging';
 import { handleOf } from 'pagewise/ai-sdk';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 

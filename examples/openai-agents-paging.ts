@@ -16,7 +16,8 @@ import {
   pagingContext,
   PagewiseSession,
 } from '@pagewise/openai-agents';
-import { observationCompressor, compactPagingTurns, PagingService } from 'pagewise';
+import { observationCompressor } from 'pagewise/compression';
+import { compactPagingTurns, PagingService } from 'pagewise/paging';
 import { handleOf } from 'pagewise/internal';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 

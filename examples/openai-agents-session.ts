@@ -7,7 +7,8 @@
  */
 // docs:start
 import { Agent, MemorySession, run, type Tool } from '@openai/agents';
-import { compactPagingTurns, observationCompressor, type PagingService } from 'pagewise';
+import { observationCompressor } from 'pagewise/compression';
+import { compactPagingTurns, type PagingService } from 'pagewise/paging';
 import {
   createOpenAiPagingTools,
   endPagingRun,

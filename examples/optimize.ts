@@ -3,7 +3,7 @@
  * PAGEWISE_TAU_RETAIL_DIR): the default guideline against the optimized one on held-out tasks, and the chosen
  * guideline's rules. npx tsx examples/optimize.ts
  */
-import { formatGuideline } from 'pagewise';
+import { formatGuideline } from 'pagewise/compression';
 import { getScenario, registerStandardBench } from '@pagewise/lab';
 import { optimizeGuideline, optimizeMarkdown } from '@pagewise/lab/optimize';
 import { retailDataAvailable } from '@pagewise/lab/scenarios/retail';

@@ -6,7 +6,9 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { Agent, Runner, pagedInstruction, PagingService, createPagingTools, pagewiseTelemetry } from 'pagewise';
+import { Agent, Runner } from 'pagewise';
+import { pagedInstruction, PagingService, createPagingTools } from 'pagewise/paging';
+import { pagewiseTelemetry } from 'pagewise/telemetry';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 import { ScriptedModel } from 'pagewise/testing';
 

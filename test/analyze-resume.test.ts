@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { STEP_BLOCK_HEADER } from '../packages/pagewise/src/index.js';
+import { STEP_BLOCK_HEADER } from '../packages/pagewise/src/context.js';
 import { cli } from './support/cli.js';
 import { spawnCli } from './support/cli-child.js';
 import { answer, hang, startFakeOpenAI, type FakeOpenAI } from './security/openai-server.js';

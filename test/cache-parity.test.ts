@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { InstructionProvider } from 'pagewise';
-import { promptSegments } from 'pagewise';
+import { promptSegments } from 'pagewise/cost';
 import {
   generateRetailTasks,
   loadRetailData,

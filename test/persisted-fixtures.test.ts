@@ -15,7 +15,8 @@ import { LATEST_PG_SCHEMA, PgPageStore, PgSessionStore } from '@pagewise/postgre
 import { LATEST_SQLITE_SCHEMA, SqliteCompressorCallStore, SqlitePageStore, SqliteSessionStore } from '@pagewise/sqlite';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { PageStore, SessionStore } from 'pagewise';
+import type { SessionStore } from 'pagewise';
+import type { PageStore } from 'pagewise/paging';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropSchema, pgTestUrl, skipPg, uniqueSchema } from './contracts/pg-test-database.js';
 

@@ -9,17 +9,10 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAiSdkPaging } from '../packages/pagewise/src/ai-sdk.js';
-import {
-  Agent,
-  createPagingTools,
-  loaderSource,
-  pagedInstruction,
-  PagingService,
-  Runner,
-  STEP_BLOCK_HEADER,
-  type ModelSpec,
-  type RunnerOptions,
-} from '../packages/pagewise/src/index.js';
+import { Agent, Runner, type ModelSpec, type RunnerOptions } from '../packages/pagewise/src/index.js';
+import { STEP_BLOCK_HEADER } from '../packages/pagewise/src/context.js';
+import { createPagingTools, pagedInstruction, PagingService } from '../packages/pagewise/src/paging.js';
+import { loaderSource } from '../packages/pagewise/src/sources.js';
 import { MODEL_ENV } from '../packages/pagewise/src/models/resolve.js';
 import {
   answer,

@@ -11,14 +11,8 @@ import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provid
 import { wrapLanguageModel } from 'ai';
 import { afterAll, beforeAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import {
-  Agent,
-  Runner,
-  tool,
-  type ModelSpec,
-  type RunnerOptions,
-  type RunTelemetry,
-} from '../packages/pagewise/src/index.js';
+import { Agent, Runner, tool, type ModelSpec, type RunnerOptions } from '../packages/pagewise/src/index.js';
+import { type RunTelemetry } from '../packages/pagewise/src/telemetry.js';
 import { RequestHistory } from '../packages/pagewise/src/context/request-history.js';
 import { MODEL_ENV } from '../packages/pagewise/src/models/resolve.js';
 import { scriptedModel } from '../packages/pagewise/src/models/scripted.js';

@@ -5,7 +5,8 @@
  * rest only.
  */
 import type { ModelMessage } from 'ai';
-import { compressMessages, observationCompressor, DEFAULT_EXTRACTIVE_RULES, Ledger, countTokens } from 'pagewise';
+import { Ledger, countTokens } from 'pagewise';
+import { compressMessages, observationCompressor, DEFAULT_EXTRACTIVE_RULES } from 'pagewise/compression';
 import {
   randomUnits,
   truncateHead,

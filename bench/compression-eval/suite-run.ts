@@ -5,7 +5,8 @@
  * compact form, its head within the same tokens) and last turns (chats: whole turns from the end within
  * the same tokens).
  */
-import { countTokens, DEFAULT_EXTRACTIVE_RULES } from 'pagewise';
+import { countTokens } from 'pagewise';
+import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise/compression';
 import { compressExtractive, randomUnits, truncateHead, truncateTail } from 'pagewise/internal';
 import type { SuiteItem } from './suite.js';
 

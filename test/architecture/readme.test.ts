@@ -26,6 +26,13 @@ const README_MAX_LINES = 300;
  */
 export const ENTRY_SOURCES: Readonly<Record<string, string>> = {
   pagewise: 'packages/pagewise/src/index.ts',
+  'pagewise/paging': 'packages/pagewise/src/paging.ts',
+  'pagewise/compression': 'packages/pagewise/src/compression.ts',
+  'pagewise/sources': 'packages/pagewise/src/sources.ts',
+  'pagewise/context': 'packages/pagewise/src/context.ts',
+  'pagewise/cost': 'packages/pagewise/src/cost.ts',
+  'pagewise/telemetry': 'packages/pagewise/src/telemetry.ts',
+  'pagewise/store-kit': 'packages/pagewise/src/store-kit.ts',
   'pagewise/ai-sdk': 'packages/pagewise/src/ai-sdk.ts',
   'pagewise/testing': 'packages/pagewise/src/testing.ts',
   '@pagewise/sqlite': 'packages/sqlite/src/index.ts',

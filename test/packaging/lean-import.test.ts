@@ -80,7 +80,9 @@ describe('lean import', () => {
 
   it('the address guard, telemetry and the corpus index load their module on first use and work', async () => {
     const code = `
-const { AccessDeniedError, CorpusIndex, createHttpSource, pagewiseTelemetry } = await import('pagewise');
+const { AccessDeniedError } = await import('pagewise');
+const { CorpusIndex, createHttpSource } = await import('pagewise/sources');
+const { pagewiseTelemetry } = await import('pagewise/telemetry');
 const refused = await createHttpSource().load('http://10.0.0.1/').then(() => 'loaded', (error) => error instanceof AccessDeniedError);
 const telemetry = pagewiseTelemetry();
 const index = new CorpusIndex();

@@ -184,7 +184,7 @@ describe('pagewise in an AI SDK project', () => {
 
   it('compresses text and wraps an AI SDK model with the compression middleware', async () => {
     const script = `
-import { compressText } from 'pagewise';
+import { compressText } from 'pagewise/compression';
 import { compressionMiddleware } from 'pagewise/ai-sdk';
 import { wrapLanguageModel } from 'ai';
 const body = Array.from({ length: 60 }, (_, i) => 'Row ' + i + ': revenue ' + (1000 + i) + ' thousand.').join('\\n');

@@ -15,16 +15,15 @@ import {
   Agent,
   DEFAULT_LIMITS,
   ModelBehaviorError,
-  PagingService,
   Runner,
-  createPagingTools,
-  createSearchTool,
   escalateTool,
   transferTool,
   type AnyTool,
   type SessionEvent,
   type ToolResultEvent,
 } from '../../packages/pagewise/src/index.js';
+import { PagingService, createPagingTools } from '../../packages/pagewise/src/paging.js';
+import { createSearchTool } from '../../packages/pagewise/src/sources.js';
 import { SqliteSessionStore } from '../../packages/sqlite/src/index.js';
 import { MAX_ARGUMENT_DEPTH } from '../../packages/pagewise/src/agents/runner.js';
 import { scriptedModel, type ScriptedResponse } from '../../packages/pagewise/src/testing.js';

@@ -5,15 +5,8 @@
  * refusals. Each run ends with the correct answer, or with a clear PagewiseError; never a raw error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Agent,
-  PagewiseError,
-  Runner,
-  historyCompressor,
-  llmCompressor,
-  observationCompressor,
-  type RunResult,
-} from '../../packages/pagewise/src/index.js';
+import { Agent, PagewiseError, Runner, type RunResult } from '../../packages/pagewise/src/index.js';
+import { historyCompressor, llmCompressor, observationCompressor } from '../../packages/pagewise/src/compression.js';
 import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
 import {
   RETAIL_TOOL_NAMES,

@@ -12,15 +12,17 @@ import {
   PagewiseError,
   ProviderError,
   Runner,
-  compressorSystemPrompt,
-  historyCompressor,
-  llmCompressor,
-  observationCompressor,
   tool,
   type RetryOptions,
   type RunResult,
   type RunStreamPart,
 } from '../../packages/pagewise/src/index.js';
+import {
+  compressorSystemPrompt,
+  historyCompressor,
+  llmCompressor,
+  observationCompressor,
+} from '../../packages/pagewise/src/compression.js';
 import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
 import {
   answer,

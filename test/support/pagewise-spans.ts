@@ -13,7 +13,8 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { Agent, InMemorySessionStore, pagewiseTelemetry, Runner, tool } from 'pagewise';
+import { Agent, InMemorySessionStore, Runner, tool } from 'pagewise';
+import { pagewiseTelemetry } from 'pagewise/telemetry';
 import { ScriptedModel } from 'pagewise/testing';
 
 /** An SDK `[seconds, nanoseconds]` time in microseconds, as the console exporter prints it. */

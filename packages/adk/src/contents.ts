@@ -3,7 +3,7 @@
  * (its text and function calls), each function response of a user content is one tool result.
  */
 import type { LlmRequest } from '@google/adk';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import type { ToolCallRecord } from 'pagewise';
 import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
 

@@ -6,7 +6,7 @@
  *
  * @example
  * import { LlmAgent, InMemoryRunner } from '@google/adk';
- * import { PagingService } from 'pagewise';
+ * import { PagingService } from 'pagewise/paging';
  * import { adkPagedInstruction, createAdkPagingTools, PagewiseAdkPlugin } from 'pagewise/adk';
  *
  * const paging = new PagingService({ source });

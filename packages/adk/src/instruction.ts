@@ -5,7 +5,7 @@
  */
 import type { InstructionProvider as AdkInstructionProvider, ReadonlyContext } from '@google/adk';
 import type { InstructionProvider } from 'pagewise';
-import { pagedInstruction, type PagedInstructionOptions } from 'pagewise';
+import { pagedInstruction, type PagedInstructionOptions } from 'pagewise/paging';
 import type { Session } from 'pagewise';
 import { adkStateRecord } from './state.js';
 

@@ -6,8 +6,8 @@
  * measured into a pagewise ledger.
  */
 import { BasePlugin, type BaseTool, type Context, type LlmRequest, type LlmResponse } from '@google/adk';
-import type { ObservationProcessor, ToolObservation } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
+import type { ObservationProcessor, ToolObservation } from 'pagewise/context';
+import type { ContextProcessor } from 'pagewise/context';
 import { Ledger } from 'pagewise';
 import { countTokens } from 'pagewise';
 import { HistoryBridge } from 'pagewise/internal';

@@ -8,8 +8,8 @@ import { FunctionTool, type Context } from '@google/adk';
 import type { z } from 'zod';
 import { AbortedError } from 'pagewise';
 import type { AnyTool, ToolContext } from 'pagewise';
-import type { PagingService } from 'pagewise';
-import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise';
+import type { PagingService } from 'pagewise/paging';
+import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise/paging';
 import { adkStateAccess } from './state.js';
 import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
 

@@ -25,7 +25,9 @@ import {
   type EpisodeRecording,
   type LearnedGuidelines,
 } from '@pagewise/lab';
-import { loadGuideline, ConfigurationError, DEFAULT_PRICES, type ModelPrice } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
+import { loadGuideline } from 'pagewise/compression';
+import { DEFAULT_PRICES, type ModelPrice } from 'pagewise/cost';
 import { queueExecutor } from '@pagewise/distributed';
 import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import { defaultHotpotPath, hotpotAvailable } from '@pagewise/lab/scenarios/multi-qa';

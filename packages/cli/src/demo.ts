@@ -8,15 +8,11 @@ import path from 'node:path';
 import {
   ConfigurationError,
   ContextWindowExceededError,
-  DEFAULT_PRICES,
   OFFLINE_DISCLAIMER,
-  PRICES_CHECKED,
-  callCostUsd,
-  promptCacheRulesFor,
   resolveModel,
   type LedgerEntry,
-  type ModelPrice,
 } from 'pagewise';
+import { DEFAULT_PRICES, PRICES_CHECKED, callCostUsd, promptCacheRulesFor, type ModelPrice } from 'pagewise/cost';
 import { SqliteCallLog, SqlitePageStore, SqliteSessionStore, openSqliteDatabase } from '@pagewise/sqlite';
 import {
   folderCorpus,

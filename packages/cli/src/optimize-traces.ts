@@ -5,7 +5,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { formatGuideline, loadGuideline, ConfigurationError } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
+import { formatGuideline, loadGuideline } from 'pagewise/compression';
 import { learnFromTraces, readTraces, type LearnFromTracesResult } from '@pagewise/lab/replay';
 import { intOption, parseCommand } from './args.js';
 

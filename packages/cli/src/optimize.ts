@@ -7,7 +7,8 @@
 import path from 'node:path';
 import cliProgress from 'cli-progress';
 import { getScenario, listScenarios, registerStandardBench } from '@pagewise/lab';
-import { loadGuideline, type GuidelineTarget, AbortedError, ConfigurationError } from 'pagewise';
+import { AbortedError, ConfigurationError } from 'pagewise';
+import { loadGuideline, type GuidelineTarget } from 'pagewise/compression';
 import {
   optimizeGuideline,
   optimizeMarkdown,

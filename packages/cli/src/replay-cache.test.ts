@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PRICES, callCostUsd, promptCacheRulesFor, type LedgerEntry } from 'pagewise';
+import { type LedgerEntry } from 'pagewise';
+import { DEFAULT_PRICES, callCostUsd, promptCacheRulesFor } from 'pagewise/cost';
 import {
   generateQuestions,
   generateReports,

@@ -5,7 +5,8 @@
  * hold the conversation, not each request as it was sent, so for them the figures are said to be unavailable.
  */
 import { stat } from 'node:fs/promises';
-import { ConfigurationError, DEFAULT_PRICES, PRICES_CHECKED } from 'pagewise';
+import { ConfigurationError } from 'pagewise';
+import { DEFAULT_PRICES, PRICES_CHECKED } from 'pagewise/cost';
 import { isSqliteFile } from '@pagewise/lab/replay';
 
 /** One recorded session's prompt cache, as `pagewise replay` reports it. */

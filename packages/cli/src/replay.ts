@@ -6,7 +6,8 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadGuideline, AbortedError, ConfigurationError } from 'pagewise';
+import { AbortedError, ConfigurationError } from 'pagewise';
+import { loadGuideline } from 'pagewise/compression';
 import {
   defaultStrategies,
   readTraces,

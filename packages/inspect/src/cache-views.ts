@@ -3,7 +3,7 @@
  * columns of the calls table, and a call's cache section with where its first changed token is. Every text
  * from the store (an excerpt of the request) goes through the escaping template.
  */
-import { DEFAULT_PRICES } from 'pagewise';
+import { DEFAULT_PRICES } from 'pagewise/cost';
 import {
   describeFirstChange,
   isFreePrice,

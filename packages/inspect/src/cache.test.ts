@@ -7,16 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PRICES,
-  STEP_BLOCK_HEADER,
-  callCostUsd,
-  promptCacheRulesFor,
-  type ContextItem,
-  type ContextRequest,
-  type LedgerEntry,
-  type ToolDefinition,
-} from 'pagewise';
+import { type LedgerEntry } from 'pagewise';
+import { STEP_BLOCK_HEADER, type ContextItem, type ContextRequest, type ToolDefinition } from 'pagewise/context';
+import { DEFAULT_PRICES, callCostUsd, promptCacheRulesFor } from 'pagewise/cost';
 import {
   generateQuestions,
   generateReports,

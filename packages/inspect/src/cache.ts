@@ -6,26 +6,21 @@
  * (`entry.cache`); a call logged without them is modelled here from its stored request, replayed in call
  * order through `PromptCache` under its provider's rules, as the runner would have modelled it.
  */
+import { encodingForModel, type LedgerEntry, type SessionKey } from 'pagewise';
+import { isStepBlock, renderPrompt, systemText, type ContextRequest } from 'pagewise/context';
 import {
   DEFAULT_PRICES,
   PROMPT_CACHE_RULES,
   PromptCache,
   billedPromptTokens,
   callCostUsd,
-  encodingForModel,
-  isStepBlock,
   locatePromptToken,
   promptCacheRulesFor,
-  renderPrompt,
-  systemText,
   withCacheHints,
-  type ContextRequest,
-  type LedgerEntry,
   type ModelPrice,
   type PromptCacheRules,
   type PromptTokenLocation,
-  type SessionKey,
-} from 'pagewise';
+} from 'pagewise/cost';
 
 /** One logged call, as its cache figures need it. */
 export interface CacheCallInput {

@@ -4,8 +4,10 @@
  * validated as it is read; a row that does not parse is shown as unreadable, never trusted.
  */
 import { z } from 'zod';
-import { CALL_LOG_SCHEMA, PROMPT_PARTS, type LedgerEntry } from 'pagewise';
-import type { ContextRequest, JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
+import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
+import { CALL_LOG_SCHEMA } from 'pagewise/store-kit';
+import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
+import type { ContextRequest } from 'pagewise/context';
 import { parseFencedPages, decodeEvent, parseStoredState, storedEventId, hashBody } from 'pagewise/internal';
 import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';

@@ -12,15 +12,8 @@ import {
   unfenceQuoted,
   summaryBody,
 } from 'pagewise/internal';
-import {
-  isPerStep,
-  type ContextItem,
-  type InstructionSection,
-  scopeOf,
-  PROMPT_PARTS,
-  countTokens,
-  encodingForModel,
-} from 'pagewise';
+import { scopeOf, PROMPT_PARTS, countTokens, encodingForModel } from 'pagewise';
+import { isPerStep, type ContextItem, type InstructionSection } from 'pagewise/context';
 import type { SessionEvent, SessionKey } from 'pagewise';
 import type { BenchRuns, StrategyResult } from '@pagewise/lab';
 import type { CallDetail, CallSummary, PageView, SeqEvent, SessionHeader, SessionListRow } from './data.js';

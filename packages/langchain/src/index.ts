@@ -6,7 +6,8 @@
  *
  * @example
  * import { createAgent } from 'langchain';
- * import { PagingService, observationCompressor } from 'pagewise';
+ * import { observationCompressor } from 'pagewise/compression';
+ * import { PagingService } from 'pagewise/paging';
  * import { LangChainThreads, observationMiddleware, pagingMiddleware } from '@pagewise/langchain';
  *
  * const service = new PagingService({ source });

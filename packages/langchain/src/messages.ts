@@ -13,7 +13,8 @@ import {
   type MessageContent,
 } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
-import type { ContextItem, ToolCallRecord } from 'pagewise';
+import type { ToolCallRecord } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
 
 /** The text of a message content: text parts joined, other parts named by their type. */

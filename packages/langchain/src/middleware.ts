@@ -9,19 +9,9 @@
 import { AIMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
-import {
-  countTokens,
-  Ledger,
-  pagedInstruction,
-  redactError,
-  type ContextProcessor,
-  type InstructionContext,
-  type InstructionProvider,
-  type ObservationProcessor,
-  type PagingService,
-  type PagingToolsOptions,
-  type ToolObservation,
-} from 'pagewise';
+import { countTokens, Ledger, redactError, type InstructionContext, type InstructionProvider } from 'pagewise';
+import { type ContextProcessor, type ObservationProcessor, type ToolObservation } from 'pagewise/context';
+import { pagedInstruction, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
 import { measureCallOptions } from 'pagewise/ai-sdk';
 import { eventsToItems, HistoryBridge, toolFailureText, toolPageUri } from 'pagewise/internal';
 import { contentText, langchainMessagesCodec, langchainRequestToCallOptions } from './messages.js';

@@ -8,15 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { ToolMessage } from '@langchain/core/messages';
 import { tool as lcTool, type StructuredToolInterface } from '@langchain/core/tools';
-import {
-  createPagingTools,
-  PAGING_TOOL_NAMES,
-  redactError,
-  type AnyTool,
-  type PagingService,
-  type PagingToolsOptions,
-  type ToolContext,
-} from 'pagewise';
+import { redactError, type AnyTool, type ToolContext } from 'pagewise';
+import { createPagingTools, PAGING_TOOL_NAMES, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
 import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
 import { LangChainThreads, type ThreadConfigLike } from './threads.js';
 

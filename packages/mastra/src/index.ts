@@ -6,7 +6,8 @@
  *
  * @example
  * import { Agent } from '@mastra/core/agent';
- * import { PagingService, observationCompressor } from 'pagewise';
+ * import { observationCompressor } from 'pagewise/compression';
+ * import { PagingService } from 'pagewise/paging';
  * import { MastraThreads, observationProcessor, pagingProcessor } from '@pagewise/mastra';
  *
  * const service = new PagingService({ source });

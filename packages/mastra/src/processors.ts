@@ -10,19 +10,9 @@
 import type { MessageList } from '@mastra/core/agent/message-list';
 import type { Processor } from '@mastra/core/processors';
 import type { RequestContext } from '@mastra/core/request-context';
-import {
-  countTokens,
-  Ledger,
-  pagedInstruction,
-  redactError,
-  type ContextProcessor,
-  type InstructionContext,
-  type InstructionProvider,
-  type ObservationProcessor,
-  type PagingService,
-  type PagingToolsOptions,
-  type ToolObservation,
-} from 'pagewise';
+import { countTokens, Ledger, redactError, type InstructionContext, type InstructionProvider } from 'pagewise';
+import { type ContextProcessor, type ObservationProcessor, type ToolObservation } from 'pagewise/context';
+import { pagedInstruction, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
 import { measureCallOptions, modelMessagesCodec } from 'pagewise/ai-sdk';
 import { eventsToItems, HistoryBridge, toolPageUri, type BridgeCodec } from 'pagewise/internal';
 import { MastraThreads, type MastraThreadKey, type ThreadRun } from './threads.js';

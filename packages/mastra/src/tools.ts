@@ -9,15 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { createTool, type Tool, type ToolExecutionContext } from '@mastra/core/tools';
 import type { z } from 'zod';
-import {
-  createPagingTools,
-  PAGING_TOOL_NAMES,
-  redactError,
-  type AnyTool,
-  type PagingService,
-  type PagingToolsOptions,
-  type ToolContext,
-} from 'pagewise';
+import { redactError, type AnyTool, type ToolContext } from 'pagewise';
+import { createPagingTools, PAGING_TOOL_NAMES, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
 import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
 import { MastraThreads } from './threads.js';
 

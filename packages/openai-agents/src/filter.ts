@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { AgentInputItem, CallModelInputFilter } from '@openai/agents';
-import type { ObservationProcessor } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
+import type { ObservationProcessor } from 'pagewise/context';
+import type { ContextProcessor } from 'pagewise/context';
 import { eventsToItems } from 'pagewise/internal';
 import { Ledger } from 'pagewise';
 import { HistoryBridge } from 'pagewise/internal';

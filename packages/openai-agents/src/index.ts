@@ -6,7 +6,7 @@
  *
  * @example
  * import { Agent, run } from '@openai/agents';
- * import { PagingService } from 'pagewise';
+ * import { PagingService } from 'pagewise/paging';
  * import { createOpenAiPagingTools, pagedInstructions, pagingContext, pagewiseInputFilter } from 'pagewise/openai-agents';
  *
  * const paging = new PagingService({ source });

@@ -4,7 +4,7 @@
  * does not model (reasoning, hosted tool calls) travel with the turn they belong to.
  */
 import type { AgentInputItem } from '@openai/agents';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import type { ToolCallRecord } from 'pagewise';
 import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
 

@@ -9,9 +9,9 @@ import { tool as sdkTool, type FunctionTool, type RunContext } from '@openai/age
 import { z } from 'zod';
 import { redactError, type InstructionContext } from 'pagewise';
 import type { AnyTool, ToolContext } from 'pagewise';
-import { pagedInstruction } from 'pagewise';
-import type { PagingService } from 'pagewise';
-import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise';
+import { pagedInstruction } from 'pagewise/paging';
+import type { PagingService } from 'pagewise/paging';
+import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise/paging';
 import type { JsonValue, Session } from 'pagewise';
 import { clearTempKeys, recordStateAccess } from 'pagewise/internal';
 import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';

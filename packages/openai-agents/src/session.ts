@@ -5,10 +5,10 @@
  * may replace stored history with a summary, the replaced items kept as a page as well.
  */
 import type { AgentInputItem, Session } from '@openai/agents';
-import type { ObservationProcessor } from 'pagewise';
-import type { ContextProcessor } from 'pagewise';
+import type { ObservationProcessor } from 'pagewise/context';
+import type { ContextProcessor } from 'pagewise/context';
 import { toolPageUri } from 'pagewise/internal';
-import type { PagingService } from 'pagewise';
+import type { PagingService } from 'pagewise/paging';
 import { Ledger } from 'pagewise';
 import { HistoryBridge } from 'pagewise/internal';
 import { compressResults, lastUserText } from './filter.js';

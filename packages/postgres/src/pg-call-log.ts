@@ -3,7 +3,7 @@
  * call, for `pagewise inspect`.
  */
 import { callLogRow } from 'pagewise/internal';
-import { type CallLog, type CallTags, type ModelCallRecord } from 'pagewise';
+import { type CallLog, type CallTags, type ModelCallRecord } from 'pagewise/store-kit';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
 /** Options of {@link PgCallLog}. */

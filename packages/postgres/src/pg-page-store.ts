@@ -5,7 +5,7 @@
  */
 import type { PoolClient } from 'pg';
 import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/internal';
-import { isHandleUri, verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise';
+import { isHandleUri, verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise/paging';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
 interface PageRow {

@@ -8,15 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { z } from 'zod';
+import { StorageError, VersionConflictError, scopeOf } from 'pagewise';
 import {
-  StorageError,
-  VersionConflictError,
-  scopeOf,
   SESSION_SCHEMA_VERSION,
   type CreateSessionOptions,
   type ListSessionsOptions,
   type LockingSessionStore,
-} from 'pagewise';
+} from 'pagewise/store-kit';
 import {
   commitToSession,
   planAppend,

@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { callLogRow } from 'pagewise/internal';
-import { type CallLog, type CallTags, type ModelCallRecord } from 'pagewise';
+import { type CallLog, type CallTags, type ModelCallRecord } from 'pagewise/store-kit';
 import { openSqliteDatabase } from './sqlite-store.js';
 
 /** Options of {@link SqliteCallLog}. */

@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/internal';
-import { verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise';
+import { verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise/paging';
 import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 

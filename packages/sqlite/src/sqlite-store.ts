@@ -7,16 +7,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import {
-  DatabaseCorruptError,
-  StorageError,
-  VersionConflictError,
-  scopeOf,
-  SESSION_SCHEMA_VERSION,
-  type CreateSessionOptions,
-  type ListSessionsOptions,
-  type SessionStore,
-} from 'pagewise';
+import { DatabaseCorruptError, StorageError, VersionConflictError, scopeOf, type SessionStore } from 'pagewise';
+import { SESSION_SCHEMA_VERSION, type CreateSessionOptions, type ListSessionsOptions } from 'pagewise/store-kit';
 import {
   commitToSession,
   planAppend,

@@ -7,19 +7,10 @@
  * Settings come from {@link ACON_DEFAULTS} (the paper's T_obs 1024 and T_hist 4096), overridden per
  * scenario by {@link ACON_PRESETS} (as the paper sets thresholds per benchmark), then by the options.
  */
-import type {
-  InstructionProvider,
-  AnyTool,
-  ObservationProcessor,
-  ContextProcessor,
-  ModelSpec,
-  CompressorBackend,
-  Guideline,
-} from 'pagewise';
+import type { InstructionProvider, AnyTool, ModelSpec } from 'pagewise';
+import type { CompressorBackend, Guideline } from 'pagewise/compression';
+import type { ObservationProcessor, ContextProcessor } from 'pagewise/context';
 import {
-  pagedInstruction,
-  PagingService,
-  createPagingTools,
   DEFAULT_HISTORY_GUIDELINE,
   DEFAULT_OBSERVATION_GUIDELINE,
   DEFAULT_HISTORY_THRESHOLD,
@@ -30,7 +21,8 @@ import {
   promptingSummarizer,
   resolveCompressor,
   type CompressorSpec,
-} from 'pagewise';
+} from 'pagewise/compression';
+import { pagedInstruction, PagingService, createPagingTools } from 'pagewise/paging';
 import { isOfflineModel } from 'pagewise/internal';
 import { fixedPromptTokens } from './budget-fit.js';
 

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import type { AnyTool } from 'pagewise';
 import { groupTurns, measureRequest } from 'pagewise/internal';
-import { type ContextItem, type ContextProcessor, countTokens } from 'pagewise';
+import { countTokens } from 'pagewise';
+import { type ContextItem, type ContextProcessor } from 'pagewise/context';
 
 function checkBudget(name: string, budget: number): void {
   if (!Number.isInteger(budget) || budget < 1)

@@ -19,11 +19,10 @@ import {
   modelLabel,
   resolveModel,
   type ModelSpec,
-  promptCacheRulesFor,
-  type PromptCacheRules,
   Ledger,
   type LedgerEntry,
 } from 'pagewise';
+import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise/cost';
 import type { AnyTool } from 'pagewise';
 import { DEFAULT_PRICES, promptCacheRulesForSpec, type ModelPrice } from 'pagewise/internal';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';

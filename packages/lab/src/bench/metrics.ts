@@ -8,7 +8,8 @@
  * over all agent steps; wall time is the total; window failures and errors are counts.
  */
 import type { ModelPrice } from 'pagewise/internal';
-import { billedPromptTokens, callCostUsd, summarizeLedger, type LedgerEntry } from 'pagewise';
+import { summarizeLedger, type LedgerEntry } from 'pagewise';
+import { billedPromptTokens, callCostUsd } from 'pagewise/cost';
 import type { EpisodeOutcome } from './scenario.js';
 
 /** The metrics of one strategy at one N, as written to the results JSON (schema 1). */

@@ -2,7 +2,10 @@
  * The contract between the benchmark harness and a scenario: the scenario generates tasks with gold
  * answers and runs one episode of a task under a named context strategy; the harness measures.
  */
-import type { CallLog, ErrorFault, LedgerEntry, PageStore, PromptCacheRules, SessionStore, ModelSpec } from 'pagewise';
+import type { ErrorFault, LedgerEntry, SessionStore, ModelSpec } from 'pagewise';
+import type { PromptCacheRules } from 'pagewise/cost';
+import type { PageStore } from 'pagewise/paging';
+import type { CallLog } from 'pagewise/store-kit';
 
 /** Parameters every scenario understands. */
 export interface ScenarioParams {

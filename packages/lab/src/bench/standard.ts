@@ -2,11 +2,11 @@
  * The standard benchmark: the three scenarios and the strategies they compare, registered by one explicit
  * call instead of as a side effect of importing a module, so importing the library registers nothing.
  */
-import { clearToolResults, fifoHistory } from 'pagewise';
+import { clearToolResults, fifoHistory } from 'pagewise/context';
 import { clearToBudget, fifoToBudget } from './budget-fit.js';
 import { aconHistoryStrategy, aconObservationStrategy, aconStrategy, promptingStrategy } from './acon-strategies.js';
 import { listScenarios, registerScenario } from './registry.js';
-import type { Guideline } from 'pagewise';
+import type { Guideline } from 'pagewise/compression';
 import type { BenchScenario } from './scenario.js';
 import { createMultiQaScenario, MULTI_QA_SCENARIO } from './scenarios/multi-qa.js';
 import { createReportAnalysisScenario, NAIVE_VOLATILE_PREFIX, REPORT_SCENARIO } from './scenarios/report-analysis.js';

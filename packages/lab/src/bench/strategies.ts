@@ -3,7 +3,8 @@
  * observation processors, services and extra tools. Nothing is registered when this module loads: the
  * standard strategies are registered by `registerStandardBench()` (./standard.ts).
  */
-import type { InstructionProvider, AnyTool, ObservationProcessor, ContextProcessor, ModelSpec } from 'pagewise';
+import type { InstructionProvider, AnyTool, ModelSpec } from 'pagewise';
+import type { ObservationProcessor, ContextProcessor } from 'pagewise/context';
 import { ConfigurationError } from 'pagewise';
 import type { ScenarioTask } from './scenario.js';
 

@@ -13,7 +13,8 @@
  */
 import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
-import type { ObservationProcessor, ModelSpec } from 'pagewise';
+import type { ModelSpec } from 'pagewise';
+import type { ObservationProcessor } from 'pagewise/context';
 import { setOwn } from 'pagewise/internal';
 import { jsonLeaves, ruleForPath, ruleMatchesPath } from './field-diff.js';
 

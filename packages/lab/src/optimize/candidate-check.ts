@@ -6,7 +6,7 @@
  * emails in their observations and feedback), since a guideline that names them has learned the
  * tasks, not the skill.
  */
-import type { Guideline } from 'pagewise';
+import type { Guideline } from 'pagewise/compression';
 import { placeholdersOf } from 'pagewise/internal';
 import { containsWord } from './field-diff.js';
 

@@ -11,8 +11,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
 import { z } from 'zod';
-import type { GuidelineTarget } from 'pagewise';
-import { compressorSystemPrompt, ConfigurationError } from 'pagewise';
+import type { GuidelineTarget } from 'pagewise/compression';
+import { ConfigurationError } from 'pagewise';
+import { compressorSystemPrompt } from 'pagewise/compression';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 
 /**

@@ -9,23 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import type { BenchScenario, ScenarioTask } from '../bench/scenario.js';
 import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
-import type {
-  Guideline,
-  GuidelineTarget,
-  CallLog,
-  CallTags,
-  ObservationProcessor,
-  SessionStore,
-  ModelSpec,
-} from 'pagewise';
+import type { SessionStore, ModelSpec } from 'pagewise';
+import type { Guideline, GuidelineTarget } from 'pagewise/compression';
+import type { ObservationProcessor } from 'pagewise/context';
+import type { CallLog, CallTags } from 'pagewise/store-kit';
 import { isOfflineModel, itemText } from 'pagewise/internal';
 import {
   resolveCompressor,
   type CompressorSpec,
   DEFAULT_HISTORY_GUIDELINE,
   DEFAULT_OBSERVATION_GUIDELINE,
-  type ContextProcessor,
-} from 'pagewise';
+} from 'pagewise/compression';
+import { type ContextProcessor } from 'pagewise/context';
 import { aconHistoryStrategy, aconObservationStrategy, aconSettings, aconStrategy } from '../bench/acon-strategies.js';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 import { canonicalJson } from './hash.js';

@@ -4,7 +4,7 @@
  * another name reuses its evaluations.
  */
 import { createHash } from 'node:crypto';
-import type { Guideline } from 'pagewise';
+import type { Guideline } from 'pagewise/compression';
 import { ExtractiveRulesSchema } from 'pagewise/internal';
 
 /** The first 16 hex digits of the SHA-256 of `text`. */

@@ -9,7 +9,8 @@
  */
 import { z } from 'zod';
 import type { ScenarioTask } from '../bench/scenario.js';
-import { formatGuideline, parseGuideline, type Guideline, type GuidelineTarget, PagewiseError } from 'pagewise';
+import { PagewiseError } from 'pagewise';
+import { formatGuideline, parseGuideline, type Guideline, type GuidelineTarget } from 'pagewise/compression';
 import { PLACEHOLDER_RULES, placeholdersOf } from 'pagewise/internal';
 import { ROOT_CAUSES, type ContrastivePair, type PairFeedback, type RootCause } from './analysis.js';
 import { splitJson } from './field-diff.js';

@@ -4,7 +4,7 @@
  * and the validation on the held-out split with the report rows.
  */
 import type { ScenarioTask } from '../bench/scenario.js';
-import type { Guideline } from 'pagewise';
+import type { Guideline } from 'pagewise/compression';
 import {
   analyzePair,
   analyzeSuccess,

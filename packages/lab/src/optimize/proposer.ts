@@ -5,7 +5,7 @@
  * into feedback and feedback into candidates.
  */
 import type { ScenarioTask } from '../bench/scenario.js';
-import type { Guideline, GuidelineTarget } from 'pagewise';
+import type { Guideline, GuidelineTarget } from 'pagewise/compression';
 import type {
   CompressionAnalysis,
   CompressionFeedback,

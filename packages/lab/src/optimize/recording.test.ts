@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CompressionInput, CompressorBackend } from 'pagewise';
-import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise';
+import type { CompressionInput, CompressorBackend } from 'pagewise/compression';
+import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise/compression';
 import { compressorPrompt, InMemoryCompressorCallStore } from 'pagewise/internal';
 import { guidelineHash } from './hash.js';
 import { recordingCompressor } from './recording.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { compressorPrompt } from 'pagewise/internal';
-import { type CompressionContext, type CompressionInput, type CompressorBackend } from 'pagewise';
+import { type CompressionContext, type CompressionInput, type CompressorBackend } from 'pagewise/compression';
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 import { guidelineHash } from './hash.js';
 

@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { formatGuideline } from 'pagewise';
+import { formatGuideline } from 'pagewise/compression';
 import type { OptimizeReport, OptimizeResult, SplitScore } from './types.js';
 
 /** The files {@link writeOptimizeOutput} writes, relative to the folder. */

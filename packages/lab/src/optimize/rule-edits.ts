@@ -5,7 +5,7 @@
  * and never used, lower the share kept. Edits name fields and line shapes, never values; the template
  * is left as it is, so every placeholder survives.
  */
-import type { Guideline } from 'pagewise';
+import type { Guideline } from 'pagewise/compression';
 import { parseExtractiveRules, type AlwaysKeep, type ExtractiveRules } from 'pagewise/internal';
 import type { CompressionAnalysis, FieldWeight } from './analysis.js';
 import { canonicalJson } from './hash.js';

@@ -5,9 +5,6 @@
  */
 import type { ScenarioTask } from '../bench/scenario.js';
 import {
-  DEFAULT_HISTORY_GUIDELINE,
-  DEFAULT_OBSERVATION_GUIDELINE,
-  type CompressorSpec,
   AbortedError,
   ConfigurationError,
   LimitExceededError,
@@ -17,7 +14,8 @@ import {
   type ModelSpec,
   countTokens,
 } from 'pagewise';
-import type { Guideline } from 'pagewise';
+import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE, type CompressorSpec } from 'pagewise/compression';
+import type { Guideline } from 'pagewise/compression';
 import { isOfflineModel, withRetry } from 'pagewise/internal';
 import { runVariables } from './analysis.js';
 import { forbiddenValues } from './candidate-check.js';

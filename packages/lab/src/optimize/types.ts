@@ -3,7 +3,8 @@
  * report. Kept apart from the loop so the report writer and the loop do not import each other.
  */
 import type { BenchScenario } from '../bench/scenario.js';
-import type { CompressorSpec, Guideline, GuidelineTarget, ModelSpec } from 'pagewise';
+import type { ModelSpec } from 'pagewise';
+import type { CompressorSpec, Guideline, GuidelineTarget } from 'pagewise/compression';
 import type { CompressionFeedback, FieldCost, FieldWeight, PairFeedback } from './analysis.js';
 import type { CompressorCallStore } from 'pagewise/internal';
 import type { EpisodeEvaluator, EpisodeSessions } from './evaluate.js';

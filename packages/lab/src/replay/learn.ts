@@ -7,8 +7,8 @@
  * recall does not drop and prompt tokens do not rise (a drop or threshold rule must lower them). Rules
  * name kinds of fields, never values: every candidate passes the optimizer's task-value check.
  */
-import type { Guideline } from 'pagewise';
-import { DEFAULT_OBSERVATION_GUIDELINE, OBSERVATION_THRESHOLD } from 'pagewise';
+import type { Guideline } from 'pagewise/compression';
+import { DEFAULT_OBSERVATION_GUIDELINE, OBSERVATION_THRESHOLD } from 'pagewise/compression';
 import { checkCandidate, forbiddenValues } from '../optimize/candidate-check.js';
 import { seededRandom } from 'pagewise/internal';
 import { analyzeTrace, replayTrace, type TraceAnalysis } from './replay.js';

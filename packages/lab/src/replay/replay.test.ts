@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ContextItem } from 'pagewise';
-import { fifoHistory } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
+import { fifoHistory } from 'pagewise/context';
 import { parseTraces } from './import.js';
 import { analyzeTrace, replayTrace } from './replay.js';
 import { replayTraces } from './run.js';

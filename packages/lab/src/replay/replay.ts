@@ -5,9 +5,11 @@
  * trace's. Every request is measured with the project's tokenizer, and at every model call that used a
  * value from an earlier observation, the request is checked for that value.
  */
-import type { ObservationContext, ToolObservation, Session, SessionEvent } from 'pagewise';
+import type { Session, SessionEvent } from 'pagewise';
+import type { ObservationContext, ToolObservation } from 'pagewise/context';
 import { eventsToItems, itemText, measureRequest, ownValue, setOwn } from 'pagewise/internal';
-import { type ContextItem, type ContextRequest, type ProcessorContext, Ledger, countTokens } from 'pagewise';
+import { Ledger, countTokens } from 'pagewise';
+import { type ContextItem, type ContextRequest, type ProcessorContext } from 'pagewise/context';
 import type { ReplayStrategy } from './strategies.js';
 import type { ReplayTrace } from './trace.js';
 import { holdsValue, usedLaterValues, type ValueUse } from './values.js';

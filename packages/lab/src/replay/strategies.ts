@@ -4,18 +4,18 @@
  * tool-result clearing. Each is the library's own processor, created fresh for every trace since
  * processors keep per-run state.
  */
+import { countTokens } from 'pagewise';
 import {
   observationCompressor,
   OBSERVATION_THRESHOLD,
   DEFAULT_HISTORY_THRESHOLD,
   historyCompressor,
   DEFAULT_OBSERVATION_GUIDELINE,
-  clearToolResults,
-  fifoHistory,
-  countTokens,
-} from 'pagewise';
+} from 'pagewise/compression';
+import { clearToolResults, fifoHistory } from 'pagewise/context';
 import { truncateHead, seededFenceBoundary, seededRandom } from 'pagewise/internal';
-import type { Guideline, CompressorSpec, ObservationProcessor, ContextProcessor } from 'pagewise';
+import type { Guideline, CompressorSpec } from 'pagewise/compression';
+import type { ObservationProcessor, ContextProcessor } from 'pagewise/context';
 
 /** What a strategy acts on. */
 export type StrategyKind = 'none' | 'observation' | 'history' | 'both';

@@ -3,7 +3,7 @@
  * the context processors see it (user messages, model responses with their tool calls, tool results),
  * and the outcome when the source recorded one.
  */
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 
 /** The formats `pagewise replay` detects. */
 export const TRACE_FORMATS = [

@@ -4,7 +4,7 @@
  * having not had them from the user (or written them itself) before. These are what a compressor must
  * not lose: the trace shows the model needed them.
  */
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import { containsWord, jsonLeaves } from '../optimize/field-diff.js';
 import { canonicalValue, scanJson } from 'pagewise/internal';
 

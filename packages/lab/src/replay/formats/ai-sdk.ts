@@ -3,7 +3,7 @@
  * `tool-result` parts (output `{ type: 'text' | 'json' | 'error-text' | 'error-json' | 'content', value }`).
  */
 import { z } from 'zod';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import type { ReplayTrace } from '../trace.js';
 import { contentText, parseAt } from './shared.js';
 

@@ -6,7 +6,7 @@
  * own: a `reward` or `success` in the root's `extra` (or in `final_metrics.extra`) is read as one.
  */
 import { z } from 'zod';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import { TraceFormatError } from '../errors.js';
 import type { ReplayTrace } from '../trace.js';
 import { parseAt } from './shared.js';

@@ -4,7 +4,7 @@
  * `rawItem`). Items of other types (hosted tools, handoffs) are kept out of the replay.
  */
 import { z } from 'zod';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import type { ReplayTrace } from '../trace.js';
 import { argumentsWarning, contentText, parseArguments, parseAt } from './shared.js';
 

@@ -3,7 +3,7 @@
  * `tool` messages that answer a call by `tool_call_id`.
  */
 import { z } from 'zod';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import { TraceFormatError } from '../errors.js';
 import type { ReplayTrace } from '../trace.js';
 import { argumentsWarning, contentText, parseArguments, parseAt } from './shared.js';

@@ -11,7 +11,7 @@
  * says to turn that on.
  */
 import { z } from 'zod';
-import type { ContextItem } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import { TraceFormatError } from '../errors.js';
 import type { ReplayTrace } from '../trace.js';
 import { argumentsWarning, contentText, parseArguments, parseAt } from './shared.js';

@@ -5,7 +5,8 @@
  * the session recorded: if an observation compressor ran, they are its output (the raw result is a page).
  */
 import { z } from 'zod';
-import type { ContextItem, SessionStore, Session, SessionEvent } from 'pagewise';
+import type { SessionStore, Session, SessionEvent } from 'pagewise';
+import type { ContextItem } from 'pagewise/context';
 import { eventsToItems, eventSchema } from 'pagewise/internal';
 import type { ReplayTrace } from '../trace.js';
 import { parseAt } from './shared.js';

@@ -5,11 +5,8 @@
  * go. Under `none` (the naive baseline), `get_reports` returns the bodies into history.
  */
 import { z } from 'zod';
+import { Agent, escalateTool, tool, type AnyTool } from 'pagewise';
 import {
-  Agent,
-  escalateTool,
-  tool,
-  type AnyTool,
   fenceBoundary,
   renderFencedPages,
   pagedInstruction,
@@ -17,10 +14,12 @@ import {
   MAX_REPORTS_PER_READ,
   PagingService,
   createPagingTools,
-  createSearchTool,
-  type CorpusIndex,
-} from 'pagewise';
-import type { ContextProcessor, JsonValue, ModelSpec, PageStore, DocumentSource } from 'pagewise';
+} from 'pagewise/paging';
+import { createSearchTool, type CorpusIndex } from 'pagewise/sources';
+import type { JsonValue, ModelSpec } from 'pagewise';
+import type { ContextProcessor } from 'pagewise/context';
+import type { PageStore } from 'pagewise/paging';
+import type { DocumentSource } from 'pagewise/sources';
 import { WANT_READ_KEY } from 'pagewise/internal';
 
 /** The line that tells rule-based models which task this is. */

@@ -5,7 +5,7 @@
  * Over a folder of twenty 10-Ks, "AmEx operating margin" must lead with AmEx's pages, however well another
  * company's page matches "operating margin".
  */
-import { CorpusIndex, type CorpusSearchResult } from 'pagewise';
+import { CorpusIndex, type CorpusSearchResult } from 'pagewise/sources';
 import { wordTokens } from 'pagewise/internal';
 import { pagePrints, questionMeasures } from './measures.js';
 import { canonicalTerm, searchQuery, understandQuestion, type QuestionQuery } from './query.js';

@@ -5,19 +5,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { CallLog, PromptCacheRules, ContextProcessor, ModelSpec, SessionStore, Ledger, PageStore } from 'pagewise';
+import type { ModelSpec, SessionStore, Ledger } from 'pagewise';
+import type { ContextProcessor } from 'pagewise/context';
+import type { PromptCacheRules } from 'pagewise/cost';
+import type { PageStore } from 'pagewise/paging';
+import type { CallLog } from 'pagewise/store-kit';
 import {
   Runner,
   type RunResult,
   createOfflineModel,
-  CorpusIndex,
   ConfigurationError,
   NotFoundError,
   modelLabel,
   InMemorySessionStore,
-  loaderSource,
-  type DocumentSource,
 } from 'pagewise';
+import { CorpusIndex, loaderSource, type DocumentSource } from 'pagewise/sources';
 import {
   readDocumentFolder,
   type FolderDocument,

@@ -6,7 +6,7 @@
  * show what tuning the knobs buys.
  */
 import { RETAIL_FACT_GRAMMAR } from './facts.js';
-import { parseGuideline, type Guideline } from 'pagewise';
+import { parseGuideline, type Guideline } from 'pagewise/compression';
 
 // The fields the retail tasks read: who a customer is and their order ids; per order its status, its
 // items (name, ids, price paid) and its payments and refunds; per catalogue product which variants are
