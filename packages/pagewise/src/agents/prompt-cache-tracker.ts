@@ -13,6 +13,8 @@ import type { ModelResponse } from './model-call.js';
 /** Models the prompt cache of each model a runner calls. */
 export class PromptCacheTracker {
   private readonly caches = new Map<string, PromptCache>();
+  /** Each model's provider rules, looked up once per model object (a step asks more than once). */
+  private readonly byModel = new WeakMap<LanguageModelV3, PromptCacheRules | null>();
 
   /** `rules`: the rules for every model, `false` for none, undefined for each model's provider's own. */
   constructor(private readonly rules: PromptCacheRules | false | undefined) {}
@@ -20,7 +22,13 @@ export class PromptCacheTracker {
   /** The rules a request to `model` is modelled with; undefined when none apply. */
   rulesFor(model: LanguageModelV3): PromptCacheRules | undefined {
     if (this.rules === false) return undefined;
-    return this.rules ?? promptCacheRulesFor(model.provider, model.modelId);
+    if (this.rules) return this.rules;
+    let rules = this.byModel.get(model);
+    if (rules === undefined) {
+      rules = promptCacheRulesFor(model.provider, model.modelId) ?? null;
+      this.byModel.set(model, rules);
+    }
+    return rules ?? undefined;
   }
 
   /**

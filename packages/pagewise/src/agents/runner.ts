@@ -438,7 +438,9 @@ export class Runner {
       usage: { promptTokens: measured.total, completionTokens, ...provider },
       ...(response.finishReason ? { finishReason: response.finishReason } : {}),
     };
-    withTokenCounts([modelEvent], encoding);
+    // A session the cache model observes keeps the token ids of what it appends: the next request encodes it.
+    const observed = this.promptCache.rulesFor(model) !== undefined;
+    withTokenCounts([modelEvent], encoding, observed);
     const answer = { text, toolCalls, finishReason: response.finishReason };
     await ledger.logCall(session, { invocationId, entry, request, eventId: modelEvent.id }, answer);
     const finish = (toolMs: number) => ledger.finishStep(entry.index, stepStart, response.ms, toolMs);
@@ -482,6 +484,7 @@ export class Runner {
         modelEvent: writeAhead ? undefined : modelEvent,
         response: { text, toolCalls, dropped },
         encoding,
+        keepTokenIds: observed,
       },
     );
     yield* emit(events);

@@ -69,13 +69,19 @@ function sameItemSource(a: SessionEvent, b: SessionEvent): boolean {
  * Writes into each event the token count of its history item under `encoding` (see
  * `SessionEvent.tokens`), so a process that loads the session later reads the count instead of
  * counting the text. Events without a history item (transfers, compactions, empty responses) are left
- * as they are. Returns the same events, changed in place: call it on events not yet appended.
+ * as they are. Returns the same events, changed in place: call it on events not yet appended. With
+ * `keepTokenIds` (a session whose requests the prompt-cache model observes) the texts' token ids are kept
+ * too, so the model's encoding of the same texts at the next request is a lookup.
  */
-export function withTokenCounts<T extends SessionEvent>(events: T[], encoding: EncodingName): T[] {
+export function withTokenCounts<T extends SessionEvent>(
+  events: T[],
+  encoding: EncodingName,
+  keepTokenIds = false,
+): T[] {
   for (const event of events) {
     if (event.kind === 'compaction') continue;
     const item = eventToItem(event);
-    if (item) event.tokens = { ...event.tokens, [encoding]: itemTokenCount(item, encoding) };
+    if (item) event.tokens = { ...event.tokens, [encoding]: itemTokenCount(item, encoding, keepTokenIds) };
   }
   return events;
 }

@@ -11,7 +11,7 @@ import type {
 } from '@ai-sdk/provider';
 import { STEP_BLOCK_MARK } from '../models/step-block.js';
 import type { Session, ToolCallRecord } from '../session/types.js';
-import { countTokens, type EncodingName } from '../tokens/tokenizer.js';
+import { countTokens, countTokensKeepingIds, type EncodingName } from '../tokens/tokenizer.js';
 import { emptyParts, type Ledger, type PartTokens, type PromptPart } from '../tokens/ledger.js';
 
 /** A section of the agent's instruction. */
@@ -183,16 +183,20 @@ export function presetItemTokens(item: ContextItem, encoding: EncodingName, toke
   itemTokens[encoding].set(item, tokens);
 }
 
-/** The token count of one history item, counted once per item object and encoding. */
-export function itemTokenCount(item: ContextItem, encoding: EncodingName): number {
-  return tokensOf(item, encoding, () => itemText(item));
+/**
+ * The token count of one history item, counted once per item object and encoding. With `keepTokenIds` the
+ * text's token ids are kept for the prompt-cache model, which encodes the same text when the item is sent
+ * (see `countTokensKeepingIds`).
+ */
+export function itemTokenCount(item: ContextItem, encoding: EncodingName, keepTokenIds = false): number {
+  return tokensOf(item, encoding, () => itemText(item), keepTokenIds);
 }
 
-function tokensOf(key: object, encoding: EncodingName, text: () => string): number {
+function tokensOf(key: object, encoding: EncodingName, text: () => string, keepTokenIds = false): number {
   const cache = itemTokens[encoding];
   let n = cache.get(key);
   if (n === undefined) {
-    n = countTokens(text(), encoding);
+    n = keepTokenIds ? countTokensKeepingIds(text(), encoding) : countTokens(text(), encoding);
     cache.set(key, n);
   }
   return n;

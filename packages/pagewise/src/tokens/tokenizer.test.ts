@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../util/random.js';
-import { countTokens, encodeTokens, encodeTokensCached, mayHoldLongPiece } from './tokenizer.js';
+import { countTokens, countTokensKeepingIds, encodeTokens, encodeTokensCached, mayHoldLongPiece } from './tokenizer.js';
 import { LONG_PIECE_CHARS } from './long-pieces.js';
 
 describe('finding 1: special-token text made token counting throw', () => {
@@ -148,5 +148,28 @@ describe('encoding with the cache, by lines', () => {
     expect(ids.length).toBe(countTokens(run('x')));
     expect(Array.from(ids.slice(0, 2))).toEqual(encodeTokens('intro\n').slice(0, 2));
     expect(Array.from(encodeTokensCached(run('y')))).not.toEqual(Array.from(ids));
+  });
+});
+
+describe('countTokensKeepingIds', () => {
+  it('counts as countTokens does and leaves the ids for the next encoding, on random texts', () => {
+    const random = seededRandom(41);
+    const alphabet = ['a', 'é', ' ', '\n', '{', '"', '1', '日', 'tool', 'result'];
+    for (let round = 0; round < 200; round += 1) {
+      let text = `${round}:`;
+      const length = Math.floor(random() * 80);
+      for (let index = 0; index < length; index += 1) text += alphabet[Math.floor(random() * alphabet.length)];
+      const kept = countTokensKeepingIds(text);
+      expect(kept).toBe(countTokens(text));
+      const ids = encodeTokensCached(text);
+      expect(Array.from(ids)).toEqual(encodeTokens(text));
+    }
+  });
+
+  it('keeps the ids of a text counted before without them', () => {
+    const text = `counted first ${Math.random()}`;
+    const count = countTokens(text);
+    expect(countTokensKeepingIds(text)).toBe(count);
+    expect(encodeTokensCached(text).length).toBe(count);
   });
 });

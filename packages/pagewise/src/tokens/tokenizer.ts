@@ -246,6 +246,21 @@ export function encodeTokensCached(text: string, encoding: EncodingName = 'o200k
 
 const EMPTY_TOKENS = new Uint32Array(0);
 
+/**
+ * Counts `text` as {@link countTokens} does, keeping its token ids in the cache {@link encodeTokensCached}
+ * reads: for a text that will be encoded again soon, as the prompt-cache model encodes a step's new history
+ * items, so the second pass is a lookup. Encoding costs no more than counting, but the ids take memory
+ * (bounded by that cache), so callers use it only where the ids will be read.
+ */
+export function countTokensKeepingIds(text: string, encoding: EncodingName = 'o200k_base'): number {
+  if (text.length === 0) return 0;
+  const count = caches[encoding].get(text);
+  if (count !== undefined && encodedCaches[encoding].get(text)) return count;
+  const ids = encodeTokensCached(text, encoding);
+  caches[encoding].set(text, ids.length);
+  return ids.length;
+}
+
 function encodeBySegments(text: string, encoding: EncodingName): Uint32Array {
   const cache = encodedCaches[encoding];
   const parts: Uint32Array[] = [];
