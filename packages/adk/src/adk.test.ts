@@ -7,6 +7,7 @@
  */
 import { InMemorySessionService, LlmAgent, Runner as AdkRunner, type Event } from '@google/adk';
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { viewPrompt } from '../../pagewise/src/models/prompt-view.js';
 import { describe, expect, it } from 'vitest';
 import type { InstructionProvider } from '../../pagewise/src/agents/agent.js';
 import { Runner } from '../../pagewise/src/agents/runner.js';
@@ -121,9 +122,9 @@ describe('pagewise/adk: instruction paging on ADK', () => {
       const sentence = JSON.stringify(r.body.split('\n').find((l) => l.length > 120)!).slice(1, -1);
       expect(json.includes(sentence), r.uri).toBe(false);
     }
-    // The model did read them: every body reached some request, inside the instruction only.
-    const systems = scripted.calls.map((c) => (c.prompt[0]?.role === 'system' ? c.prompt[0].content : '')).join('\n');
-    for (const r of reports.slice(0, 20)) expect(systems).toContain(r.body.split('\n').find((l) => l.length > 120));
+    // The model did read them: every body reached some request, in the step block after the history only.
+    const blocks = scripted.calls.map((c) => viewPrompt(c).stepBlock).join('\n');
+    for (const r of reports.slice(0, 20)) expect(blocks).toContain(r.body.split('\n').find((l) => l.length > 120));
     // temp: keys (working set, plan) are gone from what ADK stored; the durable result is there.
     expect(Object.keys(stored.state).filter((k) => k.startsWith('temp:'))).toEqual([]);
     expect(json).not.toContain('temp:');
@@ -182,7 +183,7 @@ describe('pagewise/adk: compression plugin', () => {
         seenOutput = last.role === 'tool' ? last.results[0]!.output : '';
         return { toolCalls: [{ toolName: 'page_in', input: { uris: [handleOf(seenOutput) ?? 'none'] } }] };
       },
-      ({ view }) => (view.system.includes(fact) ? `Found: ${fact}` : 'not found'),
+      ({ view }) => (view.instruction.includes(fact) ? `Found: ${fact}` : 'not found'),
     ]);
     const agent = new LlmAgent({
       name: 'clerk',

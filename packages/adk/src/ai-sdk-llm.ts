@@ -12,6 +12,7 @@ import type {
   LanguageModelV3Message,
   LanguageModelV3Prompt,
 } from '@ai-sdk/provider';
+import { STEP_BLOCK_HEADER, STEP_BLOCK_MARK } from 'pagewise/context';
 import { functionResponseText, type AdkContent } from './contents.js';
 
 type Schema = Record<string, unknown>;
@@ -80,7 +81,15 @@ export function llmRequestToCallOptions(request: LlmRequest, abortSignal?: Abort
       continue;
     }
     const text = parts.filter((p) => typeof p.text === 'string').map((p) => p.text!);
-    if (text.length) prompt.push({ role: 'user', content: text.map((t) => ({ type: 'text' as const, text: t })) });
+    // The plugin's step block: the last content, after the history, marked as the runner marks it.
+    const stepBlock =
+      content === request.contents[request.contents.length - 1] && text[0]?.startsWith(STEP_BLOCK_HEADER) === true;
+    if (text.length)
+      prompt.push({
+        role: 'user',
+        content: text.map((t) => ({ type: 'text' as const, text: t })),
+        ...(stepBlock ? { providerOptions: STEP_BLOCK_MARK } : {}),
+      });
     const results = parts.filter((p) => p.functionResponse);
     if (results.length) {
       prompt.push({

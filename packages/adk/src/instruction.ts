@@ -5,12 +5,16 @@
  */
 import type { InstructionProvider as AdkInstructionProvider, ReadonlyContext } from '@google/adk';
 import type { InstructionProvider } from 'pagewise';
+import { instructionText } from 'pagewise/context';
 import { pagedInstruction, type PagedInstructionOptions } from 'pagewise/paging';
 import type { Session } from 'pagewise';
 import { adkStateRecord } from './state.js';
 
 /**
- * Runs a pagewise instruction provider as an ADK one (sections are joined by blank lines).
+ * Runs a pagewise instruction provider as an ADK one: the sections that stay the same, then the ones that change
+ * per step under the step block's header. `PagewiseAdkPlugin` moves that block after the history at every model
+ * call, so the system instruction and the history stay a cacheable prefix; without the plugin the whole text is
+ * the system instruction.
  */
 export function adkInstruction(
   provider: InstructionProvider,
@@ -31,7 +35,8 @@ export function adkInstruction(
       updatedAt: 0,
     };
     const out = await provider({ state, session, invocationId: ctx.invocationId, agentName: ctx.agentName, services });
-    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+    // The changing part last, under the step block's header: the plugin moves it after the history.
+    return instructionText(out);
   };
 }
 

@@ -6,7 +6,7 @@
  * measured into a pagewise ledger.
  */
 import { BasePlugin, type BaseTool, type Context, type LlmRequest, type LlmResponse } from '@google/adk';
-import type { ObservationProcessor, ToolObservation } from 'pagewise/context';
+import { splitInstruction, type ObservationProcessor, type ToolObservation } from 'pagewise/context';
 import type { ContextProcessor } from 'pagewise/context';
 import { Ledger } from 'pagewise';
 import { countTokens } from 'pagewise';
@@ -80,6 +80,7 @@ export class PagewiseAdkPlugin extends BasePlugin {
     llmRequest: LlmRequest;
   }): Promise<LlmResponse | undefined> {
     if (this.applies(callbackContext.agentName)) {
+      const stepBlock = takeStepBlock(llmRequest);
       llmRequest.contents = [
         ...(await this.bridge.apply(llmRequest.contents, contentsCodec, {
           sessionId: callbackContext.sessionId,
@@ -91,6 +92,8 @@ export class PagewiseAdkPlugin extends BasePlugin {
           ...(callbackContext.abortSignal ? { signal: callbackContext.abortSignal } : {}),
         })),
       ];
+      // For this call only, after the history: ADK rebuilds the contents from its events at every call.
+      if (stepBlock) llmRequest.contents.push({ role: 'user', parts: [{ text: stepBlock }] });
     }
     this.pending.set(`${callbackContext.invocationId}:${callbackContext.agentName}`, {
       parts: measureCallOptions(llmRequestToCallOptions(llmRequest)),
@@ -178,4 +181,16 @@ export class PagewiseAdkPlugin extends BasePlugin {
     }
     return obs.output === text ? undefined : { result: obs.output };
   }
+}
+
+/**
+ * Takes the step block (see `adkInstruction`) out of the request's system instruction, leaving the part that stays
+ * the same; `''` when the instruction has none.
+ */
+function takeStepBlock(llmRequest: LlmRequest): string {
+  const system = llmRequest.config?.systemInstruction;
+  if (typeof system !== 'string') return '';
+  const { system: stable, stepBlock } = splitInstruction(system);
+  if (stepBlock) llmRequest.config = { ...llmRequest.config, systemInstruction: stable };
+  return stepBlock;
 }

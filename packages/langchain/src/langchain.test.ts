@@ -140,10 +140,15 @@ describe('@pagewise/langchain: the 164-report paging flow inside createAgent', (
       expect(json.includes(sentence), r.uri).toBe(false);
     }
     expect(json).toMatch(/loaded/);
-    // The model did read them: bodies reached the system message, fenced.
-    const systems = flow.analyst.requests.map((c) => (c.prompt[0]?.role === 'system' ? c.prompt[0].content : ''));
-    const fenced = new Set(systems.flatMap((s) => parseFencedPages(s).pages.map((p) => p.uri)));
+    // The model did read them: bodies reached the step block after the history, fenced, while the system message
+    // stayed the same at every call (the cacheable prefix).
+    const blocks = flow.analyst.requests.map((c) => viewPrompt(c).stepBlock);
+    const fenced = new Set(blocks.flatMap((s) => parseFencedPages(s).pages.map((p) => p.uri)));
     for (const r of reports) expect(fenced.has(r.uri), r.uri).toBe(true);
+    const systems = flow.analyst.requests.map((c) => (c.prompt[0]?.role === 'system' ? c.prompt[0].content : ''));
+    expect(new Set(systems).size).toBe(1);
+    expect(parseFencedPages(systems[0]!).pages).toHaveLength(0);
+    for (const request of flow.analyst.requests) expect(request.prompt.at(-1)?.role).toBe('user');
     for (const c of [...flow.planner.requests, ...flow.analyst.requests]) expect(brokenPairs([c])).toBeUndefined();
     // The thread's session kept the durable result and no working set.
     const session = (await flow.threads.store.getSession({
@@ -249,7 +254,7 @@ describe('@pagewise/langchain: contract', () => {
         seen = last.role === 'tool' ? last.results[0]!.output : '';
         return { toolCalls: [{ toolName: 'page_in', input: { uris: [handleOf(seen) ?? 'none'] } }] };
       },
-      (v) => (v.system.includes(fact) ? `Found: ${fact}` : 'not found'),
+      (v) => (v.instruction.includes(fact) ? `Found: ${fact}` : 'not found'),
     ];
     let i = 0;
     const m = reader(3, tools, (v) => steps[i++]!(v));
@@ -297,7 +302,7 @@ describe('@pagewise/langchain: contract', () => {
     const steps: ((v: PromptView) => OfflineDecision | string)[] = [
       () => ({ toolCalls: [{ toolName: 'get_reports', input: { urls: ['doc://hostile'] } }] }),
       (v) => {
-        system = v.system;
+        system = v.instruction;
         return 'done';
       },
     ];
@@ -391,9 +396,9 @@ describe('@pagewise/langchain: contract', () => {
       const handle = /kept as (tool:\/\/history\/h1%2F1); page_in/.exec(
         v.turns.map((t) => (t.role === 'user' ? t.text : '')).join('\n'),
       )?.[1];
-      if (handle && !v.system.includes('n=100 '))
+      if (handle && !v.instruction.includes('n=100 '))
         return { toolCalls: [{ toolName: 'page_in', input: { uris: [handle] } }] };
-      restored = v.system;
+      restored = v.instruction;
       return 'done';
     });
     const agent = createAgent({
@@ -429,7 +434,7 @@ describe('@pagewise/langchain: contract', () => {
     const paging = pagingMiddleware({ service, threads, tools: ['save_result'] });
     const systems: string[] = [];
     const m = reader(6, paging.tools ?? [], (v) => {
-      systems.push(v.system);
+      systems.push(v.instruction);
       const task = v.firstUserText;
       if (task.startsWith('save') && !v.turns.some((t) => t.role === 'tool'))
         return { toolCalls: [{ toolName: 'save_result', input: { task_id: 'note', result: task } }] };

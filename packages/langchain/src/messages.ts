@@ -14,7 +14,7 @@ import {
 } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import type { ToolCallRecord } from 'pagewise';
-import type { ContextItem } from 'pagewise/context';
+import { STEP_BLOCK_HEADER, STEP_BLOCK_MARK, type ContextItem } from 'pagewise/context';
 import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
 
 /** The text of a message content: text parts joined, other parts named by their type. */
@@ -140,9 +140,17 @@ export function langchainRequestToCallOptions(request: {
       case 'system':
         prompt.push({ role: 'system', content: contentText(m.content) });
         break;
-      case 'human':
-        prompt.push({ role: 'user', content: [{ type: 'text', text: contentText(m.content) }] });
+      case 'human': {
+        const text = contentText(m.content);
+        // The instruction middleware's step block: the last message, after the history, marked as the runner marks it.
+        const stepBlock = m === request.messages[request.messages.length - 1] && text.startsWith(STEP_BLOCK_HEADER);
+        prompt.push({
+          role: 'user',
+          content: [{ type: 'text', text }],
+          ...(stepBlock ? { providerOptions: STEP_BLOCK_MARK } : {}),
+        });
         break;
+      }
       case 'ai': {
         const text = contentText(m.content);
         prompt.push({

@@ -6,11 +6,24 @@
  * the raw text kept as a page behind a handle; the history middleware runs history processors (ACON's
  * C_hist, paging-turn compaction) before each model call, over LangChain's state or over the request.
  */
-import { AIMessage, RemoveMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  HumanMessage,
+  RemoveMessage,
+  SystemMessage,
+  ToolMessage,
+  type BaseMessage,
+} from '@langchain/core/messages';
 import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { countTokens, Ledger, redactError, type InstructionContext, type InstructionProvider } from 'pagewise';
-import { type ContextProcessor, type ObservationProcessor, type ToolObservation } from 'pagewise/context';
+import {
+  splitInstruction,
+  type ContextProcessor,
+  type ObservationProcessor,
+  type SplitInstruction,
+  type ToolObservation,
+} from 'pagewise/context';
 import { pagedInstruction, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
 import { measureCallOptions } from 'pagewise/ai-sdk';
 import { eventsToItems, HistoryBridge, toolFailureText, toolPageUri } from 'pagewise/internal';
@@ -69,7 +82,7 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
   const bridge = new HistoryBridge(options.processors ?? []);
   const agentName = options.agentName ?? 'langchain';
   const services = options.services ?? new Map<string, unknown>();
-  const render = async (run: ThreadRun): Promise<string> => {
+  const render = async (run: ThreadRun): Promise<SplitInstruction> => {
     const ctx: InstructionContext = {
       state: run.session.state,
       session: run.session,
@@ -77,8 +90,7 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
       agentName,
       services,
     };
-    const out = await options.instruction(ctx);
-    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+    return splitInstruction(await options.instruction(ctx));
   };
   const middleware = createMiddleware({
     name: options.name ?? 'pagewise-instruction',
@@ -101,10 +113,12 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
         services,
         ...(request.runtime.signal ? { signal: request.runtime.signal } : {}),
       });
+      // The system message holds what stays the same; what changes per step (saved results, the fenced working
+      // set) goes after the history, for this call only, so the thread's history stays a cacheable prefix.
       const next = {
         ...request,
-        systemMessage: new SystemMessage([own, rendered].filter(Boolean).join('\n\n')),
-        messages: [...messages],
+        systemMessage: new SystemMessage([own, rendered.system].filter(Boolean).join('\n\n')),
+        messages: rendered.stepBlock ? [...messages, new HumanMessage(rendered.stepBlock)] : [...messages],
       };
       const measured = measureCallOptions(langchainRequestToCallOptions(next));
       const at = Date.now();

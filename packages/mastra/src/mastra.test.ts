@@ -168,15 +168,19 @@ describe('@pagewise/mastra: the 164-report paging flow inside a Mastra agent', (
       expect(json.includes(sentence), r.uri).toBe(false);
     }
     expect(json).toMatch(/loaded/);
-    // The model did read them: bodies reached a system message, fenced.
+    // The model did read them: bodies reached the step block after the history, fenced, while the system messages
+    // stayed the same at every call (the cacheable prefix).
+    const blocks = flow.analyst.requests.map((c) => viewPrompt(c).stepBlock);
+    const fenced = new Set(blocks.flatMap((s) => parseFencedPages(s).pages.map((p) => p.uri)));
+    for (const r of reports) expect(fenced.has(r.uri), r.uri).toBe(true);
     const systems = flow.analyst.requests.map((c) =>
       c.prompt
         .filter((m) => m.role === 'system')
         .map((m) => m.content)
         .join('\n'),
     );
-    const fenced = new Set(systems.flatMap((s) => parseFencedPages(s).pages.map((p) => p.uri)));
-    for (const r of reports) expect(fenced.has(r.uri), r.uri).toBe(true);
+    expect(new Set(systems).size).toBe(1);
+    expect(parseFencedPages(systems[0]!).pages).toHaveLength(0);
     for (const c of [...flow.planner.requests, ...flow.analyst.requests]) expect(brokenPairs([c])).toBeUndefined();
     // The thread's session kept the durable result and no working set.
     const session = (await flow.threads.session({ threadId: 'analysis-1', resourceId: 'u1' }))!;
@@ -269,7 +273,7 @@ describe('@pagewise/mastra: contract', () => {
         seen = last.role === 'tool' ? last.results[0]!.output : '';
         return { toolCalls: [{ toolName: 'page_in', input: { uris: [handleOf(seen) ?? 'none'] } }] };
       },
-      (v) => (v.system.includes(fact) ? `Found: ${fact}` : 'not found'),
+      (v) => (v.instruction.includes(fact) ? `Found: ${fact}` : 'not found'),
     ];
     let i = 0;
     const m = reader((v) => steps[i++]!(v));
@@ -321,7 +325,7 @@ describe('@pagewise/mastra: contract', () => {
     const steps: ((v: PromptView) => OfflineDecision | string)[] = [
       () => ({ toolCalls: [{ toolName: 'get_reports', input: { urls: ['doc://hostile'] } }] }),
       (v) => {
-        system = v.system;
+        system = v.instruction;
         return 'done';
       },
     ];
@@ -446,9 +450,9 @@ describe('@pagewise/mastra: contract', () => {
       const handle = /kept as (tool:\/\/history\/h1%2F\d+); page_in/.exec(
         v.turns.map((t) => (t.role === 'user' ? t.text : '')).join('\n'),
       )?.[1];
-      if (handle && !v.system.includes('n=100 '))
+      if (handle && !v.instruction.includes('n=100 '))
         return { toolCalls: [{ toolName: 'page_in', input: { uris: [handle] } }] };
-      restored = v.system;
+      restored = v.instruction;
       return 'done';
     });
     const agent = new Agent({
@@ -494,7 +498,7 @@ describe('@pagewise/mastra: contract', () => {
     const paging = pagingProcessor({ service, threads, tools: ['save_result'] });
     const systems: string[] = [];
     const m = reader((v) => {
-      systems.push(v.system);
+      systems.push(v.instruction);
       const task = v.turns.filter((t) => t.role === 'user').at(-1);
       const text = task?.role === 'user' ? task.text : '';
       if (text.startsWith('save') && v.turns.at(-1)?.role !== 'tool')
@@ -522,7 +526,7 @@ describe('@pagewise/mastra: contract', () => {
     // A restarted process: new thread sessions over the same store, a new agent; the saved result is there.
     const restarted = new MastraThreads({ store: threads.store });
     const later = reader((v) => {
-      systems.push(v.system);
+      systems.push(v.instruction);
       return 'ok';
     });
     const again = new Agent({

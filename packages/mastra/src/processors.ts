@@ -11,7 +11,14 @@ import type { MessageList } from '@mastra/core/agent/message-list';
 import type { Processor } from '@mastra/core/processors';
 import type { RequestContext } from '@mastra/core/request-context';
 import { countTokens, Ledger, redactError, type InstructionContext, type InstructionProvider } from 'pagewise';
-import { type ContextProcessor, type ObservationProcessor, type ToolObservation } from 'pagewise/context';
+import {
+  splitInstruction,
+  STEP_BLOCK_MARK,
+  type ContextProcessor,
+  type ObservationProcessor,
+  type SplitInstruction,
+  type ToolObservation,
+} from 'pagewise/context';
 import { pagedInstruction, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
 import { measureCallOptions, modelMessagesCodec } from 'pagewise/ai-sdk';
 import { eventsToItems, HistoryBridge, toolPageUri, type BridgeCodec } from 'pagewise/internal';
@@ -126,7 +133,7 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
   const agentName = options.agentName ?? 'mastra';
   const services = options.services ?? new Map<string, unknown>();
   const own = options.tools ?? {};
-  const render = async (run: ThreadRun): Promise<string> => {
+  const render = async (run: ThreadRun): Promise<SplitInstruction> => {
     const ctx: InstructionContext = {
       state: run.session.state,
       session: run.session,
@@ -134,8 +141,7 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
       agentName,
       services,
     };
-    const out = await options.instruction(ctx);
-    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+    return splitInstruction(await options.instruction(ctx));
   };
   const processor: Omit<InstructionProcessor, 'ledger' | 'threads'> = {
     id: options.id ?? 'pagewise-instruction',
@@ -148,7 +154,10 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
       if (!run.task) run.task = latestUserText(messageList);
       const rendered = await render(run);
       messageList.clearSystemMessages(PAGEWISE_SYSTEM_TAG);
-      if (rendered) messageList.addSystem(rendered, PAGEWISE_SYSTEM_TAG);
+      if (rendered.system) messageList.addSystem(rendered.system, PAGEWISE_SYSTEM_TAG);
+      // What changes per step goes after the history in processLLMRequest, for this call only, so the thread's
+      // messages stay a cacheable prefix.
+      state.stepBlock = rendered.stepBlock;
       const all = { ...(tools ?? {}), ...own };
       state.tools = all;
       return Object.keys(own).length ? { tools: all } : undefined;
@@ -165,15 +174,26 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
         services,
         ...(abortSignal ? { signal: abortSignal } : {}),
       });
+      const stepBlock = typeof state.stepBlock === 'string' ? state.stepBlock : '';
+      const sent = stepBlock
+        ? [
+            ...messages,
+            {
+              role: 'user',
+              content: [{ type: 'text', text: stepBlock }],
+              providerOptions: STEP_BLOCK_MARK,
+            } as PromptMessage,
+          ]
+        : messages;
       const tools = toolDefinitions(state.tools as Record<string, unknown> | undefined);
-      const measured = measureCallOptions({ prompt: [...messages], ...(tools.length ? { tools } : {}) });
+      const measured = measureCallOptions({ prompt: [...sent], ...(tools.length ? { tools } : {}) });
       state.request = {
         parts: measured.parts,
         total: measured.total,
         at: Date.now(),
         model: String((model as { modelId?: unknown }).modelId ?? ''),
       };
-      return messages === (prompt as unknown) ? undefined : { prompt: [...messages] as unknown as typeof prompt };
+      return sent === (prompt as unknown) ? undefined : { prompt: [...sent] as unknown as typeof prompt };
     },
     processLLMResponse: async ({ chunks, requestContext, state }) => {
       const key = keyOf(threads, requestContext);

@@ -5,6 +5,9 @@
  */
 export {
   isPerStep,
+  instructionText,
+  splitInstruction,
+  type SplitInstruction,
   renderPrompt,
   STEP_BLOCK_HEADER,
   stepBlockText,

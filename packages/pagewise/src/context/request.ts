@@ -280,6 +280,43 @@ export function stepBlockText(request: ContextRequest): string {
   return text ? `${STEP_BLOCK_HEADER}\n\n${text}` : '';
 }
 
+/** A rendered instruction taken apart for a framework adapter: see {@link splitInstruction}. */
+export interface SplitInstruction {
+  /** The sections that stay the same from call to call: the system message's text. */
+  system: string;
+  /** The step block's text (header first), or `''` when nothing changes per step. */
+  stepBlock: string;
+}
+
+/**
+ * Splits what an instruction provider rendered into the system text and the step block, as the runner lays a
+ * request out: a framework adapter sends `system` as the framework's system message and `stepBlock` as a last
+ * user message after the history, never stored in it, so the framework's history stays a cacheable prefix. A
+ * string is split at the step block's header, as {@link instructionText} joins them (a string without it is all
+ * system text).
+ */
+export function splitInstruction(rendered: string | readonly InstructionSection[]): SplitInstruction {
+  if (typeof rendered === 'string') {
+    const at = rendered.indexOf(STEP_BLOCK_HEADER);
+    return at < 0
+      ? { system: rendered, stepBlock: '' }
+      : { system: rendered.slice(0, at).trimEnd(), stepBlock: rendered.slice(at) };
+  }
+  const request = { instruction: [...rendered], items: [], tools: [] };
+  return { system: systemText(request), stepBlock: stepBlockText(request) };
+}
+
+/**
+ * A rendered instruction as one string, for a framework whose instruction hook takes one (ADK's instruction
+ * provider, OpenAI Agents' `instructions`): the system text, then the step block with its header, which the
+ * adapter's per-call hook moves after the history ({@link splitInstruction}). Without that hook the string is the
+ * whole instruction, the changing part last.
+ */
+export function instructionText(rendered: string | readonly InstructionSection[]): string {
+  const { system, stepBlock } = splitInstruction(rendered);
+  return system && stepBlock ? `${system}\n\n${stepBlock}` : system || stepBlock;
+}
+
 /**
  * The step block as the last message of a prompt: a user message (Anthropic and Google accept system
  * messages only at the start), rendered anew at every call and never stored in the history.
