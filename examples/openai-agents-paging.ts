@@ -5,16 +5,18 @@
  * SDK's own ScriptedModel (not an LLM), so this runs offline:
  * npx tsx examples/openai-agents-paging.ts
  */
-import { Agent, MemorySession, Runner, tool } from '@openai/agents';
+import { Agent, MemorySession, Runner, tool, type AgentInputItem } from '@openai/agents';
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
 import {
   createOpenAiPagingTools,
   durableState,
+  isStepBlockItem,
   pagedInstructions,
   pagewiseInputFilter,
   pagingContext,
   PagewiseSession,
+  resultOutputText,
 } from '@pagewise/openai-agents';
 import { observationCompressor } from 'pagewise/compression';
 import { compactPagingTurns, PagingService } from 'pagewise/paging';
@@ -27,7 +29,12 @@ const tools = createOpenAiPagingTools(paging);
 const inventory = Array.from({ length: 150 }, (_, i) => `item ${i}: ${(i * 7) % 40} units in bin ${i % 9}`).join('\n');
 const cObs = observationCompressor({ service: paging, thresholdTokens: 300 });
 
-const pagesIn = (system = '') => (system.match(/^<<<PAGE /gm) ?? []).length;
+// The pages and saved results arrive in the step block, the input's last item (the instructions stay the same).
+const stepBlock = (input: unknown) => {
+  const last = Array.isArray(input) ? (input.at(-1) as AgentInputItem | undefined) : undefined;
+  return last && isStepBlockItem(last) ? String((last as { content: unknown }).content) : '';
+};
+const pagesIn = (text: string) => (text.match(/^<<<PAGE /gm) ?? []).length;
 const model = new ScriptedModel([
   modelResponder(() => [
     functionCall('get_reports', { urls: reports.slice(0, 6).map((r) => r.uri) }, { callId: 'r1' }),
@@ -35,18 +42,17 @@ const model = new ScriptedModel([
   modelResponder(({ request }) => [
     functionCall(
       'save_result',
-      { task_id: 'first', result: `${pagesIn(request.systemInstructions)} pages read` },
+      { task_id: 'first', result: `${pagesIn(stepBlock(request.input))} pages read` },
       { callId: 's1' },
     ),
     functionCall('fetch_inventory', {}, { callId: 'i1' }),
   ]),
   modelResponder(({ request }) => {
-    const last = (request.input as { type?: string; output?: unknown }[]).at(-1);
-    const handle = handleOf(String(last?.output ?? ''));
+    const results = (request.input as AgentInputItem[]).filter((item) => item.type === 'function_call_result');
+    const last = results.at(-1);
+    const handle = handleOf(last ? resultOutputText(last.output) : '');
     return [
-      assistantMessage(
-        `Saved "${/- first: (.*)/.exec(request.systemInstructions ?? '')?.[1]}"; inventory handle: ${handle}`,
-      ),
+      assistantMessage(`Saved "${/- first: (.*)/.exec(stepBlock(request.input))?.[1]}"; inventory handle: ${handle}`),
     ];
   }),
 ]);

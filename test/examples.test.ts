@@ -26,4 +26,15 @@ describe('examples', () => {
     expect(stdout).toMatch(/^context view: HTTP 200, \d+ bytes$/m);
     expect(stdout).toContain('Stopped: not run from a terminal (--serve keeps it running).');
   }, 120_000);
+
+  it('examples/openai-agents-paging.ts reads the pages from the step block and restores the raw inventory', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', TSX, path.join(ROOT, 'examples/openai-agents-paging.ts')],
+      { cwd: ROOT, timeout: 90_000, killSignal: 'SIGKILL' },
+    );
+    expect(stdout).toContain('Saved "6 pages read"; inventory handle: tool://fetch_inventory/i1');
+    expect(stdout).toContain('report bodies in it: 0');
+    expect(stdout).toContain('Raw inventory behind the handle, byte for byte: true');
+  }, 120_000);
 });

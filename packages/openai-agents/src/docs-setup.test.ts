@@ -22,6 +22,7 @@ import {
 } from '../../../test/security/openai-server.js';
 import { handleOf } from '../../pagewise/src/compression/transcript.js';
 import { parseFencedPages } from '../../pagewise/src/paging/fence.js';
+import { STEP_BLOCK_HEADER } from '../../pagewise/src/context/request.js';
 import { PagingService } from '../../pagewise/src/paging/service.js';
 import { countTokens } from '../../pagewise/src/tokens/tokenizer.js';
 
@@ -82,6 +83,20 @@ function instructionsOf(request: RecordedRequest): string {
   const messages = (request.body.messages ?? []) as { role: string; content: unknown }[];
   const system = messages.find((message) => message.role === 'system' || message.role === 'developer');
   return typeof system?.content === 'string' ? system.content : '';
+}
+
+/** The step block of a request: its last message, when that is a user message with the step block's header. */
+function stepBlockOf(request: RecordedRequest): string {
+  const text = (content: unknown): string =>
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: { text?: string }) => part.text ?? '').join('')
+        : '';
+  const list = (request.body.messages ?? request.body.input ?? []) as { role?: string; content?: unknown }[];
+  const last = Array.isArray(list) ? list.at(-1) : undefined;
+  const body = last?.role === 'user' ? text(last.content) : '';
+  return body.startsWith(STEP_BLOCK_HEADER) ? body : '';
 }
 
 const APIS = {
@@ -158,7 +173,10 @@ describe.each(Object.keys(APIS) as (keyof typeof APIS)[])('the documented setup 
     expect(stored.map((item) => (item as { output: unknown }).output)).toEqual([compressed]);
     // The raw text behind the handle, byte for byte: in the store, and as page_in put it into the instruction.
     expect(await paging.body(handle!, analyst.context.pagewise.sessionId)).toBe(catalogue);
-    const paged = parseFencedPages(instructionsOf(requests[3]!)).pages;
+    // page_in put it in the step block after the history; the instructions stay the same on every call.
+    const paged = parseFencedPages(stepBlockOf(requests[3]!)).pages;
     expect(paged.map((page) => [page.uri, page.body])).toEqual([[handle, catalogue]]);
+    expect(new Set(requests.map(instructionsOf))).toEqual(new Set([instructionsOf(requests[0]!)]));
+    expect(parseFencedPages(instructionsOf(requests[3]!)).pages).toEqual([]);
   });
 });

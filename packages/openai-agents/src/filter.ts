@@ -11,7 +11,8 @@ import type { ContextProcessor } from 'pagewise/context';
 import { eventsToItems } from 'pagewise/internal';
 import { Ledger } from 'pagewise';
 import { HistoryBridge } from 'pagewise/internal';
-import { itemsCodec, readItems, resultOutputText } from './items.js';
+import { splitInstruction } from 'pagewise/context';
+import { isStepBlockItem, itemsCodec, readItems, resultOutputText, stepBlockItem } from './items.js';
 import type { PagingContext } from './paging.js';
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
@@ -109,13 +110,22 @@ export interface PagewiseInputFilterOptions {
   ledger?: Ledger;
   /** The session raw results are filed under when the run context carries none. Default `openai-agents`. */
   sessionId?: string;
+  /**
+   * Where the part of the instructions that changes per step goes (what follows the step block's header, as
+   * `pagedInstructions` renders it). `'after-history'` (default): the instructions keep their stable part and the
+   * changing part is sent as a last user message after the history, built anew at every call, so the
+   * instructions and the history before it are a prefix the provider's prompt cache can reuse. `'instructions'`:
+   * left in the instructions, as the SDK sends them (every call then misses the cache from the instructions on).
+   */
+  stepBlock?: 'after-history' | 'instructions';
 }
 
 /** The filter, with the ledger of its compressor calls. */
 export type PagewiseInputFilter = CallModelInputFilter & { readonly ledger: Ledger };
 
 /**
- * Creates the `callModelInputFilter`.
+ * Creates the `callModelInputFilter`: compresses function results once each, runs the history processors, and
+ * moves the per-step part of the instructions after the history (see {@link PagewiseInputFilterOptions.stepBlock}).
  *
  * @example
  * const cObs = observationCompressor({ service: paging });
@@ -134,9 +144,18 @@ export function pagewiseInputFilter(options: PagewiseInputFilterOptions = {}): P
       task: lastUserText(modelData.input),
       ledger,
     };
-    let input = await compressResults(modelData.input, options.observationProcessors ?? [], ctx, cache);
+    // A step block stored by a session that does not drop it is stale: the current one is appended below.
+    const history = modelData.input.some(isStepBlockItem)
+      ? modelData.input.filter((item) => !isStepBlockItem(item))
+      : modelData.input;
+    let input = await compressResults(history, options.observationProcessors ?? [], ctx, cache);
     input = await bridge.apply(input, itemsCodec, ctx);
-    return input === modelData.input ? modelData : { ...modelData, input: [...input] };
+    const { system, stepBlock } =
+      options.stepBlock === 'instructions' || modelData.instructions === undefined
+        ? { system: modelData.instructions, stepBlock: '' }
+        : splitInstruction(modelData.instructions);
+    if (!stepBlock) return input === modelData.input ? modelData : { ...modelData, input: [...input] };
+    return { ...modelData, instructions: system, input: [...input, stepBlockItem(stepBlock)] };
   };
   return Object.assign(filter, { ledger });
 }

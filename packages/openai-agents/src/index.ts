@@ -27,4 +27,4 @@ export { compressResults, lastUserText, pagewiseInputFilter } from './filter.js'
 export type { ItemCompressionContext, PagewiseInputFilter, PagewiseInputFilterOptions } from './filter.js';
 export { historyPageUri, PagewiseSession } from './session.js';
 export type { PagewiseSessionOptions } from './session.js';
-export { itemsCodec, readItems, resultOutputText } from './items.js';
+export { isStepBlockItem, itemsCodec, readItems, resultOutputText, stepBlockItem } from './items.js';

@@ -4,7 +4,7 @@
  * does not model (reasoning, hosted tool calls) travel with the turn they belong to.
  */
 import type { AgentInputItem } from '@openai/agents';
-import type { ContextItem } from 'pagewise/context';
+import { STEP_BLOCK_HEADER, type ContextItem } from 'pagewise/context';
 import type { ToolCallRecord } from 'pagewise';
 import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
 
@@ -32,6 +32,21 @@ function parseArgs(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * The step block as an input item: a user message after the history with the part of the instruction that
+ * changes per step (see `splitInstruction` in `pagewise/context`). Built anew at every model call.
+ */
+export function stepBlockItem(text: string): Item {
+  return { role: 'user', content: text };
+}
+
+/** Whether `item` is a step block (a user message that starts with the step block's header). */
+export function isStepBlockItem(item: Item): boolean {
+  if (!('role' in item) || item.role !== 'user') return false;
+  if ('type' in item && item.type !== undefined && item.type !== 'message') return false;
+  return messageText((item as { content: unknown }).content).startsWith(STEP_BLOCK_HEADER);
 }
 
 /** Reads input items as history events. */

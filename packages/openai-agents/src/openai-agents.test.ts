@@ -16,12 +16,19 @@ import { PagingService } from '../../pagewise/src/paging/service.js';
 import { generateReports } from '../../lab/src/scenarios/report-analysis/corpus.js';
 import { inMemoryCorpus } from '../../lab/src/scenarios/report-analysis/run.js';
 import { catalogue } from '../../pagewise/src/adapters/adapter-checks.contract.js';
-import { readItems } from './items.js';
+import { isStepBlockItem, readItems } from './items.js';
 import { pagewiseInputFilter } from './filter.js';
 import { createOpenAiPagingTools, durableState, pagedInstructions, pagingContext } from './paging.js';
 import { PagewiseSession } from './session.js';
 
 const runner = new Runner({ tracingDisabled: true });
+
+/** What a model call was shown of the instructions: the system instructions and the step block after the history. */
+function shown(request: { systemInstructions?: string; input: string | AgentInputItem[] }): string {
+  const last = typeof request.input === 'string' ? undefined : request.input.at(-1);
+  const block = last && isStepBlockItem(last) ? (last as { content: string }).content : '';
+  return `${request.systemInstructions ?? ''}\n\n${block}`;
+}
 const sentence = (body: string) => body.split('\n').find((l) => l.length > 120)!;
 
 /** The first broken tool call/result pair of an input, or undefined. */
@@ -47,25 +54,19 @@ describe('pagewise/openai-agents', () => {
   const reports = generateReports(20, 6);
   const { source } = inMemoryCorpus(reports);
   const uris = reports.map((r) => r.uri);
+  const count = (text: string | undefined) => reports.filter((r) => text?.includes(sentence(r.body))).length;
 
   it('paging: instructions expand the working set from the run context; the session stores receipts only', async () => {
     const paging = new PagingService({ source });
     const tools = createOpenAiPagingTools(paging);
-    const count = (system: string | undefined) => reports.filter((r) => system?.includes(sentence(r.body))).length;
     const model = new ScriptedModel([
       modelResponder(() => [functionCall('get_reports', { urls: uris.slice(0, 10) }, { callId: 'c1' })]),
       modelResponder(({ request }) => [
-        functionCall(
-          'save_result',
-          { task_id: 'b1', result: `${count(request.systemInstructions)} read` },
-          { callId: 'c2' },
-        ),
+        functionCall('save_result', { task_id: 'b1', result: `${count(shown(request))} read` }, { callId: 'c2' }),
         functionCall('get_reports', { urls: uris.slice(10) }, { callId: 'c3' }),
       ]),
       modelResponder(({ request }) => [
-        assistantMessage(
-          `${/- b1: (\d+) read/.exec(request.systemInstructions ?? '')?.[1]} + ${count(request.systemInstructions)}`,
-        ),
+        assistantMessage(`${/- b1: (\d+) read/.exec(shown(request))?.[1]} + ${count(shown(request))}`),
       ]),
     ]);
     const agent = new Agent({
@@ -96,6 +97,70 @@ describe('pagewise/openai-agents', () => {
     expect(durableState(context)).toEqual({ 'result:b1': '10 read' });
   });
 
+  it('cache layout: the instructions stay the same from call to call; the per-step part follows the history and is never stored', async () => {
+    const paging = new PagingService({ source });
+    const tools = createOpenAiPagingTools(paging);
+    // Call ids differ per run: the SDK keeps only the latest of items with one call id.
+    const script = (run: number) =>
+      new ScriptedModel([
+        modelResponder(() => [functionCall('get_reports', { urls: uris.slice(0, 4) }, { callId: `g${run}` })]),
+        modelResponder(() => [
+          functionCall('save_result', { task_id: 'k', result: 'four read' }, { callId: `s${run}` }),
+        ]),
+        modelResponder(() => [assistantMessage('done')]),
+      ]);
+    const agent = (model: ScriptedModel) =>
+      new Agent({
+        name: 'analyst',
+        model,
+        instructions: pagedInstructions({ base: 'Read the reports.', service: paging }),
+        tools: [tools.get_reports, tools.save_result],
+      });
+    for (const wrap of [false, true]) {
+      const session = wrap ? new PagewiseSession(new MemorySession()) : new MemorySession();
+      const context = pagingContext();
+      const models = [script(0), script(1)];
+      for (const model of models)
+        await runner.run(agent(model), 'Read four reports.', {
+          context,
+          session,
+          callModelInputFilter: pagewiseInputFilter(),
+        });
+      const calls = models.flatMap((model) => model.calls.map((call) => call.request));
+      // One system text for every call of both runs: the cacheable prefix starts with it.
+      expect(new Set(calls.map((request) => request.systemInstructions))).toEqual(
+        new Set([calls[0]!.systemInstructions]),
+      );
+      expect(calls[0]!.systemInstructions).toContain('Read the reports.');
+      for (const request of calls) {
+        const input = request.input as AgentInputItem[];
+        // At most one step block, and only as the last item (the first call of a run has nothing per step).
+        const blocks = input.filter(isStepBlockItem);
+        expect(blocks.length).toBeLessThanOrEqual(1);
+        if (blocks.length === 1) expect(input.at(-1)).toBe(blocks[0]);
+      }
+      // The pages reach the model, in the step block, fenced.
+      expect(isStepBlockItem((calls[1]!.input as AgentInputItem[]).at(-1)!)).toBe(true);
+      const paged = shown(calls[1]!);
+      expect(count(paged)).toBe(4);
+      expect(paged).toMatch(/^<<<PAGE /m);
+      expect(calls[1]!.systemInstructions).not.toMatch(/^<<<PAGE /m);
+      // Within a run each call's history (all but the step block) extends the previous call's.
+      for (const model of models)
+        for (const [index, call] of model.calls.entries()) {
+          if (index === 0) continue;
+          const previous = model.calls[index - 1]!.request.input as AgentInputItem[];
+          const before = previous.filter((item) => !isStepBlockItem(item));
+          const now = (call.request.input as AgentInputItem[]).slice(0, before.length);
+          expect(JSON.stringify(now)).toBe(JSON.stringify(before));
+        }
+      const stored = await session.getItems();
+      // PagewiseSession never stores a step block; with a plain session the SDK may store the first call's,
+      // and the filter drops it from the next run's input (checked above: one block per call).
+      if (wrap) expect(stored.filter(isStepBlockItem)).toHaveLength(0);
+    }
+  });
+
   it('compression: the filter shows compressed results with a handle; PagewiseSession stores them compressed; page_in restores', async () => {
     const { text, fact } = catalogue();
     const paging = new PagingService();
@@ -109,7 +174,7 @@ describe('pagewise/openai-agents', () => {
         return [functionCall('page_in', { uris: [handleOf(seen) ?? 'none'] }, { callId: 'p1' })];
       }),
       modelResponder(({ request }) => [
-        assistantMessage(request.systemInstructions?.includes(fact) ? `Found: ${fact}` : 'not found'),
+        assistantMessage(shown(request).includes(fact) ? `Found: ${fact}` : 'not found'),
       ]),
     ]);
     const agent = new Agent({

@@ -9,6 +9,7 @@ import { tool as sdkTool, type FunctionTool, type RunContext } from '@openai/age
 import { z } from 'zod';
 import { redactError, type InstructionContext } from 'pagewise';
 import type { AnyTool, ToolContext } from 'pagewise';
+import { instructionText } from 'pagewise/context';
 import { pagedInstruction } from 'pagewise/paging';
 import type { PagingService } from 'pagewise/paging';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise/paging';
@@ -140,7 +141,9 @@ export interface PagedInstructionsOptions {
 }
 
 /**
- * The agent's `instructions` function: its own instruction, saved results, and the working set fenced.
+ * The agent's `instructions` function: its own instruction, saved results, and the working set fenced. The
+ * part that changes per step (reading plan, saved results, pages) comes last, after the step block's header;
+ * `pagewiseInputFilter` moves it after the history so the instructions stay a cacheable prefix.
  *
  * @example
  * new Agent({ name: 'analyst', instructions: pagedInstructions({ base: 'Answer from the reports.', service }), tools: [tools.get_reports] });
@@ -168,6 +171,6 @@ export function pagedInstructions(
       agentName: agent.name,
       services: new Map(),
     });
-    return typeof out === 'string' ? out : out.map((s) => s.text).join('\n\n');
+    return instructionText(out);
   };
 }

@@ -12,7 +12,7 @@ import type { PagingService } from 'pagewise/paging';
 import { Ledger } from 'pagewise';
 import { HistoryBridge } from 'pagewise/internal';
 import { compressResults, lastUserText } from './filter.js';
-import { itemsCodec } from './items.js';
+import { isStepBlockItem, itemsCodec } from './items.js';
 
 /** Options of {@link PagewiseSession}. */
 export interface PagewiseSessionOptions {
@@ -61,7 +61,9 @@ export class PagewiseSession implements Session {
     return this.inner.getItems(limit);
   }
 
-  async addItems(items: AgentInputItem[]): Promise<void> {
+  async addItems(added: AgentInputItem[]): Promise<void> {
+    // The SDK stores the first call's input as the model saw it; the step block is rendered per call, never history.
+    const items = added.filter((item) => !isStepBlockItem(item));
     const sessionId = await this.inner.getSessionId();
     const history = await this.inner.getItems();
     const ctx = {
