@@ -18,7 +18,8 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { bm25Scores, compressExtractive, normalized } from './extractive.js';
+import { bm25Scores, compressExtractive, normalized, type PreparedQuery } from './extractive.js';
+import { suffixQueries, type SuffixQuery } from './suffix-queries.js';
 import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
 import { headAtWordBoundary } from './token-budget.js';
@@ -211,12 +212,12 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
   const compressible = (entry: SummaryEntry): boolean => !entry.compressed && !(chat && isMessage(entry));
   const rules = roomyRules(input.guideline.rules, previous, fresh, compressible, input.maxTokens);
   const shared = sharedKeys([...previous, ...fresh]).slice(previous.length);
+  // The task and the current objective, and what later steps use of each one; never all other steps,
+  // whose words would give every part of the result the same relevance.
+  const queries = laterStepQueries(goal, fresh);
   const compressed = fresh.map((entry, i) => {
     if (!compressible(entry)) return entry;
-    // The task and the current objective, and what later steps use of this one; never all other steps,
-    // whose words would give every part of the result the same relevance.
-    const query = [goal, laterSteps(fresh, i)].filter(Boolean).join('\n');
-    return { ...entry, payload: compressPayload(entry.payload, query, rules, scoring, undefined, shared[i]) };
+    return { ...entry, payload: compressPayload(entry.payload, queries(i), rules, scoring, undefined, shared[i]) };
   });
   const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
@@ -275,16 +276,17 @@ function roomyRules(
 }
 
 /**
- * What the steps after a fresh entry go on to do, as extra query text for that entry ("referenced later"): the
- * later calls with their arguments and the later messages, so the record of an order result whose product a
- * later call looks up is kept. Values an entry merely shares with other steps are not added: on the retail
- * tasks that pulled in other records' fields and solved fewer tasks (decision 3 has the comparison).
+ * Per entry, its query: the goal, then what the steps after it go on to do ("referenced later"): the later calls
+ * with their arguments and the later messages, so the record of an order result whose product a later call looks
+ * up is kept. Values an entry merely shares with other steps are not added: on the retail tasks that pulled in
+ * other records' fields and solved fewer tasks (decision 3 has the comparison). Prepared once for the pass
+ * ({@link suffixQueries}): as strings, the queries of a pass grow with the square of its steps.
  */
-function laterSteps(fresh: readonly SummaryEntry[], i: number): string {
-  return fresh
-    .slice(i + 1)
-    .map((e) => (isMessage(e) ? e.payload : e.label))
-    .join('\n');
+function laterStepQueries(goal: string, entries: readonly SummaryEntry[]): SuffixQuery {
+  return suffixQueries(
+    goal,
+    entries.map((e) => (isMessage(e) ? e.payload : e.label)),
+  );
 }
 
 function isMessage(entry: SummaryEntry): boolean {
@@ -416,7 +418,7 @@ const JSON_START = /^[ \t\n\r]*[[{"\-\dtfn]/u;
 
 function compressPayload(
   payload: string,
-  query: string,
+  query: string | PreparedQuery,
   rules: ExtractiveRules,
   scoring: Scoring,
   maxTokens?: number,
@@ -527,6 +529,7 @@ function fitBudget(
   const sizes = entries.map((e) => countTokens(e.payload));
   const fixed = total - sizes.reduce((sum, n) => sum + n, 0);
   const shared = sharedKeys(entries);
+  const queries = laterStepQueries(goal, entries);
   const memo = new Map<string, string>();
   const squeezeTo = (cap: number, keepPinned: boolean): SummaryEntry[] =>
     entries.map((e, i) => {
@@ -534,8 +537,7 @@ function fitBudget(
       const key = `${i}:${cap}`;
       let payload = memo.get(key);
       if (payload === undefined) {
-        const query = [goal, laterSteps(entries, i)].filter(Boolean).join('\n');
-        payload = compressPayload(e.payload, query, capOnly, scoring, cap, shared[i]);
+        payload = compressPayload(e.payload, queries(i), capOnly, scoring, cap, shared[i]);
         memo.set(key, payload);
       }
       return { ...e, payload };

@@ -70,8 +70,11 @@ export const TINY_INPUT_TOKENS = 32;
 
 /** Options of {@link compressExtractive}. */
 export interface ExtractiveOptions {
-  /** What the kept text must serve: the task, and the current objective. */
-  query: string;
+  /**
+   * What the kept text must serve: the task, and the current objective. A {@link PreparedQuery} is the same query
+   * prepared once for many calls (see `suffixQueries`).
+   */
+  query: string | PreparedQuery;
   /**
    * Text around the input that says what else matters, at a lower weight than `query`: the recent steps
    * when compressing an observation (an id the last step names picks the record it is about). In JSON
@@ -293,7 +296,7 @@ function isErrorStatus(code: string | number | undefined): boolean {
  */
 function compressPlainText(
   input: string,
-  query: string,
+  query: string | PreparedQuery,
   rules: ExtractiveRules,
   budget: number,
   scorer: Scorer,
@@ -317,7 +320,7 @@ function compressPlainText(
 
 function compressText(
   input: string,
-  query: string,
+  query: string | PreparedQuery,
   rules: ExtractiveRules,
   budget: number,
   scorer: Scorer,
@@ -329,7 +332,7 @@ function compressText(
   // paragraph's title, as a JSON value is about its key path.
   // A table row is scored with its column headers, a turn's sentence with its speaker, likewise.
   const requirements = units.map((u) => requiredUnits(units, u));
-  const searched = searchQuery(query);
+  const searched = searchesFor(query);
   // Every unit's text is a piece of these texts, so a paragraph holds no term they lack.
   const unitIndex = bm25Index(
     units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(PIECE)),
@@ -351,7 +354,7 @@ function compressText(
     (unit) => unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1,
   );
   const tokens = units.map((unit) => countTokens(unit.text));
-  const queryWords = scorer || probe ? queryWordsOf(query) : new Set<string>();
+  const queryWords = scorer || probe ? wordsFor(query) : new Set<string>();
   const keyMatch = new Map<string, number>();
   const seen = new Set<string>();
   const features =
@@ -658,11 +661,7 @@ const BM25_TERMS: Bm25Terms = {
  * not a stopword is one query text, in order of first occurrence.
  */
 export function searchQuery(query: string): Bm25Query {
-  if (wordSearches.size >= WORD_CACHE_LIMIT || lineSearches.size >= WORD_CACHE_LIMIT) {
-    // Together, so that within a call one word always has one entry (see searchesOfLines).
-    wordSearches.clear();
-    lineSearches.clear();
-  }
+  startSearchGeneration();
   // The same query comes again for every observation of a step (each document a task reads): its searches
   // are remembered whole. They are the same whatever the caches held when they were made.
   let prepared = recentQueries.get(query);
@@ -690,7 +689,7 @@ function searchesOfWords(query: string): (readonly Bm25Search[])[] {
 }
 
 // A query from this many characters is read line by line (see searchesOfLines).
-const LONG_QUERY_CHARS = 1024;
+export const LONG_QUERY_CHARS = 1024;
 
 // Per word, its searches; per line of a long query, those of its words that are not stopwords, in order (null:
 // a line in a script that is segmented as a whole text). Cleared together, at the start of a call.
@@ -721,15 +720,7 @@ function searchesOfLines(query: string): (readonly Bm25Search[])[] | undefined {
   for (const line of query.split('\n')) {
     if (seenLines.has(line)) continue;
     seenLines.add(line);
-    let known = lineSearches.get(line);
-    if (known === undefined) {
-      known = hasCjk(line)
-        ? null
-        : splitWords(line.toLowerCase())
-            .filter((word) => !isStopword(word))
-            .map(searchesOfWord);
-      lineSearches.set(line, known);
-    }
+    const known = searchesOfLine(line);
     if (known === null) return undefined;
     for (const entry of known) {
       if (taken.has(entry)) continue;
@@ -738,6 +729,58 @@ function searchesOfLines(query: string): (readonly Bm25Search[])[] | undefined {
     }
   }
   return searches;
+}
+
+/**
+ * The searches of one line of a long query, in order, one entry per word that is not a stopword (the same entry
+ * for the same word within a cache generation), remembered; null for a line in Japanese, Chinese or Korean, which
+ * a query is segmented whole for.
+ */
+export function searchesOfLine(line: string): readonly (readonly Bm25Search[])[] | null {
+  let known = lineSearches.get(line);
+  if (known === undefined) {
+    known = hasCjk(line)
+      ? null
+      : splitWords(line.toLowerCase())
+          .filter((word) => !isStopword(word))
+          .map(searchesOfWord);
+    lineSearches.set(line, known);
+  }
+  return known;
+}
+
+/**
+ * Starts a new generation of the word and line caches when they are full (together, so that within a call one
+ * word always has one entry; see searchesOfLines). Called at the start of a query's preparation.
+ */
+export function startSearchGeneration(): void {
+  if (wordSearches.size >= WORD_CACHE_LIMIT || lineSearches.size >= WORD_CACHE_LIMIT) {
+    wordSearches.clear();
+    lineSearches.clear();
+  }
+}
+
+/** The query words as the key match reads them: membership and count. */
+export interface WordSet {
+  readonly size: number;
+  has(word: string): boolean;
+}
+
+/**
+ * A query prepared once for many calls: its searches, as {@link searchQuery} makes them from its text, and its
+ * words, as the key match reads them (made on first use). Built by `suffixQueries`.
+ */
+export interface PreparedQuery {
+  readonly searches: Bm25Query;
+  words(): WordSet;
+}
+
+function searchesFor(query: string | PreparedQuery): Bm25Query {
+  return typeof query === 'string' ? searchQuery(query) : query.searches;
+}
+
+function wordsFor(query: string | PreparedQuery): WordSet {
+  return typeof query === 'string' ? queryWordsOf(query) : query.words();
 }
 
 /** BM25 scores (minisearch's BM25+) of each text against the query; 0 for texts with no query term. */
@@ -933,7 +976,7 @@ function weightedRelevance(texts: readonly string[] | Bm25Index, query: Searched
 
 function compressJson(
   root: JsonContainer,
-  query: { query: string; context: string; keys: string },
+  query: { query: string | PreparedQuery; context: string; keys: string },
   rules: ExtractiveRules,
   budget: number,
   scorer: Scorer,
@@ -948,7 +991,7 @@ function compressJson(
   const drop = compilePatterns(rules.dropPatterns);
 
   const leafTexts = leaves.map((leaf) => `${pathWords(leaf.path)} ${scalarText(leaf.value)}`);
-  const searched = searchQuery(query.query);
+  const searched = searchesFor(query.query);
   // A record's text is made of its leaves' texts: the query terms no leaf matches match no record either.
   const leafIndex = bm25Index(leafTexts, BM25_TERMS);
   const relevance = weightedRelevance(leafIndex, {
@@ -976,7 +1019,7 @@ function compressJson(
     (leaf, i) => isErrorLeaf(leaf) || keepField(keysOf(leaf)) || keep.some((re) => re.test(lines[i]!)),
   );
   const rootForced = rootId >= 0 && forcedAt[rootId] === true;
-  const queryWords = queryWordsOf(query.query);
+  const queryWords = wordsFor(query.query);
   const keyMatch = new Map<string, number>();
   const opened = new Set<string>();
   const costs = leaves.map((leaf) => leafCost(leaf, opened));
@@ -1081,7 +1124,7 @@ function compressJson(
 const KEY_MATCH_WEIGHT = 0.5;
 
 /** Share of the words of a field name that the query uses, memoized per key. */
-function keyMatchOf(key: string | undefined, queryWords: ReadonlySet<string>, memo: Map<string, number>): number {
+function keyMatchOf(key: string | undefined, queryWords: WordSet, memo: Map<string, number>): number {
   if (key === undefined || queryWords.size === 0) return 0;
   const known = memo.get(key);
   if (known !== undefined) return known;

@@ -23,6 +23,14 @@ function wordSegmenter(locale: string | undefined): Intl.Segmenter {
 }
 
 /**
+ * Whether `text` has a letter of a script written without spaces between words (only ICU's dictionaries split
+ * it); text without one splits into {@link wordTokens} by a regular expression, never across a line break.
+ */
+export function needsDictionary(text: string): boolean {
+  return NEEDS_DICTIONARY.test(text);
+}
+
+/**
  * The word-like segments of `text`, lower-cased, in order. Numbers stay whole (`12.5`, `1,234`); punctuation and
  * spaces are dropped.
  *
