@@ -30,6 +30,7 @@ import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as stepCost } from './step-cost.js';
 import { main as promptCacheCost } from './prompt-cache-cost.js';
 import { main as cacheParity } from './cache-parity.js';
+import { main as adapterCache } from './adapter-cache.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
@@ -57,6 +58,8 @@ await stepCost(['--rounds', '5']);
 await promptCacheCost(['--rounds', '5']);
 // The plain retail agent on the runner and on a plain AI SDK loop, priced with the same cache model.
 await cacheParity();
+// The step block in each framework adapter, after and before, priced with the same cache model.
+await adapterCache(['--reports', '200']);
 await pagingScaling();
 await compressionRetail();
 await compressionRealData();
