@@ -41,10 +41,11 @@ import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { createAgent } from 'langchain';
-import { countTokens, type LedgerEntry } from 'pagewise';
+import { countTokens } from 'pagewise';
 import { createAiSdkPaging } from 'pagewise/ai-sdk';
 import { STEP_BLOCK_HEADER } from 'pagewise/context';
-import { callCostUsd, DEFAULT_PRICES, PromptCache, promptCacheRulesFor, type PromptCacheUsage } from 'pagewise/cost';
+import { DEFAULT_PRICES, PromptCache, promptCacheRulesFor } from 'pagewise/cost';
+import { modelledCallUsd, wholeNumberOption } from './modelled-cost.js';
 import { parseFencedPages, PRICES_CHECKED, seededFenceBoundary } from 'pagewise/internal';
 import { createPagingTools, pagedInstruction, PagingService } from 'pagewise/paging';
 import { adkInstruction, AiSdkLlm, createAdkPagingTools, PagewiseAdkPlugin } from '@pagewise/adk';
@@ -514,23 +515,6 @@ export interface LayoutFigures {
   longestSharedPrefix: number;
 }
 
-function entryOf(usage: PromptCacheUsage, outputTokens: number, index: number): LedgerEntry {
-  return {
-    index,
-    kind: 'agent',
-    agent: 'reader',
-    model: usage.rules,
-    invocationId: 'adapter-cache',
-    parts: { instruction: 0, paged: 0, history: 0, observation: 0, tools: 0 },
-    promptTokens: usage.promptTokens,
-    completionTokens: outputTokens,
-    cache: { modelled: usage },
-    modelMs: 0,
-    frameworkMs: 0,
-    at: 0,
-  };
-}
-
 /** Prices one run's requests in order under `cache`, at `spec`'s prices, under the run's own key. */
 export function priceRun(run: LayoutRun, spec: string, cache: PromptCache): LayoutFigures {
   const price = DEFAULT_PRICES[spec];
@@ -553,7 +537,7 @@ export function priceRun(run: LayoutRun, spec: string, cache: PromptCache): Layo
     figures.calls += 1;
     figures.promptTokens += usage.promptTokens;
     figures.cacheReadTokens += usage.readTokens;
-    figures.usd += callCostUsd(entryOf(usage, request.outputTokens, index), price);
+    figures.usd += modelledCallUsd(usage, request.outputTokens, index, price);
     if (index > 0) figures.longestSharedPrefix = Math.max(figures.longestSharedPrefix, usage.firstChangedToken);
   });
   figures.cacheHitRate = figures.promptTokens > 0 ? figures.cacheReadTokens / figures.promptTokens : 0;
@@ -682,22 +666,13 @@ export function adapterCacheTable(report: AdapterCacheReport): string {
   return lines.join('\n');
 }
 
-function option(argv: readonly string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1)
-    throw new RangeError(`${name} takes a whole number ≥ 1, got "${argv[at + 1]}".`);
-  return value;
-}
-
 /** The command line: 24 reports in batches of 4, seed 1, by default. */
 export async function main(argv: readonly string[] = []): Promise<void> {
   console.log('\n## Prompt cache per framework adapter: step block after the history against the system message\n');
   const report = await runAdapterCache({
-    reports: option(argv, '--reports', 24),
-    batch: option(argv, '--batch', 4),
-    seed: option(argv, '--seed', 1),
+    reports: wholeNumberOption(argv, '--reports', 24),
+    batch: wholeNumberOption(argv, '--batch', 4),
+    seed: wholeNumberOption(argv, '--seed', 1),
   });
   console.log(adapterCacheTable(report));
 }

@@ -31,17 +31,9 @@ import {
   type SystemModelMessage,
   type ToolSet,
 } from 'ai';
-import {
-  Agent,
-  countTokens,
-  Ledger,
-  OfflineModel,
-  Runner,
-  type AnyTool,
-  type InstructionProvider,
-  type LedgerEntry,
-} from 'pagewise';
-import { callCostUsd, DEFAULT_PRICES, PromptCache, promptCacheRulesFor, type PromptCacheUsage } from 'pagewise/cost';
+import { Agent, countTokens, Ledger, OfflineModel, Runner, type AnyTool, type InstructionProvider } from 'pagewise';
+import { DEFAULT_PRICES, PromptCache, promptCacheRulesFor } from 'pagewise/cost';
+import { modelledCallUsd, wholeNumberOption } from './modelled-cost.js';
 import { PRICES_CHECKED } from 'pagewise/internal';
 import {
   checkAnswer,
@@ -276,23 +268,6 @@ export async function runParityEpisodes(
   return episodes;
 }
 
-function entryOf(usage: PromptCacheUsage, outputTokens: number, index: number): LedgerEntry {
-  return {
-    index,
-    kind: 'agent',
-    agent: 'retail_agent',
-    model: usage.rules,
-    invocationId: 'parity',
-    parts: { instruction: 0, paged: 0, history: 0, observation: 0, tools: 0 },
-    promptTokens: usage.promptTokens,
-    completionTokens: outputTokens,
-    cache: { modelled: usage },
-    modelMs: 0,
-    frameworkMs: 0,
-    at: 0,
-  };
-}
-
 /** Prices the episodes of one side at `spec` with one cache model, each task its own session. */
 export function priceSide(episodes: readonly ParityEpisode[], spec: string): ParitySideFigures {
   const colon = spec.indexOf(':');
@@ -322,7 +297,7 @@ export function priceSide(episodes: readonly ParityEpisode[], spec: string): Par
       figures.promptTokens += usage.promptTokens;
       figures.cacheReadTokens += usage.readTokens;
       figures.cacheWriteTokens += usage.writeTokens;
-      figures.usd += callCostUsd(entryOf(usage, request.outputTokens, index), price);
+      figures.usd += modelledCallUsd(usage, request.outputTokens, index, price);
     });
   }
   figures.cacheHitRate = figures.promptTokens > 0 ? figures.cacheReadTokens / figures.promptTokens : 0;
@@ -443,15 +418,6 @@ export function parityTable(report: ParityReport): string {
   return lines.join('\n');
 }
 
-function option(argv: readonly string[], name: string, fallback: number): number {
-  const at = argv.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1)
-    throw new RangeError(`${name} takes a whole number ≥ 1, got "${argv[at + 1]}".`);
-  return value;
-}
-
 /** `npm run bench` and the command line: the standard split is 24 tasks of seed 1, as in the retail bench. */
 export async function main(argv: readonly string[] = []): Promise<void> {
   console.log('\n## Prompt cache against a plain AI SDK loop (retail, no paging or compression)\n');
@@ -459,7 +425,10 @@ export async function main(argv: readonly string[] = []): Promise<void> {
     console.log(`skipped: ${retailDataMissing()}`);
     return;
   }
-  const report = await runCacheParity({ tasks: option(argv, '--tasks', 24), seed: option(argv, '--seed', 1) });
+  const report = await runCacheParity({
+    tasks: wholeNumberOption(argv, '--tasks', 24),
+    seed: wholeNumberOption(argv, '--seed', 1),
+  });
   console.log(parityTable(report));
 }
 

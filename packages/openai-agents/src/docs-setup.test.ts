@@ -61,14 +61,16 @@ const catalogue = [
   ),
 ].join('\n');
 
+/** The text of a message's or a result's content: a string, or its parts' texts joined. */
+const text = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: string }) => part.text ?? '').join('')
+      : '';
+
 /** The function results of a Chat Completions or Responses request, in order. */
 function functionOutputs(request: RecordedRequest): string[] {
-  const text = (content: unknown): string =>
-    typeof content === 'string'
-      ? content
-      : Array.isArray(content)
-        ? content.map((part: { text?: string }) => part.text ?? '').join('')
-        : '';
   const messages = (request.body.messages ?? []) as { role: string; content: unknown }[];
   const items = (Array.isArray(request.body.input) ? request.body.input : []) as { type?: string; output?: unknown }[];
   return [
@@ -87,12 +89,6 @@ function instructionsOf(request: RecordedRequest): string {
 
 /** The step block of a request: its last message, when that is a user message with the step block's header. */
 function stepBlockOf(request: RecordedRequest): string {
-  const text = (content: unknown): string =>
-    typeof content === 'string'
-      ? content
-      : Array.isArray(content)
-        ? content.map((part: { text?: string }) => part.text ?? '').join('')
-        : '';
   const list = (request.body.messages ?? request.body.input ?? []) as { role?: string; content?: unknown }[];
   const last = Array.isArray(list) ? list.at(-1) : undefined;
   const body = last?.role === 'user' ? text(last.content) : '';
