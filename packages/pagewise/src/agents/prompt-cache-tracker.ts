@@ -66,3 +66,44 @@ export function ledgerCache(
   };
   return { cache: { modelled, ...(Object.keys(reported).length > 0 ? { reported } : {}) } };
 }
+
+/**
+ * Work a step needs only once the model has answered, run while the model works: scheduled with
+ * `setImmediate` when the call starts, so it runs after the request has been handed to the provider's
+ * client and while the response is awaited, and taken when the response is in. A model that answers before
+ * the work has run (a scripted or local model) gets it run at {@link take}, as if it had not been deferred.
+ * The prompt-cache model is such work: its figures go into the ledger entry made after the response.
+ */
+export class OverlappedWork<T> {
+  private outcome: { value: T } | { error: unknown } | undefined;
+  private readonly handle: NodeJS.Immediate;
+
+  constructor(private readonly work: () => T) {
+    this.handle = setImmediate(() => this.run());
+  }
+
+  /** Runs the work now if it has not run yet, keeping what it threw for {@link take}. */
+  settle(): void {
+    if (this.outcome) return;
+    clearImmediate(this.handle);
+    this.run();
+  }
+
+  /** The work's result, running it now if it has not run yet; rethrows what the work threw. */
+  take(): T {
+    this.settle();
+    const outcome = this.outcome!;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  private run(): void {
+    if (this.outcome) return;
+    // Caught here: an error thrown in the immediate would otherwise end the process.
+    try {
+      this.outcome = { value: this.work() };
+    } catch (error) {
+      this.outcome = { error };
+    }
+  }
+}

@@ -36,11 +36,11 @@ import type { Agent } from './agent.js';
 import { buildRequest } from './build-request.js';
 import { AgentResources, assertUniqueNames } from './agent-resources.js';
 import { DEFAULT_LIMITS, type RunLimits } from './limits.js';
-import { callModel, parseResponse } from './model-call.js';
+import { callModel, parseResponse, type ModelResponse } from './model-call.js';
 import { findInterrupted, type Interrupted } from './resume.js';
 import type { ResumeInput, RunInput, RunnerOptions, RunResult, RunStreamPart, StopReason } from './run-types.js';
 import { RunLedger } from './run-ledger.js';
-import { PromptCacheTracker, ledgerCache } from './prompt-cache-tracker.js';
+import { OverlappedWork, PromptCacheTracker, ledgerCache } from './prompt-cache-tracker.js';
 import { appendWithRetry, createSession, escalationOf } from './step-commit.js';
 import type { CallOutcome, StepScope } from './tool-execution.js';
 import { finishPendingCalls, runToolStep, transferTarget } from './tool-step.js';
@@ -332,7 +332,7 @@ export class Runner {
     rendered: PromptRequest,
     sent: PromptRequest,
     encoding: EncodingName,
-  ): PromptCacheUsage | undefined {
+  ): OverlappedWork<PromptCacheUsage | undefined> {
     const sentAt = Date.now();
     const cacheKey = `${historyKey(inv.session)}\u0000${label}`;
     // Modelled on the request as sent, hints included (Anthropic caches only up to its breakpoints). A run
@@ -345,7 +345,9 @@ export class Runner {
         : sent;
     // The history vouches for the messages its render kept; hints that copy messages void that.
     const continuity = asBilled.prompt === rendered.prompt ? inv.history.continuity : undefined;
-    return this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt, continuity);
+    // Modelled while the model works: nothing reads the figures before the response, and the request (the
+    // kept history's prompt included) does not change until the step has taken them.
+    return new OverlappedWork(() => this.promptCache.observe(model, cacheKey, asBilled, encoding, sentAt, continuity));
   }
 
   /** One step: build and measure the request, call the model, then store its answer or run its tool calls. */
@@ -384,22 +386,29 @@ export class Runner {
       tools: toolList,
       providerOptions,
     } = withCacheHints(model.provider, rendered, session, this.options.cacheHints);
-    const modelledCache = this.modelPromptCache(inv, model, label, rendered, { prompt, tools: toolList }, encoding);
-    const response = yield* callModel(
-      model,
-      {
-        prompt,
-        tools: toolList.length ? toolList : undefined,
-        toolChoice: toolList.length ? { type: 'auto' } : undefined,
-        ...(providerOptions ? { providerOptions } : {}),
-      },
-      {
-        streaming: inv.streaming,
-        signal: inv.signal,
-        agentName: agent.name,
-        ...(this.options.retry ? { retry: this.options.retry } : {}),
-      },
-    );
+    const pendingCache = this.modelPromptCache(inv, model, label, rendered, { prompt, tools: toolList }, encoding);
+    let response: ModelResponse;
+    try {
+      response = yield* callModel(
+        model,
+        {
+          prompt,
+          tools: toolList.length ? toolList : undefined,
+          toolChoice: toolList.length ? { type: 'auto' } : undefined,
+          ...(providerOptions ? { providerOptions } : {}),
+        },
+        {
+          streaming: inv.streaming,
+          signal: inv.signal,
+          agentName: agent.name,
+          ...(this.options.retry ? { retry: this.options.retry } : {}),
+        },
+      );
+    } finally {
+      // Settled whatever the call's outcome, before anything changes the kept history's prompt.
+      pendingCache.settle();
+    }
+    const modelledCache = pendingCache.take();
     const { text, toolCalls, invalidArgs, dropped } = parseResponse(response.content, this.limits);
     const completionTokens = countTokens(text + toolCalls.map((c) => JSON.stringify(c.input)).join(''));
     const { input: providerPrompt, output: providerCompletion } = response.usage;
