@@ -52,6 +52,36 @@ describe('suffixQueries', () => {
     }
   });
 
+  it('gives the same searches when steps are asked for out of order, again, or backwards', () => {
+    const head = 'Refund the lamp of order #W1003.';
+    const texts = randomTexts(7, 150);
+    const queries = suffixQueries(head, texts);
+    let state = 11;
+    const order = [
+      ...Array.from({ length: 60 }, () => (state = (state * 48271) % 2147483647) % 100),
+      99,
+      98,
+      98,
+      0,
+      0,
+      149,
+      5,
+    ];
+    for (const index of order) {
+      const query = queries(index);
+      const text = asString(head, texts, index);
+      if (typeof query === 'string') {
+        expect(query).toBe(text);
+        continue;
+      }
+      const expected = searchQuery(text).searches.map((entry) => JSON.stringify(entry));
+      expect(
+        query.searches.searches.map((entry) => JSON.stringify(entry)),
+        `step ${index}`,
+      ).toEqual(expected);
+    }
+  });
+
   it('hands over a query with text segmented whole as its string', () => {
     const texts = [...randomTexts(4, 60), '注文の商品は倉庫にあります', ...randomTexts(5, 60)];
     const queries = suffixQueries('the lamp', texts);

@@ -56,12 +56,19 @@ interface Ids {
   collect(index: number): (readonly Bm25Search[])[];
 }
 
-/** Each text's word entries as integer ids, read once. */
+/**
+ * Each text's word entries as integer ids, read once, laid end to end. The entries of the texts after
+ * `index`, in order of first occurrence, are the positions from that text's start on whose entry does not
+ * occur between that start and them: a bit set of those positions is kept for the last start asked for, and
+ * moving the start forward (a pass asks for its steps in order) updates only the positions passed over and
+ * the next occurrence of each, so a query costs the words it holds and a scan of the set's words, not a
+ * reading of every later position.
+ */
 function idsOf(head: string, texts: readonly string[]): Ids {
   startSearchGeneration();
   const idOf = new Map<readonly Bm25Search[], number>();
   const entries: (readonly Bm25Search[])[] = [];
-  const idsOfText = (text: string): Int32Array => {
+  const idsOfText = (text: string): number[] => {
     const out: number[] = [];
     for (const line of text.split('\n')) {
       // Never null: texts segmented whole take the string path.
@@ -75,25 +82,66 @@ function idsOf(head: string, texts: readonly string[]): Ids {
         out.push(id);
       }
     }
-    return Int32Array.from(out);
+    return out;
   };
   const headIds = idsOfText(head);
   const textIds = texts.map(idsOfText);
-  const stamp = new Int32Array(entries.length).fill(-1);
-  let generation = 0;
+  // The texts' ids end to end; `starts[step]` is where text `step` begins, `starts[texts.length]` the end.
+  const starts = new Int32Array(texts.length + 1);
+  textIds.forEach((ids, step) => (starts[step + 1] = starts[step]! + ids.length));
+  const total = starts[texts.length]!;
+  const all = new Int32Array(total);
+  textIds.forEach((ids, step) => all.set(ids, starts[step]));
+  // Each position's previous and next position of the same entry (−1: none).
+  const previous = new Int32Array(total);
+  const next = new Int32Array(total).fill(-1);
+  const lastAt = new Int32Array(entries.length).fill(-1);
+  for (let position = 0; position < total; position++) {
+    const id = all[position]!;
+    previous[position] = lastAt[id]!;
+    if (lastAt[id]! >= 0) next[lastAt[id]!] = position;
+    lastAt[id] = position;
+  }
+  const inHead = new Uint8Array(entries.length);
+  const headSearches: (readonly Bm25Search[])[] = [];
+  for (const id of headIds) {
+    if (inHead[id]) continue;
+    inHead[id] = 1;
+    headSearches.push(entries[id]!);
+  }
+  // Bit `position` is set when the entry there first occurs there, counting from `from` on.
+  const firsts = new Uint32Array((total + 31) >>> 5);
+  let from = -1;
+  const setBit = (position: number) => (firsts[position >>> 5] = firsts[position >>> 5]! | (1 << (position & 31)));
+  const clearBit = (position: number) => (firsts[position >>> 5] = firsts[position >>> 5]! & ~(1 << (position & 31)));
+  const startAt = (start: number) => {
+    if (from < 0 || start < from) {
+      firsts.fill(0);
+      for (let position = start; position < total; position++) if (previous[position]! < start) setBit(position);
+    } else {
+      // The positions passed over leave the set; the next occurrence of each now has none before it.
+      for (let position = from; position < start; position++) {
+        clearBit(position);
+        if (next[position]! >= start) setBit(next[position]!);
+      }
+    }
+    from = start;
+  };
   return {
     collect(index) {
-      generation += 1;
-      const searches: (readonly Bm25Search[])[] = [];
-      const take = (list: Int32Array) => {
-        for (const id of list) {
-          if (stamp[id] === generation) continue;
-          stamp[id] = generation;
-          searches.push(entries[id]!);
+      const start = starts[Math.min(index + 1, texts.length)]!;
+      startAt(start);
+      const searches = headSearches.slice();
+      // Only positions from `start` on are set: the words before it were cleared or never set.
+      for (let word = start >>> 5; word < firsts.length; word++) {
+        let bits = firsts[word]!;
+        while (bits !== 0) {
+          const lowest = bits & -bits;
+          const id = all[(word << 5) + 31 - Math.clz32(lowest)]!;
+          if (!inHead[id]) searches.push(entries[id]!);
+          bits ^= lowest;
         }
-      };
-      take(headIds);
-      for (let step = index + 1; step < textIds.length; step++) take(textIds[step]!);
+      }
       return searches;
     },
   };
