@@ -531,39 +531,75 @@ function fitBudget(
   const shared = sharedKeys(entries);
   const queries = laterStepQueries(goal, entries);
   const memo = new Map<string, string>();
-  const squeezeTo = (cap: number, keepPinned: boolean): SummaryEntry[] =>
-    entries.map((e, i) => {
-      if ((sizes[i] ?? 0) <= cap || (keepPinned && e.pinned)) return e;
-      const key = `${i}:${cap}`;
-      let payload = memo.get(key);
-      if (payload === undefined) {
-        payload = compressPayload(e.payload, queries(i), capOnly, scoring, cap, shared[i]);
-        memo.set(key, payload);
-      }
-      return { ...e, payload };
-    });
+  const last = entries.length - 1;
+  const squeezedAt = (index: number, cap: number, keepPinned: boolean): SummaryEntry => {
+    const entry = entries[index]!;
+    if ((sizes[index] ?? 0) <= cap || (keepPinned && entry.pinned)) return entry;
+    const key = `${index}:${cap}`;
+    let payload = memo.get(key);
+    if (payload === undefined) {
+      payload = compressPayload(entry.payload, queries(index), capOnly, scoring, cap, shared[index]);
+      memo.set(key, payload);
+    }
+    return { ...entry, payload };
+  };
+  // Each entry starts a line the tokenizer never joins across (see `countTokens`), so a text's tokens are the
+  // sum of its entries' lines: the lines of the newest entries alone can show that the text is over.
+  const lineTokens = (entry: SummaryEntry, index: number): number =>
+    countTokens(formatSummaryEntries([entry]) + (index < last ? '\n' : ''));
+  /**
+   * The entries cut to `cap`, made from the newest back until their lines are over `maxTokens`: `over` is the
+   * entry whose line made them so (−1 when all fit, and all are made), `lines` their tokens up to it. Which of
+   * the oldest go is decided by the newest, so entries older than `over` are made only when asked for.
+   */
+  const squeezeFromNewest = (cap: number, keepPinned: boolean) => {
+    const made: SummaryEntry[] = new Array<SummaryEntry>(entries.length);
+    let lines = 0;
+    for (let index = last; index >= 0; index -= 1) {
+      const entry = squeezedAt(index, cap, keepPinned);
+      made[index] = entry;
+      lines += lineTokens(entry, index);
+      if (lines > maxTokens) return { made, over: index, lines };
+    }
+    return { made, over: -1, lines };
+  };
+  const complete = (made: SummaryEntry[], cap: number, keepPinned: boolean): SummaryEntry[] =>
+    Array.from(made, (entry, index) => entry ?? squeezedAt(index, cap, keepPinned));
   // Estimated costs miss what the format and BPE merges add: measure, and lower the cap by the overshoot.
   let target = Math.max(0, maxTokens - fixed);
   let squeezed = entries;
+  /** Set when the newest entries' lines alone show the last cut over: how many of the oldest then go. */
+  let dropOldest: number | undefined;
   // Entries asked for again stay whole while the others can hold the cut; if they cannot, all share it.
   const pinnedTokens = entries.reduce((sum, e, i) => sum + (e.pinned ? (sizes[i] ?? 0) : 0), 0);
   const unpinned = sizes.filter((_, i) => !entries[i]!.pinned);
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const pinnedFit = pinnedTokens > 0 && pinnedTokens < target;
     const level = pinnedFit ? waterLevel(unpinned, target - pinnedTokens) : waterLevel(sizes, target);
-    squeezed = squeezeTo(level, pinnedFit);
+    const cut = squeezeFromNewest(level, pinnedFit);
+    // The text is over by at least `lines - maxTokens`: when that alone ends the attempts, the entries the
+    // oldest-first drop below would remove need not be made at all.
+    if (cut.over >= 0 && last > 0 && target - (cut.lines - maxTokens + attempt * 8) <= 0) {
+      squeezed = cut.made;
+      dropOldest = Math.min(cut.over + 1, last);
+      break;
+    }
+    squeezed = complete(cut.made, level, pinnedFit);
     text = formatSummaryEntries(squeezed);
     total = countTokens(text);
     if (total <= maxTokens) return text;
     target -= total - maxTokens + attempt * 8;
     if (target <= 0) break;
   }
-  if (total > maxTokens && squeezed.length > 1) {
-    // Each entry starts a line the tokenizer never joins across (see `countTokens`), so a text's tokens are
-    // the sum of its entries': how many of the oldest go is found from the sums, not by measuring the text
-    // again for each one dropped; the text is then measured, and the loop below drops more if it must.
-    const last = squeezed.length - 1;
-    const tokens = squeezed.map((e, i) => countTokens(formatSummaryEntries([e]) + (i < last ? '\n' : '')));
+  if (dropOldest !== undefined) {
+    // The newest entries after `dropOldest` are those whose lines fit, as the sums below would find them.
+    squeezed = squeezed.slice(dropOldest);
+    text = formatSummaryEntries(squeezed);
+    total = countTokens(text);
+  } else if (total > maxTokens && squeezed.length > 1) {
+    // How many of the oldest go is found from the sums of the entries' lines, not by measuring the text again
+    // for each one dropped; the text is then measured, and the loop below drops more if it must.
+    const tokens = squeezed.map(lineTokens);
     let left = tokens.reduce((sum, n) => sum + n, 0);
     let drop = 0;
     while (drop < last && left > maxTokens) left -= tokens[drop++]!;
