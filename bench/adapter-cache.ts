@@ -44,9 +44,9 @@ import { createAgent } from 'langchain';
 import { countTokens } from 'pagewise';
 import { createAiSdkPaging } from 'pagewise/ai-sdk';
 import { STEP_BLOCK_HEADER } from 'pagewise/context';
-import { DEFAULT_PRICES, PromptCache, promptCacheRulesFor } from 'pagewise/cost';
+import { DEFAULT_PRICES, PromptCache, promptCacheRulesFor, PRICES_CHECKED } from 'pagewise/cost';
 import { modelledCallUsd, wholeNumberOption } from './modelled-cost.js';
-import { parseFencedPages, PRICES_CHECKED, seededFenceBoundary } from 'pagewise/internal';
+import { parseFencedPages, seededFenceBoundary } from 'pagewise/internal';
 import { createPagingTools, pagedInstruction, PagingService } from 'pagewise/paging';
 import { adkInstruction, AiSdkLlm, createAdkPagingTools, PagewiseAdkPlugin } from '@pagewise/adk';
 import {

@@ -27,7 +27,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 import { CorpusIndex } from 'pagewise/sources';
-import { missingDataHint, queryTerms } from 'pagewise/internal';
+import { missingDataHint } from '../packages/lab/src/util/data-path.js';
+import { queryTerms } from '../packages/lab/src/scenarios/report-analysis/query-terms.js';
 import {
   createRng,
   fileOfUri,

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CorpusIndex } from 'pagewise/sources';
-import { queryTerms } from 'pagewise/internal';
+import { queryTerms } from '../packages/lab/src/scenarios/report-analysis/query-terms.js';
 import { DocumentCache, readDocumentFolder, type FolderDocument, sha256Hex } from '@pagewise/documents';
 import { fileOfUri, folderCorpus, runReportAnalysis, type FolderCorpus } from '@pagewise/lab/scenarios/report-analysis';
 import {

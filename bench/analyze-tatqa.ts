@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createOfflineModel } from 'pagewise';
-import { missingDataHint } from 'pagewise/internal';
+import { missingDataHint } from '../packages/lab/src/util/data-path.js';
 import {
   folderCorpus,
   reportOfflinePolicy,

@@ -32,9 +32,8 @@ import {
   type ToolSet,
 } from 'ai';
 import { Agent, countTokens, Ledger, OfflineModel, Runner, type AnyTool, type InstructionProvider } from 'pagewise';
-import { DEFAULT_PRICES, PromptCache, promptCacheRulesFor } from 'pagewise/cost';
+import { DEFAULT_PRICES, PromptCache, promptCacheRulesFor, PRICES_CHECKED } from 'pagewise/cost';
 import { modelledCallUsd, wholeNumberOption } from './modelled-cost.js';
-import { PRICES_CHECKED } from 'pagewise/internal';
 import {
   checkAnswer,
   createRetailTools,

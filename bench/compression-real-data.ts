@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compressExtractive } from 'pagewise/internal';
+import { compressExtractive } from 'pagewise/extractive';
 import { DEFAULT_EXTRACTIVE_RULES, OBSERVATION_THRESHOLD } from 'pagewise/compression';
 import { TUNING_SPLIT } from './compression-eval/data.js';
 import {

@@ -23,7 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { countTokens } from 'pagewise';
 import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise/compression';
-import { compressExtractive } from 'pagewise/internal';
+import { compressExtractive } from 'pagewise/extractive';
 import { suiteItems, type SuiteItem } from './compression-eval/suite.js';
 import { SUITE_TAU } from './compression-eval/suite-run.js';
 

@@ -35,8 +35,7 @@ import {
 import { hotpotAvailable, hotpotDataMissing } from '@pagewise/lab/scenarios/multi-qa';
 import { retailDataAvailable, retailDataMissing } from '@pagewise/lab/scenarios/retail';
 import { DEFAULT_HISTORY_BATCH_RATIO, DEFAULT_HISTORY_THRESHOLD } from 'pagewise/compression';
-import { callCostUsd, prefixRewriteCostUsd } from 'pagewise/cost';
-import { DEFAULT_PRICES, type ModelPrice } from 'pagewise/internal';
+import { callCostUsd, prefixRewriteCostUsd, DEFAULT_PRICES, type ModelPrice } from 'pagewise/cost';
 
 const PRICED = ['openai:gpt-4.1', 'openai:gpt-5', 'anthropic:claude-sonnet-4-5'] as const;
 /** The run whose cache model prices each entry: the OpenAI entries share OpenAI's rules. */

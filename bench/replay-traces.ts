@@ -20,7 +20,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
-import { findDataPath } from 'pagewise/internal';
+import { findDataPath } from '../packages/lab/src/util/data-path.js';
 import { Agent, InMemorySessionStore, OfflineModel, Runner } from 'pagewise';
 import { sessionTrace, type ReplayTrace } from '@pagewise/lab/replay';
 import {

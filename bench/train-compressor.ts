@@ -39,9 +39,9 @@ import {
   FEATURE_NAMES,
   FEATURES_VERSION,
   type LearnedParams,
-  seededRandom,
-  seededShuffle,
-} from 'pagewise/internal';
+} from 'pagewise/extractive';
+import { seededRandom } from 'pagewise/internal';
+import { seededShuffle } from '../packages/lab/src/util/seeded-shuffle.js';
 import { suiteItems, type Split, type SuiteItem } from './compression-eval/suite.js';
 import { readTeacher, teacherNotes, TeacherUnusable } from './compression-eval/teacher.js';
 import { runSuite, SUITE_TAU, suiteTable, type ItemCompressor } from './compression-eval/suite-run.js';

@@ -18,9 +18,8 @@ import {
   PagewiseSession,
   resultOutputText,
 } from '@pagewise/openai-agents';
-import { observationCompressor } from 'pagewise/compression';
+import { observationCompressor, handleOf } from 'pagewise/compression';
 import { compactPagingTurns, PagingService } from 'pagewise/paging';
-import { handleOf } from 'pagewise/internal';
 import { generateReports, inMemoryCorpus } from '@pagewise/lab/scenarios/report-analysis';
 
 const reports = generateReports(12, 4);

@@ -11,7 +11,7 @@ import {
   runReportAnalysis,
   type FolderCorpus,
 } from '../packages/lab/src/scenarios/report-analysis/index.js';
-import { missingDataHint } from '../packages/pagewise/src/util/data-dir.js';
+import { missingDataHint } from '../packages/lab/src/util/data-path.js';
 import { scoreTatqa, sharedDataDir, writeTatqaFolders } from './support/tatqa.js';
 
 const dataDir = sharedDataDir();

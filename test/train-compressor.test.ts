@@ -3,7 +3,8 @@
  * synthetic units, deterministically, and gives each domain the same weight.
  */
 import { describe, expect, it } from 'vitest';
-import { FEATURE_NAMES, seededRandom } from 'pagewise/internal';
+import { FEATURE_NAMES } from 'pagewise/extractive';
+import { seededRandom } from 'pagewise/internal';
 import { evalSplitArgument, fitLogistic, pairSamples, type UnitSample } from '../bench/train-compressor.js';
 
 const RELEVANCE = FEATURE_NAMES.indexOf('relevance');

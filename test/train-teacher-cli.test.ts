@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteCompressorCallStore } from '@pagewise/sqlite';
-import type { CompressorCallRecord } from 'pagewise/internal';
+import type { CompressorCallRecord } from 'pagewise/store-kit';
 import { hashedSplit } from '../bench/compression-eval/suite.js';
 
 const root = path.resolve(import.meta.dirname, '..');

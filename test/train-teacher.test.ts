@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteCompressorCallStore } from '@pagewise/sqlite';
-import type { CompressorCallRecord } from 'pagewise/internal';
+import type { CompressorCallRecord } from 'pagewise/store-kit';
 import { readTeacher, teacherItems, teacherKeeps, teacherNotes, valuesOf } from '../bench/compression-eval/teacher.js';
 import { hashedSplit } from '../bench/compression-eval/suite.js';
 import { teacherArgument, unitSamples } from '../bench/train-compressor.js';

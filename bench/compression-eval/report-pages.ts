@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { splitSentences } from 'pagewise/internal';
+import { splitSentences } from '../../packages/pagewise/src/text/sentences.js';
 
 const FILE = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

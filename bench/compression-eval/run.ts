@@ -7,15 +7,9 @@
 import type { ModelMessage } from 'ai';
 import { Ledger, countTokens } from 'pagewise';
 import { compressMessages, observationCompressor, DEFAULT_EXTRACTIVE_RULES } from 'pagewise/compression';
-import {
-  randomUnits,
-  truncateHead,
-  truncateTail,
-  compressExtractive,
-  type ExtractiveRules,
-  seededRandom,
-  seededShuffle,
-} from 'pagewise/internal';
+import { randomUnits, truncateHead, truncateTail, compressExtractive, type ExtractiveRules } from 'pagewise/extractive';
+import { seededRandom } from 'pagewise/internal';
+import { seededShuffle } from '../../packages/lab/src/util/seeded-shuffle.js';
 import { quantile } from '../stats.js';
 import { generateChat } from './chats.js';
 import {

@@ -7,7 +7,7 @@
  */
 import { countTokens } from 'pagewise';
 import { DEFAULT_EXTRACTIVE_RULES } from 'pagewise/compression';
-import { compressExtractive, randomUnits, truncateHead, truncateTail } from 'pagewise/internal';
+import { compressExtractive, randomUnits, truncateHead, truncateTail } from 'pagewise/extractive';
 import type { SuiteItem } from './suite.js';
 
 /** The ratio every set is compressed to. */

@@ -31,7 +31,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { splitSentences } from 'pagewise/internal';
+import { splitSentences } from '../../packages/pagewise/src/text/sentences.js';
 import {
   generateRetailTasks,
   loadRetailData,

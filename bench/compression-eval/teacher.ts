@@ -15,7 +15,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { SqliteCompressorCallStore } from '@pagewise/sqlite';
-import { isIdentifierToken, isStopword } from 'pagewise/internal';
+import { isIdentifierToken } from '../../packages/pagewise/src/text/identifiers.js';
+import { isStopword } from '../../packages/pagewise/src/text/stopwords.js';
 import { hashedSplit, type SuiteItem } from './suite.js';
 
 /** Domain of teacher items (their set also names the database). */

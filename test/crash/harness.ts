@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { hashBody } from '../../packages/pagewise/src/internal.js';
+import { hashBody } from '../../packages/pagewise/src/store-kit.js';
 import { SqliteSessionStore } from '../../packages/sqlite/src/index.js';
 import { SqlitePageStore } from '../../packages/sqlite/src/sqlite-page-store.js';
 import { CRASH_NAMESPACE, CRASH_SESSION, eventAt, MAX_BATCH, pageBody, pageUri } from './workload.js';

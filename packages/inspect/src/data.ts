@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import { PROMPT_PARTS, type LedgerEntry } from 'pagewise';
-import { CALL_LOG_SCHEMA } from 'pagewise/store-kit';
+import { CALL_LOG_SCHEMA, decodeEvent, parseStoredState, storedEventId, hashBody } from 'pagewise/store-kit';
 import type { JsonValue, SessionEvent, SessionKey, ToolCallRecord } from 'pagewise';
 import type { ContextRequest } from 'pagewise/context';
-import { parseFencedPages, decodeEvent, parseStoredState, storedEventId, hashBody } from 'pagewise/internal';
+import { parseFencedPages } from 'pagewise/internal';
 import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import type { InspectDb } from './db.js';

@@ -8,11 +8,11 @@ import {
   latestObservationStart,
   toolDefinitionText,
   parseFencedPages,
-  handleOf,
   unfenceQuoted,
   summaryBody,
 } from 'pagewise/internal';
 import { scopeOf, PROMPT_PARTS, countTokens, encodingForModel } from 'pagewise';
+import { handleOf } from 'pagewise/compression';
 import { isPerStep, type ContextItem, type InstructionSection } from 'pagewise/context';
 import type { SessionEvent, SessionKey } from 'pagewise';
 import type { BenchRuns, StrategyResult } from '@pagewise/lab';

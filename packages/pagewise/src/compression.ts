@@ -12,7 +12,12 @@ export {
   type GuidelineTarget,
 } from './compression/guideline.js';
 export { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './compression/default-guidelines.js';
-export type { CompressionContext, CompressionInput, CompressorBackend } from './compression/backend.js';
+export {
+  compressorPrompt,
+  type CompressionContext,
+  type CompressionInput,
+  type CompressorBackend,
+} from './compression/backend.js';
 export { extractiveCompressor, type ExtractiveCompressorOptions } from './compression/extractive-backend.js';
 export { compressorSystemPrompt, llmCompressor, type LlmCompressorOptions } from './compression/llm-backend.js';
 export {
@@ -47,3 +52,4 @@ export {
   type CompressTextResult,
 } from './compression/api.js';
 export { DEFAULT_EXTRACTIVE_RULES } from './compression/rules.js';
+export { handleOf } from './compression/transcript.js';

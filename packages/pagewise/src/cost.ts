@@ -10,7 +10,12 @@ export {
   type BilledPromptTokens,
   type LedgerCache,
 } from './tokens/ledger.js';
-export { PROMPT_CACHE_RULES, promptCacheRulesFor, type PromptCacheRules } from './tokens/cache-rules.js';
+export {
+  PROMPT_CACHE_RULES,
+  promptCacheRulesFor,
+  promptCacheRulesForSpec,
+  type PromptCacheRules,
+} from './tokens/cache-rules.js';
 export { PromptCache, type CacheSegment, type PromptCacheUsage, type PromptContinuity } from './tokens/prompt-cache.js';
 export { promptSegments } from './tokens/prompt-segments.js';
 export { locatePromptToken, type LocatedPart, type PromptTokenLocation } from './tokens/prompt-locate.js';

@@ -17,6 +17,7 @@ export {
   PageLoadError,
   PagingService,
   RESULT_PREFIX,
+  WANT_READ_KEY,
   type PageInMode,
   type PagingOptions,
   type WorkingSetEntry,

@@ -2,8 +2,7 @@
  * The PostgreSQL call log: every agent model call as sent (request, ledger entry, response), one row a
  * call, for `pagewise inspect`.
  */
-import { callLogRow } from 'pagewise/internal';
-import { type CallLog, type CallTags, type ModelCallRecord } from 'pagewise/store-kit';
+import { callLogRow, type CallLog, type CallTags, type ModelCallRecord } from 'pagewise/store-kit';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
 /** Options of {@link PgCallLog}. */

@@ -4,7 +4,7 @@
  * the pool, of the session store.
  */
 import type { PoolClient } from 'pg';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/internal';
+import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/store-kit';
 import { isHandleUri, verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise/paging';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 

@@ -14,8 +14,6 @@ import {
   type CreateSessionOptions,
   type ListSessionsOptions,
   type LockingSessionStore,
-} from 'pagewise/store-kit';
-import {
   commitToSession,
   planAppend,
   refreshSession,
@@ -31,7 +29,7 @@ import {
   applyDelta,
   splitDelta,
   READABLE_SESSION_SCHEMA_VERSIONS,
-} from 'pagewise/internal';
+} from 'pagewise/store-kit';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 

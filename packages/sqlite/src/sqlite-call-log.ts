@@ -3,8 +3,7 @@
  * call in the database file of the session store, for `pagewise inspect`.
  */
 import type Database from 'better-sqlite3';
-import { callLogRow } from 'pagewise/internal';
-import { type CallLog, type CallTags, type ModelCallRecord } from 'pagewise/store-kit';
+import { callLogRow, type CallLog, type CallTags, type ModelCallRecord } from 'pagewise/store-kit';
 import { openSqliteDatabase } from './sqlite-store.js';
 
 /** Options of {@link SqliteCallLog}. */

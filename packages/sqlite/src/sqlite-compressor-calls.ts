@@ -12,7 +12,7 @@ import {
   type CompressorCallFilter,
   type CompressorCallRecord,
   type CompressorCallStore,
-} from 'pagewise/internal';
+} from 'pagewise/store-kit';
 import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 

@@ -3,7 +3,7 @@
  * Shares the database file of the session store.
  */
 import type Database from 'better-sqlite3';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/internal';
+import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/store-kit';
 import { verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise/paging';
 import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';

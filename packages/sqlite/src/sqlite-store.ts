@@ -8,8 +8,10 @@ import path from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { DatabaseCorruptError, StorageError, VersionConflictError, scopeOf, type SessionStore } from 'pagewise';
-import { SESSION_SCHEMA_VERSION, type CreateSessionOptions, type ListSessionsOptions } from 'pagewise/store-kit';
 import {
+  SESSION_SCHEMA_VERSION,
+  type CreateSessionOptions,
+  type ListSessionsOptions,
   commitToSession,
   planAppend,
   type AppendPlan,
@@ -23,7 +25,7 @@ import {
   applyDelta,
   splitDelta,
   READABLE_SESSION_SCHEMA_VERSIONS,
-} from 'pagewise/internal';
+} from 'pagewise/store-kit';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
 import { EVENT_KEY_SPAN, MIGRATION_VERSIONS, migrate } from './migrations.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';

@@ -22,9 +22,14 @@ import {
   Ledger,
   type LedgerEntry,
 } from 'pagewise';
-import { promptCacheRulesFor, type PromptCacheRules } from 'pagewise/cost';
+import {
+  promptCacheRulesFor,
+  type PromptCacheRules,
+  DEFAULT_PRICES,
+  promptCacheRulesForSpec,
+  type ModelPrice,
+} from 'pagewise/cost';
 import type { AnyTool } from 'pagewise';
-import { DEFAULT_PRICES, promptCacheRulesForSpec, type ModelPrice } from 'pagewise/internal';
 import { summarizeStrategy, type StrategyResult } from './metrics.js';
 import type { BenchScenario, EpisodeContext, EpisodeOutcome, EpisodeRecording, ScenarioTask } from './scenario.js';
 import { defaultBenchStrategies, getStrategy, setupStrategy, strategyTask } from './strategies.js';

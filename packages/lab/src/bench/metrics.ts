@@ -7,7 +7,7 @@
  * it); success rate, evidence recall, EM and F1 are means over episodes; framework overhead is the median
  * over all agent steps; wall time is the total; window failures and errors are counts.
  */
-import type { ModelPrice } from 'pagewise/internal';
+import type { ModelPrice } from 'pagewise/cost';
 import { summarizeLedger, type LedgerEntry } from 'pagewise';
 import { billedPromptTokens, callCostUsd } from 'pagewise/cost';
 import type { EpisodeOutcome } from './scenario.js';

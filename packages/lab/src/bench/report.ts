@@ -7,7 +7,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError, OFFLINE_DISCLAIMER, PROMPT_PARTS } from 'pagewise';
-import { PRICES_CHECKED, type ModelPrice } from 'pagewise/internal';
+import { PRICES_CHECKED, type ModelPrice } from 'pagewise/cost';
 import { renderBenchCharts } from './charts.js';
 import { BENCH_RUNS_SCHEMA, summarizeRuns, type BenchReport, type BenchRuns } from './harness.js';
 import type { StrategyResult } from './metrics.js';

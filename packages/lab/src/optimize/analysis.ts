@@ -7,7 +7,7 @@
  * Feedback written here names fields and causes, never values.
  */
 import type { ScenarioTask } from '../bench/scenario.js';
-import type { ExtractiveRules } from 'pagewise/internal';
+import type { ExtractiveRules } from 'pagewise/extractive';
 import {
   containsWord,
   jsonLeaves,

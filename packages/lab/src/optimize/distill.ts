@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { GuidelineTarget } from 'pagewise/compression';
 import { ConfigurationError } from 'pagewise';
 import { compressorSystemPrompt } from 'pagewise/compression';
-import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
+import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/store-kit';
 
 /**
  * The system message of chat examples; serve the fine-tuned model with it as its system prompt

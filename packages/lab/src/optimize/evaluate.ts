@@ -12,7 +12,7 @@ import { registerStrategy, unregisterStrategy } from '../bench/strategies.js';
 import type { SessionStore, ModelSpec } from 'pagewise';
 import type { Guideline, GuidelineTarget } from 'pagewise/compression';
 import type { ObservationProcessor } from 'pagewise/context';
-import type { CallLog, CallTags } from 'pagewise/store-kit';
+import type { CallLog, CallTags, CompressorCallRecord, CompressorCallStore } from 'pagewise/store-kit';
 import { isOfflineModel, itemText } from 'pagewise/internal';
 import {
   resolveCompressor,
@@ -22,7 +22,6 @@ import {
 } from 'pagewise/compression';
 import { type ContextProcessor } from 'pagewise/context';
 import { aconHistoryStrategy, aconObservationStrategy, aconSettings, aconStrategy } from '../bench/acon-strategies.js';
-import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
 import { canonicalJson } from './hash.js';
 import { recordingCompressor } from './recording.js';
 import type { EpisodeMode, EpisodeResult, ObservedToolCall } from './trace.js';

@@ -6,7 +6,8 @@
  * extractive rules; generalizing here is what keeps ids out of them.
  */
 import { z } from 'zod';
-import { canonicalValue, ownValue, scanJson, setOwn } from 'pagewise/internal';
+import { canonicalValue } from '../util/canonical-value.js';
+import { ownValue, scanJson, setOwn } from 'pagewise/internal';
 
 /** One scalar of a JSON input, with its generalized path and its value in canonical form. */
 export interface JsonLeaf {

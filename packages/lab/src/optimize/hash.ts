@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Guideline } from 'pagewise/compression';
-import { ExtractiveRulesSchema } from 'pagewise/internal';
+import { parseExtractiveRules } from 'pagewise/extractive';
 
 /** The first 16 hex digits of the SHA-256 of `text`. */
 export function shortHash(text: string): string {
@@ -35,7 +35,7 @@ export function guidelineHash(guideline: Pick<Guideline, 'target' | 'template' |
     canonicalJson({
       target: guideline.target,
       template: guideline.template,
-      rules: ExtractiveRulesSchema.parse(guideline.rules),
+      rules: parseExtractiveRules(guideline.rules, { source: 'guidelineHash' }),
     }),
   );
 }

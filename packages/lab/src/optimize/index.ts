@@ -13,7 +13,7 @@ export {
   type CompressorCallInput,
   type CompressorCallRecord,
   type CompressorCallStore,
-} from 'pagewise/internal';
+} from 'pagewise/store-kit';
 export * from './recording.js';
 export * from './field-diff.js';
 export * from './task-values.js';

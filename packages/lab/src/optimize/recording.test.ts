@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompressionInput, CompressorBackend } from 'pagewise/compression';
-import { DEFAULT_OBSERVATION_GUIDELINE } from 'pagewise/compression';
-import { compressorPrompt, InMemoryCompressorCallStore } from 'pagewise/internal';
+import { DEFAULT_OBSERVATION_GUIDELINE, compressorPrompt } from 'pagewise/compression';
+import { InMemoryCompressorCallStore } from 'pagewise/store-kit';
 import { guidelineHash } from './hash.js';
 import { recordingCompressor } from './recording.js';
 

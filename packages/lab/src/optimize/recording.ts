@@ -4,9 +4,13 @@
  * optimizer's failure analysis reads the records of an episode; a store keeps them for distillation.
  */
 import { randomUUID } from 'node:crypto';
-import { compressorPrompt } from 'pagewise/internal';
-import { type CompressionContext, type CompressionInput, type CompressorBackend } from 'pagewise/compression';
-import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/internal';
+import {
+  compressorPrompt,
+  type CompressionContext,
+  type CompressionInput,
+  type CompressorBackend,
+} from 'pagewise/compression';
+import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/store-kit';
 import { guidelineHash } from './hash.js';
 
 /** Options of {@link recordingCompressor}. */

@@ -6,7 +6,7 @@
  * is left as it is, so every placeholder survives.
  */
 import type { Guideline } from 'pagewise/compression';
-import { parseExtractiveRules, type AlwaysKeep, type ExtractiveRules } from 'pagewise/internal';
+import { parseExtractiveRules, type AlwaysKeep, type ExtractiveRules } from 'pagewise/extractive';
 import type { CompressionAnalysis, FieldWeight } from './analysis.js';
 import { canonicalJson } from './hash.js';
 import type { CandidateDraft, GuidelineProposer } from './proposer.js';

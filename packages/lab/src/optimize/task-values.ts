@@ -5,7 +5,7 @@
  * leak check rejects any candidate that holds one of these values.
  */
 import type { BenchScenario, ScenarioTask, ScenarioTaskValues } from '../bench/scenario.js';
-import { canonicalValue, jsonScalars, uniqueValues } from 'pagewise/internal';
+import { canonicalValue, jsonScalars, uniqueValues } from '../util/canonical-value.js';
 
 /** See the module comment (the same shape as a scenario's `taskValues`). */
 export type TaskValues = ScenarioTaskValues;

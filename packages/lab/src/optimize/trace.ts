@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { ErrorFault, LedgerEntry } from 'pagewise';
 import { summarizeLedger, countTokens } from 'pagewise';
-import type { CompressorCallRecord } from 'pagewise/internal';
+import type { CompressorCallRecord } from 'pagewise/store-kit';
 import {
   containsWord,
   diffCompression,

@@ -6,7 +6,7 @@ import type { BenchScenario } from '../bench/scenario.js';
 import type { ModelSpec } from 'pagewise';
 import type { CompressorSpec, Guideline, GuidelineTarget } from 'pagewise/compression';
 import type { CompressionFeedback, FieldCost, FieldWeight, PairFeedback } from './analysis.js';
-import type { CompressorCallStore } from 'pagewise/internal';
+import type { CompressorCallStore } from 'pagewise/store-kit';
 import type { EpisodeEvaluator, EpisodeSessions } from './evaluate.js';
 import type { GuidelineProposer } from './proposer.js';
 import type { TaskValuesFn } from './task-values.js';

@@ -13,7 +13,8 @@ import {
   DEFAULT_OBSERVATION_GUIDELINE,
 } from 'pagewise/compression';
 import { clearToolResults, fifoHistory } from 'pagewise/context';
-import { truncateHead, seededFenceBoundary, seededRandom } from 'pagewise/internal';
+import { truncateHead } from 'pagewise/extractive';
+import { seededFenceBoundary, seededRandom } from 'pagewise/internal';
 import type { Guideline, CompressorSpec } from 'pagewise/compression';
 import type { ObservationProcessor, ContextProcessor } from 'pagewise/context';
 

@@ -6,7 +6,8 @@
  */
 import type { ContextItem } from 'pagewise/context';
 import { containsWord, jsonLeaves } from '../optimize/field-diff.js';
-import { canonicalValue, scanJson } from 'pagewise/internal';
+import { canonicalValue } from '../util/canonical-value.js';
+import { scanJson } from 'pagewise/internal';
 
 /** One atomic value of an observation. */
 export interface ObservedValue {

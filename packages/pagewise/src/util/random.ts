@@ -1,5 +1,5 @@
 /**
- * Seeded randomness for reproducible task sampling, baselines and test schedules: the same seed gives
+ * Seeded randomness for reproducible baselines, test schedules and the lab's task sampling: the same seed gives
  * the same sequence on every platform and Node version.
  */
 
@@ -13,14 +13,4 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** A shuffled copy of `items` (Fisher-Yates) driven by `random`. */
-export function seededShuffle<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import type { SessionStore, Session, SessionEvent } from 'pagewise';
 import type { ContextItem } from 'pagewise/context';
-import { eventsToItems, eventSchema } from 'pagewise/internal';
+import { eventsToItems } from 'pagewise/internal';
+import { eventSchema } from 'pagewise/store-kit';
 import type { ReplayTrace } from '../trace.js';
 import { parseAt } from './shared.js';
 

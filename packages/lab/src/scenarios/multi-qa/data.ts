@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from 'pagewise';
-import { findDataPath, missingDataHint } from 'pagewise/internal';
+import { findDataPath, missingDataHint } from '../../util/data-path.js';
 
 /** The environment variable that points the loader at another HotpotQA JSONL file. */
 export const HOTPOTQA_PATH_ENV = 'PAGEWISE_HOTPOTQA_PATH';

@@ -3,7 +3,7 @@
  * supporting paragraphs, which no guideline may contain.
  */
 import type { ScenarioTask, ScenarioTaskValues } from '../../bench/scenario.js';
-import { canonicalValue, uniqueValues } from 'pagewise/internal';
+import { canonicalValue, uniqueValues } from '../../util/canonical-value.js';
 
 /** multi-objective-qa: each question's answer and the titles of its supporting paragraphs. */
 export function multiQaTaskValues(task: ScenarioTask): ScenarioTaskValues {

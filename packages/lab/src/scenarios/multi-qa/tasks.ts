@@ -4,7 +4,8 @@
  */
 import { ConfigurationError } from 'pagewise';
 import type { HotpotRecord } from './data.js';
-import { seededRandom, seededShuffle } from 'pagewise/internal';
+import { seededRandom } from 'pagewise/internal';
+import { seededShuffle } from '../../util/seeded-shuffle.js';
 
 /** One episode: the questions in the order they are numbered (Q1 is `questions[0]`) and the user's request. */
 export interface QaEpisode {

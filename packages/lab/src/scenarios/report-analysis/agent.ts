@@ -14,13 +14,13 @@ import {
   MAX_REPORTS_PER_READ,
   PagingService,
   createPagingTools,
+  WANT_READ_KEY,
 } from 'pagewise/paging';
 import { createSearchTool, type CorpusIndex } from 'pagewise/sources';
 import type { JsonValue, ModelSpec } from 'pagewise';
 import type { ContextProcessor } from 'pagewise/context';
 import type { PageStore } from 'pagewise/paging';
 import type { DocumentSource } from 'pagewise/sources';
-import { WANT_READ_KEY } from 'pagewise/internal';
 
 /** The line that tells rule-based models which task this is. */
 export const REPORT_TASK_KIND_LINE = 'Task kind: report-analysis';

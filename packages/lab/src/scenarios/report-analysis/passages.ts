@@ -4,7 +4,8 @@
  * also when the values sit on the lines after the label (as text extracted from PDFs puts them), because a
  * number without its label and column is not an answer.
  */
-import { queryTerms, wordTokens } from 'pagewise/internal';
+import { queryTerms } from './query-terms.js';
+import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
 import { labelPrints, measureWords, questionMeasures, type Measure } from './measures.js';
 import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';

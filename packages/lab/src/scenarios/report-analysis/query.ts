@@ -4,7 +4,8 @@
  * in one canonical form (FY2022, fiscal 2022 and 2022 are one period; 1,577 and 1577 one number), the names it gives
  * (the company), the fiscal years and the form type (10-K, 10-Q, 8-K).
  */
-import { queryTerms, wordTokens } from 'pagewise/internal';
+import { queryTerms } from './query-terms.js';
+import { wordTokens } from 'pagewise/internal';
 
 /** A question as the search and passage rules use it. */
 export interface QuestionQuery {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../pagewise/src/errors.js';
-import { DATA_DIR_ENV, SHARED_DATA_ENV } from '../../../../pagewise/src/util/data-dir.js';
+import { DATA_DIR_ENV } from 'pagewise/internal';
+import { SHARED_DATA_ENV } from '../../util/data-path.js';
 import {
   defaultRetailDataDir,
   retailDataMissing,

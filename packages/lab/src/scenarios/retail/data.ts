@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ConfigurationError } from 'pagewise';
-import { findDataPath, missingDataHint } from 'pagewise/internal';
+import { findDataPath, missingDataHint } from '../../util/data-path.js';
 
 /** The environment variable that points the loader at another copy of the tau-bench retail data. */
 export const TAU_RETAIL_DIR_ENV = 'PAGEWISE_TAU_RETAIL_DIR';

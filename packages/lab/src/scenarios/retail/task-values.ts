@@ -3,7 +3,7 @@
  * texts no guideline may contain. The gold answer finds lost facts; it never writes a guideline.
  */
 import type { ScenarioTask, ScenarioTaskValues } from '../../bench/scenario.js';
-import { canonicalValue, jsonScalars, uniqueValues } from 'pagewise/internal';
+import { canonicalValue, jsonScalars, uniqueValues } from '../../util/canonical-value.js';
 import { parseRetailPrompt } from './prompts.js';
 
 /**

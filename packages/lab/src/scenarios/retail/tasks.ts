@@ -8,7 +8,8 @@ import { ConfigurationError } from 'pagewise';
 import type { RetailData, RetailOrder, RetailUser } from './data.js';
 import { formatCents, moneyAmounts, toCents } from './money.js';
 import { formatRetailPrompt, RETAIL_TEMPLATES, type RetailCustomerRef, type RetailTemplate } from './prompts.js';
-import { seededRandom, seededShuffle } from 'pagewise/internal';
+import { seededRandom } from 'pagewise/internal';
+import { seededShuffle } from '../../util/seeded-shuffle.js';
 
 /** Fewest tool calls the reference plan of a generated task needs. */
 export const MIN_TASK_CALLS = 8;

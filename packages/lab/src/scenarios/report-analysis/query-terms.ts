@@ -3,8 +3,7 @@
  * and stop words dominate a full-text ranking when a whole question is used as the query, so they are
  * dropped; words of any language come from the shared {@link wordTokens} segmenter.
  */
-import { STOPWORDS } from './stopwords.js';
-import { wordTokens } from './words.js';
+import { STOPWORDS, wordTokens } from 'pagewise/internal';
 
 // The shared function words plus the words questions are phrased with; none of them tells documents apart.
 const STOP_WORDS = new Set([

@@ -10,13 +10,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { countTokens } from '../tokens/tokenizer.js';
-import { randomUnits, tokenDropLingua, truncateHead, truncateTail } from './baselines-text.js';
-import { compressExtractive } from './extractive.js';
-import { firstSentence } from './offline-summarizer.js';
-import { DEFAULT_OBSERVATION_RULES } from './rules.js';
-import { headWithinTokens, tokenBudget } from './token-budget.js';
-import { findDataPath, missingDataHint } from '../util/data-dir.js';
+import { findDataPath, missingDataHint } from '../packages/lab/src/util/data-path.js';
+import {
+  randomUnits,
+  tokenDropLingua,
+  truncateHead,
+  truncateTail,
+} from '../packages/pagewise/src/compression/baselines-text.js';
+import { compressExtractive } from '../packages/pagewise/src/compression/extractive.js';
+import { firstSentence } from '../packages/pagewise/src/compression/offline-summarizer.js';
+import { DEFAULT_OBSERVATION_RULES } from '../packages/pagewise/src/compression/rules.js';
+import { headWithinTokens, tokenBudget } from '../packages/pagewise/src/compression/token-budget.js';
+import { countTokens } from '../packages/pagewise/src/tokens/tokenizer.js';
 
 const DATA = findDataPath('hotpotqa/dev.jsonl');
 const RATIO = 0.5;
@@ -39,23 +44,26 @@ function loadQuestions(): Question[] {
   return readFileSync(DATA, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line, i) => {
+    .map((line, index) => {
       const parsed = QuestionSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${DATA}:${i + 1}: ${parsed.error.message}`);
+      if (!parsed.success) throw new Error(`${DATA}:${index + 1}: ${parsed.error.message}`);
       return parsed.data;
     });
 }
 
 /** The observation a retrieval tool would return: one `Title: sentence sentence ...` paragraph each. */
-function observationOf(q: Question): string {
-  return q.context.map(([title, sentences]) => `${title}: ${sentences.map((s) => s.trim()).join(' ')}`).join('\n\n');
+function observationOf(question: Question): string {
+  return question.context
+    .map(([title, sentences]) => `${title}: ${sentences.map((s) => s.trim()).join(' ')}`)
+    .join('\n\n');
 }
 
-function supportingSentences(q: Question): string[] {
-  return q.supporting_facts.flatMap(([title, indices, sentences]) =>
-    indices.map((i) => {
-      const sentence = sentences[i];
-      if (sentence === undefined) throw new Error(`${q._id}: supporting fact ${title}[${i}] is out of range`);
+function supportingSentences(question: Question): string[] {
+  return question.supporting_facts.flatMap(([title, indices, sentences]) =>
+    indices.map((index) => {
+      const sentence = sentences[index];
+      if (sentence === undefined)
+        throw new Error(`${question._id}: supporting fact ${title}[${index}] is out of range`);
       return sentence.trim();
     }),
   );
@@ -72,8 +80,8 @@ describe.skipIf(!present)(`HotpotQA evidence recall at τ = ${RATIO}`, () => {
     const questions = loadQuestions();
     expect(questions).toHaveLength(100);
     const methods: Record<string, (observation: string, q: Question, n: number) => string> = {
-      extractive: (observation, q) =>
-        compressExtractive(observation, { query: q.question, rules: DEFAULT_OBSERVATION_RULES }).text,
+      extractive: (observation, question) =>
+        compressExtractive(observation, { query: question.question, rules: DEFAULT_OBSERVATION_RULES }).text,
       'truncate-head': (observation) => truncateHead(observation, RATIO),
       'truncate-tail (= FIFO)': (observation) => truncateTail(observation, RATIO),
       'random-units': (observation, _q, n) => randomUnits(observation, RATIO, n + 1),
@@ -93,16 +101,16 @@ describe.skipIf(!present)(`HotpotQA evidence recall at τ = ${RATIO}`, () => {
       Object.keys(methods).map((name) => [name, { kept: 0, total: 0, ratios: [] }]),
     );
 
-    questions.forEach((q, n) => {
-      const observation = observationOf(q);
+    questions.forEach((question, position) => {
+      const observation = observationOf(question);
       const inputTokens = countTokens(observation);
-      const evidence = supportingSentences(q);
+      const evidence = supportingSentences(question);
       for (const [name, compress] of Object.entries(methods)) {
         const tally = tallies.get(name);
         if (!tally) continue;
-        const output = compress(observation, q, n);
+        const output = compress(observation, question, position);
         const ratio = countTokens(output) / inputTokens;
-        expect(ratio, `${name} on ${q._id}`).toBeLessThanOrEqual(RATIO);
+        expect(ratio, `${name} on ${question._id}`).toBeLessThanOrEqual(RATIO);
         tally.ratios.push(ratio);
         for (const sentence of evidence) {
           tally.total += 1;
@@ -111,11 +119,11 @@ describe.skipIf(!present)(`HotpotQA evidence recall at τ = ${RATIO}`, () => {
       }
     });
 
-    const rows = [...tallies].map(([name, t]) => ({
+    const rows = [...tallies].map(([name, tally]) => ({
       method: name,
-      'sentence recall': Number((t.kept / t.total).toFixed(3)),
-      'mean ratio': Number((t.ratios.reduce((a, b) => a + b, 0) / t.ratios.length).toFixed(3)),
-      'max ratio': Number(Math.max(...t.ratios).toFixed(3)),
+      'sentence recall': Number((tally.kept / tally.total).toFixed(3)),
+      'mean ratio': Number((tally.ratios.reduce((a, b) => a + b, 0) / tally.ratios.length).toFixed(3)),
+      'max ratio': Number(Math.max(...tally.ratios).toFixed(3)),
     }));
     const extractive = tallies.get('extractive');
     console.log(
