@@ -4,7 +4,10 @@
  */
 export { HistoryBridge } from './adapters/history-bridge.js';
 export type { BridgeCodec, SourcedEvent } from './adapters/history-bridge.js';
-export { clearTempKeys, deltaStateAccess, recordStateAccess } from './adapters/record-state.js';
+export { AdapterThreads } from './adapters/adapter-threads.js';
+export type { ThreadRun } from './adapters/adapter-threads.js';
+export * as adapterSteps from './adapters/adapter-steps.js';
+export { clearTempKeys, recordStateAccess } from './adapters/record-state.js';
 export type { StateWrites } from './adapters/record-state.js';
 export { callLogRow } from './agents/call-log.js';
 export { guidelineValues } from './compression/backend.js';
