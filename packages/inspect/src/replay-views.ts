@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ReplayReport } from '@pagewise/lab/replay';
 import { z } from 'zod';
 import { escapeHtml, html, num, SafeHtml, showInvisible } from './html.js';
+import { indexPage, listTable, type Column } from './list-table.js';
 
 /** A replay report as loaded. */
 export interface LoadedReplay {
@@ -102,40 +103,40 @@ export function markValue(text: string, value: string): SafeHtml {
   return new SafeHtml(out + escaped.slice(at));
 }
 
+const REPLAY_COLUMNS: readonly Column<LoadedReplay>[] = [
+  { head: 'report', cell: (r, i) => html`<a class="replay" href="/replays/${i}">${r.file}</a>` },
+  { head: 'traces', numeric: true, cell: (r) => num(r.report.traces) },
+  { head: 'tool results', numeric: true, cell: (r) => num(r.report.toolResults) },
+  { head: 'used-later values', numeric: true, cell: (r) => num(r.report.uses) },
+  { head: 'strategies', cell: (r) => r.report.strategies.map((s) => s.name).join(', ') },
+];
+
 /** The list of opened replay reports. */
 export function replaysIndexPage(all: readonly LoadedReplay[], errors: readonly string[]): SafeHtml {
-  return html`<h1>Replay reports</h1>
-    ${errors.map((e) => html`<p class="err">${e}</p>`)}${
-      all.length
-        ? html`<table class="list">
-            <thead>
-              <tr>
-                <th>report</th>
-                <th class="r">traces</th>
-                <th class="r">tool results</th>
-                <th class="r">used-later values</th>
-                <th>strategies</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${all.map(
-                (r, i) =>
-                  html`<tr>
-                    <td><a class="replay" href="/replays/${i}">${r.file}</a></td>
-                    <td class="r">${num(r.report.traces)}</td>
-                    <td class="r">${num(r.report.toolResults)}</td>
-                    <td class="r">${num(r.report.uses)}</td>
-                    <td>${r.report.strategies.map((s) => s.name).join(', ')}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-        : html`<p class="empty">
-            No replay report opened. Start with <code>pagewise inspect --replay ./replay-report</code> (a
-            <code>pagewise replay --out</code> folder or its <code>replay.json</code>).
-          </p>`
-    }`;
+  return indexPage('Replay reports', errors, all, REPLAY_COLUMNS, {
+    what: 'replay report',
+    open: '--replay ./replay-report',
+    takes: html`a <code>pagewise replay --out</code> folder or its <code>replay.json</code>`,
+  });
 }
+
+type Strategy = ReplayReport['strategies'][number];
+
+const STRATEGY_COLUMNS: readonly Column<Strategy>[] = [
+  { head: 'strategy', cell: (s) => html`<a href="#s-${s.name}">${s.name}</a>` },
+  { head: '', cell: (s) => (s.baseline ? 'baseline' : s.kind) },
+  { head: 'peak tokens', numeric: true, cell: (s) => num(s.peakTokens) },
+  { head: 'peak saved', numeric: true, cell: (s) => pct(s.peakSaved) },
+  { head: 'cumulative tokens', numeric: true, cell: (s) => num(s.cumulativeTokens) },
+  { head: 'tokens saved', numeric: true, cell: (s) => pct(s.tokensSaved) },
+  { head: 'used-later recall', numeric: true, cell: (s) => pct(s.recall) },
+  {
+    head: 'weighted recall',
+    numeric: true,
+    cell: (s) => (s.weightedRecall === undefined ? '–' : pct(s.weightedRecall)),
+  },
+  { head: 'lost', numeric: true, cell: (s) => s.lost },
+];
 
 /** One replay report: the strategies side by side, then per strategy what it lost. */
 export function replayPage(i: number, r: LoadedReplay): SafeHtml {
@@ -146,89 +147,38 @@ export function replayPage(i: number, r: LoadedReplay): SafeHtml {
       values · ${report.tracesWithOutcome} trace(s) with an outcome
     </p>
     <p><img src="/replays/${i}/chart.svg" alt="Tokens saved against used-later recall, per strategy" /></p>
-    <table class="list" id="strategies">
-      <thead>
-        <tr>
-          <th>strategy</th>
-          <th></th>
-          <th class="r">peak tokens</th>
-          <th class="r">peak saved</th>
-          <th class="r">cumulative tokens</th>
-          <th class="r">tokens saved</th>
-          <th class="r">used-later recall</th>
-          <th class="r">weighted recall</th>
-          <th class="r">lost</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${report.strategies.map(
-          (s) =>
-            html`<tr class="${s.lost > 0 ? 'lossy' : ''}">
-              <td><a href="#s-${s.name}">${s.name}</a></td>
-              <td>${s.baseline ? 'baseline' : s.kind}</td>
-              <td class="r">${num(s.peakTokens)}</td>
-              <td class="r">${pct(s.peakSaved)}</td>
-              <td class="r">${num(s.cumulativeTokens)}</td>
-              <td class="r">${pct(s.tokensSaved)}</td>
-              <td class="r">${pct(s.recall)}</td>
-              <td class="r">${s.weightedRecall === undefined ? '–' : pct(s.weightedRecall)}</td>
-              <td class="r">${s.lost}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    ${listTable(report.strategies, STRATEGY_COLUMNS, {
+      id: 'strategies',
+      rowClass: (s) => (s.lost > 0 ? 'lossy' : ''),
+    })}
     ${report.strategies.filter((s) => s.lost > 0).map((s) => strategyLosses(s))}`;
 }
 
-function strategyLosses(s: ReplayReport['strategies'][number]): SafeHtml {
+type FieldRecall = Strategy['fields'][number];
+type Loss = Strategy['worstLosses'][number];
+
+const FIELD_COLUMNS: readonly Column<FieldRecall>[] = [
+  { head: 'tool', cell: (f) => f.tool },
+  { head: 'field', cell: (f) => f.field },
+  { head: 'uses', numeric: true, cell: (f) => f.uses },
+  { head: 'lost', numeric: true, cell: (f) => f.lost },
+  { head: 'recall', numeric: true, cell: (f) => pct(f.recall) },
+];
+
+const LOSS_COLUMNS: readonly Column<Loss>[] = [
+  { head: 'trace', cell: (l) => l.trace },
+  { head: 'step', numeric: true, cell: (l) => l.step },
+  { head: 'tool · field', cell: (l) => `${l.tool} · ${l.field}` },
+  { head: 'the value the model used', cellClass: 'lost', cell: (l) => html`<mark>${l.value}</mark>` },
+  {
+    head: 'what its request held instead',
+    cellClass: 'kept',
+    cell: (l) => html`<pre>${markValue(l.keptInstead, l.value)}</pre>`,
+  },
+];
+
+function strategyLosses(s: Strategy): SafeHtml {
   return html`<h2 id="s-${s.name}">${s.name}: ${s.lost} lost of ${s.uses}</h2>
-    <table class="list fields">
-      <thead>
-        <tr>
-          <th>tool</th>
-          <th>field</th>
-          <th class="r">uses</th>
-          <th class="r">lost</th>
-          <th class="r">recall</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${s.fields
-          .filter((f) => f.lost > 0)
-          .slice(0, 20)
-          .map(
-            (f) =>
-              html`<tr>
-                <td>${f.tool}</td>
-                <td>${f.field}</td>
-                <td class="r">${f.uses}</td>
-                <td class="r">${f.lost}</td>
-                <td class="r">${pct(f.recall)}</td>
-              </tr>`,
-          )}
-      </tbody>
-    </table>
-    <table class="list losses">
-      <thead>
-        <tr>
-          <th>trace</th>
-          <th class="r">step</th>
-          <th>tool · field</th>
-          <th>the value the model used</th>
-          <th>what its request held instead</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${s.worstLosses.map(
-          (l) =>
-            html`<tr>
-              <td>${l.trace}</td>
-              <td class="r">${l.step}</td>
-              <td>${l.tool} · ${l.field}</td>
-              <td class="lost"><mark>${l.value}</mark></td>
-              <td class="kept"><pre>${markValue(l.keptInstead, l.value)}</pre></td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>`;
+    ${listTable(s.fields.filter((f) => f.lost > 0).slice(0, 20), FIELD_COLUMNS, { className: 'fields' })}
+    ${listTable(s.worstLosses, LOSS_COLUMNS, { className: 'losses' })}`;
 }

@@ -18,6 +18,7 @@ import type { SessionEvent, SessionKey } from 'pagewise';
 import type { BenchRuns, StrategyResult } from '@pagewise/lab';
 import type { CallDetail, CallSummary, PageView, SeqEvent, SessionHeader, SessionListRow } from './data.js';
 import { html, num, query, time, type SafeHtml } from './html.js';
+import { indexPage, listTable, type Column } from './list-table.js';
 import { SubstringIndex } from './substring-index.js';
 import type { CallCache } from './cache.js';
 import {
@@ -954,82 +955,46 @@ export interface LoadedRuns {
   charts: string[];
 }
 
+const RUNS_COLUMNS: readonly Column<LoadedRuns>[] = [
+  { head: 'folder', cell: (r, i) => html`<a class="run" href="/runs/${i}">${r.dir}</a>` },
+  { head: 'scenario', cell: (r) => r.runs.scenario },
+  { head: 'model', cell: (r) => r.runs.model },
+  { head: 'episodes', numeric: true, cell: (r) => r.runs.episodes.length },
+  { head: 'started', cell: (r) => r.runs.startedAt },
+];
+
 /** The list of opened benchmark folders. */
 export function runsIndexPage(all: readonly LoadedRuns[], errors: readonly string[]): SafeHtml {
-  return html`<h1>Benchmark runs</h1>
-    ${errors.map((e) => html`<p class="err">${e}</p>`)}${
-      all.length
-        ? html`<table class="list">
-            <thead>
-              <tr>
-                <th>folder</th>
-                <th>scenario</th>
-                <th>model</th>
-                <th class="r">episodes</th>
-                <th>started</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${all.map(
-                (r, i) =>
-                  html`<tr>
-                    <td><a class="run" href="/runs/${i}">${r.dir}</a></td>
-                    <td>${r.runs.scenario}</td>
-                    <td>${r.runs.model}</td>
-                    <td class="r">${r.runs.episodes.length}</td>
-                    <td>${r.runs.startedAt}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-        : html`<p class="empty">
-            No benchmark folder opened. Start with <code>pagewise inspect --runs ./bench-out</code> (a
-            <code>pagewise bench --out</code> folder).
-          </p>`
-    }`;
+  return indexPage('Benchmark runs', errors, all, RUNS_COLUMNS, {
+    what: 'benchmark folder',
+    open: '--runs ./bench-out',
+    takes: html`a <code>pagewise bench --out</code> folder`,
+  });
 }
+
+const wholePct = (x: number): string => `${(x * 100).toFixed(0)}%`;
+
+const RESULT_COLUMNS: readonly Column<StrategyResult>[] = [
+  { head: 'strategy', cell: (s) => s.strategy },
+  { head: 'N', numeric: true, cell: (s) => s.n ?? '' },
+  { head: 'runs', numeric: true, cell: (s) => s.runs },
+  { head: 'success', numeric: true, cell: (s) => wholePct(s.successRate) },
+  { head: 'peak prompt', numeric: true, cell: (s) => num(s.peakPromptTokens) },
+  { head: 'cumulative prompt', numeric: true, cell: (s) => num(s.cumulativePromptTokens) },
+  { head: 'calls', numeric: true, cell: (s) => s.modelCalls.toFixed(1) },
+  { head: 'compressor tokens', numeric: true, cell: (s) => num(s.compressorTokens) },
+  { head: 'window failures', numeric: true, cell: (s) => s.windowFailures },
+  { head: 'errors', numeric: true, cell: (s) => s.errors },
+];
 
 /** One benchmark folder: results table, charts, and the strategy × task grid. */
 export function runsPage(i: number, r: LoadedRuns): SafeHtml {
   const tasks = [...new Set(r.runs.episodes.map((e) => e.taskId))];
   const strategies = r.runs.params.strategies;
-  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
   return html`<h1>${r.runs.scenario} <small>${r.runs.model}</small></h1>
     <p class="sub">${r.dir} · ${r.runs.episodes.length} episodes · seed ${r.runs.params.seed} · ${r.runs.startedAt}</p>
     <h2>Results</h2>
-    <table class="list" id="results">
-      <thead>
-        <tr>
-          <th>strategy</th>
-          <th class="r">N</th>
-          <th class="r">runs</th>
-          <th class="r">success</th>
-          <th class="r">peak prompt</th>
-          <th class="r">cumulative prompt</th>
-          <th class="r">calls</th>
-          <th class="r">compressor tokens</th>
-          <th class="r">window failures</th>
-          <th class="r">errors</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${r.results.map(
-          (s) =>
-            html`<tr>
-              <td>${s.strategy}</td>
-              <td class="r">${s.n ?? ''}</td>
-              <td class="r">${s.runs}</td>
-              <td class="r">${pct(s.successRate)}</td>
-              <td class="r">${num(s.peakPromptTokens)}</td>
-              <td class="r">${num(s.cumulativePromptTokens)}</td>
-              <td class="r">${s.modelCalls.toFixed(1)}</td>
-              <td class="r">${num(s.compressorTokens)}</td>
-              <td class="r">${s.windowFailures}</td>
-              <td class="r">${s.errors}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    ${listTable(r.results, RESULT_COLUMNS, { id: 'results' })}
     <h2>Charts</h2>
     ${r.charts.map((c) => html`<figure><img class="chart" alt="${c}" src="/runs/${i}/chart/${c}.svg" /></figure>`)}
     <h2>Episodes <small>strategy × task</small></h2>
@@ -1064,6 +1029,28 @@ export function runsPage(i: number, r: LoadedRuns): SafeHtml {
     </table>`;
 }
 
+type LedgerRow = LoadedRuns['runs']['episodes'][number]['ledger'][number];
+
+const EPISODE_CALL_COLUMNS: readonly Column<LedgerRow>[] = [
+  { head: '#', cell: (x) => x.index },
+  { head: 'kind', cell: (x) => x.kind },
+  { head: 'agent', cell: (x) => x.agent },
+  ...PROMPT_PARTS.map((part): Column<LedgerRow> => ({
+    head: part,
+    numeric: true,
+    cellClass: `part-${part}`,
+    cell: (x) => num(x.parts[part]),
+  })),
+  { head: 'prompt', numeric: true, cellClass: 'total', cell: (x) => num(x.promptTokens) },
+  {
+    head: 'provider prompt',
+    numeric: true,
+    cell: (x) => (x.providerPromptTokens !== undefined ? num(x.providerPromptTokens) : '–'),
+  },
+  { head: 'completion', numeric: true, cell: (x) => num(x.completionTokens) },
+  { head: 'model ms', numeric: true, cell: (x) => Math.round(x.modelMs) },
+];
+
 /** One episode of a benchmark: its answer and the ledger of its calls. */
 export function episodePage(i: number, r: LoadedRuns, k: number): SafeHtml {
   const e = r.runs.episodes[k]!;
@@ -1082,35 +1069,7 @@ export function episodePage(i: number, r: LoadedRuns, k: number): SafeHtml {
     <h2>Answer</h2>
     ${pre(e.answer)}
     <h2>Calls <small>${e.ledger.length}</small></h2>
-    <table class="list" id="episode-calls">
-      <thead>
-        <tr>
-          <th>#</th>
-          <th>kind</th>
-          <th>agent</th>
-          ${PROMPT_PARTS.map((p) => html`<th class="r">${p}</th>`)}
-          <th class="r">prompt</th>
-          <th class="r">provider prompt</th>
-          <th class="r">completion</th>
-          <th class="r">model ms</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${e.ledger.map(
-          (x) =>
-            html`<tr class="kind-${x.kind}">
-              <td>${x.index}</td>
-              <td>${x.kind}</td>
-              <td>${x.agent}</td>
-              ${PROMPT_PARTS.map((p) => html`<td class="r part-${p}">${num(x.parts[p])}</td>`)}
-              <td class="r total">${num(x.promptTokens)}</td>
-              <td class="r">${x.providerPromptTokens !== undefined ? num(x.providerPromptTokens) : '–'}</td>
-              <td class="r">${num(x.completionTokens)}</td>
-              <td class="r">${Math.round(x.modelMs)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>`;
+    ${listTable(e.ledger, EPISODE_CALL_COLUMNS, { id: 'episode-calls', rowClass: (x) => `kind-${x.kind}` })}`;
 }
 
 /** An error page. */

@@ -16,20 +16,13 @@ import {
 } from '@langchain/core/messages';
 import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
-import { countTokens, Ledger, redactError, type InstructionContext, type InstructionProvider } from 'pagewise';
-import {
-  splitInstruction,
-  type ContextProcessor,
-  type ObservationProcessor,
-  type SplitInstruction,
-  type ToolObservation,
-} from 'pagewise/context';
-import { pagedInstruction, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
+import { Ledger, redactError, type InstructionProvider } from 'pagewise';
+import type { ContextProcessor } from 'pagewise/context';
 import { measureCallOptions } from 'pagewise/ai-sdk';
-import { eventsToItems, HistoryBridge, toolFailureText, toolPageUri } from 'pagewise/internal';
+import { adapterSteps, HistoryBridge, toolFailureText } from 'pagewise/internal';
 import { contentText, langchainMessagesCodec, langchainRequestToCallOptions } from './messages.js';
-import { LangChainThreads, type ThreadConfigLike, type ThreadRun } from './threads.js';
-import { createLangChainPagingTools, type PagingToolName } from './tools.js';
+import { LangChainThreads, type ThreadConfigLike } from './threads.js';
+import { createLangChainPagingTools } from './tools.js';
 
 function lastHumanText(messages: readonly BaseMessage[]): string {
   const read = langchainMessagesCodec.read(messages);
@@ -82,16 +75,6 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
   const bridge = new HistoryBridge(options.processors ?? []);
   const agentName = options.agentName ?? 'langchain';
   const services = options.services ?? new Map<string, unknown>();
-  const render = async (run: ThreadRun): Promise<SplitInstruction> => {
-    const ctx: InstructionContext = {
-      state: run.session.state,
-      session: run.session,
-      invocationId: run.invocationId,
-      agentName,
-      services,
-    };
-    return splitInstruction(await options.instruction(ctx));
-  };
   const middleware = createMiddleware({
     name: options.name ?? 'pagewise-instruction',
     ...(options.tools?.length ? { tools: [...options.tools] as never } : {}),
@@ -103,7 +86,7 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
       const threadId = threads.threadId(request.runtime as ThreadConfigLike);
       const run = await threads.current(threadId);
       const own = contentText(request.systemMessage.content);
-      const rendered = await render(run);
+      const rendered = await adapterSteps.renderInstruction(options.instruction, run, agentName, services);
       const messages = await bridge.apply(request.messages, langchainMessagesCodec, {
         sessionId: threadId,
         agentName,
@@ -124,21 +107,14 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
       const at = Date.now();
       const response = await handler(next);
       const reply = AIMessage.isInstance(response as BaseMessage) ? (response as AIMessage) : undefined;
-      ledger.record({
-        kind: 'agent',
-        agent: agentName,
+      adapterSteps.recordAgentCall(ledger, {
+        agentName,
         model: String((request.model as { model?: unknown }).model ?? ''),
         invocationId: run.invocationId,
-        parts: measured.parts,
-        promptTokens: measured.total,
-        completionTokens: reply
-          ? countTokens(
-              contentText(reply.content) +
-                (reply.tool_calls ?? []).map((c) => c.name + JSON.stringify(c.args)).join(''),
-            )
-          : 0,
-        modelMs: Date.now() - at,
-        frameworkMs: 0,
+        measured,
+        completion: reply
+          ? contentText(reply.content) + (reply.tool_calls ?? []).map((c) => c.name + JSON.stringify(c.args)).join('')
+          : '',
         at,
       });
       return response;
@@ -152,16 +128,7 @@ export function pagewiseInstructionMiddleware(options: InstructionMiddlewareOpti
 }
 
 /** Options of {@link pagingMiddleware}. */
-export interface PagingMiddlewareOptions extends PagingToolsOptions {
-  service: PagingService;
-  /** The agent's own instruction above the working set, besides its `systemPrompt`. Default none. */
-  instruction?: string | ((ctx: InstructionContext) => string | Promise<string>);
-  /** Paging tools to add to the agent. Default all. */
-  tools?: readonly PagingToolName[];
-  threads?: LangChainThreads;
-  /** History processors applied to each request (e.g. `compactPagingTurns({ keepLast: 1 })`). */
-  processors?: ContextProcessor[];
-  ledger?: Ledger;
+export interface PagingMiddlewareOptions extends adapterSteps.PagingHookOptions<LangChainThreads> {
   /** Middleware name. Default `pagewise-paging`. */
   name?: string;
 }
@@ -179,23 +146,16 @@ export interface PagingMiddlewareOptions extends PagingToolsOptions {
 export function pagingMiddleware(options: PagingMiddlewareOptions): PagewiseMiddleware {
   const threads = options.threads ?? new LangChainThreads();
   const all = createLangChainPagingTools(options.service, { ...options, threads });
+  const { tools, ...paged } = adapterSteps.pagingInstruction(options, threads);
   return pagewiseInstructionMiddleware({
-    instruction: pagedInstruction({ base: options.instruction ?? '', service: options.service }),
-    threads,
-    tools: (options.tools ?? Object.keys(all)).map((n) => all[n as PagingToolName]),
+    ...paged,
+    tools: tools.map((name) => all[name]),
     name: options.name ?? 'pagewise-paging',
-    ...(options.processors ? { processors: options.processors } : {}),
-    ...(options.ledger ? { ledger: options.ledger } : {}),
   });
 }
 
 /** Options of {@link observationMiddleware}. */
-export interface ObservationMiddlewareOptions {
-  /** Processors of each tool result, in order (e.g. `observationCompressor({ service })`). */
-  processors: ObservationProcessor[];
-  threads?: LangChainThreads;
-  ledger?: Ledger;
-  services?: ReadonlyMap<string, unknown>;
+export interface ObservationMiddlewareOptions extends adapterSteps.ObservationHookOptions<LangChainThreads> {
   /** Middleware name. Default `pagewise-observation`. */
   name?: string;
 }
@@ -240,31 +200,26 @@ export function observationMiddleware(options: ObservationMiddlewareOptions): Pa
       const threadId = threads.threadId(request.runtime as ThreadConfigLike);
       const run = await threads.current(threadId);
       const text = contentText(message.content);
-      let obs: ToolObservation = {
-        toolCallId: message.tool_call_id,
-        toolName: toolCall.name,
-        input: toolCall.args,
-        output: text,
-        isError: message.status === 'error',
-      };
-      const recent = langchainMessagesCodec.read(request.state.messages).map(({ event }, i) => ({
-        id: `r${i}`,
-        invocationId: run.invocationId,
-        author: event.kind === 'user' ? 'user' : 'langchain',
-        timestamp: 0,
-        ...event,
-      }));
-      for (const p of options.processors)
-        obs = await p.process(obs, {
-          invocationId: run.invocationId,
-          agentName: 'langchain',
+      const obs = await adapterSteps.observeToolResult(
+        options.processors,
+        {
+          toolCallId: message.tool_call_id,
+          toolName: toolCall.name,
+          input: toolCall.args,
+          output: text,
+          isError: message.status === 'error',
+        },
+        {
+          run,
           sessionId: threadId,
+          agentName: 'langchain',
           task: run.task || lastHumanText(request.state.messages),
-          recentItems: eventsToItems(recent),
+          recent: langchainMessagesCodec.read(request.state.messages),
           services,
           ledger,
           signal: request.runtime.signal ?? new AbortController().signal,
-        });
+        },
+      );
       if (obs.output === text) return message;
       return new ToolMessage({
         content: obs.output,
@@ -279,22 +234,13 @@ export function observationMiddleware(options: ObservationMiddlewareOptions): Pa
 }
 
 /** Options of {@link historyMiddleware}. */
-export interface HistoryMiddlewareOptions {
-  /** History processors, in order (e.g. `historyCompressor()`). */
-  processors: ContextProcessor[];
-  /** Archives the messages a rewrite replaces, as pages `page_in` reads. */
-  service: PagingService;
-  threads?: LangChainThreads;
-  ledger?: Ledger;
-  services?: ReadonlyMap<string, unknown>;
+export interface HistoryMiddlewareOptions extends adapterSteps.HistoryHookOptions<LangChainThreads> {
   /** Middleware name. Default `pagewise-history`. */
   name?: string;
 }
 
-/** The page URI of the `n`-th history archive of a thread (a tool page: `page_in` reads it). */
-export function historyPageUri(threadId: string, n: number): string {
-  return toolPageUri('history', `${threadId}/${n}`);
-}
+/** The page URI of the `ordinal`-th history archive of a thread (a tool page: `page_in` reads it). */
+export const historyPageUri: (threadId: string, ordinal: number) => string = adapterSteps.historyPageUri;
 
 /**
  * Runs history processors before each model call (`beforeModel`) and writes the result into LangChain's
@@ -309,53 +255,32 @@ export function historyMiddleware(options: HistoryMiddlewareOptions): PagewiseMi
   const threads = options.threads ?? new LangChainThreads();
   const ledger = options.ledger ?? new Ledger();
   const bridge = new HistoryBridge(options.processors);
-  const summaries = new WeakSet<BaseMessage>();
-  const codec = {
-    ...langchainMessagesCodec,
-    summary: (text: string) => {
-      const m = langchainMessagesCodec.summary(text);
-      summaries.add(m);
-      return m;
-    },
-  };
   const middleware = createMiddleware({
     name: options.name ?? 'pagewise-history',
     beforeModel: async (state, runtime) => {
       const threadId = threads.threadId(runtime as ThreadConfigLike);
       const run = await threads.current(threadId);
-      const messages = state.messages;
-      const next = await bridge.apply(messages, codec, {
-        sessionId: threadId,
-        agentName: 'langchain',
-        invocationId: run.invocationId,
-        task: run.task || lastHumanText(messages),
-        ledger,
-        ...(options.services ? { services: options.services } : {}),
-        ...(runtime.signal ? { signal: runtime.signal } : {}),
-      });
-      if (next === messages) return undefined;
-      // Numbered after the archives already in the store, so a restarted process never overwrites one.
-      const namespace = options.service.namespaceOf(historyPageUri(threadId, 1), threadId);
-      const prefix = historyPageUri(threadId, 1).slice(0, -1);
-      const earlier = (await options.service.pageStore.list(namespace)).filter((p) => p.uri.startsWith(prefix));
-      const uri = historyPageUri(threadId, earlier.length + 1);
-      const kept = new Set(next.filter((m) => messages.includes(m)));
-      const replaced = messages.filter((m) => !kept.has(m));
-      await options.service.pageStore.put({
-        namespace,
-        uri,
-        title: 'history before compaction',
-        body: replaced.map((m) => `${m.getType()}: ${contentText(m.content)}`).join('\n\n'),
-        mediaType: 'text/plain',
-      });
-      const out = next.map((m) =>
-        summaries.has(m)
-          ? langchainMessagesCodec.summary(
-              `${contentText(m.content)}\n[pagewise] The messages this replaces are kept as ${uri}; page_in restores them.`,
-            )
-          : m,
+      const compacted = await adapterSteps.compactHistory(
+        bridge,
+        state.messages,
+        langchainMessagesCodec,
+        {
+          sessionId: threadId,
+          agentName: 'langchain',
+          invocationId: run.invocationId,
+          task: run.task || lastHumanText(state.messages),
+          ledger,
+          ...(options.services ? { services: options.services } : {}),
+          ...(runtime.signal ? { signal: runtime.signal } : {}),
+        },
+        {
+          service: options.service,
+          describe: (replaced) => replaced.map((m) => `${m.getType()}: ${contentText(m.content)}`).join('\n\n'),
+          summaryText: (summary) => contentText(summary.content),
+        },
       );
-      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...out] };
+      if (!compacted) return undefined;
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...compacted.messages] };
     },
   });
   return Object.assign(middleware, { ledger, threads });

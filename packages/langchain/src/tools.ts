@@ -8,13 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import { ToolMessage } from '@langchain/core/messages';
 import { tool as lcTool, type StructuredToolInterface } from '@langchain/core/tools';
-import { redactError, type AnyTool, type ToolContext } from 'pagewise';
-import { createPagingTools, PAGING_TOOL_NAMES, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
-import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
+import type { AnyTool } from 'pagewise';
+import type { PagingService, PagingToolsOptions } from 'pagewise/paging';
+import { adapterSteps, invalidArgumentsText } from 'pagewise/internal';
 import { LangChainThreads, type ThreadConfigLike } from './threads.js';
 
 /** Name of a paging tool. */
-export type PagingToolName = (typeof PAGING_TOOL_NAMES)[number];
+export type PagingToolName = adapterSteps.PagingToolName;
 
 /** Options of {@link langchainTool}. */
 export interface LangChainToolOptions {
@@ -50,47 +50,17 @@ export function langchainTool(t: AnyTool, options: LangChainToolOptions = {}): S
     async (input: unknown, config?: ToolRunConfig) => {
       const parsed = t.inputSchema.safeParse(input);
       if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
-      const signal = config?.signal ?? new AbortController().signal;
       const threadId = threads.threadId(config);
       const givenId = config?.toolCallId ?? config?.toolCall?.id;
-      const toolCallId = givenId ?? randomUUID();
-      const run = await threads.current(threadId);
-      const writes = threads.writes(run);
-      const ctx: ToolContext = {
-        state: writes.access,
-        invocationId: run.invocationId,
+      const { output, isError } = await adapterSteps.runTool(threads, threadId, t, parsed.data, {
         sessionId: threadId,
         userId: 'langchain',
         appName: 'langchain',
         agentName: 'langchain',
-        toolCallId,
-        idempotencyKey: `${threadId}:${toolCallId}`,
-        signal,
+        toolCallId: givenId ?? randomUUID(),
+        signal: config?.signal ?? new AbortController().signal,
         services,
-        actions: {
-          transferToAgent: () => {
-            throw new Error('LangChain agents hand over through subagents or tools, not pagewise transfers.');
-          },
-          escalate: () => {},
-        },
-      };
-      let output: string;
-      let isError = false;
-      try {
-        const value = await t.execute(parsed.data, ctx);
-        output = typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
-      } catch (error) {
-        if (signal.aborted) throw redactError(error);
-        output = toolFailureText(t.name, error);
-        isError = true;
-      }
-      // The writes of a failed call are dropped, as the pagewise runner drops them.
-      await threads.recordToolResult(threadId, run, {
-        toolCallId,
-        toolName: t.name,
-        output,
-        isError,
-        delta: isError ? {} : writes.delta,
+        noTransfer: 'LangChain agents hand over through subagents or tools, not pagewise transfers.',
       });
       // A ToolMessage marks the failure as an error result, so compressors keep its first line.
       if (isError && givenId)
@@ -122,8 +92,5 @@ export function createLangChainPagingTools(
   options: PagingToolsOptions & { threads?: LangChainThreads } = {},
 ): LangChainPagingTools {
   const threads = options.threads ?? new LangChainThreads();
-  const tools = createPagingTools(service, options);
-  const out = {} as LangChainPagingTools;
-  for (const name of PAGING_TOOL_NAMES) out[name] = langchainTool(tools[name], { threads });
-  return out;
+  return adapterSteps.pagingToolsAs(service, options, (tool) => langchainTool(tool, { threads }));
 }

@@ -10,20 +10,12 @@
 import type { MessageList } from '@mastra/core/agent/message-list';
 import type { Processor } from '@mastra/core/processors';
 import type { RequestContext } from '@mastra/core/request-context';
-import { countTokens, Ledger, redactError, type InstructionContext, type InstructionProvider } from 'pagewise';
-import {
-  splitInstruction,
-  STEP_BLOCK_MARK,
-  type ContextProcessor,
-  type ObservationProcessor,
-  type SplitInstruction,
-  type ToolObservation,
-} from 'pagewise/context';
-import { pagedInstruction, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
+import { Ledger, redactError, type InstructionProvider } from 'pagewise';
+import { STEP_BLOCK_MARK, type ContextProcessor } from 'pagewise/context';
 import { measureCallOptions, modelMessagesCodec } from 'pagewise/ai-sdk';
-import { eventsToItems, HistoryBridge, toolPageUri, type BridgeCodec } from 'pagewise/internal';
-import { MastraThreads, type MastraThreadKey, type ThreadRun } from './threads.js';
-import { createMastraPagingTools, type PagingToolName } from './tools.js';
+import { adapterSteps, HistoryBridge, type BridgeCodec } from 'pagewise/internal';
+import { MastraThreads, type MastraThreadKey } from './threads.js';
+import { createMastraPagingTools } from './tools.js';
 
 /** The tag of the system message the instruction processor owns in Mastra's message list. */
 export const PAGEWISE_SYSTEM_TAG = 'pagewise';
@@ -133,16 +125,6 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
   const agentName = options.agentName ?? 'mastra';
   const services = options.services ?? new Map<string, unknown>();
   const own = options.tools ?? {};
-  const render = async (run: ThreadRun): Promise<SplitInstruction> => {
-    const ctx: InstructionContext = {
-      state: run.session.state,
-      session: run.session,
-      invocationId: run.invocationId,
-      agentName,
-      services,
-    };
-    return splitInstruction(await options.instruction(ctx));
-  };
   const processor: Omit<InstructionProcessor, 'ledger' | 'threads'> = {
     id: options.id ?? 'pagewise-instruction',
     processInput: async ({ messageList, requestContext }) => {
@@ -152,7 +134,7 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
     processInputStep: async ({ messageList, requestContext, tools, state }) => {
       const run = await threads.current(keyOf(threads, requestContext));
       if (!run.task) run.task = latestUserText(messageList);
-      const rendered = await render(run);
+      const rendered = await adapterSteps.renderInstruction(options.instruction, run, agentName, services);
       messageList.clearSystemMessages(PAGEWISE_SYSTEM_TAG);
       if (rendered.system) messageList.addSystem(rendered.system, PAGEWISE_SYSTEM_TAG);
       // What changes per step goes after the history in processLLMRequest, for this call only, so the thread's
@@ -211,16 +193,12 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
         }
       }
       if (request)
-        ledger.record({
-          kind: 'agent',
-          agent: agentName,
+        adapterSteps.recordAgentCall(ledger, {
+          agentName,
           model: request.model,
           invocationId: run.invocationId,
-          parts: request.parts,
-          promptTokens: request.total,
-          completionTokens: countTokens(completion),
-          modelMs: Date.now() - request.at,
-          frameworkMs: 0,
+          measured: request,
+          completion,
           at: request.at,
         });
       // A response without tool calls is the last step: the working set is paged out.
@@ -231,16 +209,7 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
 }
 
 /** Options of {@link pagingProcessor}. */
-export interface PagingProcessorOptions extends PagingToolsOptions {
-  service: PagingService;
-  /** Text above the working set, besides the agent's own `instructions`. Default none. */
-  instruction?: string | ((ctx: InstructionContext) => string | Promise<string>);
-  /** Paging tools to offer the model. Default all. */
-  tools?: readonly PagingToolName[];
-  threads?: MastraThreads;
-  /** History processors applied to each request (e.g. `compactPagingTurns({ keepLast: 1 })`). */
-  processors?: ContextProcessor[];
-  ledger?: Ledger;
+export interface PagingProcessorOptions extends adapterSteps.PagingHookOptions<MastraThreads> {
   /** Processor id. Default `pagewise-paging`. */
   id?: string;
 }
@@ -258,24 +227,16 @@ export interface PagingProcessorOptions extends PagingToolsOptions {
 export function pagingProcessor(options: PagingProcessorOptions): InstructionProcessor {
   const threads = options.threads ?? new MastraThreads();
   const all = createMastraPagingTools(options.service, { ...options, threads });
-  const names = options.tools ?? (Object.keys(all) as PagingToolName[]);
+  const { tools, ...paged } = adapterSteps.pagingInstruction(options, threads);
   return pagewiseInstructionProcessor({
-    instruction: pagedInstruction({ base: options.instruction ?? '', service: options.service }),
-    threads,
-    tools: Object.fromEntries(names.map((n) => [n, all[n]])),
+    ...paged,
+    tools: Object.fromEntries(tools.map((name) => [name, all[name]])),
     id: options.id ?? 'pagewise-paging',
-    ...(options.processors ? { processors: options.processors } : {}),
-    ...(options.ledger ? { ledger: options.ledger } : {}),
   });
 }
 
 /** Options of {@link observationProcessor}. */
-export interface ObservationProcessorOptions {
-  /** Processors of each tool result, in order (e.g. `observationCompressor({ service })`). */
-  processors: ObservationProcessor[];
-  threads?: MastraThreads;
-  ledger?: Ledger;
-  services?: ReadonlyMap<string, unknown>;
+export interface ObservationProcessorOptions extends adapterSteps.ObservationHookOptions<MastraThreads> {
   /** Processor id. Default `pagewise-observation`. */
   id?: string;
 }
@@ -341,27 +302,20 @@ export function observationProcessor(
       const key = keyOf(threads, requestContext);
       const run = await threads.current(key);
       const text = resultText(result);
-      const recent = promptCodec
-        .read(messageList.get.all.aiV5.model() as unknown as PromptMessage[])
-        .map(({ event }, i) => ({
-          id: `r${i}`,
-          invocationId: run.invocationId,
-          author: event.kind === 'user' ? 'user' : 'mastra',
-          timestamp: 0,
-          ...event,
-        }));
-      let obs: ToolObservation = { toolCallId, toolName, input: args, output: text, isError: false };
-      for (const p of options.processors)
-        obs = await p.process(obs, {
-          invocationId: run.invocationId,
-          agentName: 'mastra',
+      const obs = await adapterSteps.observeToolResult(
+        options.processors,
+        { toolCallId, toolName, input: args, output: text, isError: false },
+        {
+          run,
           sessionId: key.threadId,
+          agentName: 'mastra',
           task: run.task || latestUserText(messageList),
-          recentItems: eventsToItems(recent),
+          recent: promptCodec.read(messageList.get.all.aiV5.model() as unknown as PromptMessage[]),
           services,
           ledger,
           signal: abortSignal ?? new AbortController().signal,
-        });
+        },
+      );
       if (obs.output === text) return undefined;
       messageList.updateToolInvocation({
         type: 'tool-invocation',
@@ -374,22 +328,13 @@ export function observationProcessor(
 }
 
 /** Options of {@link historyProcessor}. */
-export interface HistoryProcessorOptions {
-  /** History processors, in order (e.g. `historyCompressor()`). */
-  processors: ContextProcessor[];
-  /** Archives the messages a rewrite replaces, as pages `page_in` reads. */
-  service: PagingService;
-  threads?: MastraThreads;
-  ledger?: Ledger;
-  services?: ReadonlyMap<string, unknown>;
+export interface HistoryProcessorOptions extends adapterSteps.HistoryHookOptions<MastraThreads> {
   /** Processor id. Default `pagewise-history`. */
   id?: string;
 }
 
-/** The page URI of the `n`-th history archive of a thread (a tool page: `page_in` reads it). */
-export function historyPageUri(threadId: string, n: number): string {
-  return toolPageUri('history', `${threadId}/${n}`);
-}
+/** The page URI of the `ordinal`-th history archive of a thread (a tool page: `page_in` reads it). */
+export const historyPageUri: (threadId: string, ordinal: number) => string = adapterSteps.historyPageUri;
 
 function archiveText(messages: readonly PromptMessage[]): string {
   return promptCodec
@@ -418,62 +363,40 @@ export function historyProcessor(options: HistoryProcessorOptions): PagewiseProc
   const threads = options.threads ?? new MastraThreads();
   const ledger = options.ledger ?? new Ledger();
   const bridge = new HistoryBridge(options.processors);
-  const summaries = new WeakSet<object>();
-  const codec: BridgeCodec<PromptMessage> = {
-    ...promptCodec,
-    summary: (text) => {
-      const m = promptCodec.summary(text);
-      summaries.add(m);
-      return m;
-    },
-  };
   // The last archive of each thread, so a compaction folded forward over several steps is archived once.
-  const archived = new Map<string, { body: string; uri: string }>();
+  const archived = new Map<string, adapterSteps.HistoryArchive>();
   const processor: Omit<PagewiseProcessor<'processLLMRequest'>, 'ledger' | 'threads'> = {
     id: options.id ?? 'pagewise-history',
     processLLMRequest: async ({ prompt, requestContext, abortSignal }) => {
       const key = keyOf(threads, requestContext);
       const run = await threads.current(key);
-      const messages = prompt as unknown as PromptMessage[];
-      const next = await bridge.apply(messages, codec, {
-        sessionId: key.threadId,
-        agentName: 'mastra',
-        invocationId: run.invocationId,
-        task: run.task,
-        ledger,
-        ...(options.services ? { services: options.services } : {}),
-        ...(abortSignal ? { signal: abortSignal } : {}),
-      });
-      if (next === messages) return undefined;
-      const kept = new Set(next.filter((m) => messages.includes(m)));
-      const body = archiveText(messages.filter((m) => !kept.has(m) && m.role !== 'system'));
       const threadKey = `${key.resourceId}\u0000${key.threadId}`;
-      let uri = archived.get(threadKey)?.body === body ? archived.get(threadKey)!.uri : undefined;
-      if (!uri) {
-        // Numbered after the archives already in the store, so a restarted process never overwrites one.
-        const namespace = options.service.namespaceOf(historyPageUri(key.threadId, 1), key.threadId);
-        const prefix = historyPageUri(key.threadId, 1).slice(0, -1);
-        const earlier = (await options.service.pageStore.list(namespace)).filter((p) => p.uri.startsWith(prefix));
-        uri = historyPageUri(key.threadId, earlier.length + 1);
-        await options.service.pageStore.put({
-          namespace,
-          uri,
-          title: 'history before compaction',
-          body,
-          mediaType: 'text/plain',
-        });
-        archived.set(threadKey, { body, uri });
-      }
-      const out = next.map((m) =>
-        summaries.has(m)
-          ? promptCodec.summary(
-              `${archiveText([m])
-                .replace(/^user: /, '')
-                .trim()}\n[pagewise] The messages this replaces are kept as ${uri}; page_in restores them.`,
-            )
-          : m,
+      const compacted = await adapterSteps.compactHistory(
+        bridge,
+        prompt as unknown as PromptMessage[],
+        promptCodec,
+        {
+          sessionId: key.threadId,
+          agentName: 'mastra',
+          invocationId: run.invocationId,
+          task: run.task,
+          ledger,
+          ...(options.services ? { services: options.services } : {}),
+          ...(abortSignal ? { signal: abortSignal } : {}),
+        },
+        {
+          service: options.service,
+          describe: (replaced) => archiveText(replaced.filter((m) => m.role !== 'system')),
+          summaryText: (summary) =>
+            archiveText([summary])
+              .replace(/^user: /, '')
+              .trim(),
+          previous: archived.get(threadKey),
+        },
       );
-      return { prompt: out as unknown as typeof prompt };
+      if (!compacted) return undefined;
+      archived.set(threadKey, compacted.archive);
+      return { prompt: compacted.messages as unknown as typeof prompt };
     },
   };
   return Object.assign(processor, { ledger, threads });

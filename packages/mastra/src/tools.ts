@@ -9,13 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { createTool, type Tool, type ToolExecutionContext } from '@mastra/core/tools';
 import type { z } from 'zod';
-import { redactError, type AnyTool, type ToolContext } from 'pagewise';
-import { createPagingTools, PAGING_TOOL_NAMES, type PagingService, type PagingToolsOptions } from 'pagewise/paging';
-import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
+import type { AnyTool } from 'pagewise';
+import type { PagingService, PagingToolsOptions } from 'pagewise/paging';
+import { adapterSteps, invalidArgumentsText } from 'pagewise/internal';
 import { MastraThreads } from './threads.js';
 
 /** Name of a paging tool. */
-export type PagingToolName = (typeof PAGING_TOOL_NAMES)[number];
+export type PagingToolName = adapterSteps.PagingToolName;
 
 /** A Mastra tool as `createTool` returns it (any input and output). */
 export type MastraTool = Tool<any, any, any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -47,49 +47,19 @@ export function mastraTool(t: AnyTool, options: MastraToolOptions = {}): MastraT
     execute: async (input: unknown, context?: ToolExecutionContext) => {
       const parsed = t.inputSchema.safeParse(input);
       if (!parsed.success) throw new Error(invalidArgumentsText(t.name, parsed.error.message));
-      const signal = context?.abortSignal ?? new AbortController().signal;
       const key = threads.keyOf(context);
-      const toolCallId = context?.agent?.toolCallId ?? randomUUID();
-      const run = await threads.current(key);
-      const writes = threads.writes(run);
-      const ctx: ToolContext = {
-        state: writes.access,
-        invocationId: run.invocationId,
+      const { output, isError } = await adapterSteps.runTool(threads, key, t, parsed.data, {
         sessionId: key.threadId,
         userId: key.resourceId,
         appName: 'mastra',
         agentName: context?.agent?.agentId ?? 'mastra',
-        toolCallId,
-        idempotencyKey: `${key.threadId}:${toolCallId}`,
-        signal,
+        toolCallId: context?.agent?.toolCallId ?? randomUUID(),
+        signal: context?.abortSignal ?? new AbortController().signal,
         services,
-        actions: {
-          transferToAgent: () => {
-            throw new Error('Mastra agents hand over through agent networks or tools, not pagewise transfers.');
-          },
-          escalate: () => {},
-        },
-      };
-      let output: string;
-      let failure: string | undefined;
-      try {
-        const value = await t.execute(parsed.data, ctx);
-        output = typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
-      } catch (error) {
-        if (signal.aborted) throw redactError(error);
-        failure = toolFailureText(t.name, error);
-        output = failure;
-      }
-      // The writes of a failed call are dropped, as the pagewise runner drops them.
-      await threads.recordToolResult(key, run, {
-        toolCallId,
-        toolName: t.name,
-        output,
-        isError: failure !== undefined,
-        delta: failure === undefined ? writes.delta : {},
+        noTransfer: 'Mastra agents hand over through agent networks or tools, not pagewise transfers.',
       });
       // Thrown, so Mastra marks the result as an error (compressors keep its first line); the text is redacted.
-      if (failure !== undefined) throw new Error(failure);
+      if (isError) throw new Error(output);
       return output;
     },
   });
@@ -111,8 +81,5 @@ export function createMastraPagingTools(
   options: PagingToolsOptions & { threads?: MastraThreads } = {},
 ): MastraPagingTools {
   const threads = options.threads ?? new MastraThreads();
-  const tools = createPagingTools(service, options);
-  const out = {} as MastraPagingTools;
-  for (const name of PAGING_TOOL_NAMES) out[name] = mastraTool(tools[name], { threads });
-  return out;
+  return adapterSteps.pagingToolsAs(service, options, (tool) => mastraTool(tool, { threads }));
 }

@@ -7,7 +7,10 @@
 // The framework adapters (@pagewise/adk, openai-agents, langchain, mastra): history, state and tool errors.
 export { HistoryBridge } from './adapters/history-bridge.js';
 export type { BridgeCodec, SourcedEvent } from './adapters/history-bridge.js';
-export { clearTempKeys, deltaStateAccess, recordStateAccess } from './adapters/record-state.js';
+export { AdapterThreads } from './adapters/adapter-threads.js';
+export type { ThreadRun } from './adapters/adapter-threads.js';
+export * as adapterSteps from './adapters/adapter-steps.js';
+export { clearTempKeys, recordStateAccess } from './adapters/record-state.js';
 export type { StateWrites } from './adapters/record-state.js';
 export { splitSystem } from './adapters/measure.js';
 export { invalidArgumentsText, toolFailureText } from './adapters/tool-error.js';
