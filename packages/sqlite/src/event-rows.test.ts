@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeEvent } from '../../pagewise/src/session/event-codec.js';
+import { SESSION_SCHEMA_VERSION } from '../../pagewise/src/session/store.js';
 import type { SessionEvent } from '../../pagewise/src/session/types.js';
 import { migrate } from './migrations.js';
 import { SqliteSessionStore } from './sqlite-store.js';
@@ -121,7 +122,8 @@ describe('SQLite event rows (schemas 6 and 7)', () => {
       .all() as { session_id: string; seq: number; schema_version: number }[];
     expect(view.map((r) => `${r.session_id}:${r.seq}:${r.schema_version}`)).toEqual([
       ...theirs.map((_, i) => `other:${i}:2`),
-      ...[...mine, ...added].map((_, i) => `s:${i}:2`),
+      // The session this store appended to carries the version it writes.
+      ...[...mine, ...added].map((_, i) => `s:${i}:${SESSION_SCHEMA_VERSION}`),
     ]);
     expect(await store.deleteSession(key)).toBe(true);
     expect((await store.getSession(other))!.events).toEqual(theirs);

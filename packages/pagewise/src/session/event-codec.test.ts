@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeEvent, encodeEvent } from './event-codec.js';
-import type { SessionEvent } from './types.js';
+import type { ModelEvent, SessionEvent, ToolResultEvent } from './types.js';
 
 const id = fc.oneof(
   fc.uuid().map((u) => u.toLowerCase()),
@@ -10,6 +10,8 @@ const id = fc.oneof(
   fc.constant('~x'),
 );
 const json = fc.jsonValue({ maxDepth: 2 });
+/** Any text: quotes, line breaks, NUL and unpaired surrogates included. */
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('{\n  "a": "b"\n}', 'x\u0000"y"'));
 const common = {
   id,
   invocationId: id,
@@ -24,7 +26,7 @@ const optional = {
 };
 const event: fc.Arbitrary<SessionEvent> = fc.oneof(
   fc.record(
-    { ...common, ...optional, kind: fc.constant('user'), text: fc.string() },
+    { ...common, ...optional, kind: fc.constant('user'), text },
     {
       requiredKeys: ['id', 'invocationId', 'author', 'timestamp', 'kind', 'text'],
     },
@@ -34,10 +36,21 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
       ...common,
       ...optional,
       kind: fc.constant('model'),
-      text: fc.string(),
+      text,
       toolCalls: fc.array(fc.record({ toolCallId: id, toolName: fc.string({ maxLength: 8 }), input: json })),
-      usage: fc.record({ promptTokens: fc.nat(), completionTokens: fc.nat() }),
-      finishReason: fc.constantFrom('stop', 'tool-calls'),
+      usage: fc.record(
+        {
+          promptTokens: fc.nat(),
+          completionTokens: fc.nat(),
+          providerPromptTokens: fc.nat(),
+          providerCompletionTokens: fc.nat(),
+        },
+        { requiredKeys: ['promptTokens', 'completionTokens'] },
+      ),
+      finishReason: fc.oneof(
+        fc.constantFrom('stop', 'tool-calls', 'length', 'content-filter', 'error', 'other'),
+        fc.string({ maxLength: 12 }),
+      ),
     },
     { requiredKeys: ['id', 'invocationId', 'author', 'timestamp', 'kind', 'text', 'toolCalls'] },
   ),
@@ -48,7 +61,7 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
       kind: fc.constant('tool-result'),
       toolCallId: id,
       toolName: fc.string({ maxLength: 8 }),
-      output: fc.string(),
+      output: text,
       isError: fc.boolean(),
     },
     {
@@ -72,7 +85,7 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
       kind: fc.constant('compaction'),
       fromEventId: id,
       toEventId: id,
-      summary: fc.string(),
+      summary: text,
       guideline: fc.string(),
     },
     { requiredKeys: ['id', 'invocationId', 'author', 'timestamp', 'kind', 'fromEventId', 'toEventId', 'summary'] },
@@ -174,8 +187,52 @@ describe('event codec', () => {
     expect(stored[0]).not.toBe(stored[2]);
   });
 
+  it('writes text JSON would escape after the array, as it is, and keeps text UTF-8 cannot hold in the array', () => {
+    const base = {
+      id: 'e',
+      invocationId: 'i',
+      author: 'a',
+      timestamp: 1,
+      toolCallId: 'c',
+      toolName: 't',
+      isError: false,
+    };
+    const pretty = JSON.stringify({ id: 'r1', note: 'say "hi"\tthen\\go' }, null, 2);
+    const stored = encodeEvent({ ...base, kind: 'tool-result', output: pretty });
+    expect(stored.slice(stored.indexOf('\n') + 1)).toBe(pretty);
+    // Its quotes and line breaks cost nothing: the row is as long as one with an output of plain letters.
+    expect(stored.length).toBe(encodeEvent({ ...base, kind: 'tool-result', output: 'x'.repeat(pretty.length) }).length);
+    for (const output of ['a\u0000"b"', 'a\uD800"b"', 'plain text'])
+      expect(encodeEvent({ ...base, kind: 'tool-result', output }).includes('\n')).toBe(false);
+  });
+
+  it('reads rows of the earlier compact form, and writes the same event in fewer bytes', () => {
+    // As schema 6 and 7 databases hold them (test/fixtures/persisted/sqlite/schema-6.db).
+    const earlier = [
+      '["m","~wOTGHVOiS6mw4DJ4CL-ybQ","~0t_XVXN3SfasEbKj5dbSaA","secretary",1796410351435,16,"",[["call-1","note",{"text":"The board meets."}]],{"promptTokens":60,"completionTokens":15,"providerPromptTokens":120,"providerCompletionTokens":9},"tool-calls"]',
+      '["r","~Pf9Bw-6SSSmGxJMNxIrV7Q","~0t_XVXN3SfasEbKj5dbSaA","secretary",1796410351437,4,"call-1","note","{\\n  \\"saved\\": 36\\n}",0,{"note":"The board meets."}]',
+    ];
+    const [model, result] = earlier.map((row) => decodeEvent(row)) as [ModelEvent, ToolResultEvent];
+    expect(model.usage).toEqual({
+      promptTokens: 60,
+      completionTokens: 15,
+      providerPromptTokens: 120,
+      providerCompletionTokens: 9,
+    });
+    expect(model.finishReason).toBe('tool-calls');
+    expect(model.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(result.output).toBe('{\n  "saved": 36\n}');
+    earlier.forEach((row, index) => {
+      const again = encodeEvent([model, result][index]!);
+      expect(decodeEvent(again)).toEqual([model, result][index]);
+      expect(again.length).toBeLessThan(row.length);
+    });
+  });
+
   it('refuses a compact row that does not validate, naming the field', () => {
     expect(() => decodeEvent('["r","a","i","x",1,null,"c","t",5,0]')).toThrow(/output/);
     expect(() => decodeEvent('["?","a"]')).toThrow(/kind code/);
+    expect(() => decodeEvent('["m","a","i","x",1,null,"",[],null,9]')).toThrow(/finish reason code/);
+    expect(() => decodeEvent('["t","a","i","x",1,null,"f","g"]\nstray')).toThrow(/no place/);
   });
 });
