@@ -77,4 +77,12 @@ export { eventSchema } from './session/event-schema.js';
 export { invalidArgumentsText, toolFailureText } from './adapters/tool-error.js';
 export { compressorPrompt } from './compression/backend.js';
 export { emptyParts } from './tokens/ledger.js';
-export { decodeEvent, encodeEvent, storedEventId } from './session/event-codec.js';
+export {
+  decodeEvent,
+  encodeEvent,
+  encodeEventBody,
+  storedEventId,
+  uuidFromBytes,
+  uuidToBytes,
+  type EventIdentity,
+} from './session/event-codec.js';

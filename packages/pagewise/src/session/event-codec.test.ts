@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeEvent, encodeEvent } from './event-codec.js';
+import { decodeEvent, encodeEvent, encodeEventBody, uuidFromBytes, uuidToBytes } from './event-codec.js';
 import type { ModelEvent, SessionEvent, ToolResultEvent } from './types.js';
 
 const id = fc.oneof(
@@ -92,6 +92,14 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
   ),
 ) as fc.Arbitrary<SessionEvent>;
 
+/** An id as the compact row writes it (see the packing test below). */
+const storedId = (value: string): string =>
+  value.startsWith('~')
+    ? `~${value}`
+    : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)
+      ? `~${Buffer.from(value.replaceAll('-', ''), 'hex').toString('base64url')}`
+      : value;
+
 describe('event codec', () => {
   it('reads back exactly the event it stored, in the compact form, on random events', () => {
     fc.assert(
@@ -103,6 +111,39 @@ describe('event codec', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('reads back exactly the event whose body it stored without the identity, given the identity', () => {
+    fc.assert(
+      fc.property(event, (sample) => {
+        const body = encodeEventBody(sample)!;
+        const { id, invocationId, author, timestamp } = sample;
+        expect(decodeEvent(body, { id, invocationId, author, timestamp })).toEqual(JSON.parse(JSON.stringify(sample)));
+        // The body is the compact row less its identity, and holds none of it.
+        const row = encodeEvent(sample);
+        const ids = JSON.stringify([storedId(id), storedId(invocationId), author, timestamp]).slice(1, -1);
+        expect(row.replace(`,${ids}`, '')).toBe(body);
+      }),
+      { numRuns: 500 },
+    );
+    const odd = { kind: 'user', id: 'a', invocationId: 'i', author: 'x', timestamp: 1, text: '', extra: 1 };
+    expect(encodeEventBody(odd as unknown as SessionEvent)).toBeUndefined();
+    expect(() => decodeEvent(JSON.stringify(odd), { id: 'a', invocationId: 'i', author: 'x', timestamp: 1 })).toThrow(
+      /not a compact row/,
+    );
+  });
+
+  it('turns a lowercase UUID into its 16 bytes and back, and no other id', () => {
+    fc.assert(
+      fc.property(fc.uuid(), (uuid) => {
+        const bytes = uuidToBytes(uuid.toLowerCase())!;
+        expect(bytes.toString('hex')).toBe(uuid.toLowerCase().replaceAll('-', ''));
+        expect(uuidFromBytes(bytes)).toBe(uuid.toLowerCase());
+      }),
+    );
+    for (const id of ['e', 'A0227B43-015E-4325-88ED-946851B0DD26', `~${'a'.repeat(35)}`])
+      expect(uuidToBytes(id)).toBeUndefined();
+    expect(() => uuidFromBytes(new Uint8Array(15))).toThrow(/15 bytes/);
   });
 
   it('stores an event that does not fit the layout as its JSON object, and reads it back', () => {

@@ -41,6 +41,8 @@ const USAGE_KEYS = ['promptTokens', 'completionTokens', 'providerPromptTokens', 
 const FINISH_REASONS = ['stop', 'tool-calls', 'length', 'content-filter', 'error', 'other'] as const;
 /** Common fields, in stored order, after the kind code; then the kind's fields, then {@link TRAILING}. */
 const COMMON = ['id', 'invocationId', 'author', 'timestamp', 'tokens'] as const;
+/** How many of {@link COMMON} are the {@link EventIdentity}: the first ones. */
+const IDENTITY_FIELDS = 4;
 /** Common fields most events lack: last, so their empty slots are dropped from the end of the row. */
 const TRAILING = ['delta', 'reads', 'increments'] as const;
 /** Per kind, every key an event of it may have to fit the layout. */
@@ -91,6 +93,18 @@ function packUuid(id: string): string | undefined {
   packedCodes[21] = BASE64URL[uuidBytes[15]! >> 2]!;
   packedCodes[22] = BASE64URL[(uuidBytes[15]! & 3) << 4]!;
   return String.fromCharCode(...packedCodes);
+}
+
+/** The 16 bytes of a lowercase UUID, or undefined when `id` is not one (an id stored as it is). */
+export function uuidToBytes(id: string): Buffer | undefined {
+  return packUuid(id) === undefined ? undefined : Buffer.from(uuidBytes);
+}
+
+/** The lowercase UUID of 16 bytes that {@link uuidToBytes} gave. */
+export function uuidFromBytes(bytes: Uint8Array): string {
+  if (bytes.length !== 16) throw new TypeError(`A stored UUID has ${bytes.length} bytes, not 16.`);
+  const hex = Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A lowercase UUID in 22 base64url characters after `~`; a string that starts with `~` gets one more. */
@@ -165,6 +179,30 @@ function writesRaw(text: string): boolean {
 
 /** The compact stored text of `event` (its JSON object when it does not fit the layout). */
 export function encodeEvent(event: SessionEvent): string {
+  return encode(event, false)!;
+}
+
+/**
+ * The fields that identify an event and are the same shape for every kind: a store that keeps them in
+ * columns of their own (SQLite, schema 8) stores the rest with {@link encodeEventBody}.
+ */
+export interface EventIdentity {
+  id: string;
+  invocationId: string;
+  author: string;
+  timestamp: number;
+}
+
+/**
+ * The compact stored text of `event` without its {@link EventIdentity}, which the caller stores beside it
+ * and passes to {@link decodeEvent} to read it back; undefined when the event does not fit the compact
+ * layout (store {@link encodeEvent}'s JSON object, identity included, instead).
+ */
+export function encodeEventBody(event: SessionEvent): string | undefined {
+  return encode(event, true);
+}
+
+function encode(event: SessionEvent, withoutIdentity: boolean): string | undefined {
   const layout = KIND_LAYOUT[event.kind];
   const record = event as unknown as Record<string, unknown>;
   const known = KNOWN_KEYS.get(event.kind);
@@ -174,7 +212,7 @@ export function encodeEvent(event: SessionEvent): string {
     if (!known?.has(key) || record[key] === null) fits = false;
   }
   if (event.kind === 'model' && !packableCalls(event.toolCalls)) fits = false;
-  if (!fits || !layout) return JSON.stringify(event);
+  if (!fits || !layout) return withoutIdentity ? undefined : JSON.stringify(event);
   const out: unknown[] = [layout.code];
   for (const key of COMMON) out.push(record[key] ?? null);
   out[1] = packId(event.id);
@@ -202,21 +240,30 @@ export function encodeEvent(event: SessionEvent): string {
     out[1 + COMMON.length] = packId(event.toolCallId);
     if (typeof event.isError === 'boolean') out[1 + COMMON.length + 3] = event.isError ? 1 : 0;
   }
-  while (out[out.length - 1] === null) out.pop();
   const rawField = RAW_FIELD[event.kind];
   const raw = rawField === undefined ? undefined : record[rawField];
-  if (typeof raw !== 'string' || !writesRaw(raw)) return JSON.stringify(out);
-  out[1 + COMMON.length + layout.fields.indexOf(rawField!)] = 0;
+  const rawAfter = typeof raw === 'string' && writesRaw(raw);
+  if (rawAfter) out[1 + COMMON.length + layout.fields.indexOf(rawField!)] = 0;
+  if (withoutIdentity) out.splice(1, IDENTITY_FIELDS);
+  while (out[out.length - 1] === null) out.pop();
   // JSON.stringify writes no line break of its own, so the first one ends the array.
-  return `${JSON.stringify(out)}\n${raw}`;
+  return rawAfter ? `${JSON.stringify(out)}\n${raw}` : JSON.stringify(out);
 }
 
-/** Reads a stored event in either form, validated; throws naming what is wrong. */
-export function decodeEvent(text: string): SessionEvent {
-  if (!text.startsWith('[')) return parseStoredEvent(text);
+/**
+ * Reads a stored event in either form, validated; throws naming what is wrong. With `identity`, `text` is a
+ * body {@link encodeEventBody} wrote, and the event's identity is that.
+ */
+export function decodeEvent(text: string, identity?: EventIdentity): SessionEvent {
+  if (!text.startsWith('[')) {
+    if (identity) throw new TypeError('An event body stored beside its identity is not a compact row.');
+    return parseStoredEvent(text);
+  }
   const end = text.indexOf('\n');
   const row: unknown = JSON.parse(end < 0 ? text : text.slice(0, end));
   if (!Array.isArray(row)) throw new TypeError('A compact event row is not an array.');
+  // The identity's slots, filled below once the ids of the row itself are unpacked.
+  if (identity) row.splice(1, 0, null, null, null, null);
   const kind = KIND_OF_CODE.get(row[0] as string);
   if (kind === undefined) throw new TypeError(`Unknown event kind code ${JSON.stringify(row[0])}.`);
   const layout = KIND_LAYOUT[kind]!;
@@ -235,8 +282,11 @@ export function decodeEvent(text: string): SessionEvent {
       throw new TypeError(`A compact ${kind} event row has text after its array but no place for it.`);
     event[rawField] = text.slice(end + 1);
   }
-  event.id = unpackId(event.id);
-  event.invocationId = unpackId(event.invocationId);
+  if (identity) Object.assign(event, identity);
+  else {
+    event.id = unpackId(event.id);
+    event.invocationId = unpackId(event.invocationId);
+  }
   if (kind === 'model' && Array.isArray(event.toolCalls))
     event.toolCalls = event.toolCalls.map((c: unknown) =>
       Array.isArray(c) && c.length === 3 ? { toolCallId: unpackId(c[0]), toolName: c[1], input: c[2] } : c,
