@@ -35,6 +35,7 @@ import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
 import { main as sqliteHotPath } from './sqlite-hot-path.js';
+import { main as sqliteEventBytes } from './sqlite-event-bytes.js';
 
 registerStandardBench();
 
@@ -69,6 +70,7 @@ await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await sqliteContention();
 await sqliteHotPath();
+await sqliteEventBytes([]);
 await queueThroughput();
 // Every strategy at the same budget, acon and acon-learned: the README's Results.
 await fairComparison();

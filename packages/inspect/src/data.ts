@@ -12,7 +12,15 @@ import { parseFencedPages } from 'pagewise/internal';
 import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import type { InspectDb } from './db.js';
-import { eventLayoutOf, rowEvents, sessionEvents, sessionIdsJoin, type EventLayout } from './event-scope.js';
+import {
+  eventLayoutOf,
+  idColumnIn,
+  identityOf,
+  rowEvents,
+  sessionEvents,
+  sessionIdsJoin,
+  type EventLayout,
+} from './event-scope.js';
 import {
   SessionCacheReplay,
   type SessionCacheOptions,
@@ -293,8 +301,8 @@ export class InspectData {
   }
 
   /** A stored event, its error message in the words of this inspector's audience. */
-  private readEvent(seq: number, body: string | Uint8Array): SeqEvent {
-    const read = readEvent(seq, body);
+  private readEvent(seq: number, body: string | Uint8Array, identity?: unknown): SeqEvent {
+    const read = readEvent(seq, body, identity);
     if (read.event?.kind !== 'error') return read;
     return { ...read, event: { ...read.event, message: this.storedMessage(read.event.message) } };
   }
@@ -389,7 +397,7 @@ export class InspectData {
     // from the key in constant time where COUNT(*) would walk every event of the session.
     // The first and the last event of each listed session (one row each by the key), and its errors.
     const last = `(SELECT ${e.seq} ${own} ORDER BY ${e.order} DESC LIMIT 1)`;
-    const ends = `(SELECT e.body ${own} ORDER BY ${e.order} LIMIT 1) AS first_body, (SELECT e.body ${own} ORDER BY ${e.order} DESC LIMIT 1) AS last_body, ${last} AS last_seq`;
+    const ends = `(SELECT e.body ${own} ORDER BY ${e.order} LIMIT 1) AS first_body, (SELECT ${e.identity} ${own} ORDER BY ${e.order} LIMIT 1) AS first_identity, (SELECT e.body ${own} ORDER BY ${e.order} DESC LIMIT 1) AS last_body, (SELECT ${e.identity} ${own} ORDER BY ${e.order} DESC LIMIT 1) AS last_identity, ${last} AS last_seq`;
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, COALESCE(${last} + 1, 0) AS event_count, ${ends}, ${cols} FROM sessions s ${sessionIdsJoin(layout)} ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
       [...callParams, ...params, limit, offset],
@@ -437,10 +445,14 @@ export class InspectData {
       }
     }
     const first =
-      r.first_body === null || r.first_body === undefined ? undefined : this.readEvent(0, bodyOf(r.first_body));
+      r.first_body === null || r.first_body === undefined
+        ? undefined
+        : this.readEvent(0, bodyOf(r.first_body), r.first_identity);
     const lastSeq = Number(r.last_seq ?? -1);
     const last =
-      r.last_body === null || r.last_body === undefined ? undefined : this.readEvent(lastSeq, bodyOf(r.last_body));
+      r.last_body === null || r.last_body === undefined
+        ? undefined
+        : this.readEvent(lastSeq, bodyOf(r.last_body), r.last_identity);
     const { status, failure } = statusOf(last);
     return {
       appName: String(r.app_name),
@@ -498,11 +510,11 @@ export class InspectData {
   /** Events `offset ..< offset + limit` in order (events are numbered 0, 1, 2, … as they are appended). */
   async events(key: SessionKey, offset: number, limit: number): Promise<SeqEvent[]> {
     const e = await this.scope(key);
-    const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
-      `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} ORDER BY ${e.order} LIMIT ?`,
+    const rows = await this.db.all<EventQueryRow>(
+      `SELECT ${e.seq} AS seq, e.body, ${e.identity} AS identity FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} ORDER BY ${e.order} LIMIT ?`,
       [...e.params, offset, limit],
     );
-    return rows.map((r) => this.readEvent(Number(r.seq), r.body));
+    return rows.map((r) => this.readEvent(Number(r.seq), r.body, r.identity));
   }
 
   /**
@@ -513,13 +525,16 @@ export class InspectData {
     key: SessionKey,
     needles: readonly string[],
     window: { offset: number; limit: number } = { offset: 0, limit: Number.MAX_SAFE_INTEGER },
+    ids: readonly string[] = [],
   ): Promise<SeqEvent[]> {
     const e = await this.scope(key);
-    const rows = await this.db.all<{ seq: number; body: string | Uint8Array }>(
-      `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${matchClause(needles)} ORDER BY ${e.order} LIMIT ? OFFSET ?`,
-      [...e.params, ...likePatterns(needles), window.limit, window.offset],
+    const byId = idColumnIn(await this.eventLayout(), ids);
+    const match = byId ? `(${matchClause(needles)} OR ${byId.sql})` : matchClause(needles);
+    const rows = await this.db.all<EventQueryRow>(
+      `SELECT ${e.seq} AS seq, e.body, ${e.identity} AS identity FROM ${e.from} WHERE ${e.where} AND ${match} ORDER BY ${e.order} LIMIT ? OFFSET ?`,
+      [...e.params, ...likePatterns(needles), ...(byId?.params ?? []), window.limit, window.offset],
     );
-    return rows.map((r) => this.readEvent(Number(r.seq), r.body));
+    return rows.map((r) => this.readEvent(Number(r.seq), r.body, r.identity));
   }
 
   /** How many events contain one of `needles` (the same coarse filter), all of them or those before `beforeSeq`. */
@@ -538,20 +553,20 @@ export class InspectData {
    * either is missing; the two are found by their id column, then only the events between them are read.
    */
   async eventRange(key: SessionKey, fromEventId: string, toEventId: string): Promise<SeqEvent[] | undefined> {
-    // Found by the id inside the stored body (a store may keep no id column): a coarse SQL filter on the id as
-    // it is written, then each candidate decoded and its own id compared.
+    // Found by the id column where rows have one, else by the id inside the stored body: a coarse SQL filter
+    // on the id as it is written, then each candidate decoded and its own id compared.
     const needles = [...new Set([fromEventId, toEventId].flatMap((id) => [`"${id}"`, `"${storedEventId(id)}"`]))];
-    const candidates = await this.eventsMatching(key, needles);
+    const candidates = await this.eventsMatching(key, needles, undefined, [fromEventId, toEventId]);
     const seqOf = (id: string) => candidates.find((c) => c.event?.id === id)?.seq;
     const from = seqOf(fromEventId);
     const to = seqOf(toEventId);
     if (from === undefined || to === undefined || to < from) return undefined;
     const e = await this.scope(key);
-    const rows = await this.db.all<{ seq: number; body: string }>(
-      `SELECT ${e.seq} AS seq, e.body FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} AND ${e.seqIs('<=')} ORDER BY ${e.order}`,
+    const rows = await this.db.all<EventQueryRow>(
+      `SELECT ${e.seq} AS seq, e.body, ${e.identity} AS identity FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} AND ${e.seqIs('<=')} ORDER BY ${e.order}`,
       [...e.params, from, to],
     );
-    return rows.map((r) => this.readEvent(Number(r.seq), r.body));
+    return rows.map((r) => this.readEvent(Number(r.seq), r.body, r.identity));
   }
 
   /**
@@ -798,11 +813,19 @@ function likePatterns(needles: readonly string[]): string[] {
   return needles.map((n) => `%${likeEscape(n)}%`);
 }
 
-function readEvent(seq: number, body: string | Uint8Array): SeqEvent {
+/** A stored event as the event queries select it: its number, body and identity text (see {@link identityOf}). */
+interface EventQueryRow {
+  seq: number;
+  body: string | Uint8Array;
+  identity: unknown;
+}
+
+function readEvent(seq: number, body: string | Uint8Array, identity: unknown): SeqEvent {
   try {
-    // Either stored form (compact or JSON object), deflated when the store compressed it.
+    // Either stored form (compact or JSON object), deflated when the store compressed it, with the identity
+    // its row keeps beside it, if any.
     const text = typeof body === 'string' ? body : inflateRawSync(body).toString('utf8');
-    return { seq, event: decodeEvent(text) };
+    return { seq, event: decodeEvent(text, identityOf(identity)) };
   } catch (error) {
     return { seq, event: undefined, error: (error as Error).message.slice(0, 300) };
   }

@@ -1,6 +1,6 @@
 /**
  * The inspector reads a session's events by the key the store keeps them under (see event-scope.ts): the
- * rowid range of SQLite schema 7 and later, the `events` table or view of older files it opens read-only
+ * rowid range of SQLite schema 7 and later (with the identity in columns since schema 8), the `events` table or view of older files it opens read-only
  * (and so never migrates). The same two sessions, their rows appended alternately, are written as schemas
  * 5, 6 and the current one; every event query answers the same on all three.
  */
@@ -127,11 +127,11 @@ async function answers(file: string) {
 describe('the inspector on each event layout', () => {
   it('answers the same from the rowid-keyed rows as from the events table and view of older files', async () => {
     const current = await answers(await currentFile());
-    expect(current.layout).toBe('keyed');
+    expect(current.layout).toBe('columns');
     for (const version of [5, 6] as const) {
       const old = await answers(oldFile(version));
       expect(old.layout).toBe('view');
-      expect({ ...old, layout: 'keyed' }).toEqual(current);
+      expect({ ...old, layout: 'columns' }).toEqual(current);
     }
     // Read from the rows as written, not from what the queries share.
     const [m, t] = current.perSession;

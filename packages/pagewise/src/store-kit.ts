@@ -29,7 +29,15 @@ export {
 export { applyDelta, splitDelta } from './session/state.js';
 export { deepFreeze } from './session/frozen.js';
 // Sessions: the stored text of events and state, and the schema every row is parsed with on the way back.
-export { decodeEvent, encodeEvent, storedEventId } from './session/event-codec.js';
+export {
+  decodeEvent,
+  encodeEvent,
+  encodeEventBody,
+  storedEventId,
+  uuidFromBytes,
+  uuidToBytes,
+  type EventIdentity,
+} from './session/event-codec.js';
 export { eventSchema, parseStoredState, parseStoredValue } from './session/event-schema.js';
 // Pages: the row a page store keeps and the outcome of a write.
 export {

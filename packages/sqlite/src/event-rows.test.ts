@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeEvent } from '../../pagewise/src/session/event-codec.js';
+import { SESSION_SCHEMA_VERSION } from '../../pagewise/src/session/store.js';
 import type { SessionEvent } from '../../pagewise/src/session/types.js';
 import { migrate } from './migrations.js';
 import { SqliteSessionStore } from './sqlite-store.js';
@@ -39,7 +40,7 @@ function pair(i: number): SessionEvent[] {
   ];
 }
 
-describe('SQLite event rows (schemas 6 and 7)', () => {
+describe('SQLite event rows (schemas 6 to 8)', () => {
   it('reads a database written with schema 5 (JSON object rows), then appends, lists and deletes in it', async () => {
     const f = path.join(dir, 'v5.db');
     // The database as version 5 left it, with rows in the form that version wrote.
@@ -121,12 +122,78 @@ describe('SQLite event rows (schemas 6 and 7)', () => {
       .all() as { session_id: string; seq: number; schema_version: number }[];
     expect(view.map((r) => `${r.session_id}:${r.seq}:${r.schema_version}`)).toEqual([
       ...theirs.map((_, i) => `other:${i}:2`),
-      ...[...mine, ...added].map((_, i) => `s:${i}:2`),
+      // The session this store appended to carries the version it writes.
+      ...[...mine, ...added].map((_, i) => `s:${i}:${SESSION_SCHEMA_VERSION}`),
     ]);
     expect(await store.deleteSession(key)).toBe(true);
     expect((await store.getSession(other))!.events).toEqual(theirs);
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM event_rows').get()).toEqual({ n: theirs.length });
     await store.close();
+  });
+
+  it('reads a database written with schema 7 (whole events in the body), and writes new rows with their identity in columns', async () => {
+    const file = path.join(dir, 'v7.db');
+    const raw = new Database(file);
+    migrate(raw, 7);
+    const old = [...pair(0), ...pair(1)];
+    raw
+      .prepare('INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, 3)')
+      .run(key.appName, key.userId, key.sessionId, '{}', old.length, 1, 2);
+    const sid = Number(
+      raw
+        .prepare('INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?)')
+        .run(key.appName, key.userId, key.sessionId).lastInsertRowid,
+    );
+    const insert = raw.prepare('INSERT INTO event_rows (k, body) VALUES (?, ?)');
+    old.forEach((event, seq) => insert.run(sid * 2 ** 32 + seq, encodeEvent(event)));
+    raw.close();
+
+    const store = new SqliteSessionStore({ path: file });
+    const session = (await store.getSession(key))!;
+    expect(session.events).toEqual(old);
+    // A UUID id, an id of another form (one that looks packed included), and an event outside the compact layout.
+    const added: SessionEvent[] = [
+      ...pair(2),
+      { ...base(9), id: '~not-packed', invocationId: 'inv-2', author: 'user', kind: 'user', text: 'again' },
+      {
+        ...base(10),
+        kind: 'tool-result',
+        toolCallId: 'c',
+        toolName: 'read',
+        output: 'short',
+        isError: false,
+        compression: { guideline: 'g@1', backend: 'extractive', originalTokens: 900 },
+      },
+    ];
+    await store.appendEvents(session, added);
+    await store.close();
+
+    const reopened = new SqliteSessionStore({ path: file });
+    expect((await reopened.getSession(key))!.events).toEqual([...old, ...added]);
+    const rows = reopened.db
+      .prepare(
+        'SELECT typeof(e.id) AS id, i.invocation_id AS inv, a.author, e.ts, e.body FROM event_rows e LEFT JOIN invocations i ON i.iid = e.iid LEFT JOIN authors a ON a.aid = e.aid ORDER BY e.k',
+      )
+      .all() as { id: string; inv: string | null; author: string | null; ts: number | null; body: string }[];
+    // Rows written before the migration keep their whole event in the body.
+    expect(rows.slice(0, old.length).map((row) => [row.id, row.ts])).toEqual(old.map(() => ['null', null]));
+    expect(rows.slice(old.length).map((row) => [row.id, row.inv, row.author, row.ts])).toEqual([
+      ['blob', 'inv', 'a', added[0]!.timestamp],
+      ['blob', 'inv', 'a', added[1]!.timestamp],
+      ['text', 'inv-2', 'user', added[2]!.timestamp],
+      ['null', null, null, null],
+    ]);
+    // The identity is not stored again in the body.
+    for (const [index, row] of rows.slice(old.length, -1).entries()) {
+      expect(row.body).not.toContain(String(added[index]!.timestamp));
+      expect(row.body).not.toContain('"inv');
+    }
+    expect(rows.at(-1)!.body).toContain(added[3]!.id);
+    expect(reopened.db.prepare('SELECT COUNT(*) AS n FROM invocations').get()).toEqual({ n: 2 });
+    // The view gives each row's identity as stored.
+    const view = reopened.db.prepare('SELECT invocation_id, author, ts FROM events ORDER BY seq').all();
+    expect(view.at(-2)).toEqual({ invocation_id: 'inv-2', author: 'user', ts: added[2]!.timestamp });
+    await reopened.close();
   });
 
   it('refuses an append past the 2^32 events of a session key range, writing nothing', async () => {

@@ -134,6 +134,31 @@ const MIGRATIONS: { version: number; sql: string }[] = [
         LEFT JOIN sessions s ON s.app_name = k.app_name AND s.user_id = k.user_id AND s.session_id = k.session_id;
     `,
   },
+  {
+    // An event's identity in columns of its own instead of inside its body: the event id as its 16 bytes
+    // when it is a lowercase UUID (else as text), the invocation id and the author once each in a table of
+    // their own (an invocation's many events refer to it by an integer), the timestamp as an integer. The
+    // body (session/event-codec.ts's encodeEventBody) is then the rest. Rows written before keep NULL in
+    // these columns and their whole event in the body, and read as before.
+    version: 8,
+    sql: `
+      CREATE TABLE invocations (iid INTEGER PRIMARY KEY, invocation_id TEXT NOT NULL UNIQUE);
+      CREATE TABLE authors (aid INTEGER PRIMARY KEY, author TEXT NOT NULL UNIQUE);
+      ALTER TABLE event_rows ADD COLUMN id;
+      ALTER TABLE event_rows ADD COLUMN iid INTEGER;
+      ALTER TABLE event_rows ADD COLUMN aid INTEGER;
+      ALTER TABLE event_rows ADD COLUMN ts INTEGER;
+      DROP VIEW events;
+      CREATE VIEW events AS
+        SELECT k.app_name, k.user_id, k.session_id, e.k - k.sid * 4294967296 AS seq, e.body, s.schema_version,
+          e.id, i.invocation_id, a.author, e.ts
+        FROM session_ids k
+        JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296
+        LEFT JOIN sessions s ON s.app_name = k.app_name AND s.user_id = k.user_id AND s.session_id = k.session_id
+        LEFT JOIN invocations i ON i.iid = e.iid
+        LEFT JOIN authors a ON a.aid = e.aid;
+    `,
+  },
 ];
 
 /**

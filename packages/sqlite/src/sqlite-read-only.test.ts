@@ -63,7 +63,7 @@ describe('SqliteSessionStore readOnly', () => {
     raw.close();
     const before = digest(old);
     expect(() => new SqliteSessionStore({ path: old, readOnly: true })).toThrow(
-      /lacks schema migration\(s\) 7, and a read-only open does not migrate/,
+      /lacks schema migration\(s\) 7, 8, and a read-only open does not migrate/,
     );
     expect(digest(old)).toBe(before);
   });

@@ -270,3 +270,49 @@ describe('SqliteSessionStore: an append after another process changed the sessio
     await store.close();
   });
 });
+
+describe('SqliteSessionStore: the rows of a run', () => {
+  it('read back exactly the events the runner wrote, usage, finish reasons and state deltas included', async () => {
+    const dbFile = path.join(dir, 'runner-rows.db');
+    const store = new SqliteSessionStore({ path: dbFile });
+    const record = tool({
+      name: 'record',
+      description: 'Records a delivery.',
+      inputSchema: z.object({ id: z.string() }),
+      execute: ({ id }, ctx) => {
+        ctx.state.set('last_record', id);
+        return { id, status: 'delivered', note: `left "at the door"\n${id}` };
+      },
+    });
+    const runner = new Runner({
+      agent: new Agent({ name: 'recorder', instruction: 'Record deliveries.', tools: [record] }),
+      model: scriptedModel([
+        {
+          text: 'Recording "r1".',
+          toolCalls: [{ toolName: 'record', input: { id: 'r1' } }],
+          usage: { inputTokens: 1200, outputTokens: 14 },
+        },
+        { toolCalls: [{ toolName: 'record', input: { id: 'r2' } }], usage: { inputTokens: 1260, outputTokens: 9 } },
+        { text: 'Recorded both.\nDone.', usage: { inputTokens: 1300, outputTokens: 6 } },
+      ]),
+      store,
+    });
+    const { session } = await runner.run({ userId: 'u', message: 'Record "r1" and r2.' });
+    await store.close();
+    const reopened = new SqliteSessionStore({ path: dbFile });
+    const loaded = (await reopened.getSession(session))!;
+    const bodies = reopened.db.prepare<[], { body: string }>('SELECT body FROM event_rows ORDER BY k').all();
+    await reopened.close();
+    expect(loaded.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result', 'model', 'tool-result', 'model']);
+    expect(loaded.events).toEqual(session.events);
+    const models = session.events.filter((e) => e.kind === 'model');
+    expect(models.map((e) => e.usage?.providerPromptTokens)).toEqual([1200, 1260, 1300]);
+    expect(session.events.filter((e) => e.delta).map((e) => e.delta)).toEqual([
+      { last_record: 'r1' },
+      { last_record: 'r2' },
+    ]);
+    // The lean form: no usage key names, and the tool's JSON output stored as it is, not escaped.
+    expect(bodies.some((row) => row.body.includes('Tokens'))).toBe(false);
+    expect(bodies.filter((row) => row.body.includes('\n{\n  "id": ')).length).toBe(2);
+  });
+});

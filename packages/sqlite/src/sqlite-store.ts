@@ -19,6 +19,10 @@ import {
   type SharedWrite,
   decodeEvent,
   encodeEvent,
+  encodeEventBody,
+  uuidFromBytes,
+  uuidToBytes,
+  type EventIdentity,
   parseStoredState,
   parseStoredValue,
   deepFreeze,
@@ -186,11 +190,51 @@ function openError(error: unknown, file: string, busyTimeoutMs: number): unknown
   return error;
 }
 
-/** What the append transaction returns: the plan, and the stored text of its events from event number `from`. */
+/** What the append transaction returns: the plan, and the stored rows of its events from event number `from`. */
 interface AppendResult {
   plan: AppendPlan;
-  bodies: string[];
+  rows: StoredRow[];
   from: number;
+}
+
+/**
+ * A stored event as its row holds it: the text of its body and, for rows written since schema 8, the
+ * identity kept in columns beside it (undefined for older rows, whose body holds the whole event).
+ */
+interface StoredRow {
+  text: string;
+  identity: EventIdentity | undefined;
+}
+
+/** Whether two stored rows are the same event as stored. */
+function sameRow(left: StoredRow, right: StoredRow): boolean {
+  if (left.text !== right.text) return false;
+  if (!left.identity || !right.identity) return left.identity === right.identity;
+  return (
+    left.identity.id === right.identity.id &&
+    left.identity.invocationId === right.identity.invocationId &&
+    left.identity.author === right.identity.author &&
+    left.identity.timestamp === right.identity.timestamp
+  );
+}
+
+/** An event row as the read of a session's events gives it. */
+interface EventRow {
+  body: string | Buffer;
+  id: string | Buffer | null;
+  invocation_id: string | null;
+  author: string | null;
+  ts: number | null;
+}
+
+/** The stored row of an event row read back: its body's text and its identity columns, when it has them. */
+function storedRowOf(row: EventRow): StoredRow {
+  const text = bodyText(row.body);
+  if (row.ts === null) return { text, identity: undefined };
+  const id = row.id === null || typeof row.id === 'string' ? row.id : uuidFromBytes(row.id);
+  // A NULL beside a timestamp is damage: the event it gives fails validation, naming the field.
+  const identity = { id, invocationId: row.invocation_id, author: row.author, timestamp: row.ts };
+  return { text, identity: identity as EventIdentity };
 }
 
 const cacheKeyOf = (k: SessionKey): string => `${k.appName}\u0000${k.userId}\u0000${k.sessionId}`;
@@ -205,19 +249,20 @@ const cacheKeyOf = (k: SessionKey): string => `${k.appName}\u0000${k.userId}\u00
  * nothing. Bounded by the characters it holds; the least recently loaded sessions go first.
  */
 class StoredEventCache {
-  private readonly sessions = new Map<string, { bodies: string[]; events: (SessionEvent | undefined)[] }>();
+  private readonly sessions = new Map<string, { rows: StoredRow[]; events: (SessionEvent | undefined)[] }>();
   private chars = 0;
 
   constructor(private readonly maxChars: number) {}
 
-  /** The events of rows with these texts, reusing what was parsed from the same text before. */
-  read(key: string, bodies: string[]): SessionEvent[] {
+  /** The events of these rows, reusing what was parsed from the same row before. */
+  read(key: string, rows: StoredRow[]): SessionEvent[] {
     const old = this.sessions.get(key);
-    const events = bodies.map((body, i) =>
-      old && old.bodies[i] === body && old.events[i] ? old.events[i] : deepFreeze(decodeEvent(body)),
-    );
+    const events = rows.map((row, i) => {
+      const known = old?.events[i];
+      return known && sameRow(old.rows[i]!, row) ? known : deepFreeze(decodeEvent(row.text, row.identity));
+    });
     // The session's list is the caller's to append to; the cache keeps its own.
-    this.put(key, bodies, events.slice());
+    this.put(key, rows, events.slice());
     return events;
   }
 
@@ -225,14 +270,14 @@ class StoredEventCache {
    * Records the text of events appended at event number `from`, when the cache holds all before it; they
    * are parsed by the next load that reads them.
    */
-  appended(key: string, from: number, bodies: string[]): void {
+  appended(key: string, from: number, rows: StoredRow[]): void {
     const entry = this.sessions.get(key);
     if (!entry) return;
-    if (entry.bodies.length !== from) return this.forget(key);
-    for (const body of bodies) {
-      entry.bodies.push(body);
+    if (entry.rows.length !== from) return this.forget(key);
+    for (const row of rows) {
+      entry.rows.push(row);
       entry.events.push(undefined);
-      this.chars += body.length;
+      this.chars += row.text.length;
     }
     this.trim();
   }
@@ -240,14 +285,14 @@ class StoredEventCache {
   forget(key: string): void {
     const entry = this.sessions.get(key);
     if (!entry) return;
-    this.chars -= entry.bodies.reduce((n, b) => n + b.length, 0);
+    this.chars -= entry.rows.reduce((n, row) => n + row.text.length, 0);
     this.sessions.delete(key);
   }
 
-  private put(key: string, bodies: string[], events: (SessionEvent | undefined)[]): void {
+  private put(key: string, rows: StoredRow[], events: (SessionEvent | undefined)[]): void {
     this.forget(key);
-    this.sessions.set(key, { bodies, events });
-    this.chars += bodies.reduce((n, b) => n + b.length, 0);
+    this.sessions.set(key, { rows, events });
+    this.chars += rows.reduce((n, row) => n + row.text.length, 0);
     this.trim();
   }
 
@@ -271,6 +316,46 @@ function storedBody(text: string, compressAbove: number): string | Buffer {
   if (bytes < compressAbove) return text;
   const deflated = deflateRawSync(text);
   return deflated.length <= bytes - bytes / 8 ? deflated : text;
+}
+
+/** The statements {@link NameIds} uses. */
+interface NameStatements {
+  iidOf: Database.Statement<[string], { iid: number }>;
+  insertInvocation: Database.Statement;
+  aidOf: Database.Statement<[string], { aid: number }>;
+  insertAuthor: Database.Statement;
+}
+
+/**
+ * The integer ids of invocation ids and authors within one append transaction, each added to its table on
+ * first use: an append's events mostly share both, so each is looked up once. Not kept across appends:
+ * an id added by a transaction that then rolls back is not in the file.
+ */
+class NameIds {
+  private readonly invocations = new Map<string, number>();
+  private readonly authors = new Map<string, number>();
+
+  constructor(private readonly stmts: NameStatements) {}
+
+  invocation(invocationId: string): number {
+    let iid = this.invocations.get(invocationId);
+    if (iid === undefined) {
+      iid =
+        this.stmts.iidOf.get(invocationId)?.iid ??
+        Number(this.stmts.insertInvocation.run(invocationId).lastInsertRowid);
+      this.invocations.set(invocationId, iid);
+    }
+    return iid;
+  }
+
+  author(author: string): number {
+    let aid = this.authors.get(author);
+    if (aid === undefined) {
+      aid = this.stmts.aidOf.get(author)?.aid ?? Number(this.stmts.insertAuthor.run(author).lastInsertRowid);
+      this.authors.set(author, aid);
+    }
+    return aid;
+  }
 }
 
 interface SharedRow {
@@ -364,10 +449,16 @@ export class SqliteSessionStore implements SessionStore {
       insertSid: db.prepare(
         'INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
       ),
-      events: db.prepare<[string, string, string], { body: string | Buffer }>(
-        'SELECT e.body FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = ? AND k.user_id = ? AND k.session_id = ? ORDER BY e.k',
+      events: db.prepare<[string, string, string], EventRow>(
+        'SELECT e.body, e.id, i.invocation_id, a.author, e.ts FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 LEFT JOIN invocations i ON i.iid = e.iid LEFT JOIN authors a ON a.aid = e.aid WHERE k.app_name = ? AND k.user_id = ? AND k.session_id = ? ORDER BY e.k',
       ),
-      insertEvent: db.prepare('INSERT INTO event_rows (k, body) VALUES (? * 4294967296 + ?, ?)'),
+      insertEvent: db.prepare(
+        'INSERT INTO event_rows (k, body, id, iid, aid, ts) VALUES (? * 4294967296 + ?, ?, ?, ?, ?, ?)',
+      ),
+      iidOf: db.prepare<[string], { iid: number }>('SELECT iid FROM invocations WHERE invocation_id = ?'),
+      insertInvocation: db.prepare('INSERT INTO invocations (invocation_id) VALUES (?)'),
+      aidOf: db.prepare<[string], { aid: number }>('SELECT aid FROM authors WHERE author = ?'),
+      insertAuthor: db.prepare('INSERT INTO authors (author) VALUES (?)'),
       sessionForAppend: db.prepare<[string, string, string], AppendRow>(
         'SELECT s.version, s.state, s.updated_at, k.sid FROM sessions s LEFT JOIN session_ids k ON k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?',
       ),
@@ -450,7 +541,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       const events = this.eventCache.read(
         cacheKeyOf(key),
-        this.stmts.events.all(key.appName, key.userId, key.sessionId).map((r) => bodyText(r.body)),
+        this.stmts.events.all(key.appName, key.userId, key.sessionId).map(storedRowOf),
       );
       return {
         ...key,
@@ -561,8 +652,8 @@ export class SqliteSessionStore implements SessionStore {
 
   async appendEvents(session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> {
     // IMMEDIATE takes the write lock up front, so the checks and the writes see the same database.
-    const { plan, bodies, from } = guarded(this.db, () => this.appendTx(session, events));
-    this.eventCache.appended(cacheKeyOf(session), from, bodies);
+    const { plan, rows, from } = guarded(this.db, () => this.appendTx(session, events));
+    this.eventCache.appended(cacheKeyOf(session), from, rows);
     commitToSession(session, events, plan);
     return plan.events;
   }
@@ -655,17 +746,41 @@ export class SqliteSessionStore implements SessionStore {
     plan: AppendPlan,
     write: LastWrite & { from: number },
   ): AppendResult {
-    const bodies = plan.events.map((e, i) => {
-      const body = encodeEvent(e);
-      this.stmts.insertEvent.run(write.sid, write.from + i, storedBody(body, this.compressAbove));
-      return body;
+    const names = new NameIds(this.stmts);
+    const rows = plan.events.map((event, i): StoredRow => {
+      const body = encodeEventBody(event);
+      if (body === undefined) {
+        // An event outside the compact layout keeps its whole JSON object in the body, as rows did before.
+        const text = encodeEvent(event);
+        this.stmts.insertEvent.run(
+          write.sid,
+          write.from + i,
+          storedBody(text, this.compressAbove),
+          null,
+          null,
+          null,
+          null,
+        );
+        return { text, identity: undefined };
+      }
+      const { id, invocationId, author, timestamp } = event;
+      this.stmts.insertEvent.run(
+        write.sid,
+        write.from + i,
+        storedBody(body, this.compressAbove),
+        uuidToBytes(id) ?? id,
+        names.invocation(invocationId),
+        names.author(author),
+        timestamp,
+      );
+      return { text: body, identity: { id, invocationId, author, timestamp } };
     });
     this.writeShared(session.appName, session.userId, plan.shared);
     // Bounded: a long-lived store serving many sessions keeps only the most recent ones.
     if (this.lastWrites.size >= 1024) this.lastWrites.clear();
     // Harmless if the commit then fails: it is trusted only while the row holds exactly it.
     this.lastWrites.set(cacheKey, { sid: write.sid, version: write.version, state: write.state });
-    return { plan, bodies, from: write.from };
+    return { plan, rows, from: write.from };
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeEvent, encodeEvent } from './event-codec.js';
-import type { SessionEvent } from './types.js';
+import { decodeEvent, encodeEvent, encodeEventBody, uuidFromBytes, uuidToBytes } from './event-codec.js';
+import type { ModelEvent, SessionEvent, ToolResultEvent } from './types.js';
 
 const id = fc.oneof(
   fc.uuid().map((u) => u.toLowerCase()),
@@ -10,6 +10,8 @@ const id = fc.oneof(
   fc.constant('~x'),
 );
 const json = fc.jsonValue({ maxDepth: 2 });
+/** Any text: quotes, line breaks, NUL and unpaired surrogates included. */
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('{\n  "a": "b"\n}', 'x\u0000"y"'));
 const common = {
   id,
   invocationId: id,
@@ -24,7 +26,7 @@ const optional = {
 };
 const event: fc.Arbitrary<SessionEvent> = fc.oneof(
   fc.record(
-    { ...common, ...optional, kind: fc.constant('user'), text: fc.string() },
+    { ...common, ...optional, kind: fc.constant('user'), text },
     {
       requiredKeys: ['id', 'invocationId', 'author', 'timestamp', 'kind', 'text'],
     },
@@ -34,10 +36,21 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
       ...common,
       ...optional,
       kind: fc.constant('model'),
-      text: fc.string(),
+      text,
       toolCalls: fc.array(fc.record({ toolCallId: id, toolName: fc.string({ maxLength: 8 }), input: json })),
-      usage: fc.record({ promptTokens: fc.nat(), completionTokens: fc.nat() }),
-      finishReason: fc.constantFrom('stop', 'tool-calls'),
+      usage: fc.record(
+        {
+          promptTokens: fc.nat(),
+          completionTokens: fc.nat(),
+          providerPromptTokens: fc.nat(),
+          providerCompletionTokens: fc.nat(),
+        },
+        { requiredKeys: ['promptTokens', 'completionTokens'] },
+      ),
+      finishReason: fc.oneof(
+        fc.constantFrom('stop', 'tool-calls', 'length', 'content-filter', 'error', 'other'),
+        fc.string({ maxLength: 12 }),
+      ),
     },
     { requiredKeys: ['id', 'invocationId', 'author', 'timestamp', 'kind', 'text', 'toolCalls'] },
   ),
@@ -48,7 +61,7 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
       kind: fc.constant('tool-result'),
       toolCallId: id,
       toolName: fc.string({ maxLength: 8 }),
-      output: fc.string(),
+      output: text,
       isError: fc.boolean(),
     },
     {
@@ -72,12 +85,20 @@ const event: fc.Arbitrary<SessionEvent> = fc.oneof(
       kind: fc.constant('compaction'),
       fromEventId: id,
       toEventId: id,
-      summary: fc.string(),
+      summary: text,
       guideline: fc.string(),
     },
     { requiredKeys: ['id', 'invocationId', 'author', 'timestamp', 'kind', 'fromEventId', 'toEventId', 'summary'] },
   ),
 ) as fc.Arbitrary<SessionEvent>;
+
+/** An id as the compact row writes it (see the packing test below). */
+const storedId = (value: string): string =>
+  value.startsWith('~')
+    ? `~${value}`
+    : /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value)
+      ? `~${Buffer.from(value.replaceAll('-', ''), 'hex').toString('base64url')}`
+      : value;
 
 describe('event codec', () => {
   it('reads back exactly the event it stored, in the compact form, on random events', () => {
@@ -90,6 +111,39 @@ describe('event codec', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('reads back exactly the event whose body it stored without the identity, given the identity', () => {
+    fc.assert(
+      fc.property(event, (sample) => {
+        const body = encodeEventBody(sample)!;
+        const { id, invocationId, author, timestamp } = sample;
+        expect(decodeEvent(body, { id, invocationId, author, timestamp })).toEqual(JSON.parse(JSON.stringify(sample)));
+        // The body is the compact row less its identity, and holds none of it.
+        const row = encodeEvent(sample);
+        const ids = JSON.stringify([storedId(id), storedId(invocationId), author, timestamp]).slice(1, -1);
+        expect(row.replace(`,${ids}`, '')).toBe(body);
+      }),
+      { numRuns: 500 },
+    );
+    const odd = { kind: 'user', id: 'a', invocationId: 'i', author: 'x', timestamp: 1, text: '', extra: 1 };
+    expect(encodeEventBody(odd as unknown as SessionEvent)).toBeUndefined();
+    expect(() => decodeEvent(JSON.stringify(odd), { id: 'a', invocationId: 'i', author: 'x', timestamp: 1 })).toThrow(
+      /not a compact row/,
+    );
+  });
+
+  it('turns a lowercase UUID into its 16 bytes and back, and no other id', () => {
+    fc.assert(
+      fc.property(fc.uuid(), (uuid) => {
+        const bytes = uuidToBytes(uuid.toLowerCase())!;
+        expect(bytes.toString('hex')).toBe(uuid.toLowerCase().replaceAll('-', ''));
+        expect(uuidFromBytes(bytes)).toBe(uuid.toLowerCase());
+      }),
+    );
+    for (const id of ['e', 'A0227B43-015E-4325-88ED-946851B0DD26', `~${'a'.repeat(35)}`])
+      expect(uuidToBytes(id)).toBeUndefined();
+    expect(() => uuidFromBytes(new Uint8Array(15))).toThrow(/15 bytes/);
   });
 
   it('stores an event that does not fit the layout as its JSON object, and reads it back', () => {
@@ -174,8 +228,52 @@ describe('event codec', () => {
     expect(stored[0]).not.toBe(stored[2]);
   });
 
+  it('writes text JSON would escape after the array, as it is, and keeps text UTF-8 cannot hold in the array', () => {
+    const base = {
+      id: 'e',
+      invocationId: 'i',
+      author: 'a',
+      timestamp: 1,
+      toolCallId: 'c',
+      toolName: 't',
+      isError: false,
+    };
+    const pretty = JSON.stringify({ id: 'r1', note: 'say "hi"\tthen\\go' }, null, 2);
+    const stored = encodeEvent({ ...base, kind: 'tool-result', output: pretty });
+    expect(stored.slice(stored.indexOf('\n') + 1)).toBe(pretty);
+    // Its quotes and line breaks cost nothing: the row is as long as one with an output of plain letters.
+    expect(stored.length).toBe(encodeEvent({ ...base, kind: 'tool-result', output: 'x'.repeat(pretty.length) }).length);
+    for (const output of ['a\u0000"b"', 'a\uD800"b"', 'plain text'])
+      expect(encodeEvent({ ...base, kind: 'tool-result', output }).includes('\n')).toBe(false);
+  });
+
+  it('reads rows of the earlier compact form, and writes the same event in fewer bytes', () => {
+    // As schema 6 and 7 databases hold them (test/fixtures/persisted/sqlite/schema-6.db).
+    const earlier = [
+      '["m","~wOTGHVOiS6mw4DJ4CL-ybQ","~0t_XVXN3SfasEbKj5dbSaA","secretary",1796410351435,16,"",[["call-1","note",{"text":"The board meets."}]],{"promptTokens":60,"completionTokens":15,"providerPromptTokens":120,"providerCompletionTokens":9},"tool-calls"]',
+      '["r","~Pf9Bw-6SSSmGxJMNxIrV7Q","~0t_XVXN3SfasEbKj5dbSaA","secretary",1796410351437,4,"call-1","note","{\\n  \\"saved\\": 36\\n}",0,{"note":"The board meets."}]',
+    ];
+    const [model, result] = earlier.map((row) => decodeEvent(row)) as [ModelEvent, ToolResultEvent];
+    expect(model.usage).toEqual({
+      promptTokens: 60,
+      completionTokens: 15,
+      providerPromptTokens: 120,
+      providerCompletionTokens: 9,
+    });
+    expect(model.finishReason).toBe('tool-calls');
+    expect(model.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(result.output).toBe('{\n  "saved": 36\n}');
+    earlier.forEach((row, index) => {
+      const again = encodeEvent([model, result][index]!);
+      expect(decodeEvent(again)).toEqual([model, result][index]);
+      expect(again.length).toBeLessThan(row.length);
+    });
+  });
+
   it('refuses a compact row that does not validate, naming the field', () => {
     expect(() => decodeEvent('["r","a","i","x",1,null,"c","t",5,0]')).toThrow(/output/);
     expect(() => decodeEvent('["?","a"]')).toThrow(/kind code/);
+    expect(() => decodeEvent('["m","a","i","x",1,null,"",[],null,9]')).toThrow(/finish reason code/);
+    expect(() => decodeEvent('["t","a","i","x",1,null,"f","g"]\nstray')).toThrow(/no place/);
   });
 });

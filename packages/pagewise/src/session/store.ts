@@ -78,11 +78,13 @@ export function canAppendLocked(store: SessionStore): store is LockingSessionSto
 
 /**
  * Schema version of persisted session records and events. 2 added `reads` and `increments` to events
- * and versioned, tombstoned `user:`/`app:` keys; version 1 records read as they are.
+ * and versioned, tombstoned `user:`/`app:` keys; 3 writes events in the leaner compact form of
+ * `event-codec.ts` (usage as an array, finish reasons as numbers, raw text after the array), which a
+ * build that reads only 1 and 2 would fail to decode. Records of 1 and 2 read as they are.
  */
-export const SESSION_SCHEMA_VERSION = 2;
+export const SESSION_SCHEMA_VERSION = 3;
 /** Schema versions this build can still read. */
-export const READABLE_SESSION_SCHEMA_VERSIONS: readonly number[] = [1, 2];
+export const READABLE_SESSION_SCHEMA_VERSIONS: readonly number[] = [1, 2, 3];
 
 /**
  * A `user:` or `app:` key that an appended event was computed from has been changed by another writer
