@@ -422,7 +422,7 @@ export class InspectData {
     if (known.seq < lastSeq) {
       const e = await this.scope(key);
       const rows = await this.db.all<{ n: number | string }>(
-        `SELECT COUNT(*) AS n FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>')} AND ${e.seqIs('<=')} AND (${ERROR_MATCH})`,
+        `SELECT COUNT(*) AS n FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>')} AND ${e.seqIs('<=')} AND (${errorMatch(this.db.dialect)})`,
         [...e.params, known.seq, lastSeq],
       );
       known = { seq: lastSeq, count: known.count + Number(rows[0]?.n ?? 0) };
@@ -780,14 +780,20 @@ const PREVIEW_CHARS = 160;
 /**
  * The stored events that are errors, as a coarse SQL test of the stored text (constants only, no input):
  * error events in the compact form (`["x",…`) or as an object, and tool results whose `isError` is true (in
- * the compact form the flag follows the output string, last or before the trailing fields).
+ * the compact form the flag follows the output string, last or before the trailing fields; an output written
+ * raw after the row leaves a 0 in its place, and the row is then the text's first line).
  */
-const ERROR_MATCH = [
-  `e.body LIKE '["x",%'`,
-  `(e.body LIKE '{%' AND e.body LIKE '%"kind":"error"%')`,
-  `(e.body LIKE '["r",%' AND (e.body LIKE '%",1]' OR e.body LIKE '%",1,{%' OR e.body LIKE '%",1,null,%'))`,
-  `(e.body LIKE '{%' AND e.body LIKE '%"kind":"tool-result"%' AND e.body LIKE '%"isError":true%')`,
-].join(' OR ');
+function errorMatch(dialect: 'sqlite' | 'postgres'): string {
+  const row =
+    dialect === 'sqlite' ? `substr(e.body, 1, instr(e.body, char(10)) - 1)` : `split_part(e.body, chr(10), 1)`;
+  return [
+    `e.body LIKE '["x",%'`,
+    `(e.body LIKE '{%' AND e.body LIKE '%"kind":"error"%')`,
+    `(e.body LIKE '["r",%' AND (e.body LIKE '%",1]' OR e.body LIKE '%",1,{%' OR e.body LIKE '%",1,null,%'))`,
+    `(e.body LIKE '["r",%' AND (${row} LIKE '%,0,1]' OR ${row} LIKE '%,0,1,{%' OR ${row} LIKE '%,0,1,null,%'))`,
+    `(e.body LIKE '{%' AND e.body LIKE '%"kind":"tool-result"%' AND e.body LIKE '%"isError":true%')`,
+  ].join(' OR ');
+}
 
 function bodyOf(value: unknown): string | Uint8Array {
   return value instanceof Uint8Array ? value : String(value);

@@ -29,7 +29,10 @@ const base = (tag: string, i: number) => ({
   timestamp: 1_700_000_000_000 + i,
 });
 
-/** Events of a session: questions, tool results (every fifth an error) and a run error every seventh. */
+/**
+ * Events of a session: questions, tool results (every fifth an error; every third written raw after its row, as
+ * text with quotes and line breaks is) and a run error every seventh.
+ */
 function eventsOf(tag: string, n: number): SessionEvent[] {
   return Array.from({ length: n }, (_, i): SessionEvent => {
     if (i % 7 === 6)
@@ -40,7 +43,7 @@ function eventsOf(tag: string, n: number): SessionEvent[] {
         kind: 'tool-result',
         toolCallId: `c${i}`,
         toolName: 'get',
-        output: `result ${tag} ${i}`,
+        output: i % 3 === 0 ? `result ${tag} ${i}:\n{"rows": [0,1]}\n` : `result ${tag} ${i}`,
         isError: i % 5 === 0,
       };
     return { ...base(tag, i), kind: 'user', text: `question ${tag} ${i}` };
