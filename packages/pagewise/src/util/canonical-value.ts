@@ -24,9 +24,9 @@ export function jsonScalars(
   key: string | undefined = undefined,
   into: { key: string | undefined; value: string | number | boolean }[] = [],
 ): { key: string | undefined; value: string | number | boolean }[] {
-  if (Array.isArray(value)) for (const v of value) jsonScalars(v, key, into);
+  if (Array.isArray(value)) for (const item of value) jsonScalars(item, key, into);
   else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) jsonScalars(v, k, into);
+    for (const [childKey, child] of Object.entries(value)) jsonScalars(child, childKey, into);
   else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
     into.push({ key, value });
   return into;

@@ -8,19 +8,19 @@ export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    let mixed = state;
+    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
   };
 }
 
 /** A shuffled copy of `items` (Fisher-Yates) driven by `random`. */
 export function seededShuffle<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  for (let index = out.length - 1; index > 0; index--) {
+    const swap = Math.floor(random() * (index + 1));
+    [out[index], out[swap]] = [out[swap] as T, out[index] as T];
   }
   return out;
 }
