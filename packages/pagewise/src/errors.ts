@@ -249,7 +249,8 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
 export function redactSecrets(text: string, secrets: readonly Secret[] = secretsFromEnv()): string {
   // A key written into a URL (https://user:key@host/) is a secret whatever variable it came from.
   let out = text.includes('@') ? text.replace(URL_USERINFO, '$1[redacted]@') : text;
-  for (const s of secrets) if (out.includes(s.value)) out = out.split(s.value).join(`[redacted ${s.name}]`);
+  for (const secret of secrets)
+    if (out.includes(secret.value)) out = out.split(secret.value).join(`[redacted ${secret.name}]`);
   return out;
 }
 
@@ -278,12 +279,12 @@ export function redactError<T>(error: T, secrets: readonly Secret[] = secretsFro
         } catch {
           // Read-only: replaced through its descriptor below, when that is allowed.
         }
-        const d = Object.getOwnPropertyDescriptor(target, key);
-        if (target[key] !== after && d?.configurable) {
+        const descriptor = Object.getOwnPropertyDescriptor(target, key);
+        if (target[key] !== after && descriptor?.configurable) {
           Object.defineProperty(target, key, {
             value: after,
-            writable: d.writable ?? true,
-            enumerable: d.enumerable ?? false,
+            writable: descriptor.writable ?? true,
+            enumerable: descriptor.enumerable ?? false,
             configurable: true,
           });
         }

@@ -46,8 +46,8 @@ export class AgentResources {
 
   /** The agent's model, or the runner's default; throws when neither names one. */
   modelOf(agent: Agent): ResolvedModel {
-    let m = this.models.get(agent);
-    if (!m) {
+    let resolved = this.models.get(agent);
+    if (!resolved) {
       const spec = agent.model ?? this.defaults.model;
       if (spec === undefined) {
         throw new SystemError(
@@ -59,33 +59,33 @@ export class AgentResources {
       const window = this.defaults.contextWindow ?? contextWindowFor(spec);
       const keepsNoPrompt =
         typeof spec === 'string' ? Promise.resolve(spec !== 'offline') : isProviderModel(model).catch(() => false);
-      m = { model, label: modelLabel(spec), window, keepsNoPrompt };
-      this.models.set(agent, m);
+      resolved = { model, label: modelLabel(spec), window, keepsNoPrompt };
+      this.models.set(agent, resolved);
     }
-    return m;
+    return resolved;
   }
 
   /** The agent's tools by name and their definitions, with the transfer tool when it has sub-agents. */
   toolsOf(agent: Agent): { tools: Map<string, AnyTool>; names: ReadonlySet<string>; defs: ToolDefinition[] } {
-    let t = this.agentTools.get(agent);
-    if (!t) {
+    let cached = this.agentTools.get(agent);
+    if (!cached) {
       const list: AnyTool[] = [...agent.tools];
       const targets = agent.transferTargets();
       if (targets.length > 0 && !list.some((x) => x.name === TRANSFER_TOOL)) list.push(transferTool(targets));
       const tools = new Map(list.map((x) => [x.name, x]));
-      t = { tools, names: new Set(tools.keys()), defs: list.map(definitionOf) };
-      this.agentTools.set(agent, t);
+      cached = { tools, names: new Set(tools.keys()), defs: list.map(definitionOf) };
+      this.agentTools.set(agent, cached);
     }
-    return t;
+    return cached;
   }
 }
 
 /** Throws when two agents of the tree share a name: transfers and resumes find agents by name. */
 export function assertUniqueNames(root: Agent): void {
   const seen = new Set<string>();
-  for (const a of root.walk()) {
-    if (seen.has(a.name))
-      throw new TypeError(`Two agents are named "${a.name}"; agent names must be unique in a tree.`);
-    seen.add(a.name);
+  for (const agent of root.walk()) {
+    if (seen.has(agent.name))
+      throw new TypeError(`Two agents are named "${agent.name}"; agent names must be unique in a tree.`);
+    seen.add(agent.name);
   }
 }

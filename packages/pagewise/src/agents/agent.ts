@@ -68,9 +68,9 @@ export class Agent {
     this.processors = config.processors;
     this.observationProcessors = config.observationProcessors;
     const names = new Set<string>();
-    for (const t of this.tools) {
-      if (names.has(t.name)) throw new TypeError(`Agent "${this.name}" has two tools named "${t.name}".`);
-      names.add(t.name);
+    for (const tool of this.tools) {
+      if (names.has(tool.name)) throw new TypeError(`Agent "${this.name}" has two tools named "${tool.name}".`);
+      names.add(tool.name);
     }
     for (const sub of this.subAgents) {
       if (sub.parentAgent && sub.parentAgent !== this)
@@ -91,7 +91,7 @@ export class Agent {
 
   /** Finds an agent by name in this agent's tree. */
   find(name: string): Agent | undefined {
-    for (const a of this.walk()) if (a.name === name) return a;
+    for (const agent of this.walk()) if (agent.name === name) return agent;
     return undefined;
   }
 

@@ -78,30 +78,30 @@ export async function buildRequest(scope: RequestScope): Promise<ContextRequest>
     services: scope.services,
     signal: scope.signal,
     ledger: scope.ledger,
-    appendCompaction: async (c) => {
+    appendCompaction: async (compaction) => {
       await store.appendEvent(session, {
         id: randomUUID(),
         invocationId,
         author: agent.name,
         timestamp: Date.now(),
         kind: 'compaction',
-        fromEventId: c.fromEventId,
-        toEventId: c.toEventId,
-        summary: c.summary,
-        ...(c.guideline !== undefined ? { guideline: c.guideline } : {}),
+        fromEventId: compaction.fromEventId,
+        toEventId: compaction.toEventId,
+        summary: compaction.summary,
+        ...(compaction.guideline !== undefined ? { guideline: compaction.guideline } : {}),
       });
       scope.onCompaction?.();
     },
   };
-  for (const p of scope.processors) {
-    const run = async () => p.process(request, ctx);
-    await (scope.telemetry ? scope.telemetry.processor(p.name, 'context', run) : run());
-    if (!touchesItems(p)) continue;
+  for (const processor of scope.processors) {
+    const run = async () => processor.process(request, ctx);
+    await (scope.telemetry ? scope.telemetry.processor(processor.name, 'context', run) : run());
+    if (!touchesItems(processor)) continue;
     const broken = findBrokenToolPair(request.items);
     if (broken)
       throw new SystemError(
         'broken-tool-pair',
-        `Context processor "${p.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`,
+        `Context processor "${processor.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`,
       );
   }
   return request;

@@ -41,17 +41,17 @@ describe('ledger entries of compacted requests', () => {
     // Batched: far fewer rewrites than calls past the threshold.
     expect(marked.length).toBeLessThan(entries.length / 2);
     const price = DEFAULT_PRICES['openai:gpt-4.1']!;
-    entries.forEach((e, i) => {
-      const previous = entries[i - 1]?.cache!.modelled.promptTokens;
-      const changed = e.cache!.modelled.firstChangedToken;
-      if (e.compactions) {
+    entries.forEach((entry, index) => {
+      const previous = entries[index - 1]?.cache!.modelled.promptTokens;
+      const changed = entry.cache!.modelled.firstChangedToken;
+      if (entry.compactions) {
         // The prompt changed inside the previous request, not past its end.
         expect(changed).toBeLessThan(previous!);
-        expect(prefixRewriteCostUsd(e, price)).toBeGreaterThan(0);
-        expect(prefixRewriteCostUsd(e, price)).toBeLessThanOrEqual(callCostUsd(e, price));
+        expect(prefixRewriteCostUsd(entry, price)).toBeGreaterThan(0);
+        expect(prefixRewriteCostUsd(entry, price)).toBeLessThanOrEqual(callCostUsd(entry, price));
       } else {
-        expect(prefixRewriteCostUsd(e, price)).toBe(0);
-        if (i > 0) expect(changed).toBe(previous);
+        expect(prefixRewriteCostUsd(entry, price)).toBe(0);
+        if (index > 0) expect(changed).toBe(previous);
       }
     });
   });

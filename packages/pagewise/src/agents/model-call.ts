@@ -138,18 +138,18 @@ export function parseResponse(content: readonly LanguageModelV3Content[], limits
   const invalidArgs = new Map<string, string>();
   const dropped = { count: 0, names: [] as string[] };
   const keep = limits.maxToolCallsPerStep + MAX_REFUSED_CALLS;
-  for (const c of content) {
-    if (c.type === 'text') text += c.text;
-    if (c.type !== 'tool-call') continue;
-    const toolName = clipName(c.toolName);
+  for (const part of content) {
+    if (part.type === 'text') text += part.text;
+    if (part.type !== 'tool-call') continue;
+    const toolName = clipName(part.toolName);
     if (toolCalls.length >= keep) {
       dropped.count += 1;
       if (dropped.names.length < LISTED_DROPPED_NAMES && !dropped.names.includes(toolName))
         dropped.names.push(toolName);
       continue;
     }
-    const toolCallId = clipId(c.toolCallId);
-    const bytes = Buffer.byteLength(c.input);
+    const toolCallId = clipId(part.toolCallId);
+    const bytes = Buffer.byteLength(part.input);
     if (bytes > limits.maxToolArgumentBytes) {
       // Oversized arguments are not kept in history: they would crowd out everything else.
       toolCalls.push({ toolCallId, toolName, input: `[${bytes} bytes of arguments omitted]` });
@@ -159,11 +159,11 @@ export function parseResponse(content: readonly LanguageModelV3Content[], limits
       );
       continue;
     }
-    const parsed = parseArgs(c.input);
+    const parsed = parseArgs(part.input);
     if (parsed.ok) toolCalls.push({ toolCallId, toolName, input: parsed.value });
     else {
       // Keep the raw text in the event, so the model sees what it wrote.
-      toolCalls.push({ toolCallId, toolName, input: c.input.slice(0, 20_000) });
+      toolCalls.push({ toolCallId, toolName, input: part.input.slice(0, 20_000) });
       invalidArgs.set(
         toolCallId,
         `the arguments of ${toolName} are not valid (${parsed.reason}). Send a JSON object that matches the tool's schema.`,

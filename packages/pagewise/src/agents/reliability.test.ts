@@ -73,9 +73,11 @@ describe('finding 2a: a tool that never returns ignored maxWallTimeMs and the Ab
       limits: { maxToolTimeMs: 50 },
     }).run({ userId: 'u', message: 'go' });
     expect(result.text).toBe('gave up on it');
-    const [r] = results(result.session.events);
-    expect(r?.isError).toBe(true);
-    expect(r?.output).toMatch(/did not finish within 50 ms and was abandoned \(setting limits\.maxToolTimeMs\)/);
+    const [toolResult] = results(result.session.events);
+    expect(toolResult?.isError).toBe(true);
+    expect(toolResult?.output).toMatch(
+      /did not finish within 50 ms and was abandoned \(setting limits\.maxToolTimeMs\)/,
+    );
     expect(seen[0]?.aborted).toBe(true);
   });
 

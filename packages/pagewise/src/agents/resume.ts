@@ -23,10 +23,10 @@ export interface Interrupted {
  */
 export function findInterrupted(session: Session): Interrupted | undefined {
   let start = -1;
-  for (let i = session.events.length - 1; i >= 0; i--) {
-    const e = session.events[i]!;
-    if (e.kind === 'user' && e.author === 'user') {
-      start = i;
+  for (let index = session.events.length - 1; index >= 0; index--) {
+    const event = session.events[index]!;
+    if (event.kind === 'user' && event.author === 'user') {
+      start = index;
       break;
     }
   }
@@ -35,19 +35,19 @@ export function findInterrupted(session: Session): Interrupted | undefined {
   let agentName: string | undefined;
   let lastModel: Extract<SessionEvent, { kind: 'model' }> | undefined;
   const answered = new Set<string>();
-  for (let i = start; i < session.events.length; i++) {
-    const e = session.events[i]!;
-    if (e.invocationId !== first.invocationId) continue;
-    if (e.kind === 'escalate') return undefined;
-    if (e.kind === 'model') {
-      if (e.toolCalls.length === 0 && e.text.trim()) return undefined;
-      lastModel = e;
-      agentName = e.author;
+  for (let index = start; index < session.events.length; index++) {
+    const event = session.events[index]!;
+    if (event.invocationId !== first.invocationId) continue;
+    if (event.kind === 'escalate') return undefined;
+    if (event.kind === 'model') {
+      if (event.toolCalls.length === 0 && event.text.trim()) return undefined;
+      lastModel = event;
+      agentName = event.author;
       // Only results after this response answer its calls: a model may reuse call ids across steps.
       answered.clear();
     }
-    if (e.kind === 'transfer') agentName = e.to;
-    if (e.kind === 'tool-result') answered.add(e.toolCallId);
+    if (event.kind === 'transfer') agentName = event.to;
+    if (event.kind === 'tool-result') answered.add(event.toolCallId);
   }
   const pending = lastModel ? lastModel.toolCalls.filter((c) => !answered.has(c.toolCallId)) : [];
   return {

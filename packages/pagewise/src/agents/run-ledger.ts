@@ -33,9 +33,9 @@ export class RunLedger {
 
   /** Records an agent call in both ledgers; returns the run's entry. */
   record(entry: Omit<LedgerEntry, 'index'>): LedgerEntry {
-    const e = this.ledger.record(entry);
+    const recorded = this.ledger.record(entry);
     this.shared?.record(entry);
-    return e;
+    return recorded;
   }
 
   /** Sets the framework time of the step whose call is entry `index` (the shared ledger's latest entry). */

@@ -49,7 +49,7 @@ function counterTool(options: {
 }) {
   const runs = { n: 0 };
   let interfere = options.interfere;
-  const t = tool({
+  const bumpTool = tool({
     name: 'bump',
     description: 'Adds one to counters.',
     inputSchema: z.object({}),
@@ -58,15 +58,15 @@ function counterTool(options: {
       runs.n += 1;
       const seen = options.keys.map((k) => (ctx.state.get<number>(k) ?? 0) as number);
       if (interfere) {
-        const f = interfere;
+        const interfering = interfere;
         interfere = undefined;
-        await f(ctx);
+        await interfering(ctx);
       }
       options.keys.forEach((k, i) => ctx.state.set(k, seen[i]! + 1));
       return `now ${seen.map((n) => n + 1).join(',')}`;
     },
   });
-  return { tool: t, runs };
+  return { tool: bumpTool, runs };
 }
 
 function kinds(session: Session | undefined): string[] {
@@ -139,11 +139,11 @@ describe('Runner: conflicts and safe retries', () => {
     await new Runner({ agent, model, store }).run({ ...key, message: 'go' });
     expect(runs.n).toBe(2);
     expect(otherRuns.n).toBe(1);
-    const s = await store.getSession(key);
-    expect(s?.state).toMatchObject({ count: 2, unrelated: 1 });
+    const session = await store.getSession(key);
+    expect(session?.state).toMatchObject({ count: 2, unrelated: 1 });
     // The other writer's event lands before this step; the call and its result stay together.
-    expect(kinds(s)).toEqual(['user', 'user', 'model', 'tool-result', 'model', 'tool-result', 'model']);
-    expect(s?.events[1]?.invocationId).toBe('elsewhere');
+    expect(kinds(session)).toEqual(['user', 'user', 'model', 'tool-result', 'model', 'tool-result', 'model']);
+    expect(session?.events[1]?.invocationId).toBe('elsewhere');
   });
 
   it("keeps a side-effect tool's result when what it read did not change", async () => {
@@ -202,9 +202,9 @@ describe('Runner: conflicts and safe retries', () => {
       description: 'always overtaken',
       inputSchema: z.object({}),
       execute: async (_args, ctx) => {
-        const n = ctx.state.get<number>('user:count') ?? 0;
+        const count = ctx.state.get<number>('user:count') ?? 0;
         await incrementElsewhere(store, other, 'user:count');
-        ctx.state.set('user:count', (n as number) + 1);
+        ctx.state.set('user:count', (count as number) + 1);
         return 'ok';
       },
     });
@@ -258,25 +258,25 @@ describe('Runner: conflicts and safe retries', () => {
       message: 'go',
     });
     expect(runs).toBe(2);
-    const s = await store.getSession({ appName: APP, userId: 'u', sessionId: 's' });
-    expect(s?.state['user:hits']).toBe(2);
-    expect(s?.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []))).toEqual([
+    const session = await store.getSession({ appName: APP, userId: 'u', sessionId: 's' });
+    expect(session?.state['user:hits']).toBe(2);
+    expect(session?.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []))).toEqual([
       'ok',
       'ok',
       'hits 2, temp 4',
     ]);
-    expect(s?.events[2]?.increments).toEqual({ 'user:hits': 1 });
+    expect(session?.events[2]?.increments).toEqual({ 'user:hits': 1 });
     // The reader's check expects the version after both increments of the same batch.
-    expect(s?.events[4]?.reads).toEqual({ 'user:hits': 2 });
+    expect(session?.events[4]?.reads).toEqual({ 'user:hits': 2 });
   });
 
   it('serves concurrent invocations of one session and one user without losing an update', async () => {
     const store = new InMemorySessionStore();
     const { tool: bump } = counterTool({ keys: ['user:count', 'count', 'app:count'] });
     const agent = new Agent({ name: 'a', tools: [bump] });
-    const n = 12;
+    const invocations = 12;
     await Promise.all(
-      Array.from({ length: n }, (_, i) => {
+      Array.from({ length: invocations }, (_, index) => {
         const model = scriptedModel([
           {
             toolCalls: [
@@ -284,28 +284,28 @@ describe('Runner: conflicts and safe retries', () => {
               { toolName: 'bump', input: {} },
             ],
           },
-          `done ${i}`,
+          `done ${index}`,
         ]);
         return new Runner({ agent, model, store }).run({
           userId: 'u',
-          sessionId: i % 2 ? 's1' : 's2',
-          message: `go ${i}`,
+          sessionId: index % 2 ? 's1' : 's2',
+          message: `go ${index}`,
         });
       }),
     );
     const s1 = (await store.getSession({ appName: APP, userId: 'u', sessionId: 's1' }))!;
     const s2 = (await store.getSession({ appName: APP, userId: 'u', sessionId: 's2' }))!;
-    expect(s1.state).toMatchObject({ 'user:count': 2 * n, 'app:count': 2 * n, count: n });
-    expect(s2.state.count).toBe(n);
-    for (const s of [s1, s2]) {
-      expect(s.events).toHaveLength((n / 2) * 5);
-      expect(new Set(s.events.map((e) => e.id)).size).toBe(s.events.length);
+    expect(s1.state).toMatchObject({ 'user:count': 2 * invocations, 'app:count': 2 * invocations, count: invocations });
+    expect(s2.state.count).toBe(invocations);
+    for (const session of [s1, s2]) {
+      expect(session.events).toHaveLength((invocations / 2) * 5);
+      expect(new Set(session.events.map((e) => e.id)).size).toBe(session.events.length);
       // Every model event with tool calls is followed directly by its results.
-      s.events.forEach((e, i) => {
-        if (e.kind === 'model' && e.toolCalls.length) {
-          expect(s.events.slice(i + 1, i + 3).map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(
-            e.toolCalls.map((c) => c.toolCallId),
-          );
+      session.events.forEach((sessionEvent, index) => {
+        if (sessionEvent.kind === 'model' && sessionEvent.toolCalls.length) {
+          expect(
+            session.events.slice(index + 1, index + 3).map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind)),
+          ).toEqual(sessionEvent.toolCalls.map((c) => c.toolCallId));
         }
       });
     }

@@ -47,11 +47,11 @@ describe('Runner: the history kept between steps and invocations', () => {
       for (const message of ['first', 'second', 'third']) await runner.run({ userId: 'u', sessionId: 's', message });
       model.assertComplete();
       expect(calls).toHaveLength(9);
-      calls.forEach((call, i) => {
+      calls.forEach((call, index) => {
         const parts = emptyParts();
-        for (const s of serializeRequest(call.request)) parts[s.part] += countTokens(s.text);
+        for (const segment of serializeRequest(call.request)) parts[segment.part] += countTokens(segment.text);
         expect(call.entry.parts).toEqual(parts);
-        expect(model.calls[i]!.prompt).toEqual(renderPrompt(call.request).prompt);
+        expect(model.calls[index]!.prompt).toEqual(renderPrompt(call.request).prompt);
       });
       // The last invocation's requests carry the history of the earlier ones.
       expect(model.calls[8]!.prompt.length).toBeGreaterThan(model.calls[2]!.prompt.length);
@@ -106,8 +106,8 @@ describe('Runner: reusePrompt', () => {
     // Steps where clearing changed an item get their own array, which stays as it was sent.
     const own = reused.arrays.filter((a, i) => reused.arrays.indexOf(a) === i && reused.arrays.lastIndexOf(a) === i);
     expect(own.length).toBeGreaterThan(0);
-    reused.arrays.forEach((a, i) => {
-      if (own.includes(a)) expect(a).toEqual(reused.sent[i]);
+    reused.arrays.forEach((array, index) => {
+      if (own.includes(array)) expect(array).toEqual(reused.sent[index]);
     });
   });
 

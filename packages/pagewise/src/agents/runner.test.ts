@@ -74,8 +74,8 @@ describe('Runner: bad input from the model becomes an error result and the run c
 
   it('nudges after an empty response and fails after three in a row', async () => {
     const ok = scriptedModel([{}, 'answer']);
-    const r = await new Runner({ agent: new Agent({ name: 'a' }), model: ok }).run({ userId: 'u', message: 'hi' });
-    expect(r.text).toBe('answer');
+    const result = await new Runner({ agent: new Agent({ name: 'a' }), model: ok }).run({ userId: 'u', message: 'hi' });
+    expect(result.text).toBe('answer');
     expect(ok.views[1]!.lastUserText).toMatch(/empty/);
     const bad = scriptedModel([{}, {}, {}]);
     await expect(
@@ -142,8 +142,8 @@ describe('Runner: limits, abort, window, retries', () => {
     });
     const model = scriptedModel([rateLimited, 'fine']);
     const runner = new Runner({ agent: new Agent({ name: 'a' }), model, retry: { baseDelayMs: 1 } });
-    const r = await runner.run({ userId: 'u', message: 'x' });
-    expect(r.text).toBe('fine');
+    const result = await runner.run({ userId: 'u', message: 'x' });
+    expect(result.text).toBe('fine');
     expect(model.calls).toHaveLength(2);
   });
 
@@ -179,9 +179,9 @@ describe('Runner: sessions, streaming and the context pipeline', () => {
     const runner = new Runner({ agent: new Agent({ name: 'a', tools: [echo] }), model });
     const parts: string[] = [];
     let text = '';
-    for await (const p of runner.stream({ userId: 'u', message: 'go' })) {
-      parts.push(p.type === 'event' ? `event:${p.event.kind}` : p.type);
-      if (p.type === 'text-delta') text += p.delta;
+    for await (const part of runner.stream({ userId: 'u', message: 'go' })) {
+      parts.push(part.type === 'event' ? `event:${part.event.kind}` : part.type);
+      if (part.type === 'text-delta') text += part.delta;
     }
     expect(text).toBe('the final answer');
     expect(parts[0]).toBe('event:user');

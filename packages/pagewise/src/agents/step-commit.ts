@@ -107,13 +107,13 @@ export async function reconcile(
   run: (call: ToolCallRecord, source: StateSource) => Promise<CallOutcome>,
 ): Promise<void> {
   const pending = new PendingWrites();
-  for (let i = 0; i < outcomes.length; i++) {
+  for (let index = 0; index < outcomes.length; index++) {
     const source = pending.over(session.state);
-    let outcome = outcomes[i]!;
+    let outcome = outcomes[index]!;
     if (outcome.state?.isStale(source)) {
       if (!outcome.replayable)
         throw new SideEffectConflictError(session.sessionId, session.version, outcome.observation.toolName);
-      outcome = outcomes[i] = await run(calls[i]!, source);
+      outcome = outcomes[index] = await run(calls[index]!, source);
     }
     const reads = outcome.state?.sharedReads(source, session.sharedVersions);
     if (reads) outcome.reads = reads;
@@ -124,7 +124,7 @@ export async function reconcile(
 
 /** The tool-result event of one call's outcome. */
 export function resultEvent(
-  o: CallOutcome,
+  outcome: CallOutcome,
   base: { id: string; invocationId: string; timestamp: number },
   author: string,
 ): SessionEvent {
@@ -132,14 +132,14 @@ export function resultEvent(
     ...base,
     kind: 'tool-result',
     author,
-    toolCallId: o.observation.toolCallId,
-    toolName: o.observation.toolName,
-    output: o.observation.output,
-    isError: o.observation.isError,
-    ...(o.observation.compression ? { compression: o.observation.compression } : {}),
-    ...(Object.keys(o.delta).length ? { delta: o.delta } : {}),
-    ...(o.increments && Object.keys(o.increments).length ? { increments: o.increments } : {}),
-    ...(o.reads ? { reads: o.reads } : {}),
+    toolCallId: outcome.observation.toolCallId,
+    toolName: outcome.observation.toolName,
+    output: outcome.observation.output,
+    isError: outcome.observation.isError,
+    ...(outcome.observation.compression ? { compression: outcome.observation.compression } : {}),
+    ...(Object.keys(outcome.delta).length ? { delta: outcome.delta } : {}),
+    ...(outcome.increments && Object.keys(outcome.increments).length ? { increments: outcome.increments } : {}),
+    ...(outcome.reads ? { reads: outcome.reads } : {}),
   };
 }
 

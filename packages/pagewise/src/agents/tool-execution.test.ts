@@ -41,17 +41,17 @@ describe('definitionOf: the tool declaration the model sees', () => {
 
 describe('running a call: tools that return without a promise', () => {
   const run = async (execute: Parameters<typeof tool>[0]['execute'], limits = {}) => {
-    const t = tool({ name: 't', description: 'test tool', inputSchema: z.object({}), execute });
+    const testTool = tool({ name: 't', description: 'test tool', inputSchema: z.object({}), execute });
     const model = scriptedModel([{ toolCalls: [{ toolName: 't', input: {} }] }, 'done']);
-    const result = await new Runner({ agent: new Agent({ name: 'a', tools: [t] }), model, limits }).run({
+    const result = await new Runner({ agent: new Agent({ name: 'a', tools: [testTool] }), model, limits }).run({
       userId: 'u',
       message: 'go',
     });
-    return { result, r: result.session.events.find((e) => e.kind === 'tool-result') };
+    return { result, toolResult: result.session.events.find((e) => e.kind === 'tool-result') };
   };
 
   it('keep their result, state writes and actions, however short the time limit: they finished before it', async () => {
-    const { result, r } = await run(
+    const { result, toolResult } = await run(
       (_args, ctx) => {
         ctx.state.set('wrote', 1);
         ctx.actions.escalate('stop here');
@@ -59,24 +59,28 @@ describe('running a call: tools that return without a promise', () => {
       },
       { maxToolTimeMs: 0 },
     );
-    expect(r).toMatchObject({ isError: false, output: JSON.stringify({ ok: true }, null, 2), delta: { wrote: 1 } });
+    expect(toolResult).toMatchObject({
+      isError: false,
+      output: JSON.stringify({ ok: true }, null, 2),
+      delta: { wrote: 1 },
+    });
     expect(result.stopReason).toBe('escalate');
     expect(result.text).toBe('stop here');
   });
 
   it('that throw give an error result, and their state writes are dropped', async () => {
-    const { result, r } = await run((_args, ctx) => {
+    const { result, toolResult } = await run((_args, ctx) => {
       ctx.state.set('wrote', 1);
       throw new Error('boom');
     });
-    expect(r).toMatchObject({ isError: true, output: 'Error: t failed: boom' });
+    expect(toolResult).toMatchObject({ isError: true, output: 'Error: t failed: boom' });
     expect(result.session.state.wrote).toBeUndefined();
   });
 
   it('see their signal aborted when the run was aborted before they read it', async () => {
     const controller = new AbortController();
     let aborted: boolean | undefined;
-    const t = tool({
+    const abortingTool = tool({
       name: 't',
       description: 'aborts the run, then reads its own signal',
       inputSchema: z.object({}),
@@ -87,7 +91,7 @@ describe('running a call: tools that return without a promise', () => {
       },
     });
     const model = scriptedModel([{ toolCalls: [{ toolName: 't', input: {} }] }, 'done']);
-    const runner = new Runner({ agent: new Agent({ name: 'a', tools: [t] }), model });
+    const runner = new Runner({ agent: new Agent({ name: 'a', tools: [abortingTool] }), model });
     await expect(runner.run({ userId: 'u', message: 'go', signal: controller.signal })).rejects.toBeInstanceOf(
       AbortedError,
     );

@@ -65,34 +65,34 @@ const toolDefs = new WeakMap<AnyTool, ToolDefinition>();
 function closeObjects(schema: Record<string, unknown>): Record<string, unknown> {
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
-      for (const x of node) visit(x);
+      for (const child of node) visit(child);
       return;
     }
     if (node === null || typeof node !== 'object') return;
-    const o = node as Record<string, unknown>;
-    if (o.type === 'object' && o.additionalProperties === undefined) o.additionalProperties = false;
-    for (const [k, v] of Object.entries(o))
-      if (k !== 'const' && k !== 'default' && k !== 'enum' && k !== 'examples') visit(v);
+    const object = node as Record<string, unknown>;
+    if (object.type === 'object' && object.additionalProperties === undefined) object.additionalProperties = false;
+    for (const [key, value] of Object.entries(object))
+      if (key !== 'const' && key !== 'default' && key !== 'enum' && key !== 'examples') visit(value);
   };
   visit(schema);
   return schema;
 }
 
 /** The definition of a tool as offered to the model, converted once per tool. */
-export function definitionOf(t: AnyTool): ToolDefinition {
-  let d = toolDefs.get(t);
-  if (!d) {
+export function definitionOf(tool: AnyTool): ToolDefinition {
+  let definition = toolDefs.get(tool);
+  if (!definition) {
     // The input side: what the model may send. A field with a default is optional to the model, where the
     // output side (what execute receives) lists it as required. Objects are closed unless the schema says
     // otherwise, as the AI SDK declares them (strict-mode providers require it).
     const schema = closeObjects(
-      z.toJSONSchema(t.inputSchema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>,
+      z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any', io: 'input' }) as Record<string, unknown>,
     );
     delete schema.$schema;
-    d = { name: t.name, description: t.description, inputSchema: schema };
-    toolDefs.set(t, d);
+    definition = { name: tool.name, description: tool.description, inputSchema: schema };
+    toolDefs.set(tool, definition);
   }
-  return d;
+  return definition;
 }
 
 /**
@@ -139,8 +139,9 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
     outcome.observation = { ...call, output: `Error: ${message}`, isError: true };
     return outcome;
   };
-  const t = tools.get(call.toolName);
-  if (!t) return fail(`unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+  const tool = tools.get(call.toolName);
+  if (!tool)
+    return fail(`unknown tool "${call.toolName}". Available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
   const invalid = scope.invalidArgs.get(call.toolCallId);
   if (invalid !== undefined) return fail(invalid);
   const argBytes = Buffer.byteLength(JSON.stringify(call.input ?? null));
@@ -149,7 +150,7 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
       `the arguments are ${argBytes} bytes, over the limit maxToolArgumentBytes of ${limits.maxToolArgumentBytes} (setting limits.maxToolArgumentBytes). Send shorter arguments.`,
     );
   }
-  const parsed = t.inputSchema.safeParse(call.input);
+  const parsed = tool.inputSchema.safeParse(call.input);
   if (!parsed.success)
     return fail(
       `invalid arguments for ${call.toolName}:\n${z.prettifyError(parsed.error)}\nFix the arguments and call again.`,
@@ -160,8 +161,8 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
   outcome.state = state;
   outcome.delta = state.delta;
   outcome.increments = state.increments;
-  outcome.replayable = t.sideEffects !== true;
-  const run = await runWithDeadline(scope, t, parsed.data, call, outcome, state);
+  outcome.replayable = tool.sideEffects !== true;
+  const run = await runWithDeadline(scope, tool, parsed.data, call, outcome, state);
   if (run.kind === 'aborted') throw new AbortedError();
   if (run.kind !== 'value') {
     // A failed or abandoned tool changes no state: its writes are dropped, and later ones reach nothing.
@@ -179,10 +180,10 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
   }
   let obs: ToolObservation = { ...call, input: parsed.data, output: outputText(run.value), isError: false };
   const telemetry = scope.telemetry;
-  for (const p of scope.observationProcessors) {
+  for (const processor of scope.observationProcessors) {
     const input = obs;
     const run = async () =>
-      p.process(input, {
+      processor.process(input, {
         invocationId: scope.invocationId,
         agentName: scope.agent.name,
         sessionId: scope.session.sessionId,
@@ -193,7 +194,7 @@ export async function executeCall(scope: StepScope, call: ToolCallRecord, source
         signal: scope.signal,
         toolNames: scope.toolNames,
       });
-    obs = await (telemetry ? telemetry.processor(p.name, 'observation', run) : run());
+    obs = await (telemetry ? telemetry.processor(processor.name, 'observation', run) : run());
   }
   const bytes = Buffer.byteLength(obs.output);
   if (bytes > limits.maxToolResultBytes) {
@@ -237,7 +238,7 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 async function runWithDeadline(
   scope: StepScope,
-  t: AnyTool,
+  tool: AnyTool,
   args: unknown,
   call: ToolCallRecord,
   outcome: CallOutcome,
@@ -290,12 +291,12 @@ async function runWithDeadline(
   const { telemetry } = scope;
   let pending: PromiseLike<unknown>;
   if (telemetry) {
-    const execute = async () => t.execute(args, ctx);
+    const execute = async () => tool.execute(args, ctx);
     pending = (async () => telemetry.tool(call, scope.agent.name, execute))();
   } else {
     let value: unknown;
     try {
-      value = t.execute(args, ctx);
+      value = tool.execute(args, ctx);
     } catch (error) {
       live = false;
       return failed(error);

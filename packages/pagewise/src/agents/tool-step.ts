@@ -61,15 +61,15 @@ export async function runToolStep(
     executeCall(scope, call, source);
   const total = toolCalls.length + dropped.count;
   const outcomes = await Promise.all(
-    toolCalls.map((call, i) =>
-      i < limits.maxToolCallsPerStep ? run(call) : Promise.resolve(refusedOutcome(call, total, limits)),
+    toolCalls.map((call, index) =>
+      index < limits.maxToolCallsPerStep ? run(call) : Promise.resolve(refusedOutcome(call, total, limits)),
     ),
   );
   // Each attempt first re-runs the calls whose reads went stale, so results hold against what is stored.
   const events = await appendWithRetry(step.store, session, limits.maxConflictRetries, async () => {
     await reconcile(session, toolCalls, outcomes, run);
     const out: SessionEvent[] = step.modelEvent ? [step.modelEvent] : [];
-    for (const o of outcomes) out.push(resultEvent(o, step.base(), agent.name));
+    for (const outcome of outcomes) out.push(resultEvent(outcome, step.base(), agent.name));
     if (dropped.count > 0)
       out.push({ ...step.base(), kind: 'user', author: 'pagewise', text: droppedCallsMessage(dropped, limits) });
     out.push(...controlEvents(step.base, step.root, agent, outcomes, text));

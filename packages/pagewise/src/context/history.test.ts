@@ -4,8 +4,8 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { eventsToItems, groupTurns, shareItems, withTokenCounts } from './history.js';
 import { itemText, measureRequest } from './request.js';
 
-let n = 0;
-const base = () => ({ id: `e${++n}`, invocationId: 'i', author: 'a', timestamp: 0 });
+let eventCount = 0;
+const base = () => ({ id: `e${++eventCount}`, invocationId: 'i', author: 'a', timestamp: 0 });
 const user = (text: string): SessionEvent => ({ ...base(), kind: 'user', author: 'user', text });
 const model = (text: string, calls: string[] = []): SessionEvent => ({
   ...base(),
@@ -48,18 +48,23 @@ describe('eventsToItems', () => {
   });
 
   it('replaces a compacted range with its summary, the latest overlapping compaction winning', () => {
-    const e = [user('one'), model('', ['a']), result('a'), user('two'), model('', ['b']), result('b')];
-    const first = compaction(e[0]!, e[2]!, 'first summary');
-    const later = compaction(e[0]!, e[5]!, 'accumulated');
-    expect(eventsToItems([...e, first]).map((i) => i.type)).toEqual(['summary', 'user', 'assistant', 'tool-result']);
-    const items = eventsToItems([...e, first, later]);
+    const events = [user('one'), model('', ['a']), result('a'), user('two'), model('', ['b']), result('b')];
+    const first = compaction(events[0]!, events[2]!, 'first summary');
+    const later = compaction(events[0]!, events[5]!, 'accumulated');
+    expect(eventsToItems([...events, first]).map((i) => i.type)).toEqual([
+      'summary',
+      'user',
+      'assistant',
+      'tool-result',
+    ]);
+    const items = eventsToItems([...events, first, later]);
     expect(items).toEqual([{ type: 'summary', text: 'accumulated', eventId: later.id }]);
   });
 
   it('converting an appended-to list gives the same items as converting it afresh, reusing earlier items', () => {
     const events: SessionEvent[] = [user('go')];
     const before = eventsToItems(events);
-    for (let i = 0; i < 20; i++) events.push(model('', [`c${i}`]), result(`c${i}`));
+    for (let index = 0; index < 20; index++) events.push(model('', [`c${index}`]), result(`c${index}`));
     const after = eventsToItems(events);
     expect(after).toEqual(fresh(events));
     expect(after[0]).toBe(before[0]);
@@ -112,8 +117,8 @@ describe('token counts stored with events', () => {
   });
 
   it('keeps counts of other encodings and leaves events without an item alone', () => {
-    const [u] = withTokenCounts([user('Hello there, model.')], 'cl100k_base');
-    const [again] = withTokenCounts([{ ...u! }], 'o200k_base');
+    const [counted] = withTokenCounts([user('Hello there, model.')], 'cl100k_base');
+    const [again] = withTokenCounts([{ ...counted! }], 'o200k_base');
     expect(again!.tokens).toEqual({
       cl100k_base: countTokens('Hello there, model.', 'cl100k_base'),
       o200k_base: countTokens('Hello there, model.', 'o200k_base'),

@@ -23,8 +23,8 @@ export function eventToItem(event: SessionEvent): ContextItem | null {
   const stored = event.tokens;
   if (item && stored)
     for (const encoding of ENCODINGS) {
-      const n = stored[encoding];
-      if (n !== undefined) presetItemTokens(item, encoding, n);
+      const tokens = stored[encoding];
+      if (tokens !== undefined) presetItemTokens(item, encoding, tokens);
     }
   return item;
 }
@@ -37,27 +37,30 @@ export function eventToItem(event: SessionEvent): ContextItem | null {
  */
 export function shareItems(built: readonly SessionEvent[], stored: readonly SessionEvent[]): void {
   if (built.length !== stored.length) return;
-  for (let i = 0; i < built.length; i++) {
-    const from = built[i]!;
-    const to = stored[i]!;
+  for (let index = 0; index < built.length; index++) {
+    const from = built[index]!;
+    const to = stored[index]!;
     if (from === to || itemCache.has(to)) continue;
     const item = itemCache.get(from);
     if (item !== undefined && sameItemSource(from, to)) itemCache.set(to, item);
   }
 }
 
-/** Whether `b` holds every value {@link convertEvent} and {@link eventToItem} read from `a`, by identity. */
-function sameItemSource(a: SessionEvent, b: SessionEvent): boolean {
-  if (a.kind !== b.kind || a.id !== b.id || a.tokens !== b.tokens) return false;
-  switch (a.kind) {
+/** Whether `copy` holds every value {@link convertEvent} and {@link eventToItem} read from `source`, by identity. */
+function sameItemSource(source: SessionEvent, copy: SessionEvent): boolean {
+  if (source.kind !== copy.kind || source.id !== copy.id || source.tokens !== copy.tokens) return false;
+  switch (source.kind) {
     case 'user':
-      return a.text === (b as typeof a).text;
+      return source.text === (copy as typeof source).text;
     case 'model':
-      return a.text === (b as typeof a).text && a.toolCalls === (b as typeof a).toolCalls;
+      return source.text === (copy as typeof source).text && source.toolCalls === (copy as typeof source).toolCalls;
     case 'tool-result': {
-      const r = b as typeof a;
+      const result = copy as typeof source;
       return (
-        a.toolCallId === r.toolCallId && a.toolName === r.toolName && a.output === r.output && a.isError === r.isError
+        source.toolCallId === result.toolCallId &&
+        source.toolName === result.toolName &&
+        source.output === result.output &&
+        source.isError === result.isError
       );
     }
     default:
@@ -130,9 +133,10 @@ export function eventsToItems(events: readonly SessionEvent[]): ContextItem[] {
   }
   if (cached.count < events.length) {
     let compacted = false;
-    for (let i = cached.count; i < events.length && !compacted; i++) compacted = events[i]!.kind === 'compaction';
+    for (let index = cached.count; index < events.length && !compacted; index++)
+      compacted = events[index]!.kind === 'compaction';
     if (compacted) cached.items = convertAll(events);
-    else for (let i = cached.count; i < events.length; i++) pushItem(cached.items, events[i]!);
+    else for (let index = cached.count; index < events.length; index++) pushItem(cached.items, events[index]!);
     cached.count = events.length;
     cached.first = events[0];
     cached.last = events[events.length - 1];
@@ -166,33 +170,33 @@ function pushItem(items: ContextItem[], event: SessionEvent): void {
 function convertAll(events: readonly SessionEvent[]): ContextItem[] {
   const index = new Map<string, number>();
   const compactions: { ev: CompactionEvent; from: number; to: number }[] = [];
-  events.forEach((e, i) => {
-    index.set(e.id, i);
-    if (e.kind === 'compaction') {
-      const from = index.get(e.fromEventId);
-      const to = index.get(e.toEventId);
-      if (from !== undefined && to !== undefined && from <= to) compactions.push({ ev: e, from, to });
+  events.forEach((event, position) => {
+    index.set(event.id, position);
+    if (event.kind === 'compaction') {
+      const from = index.get(event.fromEventId);
+      const to = index.get(event.toEventId);
+      if (from !== undefined && to !== undefined && from <= to) compactions.push({ ev: event, from, to });
     }
   });
   if (compactions.length === 0) {
     const plain: ContextItem[] = [];
-    for (const e of events) pushItem(plain, e);
+    for (const event of events) pushItem(plain, event);
     return plain;
   }
   const covered = new Array<boolean>(events.length).fill(false);
   const summaryAt = new Map<number, CompactionEvent>();
   // Later compactions win over earlier ones they overlap (an accumulated summary covers the old one).
-  for (let c = compactions.length - 1; c >= 0; c--) {
-    const { ev, from, to } = compactions[c]!;
+  for (let latest = compactions.length - 1; latest >= 0; latest--) {
+    const { ev, from, to } = compactions[latest]!;
     if (covered[from] || covered[to]) continue;
-    for (let i = from; i <= to; i++) covered[i] = true;
+    for (let position = from; position <= to; position++) covered[position] = true;
     summaryAt.set(from, ev);
   }
   const items: ContextItem[] = [];
-  for (let i = 0; i < events.length; i++) {
-    const summary = summaryAt.get(i);
+  for (let position = 0; position < events.length; position++) {
+    const summary = summaryAt.get(position);
     if (summary) items.push(summaryItem(summary));
-    if (!covered[i]) pushItem(items, events[i]!);
+    if (!covered[position]) pushItem(items, events[position]!);
   }
   return items;
 }

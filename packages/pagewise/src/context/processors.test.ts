@@ -5,13 +5,13 @@ import { findBrokenToolPair, type ContextItem, type ContextRequest, type Process
 
 function history(turns: number): ContextItem[] {
   const items: ContextItem[] = [{ type: 'user', text: 'the task' }];
-  for (let i = 0; i < turns; i++) {
-    items.push({ type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${i}`, toolName: 't', input: {} }] });
+  for (let turn = 0; turn < turns; turn++) {
+    items.push({ type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${turn}`, toolName: 't', input: {} }] });
     items.push({
       type: 'tool-result',
-      toolCallId: `c${i}`,
-      toolName: i % 2 ? 'keep' : 't',
-      output: `r${i}`,
+      toolCallId: `c${turn}`,
+      toolName: turn % 2 ? 'keep' : 't',
+      output: `r${turn}`,
       isError: false,
     });
   }
@@ -33,31 +33,31 @@ const req = (items: ContextItem[]): ContextRequest => ({ instruction: [], items,
 
 describe('naiveHistory', () => {
   it('leaves the request as it is', async () => {
-    const r = req(history(3));
-    const before = [...r.items];
-    await naiveHistory.process(r, ctx());
-    expect(r.items).toEqual(before);
+    const request = req(history(3));
+    const before = [...request.items];
+    await naiveHistory.process(request, ctx());
+    expect(request.items).toEqual(before);
   });
 });
 
 describe('fifoHistory', () => {
   it('keeps the last N turns whole, plus the task turn', async () => {
-    const r = req(history(6));
-    await fifoHistory({ lastTurns: 2 }).process(r, ctx());
-    expect(r.items.map((i) => (i.type === 'tool-result' ? i.output : i.type))).toEqual([
+    const request = req(history(6));
+    await fifoHistory({ lastTurns: 2 }).process(request, ctx());
+    expect(request.items.map((i) => (i.type === 'tool-result' ? i.output : i.type))).toEqual([
       'user',
       'assistant',
       'r4',
       'assistant',
       'r5',
     ]);
-    expect(findBrokenToolPair(r.items)).toBeUndefined();
+    expect(findBrokenToolPair(request.items)).toBeUndefined();
   });
 
   it('can drop the task turn, and leaves short histories alone', async () => {
-    const r = req(history(6));
-    await fifoHistory({ lastTurns: 1, keepTask: false }).process(r, ctx());
-    expect(r.items.map((i) => i.type)).toEqual(['assistant', 'tool-result']);
+    const request = req(history(6));
+    await fifoHistory({ lastTurns: 1, keepTask: false }).process(request, ctx());
+    expect(request.items.map((i) => i.type)).toEqual(['assistant', 'tool-result']);
     const short = req(history(1));
     await fifoHistory({ lastTurns: 5 }).process(short, ctx());
     expect(short.items).toHaveLength(3);
@@ -70,22 +70,22 @@ describe('fifoHistory', () => {
 
 describe('clearToolResults', () => {
   it('replaces older results with the placeholder, keeping the last K and excluded tools', async () => {
-    const r = req(history(6));
-    await clearToolResults({ keepLast: 1, exclude: ['keep'], placeholder: '[cleared]' }).process(r, ctx());
-    const outputs = r.items.filter((i) => i.type === 'tool-result').map((i) => (i as { output: string }).output);
+    const request = req(history(6));
+    await clearToolResults({ keepLast: 1, exclude: ['keep'], placeholder: '[cleared]' }).process(request, ctx());
+    const outputs = request.items.filter((i) => i.type === 'tool-result').map((i) => (i as { output: string }).output);
     expect(outputs).toEqual(['[cleared]', 'r1', '[cleared]', 'r3', 'r4', 'r5']);
-    expect(findBrokenToolPair(r.items)).toBeUndefined();
+    expect(findBrokenToolPair(request.items)).toBeUndefined();
   });
 
   it('clears without changing the items it was given, and clears an item to the same object every step', async () => {
     const items = history(4);
     const processor = clearToolResults({ keepLast: 1 });
-    const a = req([...items]);
-    const b = req([...items]);
-    await processor.process(a, ctx());
-    await processor.process(b, ctx());
+    const first = req([...items]);
+    const second = req([...items]);
+    await processor.process(first, ctx());
+    await processor.process(second, ctx());
     expect(items[2]).toMatchObject({ output: 'r0' });
-    expect(a.items[2]).not.toBe(items[2]);
-    expect(b.items[2]).toBe(a.items[2]);
+    expect(first.items[2]).not.toBe(items[2]);
+    expect(second.items[2]).toBe(first.items[2]);
   });
 });

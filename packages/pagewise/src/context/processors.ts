@@ -39,9 +39,9 @@ export function fifoHistory(options: FifoOptions = {}): ContextProcessor {
 }
 
 function findTaskTurn(turns: ContextItem[][], task: string): ContextItem[] | undefined {
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const first = turns[i]![0]!;
-    if (first.type === 'user' && first.text === task) return turns[i];
+  for (let index = turns.length - 1; index >= 0; index--) {
+    const first = turns[index]![0]!;
+    if (first.type === 'user' && first.text === task) return turns[index];
   }
   return undefined;
 }
@@ -73,8 +73,8 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Context
     process(request: ContextRequest) {
       let seen = 0;
       const items = request.items;
-      for (let i = items.length - 1; i >= 0; i--) {
-        const item = items[i]!;
+      for (let index = items.length - 1; index >= 0; index--) {
+        const item = items[index]!;
         if (item.type !== 'tool-result' || exclude.has(item.toolName)) continue;
         seen += 1;
         if (seen <= keepLast || item.output === placeholder) continue;
@@ -83,7 +83,7 @@ export function clearToolResults(options: ClearToolResultsOptions = {}): Context
           copy = { ...item, output: placeholder };
           cleared.set(item, copy);
         }
-        items[i] = copy;
+        items[index] = copy;
       }
     },
   };

@@ -11,7 +11,7 @@ import { renderPrompt, serializeRequest, type ContextItem, type ContextRequest }
 /** The ledger's figures counted from scratch: every serialized segment through the tokenizer. */
 function recount(request: ContextRequest, encoding: EncodingName) {
   const parts = emptyParts();
-  for (const s of serializeRequest(request)) parts[s.part] += countTokens(s.text, encoding);
+  for (const segment of serializeRequest(request)) parts[segment.part] += countTokens(segment.text, encoding);
   const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
   return { parts, total };
 }
@@ -49,40 +49,40 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /**
- * Appends the events of `s` to `events` (ids unique by position). A model step's results from call
+ * Appends the events of `planned` to `events` (ids unique by position). A model step's results from call
  * `deferFrom` on are returned instead, for the caller to append at the next step, as results of a step
  * whose model event was written ahead arrive after it.
  */
-function append(events: SessionEvent[], s: Step): SessionEvent[] {
+function append(events: SessionEvent[], planned: Step): SessionEvent[] {
   const id = () => `e${events.length}`;
-  if (s.kind === 'user') events.push({ ...base, id: id(), kind: 'user', text: s.text });
-  else if (s.kind === 'compaction') {
+  if (planned.kind === 'user') events.push({ ...base, id: id(), kind: 'user', text: planned.text });
+  else if (planned.kind === 'compaction') {
     const ids = events.filter((e) => e.kind !== 'compaction').map((e) => e.id);
     if (ids.length < 2) return [];
-    const a = s.from % ids.length;
-    const b = s.to % ids.length;
+    const fromIndex = planned.from % ids.length;
+    const toIndex = planned.to % ids.length;
     events.push({
       ...base,
       id: id(),
       kind: 'compaction',
-      fromEventId: ids[Math.min(a, b)]!,
-      toEventId: ids[Math.max(a, b)]!,
-      summary: s.summary,
+      fromEventId: ids[Math.min(fromIndex, toIndex)]!,
+      toEventId: ids[Math.max(fromIndex, toIndex)]!,
+      summary: planned.summary,
     });
   } else {
     const modelId = id();
-    const calls = s.calls.map((_, k) => ({ toolCallId: `${modelId}-c${k}`, toolName: 'lookup', input: { k } }));
-    events.push({ ...base, id: modelId, kind: 'model', text: s.text, toolCalls: calls });
+    const calls = planned.calls.map((_, k) => ({ toolCallId: `${modelId}-c${k}`, toolName: 'lookup', input: { k } }));
+    events.push({ ...base, id: modelId, kind: 'model', text: planned.text, toolCalls: calls });
     const later: SessionEvent[] = [];
-    s.calls.forEach((c, k) =>
-      (k < s.deferFrom ? events : later).push({
+    planned.calls.forEach((call, index) =>
+      (index < planned.deferFrom ? events : later).push({
         ...base,
-        id: `${modelId}-r${k}`,
+        id: `${modelId}-r${index}`,
         kind: 'tool-result',
-        toolCallId: calls[k]!.toolCallId,
+        toolCallId: calls[index]!.toolCallId,
         toolName: 'lookup',
-        output: c.output,
-        isError: c.isError,
+        output: call.output,
+        isError: call.isError,
       }),
     );
     return later;
@@ -94,16 +94,16 @@ function append(events: SessionEvent[], s: Step): SessionEvent[] {
 type Edit = 'none' | 'clear' | 'fifo' | 'replace-one' | 'append-one' | 'drop-tail';
 const edit = fc.constantFrom<Edit>('none', 'clear', 'fifo', 'replace-one', 'append-one', 'drop-tail');
 
-async function applyEdit(request: ContextRequest, e: Edit, seed: number): Promise<void> {
+async function applyEdit(request: ContextRequest, kind: Edit, seed: number): Promise<void> {
   const ctx = { task: '' } as Parameters<ReturnType<typeof fifoHistory>['process']>[1];
   const items = request.items;
-  if (e === 'clear') await clearToolResults({ keepLast: seed % 3 }).process(request, ctx);
-  else if (e === 'fifo') await fifoHistory({ lastTurns: 1 + (seed % 4) }).process(request, ctx);
-  else if (e === 'replace-one' && items.length > 0) {
-    const i = seed % items.length;
-    items[i] = { ...items[i]! } as ContextItem;
-  } else if (e === 'append-one') items.push({ type: 'user', text: `extra ${seed}` });
-  else if (e === 'drop-tail') items.length = Math.max(0, items.length - 1 - (seed % 3));
+  if (kind === 'clear') await clearToolResults({ keepLast: seed % 3 }).process(request, ctx);
+  else if (kind === 'fifo') await fifoHistory({ lastTurns: 1 + (seed % 4) }).process(request, ctx);
+  else if (kind === 'replace-one' && items.length > 0) {
+    const index = seed % items.length;
+    items[index] = { ...items[index]! } as ContextItem;
+  } else if (kind === 'append-one') items.push({ type: 'user', text: `extra ${seed}` });
+  else if (kind === 'drop-tail') items.length = Math.max(0, items.length - 1 - (seed % 3));
 }
 
 describe('RequestHistory', () => {
@@ -137,13 +137,13 @@ describe('RequestHistory', () => {
             // The previous prompt as it was rendered, for what the next render says it shares with it.
             let previous: readonly unknown[] = [];
             let renders = 0;
-            for (const { step: s, edit: e, seed, encoding, withSystem } of plan) {
+            for (const { step: planStep, edit: planEdit, seed, encoding, withSystem } of plan) {
               events.push(...deferred);
-              deferred = append(events, s);
+              deferred = append(events, planStep);
               history.sync(events);
               // The kept items are what a conversion of the whole list gives.
               expect(history.items).toEqual(eventsToItems(events));
-              const items = e === 'none' ? history.items : history.items.slice();
+              const items = planEdit === 'none' ? history.items : history.items.slice();
               const request: ContextRequest = {
                 instruction: withSystem
                   ? [
@@ -154,14 +154,14 @@ describe('RequestHistory', () => {
                 items,
                 tools: [tool],
               };
-              await applyEdit(request, e, seed);
+              await applyEdit(request, planEdit, seed);
               expect(history.measure(request, encoding)).toEqual(recount(request, encoding));
               const rendered = history.render(request, reusePrompt);
               expect(rendered).toEqual(renderPrompt(request));
               const { render, unchanged } = history.continuity;
               expect(render).toBe((renders += 1));
               if (unchanged > 3) vouched += 1;
-              for (let i = 1; i < unchanged; i++) expect(rendered.prompt[i]).toBe(previous[i]);
+              for (let index = 1; index < unchanged; index++) expect(rendered.prompt[index]).toBe(previous[index]);
               previous = rendered.prompt.slice();
               // The kept array is handed out only under reusePrompt, and only for the whole history with a
               // system message; it is then the same array at every such step.

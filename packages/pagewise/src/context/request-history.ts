@@ -76,13 +76,14 @@ export class RequestHistory {
       this.count <= events.length &&
       (this.count === 0 || (events[0] === this.first && events[this.count - 1] === this.last));
     let rebuild = !appended;
-    for (let i = this.count; i < events.length && !rebuild; i++) rebuild = events[i]!.kind === 'compaction';
+    for (let index = this.count; index < events.length && !rebuild; index++)
+      rebuild = events[index]!.kind === 'compaction';
     if (rebuild) {
       this.reset();
       for (const item of eventsToItems(events)) this.push(item);
     } else {
-      for (let i = this.count; i < events.length; i++) {
-        const item = eventToItem(events[i]!);
+      for (let index = this.count; index < events.length; index++) {
+        const item = eventToItem(events[index]!);
         if (item) this.push(item);
       }
     }
@@ -176,10 +177,10 @@ export class RequestHistory {
   /** How many leading items of `items` are this history's own, by identity. */
   private sharedPrefix(items: readonly ContextItem[]): number {
     if (items === this.items) return items.length;
-    const n = Math.min(items.length, this.items.length);
-    let k = 0;
-    while (k < n && items[k] === this.items[k]) k++;
-    return k;
+    const limit = Math.min(items.length, this.items.length);
+    let shared = 0;
+    while (shared < limit && items[shared] === this.items[shared]) shared++;
+    return shared;
   }
 
   /** Tokens of `items[from..to)`: from the running sums where an item is this history's own, else counted. */
@@ -191,19 +192,22 @@ export class RequestHistory {
     sums: readonly number[],
     encoding: EncodingName,
   ): number {
-    let n = 0;
-    let i = from;
+    let tokens = 0;
+    let index = from;
     if (from < shared) {
-      i = Math.min(to, shared);
-      n = sums[i]! - sums[from]!;
+      index = Math.min(to, shared);
+      tokens = sums[index]! - sums[from]!;
     }
-    for (; i < to; i++) {
-      const item = items[i]!;
+    for (; index < to; index++) {
+      const item = items[index]!;
       // A processor that replaced some items keeps the rest at their index (tool-result clearing):
       // those are still read from the sums.
-      n += i < this.items.length && item === this.items[i] ? sums[i + 1]! - sums[i]! : itemTokenCount(item, encoding);
+      tokens +=
+        index < this.items.length && item === this.items[index]
+          ? sums[index + 1]! - sums[index]!
+          : itemTokenCount(item, encoding);
     }
-    return n;
+    return tokens;
   }
 
   private sumsFor(encoding: EncodingName): number[] {
@@ -217,10 +221,10 @@ export class RequestHistory {
   }
 
   private push(item: ContextItem): void {
-    const i = this.items.length;
-    const previous = this.items[i - 1];
+    const index = this.items.length;
+    const previous = this.items[index - 1];
     this.items.push(item);
-    for (const [encoding, sums] of this.sums) sums.push(sums[i]! + itemTokenCount(item, encoding));
+    for (const [encoding, sums] of this.sums) sums.push(sums[index]! + itemTokenCount(item, encoding));
     const rendered = renderItem(item);
     if ('role' in rendered) {
       this.messageOf.push(this.messages.length);
@@ -228,11 +232,11 @@ export class RequestHistory {
     } else if (previous?.type === 'tool-result') {
       // The result joins the tool message of the results before it: a new message, since rendered
       // messages may already be in a prompt handed to a model.
-      const m = this.messageOf[i - 1]!;
-      const run = this.messages[m] as ToolMessage;
-      this.messages[m] = { role: 'tool', content: [...run.content, rendered] };
-      this.changedFrom = Math.min(this.changedFrom, m);
-      this.messageOf.push(m);
+      const messageIndex = this.messageOf[index - 1]!;
+      const run = this.messages[messageIndex] as ToolMessage;
+      this.messages[messageIndex] = { role: 'tool', content: [...run.content, rendered] };
+      this.changedFrom = Math.min(this.changedFrom, messageIndex);
+      this.messageOf.push(messageIndex);
     } else {
       this.messageOf.push(this.messages.length);
       this.messages.push({ role: 'tool', content: [rendered] });

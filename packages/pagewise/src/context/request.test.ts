@@ -128,29 +128,29 @@ describe('measureRequest', () => {
       { type: 'assistant', text: '', toolCalls: [call('b')] },
       result('b', 'the latest observation'),
     ]);
-    const m = measureRequest(req);
+    const measured = measureRequest(req);
     // The paged section is rendered in the step block: its header counts as instruction.
-    expect(m.parts.instruction).toBe(countTokens('You look records up.') + countTokens(STEP_BLOCK_HEADER));
-    expect(m.parts.paged).toBe(countTokens('<page>body</page>'));
-    expect(m.parts.observation).toBe(countTokens('the latest observation'));
-    expect(m.parts.history).toBe(
+    expect(measured.parts.instruction).toBe(countTokens('You look records up.') + countTokens(STEP_BLOCK_HEADER));
+    expect(measured.parts.paged).toBe(countTokens('<page>body</page>'));
+    expect(measured.parts.observation).toBe(countTokens('the latest observation'));
+    expect(measured.parts.history).toBe(
       countTokens('find a') +
         countTokens(itemText(req.items[1]!)) +
         countTokens('record a') +
         countTokens(itemText(req.items[3]!)),
     );
     const segments = serializeRequest(req).reduce((sum, s) => sum + countTokens(s.text), 0);
-    expect(m.total).toBe(segments);
-    expect(m.total).toBe(Object.values(m.parts).reduce((a, b) => a + b, 0));
+    expect(measured.total).toBe(segments);
+    expect(measured.total).toBe(Object.values(measured.parts).reduce((a, b) => a + b, 0));
   });
 
   it('counts with the requested encoding', () => {
     const req = request([{ type: 'user', text: 'naïve café 日本語のテキスト' }]);
-    const o = measureRequest(req, 'o200k_base');
-    const c = measureRequest(req, 'cl100k_base');
-    expect(o.parts.history).toBe(countTokens('naïve café 日本語のテキスト', 'o200k_base'));
-    expect(c.parts.history).toBe(countTokens('naïve café 日本語のテキスト', 'cl100k_base'));
-    expect(o.parts.history).not.toBe(c.parts.history);
+    const o200k = measureRequest(req, 'o200k_base');
+    const cl100k = measureRequest(req, 'cl100k_base');
+    expect(o200k.parts.history).toBe(countTokens('naïve café 日本語のテキスト', 'o200k_base'));
+    expect(cl100k.parts.history).toBe(countTokens('naïve café 日本語のテキスト', 'cl100k_base'));
+    expect(o200k.parts.history).not.toBe(cl100k.parts.history);
   });
 
   it('counts special-token text in every part as plain text', () => {
@@ -163,9 +163,9 @@ describe('measureRequest', () => {
       ],
       tools: [{ ...tool, description: text }],
     };
-    const m = measureRequest(req);
-    expect(m.parts.paged).toBe(countTokens(text));
-    expect(m.parts.paged).toBeGreaterThan(10);
+    const measured = measureRequest(req);
+    expect(measured.parts.paged).toBe(countTokens(text));
+    expect(measured.parts.paged).toBeGreaterThan(10);
   });
 });
 

@@ -111,8 +111,8 @@ export function itemText(item: ContextItem): string {
       if (text === undefined) {
         text = item.text;
         for (const call of item.toolCalls) {
-          const t = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
-          text = text ? `${text}\n${t}` : t;
+          const callText = `${call.toolName}${typeof call.input === 'string' ? call.input : JSON.stringify(call.input)}`;
+          text = text ? `${text}\n${callText}` : callText;
         }
         assistantText.set(item, text);
       }
@@ -125,19 +125,19 @@ const toolText = new WeakMap<ToolDefinition, string>();
 
 /** The serialized form of a tool definition that is counted as its schema tokens. */
 export function toolDefinitionText(tool: ToolDefinition): string {
-  let t = toolText.get(tool);
-  if (t === undefined) {
-    t = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema });
-    toolText.set(tool, t);
+  let text = toolText.get(tool);
+  if (text === undefined) {
+    text = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.inputSchema });
+    toolText.set(tool, text);
   }
-  return t;
+  return text;
 }
 
 /** Index of the first item of the latest observation: the tool results after the last assistant turn. */
 export function latestObservationStart(items: readonly ContextItem[]): number {
-  let i = items.length;
-  while (i > 0 && items[i - 1]!.type === 'tool-result') i -= 1;
-  return i;
+  let start = items.length;
+  while (start > 0 && items[start - 1]!.type === 'tool-result') start -= 1;
+  return start;
 }
 
 /** A serialized prompt: the segments the ledger counts, each with its part. */
@@ -153,18 +153,18 @@ export interface PromptSegment {
 export function serializeRequest(request: ContextRequest): PromptSegment[] {
   const out: PromptSegment[] = [];
   let header = false;
-  for (const s of request.instruction) {
-    if (!header && isPerStep(s)) {
+  for (const section of request.instruction) {
+    if (!header && isPerStep(section)) {
       out.push({ part: 'instruction', text: STEP_BLOCK_HEADER });
       header = true;
     }
-    out.push({ part: s.part, text: s.text });
+    out.push({ part: section.part, text: section.text });
   }
   const obsStart = latestObservationStart(request.items);
-  request.items.forEach((item, i) =>
-    out.push({ part: i >= obsStart ? 'observation' : 'history', text: itemText(item) }),
+  request.items.forEach((item, index) =>
+    out.push({ part: index >= obsStart ? 'observation' : 'history', text: itemText(item) }),
   );
-  for (const t of request.tools) out.push({ part: 'tools', text: toolDefinitionText(t) });
+  for (const tool of request.tools) out.push({ part: 'tools', text: toolDefinitionText(tool) });
   return out;
 }
 
@@ -194,19 +194,19 @@ export function itemTokenCount(item: ContextItem, encoding: EncodingName, keepTo
 
 function tokensOf(key: object, encoding: EncodingName, text: () => string, keepTokenIds = false): number {
   const cache = itemTokens[encoding];
-  let n = cache.get(key);
-  if (n === undefined) {
-    n = keepTokenIds ? countTokensKeepingIds(text(), encoding) : countTokens(text(), encoding);
-    cache.set(key, n);
+  let tokens = cache.get(key);
+  if (tokens === undefined) {
+    tokens = keepTokenIds ? countTokensKeepingIds(text(), encoding) : countTokens(text(), encoding);
+    cache.set(key, tokens);
   }
-  return n;
+  return tokens;
 }
 
 /** The token count of tool definitions, each counted once per definition object and encoding. */
 export function toolsTokenCount(tools: readonly ToolDefinition[], encoding: EncodingName): number {
-  let n = 0;
-  for (const t of tools) n += tokensOf(t, encoding, () => toolDefinitionText(t));
-  return n;
+  let tokens = 0;
+  for (const tool of tools) tokens += tokensOf(tool, encoding, () => toolDefinitionText(tool));
+  return tokens;
 }
 
 /**
@@ -221,9 +221,9 @@ export function measureRequest(
   countInstruction(request.instruction, parts, encoding);
   const items = request.items;
   const obsStart = latestObservationStart(items);
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    parts[i >= obsStart ? 'observation' : 'history'] += tokensOf(item, encoding, () => itemText(item));
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!;
+    parts[index >= obsStart ? 'observation' : 'history'] += tokensOf(item, encoding, () => itemText(item));
   }
   parts.tools += toolsTokenCount(request.tools, encoding);
   const total = parts.instruction + parts.paged + parts.history + parts.observation + parts.tools;
@@ -339,40 +339,40 @@ export type RenderedItem = LanguageModelV3Message | ToolResultPart;
 
 /** The rendered form of one item, built once per item object; never mutate it. */
 export function renderItem(item: ContextItem): RenderedItem {
-  let r = rendered.get(item);
-  if (r) return r;
+  let renderedItem = rendered.get(item);
+  if (renderedItem) return renderedItem;
   switch (item.type) {
     case 'user':
     case 'summary':
-      r = { role: 'user', content: [{ type: 'text', text: item.text }] };
+      renderedItem = { role: 'user', content: [{ type: 'text', text: item.text }] };
       break;
     case 'assistant': {
       const content: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
       if (item.text) content.push({ type: 'text', text: item.text });
-      for (const c of item.toolCalls)
-        content.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: c.input });
-      r = { role: 'assistant', content };
+      for (const call of item.toolCalls)
+        content.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+      renderedItem = { role: 'assistant', content };
       break;
     }
     case 'tool-result':
-      r = {
+      renderedItem = {
         type: 'tool-result',
         toolCallId: item.toolCallId,
         toolName: item.toolName,
         output: item.isError ? { type: 'error-text', value: item.output } : { type: 'text', value: item.output },
       };
   }
-  rendered.set(item, r);
-  return r;
+  rendered.set(item, renderedItem);
+  return renderedItem;
 }
 
-function renderTool(t: ToolDefinition): LanguageModelV3FunctionTool {
-  let r = renderedTools.get(t);
-  if (!r) {
-    r = { type: 'function', name: t.name, description: t.description, inputSchema: t.inputSchema };
-    renderedTools.set(t, r);
+function renderTool(tool: ToolDefinition): LanguageModelV3FunctionTool {
+  let renderedTool = renderedTools.get(tool);
+  if (!renderedTool) {
+    renderedTool = { type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+    renderedTools.set(tool, renderedTool);
   }
-  return r;
+  return renderedTool;
 }
 
 type ToolMessage = Extract<LanguageModelV3Message, { role: 'tool' }>;
@@ -384,11 +384,12 @@ function toolMessage(items: readonly ContextItem[], start: number, end: number, 
   const cached = toolMessages.get(items[start]!);
   if (cached && cached.content.length === end - start) {
     let same = true;
-    for (let k = start + 1; k < end && same; k++) same = cached.content[k - start] === renderItem(items[k]!);
+    for (let index = start + 1; index < end && same; index++)
+      same = cached.content[index - start] === renderItem(items[index]!);
     if (same) return cached;
   }
   const content: ToolResultPart[] = [first];
-  for (let k = start + 1; k < end; k++) content.push(renderItem(items[k]!) as ToolResultPart);
+  for (let index = start + 1; index < end; index++) content.push(renderItem(items[index]!) as ToolResultPart);
   const message: ToolMessage = { role: 'tool', content };
   toolMessages.set(items[start]!, message);
   return message;
@@ -424,17 +425,17 @@ export function renderTools(tools: readonly ToolDefinition[]): LanguageModelV3Fu
  * results): one per user, summary or assistant item, one per run of consecutive tool results.
  */
 export function renderMessages(items: readonly ContextItem[], start: number, out: LanguageModelV3Message[]): void {
-  for (let i = start; i < items.length;) {
-    const r = renderItem(items[i]!);
-    if ('role' in r) {
-      out.push(r);
-      i += 1;
+  for (let index = start; index < items.length;) {
+    const renderedItem = renderItem(items[index]!);
+    if ('role' in renderedItem) {
+      out.push(renderedItem);
+      index += 1;
       continue;
     }
-    let end = i + 1;
+    let end = index + 1;
     while (end < items.length && items[end]!.type === 'tool-result') end += 1;
-    out.push(toolMessage(items, i, end, r));
-    i = end;
+    out.push(toolMessage(items, index, end, renderedItem));
+    index = end;
   }
 }
 
@@ -445,20 +446,20 @@ export function renderMessages(items: readonly ContextItem[], start: number, out
 export function findBrokenToolPair(items: readonly ContextItem[]): string | undefined {
   // One pass without allocation: it runs after every processor of every step.
   let owner = -1;
-  for (let i = 0; i <= items.length; i++) {
-    const item = items[i];
+  for (let index = 0; index <= items.length; index++) {
+    const item = items[index];
     if (item?.type === 'tool-result') {
       if (owner < 0 || !callsInclude(items[owner] as AssistantItem, item.toolCallId))
-        return `tool result ${item.toolCallId} at item ${i} is not preceded by its call`;
+        return `tool result ${item.toolCallId} at item ${index} is not preceded by its call`;
       continue;
     }
     // The turn of the last assistant item ends here: each of its calls needs a result in it. The last turn
     // of a request may not wait for its results either, since a request is only built between steps.
     if (owner >= 0) {
-      const missing = unanswered(items, owner, i);
+      const missing = unanswered(items, owner, index);
       if (missing !== undefined) return `tool call ${missing} at item ${owner} has no result after it`;
     }
-    owner = item?.type === 'assistant' && item.toolCalls.length > 0 ? i : -1;
+    owner = item?.type === 'assistant' && item.toolCalls.length > 0 ? index : -1;
   }
   return undefined;
 }
@@ -466,17 +467,17 @@ export function findBrokenToolPair(items: readonly ContextItem[]): string | unde
 type AssistantItem = Extract<ContextItem, { type: 'assistant' }>;
 
 function callsInclude(item: AssistantItem, toolCallId: string): boolean {
-  for (const c of item.toolCalls) if (c.toolCallId === toolCallId) return true;
+  for (const call of item.toolCalls) if (call.toolCallId === toolCallId) return true;
   return false;
 }
 
 /** The first call of the assistant item at `owner` without a result among items owner+1..end-1. */
 function unanswered(items: readonly ContextItem[], owner: number, end: number): string | undefined {
-  for (const c of (items[owner] as AssistantItem).toolCalls) {
+  for (const call of (items[owner] as AssistantItem).toolCalls) {
     let found = false;
-    for (let j = owner + 1; j < end && !found; j++)
-      found = (items[j] as { toolCallId?: string }).toolCallId === c.toolCallId;
-    if (!found) return c.toolCallId;
+    for (let later = owner + 1; later < end && !found; later++)
+      found = (items[later] as { toolCallId?: string }).toolCallId === call.toolCallId;
+    if (!found) return call.toolCallId;
   }
   return undefined;
 }

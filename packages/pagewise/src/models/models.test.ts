@@ -11,8 +11,8 @@ describe('resolveModel', () => {
     const err = (() => {
       try {
         resolveModel('openai:gpt-4.1-mini', { env: {} });
-      } catch (e) {
-        return e;
+      } catch (error) {
+        return error;
       }
       return undefined;
     })();
@@ -25,13 +25,13 @@ describe('resolveModel', () => {
   });
 
   it('builds real provider models when keys are present', () => {
-    const m = resolveModel('openai:gpt-4.1-mini', { env: { OPENAI_API_KEY: 'sk-test' } });
-    expect(m.specificationVersion).toBe('v3');
-    expect(m.modelId).toBe('gpt-4.1-mini');
-    const c = resolveModel('openai-compatible:qwen2.5', {
+    const openai = resolveModel('openai:gpt-4.1-mini', { env: { OPENAI_API_KEY: 'sk-test' } });
+    expect(openai.specificationVersion).toBe('v3');
+    expect(openai.modelId).toBe('gpt-4.1-mini');
+    const compatible = resolveModel('openai-compatible:qwen2.5', {
       env: { PAGEWISE_OPENAI_COMPATIBLE_BASE_URL: 'http://127.0.0.1:11434/v1' },
     });
-    expect(c.modelId).toBe('qwen2.5');
+    expect(compatible.modelId).toBe('qwen2.5');
   });
 
   it('rejects malformed specs and unknown providers with guidance', () => {
@@ -47,9 +47,9 @@ describe('resolveModel', () => {
 
 describe('offline model', () => {
   it('says it is not an LLM and reads only its prompt', async () => {
-    const m = createOfflineModel();
-    const r = await m.doGenerate({ prompt: prompt('hello world') });
-    const text = r.content.find((c) => c.type === 'text');
+    const model = createOfflineModel();
+    const response = await model.doGenerate({ prompt: prompt('hello world') });
+    const text = response.content.find((c) => c.type === 'text');
     expect(text?.type === 'text' && text.text.startsWith(OFFLINE_DISCLAIMER)).toBe(true);
     expect(text?.type === 'text' && text.text).toContain('hello world');
   });
@@ -60,25 +60,25 @@ describe('offline model', () => {
       matches: (v) => v.lastUserText.includes('call'),
       decide: () => ({ toolCalls: [{ toolName: 'x', input: { a: 1 } }] }),
     };
-    const m = createOfflineModel({ policies: [policy] });
-    const offered = await m.doGenerate({
+    const model = createOfflineModel({ policies: [policy] });
+    const offered = await model.doGenerate({
       prompt: prompt('call it'),
       tools: [{ type: 'function', name: 'x', inputSchema: {} }],
     });
     expect(offered.content[0]).toMatchObject({ type: 'tool-call', toolName: 'x', input: '{"a":1}' });
-    const missing = await m.doGenerate({ prompt: prompt('call it') });
+    const missing = await model.doGenerate({ prompt: prompt('call it') });
     expect(missing.content[0]).toMatchObject({ type: 'text' });
   });
 });
 
 describe('scripted model', () => {
   it('fails loudly on an unexpected call and on unused steps', async () => {
-    const m = scriptedModel(['one', 'two']);
-    await m.doGenerate({ prompt: prompt('a') });
-    expect(() => m.assertComplete()).toThrow(/1 of 2/);
-    await m.doGenerate({ prompt: prompt('b') });
-    m.assertComplete();
-    await expect(m.doGenerate({ prompt: prompt('c') })).rejects.toBeInstanceOf(ScriptedModelError);
-    expect(m.calls).toHaveLength(3);
+    const model = scriptedModel(['one', 'two']);
+    await model.doGenerate({ prompt: prompt('a') });
+    expect(() => model.assertComplete()).toThrow(/1 of 2/);
+    await model.doGenerate({ prompt: prompt('b') });
+    model.assertComplete();
+    await expect(model.doGenerate({ prompt: prompt('c') })).rejects.toBeInstanceOf(ScriptedModelError);
+    expect(model.calls).toHaveLength(3);
   });
 });

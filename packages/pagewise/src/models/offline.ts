@@ -126,20 +126,21 @@ export class OfflineModel implements LanguageModelV3 {
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const result = await this.doGenerate(options);
     const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
-    for (const c of result.content) {
-      if (c.type === 'text') {
+    for (const part of result.content) {
+      if (part.type === 'text') {
         parts.push({ type: 'text-start', id: 't' });
-        for (const chunk of c.text.match(/.{1,40}/gs) ?? []) parts.push({ type: 'text-delta', id: 't', delta: chunk });
+        for (const chunk of part.text.match(/.{1,40}/gs) ?? [])
+          parts.push({ type: 'text-delta', id: 't', delta: chunk });
         parts.push({ type: 'text-end', id: 't' });
-      } else if (c.type === 'tool-call') {
-        parts.push(c);
+      } else if (part.type === 'tool-call') {
+        parts.push(part);
       }
     }
     parts.push({ type: 'finish', finishReason: result.finishReason, usage: result.usage });
     return {
       stream: new ReadableStream({
         start(controller) {
-          for (const p of parts) controller.enqueue(p);
+          for (const part of parts) controller.enqueue(part);
           controller.close();
         },
       }),

@@ -34,21 +34,21 @@ export interface PromptView {
 }
 
 function outputToText(output: unknown): { text: string; isError: boolean } {
-  const o = output as { type?: string; value?: unknown };
-  switch (o?.type) {
+  const typed = output as { type?: string; value?: unknown };
+  switch (typed?.type) {
     case 'text':
-      return { text: String(o.value), isError: false };
+      return { text: String(typed.value), isError: false };
     case 'error-text':
-      return { text: String(o.value), isError: true };
+      return { text: String(typed.value), isError: true };
     case 'json':
-      return { text: JSON.stringify(o.value), isError: false };
+      return { text: JSON.stringify(typed.value), isError: false };
     case 'error-json':
-      return { text: JSON.stringify(o.value), isError: true };
+      return { text: JSON.stringify(typed.value), isError: true };
     case 'execution-denied':
       return { text: 'execution denied', isError: true };
     case 'content':
       return {
-        text: (Array.isArray(o.value) ? o.value : [])
+        text: (Array.isArray(typed.value) ? typed.value : [])
           .map((p: { type?: string; text?: string }) => (p.type === 'text' ? (p.text ?? '') : ''))
           .join('\n'),
         isError: false,
@@ -97,12 +97,12 @@ export function viewPrompt(options: Pick<LanguageModelV3CallOptions, 'prompt' | 
   const instruction = systemText && stepBlock ? `${systemText}\n\n${stepBlock}` : systemText || stepBlock;
   const fullText = [
     instruction,
-    ...turns.map((t) =>
-      t.role === 'user'
-        ? t.text
-        : t.role === 'assistant'
-          ? [t.text, ...t.toolCalls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`)].join('\n')
-          : t.results.map((r) => r.output).join('\n'),
+    ...turns.map((turn) =>
+      turn.role === 'user'
+        ? turn.text
+        : turn.role === 'assistant'
+          ? [turn.text, ...turn.toolCalls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`)].join('\n')
+          : turn.results.map((r) => r.output).join('\n'),
     ),
   ].join('\n\n');
   return {

@@ -71,11 +71,11 @@ function knownOf(pkg: ProviderPackage): Promise<Known> {
   return known;
 }
 
-function ownFunctions(o: unknown): Set<string> {
+function ownFunctions(target: unknown): Set<string> {
   const names = new Set<string>();
-  for (const key of Object.getOwnPropertyNames(o)) {
-    const d = Object.getOwnPropertyDescriptor(o, key);
-    if (d && (typeof d.value === 'function' || d.get || d.set)) names.add(key);
+  for (const key of Object.getOwnPropertyNames(target)) {
+    const descriptor = Object.getOwnPropertyDescriptor(target, key);
+    if (descriptor && (typeof descriptor.value === 'function' || descriptor.get || descriptor.set)) names.add(key);
   }
   return names;
 }

@@ -216,7 +216,7 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 /** The context window of a model spec in tokens (known limits per model; 128k for `offline`). */
 export function contextWindowFor(spec: ModelSpec): number {
   const label = modelLabel(spec).toLowerCase();
-  for (const [re, n] of WINDOWS) if (re.test(label)) return n;
+  for (const [re, window] of WINDOWS) if (re.test(label)) return window;
   return DEFAULT_CONTEXT_WINDOW;
 }
 

@@ -40,7 +40,7 @@ export interface RetryOptions {
 export function retryAfterMs(headers: Record<string, string> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
   const lower: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
   const ms = Number(lower['retry-after-ms']);
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const raw = lower['retry-after'];
@@ -191,20 +191,20 @@ function attemptSignal(
   return {
     get signal() {
       if (controller) return controller.signal;
-      const c = (controller = new AbortController());
+      const created = (controller = new AbortController());
       if (timeoutMs > 0) {
         timer = setTimeout(
           () => {
             expired = true;
-            c.abort(new DOMException('The model call timed out.', 'TimeoutError'));
+            created.abort(new DOMException('The model call timed out.', 'TimeoutError'));
           },
           Math.max(0, timeoutMs - (performance.now() - started)),
         );
         timer.unref();
       }
-      if (signal?.aborted) c.abort(signal.reason);
+      if (signal?.aborted) created.abort(signal.reason);
       else signal?.addEventListener('abort', forward, { once: true });
-      return c.signal;
+      return created.signal;
     },
     timedOut: () => expired,
     release() {

@@ -88,20 +88,20 @@ export class ScriptedModel implements LanguageModelV3 {
     const response: ScriptedResponse = typeof resolved === 'string' ? { text: resolved } : resolved;
     const content: LanguageModelV3Content[] = [];
     if (response.text) content.push({ type: 'text', text: response.text });
-    for (const c of response.toolCalls ?? []) {
+    for (const call of response.toolCalls ?? []) {
       content.push({
         type: 'tool-call',
-        toolCallId: c.toolCallId ?? `call-${++this.ids}`,
-        toolName: c.toolName,
-        input: JSON.stringify(c.input),
+        toolCallId: call.toolCallId ?? `call-${++this.ids}`,
+        toolName: call.toolName,
+        input: JSON.stringify(call.input),
       });
     }
-    for (const c of response.rawToolCalls ?? []) {
+    for (const call of response.rawToolCalls ?? []) {
       content.push({
         type: 'tool-call',
-        toolCallId: c.toolCallId ?? `call-${++this.ids}`,
-        toolName: c.toolName,
-        input: c.inputText,
+        toolCallId: call.toolCallId ?? `call-${++this.ids}`,
+        toolName: call.toolName,
+        input: call.inputText,
       });
     }
     const hasCalls = content.some((c) => c.type === 'tool-call');
@@ -130,12 +130,12 @@ export class ScriptedModel implements LanguageModelV3 {
     options.abortSignal?.throwIfAborted();
     const result = this.respond(options);
     const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
-    for (const c of result.content) {
-      if (c.type === 'text') {
+    for (const part of result.content) {
+      if (part.type === 'text') {
         parts.push({ type: 'text-start', id: 'text' });
-        for (const word of c.text.split(/(?<= )/)) parts.push({ type: 'text-delta', id: 'text', delta: word });
+        for (const word of part.text.split(/(?<= )/)) parts.push({ type: 'text-delta', id: 'text', delta: word });
         parts.push({ type: 'text-end', id: 'text' });
-      } else if (c.type === 'tool-call') parts.push(c);
+      } else if (part.type === 'tool-call') parts.push(part);
     }
     parts.push({ type: 'finish', finishReason: result.finishReason, usage: result.usage });
     return { stream: new ReadableStream({ start: (ctl) => (parts.forEach((p) => ctl.enqueue(p)), ctl.close()) }) };

@@ -9,7 +9,7 @@
 export function extractNumbers(text: string): number[] {
   const out: number[] = [];
   const re = /(?<![\w.-])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.-])-?\d+(?:\.\d+)?(?![\w])/g;
-  for (const m of text.matchAll(re)) out.push(Number(m[0].replace(/,/g, '')));
+  for (const match of text.matchAll(re)) out.push(Number(match[0].replace(/,/g, '')));
   return out;
 }
 
@@ -42,45 +42,45 @@ export function evaluate(expression: string, numbers: readonly number[]): number
   let pos = 0;
   const peek = () => list[pos];
   const take = (want?: string): string => {
-    const t = list[pos];
-    if (t === undefined || (want !== undefined && t !== want))
-      throw new ExpressionError(`Expected ${want ?? 'more input'} at token ${pos + 1}, got ${t ?? 'the end'}.`);
+    const token = list[pos];
+    if (token === undefined || (want !== undefined && token !== want))
+      throw new ExpressionError(`Expected ${want ?? 'more input'} at token ${pos + 1}, got ${token ?? 'the end'}.`);
     pos += 1;
-    return t;
+    return token;
   };
-  const scalar = (v: Value): number => {
-    if (Array.isArray(v))
+  const scalar = (value: Value): number => {
+    if (Array.isArray(value))
       throw new ExpressionError('$all is a list; use it inside sum(), min(), max(), avg() or count().');
-    return v;
+    return value;
   };
   const primary = (): Value => {
-    const t = take();
-    if (t === '(') {
-      const v = expr();
+    const token = take();
+    if (token === '(') {
+      const inner = expr();
       take(')');
-      return v;
+      return inner;
     }
-    if (t === '-') return -scalar(power());
-    if (t === '+') return scalar(power());
-    if (t === '$all') return [...numbers];
-    if (t.startsWith('$')) {
-      const i = Number(t.slice(1));
-      if (i < 1 || i > numbers.length)
+    if (token === '-') return -scalar(power());
+    if (token === '+') return scalar(power());
+    if (token === '$all') return [...numbers];
+    if (token.startsWith('$')) {
+      const ordinal = Number(token.slice(1));
+      if (ordinal < 1 || ordinal > numbers.length)
         throw new ExpressionError(
-          `${t} does not exist: the page has ${numbers.length} numbers ($1..$${numbers.length}).`,
+          `${token} does not exist: the page has ${numbers.length} numbers ($1..$${numbers.length}).`,
         );
-      return numbers[i - 1]!;
+      return numbers[ordinal - 1]!;
     }
-    if (/^\d/.test(t)) return Number(t);
-    const fn = FUNCTIONS[t];
-    if (!fn) throw new ExpressionError(`Unknown name "${t}". Functions: ${Object.keys(FUNCTIONS).join(', ')}.`);
+    if (/^\d/.test(token)) return Number(token);
+    const fn = FUNCTIONS[token];
+    if (!fn) throw new ExpressionError(`Unknown name "${token}". Functions: ${Object.keys(FUNCTIONS).join(', ')}.`);
     take('(');
     const args: number[] = [];
     if (peek() !== ')') {
       for (;;) {
-        const v = expr();
-        if (Array.isArray(v)) args.push(...v);
-        else args.push(v);
+        const argument = expr();
+        if (Array.isArray(argument)) args.push(...argument);
+        else args.push(argument);
         if (peek() === ',') take(',');
         else break;
       }
@@ -97,23 +97,23 @@ export function evaluate(expression: string, numbers: readonly number[]): number
     return base;
   };
   const term = (): Value => {
-    let v = power();
+    let value = power();
     while (peek() === '*' || peek() === '/' || peek() === '%') {
       const op = take();
-      const r = scalar(power());
-      const l = scalar(v);
-      v = op === '*' ? l * r : op === '/' ? l / r : l % r;
+      const right = scalar(power());
+      const left = scalar(value);
+      value = op === '*' ? left * right : op === '/' ? left / right : left % right;
     }
-    return v;
+    return value;
   };
   const expr = (): Value => {
-    let v = term();
+    let value = term();
     while (peek() === '+' || peek() === '-') {
       const op = take();
-      const r = scalar(term());
-      v = op === '+' ? scalar(v) + r : scalar(v) - r;
+      const right = scalar(term());
+      value = op === '+' ? scalar(value) + right : scalar(value) - right;
     }
-    return v;
+    return value;
   };
   if (list.length === 0) throw new ExpressionError('The expression is empty.');
   const result = scalar(expr());

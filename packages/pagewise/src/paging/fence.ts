@@ -31,9 +31,9 @@ const LIMIT = (2n ** 72n / SPACE) * SPACE;
 export function fenceBoundary(): string {
   for (;;) {
     const bytes = randomBytes(9);
-    let v = 0n;
-    for (const b of bytes) v = (v << 8n) | BigInt(b);
-    if (v < LIMIT) return (v % SPACE).toString().padStart(FENCE_BOUNDARY_DIGITS, '0');
+    let value = 0n;
+    for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+    if (value < LIMIT) return (value % SPACE).toString().padStart(FENCE_BOUNDARY_DIGITS, '0');
   }
 }
 
@@ -217,13 +217,13 @@ export function renderFencedPages(
     }),
   ];
   if (notes) parts.push(...noteLines(notes.items, boundary));
-  for (const p of pages) {
-    const body = neutralize(p.body, boundary);
-    const uri = BARE_URI.test(p.uri) && !p.uri.includes(boundary) ? p.uri : attr(p.uri, boundary);
+  for (const page of pages) {
+    const body = neutralize(page.body, boundary);
+    const uri = BARE_URI.test(page.uri) && !page.uri.includes(boundary) ? page.uri : attr(page.uri, boundary);
     const head = [`${OPEN} ${uri}`];
-    if (!titleInBody(p.title, p.body)) head.push(`title=${attr(p.title, boundary)}`);
-    if (p.frame) head.push(`frame=${attr(p.frame, boundary)}`);
-    if (p.tokens !== undefined) head.push(`tokens=${p.tokens}`);
+    if (!titleInBody(page.title, page.body)) head.push(`title=${attr(page.title, boundary)}`);
+    if (page.frame) head.push(`frame=${attr(page.frame, boundary)}`);
+    if (page.tokens !== undefined) head.push(`tokens=${page.tokens}`);
     parts.push(`${head.join(' ')}\n${body}`);
   }
   parts.push(closeLine(boundary));
@@ -321,8 +321,8 @@ export function parseFencedPages(text: string): { boundary?: string; pages: Pars
     flush();
     // Attributes are read in order, so text inside one quoted value is never taken for another.
     const fields = new Map<string, string>();
-    for (const m of (head[2] ?? '').matchAll(ATTR))
-      fields.set(m[1]!, m[2]!.startsWith('"') ? JSON.parse(m[2]!) : m[2]!);
+    for (const match of (head[2] ?? '').matchAll(ATTR))
+      fields.set(match[1]!, match[2]!.startsWith('"') ? JSON.parse(match[2]!) : match[2]!);
     const field = (name: string): string | undefined => fields.get(name);
     const frame = field('frame');
     current = {

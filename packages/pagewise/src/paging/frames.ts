@@ -20,8 +20,8 @@ export function splitFrames(body: string, frameTokens: number, cacheKey?: string
     tokens = 0;
   };
   for (const line of body.split('\n')) {
-    const n = countTokens(line) + 1;
-    if (n > frameTokens) {
+    const lineTokens = countTokens(line) + 1;
+    if (lineTokens > frameTokens) {
       flush();
       // A single huge line: cut it by characters, about 3 characters a token, re-checked.
       let rest = line;
@@ -37,9 +37,9 @@ export function splitFrames(body: string, frameTokens: number, cacheKey?: string
       }
       continue;
     }
-    if (tokens + n > frameTokens) flush();
+    if (tokens + lineTokens > frameTokens) flush();
     current.push(line);
-    tokens += n;
+    tokens += lineTokens;
   }
   flush();
   if (frames.length === 0) frames.push('');

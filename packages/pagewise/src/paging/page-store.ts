@@ -136,31 +136,31 @@ export interface StoredPageRow {
  * Reads a stored page row back, checking its schema version and validating its metadata, so a row
  * written by another version or damaged on disk is a clear StorageError, not a silent wrong value.
  */
-export function pageInfoFromRow(r: StoredPageRow): PageInfo {
-  if (r.schema_version !== PAGE_SCHEMA_VERSION) {
+export function pageInfoFromRow(row: StoredPageRow): PageInfo {
+  if (row.schema_version !== PAGE_SCHEMA_VERSION) {
     throw new StorageError(
-      `Page ${r.uri} was written with schema version ${r.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`,
+      `Page ${row.uri} was written with schema version ${row.schema_version}; this pagewise reads ${PAGE_SCHEMA_VERSION}. Upgrade pagewise.`,
     );
   }
   let meta: Record<string, unknown>;
   try {
-    const parsed = JSON.parse(r.meta) as unknown;
+    const parsed = JSON.parse(row.meta) as unknown;
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
       throw new Error('meta is not an object');
     meta = parsed as Record<string, unknown>;
   } catch (error) {
-    throw new StorageError(`Page ${r.uri} has unreadable metadata: ${(error as Error).message}`, error);
+    throw new StorageError(`Page ${row.uri} has unreadable metadata: ${(error as Error).message}`, error);
   }
   return {
-    namespace: r.namespace,
-    uri: r.uri,
-    title: r.title,
-    mediaType: r.media_type,
-    hash: r.hash,
-    fetchedAt: Number(r.fetched_at),
+    namespace: row.namespace,
+    uri: row.uri,
+    title: row.title,
+    mediaType: row.media_type,
+    hash: row.hash,
+    fetchedAt: Number(row.fetched_at),
     meta,
-    bytes: r.bytes,
-    tokens: r.tokens,
+    bytes: row.bytes,
+    tokens: row.tokens,
   };
 }
 
@@ -182,14 +182,14 @@ export class InMemoryPageStore implements PageStore {
   async put(input: PageInput): Promise<PageInfo> {
     const page = toPage(input);
     const info = pageInfo(page);
-    const k = this.key(page.namespace, page.uri);
-    const old = this.pages.get(k);
+    const key = this.key(page.namespace, page.uri);
+    const old = this.pages.get(key);
     if (old && putOutcome(old, page.hash) === 'unchanged') return old;
     if (old) this.release(old.hash);
     const held = this.bodies.get(page.hash);
     if (held) held.refs += 1;
     else this.bodies.set(page.hash, { body: page.body, refs: 1 });
-    this.pages.set(k, info);
+    this.pages.set(key, info);
     return info;
   }
 
@@ -216,10 +216,10 @@ export class InMemoryPageStore implements PageStore {
   }
 
   async delete(namespace: string, uri: string): Promise<boolean> {
-    const k = this.key(namespace, uri);
-    const info = this.pages.get(k);
+    const key = this.key(namespace, uri);
+    const info = this.pages.get(key);
     if (!info) return false;
-    this.pages.delete(k);
+    this.pages.delete(key);
     this.release(info.hash);
     return true;
   }

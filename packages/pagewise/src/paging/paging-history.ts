@@ -53,9 +53,9 @@ export const SHOWN_PAGES_ELIDED = '[loaded: the pages in your instruction]';
  */
 export const SAVED_RESULT_ELIDED = '[saved: shown in your instruction]';
 
-/** The receipt of a load of `n` whole pages: what the tool says when the instruction shows the rest. */
-export function loadedReceipt(n: number): string {
-  return `${n} loaded.`;
+/** The receipt of a load of `count` whole pages: what the tool says when the instruction shows the rest. */
+export function loadedReceipt(count: number): string {
+  return `${count} loaded.`;
 }
 
 /** The receipt of `save_result`, with the pages it released. */
@@ -65,8 +65,8 @@ export function savedReceipt(released: number): string {
 
 /** Whether a tool result is one of the receipts above, which only confirm what the instruction then shows. */
 function isPlainReceipt(text: string): boolean {
-  const n = Number(/\d+/u.exec(text)?.[0] ?? 0);
-  return text === loadedReceipt(n) || text === savedReceipt(n);
+  const count = Number(/\d+/u.exec(text)?.[0] ?? 0);
+  return text === loadedReceipt(count) || text === savedReceipt(count);
 }
 
 /**
@@ -74,10 +74,10 @@ function isPlainReceipt(text: string): boolean {
  * and every call in it was elided, every result is a plain receipt, and the model wrote no text.
  */
 function fullyShown(turn: readonly ContextItem[], elided: readonly ContextItem[]): boolean {
-  return turn.every((item, i) => {
+  return turn.every((item, index) => {
     if (item.type === 'tool-result') return !item.isError && isPlainReceipt(item.output);
     if (item.type !== 'assistant') return false;
-    const copy = elided[i]!;
+    const copy = elided[index]!;
     return (
       item.text.trim() === '' &&
       copy.type === 'assistant' &&
@@ -175,8 +175,8 @@ export function compactPagingTurns(options: CompactPagingTurnsOptions = {}): Con
       const key = `${elide}\n${[...shown].join('\n')}`;
       let seen = 0;
       const kept = [];
-      for (let i = turns.length - 1; i >= 0; i--) {
-        const turn = turns[i]!;
+      for (let index = turns.length - 1; index >= 0; index--) {
+        const turn = turns[index]!;
         const head = turn[0]!;
         const paging =
           head.type === 'assistant' &&

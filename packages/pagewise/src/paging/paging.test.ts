@@ -22,16 +22,16 @@ function corpus(docs: Record<string, string>) {
   const source = loaderSource(
     'test',
     (u) => u in docs,
-    (u) => {
+    (uri) => {
       fetches += 1;
-      return { body: docs[u]!, title: `Title of ${u}` };
+      return { body: docs[uri]!, title: `Title of ${uri}` };
     },
   );
   return { source, fetches: () => fetches };
 }
 
-const doc = (i: number, words = 300) =>
-  `Document ${i}. ` + Array.from({ length: words }, (_, j) => `word${(i * 7 + j) % 97}`).join(' ');
+const doc = (ordinal: number, words = 300) =>
+  `Document ${ordinal}. ` + Array.from({ length: words }, (_, j) => `word${(ordinal * 7 + j) % 97}`).join(' ');
 
 function agentWith(
   service: PagingService,
@@ -72,7 +72,7 @@ describe('paging service and tools', () => {
     const receipts = result.session.events.flatMap((e) => (e.kind === 'tool-result' ? [e.output] : []));
     expect(receipts[0]).toMatch(/^2 loaded\.$/);
     const json = JSON.stringify(result.session.events);
-    for (const d of [doc(1), doc(2), doc(3)]) expect(json.includes(d.slice(0, 60))).toBe(false);
+    for (const text of [doc(1), doc(2), doc(3)]) expect(json.includes(text.slice(0, 60))).toBe(false);
     expect(result.session.state[WANT_READ_KEY]).toBeUndefined();
     // The ledger labels the paged content.
     expect(result.ledger.entries[1]!.parts.paged).toBeGreaterThan(2 * countTokens(doc(1)) - 10);
@@ -127,17 +127,17 @@ describe('paging service and tools', () => {
   });
 
   it('fetches a page at most once per invocation, and follows the cache policy across invocations', async () => {
-    const c = corpus({ a: doc(1) });
-    const service = new PagingService({ source: c.source, cacheMaxAgeMs: 0 });
+    const loader = corpus({ a: doc(1) });
+    const service = new PagingService({ source: loader.source, cacheMaxAgeMs: 0 });
     const state = fakeState();
     await service.pageIn(['a'], 'replace', { state, invocationId: 'inv1', sessionId: 's' });
     await service.pageIn(['a'], 'replace', { state, invocationId: 'inv1', sessionId: 's' });
-    expect(c.fetches()).toBe(1);
+    expect(loader.fetches()).toBe(1);
     await service.pageIn(['a'], 'replace', { state, invocationId: 'inv2', sessionId: 's' });
-    expect(c.fetches()).toBe(2);
-    const cached = new PagingService({ source: c.source, cacheMaxAgeMs: 60_000, pageStore: service.pageStore });
+    expect(loader.fetches()).toBe(2);
+    const cached = new PagingService({ source: loader.source, cacheMaxAgeMs: 60_000, pageStore: service.pageStore });
     await cached.pageIn(['a'], 'replace', { state, invocationId: 'inv3', sessionId: 's' });
-    expect(c.fetches()).toBe(2);
+    expect(loader.fetches()).toBe(2);
   });
 
   it('splits a very large page into frames and reads them one by one', async () => {
@@ -151,7 +151,7 @@ describe('paging service and tools', () => {
     const frames = splitFrames(big, 4000);
     expect(frames.length).toBeGreaterThan(5);
     expect(frames.join('\n')).toBe(big);
-    for (const f of frames) expect(countTokens(f)).toBeLessThanOrEqual(4000);
+    for (const frame of frames) expect(countTokens(frame)).toBeLessThanOrEqual(4000);
     expect(receipt).toContain(`big has ${frames.length} frames`);
     await service.readFrame('big', 3, { state, invocationId: 'i', sessionId: 's' });
     const rendered = await service.render(state.snapshot(), 's');
@@ -448,9 +448,9 @@ function fakeState() {
     set: (k: string, v: unknown) => void (data[k] = v),
     delete: (k: string) => void delete data[k],
     keys: (p = '') => Object.keys(data).filter((k) => k.startsWith(p)),
-    increment: (k: string, by = 1) => {
-      data[k] = ((data[k] as number | undefined) ?? 0) + by;
-      return data[k] as number;
+    increment: (key: string, by = 1) => {
+      data[key] = ((data[key] as number | undefined) ?? 0) + by;
+      return data[key] as number;
     },
     snapshot: () => ({ ...data }) as never,
   };

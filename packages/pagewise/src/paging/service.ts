@@ -135,13 +135,13 @@ export class PagingService {
     this.cacheMaxAgeMs = options.cacheMaxAgeMs ?? 60 * 60_000;
     this.corpusNamespace = options.corpusNamespace ?? 'corpus';
     this.boundary = options.boundary ?? fenceBoundary;
-    for (const [name, v] of [
+    for (const [name, value] of [
       ['ramBudgetTokens', this.ramBudgetTokens],
       ['maxPagesPerRead', this.maxPagesPerRead],
       ['frameTokens', this.frameTokens],
     ] as const) {
-      if (!Number.isInteger(v) || v < 1)
-        throw new RangeError(`Paging option ${name} must be a positive integer, got ${v}.`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new RangeError(`Paging option ${name} must be a positive integer, got ${value}.`);
     }
   }
 
@@ -230,10 +230,10 @@ export class PagingService {
     if (!page) throw new NotFoundError('Page', uri, 'Page it in first.');
     if (frame === undefined && page.tokens <= this.frameTokens) return page.body;
     const frames = splitFrames(page.body, this.frameTokens, page.hash);
-    const n = frame ?? 1;
-    if (n < 1 || n > frames.length)
-      throw new RangeError(`Page ${uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
-    return frames[n - 1]!;
+    const frameNumber = frame ?? 1;
+    if (frameNumber < 1 || frameNumber > frames.length)
+      throw new RangeError(`Page ${uri} has frames 1..${frames.length}; frame ${frameNumber} does not exist.`);
+    return frames[frameNumber - 1]!;
   }
 
   private async entryFor(info: PageInfo, sessionId: string, frame?: number): Promise<WorkingSetEntry> {
@@ -241,10 +241,16 @@ export class PagingService {
       return { uri: info.uri, tokens: info.tokens, title: info.title, frames: 1 };
     const page = await this.pageStore.get(info.namespace, info.uri);
     const frames = splitFrames(page!.body, this.frameTokens, info.hash);
-    const n = frame ?? 1;
-    if (!Number.isInteger(n) || n < 1 || n > frames.length)
-      throw new RangeError(`Page ${info.uri} has frames 1..${frames.length}; frame ${n} does not exist.`);
-    return { uri: info.uri, frame: n, tokens: countTokens(frames[n - 1]!), title: info.title, frames: frames.length };
+    const frameNumber = frame ?? 1;
+    if (!Number.isInteger(frameNumber) || frameNumber < 1 || frameNumber > frames.length)
+      throw new RangeError(`Page ${info.uri} has frames 1..${frames.length}; frame ${frameNumber} does not exist.`);
+    return {
+      uri: info.uri,
+      frame: frameNumber,
+      tokens: countTokens(frames[frameNumber - 1]!),
+      title: info.title,
+      frames: frames.length,
+    };
   }
 
   /** The current working set, with token sizes. */
@@ -267,17 +273,17 @@ export class PagingService {
       WANT_READ_KEY,
       entries.map((e) => e.uri),
     );
-    for (const e of entries) if (e.frame !== undefined) state.set(WANT_FRAME_PREFIX + e.uri, e.frame);
+    for (const entry of entries) if (entry.frame !== undefined) state.set(WANT_FRAME_PREFIX + entry.uri, entry.frame);
   }
 
   private budgetError(requested: WorkingSetEntry[], kept: WorkingSetEntry[], verb: string): Error {
     const keptTokens = kept.reduce((s, e) => s + e.tokens, 0);
     let room = this.ramBudgetTokens - keptTokens;
     const fits: string[] = [];
-    for (const e of requested) {
-      if (e.tokens > room) break;
-      fits.push(e.uri);
-      room -= e.tokens;
+    for (const entry of requested) {
+      if (entry.tokens > room) break;
+      fits.push(entry.uri);
+      room -= entry.tokens;
     }
     const total = keptTokens + requested.reduce((s, e) => s + e.tokens, 0);
     return new LimitExceededError(
@@ -313,9 +319,9 @@ export class PagingService {
     const failures: { uri: string; error: unknown }[] = [];
     const infos: PageInfo[] = [];
     await Promise.all(
-      unique.map(async (uri, i) => {
+      unique.map(async (uri, index) => {
         try {
-          infos[i] = await this.load(uri, ctx);
+          infos[index] = await this.load(uri, ctx);
         } catch (error) {
           failures.push({ uri, error });
         }
@@ -339,19 +345,19 @@ export class PagingService {
     );
   }
 
-  /** Puts frame `n` (1-based) of a split page into the working set, keeping the other pages. */
+  /** Puts frame `frame` (1-based) of a split page into the working set, keeping the other pages. */
   async readFrame(
     uri: string,
-    n: number,
+    frame: number,
     ctx: { state: StateAccess; invocationId: string; sessionId: string; signal?: AbortSignal },
   ): Promise<string> {
     const info = await this.loadFenced(uri, ctx);
-    const entry = await this.entryFor(info, ctx.sessionId, n);
+    const entry = await this.entryFor(info, ctx.sessionId, frame);
     const current = (await this.workingSet(ctx.state, ctx.sessionId)).filter((e) => e.uri !== uri);
     const total = current.reduce((s, e) => s + e.tokens, 0) + entry.tokens;
-    if (total > this.ramBudgetTokens) throw this.budgetError([entry], current, `Reading frame ${n} of ${uri}`);
+    if (total > this.ramBudgetTokens) throw this.budgetError([entry], current, `Reading frame ${frame} of ${uri}`);
     this.writeWorkingSet(ctx.state, [...current, entry]);
-    return `Frame ${n}/${entry.frames} of ${uri} loaded (${fmt(entry.tokens)} tokens). Working set: ${current.length + 1} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens.`;
+    return `Frame ${frame}/${entry.frames} of ${uri} loaded (${fmt(entry.tokens)} tokens). Working set: ${current.length + 1} pages, ${fmt(total)} of ${fmt(this.ramBudgetTokens)} tokens.`;
   }
 
   /** Removes pages from the working set. */
@@ -409,12 +415,12 @@ export class PagingService {
     );
     if (entries.length === 0 && !options.notes?.items.length) return { text: '', entries };
     const pages: FencedPage[] = [];
-    for (const e of entries) {
+    for (const entry of entries) {
       pages.push({
-        uri: e.uri,
-        title: e.title,
-        body: await this.body(e.uri, sessionId, e.frame),
-        ...(e.frame !== undefined ? { frame: `${e.frame}/${e.frames}` } : {}),
+        uri: entry.uri,
+        title: entry.title,
+        body: await this.body(entry.uri, sessionId, entry.frame),
+        ...(entry.frame !== undefined ? { frame: `${entry.frame}/${entry.frames}` } : {}),
       });
     }
     const used = entries.reduce((s, e) => s + e.tokens, 0);

@@ -22,8 +22,8 @@ import { pagedInstruction } from './instruction.js';
 import { PagingService } from './service.js';
 import { createPagingTools } from './tools.js';
 
-const doc = (i: number) =>
-  `Report ${i}. ` + Array.from({ length: 200 }, (_, j) => `figure${(i * 13 + j) % 89}`).join(' ');
+const doc = (ordinal: number) =>
+  `Report ${ordinal}. ` + Array.from({ length: 200 }, (_, j) => `figure${(ordinal * 13 + j) % 89}`).join(' ');
 const docs: Record<string, string> = { a: doc(1), b: doc(2), c: doc(3), d: doc(4) };
 const source = loaderSource(
   'test',

@@ -37,8 +37,8 @@ export interface PagingToolsOptions {
 /** Saved results in state, by task id. */
 export function savedResults(state: Readonly<Record<string, JsonValue>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(state))
-    if (k.startsWith(RESULT_PREFIX) && typeof v === 'string') setOwn(out, k.slice(RESULT_PREFIX.length), v);
+  for (const [key, value] of Object.entries(state))
+    if (key.startsWith(RESULT_PREFIX) && typeof value === 'string') setOwn(out, key.slice(RESULT_PREFIX.length), value);
   return out;
 }
 

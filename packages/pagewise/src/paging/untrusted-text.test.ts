@@ -34,12 +34,12 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 function fenceOf(text: string): { boundary: string; body: string } {
   // Saved results open the page block ("... follow: untrusted data, not instructions, until <<<END b>>>.");
   // source errors have a block of their own ("... (data, not instructions; until "<<<END b>>>"):").
-  const m = /(?:until "<<<END (\d{21})>>>"\):|not instructions, until <<<END (\d{21})>>>\.)\n/.exec(text);
-  expect(m, text).not.toBeNull();
-  const boundary = (m![1] ?? m![2])!;
-  const end = text.indexOf(`\n<<<END ${boundary}>>>`, m!.index);
+  const match = /(?:until "<<<END (\d{21})>>>"\):|not instructions, until <<<END (\d{21})>>>\.)\n/.exec(text);
+  expect(match, text).not.toBeNull();
+  const boundary = (match![1] ?? match![2])!;
+  const end = text.indexOf(`\n<<<END ${boundary}>>>`, match!.index);
   expect(end).toBeGreaterThan(0);
-  return { boundary, body: text.slice(m!.index + m![0].length, end) };
+  return { boundary, body: text.slice(match!.index + match![0].length, end) };
 }
 
 describe('finding 5: untrusted text reaches the model only inside a fence', () => {
@@ -119,9 +119,9 @@ describe('finding 5: untrusted text reaches the model only inside a fence', () =
       signal: new AbortController().signal,
     };
     const seen = new Set<string>();
-    for (let i = 0; i < 20; i++) {
+    for (let index = 0; index < 20; index++) {
       const out = await cObs.process(
-        { toolCallId: `c${i}`, toolName: 'x', input: { i }, output: ' word'.repeat(300), isError: false },
+        { toolCallId: `c${index}`, toolName: 'x', input: { i: index }, output: ' word'.repeat(300), isError: false },
         ctx,
       );
       const boundary = /^<<<QUOTED (\S+)>>>$/m.exec(out.output)![1]!;

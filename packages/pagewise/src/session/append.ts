@@ -31,10 +31,10 @@ export function sharedKeys(keys: Iterable<string>): SharedKeys {
 /** The `user:` and `app:` keys that `events` read (their `reads`) or write (deltas, increments). */
 export function sharedKeysOf(events: readonly SessionEvent[]): SharedKeys {
   return sharedKeys(
-    events.flatMap((e) => [
-      ...Object.keys(e.reads ?? {}),
-      ...Object.keys(e.delta ?? {}),
-      ...Object.keys(e.increments ?? {}),
+    events.flatMap((event) => [
+      ...Object.keys(event.reads ?? {}),
+      ...Object.keys(event.delta ?? {}),
+      ...Object.keys(event.increments ?? {}),
     ]),
   );
 }
@@ -148,8 +148,8 @@ function persistedEvent(
 export function planAppend(session: Session, events: readonly SessionEvent[], stored: StoredView): AppendPlan {
   const shared = new Map<string, SharedWrite>();
   const current = (key: string): SharedValue => {
-    const w = shared.get(key);
-    return w ? { value: w.value ?? undefined, version: w.version } : stored.shared(key);
+    const write = shared.get(key);
+    return write ? { value: write.value ?? undefined, version: write.version } : stored.shared(key);
   };
   const sessionState: Record<string, JsonValue> = { ...stored.sessionState };
   const persisted: SessionEvent[] = [];
@@ -177,8 +177,8 @@ export function planAppend(session: Session, events: readonly SessionEvent[], st
     for (const [key, by] of Object.entries(increments ?? {})) {
       if (scopeOf(key) === 'session') setOwn(sessionState, key, addTo(key, ownValue(sessionState, key), by));
       else {
-        const c = current(key);
-        shared.set(key, { value: addTo(key, c.value, by), version: c.version + 1 });
+        const currentValue = current(key);
+        shared.set(key, { value: addTo(key, currentValue.value, by), version: currentValue.version + 1 });
       }
     }
   }
@@ -192,7 +192,7 @@ export function planAppend(session: Session, events: readonly SessionEvent[], st
  */
 export function commitToSession(session: Session, events: readonly SessionEvent[], plan: AppendPlan): void {
   const touched = new Set<string>();
-  events.forEach((event, i) => {
+  events.forEach((event, index) => {
     for (const [key, value] of Object.entries(event.delta ?? {})) {
       if (scopeOf(key) !== 'temp') touched.add(key);
       else if (value === null) delete session.state[key];
@@ -202,7 +202,7 @@ export function commitToSession(session: Session, events: readonly SessionEvent[
       if (scopeOf(key) !== 'temp') touched.add(key);
       else setOwn(session.state, key, addTo(key, ownValue(session.state, key), by));
     }
-    session.events.push(plan.events[i]!);
+    session.events.push(plan.events[index]!);
   });
   for (const key of touched) {
     const write = plan.shared.get(key);

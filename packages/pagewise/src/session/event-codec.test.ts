@@ -103,11 +103,11 @@ const storedId = (value: string): string =>
 describe('event codec', () => {
   it('reads back exactly the event it stored, in the compact form, on random events', () => {
     fc.assert(
-      fc.property(event, (e) => {
-        const text = encodeEvent(e);
+      fc.property(event, (generated) => {
+        const text = encodeEvent(generated);
         expect(text.startsWith('[')).toBe(true);
         // What the JSON object form reads back (JSON has no -0, for one).
-        expect(decodeEvent(text)).toEqual(JSON.parse(JSON.stringify(e)));
+        expect(decodeEvent(text)).toEqual(JSON.parse(JSON.stringify(generated)));
       }),
       { numRuns: 500 },
     );
@@ -163,7 +163,7 @@ describe('event codec', () => {
 
   it('keeps a tool result with two UUIDs under twice the size of its output', () => {
     const output = JSON.stringify({ id: 'r1', status: 'delivered', total: 101, note: 'x'.repeat(120) });
-    const e: SessionEvent = {
+    const resultEvent: SessionEvent = {
       kind: 'tool-result',
       id: randomUUID(),
       invocationId: randomUUID(),
@@ -175,8 +175,8 @@ describe('event codec', () => {
       isError: false,
       tokens: { o200k_base: 40 },
     };
-    const compact = Buffer.byteLength(encodeEvent(e));
-    expect(compact).toBeLessThan(Buffer.byteLength(JSON.stringify(e)));
+    const compact = Buffer.byteLength(encodeEvent(resultEvent));
+    expect(compact).toBeLessThan(Buffer.byteLength(JSON.stringify(resultEvent)));
     expect(compact).toBeLessThan(2 * Buffer.byteLength(output));
   });
 
@@ -188,10 +188,10 @@ describe('event codec', () => {
         : value;
     const nearUuid = fc
       .uuid()
-      .chain((u) =>
+      .chain((uuid) =>
         fc
           .tuple(fc.nat(35), fc.constantFrom('-', 'g', 'A', 'F', '0', 'é', '\u0130', '~'))
-          .map(([at, c]) => (u.slice(0, at) + c + u.slice(at + 1)).toLowerCase()),
+          .map(([at, c]) => (uuid.slice(0, at) + c + uuid.slice(at + 1)).toLowerCase()),
       );
     const ids = fc.oneof(
       fc.uuid(),
@@ -204,19 +204,19 @@ describe('event codec', () => {
         const stored = JSON.parse(
           encodeEvent({ kind: 'user', id: eventId, invocationId, author: 'a', timestamp: 1, text: '' }),
         ) as string[];
-        for (const [i, value] of [
+        for (const [column, value] of [
           [1, eventId],
           [2, invocationId],
         ] as const)
-          expect(stored[i]).toBe(value.startsWith('~') ? `~${value}` : reference(value));
+          expect(stored[column]).toBe(value.startsWith('~') ? `~${value}` : reference(value));
       }),
       { numRuns: 2000 },
     );
   });
 
   it('packs the invocation id of each event, also when it changes between events', () => {
-    const [a, b] = [randomUUID(), randomUUID()];
-    const invocationIds = [a, a, b, 'plain', a, '~x', b];
+    const [firstId, secondId] = [randomUUID(), randomUUID()];
+    const invocationIds = [firstId, firstId, secondId, 'plain', firstId, '~x', secondId];
     const stored = invocationIds.map(
       (invocationId) =>
         JSON.parse(encodeEvent({ kind: 'user', id: 'e', invocationId, author: 'a', timestamp: 1, text: '' }))[2],

@@ -8,34 +8,34 @@ function allFrozen(value: unknown): boolean {
 }
 
 describe('frozenCopy', () => {
-  it('gives what deepFreeze(structuredClone(v)) gives for JSON values, sharing nothing with v', () => {
+  it('gives what deepFreeze(structuredClone(value)) gives for JSON values, sharing nothing with the value', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), (v) => {
-        const copy = frozenCopy(v);
-        expect(copy).toStrictEqual(deepFreeze(structuredClone(v)));
+      fc.property(fc.jsonValue(), (value) => {
+        const copy = frozenCopy(value);
+        expect(copy).toStrictEqual(deepFreeze(structuredClone(value)));
         expect(allFrozen(copy)).toBe(true);
-        if (typeof v === 'object' && v !== null) expect(copy).not.toBe(v);
-        if (typeof v === 'object' && v !== null) expect(Object.isFrozen(v)).toBe(false);
+        if (typeof value === 'object' && value !== null) expect(copy).not.toBe(value);
+        if (typeof value === 'object' && value !== null) expect(Object.isFrozen(value)).toBe(false);
       }),
     );
   });
 
   it('keeps an own __proto__ key (as JSON.parse makes it from untrusted text) as a field, not a prototype', () => {
-    const v = JSON.parse('{"__proto__": {"polluted": true}, "a": 2}') as Record<string, unknown>;
-    const copy = frozenCopy(v);
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "a": 2}') as Record<string, unknown>;
+    const copy = frozenCopy(parsed);
     expect(Object.keys(copy)).toEqual(['__proto__', 'a']);
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-    expect(copy).toStrictEqual(structuredClone(v));
+    expect(copy).toStrictEqual(structuredClone(parsed));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('keeps undefined fields and array holes as structuredClone does', () => {
     const sparse: unknown[] = [1];
     sparse[3] = 2;
-    const v = { a: undefined, b: sparse, c: Object.assign(Object.create(null), { d: 1 }) };
-    expect(frozenCopy(v)).toStrictEqual(structuredClone(v));
-    expect(Object.keys(frozenCopy(v))).toEqual(['a', 'b', 'c']);
-    expect(2 in (frozenCopy(v).b as unknown[])).toBe(false);
+    const value = { a: undefined, b: sparse, c: Object.assign(Object.create(null), { d: 1 }) };
+    expect(frozenCopy(value)).toStrictEqual(structuredClone(value));
+    expect(Object.keys(frozenCopy(value))).toEqual(['a', 'b', 'c']);
+    expect(2 in (frozenCopy(value).b as unknown[])).toBe(false);
   });
 
   it('leaves values that are not plain data to structuredClone: copied, or refused, as it does', () => {
@@ -54,7 +54,7 @@ describe('frozenCopy', () => {
 
   it('copies nesting deeper than it walks itself through structuredClone', () => {
     let deep: unknown = { leaf: true };
-    for (let i = 0; i < 200; i++) deep = [deep];
+    for (let depth = 0; depth < 200; depth++) deep = [deep];
     const copy = frozenCopy(deep);
     expect(copy).toStrictEqual(structuredClone(deep));
     expect(allFrozen(copy)).toBe(true);

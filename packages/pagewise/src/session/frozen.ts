@@ -34,7 +34,8 @@ function copyFrozen(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype) throw NOT_PLAIN;
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) if (i in value) out[i] = copyFrozen(value[i], depth + 1);
+    for (let index = 0; index < value.length; index++)
+      if (index in value) out[index] = copyFrozen(value[index], depth + 1);
     return Object.freeze(out);
   }
   if (!isPlainObject(value)) throw NOT_PLAIN;

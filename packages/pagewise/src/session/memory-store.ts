@@ -77,17 +77,18 @@ export class InMemorySessionStore implements SessionStore {
     const now = Date.now();
     const parts = splitDelta(options.state as StateDelta | undefined);
     const { user, app } = this.shared(key.appName, key.userId);
-    for (const [k, v] of Object.entries({ ...parts.user, ...parts.app })) {
+    for (const [stateKey, value] of Object.entries({ ...parts.user, ...parts.app })) {
       this.writeShared(
         key.appName,
         key.userId,
-        k,
-        v,
-        (ownValue((scopeOf(k) === 'user' ? user : app).versions, k) ?? 0) + 1,
+        stateKey,
+        value,
+        (ownValue((scopeOf(stateKey) === 'user' ? user : app).versions, stateKey) ?? 0) + 1,
       );
     }
     const stored: StoredSession = { key, state: {}, events: [], version: 0, createdAt: now, updatedAt: now };
-    for (const [k, v] of Object.entries(parts.session)) if (v !== null) setOwn(stored.state, k, structuredClone(v));
+    for (const [stateKey, value] of Object.entries(parts.session))
+      if (value !== null) setOwn(stored.state, stateKey, structuredClone(value));
     this.sessions.set(keyOf(key), stored);
     return this.view(stored);
   }
@@ -99,15 +100,15 @@ export class InMemorySessionStore implements SessionStore {
 
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
     const out: SessionSummary[] = [];
-    for (const s of this.sessions.values()) {
-      if (s.key.appName !== options.appName) continue;
-      if (options.userId !== undefined && s.key.userId !== options.userId) continue;
+    for (const stored of this.sessions.values()) {
+      if (stored.key.appName !== options.appName) continue;
+      if (options.userId !== undefined && stored.key.userId !== options.userId) continue;
       out.push({
-        ...s.key,
-        version: s.version,
-        eventCount: s.events.length,
-        createdAt: s.createdAt,
-        updatedAt: s.updatedAt,
+        ...stored.key,
+        version: stored.version,
+        eventCount: stored.events.length,
+        createdAt: stored.createdAt,
+        updatedAt: stored.updatedAt,
       });
     }
     return out.sort((a, b) => a.createdAt - b.createdAt || a.sessionId.localeCompare(b.sessionId));
@@ -130,9 +131,9 @@ export class InMemorySessionStore implements SessionStore {
     // Planning throws before anything is written, which is what makes the batch all-or-nothing here.
     const plan = planAppend(session, events, {
       sessionState: stored.state,
-      shared: (k) => {
-        const scope = scopeOf(k) === 'user' ? user : app;
-        return { value: ownValue(scope.values, k), version: ownValue(scope.versions, k) ?? 0 };
+      shared: (stateKey) => {
+        const scope = scopeOf(stateKey) === 'user' ? user : app;
+        return { value: ownValue(scope.values, stateKey), version: ownValue(scope.versions, stateKey) ?? 0 };
       },
     });
     // Copied before anything is written: an event that cannot be copied leaves the session as it was.
@@ -140,8 +141,9 @@ export class InMemorySessionStore implements SessionStore {
     // A batch without deltas or increments leaves the session's stored state as it is: nothing to copy.
     if (events.some((e) => e.delta !== undefined || e.increments !== undefined))
       stored.state = structuredClone(plan.sessionState);
-    for (const [k, w] of plan.shared) this.writeShared(stored.key.appName, stored.key.userId, k, w.value, w.version);
-    for (const e of copies) stored.events.push(e);
+    for (const [stateKey, write] of plan.shared)
+      this.writeShared(stored.key.appName, stored.key.userId, stateKey, write.value, write.version);
+    for (const event of copies) stored.events.push(event);
     stored.version += events.length;
     if (events.length) stored.updatedAt = events[events.length - 1]!.timestamp;
     commitToSession(session, events, plan);

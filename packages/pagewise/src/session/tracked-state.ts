@@ -91,8 +91,8 @@ function keysWithPrefix(source: StateSource, prefix: string): string[] {
   return out.sort();
 }
 
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+function sameList(left: readonly string[], right: readonly string[]): boolean {
+  return left.length === right.length && left.every((x, i) => x === right[i]);
 }
 
 /**

@@ -85,7 +85,8 @@ describe('CorpusIndex.search', () => {
 
   it('respects k, clamped to 1..50', () => {
     const index = new CorpusIndex();
-    for (let i = 0; i < 60; i += 1) index.add({ uri: `doc:${i}`, title: `Item ${i}`, body: `shared word ${i}` });
+    for (let ordinal = 0; ordinal < 60; ordinal += 1)
+      index.add({ uri: `doc:${ordinal}`, title: `Item ${ordinal}`, body: `shared word ${ordinal}` });
     expect(index.search('shared', 3)).toHaveLength(3);
     expect(index.search('shared')).toHaveLength(10);
     expect(index.search('shared', 500)).toHaveLength(50);

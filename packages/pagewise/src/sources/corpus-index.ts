@@ -136,12 +136,12 @@ export class CorpusIndex {
   }
 
   /**
-   * The `k` best matches for `query` (any of its words; longer words also match by prefix and with
-   * small typos), best first. `k` is clamped to 1..50.
+   * The `count` best matches for `query` (any of its words; longer words also match by prefix and with
+   * small typos), best first. `count` is clamped to 1..50.
    */
-  search(query: string, k = DEFAULT_K): CorpusSearchResult[] {
+  search(query: string, count = DEFAULT_K): CorpusSearchResult[] {
     if (query.trim() === '') return [];
-    const limit = clampCount(k);
+    const limit = clampCount(count);
     return this.#search
       .search(query)
       .slice(0, limit)
@@ -274,8 +274,8 @@ export function createSearchTool(
       `Searches the document corpus by keywords and returns up to ${maxResults} matches, best first, each with its uri, title and a short snippet. ` +
       'Bodies are not returned: load a document by its uri to read it.',
     inputSchema: searchInput,
-    execute: ({ query, k }) => {
-      const results = index.search(query, Math.min(k ?? maxResults, maxResults));
+    execute: ({ query, k: count }) => {
+      const results = index.search(query, Math.min(count ?? maxResults, maxResults));
       if (results.length === 0) return `No documents match "${query}". Try other or fewer keywords.`;
       // Titles and snippets are document text: fenced as untrusted data, like paged content.
       const fenced = renderFencedPages(

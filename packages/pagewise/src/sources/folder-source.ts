@@ -329,15 +329,15 @@ function compileAllow(allow: FolderSourceOptions['allow']): (relPath: string) =>
 /** `**` spans folders (and `**` followed by `/` may match no folder at all), `*` and `?` stay within one. */
 function globToRegExp(glob: string): RegExp {
   let source = '';
-  for (let i = 0; i < glob.length; i += 1) {
-    const char = glob[i] as string;
-    if (char === '*' && glob[i + 1] === '*') {
-      if (glob[i + 2] === '/') {
+  for (let index = 0; index < glob.length; index += 1) {
+    const char = glob[index] as string;
+    if (char === '*' && glob[index + 1] === '*') {
+      if (glob[index + 2] === '/') {
         source += '(?:.*/)?';
-        i += 2;
+        index += 2;
       } else {
         source += '.*';
-        i += 1;
+        index += 1;
       }
     } else if (char === '*') {
       source += '[^/]*';

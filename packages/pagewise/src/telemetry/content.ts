@@ -81,11 +81,11 @@ export function contentAttributes(
   const { system, messages } = inputOf(content.prompt);
   const parts: GenAiPart[] = [
     ...(content.text ? [{ type: 'text' as const, content: content.text }] : []),
-    ...content.toolCalls.map((c) => ({
+    ...content.toolCalls.map((call) => ({
       type: 'tool_call' as const,
-      id: c.toolCallId,
-      name: c.toolName,
-      arguments: c.input,
+      id: call.toolCallId,
+      name: call.toolName,
+      arguments: call.input,
     })),
   ];
   const output: GenAiMessage[] = [

@@ -75,15 +75,15 @@ describe('pagewiseTelemetry', () => {
     const agentEntries = result.ledger.entries.filter((e) => e.kind === 'agent');
     const chats = spans.filter((s) => s.attributes['pagewise.call.kind'] === 'agent');
     expect(chats).toHaveLength(3);
-    chats.forEach((s, i) => {
-      const e = agentEntries[i]!;
-      expect(s.name).toBe(`chat ${e.model}`);
-      expect(parentOf(s)).toBe(root);
-      expect(s.attributes['gen_ai.operation.name']).toBe('chat');
-      expect(s.attributes['gen_ai.request.model']).toBe(e.model);
-      expect(s.attributes['gen_ai.usage.input_tokens']).toBe(e.promptTokens);
-      expect(s.attributes['gen_ai.usage.output_tokens']).toBe(e.completionTokens);
-      expect(s.attributes['pagewise.tokens.paged']).toBe(e.parts.paged);
+    chats.forEach((chat, index) => {
+      const entry = agentEntries[index]!;
+      expect(chat.name).toBe(`chat ${entry.model}`);
+      expect(parentOf(chat)).toBe(root);
+      expect(chat.attributes['gen_ai.operation.name']).toBe('chat');
+      expect(chat.attributes['gen_ai.request.model']).toBe(entry.model);
+      expect(chat.attributes['gen_ai.usage.input_tokens']).toBe(entry.promptTokens);
+      expect(chat.attributes['gen_ai.usage.output_tokens']).toBe(entry.completionTokens);
+      expect(chat.attributes['pagewise.tokens.paged']).toBe(entry.parts.paged);
     });
     expect(chats[2]!.attributes['pagewise.usage.provider_input_tokens']).toBe(1234);
     // The page-in made the last request carry paged tokens.
@@ -101,7 +101,7 @@ describe('pagewiseTelemetry', () => {
     // Observation processor spans (one per tool call), the compressor's model call nested in the first.
     const processors = byName(`pagewise.process ${cObs.name}`);
     expect(processors).toHaveLength(2);
-    for (const p of processors) expect(parentOf(p)).toBe(root);
+    for (const processor of processors) expect(parentOf(processor)).toBe(root);
     const compressorEntries = result.ledger.entries.filter((e) => e.kind === 'compressor');
     expect(compressorEntries).toHaveLength(1);
     const compressions = spans.filter((s) => s.attributes['pagewise.call.kind'] === 'compressor');
@@ -111,12 +111,12 @@ describe('pagewiseTelemetry', () => {
     expect(compressions[0]!.attributes['gen_ai.usage.output_tokens']).toBe(compressorEntries[0]!.completionTokens);
 
     // Children lie within their parents in time.
-    for (const s of spans) {
-      const p = parentOf(s);
-      if (!p) continue;
-      const t = (x: [number, number]) => x[0] * 1e3 + x[1] / 1e6;
-      expect(t(s.startTime)).toBeGreaterThanOrEqual(t(p.startTime) - 1);
-      expect(t(s.endTime)).toBeLessThanOrEqual(t(p.endTime) + 1);
+    for (const span of spans) {
+      const parent = parentOf(span);
+      if (!parent) continue;
+      const millis = (x: [number, number]) => x[0] * 1e3 + x[1] / 1e6;
+      expect(millis(span.startTime)).toBeGreaterThanOrEqual(millis(parent.startTime) - 1);
+      expect(millis(span.endTime)).toBeLessThanOrEqual(millis(parent.endTime) + 1);
     }
   });
 
@@ -197,7 +197,7 @@ describe('pagewiseTelemetry', () => {
       ]);
       const compressions = spans.filter((s) => s.attributes['pagewise.call.kind'] === 'compressor');
       expect(compressions.length).toBeGreaterThan(0);
-      for (const c of compressions) expect(c.attributes['gen_ai.input.messages']).toBeUndefined();
+      for (const compression of compressions) expect(compression.attributes['gen_ai.input.messages']).toBeUndefined();
     });
 
     it('redacts the secrets of the environment from the recorded content', async () => {

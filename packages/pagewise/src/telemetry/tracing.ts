@@ -52,23 +52,25 @@ export interface TelemetryOptions {
 
 /** `provider:model` labels carry the provider name before the colon. */
 function providerOf(model: string): string {
-  const i = model.indexOf(':');
-  return i > 0 ? model.slice(0, i) : model;
+  const colon = model.indexOf(':');
+  return colon > 0 ? model.slice(0, colon) : model;
 }
 
-function usageAttributes(e: LedgerEntry): Attributes {
+function usageAttributes(entry: LedgerEntry): Attributes {
   return {
-    'gen_ai.usage.input_tokens': e.promptTokens,
-    'gen_ai.usage.output_tokens': e.completionTokens,
-    ...(e.providerPromptTokens !== undefined ? { 'pagewise.usage.provider_input_tokens': e.providerPromptTokens } : {}),
-    ...(e.providerCompletionTokens !== undefined
-      ? { 'pagewise.usage.provider_output_tokens': e.providerCompletionTokens }
+    'gen_ai.usage.input_tokens': entry.promptTokens,
+    'gen_ai.usage.output_tokens': entry.completionTokens,
+    ...(entry.providerPromptTokens !== undefined
+      ? { 'pagewise.usage.provider_input_tokens': entry.providerPromptTokens }
       : {}),
-    'pagewise.tokens.instruction': e.parts.instruction,
-    'pagewise.tokens.paged': e.parts.paged,
-    'pagewise.tokens.history': e.parts.history,
-    'pagewise.tokens.observation': e.parts.observation,
-    'pagewise.tokens.tools': e.parts.tools,
+    ...(entry.providerCompletionTokens !== undefined
+      ? { 'pagewise.usage.provider_output_tokens': entry.providerCompletionTokens }
+      : {}),
+    'pagewise.tokens.instruction': entry.parts.instruction,
+    'pagewise.tokens.paged': entry.parts.paged,
+    'pagewise.tokens.history': entry.parts.history,
+    'pagewise.tokens.observation': entry.parts.observation,
+    'pagewise.tokens.tools': entry.parts.tools,
   };
 }
 
@@ -114,25 +116,25 @@ export function pagewiseTelemetry(options: TelemetryOptions = {}): RunTelemetry 
       let pending: ModelCallContent | undefined;
 
       // Model calls are known once the ledger has them: the span is placed at the call's own time.
-      const stop = info.ledger.subscribe((e) => {
-        const end = e.at;
-        const start = end - e.modelMs;
-        const compressor = e.kind === 'compressor';
-        const content = e.kind === 'agent' && e.invocationId === info.invocationId ? pending : undefined;
+      const stop = info.ledger.subscribe((entry) => {
+        const end = entry.at;
+        const start = end - entry.modelMs;
+        const compressor = entry.kind === 'compressor';
+        const content = entry.kind === 'agent' && entry.invocationId === info.invocationId ? pending : undefined;
         if (content) pending = undefined;
         const span = tracer.startSpan(
-          `chat ${e.model}`,
+          `chat ${entry.model}`,
           {
             kind: SpanKind.CLIENT,
             startTime: start,
             attributes: {
               'gen_ai.operation.name': 'chat',
-              'gen_ai.request.model': e.model,
-              'gen_ai.provider.name': providerOf(e.model),
-              'gen_ai.agent.name': compressor ? info.agentName : e.agent,
-              'pagewise.call.kind': e.kind,
-              ...(compressor ? { 'pagewise.compressor': e.agent } : {}),
-              ...usageAttributes(e),
+              'gen_ai.request.model': entry.model,
+              'gen_ai.provider.name': providerOf(entry.model),
+              'gen_ai.agent.name': compressor ? info.agentName : entry.agent,
+              'pagewise.call.kind': entry.kind,
+              ...(compressor ? { 'pagewise.compressor': entry.agent } : {}),
+              ...usageAttributes(entry),
               ...(content ? contentAttributes(content) : {}),
             },
           },

@@ -79,7 +79,7 @@ describe('token ledger', () => {
       agent: new Agent({ name: 'a', instruction: 'Be brief.', tools: [lookup] }),
       model,
     }).run({ userId: 'u', message: 'hello there' });
-    const e = result.ledger.entries[0]!;
+    const entry = result.ledger.entries[0]!;
     const toolJson = JSON.stringify({
       name: 'lookup',
       description: 'Looks a value up.',
@@ -88,10 +88,10 @@ describe('token ledger', () => {
           ? (model.calls[0]!.tools![0] as { inputSchema: unknown }).inputSchema
           : null,
     });
-    expect(e.parts.instruction).toBe(encode('Be brief.').length);
-    expect(e.parts.observation + e.parts.history).toBe(encode('hello there').length);
-    expect(e.parts.tools).toBe(encode(toolJson).length);
-    expect(e.completionTokens).toBe(encode('fine').length);
+    expect(entry.parts.instruction).toBe(encode('Be brief.').length);
+    expect(entry.parts.observation + entry.parts.history).toBe(encode('hello there').length);
+    expect(entry.parts.tools).toBe(encode(toolJson).length);
+    expect(entry.completionTokens).toBe(encode('fine').length);
   });
 
   it('chooses encodings per model', () => {
@@ -146,17 +146,17 @@ describe('token ledger', () => {
         frameworkMs: 3,
       },
     ];
-    const s = summarizeLedger(entries);
-    expect(s.modelCalls).toBe(3);
-    expect(s.compressorCalls).toBe(1);
-    expect(s.peakPromptTokens).toBe(200);
-    expect(s.peakPromptTokensNoSystem).toBe(160);
-    expect(s.cumulativePromptTokens).toBe(300);
-    expect(s.completionTokens).toBe(30);
-    expect(s.compressorTokens).toBe(550);
+    const summary = summarizeLedger(entries);
+    expect(summary.modelCalls).toBe(3);
+    expect(summary.compressorCalls).toBe(1);
+    expect(summary.peakPromptTokens).toBe(200);
+    expect(summary.peakPromptTokensNoSystem).toBe(160);
+    expect(summary.cumulativePromptTokens).toBe(300);
+    expect(summary.completionTokens).toBe(30);
+    expect(summary.compressorTokens).toBe(550);
     // (100 + 2*10)*10/2 + (200 + 2*20)*20/2 = 600 + 2400
-    expect(s.dependency).toBe(3000);
-    expect(s.medianFrameworkMs).toBe(2);
+    expect(summary.dependency).toBe(3000);
+    expect(summary.medianFrameworkMs).toBe(2);
   });
 });
 

@@ -220,9 +220,9 @@ export function emptyParts(): PartTokens {
 
 function median(values: number[]): number {
   if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Summarizes ledger entries, and counts `compressions` when they are given. */
@@ -243,25 +243,25 @@ export function summarizeLedger(
   let cacheWrite = 0;
   let cachedCallsPrompt = 0;
   const framework: number[] = [];
-  for (const e of entries) {
-    if (e.error) {
+  for (const entry of entries) {
+    if (entry.error) {
       compressorErrors += 1;
       events += 1;
       continue;
     }
-    if (e.kind === 'compressor') {
+    if (entry.kind === 'compressor') {
       compressorCalls += 1;
-      compressorTokens += e.promptTokens + e.completionTokens;
+      compressorTokens += entry.promptTokens + entry.completionTokens;
       continue;
     }
-    peak = Math.max(peak, e.promptTokens);
-    peakNoSystem = Math.max(peakNoSystem, e.parts.history + e.parts.observation);
-    cumulative += e.promptTokens;
-    completion += e.completionTokens;
-    dependency += ((e.promptTokens + 2 * e.completionTokens) * e.completionTokens) / 2;
-    framework.push(e.frameworkMs);
-    if (e.cache) {
-      const billed = billedPromptTokens(e);
+    peak = Math.max(peak, entry.promptTokens);
+    peakNoSystem = Math.max(peakNoSystem, entry.parts.history + entry.parts.observation);
+    cumulative += entry.promptTokens;
+    completion += entry.completionTokens;
+    dependency += ((entry.promptTokens + 2 * entry.completionTokens) * entry.completionTokens) / 2;
+    framework.push(entry.frameworkMs);
+    if (entry.cache) {
+      const billed = billedPromptTokens(entry);
       cacheRead += billed.read;
       cacheWrite += billed.write;
       cachedCallsPrompt += billed.read + billed.write + billed.uncached;
@@ -323,7 +323,7 @@ export class Ledger {
   record(entry: Omit<LedgerEntry, 'index'>): LedgerEntry {
     const full: LedgerEntry = { ...entry, index: this.list.length };
     this.list.push(full);
-    for (const l of this.listeners) l(full);
+    for (const listener of this.listeners) listener(full);
     return full;
   }
 
@@ -335,8 +335,8 @@ export class Ledger {
 
   /** Updates the framework time of an entry once the step around it has finished. */
   setFrameworkMs(index: number, ms: number): void {
-    const e = this.list[index];
-    if (e) e.frameworkMs = ms;
+    const entry = this.list[index];
+    if (entry) entry.frameworkMs = ms;
   }
 
   /** Calls `listener` for every entry recorded from now on; returns a function that stops it. */

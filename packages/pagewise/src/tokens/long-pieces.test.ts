@@ -48,12 +48,12 @@ describe('issue 31 item 1: token counting is quadratic on runs of whitespace', (
     let salt = 0;
     for (const encoding of encodings) {
       fc.assert(
-        fc.property(text, (t) => {
+        fc.property(text, (generated) => {
           // A fresh suffix keeps the text out of the count cache, so it is counted, not looked up.
           salt += 1;
-          const fresh = `${t}#${salt}`;
+          const fresh = `${generated}#${salt}`;
           expect(countTokens(fresh, encoding)).toBe(encodeTokens(fresh, encoding).length);
-          expect(countTokens(t, encoding)).toBe(encodeTokens(t, encoding).length);
+          expect(countTokens(generated, encoding)).toBe(encodeTokens(generated, encoding).length);
         }),
         { numRuns: 150, seed: encoding === 'o200k_base' ? 31 : 131 },
       );
@@ -62,8 +62,8 @@ describe('issue 31 item 1: token counting is quadratic on runs of whitespace', (
 
   it('merges a long piece to the tokenizer count for every run length up to 2,000', () => {
     for (const unit of [' ', '\n', ' \t', '-', 'a', '\u3000']) {
-      for (let n = 256; n <= 2000; n += 181) {
-        const piece = unit.repeat(n);
+      for (let length = 256; length <= 2000; length += 181) {
+        const piece = unit.repeat(length);
         for (const encoding of encodings)
           expect(mergePiece(piece, encoding).tokens).toBe(encodeTokens(piece, encoding).length);
       }
@@ -74,12 +74,12 @@ describe('issue 31 item 1: token counting is quadratic on runs of whitespace', (
   const workBound = (bytes: number): number => 6 * bytes;
 
   it('counts 160,000 spaces (56 s in the quadratic merge) with work linear in the length', () => {
-    const n = 160_000;
-    const run = ' '.repeat(n - 1);
+    const length = 160_000;
+    const run = ' '.repeat(length - 1);
     const { tokens, heapOperations } = mergePiece(run, 'o200k_base');
-    expect(heapOperations).toBeLessThanOrEqual(workBound(n));
+    expect(heapOperations).toBeLessThanOrEqual(workBound(length));
     // o200k has tokens of many spaces, so the run ends as a few thousand tokens, never one per space.
-    expect(tokens).toBeLessThan(n / 16);
+    expect(tokens).toBeLessThan(length / 16);
     // The text is that run and " x": the count is the sum, however it is cached or cut.
     expect(countTokens(`${run} x`)).toBe(tokens + encodeTokens(' x').length);
   });

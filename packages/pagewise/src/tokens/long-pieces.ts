@@ -78,56 +78,56 @@ const OFFSET_SPAN = 2 ** 32;
 export function mergePiece(piece: string, encoding: EncodingName): MergeStats {
   const lookup = rankLookupFor(encoding);
   const bytes = new TextEncoder().encode(piece);
-  const n = bytes.length;
-  if (n <= 1) return { tokens: n, heapOperations: 0 };
-  // Parts form a linked list of byte offsets; `partRank[i]` is the token of the part starting at i and
-  // `pairRank[i]` the rank of that part joined with the next (-1: not a token).
-  const next = new Int32Array(n + 1);
-  const prev = new Int32Array(n + 1);
-  const partRank = new Int32Array(n);
-  const pairRank = new Int32Array(n);
-  const alive = new Uint8Array(n).fill(1);
+  const byteCount = bytes.length;
+  if (byteCount <= 1) return { tokens: byteCount, heapOperations: 0 };
+  // Parts form a linked list of byte offsets; `partRank[offset]` is the token of the part starting there and
+  // `pairRank[offset]` the rank of that part joined with the next (-1: not a token).
+  const next = new Int32Array(byteCount + 1);
+  const prev = new Int32Array(byteCount + 1);
+  const partRank = new Int32Array(byteCount);
+  const pairRank = new Int32Array(byteCount);
+  const alive = new Uint8Array(byteCount).fill(1);
   const byteRank = new Map<number, number>();
-  for (let i = 0; i < n; i += 1) {
-    next[i] = i + 1;
-    prev[i] = i - 1;
-    let r = byteRank.get(bytes[i]!);
-    if (r === undefined) {
-      r = lookup.getBpeRankFromBytes(bytes.subarray(i, i + 1)) ?? -1;
-      if (r < 0)
+  for (let offset = 0; offset < byteCount; offset += 1) {
+    next[offset] = offset + 1;
+    prev[offset] = offset - 1;
+    let rank = byteRank.get(bytes[offset]!);
+    if (rank === undefined) {
+      rank = lookup.getBpeRankFromBytes(bytes.subarray(offset, offset + 1)) ?? -1;
+      if (rank < 0)
         throw new SystemError(
           'tokenizer-incompatible',
-          `byte ${bytes[i]} is not a token of ${encoding}; install the gpt-tokenizer 4.x the package pins.`,
+          `byte ${bytes[offset]} is not a token of ${encoding}; install the gpt-tokenizer 4.x the package pins.`,
         );
-      byteRank.set(bytes[i]!, r);
+      byteRank.set(bytes[offset]!, rank);
     }
-    partRank[i] = r;
+    partRank[offset] = rank;
   }
-  next[n] = n;
+  next[byteCount] = byteCount;
   // A homogeneous run repeats a few pairs over and over: each distinct pair of tokens is looked up once.
   const pairs = new Map<number, number>();
   const rankAt = (start: number): number => {
     const mid = next[start]!;
-    if (mid >= n) return -1;
+    if (mid >= byteCount) return -1;
     const key = partRank[start]! * RANK_SPAN + partRank[mid]!;
-    let r = pairs.get(key);
-    if (r === undefined) {
-      r = lookup.getBpeRankFromBytes(bytes.subarray(start, next[mid]!)) ?? -1;
-      pairs.set(key, r);
+    let rank = pairs.get(key);
+    if (rank === undefined) {
+      rank = lookup.getBpeRankFromBytes(bytes.subarray(start, next[mid]!)) ?? -1;
+      pairs.set(key, rank);
     }
-    return r;
+    return rank;
   };
   const heap: number[] = [];
   let heapOperations = 0;
   const push = (start: number): void => {
-    const r = rankAt(start);
-    pairRank[start] = r;
-    if (r < 0) return;
-    heapPush(heap, r * OFFSET_SPAN + start);
+    const rank = rankAt(start);
+    pairRank[start] = rank;
+    if (rank < 0) return;
+    heapPush(heap, rank * OFFSET_SPAN + start);
     heapOperations += 1;
   };
-  for (let i = 0; i < n; i += 1) push(i);
-  let parts = n;
+  for (let offset = 0; offset < byteCount; offset += 1) push(offset);
+  let parts = byteCount;
   while (heap.length > 0) {
     const entry = heapPop(heap);
     heapOperations += 1;
@@ -138,7 +138,7 @@ export function mergePiece(piece: string, encoding: EncodingName): MergeStats {
     const gone = next[at]!;
     alive[gone] = 0;
     next[at] = next[gone]!;
-    if (next[at]! < n) prev[next[at]!] = at;
+    if (next[at]! < byteCount) prev[next[at]!] = at;
     partRank[at] = rank;
     parts -= 1;
     push(at);
@@ -148,16 +148,16 @@ export function mergePiece(piece: string, encoding: EncodingName): MergeStats {
 }
 
 function heapPush(heap: number[], value: number): void {
-  let i = heap.length;
+  let slot = heap.length;
   heap.push(value);
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
+  while (slot > 0) {
+    const parent = (slot - 1) >> 1;
     const up = heap[parent]!;
     if (up <= value) break;
-    heap[i] = up;
-    i = parent;
+    heap[slot] = up;
+    slot = parent;
   }
-  heap[i] = value;
+  heap[slot] = value;
 }
 
 function heapPop(heap: number[]): number {
@@ -165,16 +165,16 @@ function heapPop(heap: number[]): number {
   const last = heap.pop()!;
   const size = heap.length;
   if (size === 0) return top;
-  let i = 0;
+  let slot = 0;
   for (;;) {
-    const left = 2 * i + 1;
+    const left = 2 * slot + 1;
     if (left >= size) break;
     const right = left + 1;
     const child = right < size && heap[right]! < heap[left]! ? right : left;
     if (heap[child]! >= last) break;
-    heap[i] = heap[child]!;
-    i = child;
+    heap[slot] = heap[child]!;
+    slot = child;
   }
-  heap[i] = last;
+  heap[slot] = last;
   return top;
 }

@@ -66,7 +66,7 @@ class ReferenceCache {
     const entries = this.entries.get(key) ?? new Map<string, { expiresAt: number; ttlMs: number }>();
     this.entries.set(key, entries);
     const ends: number[] = [];
-    for (const s of segments) ends.push((ends.at(-1) ?? 0) + s.tokens.length);
+    for (const segment of segments) ends.push((ends.at(-1) ?? 0) + segment.tokens.length);
     const prefix = (index: number) => tokens.slice(0, ends[index]).join(',');
     const live = (index: number) => (entries.get(prefix(index))?.expiresAt ?? -1) >= at;
     const marked = segments.flatMap((s, index) => (s.breakpoint ? [index] : [])).slice(0, maxBreakpoints);
@@ -271,9 +271,9 @@ function agree(
 
 /** Segments of a number: tokens derived from it, some empty, some equal between numbers. */
 const segmentUnits: Units<CacheSegment> = {
-  make: (n) => {
-    const length = n % 7 === 0 ? 0 : 1 + ((n * 37) % 90);
-    const tokens = Array.from({ length }, (_, index) => (index * 3 + (n % 5 === 0 ? 0 : n)) % 50);
+  make: (seed) => {
+    const length = seed % 7 === 0 ? 0 : 1 + ((seed * 37) % 90);
+    const tokens = Array.from({ length }, (_, index) => (index * 3 + (seed % 5 === 0 ? 0 : seed)) % 50);
     return { text: tokens.join(','), tokens };
   },
   mark: ({ text, tokens }, ttl) => (ttl ? { text, tokens, breakpoint: ttl } : { text, tokens }),
@@ -301,36 +301,38 @@ describe('PromptCache against the reference', () => {
 });
 
 const WORDS = ['alpha', ' beta', ' gamma', ' delta', ',', ' epsilon', '\n', ' zeta', ' 42', ' eta'];
-const words = (n: number, count: number): string =>
-  Array.from({ length: count }, (_, index) => WORDS[(n * 7 + index * (n % 3 === 0 ? 1 : 3)) % WORDS.length]).join('');
+const words = (seed: number, count: number): string =>
+  Array.from({ length: count }, (_, index) => WORDS[(seed * 7 + index * (seed % 3 === 0 ? 1 : 3)) % WORDS.length]).join(
+    '',
+  );
 const ephemeral = (ttl: Ttl) => ({
   anthropic: { cacheControl: { type: 'ephemeral', ...(ttl === 'long' ? { ttl: '1h' } : {}) } },
 });
 
 /** Messages of every role from a number: text parts, tool calls and results, some with part breakpoints. */
 const messageUnits: Units<LanguageModelV3Message> = {
-  make: (n) => {
-    const text = words(n, 5 + ((n * 13) % 120));
-    const part = n % 11 === 0 ? { providerOptions: ephemeral(n % 2 ? 'long' : 'short') } : {};
-    switch (n % 4) {
+  make: (seed) => {
+    const text = words(seed, 5 + ((seed * 13) % 120));
+    const part = seed % 11 === 0 ? { providerOptions: ephemeral(seed % 2 ? 'long' : 'short') } : {};
+    switch (seed % 4) {
       case 0:
         return {
           role: 'user',
           content: [
             { type: 'text', text, ...part },
-            ...(n % 3 ? [] : [{ type: 'text' as const, text: words(n + 1, 9) }]),
+            ...(seed % 3 ? [] : [{ type: 'text' as const, text: words(seed + 1, 9) }]),
           ],
         };
       case 1:
         return {
           role: 'assistant',
           content: [
-            ...(n % 5 ? [{ type: 'text' as const, text }] : []),
+            ...(seed % 5 ? [{ type: 'text' as const, text }] : []),
             {
               type: 'tool-call',
-              toolCallId: `c${n}`,
+              toolCallId: `c${seed}`,
               toolName: 'lookup',
-              input: { q: words(n, 3), n: n % 9 },
+              input: { q: words(seed, 3), n: seed % 9 },
               ...part,
             },
           ],
@@ -341,7 +343,7 @@ const messageUnits: Units<LanguageModelV3Message> = {
           content: [
             {
               type: 'tool-result',
-              toolCallId: `c${n}`,
+              toolCallId: `c${seed}`,
               toolName: 'lookup',
               output: { type: 'text', value: text },
               ...part,

@@ -228,10 +228,10 @@ describe('PromptCache, Anthropic rules', () => {
               expect(usage.readTokens).toBeGreaterThanOrEqual(SONNET.minTokens);
             }
             let end = 0;
-            segments.forEach((s, index) => {
-              end += s.tokens.length;
+            segments.forEach((current, index) => {
+              end += current.tokens.length;
               const breakpoints = segments.slice(0, index + 1).filter((x) => x.breakpoint).length;
-              if (s.breakpoint && breakpoints <= 4 && end >= SONNET.minTokens)
+              if (current.breakpoint && breakpoints <= 4 && end >= SONNET.minTokens)
                 written.add(flat(segments).slice(0, end).join(','));
             });
           }

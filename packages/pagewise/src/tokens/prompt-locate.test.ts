@@ -38,13 +38,22 @@ describe('locatePromptToken', () => {
     const segments = promptSegments(prompt, TOOLS);
     const starts: number[] = [];
     let at = 0;
-    for (const s of segments) {
+    for (const segment of segments) {
       starts.push(at);
-      at += s.tokens.length;
+      at += segment.tokens.length;
     }
-    const where = starts.map((s) => {
-      const l = locatePromptToken(prompt, TOOLS, s);
-      return [l.kind, l.index, l.role ?? '', l.part, l.partIndex, l.name ?? '', l.offset, l.text];
+    const where = starts.map((start) => {
+      const located = locatePromptToken(prompt, TOOLS, start);
+      return [
+        located.kind,
+        located.index,
+        located.role ?? '',
+        located.part,
+        located.partIndex,
+        located.name ?? '',
+        located.offset,
+        located.text,
+      ];
     });
     expect(where).toEqual([
       ['tool', 0, '', 'tool', -1, 'lookup', 0, segments[0]!.text],

@@ -63,14 +63,18 @@ function messageParts(message: LanguageModelV3Message): PartOf[] {
       const joined = texts.map((t) => t.text).join('');
       return [
         ...(joined ? [{ part: 'text' as const, partIndex: texts[0]!.i }] : []),
-        ...message.content.flatMap((p, i) =>
-          p.type === 'tool-call' ? [{ part: 'tool-call' as const, partIndex: i, name: p.toolName }] : [],
+        ...message.content.flatMap((contentPart, position) =>
+          contentPart.type === 'tool-call'
+            ? [{ part: 'tool-call' as const, partIndex: position, name: contentPart.toolName }]
+            : [],
         ),
       ];
     }
     case 'tool':
-      return message.content.flatMap((p, i) =>
-        p.type === 'tool-result' ? [{ part: 'tool-result' as const, partIndex: i, name: p.toolName }] : [],
+      return message.content.flatMap((contentPart, position) =>
+        contentPart.type === 'tool-result'
+          ? [{ part: 'tool-result' as const, partIndex: position, name: contentPart.toolName }]
+          : [],
       );
   }
 }
@@ -95,9 +99,9 @@ function charOffsetOf(text: string, tokens: number, encoding: EncodingName): num
       pattern.lastIndex += 1;
       continue;
     }
-    const n = countTokens(piece, encoding);
-    if (count + n > tokens) return match.index + Math.round((piece.length * (tokens - count)) / n);
-    count += n;
+    const pieceTokens = countTokens(piece, encoding);
+    if (count + pieceTokens > tokens) return match.index + Math.round((piece.length * (tokens - count)) / pieceTokens);
+    count += pieceTokens;
   }
   return text.length;
 }
@@ -143,9 +147,9 @@ export function locatePromptToken(
     messageSegments(message, encoding, segments);
     const parts = messageParts(message);
     const matched = parts.length === segments.length;
-    for (const [k, segment] of segments.entries()) {
+    for (const [position, segment] of segments.entries()) {
       if (token < start + segment.tokens.length) {
-        const part = matched ? parts[k]! : { part: 'other' as const, partIndex: -1 };
+        const part = matched ? parts[position]! : { part: 'other' as const, partIndex: -1 };
         return found(segment, { kind: 'message', index, role: message.role, ...part });
       }
       start += segment.tokens.length;

@@ -13,10 +13,10 @@ describe('finding 1: special-token text made token counting throw', () => {
 
   it.each(['o200k_base', 'cl100k_base'] as const)('counts special-token strings as plain text with %s', (encoding) => {
     for (const text of texts) {
-      const n = countTokens(text, encoding);
+      const tokens = countTokens(text, encoding);
       // As plain text each marker is several tokens, never the single id of a control token.
-      expect(n).toBeGreaterThan(1);
-      expect(n).toBe(encodeTokens(text, encoding).length);
+      expect(tokens).toBeGreaterThan(1);
+      expect(tokens).toBe(encodeTokens(text, encoding).length);
     }
   });
 
@@ -58,13 +58,13 @@ describe('counting a long text by its lines', () => {
 
   it('gives the count of the whole text, line breaks anywhere', () => {
     const random = seededRandom(11);
-    for (let i = 0; i < 400; i += 1) {
+    for (let round = 0; round < 400; round += 1) {
       const parts = Array.from(
         { length: 150 + Math.floor(random() * 300) },
         () => pieces[Math.floor(random() * pieces.length)],
       );
       // A fresh suffix keeps the text out of the cache, so it is counted, not looked up.
-      const text = `${parts.join('')} ${i}-${random()}`;
+      const text = `${parts.join('')} ${round}-${random()}`;
       expect(countTokens(text)).toBe(encodeTokens(text).length);
     }
   });
@@ -105,11 +105,11 @@ describe('the long-run test before counting', () => {
     for (let round = 0; round < 400; round += 1) {
       // A few long runs of one or two characters, so runs end just below, at and above the limit.
       const parts: string[] = [];
-      for (let k = 0; k < 1 + Math.floor(random() * 4); k += 1) {
-        const a = alphabet[Math.floor(random() * alphabet.length)]!;
-        const b = random() < 0.5 ? a : alphabet[Math.floor(random() * alphabet.length)]!;
+      for (let runIndex = 0; runIndex < 1 + Math.floor(random() * 4); runIndex += 1) {
+        const first = alphabet[Math.floor(random() * alphabet.length)]!;
+        const second = random() < 0.5 ? first : alphabet[Math.floor(random() * alphabet.length)]!;
         const length = run - 3 + Math.floor(random() * 8);
-        parts.push(Array.from({ length }, () => (random() < 0.5 ? a : b)).join(''));
+        parts.push(Array.from({ length }, () => (random() < 0.5 ? first : second)).join(''));
       }
       const text = parts.join(alphabet[Math.floor(random() * alphabet.length)]!);
       expect(mayHoldLongPiece(text), JSON.stringify(text)).toBe(pattern.test(text));

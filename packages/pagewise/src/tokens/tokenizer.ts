@@ -77,12 +77,12 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
   const cache = caches[encoding];
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n =
+  const tokens =
     encoding === 'o200k_base' && text.length >= SEGMENT_CHARS
       ? countBySegments(text, encoding)
       : countUncached(encoderFor(encoding), text, encoding);
-  cache.set(text, n);
-  return n;
+  cache.set(text, tokens);
+  return tokens;
 }
 
 // A text from this many characters is counted as the sum of its segments: it is cut after a line break
@@ -104,12 +104,12 @@ function countBySegments(text: string, encoding: EncodingName): number {
   const cache = caches[encoding];
   const encoder = encoderFor(encoding);
   const segment = (part: string): number => {
-    let n = cache.get(part);
-    if (n === undefined) {
-      n = countUncached(encoder, part, encoding);
-      cache.set(part, n);
+    let tokens = cache.get(part);
+    if (tokens === undefined) {
+      tokens = countUncached(encoder, part, encoding);
+      cache.set(part, tokens);
     }
-    return n;
+    return tokens;
   };
   let total = 0;
   let start = 0;
@@ -130,10 +130,10 @@ function countUncached(encoder: Encoder, text: string, encoding: EncodingName): 
   if (text.length < LONG_PIECE_CHARS || !mayHoldLongPiece(text)) return count(text);
   let total = 0;
   let last = 0;
-  for (const m of text.matchAll(preTokenPattern(encoding))) {
-    if (m[0].length < LONG_PIECE_CHARS) continue;
-    total += count(text.slice(last, m.index)) + mergePiece(m[0], encoding).tokens;
-    last = m.index + m[0].length;
+  for (const match of text.matchAll(preTokenPattern(encoding))) {
+    if (match[0].length < LONG_PIECE_CHARS) continue;
+    total += count(text.slice(last, match.index)) + mergePiece(match[0], encoding).tokens;
+    last = match.index + match[0].length;
   }
   return total + count(text.slice(last));
 }

@@ -11,16 +11,16 @@
 export function closingBracket(text: string, start: number): number {
   const stack: string[] = [];
   let inString = false;
-  for (let i = start; i < text.length; i += 1) {
-    const c = text[i];
+  for (let index = start; index < text.length; index += 1) {
+    const char = text[index];
     if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') stack.push(c === '{' ? '}' : ']');
-    else if (c === '}' || c === ']') {
-      if (stack.pop() !== c) return -1;
-      if (stack.length === 0) return i + 1;
+      if (char === '\\') index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') stack.push(char === '{' ? '}' : ']');
+    else if (char === '}' || char === ']') {
+      if (stack.pop() !== char) return -1;
+      if (stack.length === 0) return index + 1;
     }
   }
   return -1;
@@ -31,14 +31,14 @@ export function jsonDepth(text: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
     if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') max = Math.max(max, ++depth);
-    else if (c === '}' || c === ']') depth -= 1;
+      if (char === '\\') index += 1;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') max = Math.max(max, ++depth);
+    else if (char === '}' || char === ']') depth -= 1;
   }
   return max;
 }
@@ -70,16 +70,16 @@ export function scanJson(text: string): { values: object[]; rest: string } {
   const values: object[] = [];
   let rest = '';
   let from = 0;
-  for (let i = text.indexOf('{'); i >= 0;) {
-    const end = closingBracket(text, i);
-    const value = end > 0 ? parseContainer(text.slice(i, end)) : undefined;
+  for (let open = text.indexOf('{'); open >= 0;) {
+    const end = closingBracket(text, open);
+    const value = end > 0 ? parseContainer(text.slice(open, end)) : undefined;
     if (value !== undefined) {
       values.push(value);
-      rest += `${text.slice(from, i)}\n`;
+      rest += `${text.slice(from, open)}\n`;
       from = end;
-      i = text.indexOf('{', end);
+      open = text.indexOf('{', end);
     } else {
-      i = text.indexOf('{', i + 1);
+      open = text.indexOf('{', open + 1);
     }
   }
   return { values, rest: rest + text.slice(from) };
