@@ -55,7 +55,7 @@ const tierRules = tiers.slice(0, -1).map(([name, from], i) => ({
         .slice(i + 1)
         .map(([, p]) => p)
         .join('|') +
-      `|^${CORE}/adapters/|^${CORE}/(index|internal|testing|ai-sdk|paging|compression|sources|context|cost|telemetry|store-kit|extractive)\\.ts$`,
+      `|^${CORE}/adapters/|^${CORE}/(index|internal|testing|ai-sdk|paging|compression|sources|context|cost|telemetry|store-kit|adapter-kit|extractive)\\.ts$`,
   },
 }));
 

@@ -80,7 +80,17 @@ describe('the core entries', () => {
   }, 60_000);
 
   it('no name is exported by the root and a feature subpath both', () => {
-    const features = ['paging', 'compression', 'sources', 'context', 'cost', 'telemetry', 'store-kit', 'extractive'];
+    const features = [
+      'paging',
+      'compression',
+      'sources',
+      'context',
+      'cost',
+      'telemetry',
+      'store-kit',
+      'adapter-kit',
+      'extractive',
+    ];
     const files = features.map((feature) => path.join(CORE, `src/${feature}.ts`));
     const names = exportedNamesOf([path.join(CORE, 'src/index.ts'), ...files]);
     const root = new Set(names.get(path.join(CORE, 'src/index.ts')));

@@ -33,6 +33,7 @@ export const ENTRY_SOURCES: Readonly<Record<string, string>> = {
   'pagewise/cost': 'packages/pagewise/src/cost.ts',
   'pagewise/telemetry': 'packages/pagewise/src/telemetry.ts',
   'pagewise/store-kit': 'packages/pagewise/src/store-kit.ts',
+  'pagewise/adapter-kit': 'packages/pagewise/src/adapter-kit.ts',
   'pagewise/extractive': 'packages/pagewise/src/extractive.ts',
   'pagewise/ai-sdk': 'packages/pagewise/src/ai-sdk.ts',
   'pagewise/testing': 'packages/pagewise/src/testing.ts',

@@ -5,7 +5,7 @@
 import type { LlmRequest } from '@google/adk';
 import type { ContextItem } from 'pagewise/context';
 import type { ToolCallRecord } from 'pagewise';
-import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
+import type { BridgeCodec, SourcedEvent } from 'pagewise/adapter-kit';
 
 /** One ADK content (the genai `Content` type, as ADK's requests carry it). */
 export type AdkContent = LlmRequest['contents'][number];

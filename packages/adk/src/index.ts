@@ -28,4 +28,4 @@ export { AiSdkLlm, genaiSchemaToJson, llmRequestToCallOptions } from './ai-sdk-l
 export { contentsCodec, functionResponseText, readContents } from './contents.js';
 export type { AdkContent } from './contents.js';
 export { measureCallOptions } from 'pagewise/ai-sdk';
-export { splitSystem } from 'pagewise/internal';
+export { splitSystem } from 'pagewise/adapter-kit';

@@ -10,7 +10,7 @@ import { splitInstruction, type ObservationProcessor, type ToolObservation } fro
 import type { ContextProcessor } from 'pagewise/context';
 import { Ledger } from 'pagewise';
 import { countTokens } from 'pagewise';
-import { HistoryBridge } from 'pagewise/internal';
+import { HistoryBridge } from 'pagewise/adapter-kit';
 import { measureCallOptions } from 'pagewise/ai-sdk';
 import { llmRequestToCallOptions } from './ai-sdk-llm.js';
 import { contentsCodec, functionResponseText, readContents } from './contents.js';

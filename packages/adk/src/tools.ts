@@ -11,7 +11,7 @@ import type { AnyTool, ToolContext } from 'pagewise';
 import type { PagingService } from 'pagewise/paging';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise/paging';
 import { adkStateAccess } from './state.js';
-import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
+import { invalidArgumentsText, toolFailureText } from 'pagewise/adapter-kit';
 
 /** Options of {@link adkTool}. */
 export interface AdkToolOptions {

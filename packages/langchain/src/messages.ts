@@ -15,7 +15,7 @@ import {
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import type { ToolCallRecord } from 'pagewise';
 import { STEP_BLOCK_HEADER, STEP_BLOCK_MARK, type ContextItem } from 'pagewise/context';
-import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
+import type { BridgeCodec, SourcedEvent } from 'pagewise/adapter-kit';
 
 /** The text of a message content: text parts joined, other parts named by their type. */
 export function contentText(content: MessageContent): string {

@@ -19,7 +19,7 @@ import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { Ledger, redactError, type InstructionProvider } from 'pagewise';
 import type { ContextProcessor } from 'pagewise/context';
 import { measureCallOptions } from 'pagewise/ai-sdk';
-import { adapterSteps, HistoryBridge, toolFailureText } from 'pagewise/internal';
+import { adapterSteps, HistoryBridge, toolFailureText } from 'pagewise/adapter-kit';
 import { contentText, langchainMessagesCodec, langchainRequestToCallOptions } from './messages.js';
 import { LangChainThreads, type ThreadConfigLike } from './threads.js';
 import { createLangChainPagingTools } from './tools.js';

@@ -7,7 +7,7 @@
  * PostgreSQL) and a resumed thread finds its saved results; `temp:` keys live for one agent invocation.
  */
 import type { SessionKey, SessionStore } from 'pagewise';
-import { AdapterThreads } from 'pagewise/internal';
+import { AdapterThreads } from 'pagewise/adapter-kit';
 
 /** Options of {@link LangChainThreads}. */
 export interface LangChainThreadsOptions {
@@ -26,7 +26,7 @@ export interface ThreadConfigLike {
   configurable?: { thread_id?: unknown; [key: string]: unknown };
 }
 
-export type { StateWrites, ThreadRun } from 'pagewise/internal';
+export type { StateWrites, ThreadRun } from 'pagewise/adapter-kit';
 
 /**
  * The pagewise sessions of LangGraph threads. Share one instance between the paging middleware, the

@@ -10,7 +10,7 @@ import { ToolMessage } from '@langchain/core/messages';
 import { tool as lcTool, type StructuredToolInterface } from '@langchain/core/tools';
 import type { AnyTool } from 'pagewise';
 import type { PagingService, PagingToolsOptions } from 'pagewise/paging';
-import { adapterSteps, invalidArgumentsText } from 'pagewise/internal';
+import { adapterSteps, invalidArgumentsText } from 'pagewise/adapter-kit';
 import { LangChainThreads, type ThreadConfigLike } from './threads.js';
 
 /** Name of a paging tool. */

@@ -13,7 +13,7 @@ import type { RequestContext } from '@mastra/core/request-context';
 import { Ledger, redactError, type InstructionProvider } from 'pagewise';
 import { STEP_BLOCK_MARK, type ContextProcessor } from 'pagewise/context';
 import { measureCallOptions, modelMessagesCodec } from 'pagewise/ai-sdk';
-import { adapterSteps, HistoryBridge, type BridgeCodec } from 'pagewise/internal';
+import { adapterSteps, HistoryBridge, type BridgeCodec } from 'pagewise/adapter-kit';
 import { MastraThreads, type MastraThreadKey } from './threads.js';
 import { createMastraPagingTools } from './tools.js';
 

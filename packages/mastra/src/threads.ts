@@ -8,7 +8,7 @@
  * `stream()` call.
  */
 import type { Session, SessionKey, SessionStore } from 'pagewise';
-import { AdapterThreads } from 'pagewise/internal';
+import { AdapterThreads } from 'pagewise/adapter-kit';
 
 /** Options of {@link MastraThreads}. */
 export interface MastraThreadsOptions {
@@ -28,7 +28,7 @@ export interface MastraThreadKey {
   readonly resourceId: string;
 }
 
-export type { StateWrites, ThreadRun } from 'pagewise/internal';
+export type { StateWrites, ThreadRun } from 'pagewise/adapter-kit';
 
 /** What Mastra hands a processor or a tool: a request context, and for tools the agent's thread. */
 export interface MastraRunLike {

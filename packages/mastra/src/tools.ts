@@ -11,7 +11,7 @@ import { createTool, type Tool, type ToolExecutionContext } from '@mastra/core/t
 import type { z } from 'zod';
 import type { AnyTool } from 'pagewise';
 import type { PagingService, PagingToolsOptions } from 'pagewise/paging';
-import { adapterSteps, invalidArgumentsText } from 'pagewise/internal';
+import { adapterSteps, invalidArgumentsText } from 'pagewise/adapter-kit';
 import { MastraThreads } from './threads.js';
 
 /** Name of a paging tool. */

@@ -10,7 +10,7 @@ import type { ObservationProcessor } from 'pagewise/context';
 import type { ContextProcessor } from 'pagewise/context';
 import { eventsToItems } from 'pagewise/internal';
 import { Ledger } from 'pagewise';
-import { HistoryBridge } from 'pagewise/internal';
+import { HistoryBridge } from 'pagewise/adapter-kit';
 import { splitInstruction } from 'pagewise/context';
 import { isStepBlockItem, itemsCodec, readItems, resultOutputText, stepBlockItem } from './items.js';
 import type { PagingContext } from './paging.js';

@@ -6,7 +6,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import { STEP_BLOCK_HEADER, type ContextItem } from 'pagewise/context';
 import type { ToolCallRecord } from 'pagewise';
-import type { BridgeCodec, SourcedEvent } from 'pagewise/internal';
+import type { BridgeCodec, SourcedEvent } from 'pagewise/adapter-kit';
 
 type Item = AgentInputItem;
 type ResultItem = Extract<Item, { type: 'function_call_result' }>;

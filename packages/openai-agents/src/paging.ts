@@ -14,8 +14,8 @@ import { pagedInstruction } from 'pagewise/paging';
 import type { PagingService } from 'pagewise/paging';
 import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from 'pagewise/paging';
 import type { JsonValue, Session } from 'pagewise';
-import { clearTempKeys, recordStateAccess } from 'pagewise/internal';
-import { invalidArgumentsText, toolFailureText } from 'pagewise/internal';
+import { clearTempKeys, recordStateAccess } from 'pagewise/adapter-kit';
+import { invalidArgumentsText, toolFailureText } from 'pagewise/adapter-kit';
 
 /** What pagewise keeps in the run context. */
 export interface PagewiseRunState {

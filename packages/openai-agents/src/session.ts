@@ -7,10 +7,10 @@
 import type { AgentInputItem, Session } from '@openai/agents';
 import type { ObservationProcessor } from 'pagewise/context';
 import type { ContextProcessor } from 'pagewise/context';
-import { toolPageUri } from 'pagewise/internal';
+import { toolPageUri } from 'pagewise/adapter-kit';
 import type { PagingService } from 'pagewise/paging';
 import { Ledger } from 'pagewise';
-import { HistoryBridge } from 'pagewise/internal';
+import { HistoryBridge } from 'pagewise/adapter-kit';
 import { compressResults, lastUserText } from './filter.js';
 import { isStepBlockItem, itemsCodec } from './items.js';
 

@@ -1,20 +1,10 @@
 /**
  * `pagewise/internal`: what pagewise's own packages share beyond the public entries. Not a public API: names here
- * may change in any release. What a store implementer needs is `pagewise/store-kit`, what tunes or trains the
+ * may change in any release. What a store implementer needs is `pagewise/store-kit`, what a framework adapter is built on `pagewise/adapter-kit`, what tunes or trains the
  * extractive backend is `pagewise/extractive`; helpers only the lab uses live in the lab. At most 40 names
  * (test/architecture/entry-size.test.ts).
  */
-// The framework adapters (@pagewise/adk, openai-agents, langchain, mastra): history, state and tool errors.
-export { HistoryBridge } from './adapters/history-bridge.js';
-export type { BridgeCodec, SourcedEvent } from './adapters/history-bridge.js';
-export { AdapterThreads } from './adapters/adapter-threads.js';
-export type { ThreadRun } from './adapters/adapter-threads.js';
-export * as adapterSteps from './adapters/adapter-steps.js';
-export { clearTempKeys, recordStateAccess } from './adapters/record-state.js';
-export type { StateWrites } from './adapters/record-state.js';
-export { splitSystem } from './adapters/measure.js';
-export { invalidArgumentsText, toolFailureText } from './adapters/tool-error.js';
-export { toolPageUri } from './paging/auto-paging.js';
+// The framework adapters (@pagewise/adk, openai-agents, langchain, mastra) beyond `pagewise/adapter-kit`.
 export { eventsToItems, groupTurns } from './context/history.js';
 export { ownValue, setOwn } from './util/own-field.js';
 // @pagewise/documents and the CLI: loader guards, readable HTML, and the user's data and cache folders.
