@@ -447,9 +447,9 @@ export class Runner {
       usage: { promptTokens: measured.total, completionTokens, ...provider },
       ...(response.finishReason ? { finishReason: response.finishReason } : {}),
     };
-    // A session the cache model observes keeps the token ids of what it appends: the next request encodes it.
-    const observed = this.promptCache.rulesFor(model) !== undefined;
-    withTokenCounts([modelEvent], encoding, observed);
+    // Counted without keeping token ids: the cache model encodes what a step appends while the next call's
+    // model works, so ids kept here would only move that work into the step (docs/performance.md).
+    withTokenCounts([modelEvent], encoding);
     const answer = { text, toolCalls, finishReason: response.finishReason };
     await ledger.logCall(session, { invocationId, entry, request, eventId: modelEvent.id }, answer);
     const finish = (toolMs: number) => ledger.finishStep(entry.index, stepStart, response.ms, toolMs);
@@ -493,7 +493,6 @@ export class Runner {
         modelEvent: writeAhead ? undefined : modelEvent,
         response: { text, toolCalls, dropped },
         encoding,
-        keepTokenIds: observed,
       },
     );
     yield* emit(events);

@@ -46,8 +46,6 @@ export interface ToolStep {
   response: Pick<ParsedResponse, 'text' | 'toolCalls' | 'dropped'>;
   /** The encoding the agent's model counts with: the step's events are stored with their counts in it. */
   encoding: EncodingName;
-  /** Keep the token ids of the step's events for the prompt-cache model (see `withTokenCounts`). */
-  keepTokenIds?: boolean;
 }
 
 /** Runs a response's calls and stores the step; returns the stored events and the calls' outcomes. */
@@ -73,7 +71,7 @@ export async function runToolStep(
     if (dropped.count > 0)
       out.push({ ...step.base(), kind: 'user', author: 'pagewise', text: droppedCallsMessage(dropped, limits) });
     out.push(...controlEvents(step.base, step.root, agent, outcomes, text));
-    return withTokenCounts(out, step.encoding, step.keepTokenIds);
+    return withTokenCounts(out, step.encoding);
   });
   return { events, outcomes };
 }
