@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FilingIndex, fileOfUri } from './filings.js';
+import { FilingIndex, fileOfUri, namesQuarter } from './filings.js';
 import { entityWarning } from './passage-policy.js';
 import { findPassages } from './passages.js';
 import { understandQuestion } from './query.js';
@@ -103,8 +103,47 @@ describe('documents before passages', () => {
     for (const [uri, body] of pages) index.add({ uri, title: uri, body });
     const latest = index.rankDocuments(understandQuestion("What was Zenith's gross margin in its most recent 10-Q?"));
     expect(latest[0]!.file).toBe('2023 Q3 ZEN.pdf');
-    // Without "most recent", the page that matches best leads.
-    const any = index.rankDocuments(understandQuestion("What was Zenith's gross margin?"));
-    expect(any[0]!.file).toBe('2023 Q1 ZEN.pdf');
+    // Without "most recent" and without a year, the latest filing still leads when the filings match alike: it
+    // reports the latest quarter beside the ones before.
+    const any = index.rankDocuments(understandQuestion("How has Zenith's gross margin changed over these quarters?"));
+    expect(any[0]!.file).toBe('2023 Q3 ZEN.pdf');
+    // But not over a filing whose pages hold more of the question's words.
+    const research = index.rankDocuments(understandQuestion("How has Zenith's research and development changed?"));
+    expect(research[0]!.file).toBe('2023 Q1 ZEN.pdf');
+  });
+
+  it('takes the filing of the quarter a question names, not another quarter of that year', () => {
+    const index = new FilingIndex();
+    const add = (uri: string, body: string) => index.add({ uri, title: uri, body });
+    add('2023 Q1 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended December 31, 2022.');
+    add('2023 Q1 ZEN.pdf#2', 'Zenith research and development was 1,200.');
+    add('2023 Q3 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended July 1, 2023.');
+    add('2023 Q3 ZEN.pdf#2', 'Zenith research and development, research and development spending was 1,400 in 2023.');
+    for (const question of [
+      'In the first quarter of 2023, how much did Zenith spend on research and development?',
+      "What was Zenith's research and development in Q1 2023?",
+    ])
+      expect(index.rankDocuments(understandQuestion(question))[0]!.file).toBe('2023 Q1 ZEN.pdf');
+    expect(index.rankDocuments(understandQuestion("Zenith's research and development in 2023?"))[0]!.file).toBe(
+      '2023 Q3 ZEN.pdf',
+    );
+    expect(namesQuarter('2023 q1 zen pdf', '2023 Q1')).toBe(true);
+    expect(namesQuarter('zen q1 fy2023 10q pdf', '2023 Q1')).toBe(true);
+    expect(namesQuarter('2023 q3 zen pdf', '2023 Q1')).toBe(false);
+    expect(namesQuarter('zen 2023q12 pdf', '2023 Q1')).toBe(false);
+  });
+
+  it("counts every filing of the named company as its own, though they say a segment's name unequally often", () => {
+    const index = new FilingIndex();
+    const add = (uri: string, body: string) => index.add({ uri, title: uri, body });
+    add('2022 Q3 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended October 1, 2022.');
+    add('2022 Q3 ZEN.pdf#2', 'Nova segment revenue. Nova grew. Nova and Nova again.');
+    add('2023 Q3 ZEN.pdf#1', 'Zenith Corp. Form 10-Q for the quarterly period ended September 30, 2023.');
+    add('2023 Q3 ZEN.pdf#2', 'Nova segment revenue. Nova grew.');
+    const ranked = index.rankDocuments(understandQuestion("How has Zenith's Nova segment revenue changed over time?"));
+    expect(ranked.map((d) => [d.file, d.named])).toEqual([
+      ['2023 Q3 ZEN.pdf', true],
+      ['2022 Q3 ZEN.pdf', true],
+    ]);
   });
 });

@@ -33,14 +33,31 @@ export interface DocumentMatch {
   file: string;
   /** 0..1: how well the document is the entity the question names (0 when the question names none). */
   entity: number;
-  /** 0..1: the fiscal years named, in the file name or on the first page. */
+  /**
+   * Whether it is one of the named entity's documents: its {@link entity} is within {@link ENTITY_TOLERANCE} of the
+   * best document's (and above 0).
+   */
+  named: boolean;
+  /**
+   * 0..1: the fiscal years named, in the file name or on the first page. When the question names no year, the named company's latest filing: 1 when the question asks for the latest,
+   * {@link UNDATED_LATEST} otherwise.
+   */
   period: number;
+  /** 0..1: the quarters named with their year ("Q1 2023"), in the file name ({@link namesQuarter}). */
+  quarter: number;
   /** Whether the form type named is in the file name or on the first page. */
   form: boolean;
   /** 0..1: its best page's full-text score against the best page overall. */
   content: number;
   score: number;
 }
+
+/**
+ * How far below the best entity match a document still counts as the named entity's. A name the file name and the
+ * cover do not give ("AWS" in Amazon's filings) is scored by how often the text says it, which differs a little
+ * from one filing of a company to the next; those filings are still one company's.
+ */
+const ENTITY_TOLERANCE = 0.05;
 
 /** Page hits considered when ranking documents. */
 const HITS_CONSIDERED = 50;
@@ -55,6 +72,13 @@ const FIRST_PAGE_CHARS = 4000;
 /** BM25 term-frequency saturation and length normalisation of the page ranking within a named company's filings. */
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
+
+/**
+ * The period credit of the named company's latest filing for a question that names no period and does not ask for
+ * the latest: a question over "these quarters" or "over time" is answered from the latest filing, which reports the
+ * latest period beside the periods before it, unless another filing's pages hold more of the question's words.
+ */
+const UNDATED_LATEST = 0.5;
 
 /** Words of a question for the latest period a company has filed for. */
 const LATEST = /\b(?:latest|recent|current)\b/i;
@@ -74,6 +98,18 @@ function periodEnded(profile: FileProfile): number | undefined {
   }
   const named = /\b((?:19|20)\d\d)\s*q([1-4])\b/.exec(profile.name);
   return named ? Date.UTC(Number(named[1]), Number(named[2]) * 3 - 1, 28) : undefined;
+}
+
+/**
+ * Whether a file name (lower-case, separators as spaces) names the quarter `2023 Q1` of {@link QuestionQuery.quarters}:
+ * "2023 q1", "q1 2023", "2023q1", "q1 fy2023".
+ */
+export function namesQuarter(name: string, quarter: string): boolean {
+  const [year, number] = quarter.toLowerCase().split(' ');
+  return new RegExp(
+    `(?<![\\p{L}\\p{N}])(?:${year} ?${number}|${number} ?(?:fy ?)?${year})(?![\\p{L}\\p{N}])`,
+    'u',
+  ).test(name);
 }
 
 /** A page's words in canonical form with their counts, and its length in words. */
@@ -215,6 +251,9 @@ export class FilingIndex extends CorpusIndex {
       let period = 0;
       for (const y of query.years) period += occurrences(profile.name, y) > 0 ? 1 : first.includes(y) ? 0.5 : 0;
       period = query.years.length ? period / query.years.length : 0;
+      const quarter = query.quarters.length
+        ? query.quarters.filter((q) => namesQuarter(profile.name, q)).length / query.quarters.length
+        : 0;
       const formWord = query.formType?.toLowerCase();
       const form =
         formWord !== undefined &&
@@ -222,28 +261,31 @@ export class FilingIndex extends CorpusIndex {
           profile.name.includes(formWord.replace('-', ' ')) ||
           first.includes(formWord));
       const content = best.get(file) ?? 0;
-      matches.push({ file, entity, period, form, content, score: 0 });
+      matches.push({ file, entity, named: false, period, quarter, form, content, score: 0 });
     }
     // Content counts against the best page of the documents that match the name best, so another company's better
     // page does not shrink the difference between two filings of the named one.
     const topEntity = Math.max(0, ...matches.map((m) => m.entity));
-    // "The most recent 10-Q", no year named: of the named company's filings, the one filed for the latest period.
-    if (query.years.length === 0 && LATEST.test(query.text)) {
+    for (const match of matches) match.named = topEntity > 0 && match.entity >= topEntity - ENTITY_TOLERANCE;
+    // No year named: of the named company's filings, the one filed for the latest period ("the most recent 10-Q"
+    // fully; a question over the company's filings as a tie-break, see UNDATED_LATEST).
+    if (query.years.length === 0) {
+      const credit = LATEST.test(query.text) ? 1 : UNDATED_LATEST;
       const dated = matches
-        .filter((m) => m.entity === topEntity && topEntity > 0)
+        .filter((m) => m.named)
         .map((m) => ({ m, at: periodEnded(this.#files.get(m.file)!) }))
         .filter((d): d is { m: DocumentMatch; at: number } => d.at !== undefined);
       const newest = Math.max(...dated.map((d) => d.at));
-      for (const d of dated) if (d.at === newest) d.m.period = 1;
+      for (const d of dated) if (d.at === newest) d.m.period = credit;
     }
-    const topContent = Math.max(0, ...matches.filter((m) => m.entity === topEntity).map((m) => m.content)) || 1;
+    const topContent = Math.max(0, ...matches.filter((m) => m.named || topEntity === 0).map((m) => m.content)) || 1;
     // The named company's filings are read whole: a page outside the overall hits (crowded out by other companies'
     // pages) still counts by the share of the question's other terms it holds.
     const canonicalNames = new Set(query.entities.map(canonicalTerm));
     const asked = query.terms.filter((t) => !canonicalNames.has(t));
     for (const m of matches) {
       m.content = Math.min(1, m.content / topContent);
-      if (topEntity > 0 && m.entity === topEntity && asked.length > 0) {
+      if (m.named && asked.length > 0) {
         let share = 0;
         for (const page of this.#files.get(m.file)!.pages) {
           const words = this.#wordsOf(page).counts;
@@ -252,8 +294,9 @@ export class FilingIndex extends CorpusIndex {
         m.content = Math.max(m.content, share);
       }
       // The name decides; between a company's filings, the words of the question outweigh the year of the file (a
-      // 2019 filing reports 2018 too), and the year outweighs the form.
-      m.score = 3 * m.entity + 0.5 * m.period + (m.form ? 0.25 : 0) + m.content;
+      // 2019 filing reports 2018 too), and the year outweighs the form. A quarter named weighs as much as the words:
+      // a quarter's own figures are in that quarter's filing, and in the next year's only as the comparison.
+      m.score = 3 * m.entity + 0.5 * m.period + m.quarter + (m.form ? 0.25 : 0) + m.content;
     }
     const rankOf = (file: string) => {
       const i = order.indexOf(file);
@@ -287,7 +330,7 @@ export class FilingIndex extends CorpusIndex {
      */
     const pagesOf = (file: string): CorpusSearchResult[] => {
       const profile = this.#files.get(file)!;
-      const named = lead.entity > 0 && documents.find((d) => d.file === file)?.entity === lead.entity;
+      const named = documents.find((d) => d.file === file)?.named === true;
       if (named && asked.length > 0) {
         const scored = profile.pages.map((page) => ({
           page,
@@ -327,7 +370,7 @@ export class FilingIndex extends CorpusIndex {
     };
     // The named company's filings (other years, other forms) come right after the best one's first pages: the year
     // of a file is weaker evidence than the words of a page (a 2019 10-K reports 2018 as well).
-    const company = lead.entity > 0 ? documents.filter((d) => d.entity === lead.entity).slice(0, 3) : [];
+    const company = lead.named ? documents.filter((d) => d.named).slice(0, 3) : [];
     const turns: [string, number][] =
       company.length > 0
         ? [

@@ -47,6 +47,34 @@ describe('findPassages', () => {
     expect(findPassages('unrelated words', [{ uri: 'jp.txt', body }], 3)).toEqual([]);
   });
 
+  it("leads with the statement line of a measure the question names, over a sentence that repeats the question's words", () => {
+    const statement = [
+      'CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (Unaudited)',
+      '(In millions)',
+      'Three Months Ended',
+      'July 1, 2023 June 25, 2022',
+      'Net sales $ 81,797 $ 82,959',
+      'Research and development $ 7,442 $ 6,797',
+    ].join('\n');
+    const discussion =
+      'Research and development expense grew in the third quarter of 2023, driven primarily by headcount-related expenses.';
+    const summary = ['Selected data (in millions)', '2023 2022', 'Research and development 7,442 6,797'].join('\n');
+    const question = "How did Acme's R&D expense in the third quarter of 2023 compare to the same quarter in 2022?";
+    const sources = [
+      { uri: '2023 Q3 ACME.pdf#19', body: discussion },
+      { uri: '2023 Q3 ACME.pdf#4', body: statement },
+      { uri: '2023 Q3 ACME.pdf#30', body: summary },
+    ];
+    const [best, second] = findPassages(question, sources, 3);
+    expect(best!.citation).toBe('2023 Q3 ACME.pdf#4');
+    expect(best!.text).toMatch(/^Research and development: /);
+    // The same line in a table that is not the statement gets nothing for it: the discussion leads it.
+    expect(second!.citation).toBe('2023 Q3 ACME.pdf#19');
+    // Nor does the line in a filing after the first one read.
+    const [lead] = findPassages(question, [sources[0]!, { uri: '2022 Q3 ACME.pdf#4', body: statement }], 2);
+    expect(lead!.citation).toBe('2023 Q3 ACME.pdf#19');
+  });
+
   it('merges lists best first without duplicates', () => {
     const a = { citation: 'a.txt:1', text: 'x', score: 0.5 };
     const b = { citation: 'b.txt:1', text: 'y', score: 0.9 };

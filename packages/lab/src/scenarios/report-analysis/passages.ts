@@ -7,7 +7,7 @@
 import { queryTerms } from './query-terms.js';
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
-import { labelPrints, measureWords, questionMeasures, type Measure } from './measures.js';
+import { labelPrints, measureWords, questionMeasures, statementOf, type Measure } from './measures.js';
 import { canonicalTerm, canonicalWords, understandQuestion } from './query.js';
 import {
   MONTH,
@@ -86,6 +86,15 @@ const PHRASE_WEIGHT = 0.1;
  * "Sales" answers "what were the sales" before "Net sales" does.
  */
 const LABEL_WEIGHT = 0.1;
+/**
+ * What a statement line of the first document adds: a row whose label prints a measure the question names
+ * (measures.ts), on a page titled as the statement the measure is read from. The question asks for that line's
+ * figures, which a sentence of the same page or of the discussion only mentions beside other words of the question
+ * (its period, "compare", "change"). A summary table of other years that repeats the label is not the statement.
+ * Only the first document's: the same line in another filing is another period's figure, and lifting it over the
+ * first document's passages would put two filings' values side by side where one was asked for.
+ */
+const MEASURE_ROW_WEIGHT = 0.5;
 /**
  * The weight of a passage whose text is on more than one of the pages read: boilerplate a filing repeats (a heading, a
  * standard sentence) says the same wherever it is, so it tells no page apart; the page that says something once leads
@@ -550,12 +559,14 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     if (matched === 0) continue;
     const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
     const label = candidate.label === undefined ? 0 : labelPrecision(candidate.label, asked) * LABEL_WEIGHT;
+    const row = candidate.row;
+    const measure = file === first && row && statementLine(row, measures) ? MEASURE_ROW_WEIGHT : 0;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
       score:
         Math.round(
-          (matched / (total || 1) + phrase + label + PAGE_WEIGHT * (pageMatch.get(source) ?? 0)) *
+          (matched / (total || 1) + phrase + label + measure + PAGE_WEIGHT * (pageMatch.get(source) ?? 0)) *
             (file === first ? 1 : LATER_DOCUMENT_WEIGHT) *
             (pagesOf.get(candidate.text.toLowerCase())!.size > 1 ? REPEATED_WEIGHT : 1) *
             1000,
@@ -569,6 +580,14 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
     .slice(0, Math.max(0, k))
     .map(({ passage }) => passage);
+}
+
+/** Whether a row is the line of one of `measures` in that measure's statement (see {@link MEASURE_ROW_WEIGHT}). */
+function statementLine(row: TableRow, measures: readonly Measure[]): boolean {
+  const statement = statementOf(row.title ?? '');
+  return (
+    statement !== undefined && measures.some((m) => m.statement === statement && labelPrints(m, row.label, row.section))
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findPassages } from './passages.js';
-import { canonicalTerm, inflectionStem, searchQuery, spelledTerm, understandQuestion } from './query.js';
+import { canonicalTerm, inflectionStem, quartersOf, searchQuery, spelledTerm, understandQuestion } from './query.js';
 
 describe('understandQuestion', () => {
   it('takes terms from the question, not from the role and format instructions around it', () => {
@@ -30,6 +30,19 @@ describe('understandQuestion', () => {
     expect(searchQuery(understandQuestion('What currencies does Quillstone Systems use?'))).toBe(
       'currencie Quillstone Systems use',
     );
+  });
+
+  it('reads a quarter with its year in the ways questions name it, and no quarter without a year', () => {
+    for (const question of [
+      'In the first quarter of 2023, how much did Apple spend?',
+      "What was Apple's revenue in Q1 2023?",
+      'Apple Q1 FY2023 revenue',
+      'the first fiscal quarter of fiscal 2023',
+      "Apple's 2023 Q1 10-Q",
+    ])
+      expect(understandQuestion(question)).toMatchObject({ quarters: ['2023 Q1'], years: ['2023'] });
+    expect(quartersOf('Q3 2022 and the third quarter of 2023')).toEqual(['2022 Q3', '2023 Q3']);
+    expect(quartersOf('revenue in 2023 across the quarters; Q4 results')).toEqual([]);
   });
 
   it('writes periods and numbers in one form', () => {

@@ -24,6 +24,11 @@ export interface QuestionQuery {
   names: string[];
   /** Fiscal years named, as four digits. */
   years: string[];
+  /**
+   * Quarters named with their year, as `2023 Q1` ("Q1 2023", "first quarter of 2023", "2023 Q1", "Q1 FY2023"): the
+   * quarter of the fiscal year, as a filing of that quarter is named and titled. Each one's year is in {@link years}.
+   */
+  quarters: string[];
   /** The form type named, upper-case (`10-K`, `10-Q`, `8-K`). */
   formType?: string;
 }
@@ -60,6 +65,21 @@ const NOT_NAMES = new Set(
   ).split(' '),
 );
 const FORM = /\b(10-?k|10-?q|8-?k|20-?f|40-?f)\b/i;
+const ORDINAL_QUARTERS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4 };
+// A quarter and its year in either order: "Q1 2023", "Q1 of fiscal 2023", "2023 Q1", "first quarter of 2023".
+const QUARTER =
+  /\b(?:q([1-4])|(first|second|third|fourth)\s+(?:fiscal\s+)?quarter)(?:\s+of)?(?:\s+(?:the\s+)?(?:fiscal|fy)(?:\s+year)?)?\s*'?((?:19|20)\d\d)\b|\b(?:fy\s?)?((?:19|20)\d\d)\s*q([1-4])\b/gi;
+
+/** The quarters a text names with their year, as `2023 Q1`, each once in the order named. */
+export function quartersOf(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(QUARTER)) {
+    const quarter = match[1] ?? match[5] ?? String(ORDINAL_QUARTERS[match[2]?.toLowerCase() ?? ''] ?? '');
+    const named = `${match[3] ?? match[4]} Q${quarter}`;
+    if (!out.includes(named)) out.push(named);
+  }
+  return out;
+}
 
 /**
  * A word as a full-text index is searched for it and as an answer shows it: lower-case, a trailing possessive dropped
@@ -187,6 +207,7 @@ export function understandQuestion(question: string): QuestionQuery {
     words,
     ...entitiesOf(text),
     years: [...years],
+    quarters: quartersOf(text),
     ...(form ? { formType: form.toUpperCase().replace(/^(\d+)-?([KQF])$/, '$1-$2') } : {}),
   };
 }
