@@ -109,15 +109,18 @@ export function planBudget(
  * Takes the units of {@link planBudget}, then renders and measures. BPE merges make the real count
  * differ slightly from the sum of parts, so when the rendered text is over budget the longest run of
  * first-taken units that renders within it is kept (a binary search, O(log n) renders): the result is
- * always within budget, and a unit goes with the units it brought along.
+ * always within budget, and a unit goes with the units it brought along. `planned` (the budget by default)
+ * is how many estimated tokens to plan for: more than `budget` when estimates are known to run high, the
+ * measured cut then trims the plan back to `budget`.
  */
 export function fillBudget(
   items: Iterable<BudgetItem>,
   budget: number,
   render: (kept: readonly number[]) => string,
   costOf: (index: number) => number = () => 0,
+  planned = budget,
 ): FilledBudget {
-  const picked = planBudget(items, budget, costOf);
+  const picked = planBudget(items, planned, costOf);
   const text = render(picked.map((p) => p.index));
   const tokens = countTokens(text);
   if (tokens <= budget) return { kept: picked.map((p) => p.index), text, tokens };
@@ -141,6 +144,47 @@ export function fillBudget(
       best = attempt;
       lo = mid + 1;
     } else hi = mid - 1;
+  }
+  return best;
+}
+
+/** Most renders {@link topUpBudget} spends on one call. */
+export const TOP_UP_RENDERS = 12;
+
+// A unit's estimate runs up to a token or so above what it adds to the rendered text (its separator merges
+// into the next unit), so a unit estimated just over the room left may still fit.
+const TOP_UP_MARGIN = 2;
+
+/**
+ * Fills what budget `filled` left unused with whole units: `items` in order (the ranking's), each one whose
+ * estimated cost, with the units it requires, fits the room left, kept when the rendered text is still
+ * within `budget`. At most `maxRenders` renders, so a large input stays cheap; a short unit (a code, an id,
+ * a date) costs little and fits where a long one did not.
+ */
+export function topUpBudget(
+  filled: FilledBudget,
+  items: Iterable<BudgetItem>,
+  budget: number,
+  render: (kept: readonly number[]) => string,
+  costOf: (index: number) => number = () => 0,
+  maxRenders = TOP_UP_RENDERS,
+): FilledBudget {
+  const taken = new Set(filled.kept);
+  let best = filled;
+  let renders = 0;
+  for (const item of items) {
+    if (renders >= maxRenders || best.tokens >= budget) break;
+    if (taken.has(item.index)) continue;
+    const needed = (item.requires ?? []).filter((i) => !taken.has(i));
+    const cost = needed.reduce((sum, i) => sum + costOf(i), item.cost);
+    if (cost > budget - best.tokens + TOP_UP_MARGIN) continue;
+    const kept = [...best.kept, ...needed, item.index];
+    const text = render(kept);
+    renders += 1;
+    const tokens = countTokens(text);
+    if (tokens > budget) continue;
+    best = { kept, text, tokens };
+    for (const index of [...needed, item.index]) taken.add(index);
   }
   return best;
 }
