@@ -517,6 +517,25 @@ describe('compressExtractive: lossless before lossy', () => {
     expect(JSON.parse(result.text)).toMatchObject({ user: customer.user });
   });
 
+  it("ranks the whole object's own fields with its most relevant record, not below every record", () => {
+    const statement = {
+      customer: { name: 'Marco Vitiello', email: 'marco.vitiello@gmail.com', phone: '512-555-0847' },
+      transactions: Array.from({ length: 16 }, (_, i) => ({
+        transaction_id: `txn_${(0x5a3c10 + i * 977).toString(16)}`,
+        merchant: ['Coffee House', 'Book Store', 'ATM abroad', 'Grocer'][i % 4],
+        amount: 12.5 + i,
+        description: `Card payment ${i + 1} at the merchant, settled in USD after the usual clearing delay.`,
+      })),
+    };
+    const text = JSON.stringify(statement, null, 2);
+    const result = compressExtractive(text, {
+      query: 'Marco Vitiello disputes the ATM abroad charges on his card.',
+      rules: rules({ ratio: 0.25 }),
+      scoring: 'heuristic',
+    });
+    expect((JSON.parse(result.text) as typeof statement).customer).toEqual(statement.customer);
+  });
+
   it('fills the budget when the compact form does not fit: the unused part is smaller than any unit left out', () => {
     for (const scoring of ['heuristic', 'learned'] as const) {
       const result = compressExtractive(pretty, { query, rules: rules({ ratio: 0.3 }), scoring });

@@ -8,7 +8,8 @@
  *    best score first (JSON: the object's own fields before those of its parts). Units matching a drop
  *    pattern (JSON: under a `jsonDropFields` key) are never kept, unless a keep rule also matches.
  * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
- *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
+ *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records; a field
+ *    outside every record belongs to the whole object, as relevant as its best record), plus a lead bonus
  *    for the first sentence of a prose paragraph, plus a boost for each kind of protected content it
  *    holds (numbers, identifiers, dates, URLs, errors, headings). A protected unit thus beats an
  *    unprotected one of similar relevance, not a clearly more relevant one. JSON fields under an
@@ -1038,6 +1039,11 @@ function compressJson(
   };
   const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
   const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
+  // A field outside every record (a customer's own name beside their lists of accounts) belongs to the whole
+  // object, which holds every record and so is at least as relevant as the best of them.
+  const containerAt = leaves.map((leaf, index) =>
+    leaf.records.length === 0 && outer.ranked ? 1 : ((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2,
+  );
 
   const rootId = leaves.findIndex(isRootId);
   const labels = recordLabels(leaves, rootId);
@@ -1072,7 +1078,7 @@ function compressJson(
           const idLike = idLikeAt[index] === true;
           return featureVector({
             relevance: relevance[index] ?? 0,
-            container: ((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2,
+            container: containerAt[index] ?? 0,
             position: leaves.length > 1 ? index / (leaves.length - 1) : 0,
             listItem: typeof leaf.path[leaf.path.length - 1] === 'number' ? 1 : 0,
             labelled: leaf.key !== undefined && LABEL_KEY.test(leaf.key) ? 1 : 0,
@@ -1106,7 +1112,7 @@ function compressJson(
       score: scorer
         ? learnedScore(scorer, features[index] ?? [])
         : (relevance[index] ?? 0) +
-          PARAGRAPH_WEIGHT * (((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2) +
+          PARAGRAPH_WEIGHT * (containerAt[index] ?? 0) +
           (idLike
             ? ID_KEY_BOOST *
               (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
