@@ -52,7 +52,7 @@ import { isContentUnit, joinUnits, segmentText } from '../text/segment.js';
 import { collapseWhitespace } from '../text/whitespace.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from './json-source.js';
 import type { TextUnit } from '../text/segment.js';
-import { fillBudget, headAtWordBoundary, planBudget, tokenBudget, topUpBudget } from './token-budget.js';
+import { fillBudget, headAtWordBoundary, refillBudget, tokenBudget, topUpBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
 import {
   checkParams,
@@ -561,31 +561,10 @@ function select(
     if (tokens <= budget) return { kept: all, text, tokens };
   }
   const costOf = (i: number): number => candidates[i]?.cost ?? 0;
-  let filled = fillBudget(items, budget, render, costOf);
-  // Estimated costs run above the rendered text (a separator token merges into the next word or field, JSON
-  // brackets are shared), so the first fill can leave budget unused: plan again with the unused part added,
-  // the measured cut trimming the plan back to the budget, then top up with whole units that still fit.
-  let planned = budget;
-  for (let round = 0; round < MAX_REFILLS; round += 1) {
-    const slack = budget - filled.tokens;
-    if (slack <= budget * SLACK_RETRY) break;
-    planned += slack;
-    // Rendering and measuring is the costly part: only when the larger plan would take more units.
-    const plan = planBudget(items, planned, costOf);
-    const kept = new Set(filled.kept);
-    if (plan.length <= kept.size && plan.every((p) => kept.has(p.index))) break;
-    const again = fillBudget(items, budget, render, costOf, planned);
-    if (again.tokens <= filled.tokens) break;
-    filled = again;
-  }
-  return topUpBudget(filled, items, budget, render, costOf);
+  const filled = fillBudget(items, budget, render, costOf);
+  // The first plan renders short of the budget: plan again for more, then top up with whole units that fit.
+  return topUpBudget(refillBudget(filled, items, budget, render, costOf), items, budget, render, costOf);
 }
-
-// Unused budget, as a share of it, worth another fill.
-const SLACK_RETRY = 0.02;
-
-// Plans with a larger estimate before the top-up: each costs a render and a binary search of renders.
-const MAX_REFILLS = 2;
 
 // How far the estimate may exceed the budget for the whole-input measurement to be worth a try.
 const ALL_FIT_SLACK = 1.5;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../tokens/tokenizer.js';
-import { fillBudget, topUpBudget, type BudgetItem } from './token-budget.js';
+import { fillBudget, refillBudget, topUpBudget, type BudgetItem } from './token-budget.js';
 
 // Units of very different sizes, in rank order: the long ones first.
 const UNITS = [
@@ -38,14 +38,18 @@ describe('token budget fill', () => {
     expect(topUpBudget(filled, items, budget, render, undefined, 0)).toBe(filled);
   });
 
-  it('plans past the budget when told and cuts the plan back to it', () => {
-    // Estimates twice the real cost: planned within the budget, half of it would stay unused.
+  it('plans again for more when estimates run high, and stays within the budget', () => {
+    // Estimates twice the real cost: a plan within the budget renders at about half of it.
     const padded = items.map((item) => ({ ...item, cost: item.cost * 2 }));
     const budget = countTokens(render([0, 1]));
     const plain = fillBudget(padded, budget, render);
-    const planned = fillBudget(padded, budget, render, undefined, budget * 2 + 8);
     expect(plain.kept.filter((i) => i < 2)).not.toEqual([0, 1]);
-    expect(planned.kept.slice(0, 2)).toEqual([0, 1]);
-    expect(planned.tokens).toBeLessThanOrEqual(budget);
+    const again = refillBudget(plain, padded, budget, render);
+    // The first-ranked long unit, which the plain plan could not afford, now comes in.
+    expect(again.kept).toContain(0);
+    expect(again.tokens).toBeGreaterThan(plain.tokens);
+    expect(again.tokens).toBeLessThanOrEqual(budget);
+    expect(again.text).toBe(render(again.kept));
+    expect(refillBudget(plain, padded, budget, render, undefined, 0)).toBe(plain);
   });
 });

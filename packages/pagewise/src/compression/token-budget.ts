@@ -109,18 +109,15 @@ export function planBudget(
  * Takes the units of {@link planBudget}, then renders and measures. BPE merges make the real count
  * differ slightly from the sum of parts, so when the rendered text is over budget the longest run of
  * first-taken units that renders within it is kept (a binary search, O(log n) renders): the result is
- * always within budget, and a unit goes with the units it brought along. `planned` (the budget by default)
- * is how many estimated tokens to plan for: more than `budget` when estimates are known to run high, the
- * measured cut then trims the plan back to `budget`.
+ * always within budget, and a unit goes with the units it brought along.
  */
 export function fillBudget(
   items: Iterable<BudgetItem>,
   budget: number,
   render: (kept: readonly number[]) => string,
   costOf: (index: number) => number = () => 0,
-  planned = budget,
 ): FilledBudget {
-  const picked = planBudget(items, planned, costOf);
+  const picked = planBudget(items, budget, costOf);
   const text = render(picked.map((p) => p.index));
   const tokens = countTokens(text);
   if (tokens <= budget) return { kept: picked.map((p) => p.index), text, tokens };
@@ -148,8 +145,53 @@ export function fillBudget(
   return best;
 }
 
+/** Most renders {@link refillBudget} spends on one call. */
+export const REFILL_RENDERS = 3;
+
+// Unused budget, as a share of it, worth another plan.
+const REFILL_SLACK = 0.02;
+
+/**
+ * Plans again when `filled` left budget unused: estimated costs run above the rendered text (a separator
+ * token merges into the next word or field, JSON brackets are shared), so a plan within the budget renders
+ * short of it. Each round plans for more estimated tokens, scaled by how far this input's estimates ran over
+ * its rendered text, renders once and keeps the plan if it is within `budget`; a plan over it makes the next
+ * round plan for less. At most `maxRenders` renders; never worse than `filled`.
+ */
+export function refillBudget(
+  filled: FilledBudget,
+  items: readonly BudgetItem[],
+  budget: number,
+  render: (kept: readonly number[]) => string,
+  costOf: (index: number) => number = () => 0,
+  maxRenders = REFILL_RENDERS,
+): FilledBudget {
+  if (filled.tokens === 0) return filled;
+  const scale = filled.kept.reduce((sum, i) => sum + costOf(i), 0) / filled.tokens;
+  let best = filled;
+  let planned = Math.max(budget + 1, Math.floor(budget * scale));
+  let under = budget;
+  let over = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < maxRenders && budget - best.tokens > budget * REFILL_SLACK; round += 1) {
+    const kept = planBudget(items, planned, costOf).map((p) => p.index);
+    if (kept.length <= best.kept.length && kept.every((i) => best.kept.includes(i))) break;
+    const text = render(kept);
+    const tokens = countTokens(text);
+    if (tokens <= budget) {
+      if (tokens > best.tokens) best = { kept, text, tokens };
+      under = planned;
+      planned = Math.min(Math.floor((planned + over) / 2), planned + Math.ceil((budget - tokens) * scale));
+    } else {
+      over = planned;
+      planned = Math.max(under + 1, planned - Math.ceil((tokens - budget) * scale));
+    }
+    if (planned >= over || planned <= under) break;
+  }
+  return best;
+}
+
 /** Most renders {@link topUpBudget} spends on one call. */
-export const TOP_UP_RENDERS = 12;
+export const TOP_UP_RENDERS = 6;
 
 // A unit's estimate runs up to a token or so above what it adds to the rendered text (its separator merges
 // into the next unit), so a unit estimated just over the room left may still fit.
