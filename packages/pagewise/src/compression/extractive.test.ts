@@ -472,12 +472,12 @@ describe('compressExtractive: lossless before lossy', () => {
       phone_number: '512-555-0847',
       date_of_birth: '08/22/1993',
     },
-    accounts: Array.from({ length: 6 }, (_, i) => ({
-      account_id: `acc_${4100 + i}`,
-      currency: ['USD', 'EUR', 'JPY'][i % 3],
-      balance: -2580.0 + i * 1234.5,
-      opened: `2021-0${1 + i}-15`,
-      note: `Account number ${i + 1} was opened for travel spending in another currency and has a monthly fee.`,
+    accounts: Array.from({ length: 6 }, (_, index) => ({
+      account_id: `acc_${4100 + index}`,
+      currency: ['USD', 'EUR', 'JPY'][index % 3],
+      balance: -2580.0 + index * 1234.5,
+      opened: `2021-0${1 + index}-15`,
+      note: `Account number ${index + 1} was opened for travel spending in another currency and has a monthly fee.`,
     })),
   };
   const pretty = JSON.stringify(customer, null, 8).replace('-2580,', '-2580.0,');
@@ -520,11 +520,11 @@ describe('compressExtractive: lossless before lossy', () => {
   it("ranks the whole object's own fields with its most relevant record, not below every record", () => {
     const statement = {
       customer: { name: 'Marco Vitiello', email: 'marco.vitiello@gmail.com', phone: '512-555-0847' },
-      transactions: Array.from({ length: 16 }, (_, i) => ({
-        transaction_id: `txn_${(0x5a3c10 + i * 977).toString(16)}`,
-        merchant: ['Coffee House', 'Book Store', 'ATM abroad', 'Grocer'][i % 4],
-        amount: 12.5 + i,
-        description: `Card payment ${i + 1} at the merchant, settled in USD after the usual clearing delay.`,
+      transactions: Array.from({ length: 16 }, (_, index) => ({
+        transaction_id: `txn_${(0x5a3c10 + index * 977).toString(16)}`,
+        merchant: ['Coffee House', 'Book Store', 'ATM abroad', 'Grocer'][index % 4],
+        amount: 12.5 + index,
+        description: `Card payment ${index + 1} at the merchant, settled in USD after the usual clearing delay.`,
       })),
     };
     const text = JSON.stringify(statement, null, 2);
