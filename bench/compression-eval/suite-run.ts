@@ -70,58 +70,91 @@ const median = (values: number[]): number => {
   return sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] ?? 0);
 };
 
+/** The name of the row that grades a JSON set's short values ({@link SuiteItem.short}). */
+export function shortValuesSet(set: string): string {
+  return `${set}: short values`;
+}
+
 /**
  * Per set (in order of first appearance), the recall of each compressor and of each baseline at the
- * achieved ratio of the first compressor on the same item.
+ * achieved ratio of the first compressor on the same item. A JSON set whose items have short values
+ * ({@link SuiteItem.short}) gets a second row right after it, the same outputs graded on those values only.
  */
 export function runSuite(
   items: readonly SuiteItem[],
   compressors: readonly { name: string; compress: ItemCompressor }[],
 ): SuiteSetFigures[] {
-  const bySet = new Map<string, SuiteItem[]>();
-  for (const item of items) bySet.set(item.set, [...(bySet.get(item.set) ?? []), item]);
-  return [...bySet].map(([set, members]) => {
-    const kept = new Map<string, number>();
-    const ratios = new Map<string, number[]>();
-    const add = (method: string, k: number, ratio: number): void => {
-      kept.set(method, (kept.get(method) ?? 0) + k);
-      ratios.set(method, [...(ratios.get(method) ?? []), ratio]);
+  interface Tally {
+    domain: string;
+    items: number;
+    evidence: number;
+    kept: Map<string, number>;
+    ratios: Map<string, number[]>;
+    times: number[];
+  }
+  const tallies = new Map<string, Tally>();
+  const tallyOf = (set: string, domain: string): Tally => {
+    let tally = tallies.get(set);
+    if (tally === undefined) {
+      tally = { domain, items: 0, evidence: 0, kept: new Map(), ratios: new Map(), times: [] };
+      tallies.set(set, tally);
+    }
+    return tally;
+  };
+  items.forEach((item, n) => {
+    const main = tallyOf(item.set, item.domain);
+    const short = item.short ? tallyOf(shortValuesSet(item.set), item.domain) : undefined;
+    main.items += 1;
+    main.evidence += item.evidenceCount;
+    if (short && item.short) {
+      short.items += 1;
+      short.evidence += item.short.count;
+    }
+    const add = (method: string, output: string, ratio: number): void => {
+      for (const [tally, kept] of [
+        [main, item.kept(output)],
+        ...(short && item.short ? [[short, item.short.kept(output)] as const] : []),
+      ] as const) {
+        tally.kept.set(method, (tally.kept.get(method) ?? 0) + kept);
+        tally.ratios.set(method, [...(tally.ratios.get(method) ?? []), ratio]);
+      }
     };
-    const times: number[] = [];
-    let evidence = 0;
-    members.forEach((item, n) => {
-      evidence += item.evidenceCount;
-      const inputTokens = countTokens(item.text);
-      let reference = 1;
-      compressors.forEach(({ name, compress }, c) => {
-        const start = performance.now();
-        const output = compress(item);
-        if (c === 0) times.push((performance.now() - start) / (inputTokens / 1000));
-        const ratio = countTokens(output) / inputTokens;
-        if (c === 0) reference = ratio;
-        add(name, item.kept(output), ratio);
-      });
-      const budget = Math.floor(reference * inputTokens);
-      add('truncate-head', item.kept(truncateHead(item.text, reference)), reference);
-      add('truncate-tail', item.kept(truncateTail(item.text, reference)), reference);
-      add('random units', item.kept(randomUnits(item.text, reference, n + 1)), reference);
-      if (item.json) add('minify + head', item.kept(minifyHead(item.text, budget)), reference);
-      if (item.chat) add('last turns', item.kept(lastTurns(item.text, budget)), reference);
+    const inputTokens = countTokens(item.text);
+    let reference = 1;
+    compressors.forEach(({ name, compress }, c) => {
+      const start = performance.now();
+      const output = compress(item);
+      if (c === 0) main.times.push((performance.now() - start) / (inputTokens / 1000));
+      const ratio = countTokens(output) / inputTokens;
+      if (c === 0) reference = ratio;
+      add(name, output, ratio);
     });
-    const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-    return {
-      set,
-      domain: members[0]?.domain ?? '',
-      items: members.length,
-      evidence,
-      methods: [...kept].map(([method, k]) => ({
-        method,
-        recall: k / Math.max(1, evidence),
-        meanRatio: mean(ratios.get(method) ?? []),
-      })),
-      msPer1k: median(times),
-    };
+    const budget = Math.floor(reference * inputTokens);
+    add('truncate-head', truncateHead(item.text, reference), reference);
+    add('truncate-tail', truncateTail(item.text, reference), reference);
+    add('random units', randomUnits(item.text, reference, n + 1), reference);
+    if (item.json) add('minify + head', minifyHead(item.text, budget), reference);
+    if (item.chat) add('last turns', lastTurns(item.text, budget), reference);
   });
+  const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  // Each short-values row right after its set's row.
+  const sets = [...new Set(items.map((item) => item.set))].flatMap((set) =>
+    tallies.has(shortValuesSet(set)) ? [set, shortValuesSet(set)] : [set],
+  );
+  return sets
+    .map((set) => [set, tallies.get(set)!] as const)
+    .map(([set, tally]) => ({
+      set,
+      domain: tally.domain,
+      items: tally.items,
+      evidence: tally.evidence,
+      methods: [...tally.kept].map(([method, kept]) => ({
+        method,
+        recall: kept / Math.max(1, tally.evidence),
+        meanRatio: mean(tally.ratios.get(method) ?? []),
+      })),
+      msPer1k: median(tally.times),
+    }));
 }
 
 /** The figures as a markdown table, one row per set, one column per method; `split` names the split measured. */

@@ -73,6 +73,11 @@ export interface SuiteItem {
   kept(output: string): number;
   /** Whether a unit of the input (a sentence, line, row or JSON value as written) holds evidence. */
   holds(unitText: string): boolean;
+  /**
+   * JSON records: the evidence items that are short scalar values ({@link isShortValue}), graded apart as
+   * the set's "short values" row; absent when the item has none.
+   */
+  short?: { count: number; kept(output: string): number };
 }
 
 /** Tenths of each hashed set that are tuning items. */
@@ -154,6 +159,18 @@ function sentenceItem(
   };
 }
 
+/** Longest string value, in characters, that counts as a short value (a code, an id, a date). */
+export const SHORT_VALUE_CHARS = 20;
+
+/**
+ * Whether a gold value is a short scalar: a number (an amount, a count), or a string of at most
+ * {@link SHORT_VALUE_CHARS} characters without whitespace (a 3-letter code, an id, a date, a phone number).
+ * These cost a record a few tokens each, so a compressor has no excuse to lose them to a head cut.
+ */
+export function isShortValue(value: string | number): boolean {
+  return typeof value === 'number' || (value.length <= SHORT_VALUE_CHARS && !/\s/u.test(value));
+}
+
 /** A JSON item graded by values: each gold value present as a leaf, kept when the output holds it. */
 function jsonItem(
   base: Omit<SuiteItem, 'evidenceCount' | 'kept' | 'holds' | 'json' | 'chat' | 'text'>,
@@ -163,6 +180,7 @@ function jsonItem(
   const compact = JSON.stringify(record);
   const needles = [...new Set(values.map(needleOf))].filter((n) => holdsBounded(compact, n));
   if (needles.length === 0) return undefined;
+  const shortNeedles = [...new Set(values.filter(isShortValue).map(needleOf))].filter((n) => needles.includes(n));
   return {
     ...base,
     text: JSON.stringify(record, null, 2),
@@ -171,6 +189,14 @@ function jsonItem(
     evidenceCount: needles.length,
     kept: (output) => needles.filter((n) => holdsBounded(output, n)).length,
     holds: (unit) => needles.some((n) => holdsBounded(unit, n)),
+    ...(shortNeedles.length > 0
+      ? {
+          short: {
+            count: shortNeedles.length,
+            kept: (output: string) => shortNeedles.filter((n) => holdsBounded(output, n)).length,
+          },
+        }
+      : {}),
   };
 }
 

@@ -4,7 +4,8 @@
  * the starting guideline lost (in traces with a positive outcome) become keep-field candidates; tools
  * whose results were never used become lower per-tool thresholds; costly fields never used become
  * drop-field candidates. Each candidate is replayed on the held-out traces and kept only when used-later
- * recall does not drop and prompt tokens do not rise (a drop or threshold rule must lower them). Rules
+ * recall does not drop and prompt tokens do not rise (a drop or threshold rule must lower them; a keep rule
+ * may move them by {@link KEEP_RULE_TOKEN_SLACK}, see there). Rules
  * name kinds of fields, never values: every candidate passes the optimizer's task-value check.
  */
 import type { Guideline } from 'pagewise/compression';
@@ -125,6 +126,16 @@ async function evaluate(
   return buildReport(analyses, replays, [strategy], 0).strategies[0]!;
 }
 
+/**
+ * How far, as a share of the held-out prompt tokens, a keep rule may raise them and still be kept. The
+ * compressor fills each result's budget (⌊ratio · tokens⌋), and a keep rule cannot raise a budget: it changes
+ * which units fill it, and with them the few tokens a selection renders short of its budget (BPE merges where
+ * units join, whether a last short unit fits). Without this slack a rule that recovers values would be judged
+ * by that rounding; a rule that costs more than it (a compression that no longer fits and is passed on whole)
+ * is still refused.
+ */
+export const KEEP_RULE_TOKEN_SLACK = 0.005;
+
 const figures = (s: StrategySummary): HeldOutFigures => ({
   recall: s.recall,
   ...(s.weightedRecall !== undefined ? { weightedRecall: s.weightedRecall } : {}),
@@ -221,7 +232,8 @@ export async function learnFromTraces(
     const recallHolds = summary.lost <= current.lost;
     const tokensOk =
       rule.kind !== 'tool-threshold'
-        ? summary.cumulativeTokens <= current.cumulativeTokens && summary.lost < current.lost
+        ? summary.cumulativeTokens <= current.cumulativeTokens * (1 + KEEP_RULE_TOKEN_SLACK) &&
+          summary.lost < current.lost
         : summary.cumulativeTokens < current.cumulativeTokens;
     const accepted = recallHolds && tokensOk;
     rules.push({
@@ -231,7 +243,7 @@ export async function learnFromTraces(
       after,
       reason: accepted
         ? rule.kind !== 'tool-threshold'
-          ? `held-out lost values ${current.lost} → ${summary.lost} at ${summary.cumulativeTokens} ≤ ${current.cumulativeTokens} tokens`
+          ? `held-out lost values ${current.lost} → ${summary.lost} at ${current.cumulativeTokens} → ${summary.cumulativeTokens} tokens`
           : `held-out tokens ${current.cumulativeTokens} → ${summary.cumulativeTokens}, lost values ${current.lost} → ${summary.lost}`
         : !recallHolds
           ? `held-out lost values would rise ${current.lost} → ${summary.lost}`

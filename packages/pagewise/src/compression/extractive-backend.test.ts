@@ -174,7 +174,8 @@ describe('extractive history summaries', () => {
       .variants;
     // Last of seventeen: its availability is kept by the join with the order, not by its place.
     expect(variants[bought]?.available).toBe(false);
-    expect(Object.values(variants).filter((v) => v.available !== undefined).length).toBeLessThan(ids.length / 2);
+    // Squeezed: not every availability fits, so the last one is there by rank.
+    expect(Object.values(variants).filter((v) => v.available !== undefined).length).toBeLessThan(ids.length);
   });
 
   it('rank a tool result against the task, the objective and what later calls use of it', async () => {

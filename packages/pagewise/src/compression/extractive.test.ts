@@ -344,7 +344,8 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     // The record's key shows its id: the item_id field that repeats it is left out beside a kept field.
     expect(kept.variants[wanted]).toEqual({ available: false });
     for (const [id, v] of Object.entries(kept.variants)) if (id !== wanted) expect(v.available).toBeUndefined();
-    // Under a budget that holds the ids and one more field, both scorers give that field to the named record.
+    // Under a budget that holds the ids and a few more fields, both scorers give the first to the named record
+    // (the rest of the budget is filled with other records' fields, but not all of them fit).
     for (const scoring of ['heuristic', 'learned'] as const) {
       const tight = compressExtractive(JSON.stringify(product, null, 2), {
         query: `Is item ${wanted} of product 8310926033 still available?\n${JSON.stringify({ items: Array.from({ length: 6 }, (_, i) => ({ item_id: i === 0 ? wanted : `99${i}`, product_id: '8310926033' })) })}`,
@@ -353,8 +354,8 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
       });
       const variantsKept = (JSON.parse(tight.text) as typeof kept).variants;
       expect(variantsKept[wanted], scoring).toEqual({ available: false });
-      for (const [id, v] of Object.entries(variantsKept))
-        if (id !== wanted) expect(v.available, scoring).toBeUndefined();
+      const others = Object.entries(variantsKept).filter(([id]) => id !== wanted);
+      expect(others.filter(([, v]) => v.available !== undefined).length, scoring).toBeLessThan(others.length);
     }
   });
 
@@ -457,6 +458,97 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
       rules: only(['order_id', 'items.name', 'items.price', 'zip']),
     });
     expect(twice.text).toBe(once.text);
+  });
+});
+
+describe('compressExtractive: lossless before lossy', () => {
+  // A customer record as an API returns it, pretty-printed: its compact form is far smaller.
+  const customer = {
+    user: {
+      name: 'Marco Vitiello',
+      user_id: 'mv93f8a7b2',
+      address: '2847 South Lamar Boulevard, Austin, TX 78704',
+      email: 'marco.vitiello@gmail.com',
+      phone_number: '512-555-0847',
+      date_of_birth: '08/22/1993',
+    },
+    accounts: Array.from({ length: 6 }, (_, index) => ({
+      account_id: `acc_${4100 + index}`,
+      currency: ['USD', 'EUR', 'JPY'][index % 3],
+      balance: -2580.0 + index * 1234.5,
+      opened: `2021-0${1 + index}-15`,
+      note: `Account number ${index + 1} was opened for travel spending in another currency and has a monthly fee.`,
+    })),
+  };
+  const pretty = JSON.stringify(customer, null, 8).replace('-2580,', '-2580.0,');
+  const compact = JSON.stringify(customer).replace('-2580,', '-2580.0,');
+  const query = 'Which account of Marco Vitiello is in EUR?';
+
+  it('returns the compact JSON whole when it fits the budget: every value kept, none changed', () => {
+    const ratio = (countTokens(compact) + 2) / countTokens(pretty);
+    expect(ratio).toBeLessThan(1);
+    const result = compressExtractive(pretty, { query, rules: rules({ ratio }) });
+    expect(result.text).toBe(compact);
+    expect(result.kept).toBe(result.total);
+    // Just under the compact size, a field has to go.
+    const under = compressExtractive(pretty, {
+      query,
+      rules: rules({ ratio: (countTokens(compact) - 2) / countTokens(pretty) }),
+    });
+    expect(under.text).not.toBe(compact);
+    expect(under.kept).toBeLessThan(under.total);
+  });
+
+  it('returns text whole with spare blank lines and trailing spaces cut when that fits', () => {
+    const text = Array.from(
+      { length: 12 },
+      (_, i) => `Order #W${1000 + i} shipped on 2024-05-0${1 + (i % 9)}.   `,
+    ).join('\n\n\n\n\n');
+    const collapsed = text.replace(/ +$/gmu, '').replace(/\n{3,}/gu, '\n\n');
+    const ratio = (countTokens(collapsed) + 1) / countTokens(text);
+    expect(ratio).toBeLessThan(1);
+    const result = compressExtractive(text, { query: 'When did order #W1003 ship?', rules: rules({ ratio }) });
+    expect(result.text).toBe(collapsed);
+  });
+
+  it('still applies drop rules when the compact form would fit', () => {
+    const result = compressExtractive(pretty, { query, rules: rules({ ratio: 1, jsonDropFields: ['note'] }) });
+    expect(result.text).not.toContain('travel spending');
+    expect(JSON.parse(result.text)).toMatchObject({ user: customer.user });
+  });
+
+  it("ranks the whole object's own fields with its most relevant record, not below every record", () => {
+    const statement = {
+      customer: { name: 'Marco Vitiello', email: 'marco.vitiello@gmail.com', phone: '512-555-0847' },
+      transactions: Array.from({ length: 16 }, (_, index) => ({
+        transaction_id: `txn_${(0x5a3c10 + index * 977).toString(16)}`,
+        merchant: ['Coffee House', 'Book Store', 'ATM abroad', 'Grocer'][index % 4],
+        amount: 12.5 + index,
+        description: `Card payment ${index + 1} at the merchant, settled in USD after the usual clearing delay.`,
+      })),
+    };
+    const text = JSON.stringify(statement, null, 2);
+    const result = compressExtractive(text, {
+      query: 'Marco Vitiello disputes the ATM abroad charges on his card.',
+      rules: rules({ ratio: 0.25 }),
+      scoring: 'heuristic',
+    });
+    expect((JSON.parse(result.text) as typeof statement).customer).toEqual(statement.customer);
+  });
+
+  it('fills the budget when the compact form does not fit: the unused part is smaller than any unit left out', () => {
+    for (const scoring of ['heuristic', 'learned'] as const) {
+      const result = compressExtractive(pretty, { query, rules: rules({ ratio: 0.3 }), scoring });
+      const budget = Math.floor(0.3 * countTokens(pretty));
+      expect(result.outputTokens, scoring).toBeLessThanOrEqual(budget);
+      const kept = JSON.parse(result.text) as { user?: Record<string, string> };
+      // The customer's own short fields (an id, a phone number, a date) each cost a few tokens.
+      const left = Object.entries(customer.user).filter(([key]) => kept.user?.[key] === undefined);
+      for (const [key, value] of left) {
+        const cost = countTokens(`,${JSON.stringify(key)}:${JSON.stringify(value)}`);
+        expect([scoring, key, budget - result.outputTokens < cost + 2]).toEqual([scoring, key, true]);
+      }
+    }
   });
 });
 

@@ -8,7 +8,8 @@
  *    best score first (JSON: the object's own fields before those of its parts). Units matching a drop
  *    pattern (JSON: under a `jsonDropFields` key) are never kept, unless a keep rule also matches.
  * 2. Every other unit follows by score: BM25 relevance of the unit (with its headings' words) to the
- *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records), plus a lead bonus
+ *    query (BM25+ as minisearch scores it), plus the relevance of its paragraph (JSON: its records; a field
+ *    outside every record belongs to the whole object, as relevant as its best record), plus a lead bonus
  *    for the first sentence of a prose paragraph, plus a boost for each kind of protected content it
  *    holds (numbers, identifiers, dates, URLs, errors, headings). A protected unit thus beats an
  *    unprotected one of similar relevance, not a clearly more relevant one. JSON fields under an
@@ -48,9 +49,10 @@ import { caseInsensitiveTest } from '../text/ascii-fold.js';
 import { isStopword } from '../text/stopwords.js';
 import { hasIdentifier, ID_FIELD, isIdentifierToken } from '../text/identifiers.js';
 import { isContentUnit, joinUnits, segmentText } from '../text/segment.js';
+import { collapseWhitespace } from '../text/whitespace.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from './json-source.js';
 import type { TextUnit } from '../text/segment.js';
-import { fillBudget, headAtWordBoundary, planBudget, tokenBudget } from './token-budget.js';
+import { fillBudget, headAtWordBoundary, refillBudget, tokenBudget, topUpBudget } from './token-budget.js';
 import type { FilledBudget } from './token-budget.js';
 import {
   checkParams,
@@ -175,9 +177,26 @@ export function compressWithProbe(input: string, options: ExtractiveOptions, pro
   const json = parseJsonContainer(input);
   const context = options.context?.trim() ?? '';
   const scorer = scorerOf(options);
+  // Lossless first: the compact JSON or the text with spare whitespace collapsed says all the input says.
+  // When it fits and no rule drops anything, nothing is dropped; otherwise units are chosen from it, so the
+  // budget is spent on the tokens the output shows.
+  const lossless = json === undefined ? collapseWhitespace(input) : compactJson(json);
+  const losslessTokens = lossless === input ? inputTokens : countTokens(lossless);
+  if (losslessTokens <= budget && losslessTokens < inputTokens && dropsNothing(rules)) {
+    const total = json === undefined ? unitsOf(lossless, rules).length : jsonLeaves(json).length;
+    const error = json === undefined ? errorFirstLine(input) !== undefined : errorKeys(json).size > 0;
+    return {
+      text: lossless,
+      inputTokens,
+      outputTokens: losslessTokens,
+      kept: total,
+      total,
+      ...(error ? { error: true as const } : {}),
+    };
+  }
   const result =
     json === undefined
-      ? compressPlainText(input, options.query, rules, budget, scorer, probe)
+      ? compressPlainText(lossless, options.query, rules, budget, scorer, probe)
       : compressJson(
           json,
           { query: options.query, context, keys: options.keys?.trim() ?? '' },
@@ -193,6 +212,11 @@ export function compressWithProbe(input: string, options: ExtractiveOptions, pro
     return result.error ? { ...whole, error: true } : whole;
   }
   return { ...result, inputTokens };
+}
+
+/** Whether `rules` keep every unit when the budget allows: no drop pattern, no dropped field, no score floor. */
+function dropsNothing(rules: ExtractiveRules): boolean {
+  return rules.minScore === undefined && rules.dropPatterns.length === 0 && rules.jsonDropFields.length === 0;
 }
 
 /** The learned parameters `options` ask for, checked, or undefined for the heuristic. */
@@ -415,7 +439,7 @@ function compressText(
     };
   });
   const render = (kept: readonly number[]): string => joinUnits(input, units, kept);
-  const chosen = select(candidates, rules.minScore, budget, render, true);
+  const chosen = select(candidates, rules.minScore, budget, render);
   if (chosen.kept.length > 0 || total === 0) {
     return { text: chosen.text, outputTokens: chosen.tokens, kept: chosen.kept.length, total };
   }
@@ -520,7 +544,6 @@ function select(
   minScore: number | undefined,
   budget: number,
   render: (kept: readonly number[]) => string,
-  refill = false,
 ): FilledBudget {
   const eligible = rank(
     candidates.filter((c) => !c.dropped && c.standalone && (c.forced || minScore === undefined || c.score >= minScore)),
@@ -539,21 +562,9 @@ function select(
   }
   const costOf = (i: number): number => candidates[i]?.cost ?? 0;
   const filled = fillBudget(items, budget, render, costOf);
-  // Estimated costs of text units run above the rendered text (a separator token often merges into the
-  // next word), so the first fill can leave a few percent of the budget unused: fill again with the slack
-  // added. JSON costs are exact enough that its slack is shared brackets, not worth a second render.
-  const slack = budget - filled.tokens;
-  if (!refill || slack <= budget * SLACK_RETRY) return filled;
-  // Rendering and measuring is the costly part: only when the larger budget would take more units.
-  const planned = planBudget(items, budget + slack, costOf);
-  const kept = new Set(filled.kept);
-  if (planned.length <= kept.size && planned.every((p) => kept.has(p.index))) return filled;
-  const again = fillBudget(items, budget + slack, render, costOf);
-  return again.tokens <= budget && again.tokens > filled.tokens ? again : filled;
+  // The first plan renders short of the budget: plan again for more, then top up with whole units that fit.
+  return topUpBudget(refillBudget(filled, items, budget, render, costOf), items, budget, render, costOf);
 }
-
-// Unused budget, as a share of it, worth a second fill.
-const SLACK_RETRY = 0.02;
 
 // How far the estimate may exceed the budget for the whole-input measurement to be worth a try.
 const ALL_FIT_SLACK = 1.5;
@@ -982,8 +993,7 @@ function compressJson(
   scorer: Scorer,
   probe?: FeatureProbe,
 ): Selected {
-  const leaves: JsonLeaf[] = [];
-  collectLeaves(root, [], undefined, [], leaves);
+  const leaves = jsonLeaves(root);
   const total = leaves.length;
   const keepField = fieldMatcher(rules.jsonKeepFields);
   const dropField = fieldMatcher(rules.jsonDropFields);
@@ -1008,6 +1018,11 @@ function compressJson(
   };
   const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
   const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
+  // A field outside every record (a customer's own name beside their lists of accounts) belongs to the whole
+  // object, which holds every record and so is at least as relevant as the best of them.
+  const containerAt = leaves.map((leaf, index) =>
+    leaf.records.length === 0 && outer.ranked ? 1 : ((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2,
+  );
 
   const rootId = leaves.findIndex(isRootId);
   const labels = recordLabels(leaves, rootId);
@@ -1042,7 +1057,7 @@ function compressJson(
           const idLike = idLikeAt[index] === true;
           return featureVector({
             relevance: relevance[index] ?? 0,
-            container: ((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2,
+            container: containerAt[index] ?? 0,
             position: leaves.length > 1 ? index / (leaves.length - 1) : 0,
             listItem: typeof leaf.path[leaf.path.length - 1] === 'number' ? 1 : 0,
             labelled: leaf.key !== undefined && LABEL_KEY.test(leaf.key) ? 1 : 0,
@@ -1076,7 +1091,7 @@ function compressJson(
       score: scorer
         ? learnedScore(scorer, features[index] ?? [])
         : (relevance[index] ?? 0) +
-          PARAGRAPH_WEIGHT * (((outer.scores[index] ?? 0) + (inner.scores[index] ?? 0)) / 2) +
+          PARAGRAPH_WEIGHT * (containerAt[index] ?? 0) +
           (idLike
             ? ID_KEY_BOOST *
               (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
@@ -1097,7 +1112,7 @@ function compressJson(
         : (labels[index] ?? []),
     };
   });
-  const repeatsKey = new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
+  const repeatsKey = repeatedKeys(leaves);
   const leafKeys = leaves.map((leaf) => pathKey(leaf.path));
   const render = (kept: readonly number[]): string =>
     stringifyJsonSource(
@@ -1257,6 +1272,28 @@ function collectLeaves(
       String(value) === mapKey;
     into.push({ path, value, key, records, ...(repeatsKey ? { repeatsKey } : {}) });
   }
+}
+
+/** The leaves of `root`, in document order: the units of a JSON input. */
+function jsonLeaves(root: JsonContainer): JsonLeaf[] {
+  const leaves: JsonLeaf[] = [];
+  collectLeaves(root, [], undefined, [], leaves);
+  return leaves;
+}
+
+/** The path keys of the leaves that repeat their entry's key, which the render shows as the key alone. */
+function repeatedKeys(leaves: readonly JsonLeaf[]): Set<string> {
+  return new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
+}
+
+/**
+ * `root` with every leaf kept, as the compressor writes a selection: compact, numbers as written, a field
+ * that repeats its entry's key shown as the key. Everything the input says, in fewer tokens.
+ */
+function compactJson(root: JsonContainer): string {
+  const leaves = jsonLeaves(root);
+  const all = new Set(leaves.map((leaf) => pathKey(leaf.path)));
+  return stringifyJsonSource(prune(root, ROOT_KEY, all, repeatedKeys(leaves)) ?? emptyLike(root));
 }
 
 /** Longest list of scalars kept or dropped as one field. */

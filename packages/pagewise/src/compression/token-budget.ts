@@ -145,6 +145,92 @@ export function fillBudget(
   return best;
 }
 
+/** Most renders {@link refillBudget} spends on one call. */
+export const REFILL_RENDERS = 3;
+
+// Unused budget, as a share of it, worth another plan.
+const REFILL_SLACK = 0.02;
+
+/**
+ * Plans again when `filled` left budget unused: estimated costs run above the rendered text (a separator
+ * token merges into the next word or field, JSON brackets are shared), so a plan within the budget renders
+ * short of it. Each round plans for more estimated tokens, scaled by how far this input's estimates ran over
+ * its rendered text, renders once and keeps the plan if it is within `budget`; a plan over it makes the next
+ * round plan for less. At most `maxRenders` renders; never worse than `filled`.
+ */
+export function refillBudget(
+  filled: FilledBudget,
+  items: readonly BudgetItem[],
+  budget: number,
+  render: (kept: readonly number[]) => string,
+  costOf: (index: number) => number = () => 0,
+  maxRenders = REFILL_RENDERS,
+): FilledBudget {
+  if (filled.tokens === 0) return filled;
+  const scale = filled.kept.reduce((sum, i) => sum + costOf(i), 0) / filled.tokens;
+  let best = filled;
+  let planned = Math.max(budget + 1, Math.floor(budget * scale));
+  let under = budget;
+  let over = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < maxRenders && budget - best.tokens > budget * REFILL_SLACK; round += 1) {
+    const kept = planBudget(items, planned, costOf).map((p) => p.index);
+    if (kept.length <= best.kept.length && kept.every((i) => best.kept.includes(i))) break;
+    const text = render(kept);
+    const tokens = countTokens(text);
+    if (tokens <= budget) {
+      if (tokens > best.tokens) best = { kept, text, tokens };
+      under = planned;
+      planned = Math.min(Math.floor((planned + over) / 2), planned + Math.ceil((budget - tokens) * scale));
+    } else {
+      over = planned;
+      planned = Math.max(under + 1, planned - Math.ceil((tokens - budget) * scale));
+    }
+    if (planned >= over || planned <= under) break;
+  }
+  return best;
+}
+
+/** Most renders {@link topUpBudget} spends on one call. */
+export const TOP_UP_RENDERS = 6;
+
+// A unit's estimate runs up to a token or so above what it adds to the rendered text (its separator merges
+// into the next unit), so a unit estimated just over the room left may still fit.
+const TOP_UP_MARGIN = 2;
+
+/**
+ * Fills what budget `filled` left unused with whole units: `items` in order (the ranking's), each one whose
+ * estimated cost, with the units it requires, fits the room left, kept when the rendered text is still
+ * within `budget`. At most `maxRenders` renders, so a large input stays cheap; a short unit (a code, an id,
+ * a date) costs little and fits where a long one did not.
+ */
+export function topUpBudget(
+  filled: FilledBudget,
+  items: Iterable<BudgetItem>,
+  budget: number,
+  render: (kept: readonly number[]) => string,
+  costOf: (index: number) => number = () => 0,
+  maxRenders = TOP_UP_RENDERS,
+): FilledBudget {
+  const taken = new Set(filled.kept);
+  let best = filled;
+  let renders = 0;
+  for (const item of items) {
+    if (renders >= maxRenders || best.tokens >= budget) break;
+    if (taken.has(item.index)) continue;
+    const needed = (item.requires ?? []).filter((i) => !taken.has(i));
+    const cost = needed.reduce((sum, i) => sum + costOf(i), item.cost);
+    if (cost > budget - best.tokens + TOP_UP_MARGIN) continue;
+    const kept = [...best.kept, ...needed, item.index];
+    const text = render(kept);
+    renders += 1;
+    const tokens = countTokens(text);
+    if (tokens > budget) continue;
+    best = { kept, text, tokens };
+    for (const index of [...needed, item.index]) taken.add(index);
+  }
+  return best;
+}
+
 // Japanese, Chinese and Korean script: text without spaces, cut between words the segmenter finds.
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
 const SPACE_CHAR = /\s/u;

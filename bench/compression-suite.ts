@@ -1,0 +1,62 @@
+/**
+ * The multi-domain suite alone (bench/compression-eval/suite.ts), both scorers against every baseline at
+ * the compressor's achieved ratio, item by item: the table `bench/compression-real-data.ts` ends with, for
+ * one split and some sets, so a change can be judged on the tuning split in a short run before the test
+ * split is looked at once.
+ *
+ * Usage: PAGEWISE_SHARED_DATA=<data folder> node --conditions=@pagewise/source --import tsx
+ *        bench/compression-suite.ts [--split tune|test] [--set <part of a set's name>]...
+ */
+import { pathToFileURL } from 'node:url';
+import { suiteItems, type Split } from './compression-eval/suite.js';
+import { defaultCompressor, learnedCompressor, runSuite, suiteTable } from './compression-eval/suite-run.js';
+import { fmt } from './stats.js';
+
+/** What the command line asks for: the split (`test` by default) and the sets (all when empty). */
+export interface SuiteArguments {
+  split: Split;
+  sets: string[];
+}
+
+/** Reads `--split` and every `--set` of `argv`. */
+export function suiteArguments(argv: readonly string[]): SuiteArguments {
+  const sets: string[] = [];
+  let split: Split = 'test';
+  for (let at = 0; at < argv.length; at += 1) {
+    const value = argv[at + 1];
+    if (argv[at] === '--split') {
+      if (value !== 'test' && value !== 'tune') throw new Error('--split takes `test` or `tune`.');
+      split = value;
+      at += 1;
+    } else if (argv[at] === '--set') {
+      if (value === undefined || value.startsWith('--')) throw new Error('--set takes part of a set’s name.');
+      sets.push(value.toLowerCase());
+      at += 1;
+    }
+  }
+  return { split, sets };
+}
+
+/** Runs the suite on the split and sets `argv` asks for and prints its table. */
+export async function main(argv: readonly string[] = []): Promise<void> {
+  const { split, sets } = suiteArguments(argv);
+  const items = (await suiteItems()).filter(
+    (item) => item.split === split && (sets.length === 0 || sets.some((s) => item.set.toLowerCase().includes(s))),
+  );
+  if (items.length === 0) {
+    console.log(`No suite items on the ${split} split${sets.length > 0 ? ` for ${sets.join(', ')}` : ''}.`);
+    return;
+  }
+  const figures = runSuite(items, [
+    { name: 'pagewise (default scoring)', compress: defaultCompressor },
+    { name: 'pagewise (learned scoring)', compress: learnedCompressor },
+  ]);
+  console.log(suiteTable(figures, split === 'test' ? 'test split' : 'tuning split'));
+  console.log(
+    `\nMean achieved ratio per method: ${figures
+      .map((f) => `${f.set}: ${f.methods.map((m) => `${m.method} ${fmt(m.meanRatio)}`).join(', ')}`)
+      .join('; ')}.`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main(process.argv.slice(2));
