@@ -2,8 +2,8 @@
  * Files an older pagewise wrote, read by this one. test/fixtures/persisted holds, for every earlier version of each
  * persisted schema, what that version's own code wrote (its Runner, stores and CLI at the commit named in the
  * fixtures' README) and what that same code read back from it (`schema-N.json`, `results*.json`): SQLite databases
- * at schemas 2 to 6, PostgreSQL dumps at schemas 2 and 3 loaded into a fresh schema, and saved bench runs in the
- * oldest runs.json form. Each is opened with the current code, which must migrate it and read back what the old
+ * and PostgreSQL dumps (loaded into a fresh schema) at every schema version a release left before the current one,
+ * and saved bench runs in the oldest runs.json form. Each is opened with the current code, which must migrate it and read back what the old
  * code read: every field the old version returned, with the value it returned.
  */
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';

@@ -4,6 +4,16 @@
  * `@pagewise/sqlite` and `@pagewise/postgres` are built on it; the memory stores of the core follow the same rules.
  * What each part is for: docs/stores.md, "Building a store".
  */
+// Schemas: numbered migrations, applied in order by one runner over a store's dialect, synchronous or not.
+export {
+  pendingMigrations,
+  runMigrations,
+  runMigrationsSync,
+  type MigrationDialect,
+  type MigrationResult,
+  type MigrationRunOptions,
+  type SchemaMigration,
+} from './util/schema-migrations.js';
 // Sessions: schema versions, the listing and creation options, the locking store's contract.
 export {
   READABLE_SESSION_SCHEMA_VERSIONS,

@@ -3,13 +3,11 @@
  * `schema_migrations`. Many workers may start at once: an advisory lock makes exactly one of them
  * migrate while the others wait and then find nothing to do.
  */
-import type { PoolClient } from 'pg';
+import type { ClientBase, PoolClient } from 'pg';
+import { runMigrations, type MigrationDialect, type MigrationResult, type SchemaMigration } from 'pagewise/store-kit';
 
 /** One migration: its version and the SQL that brings the schema from the previous version to it. */
-export interface PgMigration {
-  version: number;
-  sql: string;
-}
+export type PgMigration = SchemaMigration;
 
 /**
  * The migrations, oldest first. Append new versions; never edit a released one. Timestamps are ms since
@@ -95,12 +93,44 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
 /** The newest schema version this build writes. */
 export const LATEST_PG_SCHEMA = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
 
-/** The outcome of {@link migratePostgres}. */
-export interface PgMigrationResult {
-  /** Versions applied by this call, in order. */
-  applied: number[];
-  /** The schema version after the call. */
-  version: number;
+/** The outcome of {@link migratePostgres}: the versions it applied, in order, and the version after it. */
+export type PgMigrationResult = MigrationResult;
+
+/**
+ * How the migration runner reads and writes a PostgreSQL schema's record of applied migrations,
+ * `schema_migrations`: the whole run is one transaction, holding an advisory lock on the schema's name until it
+ * ends, so that of several migrators starting together one applies the migrations and the others, let in after
+ * its commit, find them recorded. The client's `search_path` must already point at `schema`, when one is given.
+ */
+export function pgMigrationDialect(client: ClientBase, schema?: string): MigrationDialect<true> {
+  return {
+    begin: async () => {
+      await client.query('BEGIN');
+      // Released at commit or rollback.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pagewise-migrate:${schema ?? ''}`]);
+      if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)',
+      );
+    },
+    recordedVersions: async () =>
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version),
+    apply: async (migration) => {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+        migration.version,
+        Date.now(),
+      ]);
+      // The lock taken in `begin` kept every other migrator out since the versions were read.
+      return true;
+    },
+    commit: async () => {
+      await client.query('COMMIT');
+    },
+    rollback: async () => {
+      await client.query('ROLLBACK');
+    },
+  };
 }
 
 /**
@@ -108,39 +138,13 @@ export interface PgMigrationResult {
  * one is given. The client's `search_path` must already point at that schema.
  */
 export async function migratePostgres(client: PoolClient, schema?: string): Promise<PgMigrationResult> {
-  await client.query('BEGIN');
-  try {
-    // Serializes concurrent migrators of the same schema; released at commit.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`pagewise-migrate:${schema ?? ''}`]);
-    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)',
-    );
-    const done = new Set(
-      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
-    );
-    const applied: number[] = [];
-    for (const m of PG_MIGRATIONS) {
-      if (done.has(m.version)) continue;
-      await client.query(m.sql);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
-        m.version,
-        Date.now(),
-      ]);
-      applied.push(m.version);
-    }
-    await client.query('COMMIT');
-    return { applied, version: Math.max(0, ...done, ...applied) };
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  return runMigrations(pgMigrationDialect(client, schema), PG_MIGRATIONS);
 }
 
 /** The highest migration version recorded, 0 when the schema has never been migrated. */
 export async function schemaVersion(client: PoolClient): Promise<number> {
   const exists = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
   if (!exists.rows[0]?.t) return 0;
-  const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
-  return r.rows[0]?.v ?? 0;
+  const latest = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations');
+  return latest.rows[0]?.v ?? 0;
 }

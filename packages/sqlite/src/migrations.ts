@@ -3,8 +3,10 @@
  * `schema_migrations`, so a database written by an older pagewise is upgraded in place.
  */
 import type Database from 'better-sqlite3';
+import { pendingMigrations, runMigrationsSync, type MigrationDialect, type SchemaMigration } from 'pagewise/store-kit';
 
-const MIGRATIONS: { version: number; sql: string }[] = [
+/** The migrations, oldest first. Append new versions; never edit a released one. */
+export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
   {
     version: 1,
     sql: `
@@ -168,34 +170,54 @@ const MIGRATIONS: { version: number; sql: string }[] = [
 export const EVENT_KEY_SPAN = 2 ** 32;
 
 /** The newest schema version this build writes. */
-export const LATEST_SQLITE_SCHEMA = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const LATEST_SQLITE_SCHEMA = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
 
-/** The version of every migration, in order: a database that carries them all is at {@link LATEST_SQLITE_SCHEMA}. */
-export const MIGRATION_VERSIONS: readonly number[] = MIGRATIONS.map((migration) => migration.version);
+/**
+ * How the migration runner reads and writes a SQLite database's record of applied migrations,
+ * `schema_migrations`, created on the first read-write open. Each migration commits in a transaction of its
+ * own, begun with the write lock (`BEGIN IMMEDIATE`), so that processes opening the file together apply it once.
+ */
+export function sqliteMigrationDialect(db: Database.Database): MigrationDialect<false> {
+  return {
+    begin: () => {
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+      );
+    },
+    recordedVersions: () =>
+      db
+        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+        .all()
+        .map((row) => row.version),
+    apply: (migration) =>
+      db
+        .transaction(() => {
+          // Another process may have migrated between the runner's read and this write lock.
+          if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version)) return false;
+          db.exec(migration.sql);
+          db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+            migration.version,
+            Date.now(),
+          );
+          return true;
+        })
+        .immediate(),
+  };
+}
+
+/**
+ * The migrations this build knows that the versions recorded in a database lack, for a reader that must not
+ * migrate (a read-only open) to name them.
+ */
+export function missingMigrations(recorded: Iterable<number>): number[] {
+  return pendingMigrations(SQLITE_MIGRATIONS, recorded).map((migration) => migration.version);
+}
 
 /**
  * Applies every migration not yet recorded, each in its own transaction; with `upTo`, only those up to
  * that version (to build a database as an older version left it, for tests that read old files).
+ * Returns how many this call applied.
  */
 export function migrate(db: Database.Database, upTo = LATEST_SQLITE_SCHEMA): number {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-  const done = new Set(
-    db
-      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
-      .all()
-      .map((r) => r.version),
-  );
-  let applied = 0;
-  for (const m of MIGRATIONS) {
-    if (done.has(m.version) || m.version > upTo) continue;
-    db.transaction(() => {
-      // Another process may have migrated between our read and this write lock.
-      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
-      if (again) return;
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(m.version, Date.now());
-      applied += 1;
-    }).immediate();
-  }
-  return applied;
+  return runMigrationsSync(sqliteMigrationDialect(db), SQLITE_MIGRATIONS, { upTo }).applied.length;
 }

@@ -31,7 +31,7 @@ import {
   READABLE_SESSION_SCHEMA_VERSIONS,
 } from 'pagewise/store-kit';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
-import { EVENT_KEY_SPAN, MIGRATION_VERSIONS, migrate } from './migrations.js';
+import { EVENT_KEY_SPAN, migrate, missingMigrations, sqliteMigrationDialect } from './migrations.js';
 import { DEFAULT_BUSY_TIMEOUT_MS, guarded, translateSqliteError } from './sqlite-errors.js';
 
 /** The default database file: `.pagewise/pagewise.db` under the working directory. */
@@ -124,7 +124,7 @@ function openSqliteReadOnly(file: string, busyTimeoutMs: number): Database.Datab
       error,
     );
   }
-  let applied: Set<number>;
+  let recorded: readonly number[];
   try {
     const tables = db
       .prepare<[], { name: string }>(
@@ -137,18 +137,13 @@ function openSqliteReadOnly(file: string, busyTimeoutMs: number): Database.Datab
         `${file} is a SQLite database that pagewise did not write: it has no schema_migrations table. Pass a file a SqliteSessionStore wrote.`,
       );
     }
-    applied = new Set(
-      db
-        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
-        .all()
-        .map((row) => row.version),
-    );
+    recorded = sqliteMigrationDialect(db).recordedVersions();
   } catch (error) {
     if (db.open) db.close();
     if (error instanceof StorageError) throw error;
     throw translateSqliteError(error, file, busyTimeoutMs);
   }
-  const missing = MIGRATION_VERSIONS.filter((version) => !applied.has(version));
+  const missing = missingMigrations(recorded);
   if (missing.length > 0) {
     db.close();
     throw new StorageError(
