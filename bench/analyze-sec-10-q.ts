@@ -46,7 +46,8 @@ import {
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-interface Question {
+/** One row of `qna_data.csv`. */
+export interface Question {
   question: string;
   sourceDocs: string;
   type: string;
@@ -83,7 +84,8 @@ export function parseCsv(text: string): string[][] {
   return rows.filter((cells) => cells.some((cell) => cell !== ''));
 }
 
-function questionsOf(dataDir: string): Question[] {
+/** The questions of the `sec-10-q` folder `dataDir`, in file order. */
+export function questionsOf(dataDir: string): Question[] {
   const [header, ...rows] = parseCsv(readFileSync(path.join(dataDir, 'qna_data.csv'), 'utf8').replace(/^\uFEFF/, ''));
   const column = (name: string) => header!.indexOf(name);
   return rows.map((cells) => ({

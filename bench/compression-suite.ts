@@ -5,7 +5,10 @@
  * split is looked at once.
  *
  * Usage: PAGEWISE_SHARED_DATA=<data folder> node --conditions=@pagewise/source --import tsx
- *        bench/compression-suite.ts [--split tune|test] [--set <part of a set's name>]...
+ *        bench/compression-suite.ts [--split tune|test] [--set <part of a set's name>]... [--filings]
+ *
+ * `--filings` adds the real 10-Q filing pages (bench/compression-eval/filings.ts; minutes the first time, while
+ * the PDFs are read into the document cache).
  */
 import { pathToFileURL } from 'node:url';
 import { suiteItems, type Split } from './compression-eval/suite.js';
@@ -16,31 +19,36 @@ import { fmt } from './stats.js';
 export interface SuiteArguments {
   split: Split;
   sets: string[];
+  /** Whether the real filing pages are added (`--filings`). */
+  filings: boolean;
 }
 
 /** Reads `--split` and every `--set` of `argv`. */
 export function suiteArguments(argv: readonly string[]): SuiteArguments {
   const sets: string[] = [];
   let split: Split = 'test';
+  let filings = false;
   for (let at = 0; at < argv.length; at += 1) {
     const value = argv[at + 1];
     if (argv[at] === '--split') {
       if (value !== 'test' && value !== 'tune') throw new Error('--split takes `test` or `tune`.');
       split = value;
       at += 1;
+    } else if (argv[at] === '--filings') {
+      filings = true;
     } else if (argv[at] === '--set') {
       if (value === undefined || value.startsWith('--')) throw new Error('--set takes part of a set’s name.');
       sets.push(value.toLowerCase());
       at += 1;
     }
   }
-  return { split, sets };
+  return { split, sets, filings };
 }
 
 /** Runs the suite on the split and sets `argv` asks for and prints its table. */
 export async function main(argv: readonly string[] = []): Promise<void> {
-  const { split, sets } = suiteArguments(argv);
-  const items = (await suiteItems()).filter(
+  const { split, sets, filings } = suiteArguments(argv);
+  const items = (await suiteItems({ filings })).filter(
     (item) => item.split === split && (sets.length === 0 || sets.some((s) => item.set.toLowerCase().includes(s))),
   );
   if (items.length === 0) {

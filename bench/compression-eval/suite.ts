@@ -24,6 +24,9 @@
  *   generated retail tasks; evidence the gold answer's values present in each record (cents as dollars) and
  *   the amounts it is computed from (item prices of a stated item total, payments of a summed spend).
  *
+ * - `filings` (only when asked for: reading the PDFs the first time takes minutes): pages of real 10-Q filings
+ *   holding a question's answer; evidence each answer figure with its row label (bench/compression-eval/filings.ts).
+ *
  * New sets are split by a hash of the task (FNV-1a of its id, mod 10 below {@link TUNE_SHARE_TENTHS}:
  * tuning), so all observations of one task fall on the same side. JSON observations are written
  * pretty-printed with two spaces, as many APIs return them; the minify + head baseline gets the same
@@ -40,6 +43,7 @@ import {
   type RetailTask,
 } from '@pagewise/lab/scenarios/retail';
 import { generateChat } from './chats.js';
+import { filingItems } from './filings.js';
 import {
   hotpotEvidence,
   hotpotObservation,
@@ -530,7 +534,7 @@ export async function retailItems(): Promise<SuiteItem[]> {
 }
 
 /** Every set of the suite whose data is present. */
-export async function suiteItems(): Promise<SuiteItem[]> {
+export async function suiteItems(options: { filings?: boolean } = {}): Promise<SuiteItem[]> {
   return [
     ...hotpotItems(),
     ...tatqaItems(),
@@ -539,5 +543,6 @@ export async function suiteItems(): Promise<SuiteItem[]> {
     ...bankingItems(),
     ...telecomItems(),
     ...(await retailItems()),
+    ...(options.filings ? await filingItems() : []),
   ];
 }

@@ -146,6 +146,33 @@ describe('compressExtractive', () => {
     expect(result.total).toBe(6);
   });
 
+  it('matches an acronym of the query to the words the text spells it with, and a plural in -ies to its singular', () => {
+    // A statement page as PDF extraction writes it: the rows the question means share no word with it.
+    const page = [
+      'Operating expenses were as follows (dollars in millions):',
+      'Three Months Ended',
+      'April 1,',
+      '2023',
+      'Selling and marketing $ 1,412 $ 1,655',
+      'Research and',
+      'development',
+      'expenses $ 4,109 $ 4,362',
+      'General and administrative 1,066 1,270',
+      'Cost of sales 9,731 10,147',
+      'Inventories 13,224 13,209',
+      'Restructuring charges 64 188',
+    ].join('\n');
+    const keep = (query: string): string =>
+      compressExtractive(page, { query, rules: rules({ ratio: 0.5, alwaysKeep: NO_PROTECTION }) }).text;
+    const rd = keep('How much did the company spend on R&D?');
+    // The wrapped row comes whole, with its column headers.
+    expect(rd).toContain('Research and\ndevelopment\nexpenses $ 4,109 $ 4,362');
+    expect(rd).toContain('April 1,\n2023');
+    expect(keep('What were the inventory levels?')).toContain('Inventories 13,224 13,209');
+    // Without the acronym or the word, neither row is the one kept first.
+    expect(keep('How much was spent on marketing?')).not.toContain('Research and');
+  });
+
   it('prefers units holding identifiers and numbers over equally relevant ones', () => {
     const filler = (i: number): string => `The account note ${'abcdefghij'[i]} was written by the support team.`;
     const lines = [

@@ -50,6 +50,7 @@ import { isStopword } from '../text/stopwords.js';
 import { hasIdentifier, ID_FIELD, isIdentifierToken } from '../text/identifiers.js';
 import { isContentUnit, joinUnits, segmentText } from '../text/segment.js';
 import { collapseWhitespace } from '../text/whitespace.js';
+import { withAcronymsSpelledOut } from '../text/acronyms.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from './json-source.js';
 import type { TextUnit } from '../text/segment.js';
 import { fillBudget, headAtWordBoundary, refillBudget, tokenBudget, topUpBudget } from './token-budget.js';
@@ -356,7 +357,8 @@ function compressText(
   // paragraph's title, as a JSON value is about its key path.
   // A table row is scored with its column headers, a turn's sentence with its speaker, likewise.
   const requirements = units.map((u) => requiredUnits(units, u));
-  const searched = searchesFor(query);
+  // An acronym of the question ("R&D") is searched as the text spells it out too ("Research and development").
+  const searched = searchesFor(typeof query === 'string' ? withAcronymsSpelledOut(query, input) : query);
   // Every unit's text is a piece of these texts, so a paragraph holds no term they lack.
   const unitIndex = bm25Index(
     units.map((u) => [...(requirements[u.index] ?? []).map((h) => units[h]?.text ?? ''), u.text].join(PIECE)),
@@ -598,8 +600,23 @@ const ASCII_WORD_BREAKS = /[\n\r !-#%-*,-/:;?@[-\]_{}]+/;
 const NON_ASCII = /[\u0080-\uffff]/;
 
 function splitWords(text: string): string[] {
-  return text.split(NON_ASCII.test(text) ? WORD_BREAKS : ASCII_WORD_BREAKS).filter(Boolean);
+  const words = text.split(NON_ASCII.test(text) ? WORD_BREAKS : ASCII_WORD_BREAKS);
+  const kept: string[] = [];
+  for (const word of words) if (word !== '') kept.push(singularOf(word));
+  return kept;
 }
+
+/**
+ * A plural in -ies as its singular ("inventories" → "inventory"), so the two are one term. Prefix matching finds a
+ * plural in -s from its singular ("expense" → "expenses"), and fuzzy matching the other way, but neither reaches
+ * across "y" → "ies".
+ */
+function singularOf(word: string): string {
+  return word.length > MIN_IES_PLURAL && word.endsWith('ies') ? `${word.slice(0, -3)}y` : word;
+}
+
+// Shortest word read as a plural in -ies: "lies" and "ties" stay as they are.
+const MIN_IES_PLURAL = 4;
 
 /** A piece's words, how many of them are distinct, and its indexed terms (stopwords left out). */
 interface PieceTerms {

@@ -5,6 +5,7 @@
  * meaning (a table row its column headers, a sentence of a long chat turn its speaker), to be kept with it.
  */
 import { sentenceSpans } from './sentences.js';
+import { statementContexts, statementRowStarts } from './statement-rows.js';
 
 /** How to cut text into units; `auto` decides per run of lines (lines when they look structured). */
 export type UnitMode = 'sentence' | 'line' | 'auto';
@@ -154,9 +155,26 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
         return;
       }
       if (mode === 'line' || looksStructured(text, lines)) {
-        for (const line of lines) {
-          if (line.end - line.start > LONG_LINE_CHARS) pushSentences(line, parent);
-          else push(line, block, position++, 'line', parent);
+        // A statement row whose label wraps over lines is one unit: its values with what they are. Its table's
+        // caption and column headers come with it, as a markdown table's rows come with their header.
+        const texts = lines.map((line) => text.slice(line.start, line.end));
+        const starts = statementRowStarts(texts);
+        const contexts = statementContexts(texts, starts);
+        const headerLines = new Set([...contexts.values()].flatMap((context) => context.headers));
+        const unitOfLine = new Map<number, number>();
+        for (const [at, line] of lines.entries()) {
+          if (starts[at] !== at) continue;
+          let last = at;
+          while (starts[last + 1] === at) last += 1;
+          const context = contexts.get(at);
+          const requires = context
+            ? [...context.caption, ...context.headers].flatMap((index) => unitOfLine.get(index) ?? [])
+            : undefined;
+          const span = { start: line.start, end: lines[last]!.end };
+          if (context) unitOfLine.set(at, push(span, block, position++, 'row', parent, requires));
+          else if (headerLines.has(at)) unitOfLine.set(at, push(span, block, position++, 'header', parent));
+          else if (line.end - line.start > LONG_LINE_CHARS) pushSentences(line, parent);
+          else unitOfLine.set(at, push(span, block, position++, 'line', parent));
         }
         return;
       }
