@@ -26,6 +26,7 @@ import { main as importCost } from './import-cost.js';
 import { main as optimizeRetail } from './optimize-retail.js';
 import { main as pagingScaling } from './paging-scaling.js';
 import { replayBench } from './replay.js';
+import { main as replayScorers } from './replay-scorers.js';
 import { main as runtimeOverhead } from './runtime-overhead.js';
 import { main as stepCost } from './step-cost.js';
 import { main as promptCacheCost } from './prompt-cache-cost.js';
@@ -66,6 +67,8 @@ await compressionRetail();
 await compressionRealData();
 // Compression replayed on gold-action traces of a domain nobody tuned on (tau2 banking_knowledge).
 await replayBench();
+// The default scorer's evidence: both scorers replayed on the same traces (decision 19).
+await replayScorers([]);
 await optimizeRetail();
 await storeThroughput({ repeats: 1 });
 await sqliteContention();

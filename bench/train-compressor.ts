@@ -26,7 +26,9 @@
  * test split is looked at once, at the end.
  *
  * Usage: PAGEWISE_SHARED_DATA=<data folder> npm run train:compressor [-- --no-write] [--no-ablation] [--pairwise]
- *        [--teacher <calls.db>] [--eval-split test|tune]
+ *        [--teacher <calls.db>] [--eval-split test|tune] [--filings]
+ *
+ * `--filings` adds the real 10-Q filing pages (bench/compression-eval/filings.ts) as one more domain.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -278,12 +280,13 @@ export async function main(
   pairwise = false,
   teacher?: string,
   evalSplit: Split = 'test',
+  filings = false,
 ): Promise<void> {
   const started = performance.now();
   // Checked before the suite is read: a teacher that adds nothing stops the run with the reason.
   const read = teacher !== undefined ? await readTeacher(teacher) : undefined;
   const notes = teacher !== undefined && read ? teacherNotes(teacher, read) : [];
-  const items = [...(await suiteItems()), ...(read?.items ?? [])];
+  const items = [...(await suiteItems({ filings })), ...(read?.items ?? [])];
   const tune = items.filter((i) => i.split === 'tune');
   const test = items.filter((i) => i.split === evalSplit);
   const units = unitSamples(tune);
@@ -356,6 +359,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       process.argv.includes('--pairwise'),
       teacherArgument(process.argv),
       evalSplitArgument(process.argv),
+      process.argv.includes('--filings'),
     );
   } catch (error) {
     if (!(error instanceof TeacherUnusable)) throw error;
