@@ -6,13 +6,13 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import { findBrokenToolPair } from '../context/request.js';
 import { callOptionsToRequest } from './measure.js';
 
-/** A catalogue of `n` lines, about 25 tokens each; line `needle` carries a code found nowhere else. */
-export function catalogue(n = 200, needle = 137): { text: string; fact: string } {
+/** A catalogue of `lineCount` lines, about 25 tokens each; line `needle` carries a code found nowhere else. */
+export function catalogue(lineCount = 200, needle = 137): { text: string; fact: string } {
   const fact = `SKU-${needle} restock code QZ-${needle * 7919}`;
-  const lines = Array.from({ length: n }, (_, i) =>
-    i === needle
-      ? `${fact}: warehouse east, bin ${i % 17}, aisle ${i % 5}.`
-      : `SKU-${i} widget model ${i * 31} priced ${((i * 37) % 1000) / 10} EUR, warehouse ${i % 2 ? 'east' : 'west'}, bin ${i % 17}.`,
+  const lines = Array.from({ length: lineCount }, (_, lineIndex) =>
+    lineIndex === needle
+      ? `${fact}: warehouse east, bin ${lineIndex % 17}, aisle ${lineIndex % 5}.`
+      : `SKU-${lineIndex} widget model ${lineIndex * 31} priced ${((lineIndex * 37) % 1000) / 10} EUR, warehouse ${lineIndex % 2 ? 'east' : 'west'}, bin ${lineIndex % 17}.`,
   );
   return { text: lines.join('\n'), fact };
 }
@@ -21,9 +21,9 @@ export function catalogue(n = 200, needle = 137): { text: string; fact: string }
 export function brokenPairs(
   calls: readonly Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>[],
 ): string | undefined {
-  for (const [i, c] of calls.entries()) {
-    const broken = findBrokenToolPair(callOptionsToRequest(c).items);
-    if (broken) return `request ${i}: ${broken}`;
+  for (const [requestIndex, call] of calls.entries()) {
+    const broken = findBrokenToolPair(callOptionsToRequest(call).items);
+    if (broken) return `request ${requestIndex}: ${broken}`;
   }
   return undefined;
 }

@@ -58,14 +58,14 @@ export interface BridgeContext {
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
 
-function fingerprint(e: BridgeEvent): string {
-  switch (e.kind) {
+function fingerprint(event: BridgeEvent): string {
+  switch (event.kind) {
     case 'user':
-      return `user${e.text}`;
+      return `user${event.text}`;
     case 'model':
-      return `model${e.text}${JSON.stringify(e.toolCalls)}`;
+      return `model${event.text}${JSON.stringify(event.toolCalls)}`;
     case 'tool-result':
-      return `tool${e.toolCallId}${e.output}`;
+      return `tool${event.toolCallId}${event.output}`;
   }
 }
 
@@ -96,8 +96,8 @@ export class HistoryBridge {
     const events: SessionEvent[] = [];
     const base = { invocationId: ctx.invocationId, author: ctx.agentName, timestamp: 0 };
     const sourcesOf = new Map<string, number[]>();
-    sourced.forEach(({ event, sources }, i) => {
-      const id = `${sources[0] ?? -1}.${i}:${sha(fingerprint(event))}`;
+    sourced.forEach(({ event, sources }, index) => {
+      const id = `${sources[0] ?? -1}.${index}:${sha(fingerprint(event))}`;
       sourcesOf.set(id, sources);
       events.push(
         event.kind === 'user'
@@ -135,19 +135,25 @@ export class HistoryBridge {
       services: ctx.services ?? new Map(),
       signal: ctx.signal ?? new AbortController().signal,
       ledger: ctx.ledger,
-      appendCompaction: async (c) => {
-        const event: CompactionEvent = { ...base, id: randomUUID(), timestamp: Date.now(), kind: 'compaction', ...c };
+      appendCompaction: async (compaction) => {
+        const event: CompactionEvent = {
+          ...base,
+          id: randomUUID(),
+          timestamp: Date.now(),
+          kind: 'compaction',
+          ...compaction,
+        };
         session.events.push(event);
         valid.push(event);
       },
     };
-    for (const p of this.processors) {
-      await p.process(request, context);
+    for (const processor of this.processors) {
+      await processor.process(request, context);
       const broken = findBrokenToolPair(request.items);
       if (broken)
         throw new SystemError(
           'broken-tool-pair',
-          `Context processor "${p.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`,
+          `Context processor "${processor.name}" separated a tool call from its result: ${broken}. This is a bug in that processor.`,
         );
     }
     this.compactions.delete(conversation);
@@ -169,7 +175,8 @@ function rebuild<M>(
   // A message passes through as it was only when every event read from it survived unchanged.
   const intact = new Map<number, boolean>();
   for (const it of original) {
-    for (const s of sourcesOf.get(it.eventId ?? '') ?? []) intact.set(s, (intact.get(s) ?? true) && unchanged.has(it));
+    for (const messageIndex of sourcesOf.get(it.eventId ?? '') ?? [])
+      intact.set(messageIndex, (intact.get(messageIndex) ?? true) && unchanged.has(it));
   }
   const pinned = codec.pinned?.(messages) ?? [];
   const out: M[] = pinned.map((i) => messages[i]!);
@@ -184,10 +191,10 @@ function rebuild<M>(
     }
     if (!sources) continue;
     if (sources.every((s) => intact.get(s))) {
-      for (const s of sources) {
-        if (emitted.has(s)) continue;
-        emitted.add(s);
-        out.push(messages[s]!);
+      for (const messageIndex of sources) {
+        if (emitted.has(messageIndex)) continue;
+        emitted.add(messageIndex);
+        out.push(messages[messageIndex]!);
       }
       continue;
     }

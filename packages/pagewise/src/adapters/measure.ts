@@ -32,10 +32,12 @@ export function callOptionsToRequest(options: Pick<LanguageModelV3CallOptions, '
   for (const turn of view.turns) {
     if (turn.role === 'user') items.push({ type: 'user', text: turn.text });
     else if (turn.role === 'assistant') items.push({ type: 'assistant', text: turn.text, toolCalls: turn.toolCalls });
-    else for (const r of turn.results) items.push({ type: 'tool-result', ...r });
+    else for (const result of turn.results) items.push({ type: 'tool-result', ...result });
   }
-  const tools = (options.tools ?? []).flatMap((t) =>
-    t.type === 'function' ? [{ name: t.name, description: t.description ?? '', inputSchema: t.inputSchema }] : [],
+  const tools = (options.tools ?? []).flatMap((tool) =>
+    tool.type === 'function'
+      ? [{ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema }]
+      : [],
   );
   // The step block's header is counted by measureRequest, as for a request of the runner.
   const block = view.stepBlock.startsWith(STEP_BLOCK_HEADER)

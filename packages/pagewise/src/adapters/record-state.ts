@@ -19,8 +19,8 @@ export function recordStateAccess(record: Record<string, JsonValue>): StateAcces
       delete record[key];
     },
     increment: (key, by = 1) => {
-      const v = ownValue(record, key);
-      setOwn(record, key, (typeof v === 'number' ? v : 0) + by);
+      const current = ownValue(record, key);
+      setOwn(record, key, (typeof current === 'number' ? current : 0) + by);
     },
     keys: (prefix = '') => Object.keys(record).filter((k) => k.startsWith(prefix)),
   };
@@ -28,7 +28,7 @@ export function recordStateAccess(record: Record<string, JsonValue>): StateAcces
 
 /** Removes the `temp:` keys: the invocation is over, its working set paged out. */
 export function clearTempKeys(record: Record<string, JsonValue>): void {
-  for (const k of Object.keys(record)) if (k.startsWith('temp:')) delete record[k];
+  for (const key of Object.keys(record)) if (key.startsWith('temp:')) delete record[key];
 }
 
 /** The writes of one tool call over a state, to be applied when the call's event is appended. */
@@ -62,8 +62,8 @@ export function deltaStateAccess(state: Readonly<Record<string, JsonValue>>): St
       setOwn(delta, key, null);
     },
     increment: (key, by = 1) => {
-      const v = get(key);
-      setOwn(delta, key, (typeof v === 'number' ? v : 0) + by);
+      const current = get(key);
+      setOwn(delta, key, (typeof current === 'number' ? current : 0) + by);
     },
     keys: (prefix = '') =>
       [...new Set([...Object.keys(state), ...Object.keys(delta)])].filter(

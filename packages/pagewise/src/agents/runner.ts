@@ -286,8 +286,8 @@ export class Runner {
   /** Appends an error event for each compressor failure since the last step (the run went on without it). */
   private async recordCompressionErrors(inv: Invocation): Promise<SessionEvent[]> {
     if (inv.compressionErrors.length === 0) return [];
-    const events = inv.compressionErrors.map((e) =>
-      errorEvent({ ...inv.base(), timestamp: e.at }, 'compression', e.error!, e.agent),
+    const events = inv.compressionErrors.map((failure) =>
+      errorEvent({ ...inv.base(), timestamp: failure.at }, 'compression', failure.error!, failure.agent),
     );
     inv.compressionErrors = [];
     return inv.append(...events);

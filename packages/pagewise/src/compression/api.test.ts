@@ -42,8 +42,11 @@ function conversation(): ModelMessage[] {
   const messages: ModelMessage[] = [{ role: 'system', content: 'You are a helpful assistant.' }];
   messages.push({ role: 'user', content: 'My sister Maya lives in Porto. She works as a pilot.' });
   messages.push({ role: 'assistant', content: 'Noted, thanks for telling me about Maya.' });
-  for (let i = 0; i < 30; i += 1) {
-    messages.push({ role: 'user', content: `Day ${i}: the weather was grey and the train was late again, as usual.` });
+  for (let day = 0; day < 30; day += 1) {
+    messages.push({
+      role: 'user',
+      content: `Day ${day}: the weather was grey and the train was late again, as usual.`,
+    });
     messages.push({ role: 'assistant', content: 'That sounds tiring. I hope tomorrow is calmer for you.' });
   }
   messages.push({
@@ -81,8 +84,10 @@ describe('compressMessages', () => {
     const messages = conversation();
     for (const keepLastTurns of [0, 1, 2, 3]) {
       const result = await compressMessages(messages, { task: 'Answer the user.', targetRatio: 0.6, keepLastTurns });
-      const calls = result.messages.flatMap((m) =>
-        m.role === 'assistant' && Array.isArray(m.content) ? m.content.filter((p) => p.type === 'tool-call') : [],
+      const calls = result.messages.flatMap((message) =>
+        message.role === 'assistant' && Array.isArray(message.content)
+          ? message.content.filter((p) => p.type === 'tool-call')
+          : [],
       );
       const results = result.messages.flatMap((m) => (m.role === 'tool' ? m.content : []));
       expect(calls.map((c) => c.toolCallId)).toEqual(results.map((r) => ('toolCallId' in r ? r.toolCallId : '')));

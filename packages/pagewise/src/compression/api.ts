@@ -435,8 +435,12 @@ function partsOf(content: unknown): Part[] {
 
 function textOfParts(parts: readonly Part[]): string {
   return parts
-    .map((p) =>
-      p.type === 'text' || p.type === 'reasoning' ? String(p.text ?? '') : p.type === 'tool-call' ? '' : `[${p.type}]`,
+    .map((part) =>
+      part.type === 'text' || part.type === 'reasoning'
+        ? String(part.text ?? '')
+        : part.type === 'tool-call'
+          ? ''
+          : `[${part.type}]`,
     )
     .filter(Boolean)
     .join('\n');
@@ -444,12 +448,16 @@ function textOfParts(parts: readonly Part[]): string {
 
 function toolOutputText(output: unknown): { text: string; isError: boolean } {
   if (typeof output !== 'object' || output === null) return { text: String(output ?? ''), isError: false };
-  const o = output as { type?: string; value?: unknown; reason?: string };
-  const isError = o.type === 'error-text' || o.type === 'error-json' || o.type === 'execution-denied';
-  if (o.type === 'text' || o.type === 'error-text') return { text: String(o.value ?? ''), isError };
-  if (o.type === 'execution-denied') return { text: `execution denied${o.reason ? `: ${o.reason}` : ''}`, isError };
-  if (o.type === 'content' && Array.isArray(o.value)) return { text: textOfParts(o.value as Part[]), isError };
-  return { text: JSON.stringify(o.value ?? null), isError };
+  const typedOutput = output as { type?: string; value?: unknown; reason?: string };
+  const isError =
+    typedOutput.type === 'error-text' || typedOutput.type === 'error-json' || typedOutput.type === 'execution-denied';
+  if (typedOutput.type === 'text' || typedOutput.type === 'error-text')
+    return { text: String(typedOutput.value ?? ''), isError };
+  if (typedOutput.type === 'execution-denied')
+    return { text: `execution denied${typedOutput.reason ? `: ${typedOutput.reason}` : ''}`, isError };
+  if (typedOutput.type === 'content' && Array.isArray(typedOutput.value))
+    return { text: textOfParts(typedOutput.value as Part[]), isError };
+  return { text: JSON.stringify(typedOutput.value ?? null), isError };
 }
 
 /** A message as the context items the compressors read. */
@@ -468,12 +476,12 @@ function messageItems(message: ModelMessage): ContextItem[] {
     case 'tool':
       return partsOf(message.content)
         .filter((p) => p.type === 'tool-result')
-        .map((p) => {
-          const { text, isError } = toolOutputText(p.output);
+        .map((part) => {
+          const { text, isError } = toolOutputText(part.output);
           return {
             type: 'tool-result',
-            toolCallId: String(p.toolCallId),
-            toolName: String(p.toolName),
+            toolCallId: String(part.toolCallId),
+            toolName: String(part.toolName),
             output: text,
             isError,
           };

@@ -43,10 +43,10 @@ describe('text baselines', () => {
   });
 
   it('randomUnits keeps whole sentences in order and is deterministic per seed', () => {
-    const a = randomUnits(text, 0.4, 7);
-    expect(randomUnits(text, 0.4, 7)).toBe(a);
-    expect(randomUnits(text, 0.4, 8)).not.toBe(a);
-    const sentences = a.split(/(?<=\.) /u);
+    const kept = randomUnits(text, 0.4, 7);
+    expect(randomUnits(text, 0.4, 7)).toBe(kept);
+    expect(randomUnits(text, 0.4, 8)).not.toBe(kept);
+    const sentences = kept.split(/(?<=\.) /u);
     let last = -1;
     for (const sentence of sentences) {
       const at = text.indexOf(sentence);
@@ -60,7 +60,7 @@ describe('text baselines', () => {
     const words = out.split(/\s+/u);
     for (const stopword of ['the', 'and', 'its']) expect(words).not.toContain(stopword);
     // Each id occurs once, so all of them outrank the words every sentence repeats.
-    for (let i = 0; i < 30; i += 1) expect(out).toContain(`#W${1000000 + i}`);
+    for (let index = 0; index < 30; index += 1) expect(out).toContain(`#W${1000000 + index}`);
     expect(words.filter((w) => w === 'talks').length).toBeLessThan(30);
     // Kept words are in their original order.
     const original = text.split(/\s+/u);

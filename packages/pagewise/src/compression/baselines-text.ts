@@ -28,9 +28,9 @@ export function randomUnits(text: string, ratio: number, seed: number): string {
   const random = seededRandom(seed);
   const order = units.map((u) => u.index);
   // Fisher–Yates with the seeded generator.
-  for (let i = order.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
+  for (let index = order.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [order[index], order[other]] = [order[other] ?? 0, order[index] ?? 0];
   }
   const items = order.map((index) => ({ index, cost: countTokens(units[index]?.text ?? '') + 1 }));
   return fillBudget(items, tokenBudget(countTokens(text), ratio), (kept) => joinUnits(text, units, kept)).text;
@@ -46,26 +46,26 @@ export function tokenDropLingua(text: string, ratio: number): string {
   const words = [...text.matchAll(/\S+/gu)].map((m) => ({ start: m.index, word: m[0] }));
   const counts = new Map<string, number>();
   const norm = words.map(({ word }) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
-  for (const w of norm) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const information = norm.map((w) =>
-    w === '' || isStopword(w) ? -1 : -Math.log((counts.get(w) ?? 1) / words.length),
+  for (const normalized of norm) counts.set(normalized, (counts.get(normalized) ?? 0) + 1);
+  const information = norm.map((normalized) =>
+    normalized === '' || isStopword(normalized) ? -1 : -Math.log((counts.get(normalized) ?? 1) / words.length),
   );
   // Most informative first; among equals, earlier words first.
   const order = words.map((_, i) => i).sort((a, b) => (information[b] ?? 0) - (information[a] ?? 0) || a - b);
   const render = (kept: readonly number[]): string => {
     let out = '';
     let previous: number | undefined;
-    for (const i of [...kept].sort((a, b) => a - b)) {
-      const word = words[i];
+    for (const wordIndex of [...kept].sort((a, b) => a - b)) {
+      const word = words[wordIndex];
       if (!word) continue;
       if (previous !== undefined) {
         const before = words[previous];
         const gap = text.slice((before?.start ?? 0) + (before?.word.length ?? 0), word.start);
         // Neighbours keep their whitespace; across dropped words a line break survives, else one space.
-        out += i === previous + 1 ? gap : gap.includes('\n') ? '\n' : ' ';
+        out += wordIndex === previous + 1 ? gap : gap.includes('\n') ? '\n' : ' ';
       }
       out += word.word;
-      previous = i;
+      previous = wordIndex;
     }
     return out;
   };

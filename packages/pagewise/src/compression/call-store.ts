@@ -118,13 +118,13 @@ export class InMemoryCompressorCallStore implements CompressorCallStore {
 
   async setEpisodeSuccess(episodeId: string, success: number): Promise<number> {
     checkSuccess(success);
-    let n = 0;
-    for (const r of this.records) {
-      if (r.episodeId !== episodeId) continue;
-      r.success = success;
-      n += 1;
+    let updated = 0;
+    for (const record of this.records) {
+      if (record.episodeId !== episodeId) continue;
+      record.success = success;
+      updated += 1;
     }
-    return n;
+    return updated;
   }
 
   async list(filter: CompressorCallFilter = {}): Promise<CompressorCallRecord[]> {

@@ -134,11 +134,11 @@ function embeds(out: JsonSourceValue, input: JsonSourceValue): boolean {
     const items = marker ? out.slice(0, -1) : out;
     if (marker && Number(marker[1]) !== input.length - items.length) return false;
     if (!marker && items.length !== input.length) return false;
-    let j = 0;
+    let inputIndex = 0;
     for (const item of items) {
-      while (j < input.length && !embeds(item, input[j] ?? null)) j += 1;
-      if (j >= input.length) return false;
-      j += 1;
+      while (inputIndex < input.length && !embeds(item, input[inputIndex] ?? null)) inputIndex += 1;
+      if (inputIndex >= input.length) return false;
+      inputIndex += 1;
     }
     return true;
   }
@@ -240,10 +240,10 @@ describe('compressExtractive invariants', () => {
 
 describe('compressExtractive regressions', () => {
   it('never changes a value: -2580.0 stays -2580.0, in JSON and in text', () => {
-    const rows = Array.from({ length: 40 }, (_, i) => ({
-      id: `txn_${1000 + i}`,
-      amount: i === 7 ? '__A__' : 10 + i,
-      memo: `monthly transfer number ${i} to the savings account`,
+    const rows = Array.from({ length: 40 }, (_, index) => ({
+      id: `txn_${1000 + index}`,
+      amount: index === 7 ? '__A__' : 10 + index,
+      memo: `monthly transfer number ${index} to the savings account`,
     }));
     const input = JSON.stringify({ account: 'chk_88', transactions: rows }, null, 2).replace('"__A__"', '-2580.0');
     for (const ratio of [0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1]) {
@@ -276,8 +276,8 @@ describe('compressExtractive regressions', () => {
   it('marks a cut list, so it never reads as complete', () => {
     const user = {
       user_id: 'mia_li_3668',
-      reservations: Array.from({ length: 12 }, (_, i) => ({
-        reservation_id: `R${100 + i}`,
+      reservations: Array.from({ length: 12 }, (_, index) => ({
+        reservation_id: `R${100 + index}`,
         origin: 'JFK',
         destination: 'SFO',
       })),
@@ -290,6 +290,6 @@ describe('compressExtractive regressions', () => {
   });
 });
 
-function rowsOfText(n: number): string[] {
-  return Array.from({ length: n }, (_, i) => `step ${i}: validation of the amount against the order total`);
+function rowsOfText(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `step ${i}: validation of the amount against the order total`);
 }

@@ -23,7 +23,7 @@ function errorOf(run: () => unknown): PagewiseError {
 
 describe('parseGuideline', () => {
   it('reads front matter, template and rules', () => {
-    const g = parseGuideline(
+    const guideline = parseGuideline(
       file(
         'observation',
         'Task: {{ task }}\nKeep from {{observation}} at most {{max_tokens}} tokens.\n\n```rules json\n{ "ratio": 0.3, "keepPatterns": ["^status:"] }\n```\n',
@@ -31,17 +31,22 @@ describe('parseGuideline', () => {
       ),
       'obs.md',
     );
-    expect(g).toMatchObject({ id: 'test-guideline', version: 2, target: 'observation', description: 'for tests' });
-    expect(g.template).toBe('Task: {{ task }}\nKeep from {{observation}} at most {{max_tokens}} tokens.');
+    expect(guideline).toMatchObject({
+      id: 'test-guideline',
+      version: 2,
+      target: 'observation',
+      description: 'for tests',
+    });
+    expect(guideline.template).toBe('Task: {{ task }}\nKeep from {{observation}} at most {{max_tokens}} tokens.');
     // Omitted rule fields come from the target's defaults.
-    expect(g.rules).toEqual({ ...DEFAULT_OBSERVATION_RULES, ratio: 0.3, keepPatterns: ['^status:'] });
-    expect(placeholdersOf(g.template)).toEqual(['task', 'observation', 'max_tokens']);
+    expect(guideline.rules).toEqual({ ...DEFAULT_OBSERVATION_RULES, ratio: 0.3, keepPatterns: ['^status:'] });
+    expect(placeholdersOf(guideline.template)).toEqual(['task', 'observation', 'max_tokens']);
   });
 
   it('uses the target default rules when there is no rules block', () => {
-    const g = parseGuideline(file('history', 'Summarize {{history}} in {{max_tokens}} tokens.'), 'h.md');
-    expect(g.rules).toEqual(DEFAULT_HISTORY_RULES);
-    expect(g.rules).not.toBe(DEFAULT_HISTORY_RULES);
+    const guideline = parseGuideline(file('history', 'Summarize {{history}} in {{max_tokens}} tokens.'), 'h.md');
+    expect(guideline.rules).toEqual(DEFAULT_HISTORY_RULES);
+    expect(guideline.rules).not.toBe(DEFAULT_HISTORY_RULES);
   });
 
   it('names a missing required placeholder, the file and the target line', () => {
@@ -88,11 +93,11 @@ describe('parseGuideline', () => {
   });
 
   it('ignores braces inside the rules block', () => {
-    const g = parseGuideline(
+    const guideline = parseGuideline(
       file('history', '{{history}} {{max_tokens}}\n```rules json\n{ "keepPatterns": ["\\\\d{4}"] }\n```'),
       'h.md',
     );
-    expect(g.rules.keepPatterns).toEqual(['\\d{4}']);
+    expect(guideline.rules.keepPatterns).toEqual(['\\d{4}']);
   });
 
   it.each([
@@ -206,8 +211,11 @@ describe('renderGuideline', () => {
   });
 
   it('fills repeated placeholders and does not expand placeholders inside values', () => {
-    const g = parseGuideline(file('observation', '{{observation}} / {{ observation }} / {{max_tokens}}'), 'g.md');
-    expect(renderGuideline(g, { observation: 'has {{task}} and $& inside', max_tokens: 0 })).toBe(
+    const guideline = parseGuideline(
+      file('observation', '{{observation}} / {{ observation }} / {{max_tokens}}'),
+      'g.md',
+    );
+    expect(renderGuideline(guideline, { observation: 'has {{task}} and $& inside', max_tokens: 0 })).toBe(
       'has {{task}} and $& inside / has {{task}} and $& inside / 0',
     );
   });
@@ -249,8 +257,11 @@ describe('default guidelines', () => {
   });
 
   it('round-trip through formatGuideline', () => {
-    for (const g of [DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE]) {
-      expect(parseGuideline(formatGuideline(g), 'round-trip.md')).toEqual({ ...g, rules: { ...g.rules } });
+    for (const guideline of [DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE]) {
+      expect(parseGuideline(formatGuideline(guideline), 'round-trip.md')).toEqual({
+        ...guideline,
+        rules: { ...guideline.rules },
+      });
     }
   });
 });

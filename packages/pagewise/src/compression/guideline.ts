@@ -171,25 +171,25 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
 
   // Body: the template, and at most one rules block.
   let rulesBlock: { start: number; end: number } | undefined;
-  for (let i = close + 1; i < lines.length; i += 1) {
-    if (!RULES_FENCE.test(lines[i] ?? '')) continue;
+  for (let lineIndex = close + 1; lineIndex < lines.length; lineIndex += 1) {
+    if (!RULES_FENCE.test(lines[lineIndex] ?? '')) continue;
     if (rulesBlock)
       fail(
         'invalid-guideline',
-        i,
+        lineIndex,
         `a second rules block; the first starts at line ${rulesBlock.start + 1}. Merge them into one.`,
       );
-    let end = i + 1;
+    let end = lineIndex + 1;
     while (end < lines.length && !FENCE_END.test(lines[end] ?? '')) end += 1;
     if (end >= lines.length)
-      fail('invalid-guideline', i, 'the rules block is not closed: add a ``` line after the JSON.');
-    rulesBlock = { start: i, end };
-    i = end;
+      fail('invalid-guideline', lineIndex, 'the rules block is not closed: add a ``` line after the JSON.');
+    rulesBlock = { start: lineIndex, end };
+    lineIndex = end;
   }
   const templateLines: { text: string; line: number }[] = [];
-  for (let i = close + 1; i < lines.length; i += 1) {
-    if (rulesBlock && i >= rulesBlock.start && i <= rulesBlock.end) continue;
-    templateLines.push({ text: lines[i] ?? '', line: i });
+  for (let lineIndex = close + 1; lineIndex < lines.length; lineIndex += 1) {
+    if (rulesBlock && lineIndex >= rulesBlock.start && lineIndex <= rulesBlock.end) continue;
+    templateLines.push({ text: lines[lineIndex] ?? '', line: lineIndex });
   }
   checkTemplate(templateLines, guidelineTarget, at, target.line);
 
@@ -379,17 +379,17 @@ function capitalize(text: string): string {
 }
 
 function unquote(value: string): string {
-  const v = value.trim();
-  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
+  const trimmed = value.trim();
+  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')) {
     try {
-      const parsed: unknown = JSON.parse(v);
+      const parsed: unknown = JSON.parse(trimmed);
       if (typeof parsed === 'string') return parsed;
     } catch {
       // Not a JSON string: keep it as written.
     }
   }
-  if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) return v.slice(1, -1);
-  return v;
+  if (trimmed.length >= 2 && trimmed.startsWith("'") && trimmed.endsWith("'")) return trimmed.slice(1, -1);
+  return trimmed;
 }
 
 function trimBlankLines(lines: readonly string[]): string[] {

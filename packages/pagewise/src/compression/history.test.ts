@@ -39,14 +39,18 @@ function call(id: string, callIds: string[]): SessionEvent {
 function result(id: string, callId: string, output: string): SessionEvent {
   return { ...base, id, kind: 'tool-result', toolCallId: callId, toolName: 'get_order', output, isError: false };
 }
-/** Step n: a call to get_order and its result, 60-odd tokens. */
-function step(n: number): SessionEvent[] {
+/** Step `stepNumber`: a call to get_order and its result, 60-odd tokens. */
+function step(stepNumber: number): SessionEvent[] {
   return [
-    call(`m${n}`, [`c${n}`]),
+    call(`m${stepNumber}`, [`c${stepNumber}`]),
     result(
-      `r${n}`,
-      `c${n}`,
-      JSON.stringify({ order_id: `#W${n}`, status: n % 2 ? 'pending' : 'delivered', note: 'record '.repeat(40) }),
+      `r${stepNumber}`,
+      `c${stepNumber}`,
+      JSON.stringify({
+        order_id: `#W${stepNumber}`,
+        status: stepNumber % 2 ? 'pending' : 'delivered',
+        note: 'record '.repeat(40),
+      }),
     ),
   ];
 }
@@ -64,31 +68,31 @@ function session(events: SessionEvent[]): Session {
   };
 }
 
-function processorContext(s: Session, ledger = new Ledger()): ProcessorContext {
+function processorContext(conversation: Session, ledger = new Ledger()): ProcessorContext {
   return {
-    session: s,
+    session: conversation,
     invocationId: 'inv',
     agentName: 'agent',
     task: TASK,
     services: new Map(),
     signal: new AbortController().signal,
     ledger,
-    appendCompaction: async (c) => {
+    appendCompaction: async (compaction) => {
       const event: CompactionEvent = {
         ...base,
-        id: `k${s.events.filter((e) => e.kind === 'compaction').length + 1}`,
+        id: `k${conversation.events.filter((e) => e.kind === 'compaction').length + 1}`,
         kind: 'compaction',
-        ...c,
+        ...compaction,
       };
-      s.events.push(event);
+      conversation.events.push(event);
     },
   };
 }
 
-function request(s: Session): ContextRequest {
+function request(conversation: Session): ContextRequest {
   return {
     instruction: [{ part: 'instruction', text: 'You look up orders.' }],
-    items: eventsToItems(s.events),
+    items: eventsToItems(conversation.events),
     tools: [],
   };
 }
@@ -165,14 +169,14 @@ describe('historyCompressor: T_hist', () => {
   });
 
   it('keeps the task and the last k turns, summarizes the rest, and persists a compaction over their event ids', async () => {
-    const s = session([user('u0', TASK), ...step(1), ...step(2), ...step(3), ...step(4)]);
-    const req = request(s);
+    const conversation = session([user('u0', TASK), ...step(1), ...step(2), ...step(3), ...step(4)]);
+    const req = request(conversation);
     const backend = recordingBackend();
     await historyCompressor({ compressor: backend, thresholdTokens: 100, keepLastTurns: 2 }).process(
       req,
-      processorContext(s),
+      processorContext(conversation),
     );
-    const compaction = s.events.find((e): e is CompactionEvent => e.kind === 'compaction');
+    const compaction = conversation.events.find((e): e is CompactionEvent => e.kind === 'compaction');
     expect(compaction).toMatchObject({ fromEventId: 'm1', toEventId: 'r2', guideline: 'history-default@1' });
     expect(req.items.map((i) => i.eventId)).toEqual(['u0', 'k1', 'm3', 'r3', 'm4', 'r4']);
     expect(req.items[1]?.type === 'summary' && summaryBody(req.items[1].text)).toBe('summary 1');
@@ -183,8 +187,8 @@ describe('historyCompressor: T_hist', () => {
       ['m2', 'r2'],
     ]);
     // Nothing was deleted: the raw events are all still there, and the next request starts from the summary.
-    expect(s.events.filter((e) => e.kind !== 'compaction')).toHaveLength(9);
-    expect(eventsToItems(s.events).map((i) => i.eventId)).toEqual(['u0', 'k1', 'm3', 'r3', 'm4', 'r4']);
+    expect(conversation.events.filter((e) => e.kind !== 'compaction')).toHaveLength(9);
+    expect(eventsToItems(conversation.events).map((i) => i.eventId)).toEqual(['u0', 'k1', 'm3', 'r3', 'm4', 'r4']);
   });
 
   it('refuses an observation guideline and bad numbers', () => {
@@ -199,24 +203,24 @@ describe('historyCompressor: reset and accumulate', () => {
   /** Compresses steps 1–3 (keeping step 3), then adds step 4 and compresses again. */
   async function twoRounds(
     mode: HistoryMode,
-  ): Promise<{ inputs: CompressionInput[]; s: Session; items: ContextRequest['items'] }> {
-    const s = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
+  ): Promise<{ inputs: CompressionInput[]; conversation: Session; items: ContextRequest['items'] }> {
+    const conversation = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
     const backend = recordingBackend();
     const cHist = historyCompressor({ compressor: backend, thresholdTokens: 100, keepLastTurns: 1, mode });
-    await cHist.process(request(s), processorContext(s));
-    s.events.push(...step(4));
-    const req = request(s);
-    await cHist.process(req, processorContext(s));
-    return { inputs: backend.inputs, s, items: req.items };
+    await cHist.process(request(conversation), processorContext(conversation));
+    conversation.events.push(...step(4));
+    const req = request(conversation);
+    await cHist.process(req, processorContext(conversation));
+    return { inputs: backend.inputs, conversation, items: req.items };
   }
 
   it('accumulate folds only the new turns into the previous summary', async () => {
-    const { inputs, s, items } = await twoRounds('accumulate');
+    const { inputs, conversation, items } = await twoRounds('accumulate');
     expect(inputs[0]?.turns.flat().map((i) => i.eventId)).toEqual(['m1', 'r1', 'm2', 'r2']);
     expect(inputs[1]?.previousSummary).toBe('summary 1');
     expect(inputs[1]?.turns.flat().map((i) => i.eventId)).toEqual(['m3', 'r3']);
     expect(inputs[1]?.history).not.toContain('#W1');
-    const compactions = s.events.filter((e): e is CompactionEvent => e.kind === 'compaction');
+    const compactions = conversation.events.filter((e): e is CompactionEvent => e.kind === 'compaction');
     expect(compactions.map((c) => [c.fromEventId, c.toEventId])).toEqual([
       ['m1', 'r2'],
       ['m1', 'r3'],
@@ -225,12 +229,12 @@ describe('historyCompressor: reset and accumulate', () => {
   });
 
   it('reset summarizes every raw event of the range again, ignoring the previous summary', async () => {
-    const { inputs, s, items } = await twoRounds('reset');
+    const { inputs, conversation, items } = await twoRounds('reset');
     expect(inputs[1]?.previousSummary).toBe('');
     expect(inputs[1]?.turns.flat().map((i) => i.eventId)).toEqual(['m1', 'r1', 'm2', 'r2', 'm3', 'r3']);
     expect(inputs[1]?.history).toContain('#W1');
     expect(inputs[1]?.history).not.toContain('summary 1');
-    const last = s.events.filter((e): e is CompactionEvent => e.kind === 'compaction').at(-1);
+    const last = conversation.events.filter((e): e is CompactionEvent => e.kind === 'compaction').at(-1);
     expect([last?.fromEventId, last?.toEventId]).toEqual(['m1', 'r3']);
     expect(items.map((i) => i.eventId)).toEqual(['u0', 'k2', 'm4', 'r4']);
   });
@@ -240,13 +244,13 @@ describe('historyCompressor with the LLM backend', () => {
   it('prompts with the guideline, every placeholder filled, uses the answer and records the call', async () => {
     const model = scriptedModel(['## Runtime values\n| order | #W1 | pending |'], { modelId: 'small' });
     const ledger = new Ledger();
-    const s = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
-    const req = request(s);
+    const conversation = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
+    const req = request(conversation);
     await historyCompressor({
       compressor: llmCompressor({ model }),
       thresholdTokens: 100,
       maxSummaryTokens: 300,
-    }).process(req, processorContext(s, ledger));
+    }).process(req, processorContext(conversation, ledger));
     const prompt = model.views[0]?.turns[0];
     const text = prompt?.role === 'user' ? prompt.text : '';
     expect(text).not.toMatch(/\{\{|\}\}/u);
@@ -282,20 +286,20 @@ describe('no processor separates a tool call from its result', () => {
 
   function build(turns: TurnSpec[]): SessionEvent[] {
     const events: SessionEvent[] = [user('task', TASK)];
-    turns.forEach((t, i) => {
-      if ('kind' in t) {
-        events.push(user(`u${i}`, t.text || 'hello'));
+    turns.forEach((spec, turnIndex) => {
+      if ('kind' in spec) {
+        events.push(user(`u${turnIndex}`, spec.text || 'hello'));
         return;
       }
-      const ids = Array.from({ length: t.calls }, (_, j) => `c${i}.${j}`);
+      const ids = Array.from({ length: spec.calls }, (_, j) => `c${turnIndex}.${j}`);
       events.push({
         ...base,
-        id: `m${i}`,
+        id: `m${turnIndex}`,
         kind: 'model',
-        text: t.calls === 0 ? t.text || 'ok' : t.text,
+        text: spec.calls === 0 ? spec.text || 'ok' : spec.text,
         toolCalls: ids.map((c) => ({ toolCallId: c, toolName: 'get_order', input: {} })),
       });
-      ids.forEach((c, j) => events.push(result(`r${i}.${j}`, c, 'data '.repeat(t.size))));
+      ids.forEach((c, j) => events.push(result(`r${turnIndex}.${j}`, c, 'data '.repeat(spec.size))));
     });
     return events;
   }
@@ -317,12 +321,12 @@ describe('no processor separates a tool call from its result', () => {
           ];
           for (const processor of processors) {
             // Grow the session event by event, as a run does, compressing before each "model call".
-            const s = session([]);
+            const conversation = session([]);
             for (const event of all) {
-              s.events.push(event);
-              const req = request(s);
+              conversation.events.push(event);
+              const req = request(conversation);
               if (findBrokenToolPair(req.items) !== undefined) continue; // mid-step: calls still waiting for results
-              await processor.process(req, processorContext(s));
+              await processor.process(req, processorContext(conversation));
               expect(findBrokenToolPair(req.items), processor.name).toBeUndefined();
               // The task message is never summarized away by the compressors.
               if (processor.name.startsWith('acon') || processor.name.startsWith('summarize')) {
@@ -340,14 +344,14 @@ describe('no processor separates a tool call from its result', () => {
 
 describe('historyCompressor: nothing new, nothing done', () => {
   it.each<HistoryMode>(['reset', 'accumulate'])('%s does not summarize a lone summary again', async (mode) => {
-    const s = session([user('u0', TASK), ...step(1), ...step(2)]);
+    const conversation = session([user('u0', TASK), ...step(1), ...step(2)]);
     const backend = recordingBackend();
     const cHist = historyCompressor({ compressor: backend, thresholdTokens: 10, keepLastTurns: 1, mode });
-    await cHist.process(request(s), processorContext(s));
+    await cHist.process(request(conversation), processorContext(conversation));
     // Still above T_hist (the kept turn alone exceeds it), but only the summary could be compressed.
-    await cHist.process(request(s), processorContext(s));
+    await cHist.process(request(conversation), processorContext(conversation));
     expect(backend.inputs).toHaveLength(1);
-    expect(s.events.filter((e) => e.kind === 'compaction')).toHaveLength(1);
+    expect(conversation.events.filter((e) => e.kind === 'compaction')).toHaveLength(1);
   });
 });
 
@@ -363,7 +367,7 @@ describe('historyCompressor: batched compaction', () => {
    * (each rewrites the prompt from the summary on), the step and the history before and after it.
    */
   async function rewrites(batchRatio: number): Promise<{ step: number; before: number; after: number }[]> {
-    const s = session([user('u0', TASK)]);
+    const conversation = session([user('u0', TASK)]);
     // A summary budget and three kept turns that take most of T_hist, as on multi-objective QA.
     const cHist = historyCompressor({
       compressor: filling,
@@ -373,14 +377,14 @@ describe('historyCompressor: batched compaction', () => {
       batchRatio,
     });
     const seen: { step: number; before: number; after: number }[] = [];
-    for (let n = 1; n <= 40; n += 1) {
-      s.events.push(...step(n));
-      const count = s.events.filter((e) => e.kind === 'compaction').length;
-      const req = request(s);
+    for (let stepNumber = 1; stepNumber <= 40; stepNumber += 1) {
+      conversation.events.push(...step(stepNumber));
+      const count = conversation.events.filter((e) => e.kind === 'compaction').length;
+      const req = request(conversation);
       const before = historyTokens(req.items);
-      await cHist.process(req, processorContext(s));
-      if (s.events.filter((e) => e.kind === 'compaction').length > count)
-        seen.push({ step: n, before, after: historyTokens(req.items) });
+      await cHist.process(req, processorContext(conversation));
+      if (conversation.events.filter((e) => e.kind === 'compaction').length > count)
+        seen.push({ step: stepNumber, before, after: historyTokens(req.items) });
     }
     return seen;
   }
@@ -390,9 +394,9 @@ describe('historyCompressor: batched compaction', () => {
     const batched = await rewrites(0.5);
     expect(batched.length).toBeGreaterThan(2);
     expect(batched[0]!.before).toBeGreaterThan(600);
-    for (let i = 1; i < batched.length; i += 1) {
+    for (let index = 1; index < batched.length; index += 1) {
       // The history grew by at least half of T_hist (300) since the previous compaction, and by less than a step more.
-      const grown = batched[i]!.before - batched[i - 1]!.after;
+      const grown = batched[index]!.before - batched[index - 1]!.after;
       expect(grown).toBeGreaterThanOrEqual(300);
       expect(grown).toBeLessThan(300 + stepTokens + 8);
     }

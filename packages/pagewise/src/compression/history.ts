@@ -177,9 +177,9 @@ function grownSinceCompaction(
   guidelineRef: string,
 ): number {
   let last = -1;
-  for (let i = events.length - 1; i >= 0 && last < 0; i -= 1) {
-    const e = events[i]!;
-    if (e.kind === 'compaction' && e.guideline === guidelineRef) last = i;
+  for (let index = events.length - 1; index >= 0 && last < 0; index -= 1) {
+    const event = events[index]!;
+    if (event.kind === 'compaction' && event.guideline === guidelineRef) last = index;
   }
   if (last < 0) return Number.POSITIVE_INFINITY;
   const since = new Set(events.slice(last + 1).map((e) => e.id));
@@ -192,14 +192,14 @@ function spliceSummaries(
   replaced: Map<number, { end: number; item: ContextItem }>,
 ): ContextItem[] {
   const items: ContextItem[] = [];
-  for (let i = 0; i < turns.length;) {
-    const r = replaced.get(i);
-    if (r) {
-      items.push(r.item);
-      i = r.end;
+  for (let turnIndex = 0; turnIndex < turns.length;) {
+    const summarized = replaced.get(turnIndex);
+    if (summarized) {
+      items.push(summarized.item);
+      turnIndex = summarized.end;
     } else {
-      items.push(...(turns[i] ?? []));
-      i += 1;
+      items.push(...(turns[turnIndex] ?? []));
+      turnIndex += 1;
     }
   }
   return items;
@@ -235,18 +235,18 @@ export function historyCompressor(
       if (!due(request, ctx.session.events, { threshold, batch, budget, guidelineRef })) return;
       const turns = groupTurns(request.items);
       let taskTurn = -1;
-      for (let i = turns.length - 1; i >= 0 && taskTurn < 0; i -= 1) {
-        const head = turns[i]?.[0];
-        if (head?.type === 'user' && head.text === ctx.task) taskTurn = i;
+      for (let turnIndex = turns.length - 1; turnIndex >= 0 && taskTurn < 0; turnIndex -= 1) {
+        const head = turns[turnIndex]?.[0];
+        if (head?.type === 'user' && head.text === ctx.task) taskTurn = turnIndex;
       }
       const tailStart = Math.max(0, turns.length - keepLastTurns);
       // The task turn splits the compressible turns into at most two runs (earlier invocations, this one).
       const regions: { start: number; end: number }[] = [];
-      for (let i = 0; i < tailStart; i += 1) {
-        if (i === taskTurn) continue;
+      for (let turnIndex = 0; turnIndex < tailStart; turnIndex += 1) {
+        if (turnIndex === taskTurn) continue;
         const last = regions[regions.length - 1];
-        if (last && last.end === i) last.end = i + 1;
-        else regions.push({ start: i, end: i + 1 });
+        if (last && last.end === turnIndex) last.end = turnIndex + 1;
+        else regions.push({ start: turnIndex, end: turnIndex + 1 });
       }
       const objective = objectiveOf(request.items, turns.slice(tailStart).flat());
       const summaryTokens =
@@ -274,7 +274,8 @@ export function historyCompressor(
     // A region built by another processor, without event ids, cannot be persisted as a compaction.
     if (items.length === 0 || items.some((item) => item.eventId === undefined)) return undefined;
     const compactions = new Map<string, CompactionEvent>();
-    for (const e of ctx.session.events) if (e.kind === 'compaction') compactions.set(e.id, e);
+    for (const sessionEvent of ctx.session.events)
+      if (sessionEvent.kind === 'compaction') compactions.set(sessionEvent.id, sessionEvent);
     const bounds = (item: ContextItem): { from: string; to: string } => {
       const id = item.eventId ?? '';
       const compaction = item.type === 'summary' ? compactions.get(id) : undefined;
@@ -300,9 +301,9 @@ export function historyCompressor(
     if (fresh.length === 0) return undefined;
 
     let maxTokens = summaryTokens;
-    const b = boundary();
+    const fenceBoundary = boundary();
     if (targetRatio !== undefined) {
-      const budget = tokenBudget(historyTokens(items), targetRatio) - summaryOverhead(b);
+      const budget = tokenBudget(historyTokens(items), targetRatio) - summaryOverhead(fenceBoundary);
       if (budget < 1) return undefined;
       maxTokens = Math.min(maxTokens, budget);
     }
@@ -325,7 +326,7 @@ export function historyCompressor(
     try {
       text = await summarizeTurns(
         backend,
-        { guideline, task: ctx.task, turns: fresh, previousSummary, objective, maxTokens, boundary: b },
+        { guideline, task: ctx.task, turns: fresh, previousSummary, objective, maxTokens, boundary: fenceBoundary },
         { ledger: ctx.ledger, signal: ctx.signal, invocationId: ctx.invocationId, agentName: ctx.agentName },
       );
     } catch (error) {
@@ -356,8 +357,8 @@ export function historyCompressor(
     const event = [...ctx.session.events]
       .reverse()
       .find(
-        (e): e is CompactionEvent =>
-          e.kind === 'compaction' && e.fromEventId === fromEventId && e.toEventId === toEventId,
+        (candidate): candidate is CompactionEvent =>
+          candidate.kind === 'compaction' && candidate.fromEventId === fromEventId && candidate.toEventId === toEventId,
       );
     return { type: 'summary', text, ...(event ? { eventId: event.id } : {}) };
   }

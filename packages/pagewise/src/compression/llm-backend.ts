@@ -77,10 +77,10 @@ export function rejectCompressorOutput(
 }
 
 function isJson(text: string): boolean {
-  const t = text.trim();
-  if (!/^[[{]/u.test(t)) return false;
+  const trimmed = text.trim();
+  if (!/^[[{]/u.test(trimmed)) return false;
   try {
-    JSON.parse(t);
+    JSON.parse(trimmed);
     return true;
   } catch {
     return false;

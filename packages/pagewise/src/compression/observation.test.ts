@@ -19,10 +19,10 @@ import { llmCompressor } from './llm-backend.js';
 import { observationCompressor } from './observation.js';
 import { handleOf, unfenceQuoted } from './transcript.js';
 
-/** A text of exactly `n` tokens. */
-function textOfTokens(n: number): string {
-  const text = ' item'.repeat(n);
-  expect(countTokens(text)).toBe(n);
+/** A text of exactly `count` tokens. */
+function textOfTokens(count: number): string {
+  const text = ' item'.repeat(count);
+  expect(countTokens(text)).toBe(count);
   return text;
 }
 
@@ -138,23 +138,23 @@ describe('observationCompressor: T_obs', () => {
 
   it('shows a repeated call its result whole, or as much as the cap allows, in that session only', async () => {
     const backend = stubBackend();
-    const c = observationCompressor({ compressor: backend, thresholdTokens: 10 });
+    const compressor = observationCompressor({ compressor: backend, thresholdTokens: 10 });
     const raw = textOfTokens(200);
     const call = (toolCallId: string, output = raw): ToolObservation => ({ ...observation(output), toolCallId });
-    const first = await c.process(call('c1'), context());
+    const first = await compressor.process(call('c1'), context());
     expect(first.output).not.toBe(raw);
     // The same call id again is the same result processed again (a history filter): shown as the first time,
     // byte for byte, without compressing it again.
-    const again = (await c.process(call('c1'), context())).output;
+    const again = (await compressor.process(call('c1'), context())).output;
     expect(again).toBe(first.output);
     expect(backend.inputs).toHaveLength(1);
     // A new call with the same arguments and the same result: the compression left out what it looked for.
-    expect((await c.process(call('c2'), context())).output).toBe(raw);
+    expect((await compressor.process(call('c2'), context())).output).toBe(raw);
     // Other arguments, another result (a status polled again), or another session: compressed as usual.
-    expect((await c.process({ ...call('c3'), input: { id: 8 } }, context())).output).not.toBe(raw);
+    expect((await compressor.process({ ...call('c3'), input: { id: 8 } }, context())).output).not.toBe(raw);
     const changed = textOfTokens(201);
-    expect((await c.process(call('c4', changed), context())).output).not.toBe(changed);
-    expect((await c.process(call('c5'), context({ sessionId: 's2' }))).output).not.toBe(raw);
+    expect((await compressor.process(call('c4', changed), context())).output).not.toBe(changed);
+    expect((await compressor.process(call('c5'), context({ sessionId: 's2' }))).output).not.toBe(raw);
     expect(backend.inputs).toHaveLength(4);
     // Under a cap the repeat keeps as much as fits, at ratio 1.
     const capped = observationCompressor({ compressor: backend, thresholdTokens: 10, maxTokens: 120 });

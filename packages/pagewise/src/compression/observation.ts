@@ -264,8 +264,8 @@ export function recentContext(items: readonly ContextItem[], maxTokens: number):
   const turns = groupTurns(items);
   const kept: string[] = [];
   let used = 0;
-  for (let i = turns.length - 1; i >= 0; i -= 1) {
-    const text = renderTranscript(turns[i] ?? []);
+  for (let turnIndex = turns.length - 1; turnIndex >= 0; turnIndex -= 1) {
+    const text = renderTranscript(turns[turnIndex] ?? []);
     const tokens = countTokens(text);
     if (kept.length > 0 && used + tokens > maxTokens) break;
     kept.unshift(text);

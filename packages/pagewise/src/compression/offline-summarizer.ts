@@ -91,7 +91,7 @@ function queryTerms(task: string, turns: readonly (readonly ContextItem[])[]): S
   for (const turn of turns)
     for (const item of turn)
       if (item.type === 'assistant')
-        for (const call of item.toolCalls) for (const w of words(argumentText(call.input))) terms.add(w);
+        for (const call of item.toolCalls) for (const word of words(argumentText(call.input))) terms.add(word);
   return terms;
 }
 
@@ -133,7 +133,7 @@ function sentenceScore(sentence: string, terms: ReadonlySet<string>): number {
 function leaves(value: unknown, path: Path, into: { path: Path; value: Scalar }[]): void {
   if (Array.isArray(value)) value.forEach((v, i) => leaves(v, [...path, i], into));
   else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) leaves(v, [...path, k], into);
+    for (const [key, child] of Object.entries(value)) leaves(child, [...path, key], into);
   else into.push({ path, value: (value ?? null) as Scalar });
 }
 
@@ -145,9 +145,9 @@ function prune(value: unknown, keep: ReadonlySet<string>, path: Path = []): unkn
   }
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const kept = prune(v, keep, [...path, k]);
-      if (kept !== undefined) setOwn(out, k, kept);
+    for (const [key, child] of Object.entries(value)) {
+      const kept = prune(child, keep, [...path, key]);
+      if (kept !== undefined) setOwn(out, key, kept);
     }
     return Object.keys(out).length > 0 ? out : undefined;
   }
@@ -171,8 +171,14 @@ function collect(input: CompressionInput, terms: ReadonlySet<string>): { lines: 
   const units: Unit[] = [];
   let order = 0;
   const addText = (line: number, text: string) => {
-    for (const s of sentences(text))
-      units.push({ line, order: order++, score: sentenceScore(s, terms), tokens: countTokens(s) + 1, text: s });
+    for (const sentence of sentences(text))
+      units.push({
+        line,
+        order: order++,
+        score: sentenceScore(sentence, terms),
+        tokens: countTokens(sentence) + 1,
+        text: sentence,
+      });
   };
   const addStep = (label: string, body: string) => {
     const line = lines.length;
@@ -197,8 +203,8 @@ function collect(input: CompressionInput, terms: ReadonlySet<string>): { lines: 
     addText(line, rest);
   };
   for (const previous of input.previousSummary.split('\n')) {
-    const m = /^- (.*?) → (.*)$/u.exec(previous.trim());
-    if (m) addStep(m[1] ?? '', m[2] ?? '');
+    const match = /^- (.*?) → (.*)$/u.exec(previous.trim());
+    if (match) addStep(match[1] ?? '', match[2] ?? '');
     else if (previous.trim()) addStep('earlier', previous.trim());
   }
   for (const turn of input.turns) {
@@ -227,10 +233,10 @@ function turnCall(turn: readonly ContextItem[], toolCallId: string): string | un
 
 function render(lines: readonly Line[], kept: readonly Unit[]): string {
   const byLine = new Map<number, Unit[]>();
-  for (const u of kept) byLine.set(u.line, [...(byLine.get(u.line) ?? []), u]);
+  for (const unit of kept) byLine.set(unit.line, [...(byLine.get(unit.line) ?? []), unit]);
   const out: string[] = [];
-  lines.forEach((line, i) => {
-    const units = (byLine.get(i) ?? []).sort((a, b) => a.order - b.order);
+  lines.forEach((line, lineIndex) => {
+    const units = (byLine.get(lineIndex) ?? []).sort((a, b) => a.order - b.order);
     const fields = new Set(units.filter((u) => u.path).map((u) => JSON.stringify(u.path)));
     const record = line.record !== undefined && fields.size > 0 ? prune(line.record, fields) : undefined;
     const prose = units.filter((u) => u.text !== undefined).map((u) => u.text);

@@ -69,8 +69,8 @@ function setup(): { session: Session; request: ContextRequest; context: Processo
     services: new Map(),
     signal: new AbortController().signal,
     ledger,
-    appendCompaction: async (c) => {
-      session.events.push({ ...base, id: 'k1', kind: 'compaction', ...c } satisfies CompactionEvent);
+    appendCompaction: async (compaction) => {
+      session.events.push({ ...base, id: 'k1', kind: 'compaction', ...compaction } satisfies CompactionEvent);
     },
   };
   return { session, request: { instruction: [], items: eventsToItems(session.events), tools: [] }, context, ledger };
@@ -97,16 +97,16 @@ describe('the naive summarizer (offline stand-in)', () => {
       observation: '',
       maxTokens: 1,
     };
-    const a = await backend.compress(
+    const genericSummary = await backend.compress(
       { ...input, guideline: GENERIC_SUMMARY_GUIDELINE },
       { invocationId: 'i', agentName: 'a' },
     );
-    const b = await backend.compress(
+    const historySummary = await backend.compress(
       { ...input, guideline: DEFAULT_HISTORY_GUIDELINE },
       { invocationId: 'i', agentName: 'a' },
     );
-    expect(a).toBe(b);
-    expect(a.split('\n')).toEqual([
+    expect(genericSummary).toBe(historySummary);
+    expect(genericSummary.split('\n')).toEqual([
       'earlier: order 0 delivered',
       '- [assistant] Looking it up.',
       '- [result of get_order] Order 1 is pending.',
@@ -204,7 +204,8 @@ describe('the query-aware extractive summarizer (offline stand-in)', () => {
         const kept = JSON.parse(json) as Record<string, unknown>;
         // Every kept value is a value of the record, whole.
         const values = JSON.stringify(record);
-        for (const v of Object.values(kept).filter((x) => typeof x === 'string')) expect(values).toContain(`"${v}"`);
+        for (const value of Object.values(kept).filter((x) => typeof x === 'string'))
+          expect(values).toContain(`"${value}"`);
       }
     }
   });

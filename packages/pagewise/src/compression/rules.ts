@@ -159,7 +159,7 @@ function lineOfPattern(origin: RulesOrigin, source: string): number | undefined 
 }
 
 function countNewlines(text: string): number {
-  let n = 0;
-  for (const ch of text) if (ch === '\n') n += 1;
-  return n;
+  let count = 0;
+  for (const ch of text) if (ch === '\n') count += 1;
+  return count;
 }

@@ -93,9 +93,9 @@ export function planBudget(
     const needed = (item.requires ?? []).filter((i) => !taken.has(i));
     const cost = needed.reduce((sum, i) => sum + costOf(i), item.cost);
     if (used + cost > budget) continue;
-    for (const i of needed) {
-      taken.add(i);
-      picked.push({ index: i, cost: costOf(i), group });
+    for (const requiredIndex of needed) {
+      taken.add(requiredIndex);
+      picked.push({ index: requiredIndex, cost: costOf(requiredIndex), group });
     }
     taken.add(item.index);
     picked.push({ index: item.index, cost: item.cost, group });
@@ -123,8 +123,8 @@ export function fillBudget(
   if (tokens <= budget) return { kept: picked.map((p) => p.index), text, tokens };
   // Where each group of picked units ends: a prefix of whole groups is a consistent selection.
   const ends: number[] = [0];
-  picked.forEach((p, i) => {
-    if (picked[i + 1]?.group !== p.group) ends.push(i + 1);
+  picked.forEach((unit, position) => {
+    if (picked[position + 1]?.group !== unit.group) ends.push(position + 1);
   });
   const measure = (groups: number): FilledBudget => {
     const kept = picked.slice(0, ends[groups]).map((p) => p.index);

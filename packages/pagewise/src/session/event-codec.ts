@@ -47,17 +47,17 @@ const IDENTITY_FIELDS = 4;
 const TRAILING = ['delta', 'reads', 'increments'] as const;
 /** Per kind, every key an event of it may have to fit the layout. */
 const KNOWN_KEYS = new Map(
-  Object.entries(KIND_LAYOUT).map(([kind, l]) => [
+  Object.entries(KIND_LAYOUT).map(([kind, layout]) => [
     kind,
-    new Set<string>(['kind', ...COMMON, ...l.fields, ...TRAILING]),
+    new Set<string>(['kind', ...COMMON, ...layout.fields, ...TRAILING]),
   ]),
 );
 
 /** The value of each lowercase hex digit by character code; -1 for any other character. */
 const HEX_VALUE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 16; i++) HEX_VALUE['0123456789abcdef'.charCodeAt(i)] = i;
-const BASE64URL = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (c) =>
-  c.charCodeAt(0),
+for (let digit = 0; digit < 16; digit++) HEX_VALUE['0123456789abcdef'.charCodeAt(digit)] = digit;
+const BASE64URL = Uint8Array.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', (character) =>
+  character.charCodeAt(0),
 );
 /** Scratch space of {@link packUuid}: the 16 bytes, and the character codes of `~` and 22 base64url digits. */
 const uuidBytes = new Uint8Array(16);
@@ -71,24 +71,24 @@ packedCodes[0] = 0x7e;
  */
 function packUuid(id: string): string | undefined {
   if (id.length !== 36) return undefined;
-  let b = 0;
-  for (let i = 0; i < 36; i++) {
-    if (i === 8 || i === 13 || i === 18 || i === 23) {
-      if (id.charCodeAt(i) !== 0x2d) return undefined;
+  let written = 0;
+  for (let position = 0; position < 36; position++) {
+    if (position === 8 || position === 13 || position === 18 || position === 23) {
+      if (id.charCodeAt(position) !== 0x2d) return undefined;
       continue;
     }
-    const hi = HEX_VALUE[id.charCodeAt(i)] ?? -1;
-    const lo = HEX_VALUE[id.charCodeAt(++i)] ?? -1;
+    const hi = HEX_VALUE[id.charCodeAt(position)] ?? -1;
+    const lo = HEX_VALUE[id.charCodeAt(++position)] ?? -1;
     if (hi < 0 || lo < 0) return undefined;
-    uuidBytes[b++] = (hi << 4) | lo;
+    uuidBytes[written++] = (hi << 4) | lo;
   }
-  let o = 1;
-  for (let i = 0; i < 15; i += 3) {
-    const n = (uuidBytes[i]! << 16) | (uuidBytes[i + 1]! << 8) | uuidBytes[i + 2]!;
-    packedCodes[o++] = BASE64URL[n >> 18]!;
-    packedCodes[o++] = BASE64URL[(n >> 12) & 63]!;
-    packedCodes[o++] = BASE64URL[(n >> 6) & 63]!;
-    packedCodes[o++] = BASE64URL[n & 63]!;
+  let codeIndex = 1;
+  for (let byteIndex = 0; byteIndex < 15; byteIndex += 3) {
+    const group = (uuidBytes[byteIndex]! << 16) | (uuidBytes[byteIndex + 1]! << 8) | uuidBytes[byteIndex + 2]!;
+    packedCodes[codeIndex++] = BASE64URL[group >> 18]!;
+    packedCodes[codeIndex++] = BASE64URL[(group >> 12) & 63]!;
+    packedCodes[codeIndex++] = BASE64URL[(group >> 6) & 63]!;
+    packedCodes[codeIndex++] = BASE64URL[group & 63]!;
   }
   packedCodes[21] = BASE64URL[uuidBytes[15]! >> 2]!;
   packedCodes[22] = BASE64URL[(uuidBytes[15]! & 3) << 4]!;
@@ -141,11 +141,11 @@ function unpackId(value: unknown): unknown {
 /** Whether every tool call is exactly `{ toolCallId, toolName, input }`, so it packs into a triple. */
 function packableCalls(calls: unknown): calls is { toolCallId: string; toolName: string; input: unknown }[] {
   if (!Array.isArray(calls)) return false;
-  for (const c of calls) {
-    if (typeof c !== 'object' || c === null) return false;
-    const keys = Object.keys(c);
-    if (keys.length !== 3 || !('toolCallId' in c) || !('toolName' in c) || !('input' in c)) return false;
-    if (typeof c.toolCallId !== 'string' || (c as { input: unknown }).input === undefined) return false;
+  for (const call of calls) {
+    if (typeof call !== 'object' || call === null) return false;
+    const keys = Object.keys(call);
+    if (keys.length !== 3 || !('toolCallId' in call) || !('toolName' in call) || !('input' in call)) return false;
+    if (typeof call.toolCallId !== 'string' || (call as { input: unknown }).input === undefined) return false;
   }
   return true;
 }
@@ -271,8 +271,8 @@ export function decodeEvent(text: string, identity?: EventIdentity): SessionEven
     throw new TypeError(`A compact ${kind} event row has ${row.length} fields, more than its layout.`);
   const event: Record<string, unknown> = { kind };
   const keys = [...COMMON, ...layout.fields, ...TRAILING];
-  keys.forEach((key, i) => {
-    const value = row[i + 1];
+  keys.forEach((key, index) => {
+    const value = row[index + 1];
     if (value !== null && value !== undefined) event[key] = value;
   });
   if (typeof event.tokens === 'number') event.tokens = { o200k_base: event.tokens };
@@ -288,8 +288,10 @@ export function decodeEvent(text: string, identity?: EventIdentity): SessionEven
     event.invocationId = unpackId(event.invocationId);
   }
   if (kind === 'model' && Array.isArray(event.toolCalls))
-    event.toolCalls = event.toolCalls.map((c: unknown) =>
-      Array.isArray(c) && c.length === 3 ? { toolCallId: unpackId(c[0]), toolName: c[1], input: c[2] } : c,
+    event.toolCalls = event.toolCalls.map((call: unknown) =>
+      Array.isArray(call) && call.length === 3
+        ? { toolCallId: unpackId(call[0]), toolName: call[1], input: call[2] }
+        : call,
     );
   if (kind === 'model') {
     if (Array.isArray(event.usage))

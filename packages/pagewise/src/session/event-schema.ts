@@ -149,59 +149,59 @@ function isExactStoredEvent(value: unknown): value is SessionEvent {
   return true;
 }
 
-function isString(v: unknown): boolean {
-  return typeof v === 'string';
+function isString(value: unknown): boolean {
+  return typeof value === 'string';
 }
-function isBoolean(v: unknown): boolean {
-  return typeof v === 'boolean';
+function isBoolean(value: unknown): boolean {
+  return typeof value === 'boolean';
 }
-function isNumber(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v);
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
 }
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
 }
-function isRecordOf(v: unknown, check: (x: unknown) => boolean): boolean {
-  if (!isPlainObject(v)) return false;
-  for (const key in v) if (!Object.hasOwn(v, key) || !check(v[key])) return false;
+function isRecordOf(value: unknown, check: (x: unknown) => boolean): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!Object.hasOwn(value, key) || !check(value[key])) return false;
   return true;
 }
-function isJsonValue(v: unknown, depth = 0): boolean {
+function isJsonValue(value: unknown, depth = 0): boolean {
   if (depth > 64) return false; // Deeper values go to zod, which decides.
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
-  if (typeof v === 'number') return Number.isFinite(v);
-  if (Array.isArray(v)) return v.every((x) => isJsonValue(x, depth + 1));
-  return isRecordOf(v, (x) => isJsonValue(x, depth + 1));
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((x) => isJsonValue(x, depth + 1));
+  return isRecordOf(value, (x) => isJsonValue(x, depth + 1));
 }
-function isToolCalls(v: unknown): boolean {
+function isToolCalls(value: unknown): boolean {
   return (
-    Array.isArray(v) &&
-    v.every(
-      (c) =>
-        isPlainObject(c) &&
-        Object.keys(c).length === 3 &&
-        isString(c.toolCallId) &&
-        isString(c.toolName) &&
-        Object.hasOwn(c, 'input') &&
-        c.input !== undefined,
+    Array.isArray(value) &&
+    value.every(
+      (call) =>
+        isPlainObject(call) &&
+        Object.keys(call).length === 3 &&
+        isString(call.toolCallId) &&
+        isString(call.toolName) &&
+        Object.hasOwn(call, 'input') &&
+        call.input !== undefined,
     )
   );
 }
-function isUsage(v: unknown): boolean {
-  if (!isPlainObject(v) || !isNumber(v.promptTokens) || !isNumber(v.completionTokens)) return false;
-  for (const key in v) {
+function isUsage(value: unknown): boolean {
+  if (!isPlainObject(value) || !isNumber(value.promptTokens) || !isNumber(value.completionTokens)) return false;
+  for (const key in value) {
     if (key === 'promptTokens' || key === 'completionTokens') continue;
-    if ((key !== 'providerPromptTokens' && key !== 'providerCompletionTokens') || !isNumber(v[key])) return false;
+    if ((key !== 'providerPromptTokens' && key !== 'providerCompletionTokens') || !isNumber(value[key])) return false;
   }
   return true;
 }
 
-function isObservationCompression(v: unknown): boolean {
-  if (!isPlainObject(v) || !isString(v.guideline) || !isString(v.backend)) return false;
-  if (!Number.isSafeInteger(v.originalTokens) || (v.originalTokens as number) < 0) return false;
-  return Object.keys(v).length === 3;
+function isObservationCompression(value: unknown): boolean {
+  if (!isPlainObject(value) || !isString(value.guideline) || !isString(value.backend)) return false;
+  if (!Number.isSafeInteger(value.originalTokens) || (value.originalTokens as number) < 0) return false;
+  return Object.keys(value).length === 3;
 }
 
 // Parsed state is returned as JSON.parse made it once the direct check accepts it: zod's records leave out

@@ -44,7 +44,7 @@ describe('caseInsensitiveTest', () => {
     ];
     const random = seededRandom(5);
     const testers = PATTERNS.map((p) => [caseInsensitiveTest(p), new RegExp(p, 'iu')] as const);
-    for (let i = 0; i < 5000; i += 1) {
+    for (let trial = 0; trial < 5000; trial += 1) {
       const text = Array.from(
         { length: 1 + Math.floor(random() * 12) },
         () => pieces[Math.floor(random() * pieces.length)],

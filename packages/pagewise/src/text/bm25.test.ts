@@ -72,32 +72,32 @@ describe('bm25PlusScores', () => {
 });
 
 describe('editDistance', () => {
-  const plain = (a: string, b: string): number => {
-    const rows = Array.from({ length: a.length + 1 }, (_, i) =>
-      Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  const plain = (source: string, target: string): number => {
+    const rows = Array.from({ length: source.length + 1 }, (_, rowIndex) =>
+      Array.from({ length: target.length + 1 }, (_, column) => (rowIndex === 0 ? column : column === 0 ? rowIndex : 0)),
     );
-    for (let i = 1; i <= a.length; i += 1) {
-      for (let j = 1; j <= b.length; j += 1) {
-        const row = rows[i] as number[];
-        const above = rows[i - 1] as number[];
-        row[j] = Math.min(
-          (above[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
-          (above[j] ?? 0) + 1,
-          (row[j - 1] ?? 0) + 1,
+    for (let rowIndex = 1; rowIndex <= source.length; rowIndex += 1) {
+      for (let column = 1; column <= target.length; column += 1) {
+        const row = rows[rowIndex] as number[];
+        const above = rows[rowIndex - 1] as number[];
+        row[column] = Math.min(
+          (above[column - 1] ?? 0) + (source[rowIndex - 1] === target[column - 1] ? 0 : 1),
+          (above[column] ?? 0) + 1,
+          (row[column - 1] ?? 0) + 1,
         );
       }
     }
-    return rows[a.length]?.[b.length] ?? 0;
+    return rows[source.length]?.[target.length] ?? 0;
   };
 
   it('equals the Levenshtein distance up to the limit and exceeds the limit beyond it', () => {
     const random = seededRandom(3);
     const word = (): string =>
       Array.from({ length: 1 + Math.floor(random() * 12) }, () => 'abcde'[Math.floor(random() * 5)]).join('');
-    for (let i = 0; i < 2000; i += 1) {
-      const [a, b, max] = [word(), word(), Math.floor(random() * 4)];
-      const exact = plain(a, b);
-      const bounded = editDistance(a, b, max);
+    for (let trial = 0; trial < 2000; trial += 1) {
+      const [source, target, max] = [word(), word(), Math.floor(random() * 4)];
+      const exact = plain(source, target);
+      const bounded = editDistance(source, target, max);
       if (exact <= max) expect(bounded).toBe(exact);
       else expect(bounded).toBeGreaterThan(max);
     }

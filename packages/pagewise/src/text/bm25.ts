@@ -31,9 +31,10 @@ export interface Bm25Terms {
   fuzzy: (term: string) => number | false;
 }
 
-const K = 1.2;
-const B = 0.7;
-const D = 0.5;
+// BM25's k1 and b, and BM25+'s delta, named for what each does to a score.
+const TERM_SATURATION = 1.2;
+const LENGTH_NORMALIZATION = 0.7;
+const MATCH_DELTA = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 const MAX_FUZZY = 6;
@@ -141,7 +142,7 @@ class TermIndex {
   private heads(): Map<string, string[]> {
     if (this.byHead === undefined) {
       this.byHead = new Map();
-      for (const t of this.postings.keys()) push(this.byHead, t.slice(0, HEAD), t);
+      for (const term of this.postings.keys()) push(this.byHead, term.slice(0, HEAD), term);
     }
     return this.byHead;
   }
@@ -174,20 +175,20 @@ class TermIndex {
     this.stamp += 1;
     const candidates: number[] = [];
     for (const gram of grams) {
-      for (const k of this.byGram!.get(gram) ?? []) {
-        if (seenAt[k] === this.stamp) continue;
-        seenAt[k] = this.stamp;
-        const t = ordered[k]!;
-        if (Math.abs(t.length - term.length) <= max) candidates.push(k);
+      for (const ordinal of this.byGram!.get(gram) ?? []) {
+        if (seenAt[ordinal] === this.stamp) continue;
+        seenAt[ordinal] = this.stamp;
+        const indexedTerm = ordered[ordinal]!;
+        if (Math.abs(indexedTerm.length - term.length) <= max) candidates.push(ordinal);
       }
     }
     candidates.sort((a, b) => ordered[a]!.length - ordered[b]!.length || a - b);
     const out: [string, number][] = [];
-    for (const k of candidates) {
-      const t = ordered[k]!;
-      if (!pieces.some((p) => t.includes(p))) continue;
-      const distance = editDistance(term, t, max);
-      if (distance > 0 && distance <= max) out.push([t, distance]);
+    for (const ordinal of candidates) {
+      const indexedTerm = ordered[ordinal]!;
+      if (!pieces.some((p) => indexedTerm.includes(p))) continue;
+      const distance = editDistance(term, indexedTerm, max);
+      if (distance > 0 && distance <= max) out.push([indexedTerm, distance]);
     }
     return out;
   }
@@ -207,12 +208,12 @@ class TermIndex {
       this.ordered = [...this.postings.keys()];
       this.byGram = new Map();
       this.seenAt = new Int32Array(this.ordered.length);
-      this.ordered.forEach((t, k) => {
-        for (let at = 0; at + GRAM <= t.length; at += 1) {
-          const gram = t.slice(at, at + GRAM);
+      this.ordered.forEach((indexedTerm, ordinal) => {
+        for (let at = 0; at + GRAM <= indexedTerm.length; at += 1) {
+          const gram = indexedTerm.slice(at, at + GRAM);
           const list = this.byGram!.get(gram);
-          if (list === undefined) this.byGram!.set(gram, [k]);
-          else if (list[list.length - 1] !== k) list.push(k);
+          if (list === undefined) this.byGram!.set(gram, [ordinal]);
+          else if (list[list.length - 1] !== ordinal) list.push(ordinal);
         }
       });
     }
@@ -222,14 +223,14 @@ class TermIndex {
   private nearByLength(term: string, max: number, pieces: readonly string[]): [string, number][] {
     if (this.byLength === undefined) {
       this.byLength = new Map();
-      for (const t of this.postings.keys()) push(this.byLength, t.length, t);
+      for (const indexedTerm of this.postings.keys()) push(this.byLength, indexedTerm.length, indexedTerm);
     }
     const out: [string, number][] = [];
     for (let length = Math.max(1, term.length - max); length <= term.length + max; length += 1) {
-      for (const t of this.byLength.get(length) ?? []) {
-        if (!pieces.some((p) => t.includes(p))) continue;
-        const distance = editDistance(term, t, max);
-        if (distance > 0 && distance <= max) out.push([t, distance]);
+      for (const indexedTerm of this.byLength.get(length) ?? []) {
+        if (!pieces.some((p) => indexedTerm.includes(p))) continue;
+        const distance = editDistance(term, indexedTerm, max);
+        if (distance > 0 && distance <= max) out.push([indexedTerm, distance]);
       }
     }
     return out;
@@ -252,11 +253,14 @@ function push<K>(map: Map<K, string[]>, key: K, value: string): void {
   else map.set(key, [value]);
 }
 
-/** `text` cut into `n` contiguous pieces of near-equal length (fewer when it is shorter than `n`). */
-function piecesOf(text: string, n: number): string[] {
+/** `text` cut into `count` contiguous pieces of near-equal length (fewer when it is shorter than `count`). */
+function piecesOf(text: string, count: number): string[] {
   const pieces: string[] = [];
-  for (let i = 0; i < n; i += 1) {
-    const piece = text.slice(Math.floor((i * text.length) / n), Math.floor(((i + 1) * text.length) / n));
+  for (let index = 0; index < count; index += 1) {
+    const piece = text.slice(
+      Math.floor((index * text.length) / count),
+      Math.floor(((index + 1) * text.length) / count),
+    );
     if (piece) pieces.push(piece);
   }
   return pieces;
@@ -265,29 +269,33 @@ function piecesOf(text: string, n: number): string[] {
 let previousRow = new Int32Array(64);
 let currentRow = new Int32Array(64);
 
-/** Levenshtein distance of `a` and `b` when at most `max`, else some value above `max`. */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  if (previousRow.length <= b.length) {
-    previousRow = new Int32Array(b.length * 2 + 1);
-    currentRow = new Int32Array(b.length * 2 + 1);
+/** Levenshtein distance of `source` and `target` when at most `max`, else some value above `max`. */
+export function editDistance(source: string, target: string, max: number): number {
+  if (Math.abs(source.length - target.length) > max) return max + 1;
+  if (previousRow.length <= target.length) {
+    previousRow = new Int32Array(target.length * 2 + 1);
+    currentRow = new Int32Array(target.length * 2 + 1);
   }
   let prev = previousRow;
   let cur = currentRow;
-  for (let j = 0; j <= b.length; j += 1) prev[j] = j;
-  for (let i = 1; i <= a.length; i += 1) {
-    cur[0] = i;
-    let rowMin = i;
-    const ca = a.charCodeAt(i - 1);
-    for (let j = 1; j <= b.length; j += 1) {
-      const value = Math.min(prev[j - 1]! + (ca === b.charCodeAt(j - 1) ? 0 : 1), prev[j]! + 1, cur[j - 1]! + 1);
-      cur[j] = value;
+  for (let column = 0; column <= target.length; column += 1) prev[column] = column;
+  for (let row = 1; row <= source.length; row += 1) {
+    cur[0] = row;
+    let rowMin = row;
+    const ca = source.charCodeAt(row - 1);
+    for (let column = 1; column <= target.length; column += 1) {
+      const value = Math.min(
+        prev[column - 1]! + (ca === target.charCodeAt(column - 1) ? 0 : 1),
+        prev[column]! + 1,
+        cur[column - 1]! + 1,
+      );
+      cur[column] = value;
       if (value < rowMin) rowMin = value;
     }
     if (rowMin > max) return max + 1;
     [prev, cur] = [cur, prev];
   }
-  return prev[b.length]!;
+  return prev[target.length]!;
 }
 
 /** Per-text sums that are taken and then emptied, touching only the texts that have a share. */
@@ -295,8 +303,8 @@ class Sum {
   private readonly values: Float64Array;
   private readonly touched: number[] = [];
 
-  constructor(n: number) {
-    this.values = new Float64Array(n);
+  constructor(size: number) {
+    this.values = new Float64Array(size);
   }
 
   add(doc: number, value: number): void {
@@ -383,27 +391,33 @@ function manyFuzzy(query: Bm25Query): boolean {
   return false;
 }
 
-function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
+function scoresOf(index: TermIndex, textCount: number, query: Bm25Query): { scores: number[]; matching: Bm25Query } {
   if (manyFuzzy(query)) index.indexGrams();
-  const scores = new Array<number>(n).fill(0);
+  const scores = new Array<number>(textCount).fill(0);
   // A query term's sum per text (its own matches, then its prefix and fuzzy matches), a query's sum over
   // its terms, and the total over queries: the three sums minisearch takes, in its order.
-  const term = new Sum(n);
-  const perQuery = new Sum(n);
-  const total = new Float64Array(n);
-  const matched = new Int32Array(n);
+  const term = new Sum(textCount);
+  const perQuery = new Sum(textCount);
+  const total = new Float64Array(textCount);
+  const matched = new Int32Array(textCount);
   const matchedBy = new Map<string, Set<number>>();
   const add = (indexed: string, weight: number): void => {
     const posting = index.postings.get(indexed);
     if (posting === undefined) return;
     const count = posting.docs.length;
-    const idf = Math.log(1 + (n - count + 0.5) / (count + 0.5));
-    for (let i = 0; i < count; i += 1) {
-      const doc = posting.docs[i]!;
-      const tf = posting.freqs[i]!;
+    const idf = Math.log(1 + (textCount - count + 0.5) / (count + 0.5));
+    for (let position = 0; position < count; position += 1) {
+      const doc = posting.docs[position]!;
+      const tf = posting.freqs[position]!;
       term.add(
         doc,
-        weight * (idf * (D + (tf * (K + 1)) / (tf + K * (1 - B + (B * index.lengths[doc]!) / index.avgLength)))),
+        weight *
+          (idf *
+            (MATCH_DELTA +
+              (tf * (TERM_SATURATION + 1)) /
+                (tf +
+                  TERM_SATURATION *
+                    (1 - LENGTH_NORMALIZATION + (LENGTH_NORMALIZATION * index.lengths[doc]!) / index.avgLength)))),
       );
     }
   };
@@ -412,20 +426,24 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
   };
   const live: (readonly Bm25Search[])[] = [];
   // Indexed loops: a long query runs them hundreds of times per index, mostly for words the index lacks.
-  for (let q = 0; q < query.searches.length; q += 1) {
-    const searches = query.searches[q]!;
+  for (let queryIndex = 0; queryIndex < query.searches.length; queryIndex += 1) {
+    const searches = query.searches[queryIndex]!;
     // Most query texts of a long query match nothing here.
     let kept: Bm25Search[] | undefined;
-    for (let s = 0; s < searches.length; s += 1) {
-      const search = searches[s]!;
+    for (let searchIndex = 0; searchIndex < searches.length; searchIndex += 1) {
+      const search = searches[searchIndex]!;
       if (!index.mayMatch(search)) continue;
       const { term: searched, prefixed, maxEdits } = search;
       add(searched, 1);
-      for (const t of prefixed ? index.extensions(searched) : []) {
-        add(t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * (t.length - searched.length)));
+      for (const extension of prefixed ? index.extensions(searched) : []) {
+        add(
+          extension,
+          (PREFIX_WEIGHT * extension.length) / (extension.length + 0.3 * (extension.length - searched.length)),
+        );
       }
-      for (const [t, distance] of maxEdits > 0 ? index.near(search) : []) {
-        if (!(prefixed && t.startsWith(searched))) add(t, (FUZZY_WEIGHT * t.length) / (t.length + distance));
+      for (const [neighbour, distance] of maxEdits > 0 ? index.near(search) : []) {
+        if (!(prefixed && neighbour.startsWith(searched)))
+          add(neighbour, (FUZZY_WEIGHT * neighbour.length) / (neighbour.length + distance));
       }
       // Every match adds a positive share, so a term that added none matched nothing.
       if (term.empty) continue;
@@ -444,6 +462,6 @@ function scoresOf(index: TermIndex, n: number, query: Bm25Query): { scores: numb
     if (kept !== undefined) live.push(kept);
     if (!perQuery.empty) perQuery.drain(addToTotal);
   }
-  for (let doc = 0; doc < n; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
+  for (let doc = 0; doc < textCount; doc += 1) if (matched[doc]! > 0) scores[doc] = total[doc]! * matched[doc]!;
   return { scores, matching: { searches: live } };
 }

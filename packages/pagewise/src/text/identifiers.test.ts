@@ -23,10 +23,11 @@ describe('hasIdentifier', () => {
     const alphabet = 'aZk9_-#. \n\u017f\u212a\u00e9Y0b-_#xQ';
     let seed = 7;
     const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (let i = 0; i < 20000; i += 1) {
+    for (let trial = 0; trial < 20000; trial += 1) {
       let text = '';
       const length = Math.floor(next() * 24);
-      for (let j = 0; j < length; j += 1) text += alphabet[Math.floor(next() * alphabet.length)];
+      for (let charIndex = 0; charIndex < length; charIndex += 1)
+        text += alphabet[Math.floor(next() * alphabet.length)];
       expect(hasIdentifier(text), JSON.stringify(text)).toBe(byTokens(text));
     }
   });

@@ -41,9 +41,9 @@ const isWordCode = (code: number): boolean =>
  * plain words, which one pass over the characters rules out without a match object per word.
  */
 export function hasIdentifier(text: string): boolean {
-  const n = text.length;
+  const length = text.length;
   let at = 0;
-  while (at < n) {
+  while (at < length) {
     const first = text.charCodeAt(at);
     if (first !== 0x23 && !isWordCode(first)) {
       at += 1;
@@ -52,7 +52,7 @@ export function hasIdentifier(text: string): boolean {
     // A `#`, `_` or digit anywhere, a `-` or capital after the first character, or a long token.
     let maybe = first === 0x23 || first === 0x5f || isDigit(first);
     let end = at + 1;
-    for (; end < n; end += 1) {
+    for (; end < length; end += 1) {
       const code = text.charCodeAt(end);
       if (code === 0x2d || isUpper(code)) maybe = true;
       else if (isDigit(code) || code === 0x5f) maybe = true;

@@ -144,7 +144,7 @@ describe('segmentText: tables and chats', () => {
     expect(units[1]).toMatchObject({ kind: 'label', text: 'Assistant:' });
     const sentences = units.filter((u) => u.kind === 'sentence');
     expect(sentences).toHaveLength(5);
-    for (const s of sentences) expect(s.requires).toEqual([1]);
+    for (const sentence of sentences) expect(sentence.requires).toEqual([1]);
     expect(units[units.length - 1]).toMatchObject({ kind: 'line', text: 'User: Thanks.' });
   });
 });

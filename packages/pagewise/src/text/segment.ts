@@ -240,9 +240,9 @@ function splitPipeRuns(text: string, lines: Span[]): Span[][] {
   const isPipe = lines.map((l) => PIPE_LINE.test(text.slice(l.start, l.end)));
   if (isPipe.filter(Boolean).length < 2 || isPipe.every(Boolean)) return [lines];
   const parts: Span[][] = [];
-  lines.forEach((line, i) => {
+  lines.forEach((line, index) => {
     const last = parts[parts.length - 1];
-    if (last && isPipe[i] === isPipe[i - 1]) last.push(line);
+    if (last && isPipe[index] === isPipe[index - 1]) last.push(line);
     else parts.push([line]);
   });
   return parts;
@@ -288,26 +288,26 @@ function pipeTable(lines: Span[], raw: string[]): TableRows {
  * or only years as values ("Year ended  2019  2018") as headers too, then labels the body rows.
  */
 function finishTable(rows: TableRows['rows'], cells: string[][], bodyStart: number): TableRows {
-  let i = bodyStart;
-  for (; i < rows.length; i += 1) {
-    const row = cells[i] ?? [];
+  let firstBody = bodyStart;
+  for (; firstBody < rows.length; firstBody += 1) {
+    const row = cells[firstBody] ?? [];
     const label = row[0] ?? '';
     const values = row.slice(1).filter((c) => c.trim() !== '');
     const labelled = label.trim() !== '' && !isValueCell(label);
     const yearsOnly = values.length > 0 && values.every((c) => YEAR_CELL.test(c.trim()));
     if (labelled && values.some(isValueCell) && !yearsOnly) break;
-    const r = rows[i];
-    if (r) r.header = true;
+    const tableRow = rows[firstBody];
+    if (tableRow) tableRow.header = true;
   }
   // A table whose every row looks like a header has none: its rows are its content.
-  if (i >= rows.length) {
-    for (const r of rows.slice(bodyStart)) r.header = false;
-    i = bodyStart;
+  if (firstBody >= rows.length) {
+    for (const tableRow of rows.slice(bodyStart)) tableRow.header = false;
+    firstBody = bodyStart;
   }
-  for (let j = i; j < rows.length; j += 1) {
-    const r = rows[j];
-    const label = cells[j]?.[0] ?? '';
-    if (r) r.label = label.trim() !== '' && !isValueCell(label);
+  for (let rowIndex = firstBody; rowIndex < rows.length; rowIndex += 1) {
+    const tableRow = rows[rowIndex];
+    const label = cells[rowIndex]?.[0] ?? '';
+    if (tableRow) tableRow.label = label.trim() !== '' && !isValueCell(label);
   }
   return { rows };
 }
@@ -338,12 +338,12 @@ function splitDelimited(line: string, delimiter: string): string[] {
   const cells: string[] = [];
   let cell = '';
   let quoted = false;
-  for (let i = 0; i < line.length; i += 1) {
-    const ch = line[i] ?? '';
+  for (let position = 0; position < line.length; position += 1) {
+    const ch = line[position] ?? '';
     if (ch === '"') {
-      if (quoted && line[i + 1] === '"') {
+      if (quoted && line[position + 1] === '"') {
         cell += '"';
-        i += 1;
+        position += 1;
       } else quoted = !quoted;
     } else if (ch === delimiter && !quoted) {
       cells.push(cell);
@@ -366,25 +366,25 @@ function cellPerLineTable(lines: Span[], raw: string[]): TableRows | undefined {
   if (value.filter(Boolean).length * 10 < raw.length * 4) return undefined;
   type Group = { first: number; last: number; label: boolean; yearsOnly: boolean };
   const groups: Group[] = [];
-  for (let i = 0; i < raw.length;) {
-    if (!value[i] && value[i + 1]) {
-      let last = i + 1;
+  for (let lineIndex = 0; lineIndex < raw.length;) {
+    if (!value[lineIndex] && value[lineIndex + 1]) {
+      let last = lineIndex + 1;
       while (value[last + 1]) last += 1;
-      const values = raw.slice(i + 1, last + 1);
-      groups.push({ first: i, last, label: true, yearsOnly: values.every((v) => YEAR_CELL.test(v.trim())) });
-      i = last + 1;
+      const values = raw.slice(lineIndex + 1, last + 1);
+      groups.push({ first: lineIndex, last, label: true, yearsOnly: values.every((v) => YEAR_CELL.test(v.trim())) });
+      lineIndex = last + 1;
     } else {
-      groups.push({ first: i, last: i, label: false, yearsOnly: false });
-      i += 1;
+      groups.push({ first: lineIndex, last: lineIndex, label: false, yearsOnly: false });
+      lineIndex += 1;
     }
   }
   if (!groups.some((g) => g.label && !g.yearsOnly)) return undefined;
   const rows: TableRows['rows'] = [];
   let body = false;
-  for (const g of groups) {
-    if (!body && g.label && !g.yearsOnly) body = true;
-    const span = { start: lines[g.first]?.start ?? 0, end: lines[g.last]?.end ?? 0 };
-    rows.push({ span, header: !body, label: body && g.label });
+  for (const group of groups) {
+    if (!body && group.label && !group.yearsOnly) body = true;
+    const span = { start: lines[group.first]?.start ?? 0, end: lines[group.last]?.end ?? 0 };
+    rows.push({ span, header: !body, label: body && group.label });
   }
   return { rows };
 }
@@ -406,11 +406,11 @@ function tablesBetweenLongLines(lines: Span[], raw: string[]): TableRows | undef
       found = true;
     } else for (const span of lines.slice(start, end)) rows.push({ span, header: false, label: false });
   };
-  raw.forEach((line, i) => {
+  raw.forEach((line, lineIndex) => {
     if (line.trim().length <= CELL_LINE_CHARS) return;
-    flush(i);
-    rows.push({ span: lines[i] as Span, header: false, label: false });
-    start = i + 1;
+    flush(lineIndex);
+    rows.push({ span: lines[lineIndex] as Span, header: false, label: false });
+    start = lineIndex + 1;
   });
   flush(raw.length);
   return found ? { rows } : undefined;
@@ -447,10 +447,10 @@ function chatTurns(text: string, lines: Span[]): ChatTurn[] | undefined {
   );
   if (names.size > Math.max(2, Math.floor(speakers.length / 3))) return undefined;
   const turns: { first: number; last: number }[] = [];
-  labels.forEach((label, i) => {
+  labels.forEach((label, lineIndex) => {
     const last = turns[turns.length - 1];
-    if (label === undefined && last) last.last = i;
-    else turns.push({ first: i, last: i });
+    if (label === undefined && last) last.last = lineIndex;
+    else turns.push({ first: lineIndex, last: lineIndex });
   });
   return turns.map(({ first, last }) => {
     const start = lines[first]?.start ?? 0;

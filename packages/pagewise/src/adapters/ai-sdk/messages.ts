@@ -30,40 +30,40 @@ export function toolOutputText(output: ToolOutput): { text: string; isError: boo
 
 function readMessages(messages: readonly ModelMessage[]): SourcedEvent[] {
   const out: SourcedEvent[] = [];
-  messages.forEach((m, i) => {
-    switch (m.role) {
+  messages.forEach((message, index) => {
+    switch (message.role) {
       case 'system':
         return;
       case 'user': {
         const text =
-          typeof m.content === 'string'
-            ? m.content
-            : m.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
-        out.push({ event: { kind: 'user', text }, sources: [i] });
+          typeof message.content === 'string'
+            ? message.content
+            : message.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
+        out.push({ event: { kind: 'user', text }, sources: [index] });
         return;
       }
       case 'assistant': {
-        if (typeof m.content === 'string') {
-          out.push({ event: { kind: 'model', text: m.content, toolCalls: [] }, sources: [i] });
+        if (typeof message.content === 'string') {
+          out.push({ event: { kind: 'model', text: message.content, toolCalls: [] }, sources: [index] });
           return;
         }
         let text = '';
         const toolCalls: ToolCallRecord[] = [];
-        for (const p of m.content) {
-          if (p.type === 'text') text += p.text;
-          else if (p.type === 'tool-call')
-            toolCalls.push({ toolCallId: p.toolCallId, toolName: p.toolName, input: p.input });
+        for (const part of message.content) {
+          if (part.type === 'text') text += part.text;
+          else if (part.type === 'tool-call')
+            toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
         }
-        out.push({ event: { kind: 'model', text, toolCalls }, sources: [i] });
+        out.push({ event: { kind: 'model', text, toolCalls }, sources: [index] });
         return;
       }
       case 'tool':
-        for (const p of m.content) {
-          if (p.type !== 'tool-result') continue;
-          const { text, isError } = toolOutputText(p.output);
+        for (const part of message.content) {
+          if (part.type !== 'tool-result') continue;
+          const { text, isError } = toolOutputText(part.output);
           out.push({
-            event: { kind: 'tool-result', toolCallId: p.toolCallId, toolName: p.toolName, output: text, isError },
-            sources: [i],
+            event: { kind: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: text, isError },
+            sources: [index],
           });
         }
         return;
@@ -88,11 +88,11 @@ export const modelMessagesCodec: BridgeCodec<ModelMessage> = {
             role: 'assistant',
             content: [
               ...(item.text ? [{ type: 'text' as const, text: item.text }] : []),
-              ...item.toolCalls.map((c) => ({
+              ...item.toolCalls.map((call) => ({
                 type: 'tool-call' as const,
-                toolCallId: c.toolCallId,
-                toolName: c.toolName,
-                input: c.input,
+                toolCallId: call.toolCallId,
+                toolName: call.toolName,
+                input: call.input,
               })),
             ],
           },

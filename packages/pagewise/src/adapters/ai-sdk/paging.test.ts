@@ -27,10 +27,10 @@ let ids = 0;
 function reply(
   content: (LanguageModelV3Content | { toolName: string; input: unknown })[],
 ): LanguageModelV3GenerateResult {
-  const parts: LanguageModelV3Content[] = content.map((c) =>
-    'type' in c
-      ? c
-      : { type: 'tool-call', toolCallId: `c${++ids}`, toolName: c.toolName, input: JSON.stringify(c.input) },
+  const parts: LanguageModelV3Content[] = content.map((part) =>
+    'type' in part
+      ? part
+      : { type: 'tool-call', toolCallId: `c${++ids}`, toolName: part.toolName, input: JSON.stringify(part.input) },
   );
   return {
     content: parts,
@@ -45,11 +45,11 @@ function reply(
 
 /** A mock model answering with the scripted step for each call, in order. */
 function mock(steps: ((options: LanguageModelV3CallOptions) => LanguageModelV3GenerateResult)[]) {
-  let i = 0;
+  let callCount = 0;
   return new MockLanguageModelV3({
     doGenerate: async (options) => {
-      const step = steps[i++];
-      if (!step) throw new Error(`unexpected model call #${i}`);
+      const step = steps[callCount++];
+      if (!step) throw new Error(`unexpected model call #${callCount}`);
       return step(options);
     },
   });
@@ -70,26 +70,26 @@ describe('pagewise/ai-sdk: instruction paging', () => {
     });
     const systems: string[] = [];
     const blocks: string[] = [];
-    const system = (o: LanguageModelV3CallOptions) => {
-      const view = viewPrompt(o);
+    const system = (options: LanguageModelV3CallOptions) => {
+      const view = viewPrompt(options);
       systems.push(view.system);
       blocks.push(view.stepBlock);
       return view.stepBlock;
     };
     const model = mock([
       (o) => (system(o), reply([{ toolName: 'get_reports', input: { urls: uris.slice(0, 10) } }])),
-      (o) => {
-        const s = system(o);
-        const seen = reports.filter((r) => s.includes(sentence(r.body))).length;
+      (options) => {
+        const prompt = system(options);
+        const seen = reports.filter((r) => prompt.includes(sentence(r.body))).length;
         return reply([
           { toolName: 'save_result', input: { task_id: 'batch-1', result: `${seen} read` } },
           { toolName: 'get_reports', input: { urls: uris.slice(10) } },
         ]);
       },
-      (o) => {
-        const s = system(o);
-        const seen = reports.filter((r) => s.includes(sentence(r.body))).length;
-        return reply([{ type: 'text', text: `batch 1: ${/batch-1: (\d+) read/.exec(s)?.[1]}, batch 2: ${seen}` }]);
+      (options) => {
+        const prompt = system(options);
+        const seen = reports.filter((r) => prompt.includes(sentence(r.body))).length;
+        return reply([{ type: 'text', text: `batch 1: ${/batch-1: (\d+) read/.exec(prompt)?.[1]}, batch 2: ${seen}` }]);
       },
     ]);
     const result = await generateText({
@@ -108,7 +108,7 @@ describe('pagewise/ai-sdk: instruction paging', () => {
     expect(model.doGenerateCalls[1]!.prompt.at(-1)!.role).toBe('user');
     // The AI SDK's own history holds receipts, never a body.
     const history = JSON.stringify(result.response.messages);
-    for (const r of reports) expect(history).not.toContain(JSON.stringify(sentence(r.body)).slice(1, -1));
+    for (const report of reports) expect(history).not.toContain(JSON.stringify(sentence(report.body)).slice(1, -1));
     expect(history).toContain('10 loaded');
     // Older paging turns were dropped from the request, whole; pairs intact everywhere.
     expect(brokenPairs(model.doGenerateCalls)).toBeUndefined();
@@ -138,8 +138,8 @@ describe('pagewise/ai-sdk: instruction paging', () => {
     let seenOutput = '';
     const base = mock([
       () => reply([{ toolName: 'fetch_catalogue', input: {} }]),
-      (o) => {
-        const last = viewPrompt(o).turns.at(-1)!;
+      (options) => {
+        const last = viewPrompt(options).turns.at(-1)!;
         seenOutput = last.role === 'tool' ? last.results[0]!.output : '';
         return reply([{ toolName: 'page_in', input: { uris: [handleOf(seenOutput) ?? 'none'] } }]);
       },
@@ -161,8 +161,9 @@ describe('pagewise/ai-sdk: instruction paging', () => {
     expect(await compression.restore(handleOf(seenOutput)!)).toBe(text);
     expect(brokenPairs(base.doGenerateCalls)).toBeUndefined();
     // What the model saw as history: the compressed text, never the raw one.
-    for (const c of base.doGenerateCalls)
-      for (const m of c.prompt) if (m.role === 'tool') expect(JSON.stringify(m)).not.toContain(fact);
+    for (const call of base.doGenerateCalls)
+      for (const message of call.prompt)
+        if (message.role === 'tool') expect(JSON.stringify(message)).not.toContain(fact);
   });
 });
 
@@ -180,9 +181,9 @@ describe('aiSdkTool: a pagewise tool in the AI SDK loop', () => {
   });
   // The tool results the model saw at its last call (the whole conversation by then).
   const toolOutputs = (model: MockLanguageModelV3): string[] =>
-    (model.doGenerateCalls.at(-1)?.prompt ?? []).flatMap((m) =>
-      m.role === 'tool'
-        ? m.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : []))
+    (model.doGenerateCalls.at(-1)?.prompt ?? []).flatMap((message) =>
+      message.role === 'tool'
+        ? message.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : []))
         : [],
     );
 

@@ -51,15 +51,15 @@ export interface AiSdkToolBinding {
  * const notes = aiSdkTool(saveNote, paging.binding);         // the state of the paging tools
  * await generateText({ model, tools: { lookup, notes, ...paging.tools }, prepareStep: paging.prepareStep, prompt });
  *
- * @throws ConfigurationError when `t` is not a pagewise tool (an AI SDK `tool()` needs no wrapping) or
+ * @throws ConfigurationError when `tool` is not a pagewise tool (an AI SDK `tool()` needs no wrapping) or
  * `binding` lacks `state`, `sessionId` or `invocationId`.
  */
-export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding = standaloneBinding()): AiTool {
-  checkPagewiseTool(t);
-  checkBinding(t.name, binding);
+export function aiSdkTool(tool: AnyTool, binding: AiSdkToolBinding = standaloneBinding()): AiTool {
+  checkPagewiseTool(tool);
+  checkBinding(tool.name, binding);
   return aiTool({
-    description: t.description,
-    inputSchema: t.inputSchema,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
     execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
       const ctx: ToolContext = {
         state: recordStateAccess(binding.state),
@@ -80,11 +80,11 @@ export function aiSdkTool(t: AnyTool, binding: AiSdkToolBinding = standaloneBind
         },
       };
       try {
-        const value = await t.execute(input, ctx);
+        const value = await tool.execute(input, ctx);
         return typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
       } catch (error) {
         if (options.abortSignal?.aborted) throw redactError(error);
-        return toolFailureText(t.name, error);
+        return toolFailureText(tool.name, error);
       }
     },
   });
@@ -96,8 +96,8 @@ function standaloneBinding(): AiSdkToolBinding {
   return { state: {}, sessionId: 'ai-sdk', invocationId: () => invocationId };
 }
 
-function checkPagewiseTool(t: unknown): asserts t is AnyTool {
-  const candidate = t as Partial<AnyTool> | null | undefined;
+function checkPagewiseTool(value: unknown): asserts value is AnyTool {
+  const candidate = value as Partial<AnyTool> | null | undefined;
   if (typeof candidate?.name === 'string' && typeof candidate.execute === 'function' && candidate.inputSchema) return;
   throw new ConfigurationError(
     'invalid-tool',
