@@ -2,13 +2,16 @@
  * The multi-domain suite alone (bench/compression-eval/suite.ts), both scorers against every baseline at
  * the compressor's achieved ratio, item by item: the table `bench/compression-real-data.ts` ends with, for
  * one split and some sets, so a change can be judged on the tuning split in a short run before the test
- * split is looked at once.
+ * split is looked at once. The generated long chats (`--set long`) are compressed whole as a history with no
+ * question known, at each ratio of `LONG_CHAT_RATIOS` (bench/compression-eval/long-chat-run.ts); `--by-domain`
+ * gives them a row per style.
  *
  * Usage: PAGEWISE_SHARED_DATA=<data folder> node --conditions=@pagewise/source --import tsx
- *        bench/compression-suite.ts [--split tune|test] [--set <part of a set's name>]...
+ *        bench/compression-suite.ts [--split tune|test] [--set <part of a set's name>]... [--by-domain]
  */
 import { pathToFileURL } from 'node:url';
-import { suiteItems, type Split } from './compression-eval/suite.js';
+import { longChatItems, suiteItems, type Split } from './compression-eval/suite.js';
+import { historyCompression, runLongChats } from './compression-eval/long-chat-run.js';
 import { defaultCompressor, learnedCompressor, runSuite, suiteTable } from './compression-eval/suite-run.js';
 import { fmt } from './stats.js';
 
@@ -16,12 +19,15 @@ import { fmt } from './stats.js';
 export interface SuiteArguments {
   split: Split;
   sets: string[];
+  /** A row per style of the long chats. */
+  byDomain: boolean;
 }
 
 /** Reads `--split` and every `--set` of `argv`. */
 export function suiteArguments(argv: readonly string[]): SuiteArguments {
   const sets: string[] = [];
   let split: Split = 'test';
+  let byDomain = false;
   for (let at = 0; at < argv.length; at += 1) {
     const value = argv[at + 1];
     if (argv[at] === '--split') {
@@ -32,25 +38,36 @@ export function suiteArguments(argv: readonly string[]): SuiteArguments {
       if (value === undefined || value.startsWith('--')) throw new Error('--set takes part of a set’s name.');
       sets.push(value.toLowerCase());
       at += 1;
-    }
+    } else if (argv[at] === '--by-domain') byDomain = true;
   }
-  return { split, sets };
+  return { split, sets, byDomain };
 }
 
 /** Runs the suite on the split and sets `argv` asks for and prints its table. */
 export async function main(argv: readonly string[] = []): Promise<void> {
-  const { split, sets } = suiteArguments(argv);
-  const items = (await suiteItems()).filter(
-    (item) => item.split === split && (sets.length === 0 || sets.some((s) => item.set.toLowerCase().includes(s))),
-  );
-  if (items.length === 0) {
+  const { split, sets, byDomain } = suiteArguments(argv);
+  const wanted = (item: { set: string; split: Split }): boolean =>
+    item.split === split && (sets.length === 0 || sets.some((s) => item.set.toLowerCase().includes(s)));
+  const items = (await suiteItems()).filter(wanted);
+  const chats = longChatItems().filter(wanted);
+  if (items.length === 0 && chats.length === 0) {
     console.log(`No suite items on the ${split} split${sets.length > 0 ? ` for ${sets.join(', ')}` : ''}.`);
     return;
   }
-  const figures = runSuite(items, [
-    { name: 'pagewise (default scoring)', compress: defaultCompressor },
-    { name: 'pagewise (learned scoring)', compress: learnedCompressor },
-  ]);
+  const figures = [
+    ...runSuite(items, [
+      { name: 'pagewise (default scoring)', compress: defaultCompressor },
+      { name: 'pagewise (learned scoring)', compress: learnedCompressor },
+    ]),
+    ...(await runLongChats(
+      chats,
+      [
+        { name: 'pagewise (default scoring)', compress: historyCompression() },
+        { name: 'pagewise (learned scoring)', compress: historyCompression({ scoring: 'learned' }) },
+      ],
+      { byDomain },
+    )),
+  ];
   console.log(suiteTable(figures, split === 'test' ? 'test split' : 'tuning split'));
   console.log(
     `\nMean achieved ratio per method: ${figures

@@ -39,7 +39,16 @@ import {
   type RetailOrder,
   type RetailTask,
 } from '@pagewise/lab/scenarios/retail';
+import type { ModelMessage } from 'ai';
 import { generateChat } from './chats.js';
+import {
+  generateLongChat,
+  holdsValue,
+  LONG_CHAT_DOMAINS,
+  LONG_CHAT_SEEDS,
+  messageText,
+  type LongChatDomain,
+} from './long-chats.js';
 import {
   hotpotEvidence,
   hotpotObservation,
@@ -330,6 +339,61 @@ export function chatItems(): SuiteItem[] {
           holds: (unit) => q.evidence.some((s) => unit.includes(s) || s.includes(unit.replace(/^\w+: /u, '').trim())),
         }),
       );
+    }
+  }
+  return items;
+}
+
+/** The name of the long-chat set; the ratio is added to it per row. */
+export const LONG_CHAT_SET = 'Generated long chats, question-agnostic';
+
+/**
+ * A long chat compressed as a whole history with no question known (`compressMessages` with the user's current
+ * message as the task), graded on the latest value of every fact asked about later.
+ */
+export interface LongChatItem {
+  set: string;
+  domain: LongChatDomain;
+  id: string;
+  split: Split;
+  messages: ModelMessage[];
+  /** The user's current message: the task of the history compressor, not a later question. */
+  task: string;
+  /** The later questions, for reading the results; never given to the compressor. */
+  questions: string[];
+  /** The latest value of each asked fact; an earlier value of a superseded fact does not count. */
+  evidence: string[];
+  evidenceCount: number;
+  /** Evidence values `output` holds, each as a whole word or number. */
+  kept(output: string): number;
+}
+
+/**
+ * The generated long chats (bench/compression-eval/long-chats.ts), one per style and seed: tuning seeds
+ * {@link LONG_CHAT_SEEDS}.tune, test seeds {@link LONG_CHAT_SEEDS}.test; the domain is the chat's style, so a
+ * style can be held out whole.
+ */
+export function longChatItems(): LongChatItem[] {
+  const items: LongChatItem[] = [];
+  for (const split of ['tune', 'test'] as const) {
+    for (const seed of LONG_CHAT_SEEDS[split]) {
+      for (const domain of LONG_CHAT_DOMAINS) {
+        const chat = generateLongChat(domain, seed);
+        const asked = chat.facts.filter((fact) => fact.asked);
+        const evidence = asked.map((fact) => fact.values[fact.values.length - 1] ?? '');
+        items.push({
+          set: LONG_CHAT_SET,
+          domain,
+          id: `long-${domain}-${seed}`,
+          split,
+          messages: chat.messages,
+          task: messageText(chat.messages[chat.messages.length - 1]!),
+          questions: asked.map((fact) => fact.question),
+          evidence,
+          evidenceCount: evidence.length,
+          kept: (output) => evidence.filter((value) => holdsValue(output, value)).length,
+        });
+      }
     }
   }
   return items;
