@@ -3,14 +3,14 @@
  * the compressor's achieved ratio, item by item: the table `bench/compression-real-data.ts` ends with, for
  * one split and some sets, so a change can be judged on the tuning split in a short run before the test
  * split is looked at once. The generated long chats (`--set long`) are compressed whole as a history with no
- * question known, at each ratio of `LONG_CHAT_RATIOS` (bench/compression-eval/long-chat-run.ts); `--by-domain`
- * gives them a row per style.
+ * question known, at each ratio of `LONG_CHAT_RATIOS` (bench/compression-eval/long-chat-run.ts), and once per
+ * later question with the question as the task; `--by-domain` gives them a row per style.
  *
  * Usage: PAGEWISE_SHARED_DATA=<data folder> node --conditions=@pagewise/source --import tsx
  *        bench/compression-suite.ts [--split tune|test] [--set <part of a set's name>]... [--by-domain]
  */
 import { pathToFileURL } from 'node:url';
-import { longChatItems, suiteItems, type Split } from './compression-eval/suite.js';
+import { longChatItems, longChatQuestionItems, suiteItems, type Split } from './compression-eval/suite.js';
 import { historyCompression, runLongChats } from './compression-eval/long-chat-run.js';
 import { defaultCompressor, learnedCompressor, runSuite, suiteTable } from './compression-eval/suite-run.js';
 import { fmt } from './stats.js';
@@ -49,7 +49,8 @@ export async function main(argv: readonly string[] = []): Promise<void> {
   const wanted = (item: { set: string; split: Split }): boolean =>
     item.split === split && (sets.length === 0 || sets.some((s) => item.set.toLowerCase().includes(s)));
   const items = (await suiteItems()).filter(wanted);
-  const chats = longChatItems().filter(wanted);
+  const splitChats = longChatItems().filter((item) => item.split === split);
+  const chats = [...splitChats.filter(wanted), ...longChatQuestionItems(splitChats).filter(wanted)];
   if (items.length === 0 && chats.length === 0) {
     console.log(`No suite items on the ${split} split${sets.length > 0 ? ` for ${sets.join(', ')}` : ''}.`);
     return;
@@ -59,14 +60,11 @@ export async function main(argv: readonly string[] = []): Promise<void> {
       { name: 'pagewise (default scoring)', compress: defaultCompressor },
       { name: 'pagewise (learned scoring)', compress: learnedCompressor },
     ]),
-    ...(await runLongChats(
-      chats,
-      [
-        { name: 'pagewise (default scoring)', compress: historyCompression() },
-        { name: 'pagewise (learned scoring)', compress: historyCompression({ scoring: 'learned' }) },
-      ],
-      { byDomain },
-    )),
+    // Plain chats are ranked alike under either scorer (`scoring` applies to tool results), so the long chats
+    // run once.
+    ...(await runLongChats(chats, [{ name: 'pagewise (default scoring)', compress: historyCompression() }], {
+      byDomain,
+    })),
   ];
   console.log(suiteTable(figures, split === 'test' ? 'test split' : 'tuning split'));
   console.log(

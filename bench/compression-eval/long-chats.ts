@@ -242,6 +242,71 @@ const NUMBERED_HAPPENINGS: readonly ((random: Random) => string)[] = [
   (random) => `the bus took ${intIn(random, 35, 70)} minutes for a 10-minute ride`,
   (random) => `I read ${intIn(random, 40, 120)} pages in one go`,
 ];
+const VENUES = [
+  'the Blue Door café',
+  "Marlow's",
+  'Taverna Thalassa',
+  'the Nook',
+  'Café Ombra',
+  'Bistro Verde',
+  'The Old Ferry',
+  'Pho Mai',
+  'Kasbah Grill',
+  'Noodle Bar 88',
+];
+/** Names of people small talk mentions, none of them a name a fact can take. */
+const PASSING_NAMES = [
+  'Beatrix',
+  'Caspian',
+  'Delphine',
+  'Emeric',
+  'Florentyna',
+  'Gideon',
+  'Henrike',
+  'Ismay',
+  'Jarek',
+  'Kalinda',
+  'Leopold',
+  'Marisol',
+  'Nerys',
+  'Oswin',
+  'Perpetua',
+  'Quentin',
+  'Rosalind',
+  'Severin',
+  'Thea',
+  'Ulrich',
+];
+const passerby = (random: Random): string => `${pickOf(random, PASSING_NAMES)} ${pickOf(random, LAST)}`;
+const RELATIVES = ['aunt', 'cousin', 'uncle', 'grandmother', 'brother-in-law', 'godmother'];
+/**
+ * Happenings with specifics of their own (a name, a time, an amount, a code), said in passing and never asked
+ * about, as a real chat is full of them; each value is drawn through `fresh`, so it never equals a fact's value.
+ */
+const DETAILED_HAPPENINGS: readonly ((random: Random, fresh: (make: () => string) => string) => string)[] = [
+  (random, fresh) =>
+    `I had lunch with ${fresh(() => passerby(random))} from my old job at ${fresh(() => pickOf(random, VENUES))}`,
+  (random, fresh) => `I bumped into ${fresh(() => passerby(random))} at the farmers market, we had not talked in years`,
+  (random, fresh) =>
+    `my ${pickOf(random, RELATIVES)} ${fresh(() => pickOf(random, PASSING_NAMES))} called at ${fresh(() => clock(random))} and we talked for an hour`,
+  (random, fresh) =>
+    `I booked a table at ${fresh(() => pickOf(random, VENUES))} for ${pickOf(random, WEEKDAYS)} at ${fresh(() => clock(random))}, just for fun`,
+  (random, fresh) =>
+    `the electrician came at ${fresh(() => clock(random))} and charged ${fresh(() => money(intIn(random, 60, 390)))}`,
+  (random, fresh) => `I finally paid that ${fresh(() => money(intIn(random, 25, 180)))} parking fine`,
+  (random, fresh) =>
+    `the new neighbours, ${fresh(() => pickOf(random, PASSING_NAMES))} and ${fresh(() => pickOf(random, PASSING_NAMES))}, invited us over for drinks`,
+  (random, fresh) =>
+    `a parcel came with tracking number ${fresh(() => `${letters(random, 2)}${intIn(random, 100000000, 999999999)}`)}, no idea what it is`,
+  (random, fresh) =>
+    `I signed up for a ${intIn(random, 4, 12)}-week course at the community centre, ${fresh(() => money(intIn(random, 40, 250)))} in total`,
+  (random, fresh) =>
+    `my old friend ${fresh(() => passerby(random))} is moving to ${pickOf(random, DESTINATIONS)} for work`,
+  (random, fresh) =>
+    `I got a quote of ${fresh(() => money(intIn(random, 300, 4000)))} to fix the roof, which seems steep`,
+  (random, fresh) =>
+    `the gym changed my membership number to ${fresh(() => String(intIn(random, 100000, 999999)))} for some reason`,
+];
 const REACTIONS = [
   '.',
   ', which was a bit annoying.',
@@ -253,8 +318,14 @@ const REACTIONS = [
   ', typical.',
 ];
 /** A line of small talk, put together from parts so that a long chat does not repeat itself much. */
-function smallTalkLine(random: Random): string {
-  const happening = random() < 0.15 ? pickOf(random, NUMBERED_HAPPENINGS)(random) : pickOf(random, HAPPENINGS);
+function smallTalkLine(random: Random, fresh: (make: () => string) => string): string {
+  const kind = random();
+  const happening =
+    kind < 0.5
+      ? pickOf(random, DETAILED_HAPPENINGS)(random, fresh)
+      : kind < 0.62
+        ? pickOf(random, NUMBERED_HAPPENINGS)(random)
+        : pickOf(random, HAPPENINGS);
   return `${pickOf(random, WHEN)} ${happening}${pickOf(random, REACTIONS)}`;
 }
 const REPLY_OPENINGS = [
@@ -1060,7 +1131,7 @@ export function generateLongChat(domain: LongChatDomain, seed: number): LongChat
   const chosen = order.slice(0, intIn(random, 11, 12)).map((index) => spec.facts[index]!);
   const used = new Set<string>();
   const draw = (fact: FactSpec): string => {
-    for (let attempt = 0; attempt < 50; attempt += 1) {
+    for (let attempt = 0; attempt < 500; attempt += 1) {
       const value = fact.draw(random, cast);
       if (!used.has(value.toLowerCase())) {
         used.add(value.toLowerCase());
@@ -1094,8 +1165,26 @@ export function generateLongChat(domain: LongChatDomain, seed: number): LongChat
     messages.push({ role: 'user', content: user }, { role: 'assistant', content: assistant });
     return [messages.length - 2, messages.length - 1];
   };
-  const smallTalk = (): string =>
-    spec.ownRepliesOnly || random() < 0.2 ? pick(spec.smallTalk) : smallTalkLine(random);
+  // A value of small talk is drawn afresh too, so that it never equals a fact's value, before or after.
+  const fresh = (make: () => string): string => {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const value = make();
+      if (!used.has(value.toLowerCase())) {
+        used.add(value.toLowerCase());
+        return value;
+      }
+    }
+    return make();
+  };
+  const smallTalk = (): string => {
+    if (spec.ownRepliesOnly) {
+      const detailed = random() < 0.5;
+      return detailed
+        ? `${pick(DETAILED_HAPPENINGS)(random, fresh)}.`.replace(/^./u, (first) => first.toUpperCase())
+        : pick(spec.smallTalk);
+    }
+    return random() < 0.2 ? pick(spec.smallTalk) : smallTalkLine(random, fresh);
+  };
   const reply = (): string =>
     spec.ownRepliesOnly || (spec.replies.length > 0 && random() < 0.15) ? pick(spec.replies) : replyLine(random);
   let day = Date.UTC(2023, intIn(random, 0, 11), intIn(random, 1, 28));

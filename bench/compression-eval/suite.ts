@@ -399,6 +399,32 @@ export function longChatItems(): LongChatItem[] {
   return items;
 }
 
+/** The name of the long-chat set compressed for each later question in turn. */
+export const LONG_CHAT_QUESTION_SET = 'Generated long chats, question-aware';
+
+/**
+ * The long chats once per later question, the question as the task (as when history is compressed while the
+ * question is asked): graded on that question's value alone. A guard for the question-agnostic ranking, which
+ * must not bury what the question names.
+ */
+export function longChatQuestionItems(chats: readonly LongChatItem[] = longChatItems()): LongChatItem[] {
+  return chats.flatMap((chat) =>
+    chat.questions.map((question, index) => {
+      const value = chat.evidence[index] ?? '';
+      return {
+        ...chat,
+        set: LONG_CHAT_QUESTION_SET,
+        id: `${chat.id}-q${index}`,
+        task: question,
+        questions: [question],
+        evidence: [value],
+        evidenceCount: 1,
+        kept: (output: string) => (holdsValue(output, value) ? 1 : 0),
+      };
+    }),
+  );
+}
+
 interface Tau2Task {
   id: string;
   user_scenario: { instructions: unknown };
