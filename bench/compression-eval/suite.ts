@@ -42,8 +42,17 @@ import {
   type RetailOrder,
   type RetailTask,
 } from '@pagewise/lab/scenarios/retail';
+import type { ModelMessage } from 'ai';
 import { generateChat } from './chats.js';
 import { filingItems } from './filings.js';
+import {
+  generateLongChat,
+  holdsValue,
+  LONG_CHAT_DOMAINS,
+  LONG_CHAT_SEEDS,
+  messageText,
+  type LongChatDomain,
+} from './long-chats.js';
 import {
   hotpotEvidence,
   hotpotObservation,
@@ -337,6 +346,87 @@ export function chatItems(): SuiteItem[] {
     }
   }
   return items;
+}
+
+/** The name of the long-chat set; the ratio is added to it per row. */
+export const LONG_CHAT_SET = 'Generated long chats, question-agnostic';
+
+/**
+ * A long chat compressed as a whole history with no question known (`compressMessages` with the user's current
+ * message as the task), graded on the latest value of every fact asked about later.
+ */
+export interface LongChatItem {
+  set: string;
+  domain: LongChatDomain;
+  id: string;
+  split: Split;
+  messages: ModelMessage[];
+  /** The user's current message: the task of the history compressor, not a later question. */
+  task: string;
+  /** The later questions, for reading the results; never given to the compressor. */
+  questions: string[];
+  /** The latest value of each asked fact; an earlier value of a superseded fact does not count. */
+  evidence: string[];
+  evidenceCount: number;
+  /** Evidence values `output` holds, each as a whole word or number. */
+  kept(output: string): number;
+}
+
+/**
+ * The generated long chats (bench/compression-eval/long-chats.ts), one per style and seed: tuning seeds
+ * {@link LONG_CHAT_SEEDS}.tune, test seeds {@link LONG_CHAT_SEEDS}.test; the domain is the chat's style, so a
+ * style can be held out whole.
+ */
+export function longChatItems(): LongChatItem[] {
+  const items: LongChatItem[] = [];
+  for (const split of ['tune', 'test'] as const) {
+    for (const seed of LONG_CHAT_SEEDS[split]) {
+      for (const domain of LONG_CHAT_DOMAINS) {
+        const chat = generateLongChat(domain, seed);
+        const asked = chat.facts.filter((fact) => fact.asked);
+        const evidence = asked.map((fact) => fact.values[fact.values.length - 1] ?? '');
+        items.push({
+          set: LONG_CHAT_SET,
+          domain,
+          id: `long-${domain}-${seed}`,
+          split,
+          messages: chat.messages,
+          task: messageText(chat.messages[chat.messages.length - 1]!),
+          questions: asked.map((fact) => fact.question),
+          evidence,
+          evidenceCount: evidence.length,
+          kept: (output) => evidence.filter((value) => holdsValue(output, value)).length,
+        });
+      }
+    }
+  }
+  return items;
+}
+
+/** The name of the long-chat set compressed for each later question in turn. */
+export const LONG_CHAT_QUESTION_SET = 'Generated long chats, question-aware';
+
+/**
+ * The long chats once per later question, the question as the task (as when history is compressed while the
+ * question is asked): graded on that question's value alone. A guard for the question-agnostic ranking, which
+ * must not bury what the question names.
+ */
+export function longChatQuestionItems(chats: readonly LongChatItem[] = longChatItems()): LongChatItem[] {
+  return chats.flatMap((chat) =>
+    chat.questions.map((question, index) => {
+      const value = chat.evidence[index] ?? '';
+      return {
+        ...chat,
+        set: LONG_CHAT_QUESTION_SET,
+        id: `${chat.id}-q${index}`,
+        task: question,
+        questions: [question],
+        evidence: [value],
+        evidenceCount: 1,
+        kept: (output: string) => (holdsValue(output, value) ? 1 : 0),
+      };
+    }),
+  );
 }
 
 interface Tau2Task {

@@ -6,6 +6,7 @@ import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './defa
 import {
   ASKED_AGAIN,
   entriesOfTurns,
+  extractiveBackendWithTurns,
   extractiveCompressor,
   formatSummaryEntries,
   parseSummaryEntries,
@@ -13,6 +14,7 @@ import {
 } from './extractive-backend.js';
 import { parseGuideline } from './guideline.js';
 import { fenceQuoted, handleLine } from './transcript.js';
+import { TURN_FEATURE_NAMES, TURN_FEATURES_VERSION, type TurnFeatureName, type TurnWeights } from './turn-features.js';
 
 const TASK = 'Which of the orders of mia_li_3668 are pending, and what did each cost?';
 
@@ -480,5 +482,104 @@ describe('extractive chat summaries', () => {
     expect(payloads.length).toBeGreaterThan(2);
     for (const payload of payloads) expect(says).toContain(payload);
     expect(summary).toContain('The 2 younger kids love nature');
+  });
+
+  /** Weights with only the named features on (relevance off too), at a cost exponent. */
+  const only = (on: Partial<Record<TurnFeatureName, number>>, costExponent = 0): TurnWeights => ({
+    version: TURN_FEATURES_VERSION,
+    features: TURN_FEATURE_NAMES,
+    weights: TURN_FEATURE_NAMES.map((name) => on[name] ?? 0),
+    costExponent,
+    fittedOn: [],
+  });
+  const say = (type: 'user' | 'assistant', text: string, at: number): ContextItem[] => [
+    type === 'user' ? { type, text, eventId: `e${at}` } : { type, text, toolCalls: [], eventId: `e${at}` },
+  ];
+  /** The chat summarized within `maxTokens` by the backend with `weights`, with a task none of it matches. */
+  const summarize = async (turns: ContextItem[][], weights: TurnWeights, maxTokens: number): Promise<string> =>
+    extractiveBackendWithTurns({ weights }).compress(
+      historyInput(turns, { guideline: DEFAULT_HISTORY_GUIDELINE, task: 'Hello again!', maxTokens }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+  const lineCost = (text: string): number => countTokens(`- [user] → ${text}`) + 2;
+
+  it('keep what few messages say (rare) over names every message repeats', async () => {
+    const chatter = 'Maya and Tomas say hello again, we met Maya at the station.';
+    const fact = 'The bike room code is 4817, finally written down.';
+    const turns = [
+      ...Array.from({ length: 12 }, (_, at) => say('user', chatter, at)),
+      say('user', fact, 12),
+      say('user', chatter, 13),
+    ];
+    const budget = lineCost(fact) + 2;
+    expect(await summarize(turns, only({ rare: 1 }), budget)).toContain('4817');
+    expect(await summarize(turns, only({}), budget)).not.toContain('4817');
+  });
+
+  it('keep a message whose words no other message uses (novel) over chatter said in the same words', async () => {
+    const chatter = 'The weather was grey again today, and the train was late.';
+    const fact = 'My daughter is allergic to buckwheat, the doctor confirmed it.';
+    const turns = [say('user', fact, 0), ...Array.from({ length: 12 }, (_, at) => say('user', chatter, at + 1))];
+    const budget = lineCost(fact) + 2;
+    expect(await summarize(turns, only({ novel: 1, recency: 0.5 }), budget)).toContain('buckwheat');
+    expect(await summarize(turns, only({ recency: 0.5 }), budget)).not.toContain('buckwheat');
+  });
+
+  it('keep what the user said (speaker) over what the assistant said', async () => {
+    const turns = [
+      say('assistant', 'Your parking space is C-118 on level two.', 0),
+      say('user', 'Our parking space is B-217 on level one.', 1),
+    ];
+    const budget = lineCost('Our parking space is B-217 on level one.') + 2;
+    expect(await summarize(turns, only({ speaker: 1 }), budget)).toContain('B-217');
+    expect(await summarize(turns, only({ speaker: 1, recency: -0.5 }), budget)).toContain('B-217');
+    expect(await summarize(turns, only({ recency: -1 }), budget)).toContain('C-118');
+  });
+
+  it('put a message that only asks (question) below one that states something', async () => {
+    const asks = 'Can you suggest a quick recipe for dinner tonight, please?';
+    const states = 'We had a lovely dinner with the neighbours tonight, pasta.';
+    const turns = [say('user', asks, 0), say('user', states, 1)];
+    const budget = Math.max(lineCost(asks), lineCost(states)) + 2;
+    const kept = await summarize(turns, only({ speaker: 1, recency: -0.5, question: -1 }), budget);
+    expect(kept).toContain(states);
+    expect(kept).not.toContain(asks);
+    expect(await summarize(turns, only({ speaker: 1, recency: -0.5 }), budget)).toContain(asks);
+  });
+
+  it('take short units over a long one worth a little more when ranked per token (cost exponent)', async () => {
+    const long = `The booking reference is QX7K2P and ${'the hotel is lovely and the staff are kind, '.repeat(6)}so we are happy.`;
+    const shorts = ['Seat 23C on the way out.', 'The train leaves at 6:40 am.'];
+    const turns = [say('user', long, 0), say('user', shorts[0] ?? '', 1), say('user', shorts[1] ?? '', 2)];
+    const budget = lineCost(long) + 2;
+    const weights = { rare: 1, recency: -0.1 };
+    const perToken = await summarize(turns, only(weights, 1), budget);
+    for (const short of shorts) expect(perToken).toContain(short);
+    expect(await summarize(turns, only(weights, 0), budget)).toContain('QX7K2P');
+  });
+
+  it('with the shipped weights and no question, keep a fact the user said once early in a long chat', async () => {
+    const answer =
+      'Here is a plan: 1. Walk 20 minutes a day. 2. Add 5 minutes every week. 3. Rest on Sundays. ' +
+      'Keep the pace easy, drink 500 ml of water, and stretch for 10 minutes after each walk.';
+    const turns: ContextItem[][] = [];
+    turns.push(say('user', 'My daughter is allergic to buckwheat, the doctor confirmed it today.', 0));
+    turns.push(say('assistant', 'That sounds like quite a day. Let me know if I can help.', 1));
+    for (let at = 2; at < 80; at += 2) {
+      turns.push(
+        say('user', at % 4 === 0 ? 'Can you make me a walking plan?' : 'The weather was grey again today.', at),
+      );
+      turns.push(say('assistant', at % 4 === 0 ? answer : 'I hope tomorrow is calmer for you.', at + 1));
+    }
+    const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
+    const summary = await extractiveCompressor().compress(
+      historyInput(turns, {
+        guideline: DEFAULT_HISTORY_GUIDELINE,
+        task: 'Hi again! Busy week.',
+        maxTokens: Math.floor(whole / 4),
+      }),
+      { invocationId: 'i', agentName: 'a' },
+    );
+    expect(summary).toContain('allergic to buckwheat');
   });
 });

@@ -25,6 +25,17 @@ import type { ExtractiveRules } from './rules.js';
 import { headAtWordBoundary } from './token-budget.js';
 import { ConfigurationError } from '../errors.js';
 import { argumentText, compressedObservationBody, handleOf } from './transcript.js';
+import { HISTORY_TURN_WEIGHTS } from './history-params.js';
+import {
+  checkTurnWeights,
+  isQuestionOnly,
+  novelShare,
+  rankKey,
+  rareWordScore,
+  turnScore,
+  type TurnFeatureName,
+  type TurnWeights,
+} from './turn-features.js';
 
 /** One step of an extractive summary: what was done (`label`) and what came back (`payload`). */
 export interface SummaryEntry {
@@ -86,7 +97,46 @@ export function extractiveCompressor(options: ExtractiveCompressorOptions = {}):
     compress: async (input) =>
       input.target === 'observation'
         ? compressObservation(input, scoring)
-        : compressHistory(input, keepHandles, scoring),
+        : compressHistory(input, keepHandles, scoring, { weights: HISTORY_TURN_WEIGHTS }),
+  };
+}
+
+/** A unit of a conversation as the turn ranking saw it, for a {@link TurnRanking} probe. */
+export interface TurnProbeUnit {
+  text: string;
+  /** Index of its message among the ranked messages. */
+  message: number;
+  /** Its features, in `TURN_FEATURE_NAMES` order. */
+  vector: number[];
+  /** Its estimated cost in tokens. */
+  cost: number;
+}
+
+/** How the turns of a plain conversation are ranked: the weights, and a probe handed each ranking. */
+export interface TurnRanking {
+  weights: TurnWeights;
+  /**
+   * Called once per ranking with its units, the cost of each message's label (paid once per kept message)
+   * and the budget the units are chosen within.
+   */
+  probe?: (units: readonly TurnProbeUnit[], labelCosts: readonly number[], budget: number) => void;
+}
+
+/**
+ * The extractive backend (heuristic scoring, handles kept) with the turn ranking of plain conversations
+ * replaced: other weights, a probe. What `bench/fit-history-weights.ts` fits and measures the weights with;
+ * no entry exports it.
+ *
+ * @throws Error when the weights do not fit this feature set.
+ */
+export function extractiveBackendWithTurns(turns: TurnRanking): CompressorBackend {
+  checkTurnWeights(turns.weights);
+  return {
+    name: 'extractive',
+    compress: async (input) =>
+      input.target === 'observation'
+        ? compressObservation(input, 'heuristic')
+        : compressHistory(input, true, 'heuristic', turns),
   };
 }
 
@@ -198,7 +248,7 @@ export function parseSummaryEntries(summary: string): SummaryEntry[] {
  * without tool calls is chosen sentence by sentence across all its messages within the budget, each kept
  * sentence with its speaker.
  */
-function compressHistory(input: CompressionInput, keepHandles: boolean, scoring: Scoring): string {
+function compressHistory(input: CompressionInput, keepHandles: boolean, scoring: Scoring, turns: TurnRanking): string {
   const previous = parseSummaryEntries(input.previousSummary);
   const fresh = entriesOfTurns(input.turns, keepHandles);
   const objective = input.objective ?? '';
@@ -233,7 +283,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
         return j === undefined ? entry : { ...entry, payload: kept[j] ?? '' };
       });
     // Ranked once; only the budget changes between attempts.
-    const ranking = rankSentences(compressed, messages, goal, objective, budget);
+    const ranking = rankSentences(compressed, messages, goal, objective, budget, turns);
     // Estimated costs miss BPE merges (either way): measure, and choose again with the target moved by
     // the difference; the best result within the budget wins.
     let target = budget;
@@ -293,11 +343,6 @@ function isMessage(entry: SummaryEntry): boolean {
   return entry.label === '[user]' || entry.label === '[assistant]';
 }
 
-// Weights of the history ranking, on the scale of relevance (0..1).
-const RECENCY_WEIGHT = 0.3;
-const REFERENCED_WEIGHT = 0.3;
-const NUMBER_WEIGHT = 0.1;
-
 /** The sentences of a conversation's messages, ranked, with what each costs. */
 interface SentenceRanking {
   units: { message: number; text: string }[];
@@ -315,9 +360,10 @@ const LONG_TURN_SHARE = 0.25;
 
 /**
  * Ranks the turns of the messages (`entries[at]` for `at` of `messages`), a turn too long for its share of
- * the budget as its sentences: relevance to the goal, plus
- * recency, plus a bonus when a distinctive word of the sentence (a name, a number, an id) comes up again in
- * a later step or the objective.
+ * the budget as its sentences, by the features of `turn-features.ts` weighted as `turns` says: relevance to the
+ * goal, recency, being referenced by a later step or the objective (a distinctive word of the unit, a name, a
+ * number, an id, comes up again), holding a number, holding words few other messages hold, holding words no
+ * other message uses, being said by the user, and only asking; best first by score per token^costExponent.
  */
 function rankSentences(
   entries: readonly SummaryEntry[],
@@ -325,6 +371,7 @@ function rankSentences(
   goal: string,
   objective: string,
   budget: number,
+  turns: TurnRanking,
 ): SentenceRanking {
   const units = messages.flatMap((at, m) => {
     const payload = entries[at]?.payload ?? '';
@@ -333,10 +380,13 @@ function rankSentences(
   });
   const labelCosts = messages.map((at) => countTokens(`- ${entries[at]?.label ?? ''}${ARROW}`) + 1);
   if (units.length === 0) return { units, ranked: [], labelCosts };
-  // The last step each word appears in (the objective counts as after every step).
+  // The last step each word appears in (the objective counts as after every step), and how many messages hold it.
   const lastSeen = new Map<string, number>();
+  const holding = new Map<string, number>();
   entries.forEach((entry, at) => {
-    for (const word of wordTokens(isMessage(entry) ? entry.payload : entry.label)) lastSeen.set(word, at);
+    const words = wordTokens(isMessage(entry) ? entry.payload : entry.label);
+    for (const word of words) lastSeen.set(word, at);
+    if (isMessage(entry)) for (const word of new Set(words)) holding.set(word, (holding.get(word) ?? 0) + 1);
   });
   for (const word of wordTokens(objective)) lastSeen.set(word, entries.length);
   const relevance = normalized(
@@ -346,20 +396,34 @@ function rankSentences(
     ),
   );
   const steps = entries.length;
-  const scored = units.map((unit, i) => {
-    const referenced = distinctiveWords(unit.text).some((w) => (lastSeen.get(w) ?? -1) > unit.at);
-    return {
-      i,
-      score:
-        (relevance[i] ?? 0) +
-        RECENCY_WEIGHT * (steps > 1 ? unit.at / (steps - 1) : 1) +
-        (referenced ? REFERENCED_WEIGHT : 0) +
-        (/\d/u.test(unit.text) ? NUMBER_WEIGHT : 0),
-      // Sentences of a message are joined by a space, which BPE mostly folds into the next word.
-      cost: countTokens(unit.text),
+  const scored = units.map((unit, index) => {
+    const distinctive = distinctiveWords(unit.text);
+    const features: Record<TurnFeatureName, number> = {
+      relevance: relevance[index] ?? 0,
+      recency: steps > 1 ? unit.at / (steps - 1) : 1,
+      referenced: distinctive.some((w) => (lastSeen.get(w) ?? -1) > unit.at) ? 1 : 0,
+      numeric: /\d/u.test(unit.text) ? 1 : 0,
+      rare: rareWordScore(distinctive, (word) => holding.get(word) ?? 1),
+      novel: novelShare(wordTokens(unit.text), (word) => holding.get(word) ?? 1),
+      speaker: entries[unit.at]?.label === '[user]' ? 1 : 0,
+      question: isQuestionOnly(unit.text) ? 1 : 0,
     };
+    const vector = turns.weights.features.map((name) => features[name as TurnFeatureName] ?? 0);
+    // Sentences of a message are joined by a space, which BPE mostly folds into the next word.
+    const cost = countTokens(unit.text);
+    return { i: index, vector, cost, key: rankKey(turns.weights, turnScore(turns.weights, vector), cost) };
   });
-  scored.sort((a, b) => b.score - a.score || a.i - b.i);
+  turns.probe?.(
+    scored.map((unit) => ({
+      text: units[unit.i]?.text ?? '',
+      message: units[unit.i]?.message ?? 0,
+      vector: unit.vector,
+      cost: unit.cost,
+    })),
+    labelCosts,
+    budget,
+  );
+  scored.sort((a, b) => b.key - a.key || a.i - b.i);
   return { units, ranked: scored.map(({ i, cost }) => ({ i, cost })), labelCosts };
 }
 
