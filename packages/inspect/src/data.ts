@@ -228,8 +228,8 @@ export interface CallRow {
 
 /** URIs of the fenced pages in a call's paged sections (read by the fence parser: headers cannot be forged). */
 export function pagedUris(request: Pick<ContextRequest, 'instruction'>): string[] {
-  return request.instruction.flatMap((s) =>
-    s.part === 'paged' ? parseFencedPages(s.text).pages.map((p) => p.uri) : [],
+  return request.instruction.flatMap((section) =>
+    section.part === 'paged' ? parseFencedPages(section.text).pages.map((p) => p.uri) : [],
   );
 }
 
@@ -340,8 +340,8 @@ export class InspectData {
       clauses.push(
         "(s.session_id LIKE ? ESCAPE '\\' OR s.user_id LIKE ? ESCAPE '\\' OR s.app_name LIKE ? ESCAPE '\\')",
       );
-      const p = `%${likeEscape(filter.q)}%`;
-      params.push(p, p, p);
+      const pattern = `%${likeEscape(filter.q)}%`;
+      params.push(pattern, pattern, pattern);
     }
     const add = (clause: string, value: unknown) => {
       clauses.push(clause);
@@ -391,13 +391,13 @@ export class InspectData {
     const callParams = withCalls && one ? [filter.app, filter.user, filter.id] : [];
     const cols = withCalls ? 'c.calls, c.peak, c.cumulative, c.agents, c.models, c.tags' : '0 AS calls';
     const layout = await this.eventLayout();
-    const e = rowEvents(layout);
-    const own = `FROM ${e.from} WHERE ${e.where}`;
+    const scope = rowEvents(layout);
+    const own = `FROM ${scope.from} WHERE ${scope.where}`;
     // Stores number a session's events 0, 1, 2, … as they append them: the count is the last number plus one, read
     // from the key in constant time where COUNT(*) would walk every event of the session.
     // The first and the last event of each listed session (one row each by the key), and its errors.
-    const last = `(SELECT ${e.seq} ${own} ORDER BY ${e.order} DESC LIMIT 1)`;
-    const ends = `(SELECT e.body ${own} ORDER BY ${e.order} LIMIT 1) AS first_body, (SELECT ${e.identity} ${own} ORDER BY ${e.order} LIMIT 1) AS first_identity, (SELECT e.body ${own} ORDER BY ${e.order} DESC LIMIT 1) AS last_body, (SELECT ${e.identity} ${own} ORDER BY ${e.order} DESC LIMIT 1) AS last_identity, ${last} AS last_seq`;
+    const last = `(SELECT ${scope.seq} ${own} ORDER BY ${scope.order} DESC LIMIT 1)`;
+    const ends = `(SELECT e.body ${own} ORDER BY ${scope.order} LIMIT 1) AS first_body, (SELECT ${scope.identity} ${own} ORDER BY ${scope.order} LIMIT 1) AS first_identity, (SELECT e.body ${own} ORDER BY ${scope.order} DESC LIMIT 1) AS last_body, (SELECT ${scope.identity} ${own} ORDER BY ${scope.order} DESC LIMIT 1) AS last_identity, ${last} AS last_seq`;
     const rows = await this.db.all<Record<string, unknown>>(
       `SELECT s.app_name, s.user_id, s.session_id, s.version, s.created_at, s.updated_at, COALESCE(${last} + 1, 0) AS event_count, ${ends}, ${cols} FROM sessions s ${sessionIdsJoin(layout)} ${calls} ${where} ORDER BY s.updated_at DESC, s.session_id LIMIT ? OFFSET ?`,
       [...callParams, ...params, limit, offset],
@@ -405,7 +405,8 @@ export class InspectData {
     const total = await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM sessions s ${where}`, params);
     const list = rows.map((r) => this.listRow(r));
     if (options.errors !== false)
-      for (const [i, row] of list.entries()) row.errors = await this.errorCount(row, Number(rows[i]!.last_seq ?? -1));
+      for (const [index, row] of list.entries())
+        row.errors = await this.errorCount(row, Number(rows[index]!.last_seq ?? -1));
     return { rows: list, total: Number(total[0]?.n ?? 0) };
   }
 
@@ -420,10 +421,10 @@ export class InspectData {
     // A session deleted and created again under the same id starts over.
     if (!known || known.seq > lastSeq) known = { seq: -1, count: 0 };
     if (known.seq < lastSeq) {
-      const e = await this.scope(key);
+      const scope = await this.scope(key);
       const rows = await this.db.all<{ n: number | string }>(
-        `SELECT COUNT(*) AS n FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>')} AND ${e.seqIs('<=')} AND (${errorMatch(this.db.dialect)})`,
-        [...e.params, known.seq, lastSeq],
+        `SELECT COUNT(*) AS n FROM ${scope.from} WHERE ${scope.where} AND ${scope.seqIs('>')} AND ${scope.seqIs('<=')} AND (${errorMatch(this.db.dialect)})`,
+        [...scope.params, known.seq, lastSeq],
       );
       known = { seq: lastSeq, count: known.count + Number(rows[0]?.n ?? 0) };
     }
@@ -433,43 +434,44 @@ export class InspectData {
     return known.count;
   }
 
-  private listRow(r: Record<string, unknown>): SessionListRow {
+  private listRow(row: Record<string, unknown>): SessionListRow {
     const list = (v: unknown) => (typeof v === 'string' && v ? [...new Set(v.split(','))] : []);
     const tags = new Set<string>();
     // Tags are JSON objects joined by commas; read them back one object at a time.
-    for (const m of String(r.tags ?? '').matchAll(/\{[^{}]*\}/g)) {
+    for (const match of String(row.tags ?? '').matchAll(/\{[^{}]*\}/g)) {
       try {
-        for (const [k, v] of Object.entries(JSON.parse(m[0]) as Record<string, unknown>)) tags.add(`${k}=${String(v)}`);
+        for (const [key, value] of Object.entries(JSON.parse(match[0]) as Record<string, unknown>))
+          tags.add(`${key}=${String(value)}`);
       } catch {
         // An unreadable tag is left out.
       }
     }
     const first =
-      r.first_body === null || r.first_body === undefined
+      row.first_body === null || row.first_body === undefined
         ? undefined
-        : this.readEvent(0, bodyOf(r.first_body), r.first_identity);
-    const lastSeq = Number(r.last_seq ?? -1);
+        : this.readEvent(0, bodyOf(row.first_body), row.first_identity);
+    const lastSeq = Number(row.last_seq ?? -1);
     const last =
-      r.last_body === null || r.last_body === undefined
+      row.last_body === null || row.last_body === undefined
         ? undefined
-        : this.readEvent(lastSeq, bodyOf(r.last_body), r.last_identity);
+        : this.readEvent(lastSeq, bodyOf(row.last_body), row.last_identity);
     const { status, failure } = statusOf(last);
     return {
-      appName: String(r.app_name),
-      userId: String(r.user_id),
-      sessionId: String(r.session_id),
+      appName: String(row.app_name),
+      userId: String(row.user_id),
+      sessionId: String(row.session_id),
       status,
       ...(failure ? { failure } : {}),
       preview: first?.event?.kind === 'user' ? first.event.text.slice(0, PREVIEW_CHARS) : '',
-      version: Number(r.version),
-      createdAt: Number(r.created_at),
-      updatedAt: Number(r.updated_at),
-      eventCount: Number(r.event_count ?? 0),
-      calls: Number(r.calls ?? 0),
-      peakPromptTokens: Number(r.peak ?? 0),
-      cumulativePromptTokens: Number(r.cumulative ?? 0),
-      agents: list(r.agents),
-      models: list(r.models),
+      version: Number(row.version),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+      eventCount: Number(row.event_count ?? 0),
+      calls: Number(row.calls ?? 0),
+      peakPromptTokens: Number(row.peak ?? 0),
+      cumulativePromptTokens: Number(row.cumulative ?? 0),
+      agents: list(row.agents),
+      models: list(row.models),
       tags: [...tags],
     };
   }
@@ -499,20 +501,20 @@ export class InspectData {
 
   /** The version and event count of a session, for live updates. */
   async version(key: SessionKey): Promise<{ version: number; eventCount: number } | undefined> {
-    const e = await this.scope(key);
+    const scope = await this.scope(key);
     const rows = await this.db.all<{ version: number; n: number | string }>(
-      `SELECT s.version, COALESCE((SELECT ${e.seq} FROM ${e.from} WHERE ${e.where} ORDER BY ${e.order} DESC LIMIT 1) + 1, 0) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?`,
-      [...e.params, key.appName, key.userId, key.sessionId],
+      `SELECT s.version, COALESCE((SELECT ${scope.seq} FROM ${scope.from} WHERE ${scope.where} ORDER BY ${scope.order} DESC LIMIT 1) + 1, 0) AS n FROM sessions s WHERE s.app_name = ? AND s.user_id = ? AND s.session_id = ?`,
+      [...scope.params, key.appName, key.userId, key.sessionId],
     );
     return rows[0] ? { version: Number(rows[0].version), eventCount: Number(rows[0].n) } : undefined;
   }
 
   /** Events `offset ..< offset + limit` in order (events are numbered 0, 1, 2, … as they are appended). */
   async events(key: SessionKey, offset: number, limit: number): Promise<SeqEvent[]> {
-    const e = await this.scope(key);
+    const scope = await this.scope(key);
     const rows = await this.db.all<EventQueryRow>(
-      `SELECT ${e.seq} AS seq, e.body, ${e.identity} AS identity FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} ORDER BY ${e.order} LIMIT ?`,
-      [...e.params, offset, limit],
+      `SELECT ${scope.seq} AS seq, e.body, ${scope.identity} AS identity FROM ${scope.from} WHERE ${scope.where} AND ${scope.seqIs('>=')} ORDER BY ${scope.order} LIMIT ?`,
+      [...scope.params, offset, limit],
     );
     return rows.map((r) => this.readEvent(Number(r.seq), r.body, r.identity));
   }
@@ -527,23 +529,23 @@ export class InspectData {
     window: { offset: number; limit: number } = { offset: 0, limit: Number.MAX_SAFE_INTEGER },
     ids: readonly string[] = [],
   ): Promise<SeqEvent[]> {
-    const e = await this.scope(key);
+    const scope = await this.scope(key);
     const byId = idColumnIn(await this.eventLayout(), ids);
     const match = byId ? `(${matchClause(needles)} OR ${byId.sql})` : matchClause(needles);
     const rows = await this.db.all<EventQueryRow>(
-      `SELECT ${e.seq} AS seq, e.body, ${e.identity} AS identity FROM ${e.from} WHERE ${e.where} AND ${match} ORDER BY ${e.order} LIMIT ? OFFSET ?`,
-      [...e.params, ...likePatterns(needles), ...(byId?.params ?? []), window.limit, window.offset],
+      `SELECT ${scope.seq} AS seq, e.body, ${scope.identity} AS identity FROM ${scope.from} WHERE ${scope.where} AND ${match} ORDER BY ${scope.order} LIMIT ? OFFSET ?`,
+      [...scope.params, ...likePatterns(needles), ...(byId?.params ?? []), window.limit, window.offset],
     );
     return rows.map((r) => this.readEvent(Number(r.seq), r.body, r.identity));
   }
 
   /** How many events contain one of `needles` (the same coarse filter), all of them or those before `beforeSeq`. */
   async countMatching(key: SessionKey, needles: readonly string[], beforeSeq?: number): Promise<number> {
-    const e = await this.scope(key);
-    const before = beforeSeq === undefined ? '' : ` AND ${e.seqIs('<')}`;
+    const scope = await this.scope(key);
+    const before = beforeSeq === undefined ? '' : ` AND ${scope.seqIs('<')}`;
     const rows = await this.db.all<{ n: number | string }>(
-      `SELECT COUNT(*) AS n FROM ${e.from} WHERE ${e.where} AND ${matchClause(needles)}${before}`,
-      [...e.params, ...likePatterns(needles), ...(beforeSeq === undefined ? [] : [beforeSeq])],
+      `SELECT COUNT(*) AS n FROM ${scope.from} WHERE ${scope.where} AND ${matchClause(needles)}${before}`,
+      [...scope.params, ...likePatterns(needles), ...(beforeSeq === undefined ? [] : [beforeSeq])],
     );
     return Number(rows[0]?.n ?? 0);
   }
@@ -561,10 +563,10 @@ export class InspectData {
     const from = seqOf(fromEventId);
     const to = seqOf(toEventId);
     if (from === undefined || to === undefined || to < from) return undefined;
-    const e = await this.scope(key);
+    const scope = await this.scope(key);
     const rows = await this.db.all<EventQueryRow>(
-      `SELECT ${e.seq} AS seq, e.body, ${e.identity} AS identity FROM ${e.from} WHERE ${e.where} AND ${e.seqIs('>=')} AND ${e.seqIs('<=')} ORDER BY ${e.order}`,
-      [...e.params, from, to],
+      `SELECT ${scope.seq} AS seq, e.body, ${scope.identity} AS identity FROM ${scope.from} WHERE ${scope.where} AND ${scope.seqIs('>=')} AND ${scope.seqIs('<=')} ORDER BY ${scope.order}`,
+      [...scope.params, from, to],
     );
     return rows.map((r) => this.readEvent(Number(r.seq), r.body, r.identity));
   }
@@ -583,9 +585,9 @@ export class InspectData {
       [key.appName, key.userId, key.sessionId, window.limit, window.offset],
     );
     const out: CallSummary[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      if (i > 0 && i % PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      out.push(summaryOf(rows[i]!, parseBody(rows[i]!)));
+    for (let index = 0; index < rows.length; index++) {
+      if (index > 0 && index % PARSE_CHUNK === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      out.push(summaryOf(rows[index]!, parseBody(rows[index]!)));
     }
     return out;
   }
@@ -598,17 +600,17 @@ export class InspectData {
     key: SessionKey,
     id: number,
   ): Promise<{ position: number; prev: number | undefined; next: number | undefined }> {
-    const k = 'app_name = ? AND user_id = ? AND session_id = ?';
-    const p = [key.appName, key.userId, key.sessionId];
+    const keyClause = 'app_name = ? AND user_id = ? AND session_id = ?';
+    const keyParams = [key.appName, key.userId, key.sessionId];
     const rows = await this.db.all<{ position: number | string; prev: number | null; next: number | null }>(
-      `SELECT (SELECT COUNT(*) FROM model_calls WHERE ${k} AND id <= ?) AS position, (SELECT MAX(id) FROM model_calls WHERE ${k} AND id < ?) AS prev, (SELECT MIN(id) FROM model_calls WHERE ${k} AND id > ?) AS next`,
-      [...p, id, ...p, id, ...p, id],
+      `SELECT (SELECT COUNT(*) FROM model_calls WHERE ${keyClause} AND id <= ?) AS position, (SELECT MAX(id) FROM model_calls WHERE ${keyClause} AND id < ?) AS prev, (SELECT MIN(id) FROM model_calls WHERE ${keyClause} AND id > ?) AS next`,
+      [...keyParams, id, ...keyParams, id, ...keyParams, id],
     );
-    const r = rows[0];
+    const row = rows[0];
     return {
-      position: Number(r?.position ?? 0),
-      prev: r?.prev === null || r?.prev === undefined ? undefined : Number(r.prev),
-      next: r?.next === null || r?.next === undefined ? undefined : Number(r.next),
+      position: Number(row?.position ?? 0),
+      prev: row?.prev === null || row?.prev === undefined ? undefined : Number(row.prev),
+      next: row?.next === null || row?.next === undefined ? undefined : Number(row.next),
     };
   }
 
@@ -728,24 +730,24 @@ export class InspectData {
           [ns, uri],
         )
         .catch(() => []);
-      const r = rows[0];
-      if (!r) continue;
+      const row = rows[0];
+      if (!row) continue;
       let meta: Record<string, unknown> = {};
       try {
-        meta = z.record(z.string(), z.unknown()).parse(JSON.parse(r.meta));
+        meta = z.record(z.string(), z.unknown()).parse(JSON.parse(row.meta));
       } catch {
         meta = {};
       }
-      const body = typeof r.body === 'string' ? r.body : r.body.toString('utf8');
+      const body = typeof row.body === 'string' ? row.body : row.body.toString('utf8');
       return {
-        namespace: r.namespace,
-        uri: r.uri,
-        title: r.title,
-        mediaType: r.media_type,
+        namespace: row.namespace,
+        uri: row.uri,
+        title: row.title,
+        mediaType: row.media_type,
         body,
-        integrity: hashBody(body) === r.hash ? 'verified' : 'altered',
-        bytes: Number(r.bytes),
-        tokens: Number(r.tokens),
+        integrity: hashBody(body) === row.hash ? 'verified' : 'altered',
+        bytes: Number(row.bytes),
+        tokens: Number(row.tokens),
         meta,
       };
     }
@@ -801,11 +803,14 @@ function bodyOf(value: unknown): string | Uint8Array {
 
 /** The status of a session from its last event (see {@link SessionStatus}). */
 export function statusOf(last: SeqEvent | undefined): Pick<SessionListRow, 'status' | 'failure'> {
-  const e = last?.event;
+  const event = last?.event;
   if (!last) return { status: 'empty' };
-  if (e?.kind === 'error' && e.scope === 'run')
-    return { status: 'failed', failure: { code: e.code, message: e.message, seq: last.seq } };
-  if (e?.kind === 'escalate' || (e?.kind === 'model' && e.toolCalls.length === 0 && e.text.trim() !== ''))
+  if (event?.kind === 'error' && event.scope === 'run')
+    return { status: 'failed', failure: { code: event.code, message: event.message, seq: last.seq } };
+  if (
+    event?.kind === 'escalate' ||
+    (event?.kind === 'model' && event.toolCalls.length === 0 && event.text.trim() !== '')
+  )
     return { status: 'answered' };
   return { status: 'unfinished' };
 }

@@ -102,27 +102,27 @@ function bad(message: string): ConfigurationError {
 
 class NotFound extends Error {}
 
-function intParam(c: Context, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  const v = c.req.query(name);
-  if (v === undefined || v === '') return fallback;
-  if (!/^\d{1,15}$/.test(v)) throw bad(`Parameter ${name} must be a non-negative integer.`);
-  return Math.min(Number(v), max);
+function intParam(context: Context, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = context.req.query(name);
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,15}$/.test(value)) throw bad(`Parameter ${name} must be a non-negative integer.`);
+  return Math.min(Number(value), max);
 }
 
-function keyOf(c: Context): SessionKey {
-  const appName = c.req.query('a');
-  const userId = c.req.query('u');
-  const sessionId = c.req.query('s');
+function keyOf(context: Context): SessionKey {
+  const appName = context.req.query('a');
+  const userId = context.req.query('u');
+  const sessionId = context.req.query('s');
   if (!appName || !userId || !sessionId)
     throw bad('A session is named by the parameters a (app), u (user) and s (session).');
   return { appName, userId, sessionId };
 }
 
-function dateParam(v: string | undefined, name: string): number | undefined {
-  if (!v) return undefined;
-  const t = Date.parse(v);
-  if (!Number.isFinite(t)) throw bad(`Parameter ${name} must be a date (YYYY-MM-DD).`);
-  return t;
+function dateParam(value: string | undefined, name: string): number | undefined {
+  if (!value) return undefined;
+  const time = Date.parse(value);
+  if (!Number.isFinite(time)) throw bad(`Parameter ${name} must be a date (YYYY-MM-DD).`);
+  return time;
 }
 
 async function loadRuns(dirs: readonly string[]): Promise<{ loaded: LoadedRuns[]; errors: string[] }> {
@@ -143,30 +143,31 @@ async function loadRuns(dirs: readonly string[]): Promise<{ loaded: LoadedRuns[]
 
 /** Headers and checks of every request: read-only methods, the expected Host, the access token. */
 function guard(token: string | undefined, allowedHosts: ReadonlySet<string> | undefined) {
-  return async (c: Context, next: () => Promise<void>) => {
-    c.header('Content-Security-Policy', INSPECT_CSP);
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('X-Frame-Options', 'DENY');
-    c.header('Cross-Origin-Resource-Policy', 'same-origin');
-    c.header('Cache-Control', 'no-store');
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      c.header('Allow', 'GET, HEAD');
-      return c.text('The inspector is read-only: only GET and HEAD are served.', 405);
+  return async (context: Context, next: () => Promise<void>) => {
+    context.header('Content-Security-Policy', INSPECT_CSP);
+    context.header('X-Content-Type-Options', 'nosniff');
+    context.header('Referrer-Policy', 'no-referrer');
+    context.header('X-Frame-Options', 'DENY');
+    context.header('Cross-Origin-Resource-Policy', 'same-origin');
+    context.header('Cache-Control', 'no-store');
+    if (context.req.method !== 'GET' && context.req.method !== 'HEAD') {
+      context.header('Allow', 'GET, HEAD');
+      return context.text('The inspector is read-only: only GET and HEAD are served.', 405);
     }
-    if (allowedHosts && !allowedHosts.has((c.req.header('host') ?? '').toLowerCase()))
-      return c.text('Unexpected Host header: open the inspector by the address it printed.', 403);
+    if (allowedHosts && !allowedHosts.has((context.req.header('host') ?? '').toLowerCase()))
+      return context.text('Unexpected Host header: open the inspector by the address it printed.', 403);
     if (token) {
       const given =
-        c.req.query('token') ?? /(?:^|;\s*)pagewise_inspect=([^;]+)/.exec(c.req.header('cookie') ?? '')?.[1];
+        context.req.query('token') ??
+        /(?:^|;\s*)pagewise_inspect=([^;]+)/.exec(context.req.header('cookie') ?? '')?.[1];
       const ok =
         given !== undefined &&
         Buffer.byteLength(given) === Buffer.byteLength(token) &&
         timingSafeEqual(Buffer.from(given), Buffer.from(token));
       if (!ok)
-        return c.text('This inspector needs its access token: open the address it printed (with ?token=…).', 401);
-      if (c.req.query('token') !== undefined)
-        c.header('Set-Cookie', `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+        return context.text('This inspector needs its access token: open the address it printed (with ?token=…).', 401);
+      if (context.req.query('token') !== undefined)
+        context.header('Set-Cookie', `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
     }
     return next();
   };
@@ -181,29 +182,30 @@ function addRunRoutes(
   svg: (c: Context, text: string) => Response,
 ): void {
   app.get('/runs', (c) => page(c, 'Benchmark runs', runsIndexPage(runs, runErrors)));
-  const runAt = (c: Context) => {
-    const i = Number(c.req.param('i'));
-    const r = Number.isInteger(i) ? runs[i] : undefined;
-    if (!r) throw new NotFound('No such benchmark folder.');
-    return { i, r };
+  const runAt = (context: Context) => {
+    const index = Number(context.req.param('i'));
+    const run = Number.isInteger(index) ? runs[index] : undefined;
+    if (!run) throw new NotFound('No such benchmark folder.');
+    return { index, run };
   };
-  app.get('/runs/:i', (c) => {
-    const { i, r } = runAt(c);
-    return page(c, r.runs.scenario, runsPage(i, r));
+  app.get('/runs/:i', (context) => {
+    const { index, run } = runAt(context);
+    return page(context, run.runs.scenario, runsPage(index, run));
   });
-  app.get('/runs/:i/chart/:name', async (c) => {
-    const { r } = runAt(c);
-    const name = c.req.param('name');
-    if (name === 'prompt-tokens-per-call.svg') return svg(c, await renderChartSvg(promptTokensPerCallSpec(r.runs)));
+  app.get('/runs/:i/chart/:name', async (context) => {
+    const { run } = runAt(context);
+    const name = context.req.param('name');
+    if (name === 'prompt-tokens-per-call.svg')
+      return svg(context, await renderChartSvg(promptTokensPerCallSpec(run.runs)));
     if (name === 'peak-vs-n.svg')
-      return svg(c, await renderChartSvg(peakVsNSpec(r.results, r.runs.scenario, r.runs.model)));
+      return svg(context, await renderChartSvg(peakVsNSpec(run.results, run.runs.scenario, run.runs.model)));
     throw new NotFound('No such chart.');
   });
-  app.get('/runs/:i/episode/:k', (c) => {
-    const { i, r } = runAt(c);
-    const k = Number(c.req.param('k'));
-    if (!Number.isInteger(k) || !r.runs.episodes[k]) throw new NotFound('No such episode.');
-    return page(c, `Episode ${k}`, episodePage(i, r, k));
+  app.get('/runs/:i/episode/:k', (context) => {
+    const { index, run } = runAt(context);
+    const episodeIndex = Number(context.req.param('k'));
+    if (!Number.isInteger(episodeIndex) || !run.runs.episodes[episodeIndex]) throw new NotFound('No such episode.');
+    return page(context, `Episode ${episodeIndex}`, episodePage(index, run, episodeIndex));
   });
 }
 
@@ -215,17 +217,19 @@ function addReplayRoutes(
   page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
 ): void {
   app.get('/replays', (c) => page(c, 'Replay reports', replaysIndexPage(replays, errors)));
-  const replayAt = (c: Context) => {
-    const i = Number(c.req.param('i'));
-    const r = Number.isInteger(i) ? replays[i] : undefined;
-    if (!r) throw new NotFound('No such replay report.');
-    return { i, r };
+  const replayAt = (context: Context) => {
+    const index = Number(context.req.param('i'));
+    const replay = Number.isInteger(index) ? replays[index] : undefined;
+    if (!replay) throw new NotFound('No such replay report.');
+    return { index, replay };
   };
-  app.get('/replays/:i', (c) => {
-    const { i, r } = replayAt(c);
-    return page(c, 'Replay', replayPage(i, r));
+  app.get('/replays/:i', (context) => {
+    const { index, replay } = replayAt(context);
+    return page(context, 'Replay', replayPage(index, replay));
   });
-  app.get('/replays/:i/chart.svg', async (c) => svg(c, await renderChartSvg(replayChartSpec(replayAt(c).r.report))));
+  app.get('/replays/:i/chart.svg', async (context) =>
+    svg(context, await renderChartSvg(replayChartSpec(replayAt(context).replay.report))),
+  );
 }
 
 /** An SVG response. */
@@ -238,21 +242,21 @@ function addCallRoutes(
   header: (key: SessionKey) => Promise<SessionHeader>,
   page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
 ): void {
-  app.get('/calls', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const offset = callsOffset(c, h.calls);
+  app.get('/calls', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const offset = callsOffset(context, sessionHeader.calls);
     const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
     // A call's cache figures need the calls before it: worked out through this page (once per session).
     const cache = await needData().sessionCache(key, offset + calls.length);
-    h.cache = cache.totals;
-    return page(c, 'Calls', callsPage(h, calls, offset, cache.calls));
+    sessionHeader.cache = cache.totals;
+    return page(context, 'Calls', callsPage(sessionHeader, calls, offset, cache.calls));
   });
 
-  app.get('/call', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const id = intParam(c, 'call', 0);
+  app.get('/call', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const id = intParam(context, 'call', 0);
     const call = await needData().call(key, id);
     if (!call) throw new NotFound(`Session ${key.sessionId} has no readable call ${id}.`);
     // Position and neighbours from the ids alone: one call shown, one call body read.
@@ -261,10 +265,10 @@ function addCallRoutes(
     const worked = await needData().sessionCache(key);
     const known = worked.calls.get(id) ?? (await needData().recordedCallCache(key, call));
     return page(
-      c,
+      context,
       `Call ${position}`,
       callPage(
-        h,
+        sessionHeader,
         call,
         position,
         {
@@ -284,27 +288,27 @@ function addPageAndContextRoutes(
   header: (key: SessionKey) => Promise<SessionHeader>,
   page: (c: Context, title: string, body: SafeHtml) => Response | Promise<Response>,
 ): void {
-  app.get('/page', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const uri = c.req.query('uri');
-    if (c.req.query('call') !== undefined) {
+  app.get('/page', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const uri = context.req.query('uri');
+    if (context.req.query('call') !== undefined) {
       // A page as it was fenced into a call: exactly what the model read.
-      const call = await needData().call(key, intParam(c, 'call', 0));
-      const section = call?.request.instruction[intParam(c, 'section', 0)];
-      const p = section ? parseFencedPages(section.text).pages[intParam(c, 'i', 0)] : undefined;
-      if (!p) throw new NotFound('That call has no such paged page.');
+      const call = await needData().call(key, intParam(context, 'call', 0));
+      const section = call?.request.instruction[intParam(context, 'section', 0)];
+      const fencedPage = section ? parseFencedPages(section.text).pages[intParam(context, 'i', 0)] : undefined;
+      if (!fencedPage) throw new NotFound('That call has no such paged page.');
       const stored = await needData().page(
-        [`session:${key.sessionId}`, ...(await needData().namespacesOf(p.uri))],
-        p.uri,
+        [`session:${key.sessionId}`, ...(await needData().namespacesOf(fencedPage.uri))],
+        fencedPage.uri,
       );
       return page(
-        c,
-        p.title || p.uri,
+        context,
+        fencedPage.title || fencedPage.uri,
         pagePage(
-          h,
+          sessionHeader,
           {
-            ...p,
+            ...fencedPage,
             ...(stored
               ? { namespace: stored.namespace, tokens: stored.tokens, mediaType: stored.mediaType, meta: stored.meta }
               : {}),
@@ -316,62 +320,63 @@ function addPageAndContextRoutes(
     if (!uri) throw bad('Parameter uri is required.');
     const stored = await needData().page([`session:${key.sessionId}`, ...(await needData().namespacesOf(uri))], uri);
     if (!stored) throw new NotFound(`No page ${uri} in this store.`);
-    return page(c, stored.title || uri, pagePage(h, stored, 'from the page store'));
+    return page(context, stored.title || uri, pagePage(sessionHeader, stored, 'from the page store'));
   });
 
-  app.get('/context', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const offset = callsOffset(c, h.calls);
+  app.get('/context', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const offset = callsOffset(context, sessionHeader.calls);
     const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
     return page(
-      c,
+      context,
       'Context over time',
-      contextPage(h, calls, await compactionCalls(needData(), key, calls, offset), offset),
+      contextPage(sessionHeader, calls, await compactionCalls(needData(), key, calls, offset), offset),
     );
   });
 
   // The charts show the page of calls the context view shows, never the whole log.
-  app.get('/chart/context.svg', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const offset = callsOffset(c, h.calls);
+  app.get('/chart/context.svg', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const offset = callsOffset(context, sessionHeader.calls);
     const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
     return svg(
-      c,
+      context,
       await renderChartSvg(contextSpec(calls, await compactionCalls(needData(), key, calls, offset), offset)),
     );
   });
-  app.get('/chart/working-set.svg', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const offset = callsOffset(c, h.calls);
+  app.get('/chart/working-set.svg', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const offset = callsOffset(context, sessionHeader.calls);
     const calls = await needData().calls(key, { offset, limit: CALLS_PER_PAGE });
-    return svg(c, await renderChartSvg(workingSetSpec(calls, undefined, offset)));
+    return svg(context, await renderChartSvg(workingSetSpec(calls, undefined, offset)));
   });
 
-  app.get('/compression', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const d = needData();
+  app.get('/compression', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const inspectData = needData();
     const needles = ['[pagewise] Compressed from', '"kind":"compaction"', '["c",'];
-    const total = await d.countMatching(key, needles);
+    const total = await inspectData.countMatching(key, needles);
     const last = Math.max(0, Math.floor((total - 1) / COMPRESSIONS_PER_PAGE) * COMPRESSIONS_PER_PAGE);
     // `at` (an event's seq, from the timeline's links) opens the page that holds that event.
-    const at = c.req.query('at');
+    const at = context.req.query('at');
     const offset =
       at !== undefined && at !== ''
-        ? Math.floor((await d.countMatching(key, needles, intParam(c, 'at', 0))) / COMPRESSIONS_PER_PAGE) *
-          COMPRESSIONS_PER_PAGE
-        : intParam(c, 'offset', 0, last);
-    const matching = await d.eventsMatching(key, needles, { offset, limit: COMPRESSIONS_PER_PAGE });
+        ? Math.floor(
+            (await inspectData.countMatching(key, needles, intParam(context, 'at', 0))) / COMPRESSIONS_PER_PAGE,
+          ) * COMPRESSIONS_PER_PAGE
+        : intParam(context, 'offset', 0, last);
+    const matching = await inspectData.eventsMatching(key, needles, { offset, limit: COMPRESSIONS_PER_PAGE });
     const list = await collectCompressions(
-      h,
+      sessionHeader,
       matching,
-      (from, to) => d.eventRange(key, from, to),
-      async (uri) => d.page([`session:${key.sessionId}`], uri),
+      (from, to) => inspectData.eventRange(key, from, to),
+      async (uri) => inspectData.page([`session:${key.sessionId}`], uri),
     );
-    return page(c, 'Compression', compressionPage(h, list, offset, total));
+    return page(context, 'Compression', compressionPage(sessionHeader, list, offset, total));
   });
 }
 
@@ -393,18 +398,18 @@ export function createInspectorApp(options: {
   const { data, runs, token, allowedHosts } = options;
   const label = data?.db.label ?? 'no store';
   const app = new Hono();
-  const page = (c: Context, title: string, body: SafeHtml, live?: string) =>
-    c.html(layout(title, label, body, live ? { live } : {}));
+  const page = (context: Context, title: string, body: SafeHtml, live?: string) =>
+    context.html(layout(title, label, body, live ? { live } : {}));
   const needData = (): InspectData => {
     if (!data) throw new NotFound('No store is open: start with --store sqlite:<file> or --store postgres://… .');
     return data;
   };
   const header = async (key: SessionKey, options: { errors?: boolean } = {}) => {
-    const h = await needData().session(key, options);
-    if (!h) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
+    const sessionHeader = await needData().session(key, options);
+    if (!sessionHeader) throw new NotFound(`No session ${key.sessionId} of user ${key.userId} in app ${key.appName}.`);
     // The figures worked out so far; the calls view works them out through the calls it shows.
-    if (h.calls > 0) h.cache = (await needData().sessionCache(key)).totals;
-    return h;
+    if (sessionHeader.calls > 0) sessionHeader.cache = (await needData().sessionCache(key)).totals;
+    return sessionHeader;
   };
 
   app.use('*', guard(token, allowedHosts));
@@ -413,12 +418,12 @@ export function createInspectorApp(options: {
   app.get('/assets/inspect.js', (c) => c.body(INSPECT_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   app.get('/favicon.ico', (c) => c.body(null, 204));
 
-  app.get('/', async (c) => {
+  app.get('/', async (context) => {
     const size = 50;
-    const offset = intParam(c, 'offset', 0);
+    const offset = intParam(context, 'offset', 0);
     const raw: Record<string, string | undefined> = {};
-    for (const k of ['q', 'app', 'user', 'agent', 'model', 'strategy', 'from', 'to'])
-      raw[k] = c.req.query(k) || undefined;
+    for (const param of ['q', 'app', 'user', 'agent', 'model', 'strategy', 'from', 'to'])
+      raw[param] = context.req.query(param) || undefined;
     const to = dateParam(raw.to, 'to');
     const filter: SessionFilter = {
       ...(raw.q ? { q: raw.q } : {}),
@@ -431,51 +436,52 @@ export function createInspectorApp(options: {
       // A date "to" includes that whole day.
       ...(to !== undefined ? { to: to + 86_400_000 } : {}),
     };
-    if (!data) return page(c, 'Sessions', sessionsPage([], 0, 0, size, raw));
+    if (!data) return page(context, 'Sessions', sessionsPage([], 0, 0, size, raw));
     const { rows, total } = await data.listSessions(filter, offset, size);
-    return page(c, 'Sessions', sessionsPage(rows, total, offset, size, raw));
+    return page(context, 'Sessions', sessionsPage(rows, total, offset, size, raw));
   });
 
-  app.get('/session', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key, { errors: true });
-    const at = c.req.query('at');
-    const last = Math.max(0, Math.floor((h.eventCount - 1) / EVENTS_PER_PAGE) * EVENTS_PER_PAGE);
+  app.get('/session', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key, { errors: true });
+    const at = context.req.query('at');
+    const last = Math.max(0, Math.floor((sessionHeader.eventCount - 1) / EVENTS_PER_PAGE) * EVENTS_PER_PAGE);
     const offset =
       at !== undefined && at !== ''
-        ? Math.floor(intParam(c, 'at', 0, Math.max(0, h.eventCount - 1)) / EVENTS_PER_PAGE) * EVENTS_PER_PAGE
-        : intParam(c, 'offset', 0, last);
+        ? Math.floor(intParam(context, 'at', 0, Math.max(0, sessionHeader.eventCount - 1)) / EVENTS_PER_PAGE) *
+          EVENTS_PER_PAGE
+        : intParam(context, 'offset', 0, last);
     const events = await needData().events(key, offset, EVENTS_PER_PAGE);
     const callIds = await needData().callIdsOf(key, events);
     return page(
-      c,
+      context,
       `Session ${key.sessionId}`,
-      timelinePage(h, events, offset, callIds),
+      timelinePage(sessionHeader, events, offset, callIds),
       `/api/version${keyQuery(key)}`,
     );
   });
 
-  app.get('/session/rows', async (c) => {
-    const key = keyOf(c);
-    const from = intParam(c, 'from', 0);
+  app.get('/session/rows', async (context) => {
+    const key = keyOf(context);
+    const from = intParam(context, 'from', 0);
     const events = await needData().events(key, from, 500);
     const callIds = await needData().callIdsOf(key, events);
-    return c.html(eventRows(events, key, callIds).value);
+    return context.html(eventRows(events, key, callIds).value);
   });
 
-  app.get('/api/version', async (c) => {
-    const v = await needData().version(keyOf(c));
-    if (!v) throw new NotFound('No such session.');
-    return c.json(v);
+  app.get('/api/version', async (context) => {
+    const version = await needData().version(keyOf(context));
+    if (!version) throw new NotFound('No such session.');
+    return context.json(version);
   });
 
-  app.get('/event', async (c) => {
-    const key = keyOf(c);
-    const h = await header(key);
-    const seq = intParam(c, 'seq', 0);
-    const [e] = await needData().events(key, seq, 1);
-    if (!e) throw new NotFound(`Session ${key.sessionId} has no event ${seq}.`);
-    return page(c, `Event ${seq}`, eventPage(h, e, await needData().callIdsOf(key, [e])));
+  app.get('/event', async (context) => {
+    const key = keyOf(context);
+    const sessionHeader = await header(key);
+    const seq = intParam(context, 'seq', 0);
+    const [event] = await needData().events(key, seq, 1);
+    if (!event) throw new NotFound(`Session ${key.sessionId} has no event ${seq}.`);
+    return page(context, `Event ${seq}`, eventPage(sessionHeader, event, await needData().callIdsOf(key, [event])));
   });
 
   addCallRoutes(app, needData, header, page);
@@ -484,28 +490,28 @@ export function createInspectorApp(options: {
   addRunRoutes(app, runs, options.runErrors ?? [], page, svg);
   addReplayRoutes(app, options.replays ?? [], options.replayErrors ?? [], page);
 
-  app.notFound((c) => {
+  app.notFound((context) => {
     // A "Not found" page with status 200 reads as a page to scripts and link checkers.
-    c.status(404);
-    return page(c, 'Not found', errorPage(404, 'No such page.'));
+    context.status(404);
+    return page(context, 'Not found', errorPage(404, 'No such page.'));
   });
-  app.onError((error, c) => {
+  app.onError((error, context) => {
     const status = error instanceof NotFound ? 404 : ConfigurationError.isInstance(error) ? 400 : 500;
     const message =
       status === 500 && !PagewiseError.isInstance(error)
         ? 'The inspector failed on this request; see its console.'
         : error.message;
     if (status === 500) process.stderr.write(`pagewise inspect: ${(error as Error).stack ?? String(error)}\n`);
-    c.status(status);
-    return c.html(layout('Error', label, errorPage(status, message)));
+    context.status(status);
+    return context.html(layout('Error', label, errorPage(status, message)));
   });
   return app;
 }
 
 /** The `offset` parameter of a page of calls, a multiple of the page size within the session's `total` calls. */
-function callsOffset(c: Context, total: number): number {
+function callsOffset(context: Context, total: number): number {
   const last = Math.max(0, Math.floor((total - 1) / CALLS_PER_PAGE) * CALLS_PER_PAGE);
-  return Math.floor(intParam(c, 'offset', 0, last) / CALLS_PER_PAGE) * CALLS_PER_PAGE;
+  return Math.floor(intParam(context, 'offset', 0, last) / CALLS_PER_PAGE) * CALLS_PER_PAGE;
 }
 
 /**
@@ -523,9 +529,9 @@ async function compactionCalls(
   const before = offset > 0 ? (await data.calls(key, { offset: offset - 1, limit: 1 }))[0] : undefined;
   const out: number[] = [];
   let previous = before?.summaryDigest;
-  calls.forEach((c, i) => {
-    if (c.summaryDigest !== undefined && c.summaryDigest !== previous) out.push(offset + i + 1);
-    previous = c.summaryDigest;
+  calls.forEach((call, index) => {
+    if (call.summaryDigest !== undefined && call.summaryDigest !== previous) out.push(offset + index + 1);
+    previous = call.summaryDigest;
   });
   return out;
 }
@@ -578,8 +584,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     ...(allowedHosts ? { allowedHosts } : {}),
   });
   const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
-    s.once('error', (error: NodeJS.ErrnoException) =>
+    const httpServer = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(httpServer));
+    httpServer.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         new ConfigurationError(
           'listen-failed',
@@ -590,7 +596,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     );
   });
   const actual = (server.address() as AddressInfo).port;
-  if (allowedHosts) for (const h of ['127.0.0.1', 'localhost', '[::1]']) allowedHosts.add(`${h}:${actual}`);
+  if (allowedHosts)
+    for (const loopbackHost of ['127.0.0.1', 'localhost', '[::1]']) allowedHosts.add(`${loopbackHost}:${actual}`);
   const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return {
     url: `http://${shown}:${actual}/${token ? `?token=${token}` : ''}`,

@@ -111,22 +111,22 @@ export function sessionsPage(
         </thead>
         <tbody>
           ${rows.map(
-            (r) =>
-              html`<tr data-session="${r.sessionId}" class="status-${r.status}">
-                <td class="status">${statusBadge(r)}</td>
-                <td><a class="session" href="/session${keyQuery(r)}">${r.sessionId}</a></td>
-                <td class="preview">${r.preview}</td>
-                <td>${r.appName}</td>
-                <td>${r.userId}</td>
-                <td>${r.agents.join(', ')}</td>
-                <td>${r.models.join(', ')}</td>
-                <td>${r.tags.join(', ')}</td>
-                <td>${time(r.updatedAt)}</td>
-                <td class="r events">${num(r.eventCount)}</td>
-                <td class="${r.errors ? 'r errors err' : 'r errors'}">${num(r.errors ?? 0)}</td>
-                <td class="r calls">${num(r.calls)}</td>
-                <td class="r peak">${num(r.peakPromptTokens)}</td>
-                <td class="r cumulative">${num(r.cumulativePromptTokens)}</td>
+            (row) =>
+              html`<tr data-session="${row.sessionId}" class="status-${row.status}">
+                <td class="status">${statusBadge(row)}</td>
+                <td><a class="session" href="/session${keyQuery(row)}">${row.sessionId}</a></td>
+                <td class="preview">${row.preview}</td>
+                <td>${row.appName}</td>
+                <td>${row.userId}</td>
+                <td>${row.agents.join(', ')}</td>
+                <td>${row.models.join(', ')}</td>
+                <td>${row.tags.join(', ')}</td>
+                <td>${time(row.updatedAt)}</td>
+                <td class="r events">${num(row.eventCount)}</td>
+                <td class="${row.errors ? 'r errors err' : 'r errors'}">${num(row.errors ?? 0)}</td>
+                <td class="r calls">${num(row.calls)}</td>
+                <td class="r peak">${num(row.peakPromptTokens)}</td>
+                <td class="r cumulative">${num(row.cumulativePromptTokens)}</td>
               </tr>`,
           )}
         </tbody>
@@ -143,9 +143,9 @@ const STATUS_LABEL: Record<SessionListRow['status'], string> = {
 };
 
 /** A session's status as a badge; a failure names its error code and carries the message as a tooltip. */
-function statusBadge(r: Pick<SessionListRow, 'status' | 'failure'>): SafeHtml {
-  return html`<span class="badge badge-${r.status}" title="${r.failure?.message ?? ''}"
-    >${STATUS_LABEL[r.status]}${r.failure ? html` · <code>${r.failure.code}</code>` : ''}</span
+function statusBadge(row: Pick<SessionListRow, 'status' | 'failure'>): SafeHtml {
+  return html`<span class="badge badge-${row.status}" title="${row.failure?.message ?? ''}"
+    >${STATUS_LABEL[row.status]}${row.failure ? html` · <code>${row.failure.code}</code>` : ''}</span
   >`;
 }
 
@@ -181,43 +181,43 @@ function sessionNav(key: SessionKey, current: string): SafeHtml {
 }
 
 /** The figures of a session's header. */
-function sessionFigures(h: SessionHeader): SafeHtml {
+function sessionFigures(header: SessionHeader): SafeHtml {
   return html`<dl class="figures">
     <div>
       <dt>events</dt>
-      <dd data-live-count>${num(h.eventCount)}</dd>
+      <dd data-live-count>${num(header.eventCount)}</dd>
     </div>
     <div>
       <dt>model calls (logged)</dt>
-      <dd id="calls">${num(h.calls)}</dd>
+      <dd id="calls">${num(header.calls)}</dd>
     </div>
     <div>
       <dt>peak prompt tokens</dt>
-      <dd id="peak">${num(h.peakPromptTokens)}</dd>
+      <dd id="peak">${num(header.peakPromptTokens)}</dd>
     </div>
     <div>
       <dt>cumulative prompt tokens</dt>
-      <dd id="cumulative">${num(h.cumulativePromptTokens)}</dd>
+      <dd id="cumulative">${num(header.cumulativePromptTokens)}</dd>
     </div>
-    ${sessionCacheFigures(h.cache, h.calls, `/calls${keyQuery(h)}`)}
+    ${sessionCacheFigures(header.cache, header.calls, `/calls${keyQuery(header)}`)}
     <div>
       <dt>version</dt>
-      <dd>${h.version}</dd>
+      <dd>${header.version}</dd>
     </div>
     <div>
       <dt>updated</dt>
-      <dd>${time(h.updatedAt)}</dd>
+      <dd>${time(header.updatedAt)}</dd>
     </div>
   </dl>`;
 }
 
-function sessionTitle(h: SessionHeader, what: string): SafeHtml {
-  return html`<h1>${what} <small>session ${h.sessionId}</small></h1>
+function sessionTitle(header: SessionHeader, what: string): SafeHtml {
+  return html`<h1>${what} <small>session ${header.sessionId}</small></h1>
     <p class="sub">
-      app ${h.appName} · user
-      ${h.userId}${h.agents.length ? ` · agents ${h.agents.join(', ')}` : ''}${h.tags.length ? ` · ${h.tags.join(', ')}` : ''}
+      app ${header.appName} · user
+      ${header.userId}${header.agents.length ? ` · agents ${header.agents.join(', ')}` : ''}${header.tags.length ? ` · ${header.tags.join(', ')}` : ''}
     </p>
-    ${statusBanner(h)}`;
+    ${statusBanner(header)}`;
 }
 
 function scopeBadge(key: string): SafeHtml {
@@ -225,15 +225,15 @@ function scopeBadge(key: string): SafeHtml {
   return html`<span class="scope scope-${scope}">${scope === 'session' ? 'session' : `${scope}:`}</span>`;
 }
 
-function deltaCell(e: SessionEvent | undefined): SafeHtml {
-  if (!e) return html``;
-  const rows = Object.entries(e.delta ?? {}).map(
-    ([k, v]) =>
+function deltaCell(event: SessionEvent | undefined): SafeHtml {
+  if (!event) return html``;
+  const rows = Object.entries(event.delta ?? {}).map(
+    ([key, v]) =>
       html`<li>
-        ${scopeBadge(k)} <code>${k}</code> = <code>${v === null ? '(deleted)' : json(v).slice(0, 300)}</code>
+        ${scopeBadge(key)} <code>${key}</code> = <code>${v === null ? '(deleted)' : json(v).slice(0, 300)}</code>
       </li>`,
   );
-  const inc = Object.entries(e.increments ?? {}).map(
+  const inc = Object.entries(event.increments ?? {}).map(
     ([k, v]) => html`<li>${scopeBadge(k)} <code>${k}</code> += <code>${v}</code></li>`,
   );
   return rows.length || inc.length
@@ -302,19 +302,19 @@ export function eventRows(
   key: SessionKey,
   callIds: ReadonlyMap<string, number>,
 ): SafeHtml {
-  return html`${events.map(({ seq, event: e, error }) =>
-    e
+  return html`${events.map(({ seq, event, error }) =>
+    event
       ? html`<tr
           id="e${seq}"
-          class="ev ev-${e.kind}${e.kind === 'tool-result' && e.isError ? ' ev-tool-error' : ''}${e.kind === 'error' ? ` ev-error-${e.scope}` : ''}"
+          class="ev ev-${event.kind}${event.kind === 'tool-result' && event.isError ? ' ev-tool-error' : ''}${event.kind === 'error' ? ` ev-error-${event.scope}` : ''}"
           data-seq="${seq}"
         >
           <td class="r"><a href="/event${keyQuery(key, { seq })}">${seq}</a></td>
-          <td class="kind">${e.kind}</td>
-          <td>${e.author}</td>
-          <td class="body">${eventBody(e, seq, key, callIds, false)}</td>
-          <td>${deltaCell(e)}</td>
-          <td class="when">${time(e.timestamp)}</td>
+          <td class="kind">${event.kind}</td>
+          <td>${event.author}</td>
+          <td class="body">${eventBody(event, seq, key, callIds, false)}</td>
+          <td>${deltaCell(event)}</td>
+          <td class="when">${time(event.timestamp)}</td>
         </tr>`
       : html`<tr id="e${seq}" class="ev ev-bad" data-seq="${seq}">
           <td class="r">${seq}</td>
@@ -380,16 +380,16 @@ export function timelinePage(
 }
 
 /** One event in full. */
-export function eventPage(h: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<string, number>): SafeHtml {
-  const back = `/session${keyQuery(h, { offset: Math.floor(e.seq / EVENTS_PER_PAGE) * EVENTS_PER_PAGE })}#e${e.seq}`;
-  return html`${sessionTitle(h, `Event ${e.seq}`)}${sessionNav(h, '')}
+export function eventPage(header: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<string, number>): SafeHtml {
+  const back = `/session${keyQuery(header, { offset: Math.floor(e.seq / EVENTS_PER_PAGE) * EVENTS_PER_PAGE })}#e${e.seq}`;
+  return html`${sessionTitle(header, `Event ${e.seq}`)}${sessionNav(header, '')}
     <p><a href="${back}">back to the timeline</a></p>
     ${
       e.event
         ? html`<p class="sub">
               ${e.event.kind} · ${e.event.author} · invocation ${e.event.invocationId} · ${time(e.event.timestamp)}
             </p>
-            <div class="event-full">${eventBody(e.event, e.seq, h, callIds, true)}</div>
+            <div class="event-full">${eventBody(e.event, e.seq, header, callIds, true)}</div>
             <h2>State delta</h2>
             ${deltaCell(e.event)}`
         : pre(e.error ?? 'unreadable')
@@ -398,21 +398,21 @@ export function eventPage(h: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<st
 
 function partsRow(
   label: string,
-  c: CallSummary,
+  call: CallSummary,
   key: SessionKey,
   cache: ReadonlyMap<number, CallCache> | undefined,
 ): SafeHtml {
-  const p = c.entry?.parts;
-  return html`<tr data-call="${c.id}">
-    <td><a class="call" href="/call${keyQuery(key, { call: c.id })}">${label}</a></td>
-    <td>${c.agent}</td>
-    ${PROMPT_PARTS.map((part) => html`<td class="r part-${part}">${p ? num(p[part]) : '–'}</td>`)}
-    <td class="r total">${num(c.promptTokens)}</td>
-    <td class="r">${c.entry?.providerPromptTokens !== undefined ? num(c.entry.providerPromptTokens) : '–'}</td>
-    <td class="r">${num(c.completionTokens)}</td>
-    <td class="r pages">${c.pagedUris.length}</td>
-    ${cache ? callCacheCells(cache.get(c.id)) : ''}
-    <td class="when">${time(c.createdAt)}</td>
+  const parts = call.entry?.parts;
+  return html`<tr data-call="${call.id}">
+    <td><a class="call" href="/call${keyQuery(key, { call: call.id })}">${label}</a></td>
+    <td>${call.agent}</td>
+    ${PROMPT_PARTS.map((part) => html`<td class="r part-${part}">${parts ? num(parts[part]) : '–'}</td>`)}
+    <td class="r total">${num(call.promptTokens)}</td>
+    <td class="r">${call.entry?.providerPromptTokens !== undefined ? num(call.entry.providerPromptTokens) : '–'}</td>
+    <td class="r">${num(call.completionTokens)}</td>
+    <td class="r pages">${call.pagedUris.length}</td>
+    ${cache ? callCacheCells(cache.get(call.id)) : ''}
+    <td class="when">${time(call.createdAt)}</td>
   </tr>`;
 }
 
@@ -443,14 +443,14 @@ function callsTable(
     </thead>
     <tbody>
       ${calls.map(
-        (c, i) =>
+        (call, index) =>
           html`${
-            c.promptTokens === peak
+            call.promptTokens === peak
               ? html`<tr class="peak-mark">
                   <td colspan="${13 + (cache ? CACHE_COLUMNS : 0)}">peak ↓</td>
                 </tr>`
               : ''
-          }${partsRow(`#${offset + i + 1}`, c, key, cache)}`,
+          }${partsRow(`#${offset + index + 1}`, call, key, cache)}`,
       )}
     </tbody>
   </table>`;
@@ -461,15 +461,15 @@ function callsTable(
  * each call's prompt cache (by call id) in columns of its own.
  */
 export function callsPage(
-  h: SessionHeader,
+  header: SessionHeader,
   calls: readonly CallSummary[],
   offset = 0,
   cache?: ReadonlyMap<number, CallCache>,
 ): SafeHtml {
-  const paged = pager(`/calls${keyQuery(h)}`, offset, h.calls, CALLS_PER_PAGE);
-  return html`${sessionTitle(h, 'Model calls')}${sessionNav(h, '/calls')}${sessionFigures(h)}${
+  const paged = pager(`/calls${keyQuery(header)}`, offset, header.calls, CALLS_PER_PAGE);
+  return html`${sessionTitle(header, 'Model calls')}${sessionNav(header, '/calls')}${sessionFigures(header)}${
     calls.length
-      ? html`${paged}${callsTable(calls, h, h.peakPromptTokens, offset, cache)}${paged}`
+      ? html`${paged}${callsTable(calls, header, header.peakPromptTokens, offset, cache)}${paged}`
       : html`<p class="empty">
           This session has no call log: run it with a <code>callLog</code> (for example
           <code>new SqliteCallLog({ database })</code>) to record each call as sent.
@@ -482,13 +482,13 @@ export function callsPage(
  * `offset` on, of `h.calls`); the charts show the same page.
  */
 export function contextPage(
-  h: SessionHeader,
+  header: SessionHeader,
   calls: readonly CallSummary[],
   compactions: readonly number[],
   offset = 0,
 ): SafeHtml {
-  const paged = pager(`/context${keyQuery(h)}`, offset, h.calls, CALLS_PER_PAGE);
-  return html`${sessionTitle(h, 'Context over time')}${sessionNav(h, '/context')}${sessionFigures(h)}${
+  const paged = pager(`/context${keyQuery(header)}`, offset, header.calls, CALLS_PER_PAGE);
+  return html`${sessionTitle(header, 'Context over time')}${sessionNav(header, '/context')}${sessionFigures(header)}${
     calls.length
       ? html`${paged}
           <figure>
@@ -496,7 +496,7 @@ export function contextPage(
               class="chart"
               id="context-chart"
               alt="prompt tokens per call by part"
-              src="/chart/context.svg${keyQuery(h, { offset })}"
+              src="/chart/context.svg${keyQuery(header, { offset })}"
             />
           </figure>
           <figure>
@@ -504,13 +504,13 @@ export function contextPage(
               class="chart"
               id="working-set-chart"
               alt="working set per call"
-              src="/chart/working-set.svg${keyQuery(h, { offset })}"
+              src="/chart/working-set.svg${keyQuery(header, { offset })}"
             />
           </figure>
           <p class="sub">
             ${compactions.length ? `Compactions before calls ${compactions.join(', ')} (red ticks on the axis).` : 'No compactions.'}
           </p>
-          ${callsTable(calls, h, h.peakPromptTokens, offset)}${paged}`
+          ${callsTable(calls, header, header.peakPromptTokens, offset)}${paged}`
       : html`<p class="empty">This session has no call log, so there is nothing to chart.</p>`
   }`;
 }
@@ -524,16 +524,16 @@ function segmentTokens(text: string, model: string): number {
  * with its paged pages, tools, response.
  */
 export function callPage(
-  h: SessionHeader,
-  c: CallDetail,
+  header: SessionHeader,
+  call: CallDetail,
   position: number,
   neighbours: { prev?: number; next?: number },
   cache?: { call: CallCache | undefined; covered: boolean },
 ): SafeHtml {
-  const e = c.entry;
-  const obsStart = latestObservationStart(c.request.items);
-  const item = (it: ContextItem, i: number) => {
-    const part = i >= obsStart ? 'observation' : 'history';
+  const entry = call.entry;
+  const obsStart = latestObservationStart(call.request.items);
+  const item = (it: ContextItem, index: number) => {
+    const part = index >= obsStart ? 'observation' : 'history';
     const label =
       it.type === 'tool-result'
         ? `tool result · ${it.toolName}${it.isError ? ' (error)' : ''}`
@@ -541,39 +541,39 @@ export function callPage(
           ? 'assistant'
           : it.type;
     return html`<li class="item item-${it.type} part-${part}">
-      <div class="meta">${label} · ${part} · ${num(segmentTokens(itemText(it), c.model))} tokens</div>
+      <div class="meta">${label} · ${part} · ${num(segmentTokens(itemText(it), call.model))} tokens</div>
       ${pre(itemText(it))}
     </li>`;
   };
-  const section = (s: InstructionSection, si: number) => {
-    const pages = s.part === 'paged' ? parseFencedPages(s.text).pages : [];
-    return html`<li class="section part-${s.part}">
+  const section = (block: InstructionSection, si: number) => {
+    const pages = block.part === 'paged' ? parseFencedPages(block.text).pages : [];
+    return html`<li class="section part-${block.part}">
       <div class="meta">
-        ${s.part}${s.source ? ` · ${s.source}` : ''} · ${num(segmentTokens(s.text, c.model))}
+        ${block.part}${block.source ? ` · ${block.source}` : ''} · ${num(segmentTokens(block.text, call.model))}
         tokens${pages.length ? ` · ${pages.length} pages` : ''}
       </div>
       ${
         pages.length
           ? html`<ul class="pages">
-                ${pages.map((p, pi) => html`<li><a class="paged-page" href="/page${keyQuery(h, { call: c.id, section: si, i: pi })}">${p.title || p.uri}</a> <code>${p.uri}</code>${p.frame ? ` frame ${p.frame}` : ''}</li>`)}
+                ${pages.map((p, pi) => html`<li><a class="paged-page" href="/page${keyQuery(header, { call: call.id, section: si, i: pi })}">${p.title || p.uri}</a> <code>${p.uri}</code>${p.frame ? ` frame ${p.frame}` : ''}</li>`)}
               </ul>
               <details>
                 <summary>the section as sent (fences included)</summary>
-                ${pre(s.text)}
+                ${pre(block.text)}
               </details>`
-          : pre(s.text)
+          : pre(block.text)
       }
     </li>`;
   };
   // As sent: the sections that stay the same in the system message, the ones that change per step after the history.
-  const indexed = c.request.instruction.map((s, si) => ({ s, si }));
+  const indexed = call.request.instruction.map((s, si) => ({ s, si }));
   const inSystem = indexed.filter(({ s }) => !isPerStep(s));
   const inStepBlock = indexed.filter(({ s }) => isPerStep(s));
-  return html`${sessionTitle(h, `Call #${position}`)}${sessionNav(h, '')}
+  return html`${sessionTitle(header, `Call #${position}`)}${sessionNav(header, '')}
     <p class="sub">
-      agent ${c.agent} · model ${c.model} · invocation ${c.invocationId} · ${time(c.createdAt)}
-      ${neighbours.prev !== undefined ? html`· <a rel="prev" href="/call${keyQuery(h, { call: neighbours.prev })}">previous call</a>` : ''}
-      ${neighbours.next !== undefined ? html`· <a rel="next" href="/call${keyQuery(h, { call: neighbours.next })}">next call</a>` : ''}
+      agent ${call.agent} · model ${call.model} · invocation ${call.invocationId} · ${time(call.createdAt)}
+      ${neighbours.prev !== undefined ? html`· <a rel="prev" href="/call${keyQuery(header, { call: neighbours.prev })}">previous call</a>` : ''}
+      ${neighbours.next !== undefined ? html`· <a rel="next" href="/call${keyQuery(header, { call: neighbours.next })}">next call</a>` : ''}
     </p>
     <h2>Tokens (ledger)</h2>
     <table class="list" id="ledger">
@@ -589,27 +589,27 @@ export function callPage(
       </thead>
       <tbody>
         <tr>
-          ${PROMPT_PARTS.map((p) => html`<td class="r part-${p}">${e ? num(e.parts[p]) : '–'}</td>`)}
-          <td class="r total">${num(c.promptTokens)}</td>
+          ${PROMPT_PARTS.map((p) => html`<td class="r part-${p}">${entry ? num(entry.parts[p]) : '–'}</td>`)}
+          <td class="r total">${num(call.promptTokens)}</td>
           <td class="r provider">
-            ${e?.providerPromptTokens !== undefined ? num(e.providerPromptTokens) : 'not reported'}
+            ${entry?.providerPromptTokens !== undefined ? num(entry.providerPromptTokens) : 'not reported'}
           </td>
-          <td class="r">${num(c.completionTokens)}</td>
+          <td class="r">${num(call.completionTokens)}</td>
           <td class="r">
-            ${e?.providerCompletionTokens !== undefined ? num(e.providerCompletionTokens) : 'not reported'}
+            ${entry?.providerCompletionTokens !== undefined ? num(entry.providerCompletionTokens) : 'not reported'}
           </td>
-          <td class="r">${e ? Math.round(e.modelMs) : '–'}</td>
+          <td class="r">${entry ? Math.round(entry.modelMs) : '–'}</td>
         </tr>
       </tbody>
     </table>
-    ${cache ? callCacheSection(cache.call, cache.covered, `/calls${keyQuery(h, { offset: Math.floor((position - 1) / CALLS_PER_PAGE) * CALLS_PER_PAGE })}`) : ''}
+    ${cache ? callCacheSection(cache.call, cache.covered, `/calls${keyQuery(header, { offset: Math.floor((position - 1) / CALLS_PER_PAGE) * CALLS_PER_PAGE })}`) : ''}
     <h2>Instruction <small>system message · ${inSystem.length} sections</small></h2>
     <ol class="sections">
       ${inSystem.map(({ s, si }) => section(s, si))}
     </ol>
-    <h2>History <small>${c.request.items.length} items</small></h2>
+    <h2>History <small>${call.request.items.length} items</small></h2>
     <ol class="items">
-      ${c.request.items.map(item)}
+      ${call.request.items.map(item)}
     </ol>
     ${
       inStepBlock.length
@@ -621,13 +621,13 @@ export function callPage(
             </ol>`
         : ''
     }
-    <h2>Tools <small>${c.request.tools.length}</small></h2>
+    <h2>Tools <small>${call.request.tools.length}</small></h2>
     <ul class="tools">
-      ${c.request.tools.map(
+      ${call.request.tools.map(
         (t) =>
           html`<li>
             <details>
-              <summary><b>${t.name}</b> · ${num(segmentTokens(toolDefinitionText(t), c.model))} tokens</summary>
+              <summary><b>${t.name}</b> · ${num(segmentTokens(toolDefinitionText(t), call.model))} tokens</summary>
               ${pre(t.description)}${pre(JSON.stringify(t.inputSchema, null, 2), 'args')}
             </details>
           </li>`,
@@ -635,18 +635,18 @@ export function callPage(
     </ul>
     <h2>Response</h2>
     <div class="response">
-      ${c.response.text ? pre(c.response.text) : html`<p class="sub">no text</p>`}${c.response.toolCalls.map((tc) => html`<div class="toolcall">→ <b>${tc.toolName}</b>${pre(json(tc.input), 'args')}</div>`)}
-      <p class="sub">finish reason: ${c.response.finishReason ?? 'not given'}</p>
+      ${call.response.text ? pre(call.response.text) : html`<p class="sub">no text</p>`}${call.response.toolCalls.map((tc) => html`<div class="toolcall">→ <b>${tc.toolName}</b>${pre(json(tc.input), 'args')}</div>`)}
+      <p class="sub">finish reason: ${call.response.finishReason ?? 'not given'}</p>
     </div>`;
 }
 
 /** A page's text, from the store or as it was fenced into a call. */
 export function pagePage(
-  h: SessionHeader,
+  header: SessionHeader,
   page: Pick<PageView, 'uri' | 'title' | 'body'> & Partial<PageView>,
   origin: string,
 ): SafeHtml {
-  return html`${sessionTitle(h, 'Page')}${sessionNav(h, '')}
+  return html`${sessionTitle(header, 'Page')}${sessionNav(header, '')}
     <p class="sub">${origin}</p>
     <dl class="figures">
       <div>
@@ -731,10 +731,10 @@ function markLines(
   to: number,
   out: { parts: SafeHtml[]; kept: number; dropped: number },
 ): void {
-  for (let i = from; i < to; i++) {
-    const line = lines[i]!;
+  for (let lineIndex = from; lineIndex < to; lineIndex++) {
+    const line = lines[lineIndex]!;
     const unit = line.replace(/\s+/g, '').replace(/,$/, '');
-    const sep = i ? '\n' : '';
+    const sep = lineIndex ? '\n' : '';
     if (unit.length <= 3) out.parts.push(html`${sep}${line}`);
     else if (kept.has(unit)) {
       out.kept += 1;
@@ -805,27 +805,27 @@ export const COMPRESSIONS_PER_PAGE = 20;
 
 /** The compressions of a session, a page at a time (`offset` of `total`). */
 export function compressionPage(
-  h: SessionHeader,
+  header: SessionHeader,
   list: readonly CompressionView[],
   offset = 0,
   total = list.length,
 ): SafeHtml {
   const paged =
-    total > COMPRESSIONS_PER_PAGE ? pager(`/compression${keyQuery(h)}`, offset, total, COMPRESSIONS_PER_PAGE) : '';
-  return html`${sessionTitle(h, 'Compression')}${sessionNav(h, '/compression')}${paged}
+    total > COMPRESSIONS_PER_PAGE ? pager(`/compression${keyQuery(header)}`, offset, total, COMPRESSIONS_PER_PAGE) : '';
+  return html`${sessionTitle(header, 'Compression')}${sessionNav(header, '/compression')}${paged}
   ${total === 0 ? html`<p class="empty">No compressed observation or history compaction in this session.</p>` : ''}
   ${list.map(
     (c) =>
       html`<section class="compression compression-${c.kind}" id="${c.anchor}">
         <h2>
-          ${c.title} <small>event <a href="/event${keyQuery(h, { seq: c.seq })}">${c.seq}</a></small>
+          ${c.title} <small>event <a href="/event${keyQuery(header, { seq: c.seq })}">${c.seq}</a></small>
         </h2>
         <p class="sub">
           guideline
           <b class="guideline">${c.guideline ?? 'not recorded'}</b>${c.backend ? ` · backend ${c.backend}` : ''} · ratio
           <b class="ratio">${c.rawTokens ? (c.compressedTokens / c.rawTokens).toFixed(3) : '–'}</b>
           (${c.compressedTokens} of ${c.rawTokens ?? '?'}
-          tokens)${c.handle ? html` · handle <a class="handle" href="/page${keyQuery(h, { uri: c.handle })}"><code>${c.handle}</code></a>` : ''}
+          tokens)${c.handle ? html` · handle <a class="handle" href="/page${keyQuery(header, { uri: c.handle })}"><code>${c.handle}</code></a>` : ''}
         </p>
         <div class="diff">
           <div>
@@ -861,59 +861,60 @@ export function compressionPage(
  * summarized (from and to its bounding event ids), so only those are read, never the whole session.
  */
 export async function collectCompressions(
-  h: SessionHeader,
+  header: SessionHeader,
   matching: readonly SeqEvent[],
   range: (fromEventId: string, toEventId: string) => Promise<readonly SeqEvent[] | undefined>,
   page: (uri: string) => Promise<PageView | undefined>,
 ): Promise<CompressionView[]> {
   const out: CompressionView[] = [];
-  for (const { seq, event: e } of matching) {
+  for (const { seq, event } of matching) {
     // Each step of a large compression (count, index, mark) runs between turns of the event loop.
     await yieldToEventLoop();
-    if (e?.kind === 'tool-result') {
-      const handle = handleOf(e.output);
+    if (event?.kind === 'tool-result') {
+      const handle = handleOf(event.output);
       // A result compressed for an agent without page_in has no handle, but it is a compression all the same.
-      if (!handle && !e.compression && originalTokensOf(e.output) === undefined) continue;
+      if (!handle && !event.compression && originalTokensOf(event.output) === undefined) continue;
       const stored = handle ? await page(handle) : undefined;
-      const compressed = unfenceQuoted(e.output) ?? e.output;
-      const compressedTokens = countTokens(e.output);
+      const compressed = unfenceQuoted(event.output) ?? event.output;
+      const compressedTokens = countTokens(event.output);
       await yieldToEventLoop();
       out.push({
         kind: 'observation',
-        anchor: `h-${encodeURIComponent(e.toolCallId)}`,
-        title: `Observation of ${e.toolName}`,
+        anchor: `h-${encodeURIComponent(event.toolCallId)}`,
+        title: `Observation of ${event.toolName}`,
         raw: stored?.body,
         compressed,
         // The event records how it was compressed; the page's meta says the same for sessions recorded before it did.
         guideline:
-          e.compression?.guideline ?? (typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined),
-        ...(e.compression
-          ? { backend: e.compression.backend }
+          event.compression?.guideline ??
+          (typeof stored?.meta.guideline === 'string' ? stored.meta.guideline : undefined),
+        ...(event.compression
+          ? { backend: event.compression.backend }
           : typeof stored?.meta.compressedBy === 'string'
             ? { backend: stored.meta.compressedBy }
             : {}),
         ...(handle ? { handle } : {}),
         // The page store counted the body when it stored it: no need to count a large raw page again.
-        rawTokens: stored ? stored.tokens : (e.compression?.originalTokens ?? originalTokensOf(e.output)),
+        rawTokens: stored ? stored.tokens : (event.compression?.originalTokens ?? originalTokensOf(event.output)),
         compressedTokens,
         seq,
         ...(stored ? { marked: await highlightKeptYielding(stored.body, compressed) } : {}),
       });
-    } else if (e?.kind === 'compaction') {
-      const events = await range(e.fromEventId, e.toEventId);
+    } else if (event?.kind === 'compaction') {
+      const events = await range(event.fromEventId, event.toEventId);
       const raw = events
         ?.map(({ event: x }) => (x ? `[${x.kind} · ${x.author}] ${eventText(x)}` : '[unreadable]'))
         .join('\n');
-      const compressed = summaryBody(e.summary);
+      const compressed = summaryBody(event.summary);
       out.push({
         kind: 'history',
         anchor: `c-${seq}`,
         title: `History compaction of ${events ? events.length : '?'} events`,
         raw,
         compressed,
-        guideline: e.guideline,
+        guideline: event.guideline,
         rawTokens: raw === undefined ? undefined : countTokens(raw),
-        compressedTokens: countTokens(e.summary),
+        compressedTokens: countTokens(event.summary),
         seq,
         ...(raw !== undefined ? { marked: await highlightKeptYielding(raw, compressed) } : {}),
       });
@@ -928,22 +929,22 @@ function originalTokensOf(output: string): number | undefined {
   return stated === undefined ? undefined : Number(stated);
 }
 
-function eventText(e: SessionEvent): string {
-  switch (e.kind) {
+function eventText(event: SessionEvent): string {
+  switch (event.kind) {
     case 'user':
-      return e.text;
+      return event.text;
     case 'model':
-      return [e.text, ...e.toolCalls.map((c) => `${c.toolName} ${json(c.input)}`)].filter(Boolean).join(' ');
+      return [event.text, ...event.toolCalls.map((c) => `${c.toolName} ${json(c.input)}`)].filter(Boolean).join(' ');
     case 'tool-result':
-      return e.output;
+      return event.output;
     case 'transfer':
-      return `${e.from} → ${e.to}`;
+      return `${event.from} → ${event.to}`;
     case 'escalate':
-      return e.reason;
+      return event.reason;
     case 'compaction':
-      return summaryBody(e.summary);
+      return summaryBody(event.summary);
     case 'error':
-      return `${e.scope} error ${e.code}: ${e.message}`;
+      return `${event.scope} error ${event.code}: ${event.message}`;
   }
 }
 
@@ -988,7 +989,7 @@ const RESULT_COLUMNS: readonly Column<StrategyResult>[] = [
 ];
 
 /** One benchmark folder: results table, charts, and the strategy × task grid. */
-export function runsPage(i: number, r: LoadedRuns): SafeHtml {
+export function runsPage(index: number, r: LoadedRuns): SafeHtml {
   const tasks = [...new Set(r.runs.episodes.map((e) => e.taskId))];
   const strategies = r.runs.params.strategies;
   return html`<h1>${r.runs.scenario} <small>${r.runs.model}</small></h1>
@@ -996,7 +997,7 @@ export function runsPage(i: number, r: LoadedRuns): SafeHtml {
     <h2>Results</h2>
     ${listTable(r.results, RESULT_COLUMNS, { id: 'results' })}
     <h2>Charts</h2>
-    ${r.charts.map((c) => html`<figure><img class="chart" alt="${c}" src="/runs/${i}/chart/${c}.svg" /></figure>`)}
+    ${r.charts.map((c) => html`<figure><img class="chart" alt="${c}" src="/runs/${index}/chart/${c}.svg" /></figure>`)}
     <h2>Episodes <small>strategy × task</small></h2>
     <table class="list grid" id="grid">
       <thead>
@@ -1007,17 +1008,17 @@ export function runsPage(i: number, r: LoadedRuns): SafeHtml {
       </thead>
       <tbody>
         ${tasks.map(
-          (t) =>
+          (task) =>
             html`<tr>
-              <td>${t}</td>
-              ${strategies.map((s) => {
+              <td>${task}</td>
+              ${strategies.map((strategy) => {
                 const cells = r.runs.episodes
                   .map((e, k) => ({ e, k }))
-                  .filter(({ e }) => e.taskId === t && e.strategy === s);
+                  .filter(({ e }) => e.taskId === task && e.strategy === strategy);
                 return html`<td>
                   ${cells.map(({ e, k }) => {
                     const peak = Math.max(0, ...e.ledger.filter((x) => x.kind === 'agent').map((x) => x.promptTokens));
-                    return html`<a class="${e.success ? 'cell ok' : 'cell fail'}" href="/runs/${i}/episode/${k}"
+                    return html`<a class="${e.success ? 'cell ok' : 'cell fail'}" href="/runs/${index}/episode/${k}"
                       >${e.success ? '✓' : '✗'} ${peak.toLocaleString('en-US')}${e.n !== null ? ` (N ${e.n})` : ''}</a
                     > `;
                   })}
@@ -1052,24 +1053,24 @@ const EPISODE_CALL_COLUMNS: readonly Column<LedgerRow>[] = [
 ];
 
 /** One episode of a benchmark: its answer and the ledger of its calls. */
-export function episodePage(i: number, r: LoadedRuns, k: number): SafeHtml {
-  const e = r.runs.episodes[k]!;
-  return html`<h1>Episode ${k} <small>${e.strategy} · ${e.taskId}</small></h1>
-    <p><a href="/runs/${i}">back to ${r.runs.scenario}</a></p>
+export function episodePage(index: number, run: LoadedRuns, episodeIndex: number): SafeHtml {
+  const episode = run.runs.episodes[episodeIndex]!;
+  return html`<h1>Episode ${episodeIndex} <small>${episode.strategy} · ${episode.taskId}</small></h1>
+    <p><a href="/runs/${index}">back to ${run.runs.scenario}</a></p>
     <p class="sub">
-      ${e.success ? 'success' : 'failure'}${e.windowFailure ? ' · context window exceeded' : ''} ·
-      ${Math.round(e.wallMs)} ms${e.n !== null ? ` · N ${e.n}` : ''}
+      ${episode.success ? 'success' : 'failure'}${episode.windowFailure ? ' · context window exceeded' : ''} ·
+      ${Math.round(episode.wallMs)} ms${episode.n !== null ? ` · N ${episode.n}` : ''}
     </p>
     ${
-      e.error
+      episode.error
         ? html`<h2>Error</h2>
-            ${pre(e.error)}`
+            ${pre(episode.error)}`
         : ''
     }
     <h2>Answer</h2>
-    ${pre(e.answer)}
-    <h2>Calls <small>${e.ledger.length}</small></h2>
-    ${listTable(e.ledger, EPISODE_CALL_COLUMNS, { id: 'episode-calls', rowClass: (x) => `kind-${x.kind}` })}`;
+    ${pre(episode.answer)}
+    <h2>Calls <small>${episode.ledger.length}</small></h2>
+    ${listTable(episode.ledger, EPISODE_CALL_COLUMNS, { id: 'episode-calls', rowClass: (x) => `kind-${x.kind}` })}`;
 }
 
 /** An error page. */

@@ -21,8 +21,8 @@ describe('PostgreSQL URL resolution (no server needed)', () => {
     let err: unknown;
     try {
       resolveDatabaseUrl(undefined, {});
-    } catch (e) {
-      err = e;
+    } catch (error) {
+      err = error;
     }
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toMatch(/PAGEWISE_DATABASE_URL/);
@@ -66,12 +66,12 @@ if (!url) {
   const schema = uniqueSchema('stores');
   const schemas = [schema];
   const fresh = (label: string): string => {
-    const s = uniqueSchema(label);
-    schemas.push(s);
-    return s;
+    const schemaName = uniqueSchema(label);
+    schemas.push(schemaName);
+    return schemaName;
   };
   afterAll(async () => {
-    for (const s of schemas) await dropSchema(url, s);
+    for (const schemaName of schemas) await dropSchema(url, schemaName);
   });
 
   sessionStoreContract('postgres', async () => new PgSessionStore({ url, schema }), {
@@ -84,8 +84,8 @@ if (!url) {
 
   describe('PostgreSQL migrations', () => {
     it('applies every migration on first use, once, even with several workers starting together', async () => {
-      const s = fresh('migrate');
-      const dbs = Array.from({ length: 4 }, () => openPgDatabase({ url, schema: s }));
+      const schemaName = fresh('migrate');
+      const dbs = Array.from({ length: 4 }, () => openPgDatabase({ url, schema: schemaName }));
       const results = await Promise.all(dbs.map((db) => db.migrate()));
       expect(results.flatMap((r) => r.applied).sort()).toEqual(PG_MIGRATIONS.map((m) => m.version));
       expect(results.every((r) => r.version === LATEST_PG_SCHEMA)).toBe(true);
@@ -95,8 +95,8 @@ if (!url) {
     });
 
     it('with migrate: false, refuses an unmigrated schema and says to run `pagewise db migrate`', async () => {
-      const s = fresh('nomig');
-      const store = new PgSessionStore({ url, schema: s, migrate: false });
+      const schemaName = fresh('nomig');
+      const store = new PgSessionStore({ url, schema: schemaName, migrate: false });
       const err = await store.listSessions({ appName: 'a' }).catch((e: unknown) => e);
       await store.close();
       expect(err).toBeInstanceOf(ConfigurationError);
@@ -104,14 +104,14 @@ if (!url) {
     });
 
     it('reads a schema that version 3 left (one row per event with its key strings), then appends, lists and deletes', async () => {
-      const s = fresh('v3');
+      const schemaName = fresh('v3');
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      await client.query(`CREATE SCHEMA ${s}; SET search_path = ${s}`);
+      await client.query(`CREATE SCHEMA ${schemaName}; SET search_path = ${schemaName}`);
       await client.query('CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
-      for (const m of PG_MIGRATIONS.filter((x) => x.version <= 3)) {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations VALUES ($1, 1)', [m.version]);
+      for (const migration of PG_MIGRATIONS.filter((x) => x.version <= 3)) {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations VALUES ($1, 1)', [migration.version]);
       }
       const event = (id: string, text: string): SessionEvent => ({
         kind: 'user',
@@ -132,19 +132,19 @@ if (!url) {
         ['v', 'theirs', theirs],
       ];
       for (const [userId, sessionId, events] of rows)
-        for (const [seq, e] of events.entries())
+        for (const [seq, sessionEvent] of events.entries())
           await client.query('INSERT INTO events VALUES ($1, $2, $3, $4, $5, $6, $7)', [
             'old',
             userId,
             sessionId,
             seq,
-            e.id,
-            JSON.stringify(e),
+            sessionEvent.id,
+            JSON.stringify(sessionEvent),
             SESSION_SCHEMA_VERSION,
           ]);
       await client.end();
 
-      const store = new PgSessionStore({ url, schema: s });
+      const store = new PgSessionStore({ url, schema: schemaName });
       const session = (await store.getSession({ appName: 'old', userId: 'u', sessionId: 'mine' }))!;
       expect(session.events).toEqual(mine);
       expect(session.state).toEqual({ topic: 'x' });
@@ -171,13 +171,13 @@ if (!url) {
     });
 
     it('keeps each schema apart', async () => {
-      const a = new PgSessionStore({ url, schema: fresh('iso_a') });
-      const b = new PgSessionStore({ url, schema: fresh('iso_b') });
-      await a.createSession({ appName: 'iso', userId: 'u', sessionId: 'only-in-a' });
-      expect(await b.listSessions({ appName: 'iso' })).toEqual([]);
-      expect(await a.listSessions({ appName: 'iso' })).toHaveLength(1);
-      await a.close();
-      await b.close();
+      const first = new PgSessionStore({ url, schema: fresh('iso_a') });
+      const second = new PgSessionStore({ url, schema: fresh('iso_b') });
+      await first.createSession({ appName: 'iso', userId: 'u', sessionId: 'only-in-a' });
+      expect(await second.listSessions({ appName: 'iso' })).toEqual([]);
+      expect(await first.listSessions({ appName: 'iso' })).toHaveLength(1);
+      await first.close();
+      await second.close();
     });
   });
 
@@ -191,18 +191,21 @@ if (!url) {
 
     it('refuses to read a session written by an unknown schema version', async () => {
       const store = new PgSessionStore({ url, schema });
-      const s = await store.createSession({ appName: 'pg-only', userId: 'u' });
-      await raw('UPDATE sessions SET schema_version = 99 WHERE session_id = $1', [s.sessionId]);
-      await expect(store.getSession(s)).rejects.toThrow(/schema version 99/);
-      await raw('UPDATE sessions SET schema_version = $2 WHERE session_id = $1', [s.sessionId, SESSION_SCHEMA_VERSION]);
-      expect((await store.getSession(s))?.sessionId).toBe(s.sessionId);
+      const session = await store.createSession({ appName: 'pg-only', userId: 'u' });
+      await raw('UPDATE sessions SET schema_version = 99 WHERE session_id = $1', [session.sessionId]);
+      await expect(store.getSession(session)).rejects.toThrow(/schema version 99/);
+      await raw('UPDATE sessions SET schema_version = $2 WHERE session_id = $1', [
+        session.sessionId,
+        SESSION_SCHEMA_VERSION,
+      ]);
+      expect((await store.getSession(session))?.sessionId).toBe(session.sessionId);
       await store.close();
     });
 
     it('reports a corrupt event record as a StorageError naming the session', async () => {
       const store = new PgSessionStore({ url, schema });
-      const s = await store.createSession({ appName: 'pg-only', userId: 'u' });
-      await store.appendEvent(s, {
+      const session = await store.createSession({ appName: 'pg-only', userId: 'u' });
+      await store.appendEvent(session, {
         kind: 'user',
         id: 'e1',
         invocationId: 'i',
@@ -212,38 +215,38 @@ if (!url) {
       });
       await raw(
         `UPDATE event_rows SET body = '{"kind":"nope"}' WHERE sid = (SELECT sid FROM sessions WHERE session_id = $1)`,
-        [s.sessionId],
+        [session.sessionId],
       );
-      const err = await store.getSession(s).catch((e: unknown) => e);
+      const err = await store.getSession(session).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(StorageError);
-      expect((err as Error).message).toContain(s.sessionId);
+      expect((err as Error).message).toContain(session.sessionId);
       await store.close();
     });
 
     it('lets exactly one of two pools win a race on the same session version', async () => {
-      const a = new PgSessionStore({ url, schema });
-      const b = new PgSessionStore({ url, schema });
-      const s = await a.createSession({ appName: 'pg-only', userId: 'race' });
-      const copies = [(await a.getSession(s))!, (await b.getSession(s))!];
+      const first = new PgSessionStore({ url, schema });
+      const second = new PgSessionStore({ url, schema });
+      const session = await first.createSession({ appName: 'pg-only', userId: 'race' });
+      const copies = [(await first.getSession(session))!, (await second.getSession(session))!];
       const results = await Promise.allSettled(
-        copies.map((c, i) =>
-          (i === 0 ? a : b).appendEvent(c, {
+        copies.map((copy, index) =>
+          (index === 0 ? first : second).appendEvent(copy, {
             kind: 'user',
-            id: `r${i}`,
+            id: `r${index}`,
             invocationId: 'i',
             author: 'user',
             timestamp: 1,
-            text: `w${i}`,
-            delta: { w: i },
+            text: `w${index}`,
+            delta: { w: index },
           }),
         ),
       );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
       expect(lost.reason).toBeInstanceOf(VersionConflictError);
-      expect((await a.getSession(s))?.events).toHaveLength(1);
-      await a.close();
-      await b.close();
+      expect((await first.getSession(session))?.events).toHaveLength(1);
+      await first.close();
+      await second.close();
     });
 
     const ev = (text: string, extra: Partial<SessionEvent> = {}): SessionEvent =>
@@ -259,22 +262,24 @@ if (!url) {
 
     it('appendEventsLocked reloads a stale session under the locks, builds, appends, and makes other writers wait', async () => {
       const store = new PgSessionStore({ url, schema });
-      const s = await store.createSession({ appName: 'pg-lock', userId: 'u' });
-      const stale = (await store.getSession(s))!;
+      const session = await store.createSession({ appName: 'pg-lock', userId: 'u' });
+      const stale = (await store.getSession(session))!;
       stale.state['temp:keep'] = 1;
-      await store.appendEvent(s, ev('first', { delta: { 'user:n': 1 } }));
+      await store.appendEvent(session, ev('first', { delta: { 'user:n': 1 } }));
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       const order: string[] = [];
       const locked = store.appendEventsLocked(stale, ['user:n'], async () => {
         order.push('build');
         await gate;
-        const n = stale.state['user:n'] as number;
-        return [ev('locked', { delta: { 'user:n': n + 1 }, reads: { 'user:n': stale.sharedVersions!['user:n']! } })];
+        const count = stale.state['user:n'] as number;
+        return [
+          ev('locked', { delta: { 'user:n': count + 1 }, reads: { 'user:n': stale.sharedVersions!['user:n']! } }),
+        ];
       });
       await new Promise((r) => setTimeout(r, 50));
       // Another writer of the same session and key: it must wait for the lock, then find the version moved.
-      const other = store.appendEvent(s, ev('other', { delta: { 'user:n': 100 } })).then(
+      const other = store.appendEvent(session, ev('other', { delta: { 'user:n': 100 } })).then(
         () => order.push('other ok'),
         (e: unknown) => order.push(e instanceof VersionConflictError ? 'other conflict' : 'other failed'),
       );
@@ -286,7 +291,7 @@ if (!url) {
       expect(order).toEqual(['build', 'other conflict']);
       expect(stale.state).toMatchObject({ 'user:n': 2, 'temp:keep': 1 });
       expect(stale.version).toBe(2);
-      expect((await store.getSession(s))?.events.map((e) => (e.kind === 'user' ? e.text : ''))).toEqual([
+      expect((await store.getSession(session))?.events.map((e) => (e.kind === 'user' ? e.text : ''))).toEqual([
         'first',
         'locked',
       ]);
@@ -309,13 +314,13 @@ if (!url) {
         inputSchema: z.object({}),
         execute: async (_args, ctx) => {
           runs += 1;
-          const n = (ctx.state.get<number>('user:count') ?? 0) as number;
+          const count = (ctx.state.get<number>('user:count') ?? 0) as number;
           if (runs <= 3) {
             const fresh = (await store.getSession(other))!;
             await store.appendEvent(fresh, ev('elsewhere', { increments: { 'user:count': 1 } }));
           }
-          ctx.state.set('user:count', n + 1);
-          return `now ${n + 1}`;
+          ctx.state.set('user:count', count + 1);
+          return `now ${count + 1}`;
         },
       });
       const model = scriptedModel([{ toolCalls: [{ toolName: 'bump', input: {} }] }, 'done']);

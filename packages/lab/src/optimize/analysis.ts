@@ -77,9 +77,10 @@ export function contrastivePairs(
 ): ContrastivePair[] {
   const pairs: ContrastivePair[] = [];
   for (const task of tasks) {
-    const u = uncompressed.get(task.id);
-    const c = compressed.get(task.id);
-    if (u?.success === true && c?.success === false) pairs.push({ task, uncompressed: u, compressed: c });
+    const uncompressedRun = uncompressed.get(task.id);
+    const compressedRun = compressed.get(task.id);
+    if (uncompressedRun?.success === true && compressedRun?.success === false)
+      pairs.push({ task, uncompressed: uncompressedRun, compressed: compressedRun });
   }
   return pairs;
 }
@@ -126,16 +127,17 @@ const OPEN_MAP_MAX_COVERAGE = 0.5;
  */
 export function openMapNormalizer(traces: readonly Pick<EpisodeTrace, 'fields'>[]): (path: string) => string {
   const occurrences = new Map<string, number>();
-  for (const t of traces) {
-    for (const [path, s] of Object.entries(t.fields))
-      if (!path.startsWith('line:')) occurrences.set(path, (occurrences.get(path) ?? 0) + s.kept + s.lost);
+  for (const trace of traces) {
+    for (const [path, fieldStats] of Object.entries(trace.fields))
+      if (!path.startsWith('line:'))
+        occurrences.set(path, (occurrences.get(path) ?? 0) + fieldStats.kept + fieldStats.lost);
   }
   const children = new Map<string, number[]>();
-  for (const [path, n] of occurrences) {
+  for (const [path, count] of occurrences) {
     const at = path.lastIndexOf('.');
     if (at < 0) continue;
     const parent = path.slice(0, at);
-    children.set(parent, [...(children.get(parent) ?? []), n]);
+    children.set(parent, [...(children.get(parent) ?? []), count]);
   }
   const open = new Set<string>();
   for (const [parent, counts] of children) {
@@ -156,7 +158,7 @@ export function normalizeFields(
   normalize: (path: string) => string,
 ): Record<string, FieldStats> {
   const out: Record<string, FieldStats> = {};
-  for (const [path, s] of Object.entries(fields)) mergeFieldStats(out, { [normalize(path)]: s });
+  for (const [path, fieldStats] of Object.entries(fields)) mergeFieldStats(out, { [normalize(path)]: fieldStats });
   return out;
 }
 
@@ -167,20 +169,24 @@ function lostIn(fields: Readonly<Record<string, FieldStats>>, values: ReadonlySe
 }
 
 function divergence(pair: ContrastivePair): string {
-  const a = pair.uncompressed.toolCalls;
-  const b = pair.compressed.toolCalls;
-  for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
-    const x = a[i];
-    const y = b[i];
-    if (x && y && x.toolName === y.toolName && x.input === y.input) continue;
-    const repeat = y !== undefined && b.slice(0, i).some((c) => c.toolName === y.toolName && c.input === y.input);
-    const theirs = x ? `the uncompressed run called ${x.toolName}` : 'the uncompressed run had answered';
-    const ours = y
-      ? `the compressed run called ${y.toolName}${repeat ? ' again with the same arguments (a repeat)' : ''}`
+  const theirCalls = pair.uncompressed.toolCalls;
+  const ourCalls = pair.compressed.toolCalls;
+  for (let index = 0; index < Math.max(theirCalls.length, ourCalls.length); index += 1) {
+    const theirCall = theirCalls[index];
+    const ourCall = ourCalls[index];
+    if (theirCall && ourCall && theirCall.toolName === ourCall.toolName && theirCall.input === ourCall.input) continue;
+    const repeat =
+      ourCall !== undefined &&
+      ourCalls.slice(0, index).some((c) => c.toolName === ourCall.toolName && c.input === ourCall.input);
+    const theirs = theirCall
+      ? `the uncompressed run called ${theirCall.toolName}`
+      : 'the uncompressed run had answered';
+    const ours = ourCall
+      ? `the compressed run called ${ourCall.toolName}${repeat ? ' again with the same arguments (a repeat)' : ''}`
       : 'the compressed run answered';
-    return `At tool call ${i + 1}, ${theirs}; ${ours}.`;
+    return `At tool call ${index + 1}, ${theirs}; ${ours}.`;
   }
-  return `Both runs made the same ${a.length} tool calls; the compressed run answered wrongly from what its context held.`;
+  return `Both runs made the same ${theirCalls.length} tool calls; the compressed run answered wrongly from what its context held.`;
 }
 
 /**
@@ -262,9 +268,9 @@ export function weighFields(
     const key = `${field}\u0000${rule}`;
     if (seen.has(key)) return;
     seen.add(key);
-    const c = counts.get(rule) ?? { failed: 0, succeeded: 0, fact: 0, variable: 0 };
-    c[field] += 1;
-    counts.set(rule, c);
+    const tally = counts.get(rule) ?? { failed: 0, succeeded: 0, fact: 0, variable: 0 };
+    tally[field] += 1;
+    counts.set(rule, tally);
   };
   const ruleOf = (path: string) => (path.startsWith('line:') ? path : ruleForPath(path));
   const normalize = openMapNormalizer([...pairs.map((p) => p.compressed), ...succeeded]);
@@ -274,33 +280,33 @@ export function weighFields(
     const facts = new Set(values.facts.filter((f) => missing.has(f)));
     const variables = new Set([...runVariables(pair.uncompressed)].filter((v) => missing.has(v)));
     const seen = new Set<string>();
-    for (const [path, s] of Object.entries(normalizeFields(pair.compressed.fields, normalize))) {
+    for (const [path, fieldStats] of Object.entries(normalizeFields(pair.compressed.fields, normalize))) {
       const rule = ruleOf(path);
-      if (rule === undefined || s.lost === 0) continue;
+      if (rule === undefined || fieldStats.lost === 0) continue;
       bump(rule, 'failed', seen);
-      if (s.lostValues.some((v) => facts.has(v))) bump(rule, 'fact', seen);
-      if (s.lostValues.some((v) => variables.has(v))) bump(rule, 'variable', seen);
+      if (fieldStats.lostValues.some((v) => facts.has(v))) bump(rule, 'fact', seen);
+      if (fieldStats.lostValues.some((v) => variables.has(v))) bump(rule, 'variable', seen);
     }
   }
   for (const trace of succeeded) {
     const seen = new Set<string>();
-    for (const [path, s] of Object.entries(normalizeFields(trace.fields, normalize))) {
+    for (const [path, fieldStats] of Object.entries(normalizeFields(trace.fields, normalize))) {
       const rule = ruleOf(path);
-      if (rule !== undefined && s.lost > 0) bump(rule, 'succeeded', seen);
+      if (rule !== undefined && fieldStats.lost > 0) bump(rule, 'succeeded', seen);
     }
   }
   const weights: FieldWeight[] = [];
-  for (const [rule, c] of counts) {
-    const w = {
+  for (const [rule, tally] of counts) {
+    const losses = {
       rule,
-      lostInFailed: share(c.failed, pairs.length),
-      lostInSucceeded: share(c.succeeded, succeeded.length),
-      factLoss: share(c.fact, pairs.length),
-      variableLoss: share(c.variable, pairs.length),
+      lostInFailed: share(tally.failed, pairs.length),
+      lostInSucceeded: share(tally.succeeded, succeeded.length),
+      factLoss: share(tally.fact, pairs.length),
+      variableLoss: share(tally.variable, pairs.length),
     };
-    const weight = 2 * w.factLoss + w.variableLoss + w.lostInFailed - w.lostInSucceeded;
-    if (weight > 0 && (w.factLoss > 0 || w.variableLoss > 0 || w.lostInFailed > w.lostInSucceeded))
-      weights.push({ ...w, weight });
+    const weight = 2 * losses.factLoss + losses.variableLoss + losses.lostInFailed - losses.lostInSucceeded;
+    if (weight > 0 && (losses.factLoss > 0 || losses.variableLoss > 0 || losses.lostInFailed > losses.lostInSucceeded))
+      weights.push({ ...losses, weight });
   }
   return weights.sort((a, b) => b.weight - a.weight || (a.rule < b.rule ? -1 : 1));
 }
@@ -350,30 +356,34 @@ export function compressionAnalysis(
   const needed = new Set<string>();
   const stats = new Map<string, { tokens: number; kept: number; values: Set<string>; needed: boolean }>();
   const normalize = openMapNormalizer(cases.map((c) => c.compressed));
-  for (const c of cases) {
+  for (const example of cases) {
     const values = new Set([
-      ...c.values.facts,
-      ...runVariables(c.compressed),
-      ...(c.uncompressed ? runVariables(c.uncompressed) : []),
+      ...example.values.facts,
+      ...runVariables(example.compressed),
+      ...(example.uncompressed ? runVariables(example.uncompressed) : []),
     ]);
-    const answer = c.compressed.answer.toLowerCase();
-    for (const [path, s] of Object.entries(normalizeFields(c.compressed.fields, normalize))) {
-      if (path.startsWith('line:') || s.kept === 0) continue;
+    const answer = example.compressed.answer.toLowerCase();
+    for (const [path, fieldStats] of Object.entries(normalizeFields(example.compressed.fields, normalize))) {
+      if (path.startsWith('line:') || fieldStats.kept === 0) continue;
       const entry = stats.get(path) ?? { tokens: 0, kept: 0, values: new Set<string>(), needed: false };
-      entry.tokens += s.keptTokens;
-      entry.kept += s.kept;
-      for (const v of s.keptValues) entry.values.add(v);
-      if (s.keptValues.some((v) => values.has(v) || (v.length >= 3 && containsWord(answer, v)))) entry.needed = true;
+      entry.tokens += fieldStats.keptTokens;
+      entry.kept += fieldStats.kept;
+      for (const value of fieldStats.keptValues) entry.values.add(value);
+      if (fieldStats.keptValues.some((v) => values.has(v) || (v.length >= 3 && containsWord(answer, v))))
+        entry.needed = true;
       stats.set(path, entry);
     }
   }
-  for (const [path, s] of stats) {
+  for (const [path, pathStats] of stats) {
     const key = lastKey(path);
     // A constant (one value everywhere: a country, an empty list) says nothing, so it is no state.
-    const state = s.kept >= STATE_MIN_OCCURRENCES && s.values.size >= 2 && s.values.size <= STATE_MAX_VALUES;
-    const boolean = [...s.values].every((v) => v === 'true' || v === 'false');
+    const state =
+      pathStats.kept >= STATE_MIN_OCCURRENCES &&
+      pathStats.values.size >= 2 &&
+      pathStats.values.size <= STATE_MAX_VALUES;
+    const boolean = [...pathStats.values].every((v) => v === 'true' || v === 'false');
     const forced = rules.jsonKeepFields.some((r) => ruleMatchesPath(r, path));
-    if (s.needed || ID_KEY.test(key) || state || boolean || forced) needed.add(path);
+    if (pathStats.needed || ID_KEY.test(key) || state || boolean || forced) needed.add(path);
   }
   const paths = [...stats.keys()];
   const unneeded = paths.filter((p) => !needed.has(p));
@@ -389,9 +399,9 @@ export function compressionAnalysis(
   }
   // A rule inside another chosen rule adds nothing.
   const rulesList = [...chosen].filter(
-    (r) =>
+    (rule) =>
       ![...chosen].some(
-        (o) => o !== r && unneeded.filter((p) => ruleMatchesPath(r, p)).every((p) => ruleMatchesPath(o, p)),
+        (o) => o !== rule && unneeded.filter((p) => ruleMatchesPath(rule, p)).every((p) => ruleMatchesPath(o, p)),
       ),
   );
   const unneededRules = rulesList
@@ -417,10 +427,10 @@ export function unneededFields(cases: Parameters<typeof compressionAnalysis>[0],
 /** The deterministic compression-step feedback on one successful run: what it kept and never used. */
 export function analyzeSuccess(trace: EpisodeTrace, unneeded: readonly FieldCost[]): CompressionFeedback {
   const kept = unneeded
-    .map((u) => ({
-      rule: u.rule,
+    .map((cost) => ({
+      rule: cost.rule,
       tokens: Object.entries(trace.fields)
-        .filter(([path]) => ruleMatchesPath(u.rule, path))
+        .filter(([path]) => ruleMatchesPath(cost.rule, path))
         .reduce((sum, [, s]) => sum + s.keptTokens, 0),
     }))
     .filter((u) => u.tokens > 0);

@@ -116,25 +116,26 @@ export function buildReport(
       peak += replay.peakTokens;
       cumulative += replay.cumulativeTokens;
       calls += replay.calls;
-      for (const [tool, n] of Object.entries(replay.toolTokens)) toolTokens.set(tool, (toolTokens.get(tool) ?? 0) + n);
+      for (const [tool, tokens] of Object.entries(replay.toolTokens))
+        toolTokens.set(tool, (toolTokens.get(tool) ?? 0) + tokens);
       if (none >= 0)
-        for (const [tool, n] of Object.entries(replays[ti]![none]!.toolTokens))
-          baseTokens.set(tool, (baseTokens.get(tool) ?? 0) + n);
+        for (const [tool, tokens] of Object.entries(replays[ti]![none]!.toolTokens))
+          baseTokens.set(tool, (baseTokens.get(tool) ?? 0) + tokens);
       for (const outcome of replay.outcomes) {
         const use = analysis.uses[outcome.use]!;
         uses += 1;
         weighted += weight;
         if (outcome.present) weightedPresent += weight;
         else lost += 1;
-        const t = toolUses.get(use.toolName) ?? { uses: 0, lost: 0 };
-        t.uses += 1;
-        if (!outcome.present) t.lost += 1;
-        toolUses.set(use.toolName, t);
+        const perTool = toolUses.get(use.toolName) ?? { uses: 0, lost: 0 };
+        perTool.uses += 1;
+        if (!outcome.present) perTool.lost += 1;
+        toolUses.set(use.toolName, perTool);
         const key = `${use.toolName}\0${use.value.field}`;
-        const f = fields.get(key) ?? { tool: use.toolName, field: use.value.field, uses: 0, lost: 0, recall: 1 };
-        f.uses += 1;
-        if (!outcome.present) f.lost += 1;
-        fields.set(key, f);
+        const perField = fields.get(key) ?? { tool: use.toolName, field: use.value.field, uses: 0, lost: 0, recall: 1 };
+        perField.uses += 1;
+        if (!outcome.present) perField.lost += 1;
+        fields.set(key, perField);
         if (!outcome.present)
           losses.push({
             trace: analysis.trace.id,
@@ -149,27 +150,27 @@ export function buildReport(
           });
       }
     });
-    for (const f of fields.values()) f.recall = ratioOr(f.uses - f.lost, f.uses, 1);
+    for (const perField of fields.values()) perField.recall = ratioOr(perField.uses - perField.lost, perField.uses, 1);
     const fieldList = [...fields.values()].sort(
       (a, b) => b.lost - a.lost || b.uses - a.uses || a.field.localeCompare(b.field),
     );
     const fieldLost = new Map(fieldList.map((f) => [`${f.tool}\0${f.field}`, f.lost]));
     losses.sort(
-      (a, b) =>
-        b.weight - a.weight ||
-        (fieldLost.get(`${b.tool}\0${b.field}`) ?? 0) - (fieldLost.get(`${a.tool}\0${a.field}`) ?? 0) ||
-        a.trace.localeCompare(b.trace) ||
-        a.step - b.step,
+      (left, right) =>
+        right.weight - left.weight ||
+        (fieldLost.get(`${right.tool}\0${right.field}`) ?? 0) - (fieldLost.get(`${left.tool}\0${left.field}`) ?? 0) ||
+        left.trace.localeCompare(right.trace) ||
+        left.step - right.step,
     );
     const tools = [...new Set([...baseTokens.keys(), ...toolTokens.keys(), ...toolUses.keys()])].map((tool) => {
       const tokens = toolTokens.get(tool) ?? 0;
-      const u = toolUses.get(tool) ?? { uses: 0, lost: 0 };
+      const perTool = toolUses.get(tool) ?? { uses: 0, lost: 0 };
       return {
         tool,
         tokens,
         tokensSaved: 1 - ratioOr(tokens, baseTokens.get(tool) ?? 0, 1),
-        uses: u.uses,
-        recall: ratioOr(u.uses - u.lost, u.uses, 1),
+        uses: perTool.uses,
+        recall: ratioOr(perTool.uses - perTool.lost, perTool.uses, 1),
       };
     });
     tools.sort((a, b) => b.tokens - a.tokens || a.tool.localeCompare(b.tool));
@@ -193,9 +194,9 @@ export function buildReport(
     } satisfies StrategySummary;
   });
   const baseline = none >= 0 ? summaries[none] : undefined;
-  for (const s of summaries) {
-    s.peakSaved = baseline ? 1 - ratioOr(s.peakTokens, baseline.peakTokens, 1) : 0;
-    s.tokensSaved = baseline ? 1 - ratioOr(s.cumulativeTokens, baseline.cumulativeTokens, 1) : 0;
+  for (const summary of summaries) {
+    summary.peakSaved = baseline ? 1 - ratioOr(summary.peakTokens, baseline.peakTokens, 1) : 0;
+    summary.tokensSaved = baseline ? 1 - ratioOr(summary.cumulativeTokens, baseline.cumulativeTokens, 1) : 0;
   }
   return {
     traces: analyses.length,
@@ -209,9 +210,9 @@ export function buildReport(
 }
 
 function callsBefore(analysis: TraceAnalysis, index: number): number {
-  let n = 0;
-  for (const [i, call] of analysis.callNumber) if (i < index) n = Math.max(n, call);
-  return n;
+  let latest = 0;
+  for (const [position, call] of analysis.callNumber) if (position < index) latest = Math.max(latest, call);
+  return latest;
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
@@ -229,28 +230,32 @@ export function replayMarkdown(report: ReplayReport, options: { losses?: number;
     '| strategy | | peak tokens | saved | cumulative tokens | saved | used-later recall | weighted recall | lost |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   );
-  for (const s of report.strategies)
+  for (const strategy of report.strategies)
     lines.push(
-      `| ${s.name} | ${s.baseline ? 'baseline' : s.kind} | ${s.peakTokens} | ${pct(s.peakSaved)} | ${s.cumulativeTokens} | ${pct(s.tokensSaved)} | ${pct(s.recall)} | ${s.weightedRecall === undefined ? '–' : pct(s.weightedRecall)} | ${s.lost} |`,
+      `| ${strategy.name} | ${strategy.baseline ? 'baseline' : strategy.kind} | ${strategy.peakTokens} | ${pct(strategy.peakSaved)} | ${strategy.cumulativeTokens} | ${pct(strategy.tokensSaved)} | ${pct(strategy.recall)} | ${strategy.weightedRecall === undefined ? '–' : pct(strategy.weightedRecall)} | ${strategy.lost} |`,
     );
-  for (const s of report.strategies) {
-    if (s.kind === 'none') continue;
+  for (const strategy of report.strategies) {
+    if (strategy.kind === 'none') continue;
     lines.push(
       '',
-      `## ${s.name}`,
+      `## ${strategy.name}`,
       '',
       '| tool | tokens | saved | uses | recall |',
       '| --- | ---: | ---: | ---: | ---: |',
     );
-    for (const t of s.tools)
-      lines.push(`| ${cell(t.tool)} | ${t.tokens} | ${pct(t.tokensSaved)} | ${t.uses} | ${pct(t.recall)} |`);
-    const lostFields = s.fields.filter((f) => f.lost > 0).slice(0, options.fields ?? 10);
+    for (const tool of strategy.tools)
+      lines.push(
+        `| ${cell(tool.tool)} | ${tool.tokens} | ${pct(tool.tokensSaved)} | ${tool.uses} | ${pct(tool.recall)} |`,
+      );
+    const lostFields = strategy.fields.filter((f) => f.lost > 0).slice(0, options.fields ?? 10);
     if (lostFields.length > 0) {
       lines.push('', '| tool | field | uses | lost | recall |', '| --- | --- | ---: | ---: | ---: |');
-      for (const f of lostFields)
-        lines.push(`| ${cell(f.tool)} | ${cell(f.field)} | ${f.uses} | ${f.lost} | ${pct(f.recall)} |`);
+      for (const field of lostFields)
+        lines.push(
+          `| ${cell(field.tool)} | ${cell(field.field)} | ${field.uses} | ${field.lost} | ${pct(field.recall)} |`,
+        );
     }
-    const losses = s.worstLosses.slice(0, options.losses ?? 5);
+    const losses = strategy.worstLosses.slice(0, options.losses ?? 5);
     if (losses.length > 0) {
       lines.push(
         '',
@@ -259,9 +264,9 @@ export function replayMarkdown(report: ReplayReport, options: { losses?: number;
         '| trace | step | tool | field | value | kept instead |',
         '| --- | ---: | --- | --- | --- | --- |',
       );
-      for (const l of losses)
+      for (const loss of losses)
         lines.push(
-          `| ${cell(l.trace)} | ${l.step} | ${cell(l.tool)} | ${cell(l.field)} | ${cell(l.value)} | ${cell(l.keptInstead.slice(0, 120))} |`,
+          `| ${cell(loss.trace)} | ${loss.step} | ${cell(loss.tool)} | ${cell(loss.field)} | ${cell(loss.value)} | ${cell(loss.keptInstead.slice(0, 120))} |`,
         );
     }
   }
@@ -272,13 +277,13 @@ export function replayMarkdown(report: ReplayReport, options: { losses?: number;
 export function replaySummaryTable(report: ReplayReport): string {
   const rows = [
     ['strategy', 'peak saved', 'tokens saved', 'recall', 'weighted', 'lost'],
-    ...report.strategies.map((s) => [
-      `${s.name}${s.baseline ? ' (baseline)' : ''}`,
-      pct(s.peakSaved),
-      pct(s.tokensSaved),
-      pct(s.recall),
-      s.weightedRecall === undefined ? '–' : pct(s.weightedRecall),
-      String(s.lost),
+    ...report.strategies.map((strategy) => [
+      `${strategy.name}${strategy.baseline ? ' (baseline)' : ''}`,
+      pct(strategy.peakSaved),
+      pct(strategy.tokensSaved),
+      pct(strategy.recall),
+      strategy.weightedRecall === undefined ? '–' : pct(strategy.weightedRecall),
+      String(strategy.lost),
     ]),
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));

@@ -26,10 +26,10 @@ export interface Rng {
 // Murmur3's finaliser: spreads a 32-bit seed over all bits so that neighbouring seeds (1, 2, 3...)
 // start from unrelated generator states.
 function mix32(value: number): number {
-  let h = value >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  let hash = value >>> 0;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
 }
 
 /**
@@ -41,21 +41,21 @@ function mix32(value: number): number {
  * rng.int(1, 6); // the same sequence of dice on every run
  */
 export function createRng(seed: number): Rng {
-  let a = mix32(seed);
-  let b = mix32(seed + 0x9e3779b9);
-  let c = mix32(seed + 0x3c6ef372);
-  let d = mix32(seed + 0xdaa66d2b) | 1;
+  let first = mix32(seed);
+  let second = mix32(seed + 0x9e3779b9);
+  let third = mix32(seed + 0x3c6ef372);
+  let counter = mix32(seed + 0xdaa66d2b) | 1;
   const next = (): number => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
+    const output = (((first + second) | 0) + counter) | 0;
+    counter = (counter + 1) | 0;
+    first = second ^ (second >>> 9);
+    second = (third + (third << 3)) | 0;
+    third = (third << 21) | (third >>> 11);
+    third = (third + output) | 0;
+    return (output >>> 0) / 4294967296;
   };
   // The first outputs still carry traces of the seeding; drop them.
-  for (let i = 0; i < 12; i++) next();
+  for (let skipped = 0; skipped < 12; skipped++) next();
   const rng: Rng = {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
@@ -66,9 +66,9 @@ export function createRng(seed: number): Rng {
     },
     shuffle<T>(items: readonly T[]): T[] {
       const out = [...items];
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [out[i], out[j]] = [out[j] as T, out[i] as T];
+      for (let index = out.length - 1; index > 0; index--) {
+        const other = Math.floor(next() * (index + 1));
+        [out[index], out[other]] = [out[other] as T, out[index] as T];
       }
       return out;
     },
@@ -478,8 +478,8 @@ const MIN_PROSE_CHARS = 5_500;
 const MAX_PROSE_CHARS = 8_200;
 
 function nextQuarter(quarter: string): string {
-  const [year, q] = quarter.split('-Q').map(Number) as [number, number];
-  return q === 4 ? `${year + 1}-Q1` : `${year}-Q${q + 1}`;
+  const [year, quarterNumber] = quarter.split('-Q').map(Number) as [number, number];
+  return quarterNumber === 4 ? `${year + 1}-Q1` : `${year}-Q${quarterNumber + 1}`;
 }
 
 function generateKpis(rng: Rng, segment: string): Kpis {
@@ -509,11 +509,11 @@ function fill(template: string, slots: Slots): string {
 
 function paragraphs(rng: Rng, sentences: readonly string[]): string[] {
   const out: string[] = [];
-  let i = 0;
-  while (i < sentences.length) {
+  let position = 0;
+  while (position < sentences.length) {
     const size = rng.int(3, 5);
-    out.push(sentences.slice(i, i + size).join(' '));
-    i += size;
+    out.push(sentences.slice(position, position + size).join(' '));
+    position += size;
   }
   return out;
 }
@@ -590,7 +590,7 @@ function generateReport(seed: number, index: number, idWidth: number): Report {
     sections[section].splice(at, 0, sentence);
     chars += sentence.length + 1;
   };
-  for (const section of FILLER_SECTIONS) for (let i = 0; i < 2; i++) addFiller(section);
+  for (const section of FILLER_SECTIONS) for (let round = 0; round < 2; round++) addFiller(section);
   const target = rng.int(MIN_PROSE_CHARS, MAX_PROSE_CHARS);
   while (chars < target) {
     const open = FILLER_SECTIONS.filter((s) => pools[s].length > 0);
@@ -624,20 +624,20 @@ function generateReport(seed: number, index: number, idWidth: number): Report {
 }
 
 /**
- * Generates `n` reports from `seed`. The same seed always gives the same corpus, and report `i` does not
- * depend on `n` (except for the zero padding of ids beyond 9,999 reports), so a small corpus is a
+ * Generates `count` reports from `seed`. The same seed always gives the same corpus, and report `i` does not
+ * depend on `count` (except for the zero padding of ids beyond 9,999 reports), so a small corpus is a
  * prefix of a larger one.
  *
  * @example
  * const reports = generateReports(100, 7);
  * reports[0].id; // 'report-0001'
  */
-export function generateReports(n: number, seed: number): Report[] {
-  if (!Number.isInteger(n) || n < 0)
-    throw new RangeError(`generateReports needs a non-negative integer count, got ${n}`);
-  const width = Math.max(4, String(n).length);
+export function generateReports(count: number, seed: number): Report[] {
+  if (!Number.isInteger(count) || count < 0)
+    throw new RangeError(`generateReports needs a non-negative integer count, got ${count}`);
+  const width = Math.max(4, String(count).length);
   const reports: Report[] = [];
-  for (let i = 0; i < n; i++) reports.push(generateReport(seed, i, width));
+  for (let index = 0; index < count; index++) reports.push(generateReport(seed, index, width));
   return reports;
 }
 
@@ -656,19 +656,21 @@ export interface CorpusManifest {
 }
 
 /**
- * Generates `n` reports from `seed`, writes each body to `<dir>/<id>.md` and a `manifest.json` listing
+ * Generates `count` reports from `seed`, writes each body to `<dir>/<id>.md` and a `manifest.json` listing
  * ids, uris and titles, and returns the reports (with their KPIs, for computing gold answers).
  */
-export async function writeCorpus(dir: string, n: number, seed: number): Promise<Report[]> {
-  const reports = generateReports(n, seed);
+export async function writeCorpus(dir: string, count: number, seed: number): Promise<Report[]> {
+  const reports = generateReports(count, seed);
   await mkdir(dir, { recursive: true });
   // Bounded batches: thousands of simultaneous opens can exceed the process's file descriptor limit.
-  for (let i = 0; i < reports.length; i += 64) {
-    await Promise.all(reports.slice(i, i + 64).map((r) => writeFile(join(dir, `${r.id}.md`), r.body, 'utf8')));
+  for (let batchStart = 0; batchStart < reports.length; batchStart += 64) {
+    await Promise.all(
+      reports.slice(batchStart, batchStart + 64).map((r) => writeFile(join(dir, `${r.id}.md`), r.body, 'utf8')),
+    );
   }
   const manifest: CorpusManifest = {
     seed,
-    count: n,
+    count,
     reports: reports.map(({ id, uri, title }) => ({ id, uri, title })),
   };
   await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, 'utf8');

@@ -204,9 +204,9 @@ function spacedRow(line: string): string[] | undefined {
   if (/\d\.$/.test(line.trim())) return undefined;
   const tokens = line.trim().split(/\s+/);
   const values: string[] = [];
-  let i = tokens.length - 1;
-  for (; i >= 0; i -= 1) {
-    const token = tokens[i]!;
+  let tokenIndex = tokens.length - 1;
+  for (; tokenIndex >= 0; tokenIndex -= 1) {
+    const token = tokens[tokenIndex]!;
     if (/^[$€£¥]$/.test(token) && values.length > 0) {
       values[0] = `${token}${values[0]}`;
       continue;
@@ -215,7 +215,7 @@ function spacedRow(line: string): string[] | undefined {
     values.unshift(token);
   }
   const label = tokens
-    .slice(0, i + 1)
+    .slice(0, tokenIndex + 1)
     .join(' ')
     .replace(/[:\s]+$/, '');
   if (values.length === 0) return undefined;
@@ -266,10 +266,10 @@ export function periodHeader(line: string): string[] | undefined {
  * periods or labels; else a header of periods printed below it.
  */
 function headerAbove(lines: readonly string[], at: number): string[] | undefined {
-  for (let i = at - 1; i >= Math.max(0, at - 80); i -= 1) {
-    const line = lines[i]!.trim();
+  for (let lineIndex = at - 1; lineIndex >= Math.max(0, at - 80); lineIndex -= 1) {
+    const line = lines[lineIndex]!.trim();
     // A header of periods, on this line or spread over the lines around it.
-    const block = blockHeader(lines, i);
+    const block = blockHeader(lines, lineIndex);
     if (block) return block;
     const dates = dateHeader(line) ?? periodHeader(line);
     if (dates) return dates;
@@ -278,8 +278,8 @@ function headerAbove(lines: readonly string[], at: number): string[] | undefined
     if (YEAR.test(line)) {
       // A run of year lines, one column each, ends here; collect it upwards.
       const years = [line];
-      let j = i - 1;
-      while (j >= 0 && YEAR.test(lines[j]!.trim())) years.unshift(lines[j--]!.trim());
+      let aboveIndex = lineIndex - 1;
+      while (aboveIndex >= 0 && YEAR.test(lines[aboveIndex]!.trim())) years.unshift(lines[aboveIndex--]!.trim());
       if (years.length >= 2) return years;
     }
   }
@@ -305,9 +305,9 @@ const UNIT_SIGN = /(?:[$€£¥]|\b[A-Z]{3})\s?(?:'000|000s)|(?:[$€£¥]|\b[A-
 function unitAbove(lines: readonly string[], at: number): string | undefined {
   // Nearest above first; a statement page states its scale once under its title, however long the table.
   const order = [...Array(at + 1).keys()].map((k) => at - k);
-  for (let i = at + 1; i < lines.length; i += 1) order.push(i);
-  for (const i of order) {
-    const line = lines[i]!;
+  for (let lineIndex = at + 1; lineIndex < lines.length; lineIndex += 1) order.push(lineIndex);
+  for (const lineIndex of order) {
+    const line = lines[lineIndex]!;
     const phrase = UNIT_PHRASE.exec(line);
     if (phrase) return phrase[1]!.toLowerCase().replace(/s$/, '');
     const sign = UNIT_SIGN.exec(line);
@@ -362,30 +362,30 @@ const isRule = (cell: string) => /^:?-{2,}:?$/.test(cell);
  */
 function wordHeaders(lines: readonly string[]): Map<number, string[]> {
   const out = new Map<number, string[]>();
-  let i = 0;
-  while (i < lines.length) {
-    const header = delimitedCells(lines[i]!);
+  let lineIndex = 0;
+  while (lineIndex < lines.length) {
+    const header = delimitedCells(lines[lineIndex]!);
     const named = header?.filter((cell) => cell !== '') ?? [];
     const isHeader =
       header !== undefined &&
       named.length >= 2 &&
       !named.some((cell) => isRule(cell) || isValueLine(cell) || YEAR.test(cell));
     if (!isHeader) {
-      i += 1;
+      lineIndex += 1;
       continue;
     }
-    let j = i + 1;
+    let rowIndex = lineIndex + 1;
     const rows: number[] = [];
-    for (; j < lines.length; j += 1) {
-      const cells = delimitedCells(lines[j]!);
+    for (; rowIndex < lines.length; rowIndex += 1) {
+      const cells = delimitedCells(lines[rowIndex]!);
       if (!cells || cells.every((cell) => cell === '')) break;
-      rows.push(j);
+      rows.push(rowIndex);
     }
     if (rows.some((row) => !delimitedCells(lines[row]!)!.every((cell) => cell === '' || isRule(cell)))) {
-      out.set(i, []);
+      out.set(lineIndex, []);
       for (const row of rows) out.set(row, header);
     }
-    i = Math.max(j, i + 1);
+    lineIndex = Math.max(rowIndex, lineIndex + 1);
   }
   return out;
 }
@@ -399,10 +399,10 @@ function namedRowText(cells: readonly string[], header: readonly string[]): stri
   const labelAt = cells.findIndex((cell) => cell !== '');
   const offset = header.length === cells.length ? 0 : labelAt === 0 && header.length === cells.length - 1 ? 1 : -1;
   const pairs: string[] = [];
-  for (let k = labelAt + 1; k < cells.length; k += 1) {
-    const value = cells[k]!;
+  for (let cellIndex = labelAt + 1; cellIndex < cells.length; cellIndex += 1) {
+    const value = cells[cellIndex]!;
     if (value === '') continue;
-    const column = offset >= 0 ? header[k - offset] : undefined;
+    const column = offset >= 0 ? header[cellIndex - offset] : undefined;
     pairs.push(column ? `${column}: ${value}` : value);
   }
   const text = `${cells[labelAt]}: ${pairs.join(' | ')}`;
@@ -427,52 +427,66 @@ function candidatesOf(body: string): Candidate[] {
   const out: Candidate[] = [];
   const rowLines = new Set<number>();
   const named = wordHeaders(lines);
-  for (let i = 0; i < lines.length; i += 1) {
-    const line = lines[i]!.trim();
-    const header = named.get(i);
+  for (let lineIndex = 0; lineIndex < lines.length; lineIndex += 1) {
+    const line = lines[lineIndex]!.trim();
+    const header = named.get(lineIndex);
     if (header !== undefined) {
       // The header line labels the rows below and answers nothing alone; a rule line under it is layout.
-      rowLines.add(i);
+      rowLines.add(lineIndex);
       const cells = delimitedCells(line)!;
       if (header.length === 0 || cells.every((cell) => cell === '' || isRule(cell))) continue;
       const text = namedRowText(cells, header);
       const label = cells.find((cell) => cell !== '');
-      out.push({ text: clip(text), ...(label ? { label } : {}), firstLine: i, lastLine: i, words: wordSet(text) });
+      out.push({
+        text: clip(text),
+        ...(label ? { label } : {}),
+        firstLine: lineIndex,
+        lastLine: lineIndex,
+        words: wordSet(text),
+      });
       continue;
     }
     if (line === '' || isValueLine(line)) continue;
     if (dateHeader(line) ?? periodHeader(line) ?? (isPeriodLine(line) || undefined)) {
       // A header of dates or periods labels the columns below; alone it answers nothing.
-      rowLines.add(i);
+      rowLines.add(lineIndex);
       continue;
     }
     const cells = cellsOf(line) ?? spacedRow(line);
     if (cells && YEAR.test(cells[1] ?? '') && cells.slice(1).every((cell) => YEAR.test(cell) || cell === '%')) {
       // A header row (years as columns) labels the rows below; alone it answers nothing.
-      rowLines.add(i);
+      rowLines.add(lineIndex);
       continue;
     }
     if (cells && cells.slice(1).some((cell) => isValueLine(cell))) {
-      const header = headerAbove(lines, i);
-      const start = labelStart(lines, i, cells[0]!, rowLines);
-      const label = [...lines.slice(start, i).map((l) => l.trim()), cells[0]!].join(' ');
+      const header = headerAbove(lines, lineIndex);
+      const start = labelStart(lines, lineIndex, cells[0]!, rowLines);
+      const label = [...lines.slice(start, lineIndex).map((l) => l.trim()), cells[0]!].join(' ');
       const text = rowText(label, cells.slice(1), header);
-      const row = tableRow(lines, i, label, cells.slice(1), header);
-      out.push({ text: clip(text), label, row, firstLine: start, lastLine: i, words: wordSet(`${label} ${text}`) });
-      for (let k = start; k <= i; k += 1) rowLines.add(k);
+      const row = tableRow(lines, lineIndex, label, cells.slice(1), header);
+      out.push({
+        text: clip(text),
+        label,
+        row,
+        firstLine: start,
+        lastLine: lineIndex,
+        words: wordSet(`${label} ${text}`),
+      });
+      for (let rowLine = start; rowLine <= lineIndex; rowLine += 1) rowLines.add(rowLine);
       continue;
     }
     // A label alone on its line followed by value lines: one row of a table as PDF text extraction lays it out.
-    let j = i + 1;
+    let valueEnd = lineIndex + 1;
     const values: string[] = [];
-    while (j < lines.length && values.length < MAX_ROW_VALUES && isValueLine(lines[j]!)) values.push(lines[j++]!);
+    while (valueEnd < lines.length && values.length < MAX_ROW_VALUES && isValueLine(lines[valueEnd]!))
+      values.push(lines[valueEnd++]!);
     if (values.length > 0 && !values.every((v) => YEAR.test(v.trim())) && line.length <= 120) {
-      const header = headerAbove(lines, i);
+      const header = headerAbove(lines, lineIndex);
       const label = line.replace(/[:\s]+$/, '');
       const text = rowText(label, values, header);
-      const row = tableRow(lines, i, label, values, header);
-      out.push({ text: clip(text), label, row, firstLine: i, lastLine: j - 1, words: wordSet(text) });
-      for (let k = i; k < j; k += 1) rowLines.add(k);
+      const row = tableRow(lines, lineIndex, label, values, header);
+      out.push({ text: clip(text), label, row, firstLine: lineIndex, lastLine: valueEnd - 1, words: wordSet(text) });
+      for (let rowLine = lineIndex; rowLine < valueEnd; rowLine += 1) rowLines.add(rowLine);
     }
   }
   // Sentences of the prose: paragraphs are runs of non-blank lines that are not table rows.
@@ -485,10 +499,10 @@ function candidatesOf(body: string): Candidate[] {
     }
     start = -1;
   };
-  for (let i = 0; i <= lines.length; i += 1) {
-    const line = lines[i];
-    if (line === undefined || line.trim() === '' || rowLines.has(i) || isValueLine(line)) flush(i);
-    else if (start < 0) start = i;
+  for (let lineIndex = 0; lineIndex <= lines.length; lineIndex += 1) {
+    const line = lines[lineIndex];
+    if (line === undefined || line.trim() === '' || rowLines.has(lineIndex) || isValueLine(line)) flush(lineIndex);
+    else if (start < 0) start = lineIndex;
   }
   return out;
 }
@@ -502,14 +516,14 @@ function citationOf(source: PassageSource, first: number, last: number): string 
 }
 
 /**
- * The `k` passages of `sources` that best match `question`, best first. Term weights come from how rare a term is
+ * The `limit` passages of `sources` that best match `question`, best first. Term weights come from how rare a term is
  * among the candidate passages (a term every row has tells none apart); a passage scores the share of the
  * question's weight it holds. Passages that hold none of the terms are never returned.
  *
  * @example
  * findPassages('What were total sales in 2019?', [{ uri: 'q3.pdf#4', body: 'Total sales\n$1,496.5\n$1,202.9' }], 3);
  */
-export function findPassages(question: string, sources: readonly PassageSource[], k: number): Passage[] {
+export function findPassages(question: string, sources: readonly PassageSource[], limit: number): Passage[] {
   const query = understandQuestion(question);
   const terms = query.terms;
   if (terms.length === 0) return [];
@@ -551,10 +565,10 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     const words = candidate.words;
     let matched = 0;
     let total = 0;
-    for (const [term, w] of weight) {
+    for (const [term, termWeight] of weight) {
       if (named.has(term)) continue;
-      total += w;
-      if (words.has(term)) matched += w;
+      total += termWeight;
+      if (words.has(term)) matched += termWeight;
     }
     if (matched === 0) continue;
     const phrase = pairs.length ? phraseShare(candidate.text, pairs) * PHRASE_WEIGHT : 0;
@@ -578,7 +592,7 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   return scored
     .map((passage, order) => ({ passage, order }))
     .sort((a, b) => b.passage.score - a.passage.score || a.order - b.order)
-    .slice(0, Math.max(0, k))
+    .slice(0, Math.max(0, limit))
     .map(({ passage }) => passage);
 }
 
@@ -619,9 +633,9 @@ function pageMatches(
     }
     const skip = named.get(fileOfUri(source.uri.replace(/^file:/, '')));
     let score = 0;
-    for (const [term, w] of weight) {
+    for (const [term, termWeight] of weight) {
       const tf = counts.get(term) ?? 0;
-      if (tf > 0 && !skip?.has(term)) score += (w * tf * (PAGE_K1 + 1)) / (tf + PAGE_K1);
+      if (tf > 0 && !skip?.has(term)) score += (termWeight * tf * (PAGE_K1 + 1)) / (tf + PAGE_K1);
     }
     return score;
   });
@@ -644,8 +658,8 @@ export function labelWords(label: string): string[] {
 function questionPairs(text: string, terms: ReadonlySet<string>): string[] {
   const words = wordTokens(text).map(canonicalTerm);
   const pairs: string[] = [];
-  for (let i = 0; i + 1 < words.length; i += 1)
-    if (terms.has(words[i]!) || terms.has(words[i + 1]!)) pairs.push(` ${words[i]} ${words[i + 1]} `);
+  for (let index = 0; index + 1 < words.length; index += 1)
+    if (terms.has(words[index]!) || terms.has(words[index + 1]!)) pairs.push(` ${words[index]} ${words[index + 1]} `);
   return pairs;
 }
 
@@ -655,8 +669,8 @@ function phraseShare(text: string, pairs: readonly string[]): number {
   return pairs.filter((pair) => sequence.includes(pair)).length / pairs.length;
 }
 
-/** Keeps the `k` best of several lists of passages (e.g. one list a batch), best first, without duplicates. */
-export function mergePassages(lists: readonly (readonly Passage[])[], k: number): Passage[] {
+/** Keeps the `limit` best of several lists of passages (e.g. one list a batch), best first, without duplicates. */
+export function mergePassages(lists: readonly (readonly Passage[])[], limit: number): Passage[] {
   const seen = new Set<string>();
   const merged: Passage[] = [];
   for (const passage of lists.flat().sort((a, b) => b.score - a.score)) {
@@ -665,7 +679,7 @@ export function mergePassages(lists: readonly (readonly Passage[])[], k: number)
     seen.add(key);
     merged.push(passage);
   }
-  return merged.slice(0, Math.max(0, k));
+  return merged.slice(0, Math.max(0, limit));
 }
 
 /**
