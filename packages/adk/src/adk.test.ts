@@ -41,11 +41,11 @@ const reportStep: ScriptedStep = ({ view, options }) => {
   const decision = reportOfflinePolicy.decide(view);
   return {
     ...(decision.text ? { text: decision.text } : {}),
-    toolCalls: (decision.toolCalls ?? []).map((c) => {
-      if (c.toolName !== 'transfer_to_agent') return c;
+    toolCalls: (decision.toolCalls ?? []).map((call) => {
+      if (call.toolName !== 'transfer_to_agent') return call;
       const declared = options.tools?.find((t) => t.name === 'transfer_to_agent');
       const props = Object.keys((declared?.type === 'function' && declared.inputSchema.properties) || {});
-      return { ...c, input: { [props[0] ?? 'agent_name']: (c.input as { agent_name: string }).agent_name } };
+      return { ...call, input: { [props[0] ?? 'agent_name']: (call.input as { agent_name: string }).agent_name } };
     }),
   };
 };
@@ -62,9 +62,9 @@ function figures(calls: readonly LanguageModelV3CallOptions[]) {
 }
 
 function escalation(events: readonly Event[]): string | undefined {
-  for (const e of events)
-    for (const p of e.content?.parts ?? [])
-      if (p.functionCall?.name === 'escalate') return String((p.functionCall.args as { reason: string }).reason);
+  for (const event of events)
+    for (const part of event.content?.parts ?? [])
+      if (part.functionCall?.name === 'escalate') return String((part.functionCall.args as { reason: string }).reason);
   return undefined;
 }
 
@@ -116,15 +116,16 @@ describe('pagewise/adk: instruction paging on ADK', () => {
 
     const stored = (await sessionService.getSession({ appName: 'adk-paging', userId: 'u1', sessionId: session.id }))!;
     const json = JSON.stringify(stored.events);
-    for (const r of reports) {
-      const table = JSON.stringify(r.body.slice(r.body.indexOf('## Key figures'))).slice(1, -1);
-      expect(json.includes(table), r.uri).toBe(false);
-      const sentence = JSON.stringify(r.body.split('\n').find((l) => l.length > 120)!).slice(1, -1);
-      expect(json.includes(sentence), r.uri).toBe(false);
+    for (const report of reports) {
+      const table = JSON.stringify(report.body.slice(report.body.indexOf('## Key figures'))).slice(1, -1);
+      expect(json.includes(table), report.uri).toBe(false);
+      const sentence = JSON.stringify(report.body.split('\n').find((l) => l.length > 120)!).slice(1, -1);
+      expect(json.includes(sentence), report.uri).toBe(false);
     }
     // The model did read them: every body reached some request, in the step block after the history only.
     const blocks = scripted.calls.map((c) => viewPrompt(c).stepBlock).join('\n');
-    for (const r of reports.slice(0, 20)) expect(blocks).toContain(r.body.split('\n').find((l) => l.length > 120));
+    for (const report of reports.slice(0, 20))
+      expect(blocks).toContain(report.body.split('\n').find((l) => l.length > 120));
     // temp: keys (working set, plan) are gone from what ADK stored; the durable result is there.
     expect(Object.keys(stored.state).filter((k) => k.startsWith('temp:'))).toEqual([]);
     expect(json).not.toContain('temp:');
@@ -197,12 +198,12 @@ describe('pagewise/adk: compression plugin', () => {
     const runner = new AdkRunner({ appName: 'adk-obs', agent, sessionService, plugins: [plugin] });
     const session = await sessionService.createSession({ appName: 'adk-obs', userId: 'u' });
     const events: Event[] = [];
-    for await (const e of runner.runAsync({
+    for await (const event of runner.runAsync({
       userId: 'u',
       sessionId: session.id,
       newMessage: { role: 'user', parts: [{ text: 'Which warehouses hold widgets?' }] },
     }))
-      events.push(e);
+      events.push(event);
     scripted.assertComplete();
     // The model saw the compressed text without the fact, then the raw text after following the handle.
     expect(seenOutput).toMatch(/^\[pagewise\] Compressed from \d+ tokens/m);
@@ -222,22 +223,22 @@ describe('pagewise/adk: compression plugin', () => {
     expect(await paging.body(uri, session.id)).toBe(text);
     expect(brokenPairs(scripted.calls)).toBeUndefined();
     // Every function call ADK stored has its response right after it.
-    stored.events.forEach((e, i) => {
-      for (const p of e.content?.parts ?? [])
-        if (p.functionCall)
-          expect(stored.events[i + 1]?.content?.parts?.some((q) => q.functionResponse?.id === p.functionCall!.id)).toBe(
-            true,
-          );
+    stored.events.forEach((event, index) => {
+      for (const part of event.content?.parts ?? [])
+        if (part.functionCall)
+          expect(
+            stored.events[index + 1]?.content?.parts?.some((q) => q.functionResponse?.id === part.functionCall!.id),
+          ).toBe(true);
     });
   });
 
   it('history processors keep tool call/result pairs intact in the requests ADK sends', async () => {
     const steps: ScriptedStep[] = [];
-    for (let i = 0; i < 6; i++)
+    for (let index = 0; index < 6; index++)
       steps.push({
         toolCalls: [
-          { toolName: 'echo', input: { n: i } },
-          { toolName: 'echo', input: { n: 100 + i } },
+          { toolName: 'echo', input: { n: index } },
+          { toolName: 'echo', input: { n: 100 + index } },
         ],
       });
     steps.push('done');

@@ -22,31 +22,31 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const mine: SessionKey = { appName: 'a', userId: 'u', sessionId: 'mine' };
 const theirs: SessionKey = { appName: 'a', userId: 'u', sessionId: 'theirs' };
-const base = (tag: string, i: number) => ({
-  id: `${tag}-${i}`,
+const base = (tag: string, index: number) => ({
+  id: `${tag}-${index}`,
   invocationId: 'inv',
   author: 'a',
-  timestamp: 1_700_000_000_000 + i,
+  timestamp: 1_700_000_000_000 + index,
 });
 
 /**
  * Events of a session: questions, tool results (every fifth an error; every third written raw after its row, as
  * text with quotes and line breaks is) and a run error every seventh.
  */
-function eventsOf(tag: string, n: number): SessionEvent[] {
-  return Array.from({ length: n }, (_, i): SessionEvent => {
-    if (i % 7 === 6)
-      return { ...base(tag, i), kind: 'error', scope: 'run', code: 'unknown', message: `failed ${tag} ${i}` };
-    if (i % 2)
+function eventsOf(tag: string, count: number): SessionEvent[] {
+  return Array.from({ length: count }, (_, index): SessionEvent => {
+    if (index % 7 === 6)
+      return { ...base(tag, index), kind: 'error', scope: 'run', code: 'unknown', message: `failed ${tag} ${index}` };
+    if (index % 2)
       return {
-        ...base(tag, i),
+        ...base(tag, index),
         kind: 'tool-result',
-        toolCallId: `c${i}`,
+        toolCallId: `c${index}`,
         toolName: 'get',
-        output: i % 3 === 0 ? `result ${tag} ${i}:\n{"rows": [0,1]}\n` : `result ${tag} ${i}`,
-        isError: i % 5 === 0,
+        output: index % 3 === 0 ? `result ${tag} ${index}:\n{"rows": [0,1]}\n` : `result ${tag} ${index}`,
+        isError: index % 5 === 0,
       };
-    return { ...base(tag, i), kind: 'user', text: `question ${tag} ${i}` };
+    return { ...base(tag, index), kind: 'user', text: `question ${tag} ${index}` };
   });
 }
 
@@ -61,26 +61,26 @@ function oldFile(version: 5 | 6): string {
   const raw = new Database(file);
   migrate(raw, version);
   const insertSession = raw.prepare('INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, 2)');
-  for (const [k, events] of sessions)
-    insertSession.run(k.appName, k.userId, k.sessionId, '{}', events.length, 1, events.at(-1)!.timestamp);
+  for (const [key, events] of sessions)
+    insertSession.run(key.appName, key.userId, key.sessionId, '{}', events.length, 1, events.at(-1)!.timestamp);
   const sids =
     version === 6
-      ? sessions.map(([k]) =>
+      ? sessions.map(([key]) =>
           Number(
             raw
               .prepare('INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?)')
-              .run(k.appName, k.userId, k.sessionId).lastInsertRowid,
+              .run(key.appName, key.userId, key.sessionId).lastInsertRowid,
           ),
         )
       : [];
   const v5 = version === 5 ? raw.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, 2)') : undefined;
   const v6 = version === 6 ? raw.prepare('INSERT INTO event_rows VALUES (?, ?, ?, 2)') : undefined;
   for (let seq = 0; seq < Math.max(...sessions.map(([, e]) => e.length)); seq++)
-    sessions.forEach(([k, events], i) => {
-      const e = events[seq];
-      if (!e) return;
-      if (v6) v6.run(sids[i], seq, encodeEvent(e));
-      else v5!.run(k.appName, k.userId, k.sessionId, seq, e.id, JSON.stringify(e));
+    sessions.forEach(([key, events], sessionIndex) => {
+      const event = events[seq];
+      if (!event) return;
+      if (v6) v6.run(sids[sessionIndex], seq, encodeEvent(event));
+      else v5!.run(key.appName, key.userId, key.sessionId, seq, event.id, JSON.stringify(event));
     });
   raw.close();
   return file;
@@ -92,8 +92,8 @@ async function currentFile(): Promise<string> {
   const store = new SqliteSessionStore({ path: file });
   const live = await Promise.all(sessions.map(([k]) => store.createSession(k)));
   for (let from = 0; from < 45; from += 5)
-    for (const [i, [, events]] of sessions.entries())
-      if (from < events.length) await store.appendEvents(live[i]!, events.slice(from, from + 5));
+    for (const [sessionIndex, [, events]] of sessions.entries())
+      if (from < events.length) await store.appendEvents(live[sessionIndex]!, events.slice(from, from + 5));
   await store.close();
   return file;
 }
@@ -104,20 +104,20 @@ async function answers(file: string) {
   try {
     const list = await data.listSessions({}, 0, 10);
     const perSession = [];
-    for (const [k] of sessions) {
+    for (const [key] of sessions) {
       const needles = ['question', 'failed'];
-      const matching = await data.eventsMatching(k, needles, { offset: 3, limit: 4 });
+      const matching = await data.eventsMatching(key, needles, { offset: 3, limit: 4 });
       // The time of creation is the clock's when the store wrote the session, not the test's.
-      const { createdAt, ...header } = (await data.session(k, { errors: true }))!;
+      const { createdAt, ...header } = (await data.session(key, { errors: true }))!;
       expect(createdAt).toBeGreaterThan(0);
       perSession.push({
         header,
-        version: await data.version(k),
-        first: (await data.events(k, 0, 3)).map((e) => [e.seq, e.event?.id]),
-        window: (await data.events(k, 27, 5)).map((e) => [e.seq, e.event?.id]),
+        version: await data.version(key),
+        first: (await data.events(key, 0, 3)).map((e) => [e.seq, e.event?.id]),
+        window: (await data.events(key, 27, 5)).map((e) => [e.seq, e.event?.id]),
         matching: matching.map((e) => [e.seq, e.event?.id]),
-        counted: [await data.countMatching(k, needles), await data.countMatching(k, needles, 20)],
-        range: (await data.eventRange(k, `${k.sessionId}-4`, `${k.sessionId}-9`))?.map((e) => e.event?.id),
+        counted: [await data.countMatching(key, needles), await data.countMatching(key, needles, 20)],
+        range: (await data.eventRange(key, `${key.sessionId}-4`, `${key.sessionId}-9`))?.map((e) => e.event?.id),
       });
     }
     const rows = list.rows.map((r) => [r.sessionId, r.eventCount, r.errors, r.status, r.preview]);
@@ -137,19 +137,19 @@ describe('the inspector on each event layout', () => {
       expect({ ...old, layout: 'columns' }).toEqual(current);
     }
     // Read from the rows as written, not from what the queries share.
-    const [m, t] = current.perSession;
+    const [mineAnswers, theirsAnswers] = current.perSession;
     expect(current.rows.map((r) => r.slice(0, 2)).sort()).toEqual([
       ['mine', 30],
       ['theirs', 45],
     ]);
-    expect(m!.version).toEqual({ version: 30, eventCount: 30 });
-    expect(t!.window).toEqual([27, 28, 29, 30, 31].map((i) => [i, `theirs-${i}`]));
-    expect(m!.window).toEqual([27, 28, 29].map((i) => [i, `mine-${i}`]));
+    expect(mineAnswers!.version).toEqual({ version: 30, eventCount: 30 });
+    expect(theirsAnswers!.window).toEqual([27, 28, 29, 30, 31].map((i) => [i, `theirs-${i}`]));
+    expect(mineAnswers!.window).toEqual([27, 28, 29].map((i) => [i, `mine-${i}`]));
     const isError = (e: SessionEvent) => e.kind === 'error' || (e.kind === 'tool-result' && e.isError);
-    expect(m!.header.errors).toBe(sessions[0]![1].filter(isError).length);
+    expect(mineAnswers!.header.errors).toBe(sessions[0]![1].filter(isError).length);
     const hits = sessions[1]![1].flatMap((e, i) => (e.kind === 'user' || e.kind === 'error' ? [i] : []));
-    expect(t!.matching.map(([seq]) => seq)).toEqual(hits.slice(3, 7));
-    expect(t!.counted).toEqual([hits.length, hits.filter((i) => i < 20).length]);
-    expect(t!.range).toEqual([4, 5, 6, 7, 8, 9].map((i) => `theirs-${i}`));
+    expect(theirsAnswers!.matching.map(([seq]) => seq)).toEqual(hits.slice(3, 7));
+    expect(theirsAnswers!.counted).toEqual([hits.length, hits.filter((i) => i < 20).length]);
+    expect(theirsAnswers!.range).toEqual([4, 5, 6, 7, 8, 9].map((i) => `theirs-${i}`));
   });
 });

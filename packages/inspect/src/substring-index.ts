@@ -30,7 +30,8 @@ export class SubstringIndex {
     this.edgeTarget = new Int32Array(maxEdges);
     this.edgeNext = new Int32Array(maxEdges);
     this.link[0] = -1;
-    if (!options.deferred) for (let i = 0; i < text.length; i += 1) this.extend(text.charCodeAt(i));
+    if (!options.deferred)
+      for (let position = 0; position < text.length; position += 1) this.extend(text.charCodeAt(position));
   }
 
   /**
@@ -42,16 +43,16 @@ export class SubstringIndex {
     for (let from = 0; from < text.length; from += chunk) {
       if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const to = Math.min(text.length, from + chunk);
-      for (let i = from; i < to; i += 1) index.extend(text.charCodeAt(i));
+      for (let position = from; position < to; position += 1) index.extend(text.charCodeAt(position));
     }
     return index;
   }
 
-  /** True when `s` occurs in the text (the empty string always does), compared by UTF-16 code units. */
-  has(s: string): boolean {
+  /** True when `needle` occurs in the text (the empty string always does), compared by UTF-16 code units. */
+  has(needle: string): boolean {
     let state = 0;
-    for (let i = 0; i < s.length; i += 1) {
-      state = this.get(state, s.charCodeAt(i));
+    for (let position = 0; position < needle.length; position += 1) {
+      state = this.get(state, needle.charCodeAt(position));
       if (state < 0) return false;
     }
     return true;
@@ -59,8 +60,8 @@ export class SubstringIndex {
 
   private get(state: number, unit: number): number {
     if (state === 0) return this.root[unit]!;
-    for (let e = this.head[state]!; e >= 0; e = this.edgeNext[e]!)
-      if (this.edgeUnit[e] === unit) return this.edgeTarget[e]!;
+    for (let edge = this.head[state]!; edge >= 0; edge = this.edgeNext[edge]!)
+      if (this.edgeUnit[edge] === unit) return this.edgeTarget[edge]!;
     return -1;
   }
 
@@ -69,42 +70,43 @@ export class SubstringIndex {
       this.root[unit] = target;
       return;
     }
-    for (let e = this.head[state]!; e >= 0; e = this.edgeNext[e]!)
-      if (this.edgeUnit[e] === unit) {
-        this.edgeTarget[e] = target;
+    for (let edge = this.head[state]!; edge >= 0; edge = this.edgeNext[edge]!)
+      if (this.edgeUnit[edge] === unit) {
+        this.edgeTarget[edge] = target;
         return;
       }
-    const e = this.edges++;
-    this.edgeUnit[e] = unit;
-    this.edgeTarget[e] = target;
-    this.edgeNext[e] = this.head[state]!;
-    this.head[state] = e;
+    const edge = this.edges++;
+    this.edgeUnit[edge] = unit;
+    this.edgeTarget[edge] = target;
+    this.edgeNext[edge] = this.head[state]!;
+    this.head[state] = edge;
   }
 
   private extend(unit: number): void {
     const current = this.states++;
     this.length[current] = this.length[this.last]! + 1;
-    let p = this.last;
-    while (p !== -1 && this.get(p, unit) < 0) {
-      this.set(p, unit, current);
-      p = this.link[p]!;
+    let suffix = this.last;
+    while (suffix !== -1 && this.get(suffix, unit) < 0) {
+      this.set(suffix, unit, current);
+      suffix = this.link[suffix]!;
     }
-    if (p === -1) this.link[current] = 0;
+    if (suffix === -1) this.link[current] = 0;
     else {
-      const q = this.get(p, unit);
-      if (this.length[p]! + 1 === this.length[q]) this.link[current] = q;
+      const target = this.get(suffix, unit);
+      if (this.length[suffix]! + 1 === this.length[target]) this.link[current] = target;
       else {
-        // q is never the root here: the root's length is 0, so length[p] + 1 === length[root] cannot fail for it.
+        // `target` is never the root here: the root's length is 0, so length[suffix] + 1 === length[root] cannot fail
+        // for it.
         const clone = this.states++;
-        this.length[clone] = this.length[p]! + 1;
-        this.link[clone] = this.link[q]!;
-        for (let e = this.head[q]!; e >= 0; e = this.edgeNext[e]!)
-          this.set(clone, this.edgeUnit[e]!, this.edgeTarget[e]!);
-        while (p !== -1 && this.get(p, unit) === q) {
-          this.set(p, unit, clone);
-          p = this.link[p]!;
+        this.length[clone] = this.length[suffix]! + 1;
+        this.link[clone] = this.link[target]!;
+        for (let edge = this.head[target]!; edge >= 0; edge = this.edgeNext[edge]!)
+          this.set(clone, this.edgeUnit[edge]!, this.edgeTarget[edge]!);
+        while (suffix !== -1 && this.get(suffix, unit) === target) {
+          this.set(suffix, unit, clone);
+          suffix = this.link[suffix]!;
         }
-        this.link[q] = clone;
+        this.link[target] = clone;
         this.link[current] = clone;
       }
     }

@@ -33,24 +33,24 @@ import { langchainTool } from './tools.js';
 let ids = 0;
 
 /**
- * LangChain's fake model with `n` queued responses, each computed by `decide` from the view of the
+ * LangChain's fake model with `responseCount` queued responses, each computed by `decide` from the view of the
  * messages it receives (the agent's tools named as offered); every request is kept for measuring.
  */
-function reader(n: number, tools: readonly unknown[], decide: flows.Decide) {
+function reader(responseCount: number, tools: readonly unknown[], decide: flows.Decide) {
   const requests: ReturnType<typeof langchainRequestToCallOptions>[] = [];
   const model = fakeModel();
-  for (let i = 0; i < n; i++)
+  for (let index = 0; index < responseCount; index++)
     model.respond((messages: BaseMessage[]) => {
       const options = langchainRequestToCallOptions({ messages, tools });
       requests.push(options);
-      const d = decide(viewPrompt(options));
-      const decision: OfflineDecision = typeof d === 'string' ? { text: d } : d;
+      const decided = decide(viewPrompt(options));
+      const decision: OfflineDecision = typeof decided === 'string' ? { text: decided } : decided;
       return new AIMessage({
         content: decision.text ?? '',
-        tool_calls: (decision.toolCalls ?? []).map((c) => ({
+        tool_calls: (decision.toolCalls ?? []).map((call) => ({
           id: `call_${++ids}`,
-          name: c.toolName,
-          args: c.input as Record<string, unknown>,
+          name: call.toolName,
+          args: call.input as Record<string, unknown>,
           type: 'tool_call' as const,
         })),
       });
@@ -59,10 +59,10 @@ function reader(n: number, tools: readonly unknown[], decide: flows.Decide) {
 }
 
 function escalation(messages: readonly BaseMessage[]): string | undefined {
-  for (const m of messages)
-    if (AIMessage.isInstance(m))
-      for (const c of m.tool_calls ?? [])
-        if (c.name === 'escalate') return String((c.args as { reason: string }).reason);
+  for (const message of messages)
+    if (AIMessage.isInstance(message))
+      for (const call of message.tool_calls ?? [])
+        if (call.name === 'escalate') return String((call.args as { reason: string }).reason);
   return undefined;
 }
 
@@ -93,8 +93,8 @@ describe('@pagewise/langchain: the 164-report paging flow inside createAgent', (
       middleware: [pagewiseInstructionMiddleware({ instruction: () => ra.planner.instruction as string, threads })],
     });
     const planned = await plannerAgent.invoke({ messages: [new HumanMessage(question.text)] }, config);
-    const analystTools = ra.analyst.tools.map((t) =>
-      langchainTool(t, { threads, returnDirect: t.name === 'escalate' }),
+    const analystTools = ra.analyst.tools.map((tool) =>
+      langchainTool(tool, { threads, returnDirect: tool.name === 'escalate' }),
     );
     const analyst = reader(60, analystTools, flows.reportDecide);
     const analystAgent = createAgent({
@@ -144,7 +144,7 @@ describe('@pagewise/langchain: the 164-report paging flow inside createAgent', (
     // LangChain's own summarization on the naive strategy (bodies returned into history), same reader.
     const summaries: ReturnType<typeof langchainRequestToCallOptions>[] = [];
     const summarizer = fakeModel();
-    for (let i = 0; i < 40; i++)
+    for (let index = 0; index < 40; index++)
       summarizer.respond((messages: BaseMessage[]) => {
         summaries.push(langchainRequestToCallOptions({ messages }));
         // A stand-in summarizer: the first 2,000 characters of the messages it was asked to summarize.
@@ -194,9 +194,9 @@ describe('@pagewise/langchain: contract', () => {
     const fetchCatalogue = langchainTool(script.tool, { threads });
     const paging = pagingMiddleware({ service, threads, tools: ['page_in', 'page_out'] });
     const tools = [fetchCatalogue, ...(paging.tools ?? [])];
-    const m = reader(3, tools, script.decide);
+    const scripted = reader(3, tools, script.decide);
     const agent = createAgent({
-      model: m.model,
+      model: scripted.model,
       tools: [fetchCatalogue],
       systemPrompt: 'Answer questions about the catalogue.',
       middleware: [
@@ -218,7 +218,7 @@ describe('@pagewise/langchain: contract', () => {
     )!;
     expect(JSON.stringify(stored)).not.toContain(fact);
     expect(await service.body(handleOf(String(stored.content))!, 'clerk-1')).toBe(text);
-    expect(brokenPairs(m.requests)).toBeUndefined();
+    expect(brokenPairs(scripted.requests)).toBeUndefined();
     // The ledger measured every model call.
     expect(paging.ledger.entries).toHaveLength(3);
   });
@@ -228,8 +228,8 @@ describe('@pagewise/langchain: contract', () => {
     const service = new PagingService({ source: hostile.source });
     const threads = new LangChainThreads();
     const paging = pagingMiddleware({ service, threads, tools: ['get_reports'] });
-    const m = reader(2, paging.tools ?? [], hostile.decide);
-    const agent = createAgent({ model: m.model, tools: [], middleware: [paging] });
+    const scripted = reader(2, paging.tools ?? [], hostile.decide);
+    const agent = createAgent({ model: scripted.model, tools: [], middleware: [paging] });
     const result = await agent.invoke({ messages: [new HumanMessage('Read it.')] });
     flows.expectFenceHolds(hostile.system());
     expect(JSON.stringify(result.messages)).not.toContain('ignore all rules');
@@ -246,21 +246,21 @@ describe('@pagewise/langchain: contract', () => {
       },
       { name: 'lookup', description: 'Looks up.', schema: z.object({}) },
     );
-    const m = reader(2, [pagewiseFailing, ownFailing], flows.chargeAndLookup);
+    const scripted = reader(2, [pagewiseFailing, ownFailing], flows.chargeAndLookup);
     const agent = createAgent({
-      model: m.model,
+      model: scripted.model,
       tools: [pagewiseFailing, ownFailing],
       middleware: [observationMiddleware({ processors: [], threads })],
     });
     const result = await agent.invoke({ messages: [new HumanMessage('Charge it.')] });
-    const json = JSON.stringify(result.messages) + JSON.stringify(m.requests);
+    const json = JSON.stringify(result.messages) + JSON.stringify(scripted.requests);
     expect(json).not.toContain(secret);
     expect(json).toContain(`[redacted ${PROBE}]`);
     const errors = result.messages.filter(
       (x) => x.getType() === 'tool' && (x as { status?: string }).status === 'error',
     );
     expect(errors).toHaveLength(2);
-    expect(brokenPairs(m.requests)).toBeUndefined();
+    expect(brokenPairs(scripted.requests)).toBeUndefined();
   });
 
   it('history compression rewrites LangChain state with pairs intact; the summary names a handle page_in restores', async () => {
@@ -270,9 +270,9 @@ describe('@pagewise/langchain: contract', () => {
     const paging = pagingMiddleware({ service, threads, tools: ['page_in'] });
     const tools = [echo, ...(paging.tools ?? [])];
     const script = flows.echoScript(/kept as (tool:\/\/history\/h1%2F1); page_in/);
-    const m = reader(9, tools, script.decide);
+    const scripted = reader(9, tools, script.decide);
     const agent = createAgent({
-      model: m.model,
+      model: scripted.model,
       tools: [echo],
       middleware: [
         historyMiddleware({
@@ -287,7 +287,7 @@ describe('@pagewise/langchain: contract', () => {
       { messages: [new HumanMessage('Echo six times.')] },
       { configurable: { thread_id: 'h1' }, recursionLimit: 100 },
     );
-    expect(brokenPairs(m.requests)).toBeUndefined();
+    expect(brokenPairs(scripted.requests)).toBeUndefined();
     // LangChain's state was rewritten: fewer tool messages than calls made, a summary with a handle.
     const toolMessages = result.messages.filter((x) => x.getType() === 'tool');
     expect(toolMessages.length).toBeLessThan(12);
@@ -301,18 +301,18 @@ describe('@pagewise/langchain: contract', () => {
     const threads = new LangChainThreads();
     const paging = pagingMiddleware({ service, threads, tools: ['save_result'] });
     const systems: string[] = [];
-    const m = reader(
+    const scripted = reader(
       6,
       paging.tools ?? [],
       flows.noteScript(systems, (v) => v.firstUserText),
     );
-    const agent = createAgent({ model: m.model, tools: [], middleware: [paging] });
+    const agent = createAgent({ model: scripted.model, tools: [], middleware: [paging] });
     await agent.invoke({ messages: [new HumanMessage('save alpha')] }, { configurable: { thread_id: 'a' } });
     await agent.invoke({ messages: [new HumanMessage('what was saved?')] }, { configurable: { thread_id: 'a' } });
     await agent.invoke({ messages: [new HumanMessage('what was saved?')] }, { configurable: { thread_id: 'b' } });
     // Calls: save, ok (thread a), ok (thread a, next invocation), ok (thread b).
     flows.expectNotesPerThread(systems);
-    const a = await threads.store.getSession({ appName: 'langchain', userId: 'langchain', sessionId: 'a' });
-    expect(a?.state['result:note']).toBe('save alpha');
+    const threadA = await threads.store.getSession({ appName: 'langchain', userId: 'langchain', sessionId: 'a' });
+    expect(threadA?.state['result:note']).toBe('save alpha');
   });
 });

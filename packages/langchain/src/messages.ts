@@ -25,41 +25,41 @@ export function contentText(content: MessageContent): string {
     .join('');
 }
 
-function kindOf(m: BaseMessage): 'system' | 'human' | 'ai' | 'tool' | 'other' {
-  if (SystemMessage.isInstance(m)) return 'system';
-  if (HumanMessage.isInstance(m)) return 'human';
-  if (AIMessage.isInstance(m)) return 'ai';
-  if (ToolMessage.isInstance(m)) return 'tool';
+function kindOf(message: BaseMessage): 'system' | 'human' | 'ai' | 'tool' | 'other' {
+  if (SystemMessage.isInstance(message)) return 'system';
+  if (HumanMessage.isInstance(message)) return 'human';
+  if (AIMessage.isInstance(message)) return 'ai';
+  if (ToolMessage.isInstance(message)) return 'tool';
   return 'other';
 }
 
 function readMessages(messages: readonly BaseMessage[]): SourcedEvent[] {
   const out: SourcedEvent[] = [];
-  messages.forEach((m, i) => {
-    switch (kindOf(m)) {
+  messages.forEach((message, index) => {
+    switch (kindOf(message)) {
       case 'human':
-        out.push({ event: { kind: 'user', text: contentText(m.content) }, sources: [i] });
+        out.push({ event: { kind: 'user', text: contentText(message.content) }, sources: [index] });
         return;
       case 'ai': {
-        const toolCalls: ToolCallRecord[] = ((m as AIMessage).tool_calls ?? []).map((c) => ({
-          toolCallId: c.id ?? '',
-          toolName: c.name,
-          input: c.args,
+        const toolCalls: ToolCallRecord[] = ((message as AIMessage).tool_calls ?? []).map((call) => ({
+          toolCallId: call.id ?? '',
+          toolName: call.name,
+          input: call.args,
         }));
-        out.push({ event: { kind: 'model', text: contentText(m.content), toolCalls }, sources: [i] });
+        out.push({ event: { kind: 'model', text: contentText(message.content), toolCalls }, sources: [index] });
         return;
       }
       case 'tool': {
-        const t = m as ToolMessage;
+        const toolMessage = message as ToolMessage;
         out.push({
           event: {
             kind: 'tool-result',
-            toolCallId: t.tool_call_id,
-            toolName: t.name ?? '',
-            output: contentText(t.content),
-            isError: t.status === 'error',
+            toolCallId: toolMessage.tool_call_id,
+            toolName: toolMessage.name ?? '',
+            output: contentText(toolMessage.content),
+            isError: toolMessage.status === 'error',
           },
-          sources: [i],
+          sources: [index],
         });
         return;
       }
@@ -84,10 +84,10 @@ export const langchainMessagesCodec: BridgeCodec<BaseMessage> = {
         return [
           new AIMessage({
             content: item.text,
-            tool_calls: item.toolCalls.map((c) => ({
-              id: c.toolCallId,
-              name: c.toolName,
-              args: (c.input ?? {}) as Record<string, unknown>,
+            tool_calls: item.toolCalls.map((call) => ({
+              id: call.toolCallId,
+              name: call.toolName,
+              args: (call.input ?? {}) as Record<string, unknown>,
               type: 'tool_call' as const,
             })),
           }),
@@ -112,10 +112,10 @@ export interface LangChainToolLike {
   schema?: unknown;
 }
 
-function toolSchema(t: LangChainToolLike): Record<string, unknown> {
-  if (t.schema === undefined || t.schema === null) return { type: 'object', properties: {} };
+function toolSchema(tool: LangChainToolLike): Record<string, unknown> {
+  if (tool.schema === undefined || tool.schema === null) return { type: 'object', properties: {} };
   try {
-    const schema = { ...(toJsonSchema(t.schema as Parameters<typeof toJsonSchema>[0]) as Record<string, unknown>) };
+    const schema = { ...(toJsonSchema(tool.schema as Parameters<typeof toJsonSchema>[0]) as Record<string, unknown>) };
     delete schema.$schema;
     return schema;
   } catch {
@@ -135,15 +135,16 @@ export function langchainRequestToCallOptions(request: {
   const prompt: LanguageModelV3Message[] = [];
   const system = request.systemMessage ? contentText(request.systemMessage.content) : '';
   if (system) prompt.push({ role: 'system', content: system });
-  for (const m of request.messages) {
-    switch (kindOf(m)) {
+  for (const message of request.messages) {
+    switch (kindOf(message)) {
       case 'system':
-        prompt.push({ role: 'system', content: contentText(m.content) });
+        prompt.push({ role: 'system', content: contentText(message.content) });
         break;
       case 'human': {
-        const text = contentText(m.content);
+        const text = contentText(message.content);
         // The instruction middleware's step block: the last message, after the history, marked as the runner marks it.
-        const stepBlock = m === request.messages[request.messages.length - 1] && text.startsWith(STEP_BLOCK_HEADER);
+        const stepBlock =
+          message === request.messages[request.messages.length - 1] && text.startsWith(STEP_BLOCK_HEADER);
         prompt.push({
           role: 'user',
           content: [{ type: 'text', text }],
@@ -152,32 +153,32 @@ export function langchainRequestToCallOptions(request: {
         break;
       }
       case 'ai': {
-        const text = contentText(m.content);
+        const text = contentText(message.content);
         prompt.push({
           role: 'assistant',
           content: [
             ...(text ? [{ type: 'text' as const, text }] : []),
-            ...((m as AIMessage).tool_calls ?? []).map((c) => ({
+            ...((message as AIMessage).tool_calls ?? []).map((call) => ({
               type: 'tool-call' as const,
-              toolCallId: c.id ?? '',
-              toolName: c.name,
-              input: c.args,
+              toolCallId: call.id ?? '',
+              toolName: call.name,
+              input: call.args,
             })),
           ],
         });
         break;
       }
       case 'tool': {
-        const t = m as ToolMessage;
-        const value = contentText(t.content);
+        const toolMessage = message as ToolMessage;
+        const value = contentText(toolMessage.content);
         prompt.push({
           role: 'tool',
           content: [
             {
               type: 'tool-result',
-              toolCallId: t.tool_call_id,
-              toolName: t.name ?? '',
-              output: t.status === 'error' ? { type: 'error-text', value } : { type: 'text', value },
+              toolCallId: toolMessage.tool_call_id,
+              toolName: toolMessage.name ?? '',
+              output: toolMessage.status === 'error' ? { type: 'error-text', value } : { type: 'text', value },
             },
           ],
         });
@@ -190,11 +191,11 @@ export function langchainRequestToCallOptions(request: {
   const tools = (request.tools ?? [])
     .map((t) => t as LangChainToolLike)
     .filter((t) => typeof t.name === 'string')
-    .map((t) => ({
+    .map((tool) => ({
       type: 'function' as const,
-      name: t.name!,
-      description: t.description ?? '',
-      inputSchema: toolSchema(t) as never,
+      name: tool.name!,
+      description: tool.description ?? '',
+      inputSchema: toolSchema(tool) as never,
     }));
   return { prompt, ...(tools.length ? { tools } : {}) };
 }

@@ -45,15 +45,15 @@ function reader(decide: flows.Decide) {
   const model = new MockLanguageModelV3({
     doGenerate: async (options) => {
       requests.push(options);
-      const d = decide(viewPrompt(options));
-      const decision: OfflineDecision = typeof d === 'string' ? { text: d } : d;
+      const decided = decide(viewPrompt(options));
+      const decision: OfflineDecision = typeof decided === 'string' ? { text: decided } : decided;
       const content: LanguageModelV3Content[] = [
         ...(decision.text ? [{ type: 'text' as const, text: decision.text }] : []),
-        ...(decision.toolCalls ?? []).map((c) => ({
+        ...(decision.toolCalls ?? []).map((call) => ({
           type: 'tool-call' as const,
           toolCallId: `call_${++ids}`,
-          toolName: c.toolName,
-          input: JSON.stringify(c.input),
+          toolName: call.toolName,
+          input: JSON.stringify(call.input),
         })),
       ];
       const calls = decision.toolCalls?.length ?? 0;
@@ -74,10 +74,10 @@ async function stored(memory: MockMemory, threadId: string): Promise<MastraDBMes
 
 /** The reason of the escalate call Mastra stored, if any. */
 function escalation(messages: readonly MastraDBMessage[]): string | undefined {
-  for (const m of messages)
-    for (const p of m.content.parts)
-      if (p.type === 'tool-invocation' && p.toolInvocation.toolName === 'escalate')
-        return String((p.toolInvocation.args as { reason: string }).reason);
+  for (const message of messages)
+    for (const part of message.content.parts)
+      if (part.type === 'tool-invocation' && part.toolInvocation.toolName === 'escalate')
+        return String((part.toolInvocation.args as { reason: string }).reason);
   return undefined;
 }
 
@@ -156,8 +156,8 @@ describe('@pagewise/mastra: the 164-report paging flow inside a Mastra agent', (
         kept: JSON.stringify(flow.messages),
         analyst: flow.analyst.requests,
         all: [...flow.planner.requests, ...flow.analyst.requests],
-        systems: flow.analyst.requests.map((c) =>
-          c.prompt
+        systems: flow.analyst.requests.map((request) =>
+          request.prompt
             .filter((m) => m.role === 'system')
             .map((m) => m.content)
             .join('\n'),
@@ -214,12 +214,12 @@ describe('@pagewise/mastra: contract', () => {
       processors: [observationCompressor({ service, thresholdTokens: 300, boundary: () => 'a1b2c3d4' })],
       threads,
     });
-    const m = reader(script.decide);
+    const scripted = reader(script.decide);
     const agent = new Agent({
       id: 'clerk',
       name: 'clerk',
       instructions: 'Answer questions about the catalogue.',
-      model: m.model,
+      model: scripted.model,
       memory,
       tools: { fetch_catalogue: fetchCatalogue },
       inputProcessors: [obs, paging],
@@ -230,7 +230,10 @@ describe('@pagewise/mastra: contract', () => {
     });
     flows.expectCompressedCatalogue(script.seen(), fact);
     expect(result.text).toBe(`Found: ${fact}`);
-    expect(m.requests[0]!.prompt[0]).toEqual({ role: 'system', content: 'Answer questions about the catalogue.' });
+    expect(scripted.requests[0]!.prompt[0]).toEqual({
+      role: 'system',
+      content: 'Answer questions about the catalogue.',
+    });
     const messages = await stored(memory, 'clerk-1');
     const part = messages
       .flatMap((x) => x.content.parts)
@@ -240,10 +243,10 @@ describe('@pagewise/mastra: contract', () => {
       part?.type === 'tool-invocation' && part.toolInvocation.state === 'result' ? part.toolInvocation.result : '';
     expect(JSON.stringify(part)).not.toContain(fact);
     expect(await service.body(handleOf(String(kept))!, 'clerk-1')).toBe(text);
-    expect(brokenPairs(m.requests)).toBeUndefined();
+    expect(brokenPairs(scripted.requests)).toBeUndefined();
     // The ledger measured every model request.
     expect(paging.ledger.entries).toHaveLength(3);
-    expect(paging.ledger.entries[0]!.promptTokens).toBe(measureCallOptions(m.requests[0]!).total);
+    expect(paging.ledger.entries[0]!.promptTokens).toBe(measureCallOptions(scripted.requests[0]!).total);
   });
 
   it('untrusted page text stays inside the fence; a forged fence line cannot close it', async () => {
@@ -252,12 +255,12 @@ describe('@pagewise/mastra: contract', () => {
     const threads = new MastraThreads();
     const memory = new MockMemory();
     const paging = pagingProcessor({ service, threads, tools: ['get_reports'] });
-    const m = reader(hostile.decide);
+    const scripted = reader(hostile.decide);
     const agent = new Agent({
       id: 'reader',
       name: 'reader',
       instructions: 'Read.',
-      model: m.model,
+      model: scripted.model,
       memory,
       inputProcessors: [paging],
     });
@@ -280,13 +283,13 @@ describe('@pagewise/mastra: contract', () => {
         throw new Error(`upstream said: bad token ${secret}`);
       },
     });
-    const m = reader(flows.chargeAndLookup);
+    const scripted = reader(flows.chargeAndLookup);
     const obs = observationProcessor({ processors: [], threads });
     const agent = new Agent({
       id: 'cashier',
       name: 'cashier',
       instructions: 'Charge.',
-      model: m.model,
+      model: scripted.model,
       memory,
       tools: { charge: pagewiseFailing, lookup: ownFailing },
       inputProcessors: [obs],
@@ -294,22 +297,22 @@ describe('@pagewise/mastra: contract', () => {
     });
     const result = await agent.generate('Charge it.', { memory: { thread: 'e1', resource: 'u1' } });
     const messages = await stored(memory, 'e1');
-    const json = JSON.stringify(messages) + JSON.stringify(m.requests) + JSON.stringify(result.steps);
+    const json = JSON.stringify(messages) + JSON.stringify(scripted.requests) + JSON.stringify(result.steps);
     expect(json).not.toContain(secret);
     expect(json).toContain(`[redacted ${PROBE}]`);
     const errors = messages
       .flatMap((x) => x.content.parts)
       .filter((p) => p.type === 'tool-invocation' && (p.toolInvocation.state as string) === 'output-error');
     expect(errors).toHaveLength(2);
-    expect(brokenPairs(m.requests)).toBeUndefined();
+    expect(brokenPairs(scripted.requests)).toBeUndefined();
 
     // The check has teeth: without the observation processor, Mastra stores its own tool's error as thrown.
     const bare = new Agent({
       id: 'cashier',
       name: 'cashier',
       instructions: 'Charge.',
-      model: reader((v) =>
-        v.turns.some((t) => t.role === 'tool') ? 'gave up' : { toolCalls: [{ toolName: 'lookup', input: {} }] },
+      model: reader((view) =>
+        view.turns.some((t) => t.role === 'tool') ? 'gave up' : { toolCalls: [{ toolName: 'lookup', input: {} }] },
       ).model,
       memory,
       tools: { lookup: ownFailing },
@@ -325,12 +328,12 @@ describe('@pagewise/mastra: contract', () => {
     const echo = mastraTool(flows.echoTool(), { threads });
     const paging = pagingProcessor({ service, threads, tools: ['page_in'] });
     const script = flows.echoScript(/kept as (tool:\/\/history\/h1%2F\d+); page_in/);
-    const m = reader(script.decide);
+    const scripted = reader(script.decide);
     const agent = new Agent({
       id: 'echoer',
       name: 'echoer',
       instructions: 'Echo.',
-      model: m.model,
+      model: scripted.model,
       memory,
       tools: { echo },
       inputProcessors: [
@@ -346,9 +349,9 @@ describe('@pagewise/mastra: contract', () => {
       memory: { thread: 'h1', resource: 'u1' },
       stopWhen: stepCountIs(20),
     });
-    expect(brokenPairs(m.requests)).toBeUndefined();
+    expect(brokenPairs(scripted.requests)).toBeUndefined();
     // The requests were rewritten: the last carries fewer tool results than calls made, and a summary with a handle.
-    const last = m.requests.at(-1)!;
+    const last = scripted.requests.at(-1)!;
     const results = last.prompt.flatMap((x) => (x.role === 'tool' ? x.content : []));
     expect(results.length).toBeLessThan(13);
     expect(JSON.stringify(last.prompt)).toMatch(/kept as tool:\/\/history/);
@@ -366,16 +369,16 @@ describe('@pagewise/mastra: contract', () => {
     const memory = new MockMemory();
     const paging = pagingProcessor({ service, threads, tools: ['save_result'] });
     const systems: string[] = [];
-    const lastUserText = (v: PromptView) => {
-      const turn = v.turns.filter((t) => t.role === 'user').at(-1);
+    const lastUserText = (view: PromptView) => {
+      const turn = view.turns.filter((t) => t.role === 'user').at(-1);
       return turn?.role === 'user' ? turn.text : '';
     };
-    const m = reader(flows.noteScript(systems, lastUserText));
+    const scripted = reader(flows.noteScript(systems, lastUserText));
     const agent = new Agent({
       id: 'notes',
       name: 'notes',
       instructions: 'Notes.',
-      model: m.model,
+      model: scripted.model,
       memory,
       inputProcessors: [paging],
     });
@@ -384,13 +387,13 @@ describe('@pagewise/mastra: contract', () => {
     await agent.generate('what was saved?', { memory: { thread: 'b', resource: 'u1' } });
     // Calls: save, ok (thread a), ok (thread a, next call), ok (thread b).
     flows.expectNotesPerThread(systems);
-    const a = await threads.session({ threadId: 'a', resourceId: 'u1' });
-    expect(a?.state['result:note']).toBe('save alpha');
+    const threadA = await threads.session({ threadId: 'a', resourceId: 'u1' });
+    expect(threadA?.state['result:note']).toBe('save alpha');
 
     // A restarted process: new thread sessions over the same store, a new agent; the saved result is there.
     const restarted = new MastraThreads({ store: threads.store });
-    const later = reader((v) => {
-      systems.push(v.instruction);
+    const later = reader((view) => {
+      systems.push(view.instruction);
       return 'ok';
     });
     const again = new Agent({

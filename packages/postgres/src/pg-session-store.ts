@@ -78,24 +78,24 @@ async function lockShared(
 ): Promise<Map<string, SharedValue>> {
   const out = new Map<string, SharedValue>();
   const take = (rows: SharedRow[]): void => {
-    for (const r of rows)
-      out.set(r.key, { value: r.value === null ? undefined : parseStoredValue(r.value), version: r.version });
+    for (const row of rows)
+      out.set(row.key, { value: row.value === null ? undefined : parseStoredValue(row.value), version: row.version });
   };
   if (keys.user.length) {
-    const r = await client.query<SharedRow>(
+    const result = await client.query<SharedRow>(
       `INSERT INTO user_state (app_name, user_id, key, value, version) SELECT $1, $2, k, NULL, 0 FROM unnest($3::text[]) AS k ORDER BY k
        ON CONFLICT (app_name, user_id, key) DO UPDATE SET version = user_state.version RETURNING key, value, version`,
       [appName, userId, keys.user],
     );
-    take(r.rows);
+    take(result.rows);
   }
   if (keys.app.length) {
-    const r = await client.query<SharedRow>(
+    const result = await client.query<SharedRow>(
       `INSERT INTO app_state (app_name, key, value, version) SELECT $1, k, NULL, 0 FROM unnest($2::text[]) AS k ORDER BY k
        ON CONFLICT (app_name, key) DO UPDATE SET version = app_state.version RETURNING key, value, version`,
       [appName, keys.app],
     );
-    take(r.rows);
+    take(result.rows);
   }
   return out;
 }
@@ -137,11 +137,11 @@ async function write(
 ): Promise<void> {
   const user: [string[], (string | null)[], number[]] = [[], [], []];
   const app: [string[], (string | null)[], number[]] = [[], [], []];
-  for (const [k, w] of change.shared) {
-    const into = scopeOf(k) === 'user' ? user : app;
-    into[0].push(k);
-    into[1].push(w.value === null ? null : JSON.stringify(w.value));
-    into[2].push(w.version);
+  for (const [stateKey, sharedWrite] of change.shared) {
+    const into = scopeOf(stateKey) === 'user' ? user : app;
+    into[0].push(stateKey);
+    into[1].push(sharedWrite.value === null ? null : JSON.stringify(sharedWrite.value));
+    into[2].push(sharedWrite.version);
   }
   await client.query(WRITE, [
     key.appName,
@@ -169,7 +169,7 @@ interface Queryable {
  * validated here rather than parsed by the driver.
  */
 async function loadSession(db: Queryable, key: SessionKey): Promise<Session | undefined> {
-  const r = await db.query<Omit<SessionRow, 'app_name' | 'user_id' | 'session_id'> & { loaded: string }>(
+  const result = await db.query<Omit<SessionRow, 'app_name' | 'user_id' | 'session_id'> & { loaded: string }>(
     `SELECT s.state, s.version, s.created_at, s.updated_at, s.schema_version, json_build_object(
        'events', (SELECT coalesce(json_agg(e.body ORDER BY e.seq), '[]'::json) FROM event_rows e WHERE e.sid = s.sid),
        'shared', (SELECT coalesce(json_agg(json_build_array(x.key, x.value, x.version)), '[]'::json) FROM (
@@ -180,16 +180,16 @@ async function loadSession(db: Queryable, key: SessionKey): Promise<Session | un
      FROM sessions s WHERE s.app_name = $1 AND s.user_id = $2 AND s.session_id = $3`,
     [key.appName, key.userId, key.sessionId],
   );
-  const row = r.rows[0];
+  const row = result.rows[0];
   if (!row) return undefined;
   checkSchema(`Session ${key.sessionId}`, row.schema_version);
   try {
     const loaded = loadedSchema.parse(JSON.parse(row.loaded));
     const state = parseStoredState(row.state);
     const sharedVersions: Record<string, number> = {};
-    for (const [k, value, version] of loaded.shared) {
-      sharedVersions[k] = version;
-      if (value !== null) state[k] = parseStoredValue(value);
+    for (const [stateKey, value, version] of loaded.shared) {
+      sharedVersions[stateKey] = version;
+      if (value !== null) state[stateKey] = parseStoredValue(value);
     }
     const events = loaded.events.map((body) => decodeEvent(body));
     const { appName, userId, sessionId } = key;
@@ -224,11 +224,11 @@ interface LockedRow {
 
 /** Locks the session row; a missing row is a conflict (the session was deleted). */
 async function lockSession(client: PoolClient, session: Session): Promise<LockedRow> {
-  const s = await client.query<LockedRow>(
+  const result = await client.query<LockedRow>(
     'SELECT state, version, updated_at FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3 FOR UPDATE',
     [session.appName, session.userId, session.sessionId],
   );
-  const row = s.rows[0];
+  const row = result.rows[0];
   if (!row) throw new VersionConflictError(session.sessionId, session.version, -1);
   return row;
 }
@@ -293,9 +293,9 @@ export class PgSessionStore implements LockingSessionStore {
       const shared = Object.entries({ ...parts.user, ...parts.app });
       if (shared.length === 0) return;
       const current = await lockShared(client, key.appName, key.userId, sharedKeys(shared.map(([k]) => k)));
-      const writes = shared.map(([k, v]): [string, SharedWrite] => [
-        k,
-        { value: v, version: (current.get(k)?.version ?? 0) + 1 },
+      const writes = shared.map(([stateKey, value]): [string, SharedWrite] => [
+        stateKey,
+        { value, version: (current.get(stateKey)?.version ?? 0) + 1 },
       ]);
       await write(client, key, { events: [], firstSeq: 0, shared: writes, state, version: 0, updatedAt: now });
     });
@@ -309,12 +309,12 @@ export class PgSessionStore implements LockingSessionStore {
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
     const params: string[] = [options.appName];
     if (options.userId !== undefined) params.push(options.userId);
-    const r = await this.database.query<SessionRow & { event_count: string }>(
+    const result = await this.database.query<SessionRow & { event_count: string }>(
       `SELECT s.*, (SELECT count(*) FROM event_rows e WHERE e.sid = s.sid) AS event_count
        FROM sessions s WHERE s.app_name = $1 ${options.userId !== undefined ? 'AND s.user_id = $2' : ''} ORDER BY s.created_at, s.session_id`,
       params,
     );
-    return r.rows.map((row) => ({
+    return result.rows.map((row) => ({
       appName: row.app_name,
       userId: row.user_id,
       sessionId: row.session_id,
@@ -328,11 +328,11 @@ export class PgSessionStore implements LockingSessionStore {
   async deleteSession(key: SessionKey): Promise<boolean> {
     return this.database.transaction(async (client) => {
       // The session row first: it waits for an append in flight, whose events are then deleted too.
-      const r = await client.query<{ sid: string }>(
+      const result = await client.query<{ sid: string }>(
         'DELETE FROM sessions WHERE app_name = $1 AND user_id = $2 AND session_id = $3 RETURNING sid',
         [key.appName, key.userId, key.sessionId],
       );
-      const sid = r.rows[0]?.sid;
+      const sid = result.rows[0]?.sid;
       if (sid !== undefined) await client.query('DELETE FROM event_rows WHERE sid = $1', [sid]);
       return sid !== undefined;
     });

@@ -15,25 +15,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const key = { appName: 'a', userId: 'u', sessionId: 's' };
 const base = (i: number) => ({ id: randomUUID(), invocationId: 'inv', author: 'a', timestamp: 1_700_000_000_000 + i });
-const output = (i: number) =>
-  JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) });
+const output = (index: number) =>
+  JSON.stringify({ id: `r${index}`, status: 'delivered', total: 100 + index, note: 'x'.repeat(120) });
 
 /** A model event with one call and its result, as the runner writes them. */
-function pair(i: number): SessionEvent[] {
+function pair(index: number): SessionEvent[] {
   return [
     {
-      ...base(2 * i),
+      ...base(2 * index),
       kind: 'model',
-      text: `Recording ${i}.`,
-      toolCalls: [{ toolCallId: `call-${i}`, toolName: 'record', input: { id: `r${i}` } }],
+      text: `Recording ${index}.`,
+      toolCalls: [{ toolCallId: `call-${index}`, toolName: 'record', input: { id: `r${index}` } }],
       tokens: { o200k_base: 12 },
     },
     {
-      ...base(2 * i + 1),
+      ...base(2 * index + 1),
       kind: 'tool-result',
-      toolCallId: `call-${i}`,
+      toolCallId: `call-${index}`,
       toolName: 'record',
-      output: output(i),
+      output: output(index),
       isError: false,
       tokens: { o200k_base: 40 },
     },
@@ -42,9 +42,9 @@ function pair(i: number): SessionEvent[] {
 
 describe('SQLite event rows (schemas 6 to 8)', () => {
   it('reads a database written with schema 5 (JSON object rows), then appends, lists and deletes in it', async () => {
-    const f = path.join(dir, 'v5.db');
+    const dbPath = path.join(dir, 'v5.db');
     // The database as version 5 left it, with rows in the form that version wrote.
-    const raw = new Database(f);
+    const raw = new Database(dbPath);
     migrate(raw, 5);
     const old = [...pair(0), ...pair(1)];
     raw
@@ -56,15 +56,15 @@ describe('SQLite event rows (schemas 6 to 8)', () => {
     raw.prepare("INSERT INTO sessions VALUES ('a', 'v', 'empty', '{}', 0, 1, 1, 2)").run();
     raw.close();
 
-    const store = new SqliteSessionStore({ path: f });
-    const s = (await store.getSession(key))!;
-    expect(s.events).toEqual(old);
-    expect(s.state).toEqual({ topic: 'x' });
+    const store = new SqliteSessionStore({ path: dbPath });
+    const session = (await store.getSession(key))!;
+    expect(session.events).toEqual(old);
+    expect(session.state).toEqual({ topic: 'x' });
     const added = pair(2);
-    await store.appendEvents(s, added);
+    await store.appendEvents(session, added);
     await store.close();
 
-    const reopened = new SqliteSessionStore({ path: f });
+    const reopened = new SqliteSessionStore({ path: dbPath });
     expect((await reopened.getSession(key))!.events).toEqual([...old, ...added]);
     const listed = (await reopened.listSessions({ appName: 'a' })).map((x) => [x.sessionId, x.eventCount]);
     expect(listed.sort()).toEqual([
@@ -84,9 +84,9 @@ describe('SQLite event rows (schemas 6 to 8)', () => {
   });
 
   it('reads a database written with schema 6 ((sid, seq) rows), keeping each session its own rows', async () => {
-    const f = path.join(dir, 'v6.db');
+    const dbPath = path.join(dir, 'v6.db');
     // The database as version 6 left it: two sessions whose rows were appended alternately.
-    const raw = new Database(f);
+    const raw = new Database(dbPath);
     migrate(raw, 6);
     const other = { ...key, sessionId: 'other' };
     const mine = [...pair(0), ...pair(1)];
@@ -96,20 +96,20 @@ describe('SQLite event rows (schemas 6 to 8)', () => {
     insertSession.run(other.appName, other.userId, other.sessionId, '{}', theirs.length, 1, 2);
     const insertSid = raw.prepare('INSERT INTO session_ids (app_name, user_id, session_id) VALUES (?, ?, ?)');
     const sidOf = (k: typeof key) => Number(insertSid.run(k.appName, k.userId, k.sessionId).lastInsertRowid);
-    const [a, b] = [sidOf(key), sidOf(other)];
+    const [ownSid, otherSid] = [sidOf(key), sidOf(other)];
     const insert = raw.prepare('INSERT INTO event_rows VALUES (?, ?, ?, 2)');
     for (let seq = 0; seq < theirs.length; seq++) {
-      if (mine[seq]) insert.run(a, seq, encodeEvent(mine[seq]!));
-      insert.run(b, seq, encodeEvent(theirs[seq]!));
+      if (mine[seq]) insert.run(ownSid, seq, encodeEvent(mine[seq]!));
+      insert.run(otherSid, seq, encodeEvent(theirs[seq]!));
     }
     raw.close();
 
-    const store = new SqliteSessionStore({ path: f });
-    const s = (await store.getSession(key))!;
-    expect(s.events).toEqual(mine);
+    const store = new SqliteSessionStore({ path: dbPath });
+    const session = (await store.getSession(key))!;
+    expect(session.events).toEqual(mine);
     expect((await store.getSession(other))!.events).toEqual(theirs);
     const added = pair(5);
-    await store.appendEvents(s, added);
+    await store.appendEvents(session, added);
     expect((await store.getSession(key))!.events).toEqual([...mine, ...added]);
     const listed = (await store.listSessions({ appName: 'a' })).map((x) => [x.sessionId, x.eventCount]);
     expect(listed.sort()).toEqual([
@@ -198,21 +198,21 @@ describe('SQLite event rows (schemas 6 to 8)', () => {
 
   it('refuses an append past the 2^32 events of a session key range, writing nothing', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'span.db') });
-    const s = await store.createSession(key);
+    const session = await store.createSession(key);
     // A session as if it held 2^32 - 1 events: the next event is its last.
     store.db.prepare('UPDATE sessions SET version = ? WHERE session_id = ?').run(2 ** 32 - 1, key.sessionId);
-    s.version = 2 ** 32 - 1;
-    await expect(store.appendEvents(s, pair(0))).rejects.toThrow(/more than 4294967296 events/);
+    session.version = 2 ** 32 - 1;
+    await expect(store.appendEvents(session, pair(0))).rejects.toThrow(/more than 4294967296 events/);
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM event_rows').get()).toEqual({ n: 0 });
-    await store.appendEvents(s, pair(0).slice(0, 1));
+    await store.appendEvents(session, pair(0).slice(0, 1));
     expect(store.db.prepare('SELECT k FROM event_rows').get()).toEqual({ k: 2 * 2 ** 32 - 1 });
     await store.close();
   });
 
   it('stores large bodies deflated when asked, and reads them back', async () => {
-    const f = path.join(dir, 'deflate.db');
-    const store = new SqliteSessionStore({ path: f, compressEventsAbove: 1024 });
-    const s = await store.createSession(key);
+    const dbPath = path.join(dir, 'deflate.db');
+    const store = new SqliteSessionStore({ path: dbPath, compressEventsAbove: 1024 });
+    const session = await store.createSession(key);
     const big: SessionEvent = {
       ...base(0),
       kind: 'tool-result',
@@ -222,40 +222,40 @@ describe('SQLite event rows (schemas 6 to 8)', () => {
       isError: false,
     };
     const small = pair(1);
-    await store.appendEvents(s, [big, ...small]);
+    await store.appendEvents(session, [big, ...small]);
     const blobs = store.db.prepare('SELECT typeof(body) AS t FROM event_rows ORDER BY k').all() as { t: string }[];
     expect(blobs.map((b) => b.t)).toEqual(['blob', 'text', 'text']);
     await store.close();
-    const reopened = new SqliteSessionStore({ path: f });
+    const reopened = new SqliteSessionStore({ path: dbPath });
     expect((await reopened.getSession(key))!.events).toEqual([big, ...small]);
     await reopened.close();
-    expect(() => new SqliteSessionStore({ path: f, compressEventsAbove: -1 })).toThrow(/compressEventsAbove/);
+    expect(() => new SqliteSessionStore({ path: dbPath, compressEventsAbove: -1 })).toThrow(/compressEventsAbove/);
   });
 
   // Content: a result's output, call id and tool name; a model event's text and tool calls as JSON. The
   // events carry UUIDs as the runner's do, which the content does not count.
   it('costs less than twice the content it records, per event, over 2,000 runner-like events', async () => {
-    const f = path.join(dir, 'size.db');
-    const store = new SqliteSessionStore({ path: f });
+    const dbPath = path.join(dir, 'size.db');
+    const store = new SqliteSessionStore({ path: dbPath });
     // What an empty database costs (schema, one page per table) is not the events'.
     store.db.pragma('wal_checkpoint(TRUNCATE)');
-    const empty = statSync(f).size;
-    const s = await store.createSession(key);
+    const empty = statSync(dbPath).size;
+    const session = await store.createSession(key);
     let content = 0;
-    for (let i = 0; i < 1000; i++) {
-      const events = pair(i);
-      for (const e of events)
+    for (let index = 0; index < 1000; index++) {
+      const events = pair(index);
+      for (const event of events)
         content +=
-          e.kind === 'tool-result'
-            ? Buffer.byteLength(e.output + e.toolCallId + e.toolName)
-            : e.kind === 'model'
-              ? Buffer.byteLength(e.text + JSON.stringify(e.toolCalls))
+          event.kind === 'tool-result'
+            ? Buffer.byteLength(event.output + event.toolCallId + event.toolName)
+            : event.kind === 'model'
+              ? Buffer.byteLength(event.text + JSON.stringify(event.toolCalls))
               : 0;
-      await store.appendEvents(s, events);
+      await store.appendEvents(session, events);
     }
     store.db.pragma('wal_checkpoint(TRUNCATE)');
     await store.close();
-    const bytes = statSync(f).size - empty;
+    const bytes = statSync(dbPath).size - empty;
     expect(bytes / 2000).toBeLessThan((2 * content) / 2000);
   });
 });

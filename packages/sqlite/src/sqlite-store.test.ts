@@ -28,33 +28,40 @@ sessionStoreContract('sqlite', async () => new SqliteSessionStore({ path: file }
 
 describe('SqliteSessionStore', () => {
   it('refuses to read a session written by an unknown schema version', async () => {
-    const f = path.join(dir, 'future.db');
-    const store = new SqliteSessionStore({ path: f });
-    const s = await store.createSession({ appName: 'a', userId: 'u' });
+    const dbPath = path.join(dir, 'future.db');
+    const store = new SqliteSessionStore({ path: dbPath });
+    const session = await store.createSession({ appName: 'a', userId: 'u' });
     await store.close();
-    const raw = new Database(f);
+    const raw = new Database(dbPath);
     raw.prepare('UPDATE sessions SET schema_version = 99').run();
     raw.close();
-    const again = new SqliteSessionStore({ path: f });
-    await expect(again.getSession(s)).rejects.toBeInstanceOf(StorageError);
-    await expect(again.getSession(s)).rejects.toThrow(/schema version 99/);
+    const again = new SqliteSessionStore({ path: dbPath });
+    await expect(again.getSession(session)).rejects.toBeInstanceOf(StorageError);
+    await expect(again.getSession(session)).rejects.toThrow(/schema version 99/);
     await again.close();
   });
 
   it('reports a corrupt event record as a StorageError naming the session', async () => {
-    const f = path.join(dir, 'corrupt.db');
-    const store = new SqliteSessionStore({ path: f });
-    const s = await store.createSession({ appName: 'a', userId: 'u' });
-    await store.appendEvent(s, { kind: 'user', id: 'e1', invocationId: 'i', author: 'user', timestamp: 1, text: 'x' });
+    const dbPath = path.join(dir, 'corrupt.db');
+    const store = new SqliteSessionStore({ path: dbPath });
+    const session = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvent(session, {
+      kind: 'user',
+      id: 'e1',
+      invocationId: 'i',
+      author: 'user',
+      timestamp: 1,
+      text: 'x',
+    });
     store.db.prepare('UPDATE event_rows SET body = \'{"kind":"nope"}\'').run();
-    await expect(store.getSession(s)).rejects.toThrow(new RegExp(s.sessionId));
+    await expect(store.getSession(session)).rejects.toThrow(new RegExp(session.sessionId));
     await store.close();
   });
 
   it('loads a database written before versioned shared state (schema 1 records, migrations 1-2)', async () => {
-    const f = path.join(dir, 'v1.db');
+    const dbPath = path.join(dir, 'v1.db');
     // The tables as migrations 1 and 2 left them, with records written by that version.
-    const raw = new Database(f);
+    const raw = new Database(dbPath);
     raw.exec(`
       CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL);
       INSERT INTO schema_migrations VALUES (1, 0), (2, 0);
@@ -73,13 +80,13 @@ describe('SqliteSessionStore', () => {
       INSERT INTO app_state VALUES ('a', 'app:motd', '"hello"');
     `);
     raw.close();
-    const store = new SqliteSessionStore({ path: f });
-    const s = (await store.getSession({ appName: 'a', userId: 'u', sessionId: 'old' }))!;
-    expect(s.state).toEqual({ topic: 'x', 'user:n': 1, 'app:motd': 'hello' });
-    expect(s.sharedVersions).toEqual({ 'user:n': 1, 'app:motd': 1 });
-    expect(s.events.map((e) => e.id)).toEqual(['e0']);
+    const store = new SqliteSessionStore({ path: dbPath });
+    const session = (await store.getSession({ appName: 'a', userId: 'u', sessionId: 'old' }))!;
+    expect(session.state).toEqual({ topic: 'x', 'user:n': 1, 'app:motd': 'hello' });
+    expect(session.sharedVersions).toEqual({ 'user:n': 1, 'app:motd': 1 });
+    expect(session.events.map((e) => e.id)).toEqual(['e0']);
     // Old keys take part in the version checks like new ones.
-    await store.appendEvent(s, {
+    await store.appendEvent(session, {
       kind: 'user',
       id: 'e1',
       invocationId: 'i',
@@ -89,7 +96,7 @@ describe('SqliteSessionStore', () => {
       delta: { 'user:n': 2 },
       reads: { 'user:n': 1 },
     });
-    expect((await store.getSession(s))?.sharedVersions?.['user:n']).toBe(2);
+    expect((await store.getSession(session))?.sharedVersions?.['user:n']).toBe(2);
     await store.close();
   });
 
@@ -102,8 +109,8 @@ describe('SqliteSessionStore', () => {
 
 describe('SqliteSessionStore: token counts travel with the events', () => {
   it('a session the runner wrote is measured from its stored counts after reopening, as counting would give', async () => {
-    const f = path.join(dir, 'counts.db');
-    const store = new SqliteSessionStore({ path: f });
+    const dbPath = path.join(dir, 'counts.db');
+    const store = new SqliteSessionStore({ path: dbPath });
     const record = tool({
       name: 'record',
       description: 'Records a note.',
@@ -117,7 +124,7 @@ describe('SqliteSessionStore: token counts travel with the events', () => {
     });
     const { session } = await runner.run({ userId: 'u', message: 'Record one note.' });
     await store.close();
-    const reopened = new SqliteSessionStore({ path: f });
+    const reopened = new SqliteSessionStore({ path: dbPath });
     const loaded = (await reopened.getSession(session))!;
     await reopened.close();
     expect(loaded.events.map((e) => e.kind)).toEqual(['user', 'model', 'tool-result', 'model']);
@@ -136,27 +143,33 @@ describe('SqliteSessionStore: events loaded again', () => {
 
   it('a row changed on disk after a load is read as it now is, and refused when it no longer parses', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'reload.db') });
-    const s = await store.createSession({ appName: 'a', userId: 'u' });
-    await store.appendEvents(s, [user('e1', 'first'), user('e2', 'second')]);
-    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
+    const session = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(session, [user('e1', 'first'), user('e2', 'second')]);
+    expect((await store.getSession(session))!.events.map((e) => (e as { text: string }).text)).toEqual([
+      'first',
+      'second',
+    ]);
     store.db.prepare("UPDATE event_rows SET body = replace(body, 'second', 'edited') WHERE k % 4294967296 = 1").run();
-    expect((await store.getSession(s))!.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'edited']);
+    expect((await store.getSession(session))!.events.map((e) => (e as { text: string }).text)).toEqual([
+      'first',
+      'edited',
+    ]);
     store.db.prepare(`UPDATE event_rows SET body = replace(body, '"first"', '7') WHERE k % 4294967296 = 0`).run();
-    await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await expect(store.getSession(session)).rejects.toBeInstanceOf(StorageError);
     await store.close();
   });
 
   it('loaded events are read-only and a session appended to after a load holds every event', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'shared.db') });
-    const s = await store.createSession({ appName: 'a', userId: 'u' });
-    await store.appendEvents(s, [user('e1', 'first')]);
-    const loaded = (await store.getSession(s))!;
+    const session = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(session, [user('e1', 'first')]);
+    const loaded = (await store.getSession(session))!;
     expect(() => {
       (loaded.events[0] as { text: string }).text = 'changed';
     }).toThrow(TypeError);
     await store.appendEvents(loaded, [user('e2', 'second')]);
-    await store.appendEvents(s, [user('e3', 'lost race')]).catch(() => undefined);
-    const again = (await store.getSession(s))!;
+    await store.appendEvents(session, [user('e3', 'lost race')]).catch(() => undefined);
+    const again = (await store.getSession(session))!;
     expect(again.events.map((e) => e.id)).toEqual(['e1', 'e2']);
     expect(again.events[0]).toMatchObject({ text: 'first' });
     await store.close();
@@ -164,18 +177,18 @@ describe('SqliteSessionStore: events loaded again', () => {
 
   it('events appended after a load are read from their rows by the next load, then shared by later loads', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'appended.db') });
-    const s = await store.createSession({ appName: 'a', userId: 'u' });
-    await store.appendEvents(s, [user('e1', 'first')]);
-    await store.getSession(s);
-    await store.appendEvents(s, [user('e2', 'second'), user('e3', 'third')]);
+    const session = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(session, [user('e1', 'first')]);
+    await store.getSession(session);
+    await store.appendEvents(session, [user('e2', 'second'), user('e3', 'third')]);
     store.db.prepare("UPDATE event_rows SET body = replace(body, 'third', 'edited') WHERE k % 4294967296 = 2").run();
-    const one = (await store.getSession(s))!;
+    const one = (await store.getSession(session))!;
     expect(one.events.map((e) => (e as { text: string }).text)).toEqual(['first', 'second', 'edited']);
     expect(one.events.every((e) => Object.isFrozen(e))).toBe(true);
-    const two = (await store.getSession(s))!;
+    const two = (await store.getSession(session))!;
     one.events.forEach((e, i) => expect(two.events[i]).toBe(e));
     store.db.prepare(`UPDATE event_rows SET body = replace(body, '"second"', '7') WHERE k % 4294967296 = 1`).run();
-    await expect(store.getSession(s)).rejects.toBeInstanceOf(StorageError);
+    await expect(store.getSession(session)).rejects.toBeInstanceOf(StorageError);
     await store.close();
   });
 });
@@ -195,8 +208,8 @@ describe('SqliteSessionStore: an append after another process changed the sessio
 
   /** Two store instances on one new file, as two processes would have it, and a session created through the first. */
   const twoStores = async (name: string) => {
-    const f = path.join(dir, name);
-    const [one, two] = [new SqliteSessionStore({ path: f }), new SqliteSessionStore({ path: f })];
+    const dbPath = path.join(dir, name);
+    const [one, two] = [new SqliteSessionStore({ path: dbPath }), new SqliteSessionStore({ path: dbPath })];
     const key = { appName: 'a', userId: 'u', sessionId: 's' };
     return { one, two, key, held: await one.createSession(key) };
   };
@@ -258,14 +271,14 @@ describe('SqliteSessionStore: an append after another process changed the sessio
 
   it('reads and validates the state again when it changed on disk since its own append', async () => {
     const store = new SqliteSessionStore({ path: path.join(dir, 'state-changed.db') });
-    const s = await store.createSession({ appName: 'a', userId: 'u' });
-    await store.appendEvents(s, [user('e1', { topic: 'x' })]);
+    const session = await store.createSession({ appName: 'a', userId: 'u' });
+    await store.appendEvents(session, [user('e1', { topic: 'x' })]);
     store.db.prepare(`UPDATE sessions SET state = '{"topic":"edited"}'`).run();
-    await store.appendEvents(s, [user('e2', { other: 'y' })]);
-    expect((await store.getSession(s))!.state).toEqual({ topic: 'edited', other: 'y' });
+    await store.appendEvents(session, [user('e2', { other: 'y' })]);
+    expect((await store.getSession(session))!.state).toEqual({ topic: 'edited', other: 'y' });
 
     store.db.prepare(`UPDATE sessions SET state = '[1]'`).run();
-    await expect(store.appendEvents(s, [user('e3')])).rejects.toThrow();
+    await expect(store.appendEvents(session, [user('e3')])).rejects.toThrow();
     expect(rowKeys(store).map((r) => r.seq)).toEqual([0, 1]);
     await store.close();
   });

@@ -96,18 +96,18 @@ export function escapeRegExp(text: string): string {
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-/** The code point that ends just before `i` (a surrogate pair read whole). */
-function codePointBefore(text: string, i: number): string {
-  const low = text.charCodeAt(i - 1);
-  return low >= 0xdc00 && low <= 0xdfff && i >= 2 ? text.slice(i - 2, i) : text.charAt(i - 1);
+/** The code point that ends just before `end` (a surrogate pair read whole). */
+function codePointBefore(text: string, end: number): string {
+  const low = text.charCodeAt(end - 1);
+  return low >= 0xdc00 && low <= 0xdfff && end >= 2 ? text.slice(end - 2, end) : text.charAt(end - 1);
 }
 
 /** Whether lower-case `text` holds `word` (lower case) not inside a longer word or number. */
 export function containsWord(text: string, word: string): boolean {
   if (!word) return false;
-  for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
-    if (i > 0 && WORD_CHAR.test(codePointBefore(text, i))) continue;
-    const end = i + word.length;
+  for (let start = text.indexOf(word); start >= 0; start = text.indexOf(word, start + 1)) {
+    if (start > 0 && WORD_CHAR.test(codePointBefore(text, start))) continue;
+    const end = start + word.length;
     const next = String.fromCodePoint(text.codePointAt(end) ?? 32);
     if (end < text.length && WORD_CHAR.test(next)) continue;
     // "12" is not in "12.5": a decimal point followed by a digit continues the number.
@@ -122,13 +122,13 @@ export type LineKind = 'heading' | 'bullet' | 'key-value' | 'table-row' | 'error
 
 /** The kind of a line, by its shape alone (never by its words, which would carry task values). */
 export function lineKind(line: string): LineKind {
-  const t = line.trim();
-  if (/^#{1,6}\s/u.test(t)) return 'heading';
-  if (/^\|.*\|$/u.test(t)) return 'table-row';
-  if (/\b(?:error|exception|failed|denied|not found|timeout)\b/iu.test(t)) return 'error';
-  if (/^[-*•]\s|^\d+[.)]\s/u.test(t)) return 'bullet';
-  if (/^[A-Za-z][\w ./-]{0,40}:\s+\S/u.test(t)) return 'key-value';
-  if (/\d/u.test(t)) return 'numeric';
+  const trimmed = line.trim();
+  if (/^#{1,6}\s/u.test(trimmed)) return 'heading';
+  if (/^\|.*\|$/u.test(trimmed)) return 'table-row';
+  if (/\b(?:error|exception|failed|denied|not found|timeout)\b/iu.test(trimmed)) return 'error';
+  if (/^[-*•]\s|^\d+[.)]\s/u.test(trimmed)) return 'bullet';
+  if (/^[A-Za-z][\w ./-]{0,40}:\s+\S/u.test(trimmed)) return 'key-value';
+  if (/\d/u.test(trimmed)) return 'numeric';
   return 'prose';
 }
 
@@ -147,12 +147,12 @@ function contentLines(text: string): string[] {
 
 function statsFor(fields: Record<string, FieldStats>, path: string): FieldStats {
   // Paths come from the keys of tool results: `constructor` must not find Object, nor `__proto__` set a prototype.
-  let s = ownValue(fields, path);
-  if (!s) {
-    s = { lost: 0, kept: 0, keptTokens: 0, lostValues: [], keptValues: [] };
-    setOwn(fields, path, s);
+  let stats = ownValue(fields, path);
+  if (!stats) {
+    stats = { lost: 0, kept: 0, keptTokens: 0, lostValues: [], keptValues: [] };
+    setOwn(fields, path, stats);
   }
-  return s;
+  return stats;
 }
 
 function remember(list: string[], value: string): void {
@@ -186,14 +186,14 @@ export function diffCompression(input: string, output: string): CompressionDiff 
     const left = available.get(key) ?? 0;
     const kept = structural ? left > 0 : leaf.value.length >= 2 && outputText.includes(leaf.value);
     if (structural && kept) available.set(key, left - 1);
-    const s = statsFor(fields, leaf.path);
+    const stats = statsFor(fields, leaf.path);
     if (kept) {
-      s.kept += 1;
-      s.keptTokens += leaf.tokens;
-      remember(s.keptValues, leaf.value);
+      stats.kept += 1;
+      stats.keptTokens += leaf.tokens;
+      remember(stats.keptValues, leaf.value);
     } else {
-      s.lost += 1;
-      remember(s.lostValues, leaf.value);
+      stats.lost += 1;
+      remember(stats.lostValues, leaf.value);
     }
   }
 
@@ -203,12 +203,12 @@ export function diffCompression(input: string, output: string): CompressionDiff 
 
   const outLines = output.toLowerCase();
   for (const line of contentLines(inSplit.rest)) {
-    const s = statsFor(fields, `line:${lineKind(line)}`);
+    const stats = statsFor(fields, `line:${lineKind(line)}`);
     if (outLines.includes(line.toLowerCase())) {
-      s.kept += 1;
-      s.keptTokens += Math.ceil(line.length / 4);
+      stats.kept += 1;
+      stats.keptTokens += Math.ceil(line.length / 4);
     } else {
-      s.lost += 1;
+      stats.lost += 1;
     }
   }
   return { fields, invented };
@@ -216,13 +216,13 @@ export function diffCompression(input: string, output: string): CompressionDiff 
 
 /** Adds the stats of `from` into `into` (per path: counts summed, value lists merged). */
 export function mergeFieldStats(into: Record<string, FieldStats>, from: Readonly<Record<string, FieldStats>>): void {
-  for (const [path, s] of Object.entries(from)) {
-    const t = statsFor(into, path);
-    t.lost += s.lost;
-    t.kept += s.kept;
-    t.keptTokens += s.keptTokens;
-    for (const v of s.lostValues) remember(t.lostValues, v);
-    for (const v of s.keptValues) remember(t.keptValues, v);
+  for (const [path, source] of Object.entries(from)) {
+    const target = statsFor(into, path);
+    target.lost += source.lost;
+    target.kept += source.kept;
+    target.keptTokens += source.keptTokens;
+    for (const value of source.lostValues) remember(target.lostValues, value);
+    for (const value of source.keptValues) remember(target.keptValues, value);
   }
 }
 
@@ -238,8 +238,8 @@ export function ruleForPath(path: string): string | undefined {
   while (keys.length > 0 && keys[keys.length - 1] === '*') keys.pop();
   if (keys.length === 0) return undefined;
   const out = [keys[keys.length - 1] as string];
-  for (let i = keys.length - 2; i >= 0; i -= 1) {
-    const key = keys[i] as string;
+  for (let index = keys.length - 2; index >= 0; index -= 1) {
+    const key = keys[index] as string;
     out.unshift(key);
     if (key !== '*') break;
   }

@@ -78,16 +78,16 @@ export interface LearnFromTracesResult {
  * value, never the value. Undefined for values without a digit (a name, a word), whose shape says nothing.
  */
 export function valueShape(value: string): string | undefined {
-  const v = value.toLowerCase();
-  if (!/\d/u.test(v) || v.length > 60) return undefined;
-  const body = v.replace(/[a-z\d]+|[^a-z\d]/gu, (run) => {
+  const lowered = value.toLowerCase();
+  if (!/\d/u.test(lowered) || lowered.length > 60) return undefined;
+  const body = lowered.replace(/[a-z\d]+|[^a-z\d]/gu, (run) => {
     if (/^[a-z]+$/u.test(run)) return '[a-z]+';
     if (/^\d+$/u.test(run)) return `\\d{${run.length}}`;
     if (/^[a-z\d]+$/u.test(run)) return `[a-z\\d]{${run.length}}`;
     return run.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&');
   });
   // A word boundary only where the value starts or ends with a letter or digit.
-  return `${/^[a-z\d]/u.test(v) ? '\\b' : ''}${body}${/[a-z\d]$/u.test(v) ? '\\b' : ''}`;
+  return `${/^[a-z\d]/u.test(lowered) ? '\\b' : ''}${body}${/[a-z\d]$/u.test(lowered) ? '\\b' : ''}`;
 }
 
 /** A generalized JSON path as a `jsonKeepFields` key run: array steps dropped, the last two keys kept. */
@@ -102,12 +102,12 @@ export function fieldRule(path: string): string | undefined {
 function split<T>(items: readonly T[], holdout: number, seed: number): { train: T[]; test: T[] } {
   const order = items.map((_, i) => i);
   const random = seededRandom(seed);
-  for (let i = order.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
+  for (let index = order.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [order[index], order[other]] = [order[other]!, order[index]!];
   }
-  const n = Math.max(1, Math.round(items.length * holdout));
-  return { test: order.slice(0, n).map((i) => items[i]!), train: order.slice(n).map((i) => items[i]!) };
+  const testCount = Math.max(1, Math.round(items.length * holdout));
+  return { test: order.slice(0, testCount).map((i) => items[i]!), train: order.slice(testCount).map((i) => items[i]!) };
 }
 
 async function evaluate(
@@ -136,11 +136,11 @@ async function evaluate(
  */
 export const KEEP_RULE_TOKEN_SLACK = 0.005;
 
-const figures = (s: StrategySummary): HeldOutFigures => ({
-  recall: s.recall,
-  ...(s.weightedRecall !== undefined ? { weightedRecall: s.weightedRecall } : {}),
-  cumulativeTokens: s.cumulativeTokens,
-  lost: s.lost,
+const figures = (summary: StrategySummary): HeldOutFigures => ({
+  recall: summary.recall,
+  ...(summary.weightedRecall !== undefined ? { weightedRecall: summary.weightedRecall } : {}),
+  cumulativeTokens: summary.cumulativeTokens,
+  lost: summary.lost,
 });
 
 interface Candidate {
@@ -187,11 +187,11 @@ export async function learnFromTraces(
       if (weight <= 0) continue;
       const shape = outcome.present ? undefined : valueShape(use.value.raw);
       if (shape !== undefined) {
-        const s = lostShapes.get(shape) ?? { traces: new Set(), uses: 0, lost: 0 };
-        s.lost += 1;
-        s.uses += 1;
-        s.traces.add(analysis.trace.id);
-        lostShapes.set(shape, s);
+        const tally = lostShapes.get(shape) ?? { traces: new Set(), uses: 0, lost: 0 };
+        tally.lost += 1;
+        tally.uses += 1;
+        tally.traces.add(analysis.trace.id);
+        lostShapes.set(shape, tally);
       }
       const key = fieldRule(use.value.field);
       if (key === undefined) continue;
@@ -217,9 +217,9 @@ export async function learnFromTraces(
   const startSummary = await evaluate(test, start, threshold, thresholds);
   let current = startSummary;
   const rules: LearnedRule[] = [];
-  for (const [i, candidate] of tried.entries()) {
+  for (const [index, candidate] of tried.entries()) {
     const rule = candidate.rule;
-    options.onProgress?.({ done: i, total: tried.length, rule: `${rule.kind} ${rule.target}` });
+    options.onProgress?.({ done: index, total: tried.length, rule: `${rule.kind} ${rule.target}` });
     const next = candidate.apply(guideline, thresholds);
     const refused = checkCandidate(next.guideline, start, forbidden);
     if (refused) {
@@ -291,36 +291,42 @@ function candidateRules(
   const keep = [...lostBy.entries()]
     .filter(([key, e]) => e.lost > 0 && !start.rules.jsonKeepFields.includes(key))
     .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
-  for (const [key, e] of keep)
+  for (const [key, tally] of keep)
     candidates.push({
       rule: {
         kind: 'keep-field',
         target: key,
-        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
+        learnedFrom: { traces: [...tally.traces], uses: tally.uses, lost: tally.lost },
         accepted: false,
         reason: '',
       },
-      apply: (g, t) => ({
-        guideline: { ...g, rules: { ...g.rules, jsonKeepFields: [...g.rules.jsonKeepFields, key] } },
-        thresholds: t,
+      apply: (guideline, thresholds) => ({
+        guideline: {
+          ...guideline,
+          rules: { ...guideline.rules, jsonKeepFields: [...guideline.rules.jsonKeepFields, key] },
+        },
+        thresholds,
       }),
     });
   // Values lost outside JSON (ids in text) are kept by their shape, learned from two or more traces.
   const shapes = [...lostShapes.entries()]
     .filter(([shape, e]) => e.traces.size >= 2 && !start.rules.keepPatterns.includes(shape))
     .sort((a, b) => b[1].lost - a[1].lost || a[0].localeCompare(b[0]));
-  for (const [shape, e] of shapes)
+  for (const [shape, tally] of shapes)
     candidates.push({
       rule: {
         kind: 'keep-pattern',
         target: shape,
-        learnedFrom: { traces: [...e.traces], uses: e.uses, lost: e.lost },
+        learnedFrom: { traces: [...tally.traces], uses: tally.uses, lost: tally.lost },
         accepted: false,
         reason: '',
       },
-      apply: (g, t) => ({
-        guideline: { ...g, rules: { ...g.rules, keepPatterns: [...g.rules.keepPatterns, shape] } },
-        thresholds: t,
+      apply: (guideline, thresholds) => ({
+        guideline: {
+          ...guideline,
+          rules: { ...guideline.rules, keepPatterns: [...guideline.rules.keepPatterns, shape] },
+        },
+        thresholds,
       }),
     });
   // A tool seen in several training traces whose results were never used: compress it from a lower size.

@@ -135,9 +135,9 @@ function readProgress(view: PromptView): Progress {
     }
   }
   // A compressed history may keep only the receipt or a summary line; both use this phrase.
-  for (const m of view.fullText.matchAll(/\banswered Q(\d+)\b(?::\s*"([^"\n]*)")?/g)) {
-    const n = Number(m[1]);
-    if (!answers.has(n)) answers.set(n, m[2] ?? '(answer not visible)');
+  for (const match of view.fullText.matchAll(/\banswered Q(\d+)\b(?::\s*"([^"\n]*)")?/g)) {
+    const questionNumber = Number(match[1]);
+    if (!answers.has(questionNumber)) answers.set(questionNumber, match[2] ?? '(answer not visible)');
   }
   // The latest whole receipt says which questions are still open: the others were answered, even when
   // the calls that answered them are no longer in view.
@@ -180,10 +180,10 @@ function entities(text: string): Span[] {
   return out;
 }
 
-function covers(a: string, b: string): boolean {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  return x.includes(y) || y.includes(x);
+function covers(first: string, second: string): boolean {
+  const firstLower = first.toLowerCase();
+  const secondLower = second.toLowerCase();
+  return firstLower.includes(secondLower) || secondLower.includes(firstLower);
 }
 
 interface Scored {
@@ -219,9 +219,11 @@ function paragraphOf(entity: string, paragraphs: Paragraph[]): Paragraph | undef
   const wanted = contentWords(entity);
   let best: Paragraph | undefined;
   let bestScore = 0;
-  for (const p of paragraphs) {
-    const score = covers(p.title, entity) ? 100 : [...contentWords(p.title)].filter((w) => wanted.has(w)).length;
-    if (score > bestScore) [best, bestScore] = [p, score];
+  for (const paragraph of paragraphs) {
+    const score = covers(paragraph.title, entity)
+      ? 100
+      : [...contentWords(paragraph.title)].filter((w) => wanted.has(w)).length;
+    if (score > bestScore) [best, bestScore] = [paragraph, score];
   }
   return best;
 }
@@ -239,9 +241,9 @@ function answerYesNo(question: string, paragraphs: Paragraph[]): string {
   );
   if (named.length === 0 || property.length === 0) return 'yes';
   for (const name of named) {
-    const p = paragraphOf(name, paragraphs);
-    if (!p) return 'no';
-    const have = stemmedWords(`${p.title} ${p.sentences.join(' ')}`);
+    const paragraph = paragraphOf(name, paragraphs);
+    if (!paragraph) return 'no';
+    const have = stemmedWords(`${paragraph.title} ${paragraph.sentences.join(' ')}`);
     if (property.filter((w) => have.has(w)).length * 2 < property.length) return 'no';
   }
   return 'yes';
@@ -251,17 +253,22 @@ function answerChoice(question: string, options: [string, string], paragraphs: P
   const earliest = /\b(earlier|first|older|oldest|before|earliest)\b/i.test(question);
   const latest = /\b(later|younger|youngest|newer|newest|more recent|most recent|last|after)\b/i.test(question);
   const info = options.map((option) => {
-    const p = paragraphOf(option, paragraphs);
-    const text = p ? p.sentences.join(' ') : '';
+    const paragraph = paragraphOf(option, paragraphs);
+    const text = paragraph ? paragraph.sentences.join(' ') : '';
     const year = Number(YEAR.exec(text)?.[1] ?? NaN);
     const asked = contentWords(question.replace(options[0], '').replace(options[1], ''));
     return { option, year, overlap: [...contentWords(text)].filter((w) => asked.has(w)).length };
   });
-  const [a, b] = info as [(typeof info)[number], (typeof info)[number]];
-  if ((earliest || latest) && Number.isFinite(a.year) && Number.isFinite(b.year) && a.year !== b.year) {
-    return a.year < b.year === earliest ? a.option : b.option;
+  const [first, second] = info as [(typeof info)[number], (typeof info)[number]];
+  if (
+    (earliest || latest) &&
+    Number.isFinite(first.year) &&
+    Number.isFinite(second.year) &&
+    first.year !== second.year
+  ) {
+    return first.year < second.year === earliest ? first.option : second.option;
   }
-  return b.overlap > a.overlap ? b.option : a.option;
+  return second.overlap > first.overlap ? second.option : first.option;
 }
 
 // Nearest first to the words shared with the question, since the answer usually sits beside them; spans
@@ -301,9 +308,9 @@ const MONTH_START = new RegExp(`^${MONTH}\\b`);
 function candidatesOf(kind: AnswerKind, sentence: string): Span[] {
   switch (kind) {
     case 'year':
-      return spans(DATE, sentence).flatMap((s) => {
-        const year = YEAR.exec(s.text)?.[1];
-        return year ? [{ text: year, index: s.index }] : [];
+      return spans(DATE, sentence).flatMap((span) => {
+        const year = YEAR.exec(span.text)?.[1];
+        return year ? [{ text: year, index: span.index }] : [];
       });
     case 'date':
       return spans(DATE, sentence);
@@ -342,14 +349,14 @@ function bridgeParagraphs(question: string, paragraphs: Paragraph[]): Set<Paragr
   const asked = question.toLowerCase();
   const named = paragraphs.filter((p) => asked.includes(p.title.toLowerCase()));
   return new Set(
-    paragraphs.filter((p) => {
-      const title = p.title.toLowerCase();
+    paragraphs.filter((paragraph) => {
+      const title = paragraph.title.toLowerCase();
       return (
         !asked.includes(title) &&
         named.some(
-          (n) =>
-            n !== p &&
-            n.sentences
+          (other) =>
+            other !== paragraph &&
+            other.sentences
               .join(' ')
               .toLowerCase()
               .includes(title.replace(/ \(.*\)$/u, '')),

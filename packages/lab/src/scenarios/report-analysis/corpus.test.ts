@@ -20,9 +20,9 @@ describe('createRng', () => {
   it('repeats the same sequence for the same seed', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), (seed) => {
-        const a = createRng(seed);
-        const b = createRng(seed);
-        for (let i = 0; i < 20; i++) expect(a.next()).toBe(b.next());
+        const first = createRng(seed);
+        const second = createRng(seed);
+        for (let draw = 0; draw < 20; draw++) expect(first.next()).toBe(second.next());
       }),
     );
   });
@@ -35,11 +35,11 @@ describe('createRng', () => {
         fc.integer({ min: 0, max: 1000 }),
         (seed, min, span) => {
           const rng = createRng(seed);
-          for (let i = 0; i < 20; i++) {
-            const n = rng.int(min, min + span);
-            expect(Number.isInteger(n) && n >= min && n <= min + span).toBe(true);
-            const x = rng.next();
-            expect(x >= 0 && x < 1).toBe(true);
+          for (let draw = 0; draw < 20; draw++) {
+            const drawn = rng.int(min, min + span);
+            expect(Number.isInteger(drawn) && drawn >= min && drawn <= min + span).toBe(true);
+            const fraction = rng.next();
+            expect(fraction >= 0 && fraction < 1).toBe(true);
           }
         },
       ),
@@ -54,10 +54,10 @@ describe('createRng', () => {
 
 describe('generateReports', () => {
   it('gives the same corpus for the same seed and a different one for another seed', () => {
-    const a = generateReports(50, 7);
-    expect(generateReports(50, 7)).toEqual(a);
-    const b = generateReports(50, 8);
-    for (let i = 0; i < a.length; i++) expect(b[i]?.body).not.toBe(a[i]?.body);
+    const first = generateReports(50, 7);
+    expect(generateReports(50, 7)).toEqual(first);
+    const second = generateReports(50, 8);
+    for (let index = 0; index < first.length; index++) expect(second[index]?.body).not.toBe(first[index]?.body);
   });
 
   it('makes a small corpus a prefix of a larger one with the same seed', () => {
@@ -75,26 +75,26 @@ describe('generateReports', () => {
     const reports = generateReports(1000, 2024);
     const sample = reports.filter((_, i) => i % 20 === 0);
     expect(sample).toHaveLength(50);
-    for (const r of sample) {
-      const tokens = countTokens(r.body);
-      expect(tokens, r.id).toBeGreaterThanOrEqual(1000);
-      expect(tokens, r.id).toBeLessThanOrEqual(2000);
+    for (const report of sample) {
+      const tokens = countTokens(report.body);
+      expect(tokens, report.id).toBeGreaterThanOrEqual(1000);
+      expect(tokens, report.id).toBeLessThanOrEqual(2000);
     }
   });
 
   it('draws plausible KPIs: integers, churn with one decimal, known regions', () => {
-    for (const r of generateReports(300, 9)) {
+    for (const report of generateReports(300, 9)) {
       for (const kpi of KPI_NAMES) {
-        const value = r.kpis[kpi];
+        const value = report.kpis[kpi];
         if (kpi === 'churnRatePct') expect(Number(value.toFixed(1))).toBe(value);
         else expect(Number.isInteger(value)).toBe(true);
       }
-      expect(r.kpis.revenue).toBeGreaterThan(0);
-      expect(r.kpis.operatingCost).toBeGreaterThan(0);
-      expect(r.kpis.nps).toBeGreaterThanOrEqual(-100);
-      expect(r.kpis.nps).toBeLessThanOrEqual(100);
-      expect(REGIONS).toContain(r.region);
-      expect(r.quarter).toMatch(/^\d{4}-Q[1-4]$/);
+      expect(report.kpis.revenue).toBeGreaterThan(0);
+      expect(report.kpis.operatingCost).toBeGreaterThan(0);
+      expect(report.kpis.nps).toBeGreaterThanOrEqual(-100);
+      expect(report.kpis.nps).toBeLessThanOrEqual(100);
+      expect(REGIONS).toContain(report.region);
+      expect(report.quarter).toMatch(/^\d{4}-Q[1-4]$/);
     }
   });
 });
@@ -111,9 +111,9 @@ describe('report bodies', () => {
   };
 
   it('states each KPI in the prose and in the table, with the same value', () => {
-    for (const r of generateReports(200, 13)) {
-      const [prose, table] = r.body.split('## Key figures');
-      expect(prose && table, r.id).toBeTruthy();
+    for (const report of generateReports(200, 13)) {
+      const [prose, table] = report.body.split('## Key figures');
+      expect(prose && table, report.id).toBeTruthy();
       const sentences = (prose ?? '').split(/(?<=[.!?])\s+/);
       // Table read independently of the library's parser: label cell, value cell.
       const rows = new Map(
@@ -123,27 +123,27 @@ describe('report bodies', () => {
           .map((l) => l.split('|').map((c) => c.trim()))
           .map((cells) => [cells[1], cells[2]]),
       );
-      expect(rows.get('Revenue (USD thousands)')).toBe(formatInteger(r.kpis.revenue));
-      expect(rows.get('Operating cost (USD thousands)')).toBe(formatInteger(r.kpis.operatingCost));
-      expect(rows.get('Headcount')).toBe(formatInteger(r.kpis.headcount));
-      expect(rows.get('Customer count')).toBe(formatInteger(r.kpis.customerCount));
-      expect(rows.get('Churn rate (%)')).toBe(r.kpis.churnRatePct.toFixed(1));
-      expect(rows.get('NPS')).toBe(String(r.kpis.nps));
+      expect(rows.get('Revenue (USD thousands)')).toBe(formatInteger(report.kpis.revenue));
+      expect(rows.get('Operating cost (USD thousands)')).toBe(formatInteger(report.kpis.operatingCost));
+      expect(rows.get('Headcount')).toBe(formatInteger(report.kpis.headcount));
+      expect(rows.get('Customer count')).toBe(formatInteger(report.kpis.customerCount));
+      expect(rows.get('Churn rate (%)')).toBe(report.kpis.churnRatePct.toFixed(1));
+      expect(rows.get('NPS')).toBe(String(report.kpis.nps));
       for (const kpi of KPI_NAMES) {
-        const value = formatKpi(kpi, r.kpis[kpi]);
+        const value = formatKpi(kpi, report.kpis[kpi]);
         const standalone = new RegExp(`(?<![\\d,.])${value.replace(/[.]/g, '\\.')}(?![\\d,]|\\.\\d)`);
         const stated = sentences.some((s) => standalone.test(s) && KPI_WORDS[kpi].test(s));
-        expect(stated, `${r.id} ${kpi} ${value}`).toBe(true);
+        expect(stated, `${report.id} ${kpi} ${value}`).toBe(true);
       }
     }
   });
 
   it('starts with a title line and a header line naming id, company, region and quarter', () => {
-    const [r] = generateReports(1, 21);
-    const lines = r?.body.split('\n') ?? [];
-    expect(lines[0]).toBe(`# ${r?.title}`);
+    const [report] = generateReports(1, 21);
+    const lines = report?.body.split('\n') ?? [];
+    expect(lines[0]).toBe(`# ${report?.title}`);
     expect(lines[2]).toBe(
-      `Report ID: ${r?.id} | Company: ${r?.company} | Region: ${r?.region} | Quarter: ${r?.quarter} | Segment: ${r?.segment}`,
+      `Report ID: ${report?.id} | Company: ${report?.company} | Region: ${report?.region} | Quarter: ${report?.quarter} | Segment: ${report?.segment}`,
     );
   });
 });
@@ -156,7 +156,7 @@ describe('writeCorpus', () => {
       expect(reports).toEqual(generateReports(12, 4));
       const files = (await readdir(dir)).sort();
       expect(files).toEqual([...reports.map((r) => `${r.id}.md`), 'manifest.json'].sort());
-      for (const r of reports) expect(await readFile(join(dir, `${r.id}.md`), 'utf8')).toBe(r.body);
+      for (const report of reports) expect(await readFile(join(dir, `${report.id}.md`), 'utf8')).toBe(report.body);
       const manifestText = await readFile(join(dir, 'manifest.json'), 'utf8');
       const manifest = JSON.parse(manifestText) as { count: number; reports: Record<string, unknown>[] };
       expect(manifest.count).toBe(12);

@@ -26,23 +26,23 @@ import {
 
 describe('parseReportText', () => {
   it('reads back the facts of 200 generated reports from their markdown alone', () => {
-    for (const r of generateReports(200, 31)) {
-      expect(parseReportText(r.body), r.id).toEqual({
-        id: r.id,
-        uri: r.uri,
-        title: r.title,
-        company: r.company,
-        region: r.region,
-        quarter: r.quarter,
-        segment: r.segment,
-        kpis: r.kpis,
+    for (const report of generateReports(200, 31)) {
+      expect(parseReportText(report.body), report.id).toEqual({
+        id: report.id,
+        uri: report.uri,
+        title: report.title,
+        company: report.company,
+        region: report.region,
+        quarter: report.quarter,
+        segment: report.segment,
+        kpis: report.kpis,
       });
     }
   });
 
   it('returns undefined when the header or a KPI row is missing', () => {
-    const [r] = generateReports(1, 2);
-    const body = r?.body ?? '';
+    const [report] = generateReports(1, 2);
+    const body = report?.body ?? '';
     expect(parseReportText('Nothing to see here.')).toBeUndefined();
     expect(parseReportText(body.replace(/^Report ID:.*$/m, ''))).toBeUndefined();
     expect(parseReportText(body.replace(/^\| NPS \|.*$/m, ''))).toBeUndefined();
@@ -50,9 +50,9 @@ describe('parseReportText', () => {
   });
 
   it('still reads a report whose title line was cut off', () => {
-    const [r] = generateReports(1, 3);
-    const parsed = parseReportText((r?.body ?? '').replace(/^# .*\n/, ''));
-    expect(parsed?.kpis).toEqual(r?.kpis);
+    const [report] = generateReports(1, 3);
+    const parsed = parseReportText((report?.body ?? '').replace(/^# .*\n/, ''));
+    expect(parsed?.kpis).toEqual(report?.kpis);
     expect(parsed?.title).toBeUndefined();
   });
 });
@@ -100,14 +100,14 @@ describe('partial answers', () => {
         specArb,
         fc.integer({ min: 0, max: corpus.length }),
         fc.uniqueArray(fc.integer({ min: 1, max: corpus.length - 1 }), { maxLength: 12 }),
-        (spec, n, cutsRaw) => {
-          const reports = corpus.slice(0, n);
-          const cuts = [0, ...cutsRaw.filter((c) => c < n).sort((a, b) => a - b), n];
+        (spec, count, cutsRaw) => {
+          const reports = corpus.slice(0, count);
+          const cuts = [0, ...cutsRaw.filter((c) => c < count).sort((a, b) => a - b), count];
           const partials: PartialAnswer[] = [];
-          for (let i = 0; i + 1 < cuts.length; i++) {
+          for (let batch = 0; batch + 1 < cuts.length; batch++) {
             // The batch as the offline model sees it: report bodies in a prompt, nothing else.
             const batchText = reports
-              .slice(cuts[i], cuts[i + 1])
+              .slice(cuts[batch], cuts[batch + 1])
               .map((r) => r.body)
               .join('\n\n');
             const saved = serializePartial(partialAnswer(spec, findReports(batchText)));
@@ -115,7 +115,7 @@ describe('partial answers', () => {
             expect(restored).toBeDefined();
             if (restored) partials.push(restored);
           }
-          expect(combinePartials(spec, partials)).toEqual({ ...computeGold(spec, reports), read: n });
+          expect(combinePartials(spec, partials)).toEqual({ ...computeGold(spec, reports), read: count });
         },
       ),
       { numRuns: 150 },
@@ -164,9 +164,9 @@ describe('formatAnswer', () => {
 
   it('writes answers that isCorrect accepts, for every generated question', () => {
     for (const seed of [1, 2, 3]) {
-      for (const q of generateQuestions(reports, seed, 25)) {
-        const text = formatAnswer(q.spec, q.gold);
-        expect(isCorrect(text, q.gold), `${q.text}\n${text}`).toBe(true);
+      for (const question of generateQuestions(reports, seed, 25)) {
+        const text = formatAnswer(question.spec, question.gold);
+        expect(isCorrect(text, question.gold), `${question.text}\n${text}`).toBe(true);
       }
     }
   });
@@ -176,9 +176,12 @@ describe('formatAnswer', () => {
     expect(isCorrect(wrongSum, { kind: 'sum', value: 100_000, matched: 3 })).toBe(false);
     const top: GoldAnswer = computeGold({ kind: 'top-k', kpi: 'headcount', k: 3 }, reports);
     if (top.kind !== 'top-k') throw new Error('unreachable');
-    const [a, b, c] = top.items;
-    if (!a || !b || !c) throw new Error('corpus too small');
-    const swapped = formatAnswer({ kind: 'top-k', kpi: 'headcount', k: 3 }, { kind: 'top-k', items: [b, a, c] });
+    const [first, second, third] = top.items;
+    if (!first || !second || !third) throw new Error('corpus too small');
+    const swapped = formatAnswer(
+      { kind: 'top-k', kpi: 'headcount', k: 3 },
+      { kind: 'top-k', items: [second, first, third] },
+    );
     expect(isCorrect(swapped, top)).toBe(false);
     const count = formatAnswer({ kind: 'count', thresholdPct: 7 }, { kind: 'count', count: 7 });
     expect(isCorrect(count, { kind: 'count', count: 8 })).toBe(false);
@@ -217,11 +220,11 @@ describe('formatAnswer', () => {
   });
 
   it('answers end to end from question text and report text alone', () => {
-    const q = generateQuestions(reports, 9, 5).find((x) => x.kind === 'compare');
-    const spec = q && parseQuestion(q.text);
-    if (!q || !spec) throw new Error('no compare question');
-    const halves = [reports.slice(0, 70), reports.slice(70)].map((b) =>
-      serializePartial(partialAnswer(spec, findReports(b.map((r) => r.body).join('\n')))),
+    const question = generateQuestions(reports, 9, 5).find((x) => x.kind === 'compare');
+    const spec = question && parseQuestion(question.text);
+    if (!question || !spec) throw new Error('no compare question');
+    const halves = [reports.slice(0, 70), reports.slice(70)].map((half) =>
+      serializePartial(partialAnswer(spec, findReports(half.map((r) => r.body).join('\n')))),
     );
     const answer = formatAnswer(
       spec,
@@ -230,8 +233,8 @@ describe('formatAnswer', () => {
         halves.map((h) => parsePartial(h)).filter((p) => p !== undefined),
       ),
     );
-    expect(isCorrect(answer, q.gold)).toBe(true);
-    expect(questionText(spec)).toBe(q.text);
+    expect(isCorrect(answer, question.gold)).toBe(true);
+    expect(questionText(spec)).toBe(question.text);
   });
 });
 
@@ -260,9 +263,9 @@ describe('extractiveAnswer', () => {
   });
 
   it('can quote a KPI table row of a generated report', () => {
-    const [r] = generateReports(1, 77);
-    const answer = extractiveAnswer('What was the NPS?', [r?.body ?? '']);
-    expect(answer.startsWith(`${r?.uri}: `)).toBe(true);
-    expect(answer).toContain(`NPS: ${r?.kpis.nps}.`);
+    const [report] = generateReports(1, 77);
+    const answer = extractiveAnswer('What was the NPS?', [report?.body ?? '']);
+    expect(answer.startsWith(`${report?.uri}: `)).toBe(true);
+    expect(answer).toContain(`NPS: ${report?.kpis.nps}.`);
   });
 });

@@ -12,8 +12,8 @@ import { canonicalTerm, searchQuery, understandQuestion, type QuestionQuery } fr
 
 /** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
 export function fileOfUri(uri: string): string {
-  const m = /^(.*\.(?:pdf|xlsx))#[^/]*$/i.exec(uri);
-  return m ? m[1]! : uri;
+  const match = /^(.*\.(?:pdf|xlsx))#[^/]*$/i.exec(uri);
+  return match ? match[1]! : uri;
 }
 
 interface FileProfile {
@@ -91,9 +91,9 @@ const PERIOD_ENDED =
  */
 function periodEnded(profile: FileProfile): number | undefined {
   const first = `${profile.pages[0]?.body.slice(0, FIRST_PAGE_CHARS) ?? ''}`;
-  const m = PERIOD_ENDED.exec(first);
-  if (m) {
-    const at = Date.parse(`${m[1]} ${m[2]}, ${m[3]}`);
+  const match = PERIOD_ENDED.exec(first);
+  if (match) {
+    const at = Date.parse(`${match[1]} ${match[2]}, ${match[3]}`);
     if (!Number.isNaN(at)) return at;
   }
   const named = /\b((?:19|20)\d\d)\s*q([1-4])\b/.exec(profile.name);
@@ -176,14 +176,14 @@ export class FilingIndex extends CorpusIndex {
    */
   #pageScore(page: { uri: string; body: string }, terms: readonly string[]): number {
     const { pages, meanLength } = this.#pageFrequencies();
-    const n = this.size;
+    const pageCount = this.size;
     const words = this.#wordsOf(page);
     let score = 0;
     for (const term of terms) {
       const tf = words.counts.get(term) ?? 0;
       if (tf === 0) continue;
       const df = pages.get(term) ?? 0;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = Math.log(1 + (pageCount - df + 0.5) / (df + 0.5));
       score += (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * words.length) / meanLength));
     }
     return score;
@@ -235,21 +235,25 @@ export class FilingIndex extends CorpusIndex {
       const first = (profile.first ??=
         `${profile.pages[0]?.title ?? ''}\n${profile.pages[0]?.body.slice(0, FIRST_PAGE_CHARS) ?? ''}`.toLowerCase());
       let entity = 0;
-      for (const e of query.entities) {
-        if (occurrences(profile.name, e) > 0 || (e.length >= 4 && profile.name.replace(/ /g, '').includes(e)))
+      for (const entityName of query.entities) {
+        if (
+          occurrences(profile.name, entityName) > 0 ||
+          (entityName.length >= 4 && profile.name.replace(/ /g, '').includes(entityName))
+        )
           entity += 1;
-        else if (occurrences(first, e) > 0) entity += 0.8;
+        else if (occurrences(first, entityName) > 0) entity += 0.8;
         else {
           profile.all ??= profile.pages
             .map((p) => p.body)
             .join('\n')
             .toLowerCase();
-          entity += Math.min(0.6, Math.log10(1 + occurrences(profile.all, e)) / 3);
+          entity += Math.min(0.6, Math.log10(1 + occurrences(profile.all, entityName)) / 3);
         }
       }
       entity = query.entities.length ? entity / query.entities.length : 0;
       let period = 0;
-      for (const y of query.years) period += occurrences(profile.name, y) > 0 ? 1 : first.includes(y) ? 0.5 : 0;
+      for (const year of query.years)
+        period += occurrences(profile.name, year) > 0 ? 1 : first.includes(year) ? 0.5 : 0;
       period = query.years.length ? period / query.years.length : 0;
       const quarter = query.quarters.length
         ? query.quarters.filter((q) => namesQuarter(profile.name, q)).length / query.quarters.length
@@ -276,31 +280,31 @@ export class FilingIndex extends CorpusIndex {
         .map((m) => ({ m, at: periodEnded(this.#files.get(m.file)!) }))
         .filter((d): d is { m: DocumentMatch; at: number } => d.at !== undefined);
       const newest = Math.max(...dated.map((d) => d.at));
-      for (const d of dated) if (d.at === newest) d.m.period = credit;
+      for (const entry of dated) if (entry.at === newest) entry.m.period = credit;
     }
     const topContent = Math.max(0, ...matches.filter((m) => m.named || topEntity === 0).map((m) => m.content)) || 1;
     // The named company's filings are read whole: a page outside the overall hits (crowded out by other companies'
     // pages) still counts by the share of the question's other terms it holds.
     const canonicalNames = new Set(query.entities.map(canonicalTerm));
     const asked = query.terms.filter((t) => !canonicalNames.has(t));
-    for (const m of matches) {
-      m.content = Math.min(1, m.content / topContent);
-      if (m.named && asked.length > 0) {
+    for (const match of matches) {
+      match.content = Math.min(1, match.content / topContent);
+      if (match.named && asked.length > 0) {
         let share = 0;
-        for (const page of this.#files.get(m.file)!.pages) {
+        for (const page of this.#files.get(match.file)!.pages) {
           const words = this.#wordsOf(page).counts;
           share = Math.max(share, asked.filter((t) => words.has(t)).length / asked.length);
         }
-        m.content = Math.max(m.content, share);
+        match.content = Math.max(match.content, share);
       }
       // The name decides; between a company's filings, the words of the question outweigh the year of the file (a
       // 2019 filing reports 2018 too), and the year outweighs the form. A quarter named weighs as much as the words:
       // a quarter's own figures are in that quarter's filing, and in the next year's only as the comparison.
-      m.score = 3 * m.entity + 0.5 * m.period + m.quarter + (m.form ? 0.25 : 0) + m.content;
+      match.score = 3 * match.entity + 0.5 * match.period + match.quarter + (match.form ? 0.25 : 0) + match.content;
     }
     const rankOf = (file: string) => {
-      const i = order.indexOf(file);
-      return i < 0 ? order.length : i;
+      const position = order.indexOf(file);
+      return position < 0 ? order.length : position;
     };
     return matches
       .filter((m) => m.score > 0)
@@ -308,19 +312,19 @@ export class FilingIndex extends CorpusIndex {
   }
 
   /**
-   * The `k` best pages for `query`: the pages of the best-matching document first (all `k` of them when it is the
-   * entity the query names), each document's pages by their own match, then the next document's.
+   * The `count` best pages for `query`: the pages of the best-matching document first (all `count` of them when it is
+   * the entity the query names), each document's pages by their own match, then the next document's.
    */
-  override search(query: string, k = 10): CorpusSearchResult[] {
-    const q = understandQuestion(query);
-    const limit = Math.max(1, Math.min(50, Math.trunc(k)));
-    const hits = super.search(searchQuery(q), HITS_CONSIDERED);
-    const documents = this.rankDocuments(q, hits);
+  override search(query: string, count = 10): CorpusSearchResult[] {
+    const parsed = understandQuestion(query);
+    const limit = Math.max(1, Math.min(50, Math.trunc(count)));
+    const hits = super.search(searchQuery(parsed), HITS_CONSIDERED);
+    const documents = this.rankDocuments(parsed, hits);
     if (documents.length === 0) return [];
     const byUri = new Map(hits.map((h) => [h.uri, h]));
     const top = hits[0]?.score ?? 1;
-    const names = new Set(q.entities.map(canonicalTerm));
-    const asked = q.terms.filter((t) => !names.has(t));
+    const names = new Set(parsed.entities.map(canonicalTerm));
+    const asked = parsed.terms.filter((t) => !names.has(t));
     const lead = documents[0]!;
     // A page that prints a measure the query names as a statement line (measures.ts) answers it, whatever its words.
     const measures = questionMeasures(query);
@@ -340,10 +344,10 @@ export class FilingIndex extends CorpusIndex {
         return scored
           .filter(({ page, score }) => score > 0 || byUri.has(page.uri))
           .sort(
-            (x, y) =>
-              y.prints - x.prints ||
-              y.score - x.score ||
-              (byUri.get(y.page.uri)?.score ?? 0) - (byUri.get(x.page.uri)?.score ?? 0),
+            (left, right) =>
+              right.prints - left.prints ||
+              right.score - left.score ||
+              (byUri.get(right.page.uri)?.score ?? 0) - (byUri.get(left.page.uri)?.score ?? 0),
           )
           .map(({ page, score }) => ({
             uri: page.uri,
@@ -357,12 +361,12 @@ export class FilingIndex extends CorpusIndex {
         .filter((page) => !byUri.has(page.uri))
         .map((page) => {
           const words = this.#wordsOf(page).counts;
-          const held = (asked.length ? asked : q.terms).filter((t) => words.has(t)).length;
+          const held = (asked.length ? asked : parsed.terms).filter((t) => words.has(t)).length;
           return {
             uri: page.uri,
             title: page.title,
             snippet: page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
-            score: (held / Math.max(1, asked.length || q.terms.length)) * top * 0.5,
+            score: (held / Math.max(1, asked.length || parsed.terms.length)) * top * 0.5,
           };
         })
         .filter((p) => p.score > 0);

@@ -133,26 +133,27 @@ function readRecord(value: Record<string, unknown>, facts: RetailFacts): void {
   if ('order_id' in value) {
     const order = OrderShape.safeParse(value);
     if (!order.success) return;
-    const o = order.data;
-    const history = o.payment_history;
+    const orderRecord = order.data;
+    const history = orderRecord.payment_history;
     const paid = history?.every((t) => t.transaction_type !== undefined && t.amount !== undefined)
       ? history.reduce(
-          (sum, t) =>
+          (sum, transaction) =>
             sum +
-            (t.transaction_type === 'refund' ? -1 : t.transaction_type === 'payment' ? 1 : 0) * toCents(t.amount ?? 0),
+            (transaction.transaction_type === 'refund' ? -1 : transaction.transaction_type === 'payment' ? 1 : 0) *
+              toCents(transaction.amount ?? 0),
           0,
         )
       : undefined;
     mergeOrder(facts, {
-      orderId: normalizeOrderId(o.order_id),
-      userId: o.user_id,
-      status: o.status?.trim().toLowerCase(),
+      orderId: normalizeOrderId(orderRecord.order_id),
+      userId: orderRecord.user_id,
+      status: orderRecord.status?.trim().toLowerCase(),
       paidCents: paid,
-      items: o.items?.map((i) => ({
-        name: i.name,
-        productId: i.product_id,
-        itemId: i.item_id,
-        priceCents: i.price === undefined ? undefined : toCents(i.price),
+      items: orderRecord.items?.map((item) => ({
+        name: item.name,
+        productId: item.product_id,
+        itemId: item.item_id,
+        priceCents: item.price === undefined ? undefined : toCents(item.price),
       })),
     });
     return;
@@ -165,32 +166,32 @@ function readRecord(value: Record<string, unknown>, facts: RetailFacts): void {
       ? product.data.variants.map((v) => [v.item_id, v] as const)
       : Object.entries(product.data.variants).map(([key, v]) => [v.item_id ?? key, v] as const);
     const availability = new Map<string, boolean>();
-    for (const [id, v] of variants)
-      if (id !== undefined && v.available !== undefined) availability.set(id, v.available);
+    for (const [id, variant] of variants)
+      if (id !== undefined && variant.available !== undefined) availability.set(id, variant.available);
     mergeProduct(facts, { productId: product.data.product_id, name: product.data.name, availability });
     return;
   }
   if ('user_id' in value) {
     const user = UserShape.safeParse(value);
     if (!user.success) return;
-    const u = user.data;
+    const userRecord = user.data;
     mergeUser(facts, {
-      userId: u.user_id,
-      firstName: u.name?.first_name ?? u.first_name,
-      lastName: u.name?.last_name ?? u.last_name,
-      zip: u.zip ?? u.address?.zip,
-      orderIds: u.orders?.map((o) => normalizeOrderId(typeof o === 'string' ? o : o.order_id)),
+      userId: userRecord.user_id,
+      firstName: userRecord.name?.first_name ?? userRecord.first_name,
+      lastName: userRecord.name?.last_name ?? userRecord.last_name,
+      zip: userRecord.zip ?? userRecord.address?.zip,
+      orderIds: userRecord.orders?.map((o) => normalizeOrderId(typeof o === 'string' ? o : o.order_id)),
     });
   }
 }
 
 function walk(value: unknown, facts: RetailFacts): void {
   if (Array.isArray(value)) {
-    for (const v of value) walk(v, facts);
+    for (const element of value) walk(element, facts);
   } else if (typeof value === 'object' && value !== null) {
     readRecord(value as Record<string, unknown>, facts);
     // Nested records (orders inside a listing, products inside search results) are records too.
-    for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) walk(v, facts);
+    for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) walk(child, facts);
   }
 }
 
@@ -212,13 +213,13 @@ function splitItems(list: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
-  for (let i = 0; i < list.length; i += 1) {
-    const c = list[i];
-    if (c === '(') depth += 1;
-    else if (c === ')') depth = Math.max(0, depth - 1);
-    else if (c === ',' && depth === 0 && !/\d/.test(list[i + 1] ?? '')) {
-      parts.push(list.slice(start, i));
-      start = i + 1;
+  for (let position = 0; position < list.length; position += 1) {
+    const character = list[position];
+    if (character === '(') depth += 1;
+    else if (character === ')') depth = Math.max(0, depth - 1);
+    else if (character === ',' && depth === 0 && !/\d/.test(list[position + 1] ?? '')) {
+      parts.push(list.slice(start, position));
+      start = position + 1;
     }
   }
   parts.push(list.slice(start));
@@ -288,7 +289,7 @@ function readFactLine(line: string, facts: RetailFacts): void {
       ['available', true],
       ['unavailable', false],
     ] as const) {
-      for (const m of (fields.get(key) ?? '').matchAll(/\d+/g)) availability.set(m[0], available);
+      for (const itemMatch of (fields.get(key) ?? '').matchAll(/\d+/g)) availability.set(itemMatch[0], available);
     }
     mergeProduct(facts, { productId: id, name: fields.get('name') || undefined, availability });
   }
@@ -325,32 +326,32 @@ function formatItem(item: KnownItem): string {
  */
 export function formatRetailFacts(facts: RetailFacts): string {
   const lines: string[] = [];
-  for (const u of facts.users.values()) {
-    const name = [u.firstName, u.lastName].filter(Boolean).join(' ');
+  for (const user of facts.users.values()) {
+    const name = [user.firstName, user.lastName].filter(Boolean).join(' ');
     const fields = [
       name && `name ${name}`,
-      u.zip && `zip ${u.zip}`,
-      u.orderIds && `orders ${u.orderIds.join(', ')}`,
+      user.zip && `zip ${user.zip}`,
+      user.orderIds && `orders ${user.orderIds.join(', ')}`,
     ].filter(Boolean);
-    lines.push(`user ${u.userId}: ${fields.join('; ')}`);
+    lines.push(`user ${user.userId}: ${fields.join('; ')}`);
   }
-  for (const o of facts.orders.values()) {
+  for (const order of facts.orders.values()) {
     const fields = [
-      o.userId && `user ${o.userId}`,
-      o.status && `status ${o.status}`,
-      o.paidCents !== undefined && `paid ${formatCents(o.paidCents)}`,
-      o.items && `items: ${o.items.map(formatItem).join(', ')}`,
+      order.userId && `user ${order.userId}`,
+      order.status && `status ${order.status}`,
+      order.paidCents !== undefined && `paid ${formatCents(order.paidCents)}`,
+      order.items && `items: ${order.items.map(formatItem).join(', ')}`,
     ].filter(Boolean);
-    lines.push(`order ${o.orderId}: ${fields.join('; ')}`);
+    lines.push(`order ${order.orderId}: ${fields.join('; ')}`);
   }
-  for (const p of facts.products.values()) {
-    const ids = (available: boolean) => [...p.availability].filter(([, a]) => a === available).map(([id]) => id);
+  for (const product of facts.products.values()) {
+    const ids = (available: boolean) => [...product.availability].filter(([, a]) => a === available).map(([id]) => id);
     const fields = [
-      p.name && `name ${p.name}`,
+      product.name && `name ${product.name}`,
       ids(true).length > 0 && `available ${ids(true).join(', ')}`,
       ids(false).length > 0 && `unavailable ${ids(false).join(', ')}`,
     ].filter(Boolean);
-    lines.push(`product ${p.productId}: ${fields.join('; ')}`);
+    lines.push(`product ${product.productId}: ${fields.join('; ')}`);
   }
   return lines.join('\n');
 }

@@ -41,11 +41,11 @@ async function runEpisode(
   } = {},
 ): Promise<Episode> {
   const model = new OfflineModel({ policies: [retailOfflinePolicy] });
-  const definitions: LanguageModelV3FunctionTool[] = tools.map((t) => ({
+  const definitions: LanguageModelV3FunctionTool[] = tools.map((tool) => ({
     type: 'function',
-    name: t.name,
-    description: t.description,
-    inputSchema: z.toJSONSchema(t.inputSchema) as JSONSchema7,
+    name: tool.name,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.inputSchema) as JSONSchema7,
   }));
   const calls: Call[] = [];
   for (let step = 0; step < 200; step += 1) {
@@ -56,30 +56,30 @@ async function runEpisode(
     }
     prompt.push({
       role: 'assistant',
-      content: toolCalls.map((c) => ({
+      content: toolCalls.map((call) => ({
         type: 'tool-call',
-        toolCallId: c.toolCallId,
-        toolName: c.toolName,
-        input: JSON.parse(c.input),
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        input: JSON.parse(call.input),
       })),
     });
     const results: Extract<LanguageModelV3Prompt[number], { role: 'tool' }>['content'] = [];
-    for (const c of toolCalls) {
-      const input: unknown = JSON.parse(c.input);
-      calls.push({ toolName: c.toolName, input });
-      const t = tools.find((x) => x.name === c.toolName);
+    for (const call of toolCalls) {
+      const input: unknown = JSON.parse(call.input);
+      calls.push({ toolName: call.toolName, input });
+      const tool = tools.find((x) => x.name === call.toolName);
       let value: string;
       let isError = false;
       try {
-        value = String(await t?.execute(t.inputSchema.parse(input), {} as ToolContext));
+        value = String(await tool?.execute(tool.inputSchema.parse(input), {} as ToolContext));
       } catch (error) {
         value = (error as Error).message;
         isError = true;
       }
       results.push({
         type: 'tool-result',
-        toolCallId: c.toolCallId,
-        toolName: c.toolName,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
         output: isError ? { type: 'error-text', value } : { type: 'text', value },
       });
     }
@@ -139,19 +139,19 @@ describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
       const lostAt = Math.floor(task.expectedCalls / 2);
       // Once, halfway through, every tool result so far is cleared from the stored conversation.
       const episode = await runEpisode(tools, start(task), {
-        afterStep: (p, step) =>
+        afterStep: (prompt, step) =>
           step === lostAt
-            ? p.map((m) =>
-                m.role === 'tool'
+            ? prompt.map((message) =>
+                message.role === 'tool'
                   ? {
-                      ...m,
-                      content: m.content.map((r) =>
-                        r.type === 'tool-result' ? { ...r, output: { type: 'text', value: '[cleared]' } } : r,
+                      ...message,
+                      content: message.content.map((part) =>
+                        part.type === 'tool-result' ? { ...part, output: { type: 'text', value: '[cleared]' } } : part,
                       ),
                     }
-                  : m,
+                  : message,
               )
-            : p,
+            : prompt,
       });
       expect(task.checker(episode.answer ?? '')).toBe(true);
       expect(episode.calls.length).toBeGreaterThan(task.expectedCalls);
@@ -161,9 +161,11 @@ describe.skipIf(!available)('retailOfflinePolicy end to end', () => {
   it('answers from a fact-line summary in place of the history, and fetches only what the summary left out', async () => {
     for (const task of tasks) {
       const full = await runEpisode(tools, start(task));
-      const outputs = full.prompt.flatMap((m) =>
-        m.role === 'tool'
-          ? m.content.flatMap((r) => (r.type === 'tool-result' && r.output.type === 'text' ? [r.output.value] : []))
+      const outputs = full.prompt.flatMap((message) =>
+        message.role === 'tool'
+          ? message.content.flatMap((part) =>
+              part.type === 'tool-result' && part.output.type === 'text' ? [part.output.value] : [],
+            )
           : [],
       );
       const facts = readRetailFacts(outputs.join('\n'));
@@ -202,16 +204,18 @@ describe('retailOfflinePolicy decisions', () => {
   };
   const withResults = (results: { output: string; isError: boolean }[]): LanguageModelV3Prompt => [
     ...start(task),
-    ...results.flatMap((r, i): LanguageModelV3Prompt => [
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${i}`, ...findNobody }] },
+    ...results.flatMap((result, index): LanguageModelV3Prompt => [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${index}`, ...findNobody }] },
       {
         role: 'tool',
         content: [
           {
             type: 'tool-result',
-            toolCallId: `c${i}`,
+            toolCallId: `c${index}`,
             toolName: findNobody.toolName,
-            output: r.isError ? { type: 'error-text', value: r.output } : { type: 'text', value: r.output },
+            output: result.isError
+              ? { type: 'error-text', value: result.output }
+              : { type: 'text', value: result.output },
           },
         ],
       },

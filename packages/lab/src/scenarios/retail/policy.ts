@@ -41,8 +41,10 @@ type Call = { toolName: string; input: Record<string, string> };
 type Need = { call: Call; missing: string };
 
 const norm = (s: string | undefined) => (s ?? '').trim().toLowerCase();
-const sameCustomer = (u: KnownUser, c: RetailCustomerRef) =>
-  norm(u.firstName) === norm(c.firstName) && norm(u.lastName) === norm(c.lastName) && norm(u.zip) === norm(c.zip);
+const sameCustomer = (user: KnownUser, customer: RetailCustomerRef) =>
+  norm(user.firstName) === norm(customer.firstName) &&
+  norm(user.lastName) === norm(customer.lastName) &&
+  norm(user.zip) === norm(customer.zip);
 const callKey = (toolName: string, input: unknown) => `${toolName} ${canonicalJson(input)}`;
 
 function canonicalJson(value: unknown): string {
@@ -76,7 +78,7 @@ function readPrompt(view: PromptView): RetailFacts {
   readRetailFacts(view.instruction, facts);
   for (const turn of view.turns) {
     if (turn.role === 'tool') {
-      for (const r of turn.results) if (!r.isError) readRetailFacts(r.output, facts);
+      for (const result of turn.results) if (!result.isError) readRetailFacts(result.output, facts);
     } else if (turn.text) {
       readRetailFacts(turn.text, facts);
     }
@@ -171,8 +173,10 @@ function answer(
     }
     case 'modifiable-pending-orders': {
       const pending = all.filter((o) => o.status === 'pending');
-      const available = (o: KnownOrder) =>
-        (o.items ?? []).every((i) => facts.products.get(i.productId ?? '')?.availability.get(i.itemId ?? '') === true);
+      const available = (order: KnownOrder) =>
+        (order.items ?? []).every(
+          (i) => facts.products.get(i.productId ?? '')?.availability.get(i.itemId ?? '') === true,
+        );
       const ok = pending.filter(available);
       const blocked = pending.filter((o) => !available(o)).map((o) => o.orderId);
       const total = (o: KnownOrder) => (o.items ?? []).reduce((sum, i) => sum + (i.priceCents ?? 0), 0);
@@ -199,19 +203,19 @@ function answer(
         : { work: `No item found in ${all.length} orders.`, answer: 'none' };
     }
     case 'delivered-spend-comparison': {
-      const totals = request.customers.map((customer, i) => ({
+      const totals = request.customers.map((customer, index) => ({
         name: nameOf(customer),
-        cents: ordersOf(users[i])
+        cents: ordersOf(users[index])
           .filter((o) => o.status === 'delivered')
           .reduce((sum, o) => sum + (o.paidCents ?? 0), 0),
       }));
-      const [a, b] = totals;
+      const [first, second] = totals;
       const verdict =
-        !a || !b
+        !first || !second
           ? 'nobody'
-          : a.cents === b.cents
-            ? `${a.name} and ${b.name} spent the same`
-            : `${(a.cents > b.cents ? a : b).name} spent more`;
+          : first.cents === second.cents
+            ? `${first.name} and ${second.name} spent the same`
+            : `${(first.cents > second.cents ? first : second).name} spent more`;
       return {
         work: 'Compared delivered orders.',
         answer: [verdict, ...totals.map((t) => `${t.name}: ${formatCents(t.cents)}`)].join('; '),
@@ -233,8 +237,8 @@ function decide(view: PromptView): OfflineDecision {
   const request = findRequest(view);
   if (!request) return giveUp('the task statement (the customers and the question) is no longer in the context');
   const facts = readPrompt(view);
-  const users = request.customers.map((c) => {
-    const matching = [...facts.users.values()].filter((u) => sameCustomer(u, c));
+  const users = request.customers.map((customer) => {
+    const matching = [...facts.users.values()].filter((u) => sameCustomer(u, customer));
     return matching.find((u) => u.orderIds) ?? matching[0];
   });
   const need = firstNeed(request, facts, users);
@@ -250,13 +254,14 @@ function decide(view: PromptView): OfflineDecision {
   let lastError: string | undefined;
   for (const turn of view.turns) {
     if (turn.role === 'assistant') {
-      for (const c of turn.toolCalls) {
-        const k = callKey(c.toolName, c.input);
-        keyById.set(c.toolCallId, k);
-        if (k === key) repeats += 1;
+      for (const call of turn.toolCalls) {
+        const earlierKey = callKey(call.toolName, call.input);
+        keyById.set(call.toolCallId, earlierKey);
+        if (earlierKey === key) repeats += 1;
       }
     } else if (turn.role === 'tool') {
-      for (const r of turn.results) if (keyById.get(r.toolCallId) === key) lastError = r.isError ? r.output : undefined;
+      for (const result of turn.results)
+        if (keyById.get(result.toolCallId) === key) lastError = result.isError ? result.output : undefined;
     }
   }
   const partial = () => answer(request, facts, users).answer;
