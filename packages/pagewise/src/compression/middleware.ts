@@ -11,7 +11,7 @@
  * messages a call shares with the last one (compared part by part, by identity) are taken as they were shown
  * then, so a call reads only the messages after them.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { tool as aiTool, type Tool as AiTool } from 'ai';
 import { z } from 'zod';
 import type {
@@ -80,7 +80,10 @@ export interface CompressionMiddleware extends LanguageModelV3Middleware {
   readonly tools: { readonly page_in: AiTool };
 }
 
-const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+// The one-shot digest where this Node has it (20.12 on): a first call hashes every message of the history.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
+const sha = (text: string): string =>
+  (oneShot ? oneShot('sha256', text) : crypto.createHash('sha256').update(text).digest('hex')).slice(0, 24);
 
 // Tool results remembered as compressed (or as too small to compress): enough for long tool loops of
 // many conversations; the least recently used are forgotten and, if seen again, compressed again.
@@ -876,7 +879,7 @@ async function compressHistory(
       ledger,
       appendCompaction: async (compaction) => {
         session.events.push({
-          id: randomUUID(),
+          id: crypto.randomUUID(),
           invocationId: 'ai-sdk',
           author: agentName,
           timestamp: Date.now(),
