@@ -32,6 +32,7 @@ import { main as stepCost } from './step-cost.js';
 import { main as promptCacheCost } from './prompt-cache-cost.js';
 import { main as cacheParity } from './cache-parity.js';
 import { main as adapterCache } from './adapter-cache.js';
+import { main as adapterStep } from './adapter-step.js';
 import { main as queueThroughput } from './queue-throughput.js';
 import { main as storeThroughput } from './store-throughput.js';
 import { main as sqliteContention } from './sqlite-contention.js';
@@ -62,6 +63,8 @@ await promptCacheCost(['--rounds', '5']);
 await cacheParity();
 // The step block in each framework adapter, after and before, priced with the same cache model.
 await adapterCache(['--reports', '200']);
+// What each framework adapter adds to its framework's own step, plain loop against the adapter's set-up.
+await adapterStep(['--rounds', '5']);
 await pagingScaling();
 await compressionRetail();
 await compressionRealData();

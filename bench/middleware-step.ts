@@ -11,6 +11,9 @@
  * Each contender runs in a fresh process per round, every size once untimed (warm-up) and then timed, in an
  * order rotated per round; medians over rounds, and ratios taken within a round, median [min–max].
  *
+ * The middleware's own time is also measured from inside, around its `transformParams`: the first call (the whole
+ * history new) and the median of the later ones (its own cost per step, without the AI SDK's).
+ *
  * `--baseline <src>` adds the middleware of another source tree (a checkout of an older commit's
  * `packages/pagewise/src`, inside this repository so its imports resolve), for a before/after in one run.
  *
@@ -44,27 +47,31 @@ interface ChildRow {
   stepMs: number;
   fixedMs: number;
   invocationMs: number;
+  /** The middleware's first `transformParams` call, ms (0 for the plain loop). */
+  firstCallMs: number;
+  /** The median of its later calls, ms (0 for the plain loop). */
+  callMs: number;
 }
 
-const recordResult = (i: number, note: string): string => `recorded ${i} (${note.length} chars)`;
+const recordResult = (index: number, note: string): string => `recorded ${index} (${note.length} chars)`;
 
 /** A pre-filled history of `events` messages in AI SDK form, then the task. */
 function history(events: number): unknown[] {
   const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
-  for (let i = 0; messages.length < events; i++) {
-    const input = { i, note: `earlier observation ${i}: ${'detail '.repeat(15).trim()}` };
+  for (let index = 0; messages.length < events; index++) {
+    const input = { i: index, note: `earlier observation ${index}: ${'detail '.repeat(15).trim()}` };
     messages.push({
       role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input }],
+      content: [{ type: 'tool-call', toolCallId: `s${index}`, toolName: 'record', input }],
     });
     messages.push({
       role: 'tool',
       content: [
         {
           type: 'tool-result',
-          toolCallId: `s${i}`,
+          toolCallId: `s${index}`,
           toolName: 'record',
-          output: { type: 'text', value: recordResult(i, input.note) },
+          output: { type: 'text', value: recordResult(index, input.note) },
         },
       ],
     });
@@ -76,7 +83,7 @@ function history(events: number): unknown[] {
 async function child(contender: string, src: string, sizes: readonly number[]): Promise<void> {
   const { generateText, stepCountIs, tool, wrapLanguageModel } = await import('ai');
   const { MockLanguageModelV3 } = await import('ai/test');
-  const { z } = await import('zod');
+  const { z: zod } = await import('zod');
   const { compressionMiddleware } =
     contender === 'ai-sdk'
       ? { compressionMiddleware: undefined }
@@ -115,9 +122,18 @@ async function child(contender: string, src: string, sizes: readonly number[]): 
         };
       },
     });
-    const model = compressionMiddleware
-      ? wrapLanguageModel({ model: mock, middleware: compressionMiddleware() })
-      : mock;
+    const calls: number[] = [];
+    const created = compressionMiddleware?.();
+    const timed = created && {
+      ...created,
+      transformParams: async (options: Parameters<NonNullable<typeof created.transformParams>>[0]) => {
+        const before = performance.now();
+        const params = await created.transformParams(options);
+        calls.push(performance.now() - before);
+        return params;
+      },
+    };
+    const model = timed ? wrapLanguageModel({ model: mock, middleware: timed }) : mock;
     globalThis.gc?.();
     const start = performance.now();
     const result = await generateText({
@@ -127,8 +143,8 @@ async function child(contender: string, src: string, sizes: readonly number[]): 
       tools: {
         record: tool({
           description: 'Records one observation by index and returns a short acknowledgement.',
-          inputSchema: z.object({ i: z.number().int(), note: z.string() }),
-          execute: async ({ i, note }) => recordResult(i, note),
+          inputSchema: zod.object({ i: zod.number().int(), note: zod.string() }),
+          execute: async ({ i: index, note }) => recordResult(index, note),
         }),
       },
       stopWhen: stepCountIs(STEPS + 2),
@@ -137,7 +153,14 @@ async function child(contender: string, src: string, sizes: readonly number[]): 
     if (result.text !== 'All observations are recorded.' || call !== STEPS + 1)
       throw new Error(`${contender}: ${call} model calls, final text "${result.text}"`);
     const stepsMs = gaps.reduce((a, b) => a + b, 0);
-    return { events, stepMs: quantile(gaps, 0.5), fixedMs: invocationMs - stepsMs, invocationMs };
+    return {
+      events,
+      stepMs: quantile(gaps, 0.5),
+      fixedMs: invocationMs - stepsMs,
+      invocationMs,
+      firstCallMs: calls[0] ?? 0,
+      callMs: calls.length > 1 ? quantile(calls.slice(1), 0.5) : 0,
+    };
   };
   const rows: ChildRow[] = [];
   for (const events of sizes) {
@@ -160,8 +183,8 @@ async function main(argv: readonly string[]): Promise<void> {
   ];
   const byRound = new Map<string, ChildRow[]>();
   for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < contenders.length; k++) {
-      const contender = contenders[(k + round) % contenders.length]!;
+    for (let at = 0; at < contenders.length; at++) {
+      const contender = contenders[(at + round) % contenders.length]!;
       const out = execFileSync(
         process.execPath,
         [
@@ -194,8 +217,8 @@ async function main(argv: readonly string[]): Promise<void> {
     const ratios = xs.map((x, i) => x / ys[i]!);
     return `${fmt(quantile(ratios, 0.5), 2)} [${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}]`;
   };
-  const field = (name: string, events: number, f: 'stepMs' | 'fixedMs'): number[] =>
-    rowsOf(name, events).map((r) => r[f]);
+  const field = (name: string, events: number, which: 'stepMs' | 'fixedMs'): number[] =>
+    rowsOf(name, events).map((r) => r[which]);
   const small = sizes[0]!;
   const large = sizes[sizes.length - 1]!;
   console.log(`\n## middleware-step: AI SDK generateText, plain and with compressionMiddleware(), ${rounds} rounds\n`);
@@ -207,6 +230,23 @@ async function main(argv: readonly string[]): Promise<void> {
   for (const { name } of contenders) {
     console.log(
       `| ${name} | ${sizes.map((n) => fmt(med(name, n, 'stepMs'))).join(' | ')} | ${sizes.map((n) => fmt(med(name, n, 'fixedMs'), 1)).join(' | ')} | ${sizes.map((n) => ratio(field(name, n, 'stepMs'), field('ai-sdk', n, 'stepMs'))).join(' | ')} | ${sizes.map((n) => ratio(field(name, n, 'fixedMs'), field('ai-sdk', n, 'fixedMs'))).join(' | ')} | ${ratio(field(name, large, 'stepMs'), field(name, small, 'stepMs'))} |`,
+    );
+  }
+  // The middleware's own time, from inside: what the ratios above hold of it, without the AI SDK's own growth.
+  const own = (name: string, events: number, which: 'firstCallMs' | 'callMs'): number[] =>
+    rowsOf(name, events).map((r) => r[which]);
+  const spread = (values: number[], digits: number): string =>
+    `${fmt(quantile(values, 0.5), digits)} [${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}]`;
+  console.log(
+    `\nThe middleware's own calls (its \`transformParams\`, timed around it): ms medians [min–max] over rounds.\n`,
+  );
+  console.log(
+    `| contender | ${sizes.map((n) => `first call at ${n}`).join(' | ')} | ${sizes.map((n) => `later call at ${n}`).join(' | ')} | later call ${large} ÷ ${small} |`,
+  );
+  console.log(`|---|${[...sizes, ...sizes].map(() => '---:').join('|')}|---:|`);
+  for (const { name } of contenders.filter((c) => c.name !== 'ai-sdk')) {
+    console.log(
+      `| ${name} | ${sizes.map((n) => spread(own(name, n, 'firstCallMs'), 1)).join(' | ')} | ${sizes.map((n) => spread(own(name, n, 'callMs'), 3)).join(' | ')} | ${ratio(own(name, large, 'callMs'), own(name, small, 'callMs'))} |`,
     );
   }
   console.log(

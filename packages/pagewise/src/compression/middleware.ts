@@ -7,9 +7,11 @@
  * reasoning and provider options included).
  *
  * The AI SDK sends the whole conversation at every step, so work is remembered: a tool result is
- * compressed once (by call id and content), and a summary is folded forward as the conversation grows.
+ * compressed once (by call id and content), a summary is folded forward as the conversation grows, and the
+ * messages a call shares with the last one (compared part by part, by identity) are taken as they were shown
+ * then, so a call reads only the messages after them.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { tool as aiTool, type Tool as AiTool } from 'ai';
 import { z } from 'zod';
 import type {
@@ -78,7 +80,10 @@ export interface CompressionMiddleware extends LanguageModelV3Middleware {
   readonly tools: { readonly page_in: AiTool };
 }
 
-const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
+// The one-shot digest where this Node has it (20.12 on): a first call hashes every message of the history.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
+const sha = (text: string): string =>
+  (oneShot ? oneShot('sha256', text) : crypto.createHash('sha256').update(text).digest('hex')).slice(0, 24);
 
 // Tool results remembered as compressed (or as too small to compress): enough for long tool loops of
 // many conversations; the least recently used are forgotten and, if seen again, compressed again.
@@ -89,7 +94,8 @@ type ToolResultPart = Extract<ToolMessage['content'][number], { type: 'tool-resu
 type ToolResultOutput = ToolResultPart['output'];
 
 /** What an output holds besides its kind: compared by reference to know an output object seen before. */
-const rawOf = (output: ToolResultOutput): unknown => ('value' in output ? output.value : output.reason);
+const rawOf = (output: ToolResultOutput): unknown =>
+  output.type === 'execution-denied' ? output.reason : output.value;
 
 /** What a tool result is shown as (`undefined`: as it is), with the raw text it was made from. */
 interface ShownResult {
@@ -209,12 +215,12 @@ function messageEvents(message: LanguageModelV3Message, index: number): SessionE
     }
     case 'tool': {
       const events: SessionEvent[] = [];
-      message.content.forEach((part, j) => {
+      message.content.forEach((part, partIndex) => {
         if (part.type !== 'tool-result') return;
         const { text, isError } = outputText(part.output);
         events.push({
           ...base,
-          id: `${index}.${j}:${sha(`${part.toolCallId}${text}`)}`,
+          id: `${index}.${partIndex}:${sha(`${part.toolCallId}${text}`)}`,
           kind: 'tool-result',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
@@ -265,24 +271,29 @@ interface PartFields {
  * Whether two messages give the same session events (see {@link messageEvents}), compared field by field
  * without hashing: the messages of a conversation seen at its previous call, against this call's.
  */
-function sameEvents(a: LanguageModelV3Message, b: LanguageModelV3Message): boolean {
-  if (a === b) return true;
-  if (a.role !== b.role) return false;
-  if (a.role === 'system') return true;
-  const left = a.content as readonly PartFields[];
-  const right = b.content as readonly PartFields[];
+function sameEvents(seen: LanguageModelV3Message, next: LanguageModelV3Message): boolean {
+  if (seen === next) return true;
+  if (seen.role !== next.role) return false;
+  if (seen.role === 'system') return true;
+  const left = seen.content as readonly PartFields[];
+  const right = next.content as readonly PartFields[];
   if (left.length !== right.length) return false;
-  for (let i = 0; i < left.length; i++) {
-    const x = left[i]!;
-    const y = right[i]!;
-    if (x === y) continue;
-    if (x.type !== y.type || x.text !== y.text || x.toolCallId !== y.toolCallId || x.toolName !== y.toolName)
+  for (let index = 0; index < left.length; index++) {
+    const before = left[index]!;
+    const now = right[index]!;
+    if (before === now) continue;
+    if (
+      before.type !== now.type ||
+      before.text !== now.text ||
+      before.toolCallId !== now.toolCallId ||
+      before.toolName !== now.toolName
+    )
       return false;
-    if (x.mediaType !== y.mediaType) return false;
-    if (x.input !== y.input && jsonText(x.input) !== jsonText(y.input)) return false;
-    if (x.output !== y.output) {
-      if (!x.output || !y.output || x.output.type !== y.output.type) return false;
-      if (outputText(x.output).text !== outputText(y.output).text) return false;
+    if (before.mediaType !== now.mediaType) return false;
+    if (before.input !== now.input && jsonText(before.input) !== jsonText(now.input)) return false;
+    if (before.output !== now.output) {
+      if (!before.output || !now.output || before.output.type !== now.output.type) return false;
+      if (outputText(before.output).text !== outputText(now.output).text) return false;
     }
   }
   return true;
@@ -313,6 +324,185 @@ function itemTokens(state: ConversationState, item: ContextItem): number {
   return tokens;
 }
 
+/** What an output held when it was last shown, with what it was shown as (`output`; undefined: as it is). */
+interface SeenOutput {
+  toolCallId: string;
+  type: string;
+  value: unknown;
+  output: ToolResultOutput | undefined;
+}
+
+/** Whether a tool result's output object still holds what it held when it was shown for this call id. */
+function stillSeen(part: ToolResultPart, seen: SeenOutput | undefined): seen is SeenOutput {
+  return (
+    seen !== undefined &&
+    seen.toolCallId === part.toolCallId &&
+    seen.type === part.output.type &&
+    seen.value === rawOf(part.output)
+  );
+}
+
+/**
+ * What the middleware keeps of a conversation between its calls for the prompt as a whole: the messages it
+ * has seen and the ones it made of them, so a call whose history starts with the same messages takes their
+ * shown form as it is and works only on the messages after them (see {@link samePrefix}). It holds each
+ * message as it first came, not the copy of each later call: a later call's objects are left to be
+ * collected young, so what a call keeps is only what is new.
+ */
+interface Conversation {
+  /** The history messages seen, each as it first came. */
+  input: LanguageModelV3Message[];
+  /**
+   * What each tool result of `input` held when it was shown, in order: its output's kind and value, two
+   * entries a result (an output object changed in place since is shown again).
+   */
+  results: unknown[];
+  /** Positions of the messages shown as one this middleware made (tool results replaced), in order. */
+  made: number[];
+  /** The message shown at each of those positions. */
+  madeShown: LanguageModelV3Message[];
+  /** Positions of the system messages, in order. */
+  systems: number[];
+  /** Position of the latest user message, or -1. */
+  lastUser: number;
+  /** The history part's events and compactions, when the history is compressed. */
+  history: ConversationState | undefined;
+}
+
+/** Whether two objects hold the same own fields, each the same value by identity (`skip` left out). */
+function sameFields(left: object, right: object, skip?: string): boolean {
+  const before = left as Record<string, unknown>;
+  const now = right as Record<string, unknown>;
+  for (const key in before) if (key !== skip && before[key] !== now[key]) return false;
+  for (const key in now) if (!(key in before)) return false;
+  return true;
+}
+
+/** Whether two parts hold the same fields the events and shown results of a message are made of, by identity. */
+function sameReadFields(before: PartFields, now: PartFields): boolean {
+  return (
+    before.type === now.type &&
+    before.text === now.text &&
+    before.toolCallId === now.toolCallId &&
+    before.toolName === now.toolName &&
+    before.mediaType === now.mediaType &&
+    before.input === now.input &&
+    before.output === now.output
+  );
+}
+
+/**
+ * Whether `next` is the message `previous` was, for what the middleware makes of it: each part holds the same
+ * values by identity (a string by value), and each tool result's output still holds the kind and value it
+ * held when it was shown (`results` from `resultAt`). The AI SDK builds new message and part objects at every
+ * step around the same strings, inputs and output objects, so this holds for the messages of earlier steps;
+ * anything else (a copy, an edit) is not the same and is read again. A message the middleware `made` (its
+ * results replaced) is shown again as it was made, so all its fields are compared; of any other, shown as it
+ * comes, only the fields its events and shown results are made of. Returns where the results of the next
+ * message start in `results`, or -1 when this one is not the same.
+ */
+function sameMessage(
+  previous: LanguageModelV3Message,
+  next: LanguageModelV3Message,
+  made: boolean,
+  results: readonly unknown[],
+  resultAt: number,
+): number {
+  if (previous.role !== next.role || (made && !sameFields(previous, next, 'content'))) return -1;
+  if (previous.role === 'system') return previous.content === next.content ? resultAt : -1;
+  const left = previous.content as readonly PartFields[];
+  const right = next.content as readonly PartFields[];
+  if (left.length !== right.length) return -1;
+  let at = resultAt;
+  for (let index = 0; index < left.length; index++) {
+    const before = left[index]!;
+    const part = right[index]!;
+    if (before !== part && (!sameReadFields(before, part) || (made && !sameFields(before, part)))) return -1;
+    if (part.type === 'tool-result') {
+      const output = part.output!;
+      if (output.type !== results[at] || rawOf(output) !== results[at + 1]) return -1;
+      at += 2;
+    }
+  }
+  return at;
+}
+
+/**
+ * How many leading messages of `next` are those of the conversation's last call (see {@link sameMessage}),
+ * and how many entries of its `results` they hold.
+ */
+function samePrefix(
+  previous: Conversation,
+  next: readonly LanguageModelV3Message[],
+): { messages: number; results: number } {
+  const { input, made, results } = previous;
+  const length = Math.min(input.length, next.length);
+  let madeAt = 0;
+  let resultAt = 0;
+  for (let index = 0; index < length; index++) {
+    const wasMade = madeAt < made.length && made[madeAt] === index;
+    if (wasMade) madeAt += 1;
+    const after = sameMessage(input[index]!, next[index]!, wasMade, results, resultAt);
+    if (after < 0) return { messages: index, results: resultAt };
+    resultAt = after;
+  }
+  return { messages: length, results: resultAt };
+}
+
+/**
+ * This call's conversation, for the first `reused` messages of `history` the last call's, and its prompt so
+ * far: those messages as shown (the ones made then, the others this call's as they came), the rest to be
+ * appended to both.
+ */
+function continued(
+  previous: Conversation | undefined,
+  history: readonly LanguageModelV3Message[],
+  reused: { messages: number; results: number },
+): { conversation: Conversation; shown: LanguageModelV3Message[] } {
+  const count = reused.messages;
+  const shown = history.slice(0, count);
+  const made: number[] = [];
+  const madeShown: LanguageModelV3Message[] = [];
+  const systems: number[] = [];
+  for (let at = 0; previous && at < previous.made.length && previous.made[at]! < count; at++) {
+    const index = previous.made[at]!;
+    shown[index] = previous.madeShown[at]!;
+    made.push(index);
+    madeShown.push(shown[index]);
+  }
+  for (const index of previous?.systems ?? []) if (index < count) systems.push(index);
+  for (let index = count; index < history.length; index++) if (history[index]!.role === 'system') systems.push(index);
+  let lastUser = -1;
+  for (let index = history.length - 1; index >= count && lastUser < 0; index--)
+    if (history[index]!.role === 'user') lastUser = index;
+  // None among the new messages: the last call's, unless it was edited away, when the reused ones are searched.
+  if (lastUser < 0 && previous && previous.lastUser < count) lastUser = previous.lastUser;
+  else
+    for (let index = count - 1; index >= 0 && lastUser < 0; index--)
+      if (history[index]!.role === 'user') lastUser = index;
+  const conversation: Conversation = {
+    input: previous ? previous.input.slice(0, count) : [],
+    results: previous ? previous.results.slice(0, reused.results) : [],
+    made,
+    madeShown,
+    systems,
+    lastUser,
+    history: previous?.history,
+  };
+  return { conversation, shown };
+}
+
+/** The prompt's messages as session-event ids go: the id of its first event, which names its conversation. */
+function conversationKey(prompt: LanguageModelV3Prompt): string | undefined {
+  for (let index = 0; index < prompt.length; index++) {
+    const message = prompt[index]!;
+    if (message.role === 'system') continue;
+    const first = messageEvents(message, index)[0];
+    if (first) return first.id;
+  }
+  return undefined;
+}
+
 /**
  * Creates the middleware.
  *
@@ -336,98 +526,19 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       : observationCompressor({ compressor: shared, ...(options.observation ?? {}), service });
   const cHist =
     options.history === false ? undefined : historyCompressor({ compressor: shared, ...(options.history ?? {}) });
-  const observation = options.observation === false ? undefined : options.observation;
-  const boundary = observation?.boundary ?? fenceBoundary;
-  // A result the compressor passes on as it is (a repeat shown whole, a failed or unhelpful compression,
-  // an error) is still untrusted text: above the threshold, or holding anything that reads as a fence
-  // marker, it is fenced like a compressed one, so no path shows the model forged markers raw.
-  const needsFence = (toolName: string, text: string): boolean =>
-    neutralize(text, '') !== text ||
-    countTokens(text) >
-      (observation?.toolThresholds?.[toolName] ?? observation?.thresholdTokens ?? OBSERVATION_THRESHOLD);
-  // What each tool result is shown as, by call id, output kind and length, with its raw text to compare:
-  // a result is compressed (or fenced) once, and every later call shows the same output object.
-  const shownResults = new Map<string, ShownResult>();
-  const shownByOutput = new WeakMap<
-    ToolResultOutput,
-    { toolCallId: string; type: string; value: unknown; output: ToolResultOutput | undefined }
-  >();
+  const shower =
+    cObs && resultShower(cObs, { service, sessionId, agentName, ledger, observation: options.observation || {} });
+  const conversations = new Map<string, Conversation>();
+  const made = new MadeMessages();
   const keeper: HistoryKeeper | undefined = cHist && {
     cHist,
-    conversations: new Map(),
     sessionId,
-    maxConversations,
     agentName,
     ledger,
     threshold: options.history === false ? undefined : options.history?.thresholdTokens,
     budget: options.history === false ? undefined : options.history?.budgetTokens,
+    made,
   };
-
-  /** What a tool result is shown as: `undefined` for the part as it is. */
-  async function shownOutput(
-    part: ToolResultPart,
-    before: LanguageModelV3Prompt,
-    task: string,
-    signal: AbortSignal | undefined,
-  ): Promise<ToolResultOutput | undefined> {
-    // The AI SDK hands the same output object over at every step: known by it, nothing is read again.
-    const seen = shownByOutput.get(part.output);
-    if (
-      seen !== undefined &&
-      seen.toolCallId === part.toolCallId &&
-      seen.type === part.output.type &&
-      seen.value === rawOf(part.output)
-    )
-      return seen.output;
-    const { text, compressible } = outputText(part.output);
-    const key = `${part.toolCallId}\0${part.output.type}\0${text.length}`;
-    const known = shownResults.get(key);
-    if (known !== undefined && known.text === text) {
-      shownByOutput.set(part.output, {
-        toolCallId: part.toolCallId,
-        type: part.output.type,
-        value: rawOf(part.output),
-        output: known.output,
-      });
-      return known.output;
-    }
-    let output: ToolResultOutput | undefined;
-    if (!compressible) {
-      output = needsFence(part.toolName, text) ? fencedOutput(part.output, boundary()) : undefined;
-    } else {
-      const upTo = before.length;
-      const context: ObservationContext = {
-        invocationId: 'ai-sdk',
-        agentName,
-        sessionId,
-        task,
-        // The steps before, as the model will see them (earlier results already compressed); built only
-        // for a compressor that reads them.
-        get recentItems() {
-          return eventsToItems(promptEvents(before.slice(0, upTo)).events);
-        },
-        services: new Map(),
-        ledger,
-        signal: signal ?? new AbortController().signal,
-      };
-      const obs = await cObs!.process(
-        { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
-        context,
-      );
-      const fence = needsFence(part.toolName, text) ? boundary() : undefined;
-      const result = obs.output === text ? await passedOn(service, sessionId, part, text, fence) : obs.output;
-      if (typeof result !== 'string') output = result;
-      else output = result === text ? undefined : { type: 'text', value: result };
-    }
-    remember(shownResults, key, { text, output }, REMEMBERED_RESULTS);
-    shownByOutput.set(part.output, {
-      toolCallId: part.toolCallId,
-      type: part.output.type,
-      value: rawOf(part.output),
-      output,
-    });
-    return output;
-  }
 
   const restore = async (uri: string): Promise<string | undefined> =>
     (await service.pageStore.get(service.namespaceOf(uri, sessionId), uri))?.body;
@@ -443,86 +554,282 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
       // The step block (the instruction's per-step part, after the history) is re-rendered at every call:
       // neither history nor the task. It is left out of what is compressed, so the conversation is seen to
       // grow from call to call, and put back last.
-      const blocks = params.prompt.filter(isStepBlock);
-      const history = blocks.length === 0 ? params.prompt : params.prompt.filter((m) => !isStepBlock(m));
+      let blocks: LanguageModelV3Message[] | undefined;
+      for (const message of params.prompt) if (isStepBlock(message)) (blocks ??= []).push(message);
+      const history = blocks === undefined ? params.prompt : params.prompt.filter((m) => !isStepBlock(m));
+      // The AI SDK sends the whole conversation at every call: the messages of the last call are taken as
+      // they were shown then, and only the ones after them are read.
+      const key = conversationKey(history);
+      const previous = key === undefined ? undefined : conversations.get(key);
+      const reused = previous ? samePrefix(previous, history) : { messages: 0, results: 0 };
+      const { conversation, shown } = continued(previous, history, reused);
       // The task is the latest user message: the one this call's tool loop works on.
-      let lastUser: Extract<LanguageModelV3Message, { role: 'user' }> | undefined;
-      for (let i = history.length - 1; i >= 0 && !lastUser; i--) {
-        const message = history[i]!;
-        if (message.role === 'user') lastUser = message;
+      const latest = conversation.lastUser < 0 ? undefined : history[conversation.lastUser];
+      const task = latest?.role === 'user' ? userText(latest) : '';
+      for (let index = reused.messages; index < history.length; index++) {
+        const message = history[index]!;
+        conversation.input.push(message);
+        keepResults(message, conversation.results);
+        const shownMessage =
+          shower && message.role === 'tool'
+            ? await showResults(message, shown, shower, made, task, params.abortSignal)
+            : message;
+        if (shownMessage !== message) {
+          conversation.made.push(index);
+          conversation.madeShown.push(shownMessage);
+        }
+        shown.push(shownMessage);
       }
-      const task = lastUser ? userText(lastUser) : '';
-      let prompt = cObs
-        ? await withShownResults(history, (part, before) => shownOutput(part, before, task, params.abortSignal))
-        : history;
-      if (keeper) prompt = await compressHistory(keeper, prompt, task, params.abortSignal);
-      if (!params.tools?.some((t) => t.name === 'page_in')) prompt = withoutHandles(prompt, history);
+      const shownPrompt = conversation.made.length === 0 ? history : shown;
+      let prompt = shownPrompt;
+      if (keeper && key !== undefined)
+        prompt = await compressHistory(keeper, conversation, prompt, reused.messages, task, params.abortSignal);
+      if (key !== undefined) remember(conversations, key, conversation, maxConversations);
+      if (!params.tools?.some((t) => t.name === 'page_in'))
+        prompt = made.withoutHandles(prompt, prompt === shownPrompt ? conversation.made : undefined);
       if (prompt === history) return params;
-      return { ...params, prompt: blocks.length === 0 ? prompt : [...prompt, ...blocks] };
+      return { ...params, prompt: blocks === undefined ? prompt : [...prompt, ...blocks] };
     },
   };
 }
 
-/** The prompt with each tool result shown as `shown` says (`undefined`: as it is); untouched messages as they were. */
-async function withShownResults(
-  prompt: LanguageModelV3Prompt,
-  shown: (part: ToolResultPart, before: LanguageModelV3Prompt) => Promise<ToolResultOutput | undefined>,
-): Promise<LanguageModelV3Prompt> {
-  const out: LanguageModelV3Prompt = [];
-  let changed = false;
-  for (const message of prompt) {
-    if (message.role !== 'tool') {
-      out.push(message);
-      continue;
-    }
-    let content: ToolMessage['content'] | undefined;
-    for (const [index, part] of message.content.entries()) {
-      const output = part.type === 'tool-result' ? await shown(part, out) : undefined;
-      if (output === undefined) {
-        content?.push(part);
-        continue;
-      }
-      content ??= message.content.slice(0, index);
-      content.push({ ...(part as ToolResultPart), output });
-    }
-    out.push(content ? { ...message, content } : message);
-    changed ||= content !== undefined;
-  }
-  return changed ? out : prompt;
+/** What {@link resultShower} needs of the middleware. */
+interface ShowerContext {
+  service: PagingService;
+  sessionId: string;
+  agentName: string;
+  ledger: Ledger;
+  observation: Omit<ObservationCompressorOptions, 'service'>;
 }
 
-/** What the history part of the middleware works with, and keeps per conversation. */
+/** What tool results are shown as: a known one at once, another worked out with C_obs, each remembered. */
+interface ResultShower {
+  /** What `part` is shown as (`{ output: undefined }`: as it is) when that needs no compressor, else undefined. */
+  known(part: ToolResultPart): { output: ToolResultOutput | undefined } | undefined;
+  /** What `part` is shown as, worked out with the compressor, after the messages `before` it as shown. */
+  compute(
+    part: ToolResultPart,
+    before: LanguageModelV3Prompt,
+    task: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResultOutput | undefined>;
+}
+
+/** Shows tool results with `cObs`, remembering each by its output object and by call id and text. */
+function resultShower(cObs: ReturnType<typeof observationCompressor>, context: ShowerContext): ResultShower {
+  const { service, sessionId, agentName, ledger, observation } = context;
+  // The AI SDK hands the same output objects over at every step: what each held and was shown as.
+  const outputs = new WeakMap<ToolResultOutput, SeenOutput>();
+  const boundary = observation.boundary ?? fenceBoundary;
+  // A result the compressor passes on as it is (a repeat shown whole, a failed or unhelpful compression,
+  // an error) is still untrusted text: above the threshold, or holding anything that reads as a fence
+  // marker, it is fenced like a compressed one, so no path shows the model forged markers raw.
+  const needsFence = (toolName: string, text: string): boolean =>
+    neutralize(text, '') !== text ||
+    countTokens(text) >
+      (observation.toolThresholds?.[toolName] ?? observation.thresholdTokens ?? OBSERVATION_THRESHOLD);
+  // What each tool result is shown as, by call id, output kind and length, with its raw text to compare:
+  // a result is compressed (or fenced) once, and every later call shows the same output object.
+  const shownResults = new Map<string, ShownResult>();
+  const keyOf = (part: ToolResultPart, text: string): string =>
+    `${part.toolCallId}\0${part.output.type}\0${text.length}`;
+  const seenAs = (part: ToolResultPart, output: ToolResultOutput | undefined): ToolResultOutput | undefined => {
+    outputs.set(part.output, {
+      toolCallId: part.toolCallId,
+      type: part.output.type,
+      value: rawOf(part.output),
+      output,
+    });
+    return output;
+  };
+  const keep = (part: ToolResultPart, text: string, output: ToolResultOutput | undefined) => {
+    remember(shownResults, keyOf(part, text), { text, output }, REMEMBERED_RESULTS);
+    return seenAs(part, output);
+  };
+
+  return {
+    known(part) {
+      // The AI SDK hands the same output object over at every step: known by it, nothing is read again.
+      const seen = outputs.get(part.output);
+      if (stillSeen(part, seen)) return { output: seen.output };
+      const { text, compressible } = outputText(part.output);
+      const known = shownResults.get(keyOf(part, text));
+      if (known !== undefined && known.text === text) return { output: seenAs(part, known.output) };
+      if (!compressible)
+        return {
+          output: keep(part, text, needsFence(part.toolName, text) ? fencedOutput(part.output, boundary()) : undefined),
+        };
+      // At or under T_obs and holding nothing that reads as a fence marker, C_obs and the fence both pass a
+      // result on as it is: known without the compressor, so a first call over a long history awaits none.
+      if (!needsFence(part.toolName, text)) return { output: keep(part, text, undefined) };
+      return undefined;
+    },
+    async compute(part, before, task, signal) {
+      const { text } = outputText(part.output);
+      const upTo = before.length;
+      const observationContext: ObservationContext = {
+        invocationId: 'ai-sdk',
+        agentName,
+        sessionId,
+        task,
+        // The steps before, as the model will see them (earlier results already compressed); built only
+        // for a compressor that reads them.
+        get recentItems() {
+          return eventsToItems(promptEvents(before.slice(0, upTo)).events);
+        },
+        services: new Map(),
+        ledger,
+        signal: signal ?? new AbortController().signal,
+      };
+      const obs = await cObs.process(
+        { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, output: text, isError: false },
+        observationContext,
+      );
+      const fence = needsFence(part.toolName, text) ? boundary() : undefined;
+      const result = obs.output === text ? await passedOn(service, sessionId, part, text, fence) : obs.output;
+      if (typeof result !== 'string') return keep(part, text, result);
+      return keep(part, text, result === text ? undefined : { type: 'text', value: result });
+    },
+  };
+}
+
+/** Appends the kind and value of each tool result output of `message` to `results` (see {@link Conversation}). */
+function keepResults(message: LanguageModelV3Message, results: unknown[]): void {
+  if (message.role === 'system') return;
+  for (const part of message.content as readonly PartFields[]) {
+    if (part.type !== 'tool-result') continue;
+    results.push(part.output!.type, rawOf(part.output!));
+  }
+}
+
+/** The tool message with each result shown as `shower` says, or the message itself when none changed. */
+async function showResults(
+  message: ToolMessage,
+  before: LanguageModelV3Prompt,
+  shower: ResultShower,
+  made: MadeMessages,
+  task: string,
+  signal: AbortSignal | undefined,
+): Promise<LanguageModelV3Message> {
+  let content: ToolMessage['content'] | undefined;
+  for (let index = 0; index < message.content.length; index++) {
+    const part = message.content[index]!;
+    let output: ToolResultOutput | undefined;
+    if (part.type === 'tool-result') {
+      // Awaited only for a result the compressor has to read: a known or small one is shown at once.
+      const known = shower.known(part);
+      output = known ? known.output : await shower.compute(part, before, task, signal);
+    }
+    if (output === undefined) {
+      content?.push(part);
+      continue;
+    }
+    content ??= message.content.slice(0, index);
+    content.push({ ...(part as ToolResultPart), output });
+  }
+  return content ? made.add({ ...message, content }) : message;
+}
+
+/**
+ * The messages this middleware made (tool messages with results replaced, summaries), each kept with its
+ * form without handles, so a later call that shows it again strips nothing again.
+ */
+class MadeMessages {
+  private readonly made = new WeakSet<LanguageModelV3Message>();
+  private readonly handleFree = new WeakMap<LanguageModelV3Message, LanguageModelV3Message>();
+  private readonly summaries = new WeakMap<ContextItem, LanguageModelV3Message>();
+
+  /** Marks `message` as made here. */
+  add(message: LanguageModelV3Message): LanguageModelV3Message {
+    this.made.add(message);
+    return message;
+  }
+
+  /** The user message a summary item is shown as, the same object each time the item is. */
+  summary(item: ContextItem & { type: 'summary' }): LanguageModelV3Message {
+    let message = this.summaries.get(item);
+    if (message === undefined) {
+      message = this.add({ role: 'user', content: [{ type: 'text', text: item.text }] });
+      this.summaries.set(item, message);
+    }
+    return message;
+  }
+
+  /**
+   * The prompt with the handle lines of the messages made here reduced to their size note (see
+   * {@link withoutHandle}); the others (the caller's own) are left as they were. `at`, when known, lists the
+   * positions of the made ones.
+   */
+  withoutHandles(prompt: LanguageModelV3Prompt, at?: readonly number[]): LanguageModelV3Prompt {
+    if (at === undefined)
+      return prompt.map((message) => (this.made.has(message) ? this.handleFreeOf(message) : message));
+    const out = prompt.slice();
+    for (const index of at) out[index] = this.handleFreeOf(out[index]!);
+    return out;
+  }
+
+  private handleFreeOf(message: LanguageModelV3Message): LanguageModelV3Message {
+    let free = this.handleFree.get(message);
+    if (free === undefined) {
+      free = handleFreeMessage(message);
+      this.handleFree.set(message, free);
+    }
+    return free;
+  }
+}
+
+/** A message made here with its handle lines reduced (a summary may quote a handle too). */
+function handleFreeMessage(message: LanguageModelV3Message): LanguageModelV3Message {
+  if (message.role === 'user') {
+    return {
+      ...message,
+      content: message.content.map((part) =>
+        part.type === 'text' ? { ...part, text: withoutHandle(part.text) } : part,
+      ),
+    };
+  }
+  if (message.role !== 'tool') return message;
+  return {
+    ...message,
+    content: message.content.map((part) => {
+      if (part.type !== 'tool-result' || part.output.type !== 'text') return part;
+      const value = withoutHandle(part.output.value);
+      return value === part.output.value ? part : { ...part, output: { ...part.output, value } };
+    }),
+  };
+}
+
+/** What the history part of the middleware works with. */
 interface HistoryKeeper {
   cHist: ReturnType<typeof historyCompressor>;
-  conversations: Map<string, ConversationState>;
   sessionId: string;
-  maxConversations: number;
   agentName: string;
   ledger: Ledger;
   threshold: number | undefined;
   budget: number | undefined;
+  made: MadeMessages;
 }
 
 /**
- * The conversation `prompt` continues, with the events of its new messages appended; a prompt that is not
- * the last one seen with messages appended (an edited conversation) starts its events again, keeping the
- * compactions whose messages are all still there.
+ * The history state of `prompt`: the last one with the events of the new messages appended, when `prompt`
+ * is the last call's with messages appended; else (an edited conversation) its events again, keeping the
+ * compactions whose messages are all still there. The first `reused` messages are those of the last call
+ * (see {@link samePrefix}), so they give the same events and are not compared again.
  */
-function conversationOf(keeper: HistoryKeeper, prompt: LanguageModelV3Prompt): ConversationState | undefined {
-  const { conversations, sessionId, maxConversations } = keeper;
-  let firstIndex = prompt.findIndex((m) => m.role !== 'system');
-  let first: SessionEvent | undefined;
-  for (; firstIndex >= 0 && firstIndex < prompt.length && !first; firstIndex++)
-    first = messageEvents(prompt[firstIndex]!, firstIndex)[0];
-  if (!first) return undefined;
-  const key = first.id;
-  let state = conversations.get(key);
-  const seen = state?.messages ?? [];
-  let grows = state !== undefined && seen.length <= prompt.length;
-  for (let i = 0; grows && i < seen.length; i++) grows = sameEvents(seen[i]!, prompt[i]!);
+function historyOf(
+  sessionId: string,
+  previous: ConversationState | undefined,
+  prompt: LanguageModelV3Prompt,
+  reused: number,
+): ConversationState {
+  const seen = previous?.messages ?? [];
+  let grows = previous !== undefined && seen.length <= prompt.length;
+  for (let index = Math.min(reused, seen.length); grows && index < seen.length; index++)
+    grows = sameEvents(seen[index]!, prompt[index]!);
+  let state = previous;
   if (state && grows) {
     appendPromptEvents(prompt, seen.length, state.session.events, state.messageOf);
-    for (let i = seen.length; i < prompt.length; i++) seen.push(prompt[i]!);
+    for (let index = seen.length; index < prompt.length; index++) seen.push(prompt[index]!);
   } else {
     const { events, messageOf } = promptEvents(prompt);
     const known = new Set(events.map((e) => e.id));
@@ -539,20 +846,21 @@ function conversationOf(keeper: HistoryKeeper, prompt: LanguageModelV3Prompt): C
     };
   }
   state.session.version = state.session.events.length;
-  remember(conversations, key, state, maxConversations);
   return state;
 }
 
 /** The prompt with its history compressed when above T_hist (see {@link historyCompressor}), as messages. */
 async function compressHistory(
   keeper: HistoryKeeper,
+  conversation: Conversation,
   prompt: LanguageModelV3Prompt,
+  reused: number,
   task: string,
   signal: AbortSignal | undefined,
 ): Promise<LanguageModelV3Prompt> {
   const { cHist, agentName, ledger, threshold, budget } = keeper;
-  const state = conversationOf(keeper, prompt);
-  if (!state) return prompt;
+  const state = historyOf(keeper.sessionId, conversation.history, prompt, reused);
+  conversation.history = state;
   const { session } = state;
   const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
   // At or under T_hist the compressor leaves the request as it is: measured here from each item's count,
@@ -569,14 +877,14 @@ async function compressHistory(
       services: new Map(),
       signal: signal ?? new AbortController().signal,
       ledger,
-      appendCompaction: async (c) => {
+      appendCompaction: async (compaction) => {
         session.events.push({
-          id: randomUUID(),
+          id: crypto.randomUUID(),
           invocationId: 'ai-sdk',
           author: agentName,
           timestamp: Date.now(),
           kind: 'compaction',
-          ...c,
+          ...compaction,
         });
         state.compactions += 1;
       },
@@ -584,7 +892,7 @@ async function compressHistory(
     await cHist.process(request, context);
   }
   if (state.compactions === 0) return prompt;
-  return toPrompt(prompt, request.items, state.messageOf);
+  return toPrompt(prompt, request.items, state.messageOf, conversation.systems, keeper.made);
 }
 
 /** Puts `value` last in `map` (most recently used), dropping the oldest entries past `max`. */
@@ -608,17 +916,22 @@ function promptSession(sessionId: string, events: SessionEvent[]): Session {
   };
 }
 
-/** Writes items back as messages: system messages first, each kept message as it was, summaries as user messages. */
+/**
+ * Writes items back as messages: the system messages (at `systems`) first, each kept message as it was,
+ * summaries as user messages.
+ */
 function toPrompt(
   prompt: LanguageModelV3Prompt,
   items: readonly ContextItem[],
   messageOf: ReadonlyMap<string, number>,
+  systems: readonly number[],
+  made: MadeMessages,
 ): LanguageModelV3Prompt {
-  const out: LanguageModelV3Prompt = prompt.filter((m) => m.role === 'system');
+  const out: LanguageModelV3Prompt = systems.map((index) => prompt[index]!);
   const emitted = new Set<number>();
   for (const item of items) {
     if (item.type === 'summary') {
-      out.push({ role: 'user', content: [{ type: 'text', text: item.text }] });
+      out.push(made.summary(item));
       continue;
     }
     const index = item.eventId === undefined ? undefined : messageOf.get(item.eventId);
@@ -628,35 +941,6 @@ function toPrompt(
     if (message) out.push(message);
   }
   return out;
-}
-
-/**
- * The prompt with the handle lines of the results this middleware wrote reduced to their size note (see
- * {@link withoutHandle}); messages that were passed through (the caller's own) are left as they were.
- */
-function withoutHandles(prompt: LanguageModelV3Prompt, original: LanguageModelV3Prompt): LanguageModelV3Prompt {
-  const untouched = new Set<LanguageModelV3Message>(original);
-  return prompt.map((message) => {
-    if (untouched.has(message)) return message;
-    if (message.role === 'user') {
-      // A summary of the history may quote a handle too.
-      return {
-        ...message,
-        content: message.content.map((part) =>
-          part.type === 'text' ? { ...part, text: withoutHandle(part.text) } : part,
-        ),
-      };
-    }
-    if (message.role !== 'tool') return message;
-    return {
-      ...message,
-      content: message.content.map((part) => {
-        if (part.type !== 'tool-result' || part.output.type !== 'text') return part;
-        const value = withoutHandle(part.output.value);
-        return value === part.output.value ? part : { ...part, output: { ...part.output, value } };
-      }),
-    };
-  });
 }
 
 /** The middleware's `page_in`: the raw results behind handles, as its result, up to `maxPageInTokens` in all. */

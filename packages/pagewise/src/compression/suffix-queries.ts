@@ -43,10 +43,13 @@ export function suffixQueries(head: string, texts: readonly string[]): SuffixQue
     const later = charsFrom[index + 1] ?? 0;
     const chars = head.length + later + (head && later > 0 ? 1 : 0);
     if (chars < LONG_QUERY_CHARS || headWhole || wholeFrom[index + 1]) return textOf(index);
-    ids ??= idsOf(head, texts);
-    const searches = ids.collect(index);
+    // Collected when first read: a step too small to compress (most of a long history of short results)
+    // never reads its query, and collecting one costs the distinct words of every later step.
+    let searches: { searches: (readonly Bm25Search[])[] } | undefined;
     return {
-      searches: { searches },
+      get searches() {
+        return (searches ??= { searches: (ids ??= idsOf(head, texts)).collect(index) });
+      },
       words: () => (words ??= wordsOf(head, texts)).at(index),
     };
   };

@@ -120,6 +120,38 @@ describe('fenced rendering', () => {
     }
   });
 
+  it('removes a fresh boundary exactly where its pattern finds it, with or without invisible characters between (property)', () => {
+    // The pattern the boundary is found by, made here for every text: the reference the cheaper check must agree with.
+    const reference = (text: string, boundary: string): string =>
+      neutralize(
+        text.replace(new RegExp([...boundary].join(String.raw`[\s\p{Cc}\p{Cf}\p{M}]*`), 'gu'), '[boundary removed]'),
+        '',
+      );
+    const invisible = fc.constantFrom(' ', '\n', '\u200b', '\u202e', '\u00ad', '\u0301', '\ufe0f', '\u{e0041}', '\t');
+    const piece = (boundary: string) =>
+      fc.oneof(
+        fc.string({ maxLength: 30 }),
+        fc.constant(boundary),
+        fc.constant(boundary.slice(0, -1)),
+        fc
+          .array(invisible, { minLength: boundary.length - 1, maxLength: boundary.length - 1 })
+          .map((gaps) => [...boundary].map((char, index) => `${char}${gaps[index] ?? ''}`).join('')),
+        fc.stringMatching(/^[0-9 ]{0,40}$/),
+      );
+    const cases = fc
+      .constantFrom(fenceBoundary(), fenceBoundary(), 'ab-cd_ef12')
+      .chain((boundary) => fc.tuple(fc.constant(boundary), fc.array(piece(boundary), { maxLength: 8 })));
+    fc.assert(
+      fc.property(cases, ([boundary, pieces]) => {
+        const text = pieces.join('');
+        // A fresh boundary first, so the pattern of the last one is not what answers.
+        neutralize('', fenceBoundary());
+        expect(neutralize(text, boundary)).toBe(reference(text, boundary));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('neutralizes look-alike markers but leaves ordinary text alone', () => {
     expect(neutralize('a <<< b', 'zzzzzzzz')).toBe('a ‹‹‹ b');
     expect(neutralize('plain text, 3 < 4 and 5 > 2', 'zzzzzzzz')).toBe('plain text, 3 < 4 and 5 > 2');

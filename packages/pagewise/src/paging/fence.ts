@@ -96,6 +96,20 @@ function buildBoundaryPattern(boundary: string): RegExp {
   return new RegExp(chars.join(`${IGNORABLE}*`), 'gu');
 }
 
+const IGNORABLE_RUN = new RegExp(`${IGNORABLE}+`, 'gu');
+const PLAIN_BOUNDARY = /^[0-9a-zA-Z_-]+$/u;
+
+/**
+ * Whether `text` can hold `boundary` as its pattern finds it. A boundary of characters none of which is
+ * ignorable can only be found where the text without its ignorable characters holds it as it is; that is
+ * checked with one pattern made once, where a boundary's own pattern is made anew for each fresh boundary
+ * (a compressed result or summary draws one each) and costs more to make than the check.
+ */
+function mayHoldBoundary(text: string, boundary: string): boolean {
+  if (lastBoundary?.boundary === boundary || !PLAIN_BOUNDARY.test(boundary)) return true;
+  return text.replace(IGNORABLE_RUN, '').includes(boundary);
+}
+
 /**
  * Makes text safe inside a fence: the boundary (also with invisible characters between its characters)
  * is removed, and every `<<<` lead — also with whitespace, zero-width, bidi, soft-hyphen, tag,
@@ -103,7 +117,8 @@ function buildBoundaryPattern(boundary: string): RegExp {
  * guillemets, so no line of content can parse or read as a marker.
  */
 export function neutralize(text: string, boundary: string): string {
-  let out = boundary ? text.replace(boundaryPattern(boundary), '[boundary removed]') : text;
+  let out =
+    boundary && mayHoldBoundary(text, boundary) ? text.replace(boundaryPattern(boundary), '[boundary removed]') : text;
   out = out.replace(MARKER_LEAD, '‹‹‹');
   return out;
 }
