@@ -21,15 +21,15 @@ type Schema = Record<string, unknown>;
 export function genaiSchemaToJson(schema: Schema | undefined): JSONSchema7 {
   if (!schema) return { type: 'object', properties: {} };
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if (v === undefined || v === null) continue;
-    if (k === 'type' && typeof v === 'string') out.type = v.toLowerCase();
-    else if (k === 'properties' && typeof v === 'object')
+  for (const [key, value] of Object.entries(schema)) {
+    if (value === undefined || value === null) continue;
+    if (key === 'type' && typeof value === 'string') out.type = value.toLowerCase();
+    else if (key === 'properties' && typeof value === 'object')
       out.properties = Object.fromEntries(
-        Object.entries(v as Schema).map(([p, s]) => [p, genaiSchemaToJson(s as Schema)]),
+        Object.entries(value as Schema).map(([p, s]) => [p, genaiSchemaToJson(s as Schema)]),
       );
-    else if (k === 'items' && typeof v === 'object') out.items = genaiSchemaToJson(v as Schema);
-    else if (k === 'anyOf' && Array.isArray(v)) out.anyOf = v.map((s) => genaiSchemaToJson(s as Schema));
+    else if (key === 'items' && typeof value === 'object') out.items = genaiSchemaToJson(value as Schema);
+    else if (key === 'anyOf' && Array.isArray(value)) out.anyOf = value.map((s) => genaiSchemaToJson(s as Schema));
     else if (
       [
         'description',
@@ -43,18 +43,18 @@ export function genaiSchemaToJson(schema: Schema | undefined): JSONSchema7 {
         'minLength',
         'maxLength',
         'pattern',
-      ].includes(k)
+      ].includes(key)
     )
-      out[k] = ['minItems', 'maxItems', 'minLength', 'maxLength'].includes(k) ? Number(v) : v;
+      out[key] = ['minItems', 'maxItems', 'minLength', 'maxLength'].includes(key) ? Number(value) : value;
   }
   return out as JSONSchema7;
 }
 
 function systemText(request: LlmRequest): string {
-  const s = request.config?.systemInstruction as unknown;
-  if (!s) return '';
-  if (typeof s === 'string') return s;
-  const parts = Array.isArray(s) ? s : ((s as AdkContent).parts ?? [s]);
+  const instruction = request.config?.systemInstruction as unknown;
+  if (!instruction) return '';
+  if (typeof instruction === 'string') return instruction;
+  const parts = Array.isArray(instruction) ? instruction : ((instruction as AdkContent).parts ?? [instruction]);
   return (parts as { text?: string }[]).map((p) => (typeof p === 'string' ? p : (p.text ?? ''))).join('\n');
 }
 
@@ -67,14 +67,14 @@ export function llmRequestToCallOptions(request: LlmRequest, abortSignal?: Abort
     const parts = content.parts ?? [];
     if (content.role === 'model') {
       const out: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
-      for (const p of parts) {
-        if (typeof p.text === 'string' && !p.thought) out.push({ type: 'text', text: p.text });
-        if (p.functionCall)
+      for (const part of parts) {
+        if (typeof part.text === 'string' && !part.thought) out.push({ type: 'text', text: part.text });
+        if (part.functionCall)
           out.push({
             type: 'tool-call',
-            toolCallId: p.functionCall.id ?? '',
-            toolName: p.functionCall.name ?? '',
-            input: JSON.stringify(p.functionCall.args ?? {}),
+            toolCallId: part.functionCall.id ?? '',
+            toolName: part.functionCall.name ?? '',
+            input: JSON.stringify(part.functionCall.args ?? {}),
           });
       }
       if (out.length) prompt.push({ role: 'assistant', content: out });
@@ -94,13 +94,13 @@ export function llmRequestToCallOptions(request: LlmRequest, abortSignal?: Abort
     if (results.length) {
       prompt.push({
         role: 'tool',
-        content: results.map((p) => {
-          const r = p.functionResponse!;
-          const { text: value, isError } = functionResponseText(r.response);
+        content: results.map((part) => {
+          const response = part.functionResponse!;
+          const { text: value, isError } = functionResponseText(response.response);
           return {
             type: 'tool-result' as const,
-            toolCallId: r.id ?? '',
-            toolName: r.name ?? '',
+            toolCallId: response.id ?? '',
+            toolName: response.name ?? '',
             output: isError ? { type: 'error-text' as const, value } : { type: 'text' as const, value },
           };
         }),
@@ -108,13 +108,15 @@ export function llmRequestToCallOptions(request: LlmRequest, abortSignal?: Abort
     }
   }
   const tools: LanguageModelV3FunctionTool[] = [];
-  for (const t of request.config?.tools ?? []) {
-    for (const d of (t as { functionDeclarations?: Schema[] }).functionDeclarations ?? []) {
+  for (const tool of request.config?.tools ?? []) {
+    for (const declaration of (tool as { functionDeclarations?: Schema[] }).functionDeclarations ?? []) {
       tools.push({
         type: 'function',
-        name: String(d.name),
-        description: String(d.description ?? ''),
-        inputSchema: (d.parametersJsonSchema as JSONSchema7 | undefined) ?? genaiSchemaToJson(d.parameters as Schema),
+        name: String(declaration.name),
+        description: String(declaration.description ?? ''),
+        inputSchema:
+          (declaration.parametersJsonSchema as JSONSchema7 | undefined) ??
+          genaiSchemaToJson(declaration.parameters as Schema),
       });
     }
   }
@@ -148,22 +150,22 @@ export class AiSdkLlm extends BaseLlm {
     this.calls.push(options);
     const result = await this.languageModel.doGenerate(options);
     const parts: NonNullable<AdkContent['parts']> = [];
-    for (const c of result.content) {
-      if (c.type === 'text' && c.text) parts.push({ text: c.text });
-      if (c.type === 'tool-call') {
+    for (const content of result.content) {
+      if (content.type === 'text' && content.text) parts.push({ text: content.text });
+      if (content.type === 'tool-call') {
         let args: Record<string, unknown>;
         try {
-          const parsed = JSON.parse(c.input || '{}') as unknown;
+          const parsed = JSON.parse(content.input || '{}') as unknown;
           args =
             parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
         } catch {
           yield {
             errorCode: 'MALFORMED_FUNCTION_CALL',
-            errorMessage: `The model called ${c.toolName} with arguments that are not JSON.`,
+            errorMessage: `The model called ${content.toolName} with arguments that are not JSON.`,
           };
           return;
         }
-        parts.push({ functionCall: { id: c.toolCallId, name: c.toolName, args } });
+        parts.push({ functionCall: { id: content.toolCallId, name: content.toolName, args } });
       }
     }
     yield {

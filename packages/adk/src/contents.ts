@@ -19,9 +19,10 @@ export function functionResponseText(response: unknown): {
   // A tool's own return value reaches afterToolCallback unwrapped; ADK wraps it in { result } later.
   if (typeof response === 'string') return { text: response, isError: false };
   if (!response || typeof response !== 'object') return { text: JSON.stringify(response ?? ''), isError: false };
-  const r = response as Record<string, unknown>;
-  if (typeof r.result === 'string' && Object.keys(r).length === 1) return { text: r.result, isError: false };
-  if (typeof r.error === 'string') return { text: r.error, isError: true };
+  const record = response as Record<string, unknown>;
+  if (typeof record.result === 'string' && Object.keys(record).length === 1)
+    return { text: record.result, isError: false };
+  if (typeof record.error === 'string') return { text: record.error, isError: true };
   return { text: JSON.stringify(response), isError: false };
 }
 
@@ -34,29 +35,35 @@ const textOf = (parts: readonly Part[]): string =>
 /** Reads contents as history events. */
 export function readContents(contents: readonly AdkContent[]): SourcedEvent[] {
   const out: SourcedEvent[] = [];
-  contents.forEach((content, i) => {
+  contents.forEach((content, contentIndex) => {
     const parts = content.parts ?? [];
     if (content.role === 'model') {
       const toolCalls: ToolCallRecord[] = parts
         .filter((p) => p.functionCall)
-        .map((p, j) => ({
-          toolCallId: p.functionCall!.id ?? `${i}.${j}`,
-          toolName: p.functionCall!.name ?? '',
-          input: p.functionCall!.args ?? {},
+        .map((part, partIndex) => ({
+          toolCallId: part.functionCall!.id ?? `${contentIndex}.${partIndex}`,
+          toolName: part.functionCall!.name ?? '',
+          input: part.functionCall!.args ?? {},
         }));
       const text = textOf(parts);
-      if (text || toolCalls.length) out.push({ event: { kind: 'model', text, toolCalls }, sources: [i] });
+      if (text || toolCalls.length) out.push({ event: { kind: 'model', text, toolCalls }, sources: [contentIndex] });
       return;
     }
     const text = textOf(parts);
-    if (text) out.push({ event: { kind: 'user', text }, sources: [i] });
-    parts.forEach((p, j) => {
-      const r = p.functionResponse;
-      if (!r) return;
-      const { text: output, isError } = functionResponseText(r.response);
+    if (text) out.push({ event: { kind: 'user', text }, sources: [contentIndex] });
+    parts.forEach((part, partIndex) => {
+      const functionResponse = part.functionResponse;
+      if (!functionResponse) return;
+      const { text: output, isError } = functionResponseText(functionResponse.response);
       out.push({
-        event: { kind: 'tool-result', toolCallId: r.id ?? `${i}.${j}`, toolName: r.name ?? '', output, isError },
-        sources: [i],
+        event: {
+          kind: 'tool-result',
+          toolCallId: functionResponse.id ?? `${contentIndex}.${partIndex}`,
+          toolName: functionResponse.name ?? '',
+          output,
+          isError,
+        },
+        sources: [contentIndex],
       });
     });
   });
@@ -78,8 +85,8 @@ export const contentsCodec: BridgeCodec<AdkContent> = {
             role: 'model',
             parts: [
               ...(item.text ? [{ text: item.text }] : []),
-              ...item.toolCalls.map((c) => ({
-                functionCall: { id: c.toolCallId, name: c.toolName, args: c.input as Record<string, unknown> },
+              ...item.toolCalls.map((call) => ({
+                functionCall: { id: call.toolCallId, name: call.toolName, args: call.input as Record<string, unknown> },
               })),
             ],
           },

@@ -123,12 +123,12 @@ function questionOf(words: string[], file: string | undefined, warn: (s: string)
 
 /** The file a document URI belongs to: a PDF page (`q3.pdf#12`) and a sheet (`book.xlsx#Costs`) to their file. */
 export function fileOfUri(uri: string): string {
-  const m = /^(.*\.(?:pdf|xlsx))#[^/]*$/i.exec(uri);
-  return m ? m[1]! : uri;
+  const match = /^(.*\.(?:pdf|xlsx))#[^/]*$/i.exec(uri);
+  return match ? match[1]! : uri;
 }
 
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+function plural(count: number, word: string): string {
+  return `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
 }
 
 /** PDF pages and sheets among `uris`: the parts of files that are read one by one. */
@@ -170,8 +170,8 @@ export function readSummary(corpus: FolderCorpus): string {
   const read = `Read ${plural(corpus.filesRead, 'file')}${parts ? ` (${parts})` : ''}`;
   if (corpus.skipped.length === 0) return `${read}; skipped none.`;
   const reasons = new Map<string, number>();
-  for (const s of corpus.skipped) {
-    const reason = s.reason
+  for (const skipped of corpus.skipped) {
+    const reason = skipped.reason
       .replace(/ \(.*$/, '')
       .replace(/^[\d.]+ MB is over .*$/, 'over the size limit')
       .replace(/ \.\w+$/, '');
@@ -231,12 +231,12 @@ function readerLimitsOf(values: Record<string, string | boolean | undefined>): P
     const value = values[name];
     return typeof value === 'string' ? value : undefined;
   };
-  const d = DEFAULT_READER_LIMITS;
+  const defaults = DEFAULT_READER_LIMITS;
   return {
-    timeoutMs: intOption('file-timeout', flag('file-timeout'), d.timeoutMs / 1000, 1) * 1000,
-    memoryBytes: intOption('file-memory-mb', flag('file-memory-mb'), d.memoryBytes / MB, 16) * MB,
-    maxPages: intOption('max-pages', flag('max-pages'), d.maxPages, 1),
-    maxUnpackedBytes: intOption('max-unpacked-mb', flag('max-unpacked-mb'), d.maxUnpackedBytes / MB, 1) * MB,
+    timeoutMs: intOption('file-timeout', flag('file-timeout'), defaults.timeoutMs / 1000, 1) * 1000,
+    memoryBytes: intOption('file-memory-mb', flag('file-memory-mb'), defaults.memoryBytes / MB, 16) * MB,
+    maxPages: intOption('max-pages', flag('max-pages'), defaults.maxPages, 1),
+    maxUnpackedBytes: intOption('max-unpacked-mb', flag('max-unpacked-mb'), defaults.maxUnpackedBytes / MB, 1) * MB,
   };
 }
 
@@ -396,7 +396,7 @@ export async function analyzeCommand(
       signal: abort.signal,
       ...(cache ? { cache } : {}),
     });
-    for (const s of corpus.skipped.slice(0, MAX_SKIP_NOTICES)) err(`skipped ${s.path}: ${s.reason}`);
+    for (const skipped of corpus.skipped.slice(0, MAX_SKIP_NOTICES)) err(`skipped ${skipped.path}: ${skipped.reason}`);
     if (corpus.skipped.length > MAX_SKIP_NOTICES)
       err(`… and ${corpus.skipped.length - MAX_SKIP_NOTICES} more skipped files.`);
     err(readSummary(corpus));
@@ -481,10 +481,10 @@ export async function corpusCommand(argv: string[], out: (s: string) => void): P
     out(CORPUS_HELP);
     return values.help ? 0 : 1;
   }
-  const n = intOption('n', values.n, 50, 1);
-  if (n > 100_000) throw new ConfigurationError('bad-arguments', '--n is capped at 100000 reports.');
+  const reportCount = intOption('n', values.n, 50, 1);
+  if (reportCount > 100_000) throw new ConfigurationError('bad-arguments', '--n is capped at 100000 reports.');
   ensureFolder('--out', values.out);
-  const reports = await writeCorpus(values.out, n, intOption('seed', values.seed, 1));
+  const reports = await writeCorpus(values.out, reportCount, intOption('seed', values.seed, 1));
   out(`Wrote ${reports.length} reports and manifest.json to ${values.out}.`);
   return 0;
 }

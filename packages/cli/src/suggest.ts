@@ -1,29 +1,33 @@
 /** "Did you mean …?" for a mistyped command or subcommand. */
 
 /** Edits between two words: insertions, deletions, substitutions and swaps of neighbours (`modle` → `model` is one). */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+function distance(source: string, target: string): number {
+  const table: number[][] = Array.from({ length: source.length + 1 }, (_, row) =>
+    Array.from({ length: target.length + 1 }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
   );
-  for (let i = 1; i <= a.length; i += 1) {
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
+  for (let row = 1; row <= source.length; row += 1) {
+    for (let column = 1; column <= target.length; column += 1) {
+      const cost = source[row - 1] === target[column - 1] ? 0 : 1;
+      let best = Math.min(
+        table[row - 1]![column]! + 1,
+        table[row]![column - 1]! + 1,
+        table[row - 1]![column - 1]! + cost,
+      );
+      if (row > 1 && column > 1 && source[row - 1] === target[column - 2] && source[row - 2] === target[column - 1])
+        best = Math.min(best, table[row - 2]![column - 2]! + 1);
+      table[row]![column] = best;
     }
   }
-  return d[a.length]![b.length]!;
+  return table[source.length]![target.length]!;
 }
 
 /** The candidate closest to `word` within a few edits (a third of its length, at least 1), if any. */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   const limit = Math.max(1, Math.floor(word.length / 3));
-  let best: { name: string; d: number } | undefined;
+  let best: { name: string; edits: number } | undefined;
   for (const name of candidates) {
-    const d = distance(word.toLowerCase(), name);
-    if (d <= limit && (!best || d < best.d)) best = { name, d };
+    const edits = distance(word.toLowerCase(), name);
+    if (edits <= limit && (!best || edits < best.edits)) best = { name, edits };
   }
   return best?.name;
 }

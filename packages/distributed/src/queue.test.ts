@@ -24,18 +24,18 @@ const delayed = (ranBy: string): BenchScenario => ({
   description: 'canned outcomes with delays',
   defaultN: 2,
   strategies: ['none', 'fifo'],
-  prepare: async ({ n = 2, tasks, seed }) =>
-    Array.from({ length: tasks }, (_, t) => ({
-      id: `t${t}:n${n}`,
-      prompt: `task ${t}`,
-      n,
+  prepare: async ({ n: size = 2, tasks, seed }) =>
+    Array.from({ length: tasks }, (_, taskIndex) => ({
+      id: `t${taskIndex}:n${size}`,
+      prompt: `task ${taskIndex}`,
+      n: size,
       seed,
-      delayMs: ((t * 7 + seed) % 4) * 15,
+      delayMs: ((taskIndex * 7 + seed) % 4) * 15,
     })),
   async runEpisode(task: ScenarioTask, context) {
-    const { n, seed, delayMs } = task as ScenarioTask & { n: number; seed: number; delayMs: number };
+    const { n: size, seed, delayMs } = task as ScenarioTask & { n: number; seed: number; delayMs: number };
     await sleep(delayMs, undefined, context.signal ? { signal: context.signal } : {});
-    const tokens = 100 * n + seed + (context.strategy === 'fifo' ? 7 : 0);
+    const tokens = 100 * size + seed + (context.strategy === 'fifo' ? 7 : 0);
     return {
       taskId: task.id,
       strategy: context.strategy,
@@ -65,8 +65,8 @@ const delayed = (ranBy: string): BenchScenario => ({
 
 /** The saved episodes without what may differ between runs of the same benchmark. */
 const comparable = (report: BenchReport) =>
-  report.runs.episodes.map(({ wallMs: _w, answer, ...e }: BenchEpisode) => ({
-    ...e,
+  report.runs.episodes.map(({ wallMs: _w, answer, ...rest }: BenchEpisode) => ({
+    ...rest,
     answer: answer.replace(/ by \w+$/, ''),
   }));
 
@@ -166,14 +166,14 @@ if (!url) {
     it('two runs on one queue at once keep their outcomes apart', async () => {
       await start('w1');
       await start('w2');
-      const a = { scenario: delayed('here'), tasks: 5, seed: 1 };
-      const b = { scenario: delayed('here'), tasks: 3, seed: 2, strategies: ['fifo'] };
+      const first = { scenario: delayed('here'), tasks: 5, seed: 1 };
+      const second = { scenario: delayed('here'), tasks: 3, seed: 2, strategies: ['fifo'] };
       const [qa, qb] = await Promise.all([
-        runBench({ ...a, executor: executor() }),
-        runBench({ ...b, executor: executor() }),
+        runBench({ ...first, executor: executor() }),
+        runBench({ ...second, executor: executor() }),
       ]);
-      expect(comparable(qa)).toEqual(comparable(await runBench(a)));
-      expect(comparable(qb)).toEqual(comparable(await runBench(b)));
+      expect(comparable(qa)).toEqual(comparable(await runBench(first)));
+      expect(comparable(qb)).toEqual(comparable(await runBench(second)));
     });
 
     it('an episode a worker cannot run fails the run with the reason', async () => {

@@ -31,9 +31,9 @@ const TOOLS: ToolDefinition[] = [
 ];
 const SYSTEM = `You answer questions about orders. ${'Cite the order ids you used. '.repeat(200)}`;
 
-function entry(model: string, i: number): LedgerEntry {
+function entry(model: string, index: number): LedgerEntry {
   return {
-    index: i,
+    index,
     kind: 'agent',
     agent: 'a',
     model,
@@ -43,7 +43,7 @@ function entry(model: string, i: number): LedgerEntry {
     completionTokens: 10,
     modelMs: 1,
     frameworkMs: 1,
-    at: 1_000 + i,
+    at: 1_000 + index,
   };
 }
 
@@ -72,10 +72,10 @@ const history: ContextItem[] = [
   result('c2', 'order o2 shipped two days late'),
 ];
 
-const call = (model: string, i: number, req: ContextRequest): CacheCallInput => ({
+const call = (model: string, index: number, req: ContextRequest): CacheCallInput => ({
   model,
-  at: 1_000 + i,
-  entry: entry(model, i),
+  at: 1_000 + index,
+  entry: entry(model, index),
   request: req,
 });
 
@@ -197,21 +197,31 @@ describe('the figures of a recorded run', () => {
       const recorded = new SessionCacheReplay(session!);
       const computed = new SessionCacheReplay(session!);
       let hits = 0;
-      for (const c of calls) {
-        const detail = (await data.call(session!, c.id))!;
-        const modelled = c.entry!.cache!.modelled;
-        const { cache: _recorded, ...bare } = c.entry!;
-        const a = recorded.next({ model: c.model, at: c.entry!.at, entry: c.entry, request: detail.request })!;
-        const b = computed.next({ model: c.model, at: c.entry!.at, entry: bare, request: detail.request })!;
-        expect([a.source, b.source]).toEqual(['recorded', 'computed']);
-        expect([b.read, b.write, b.uncached, b.firstChange?.token]).toEqual([
+      for (const callSummary of calls) {
+        const detail = (await data.call(session!, callSummary.id))!;
+        const modelled = callSummary.entry!.cache!.modelled;
+        const { cache: _recorded, ...bare } = callSummary.entry!;
+        const fromRecord = recorded.next({
+          model: callSummary.model,
+          at: callSummary.entry!.at,
+          entry: callSummary.entry,
+          request: detail.request,
+        })!;
+        const fromReplay = computed.next({
+          model: callSummary.model,
+          at: callSummary.entry!.at,
+          entry: bare,
+          request: detail.request,
+        })!;
+        expect([fromRecord.source, fromReplay.source]).toEqual(['recorded', 'computed']);
+        expect([fromReplay.read, fromReplay.write, fromReplay.uncached, fromReplay.firstChange?.token]).toEqual([
           modelled.readTokens,
           modelled.writeTokens,
           modelled.uncachedTokens,
           modelled.firstChangedToken,
         ]);
-        expect(a.firstChange).toEqual(b.firstChange);
-        if (b.read > 0) hits += 1;
+        expect(fromRecord.firstChange).toEqual(fromReplay.firstChange);
+        if (fromReplay.read > 0) hits += 1;
       }
       expect(hits).toBeGreaterThan(0);
       const ledgerRead = calls.reduce((n, c) => n + c.entry!.cache!.modelled.readTokens, 0);
@@ -244,12 +254,12 @@ describe('the cache views of a hostile request', () => {
     await store.createSession(KEY);
     const log = new SqliteCallLog({ database: store.db });
     const outputs = ['order o2 shipped on time', `order o2 shipped ${hostile}`];
-    outputs.forEach((output, i) =>
+    outputs.forEach((output, index) =>
       log.recordCall({
         ...KEY,
         invocationId: 'inv',
-        eventId: `m${i}`,
-        entry: entry('openai:gpt-4.1', i),
+        eventId: `m${index}`,
+        entry: entry('openai:gpt-4.1', index),
         request: request([...history.slice(0, 4), result('c2', output)]),
         response: { text: 'done', toolCalls: [] },
       }),
@@ -262,11 +272,11 @@ describe('the cache views of a hostile request', () => {
     const data = new InspectData(openSqliteReadOnly(file));
     const app = createInspectorApp({ data, runs: [] });
     try {
-      const q = new URLSearchParams({ a: KEY.appName, u: KEY.userId, s: KEY.sessionId });
-      const list = await (await app.request(`/calls?${q}`)).text();
+      const query = new URLSearchParams({ a: KEY.appName, u: KEY.userId, s: KEY.sessionId });
+      const list = await (await app.request(`/calls?${query}`)).text();
       const [, second] = await data.calls(KEY);
-      q.set('call', String(second!.id));
-      const one = await (await app.request(`/call?${q}`)).text();
+      query.set('call', String(second!.id));
+      const one = await (await app.request(`/call?${query}`)).text();
       for (const page of [list, one]) {
         const cell = /<mark class="changed"\s*>([^<]*)<\/mark/.exec(page)?.[1] ?? '';
         expect(cell.startsWith(' late &lt;script&gt;alert(&quot;x&quot;)')).toBe(true);
@@ -292,13 +302,13 @@ describe('a session of the offline model', () => {
     const store = new SqliteSessionStore({ path: file });
     await store.createSession(KEY);
     const log = new SqliteCallLog({ database: store.db });
-    for (let i = 0; i < 3; i++)
+    for (let index = 0; index < 3; index++)
       log.recordCall({
         ...KEY,
         invocationId: 'inv',
-        eventId: `m${i}`,
-        entry: { ...entry('pagewise:offline', i), promptTokens: 4_000, completionTokens: 20 },
-        request: request(history.slice(0, 2 + i)),
+        eventId: `m${index}`,
+        entry: { ...entry('pagewise:offline', index), promptTokens: 4_000, completionTokens: 20 },
+        request: request(history.slice(0, 2 + index)),
         response: { text: 'done', toolCalls: [] },
       });
     await store.close();
@@ -309,9 +319,9 @@ describe('a session of the offline model', () => {
     const data = new InspectData(openSqliteReadOnly(file), priceAs !== undefined ? { priceAs } : {});
     const app = createInspectorApp({ data, runs: [] });
     try {
-      const q = new URLSearchParams({ a: KEY.appName, u: KEY.userId, s: KEY.sessionId });
-      await (await app.request(`/calls?${q}`)).text();
-      const page = await (await app.request(`/session?${q}`)).text();
+      const query = new URLSearchParams({ a: KEY.appName, u: KEY.userId, s: KEY.sessionId });
+      await (await app.request(`/calls?${query}`)).text();
+      const page = await (await app.request(`/session?${query}`)).text();
       const { totals } = await data.sessionCache(KEY);
       return { page, costUsd: totals.costUsd, free: totals.free };
     } finally {

@@ -44,23 +44,24 @@ export function showInvisible(text: string): string {
 /** The tagged template: literal parts are trusted markup, every `${value}` is escaped. */
 export function html(strings: TemplateStringsArray, ...values: Value[]): SafeHtml {
   let out = strings[0]!;
-  values.forEach((v, i) => {
-    out += render(v) + strings[i + 1]!;
+  values.forEach((value, index) => {
+    out += render(value) + strings[index + 1]!;
   });
   return new SafeHtml(out);
 }
 
 /** A query string from parameters (undefined ones left out), for links built by the server. */
 export function query(params: Record<string, string | number | undefined>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
+  const searchParams = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    if (value !== undefined && value !== '') searchParams.set(key, String(value));
+  const encoded = searchParams.toString();
+  return encoded ? `?${encoded}` : '';
 }
 
 /** An integer with thousands separators, and the raw number for tests and scripts in `data-n`. */
-export function num(n: number): SafeHtml {
-  return html`<span class="num" data-n="${n}">${Math.round(n).toLocaleString('en-US')}</span>`;
+export function num(value: number): SafeHtml {
+  return html`<span class="num" data-n="${value}">${Math.round(value).toLocaleString('en-US')}</span>`;
 }
 
 /** An epoch time as an ISO string (UTC). */

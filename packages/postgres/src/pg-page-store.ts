@@ -45,8 +45,8 @@ export class PgPageStore implements PageStore {
     this.database = options.database ?? openPgDatabase(options);
   }
 
-  private row(r: PageRow): PageInfo {
-    return pageInfoFromRow(r);
+  private row(row: PageRow): PageInfo {
+    return pageInfoFromRow(row);
   }
 
   async put(input: PageInput): Promise<PageInfo> {
@@ -101,50 +101,50 @@ export class PgPageStore implements PageStore {
 
   /** The info of a stored page, read in the transaction of `client`. */
   private async storedInfo(client: PoolClient, namespace: string, uri: string): Promise<PageInfo> {
-    const r = await client.query<PageRow>(
+    const result = await client.query<PageRow>(
       `SELECT ${COLUMNS} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 AND p.uri = $2`,
       [namespace, uri],
     );
-    return this.row(r.rows[0]!);
+    return this.row(result.rows[0]!);
   }
 
   async get(namespace: string, uri: string): Promise<Page | undefined> {
-    const r = await this.database.query<PageRow>(
+    const result = await this.database.query<PageRow>(
       `SELECT ${COLUMNS}, b.body FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 AND p.uri = $2`,
       [namespace, uri],
     );
-    const row = r.rows[0];
+    const row = result.rows[0];
     if (!row) return undefined;
     const info = this.row(row);
     return { ...info, body: verifiedBody(info, row.body!.toString('utf8')) };
   }
 
   async info(namespace: string, uri: string): Promise<PageInfo | undefined> {
-    const r = await this.database.query<PageRow>(
+    const result = await this.database.query<PageRow>(
       `SELECT ${COLUMNS} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 AND p.uri = $2`,
       [namespace, uri],
     );
-    const row = r.rows[0];
+    const row = result.rows[0];
     return row ? this.row(row) : undefined;
   }
 
   async list(namespace: string): Promise<PageInfo[]> {
     // COLLATE "C": byte order, the order of the other stores, whatever the database's locale.
-    const r = await this.database.query<PageRow>(
+    const result = await this.database.query<PageRow>(
       `SELECT ${COLUMNS} FROM pages p JOIN page_bodies b ON b.hash = p.hash WHERE p.namespace = $1 ORDER BY p.uri COLLATE "C"`,
       [namespace],
     );
-    return r.rows.map((row) => this.row(row));
+    return result.rows.map((row) => this.row(row));
   }
 
   async delete(namespace: string, uri: string): Promise<boolean> {
     return this.database.transaction(
       async (client) => {
-        const r = await client.query<{ hash: string }>(
+        const result = await client.query<{ hash: string }>(
           'DELETE FROM pages WHERE namespace = $1 AND uri = $2 RETURNING hash',
           [namespace, uri],
         );
-        const hash = r.rows[0]?.hash;
+        const hash = result.rows[0]?.hash;
         if (!hash) return false;
         await collect(client, hash);
         return true;

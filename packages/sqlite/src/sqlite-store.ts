@@ -252,9 +252,9 @@ class StoredEventCache {
   /** The events of these rows, reusing what was parsed from the same row before. */
   read(key: string, rows: StoredRow[]): SessionEvent[] {
     const old = this.sessions.get(key);
-    const events = rows.map((row, i) => {
-      const known = old?.events[i];
-      return known && sameRow(old.rows[i]!, row) ? known : deepFreeze(decodeEvent(row.text, row.identity));
+    const events = rows.map((row, index) => {
+      const known = old?.events[index];
+      return known && sameRow(old.rows[index]!, row) ? known : deepFreeze(decodeEvent(row.text, row.identity));
     });
     // The session's list is the caller's to append to; the cache keeps its own.
     this.put(key, rows, events.slice());
@@ -292,9 +292,9 @@ class StoredEventCache {
   }
 
   private trim(): void {
-    for (const k of this.sessions.keys()) {
+    for (const cacheKey of this.sessions.keys()) {
       if (this.chars <= this.maxChars) break;
-      this.forget(k);
+      this.forget(cacheKey);
     }
   }
 }
@@ -513,10 +513,10 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Writes shared keys with their new versions; a deletion leaves a tombstone (NULL value). */
   private writeShared(appName: string, userId: string, writes: Iterable<[string, SharedWrite]>): void {
-    for (const [k, w] of writes) {
-      const value = w.value === null ? null : JSON.stringify(w.value);
-      if (scopeOf(k) === 'user') this.stmts.setUser.run(appName, userId, k, value, w.version);
-      else this.stmts.setApp.run(appName, k, value, w.version);
+    for (const [stateKey, sharedWrite] of writes) {
+      const value = sharedWrite.value === null ? null : JSON.stringify(sharedWrite.value);
+      if (scopeOf(stateKey) === 'user') this.stmts.setUser.run(appName, userId, stateKey, value, sharedWrite.version);
+      else this.stmts.setApp.run(appName, stateKey, value, sharedWrite.version);
     }
   }
 
@@ -530,9 +530,12 @@ export class SqliteSessionStore implements SessionStore {
     try {
       const state = parseStoredState(row.state);
       const sharedVersions: Record<string, number> = {};
-      for (const r of [...this.stmts.userState.all(key.appName, key.userId), ...this.stmts.appState.all(key.appName)]) {
-        sharedVersions[r.key] = r.version;
-        if (r.value !== null) state[r.key] = parseStoredValue(r.value);
+      for (const sharedRow of [
+        ...this.stmts.userState.all(key.appName, key.userId),
+        ...this.stmts.appState.all(key.appName),
+      ]) {
+        sharedVersions[sharedRow.key] = sharedRow.version;
+        if (sharedRow.value !== null) state[sharedRow.key] = parseStoredValue(sharedRow.value);
       }
       const events = this.eventCache.read(
         cacheKeyOf(key),
@@ -582,9 +585,9 @@ export class SqliteSessionStore implements SessionStore {
         SESSION_SCHEMA_VERSION,
       );
       this.stmts.insertSid.run(key.appName, key.userId, key.sessionId);
-      const writes = Object.entries({ ...parts.user, ...parts.app }).map(([k, v]): [string, SharedWrite] => [
-        k,
-        { value: v, version: this.sharedValue(key.appName, key.userId, k).version + 1 },
+      const writes = Object.entries({ ...parts.user, ...parts.app }).map(([stateKey, value]): [string, SharedWrite] => [
+        stateKey,
+        { value, version: this.sharedValue(key.appName, key.userId, stateKey).version + 1 },
       ]);
       this.writeShared(key.appName, key.userId, writes);
     });
@@ -618,14 +621,14 @@ export class SqliteSessionStore implements SessionStore {
         ? this.stmts.list.all(options.appName)
         : this.stmts.listUser.all(options.appName, options.userId),
     );
-    return rows.map((r) => ({
-      appName: r.app_name,
-      userId: r.user_id,
-      sessionId: r.session_id,
-      version: r.version,
-      eventCount: r.event_count,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
+    return rows.map((row) => ({
+      appName: row.app_name,
+      userId: row.user_id,
+      sessionId: row.session_id,
+      version: row.version,
+      eventCount: row.event_count,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
     }));
   }
 
@@ -742,14 +745,14 @@ export class SqliteSessionStore implements SessionStore {
     write: LastWrite & { from: number },
   ): AppendResult {
     const names = new NameIds(this.stmts);
-    const rows = plan.events.map((event, i): StoredRow => {
+    const rows = plan.events.map((event, index): StoredRow => {
       const body = encodeEventBody(event);
       if (body === undefined) {
         // An event outside the compact layout keeps its whole JSON object in the body, as rows did before.
         const text = encodeEvent(event);
         this.stmts.insertEvent.run(
           write.sid,
-          write.from + i,
+          write.from + index,
           storedBody(text, this.compressAbove),
           null,
           null,
@@ -761,7 +764,7 @@ export class SqliteSessionStore implements SessionStore {
       const { id, invocationId, author, timestamp } = event;
       this.stmts.insertEvent.run(
         write.sid,
-        write.from + i,
+        write.from + index,
         storedBody(body, this.compressAbove),
         uuidToBytes(id) ?? id,
         names.invocation(invocationId),

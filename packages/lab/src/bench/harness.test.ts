@@ -46,11 +46,12 @@ const policy: OfflinePolicy = {
     const calls = new Map<string, number>();
     for (const turn of view.turns) {
       if (turn.role === 'tool')
-        for (const r of turn.results)
-          for (const m of r.output.matchAll(/The secret of (\w+) is (\d+)/g)) seen.set(m[1] ?? '', m[2] ?? '');
+        for (const result of turn.results)
+          for (const match of result.output.matchAll(/The secret of (\w+) is (\d+)/g))
+            seen.set(match[1] ?? '', match[2] ?? '');
       if (turn.role === 'assistant')
-        for (const c of turn.toolCalls)
-          calls.set(JSON.stringify(c.input), (calls.get(JSON.stringify(c.input)) ?? 0) + 1);
+        for (const call of turn.toolCalls)
+          calls.set(JSON.stringify(call.input), (calls.get(JSON.stringify(call.input)) ?? 0) + 1);
     }
     for (const key of keys) {
       if (seen.has(key)) continue;
@@ -66,10 +67,10 @@ const lookupScenario: BenchScenario = {
   description: 'test scenario',
   defaultN: 2,
   strategies: ['none', 'test-drop-results'],
-  prepare: async ({ n = 2, tasks, seed }) =>
-    Array.from({ length: tasks }, (_, t) => {
-      const keys = Array.from({ length: n }, (_, i) => `k${t}x${i}`);
-      return { id: `t${t}-n${n}`, prompt: `Secrets of: ${keys.join(' ')}`, keys, seed };
+  prepare: async ({ n: keyCount = 2, tasks, seed }) =>
+    Array.from({ length: tasks }, (_, taskIndex) => {
+      const keys = Array.from({ length: keyCount }, (_, i) => `k${taskIndex}x${i}`);
+      return { id: `t${taskIndex}-n${keyCount}`, prompt: `Secrets of: ${keys.join(' ')}`, keys, seed };
     }),
   async runEpisode(task, context) {
     const { keys, seed } = task as ScenarioTask & { keys: string[]; seed: number };
@@ -111,10 +112,10 @@ afterAll(() => {
 function deterministicPart(report: BenchReport) {
   return {
     results: report.results.map(({ overheadMsPerStep: _o, wallMs: _w, ...rest }) => rest),
-    episodes: report.runs.episodes.map((e) => ({
-      ...e,
+    episodes: report.runs.episodes.map((episode) => ({
+      ...episode,
       wallMs: 0,
-      ledger: e.ledger.map(({ modelMs: _m, frameworkMs: _f, at: _a, invocationId: _i, ...rest }) => rest),
+      ledger: episode.ledger.map(({ modelMs: _m, frameworkMs: _f, at: _a, invocationId: _i, ...rest }) => rest),
     })),
   };
 }
@@ -162,11 +163,11 @@ describe('runBench', () => {
   });
 
   it('gives the same numbers for the same seed, and other numbers for another seed', async () => {
-    const a = await runBench({ scenario: lookupScenario, tasks: 2, seed: 3 });
-    const b = await runBench({ scenario: lookupScenario, tasks: 2, seed: 3 });
-    const c = await runBench({ scenario: lookupScenario, tasks: 2, seed: 4 });
-    expect(deterministicPart(b)).toEqual(deterministicPart(a));
-    expect(deterministicPart(c)).not.toEqual(deterministicPart(a));
+    const first = await runBench({ scenario: lookupScenario, tasks: 2, seed: 3 });
+    const again = await runBench({ scenario: lookupScenario, tasks: 2, seed: 3 });
+    const otherSeed = await runBench({ scenario: lookupScenario, tasks: 2, seed: 4 });
+    expect(deterministicPart(again)).toEqual(deterministicPart(first));
+    expect(deterministicPart(otherSeed)).not.toEqual(deterministicPart(first));
   });
 
   it('keeps the order of episodes when several run at once', async () => {

@@ -61,8 +61,10 @@ export function captureModelCalls(model: LanguageModelV3, onCall: (call: Capture
       wrapGenerate: async ({ doGenerate, params }) => {
         const result = await doGenerate();
         const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-        const toolCalls = result.content.flatMap((c) =>
-          c.type === 'tool-call' ? [{ toolCallId: c.toolCallId, toolName: c.toolName, input: c.input }] : [],
+        const toolCalls = result.content.flatMap((part) =>
+          part.type === 'tool-call'
+            ? [{ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input }]
+            : [],
         );
         onCall({ params, text, toolCalls });
         return result;
@@ -391,11 +393,11 @@ export function summarizeRuns(
 ): StrategyResult[] {
   const rows: StrategyResult[] = [];
   for (const strategy of runs.params.strategies) {
-    for (const n of runs.params.n ?? [null]) {
-      const episodes = runs.episodes.filter((e) => e.strategy === strategy && e.n === n);
+    for (const size of runs.params.n ?? [null]) {
+      const episodes = runs.episodes.filter((e) => e.strategy === strategy && e.n === size);
       if (episodes.length > 0)
         rows.push(
-          summarizeStrategy(strategy, n, episodes, {
+          summarizeStrategy(strategy, size, episodes, {
             model: runs.model,
             prices,
             ...(runs.priceAs !== undefined ? { priceAs: runs.priceAs } : {}),
@@ -426,18 +428,18 @@ function resolveStrategies(scenario: BenchScenario, asked: readonly string[] | u
   return names;
 }
 
-function resolveN(scenario: BenchScenario, n: number | readonly number[] | undefined): number[] | null {
-  if (n === undefined) return scenario.defaultN === undefined ? null : [scenario.defaultN];
+function resolveN(scenario: BenchScenario, requested: number | readonly number[] | undefined): number[] | null {
+  if (requested === undefined) return scenario.defaultN === undefined ? null : [scenario.defaultN];
   if (scenario.defaultN === undefined) {
     throw new ConfigurationError(
       'no-size-parameter',
       `Scenario "${scenario.name}" has no size parameter N; leave out --n (use --tasks for the number of episodes).`,
     );
   }
-  const values = [...new Set(typeof n === 'number' ? [n] : n)].sort((a, b) => a - b);
-  for (const v of values) {
-    if (!Number.isInteger(v) || v < 1)
-      throw new ConfigurationError('invalid-option', `N must be a positive integer, got ${v}.`);
+  const values = [...new Set(typeof requested === 'number' ? [requested] : requested)].sort((a, b) => a - b);
+  for (const value of values) {
+    if (!Number.isInteger(value) || value < 1)
+      throw new ConfigurationError('invalid-option', `N must be a positive integer, got ${value}.`);
   }
   if (values.length === 0) throw new ConfigurationError('invalid-option', 'Give at least one value of N.');
   return values;
@@ -479,9 +481,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const startedAt = new Date();
   const started = performance.now();
   const jobs: EpisodeJob[] = [];
-  for (const n of nValues ?? [null]) {
-    const tasks = await scenario.prepare({ ...(n === null ? {} : { n }), tasks: options.tasks, seed: options.seed });
-    for (const strategy of strategies) for (const task of tasks) jobs.push({ index: jobs.length, n, task, strategy });
+  for (const size of nValues ?? [null]) {
+    const tasks = await scenario.prepare({
+      ...(size === null ? {} : { n: size }),
+      tasks: options.tasks,
+      seed: options.seed,
+    });
+    for (const strategy of strategies)
+      for (const task of tasks) jobs.push({ index: jobs.length, n: size, task, strategy });
   }
 
   let done = 0;
@@ -507,13 +514,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       });
     },
   });
-  const episodes: BenchEpisode[] = jobs.map((job, i) => {
-    const outcome = outcomes[i];
+  const episodes: BenchEpisode[] = jobs.map((job, position) => {
+    const outcome = outcomes[position];
     // A custom executor that loses an episode would otherwise skew every mean without a trace.
     if (!outcome)
       throw new SystemError(
         'executor-incomplete',
-        `The episode executor returned no outcome for episode ${i} (${job.strategy}, task ${job.task.id}); this is a bug in the executor.`,
+        `The episode executor returned no outcome for episode ${position} (${job.strategy}, task ${job.task.id}); this is a bug in the executor.`,
       );
     return { ...outcome, n: job.n };
   });

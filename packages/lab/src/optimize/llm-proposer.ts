@@ -44,14 +44,14 @@ function steps(trace: EpisodeTrace): string {
 function excerpts(trace: EpisodeTrace): string {
   if (trace.excerpts.length === 0) return '(no compressor call lost a field)';
   return trace.excerpts
-    .map((e, i) =>
+    .map((excerpt, index) =>
       [
-        `Compression ${i + 1}${e.toolName ? ` of a ${e.toolName} result` : ''}:`,
+        `Compression ${index + 1}${excerpt.toolName ? ` of a ${excerpt.toolName} result` : ''}:`,
         'Input:',
-        e.input,
+        excerpt.input,
         'Output:',
-        e.output,
-        `Fields lost: ${e.lost.join(', ') || 'none'}`,
+        excerpt.output,
+        `Fields lost: ${excerpt.lost.join(', ') || 'none'}`,
       ].join('\n'),
     )
     .join('\n\n');
@@ -123,14 +123,14 @@ function placeholderList(target: GuidelineTarget, current: Guideline): string {
 }
 
 /**
- * The prompt asking for `k` revised guidelines; with `retry`, it says why the previous reply could
+ * The prompt asking for `count` revised guidelines; with `retry`, it says why the previous reply could
  * not be read.
  */
 export function revisionPrompt(
   step: 'utility' | 'compression',
   incumbent: Guideline,
   feedback: readonly unknown[],
-  k: number,
+  count: number,
   retry?: UnreadableReply,
 ): string {
   const goal =
@@ -148,10 +148,10 @@ export function revisionPrompt(
     'Feedback:',
     JSON.stringify(feedback, null, 2),
     '',
-    `Write ${k} different revised guideline files. Each is a complete file in the same format: the front matter with "target: ${incumbent.target}", the template, and optionally the rules block.`,
+    `Write ${count} different revised guideline files. Each is a complete file in the same format: the front matter with "target: ${incumbent.target}", the template, and optionally the rules block.`,
     placeholderList(incumbent.target, incumbent),
     'The guideline must generalize to other tasks: never copy a task-specific value from the feedback (an id, a name, an amount, a product, a date); describe the kind of field instead.',
-    `Put each file between the lines "=== CANDIDATE <n> ===" and "=== END CANDIDATE <n> ===", n from 1 to ${k}, and write nothing else.`,
+    `Put each file between the lines "=== CANDIDATE <n> ===" and "=== END CANDIDATE <n> ===", n from 1 to ${count}, and write nothing else.`,
     ...(retry
       ? [
           '',
@@ -180,23 +180,23 @@ export function unwrapCodeFence(text: string): string {
 }
 
 /** Why no candidate of a revision reply can be read, or undefined when one can. */
-export function unreadableCandidates(reply: string, k: number): string | undefined {
-  const drafts = parseCandidates(reply, k);
+export function unreadableCandidates(reply: string, count: number): string | undefined {
+  const drafts = parseCandidates(reply, count);
   return drafts.length === 0 || drafts.some((d) => d.guideline) ? undefined : (drafts[0]?.error ?? 'unreadable');
 }
 
 /** The candidates of a revision reply, each parsed; a file that does not parse is a draft with its error. */
-export function parseCandidates(reply: string, k: number): CandidateDraft[] {
+export function parseCandidates(reply: string, count: number): CandidateDraft[] {
   const found = [...reply.matchAll(/^=== CANDIDATE (\d+) ===\s*\n([\s\S]*?)\n=== END CANDIDATE \1 ===\s*$/gmu)];
   const drafts: CandidateDraft[] = [];
-  for (const match of found.slice(0, k)) {
-    const n = match[1] ?? '?';
+  for (const match of found.slice(0, count)) {
+    const ordinal = match[1] ?? '?';
     try {
-      const guideline = parseGuideline(unwrapCodeFence(match[2] ?? ''), `optimizer candidate ${n}`);
-      drafts.push({ guideline, edit: guideline.description ?? `optimizer candidate ${n}` });
+      const guideline = parseGuideline(unwrapCodeFence(match[2] ?? ''), `optimizer candidate ${ordinal}`);
+      drafts.push({ guideline, edit: guideline.description ?? `optimizer candidate ${ordinal}` });
     } catch (error) {
       if (!PagewiseError.isInstance(error)) throw error;
-      drafts.push({ edit: `optimizer candidate ${n}`, error: error.message });
+      drafts.push({ edit: `optimizer candidate ${ordinal}`, error: error.message });
     }
   }
   if (found.length === 0)
@@ -229,8 +229,8 @@ export function llmProposer(label: string): GuidelineProposer {
           recommendations: [text.slice(0, 2000)],
           invalid: error ?? 'unreadable',
         };
-      const causes = value.rootCauses.map((c): RootCause =>
-        (ROOT_CAUSES as readonly string[]).includes(c) ? (c as RootCause) : 'other',
+      const causes = value.rootCauses.map((cause): RootCause =>
+        (ROOT_CAUSES as readonly string[]).includes(cause) ? (cause as RootCause) : 'other',
       );
       return {
         taskId: pair.task.id,
@@ -241,13 +241,13 @@ export function llmProposer(label: string): GuidelineProposer {
         recommendations: value.recommendations,
       };
     },
-    async utilityCandidates(incumbent, feedback, _weights, k, context) {
+    async utilityCandidates(incumbent, feedback, _weights, count, context) {
       const text = await context.ask(
-        revisionPrompt('utility', incumbent, feedback, k, context.retry),
-        `utility revision (${k} candidates${context.retry ? `, attempt ${context.retry.attempt}` : ''})`,
-        { unreadable: (reply) => unreadableCandidates(reply, k) },
+        revisionPrompt('utility', incumbent, feedback, count, context.retry),
+        `utility revision (${count} candidates${context.retry ? `, attempt ${context.retry.attempt}` : ''})`,
+        { unreadable: (reply) => unreadableCandidates(reply, count) },
       );
-      return parseCandidates(text, k);
+      return parseCandidates(text, count);
     },
     async compressionFeedback(task, trace, _analysis, incumbent, context) {
       const text = await context.ask(
@@ -265,13 +265,13 @@ export function llmProposer(label: string): GuidelineProposer {
         };
       return { taskId: task.id, source: label, ...value };
     },
-    async compressionCandidates(incumbent, feedback, _analysis, k, context) {
+    async compressionCandidates(incumbent, feedback, _analysis, count, context) {
       const text = await context.ask(
-        revisionPrompt('compression', incumbent, feedback, k, context.retry),
-        `compression revision (${k} candidates${context.retry ? `, attempt ${context.retry.attempt}` : ''})`,
-        { unreadable: (reply) => unreadableCandidates(reply, k) },
+        revisionPrompt('compression', incumbent, feedback, count, context.retry),
+        `compression revision (${count} candidates${context.retry ? `, attempt ${context.retry.attempt}` : ''})`,
+        { unreadable: (reply) => unreadableCandidates(reply, count) },
       );
-      return parseCandidates(text, k);
+      return parseCandidates(text, count);
     },
   };
 }

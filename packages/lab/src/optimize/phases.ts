@@ -118,8 +118,8 @@ function draftEntries(
   const tag = step === 'utility' ? 'ut' : 'co';
   const entries: CandidateResult[] = [];
   const seen = new Map<string, number>([[guidelineHash(incumbent), 0]]);
-  drafts.forEach((draft, i) => {
-    const index = i + 1;
+  drafts.forEach((draft, draftIndex) => {
+    const index = draftIndex + 1;
     const base = {
       step,
       index,
@@ -202,13 +202,16 @@ async function step(
     evaluated.flatMap((e) => compressedJobs(trainTasks, e.guideline as Guideline)),
   );
   const limits = run.budget === undefined ? {} : { budget: run.budget, maxCost: baseline.startCost };
-  evaluated.forEach((e, i) => {
-    e.train = scoreSplit(traces.slice(i * trainTasks.length, (i + 1) * trainTasks.length), baseline.uncompressed);
-    e.score = scoreOf(e.train);
-    const violation = limitViolation(e.train, limits);
+  evaluated.forEach((candidate, index) => {
+    candidate.train = scoreSplit(
+      traces.slice(index * trainTasks.length, (index + 1) * trainTasks.length),
+      baseline.uncompressed,
+    );
+    candidate.score = scoreOf(candidate.train);
+    const violation = limitViolation(candidate.train, limits);
     if (violation !== undefined) {
-      e.status = 'rejected';
-      e.reason = violation;
+      candidate.status = 'rejected';
+      candidate.reason = violation;
     }
   });
   const pool = [incumbentEntry, ...evaluated.filter((e) => e.status === 'evaluated')];
@@ -233,7 +236,7 @@ export interface UtilityOutcome {
 
 /** UT: feedback on each contrastive pair (succeeded uncompressed, failed compressed), then K candidates. */
 export async function utilityPhase(run: OptimizeRun, baseline: Baseline): Promise<UtilityOutcome> {
-  const { start, proposer, context, k } = run;
+  const { start, proposer, context, k: candidateCount } = run;
   const startTrain = byTask(baseline.startTrain);
   const pairs = contrastivePairs(run.trainTasks, baseline.uncompressed, startTrain);
   const startSucceeded = baseline.startTrain.filter((t) => t.success);
@@ -270,7 +273,7 @@ export async function utilityPhase(run: OptimizeRun, baseline: Baseline): Promis
     ),
   );
   const proposal = await proposeCandidates(run, 'Utility step', (asked) =>
-    proposer.utilityCandidates(start, feedback, weights, k, asked),
+    proposer.utilityCandidates(start, feedback, weights, candidateCount, asked),
   );
   const afterUtility = await step(run, 'utility', start, baseline.startTrain, { ...proposal, feedback }, baseline);
   return { afterUtility, feedback, weights };
@@ -323,7 +326,7 @@ function noteDrafts(
   drafts: readonly CandidateDraft[],
   unreadable: Proposal['unreadable'],
 ): void {
-  const { k, proposer } = run;
+  const { k: candidateCount, proposer } = run;
   if (unreadable.length > 0)
     run.notes.push(
       `${label}: ${unreadable.length} ${unreadable.length > 1 ? 'replies' : 'reply'} of ${proposer.name} held no candidate that could be read and ${unreadable.length > 1 ? 'were' : 'was'} asked again (first: ${unreadable[0]?.error ?? 'unreadable'}).`,
@@ -333,9 +336,9 @@ function noteDrafts(
     run.notes.push(
       `${label}: ${malformed.length} of ${drafts.length} candidates of ${proposer.name} could not be read and were not tried (first: ${malformed[0]?.error ?? 'unreadable'}).`,
     );
-  if (drafts.length < k)
+  if (drafts.length < candidateCount)
     run.notes.push(
-      `${label}: ${drafts.length} of ${k} candidates proposed (${proposer.name} gave no more distinct ones).`,
+      `${label}: ${drafts.length} of ${candidateCount} candidates proposed (${proposer.name} gave no more distinct ones).`,
     );
 }
 
@@ -353,13 +356,13 @@ export async function compressionPhase(
   baseline: Baseline,
   afterUtility: Guideline,
 ): Promise<CompressionOutcome> {
-  const { proposer, context, k } = run;
+  const { proposer, context, k: candidateCount } = run;
   const utilityTrain = await run.run('compression-candidates', compressedJobs(run.trainTasks, afterUtility));
   const succeeded = utilityTrain.filter((t) => t.success);
   const coAnalysis = compressionAnalysis(
-    succeeded.map((t) => {
-      const uncompressed = baseline.uncompressed.get(t.taskId);
-      return { compressed: t, ...(uncompressed ? { uncompressed } : {}), values: run.valuesFor(t.taskId) };
+    succeeded.map((trace) => {
+      const uncompressed = baseline.uncompressed.get(trace.taskId);
+      return { compressed: trace, ...(uncompressed ? { uncompressed } : {}), values: run.valuesFor(trace.taskId) };
     }),
     afterUtility.rules,
   );
@@ -382,7 +385,7 @@ export async function compressionPhase(
     ),
   );
   const proposal = await proposeCandidates(run, 'Compression step', (asked) =>
-    proposer.compressionCandidates(afterUtility, feedback, coAnalysis, k, asked),
+    proposer.compressionCandidates(afterUtility, feedback, coAnalysis, candidateCount, asked),
   );
   const chosen = await step(run, 'compression', afterUtility, utilityTrain, { ...proposal, feedback }, baseline);
   return { chosen, utilityTrain, feedback, unneeded };
@@ -448,8 +451,8 @@ export async function validationPhase(
       split,
       list.map((t) => baseline.uncompressed.get(t.id) as EpisodeTrace),
     );
-    for (const [label, g] of shown)
-      row(label, split, (split === 'train' ? trainOf : valOf).get(guidelineHash(g)) ?? [], g);
+    for (const [label, guideline] of shown)
+      row(label, split, (split === 'train' ? trainOf : valOf).get(guidelineHash(guideline)) ?? [], guideline);
   }
   return rows;
 }

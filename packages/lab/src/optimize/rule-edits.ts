@@ -33,8 +33,8 @@ const RATIO_STEP = 0.25;
 const MIN_RATIO = 0.25;
 const MIN_SCORE_STEP = 0.3;
 
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
 }
 
 function keep(rules: ExtractiveRules, fields: readonly string[]): ExtractiveRules {
@@ -67,51 +67,51 @@ function list(fields: readonly string[]): string {
   return fields.length <= 4 ? fields.join(', ') : `${fields.slice(0, 4).join(', ')} and ${fields.length - 4} more`;
 }
 
-/** Drafts from edits: distinct rules only, none equal to the incumbent's, at most `k`. */
-function drafts(incumbent: Guideline, edits: readonly Edit[], k: number): CandidateDraft[] {
+/** Drafts from edits: distinct rules only, none equal to the incumbent's, at most `count`. */
+function drafts(incumbent: Guideline, edits: readonly Edit[], count: number): CandidateDraft[] {
   const seen = new Set([canonicalJson(incumbent.rules)]);
   const out: CandidateDraft[] = [];
-  for (const e of edits) {
-    if (out.length >= k) break;
-    const rules = parseExtractiveRules(e.rules, { source: `rule edit "${e.edit}"` });
+  for (const edit of edits) {
+    if (out.length >= count) break;
+    const rules = parseExtractiveRules(edit.rules, { source: `rule edit "${edit.edit}"` });
     const key = canonicalJson(rules);
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ guideline: { ...incumbent, rules }, edit: e.edit });
+    out.push({ guideline: { ...incumbent, rules }, edit: edit.edit });
   }
   return out;
 }
 
 /** The utility-step edits, most targeted first (see the module comment). */
-export function utilityEdits(incumbent: Guideline, weights: readonly FieldWeight[], k: number): CandidateDraft[] {
-  const r = incumbent.rules;
-  const fields = weights.map((w) => w.rule).filter((f) => !f.startsWith('line:') && !r.jsonKeepFields.includes(f));
+export function utilityEdits(incumbent: Guideline, weights: readonly FieldWeight[], count: number): CandidateDraft[] {
+  const rules = incumbent.rules;
+  const fields = weights.map((w) => w.rule).filter((f) => !f.startsWith('line:') && !rules.jsonKeepFields.includes(f));
   const lines = weights.map((w) => w.rule).filter((f) => f.startsWith('line:'));
   const top = fields.slice(0, 3);
-  const up = r.ratio + RATIO_STEP;
+  const up = rules.ratio + RATIO_STEP;
   const edits: Edit[] = [];
-  if (top.length > 0) edits.push({ edit: `keep ${list(top)}`, rules: keep(r, top) });
-  if (fields.length > top.length) edits.push({ edit: `keep ${list(fields)}`, rules: keep(r, fields) });
+  if (top.length > 0) edits.push({ edit: `keep ${list(top)}`, rules: keep(rules, top) });
+  if (fields.length > top.length) edits.push({ edit: `keep ${list(fields)}`, rules: keep(rules, fields) });
   if (fields.length > 0)
     edits.push({
-      edit: `keep ${list(fields)}; ratio ${r.ratio} → ${round(Math.min(1, up))}`,
-      rules: withRatio(keep(r, fields), up),
+      edit: `keep ${list(fields)}; ratio ${rules.ratio} → ${round(Math.min(1, up))}`,
+      rules: withRatio(keep(rules, fields), up),
     });
   if (fields.length > 0 || lines.length > 0) {
     edits.push({
-      edit: `keep ${list([...fields, ...lines])}; ratio ${r.ratio} → 1`,
-      rules: withRatio(keepLines(keep(r, fields), lines), 1),
+      edit: `keep ${list([...fields, ...lines])}; ratio ${rules.ratio} → 1`,
+      rules: withRatio(keepLines(keep(rules, fields), lines), 1),
     });
   }
   if (top.length > 0)
-    edits.push({ edit: `keep ${list(top)}; ratio ${r.ratio} → 1`, rules: withRatio(keep(r, top), 1) });
-  edits.push({ edit: `ratio ${r.ratio} → ${round(Math.min(1, up))}`, rules: withRatio(r, up) });
-  edits.push({ edit: `ratio ${r.ratio} → 1`, rules: withRatio(r, 1) });
-  if (r.minScore !== undefined) {
-    const lower = round(r.minScore - MIN_SCORE_STEP);
-    edits.push({ edit: `minScore ${r.minScore} → ${lower}`, rules: { ...r, minScore: lower } });
+    edits.push({ edit: `keep ${list(top)}; ratio ${rules.ratio} → 1`, rules: withRatio(keep(rules, top), 1) });
+  edits.push({ edit: `ratio ${rules.ratio} → ${round(Math.min(1, up))}`, rules: withRatio(rules, up) });
+  edits.push({ edit: `ratio ${rules.ratio} → 1`, rules: withRatio(rules, 1) });
+  if (rules.minScore !== undefined) {
+    const lower = round(rules.minScore - MIN_SCORE_STEP);
+    edits.push({ edit: `minScore ${rules.minScore} → ${lower}`, rules: { ...rules, minScore: lower } });
   }
-  return drafts(incumbent, edits, k);
+  return drafts(incumbent, edits, count);
 }
 
 /**
@@ -119,15 +119,17 @@ export function utilityEdits(incumbent: Guideline, weights: readonly FieldWeight
  * content refills while the ratio allows; so the stronger edits make the needed fields explicit keeps
  * and raise `minScore`, so that whatever no rule keeps goes unless it scores high, or lower the ratio.
  */
-export function compressionEdits(incumbent: Guideline, analysis: CompressionAnalysis, k: number): CandidateDraft[] {
-  const r = incumbent.rules;
+export function compressionEdits(incumbent: Guideline, analysis: CompressionAnalysis, count: number): CandidateDraft[] {
+  const rules = incumbent.rules;
   const fields = analysis.unneeded.map((u) => u.rule);
-  const needed = analysis.needed.filter((f) => !r.jsonKeepFields.includes(f));
+  const needed = analysis.needed.filter((f) => !rules.jsonKeepFields.includes(f));
   const top = fields.slice(0, 3);
-  const down = round(Math.max(MIN_RATIO, r.ratio - RATIO_STEP));
+  const down = round(Math.max(MIN_RATIO, rules.ratio - RATIO_STEP));
   const [higher, highest] =
-    r.minScore === undefined ? [0.5, 1] : [round(r.minScore + MIN_SCORE_STEP), round(r.minScore + 2 * MIN_SCORE_STEP)];
-  const all = drop(r, fields);
+    rules.minScore === undefined
+      ? [0.5, 1]
+      : [round(rules.minScore + MIN_SCORE_STEP), round(rules.minScore + 2 * MIN_SCORE_STEP)];
+  const all = drop(rules, fields);
   const explicit = keep(all, needed);
   const label = (...parts: string[]) =>
     [needed.length > 0 ? `keep ${list(needed)}` : '', fields.length > 0 ? `drop ${list(fields)}` : '', ...parts]
@@ -135,20 +137,24 @@ export function compressionEdits(incumbent: Guideline, analysis: CompressionAnal
       .join('; ');
   const edits: Edit[] = [];
   if (fields.length > 0) edits.push({ edit: `drop ${list(fields)}`, rules: all });
-  edits.push({ edit: label(`minScore ${r.minScore ?? 'none'} → ${higher}`), rules: { ...explicit, minScore: higher } });
   edits.push({
-    edit: label(`minScore ${r.minScore ?? 'none'} → ${highest}`),
+    edit: label(`minScore ${rules.minScore ?? 'none'} → ${higher}`),
+    rules: { ...explicit, minScore: higher },
+  });
+  edits.push({
+    edit: label(`minScore ${rules.minScore ?? 'none'} → ${highest}`),
     rules: { ...explicit, minScore: highest },
   });
-  if (r.ratio > MIN_RATIO) edits.push({ edit: label(`ratio ${r.ratio} → ${down}`), rules: withRatio(explicit, down) });
-  if (top.length > 0 && top.length < fields.length) edits.push({ edit: `drop ${list(top)}`, rules: drop(r, top) });
+  if (rules.ratio > MIN_RATIO)
+    edits.push({ edit: label(`ratio ${rules.ratio} → ${down}`), rules: withRatio(explicit, down) });
+  if (top.length > 0 && top.length < fields.length) edits.push({ edit: `drop ${list(top)}`, rules: drop(rules, top) });
   if (fields.length > 0)
     edits.push({
-      edit: `drop ${list(fields)}; minScore ${r.minScore ?? 'none'} → ${higher}`,
+      edit: `drop ${list(fields)}; minScore ${rules.minScore ?? 'none'} → ${higher}`,
       rules: { ...all, minScore: higher },
     });
-  if (r.ratio > MIN_RATIO) edits.push({ edit: `ratio ${r.ratio} → ${down}`, rules: withRatio(r, down) });
-  return drafts(incumbent, edits, k);
+  if (rules.ratio > MIN_RATIO) edits.push({ edit: `ratio ${rules.ratio} → ${down}`, rules: withRatio(rules, down) });
+  return drafts(incumbent, edits, count);
 }
 
 /**

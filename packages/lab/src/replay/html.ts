@@ -7,8 +7,8 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { ReplayReport } from './report.js';
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/gu, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/gu, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 
 /** The Vega-Lite spec of the chart: one point per strategy, tokens saved (x) against recall (y). */
@@ -19,11 +19,11 @@ export function replayChartSpec(report: ReplayReport): TopLevelSpec {
     width: 480,
     height: 320,
     data: {
-      values: report.strategies.map((s) => ({
-        strategy: s.name,
-        group: s.baseline ? 'baseline' : 'compressor',
-        saved: s.tokensSaved,
-        recall: s.recall,
+      values: report.strategies.map((strategy) => ({
+        strategy: strategy.name,
+        group: strategy.baseline ? 'baseline' : 'compressor',
+        saved: strategy.tokensSaved,
+        recall: strategy.recall,
       })),
     },
     layer: [
@@ -67,28 +67,28 @@ export async function replayHtml(report: ReplayReport): Promise<string> {
   const svg = await renderChartSvg(replayChartSpec(report));
   const rows = report.strategies
     .map(
-      (s) =>
-        `<tr><td>${escapeHtml(s.name)}</td><td>${s.baseline ? 'baseline' : s.kind}</td><td>${s.peakTokens}</td><td>${pct(s.peakSaved)}</td><td>${s.cumulativeTokens}</td><td>${pct(s.tokensSaved)}</td><td>${pct(s.recall)}</td><td>${s.weightedRecall === undefined ? '–' : pct(s.weightedRecall)}</td><td>${s.lost}</td></tr>`,
+      (strategy) =>
+        `<tr><td>${escapeHtml(strategy.name)}</td><td>${strategy.baseline ? 'baseline' : strategy.kind}</td><td>${strategy.peakTokens}</td><td>${pct(strategy.peakSaved)}</td><td>${strategy.cumulativeTokens}</td><td>${pct(strategy.tokensSaved)}</td><td>${pct(strategy.recall)}</td><td>${strategy.weightedRecall === undefined ? '–' : pct(strategy.weightedRecall)}</td><td>${strategy.lost}</td></tr>`,
     )
     .join('\n');
   const sections = report.strategies
     .filter((s) => s.lost > 0)
-    .map((s) => {
-      const fields = s.fields
+    .map((strategy) => {
+      const fields = strategy.fields
         .filter((f) => f.lost > 0)
         .slice(0, 15)
         .map(
-          (f) =>
-            `<tr><td>${escapeHtml(f.tool)}</td><td>${escapeHtml(f.field)}</td><td>${f.uses}</td><td>${f.lost}</td><td>${pct(f.recall)}</td></tr>`,
+          (field) =>
+            `<tr><td>${escapeHtml(field.tool)}</td><td>${escapeHtml(field.field)}</td><td>${field.uses}</td><td>${field.lost}</td><td>${pct(field.recall)}</td></tr>`,
         )
         .join('\n');
-      const losses = s.worstLosses
+      const losses = strategy.worstLosses
         .map(
-          (l) =>
-            `<tr><td>${escapeHtml(l.trace)}</td><td>${l.step}</td><td>${escapeHtml(l.tool)}</td><td>${escapeHtml(l.field)}</td><td><mark>${escapeHtml(l.value)}</mark></td><td class="kept">${highlight(l.keptInstead, l.value)}</td></tr>`,
+          (loss) =>
+            `<tr><td>${escapeHtml(loss.trace)}</td><td>${loss.step}</td><td>${escapeHtml(loss.tool)}</td><td>${escapeHtml(loss.field)}</td><td><mark>${escapeHtml(loss.value)}</mark></td><td class="kept">${highlight(loss.keptInstead, loss.value)}</td></tr>`,
         )
         .join('\n');
-      return `<h2>${escapeHtml(s.name)}</h2>
+      return `<h2>${escapeHtml(strategy.name)}</h2>
 <table><tr><th>tool</th><th>field</th><th>uses</th><th>lost</th><th>recall</th></tr>
 ${fields}</table>
 <h3>Worst losses</h3>

@@ -46,10 +46,10 @@ const MIN_VALUE_LENGTH = 3;
 const MAX_VALUE_LENGTH = 120;
 
 function admissible(raw: string): boolean {
-  const t = raw.trim();
-  if (t.length < MIN_VALUE_LENGTH || t.length > MAX_VALUE_LENGTH || t.includes('\n')) return false;
-  if (/^-?\d+$/u.test(t) && Math.abs(Number(t)) < 100) return false;
-  return !/^(?:true|false|null)$/iu.test(t);
+  const trimmed = raw.trim();
+  if (trimmed.length < MIN_VALUE_LENGTH || trimmed.length > MAX_VALUE_LENGTH || trimmed.includes('\n')) return false;
+  if (/^-?\d+$/u.test(trimmed) && Math.abs(Number(trimmed)) < 100) return false;
+  return !/^(?:true|false|null)$/iu.test(trimmed);
 }
 
 function leafRaw(value: unknown): string | undefined {
@@ -62,15 +62,16 @@ function leafRaw(value: unknown): string | undefined {
 function scalarLeaves(value: unknown): { path: string; raw: string }[] {
   const paths = jsonLeaves(value).map((leaf) => leaf.path);
   const raws: (string | undefined)[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v) && v.length > 0) v.forEach(walk);
-    else if (typeof v === 'object' && v !== null && Object.keys(v).length > 0) Object.values(v).forEach(walk);
-    else raws.push(leafRaw(v));
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node) && node.length > 0) node.forEach(walk);
+    else if (typeof node === 'object' && node !== null && Object.keys(node).length > 0)
+      Object.values(node).forEach(walk);
+    else raws.push(leafRaw(node));
   };
   walk(value);
   const out: { path: string; raw: string }[] = [];
-  raws.forEach((raw, i) => {
-    if (raw !== undefined) out.push({ path: paths[i] ?? '', raw });
+  raws.forEach((raw, index) => {
+    if (raw !== undefined) out.push({ path: paths[index] ?? '', raw });
   });
   return out;
 }
@@ -91,9 +92,10 @@ export function observedValues(text: string): ObservedValue[] {
       // A long string leaf (a description) also carries values of its own.
       if (leaf.raw.length > 40)
         for (const { kind, pattern } of TEXT_PATTERNS)
-          for (const m of leaf.raw.matchAll(pattern)) add(m[0], `${leaf.path}:${kind}`);
+          for (const match of leaf.raw.matchAll(pattern)) add(match[0], `${leaf.path}:${kind}`);
     }
-  for (const { kind, pattern } of TEXT_PATTERNS) for (const m of rest.matchAll(pattern)) add(m[0], `text:${kind}`);
+  for (const { kind, pattern } of TEXT_PATTERNS)
+    for (const match of rest.matchAll(pattern)) add(match[0], `text:${kind}`);
   return [...seen.values()];
 }
 
@@ -103,8 +105,8 @@ function forms(value: ObservedValue): string[] {
   const bare = value.key.replace(/^[#$€£]\s?/u, '').replace(/,/gu, '');
   if (bare !== value.key && bare.length >= MIN_VALUE_LENGTH) out.push(bare);
   if (/^-?\d+(?:\.\d+)?$/u.test(bare)) {
-    const n = Number(bare);
-    for (const f of [String(n), n.toFixed(1), n.toFixed(2)]) if (!out.includes(f)) out.push(f);
+    const number = Number(bare);
+    for (const form of [String(number), number.toFixed(1), number.toFixed(2)]) if (!out.includes(form)) out.push(form);
   }
   return out;
 }
@@ -117,10 +119,10 @@ export function holdsValue(text: string, value: ObservedValue): boolean {
 /** The scalars a tool call wrote, its arguments' JSON strings parsed too (APIs that take arguments as text). */
 function argumentScalars(input: unknown, into: string[] = []): string[] {
   if (typeof input === 'string') {
-    const t = input.trim();
-    if ((t.startsWith('{') || t.startsWith('[')) && t.length > 1) {
+    const trimmed = input.trim();
+    if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && trimmed.length > 1) {
       try {
-        return argumentScalars(JSON.parse(t) as unknown, into);
+        return argumentScalars(JSON.parse(trimmed) as unknown, into);
       } catch {
         // Not JSON: the text itself.
       }
@@ -202,9 +204,9 @@ export function usedLaterValues(items: readonly ContextItem[]): ValueUse[] {
       return;
     }
     const reply = item.text.toLowerCase();
-    const calls = item.toolCalls.map((c) => ({
-      tool: c.toolName,
-      scalars: argumentScalars(c.input).map(argumentScalar),
+    const calls = item.toolCalls.map((call) => ({
+      tool: call.toolName,
+      scalars: argumentScalars(call.input).map(argumentScalar),
     }));
     for (const [key, from] of origin) {
       if (known(from)) {

@@ -46,15 +46,15 @@ export interface ReportBenchTask extends ScenarioTask {
 /** Creates the report-analysis scenario. */
 export function createReportAnalysisScenario(): BenchScenario {
   const corpora = new Map<string, ReportCorpus>();
-  const corpus = (n: number, seed: number): ReportCorpus => {
-    const key = `${n}:${seed}`;
-    let c = corpora.get(key);
-    if (!c) {
-      c = inMemoryCorpus(generateReports(n, seed));
-      corpora.set(key, c);
+  const corpus = (reportCount: number, seed: number): ReportCorpus => {
+    const key = `${reportCount}:${seed}`;
+    let cached = corpora.get(key);
+    if (!cached) {
+      cached = inMemoryCorpus(generateReports(reportCount, seed));
+      corpora.set(key, cached);
       if (corpora.size > 4) corpora.delete(corpora.keys().next().value!);
     }
-    return c;
+    return cached;
   };
   return {
     name: REPORT_SCENARIO,
@@ -64,22 +64,22 @@ export function createReportAnalysisScenario(): BenchScenario {
     },
     defaultN: REPORT_DEFAULT_N,
     async prepare(params: ScenarioParams): Promise<ReportBenchTask[]> {
-      const n = params.n ?? REPORT_DEFAULT_N;
-      const reports = generateReports(n, params.seed);
-      return generateQuestions(reports, params.seed, params.tasks).map((q) => ({
-        id: q.id,
-        prompt: q.text,
-        n,
+      const reportCount = params.n ?? REPORT_DEFAULT_N;
+      const reports = generateReports(reportCount, params.seed);
+      return generateQuestions(reports, params.seed, params.tasks).map((question) => ({
+        id: question.id,
+        prompt: question.text,
+        n: reportCount,
         seed: params.seed,
-        gold: q.gold,
+        gold: question.gold,
       }));
     },
     async runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome> {
-      const t = task as ReportBenchTask;
+      const benchTask = task as ReportBenchTask;
       const started = performance.now();
       const ledger = new Ledger();
       // A seeded fence boundary keeps token counts identical from run to run.
-      const rng = createRng(t.seed);
+      const rng = createRng(benchTask.seed);
       const boundary = seededFenceBoundary(rng.next);
       // paging is the analyst's own mode; other strategies (fifo, clearing) add processors to the naive one.
       const strategy = context.strategy === 'paging' ? 'paging' : 'none';
@@ -104,14 +104,14 @@ export function createReportAnalysisScenario(): BenchScenario {
         context.model === 'offline' ? createOfflineModel({ policies: [reportOfflinePolicy] }) : context.model;
       const model = captureModelCalls(resolveModel(base), (call) => {
         const text = viewPrompt(call.params).fullText;
-        for (const r of findReports(text)) seen.add(r.id);
+        for (const report of findReports(text)) seen.add(report.id);
         pages.add(text);
       });
-      const needed = corpus(t.n, t.seed).uris.length;
+      const needed = corpus(benchTask.n, benchTask.seed).uris.length;
       try {
         const result = await runReportAnalysis({
-          corpus: corpus(t.n, t.seed),
-          question: t.prompt,
+          corpus: corpus(benchTask.n, benchTask.seed),
+          question: benchTask.prompt,
           strategy,
           model,
           contextWindow: budgetWindow(context.contextWindow ?? 128_000, context.budget) ?? 128_000,
@@ -131,9 +131,9 @@ export function createReportAnalysisScenario(): BenchScenario {
           ...(context.signal ? { signal: context.signal } : {}),
         });
         return {
-          taskId: t.id,
+          taskId: benchTask.id,
           strategy: context.strategy,
-          success: isCorrect(result.text, t.gold) && seen.size >= needed,
+          success: isCorrect(result.text, benchTask.gold) && seen.size >= needed,
           answer: result.text,
           ledger: [...ledger.entries],
           pageTokens: pages.tokens,
@@ -144,7 +144,7 @@ export function createReportAnalysisScenario(): BenchScenario {
         if (context.signal?.aborted) throw new AbortedError('The benchmark was aborted.');
         const message = error instanceof Error ? error.message : String(error);
         return {
-          taskId: t.id,
+          taskId: benchTask.id,
           strategy: context.strategy,
           success: false,
           answer: message,

@@ -32,12 +32,12 @@ export function isAiSdkMessages(value: unknown): boolean {
   return (
     Array.isArray(value) &&
     value.some(
-      (m) =>
-        typeof m === 'object' &&
-        m !== null &&
-        Array.isArray((m as { content?: unknown }).content) &&
-        (m as { content: unknown[] }).content.some((p) => {
-          const type = (p as { type?: unknown } | null)?.type;
+      (message) =>
+        typeof message === 'object' &&
+        message !== null &&
+        Array.isArray((message as { content?: unknown }).content) &&
+        (message as { content: unknown[] }).content.some((part) => {
+          const type = (part as { type?: unknown } | null)?.type;
           return type === 'tool-call' || type === 'tool-result';
         }),
     )
@@ -77,16 +77,18 @@ export function readAiSdk(
       items.push({ type: 'user', text: contentText(parts.filter((p) => p.type === 'text')) });
     } else if (message.role === 'assistant') {
       const toolCalls = parts
-        .map((p, i) =>
-          p.type === 'tool-call' ? parseAt(ToolCallPart, p, meta.source, `${at}.content[${i}]`) : undefined,
+        .map((rawPart, partIndex) =>
+          rawPart.type === 'tool-call'
+            ? parseAt(ToolCallPart, rawPart, meta.source, `${at}.content[${partIndex}]`)
+            : undefined,
         )
         .filter((p) => p !== undefined)
         .map((p) => ({ toolCallId: p.toolCallId, toolName: p.toolName, input: p.input }));
       items.push({ type: 'assistant', text: contentText(parts.filter((p) => p.type === 'text')), toolCalls });
     } else {
-      parts.forEach((p, i) => {
-        if (p.type !== 'tool-result') return;
-        const part = parseAt(ToolResultPart, p, meta.source, `${at}.content[${i}]`);
+      parts.forEach((rawPart, partIndex) => {
+        if (rawPart.type !== 'tool-result') return;
+        const part = parseAt(ToolResultPart, rawPart, meta.source, `${at}.content[${partIndex}]`);
         const { text, isError } = outputText(part.output);
         items.push({
           type: 'tool-result',

@@ -80,8 +80,8 @@ export function isSpanArray(value: unknown): boolean {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every((v) => {
-      const span = v as Record<string, unknown> | null;
+    value.every((item) => {
+      const span = item as Record<string, unknown> | null;
       return (
         typeof span === 'object' &&
         span !== null &&
@@ -95,11 +95,11 @@ export function isSpanArray(value: unknown): boolean {
 }
 
 function attributeValue(value: unknown): unknown {
-  const v = value as Record<string, unknown>;
-  if (typeof v.stringValue === 'string') return v.stringValue;
-  if (v.intValue !== undefined) return Number(v.intValue);
-  if (v.doubleValue !== undefined) return v.doubleValue;
-  if (v.boolValue !== undefined) return v.boolValue;
+  const typed = value as Record<string, unknown>;
+  if (typeof typed.stringValue === 'string') return typed.stringValue;
+  if (typed.intValue !== undefined) return Number(typed.intValue);
+  if (typed.doubleValue !== undefined) return typed.doubleValue;
+  if (typed.boolValue !== undefined) return typed.boolValue;
   return undefined;
 }
 
@@ -149,25 +149,25 @@ function itemsOfMessages(
     else if (message.role === 'assistant') {
       const toolCalls = message.parts
         .filter((p) => p.type === 'tool_call')
-        .map((p, i) => {
-          const id = p.id ?? `call-${items.length}-${i}`;
-          names.set(id, p.name ?? 'tool');
-          const toolName = p.name ?? 'tool';
+        .map((part, index) => {
+          const id = part.id ?? `call-${items.length}-${index}`;
+          names.set(id, part.name ?? 'tool');
+          const toolName = part.name ?? 'tool';
           const input =
-            typeof p.arguments === 'string'
-              ? parseArguments(p.arguments, (reason) => warn(`${id} of ${toolName}`, reason))
-              : p.arguments;
+            typeof part.arguments === 'string'
+              ? parseArguments(part.arguments, (reason) => warn(`${id} of ${toolName}`, reason))
+              : part.arguments;
           return { toolCallId: id, toolName, input };
         });
       items.push({ type: 'assistant', text, toolCalls });
     }
-    for (const p of message.parts.filter((part) => part.type === 'tool_call_response')) {
-      const id = p.id ?? '';
+    for (const part of message.parts.filter((part) => part.type === 'tool_call_response')) {
+      const id = part.id ?? '';
       items.push({
         type: 'tool-result',
         toolCallId: id,
         toolName: names.get(id) ?? 'tool',
-        output: contentText(p.response),
+        output: contentText(part.response),
         isError: false,
       });
     }
@@ -196,10 +196,10 @@ function otlpSpanRecords(value: unknown, source: string): SpanRecord[] {
   const meta = { source };
   const otlp = parseAt(Otlp, value, meta.source);
   const records: SpanRecord[] = [];
-  otlp.resourceSpans.forEach((rs, r) =>
-    (rs.scopeSpans ?? []).forEach((ss, s) =>
-      ss.spans.forEach((raw, i) => {
-        const at = `resourceSpans[${r}].scopeSpans[${s}].spans[${i}]`;
+  otlp.resourceSpans.forEach((rs, resourceIndex) =>
+    (rs.scopeSpans ?? []).forEach((ss, scopeIndex) =>
+      ss.spans.forEach((raw, spanIndex) => {
+        const at = `resourceSpans[${resourceIndex}].scopeSpans[${scopeIndex}].spans[${spanIndex}]`;
         const span = parseAt(Span, raw, meta.source, at);
         records.push({
           traceId: span.traceId,
@@ -217,8 +217,8 @@ function otlpSpanRecords(value: unknown, source: string): SpanRecord[] {
 /** Reads a plain array of SDK spans (already parsed) into one trace per trace id. */
 export function readOtelSpanArray(value: unknown, meta: { source: string }): ReplayTrace[] {
   if (!Array.isArray(value)) throw new TraceFormatError(meta.source, 'expected an array of spans');
-  const records = value.map((raw, i): SpanRecord => {
-    const at = `[${i}]`;
+  const records = value.map((raw, index): SpanRecord => {
+    const at = `[${index}]`;
     const span = parseAt(PlainSpan, raw, meta.source, at);
     const start =
       span.startTime !== undefined

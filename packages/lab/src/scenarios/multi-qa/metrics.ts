@@ -30,20 +30,20 @@ export function exactMatch(prediction: string, gold: string): number {
  * would both mislead.
  */
 export function f1Score(prediction: string, gold: string): number {
-  const p = normalizeAnswer(prediction);
-  const g = normalizeAnswer(gold);
+  const predicted = normalizeAnswer(prediction);
+  const expected = normalizeAnswer(gold);
   const special = ['yes', 'no', 'noanswer'];
-  if ((special.includes(p) || special.includes(g)) && p !== g) return 0;
-  const predTokens = p.split(' ').filter(Boolean);
-  const goldTokens = g.split(' ').filter(Boolean);
+  if ((special.includes(predicted) || special.includes(expected)) && predicted !== expected) return 0;
+  const predTokens = predicted.split(' ').filter(Boolean);
+  const goldTokens = expected.split(' ').filter(Boolean);
   const goldCounts = new Map<string, number>();
-  for (const t of goldTokens) goldCounts.set(t, (goldCounts.get(t) ?? 0) + 1);
+  for (const token of goldTokens) goldCounts.set(token, (goldCounts.get(token) ?? 0) + 1);
   let same = 0;
-  for (const t of predTokens) {
-    const left = goldCounts.get(t) ?? 0;
+  for (const token of predTokens) {
+    const left = goldCounts.get(token) ?? 0;
     if (left > 0) {
       same += 1;
-      goldCounts.set(t, left - 1);
+      goldCounts.set(token, left - 1);
     }
   }
   if (same === 0) return 0;
@@ -81,15 +81,15 @@ export interface QaScore {
 
 /** Scores the answers recorded by the `answer` tool against the gold answers (Q1 is `questions[0]`). */
 export function scoreQaAnswers(questions: readonly HotpotRecord[], answers: QaAnswerSheet): QaScore {
-  const perQuestion = questions.map((q, i) => {
-    const prediction = answers.get(i + 1);
+  const perQuestion = questions.map((question, index) => {
+    const prediction = answers.get(index + 1);
     return {
-      questionNumber: i + 1,
-      id: q.id,
+      questionNumber: index + 1,
+      id: question.id,
       prediction,
-      gold: q.answer,
-      em: prediction === undefined ? 0 : exactMatch(prediction, q.answer),
-      f1: prediction === undefined ? 0 : f1Score(prediction, q.answer),
+      gold: question.answer,
+      em: prediction === undefined ? 0 : exactMatch(prediction, question.answer),
+      f1: prediction === undefined ? 0 : f1Score(prediction, question.answer),
     };
   });
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);

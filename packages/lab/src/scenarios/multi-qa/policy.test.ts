@@ -18,11 +18,11 @@ import { createQaTools } from './tools.js';
 const ctx = {} as ToolContext;
 
 function toolDefinitions(tools: AnyTool[]): LanguageModelV3FunctionTool[] {
-  return tools.map((t) => ({
+  return tools.map((tool) => ({
     type: 'function',
-    name: t.name,
-    description: t.description,
-    inputSchema: z.toJSONSchema(t.inputSchema) as LanguageModelV3FunctionTool['inputSchema'],
+    name: tool.name,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.inputSchema) as LanguageModelV3FunctionTool['inputSchema'],
   }));
 }
 
@@ -56,12 +56,12 @@ async function runEpisode(episode: QaEpisode, maxSteps = 60) {
     for (const call of calls) {
       const input: unknown = JSON.parse(call.input);
       callParts.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input });
-      const t = toolset.tools.find((x) => x.name === call.toolName);
-      if (!t) throw new Error(`unknown tool ${call.toolName}`);
-      const args = t.inputSchema.parse(input);
+      const tool = toolset.tools.find((x) => x.name === call.toolName);
+      if (!tool) throw new Error(`unknown tool ${call.toolName}`);
+      const args = tool.inputSchema.parse(input);
       if (call.toolName === 'answer')
         answerCalls.push({ questionNumber: args.question_number, answer: args.answer, promptText });
-      const output = String(await t.execute(args, ctx));
+      const output = String(await tool.execute(args, ctx));
       resultParts.push({
         type: 'tool-result',
         toolCallId: call.toolCallId,
@@ -123,16 +123,16 @@ describe('qaOfflinePolicy', () => {
 
   it('treats "answered Qn" lines as done and answers after the last allowed search', () => {
     const questions = handMadeEpisode().questions;
-    const searches = (n: number): LanguageModelV3Prompt =>
-      Array.from({ length: n }, (_, i) => [
+    const searches = (count: number): LanguageModelV3Prompt =>
+      Array.from({ length: count }, (_, index) => [
         {
           role: 'assistant' as const,
           content: [
             {
               type: 'tool-call' as const,
-              toolCallId: `s${i}`,
+              toolCallId: `s${index}`,
               toolName: 'search',
-              input: { query: i === 0 ? questions[1]?.question : `more ${i}` },
+              input: { query: index === 0 ? questions[1]?.question : `more ${index}` },
             },
           ],
         },
@@ -141,18 +141,18 @@ describe('qaOfflinePolicy', () => {
           content: [
             {
               type: 'tool-result' as const,
-              toolCallId: `s${i}`,
+              toolCallId: `s${index}`,
               toolName: 'search',
               output: { type: 'text' as const, value: 'No paragraph matches.' },
             },
           ],
         },
       ]).flat();
-    const prompt = (n: number): LanguageModelV3Prompt => [
+    const prompt = (count: number): LanguageModelV3Prompt => [
       { role: 'system', content: QA_INSTRUCTION },
       { role: 'user', content: [{ type: 'text', text: renderQaPrompt(questions) }] },
       { role: 'user', content: [{ type: 'text', text: 'Summary of earlier work: answered Q1: "Mira Quell".' }] },
-      ...searches(n),
+      ...searches(count),
     ];
     const tools = toolDefinitions(createQaTools(handMadeEpisode()).tools);
     const decide = (n: number) => qaOfflinePolicy.decide(viewPrompt({ prompt: prompt(n), tools }));
@@ -168,15 +168,15 @@ describe('qaOfflinePolicy', () => {
       { role: 'system', content: QA_INSTRUCTION },
       { role: 'user', content: [{ type: 'text', text: `Please answer.\n\nQ1: ${question}` }] },
       ...(summary ? [{ role: 'user' as const, content: [{ type: 'text' as const, text: summary }] }] : []),
-      ...results.flatMap((value, i) => [
+      ...results.flatMap((value, index) => [
         {
           role: 'assistant' as const,
           content: [
             {
               type: 'tool-call' as const,
-              toolCallId: `s${i}`,
+              toolCallId: `s${index}`,
               toolName: 'search',
-              input: { query: i === 0 ? question : `more ${i}` },
+              input: { query: index === 0 ? question : `more ${index}` },
             },
           ],
         },
@@ -185,7 +185,7 @@ describe('qaOfflinePolicy', () => {
           content: [
             {
               type: 'tool-result' as const,
-              toolCallId: `s${i}`,
+              toolCallId: `s${index}`,
               toolName: 'search',
               output: { type: 'text' as const, value },
             },

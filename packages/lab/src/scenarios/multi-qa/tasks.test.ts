@@ -4,14 +4,14 @@ import { ConfigurationError } from '../../../../pagewise/src/errors.js';
 import type { HotpotRecord } from './data.js';
 import { generateQaEpisodes } from './tasks.js';
 
-function records(n: number): HotpotRecord[] {
-  return Array.from({ length: n }, (_, i) => ({
-    id: `r${i}`,
-    question: `What is item ${i}?`,
-    answer: `item ${i}`,
+function records(count: number): HotpotRecord[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `r${index}`,
+    question: `What is item ${index}?`,
+    answer: `item ${index}`,
     type: 'bridge' as const,
-    paragraphs: [{ title: `Item ${i}`, sentences: [`Item ${i} is a thing.`] }],
-    supporting: [{ title: `Item ${i}`, sentenceIndex: 0, sentence: `Item ${i} is a thing.` }],
+    paragraphs: [{ title: `Item ${index}`, sentences: [`Item ${index} is a thing.`] }],
+    supporting: [{ title: `Item ${index}`, sentenceIndex: 0, sentence: `Item ${index} is a thing.` }],
   }));
 }
 
@@ -36,12 +36,12 @@ describe('generateQaEpisodes', () => {
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 0, max: 12 }),
         fc.integer(),
-        (n, k, episodes, seed) => {
-          fc.pre(k <= n);
-          const a = generateQaEpisodes(records(n), { k, episodes, seed });
-          expect(generateQaEpisodes(records(n), { k, episodes, seed })).toEqual(a);
-          expect(a).toHaveLength(episodes);
-          for (const e of a) expect(new Set(e.questions.map((q) => q.id)).size).toBe(k);
+        (recordCount, questionCount, episodes, seed) => {
+          fc.pre(questionCount <= recordCount);
+          const generated = generateQaEpisodes(records(recordCount), { k: questionCount, episodes, seed });
+          expect(generateQaEpisodes(records(recordCount), { k: questionCount, episodes, seed })).toEqual(generated);
+          expect(generated).toHaveLength(episodes);
+          for (const episode of generated) expect(new Set(episode.questions.map((q) => q.id)).size).toBe(questionCount);
         },
       ),
     );

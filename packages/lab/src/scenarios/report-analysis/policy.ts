@@ -20,29 +20,29 @@ import {
 import { parseQuestion, type QuestionSpec } from './questions.js';
 
 function readPlan(instruction: string): { total: number; loaded: number; next: string[] } | undefined {
-  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(instruction);
-  if (!m) return undefined;
+  const match = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(instruction);
+  if (!match) return undefined;
   let next: string[] = [];
   try {
-    const parsed = JSON.parse(m[3]!) as unknown;
+    const parsed = JSON.parse(match[3]!) as unknown;
     if (Array.isArray(parsed)) next = parsed.filter((u): u is string => typeof u === 'string');
   } catch {
     next = [];
   }
-  return { total: Number(m[1]), loaded: Number(m[2]), next };
+  return { total: Number(match[1]), loaded: Number(match[2]), next };
 }
 
 function readSaved(instruction: string): PartialAnswer | undefined {
-  const m = new RegExp(`^- ${RUNNING_RESULT_ID}: (.*)$`, 'm').exec(instruction);
-  return m ? parsePartial(m[1]!) : undefined;
+  const match = new RegExp(`^- ${RUNNING_RESULT_ID}: (.*)$`, 'm').exec(instruction);
+  return match ? parsePartial(match[1]!) : undefined;
 }
 
 /** The saved result that marks the batch last folded, by the plan's loaded count when it was folded. */
 const FOLDED_AT_ID = 'folded-at';
 
 function readFoldedAt(instruction: string): number | undefined {
-  const m = new RegExp(`^- ${FOLDED_AT_ID}: (\\d+)\\s*$`, 'm').exec(instruction);
-  return m ? Number(m[1]) : undefined;
+  const match = new RegExp(`^- ${FOLDED_AT_ID}: (\\d+)\\s*$`, 'm').exec(instruction);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** The answer when reports were not in any prompt: never a figure computed from part of the data. */
@@ -64,8 +64,8 @@ function planner(view: PromptView): OfflineDecision {
   if (!called(view, 'choose_documents')) {
     const spec = parseQuestion(view.firstUserText);
     if (spec) return { toolCalls: [{ toolName: 'choose_documents', input: { all: true } }] };
-    const uris = view.turns.flatMap((t) =>
-      t.role === 'tool' ? t.results.flatMap((r) => parseFencedPages(r.output).pages.map((p) => p.uri)) : [],
+    const uris = view.turns.flatMap((turn) =>
+      turn.role === 'tool' ? turn.results.flatMap((r) => parseFencedPages(r.output).pages.map((p) => p.uri)) : [],
     );
     return { toolCalls: [{ toolName: 'choose_documents', input: uris.length ? { uris } : { all: true } }] };
   }
@@ -115,8 +115,8 @@ function analyst(view: PromptView): OfflineDecision {
       };
     }
     if (load.length) return { toolCalls: load };
-    const lines = [...view.instruction.matchAll(/^- batch-\d+: ([\s\S]*?)(?=^- batch-|\n\n|$(?![\s\S]))/gm)].map((m) =>
-      m[1]!.trim(),
+    const lines = [...view.instruction.matchAll(/^- batch-\d+: ([\s\S]*?)(?=^- batch-|\n\n|$(?![\s\S]))/gm)].map(
+      (match) => match[1]!.trim(),
     );
     return finish(`Relevant sentences by report:\n${lines.join('\n')}`);
   }
@@ -137,8 +137,8 @@ function analyst(view: PromptView): OfflineDecision {
 }
 
 /** Merges two partials of one question into one partial: the aggregate of both batches. */
-export function mergePartials(spec: QuestionSpec, a: PartialAnswer, b: PartialAnswer): PartialAnswer {
-  const final = combinePartials(spec, [a, b]);
+export function mergePartials(spec: QuestionSpec, first: PartialAnswer, second: PartialAnswer): PartialAnswer {
+  const final = combinePartials(spec, [first, second]);
   switch (final.kind) {
     case 'sum':
       return { kind: 'sum', read: final.read, matched: final.matched, sum: final.value };

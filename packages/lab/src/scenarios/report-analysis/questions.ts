@@ -71,9 +71,9 @@ export interface Question {
 // Gold answers
 
 /** Orders reports for max and top-k: higher value first, then the lower id, so every ranking is total. */
-export function compareRanked(a: RankedItem, b: RankedItem): number {
-  if (a.value !== b.value) return b.value - a.value;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+export function compareRanked(left: RankedItem, right: RankedItem): number {
+  if (left.value !== right.value) return right.value - left.value;
+  return left.id < right.id ? -1 : left.id > right.id ? 1 : 0;
 }
 
 /** The ranking item of a report for `kpi`. */
@@ -203,17 +203,18 @@ export function parseQuestion(text: string): QuestionSpec | undefined {
   }
   const top = TOP_K_RE.exec(text);
   if (top) {
-    const k = Number(top[1]);
+    const topCount = Number(top[1]);
     const kpi = kpiOf(top[2]);
-    return kpi === undefined || !(k >= 1) ? undefined : { kind: 'top-k', kpi, k };
+    return kpi === undefined || !(topCount >= 1) ? undefined : { kind: 'top-k', kpi, k: topCount };
   }
   const compare = COMPARE_RE.exec(text);
   if (compare) {
     const kpi = kpiOf(compare[1]);
-    const a = regionOf(compare[2]);
-    const b = regionOf(compare[3]);
-    if (kpi === undefined || !isAdditiveKpi(kpi) || a === undefined || b === undefined || a === b) return undefined;
-    return { kind: 'compare', kpi, regions: [a, b] };
+    const first = regionOf(compare[2]);
+    const second = regionOf(compare[3]);
+    if (kpi === undefined || !isAdditiveKpi(kpi) || first === undefined || second === undefined || first === second)
+      return undefined;
+    return { kind: 'compare', kpi, regions: [first, second] };
   }
   const count = COUNT_RE.exec(text);
   if (count) return { kind: 'count', thresholdPct: Number(count[1]) };
@@ -238,8 +239,8 @@ function randomSpec(kind: QuestionKind, rng: Rng, reports: readonly ReportFacts[
       return { kind, kpi: rng.pick(KPI_NAMES), k: 3 };
     case 'compare': {
       const pool = present.length >= 2 ? present : REGIONS;
-      const [a, b] = rng.shuffle(pool) as [Region, Region];
-      return { kind, kpi: rng.pick(ADDITIVE_KPIS), regions: [a, b] };
+      const [first, second] = rng.shuffle(pool) as [Region, Region];
+      return { kind, kpi: rng.pick(ADDITIVE_KPIS), regions: [first, second] };
     }
     case 'count':
       return { kind, thresholdPct: rng.int(2, 12) };
@@ -306,10 +307,10 @@ function numbersIn(text: string): FoundNumber[] {
   // Report ids carry digits ("report-0042") that are not quantities.
   const cleaned = text.replace(REPORT_ID_RE, ' ');
   const found: FoundNumber[] = [];
-  for (const m of cleaned.matchAll(NUMBER_RE)) {
-    const digits = (m[2] ?? '').replace(/[^\d]/g, '');
-    const value = Number(`${m[1] ?? ''}${digits}${m[3] ?? ''}`);
-    if (Number.isFinite(value)) found.push({ value, percent: m[4] !== undefined });
+  for (const match of cleaned.matchAll(NUMBER_RE)) {
+    const digits = (match[2] ?? '').replace(/[^\d]/g, '');
+    const value = Number(`${match[1] ?? ''}${digits}${match[3] ?? ''}`);
+    if (Number.isFinite(value)) found.push({ value, percent: match[4] !== undefined });
   }
   return found;
 }

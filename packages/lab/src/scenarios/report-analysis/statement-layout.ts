@@ -48,18 +48,20 @@ function blockLabels(lines: readonly string[], at: number, full = false): string
   const years = parts.flatMap((p) => p.years);
   const durations = parts.flatMap((p) => p.durations);
   const dates = parts.flatMap((p) => p.dates);
-  const n = years.length;
-  if (n < 2) return undefined;
+  const columnCount = years.length;
+  if (columnCount < 2) return undefined;
   // Years that tell the columns apart are the header, as a one-line header of dates gives them.
-  if (!full && new Set(years).size === n) return years;
+  if (!full && new Set(years).size === columnCount) return years;
   // Each duration heads an equal run of columns; dates are one a column, or one a duration.
   const spread = (items: readonly string[]) =>
-    items.length > 0 && n % items.length === 0 ? (i: number) => items[Math.floor(i / (n / items.length))] : () => '';
+    items.length > 0 && columnCount % items.length === 0
+      ? (i: number) => items[Math.floor(i / (columnCount / items.length))]
+      : () => '';
   const duration = spread(durations);
   const date = spread(dates);
-  return years.map((year, i) => {
-    const day = date(i);
-    return [duration(i), day ? `${day}, ${year}` : year].filter(Boolean).join(' ');
+  return years.map((year, column) => {
+    const day = date(column);
+    return [duration(column), day ? `${day}, ${year}` : year].filter(Boolean).join(' ');
   });
 }
 
@@ -83,10 +85,10 @@ export function blockHeader(lines: readonly string[], at: number): string[] | un
  * first header block after row `at` that names a duration or a date, not bare years (those may head the next table).
  */
 export function periodHeaderBelow(lines: readonly string[], at: number, full = false): string[] | undefined {
-  for (let i = at + 1; i < lines.length; i += 1) {
-    const parts = headerParts(lines[i]!);
+  for (let lineIndex = at + 1; lineIndex < lines.length; lineIndex += 1) {
+    const parts = headerParts(lines[lineIndex]!);
     if (parts && parts.durations.length + parts.dates.length > 0) {
-      const labels = blockLabels(lines, i, full);
+      const labels = blockLabels(lines, lineIndex, full);
       if (labels) return labels;
     }
   }
@@ -100,8 +102,8 @@ export function periodHeaderBelow(lines: readonly string[], at: number, full = f
  */
 export function periodsOf(lines: readonly string[], at: number): string[] | undefined {
   let labels: string[] | undefined;
-  for (let i = at - 1; i >= Math.max(0, at - 80) && labels === undefined; i -= 1)
-    if (isPeriodLine(lines[i]!)) labels = blockLabels(lines, i, true) ?? [];
+  for (let lineIndex = at - 1; lineIndex >= Math.max(0, at - 80) && labels === undefined; lineIndex -= 1)
+    if (isPeriodLine(lines[lineIndex]!)) labels = blockLabels(lines, lineIndex, true) ?? [];
   if (labels === undefined || labels.length === 0) labels = periodHeaderBelow(lines, at, true);
   return labels?.some((label) => /\p{L}/u.test(label)) ? labels : undefined;
 }
@@ -109,7 +111,7 @@ export function periodsOf(lines: readonly string[], at: number): string[] | unde
 /** A column label's period: its year and, when it says one, how many months it covers. */
 export function columnPeriod(label: string): { year?: string; months?: number } {
   const years = label.match(/(?:19|20)\d\d/g);
-  const m =
+  const match =
     /\b(three|six|nine|twelve|thirteen|twenty-six|thirty-nine|fifty-two)\s+(months|weeks)|\b(quarter|year)s?\s+ended/i.exec(
       label,
     );
@@ -123,7 +125,13 @@ export function columnPeriod(label: string): { year?: string; months?: number } 
     'thirty-nine': 9,
     'fifty-two': 12,
   };
-  const months = m ? (m[3] ? (m[3].toLowerCase() === 'quarter' ? 3 : 12) : counts[m[1]!.toLowerCase()]) : undefined;
+  const months = match
+    ? match[3]
+      ? match[3].toLowerCase() === 'quarter'
+        ? 3
+        : 12
+      : counts[match[1]!.toLowerCase()]
+    : undefined;
   return { ...(years ? { year: years[years.length - 1]! } : {}), ...(months ? { months } : {}) };
 }
 
@@ -136,8 +144,8 @@ export function sectionAbove(
   at: number,
   isRow: (line: string) => boolean,
 ): string | undefined {
-  for (let i = at - 1; i >= Math.max(0, at - 40); i -= 1) {
-    const line = lines[i]!.trim();
+  for (let lineIndex = at - 1; lineIndex >= Math.max(0, at - 40); lineIndex -= 1) {
+    const line = lines[lineIndex]!.trim();
     if (line === '' || hasPeriod(headerParts(line))) return undefined;
     if (isRow(line)) continue;
     if (/:$/.test(line) && !/\d/.test(line)) return line.replace(/:$/, '').trim();
@@ -160,7 +168,9 @@ export function titleOf(lines: readonly string[], at: number): string | undefine
       !/\d{2}/.test(text.replace(/\s\d+$/, ''))
     );
   };
-  for (let i = at; i >= 0; i -= 1) if (isTitle(lines[i]!)) return lines[i]!.trim();
-  for (let i = at + 1; i < lines.length; i += 1) if (isTitle(lines[i]!)) return lines[i]!.trim();
+  for (let lineIndex = at; lineIndex >= 0; lineIndex -= 1)
+    if (isTitle(lines[lineIndex]!)) return lines[lineIndex]!.trim();
+  for (let lineIndex = at + 1; lineIndex < lines.length; lineIndex += 1)
+    if (isTitle(lines[lineIndex]!)) return lines[lineIndex]!.trim();
   return undefined;
 }

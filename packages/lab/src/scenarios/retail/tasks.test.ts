@@ -65,21 +65,25 @@ describe.skipIf(!available)('generateRetailTasks', () => {
     tasks = generateRetailTasks(data, { count: 40, seed: 7 });
   });
 
-  const userIdOf = (c: { firstName: string; lastName: string; zip: string }) =>
+  const userIdOf = (customer: { firstName: string; lastName: string; zip: string }) =>
     Object.keys(raw.users).find((id) => {
-      const u = raw.users[id];
-      return u?.name.first_name === c.firstName && u.name.last_name === c.lastName && u.address.zip === c.zip;
+      const user = raw.users[id];
+      return (
+        user?.name.first_name === customer.firstName &&
+        user.name.last_name === customer.lastName &&
+        user.address.zip === customer.zip
+      );
     }) ?? '';
   const ordersOf = (task: RetailTask) =>
-    task.customers.flatMap((c) =>
-      (raw.users[userIdOf(c)]?.orders ?? []).map((id) => ({ id, order: raw.orders[id] as RawOrder })),
+    task.customers.flatMap((customer) =>
+      (raw.users[userIdOf(customer)]?.orders ?? []).map((id) => ({ id, order: raw.orders[id] as RawOrder })),
     );
-  const paid = (o: RawOrder) =>
-    o.payment_history.reduce((s, t) => s + (t.transaction_type === 'refund' ? -t.amount : t.amount), 0);
+  const paid = (order: RawOrder) =>
+    order.payment_history.reduce((s, t) => s + (t.transaction_type === 'refund' ? -t.amount : t.amount), 0);
   const cents = (dollars: number) => Math.round(dollars * 100);
 
   it('names each customer by the name and zip of the user it means', () => {
-    for (const task of tasks) for (const c of task.customers) expect(userIdOf(c)).toBe(c.userId);
+    for (const task of tasks) for (const customer of task.customers) expect(userIdOf(customer)).toBe(customer.userId);
   });
 
   it('delivered-product-spend: gold matches a sum computed by hand from the raw JSON', () => {
@@ -128,9 +132,9 @@ describe.skipIf(!available)('generateRetailTasks', () => {
 
   it('delivered-spend-comparison: gold totals and winner match sums by hand', () => {
     const { gold, task } = byTemplate(tasks, 'delivered-spend-comparison');
-    const totals = task.customers.map((c) =>
+    const totals = task.customers.map((customer) =>
       cents(
-        (raw.users[c.userId]?.orders ?? [])
+        (raw.users[customer.userId]?.orders ?? [])
           .map((id) => raw.orders[id] as RawOrder)
           .filter((o) => o.status === 'delivered')
           .reduce((s, o) => s + paid(o), 0),

@@ -76,9 +76,9 @@ export interface GenerateRetailTasksOptions {
 /** Net amount paid for an order: payments minus refunds. */
 export function orderPaidCents(order: RetailOrder): number {
   let cents = 0;
-  for (const t of order.payment_history) {
-    if (t.transaction_type === 'payment') cents += toCents(t.amount);
-    else if (t.transaction_type === 'refund') cents -= toCents(t.amount);
+  for (const transaction of order.payment_history) {
+    if (transaction.transaction_type === 'payment') cents += toCents(transaction.amount);
+    else if (transaction.transaction_type === 'refund') cents -= toCents(transaction.amount);
   }
   return cents;
 }
@@ -262,13 +262,19 @@ function draw(shop: Shop, template: RetailTemplate, rnd: () => number): Draft | 
       if (pool.length < 2) return undefined;
       const calls = shop.referenceCalls(template, pool);
       const totals = pool.map((userId) => {
-        const c = shop.customer(userId);
-        return { userId, name: `${c.firstName} ${c.lastName}`, totalCents: shop.deliveredCents(userId) };
+        const customer = shop.customer(userId);
+        return { userId, name: `${customer.firstName} ${customer.lastName}`, totalCents: shop.deliveredCents(userId) };
       });
-      const [a, b] = totals;
-      if (!a || !b || a.totalCents === b.totalCents || calls < MIN_TASK_CALLS || calls > MAX_TASK_CALLS)
+      const [first, second] = totals;
+      if (
+        !first ||
+        !second ||
+        first.totalCents === second.totalCents ||
+        calls < MIN_TASK_CALLS ||
+        calls > MAX_TASK_CALLS
+      )
         return undefined;
-      const winnerUserId = a.totalCents > b.totalCents ? a.userId : b.userId;
+      const winnerUserId = first.totalCents > second.totalCents ? first.userId : second.userId;
       return { customers: pool.map((id) => shop.customer(id)), gold: { template, winnerUserId, totals } };
     }
   }
@@ -386,11 +392,11 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
       if (gold.modifiable.length === 0) return mentions.length === 0 && /\bnone\b/i.test(segment);
       if (mentionedIds.size !== gold.modifiable.length) return false;
       return gold.modifiable.every(({ orderId, itemTotalCents }) =>
-        mentions.some((m, i) => {
-          if (m.id !== orderId) return false;
-          const end = mentions[i + 1]?.index ?? segment.length;
+        mentions.some((mention, index) => {
+          if (mention.id !== orderId) return false;
+          const end = mentions[index + 1]?.index ?? segment.length;
           // The id itself is skipped: its digits are not an amount.
-          const stated = moneyAmounts(segment.slice(m.index, end).replace(ORDER_ID, ' '));
+          const stated = moneyAmounts(segment.slice(mention.index, end).replace(ORDER_ID, ' '));
           return stated.length === 1 && stated[0]?.cents === itemTotalCents;
         }),
       );
@@ -405,8 +411,8 @@ export function checkAnswer(task: Pick<RetailTask, 'gold'>, answerText: string):
       );
     case 'delivered-spend-comparison': {
       const lower = segment.toLowerCase();
-      const firstMention = (t: { userId: string; name: string }) => {
-        const found = [lower.indexOf(t.name.toLowerCase()), lower.indexOf(t.userId.toLowerCase())].filter(
+      const firstMention = (total: { userId: string; name: string }) => {
+        const found = [lower.indexOf(total.name.toLowerCase()), lower.indexOf(total.userId.toLowerCase())].filter(
           (i) => i >= 0,
         );
         return found.length > 0 ? Math.min(...found) : Number.POSITIVE_INFINITY;
