@@ -155,10 +155,10 @@ export class PagewiseAdkPlugin extends BasePlugin {
     const { text, isError } = functionResponseText(result);
     const session = toolContext.invocationContext.session;
     const recent: SessionEvent[] = readContents(session.events.filter((e) => e.content).map((e) => e.content!)).map(
-      ({ event }, i) =>
+      ({ event }, index) =>
         event.kind === 'user'
-          ? { id: `r${i}`, invocationId: '', author: 'user', timestamp: 0, ...event }
-          : { id: `r${i}`, invocationId: '', author: toolContext.agentName, timestamp: 0, ...event },
+          ? { id: `r${index}`, invocationId: '', author: 'user', timestamp: 0, ...event }
+          : { id: `r${index}`, invocationId: '', author: toolContext.agentName, timestamp: 0, ...event },
     );
     let obs: ToolObservation = {
       toolCallId: toolContext.functionCallId ?? `${toolContext.invocationId}:${tool.name}`,
@@ -167,8 +167,8 @@ export class PagewiseAdkPlugin extends BasePlugin {
       output: text,
       isError,
     };
-    for (const p of this.observationProcessors) {
-      obs = await p.process(obs, {
+    for (const processor of this.observationProcessors) {
+      obs = await processor.process(obs, {
         invocationId: toolContext.invocationId,
         agentName: toolContext.agentName,
         sessionId: toolContext.sessionId,

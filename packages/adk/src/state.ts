@@ -14,8 +14,8 @@ import { setOwn } from 'pagewise/internal';
  */
 export function adkStateAccess(state: State): StateAccess {
   const value = (key: string): JsonValue | undefined => {
-    const v = state.get<JsonValue>(key);
-    return v === null ? undefined : v;
+    const stored = state.get<JsonValue>(key);
+    return stored === null ? undefined : stored;
   };
   return {
     get: <T extends JsonValue = JsonValue>(key: string) => value(key) as T | undefined,
@@ -38,7 +38,7 @@ export function adkStateAccess(state: State): StateAccess {
 /** The merged state of an ADK context as a plain record, `null` (deleted) keys left out. */
 export function adkStateRecord(state: Readonly<State>): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(state.toRecord()))
-    if (v !== null && v !== undefined) setOwn(out, k, v as JsonValue);
+  for (const [key, value] of Object.entries(state.toRecord()))
+    if (value !== null && value !== undefined) setOwn(out, key, value as JsonValue);
   return out;
 }

@@ -52,22 +52,22 @@ function toolContext(ctx: Context, name: string, services: ReadonlyMap<string, u
  * @example
  * const agent = new LlmAgent({ name: 'a', model, tools: [adkTool(myPagewiseTool)] });
  */
-export function adkTool(t: AnyTool, options: AdkToolOptions = {}): FunctionTool {
+export function adkTool(tool: AnyTool, options: AdkToolOptions = {}): FunctionTool {
   const services = options.services ?? new Map<string, unknown>();
   return new FunctionTool({
-    name: t.name,
-    description: t.description,
-    parameters: t.inputSchema as unknown as z.ZodObject<z.ZodRawShape>,
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema as unknown as z.ZodObject<z.ZodRawShape>,
     execute: async (input: unknown, ctx?: Context) => {
-      if (!ctx) throw new TypeError(`Tool ${t.name} needs ADK's tool context; run it inside an ADK agent.`);
-      const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
+      if (!ctx) throw new TypeError(`Tool ${tool.name} needs ADK's tool context; run it inside an ADK agent.`);
+      const parsed = tool.inputSchema.safeParse(input);
+      if (!parsed.success) return invalidArgumentsText(tool.name, parsed.error.message);
       try {
-        const value = await t.execute(parsed.data, toolContext(ctx, t.name, services));
+        const value = await tool.execute(parsed.data, toolContext(ctx, tool.name, services));
         return typeof value === 'string' ? value : (value ?? 'OK');
       } catch (error) {
         if (ctx.abortSignal?.aborted) throw new AbortedError();
-        return toolFailureText(t.name, error);
+        return toolFailureText(tool.name, error);
       }
     },
   });

@@ -39,10 +39,10 @@ export function parseCommand<const T extends NonNullable<ParseArgsConfig['option
 /** Reads an integer option, with a clear error naming the flag. */
 export function intOption(name: string, value: string | undefined, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min)
     throw new ConfigurationError('bad-arguments', `--${name} must be an integer ≥ ${min}, got "${value}".`);
-  return n;
+  return parsed;
 }
 
 /** Default of `--timeout`: seconds one model call (one attempt) may take. */

@@ -107,13 +107,13 @@ export function resumableExecutor(
     };
     const outcomes: EpisodeOutcome[] = new Array(batch.jobs.length);
     const pending: EpisodeJob[] = [];
-    batch.jobs.forEach((job, i) => {
+    batch.jobs.forEach((job, index) => {
       const outcome = reuse(job);
-      if (outcome) outcomes[i] = outcome;
+      if (outcome) outcomes[index] = outcome;
       else pending.push(job);
     });
     onSkipped?.(batch.jobs.length - pending.length);
-    for (const [i, job] of batch.jobs.entries()) if (outcomes[i]) batch.onEpisode(job, outcomes[i]);
+    for (const [index, job] of batch.jobs.entries()) if (outcomes[index]) batch.onEpisode(job, outcomes[index]);
     const positions = new Map(batch.jobs.map((job, i) => [job, i]));
     const ran = await inner({
       ...batch,
@@ -126,8 +126,8 @@ export function resumableExecutor(
         batch.onEpisode(job, outcome);
       },
     });
-    pending.forEach((job, k) => {
-      outcomes[positions.get(job)!] = ran[k]!;
+    pending.forEach((job, index) => {
+      outcomes[positions.get(job)!] = ran[index]!;
     });
     return outcomes;
   };

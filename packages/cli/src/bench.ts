@@ -164,20 +164,22 @@ const SCENARIO_DATA: Readonly<Record<string, { set: string; where: () => string;
 
 function listText(): string {
   const lines = ['Scenarios:'];
-  for (const s of listScenarios()) {
-    const data = SCENARIO_DATA[s.name];
+  for (const scenario of listScenarios()) {
+    const data = SCENARIO_DATA[scenario.name];
     const missing =
       data && !data.present() ? ` (data missing: run \`${commandLine(['data', 'fetch', data.set])}\`)` : '';
-    lines.push(`  ${s.name.padEnd(20)} ${s.description}${s.available ? '' : ' (not available yet)'}${missing}`);
-    if (s.available)
+    lines.push(
+      `  ${scenario.name.padEnd(20)} ${scenario.description}${scenario.available ? '' : ' (not available yet)'}${missing}`,
+    );
+    if (scenario.available)
       lines.push(
-        `  ${''.padEnd(20)} strategies: ${listStrategies(s.name)
+        `  ${''.padEnd(20)} strategies: ${listStrategies(scenario.name)
           .map((e) => (e.variant ? `${e.name} (variant, run when named)` : e.name))
           .join(', ')}`,
       );
   }
   lines.push('', 'Strategies:');
-  for (const e of listStrategies()) lines.push(`  ${e.name.padEnd(20)} ${e.description}`);
+  for (const entry of listStrategies()) lines.push(`  ${entry.name.padEnd(20)} ${entry.description}`);
   return lines.join('\n');
 }
 
@@ -247,12 +249,12 @@ function progressReporter(
 ): { update: (p: BenchProgress) => void; stop: () => void } {
   const display = progressDisplay(`bench ${scenario}`, 'episodes', err, tty);
   return {
-    update: (p) =>
+    update: (progress) =>
       display.update(
-        p.done,
-        p.total,
-        p.last
-          ? `last: ${p.last.strategy}${p.last.n === null ? '' : ` N=${p.last.n}`}, ${p.last.success ? 'ok' : 'failed'}`
+        progress.done,
+        progress.total,
+        progress.last
+          ? `last: ${progress.last.strategy}${progress.last.n === null ? '' : ` N=${progress.last.n}`}, ${progress.last.success ? 'ok' : 'failed'}`
           : undefined,
       ),
     stop: () => display.stop(),
@@ -372,7 +374,7 @@ export async function benchCommand(
   // Which copy of the data a run used is part of its result: say it.
   if (data?.present()) err(`data: ${data.set} from ${data.where()}`);
   const model = resumed?.model ?? values.model ?? 'offline';
-  const n = resumed ? resumed.n : nList(values.n);
+  const sizes = resumed ? resumed.n : nList(values.n);
   const strategies = resumed
     ? resumed.strategies
     : values.strategies
@@ -422,7 +424,7 @@ export async function benchCommand(
       scenario: scenario.name,
       model: typeof model === 'string' ? model : String(model),
       ...(strategies ? { strategies: [...strategies] } : {}),
-      ...(n ? { n: [...n] } : {}),
+      ...(sizes ? { n: [...sizes] } : {}),
       tasks,
       seed,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
@@ -442,7 +444,7 @@ export async function benchCommand(
     report = await runBench({
       scenario,
       ...(strategies ? { strategies } : {}),
-      ...(n ? { n } : {}),
+      ...(sizes ? { n: sizes } : {}),
       tasks,
       seed,
       model,

@@ -124,12 +124,12 @@ describe('issue 31 item 7: data fetch had no size cap and no overall deadline', 
   });
 
   it('has a default deadline for every pinned data set, bounded by its size', () => {
-    for (const s of Object.values(DATA_SETS)) {
-      const ms = defaultFetchDeadlineMs(s);
+    for (const dataSet of Object.values(DATA_SETS)) {
+      const ms = defaultFetchDeadlineMs(dataSet);
       expect(ms).toBeGreaterThanOrEqual(30_000);
       // 30 s plus the bytes at 50 KB/s: the largest set (2.3 MB) gets under two minutes.
       expect(ms).toBeLessThan(120_000);
-      for (const f of s.files) expect(f.bytes).toBeGreaterThan(0);
+      for (const file of dataSet.files) expect(file.bytes).toBeGreaterThan(0);
     }
   });
 });

@@ -52,10 +52,10 @@ beforeAll(async () => {
       return;
     }
     if (cutAfter !== undefined) {
-      const n = cutAfter;
+      const cutAt = cutAfter;
       cutAfter = undefined;
       res.writeHead(200, { 'content-length': file.length });
-      res.write(file.subarray(0, n), () => res.destroy());
+      res.write(file.subarray(0, cutAt), () => res.destroy());
       return;
     }
     res.writeHead(200, { 'content-length': file.length }).end(file);
@@ -108,8 +108,8 @@ describe('pagewise data fetch', () => {
     'fetches the pinned TAT-QA files into PAGEWISE_DATA_DIR and verifies their published hashes',
     async () => {
       const set = DATA_SETS.tatqa!;
-      for (const f of set.files)
-        files.set(`/${set.repository}/${set.commit}/${f.upstream}`, readFileSync(path.join(shared!, f.target)));
+      for (const file of set.files)
+        files.set(`/${set.repository}/${set.commit}/${file.upstream}`, readFileSync(path.join(shared!, file.target)));
       const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-data-'));
       const env = { dir: process.env.PAGEWISE_DATA_DIR, base: process.env.PAGEWISE_DATA_BASE_URL };
       process.env.PAGEWISE_DATA_DIR = dir;

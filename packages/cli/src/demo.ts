@@ -88,7 +88,7 @@ export async function demoCommand(
     out(DEMO_HELP);
     return 0;
   }
-  const n = intOption('n', values.n, 164, 1);
+  const reportCount = intOption('n', values.n, 164, 1);
   const seed = intOption('seed', values.seed, 1);
   const questionCount = intOption('questions', values.questions, 2, 1);
   const window = values.window !== undefined ? intOption('window', values.window, 0) : undefined;
@@ -98,11 +98,11 @@ export async function demoCommand(
   const pricing = demoPricing(values['price-as'] ?? (model === 'offline' ? 'openai:gpt-4.1' : model));
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-demo-'));
   const db = path.join(dir, 'pagewise.db');
-  const reports = await writeCorpus(path.join(dir, 'reports'), n, seed);
+  const reports = await writeCorpus(path.join(dir, 'reports'), reportCount, seed);
   const corpus = await folderCorpus(path.join(dir, 'reports'));
   const questions = generateQuestions(reports, seed, questionCount);
   out(
-    `pagewise demo: ${n} generated reports in ${path.join(dir, 'reports')}; model: ${model === 'offline' ? `offline ${OFFLINE_DISCLAIMER}` : model}`,
+    `pagewise demo: ${reportCount} generated reports in ${path.join(dir, 'reports')}; model: ${model === 'offline' ? `offline ${OFFLINE_DISCLAIMER}` : model}`,
   );
   out(
     'Each question needs every report. "none" returns report bodies into the history, so its prompt grows with the\n' +
@@ -115,14 +115,14 @@ export async function demoCommand(
   const rows: string[] = [];
   const sessions: string[] = [];
   try {
-    for (const [qi, q] of questions.entries()) {
-      out(`Q: ${q.text}`);
+    for (const [qi, question] of questions.entries()) {
+      out(`Q: ${question.text}`);
       for (const strategy of ['none', 'paging'] as ReportStrategy[]) {
-        err(`demo: question ${qi + 1}/${questions.length}, strategy ${strategy}: reading ${n} reports…`);
+        err(`demo: question ${qi + 1}/${questions.length}, strategy ${strategy}: reading ${reportCount} reports…`);
         try {
           const result = await runReportAnalysis({
             corpus,
-            question: q.text,
+            question: question.text,
             model,
             strategy,
             store,
@@ -132,20 +132,22 @@ export async function demoCommand(
             ...(window !== undefined ? { contextWindow: window } : {}),
             ...(pricing.rules ? { promptCache: pricing.rules } : {}),
           });
-          const s = result.ledger.summary;
-          const ok = isCorrect(result.text, q.gold);
+          const summary = result.ledger.summary;
+          const ok = isCorrect(result.text, question.gold);
           out(
             `  ${strategy.padEnd(6)} ${ok ? 'correct' : 'WRONG'}: ${result.text.replace(OFFLINE_DISCLAIMER, '').trim()}`,
           );
           rows.push(
-            `| ${q.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(s.peakPromptTokens)} | ${fmt(s.cumulativePromptTokens)} | ${s.cacheHitRate === null ? '-' : `${Math.round(s.cacheHitRate * 100)}%`} | ${pricing.cost(result.ledger.entries)} | ${s.modelCalls} |`,
+            `| ${question.id} | ${strategy} | ${ok ? 'yes' : 'no'} | ${fmt(summary.peakPromptTokens)} | ${fmt(summary.cumulativePromptTokens)} | ${summary.cacheHitRate === null ? '-' : `${Math.round(summary.cacheHitRate * 100)}%`} | ${pricing.cost(result.ledger.entries)} | ${summary.modelCalls} |`,
           );
         } catch (error) {
           if (!(error instanceof ContextWindowExceededError)) throw error;
           out(
             `  ${strategy.padEnd(6)} FAILED: context window exceeded (${fmt(error.promptTokens)} prompt tokens > ${fmt(error.windowTokens)}).`,
           );
-          rows.push(`| ${q.id} | ${strategy} | window exceeded | > ${fmt(error.windowTokens)} | - | - | - | - |`);
+          rows.push(
+            `| ${question.id} | ${strategy} | window exceeded | > ${fmt(error.windowTokens)} | - | - | - | - |`,
+          );
         }
       }
       out('');
@@ -157,7 +159,7 @@ export async function demoCommand(
     `| question | strategy | correct | peak prompt tokens | cumulative prompt tokens | cache hit | cost (USD, cached, as ${pricing.spec}) | model calls |`,
   );
   out('|---|---|---|---:|---:|---:|---:|---:|');
-  for (const r of rows) out(r);
+  for (const row of rows) out(row);
   out(
     `\nCost: ${pricing.spec} list prices as of ${PRICES_CHECKED} (to be checked), with prompt caching as ${pricing.rules ? `the prompt-cache model (rules "${pricing.rules.name}")` : 'no cache model (no rules for this provider)'} or the provider reports it; tokens are counted without the cache.`,
   );

@@ -33,10 +33,10 @@ Options:
 
 function holdoutOf(value: string | undefined): number {
   if (value === undefined) return 0.3;
-  const n = Number(value);
-  if (!(n > 0 && n < 1))
+  const parsed = Number(value);
+  if (!(parsed > 0 && parsed < 1))
     throw new ConfigurationError('bad-arguments', `--holdout must be a share in (0, 1), got "${value}".`);
-  return n;
+  return parsed;
 }
 
 function reportMarkdown(result: LearnFromTracesResult): string {
@@ -52,8 +52,8 @@ function reportMarkdown(result: LearnFromTracesResult): string {
     '| rule | target | learned from | kept | why |',
     '| --- | --- | --- | --- | --- |',
     ...result.rules.map(
-      (r) =>
-        `| ${r.kind} | \`${r.target.replace(/\|/gu, '\\|')}\`${r.threshold !== undefined ? ` ≤ ${r.threshold}` : ''} | ${r.learnedFrom.traces.length} traces, ${r.learnedFrom.lost} lost of ${r.learnedFrom.uses} uses | ${r.accepted ? 'yes' : 'no'} | ${r.reason.replace(/\|/gu, '\\|')} |`,
+      (rule) =>
+        `| ${rule.kind} | \`${rule.target.replace(/\|/gu, '\\|')}\`${rule.threshold !== undefined ? ` ≤ ${rule.threshold}` : ''} | ${rule.learnedFrom.traces.length} traces, ${rule.learnedFrom.lost} lost of ${rule.learnedFrom.uses} uses | ${rule.accepted ? 'yes' : 'no'} | ${rule.reason.replace(/\|/gu, '\\|')} |`,
     ),
   ];
   return `${lines.join('\n')}\n`;

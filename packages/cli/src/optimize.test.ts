@@ -21,10 +21,10 @@ const canned: BenchScenario = {
   description: 'one record per task',
   strategies: [],
   prepare: async ({ tasks }) =>
-    Array.from({ length: tasks }, (_, i) => ({
-      id: `r${i}`,
-      prompt: `Report the code of record ${i}.`,
-      gold: { code: `K${9100 + i}Q` },
+    Array.from({ length: tasks }, (_, index) => ({
+      id: `r${index}`,
+      prompt: `Report the code of record ${index}.`,
+      gold: { code: `K${9100 + index}Q` },
     })),
   async runEpisode(task, context) {
     const setup = await setupStrategy(context.strategy, {
@@ -52,9 +52,9 @@ const canned: BenchScenario = {
       ledger: new Ledger(),
       signal: new AbortController().signal,
     };
-    for (const p of setup.observationProcessors ?? [])
+    for (const processor of setup.observationProcessors ?? [])
       output = (
-        await p.process(
+        await processor.process(
           { toolCallId: 'c1', toolName: 'read_record', input: { id: task.id }, output, isError: false },
           ctx,
         )
@@ -182,8 +182,15 @@ describe('pagewise optimize', () => {
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/^## Guideline optimization: test-cli-optimize, observation/);
     expect(first.out).toMatch(/\| val \| final \|/);
-    for (const f of ['guideline.md', 'candidates.json', 'feedback.json', 'report.json', 'report.md', 'progress.json'])
-      expect(existsSync(path.join(outDir, f))).toBe(true);
+    for (const file of [
+      'guideline.md',
+      'candidates.json',
+      'feedback.json',
+      'report.json',
+      'report.md',
+      'progress.json',
+    ])
+      expect(existsSync(path.join(outDir, file))).toBe(true);
     expect(parseGuideline(readFileSync(path.join(outDir, 'guideline.md'), 'utf8')).target).toBe('observation');
     expect(first.err).toContain('compressor calls recorded in');
 

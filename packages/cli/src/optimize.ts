@@ -117,10 +117,10 @@ export function targetOption(value: string | undefined, command: string): Guidel
 
 function lambdaOption(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0)
+  const lambda = Number(value);
+  if (!Number.isFinite(lambda) || lambda < 0)
     throw new ConfigurationError('bad-arguments', `--lambda must be a number ≥ 0, got "${value}".`);
-  return n;
+  return lambda;
 }
 
 /** A bar per phase on a terminal; otherwise a line when a phase starts and when it ends. */
@@ -140,24 +140,26 @@ function progressReporter(
     );
     let phase: OptimizePhase | undefined;
     return {
-      update: (e) => {
+      update: (progress) => {
         const payload = {
-          phase: PHASES[e.phase],
-          resumed: e.resumed > 0 ? ` (${e.resumed} from the progress file)` : '',
+          phase: PHASES[progress.phase],
+          resumed: progress.resumed > 0 ? ` (${progress.resumed} from the progress file)` : '',
         };
-        if (phase === undefined) bar.start(e.total, e.done, payload);
-        else if (phase !== e.phase || e.done === 0) bar.setTotal(e.total);
-        phase = e.phase;
-        bar.update(e.done, payload);
+        if (phase === undefined) bar.start(progress.total, progress.done, payload);
+        else if (phase !== progress.phase || progress.done === 0) bar.setTotal(progress.total);
+        phase = progress.phase;
+        bar.update(progress.done, payload);
       },
       stop: () => bar.stop(),
     };
   }
   return {
-    update: (e) => {
-      if (e.done === 0) err(`optimize: ${PHASES[e.phase]}: ${e.total} to do`);
-      else if (e.done === e.total)
-        err(`optimize: ${PHASES[e.phase]}: done${e.resumed > 0 ? ` (${e.resumed} from the progress file)` : ''}`);
+    update: (progress) => {
+      if (progress.done === 0) err(`optimize: ${PHASES[progress.phase]}: ${progress.total} to do`);
+      else if (progress.done === progress.total)
+        err(
+          `optimize: ${PHASES[progress.phase]}: done${progress.resumed > 0 ? ` (${progress.resumed} from the progress file)` : ''}`,
+        );
     },
     stop: () => {},
   };

@@ -72,9 +72,9 @@ function entriesBySession(): Map<string, LedgerEntry[]> {
       body: string;
     }[];
     const out = new Map<string, LedgerEntry[]>();
-    for (const r of rows) {
-      const key = `${r.app_name}/${r.user_id}/${r.session_id}`;
-      out.set(key, [...(out.get(key) ?? []), (JSON.parse(r.body) as { entry: LedgerEntry }).entry]);
+    for (const row of rows) {
+      const key = `${row.app_name}/${row.user_id}/${row.session_id}`;
+      out.set(key, [...(out.get(key) ?? []), (JSON.parse(row.body) as { entry: LedgerEntry }).entry]);
     }
     return out;
   } finally {
@@ -92,14 +92,14 @@ describe('pagewise replay: the recorded prompt cache', () => {
     let read = 0;
     let prompt = 0;
     for (const [key, entries] of sessions) {
-      const r = entries.reduce((n, e) => n + e.cache!.modelled.readTokens, 0);
-      const p = entries.reduce((n, e) => n + e.cache!.modelled.promptTokens, 0);
+      const sessionRead = entries.reduce((n, e) => n + e.cache!.modelled.readTokens, 0);
+      const sessionPrompt = entries.reduce((n, e) => n + e.cache!.modelled.promptTokens, 0);
       const usd = entries.reduce((n, e) => n + callCostUsd(e, price), 0);
-      read += r;
-      prompt += p;
+      read += sessionRead;
+      prompt += sessionPrompt;
       const row = out.split('\n').find((line) => line.startsWith(`| ${key} |`));
       expect(row, out).toBe(
-        `| ${key} | ${entries.length} | ${p.toLocaleString('en-US')} | ${r.toLocaleString('en-US')} | ${((r / p) * 100).toFixed(1)}% | $${usd.toFixed(4)} |`,
+        `| ${key} | ${entries.length} | ${sessionPrompt.toLocaleString('en-US')} | ${sessionRead.toLocaleString('en-US')} | ${((sessionRead / sessionPrompt) * 100).toFixed(1)}% | $${usd.toFixed(4)} |`,
       );
     }
     expect(read).toBeGreaterThan(0);

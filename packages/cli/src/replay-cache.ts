@@ -81,17 +81,17 @@ export async function recordedCache(
   });
   if (sessions.length === 0)
     return { available: false, reason: 'the database has no call log (model_calls): its runs kept no requests' };
-  const rows = sessions.map((s): RecordedCacheRow => ({
-    session: `${s.appName}/${s.userId}/${s.sessionId}`,
-    calls: s.totals.calls,
-    promptTokens: s.totals.promptTokens,
-    cacheReadTokens: s.totals.read,
-    cacheWriteTokens: s.totals.write,
-    cacheHitRate: s.totals.hitRate,
-    costUsd: s.totals.unpriced.length > 0 || s.totals.calls === 0 ? null : s.totals.costUsd,
-    unpriced: s.totals.unpriced,
-    rules: s.totals.rules,
-    sources: s.totals.sources,
+  const rows = sessions.map((session): RecordedCacheRow => ({
+    session: `${session.appName}/${session.userId}/${session.sessionId}`,
+    calls: session.totals.calls,
+    promptTokens: session.totals.promptTokens,
+    cacheReadTokens: session.totals.read,
+    cacheWriteTokens: session.totals.write,
+    cacheHitRate: session.totals.hitRate,
+    costUsd: session.totals.unpriced.length > 0 || session.totals.calls === 0 ? null : session.totals.costUsd,
+    unpriced: session.totals.unpriced,
+    rules: session.totals.rules,
+    sources: session.totals.sources,
   }));
   return {
     available: true,
@@ -121,8 +121,8 @@ export function recordedCacheText(cache: RecordedCache): string {
     '| session | calls | prompt tokens | cache read | cache hit | cost (USD, cached) |',
     '|---|---:|---:|---:|---:|---:|',
     ...[...cache.sessions, cache.all].map(
-      (r) =>
-        `| ${r.session} | ${fmt(r.calls)} | ${fmt(r.promptTokens)} | ${fmt(r.cacheReadTokens)} | ${pct(r.cacheHitRate)} | ${usd(r)} |`,
+      (row) =>
+        `| ${row.session} | ${fmt(row.calls)} | ${fmt(row.promptTokens)} | ${fmt(row.cacheReadTokens)} | ${pct(row.cacheHitRate)} | ${usd(row)} |`,
     ),
     `Cache figures ${cache.all.sources.map((s) => (s === 'recorded' ? 'as the runs recorded them' : 'modelled from the stored requests')).join(' and ')}${cache.all.rules.length ? ` (rules ${cache.all.rules.join(', ')})` : ''}; tokens are counted without the cache.`,
   ];

@@ -61,9 +61,9 @@ describe('pagewise replay', () => {
     expect(second.code, second.err).toBe(0);
     expect(second.err).toContain('Resuming: 1 trace(s)');
     const resumed = JSON.parse(await readFile(path.join(folder, 'replay.json'), 'utf8'));
-    const figures = (r: {
+    const figures = (report: {
       strategies: { name: string; peakTokens: number; cumulativeTokens: number; recall: number }[];
-    }) => r.strategies.map((x) => [x.name, x.peakTokens, x.cumulativeTokens, x.recall]);
+    }) => report.strategies.map((x) => [x.name, x.peakTokens, x.cumulativeTokens, x.recall]);
     expect(figures(resumed)).toEqual(figures(full));
     // The trace replayed again was appended: the file is whole again.
     expect(
@@ -94,10 +94,10 @@ describe('pagewise replay', () => {
 
   it('optimize --from-traces writes the learned guideline and the report of each rule', async () => {
     const [line] = (await readFile(fixture, 'utf8')).split('\n');
-    const records = Array.from({ length: 6 }, (_, i) =>
+    const records = Array.from({ length: 6 }, (_, index) =>
       line!
-        .replaceAll('gift_card_9911020', `gift_card_99110${20 + i}`)
-        .replaceAll('"id": "return-yoga-mat"', `"id": "c${i}"`),
+        .replaceAll('gift_card_9911020', `gift_card_99110${20 + index}`)
+        .replaceAll('"id": "return-yoga-mat"', `"id": "c${index}"`),
     );
     const traces = path.join(tmp, 'shop.jsonl');
     await writeFile(traces, `${records.join('\n')}\n`);

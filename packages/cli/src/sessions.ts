@@ -125,22 +125,22 @@ function stateLines(state: Record<string, JsonValue>): string[] {
   return lines;
 }
 
-function describeEvent(e: SessionEvent): string {
-  switch (e.kind) {
+function describeEvent(event: SessionEvent): string {
+  switch (event.kind) {
     case 'user':
-      return `user: ${e.text}`;
+      return `user: ${event.text}`;
     case 'model':
-      return `${e.author}: ${e.text}${e.toolCalls.map((c) => ` → ${c.toolName}(${JSON.stringify(c.input)})`).join('')}`;
+      return `${event.author}: ${event.text}${event.toolCalls.map((c) => ` → ${c.toolName}(${JSON.stringify(c.input)})`).join('')}`;
     case 'tool-result':
-      return `${e.toolName} ${e.isError ? 'error' : 'result'}: ${e.output}`;
+      return `${event.toolName} ${event.isError ? 'error' : 'result'}: ${event.output}`;
     case 'transfer':
-      return `transfer ${e.from} → ${e.to}`;
+      return `transfer ${event.from} → ${event.to}`;
     case 'escalate':
-      return `escalate: ${e.reason}`;
+      return `escalate: ${event.reason}`;
     case 'compaction':
-      return `compaction of ${e.fromEventId}..${e.toEventId}: ${e.summary}`;
+      return `compaction of ${event.fromEventId}..${event.toEventId}: ${event.summary}`;
     case 'error':
-      return `${e.scope === 'run' ? 'run failed' : 'compression failed'} (${e.code}): ${e.message}`;
+      return `${event.scope === 'run' ? 'run failed' : 'compression failed'} (${event.code}): ${event.message}`;
   }
 }
 
@@ -203,9 +203,9 @@ export async function sessionsCommand(
         out(`session ${session.sessionId} (user ${session.userId}, version ${session.version})`);
         if (values.raw) out(`state: ${JSON.stringify(session.state, null, 2)}`);
         else for (const line of stateLines(session.state)) out(line);
-        session.events.forEach((e, i) =>
+        session.events.forEach((event, index) =>
           out(
-            `${String(i).padStart(4)}  ${describeEvent(e)
+            `${String(index).padStart(4)}  ${describeEvent(event)
               .replace(/\s*\n\s*/g, ' ⏎ ')
               .slice(0, 300)}`,
           ),

@@ -50,20 +50,20 @@ const OPTIONS = {
   'max-stalled': { type: 'string' },
 } as const;
 
-function describeEvent(e: EpisodeWorkerEvent): string {
-  switch (e.type) {
+function describeEvent(event: EpisodeWorkerEvent): string {
+  switch (event.type) {
     case 'started':
-      return `episode ${e.jobId}: started (${e.scenario}, ${e.strategy}${e.n === null ? '' : `, N=${e.n}`}, task ${e.taskId})`;
+      return `episode ${event.jobId}: started (${event.scenario}, ${event.strategy}${event.n === null ? '' : `, N=${event.n}`}, task ${event.taskId})`;
     case 'finished':
-      return `episode ${e.jobId}: ${e.success ? 'ok' : 'failed'} in ${(e.ms / 1000).toFixed(2)} s`;
+      return `episode ${event.jobId}: ${event.success ? 'ok' : 'failed'} in ${(event.ms / 1000).toFixed(2)} s`;
     case 'failed':
-      return `episode ${e.jobId}: could not be run: ${e.message}`;
+      return `episode ${event.jobId}: could not be run: ${event.message}`;
     case 'released':
-      return `episode ${e.jobId}: put back in the queue`;
+      return `episode ${event.jobId}: put back in the queue`;
     case 'lock-lost':
-      return `episode ${e.jobId}: its lock expired while it ran (this worker was busy longer than --lock-duration), so another worker runs it; this result was dropped. Raise --lock-duration if this repeats.`;
+      return `episode ${event.jobId}: its lock expired while it ran (this worker was busy longer than --lock-duration), so another worker runs it; this result was dropped. Raise --lock-duration if this repeats.`;
     case 'error':
-      return `error: ${e.message}`;
+      return `error: ${event.message}`;
   }
 }
 

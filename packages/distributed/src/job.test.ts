@@ -8,9 +8,9 @@ import { registerStandardBench } from '../../lab/src/bench/standard.js';
 
 registerStandardBench();
 
-const job = (taskId: string, strategy = 'none', n: number | null = 3): EpisodeJob => ({
+const job = (taskId: string, strategy = 'none', size: number | null = 3): EpisodeJob => ({
   index: 0,
-  n,
+  n: size,
   strategy,
   task: { id: taskId, prompt: 'p' },
 });

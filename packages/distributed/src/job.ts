@@ -117,7 +117,7 @@ export function assertJsonData(value: unknown, path: string): void {
     return;
   } else if (typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
     // An undefined property is dropped by JSON; the scenario reads it as missing either way.
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) assertJsonData(v, `${path}.${k}`);
+    for (const [key, child] of Object.entries(value)) if (child !== undefined) assertJsonData(child, `${path}.${key}`);
     return;
   }
   const what = typeof value === 'object' ? (value.constructor?.name ?? 'object') : String(value);

@@ -237,8 +237,10 @@ async function runThroughQueue(
   // rerun of a run id whose jobs finished before this producer listened).
   const sweep = async () => {
     const ids = [...pending];
-    for (let i = 0; i < ids.length; i += 100) {
-      const found = await Promise.all(ids.slice(i, i + 100).map(async (id) => [id, await queue.getJob(id)] as const));
+    for (let batchStart = 0; batchStart < ids.length; batchStart += 100) {
+      const found = await Promise.all(
+        ids.slice(batchStart, batchStart + 100).map(async (id) => [id, await queue.getJob(id)] as const),
+      );
       for (const [id, job] of found) {
         if (!job) fail(id, 'the job was removed from the queue before it finished');
         else if (job.finishedOn !== undefined && job.failedReason === undefined) complete(id, job.returnvalue);

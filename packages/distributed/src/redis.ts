@@ -163,14 +163,14 @@ class RedisTimeout extends Error {
 
 /** `host:port` of a Redis URL (port 6379 when not given). */
 function hostOf(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || '6379'}`;
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '6379'}`;
 }
 
 function safePassword(url: string): string | undefined {
   try {
-    const u = new URL(url);
-    return decodeURIComponent(u.password || u.username) || undefined;
+    const parsed = new URL(url);
+    return decodeURIComponent(parsed.password || parsed.username) || undefined;
   } catch {
     return undefined;
   }

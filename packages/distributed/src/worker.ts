@@ -80,10 +80,10 @@ export interface EpisodeWorker {
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1)
-    throw new ConfigurationError('invalid-option', `${name} must be a positive integer, got ${v}.`);
-  return v;
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < 1)
+    throw new ConfigurationError('invalid-option', `${name} must be a positive integer, got ${chosen}.`);
+  return chosen;
 }
 
 /** The sandbox processor beside this module (`.ts` when run from source), and how a child loads it. */
@@ -159,15 +159,15 @@ export async function startEpisodeWorker(options: EpisodeWorkerOptions): Promise
   };
   const started = new Map<string, number>();
   worker.on('active', (job: Job<EpisodeJobData, EpisodeOutcome>) => {
-    const d = job.data;
+    const data = job.data;
     started.set(job.id ?? '?', performance.now());
     emit({
       type: 'started',
       jobId: job.id ?? '?',
-      scenario: String(d?.scenario),
-      strategy: String(d?.strategy),
-      taskId: String(d?.task?.id),
-      n: d?.n ?? null,
+      scenario: String(data?.scenario),
+      strategy: String(data?.strategy),
+      taskId: String(data?.task?.id),
+      n: data?.n ?? null,
     });
   });
   worker.on('completed', (job, outcome) => {

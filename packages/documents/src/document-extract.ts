@@ -230,11 +230,11 @@ function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString().slice(0, 10);
   if (typeof value === 'object') {
-    const v = value as { result?: unknown; richText?: { text: string }[]; text?: unknown; error?: unknown };
-    if (v.result !== undefined) return cellText(v.result);
-    if (Array.isArray(v.richText)) return v.richText.map((r) => r.text).join('');
-    if (v.text !== undefined) return cellText(v.text);
-    if (v.error !== undefined) return String(v.error);
+    const cell = value as { result?: unknown; richText?: { text: string }[]; text?: unknown; error?: unknown };
+    if (cell.result !== undefined) return cellText(cell.result);
+    if (Array.isArray(cell.richText)) return cell.richText.map((r) => r.text).join('');
+    if (cell.text !== undefined) return cellText(cell.text);
+    if (cell.error !== undefined) return String(cell.error);
     return '';
   }
   return String(value).replace(/\s+/g, ' ').trim();
@@ -253,8 +253,8 @@ async function extractCsv(rel: string, bytes: Buffer): Promise<FolderDocument[]>
   return [{ uri: rel, title: path.posix.basename(rel), body, mediaType: 'text/plain' }];
 }
 
-function count(n: number): string {
-  return n.toLocaleString('en-US');
+function count(value: number): string {
+  return value.toLocaleString('en-US');
 }
 
 /** The first line of an error's message, at most 160 characters. */

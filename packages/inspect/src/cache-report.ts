@@ -53,8 +53,8 @@ export async function callLogCache(
     options.appName !== undefined ? [options.appName] : [],
   );
   const out: SessionCacheRow[] = [];
-  for (const s of sessions) {
-    const key = { appName: s.app_name, userId: s.user_id, sessionId: s.session_id };
+  for (const session of sessions) {
+    const key = { appName: session.app_name, userId: session.user_id, sessionId: session.session_id };
     const replay = new SessionCacheReplay(key, options.priceAs !== undefined ? { priceAs: options.priceAs } : {});
     let last: number | undefined;
     for (;;) {
@@ -66,7 +66,7 @@ export async function callLogCache(
       if (rows.length < CHUNK) break;
       last = Number(rows.at(-1)!.id);
     }
-    out.push({ ...key, logged: Number(s.n), totals: replay.totals });
+    out.push({ ...key, logged: Number(session.n), totals: replay.totals });
   }
   return out;
 }

@@ -165,7 +165,7 @@ function requestPartOf(
   // History messages: one per item, one per run of tool results (as `renderPrompt` renders them).
   let item = 0;
   const first = systemText(request) ? 1 : 0;
-  for (let m = first; m < location.index && item < request.items.length; m++) {
+  for (let messageIndex = first; messageIndex < location.index && item < request.items.length; messageIndex++) {
     if (request.items[item]!.type !== 'tool-result') item += 1;
     else while (item < request.items.length && request.items[item]!.type === 'tool-result') item += 1;
   }
@@ -335,11 +335,11 @@ export class SessionCacheReplay {
 export function describeFirstChange(change: FirstChange): string {
   if (change.status === 'first') return 'first call: nothing cached before it';
   if (change.status === 'unchanged') return 'nothing changed: the request extends the previous one';
-  const l = change.location!;
+  const location = change.location!;
   const where =
-    l.kind === 'tool'
-      ? `tool #${l.index + 1} (${l.name ?? ''})`
-      : `message #${l.index + 1} (${l.role}, ${l.part}${l.name ? ` ${l.name}` : ''})`;
+    location.kind === 'tool'
+      ? `tool #${location.index + 1} (${location.name ?? ''})`
+      : `message #${location.index + 1} (${location.role}, ${location.part}${location.name ? ` ${location.name}` : ''})`;
   const part =
     change.requestPart === 'history'
       ? `history item #${change.item! + 1}`

@@ -19,8 +19,8 @@ export function contextSpec(
   compactionCalls: readonly number[],
   offset = 0,
 ): TopLevelSpec {
-  const values = calls.flatMap((c, i) =>
-    PROMPT_PARTS.map((part) => ({ call: offset + i + 1, part, tokens: c.entry?.parts[part] ?? 0 })),
+  const values = calls.flatMap((call, index) =>
+    PROMPT_PARTS.map((part) => ({ call: offset + index + 1, part, tokens: call.entry?.parts[part] ?? 0 })),
   );
   const peak = Math.max(0, ...calls.map((c) => c.promptTokens));
   const peakCall = offset + calls.findIndex((c) => c.promptTokens === peak) + 1;
@@ -70,8 +70,8 @@ export function workingSetSpec(calls: readonly CallSummary[], maxPages = 60, off
   calls.forEach((c, i) => c.pagedUris.forEach((u) => first.has(u) || first.set(u, i)));
   const shown = [...first.keys()].slice(0, maxPages);
   const keep = new Set(shown);
-  const values = calls.flatMap((c, i) =>
-    c.pagedUris.filter((u) => keep.has(u)).map((uri) => ({ call: offset + i + 1, page: uri.slice(-48) })),
+  const values = calls.flatMap((call, index) =>
+    call.pagedUris.filter((u) => keep.has(u)).map((uri) => ({ call: offset + index + 1, page: uri.slice(-48) })),
   );
   return {
     $schema: SCHEMA,

@@ -52,9 +52,9 @@ export function openSqliteReadOnly(file: string): InspectDb {
 export function openPostgresReadOnly(url: string, schema?: string): InspectDb {
   let label: string;
   try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    label = u.toString();
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    label = parsed.toString();
   } catch (error) {
     throw new ConfigurationError('invalid-store', `--store is not a valid PostgreSQL URL.`, error);
   }
@@ -75,8 +75,8 @@ export function openPostgresReadOnly(url: string, schema?: string): InspectDb {
     label,
     async all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
       requireSingleSelect(sql);
-      let n = 0;
-      const text = sql.replace(/\?/g, () => `$${++n}`);
+      let placeholder = 0;
+      const text = sql.replace(/\?/g, () => `$${++placeholder}`);
       let client: pg.PoolClient | undefined;
       try {
         client = await pool.connect();

@@ -96,9 +96,13 @@ export function markValue(text: string, value: string): SafeHtml {
   const target = needle.toLowerCase();
   let out = '';
   let at = 0;
-  for (let i = lower.indexOf(target); i >= 0; i = lower.indexOf(target, i + target.length)) {
-    out += `${escaped.slice(at, i)}<mark>${escaped.slice(i, i + target.length)}</mark>`;
-    at = i + target.length;
+  for (
+    let position = lower.indexOf(target);
+    position >= 0;
+    position = lower.indexOf(target, position + target.length)
+  ) {
+    out += `${escaped.slice(at, position)}<mark>${escaped.slice(position, position + target.length)}</mark>`;
+    at = position + target.length;
   }
   return new SafeHtml(out + escaped.slice(at));
 }
@@ -139,14 +143,14 @@ const STRATEGY_COLUMNS: readonly Column<Strategy>[] = [
 ];
 
 /** One replay report: the strategies side by side, then per strategy what it lost. */
-export function replayPage(i: number, r: LoadedReplay): SafeHtml {
-  const { report } = r;
+export function replayPage(index: number, replay: LoadedReplay): SafeHtml {
+  const { report } = replay;
   return html`<h1>Replay of ${report.traces} trace(s)</h1>
     <p class="sub">
-      ${r.file} · ${report.toolResults} tool results · ${report.modelCalls} model calls · ${report.uses} used-later
+      ${replay.file} · ${report.toolResults} tool results · ${report.modelCalls} model calls · ${report.uses} used-later
       values · ${report.tracesWithOutcome} trace(s) with an outcome
     </p>
-    <p><img src="/replays/${i}/chart.svg" alt="Tokens saved against used-later recall, per strategy" /></p>
+    <p><img src="/replays/${index}/chart.svg" alt="Tokens saved against used-later recall, per strategy" /></p>
     ${listTable(report.strategies, STRATEGY_COLUMNS, {
       id: 'strategies',
       rowClass: (s) => (s.lost > 0 ? 'lossy' : ''),
@@ -177,8 +181,8 @@ const LOSS_COLUMNS: readonly Column<Loss>[] = [
   },
 ];
 
-function strategyLosses(s: Strategy): SafeHtml {
-  return html`<h2 id="s-${s.name}">${s.name}: ${s.lost} lost of ${s.uses}</h2>
-    ${listTable(s.fields.filter((f) => f.lost > 0).slice(0, 20), FIELD_COLUMNS, { className: 'fields' })}
-    ${listTable(s.worstLosses, LOSS_COLUMNS, { className: 'losses' })}`;
+function strategyLosses(strategy: Strategy): SafeHtml {
+  return html`<h2 id="s-${strategy.name}">${strategy.name}: ${strategy.lost} lost of ${strategy.uses}</h2>
+    ${listTable(strategy.fields.filter((f) => f.lost > 0).slice(0, 20), FIELD_COLUMNS, { className: 'fields' })}
+    ${listTable(strategy.worstLosses, LOSS_COLUMNS, { className: 'losses' })}`;
 }

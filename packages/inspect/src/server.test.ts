@@ -157,8 +157,8 @@ describe.skipIf(!pgTestUrl)('the inspector over PostgreSQL', () => {
       expect(page).toContain('id="ledger"');
       // A call with pages shows them where they were sent: in the step block, after the history.
       const views = await Promise.all(
-        calls.map(async (c) =>
-          (await app.request(`/call?a=pagewise&u=${key.userId}&s=${key.sessionId}&call=${c.id}`)).text(),
+        calls.map(async (call) =>
+          (await app.request(`/call?a=pagewise&u=${key.userId}&s=${key.sessionId}&call=${call.id}`)).text(),
         ),
       );
       const pagedView = views.find((view) => view.includes('class="paged-page"'))!;

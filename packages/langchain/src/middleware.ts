@@ -26,9 +26,9 @@ import { createLangChainPagingTools } from './tools.js';
 
 function lastHumanText(messages: readonly BaseMessage[]): string {
   const read = langchainMessagesCodec.read(messages);
-  for (let i = read.length - 1; i >= 0; i--) {
-    const e = read[i]!.event;
-    if (e.kind === 'user') return e.text;
+  for (let index = read.length - 1; index >= 0; index--) {
+    const event = read[index]!.event;
+    if (event.kind === 'user') return event.text;
   }
   return '';
 }

@@ -43,16 +43,16 @@ interface ToolRunConfig extends ThreadConfigLike {
  * const threads = new LangChainThreads();
  * const agent = createAgent({ model, tools: [langchainTool(myPagewiseTool, { threads })] });
  */
-export function langchainTool(t: AnyTool, options: LangChainToolOptions = {}): StructuredToolInterface {
+export function langchainTool(tool: AnyTool, options: LangChainToolOptions = {}): StructuredToolInterface {
   const threads = options.threads ?? new LangChainThreads();
   const services = options.services ?? new Map<string, unknown>();
   return lcTool(
     async (input: unknown, config?: ToolRunConfig) => {
-      const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
+      const parsed = tool.inputSchema.safeParse(input);
+      if (!parsed.success) return invalidArgumentsText(tool.name, parsed.error.message);
       const threadId = threads.threadId(config);
       const givenId = config?.toolCallId ?? config?.toolCall?.id;
-      const { output, isError } = await adapterSteps.runTool(threads, threadId, t, parsed.data, {
+      const { output, isError } = await adapterSteps.runTool(threads, threadId, tool, parsed.data, {
         sessionId: threadId,
         userId: 'langchain',
         appName: 'langchain',
@@ -64,13 +64,13 @@ export function langchainTool(t: AnyTool, options: LangChainToolOptions = {}): S
       });
       // A ToolMessage marks the failure as an error result, so compressors keep its first line.
       if (isError && givenId)
-        return new ToolMessage({ content: output, tool_call_id: givenId, name: t.name, status: 'error' });
+        return new ToolMessage({ content: output, tool_call_id: givenId, name: tool.name, status: 'error' });
       return output;
     },
     {
-      name: t.name,
-      description: t.description,
-      schema: t.inputSchema as never,
+      name: tool.name,
+      description: tool.description,
+      schema: tool.inputSchema as never,
       ...(options.returnDirect ? { returnDirect: true } : {}),
     },
   ) as unknown as StructuredToolInterface;

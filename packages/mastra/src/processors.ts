@@ -64,8 +64,8 @@ function schemaJson(schema: unknown): Record<string, unknown> {
 
 /** The tools of a step as AI SDK function tools, for measuring. */
 function toolDefinitions(tools: Record<string, unknown> | undefined): NonNullable<CallOptions['tools']> {
-  return Object.entries(tools ?? {}).map(([name, t]) => {
-    const tool = t as ToolLike;
+  return Object.entries(tools ?? {}).map(([name, mastraTool]) => {
+    const tool = mastraTool as ToolLike;
     return {
       type: 'function' as const,
       name,
@@ -184,12 +184,17 @@ export function pagewiseInstructionProcessor(options: InstructionProcessorOption
         { parts: ReturnType<typeof measureCallOptions>['parts']; total: number; at: number; model: string } | undefined;
       let completion = '';
       let calls = 0;
-      for (const c of chunks) {
-        const p = (c.payload ?? {}) as { text?: unknown; toolName?: unknown; args?: unknown; input?: unknown };
-        if (c.type === 'text-delta' && typeof p.text === 'string') completion += p.text;
-        if (c.type === 'tool-call') {
+      for (const chunk of chunks) {
+        const payload = (chunk.payload ?? {}) as {
+          text?: unknown;
+          toolName?: unknown;
+          args?: unknown;
+          input?: unknown;
+        };
+        if (chunk.type === 'text-delta' && typeof payload.text === 'string') completion += payload.text;
+        if (chunk.type === 'tool-call') {
           calls++;
-          completion += String(p.toolName ?? '') + JSON.stringify(p.args ?? p.input ?? {});
+          completion += String(payload.toolName ?? '') + JSON.stringify(payload.args ?? payload.input ?? {});
         }
       }
       if (request)
@@ -264,22 +269,22 @@ export function observationProcessor(
   const ledger = options.ledger ?? new Ledger();
   const services = options.services ?? new Map<string, unknown>();
   const wrapped = new WeakMap<object, unknown>();
-  const redacting = (t: unknown): unknown => {
-    const tool = t as ToolLike;
-    if (typeof t !== 'object' || t === null || typeof tool.execute !== 'function') return t;
-    const known = wrapped.get(t);
+  const redacting = (candidate: unknown): unknown => {
+    const tool = candidate as ToolLike;
+    if (typeof candidate !== 'object' || candidate === null || typeof tool.execute !== 'function') return candidate;
+    const known = wrapped.get(candidate);
     if (known) return known;
     const execute = tool.execute;
-    const copy = Object.assign(Object.create(Object.getPrototypeOf(t) as object) as object, t, {
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(candidate) as object) as object, candidate, {
       execute: async (...args: never[]) => {
         try {
-          return await execute.apply(t, args);
+          return await execute.apply(candidate, args);
         } catch (error) {
           throw redactError(error);
         }
       },
     });
-    wrapped.set(t, copy);
+    wrapped.set(candidate, copy);
     return copy;
   };
   const processor: Omit<PagewiseProcessor<'processInputStep' | 'processToolResult'>, 'ledger' | 'threads'> = {

@@ -37,18 +37,18 @@ export interface MastraToolOptions {
  * const threads = new MastraThreads();
  * new Agent({ id: 'a', name: 'a', instructions, model, tools: { my_tool: mastraTool(myPagewiseTool, { threads }) } });
  */
-export function mastraTool(t: AnyTool, options: MastraToolOptions = {}): MastraTool {
+export function mastraTool(tool: AnyTool, options: MastraToolOptions = {}): MastraTool {
   const threads = options.threads ?? new MastraThreads();
   const services = options.services ?? new Map<string, unknown>();
   return createTool({
-    id: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema as z.ZodType,
+    id: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as z.ZodType,
     execute: async (input: unknown, context?: ToolExecutionContext) => {
-      const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) throw new Error(invalidArgumentsText(t.name, parsed.error.message));
+      const parsed = tool.inputSchema.safeParse(input);
+      if (!parsed.success) throw new Error(invalidArgumentsText(tool.name, parsed.error.message));
       const key = threads.keyOf(context);
-      const { output, isError } = await adapterSteps.runTool(threads, key, t, parsed.data, {
+      const { output, isError } = await adapterSteps.runTool(threads, key, tool, parsed.data, {
         sessionId: key.threadId,
         userId: key.resourceId,
         appName: 'mastra',

@@ -40,7 +40,7 @@ export async function compressResults(
   if (processors.length === 0) return items;
   let changed = false;
   const out: AgentInputItem[] = [];
-  for (const [i, item] of items.entries()) {
+  for (const [index, item] of items.entries()) {
     if (!('type' in item) || item.type !== 'function_call_result') {
       out.push(item);
       continue;
@@ -49,8 +49,8 @@ export async function compressResults(
     const key = `${item.callId}:${sha(text)}`;
     let result = cache.get(key);
     if (result === undefined) {
-      const recent = readItems(out).map(({ event }, j) => ({
-        id: `r${j}`,
+      const recent = readItems(out).map(({ event }, position) => ({
+        id: `r${position}`,
         invocationId: ctx.invocationId,
         author: ctx.agentName,
         timestamp: 0,
@@ -63,8 +63,8 @@ export async function compressResults(
         output: text,
         isError: false,
       };
-      for (const p of processors)
-        obs = await p.process(obs, {
+      for (const processor of processors)
+        obs = await processor.process(obs, {
           invocationId: ctx.invocationId,
           agentName: ctx.agentName,
           sessionId: ctx.sessionId,
@@ -83,18 +83,22 @@ export async function compressResults(
       changed = true;
       out.push({ ...item, output: result });
     }
-    void i;
+    void index;
   }
   return changed ? out : items;
 }
 
 /** The text of the last user message of the input: the task the run works on. */
 export function lastUserText(items: readonly AgentInputItem[]): string {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const it = items[i]!;
+  for (let index = items.length - 1; index >= 0; index--) {
+    const it = items[index]!;
     if ('role' in it && it.role === 'user') {
-      const c = (it as { content: unknown }).content;
-      return typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { text?: string }) => p.text ?? '').join('') : '';
+      const content = (it as { content: unknown }).content;
+      return typeof content === 'string'
+        ? content
+        : Array.isArray(content)
+          ? content.map((p: { text?: string }) => p.text ?? '').join('')
+          : '';
     }
   }
   return '';

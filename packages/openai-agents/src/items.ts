@@ -59,7 +59,7 @@ export function readItems(items: readonly Item[]): SourcedEvent[] {
     turn = undefined;
   };
   const open = () => (turn ??= { text: '', toolCalls: [], sources: [] });
-  items.forEach((item, i) => {
+  items.forEach((item, index) => {
     const type = 'type' in item ? item.type : 'message';
     const role = 'role' in item ? item.role : undefined;
     if ((type === 'message' || type === undefined) && role === 'system') return;
@@ -67,45 +67,45 @@ export function readItems(items: readonly Item[]): SourcedEvent[] {
       flush();
       out.push({
         event: { kind: 'user', text: messageText((item as { content: unknown }).content) },
-        sources: [...loose, i],
+        sources: [...loose, index],
       });
       loose = [];
       return;
     }
     if ((type === 'message' || type === undefined) && role === 'assistant') {
-      const t = open();
-      t.text += messageText((item as { content: unknown }).content);
-      t.sources.push(...loose, i);
+      const current = open();
+      current.text += messageText((item as { content: unknown }).content);
+      current.sources.push(...loose, index);
       loose = [];
       return;
     }
     if (type === 'function_call') {
       const call = item as Extract<Item, { type: 'function_call' }>;
-      const t = open();
-      t.toolCalls.push({ toolCallId: call.callId, toolName: call.name, input: parseArgs(call.arguments) });
-      t.sources.push(...loose, i);
+      const current = open();
+      current.toolCalls.push({ toolCallId: call.callId, toolName: call.name, input: parseArgs(call.arguments) });
+      current.sources.push(...loose, index);
       loose = [];
       return;
     }
     if (type === 'function_call_result') {
       flush();
-      const r = item as ResultItem;
+      const result = item as ResultItem;
       out.push({
         event: {
           kind: 'tool-result',
-          toolCallId: r.callId,
-          toolName: r.name,
-          output: resultOutputText(r.output),
+          toolCallId: result.callId,
+          toolName: result.name,
+          output: resultOutputText(result.output),
           isError: false,
         },
-        sources: [...loose, i],
+        sources: [...loose, index],
       });
       loose = [];
       return;
     }
     // Reasoning, hosted tools and the like: kept with the turn around them.
-    if (turn) turn.sources.push(i);
-    else loose.push(i);
+    if (turn) turn.sources.push(index);
+    else loose.push(index);
   });
   flush();
   if (loose.length && out.length) out[out.length - 1]!.sources.push(...loose);
@@ -134,11 +134,11 @@ export const itemsCodec: BridgeCodec<Item> = {
                 },
               ]
             : []),
-          ...item.toolCalls.map((c) => ({
+          ...item.toolCalls.map((call) => ({
             type: 'function_call' as const,
-            callId: c.toolCallId,
-            name: c.toolName,
-            arguments: typeof c.input === 'string' ? c.input : JSON.stringify(c.input),
+            callId: call.toolCallId,
+            name: call.toolName,
+            arguments: typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
             status: 'completed' as const,
           })),
         ];

@@ -34,8 +34,8 @@ const sentence = (body: string) => body.split('\n').find((l) => l.length > 120)!
 /** The first broken tool call/result pair of an input, or undefined. */
 function brokenPair(input: string | AgentInputItem[]): string | undefined {
   if (typeof input === 'string') return undefined;
-  const events = readItems(input).map(({ event }, i) => ({
-    id: `e${i}`,
+  const events = readItems(input).map(({ event }, index) => ({
+    id: `e${index}`,
     invocationId: '',
     author: 'a',
     timestamp: 0,
@@ -46,8 +46,8 @@ function brokenPair(input: string | AgentInputItem[]): string | undefined {
 
 function lastResult(input: string | AgentInputItem[]): string {
   if (typeof input === 'string') return '';
-  const r = [...input].reverse().find((i) => 'type' in i && i.type === 'function_call_result');
-  return r && 'output' in r && typeof r.output === 'string' ? r.output : '';
+  const lastItem = [...input].reverse().find((i) => 'type' in i && i.type === 'function_call_result');
+  return lastItem && 'output' in lastItem && typeof lastItem.output === 'string' ? lastItem.output : '';
 }
 
 describe('pagewise/openai-agents', () => {
@@ -85,7 +85,7 @@ describe('pagewise/openai-agents', () => {
     model.assertComplete();
     expect(result.finalOutput).toBe('10 + 10');
     const stored = JSON.stringify(await session.getItems());
-    for (const r of reports) expect(stored).not.toContain(JSON.stringify(sentence(r.body)).slice(1, -1));
+    for (const report of reports) expect(stored).not.toContain(JSON.stringify(sentence(report.body)).slice(1, -1));
     expect(stored).toContain('10 loaded');
     // Each model call's input: pairs intact, and older paging turns dropped whole.
     for (const call of model.calls) expect(brokenPair(call.request.input)).toBeUndefined();
@@ -214,11 +214,11 @@ describe('pagewise/openai-agents', () => {
       execute: ({ n }) => `n=${n}`,
     });
     const steps = [];
-    for (let i = 0; i < 5; i++)
+    for (let index = 0; index < 5; index++)
       steps.push(
         modelResponder(() => [
-          functionCall('echo', { n: i }, { callId: `e${i}` }),
-          functionCall('echo', { n: 10 + i }, { callId: `x${i}` }),
+          functionCall('echo', { n: index }, { callId: `e${index}` }),
+          functionCall('echo', { n: 10 + index }, { callId: `x${index}` }),
         ]),
       );
     steps.push(modelResponder(() => [assistantMessage('done')]));

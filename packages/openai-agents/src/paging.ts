@@ -75,23 +75,23 @@ function runState(runContext: RunContext<unknown> | undefined): PagewiseRunState
  * schema). A failure goes back to the model as an error text.
  */
 export function openAiAgentsTool(
-  t: AnyTool,
+  tool: AnyTool,
   services: ReadonlyMap<string, unknown> = new Map(),
 ): FunctionTool<PagingContext> {
   // A plain copy: zod's JSON schema carries a Standard Schema marker, which the SDK would take for zod.
-  const schema = JSON.parse(JSON.stringify(z.toJSONSchema(t.inputSchema, { unrepresentable: 'any' }))) as Record<
+  const schema = JSON.parse(JSON.stringify(z.toJSONSchema(tool.inputSchema, { unrepresentable: 'any' }))) as Record<
     string,
     unknown
   >;
   delete schema.$schema;
   return sdkTool({
-    name: t.name,
-    description: t.description,
+    name: tool.name,
+    description: tool.description,
     parameters: schema as never,
     strict: false,
     execute: async (input: unknown, runContext?: RunContext<PagingContext>, details?) => {
-      const parsed = t.inputSchema.safeParse(input);
-      if (!parsed.success) return invalidArgumentsText(t.name, parsed.error.message);
+      const parsed = tool.inputSchema.safeParse(input);
+      if (!parsed.success) return invalidArgumentsText(tool.name, parsed.error.message);
       try {
         const rs = runState(runContext);
         const toolCallId = details?.toolCall?.callId ?? randomUUID();
@@ -113,11 +113,11 @@ export function openAiAgentsTool(
             escalate: () => {},
           },
         };
-        const value = await t.execute(parsed.data, ctx);
+        const value = await tool.execute(parsed.data, ctx);
         return typeof value === 'string' ? value : JSON.stringify(value ?? 'OK');
       } catch (error) {
         if (details?.signal?.aborted) throw redactError(error);
-        return toolFailureText(t.name, error);
+        return toolFailureText(tool.name, error);
       }
     },
   }) as unknown as FunctionTool<PagingContext>;

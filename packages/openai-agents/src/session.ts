@@ -26,9 +26,9 @@ export interface PagewiseSessionOptions {
   ledger?: Ledger;
 }
 
-/** The page URI of the `n`-th history archive of a session (a tool page: `page_in` reads it). */
-export function historyPageUri(sessionId: string, n: number): string {
-  return toolPageUri('history', `${sessionId}/${n}`);
+/** The page URI of history archive `pageNumber` of a session (a tool page: `page_in` reads it). */
+export function historyPageUri(sessionId: string, pageNumber: number): string {
+  return toolPageUri('history', `${sessionId}/${pageNumber}`);
 }
 
 /**

@@ -30,23 +30,23 @@ export class PgCallLog implements CallLog {
   }
 
   async recordCall(call: ModelCallRecord): Promise<void> {
-    const r = callLogRow(call, this.tags);
+    const row = callLogRow(call, this.tags);
     await this.database.query(
       'INSERT INTO model_calls (app_name, user_id, session_id, invocation_id, event_id, agent, model, prompt_tokens, completion_tokens, tags, body, created_at, schema_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)',
       [
-        r.appName,
-        r.userId,
-        r.sessionId,
-        r.invocationId,
-        r.eventId,
-        r.agent,
-        r.model,
-        r.promptTokens,
-        r.completionTokens,
-        r.tags,
-        r.body,
-        r.createdAt,
-        r.schemaVersion,
+        row.appName,
+        row.userId,
+        row.sessionId,
+        row.invocationId,
+        row.eventId,
+        row.agent,
+        row.model,
+        row.promptTokens,
+        row.completionTokens,
+        row.tags,
+        row.body,
+        row.createdAt,
+        row.schemaVersion,
       ],
     );
   }

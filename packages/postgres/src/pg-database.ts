@@ -52,9 +52,9 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 /** The URL with its password replaced, safe for messages and logs. */
 export function redactDatabaseUrl(url: string): string {
   try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
   } catch {
     return '(unparsable URL)';
   }
@@ -306,8 +306,8 @@ export class PgDatabase {
 
 /** `host:port` of a PostgreSQL URL (port 5432 when not given). */
 function hostOf(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname || 'localhost'}:${u.port || '5432'}`;
+  const parsed = new URL(url);
+  return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
 }
 
 /** Opens a pool to the PostgreSQL database named by `options.url` or PAGEWISE_DATABASE_URL. */

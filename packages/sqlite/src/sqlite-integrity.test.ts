@@ -35,11 +35,11 @@ async function filledDatabase(name: string): Promise<string> {
   const file = path.join(dir, name);
   const store = new SqliteSessionStore({ path: file });
   const pages = new SqlitePageStore({ database: store.db });
-  for (let i = 0; i < 30; i++) {
-    const s = await store.createSession({ appName: 'a', userId: 'u', sessionId: `s${i}` });
-    await store.appendEvent(s, {
+  for (let index = 0; index < 30; index++) {
+    const session = await store.createSession({ appName: 'a', userId: 'u', sessionId: `s${index}` });
+    await store.appendEvent(session, {
       kind: 'user',
-      id: `e${i}`,
+      id: `e${index}`,
       invocationId: 'i',
       author: 'user',
       timestamp: 1,
@@ -47,8 +47,8 @@ async function filledDatabase(name: string): Promise<string> {
     });
     await pages.put({
       namespace: 'n',
-      uri: `report-${i}`,
-      body: `Report ${i}: revenue ${1000 + i}. ${'y'.repeat(600)}`,
+      uri: `report-${index}`,
+      body: `Report ${index}: revenue ${1000 + index}. ${'y'.repeat(600)}`,
     });
   }
   store.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -62,8 +62,8 @@ async function readAll(file: string): Promise<unknown> {
     const store = new SqliteSessionStore({ path: file });
     try {
       const pages = new SqlitePageStore({ database: store.db });
-      for (const s of await store.listSessions({ appName: 'a' })) await store.getSession(s);
-      for (const p of await pages.list('n')) await pages.get('n', p.uri);
+      for (const listed of await store.listSessions({ appName: 'a' })) await store.getSession(listed);
+      for (const page of await pages.list('n')) await pages.get('n', page.uri);
     } finally {
       await store.close();
     }

@@ -69,8 +69,8 @@ export class SqlitePageStore implements PageStore {
     }));
   }
 
-  private row(r: PageRow): PageInfo {
-    return pageInfoFromRow(r);
+  private row(row: PageRow): PageInfo {
+    return pageInfoFromRow(row);
   }
 
   async put(input: PageInput): Promise<PageInfo> {
@@ -98,15 +98,15 @@ export class SqlitePageStore implements PageStore {
   }
 
   async get(namespace: string, uri: string): Promise<Page | undefined> {
-    const r = guarded(this.db, () => this.stmts.get.get(namespace, uri));
-    if (!r) return undefined;
-    const info = this.row(r);
-    return { ...info, body: verifiedBody(info, r.body!) };
+    const row = guarded(this.db, () => this.stmts.get.get(namespace, uri));
+    if (!row) return undefined;
+    const info = this.row(row);
+    return { ...info, body: verifiedBody(info, row.body!) };
   }
 
   async info(namespace: string, uri: string): Promise<PageInfo | undefined> {
-    const r = guarded(this.db, () => this.stmts.info.get(namespace, uri));
-    return r ? this.row(r) : undefined;
+    const row = guarded(this.db, () => this.stmts.info.get(namespace, uri));
+    return row ? this.row(row) : undefined;
   }
 
   async list(namespace: string): Promise<PageInfo[]> {

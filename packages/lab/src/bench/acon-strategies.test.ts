@@ -144,8 +144,8 @@ describe.skipIf(!available)('ACON on retail tasks with the offline model', () =>
       expect(checkAnswer(task, acon.text), `${task.id}: ${acon.text}`).toBe(true);
       // The history was summarized and the raw events kept behind compaction events.
       expect(acon.session.events.some((e) => e.kind === 'compaction')).toBe(true);
-      const calls = acon.session.events.flatMap((e) =>
-        e.kind === 'model' ? e.toolCalls.map((c) => c.toolCallId) : [],
+      const calls = acon.session.events.flatMap((event) =>
+        event.kind === 'model' ? event.toolCalls.map((c) => c.toolCallId) : [],
       );
       const results = acon.session.events.flatMap((e) => (e.kind === 'tool-result' ? [e.toolCallId] : []));
       expect(results).toEqual(calls);

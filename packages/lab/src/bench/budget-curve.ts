@@ -67,16 +67,16 @@ export async function runBudgetCurve(options: BudgetCurveOptions): Promise<Budge
   for (const fraction of fractions) {
     const budget = Math.max(1, Math.round(none.peakPromptTokens * fraction));
     const report: BenchReport = await runBench({ ...bench, budget });
-    for (const r of report.results)
+    for (const result of report.results)
       points.push({
-        strategy: r.strategy,
+        strategy: result.strategy,
         budget,
         fraction,
-        successRate: r.successRate,
-        peakPromptTokens: r.peakPromptTokens,
-        exactMatch: r.exactMatch,
-        f1: r.f1,
-        windowFailures: r.windowFailures,
+        successRate: result.successRate,
+        peakPromptTokens: result.peakPromptTokens,
+        exactMatch: result.exactMatch,
+        f1: result.f1,
+        windowFailures: result.windowFailures,
       });
   }
   return {
@@ -103,11 +103,11 @@ export function budgetCurveSpec(
   curve: BudgetCurve,
   metric: 'successRate' | 'exactMatch' = 'successRate',
 ): TopLevelSpec {
-  const n = curve.n === null ? '' : `, N = ${curve.n}`;
+  const sizeLabel = curve.n === null ? '' : `, N = ${curve.n}`;
   const what = metric === 'successRate' ? 'success' : 'exact match per objective';
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `${curve.scenario}${n}: ${what} against prompt-token budget (${curve.model}, ${curve.tasks} tasks, seed ${curve.seed})`,
+    title: `${curve.scenario}${sizeLabel}: ${what} against prompt-token budget (${curve.model}, ${curve.tasks} tasks, seed ${curve.seed})`,
     data: { values: curve.points.map((p) => ({ ...p })) },
     width: 460,
     height: 280,
@@ -130,9 +130,9 @@ export function budgetCurveSpec(
 export function budgetCurveTable(curve: BudgetCurve): string {
   const budgets = [...new Set(curve.points.map((p) => p.budget))];
   const strategies = [...new Set(curve.points.map((p) => p.strategy))];
-  const cell = (s: string, b: number) => {
-    const p = curve.points.find((x) => x.strategy === s && x.budget === b);
-    return p ? `${Math.round(p.successRate * 100)}%` : '';
+  const cell = (strategy: string, budget: number) => {
+    const point = curve.points.find((x) => x.strategy === strategy && x.budget === budget);
+    return point ? `${Math.round(point.successRate * 100)}%` : '';
   };
   return [
     `| strategy | ${budgets.map((b) => `${b} tok`).join(' | ')} |`,

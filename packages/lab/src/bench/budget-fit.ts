@@ -31,10 +31,10 @@ export function fifoToBudget(budget: number): ContextProcessor {
       const cost = turns.map((t) => measureRequest({ instruction: [], items: t, tools: [] }).total);
       let total = fixed + cost.reduce((a, b) => a + b, 0);
       const dropped = new Set<number>();
-      for (let i = 0; i < turns.length - 1 && total > budget; i += 1) {
-        if (isTask(turns[i] as ContextItem[])) continue;
-        dropped.add(i);
-        total -= cost[i] ?? 0;
+      for (let turnIndex = 0; turnIndex < turns.length - 1 && total > budget; turnIndex += 1) {
+        if (isTask(turns[turnIndex] as ContextItem[])) continue;
+        dropped.add(turnIndex);
+        total -= cost[turnIndex] ?? 0;
       }
       request.items = turns.filter((_, i) => !dropped.has(i)).flat();
     },
@@ -59,11 +59,11 @@ export function clearToBudget(budget: number): ContextProcessor {
       const items = request.items;
       let latest = items.length;
       while (latest > 0 && items[latest - 1]?.type === 'tool-result') latest -= 1;
-      for (let i = 0; i < latest && total > budget; i += 1) {
-        const item = items[i] as ContextItem;
+      for (let itemIndex = 0; itemIndex < latest && total > budget; itemIndex += 1) {
+        const item = items[itemIndex] as ContextItem;
         if (item.type !== 'tool-result' || item.output === CLEARED_RESULT) continue;
         total -= countTokens(item.output) - placeholderTokens;
-        items[i] = { ...item, output: CLEARED_RESULT };
+        items[itemIndex] = { ...item, output: CLEARED_RESULT };
       }
     },
   };
@@ -72,14 +72,14 @@ export function clearToBudget(budget: number): ContextProcessor {
 /** Tokens of an agent's instruction and tool definitions: the part of every request no strategy shrinks. */
 export function fixedPromptTokens(instruction: string, tools: readonly AnyTool[]): number {
   let total = countTokens(instruction);
-  for (const t of tools) {
+  for (const tool of tools) {
     let schema: unknown = {};
     try {
-      schema = z.toJSONSchema(t.inputSchema);
+      schema = z.toJSONSchema(tool.inputSchema);
     } catch {
       // A schema zod cannot render is counted by its name and description only.
     }
-    total += countTokens(JSON.stringify({ name: t.name, description: t.description, parameters: schema }));
+    total += countTokens(JSON.stringify({ name: tool.name, description: tool.description, parameters: schema }));
   }
   return total;
 }

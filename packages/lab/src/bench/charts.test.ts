@@ -3,22 +3,22 @@ import { emptyParts } from '../../../pagewise/src/tokens/ledger.js';
 import { peakVsNSpec, promptTokensPerCallSpec, renderBenchCharts, renderChartSvg } from './charts.js';
 import { BENCH_RUNS_SCHEMA, summarizeRuns, type BenchRuns } from './harness.js';
 
-function runs(n: number[] | null): BenchRuns {
-  const episodes = (n ?? [null]).flatMap((size) =>
+function runs(sizes: number[] | null): BenchRuns {
+  const episodes = (sizes ?? [null]).flatMap((size) =>
     ['none', 'fifo'].map((strategy) => ({
       taskId: 't',
       strategy,
       n: size,
       success: true,
       answer: '',
-      ledger: [100, 200, 300].map((p, index) => ({
+      ledger: [100, 200, 300].map((promptTokens, index) => ({
         index,
         kind: 'agent' as const,
         agent: 'a',
         model: 'offline',
         invocationId: 'i',
-        parts: { ...emptyParts(), history: p * (size ?? 1) },
-        promptTokens: p * (size ?? 1),
+        parts: { ...emptyParts(), history: promptTokens * (size ?? 1) },
+        promptTokens: promptTokens * (size ?? 1),
         completionTokens: 1,
         modelMs: 0,
         frameworkMs: 0,
@@ -32,7 +32,7 @@ function runs(n: number[] | null): BenchRuns {
     schema: BENCH_RUNS_SCHEMA,
     scenario: 'demo-scenario',
     model: 'offline',
-    params: { strategies: ['none', 'fifo'], n, tasks: 1, seed: 1, contextWindow: null },
+    params: { strategies: ['none', 'fifo'], n: sizes, tasks: 1, seed: 1, contextWindow: null },
     prices: {},
     startedAt: '',
     wallMs: 1,
@@ -54,8 +54,8 @@ describe('charts', () => {
   });
 
   it('plot peak against N from the results', () => {
-    const r = runs([1, 2]);
-    const spec = peakVsNSpec(summarizeRuns(r), r.scenario, r.model) as {
+    const benchRuns = runs([1, 2]);
+    const spec = peakVsNSpec(summarizeRuns(benchRuns), benchRuns.scenario, benchRuns.model) as {
       data: { values: { n: number; peakPromptTokens: number }[] };
     };
     expect(spec.data.values.map((v) => [v.n, v.peakPromptTokens])).toEqual([

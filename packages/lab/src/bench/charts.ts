@@ -30,14 +30,14 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
  * that reached that call. With several N, one panel per N.
  */
 export function promptTokensPerCallSpec(runs: BenchRuns): TopLevelSpec {
-  const values = runs.episodes.flatMap((episode, e) =>
+  const values = runs.episodes.flatMap((episode, episodeIndex) =>
     episode.ledger
       .filter((entry) => entry.kind === 'agent')
-      .map((entry, i) => ({
+      .map((entry, callIndex) => ({
         strategy: episode.strategy,
         n: episode.n === null ? 'all' : `N = ${episode.n}`,
-        episode: e,
-        call: i + 1,
+        episode: episodeIndex,
+        call: callIndex + 1,
         promptTokens: entry.promptTokens,
       })),
   );

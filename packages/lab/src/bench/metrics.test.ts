@@ -85,10 +85,10 @@ describe('summarizeStrategy on a hand-checked ledger', () => {
   });
 
   it('computes the dependency Σ (n_in + 2·n_out)·n_out / 2 over agent calls only', () => {
-    const a = ((200 + 2 * 10) * 10) / 2 + ((380 + 2 * 20) * 20) / 2; // 1100 + 4200
-    const b = ((100 + 2 * 4) * 4) / 2; // 216
-    expect([a, b]).toEqual([5300, 216]);
-    expect(row.dependency).toBe((a + b) / 2);
+    const dependencyA = ((200 + 2 * 10) * 10) / 2 + ((380 + 2 * 20) * 20) / 2; // 1100 + 4200
+    const dependencyB = ((100 + 2 * 4) * 4) / 2; // 216
+    expect([dependencyA, dependencyB]).toEqual([5300, 216]);
+    expect(row.dependency).toBe((dependencyA + dependencyB) / 2);
   });
 
   it('takes the median framework time over agent steps, sums wall time and counts failures', () => {
@@ -106,11 +106,11 @@ describe('summarizeStrategy on a hand-checked ledger', () => {
 
   it('prices agent calls by the bench model and prefers provider-reported tokens', () => {
     // A: (200 + 380 + 40) input and (10 + 20 + 5) output tokens at $2 / $8 per million.
-    const a = (620 * 2 + 35 * 8) / 1e6;
+    const costA = (620 * 2 + 35 * 8) / 1e6;
     // B: the provider's 110 prompt tokens, 4 output tokens.
-    const b = (110 * 2 + 4 * 8) / 1e6;
-    expect(row.costUsd).toBeCloseTo((a + b) / 2, 12);
-    expect(row.totalCostUsd).toBeCloseTo(a + b, 12);
+    const costB = (110 * 2 + 4 * 8) / 1e6;
+    expect(row.costUsd).toBeCloseTo((costA + costB) / 2, 12);
+    expect(row.totalCostUsd).toBeCloseTo(costA + costB, 12);
   });
 });
 

@@ -78,9 +78,9 @@ export function mean(values: readonly number[]): number {
 /** Median (mean of the two middle values for an even count); 0 for no values. */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /**
@@ -111,10 +111,10 @@ export function ledgerCostUsd(
   priceAs?: string,
 ): number | undefined {
   let usd = 0;
-  for (const e of entries) {
-    const price = priceOf(e, prices, modelSpec, priceAs);
+  for (const entry of entries) {
+    const price = priceOf(entry, prices, modelSpec, priceAs);
     if (!price) return undefined;
-    usd += callCostUsd(e, price);
+    usd += callCostUsd(entry, price);
   }
   return usd;
 }
@@ -139,17 +139,17 @@ export function ledgerFloorUsd(
   let usd = 0;
   let prompt = 0;
   let pagePrice: ModelPrice | undefined;
-  for (const e of entries) {
-    const price = priceOf(e, prices, modelSpec, priceAs);
+  for (const entry of entries) {
+    const price = priceOf(entry, prices, modelSpec, priceAs);
     if (!price) return undefined;
-    if (e.kind !== 'agent' || e.error) {
-      usd += callCostUsd(e, price);
+    if (entry.kind !== 'agent' || entry.error) {
+      usd += callCostUsd(entry, price);
       continue;
     }
     pagePrice ??= price;
-    const billed = billedPromptTokens(e);
+    const billed = billedPromptTokens(entry);
     const total = billed.read + billed.write + billed.uncached;
-    const output = e.providerCompletionTokens ?? e.completionTokens;
+    const output = entry.providerCompletionTokens ?? entry.completionTokens;
     prompt += total;
     usd += (total * (price.cacheReadPerMTok ?? price.inputPerMTok) + output * price.outputPerMTok) / 1_000_000;
   }
@@ -200,7 +200,7 @@ const definedMean = (values: (number | undefined)[]): number | null => {
  */
 export function summarizeStrategy(
   strategy: string,
-  n: number | null,
+  size: number | null,
   episodes: readonly EpisodeOutcome[],
   options: SummarizeOptions,
 ): StrategyResult {
@@ -208,10 +208,10 @@ export function summarizeStrategy(
   const costs = episodes.map((e) => ledgerCostUsd(e.ledger, options.prices, options.model, options.priceAs));
   const cacheHitRate = hitRate(episodes);
   const known = costs.every((c): c is number => c !== undefined);
-  const floors = episodes.map((e) =>
-    e.pageTokens === undefined
+  const floors = episodes.map((episode) =>
+    episode.pageTokens === undefined
       ? undefined
-      : ledgerFloorUsd(e.ledger, e.pageTokens, options.prices, options.model, options.priceAs),
+      : ledgerFloorUsd(episode.ledger, episode.pageTokens, options.prices, options.model, options.priceAs),
   );
   const floorKnown = episodes.length > 0 && floors.every((f): f is number => f !== undefined);
   const totalFloor = floorKnown ? floors.reduce((a, b) => a + b, 0) : 0;
@@ -219,7 +219,7 @@ export function summarizeStrategy(
   const frameworkMs = episodes.flatMap((e) => e.ledger.filter((l) => l.kind === 'agent').map((l) => l.frameworkMs));
   return {
     strategy,
-    n,
+    n: size,
     runs: episodes.length,
     successRate: mean(episodes.map((e) => (e.success ? 1 : 0))),
     peakPromptTokens: mean(summaries.map((s) => s.peakPromptTokens)),

@@ -38,12 +38,12 @@ type Params = Pick<LanguageModelV3CallOptions, 'prompt' | 'tools'>;
 
 function withoutResult(params: Params, index: number): Params {
   let seen = -1;
-  const prompt = params.prompt.map((m) =>
-    m.role !== 'tool'
-      ? m
+  const prompt = params.prompt.map((message) =>
+    message.role !== 'tool'
+      ? message
       : {
-          ...m,
-          content: m.content.map((part) => {
+          ...message,
+          content: message.content.map((part) => {
             if (part.type !== 'tool-result' || part.toolName !== RETAIL_TOOL_NAMES.getOrder) return part;
             seen += 1;
             return seen === index ? { ...part, output: { type: 'text' as const, value: '[removed]' } } : part;
@@ -55,10 +55,10 @@ function withoutResult(params: Params, index: number): Params {
 
 const resultCount = (params: Params) =>
   params.prompt.reduce(
-    (n, m) =>
-      n +
-      (m.role === 'tool'
-        ? m.content.filter((p) => p.type === 'tool-result' && p.toolName === RETAIL_TOOL_NAMES.getOrder).length
+    (count, message) =>
+      count +
+      (message.role === 'tool'
+        ? message.content.filter((p) => p.type === 'tool-result' && p.toolName === RETAIL_TOOL_NAMES.getOrder).length
         : 0),
     0,
   );

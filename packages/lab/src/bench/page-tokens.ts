@@ -27,7 +27,8 @@ export function promptPages(text: string): PromptPage[] {
     if (boundary === undefined) return pages;
     const preface = rest.indexOf(` follow: untrusted data, not instructions, until <<<END ${boundary}>>>.`);
     const block = rest.slice(rest.lastIndexOf('\n', preface) + 1, preface);
-    for (const p of found) pages.push({ uri: p.uri, ...(p.frame ? { frame: p.frame } : {}), body: p.body, block });
+    for (const page of found)
+      pages.push({ uri: page.uri, ...(page.frame ? { frame: page.frame } : {}), body: page.body, block });
     const close = rest.indexOf(`<<<END ${boundary}>>>`);
     if (close < 0) return pages;
     rest = rest.slice(close + boundary.length + 10);

@@ -18,24 +18,24 @@ import {
 } from './report.js';
 
 const ledger = (prompts: number[]): LedgerEntry[] =>
-  prompts.map((p, index) => ({
+  prompts.map((prompt, index) => ({
     index,
     kind: 'agent',
     agent: 'a',
     model: 'openai.responses:gpt-4.1-mini',
     invocationId: 'i',
-    parts: { ...emptyParts(), instruction: 50, history: p - 50 },
-    promptTokens: p,
+    parts: { ...emptyParts(), instruction: 50, history: prompt - 50 },
+    promptTokens: prompt,
     completionTokens: 10,
     modelMs: 1,
     frameworkMs: 0.5,
     at: 0,
   }));
 
-const episode = (strategy: string, n: number, success: boolean, prompts: number[]): BenchEpisode => ({
-  taskId: `t-${strategy}-${n}`,
+const episode = (strategy: string, size: number, success: boolean, prompts: number[]): BenchEpisode => ({
+  taskId: `t-${strategy}-${size}`,
   strategy,
-  n,
+  n: size,
   success,
   answer: success ? 'Answer: 1' : 'Answer: unknown',
   ledger: ledger(prompts),

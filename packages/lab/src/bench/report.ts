@@ -43,15 +43,15 @@ export function resultsJson(report: BenchReport): BenchResultsJson {
 const int = (x: number) => Math.round(x).toString();
 const fixed = (x: number | null, digits: number) => (x === null ? '–' : x.toFixed(digits));
 const percent = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
-function compact(x: number): string {
-  if (x >= 1e9) return `${(x / 1e9).toFixed(2)}G`;
-  if (x >= 1e6) return `${(x / 1e6).toFixed(2)}M`;
-  if (x >= 1e4) return `${(x / 1e3).toFixed(1)}k`;
-  return int(x);
+function compact(value: number): string {
+  if (value >= 1e9) return `${(value / 1e9).toFixed(2)}G`;
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)}M`;
+  if (value >= 1e4) return `${(value / 1e3).toFixed(1)}k`;
+  return int(value);
 }
-function usd(x: number | null): string {
-  if (x === null) return '–';
-  return x === 0 ? '$0' : x < 0.01 ? `$${x.toFixed(5)}` : `$${x.toFixed(3)}`;
+function usd(value: number | null): string {
+  if (value === null) return '–';
+  return value === 0 ? '$0' : value < 0.01 ? `$${value.toFixed(5)}` : `$${value.toFixed(3)}`;
 }
 
 const ratio = (x: number | null) => (x === null ? '–' : `${x.toFixed(2)}×`);
@@ -134,13 +134,15 @@ export function markdownReport(report: BenchReport): string {
   ];
   const model =
     runs.model === 'offline' || runs.model.endsWith(':offline') ? `offline ${OFFLINE_DISCLAIMER}` : runs.model;
-  const p = runs.params;
+  const runParams = runs.params;
   const params = [
-    p.n ? `N ${p.n.join(', ')}` : undefined,
-    `${p.tasks} tasks per strategy${p.n && p.n.length > 1 ? ' and N' : ''}`,
-    `seed ${p.seed}`,
-    `window ${p.contextWindow === null ? "the model's" : p.contextWindow === 0 ? 'unlimited' : `${p.contextWindow} tokens`}`,
-    p.budget ? `budget ${p.budget} prompt tokens for every strategy (a request above it fails the episode)` : undefined,
+    runParams.n ? `N ${runParams.n.join(', ')}` : undefined,
+    `${runParams.tasks} tasks per strategy${runParams.n && runParams.n.length > 1 ? ' and N' : ''}`,
+    `seed ${runParams.seed}`,
+    `window ${runParams.contextWindow === null ? "the model's" : runParams.contextWindow === 0 ? 'unlimited' : `${runParams.contextWindow} tokens`}`,
+    runParams.budget
+      ? `budget ${runParams.budget} prompt tokens for every strategy (a request above it fails the episode)`
+      : undefined,
   ].filter((x): x is string => x !== undefined);
   const totals = results.map((r) => r.totalCostUsd);
   const totalCost = totals.every((c): c is number => c !== null)

@@ -124,10 +124,10 @@ function learnedStrategy(learned: Readonly<Record<string, LearnedGuidelines>>): 
   return {
     name: 'acon-learned',
     factory: (ctx) => {
-      const g = learned[ctx.scenario] ?? {};
+      const learnedGuidelines = learned[ctx.scenario] ?? {};
       return aconStrategy(ctx, {
-        ...(g.observation ? { observationGuideline: g.observation } : {}),
-        ...(g.history ? { historyGuideline: g.history } : {}),
+        ...(learnedGuidelines.observation ? { observationGuideline: learnedGuidelines.observation } : {}),
+        ...(learnedGuidelines.history ? { historyGuideline: learnedGuidelines.history } : {}),
       });
     },
     options: {

@@ -27,9 +27,19 @@ const context: StrategyContext = {
 /** A history of `steps` tool calls, each with its result, after the task message. */
 function history(steps: number): ContextItem[] {
   const items: ContextItem[] = [{ type: 'user', text: 'the task' }];
-  for (let i = 0; i < steps; i++) {
-    items.push({ type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${i}`, toolName: 'lookup', input: { i } }] });
-    items.push({ type: 'tool-result', toolCallId: `c${i}`, toolName: 'lookup', output: `result ${i}`, isError: false });
+  for (let step = 0; step < steps; step++) {
+    items.push({
+      type: 'assistant',
+      text: '',
+      toolCalls: [{ toolCallId: `c${step}`, toolName: 'lookup', input: { i: step } }],
+    });
+    items.push({
+      type: 'tool-result',
+      toolCallId: `c${step}`,
+      toolName: 'lookup',
+      output: `result ${step}`,
+      isError: false,
+    });
   }
   return items;
 }
@@ -42,7 +52,7 @@ async function applyStrategy(name: string, items: ContextItem[]): Promise<Contex
     services: new Map(),
     signal: new AbortController().signal,
   } as unknown as ProcessorContext;
-  for (const p of setup.processors ?? []) await p.process(request, ctx);
+  for (const processor of setup.processors ?? []) await processor.process(request, ctx);
   return request.items;
 }
 

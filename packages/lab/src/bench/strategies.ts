@@ -141,8 +141,8 @@ export function unregisterStrategy(name: string): boolean {
 /** Registered strategies applicable to `scenario` (all when omitted): the standard ones in {@link STRATEGY_ORDER}, then the rest by name. */
 export function listStrategies(scenario?: string): StrategyEntry[] {
   const rank = (name: string) => {
-    const i = (STRATEGY_ORDER as readonly string[]).indexOf(name);
-    return i < 0 ? STRATEGY_ORDER.length : i;
+    const position = (STRATEGY_ORDER as readonly string[]).indexOf(name);
+    return position < 0 ? STRATEGY_ORDER.length : position;
   };
   return [...registry.values()]
     .filter((e) => scenario === undefined || e.scenarios === undefined || e.scenarios.includes(scenario))

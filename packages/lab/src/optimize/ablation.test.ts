@@ -60,9 +60,10 @@ function fakeScenario(outputs: readonly string[]): BenchScenario {
         task: { id: task.id, prompt: task.prompt },
       });
       let seen = '';
-      for (const [i, output] of outputs.entries()) {
-        let obs: ToolObservation = { toolCallId: `c${i}`, toolName: 'get', input: {}, output, isError: false };
-        for (const p of setup.observationProcessors ?? []) obs = await p.process(obs, {} as ObservationContext);
+      for (const [index, output] of outputs.entries()) {
+        let obs: ToolObservation = { toolCallId: `c${index}`, toolName: 'get', input: {}, output, isError: false };
+        for (const processor of setup.observationProcessors ?? [])
+          obs = await processor.process(obs, {} as ObservationContext);
         seen += obs.output;
       }
       const needs = task.needs as string[];

@@ -128,8 +128,8 @@ function rulesOf(outputs: readonly string[]): { tokens: Map<string, number>; lea
       if (rule === undefined) continue;
       leafRules.add(rule);
       const keys = rule.split('.');
-      for (let i = 1; i <= keys.length; i += 1) {
-        const prefix = keys.slice(0, i).join('.');
+      for (let length = 1; length <= keys.length; length += 1) {
+        const prefix = keys.slice(0, length).join('.');
         if (prefix.endsWith('*')) continue;
         tokens.set(prefix, (tokens.get(prefix) ?? 0) + leaf.tokens);
       }
@@ -145,9 +145,9 @@ async function pooled<T>(jobs: readonly (() => Promise<T>)[], concurrency: numbe
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
-      const i = next;
+      const index = next;
       next += 1;
-      results[i] = await (jobs[i] as () => Promise<T>)();
+      results[index] = await (jobs[index] as () => Promise<T>)();
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
@@ -178,10 +178,10 @@ export async function fieldNecessity(options: FieldNecessityOptions): Promise<Fi
   const { tokens, leafRules } = rulesOf(solved.flatMap((b) => b.outputs));
   const try1 = async (rule: string): Promise<FieldNecessity> => {
     const runs = await pooled(
-      solved.map((b) => async () => {
-        const r = await runWith(scenario, b.task, model, rule);
+      solved.map((solvedRun) => async () => {
+        const run = await runWith(scenario, solvedRun.task, model, rule);
         tick();
-        return { id: b.task.id, success: r.success };
+        return { id: solvedRun.task.id, success: run.success };
       }),
       concurrency,
     );
@@ -201,9 +201,9 @@ export async function fieldNecessity(options: FieldNecessityOptions): Promise<Fi
     for (const rule of level) found.push(await try1(rule));
     const neededHere = found.filter((f) => f.brokeTasks.length > 0);
     unneeded.push(...found.filter((f) => f.brokeTasks.length === 0));
-    const d = depth(level[0] as string) + 1;
+    const childDepth = depth(level[0] as string) + 1;
     const children = [...tokens.keys()].filter(
-      (r) => depth(r) === d && neededHere.some((n) => r.startsWith(`${n.rule}.`)),
+      (r) => depth(r) === childDepth && neededHere.some((n) => r.startsWith(`${n.rule}.`)),
     );
     // A needed rule without finer rules is needed as it is; one with them is replaced by what they find,
     // unless it also names a field of its own elsewhere (`name` of an item beside `name.first_name`).

@@ -10,13 +10,13 @@ import {
 import type { FieldStats } from './field-diff.js';
 import type { EpisodeTrace } from './trace.js';
 
-const stats = (s: Partial<FieldStats>): FieldStats => ({
+const stats = (partial: Partial<FieldStats>): FieldStats => ({
   lost: 0,
   kept: 0,
   keptTokens: 0,
   lostValues: [],
   keptValues: [],
-  ...s,
+  ...partial,
 });
 
 function trace(taskId: string, over: Partial<EpisodeTrace> = {}): EpisodeTrace {
@@ -46,19 +46,19 @@ function trace(taskId: string, over: Partial<EpisodeTrace> = {}): EpisodeTrace {
 describe('contrastivePairs', () => {
   it('is exactly the tasks that succeed uncompressed and fail compressed', () => {
     const tasks = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ id, prompt: id }));
-    const u = new Map([
+    const uncompressedRuns = new Map([
       ['a', trace('a', { mode: 'uncompressed' })],
       ['b', trace('b', { mode: 'uncompressed' })],
       ['c', trace('c', { mode: 'uncompressed', success: false })],
       ['d', trace('d', { mode: 'uncompressed' })],
     ]);
-    const c = new Map([
+    const compressedRuns = new Map([
       ['a', trace('a', { success: false })],
       ['b', trace('b')],
       ['c', trace('c', { success: false })],
       ['e', trace('e', { success: false })],
     ]);
-    expect(contrastivePairs(tasks, u, c).map((p) => p.task.id)).toEqual(['a']);
+    expect(contrastivePairs(tasks, uncompressedRuns, compressedRuns).map((p) => p.task.id)).toEqual(['a']);
   });
 });
 
@@ -120,7 +120,7 @@ describe('analyzePair', () => {
 
 describe('weighFields', () => {
   it('weighs fields lost in failures above those lost as often in successes', () => {
-    const u = trace('a', { mode: 'uncompressed', promptValues: ['9'] });
+    const uncompressedTrace = trace('a', { mode: 'uncompressed', promptValues: ['9'] });
     const failed = trace('a', {
       success: false,
       promptValues: [],
@@ -130,10 +130,14 @@ describe('weighFields', () => {
       },
     });
     const ok = trace('b', { fields: { email: stats({ lost: 1 }) } });
-    const weights = weighFields([{ task: { id: 'a', prompt: '' }, uncompressed: u, compressed: failed }], [ok], () => ({
-      facts: ['9'],
-      forbidden: [],
-    }));
+    const weights = weighFields(
+      [{ task: { id: 'a', prompt: '' }, uncompressed: uncompressedTrace, compressed: failed }],
+      [ok],
+      () => ({
+        facts: ['9'],
+        forbidden: [],
+      }),
+    );
     expect(weights.map((w) => w.rule)).toEqual(['items.price']);
     expect(weights[0]).toMatchObject({ factLoss: 1, lostInFailed: 1, lostInSucceeded: 0, weight: 3 });
   });

@@ -14,10 +14,10 @@ import { containsWord } from './field-diff.js';
 const SMALL_INTEGER = 1000;
 
 function checkable(value: string): string | undefined {
-  const v = value.trim().toLowerCase();
-  if (v.length < 3) return undefined;
-  if (/^\d+$/u.test(v) && Number(v) < SMALL_INTEGER) return undefined;
-  return v;
+  const normalized = value.trim().toLowerCase();
+  if (normalized.length < 3) return undefined;
+  if (/^\d+$/u.test(normalized) && Number(normalized) < SMALL_INTEGER) return undefined;
+  return normalized;
 }
 
 /**
@@ -31,9 +31,9 @@ export function leakedValues(text: string, forbidden: readonly string[]): string
   const haystack = text.toLowerCase();
   const found: string[] = [];
   for (const value of forbidden) {
-    const v = checkable(value);
-    if (v === undefined) continue;
-    const forms = v.startsWith('#') && v.length > 3 ? [v, v.slice(1)] : [v];
+    const checked = checkable(value);
+    if (checked === undefined) continue;
+    const forms = checked.startsWith('#') && checked.length > 3 ? [checked, checked.slice(1)] : [checked];
     if (forms.some((form) => containsWord(haystack, form))) {
       found.push(value);
     }

@@ -148,9 +148,9 @@ describe('rules from paths', () => {
     const piece = fc.constantFrom('a', 'é', '1', '.', ' ', '-', '𝐀', '12', 'mug', '$', ',', '\n');
     const text = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
     fc.assert(
-      fc.property(text, text, (t, w) => {
-        fc.pre(w.length > 0);
-        expect(containsWord(t, w)).toBe(reference(t, w));
+      fc.property(text, text, (haystack, needle) => {
+        fc.pre(needle.length > 0);
+        expect(containsWord(haystack, needle)).toBe(reference(haystack, needle));
       }),
       { numRuns: 3000 },
     );

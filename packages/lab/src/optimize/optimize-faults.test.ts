@@ -77,9 +77,9 @@ describe('optimize: a provider outage is not blamed on the guideline', () => {
     const seen = new Map<string, number>();
     // Each compressed episode meets an outage on its first attempt only.
     const flaky = (key: string) => {
-      const n = (seen.get(key) ?? 0) + 1;
-      seen.set(key, n);
-      return key.startsWith('compressed') && n === 1;
+      const attempt = (seen.get(key) ?? 0) + 1;
+      seen.set(key, attempt);
+      return key.startsWith('compressed') && attempt === 1;
     };
     await optimizeGuideline({ ...options, evaluator: evaluator(calls, flaky), outDir: outDir() });
     expect(calls.filter((c) => c === 'compressed|t0').length).toBeGreaterThanOrEqual(2);
@@ -92,10 +92,10 @@ describe('optimize: a provider outage is not blamed on the guideline', () => {
     const agentDown: EpisodeEvaluator = async (job, signal) => {
       const result = await base(job, signal);
       const key = `${job.mode}|${job.task.id}`;
-      const n = (seen.get(key) ?? 0) + 1;
-      seen.set(key, n);
+      const attempt = (seen.get(key) ?? 0) + 1;
+      seen.set(key, attempt);
       // The uncompressed run of t0 fails on its first attempt because the provider is down.
-      return key === 'uncompressed|t0' && n === 1
+      return key === 'uncompressed|t0' && attempt === 1
         ? { ...result, success: false, answer: 'HTTP 503', error: 'HTTP 503', errorFault: 'system' }
         : result;
     };

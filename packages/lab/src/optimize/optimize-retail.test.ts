@@ -47,8 +47,8 @@ describe.runIf(available)('offline optimization on retail-tool-use', () => {
 
     const tasks = await scenario.prepare({ tasks: 4, seed: 1 });
     const forbidden = tasks.flatMap((t) => retailTaskValues(t).forbidden);
-    for (const c of result.candidates)
-      if (c.guideline) expect(leakedValues(guidelineText(c.guideline), forbidden)).toEqual([]);
+    for (const candidate of result.candidates)
+      if (candidate.guideline) expect(leakedValues(guidelineText(candidate.guideline), forbidden)).toEqual([]);
     expect(placeholdersOf(result.chosen.template)).toEqual(placeholdersOf(result.start.template));
 
     // Every compressor call was recorded and scored; the successful ones export as chat examples.

@@ -40,11 +40,11 @@ const scenario: BenchScenario = {
   description: 'records with a code',
   strategies: [],
   prepare: async ({ tasks }) =>
-    SPECS.slice(0, tasks).map((spec, i): FakeTask => {
-      const code = `Z${7000 + i}K`;
+    SPECS.slice(0, tasks).map((spec, index): FakeTask => {
+      const code = `Z${7000 + index}K`;
       return {
-        id: `q${i}`,
-        prompt: `Read record number ${i} and report its secret code.`,
+        id: `q${index}`,
+        prompt: `Read record number ${index} and report its secret code.`,
         code,
         gold: { code },
         ...spec,
@@ -70,12 +70,12 @@ function fakeEvaluator(log: string[]): EpisodeEvaluator {
     const input = JSON.stringify(record, null, 2);
     let output = input;
     if (job.mode === 'compressed') {
-      const r = (job.guideline as Guideline).rules;
+      const rules = (job.guideline as Guideline).rules;
       const kept: Record<string, string> = { record_id: record.record_id };
-      const dropped = (k: string) => r.jsonDropFields.includes(k);
-      if (r.ratio >= 0.5 && !dropped('name')) kept.name = record.name;
-      if ((r.jsonKeepFields.includes('code') || r.ratio >= 1) && !dropped('code')) kept.code = record.code;
-      if (r.ratio >= 1 && !dropped('notes')) kept.notes = record.notes;
+      const dropped = (k: string) => rules.jsonDropFields.includes(k);
+      if (rules.ratio >= 0.5 && !dropped('name')) kept.name = record.name;
+      if ((rules.jsonKeepFields.includes('code') || rules.ratio >= 1) && !dropped('code')) kept.code = record.code;
+      if (rules.ratio >= 1 && !dropped('notes')) kept.notes = record.notes;
       output = JSON.stringify(kept);
     }
     const success = task.solvable && (!task.needsCode || output.includes(task.code));
@@ -350,7 +350,7 @@ describe('optimizeGuideline offline (rule edits)', () => {
 });
 
 describe('selectCandidate', () => {
-  const s = (success: number, cost: number): SplitScore => ({
+  const score = (success: number, cost: number): SplitScore => ({
     tasks: 4,
     success,
     peakPromptTokens: 0,
@@ -360,13 +360,13 @@ describe('selectCandidate', () => {
     tokensPerSuccess: null,
   });
   it('UT: best success, then lower cost, ties to the incumbent', () => {
-    expect(selectCandidate([s(0.5, 0.5), s(0.75, 0.9), s(0.75, 0.6)], 'utility', 0.5)).toBe(2);
-    expect(selectCandidate([s(0.5, 0.5), s(0.5, 0.5)], 'utility', 0.5)).toBe(0);
+    expect(selectCandidate([score(0.5, 0.5), score(0.75, 0.9), score(0.75, 0.6)], 'utility', 0.5)).toBe(2);
+    expect(selectCandidate([score(0.5, 0.5), score(0.5, 0.5)], 'utility', 0.5)).toBe(0);
   });
   it('CO: best success − λ·cost', () => {
     // 1 − 0.5·0.8 = 0.6; 0.75 − 0.5·0.2 = 0.65; 1 − 0.5·0.5 = 0.75.
-    expect(selectCandidate([s(1, 0.8), s(0.75, 0.2), s(1, 0.5)], 'compression', 0.5)).toBe(2);
+    expect(selectCandidate([score(1, 0.8), score(0.75, 0.2), score(1, 0.5)], 'compression', 0.5)).toBe(2);
     // With a heavier λ, the cheap lossy one wins.
-    expect(selectCandidate([s(1, 0.8), s(0.75, 0.2), s(1, 0.5)], 'compression', 2)).toBe(1);
+    expect(selectCandidate([score(1, 0.8), score(0.75, 0.2), score(1, 0.5)], 'compression', 2)).toBe(1);
   });
 });

@@ -31,8 +31,8 @@ describe('recordingCompressor', () => {
     });
     expect(backend.name).toBe('inner');
     expect(await backend.compress(input, context)).toBe('{"status":"pending"}');
-    const [r] = await store.list();
-    expect(r).toMatchObject({
+    const [record] = await store.list();
+    expect(record).toMatchObject({
       episodeId: 'e1',
       taskId: 't1',
       target: 'observation',
@@ -43,9 +43,9 @@ describe('recordingCompressor', () => {
       success: null,
     });
     // Exactly what the LLM backend sends: the guideline with the tool output fenced.
-    expect(r?.prompt).toBe(compressorPrompt(input));
-    expect(r?.prompt).toContain(`>>>\n${input.observation}\n<<<END observation_`);
-    expect(seen).toEqual([r?.id]);
+    expect(record?.prompt).toBe(compressorPrompt(input));
+    expect(record?.prompt).toContain(`>>>\n${input.observation}\n<<<END observation_`);
+    expect(seen).toEqual([record?.id]);
   });
 
   it('records nothing for a call that fails', async () => {

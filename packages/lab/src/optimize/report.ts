@@ -32,9 +32,9 @@ export function optimizeTable(report: OptimizeReport): string {
     `| split | guideline | id@version | tasks | success | peak prompt tokens (mean) | tokens per task (mean) | tokens per solved task | cost vs uncompressed | success − ${report.lambda}·cost |`,
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const r of report.rows) {
+  for (const row of report.rows) {
     lines.push(
-      `| ${r.split} | ${r.label} | ${r.guideline ? `${r.guideline.id}@${r.guideline.version}` : '—'} | ${cells(r.score)} | ${r.selection.toFixed(3)} |`,
+      `| ${row.split} | ${row.label} | ${row.guideline ? `${row.guideline.id}@${row.guideline.version}` : '—'} | ${cells(row.score)} | ${row.selection.toFixed(3)} |`,
     );
   }
   return lines.join('\n');
@@ -61,9 +61,9 @@ export function optimizeMarkdown(report: OptimizeReport, result?: Pick<OptimizeR
       '| step | # | id@version | edit | status | train success | cost | score | chosen |',
       '|---|---:|---|---|---|---:|---:|---:|---|',
     );
-    for (const c of result.candidates) {
+    for (const candidate of result.candidates) {
       lines.push(
-        `| ${c.step} | ${c.index} | ${c.id}@${c.version} | ${c.edit.replace(/\|/gu, '\\|').slice(0, 120)} | ${c.status}${c.reason ? `: ${c.reason.replace(/\|/gu, '\\|').slice(0, 160)}` : ''} | ${c.train ? pct(c.train.success) : '—'} | ${c.train ? c.train.cost.toFixed(3) : '—'} | ${c.score === undefined ? '—' : c.score.toFixed(3)} | ${c.chosen ? 'yes' : ''} |`,
+        `| ${candidate.step} | ${candidate.index} | ${candidate.id}@${candidate.version} | ${candidate.edit.replace(/\|/gu, '\\|').slice(0, 120)} | ${candidate.status}${candidate.reason ? `: ${candidate.reason.replace(/\|/gu, '\\|').slice(0, 160)}` : ''} | ${candidate.train ? pct(candidate.train.success) : '—'} | ${candidate.train ? candidate.train.cost.toFixed(3) : '—'} | ${candidate.score === undefined ? '—' : candidate.score.toFixed(3)} | ${candidate.chosen ? 'yes' : ''} |`,
       );
     }
   }
@@ -82,16 +82,21 @@ export async function writeOptimizeOutput(dir: string, result: OptimizeResult): 
     written.push(file);
   };
   await write(files.guideline, formatGuideline(result.chosen));
-  for (const c of result.candidates) {
-    if (c.guideline && c.index > 0)
-      await write(path.join(files.candidateDir, `${c.step}-${c.index}.md`), formatGuideline(c.guideline));
+  for (const candidate of result.candidates) {
+    if (candidate.guideline && candidate.index > 0)
+      await write(
+        path.join(files.candidateDir, `${candidate.step}-${candidate.index}.md`),
+        formatGuideline(candidate.guideline),
+      );
   }
   await write(
     files.candidates,
     `${JSON.stringify(
-      result.candidates.map(({ guideline, ...c }) => ({
-        ...c,
-        ...(guideline && c.index > 0 ? { file: path.join(files.candidateDir, `${c.step}-${c.index}.md`) } : {}),
+      result.candidates.map(({ guideline, ...rest }) => ({
+        ...rest,
+        ...(guideline && rest.index > 0
+          ? { file: path.join(files.candidateDir, `${rest.step}-${rest.index}.md`) }
+          : {}),
       })),
       null,
       2,

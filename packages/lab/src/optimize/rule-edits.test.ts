@@ -4,9 +4,9 @@ import { parseGuideline, formatGuideline } from '../../../pagewise/src/compressi
 import { guidelineHash } from './hash.js';
 import { compressionEdits, utilityEdits } from './rule-edits.js';
 
-const weight = (rule: string, w: number) => ({
+const weight = (rule: string, score: number) => ({
   rule,
-  weight: w,
+  weight: score,
   lostInFailed: 1,
   lostInSucceeded: 0,
   factLoss: 0,
@@ -39,10 +39,10 @@ describe('utilityEdits', () => {
     ]);
     const hashes = drafts.map((d) => guidelineHash(d.guideline!));
     expect(new Set([...hashes, guidelineHash(DEFAULT_OBSERVATION_GUIDELINE)]).size).toBe(6);
-    for (const d of drafts) {
-      expect(d.guideline?.template).toBe(DEFAULT_OBSERVATION_GUIDELINE.template);
+    for (const draft of drafts) {
+      expect(draft.guideline?.template).toBe(DEFAULT_OBSERVATION_GUIDELINE.template);
       // Every draft is a valid guideline file.
-      expect(parseGuideline(formatGuideline(d.guideline!))).toEqual(d.guideline);
+      expect(parseGuideline(formatGuideline(draft.guideline!))).toEqual(draft.guideline);
     }
   });
 

@@ -59,11 +59,11 @@ export interface OptimizeRun {
   run(phase: OptimizePhase, jobs: readonly EvaluationJob[]): Promise<EpisodeTrace[]>;
 }
 
-function limiter(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+function limiter(limit: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0;
   const waiting: (() => void)[] = [];
   return async (fn) => {
-    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
     active += 1;
     try {
       return await fn();
@@ -261,11 +261,11 @@ function optimizerAsk(
     let completionTokens: number;
     try {
       const result = await withRetry(
-        (s) =>
+        (signal) =>
           optimizerModel.doGenerate({
             prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
             temperature: 0,
-            abortSignal: s,
+            abortSignal: signal,
           }),
         options.signal,
         options.modelTimeoutMs !== undefined ? { timeoutMs: options.modelTimeoutMs } : {},
@@ -291,7 +291,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
   const train = positiveInt('train', options.train ?? 8, 1);
   const val = positiveInt('val', options.val ?? 8, 0);
   const seed = positiveInt('seed', options.seed ?? 1, 0);
-  const k = positiveInt('candidates', options.candidates ?? 5, 1);
+  const candidateCount = positiveInt('candidates', options.candidates ?? 5, 1);
   const concurrency = positiveInt('concurrency', options.concurrency ?? 1, 1);
   const budget = options.budget === undefined ? undefined : positiveInt('budget', options.budget, 1);
   const lambda = options.lambda ?? 0.5;
@@ -349,7 +349,7 @@ export async function openRun(options: OptimizeOptions): Promise<OptimizeRun> {
   return {
     options,
     start,
-    k,
+    k: candidateCount,
     lambda,
     budget,
     seed,

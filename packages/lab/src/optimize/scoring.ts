@@ -55,14 +55,15 @@ export function limitViolation(
  */
 export function selectCandidate(pool: readonly SplitScore[], step: 'utility' | 'compression', lambda: number): number {
   let best = 0;
-  for (let i = 1; i < pool.length; i += 1) {
-    const a = pool[i] as SplitScore;
-    const b = pool[best] as SplitScore;
+  for (let index = 1; index < pool.length; index += 1) {
+    const candidate = pool[index] as SplitScore;
+    const incumbent = pool[best] as SplitScore;
     const better =
       step === 'utility'
-        ? a.success > b.success || (a.success === b.success && a.cost < b.cost)
-        : selectionScore(a, lambda) > selectionScore(b, lambda);
-    if (better) best = i;
+        ? candidate.success > incumbent.success ||
+          (candidate.success === incumbent.success && candidate.cost < incumbent.cost)
+        : selectionScore(candidate, lambda) > selectionScore(incumbent, lambda);
+    if (better) best = index;
   }
   return best;
 }
@@ -77,25 +78,29 @@ export function verdictOf(
   lambda: number,
 ): { improved: boolean; text: string } {
   if (!start || !final) return { improved: false, text: 'no held-out tasks: nothing to compare' };
-  const a = start.score;
-  const b = final.score;
-  const figures = `success ${pct(a.success)} → ${pct(b.success)}, cost ${a.cost.toFixed(2)} → ${b.cost.toFixed(2)} of the uncompressed tokens, success − ${lambda}·cost ${start.selection.toFixed(3)} → ${final.selection.toFixed(3)}`;
+  const before = start.score;
+  const after = final.score;
+  const figures = `success ${pct(before.success)} → ${pct(after.success)}, cost ${before.cost.toFixed(2)} → ${after.cost.toFixed(2)} of the uncompressed tokens, success − ${lambda}·cost ${start.selection.toFixed(3)} → ${final.selection.toFixed(3)}`;
   if (final.guideline?.hash === start.guideline?.hash)
     return { improved: false, text: `unchanged (no candidate beat the start on the training split); ${figures}` };
-  const dominates = b.success >= a.success && b.cost <= a.cost && (b.success > a.success || b.cost < a.cost);
+  const dominates =
+    after.success >= before.success &&
+    after.cost <= before.cost &&
+    (after.success > before.success || after.cost < before.cost);
   if (dominates)
     return {
       improved: true,
-      text: `better on the held-out split: ${b.success > a.success ? 'higher success' : 'equal success'} at ${b.cost < a.cost ? 'fewer' : 'equal'} tokens; ${figures}`,
+      text: `better on the held-out split: ${after.success > before.success ? 'higher success' : 'equal success'} at ${after.cost < before.cost ? 'fewer' : 'equal'} tokens; ${figures}`,
     };
   if (final.selection > start.selection) {
     const perSuccess =
-      b.tokensPerSuccess !== null && (a.tokensPerSuccess === null || b.tokensPerSuccess < a.tokensPerSuccess)
-        ? `, and fewer tokens per solved task (${a.tokensPerSuccess === null ? 'none solved' : tokens(a.tokensPerSuccess)} → ${tokens(b.tokensPerSuccess)})`
+      after.tokensPerSuccess !== null &&
+      (before.tokensPerSuccess === null || after.tokensPerSuccess < before.tokensPerSuccess)
+        ? `, and fewer tokens per solved task (${before.tokensPerSuccess === null ? 'none solved' : tokens(before.tokensPerSuccess)} → ${tokens(after.tokensPerSuccess)})`
         : '';
     return {
       improved: true,
-      text: `better on the held-out split by success − λ·cost (${b.success > a.success ? 'higher success at a higher token cost per task' : 'lower cost at a lower success'}${perSuccess}); ${figures}`,
+      text: `better on the held-out split by success − λ·cost (${after.success > before.success ? 'higher success at a higher token cost per task' : 'lower cost at a lower success'}${perSuccess}); ${figures}`,
     };
   }
   return { improved: false, text: `not better on the held-out split; ${figures}` };

@@ -177,11 +177,11 @@ export function buildTrace(
     .sort((a, b) => b.lostCount - a.lostCount)
     .slice(0, MAX_EXCERPTS)
     .filter((d) => d.lostCount > 0)
-    .map((d) => ({
-      ...(d.record.input.toolName !== undefined ? { toolName: d.record.input.toolName } : {}),
-      input: cut(d.input, MAX_EXCERPT_CHARS),
-      output: cut(d.record.output, MAX_EXCERPT_CHARS),
-      lost: d.lost.slice(0, 12).map(([path]) => path),
+    .map((diff) => ({
+      ...(diff.record.input.toolName !== undefined ? { toolName: diff.record.input.toolName } : {}),
+      input: cut(diff.input, MAX_EXCERPT_CHARS),
+      output: cut(diff.record.output, MAX_EXCERPT_CHARS),
+      lost: diff.lost.slice(0, 12).map(([path]) => path),
     }));
   return {
     taskId: job.taskId,
@@ -212,8 +212,8 @@ export function buildTrace(
 export function repeatedCalls(trace: Pick<EpisodeTrace, 'toolCalls'>): number {
   const seen = new Set<string>();
   let repeats = 0;
-  for (const c of trace.toolCalls) {
-    const key = `${c.toolName} ${c.input}`;
+  for (const call of trace.toolCalls) {
+    const key = `${call.toolName} ${call.input}`;
     if (seen.has(key)) repeats += 1;
     else seen.add(key);
   }

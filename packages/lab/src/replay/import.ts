@@ -146,11 +146,14 @@ function isRecordList(value: unknown[]): boolean {
   return (
     value.length > 0 &&
     value.every(
-      (v) =>
-        (typeof v === 'object' && v !== null && !Array.isArray(v) && ('messages' in v || 'items' in v)) ||
-        isAtif(v) ||
-        isPagewiseSession(v) ||
-        Array.isArray(v),
+      (item) =>
+        (typeof item === 'object' &&
+          item !== null &&
+          !Array.isArray(item) &&
+          ('messages' in item || 'items' in item)) ||
+        isAtif(item) ||
+        isPagewiseSession(item) ||
+        Array.isArray(item),
     )
   );
 }
@@ -232,7 +235,7 @@ export async function readTraces(target: string, options: ReadTracesOptions = {}
       : parseTraces(await readFile(file, 'utf8'), name, options);
     for (const trace of read) {
       let id = trace.id;
-      for (let n = 2; seen.has(id); n += 1) id = `${trace.id}~${n}`;
+      for (let suffix = 2; seen.has(id); suffix += 1) id = `${trace.id}~${suffix}`;
       seen.add(id);
       traces.push({
         ...trace,

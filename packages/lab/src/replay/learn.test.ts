@@ -29,11 +29,11 @@ describe('learnFromTraces', () => {
       '\n',
     );
     // Eight customers of the same shop: the same conversation with other ids and amounts.
-    const records = Array.from({ length: 8 }, (_, i) =>
+    const records = Array.from({ length: 8 }, (_, index) =>
       line!
-        .replaceAll('gift_card_9911020', `gift_card_99110${20 + i}`)
-        .replaceAll('credit_card_4421397', `credit_card_44213${10 + i}`)
-        .replaceAll('"id": "return-yoga-mat"', `"id": "customer-${i}"`),
+        .replaceAll('gift_card_9911020', `gift_card_99110${20 + index}`)
+        .replaceAll('credit_card_4421397', `credit_card_44213${10 + index}`)
+        .replaceAll('"id": "return-yoga-mat"', `"id": "customer-${index}"`),
     );
     const traces = parseTraces(records.join('\n'), 'shop.jsonl');
     const result = await learnFromTraces(traces, { holdout: 0.5 });

@@ -82,10 +82,12 @@ describe('pagewise span export', () => {
       );
     const first = await recordPagewiseSpans({ recordContent: true });
     const second = await recordPagewiseSpans({ recordContent: true });
-    const a = lines(first.otlp as Otlp);
-    const b = lines(second.otlp as Otlp);
-    expect(a.length).toBeGreaterThan(2);
-    const mixed = a.flatMap((line, i) => [line, ...(b[i] ? [b[i]] : [])]).concat(b.slice(a.length));
+    const firstLines = lines(first.otlp as Otlp);
+    const secondLines = lines(second.otlp as Otlp);
+    expect(firstLines.length).toBeGreaterThan(2);
+    const mixed = firstLines
+      .flatMap((line, i) => [line, ...(secondLines[i] ? [secondLines[i]] : [])])
+      .concat(secondLines.slice(firstLines.length));
     const text = `${mixed.map((line) => JSON.stringify(line)).join('\n')}\n`;
     const traces = parseTraces(text, 'collector.jsonl');
     expect(traces.map((t) => t.id).sort()).toEqual(

@@ -79,7 +79,7 @@ describe('replayTrace', () => {
     const replay = await replayTrace(analyzeTrace(trace), none);
     expect(Object.getPrototypeOf(replay.toolTokens)).toBe(Object.prototype);
     expect(Object.keys(replay.toolTokens).sort()).toEqual(['__proto__', 'constructor']);
-    for (const n of Object.values(replay.toolTokens)) expect(n).toBeGreaterThan(0);
+    for (const tokens of Object.values(replay.toolTokens)) expect(tokens).toBeGreaterThan(0);
   });
 });
 

@@ -52,9 +52,9 @@ export interface TraceAnalysis {
 /** Finds the used-later values of a trace. */
 export function analyzeTrace(trace: ReplayTrace): TraceAnalysis {
   const callNumber = new Map<number, number>();
-  let n = 0;
-  trace.items.forEach((item, i) => {
-    if (item.type === 'assistant') callNumber.set(i, ++n);
+  let calls = 0;
+  trace.items.forEach((item, index) => {
+    if (item.type === 'assistant') callNumber.set(index, ++calls);
   });
   return { trace, uses: usedLaterValues(trace.items), callNumber };
 }
@@ -166,8 +166,8 @@ export async function replayTrace(analysis: TraceAnalysis, strategy: ReplayStrat
         services,
         signal,
         ledger,
-        appendCompaction: async (c) => {
-          append({ kind: 'compaction', ...c });
+        appendCompaction: async (compaction) => {
+          append({ kind: 'compaction', ...compaction });
         },
       };
       for (const processor of history) await processor.process(request, ctx);
@@ -185,11 +185,11 @@ export async function replayTrace(analysis: TraceAnalysis, strategy: ReplayStrat
       const pending = usesAt.get(index);
       if (pending) {
         const seen = [trace.system, ...request.items.map(itemText)].join('\n').toLowerCase();
-        for (const u of pending) {
-          const use = uses[u]!;
+        for (const useIndex of pending) {
+          const use = uses[useIndex]!;
           const present = holdsValue(seen, use.value);
           result.outcomes.push({
-            use: u,
+            use: useIndex,
             present,
             ...(present ? {} : { keptInstead: keptOf(request.items, use.toolCallId) }),
           });

@@ -65,7 +65,7 @@ export async function replayTraces(traces: readonly ReplayTrace[], options: Repl
   const analyses = traces.map(analyzeTrace);
   const replays: TraceReplay[][] = [];
   const strategyMs = strategies.map(() => 0);
-  for (const [i, analysis] of analyses.entries()) {
+  for (const [index, analysis] of analyses.entries()) {
     // A turn of the event loop between traces, so an interrupt is seen on a long replay.
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (options.signal?.aborted) throw new AbortedError('The replay was interrupted.');
@@ -86,7 +86,7 @@ export async function replayTraces(traces: readonly ReplayTrace[], options: Repl
       replays.push(row);
       await options.onTrace?.({ key, replays: row, strategyMs: ms });
     }
-    options.onProgress?.({ done: i + 1, total: analyses.length, trace: analysis.trace.id });
+    options.onProgress?.({ done: index + 1, total: analyses.length, trace: analysis.trace.id });
   }
   return buildReport(analyses, replays, strategies, performance.now() - started, options.maxLosses, strategyMs);
 }

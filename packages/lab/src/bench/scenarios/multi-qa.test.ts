@@ -29,10 +29,10 @@ const question = (id: string, sentences: string[]): HotpotRecord => ({
 const call = (promptText: string, answers: { question_number: number; answer?: string }[]): CapturedCall => ({
   params: { prompt: [{ role: 'user', content: [{ type: 'text', text: promptText }] }] satisfies LanguageModelV3Prompt },
   text: '',
-  toolCalls: answers.map((a, i) => ({
-    toolCallId: `c${i}`,
+  toolCalls: answers.map((answer, index) => ({
+    toolCallId: `c${index}`,
     toolName: 'answer',
-    input: JSON.stringify({ answer: 'x', ...a }),
+    input: JSON.stringify({ answer: 'x', ...answer }),
   })),
 });
 
@@ -76,8 +76,10 @@ describe.runIf(available)('multi-objective-qa scenario', () => {
           {
             name: 'hide-search',
             process(request) {
-              request.items = request.items.map((i) =>
-                i.type === 'tool-result' && i.toolName === QA_SEARCH_TOOL ? { ...i, output: '[removed]' } : i,
+              request.items = request.items.map((item) =>
+                item.type === 'tool-result' && item.toolName === QA_SEARCH_TOOL
+                  ? { ...item, output: '[removed]' }
+                  : item,
               );
             },
           },
@@ -98,8 +100,8 @@ describe.runIf(available)('multi-objective-qa scenario', () => {
     expect(none?.exactMatch).not.toBeNull();
     expect(none?.f1).not.toBeNull();
     // An episode succeeds only when every one of its answers is an exact match.
-    for (const e of report.runs.episodes.filter((x) => x.strategy === 'none'))
-      expect(e.success).toBe(e.exactMatch === 1 && e.error === undefined);
+    for (const episode of report.runs.episodes.filter((x) => x.strategy === 'none'))
+      expect(episode.success).toBe(episode.exactMatch === 1 && episode.error === undefined);
   });
 
   it('takes N as the number of questions per episode', async () => {

@@ -49,8 +49,8 @@ export interface MultiQaScenarioOptions {
  * Model calls allowed for k questions: twice what the offline policy needs at most (every question
  * searched the most times, then answered), so a real model has room while a loop still ends.
  */
-export function multiQaMaxSteps(k: number): number {
-  return 2 * k * (MAX_SEARCHES_PER_QUESTION + 1) + 2;
+export function multiQaMaxSteps(questionCount: number): number {
+  return 2 * questionCount * (MAX_SEARCHES_PER_QUESTION + 1) + 2;
 }
 
 function isQaTask(task: ScenarioTask): task is MultiQaBenchTask {
@@ -98,12 +98,12 @@ function answerPrompts(calls: readonly CapturedCall[], questionCount: number): M
 export function episodeEvidenceRecall(questions: readonly HotpotRecord[], calls: readonly CapturedCall[]): number {
   if (questions.length === 0) return 1;
   const prompts = answerPrompts(calls, questions.length);
-  const perQuestion = questions.map((q, i) => {
-    const prompt = prompts.get(i + 1);
+  const perQuestion = questions.map((question, index) => {
+    const prompt = prompts.get(index + 1);
     return prompt === undefined
       ? 0
       : evidenceRecall(
-          q.supporting.map((s) => s.sentence),
+          question.supporting.map((s) => s.sentence),
           prompt,
         );
   });

@@ -20,15 +20,15 @@ const hideFirstOrder: ContextProcessor = {
   process(request) {
     const inputs = new Map<string, unknown>();
     for (const item of request.items)
-      if (item.type === 'assistant') for (const c of item.toolCalls) inputs.set(c.toolCallId, c.input);
+      if (item.type === 'assistant') for (const call of item.toolCalls) inputs.set(call.toolCallId, call.input);
     const orderOf = (id: string) => (inputs.get(id) as { order_id?: string } | undefined)?.order_id;
     const first = request.items.find((i) => i.type === 'tool-result' && i.toolName === RETAIL_TOOL_NAMES.getOrder);
     if (first?.type !== 'tool-result') return;
     const hidden = orderOf(first.toolCallId);
-    request.items = request.items.map((i) =>
-      i.type === 'tool-result' && i.toolName === RETAIL_TOOL_NAMES.getOrder && orderOf(i.toolCallId) === hidden
-        ? { ...i, output: '[removed]' }
-        : i,
+    request.items = request.items.map((item) =>
+      item.type === 'tool-result' && item.toolName === RETAIL_TOOL_NAMES.getOrder && orderOf(item.toolCallId) === hidden
+        ? { ...item, output: '[removed]' }
+        : item,
     );
   },
 };
@@ -52,16 +52,16 @@ describe.runIf(available)('retail-tool-use scenario', () => {
     const [none, hidden] = report.results;
     expect(none?.successRate).toBe(1);
     expect(hidden?.successRate).toBe(0);
-    for (const e of report.runs.episodes.filter((x) => x.strategy === 'test-hide-first-order')) {
-      expect(e.error).toBeUndefined(); // it answered, and said what was missing instead of guessing
-      expect(e.answer).toMatch(/Answer: unknown/);
+    for (const episode of report.runs.episodes.filter((x) => x.strategy === 'test-hide-first-order')) {
+      expect(episode.error).toBeUndefined(); // it answered, and said what was missing instead of guessing
+      expect(episode.answer).toMatch(/Answer: unknown/);
     }
   });
 
   it('gives the same numbers for the same seed', async () => {
     const run = () => runBench({ scenario, strategies: ['none', 'clear-tool-results'], tasks: 2, seed: 7 });
-    const strip = (r: Awaited<ReturnType<typeof run>>) =>
-      r.results.map(({ overheadMsPerStep: _o, wallMs: _w, ...rest }) => rest);
+    const strip = (report: Awaited<ReturnType<typeof run>>) =>
+      report.results.map(({ overheadMsPerStep: _o, wallMs: _w, ...rest }) => rest);
     expect(strip(await run())).toEqual(strip(await run()));
   });
 

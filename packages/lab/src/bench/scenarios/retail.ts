@@ -74,13 +74,13 @@ export function createRetailScenario(options: RetailScenarioOptions = {}): Bench
     },
     async prepare(params: ScenarioParams): Promise<RetailBenchTask[]> {
       const tasks = generateRetailTasks(await load(), { count: params.tasks, seed: params.seed });
-      return tasks.map((t) => ({
-        id: t.id,
-        prompt: t.prompt,
-        template: t.template,
-        gold: t.gold,
-        goldAnswer: t.goldAnswer,
-        expectedCalls: t.expectedCalls,
+      return tasks.map((task) => ({
+        id: task.id,
+        prompt: task.prompt,
+        template: task.template,
+        gold: task.gold,
+        goldAnswer: task.goldAnswer,
+        expectedCalls: task.expectedCalls,
       }));
     },
     async runEpisode(task: ScenarioTask, context: EpisodeContext): Promise<EpisodeOutcome> {

@@ -84,18 +84,18 @@ export function readAtif(value: unknown, meta: { source: string }): ReplayTrace 
       toolCalls: calls.map((c) => ({ toolCallId: c.tool_call_id, toolName: c.function_name, input: c.arguments })),
     });
     const names = new Map(calls.map((c) => [c.tool_call_id, c.function_name]));
-    (step.observation?.results ?? []).forEach((result, i) => {
+    (step.observation?.results ?? []).forEach((result, resultIndex) => {
       const callId = result.source_call_id;
       // A result without a call (an action outside tool calling) has no tool to group it by.
       const toolName = callId ? names.get(callId) : 'action';
       if (toolName === undefined)
         throw new TraceFormatError(
           meta.source,
-          `${at}.observation.results[${i}].source_call_id: "${callId}" is not a tool_call_id of step ${step.step_id}`,
+          `${at}.observation.results[${resultIndex}].source_call_id: "${callId}" is not a tool_call_id of step ${step.step_id}`,
         );
       items.push({
         type: 'tool-result',
-        toolCallId: callId ?? `${step.step_id}-${i}`,
+        toolCallId: callId ?? `${step.step_id}-${resultIndex}`,
         toolName,
         output: result.content ?? '',
         isError: false,

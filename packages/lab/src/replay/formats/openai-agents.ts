@@ -27,8 +27,10 @@ const FunctionResult = z
 
 /** The protocol item of an entry: its `rawItem` for a run item, the entry itself otherwise. */
 function rawOf(entry: unknown): unknown {
-  const e = entry as { type?: unknown; rawItem?: unknown } | null;
-  return e && typeof e.type === 'string' && RUN_ITEM_TYPES.has(e.type) && e.rawItem !== undefined ? e.rawItem : entry;
+  const item = entry as { type?: unknown; rawItem?: unknown } | null;
+  return item && typeof item.type === 'string' && RUN_ITEM_TYPES.has(item.type) && item.rawItem !== undefined
+    ? item.rawItem
+    : entry;
 }
 
 /** Whether `value` is an Agents SDK item list: every entry a protocol item or a run item, a function call among them. */

@@ -27,10 +27,10 @@ const ChatMessage = z.discriminatedUnion('role', [
 /** Whether `value` looks like one Chat Completions message. */
 export function isChatMessage(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const m = value as Record<string, unknown>;
-  if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(m.role))) return false;
-  if (Array.isArray(m.content) && m.content.some((p) => isAiSdkPart(p))) return false;
-  return 'content' in m || 'tool_calls' in m;
+  const message = value as Record<string, unknown>;
+  if (!['system', 'developer', 'user', 'assistant', 'tool'].includes(String(message.role))) return false;
+  if (Array.isArray(message.content) && message.content.some((p) => isAiSdkPart(p))) return false;
+  return 'content' in message || 'tool_calls' in message;
 }
 
 function isAiSdkPart(part: unknown): boolean {

@@ -18,8 +18,8 @@ const SessionShape = z
 
 /** Whether `value` looks like a stored session. */
 export function isPagewiseSession(value: unknown): boolean {
-  const v = value as Record<string, unknown> | null;
-  return !!v && typeof v.sessionId === 'string' && Array.isArray(v.events);
+  const record = value as Record<string, unknown> | null;
+  return !!record && typeof record.sessionId === 'string' && Array.isArray(record.events);
 }
 
 /** A session's events as a trace. */

@@ -57,17 +57,21 @@ export function contentText(content: unknown): string {
       .map((part) => {
         if (typeof part === 'string') return part;
         if (typeof part === 'object' && part !== null) {
-          const p = part as Record<string, unknown>;
-          for (const key of ['text', 'content', 'value'] as const) if (typeof p[key] === 'string') return p[key];
+          const record = part as Record<string, unknown>;
+          for (const key of ['text', 'content', 'value'] as const)
+            if (typeof record[key] === 'string') return record[key];
         }
         return JSON.stringify(part);
       })
       .join('\n');
   }
   if (typeof content === 'object') {
-    const c = content as Record<string, unknown>;
-    if (typeof c.text === 'string' && Object.keys(c).every((k) => k === 'text' || k === 'type' || k === 'providerData'))
-      return c.text;
+    const record = content as Record<string, unknown>;
+    if (
+      typeof record.text === 'string' &&
+      Object.keys(record).every((k) => k === 'text' || k === 'type' || k === 'providerData')
+    )
+      return record.text;
   }
   return JSON.stringify(content);
 }

@@ -105,13 +105,13 @@ describe.skipIf(!available)('loadHotpot (shared HotpotQA dev set)', () => {
     expect(records).toHaveLength(100);
     expect(new Set(records.map((r) => r.id)).size).toBe(100);
     expect(new Set(records.map((r) => r.type))).toEqual(new Set(['bridge', 'comparison']));
-    for (const r of records) expect(r.paragraphs).toHaveLength(10);
+    for (const record of records) expect(record.paragraphs).toHaveLength(10);
   });
 
   it('resolves every supporting fact to a sentence of its paragraph, as the file lists it', () => {
     const raw = readFileSync(defaultHotpotPath(), 'utf8').trim().split('\n');
-    records.forEach((record, i) => {
-      const listed = (JSON.parse(raw[i] ?? '{}') as { supporting_facts: [string, number[], string[]][] })
+    records.forEach((record, index) => {
+      const listed = (JSON.parse(raw[index] ?? '{}') as { supporting_facts: [string, number[], string[]][] })
         .supporting_facts;
       expect(record.supporting.length).toBeGreaterThanOrEqual(2);
       for (const fact of record.supporting) {

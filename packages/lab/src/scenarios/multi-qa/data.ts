@@ -120,9 +120,9 @@ export async function loadHotpot(file: string = defaultHotpotPath()): Promise<Ho
   }
   const lines = (await readFile(file, 'utf8')).split('\n');
   const records: HotpotRecord[] = [];
-  lines.forEach((line, i) => {
+  lines.forEach((line, index) => {
     if (!line.trim()) return;
-    const where = `${file}:${i + 1}`;
+    const where = `${file}:${index + 1}`;
     let json: unknown;
     try {
       json = JSON.parse(line);

@@ -34,9 +34,9 @@ describe('answer metrics', () => {
   });
 
   it('scores an answer sheet, counting unanswered questions as wrong', () => {
-    const q = (answer: string) => ({ answer, id: answer }) as HotpotRecord;
+    const record = (answer: string) => ({ answer, id: answer }) as HotpotRecord;
     const score = scoreQaAnswers(
-      [q('Paris'), q('beer and whisky'), q('yes')],
+      [record('Paris'), record('beer and whisky'), record('yes')],
       new Map([
         [1, 'paris'],
         [2, 'whisky'],

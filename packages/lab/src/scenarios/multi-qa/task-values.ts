@@ -10,9 +10,9 @@ export function multiQaTaskValues(task: ScenarioTask): ScenarioTaskValues {
   const questions =
     (task as { questions?: { answer?: unknown; supporting?: { title?: unknown }[] }[] }).questions ?? [];
   const values: string[] = [];
-  for (const q of questions) {
-    if (typeof q.answer === 'string') values.push(q.answer);
-    for (const s of q.supporting ?? []) if (typeof s.title === 'string') values.push(s.title);
+  for (const question of questions) {
+    if (typeof question.answer === 'string') values.push(question.answer);
+    for (const fact of question.supporting ?? []) if (typeof fact.title === 'string') values.push(fact.title);
   }
   return { facts: uniqueValues(values.map(canonicalValue)), forbidden: uniqueValues(values) };
 }

@@ -47,11 +47,11 @@ export function renderQaPrompt(questions: readonly HotpotRecord[]): string {
  * const [episode] = generateQaEpisodes(await loadHotpot(), { k: 4, episodes: 1, seed: 7 });
  */
 export function generateQaEpisodes(records: readonly HotpotRecord[], options: QaEpisodeOptions): QaEpisode[] {
-  const k = options.k ?? 4;
-  if (!Number.isInteger(k) || k < 1 || k > records.length) {
+  const questionCount = options.k ?? 4;
+  if (!Number.isInteger(questionCount) || questionCount < 1 || questionCount > records.length) {
     throw new ConfigurationError(
       'invalid-option',
-      `k (questions per episode) must be an integer from 1 to ${records.length} (the records given), got ${k}.`,
+      `k (questions per episode) must be an integer from 1 to ${records.length} (the records given), got ${questionCount}.`,
     );
   }
   if (!Number.isInteger(options.episodes) || options.episodes < 0) {
@@ -60,10 +60,14 @@ export function generateQaEpisodes(records: readonly HotpotRecord[], options: Qa
   const random = seededRandom(options.seed);
   let pool: HotpotRecord[] = [];
   const out: QaEpisode[] = [];
-  for (let e = 0; e < options.episodes; e++) {
-    if (pool.length < k) pool = seededShuffle(records, random);
-    const questions = pool.splice(0, k);
-    out.push({ id: `multi-qa-s${options.seed}-k${k}-${e}`, questions, prompt: renderQaPrompt(questions) });
+  for (let episode = 0; episode < options.episodes; episode++) {
+    if (pool.length < questionCount) pool = seededShuffle(records, random);
+    const questions = pool.splice(0, questionCount);
+    out.push({
+      id: `multi-qa-s${options.seed}-k${questionCount}-${episode}`,
+      questions,
+      prompt: renderQaPrompt(questions),
+    });
   }
   return out;
 }

@@ -92,13 +92,15 @@ describe.skipIf(!available)('search over real episodes', () => {
     let anyGold = 0;
     let bothGold = 0;
     let total = 0;
-    for (const e of generateQaEpisodes(records, { k: 4, episodes: 25, seed: 1 })) {
-      const { search } = createQaTools(e);
-      for (const q of e.questions) {
-        const titles = String(await search.execute({ query: q.question }, ctx))
+    for (const qaEpisode of generateQaEpisodes(records, { k: 4, episodes: 25, seed: 1 })) {
+      const { search } = createQaTools(qaEpisode);
+      for (const question of qaEpisode.questions) {
+        const titles = String(await search.execute({ query: question.question }, ctx))
           .split('\n\n')
-          .map((p) => e.questions.flatMap((r) => r.paragraphs).find((para) => p === renderParagraph(para))?.title);
-        const gold = [...new Set(q.supporting.map((s) => s.title))];
+          .map(
+            (p) => qaEpisode.questions.flatMap((r) => r.paragraphs).find((para) => p === renderParagraph(para))?.title,
+          );
+        const gold = [...new Set(question.supporting.map((s) => s.title))];
         if (gold.some((t) => titles.includes(t))) anyGold += 1;
         if (gold.every((t) => titles.includes(t))) bothGold += 1;
         total += 1;

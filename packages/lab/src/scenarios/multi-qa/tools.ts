@@ -75,8 +75,8 @@ export function createQaTools(episode: QaEpisode): QaToolset {
     name: QA_SEARCH_TOOL,
     description: 'Searches the document collection and returns the best matching paragraphs in full, as "Title: text".',
     inputSchema: qaSearchInput,
-    execute: ({ query, k = 3 }) => {
-      const hits = index.search(query).slice(0, k);
+    execute: ({ query, k: hitCount = 3 }) => {
+      const hits = index.search(query).slice(0, hitCount);
       if (hits.length === 0)
         return `No paragraph matches "${query}". Try other words, such as the names in the question.`;
       return hits.map((hit) => renderParagraph(paragraphs[hit.id as number] as HotpotParagraph)).join('\n\n');

@@ -153,7 +153,7 @@ function addTo(key: string, ctx: PlanState, urls: readonly string[]): void {
   const recorded = ctx.state.get(key);
   const set = new Set(Array.isArray(recorded) ? (recorded as string[]) : []);
   const before = set.size;
-  for (const u of urls) set.add(u);
+  for (const url of urls) set.add(url);
   if (set.size !== before) ctx.state.set(key, [...set]);
 }
 

@@ -92,8 +92,8 @@ describe('the one-line answer', () => {
     });
     const total = row('ACME_2019_10K.pdf#4', 'Total assets');
     const other = row('ACME_2019_10K.pdf#5', 'Total other assets');
-    const q = 'For Acme, what was the Total other assets in 2019?';
-    expect(answerLine(q, [other], [total, other])).toBe(
+    const question = 'For Acme, what was the Total other assets in 2019?';
+    expect(answerLine(question, [other], [total, other])).toBe(
       'Answer: Acme 2019 Total other assets: 10 (ACME_2019_10K.pdf#5)',
     );
     const elsewhere = row('ZENITH_2019_10K.pdf#2', 'Total other assets');

@@ -125,8 +125,8 @@ const ORDINALS = ['first', 'second', 'third', 'fourth'];
 
 /** The quarter a question names, `1` to `4` ("Q1 2023", "1Q23", "the first quarter"); undefined when none. */
 function quarterOf(text: string): string | undefined {
-  const q = /\b(?:q([1-4])|([1-4])q)/i.exec(text);
-  if (q) return q[1] ?? q[2];
+  const quarterMatch = /\b(?:q([1-4])|([1-4])q)/i.exec(text);
+  if (quarterMatch) return quarterMatch[1] ?? quarterMatch[2];
   const ordinal = /\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter\b/i.exec(text)?.[1];
   return ordinal ? String(ORDINALS.indexOf(ordinal.toLowerCase()) + 1) : undefined;
 }

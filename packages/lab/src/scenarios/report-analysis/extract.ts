@@ -90,9 +90,9 @@ function parseBlock(header: RegExpMatchArray, block: string): ParsedReport | und
 export function findReports(text: string): ParsedReport[] {
   const headers = [...text.matchAll(HEADER_RE)];
   const reports: ParsedReport[] = [];
-  headers.forEach((header, i) => {
+  headers.forEach((header, column) => {
     // A report's table lies between its header and the next report's header, never beyond.
-    const block = text.slice(header.index, headers[i + 1]?.index ?? text.length);
+    const block = text.slice(header.index, headers[column + 1]?.index ?? text.length);
     const parsed = parseBlock(header, block);
     if (parsed) reports.push(parsed);
   });
@@ -176,12 +176,12 @@ export function partialAnswer(spec: QuestionSpec, reports: readonly ReportFacts[
 }
 
 // A report read twice (overlapping batches) must not take two places in a ranking.
-function topItems(items: readonly RankedItem[], k: number): RankedItem[] {
+function topItems(items: readonly RankedItem[], count: number): RankedItem[] {
   const seen = new Set<string>();
   return [...items]
     .sort(compareRanked)
     .filter((item) => !seen.has(item.id) && seen.add(item.id) !== undefined)
-    .slice(0, k);
+    .slice(0, count);
 }
 
 const rankedItemSchema = z.object({
@@ -324,11 +324,12 @@ export function formatAnswer(spec: QuestionSpec, final: GoldAnswer): string {
       return `The top ${final.items.length} reports by ${label}, highest first: ${list}.`;
     }
     case 'compare': {
-      const [a, b] = final.regions;
+      const [first, second] = final.regions;
       const [ta, tb] = final.totals;
       if (final.winner === null)
-        return `It is a tie: ${a} and ${b} both have a total ${label} of ${formatInteger(ta)}.`;
-      const [winner, wTotal, loser, lTotal] = final.winner === a ? [a, ta, b, tb] : [b, tb, a, ta];
+        return `It is a tie: ${first} and ${second} both have a total ${label} of ${formatInteger(ta)}.`;
+      const [winner, wTotal, loser, lTotal] =
+        final.winner === first ? [first, ta, second, tb] : [second, tb, first, ta];
       return `${winner} has the higher total ${label}: ${formatInteger(wTotal)}, against ${formatInteger(lTotal)} for ${loser}.`;
     }
     case 'count': {

@@ -192,15 +192,15 @@ describe('the synonym table', () => {
       }
   });
 
-  for (const c of CASES)
-    it(`maps "${c.question}" to the row "${c.lines.at(-1)!.replace(/\s[$(]*\d.*$/, '')}" (${c.measure})`, () => {
-      const measure = byName.get(c.measure)!;
+  for (const testCase of CASES)
+    it(`maps "${testCase.question}" to the row "${testCase.lines.at(-1)!.replace(/\s[$(]*\d.*$/, '')}" (${testCase.measure})`, () => {
+      const measure = byName.get(testCase.measure)!;
       // A flow of the cash flow statement is printed for six months: asked as the 10-Q reports it.
-      const question = `${c.question} ${measure.statement === 'cash flows' ? 'as reported in the Q2 2024 10-Q' : 'in Q2 2024'}?`;
+      const question = `${testCase.question} ${measure.statement === 'cash flows' ? 'as reported in the Q2 2024 10-Q' : 'in Q2 2024'}?`;
       expect(questionMeasures(question)).toEqual([measure]);
       const uri = 'ACME_2024_Q2_10Q.pdf#4';
-      const passages = findPassages(question, [{ uri, body: statementPage(measure.statement!, c.lines) }], 10);
-      const row = passages.find((p) => p.row && c.lines.at(-1)!.startsWith(p.row.label));
+      const passages = findPassages(question, [{ uri, body: statementPage(measure.statement!, testCase.lines) }], 10);
+      const row = passages.find((p) => p.row && testCase.lines.at(-1)!.startsWith(p.row.label));
       expect(row, passages.map((p) => p.text).join('\n')).toBeDefined();
       expect(labelPrints(measure, row!.row!.label, row!.row!.section)).toBe(true);
       expect(MEASURES.filter((m) => labelPrints(m, row!.row!.label, row!.row!.section))).toEqual([measure]);
@@ -208,7 +208,7 @@ describe('the synonym table', () => {
       // The row leads, and the one-line answer states its value for the quarter.
       expect(passages[0]?.citation).toBe(uri);
       const line = answerLine(question, passages, fittingRows(question, passages));
-      expect(line).toMatch(new RegExp(`: ${c.stated.replace(/[$()]/g, '\\$&')} \\(${uri}\\)$`));
+      expect(line).toMatch(new RegExp(`: ${testCase.stated.replace(/[$()]/g, '\\$&')} \\(${uri}\\)$`));
     });
 
   it('takes the longest phrase at a place, and every measure a question names', () => {

@@ -316,9 +316,9 @@ export function questionMeasures(question: string): Measure[] {
   for (const entry of table())
     for (const phrase of entry.phrases) {
       const parts = phrase.split(' ');
-      for (let i = 0; i + parts.length <= words.length; i += 1)
-        if (parts.every((part, k) => words[i + k] === part))
-          found.push({ measure: entry.measure, start: i, end: i + parts.length });
+      for (let start = 0; start + parts.length <= words.length; start += 1)
+        if (parts.every((part, k) => words[start + k] === part))
+          found.push({ measure: entry.measure, start, end: start + parts.length });
     }
   // Longest first; a match inside a longer one's span is the longer one's word.
   found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);

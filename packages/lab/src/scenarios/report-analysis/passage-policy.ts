@@ -44,28 +44,28 @@ function toolOutputs(view: PromptView, name: string): string[] {
 }
 
 function readPlan(instruction: string): { total: number; loaded: number; next: string[] } | undefined {
-  const m = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(instruction);
-  if (!m) return undefined;
+  const match = /Reading plan: (\d+) documents; (\d+) loaded; next unread: (\[.*\])/.exec(instruction);
+  if (!match) return undefined;
   try {
-    const next = JSON.parse(m[3]!) as unknown;
+    const next = JSON.parse(match[3]!) as unknown;
     return {
-      total: Number(m[1]),
-      loaded: Number(m[2]),
+      total: Number(match[1]),
+      loaded: Number(match[2]),
       next: Array.isArray(next) ? next.filter((u): u is string => typeof u === 'string') : [],
     };
   } catch {
-    return { total: Number(m[1]), loaded: Number(m[2]), next: [] };
+    return { total: Number(match[1]), loaded: Number(match[2]), next: [] };
   }
 }
 
 function readSaved(instruction: string): SavedPassages | undefined {
-  const m = new RegExp(`^- ${PASSAGES_ID}: (\\{.*\\})$`, 'm').exec(instruction);
-  if (!m) return undefined;
+  const match = new RegExp(`^- ${PASSAGES_ID}: (\\{.*\\})$`, 'm').exec(instruction);
+  if (!match) return undefined;
   try {
-    const value = JSON.parse(m[1]!) as Partial<SavedPassages>;
+    const value = JSON.parse(match[1]!) as Partial<SavedPassages>;
     if (typeof value.read !== 'number' || !Array.isArray(value.passages)) return undefined;
-    const valid = (p: Passage | undefined): p is Passage =>
-      typeof p?.citation === 'string' && typeof p?.text === 'string' && typeof p?.score === 'number';
+    const valid = (passage: Passage | undefined): passage is Passage =>
+      typeof passage?.citation === 'string' && typeof passage?.text === 'string' && typeof passage?.score === 'number';
     const rows = Array.isArray(value.rows) ? value.rows.filter(valid).filter((p) => validRow(p.row)) : [];
     return { read: value.read, passages: value.passages.filter(valid), rows };
   } catch {
@@ -75,13 +75,13 @@ function readSaved(instruction: string): SavedPassages | undefined {
 
 function validRow(row: unknown): boolean {
   if (typeof row !== 'object' || row === null) return false;
-  const r = row as Record<string, unknown>;
+  const record = row as Record<string, unknown>;
   const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
   return (
-    typeof r.label === 'string' &&
-    strings(r.values) &&
-    (r.columns === undefined || strings(r.columns)) &&
-    (r.unit === undefined || typeof r.unit === 'string')
+    typeof record.label === 'string' &&
+    strings(record.values) &&
+    (record.columns === undefined || strings(record.columns)) &&
+    (record.unit === undefined || typeof record.unit === 'string')
   );
 }
 

@@ -76,9 +76,9 @@ describe('findPassages', () => {
   });
 
   it('merges lists best first without duplicates', () => {
-    const a = { citation: 'a.txt:1', text: 'x', score: 0.5 };
-    const b = { citation: 'b.txt:1', text: 'y', score: 0.9 };
-    expect(mergePassages([[a], [b, a]], 3)).toEqual([b, a]);
+    const lower = { citation: 'a.txt:1', text: 'x', score: 0.5 };
+    const higher = { citation: 'b.txt:1', text: 'y', score: 0.9 };
+    expect(mergePassages([[lower], [higher, lower]], 3)).toEqual([higher, lower]);
   });
 
   it('prefers the row whose label is what the question names, and reads a sentence ending in a year as prose', () => {

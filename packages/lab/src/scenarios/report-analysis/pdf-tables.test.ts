@@ -65,7 +65,7 @@ describe('PDF tables and lists', () => {
     const item = found.find((p) => p.text.includes('revenue up 9%'));
     expect(item?.text.length).toBeGreaterThan(600);
     expect(item?.text.endsWith('reaching $13.2 billion.')).toBe(true);
-    for (const p of found) expect(p.text).not.toMatch(/…$/);
+    for (const passage of found) expect(passage.text).not.toMatch(/…$/);
     expect(found.some((p) => p.text.includes('$4.1 billion') && p.text.includes('$13.2 billion'))).toBe(false);
   });
 });

@@ -4,15 +4,15 @@ import { canonicalTerm, inflectionStem, quartersOf, searchQuery, spelledTerm, un
 
 describe('understandQuestion', () => {
   it('takes terms from the question, not from the role and format instructions around it', () => {
-    const q = understandQuestion(
+    const understood = understandQuestion(
       'Assume that you are a public equities analyst. Answer the following question by primarily using information that is shown in the cash flow statement: what is the FY2022 capital expenditure amount for 3M? Answer in USD millions.',
     );
-    expect(q.words).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditure', '3m']);
-    expect(q.terms).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditur', '3m']);
+    expect(understood.words).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditure', '3m']);
+    expect(understood.terms).toEqual(['cash', 'flow', 'statement', '2022', 'capital', 'expenditur', '3m']);
     for (const boilerplate of ['assume', 'public', 'equities', 'analyst', 'answer', 'usd', 'million'])
-      expect(q.terms).not.toContain(boilerplate);
-    expect(q.entities).toEqual(['3m']);
-    expect(q.years).toEqual(['2022']);
+      expect(understood.terms).not.toContain(boilerplate);
+    expect(understood.entities).toEqual(['3m']);
+    expect(understood.years).toEqual(['2022']);
   });
 
   it('reads names, periods and form types in their usual spellings', () => {
@@ -77,9 +77,9 @@ describe('understandQuestion', () => {
       'string',
     ]);
     // A question's verb meets the document's, while search and the answer keep the question's word.
-    const q = understandQuestion('Why did operating income decrease in 2019?');
-    expect(q.terms).toContain(canonicalTerm('decreased'));
-    expect(q.words).toContain('decrease');
+    const understood = understandQuestion('Why did operating income decrease in 2019?');
+    expect(understood.terms).toContain(canonicalTerm('decreased'));
+    expect(understood.words).toContain('decrease');
   });
 
   it('finds a passage that writes the period differently from the question', () => {

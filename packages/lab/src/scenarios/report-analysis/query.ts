@@ -87,11 +87,11 @@ export function quartersOf(text: string): string[] {
  * a number ("1,577" → "1577"), and a plural `s` dropped ("sales" → "sale").
  */
 export function spelledTerm(word: string): string {
-  let w = word.toLowerCase().replace(/['’]s$/, '');
-  const fy = /^fy'?(\d{2}|\d{4})$/.exec(w);
-  if (fy) w = fy[1]!.length === 2 ? `20${fy[1]}` : fy[1]!;
-  if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(w)) w = w.replace(/,/g, '');
-  return w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !/\d/.test(w) ? w.slice(0, -1) : w;
+  let term = word.toLowerCase().replace(/['’]s$/, '');
+  const fy = /^fy'?(\d{2}|\d{4})$/.exec(term);
+  if (fy) term = fy[1]!.length === 2 ? `20${fy[1]}` : fy[1]!;
+  if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(term)) term = term.replace(/,/g, '');
+  return term.length > 3 && term.endsWith('s') && !term.endsWith('ss') && !/\d/.test(term) ? term.slice(0, -1) : term;
 }
 
 const VOWEL = /[aeiouy]/;
@@ -108,21 +108,22 @@ const VOWEL = /[aeiouy]/;
  */
 export function inflectionStem(word: string): string {
   if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word;
-  let w = word;
-  if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (/[^aeiou]ies$/.test(w) && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-  if (/[^aeiou]ied$/.test(w) && w.length > 4) w = `${w.slice(0, -3)}y`;
+  let stemmed = word;
+  if (stemmed.endsWith('sses')) stemmed = stemmed.slice(0, -2);
+  else if (/[^aeiou]ies$/.test(stemmed) && stemmed.length > 4) stemmed = `${stemmed.slice(0, -3)}y`;
+  else if (stemmed.endsWith('s') && !stemmed.endsWith('ss')) stemmed = stemmed.slice(0, -1);
+  if (/[^aeiou]ied$/.test(stemmed) && stemmed.length > 4) stemmed = `${stemmed.slice(0, -3)}y`;
   else {
-    const suffix = w.length >= 5 && w.endsWith('ed') ? 2 : w.length >= 6 && w.endsWith('ing') ? 3 : 0;
-    const stem = w.slice(0, w.length - suffix);
+    const suffix =
+      stemmed.length >= 5 && stemmed.endsWith('ed') ? 2 : stemmed.length >= 6 && stemmed.endsWith('ing') ? 3 : 0;
+    const stem = stemmed.slice(0, stemmed.length - suffix);
     if (suffix > 0 && stem.length >= 3 && VOWEL.test(stem)) {
       // A doubled last consonant is the inflection's ("incurred", "planning"), unless s or z ("passed").
-      w = stem.length >= 5 && /([^aeiouysz])\1$/.test(stem) ? stem.slice(0, -1) : stem;
+      stemmed = stem.length >= 5 && /([^aeiouysz])\1$/.test(stem) ? stem.slice(0, -1) : stem;
     }
   }
-  while (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
+  while (stemmed.length > 3 && stemmed.endsWith('e')) stemmed = stemmed.slice(0, -1);
+  return stemmed;
 }
 
 /**
@@ -182,9 +183,9 @@ function entitiesOf(text: string): { entities: string[]; names: string[] } {
 export function understandQuestion(question: string): QuestionQuery {
   const text = stripInstructions(question);
   const years = new Set<string>();
-  for (const m of text.matchAll(/\b(?:fy\s?'?(\d{2}|\d{4})|((?:19|20)\d\d))\b/gi)) {
-    const y = m[1] ?? m[2]!;
-    years.add(y.length === 2 ? `20${y}` : y);
+  for (const match of text.matchAll(/\b(?:fy\s?'?(\d{2}|\d{4})|((?:19|20)\d\d))\b/gi)) {
+    const year = match[1] ?? match[2]!;
+    years.add(year.length === 2 ? `20${year}` : year);
   }
   const form = FORM.exec(text)?.[1];
   const terms: string[] = [];

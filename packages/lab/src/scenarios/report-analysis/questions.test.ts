@@ -135,10 +135,10 @@ describe('computeGold on a hand-checked corpus', () => {
     let total = 0;
     let best = reports[0];
     let over5 = 0;
-    for (const r of reports) {
-      total += r.kpis.operatingCost;
-      if (best === undefined || r.kpis.headcount > best.kpis.headcount) best = r;
-      if (r.kpis.churnRatePct > 5) over5 += 1;
+    for (const report of reports) {
+      total += report.kpis.operatingCost;
+      if (best === undefined || report.kpis.headcount > best.kpis.headcount) best = report;
+      if (report.kpis.churnRatePct > 5) over5 += 1;
     }
     expect(computeGold({ kind: 'sum', kpi: 'operatingCost' }, reports)).toEqual({
       kind: 'sum',
@@ -225,12 +225,12 @@ describe('generateQuestions', () => {
     expect(new Set(questions.map((q) => q.kind))).toEqual(new Set(QUESTION_KINDS));
     expect(new Set(questions.map((q) => q.text)).size).toBe(20);
     expect(new Set(questions.map((q) => q.id)).size).toBe(20);
-    for (const q of questions) {
-      expect(parseQuestion(q.text)).toEqual(q.spec);
-      expect(q.kind).toBe(q.spec.kind);
-      expect(q.gold).toEqual(computeGold(q.spec, reports));
-      expect(q.needsAllReports).toBe(true);
-      if (q.gold.kind === 'compare') expect(q.gold.winner).not.toBeNull();
+    for (const question of questions) {
+      expect(parseQuestion(question.text)).toEqual(question.spec);
+      expect(question.kind).toBe(question.spec.kind);
+      expect(question.gold).toEqual(computeGold(question.spec, reports));
+      expect(question.needsAllReports).toBe(true);
+      if (question.gold.kind === 'compare') expect(question.gold.winner).not.toBeNull();
     }
   });
 

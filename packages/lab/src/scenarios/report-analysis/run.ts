@@ -52,12 +52,12 @@ export function inMemoryCorpus(reports: readonly Report[]): ReportCorpus {
     'generated-reports',
     (uri) => byUri.has(uri),
     (uri) => {
-      const r = byUri.get(uri)!;
-      return { body: r.body, title: r.title, mediaType: 'text/markdown' };
+      const report = byUri.get(uri)!;
+      return { body: report.body, title: report.title, mediaType: 'text/markdown' };
     },
   );
   const index = new CorpusIndex();
-  for (const r of reports) index.add({ uri: r.uri, title: r.title, body: r.body });
+  for (const report of reports) index.add({ uri: report.uri, title: report.title, body: report.body });
   return { source, index, uris: reports.map((r) => r.uri) };
 }
 
@@ -215,15 +215,16 @@ export interface RecordedReportRun {
 
 function recordedRunOf(value: unknown): RecordedReportRun | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  if (typeof v.model !== 'string' || (v.strategy !== 'paging' && v.strategy !== 'none')) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record.model !== 'string' || (record.strategy !== 'paging' && record.strategy !== 'none'))
+    return undefined;
   const int = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) ? x : undefined);
-  const budget = int(v.ramBudgetTokens);
-  const batch = int(v.maxReportsPerRead);
-  const window = int(v.contextWindow);
+  const budget = int(record.ramBudgetTokens);
+  const batch = int(record.maxReportsPerRead);
+  const window = int(record.contextWindow);
   return {
-    model: v.model,
-    strategy: v.strategy,
+    model: record.model,
+    strategy: record.strategy,
     ...(budget !== undefined ? { ramBudgetTokens: budget } : {}),
     ...(batch !== undefined ? { maxReportsPerRead: batch } : {}),
     ...(window !== undefined ? { contextWindow: window } : {}),

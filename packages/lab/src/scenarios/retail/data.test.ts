@@ -20,9 +20,9 @@ describe('loadRetailData', () => {
   const names = [TAU_RETAIL_DIR_ENV, SHARED_DATA_ENV, DATA_DIR_ENV];
   const saved = names.map((name) => process.env[name]);
   afterEach(() => {
-    names.forEach((name, i) => {
-      if (saved[i] === undefined) delete process.env[name];
-      else process.env[name] = saved[i];
+    names.forEach((name, index) => {
+      if (saved[index] === undefined) delete process.env[name];
+      else process.env[name] = saved[index];
     });
   });
 

@@ -14,9 +14,9 @@ export function retailTaskValues(task: ScenarioTask): ScenarioTaskValues {
   const facts: string[] = [];
   const forbidden: string[] = [];
   const request = parseRetailPrompt(task.prompt);
-  for (const c of request?.customers ?? []) {
-    facts.push(canonicalValue(c.firstName), canonicalValue(c.lastName), canonicalValue(c.zip));
-    forbidden.push(`${c.firstName} ${c.lastName}`, c.zip);
+  for (const customer of request?.customers ?? []) {
+    facts.push(canonicalValue(customer.firstName), canonicalValue(customer.lastName), canonicalValue(customer.zip));
+    forbidden.push(`${customer.firstName} ${customer.lastName}`, customer.zip);
   }
   if (request?.productName) {
     facts.push(canonicalValue(request.productName));

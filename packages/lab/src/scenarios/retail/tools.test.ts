@@ -10,9 +10,9 @@ if (!available) console.log(`retail tool tests skipped: ${retailDataMissing()}`)
 const ctx = {} as ToolContext;
 
 async function call(tools: AnyTool[], name: string, args: unknown): Promise<string> {
-  const t = tools.find((x) => x.name === name);
-  if (!t) throw new Error(`no tool ${name}`);
-  return String(await t.execute(t.inputSchema.parse(args), ctx));
+  const tool = tools.find((x) => x.name === name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  return String(await tool.execute(tool.inputSchema.parse(args), ctx));
 }
 
 describe.skipIf(!available)('retail tools', () => {
@@ -78,18 +78,18 @@ describe.skipIf(!available)('retail tools', () => {
 
   it('changes nothing in the data', async () => {
     const before = JSON.stringify([...data.orders.values()]);
-    for (const t of tools) {
+    for (const tool of tools) {
       const args =
-        t.name === RETAIL_TOOL_NAMES.findUser
+        tool.name === RETAIL_TOOL_NAMES.findUser
           ? { first_name: 'Noah', last_name: 'Brown', zip: '80279' }
-          : t.name === RETAIL_TOOL_NAMES.getOrder
+          : tool.name === RETAIL_TOOL_NAMES.getOrder
             ? { order_id: '#W2611340' }
-            : t.name === RETAIL_TOOL_NAMES.getProduct
+            : tool.name === RETAIL_TOOL_NAMES.getProduct
               ? { product_id: '9523456873' }
-              : t.name === RETAIL_TOOL_NAMES.searchProducts
+              : tool.name === RETAIL_TOOL_NAMES.searchProducts
                 ? { query: 'chair' }
                 : { user_id: 'james_li_5688' };
-      await call(tools, t.name, args);
+      await call(tools, tool.name, args);
     }
     expect(JSON.stringify([...data.orders.values()])).toBe(before);
   });
