@@ -40,7 +40,7 @@ import {
   compressWithProbe,
   FEATURE_NAMES,
   FEATURES_VERSION,
-  type LearnedParams,
+  type ScorerParams,
 } from 'pagewise/extractive';
 import { seededRandom } from 'pagewise/internal';
 import { seededShuffle } from '../packages/lab/src/util/seeded-shuffle.js';
@@ -198,7 +198,7 @@ export function fitLogistic(
 }
 
 /** Parameters in the shipped file's form. */
-export function toParams(fit: { weights: number[]; bias: number }, fittedOn: readonly string[]): LearnedParams {
+export function toParams(fit: { weights: number[]; bias: number }, fittedOn: readonly string[]): ScorerParams {
   const round = (v: number): number => Math.round(v * 1e6) / 1e6;
   return {
     version: FEATURES_VERSION,
@@ -212,7 +212,7 @@ export function toParams(fit: { weights: number[]; bias: number }, fittedOn: rea
 }
 
 /** The learned compressor with `params`, at the suite's ratio. */
-export function learnedCompressor(params: LearnedParams): ItemCompressor {
+export function learnedCompressor(params: ScorerParams): ItemCompressor {
   return (item) => compressExtractive(item.text, { query: item.query, rules: RULES, scoring: 'learned', params }).text;
 }
 
@@ -239,15 +239,15 @@ function fittedOnOf(items: readonly SuiteItem[]): string[] {
   return [...new Set(items.map((i) => i.set))].map((set) => `${set} (tuning split)`);
 }
 
-function paramsSource(params: LearnedParams): string {
+function paramsSource(params: ScorerParams): string {
   return `/**
  * Fitted parameters of the extractive compressor's learned scorer (see \`features.ts\`). Written by
  * \`npm run train:compressor\` (bench/train-compressor.ts); do not edit by hand.
  */
-import type { LearnedParams } from './features.js';
+import type { ScorerParams } from './features.js';
 
 /** The shipped parameters: logistic-regression weights per feature, fitted on the suite's tuning splits. */
-export const EXTRACTIVE_PARAMS: LearnedParams = ${JSON.stringify(params, null, 2)};
+export const EXTRACTIVE_PARAMS: ScorerParams = ${JSON.stringify(params, null, 2)};
 `;
 }
 
@@ -326,7 +326,7 @@ export async function main(
   });
 
   log('\n## Leave-one-domain-out\n');
-  const lodo = new Map<string, LearnedParams>();
+  const lodo = new Map<string, ScorerParams>();
   for (const domain of domains) {
     const fit = fitLogistic(samples.filter((s) => s.domain !== domain));
     lodo.set(domain, toParams(fit, fittedOnOf(tune.filter((i) => i.domain !== domain))));

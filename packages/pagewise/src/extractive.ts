@@ -11,5 +11,12 @@ export {
   type FeatureProbe,
 } from './compression/extractive.js';
 export { parseExtractiveRules, type AlwaysKeep, type ExtractiveRules } from './compression/rules.js';
-export { FEATURE_NAMES, FEATURES_VERSION, type LearnedParams } from './compression/features.js';
+export {
+  FEATURE_NAMES,
+  FEATURES_VERSION,
+  unitScore,
+  type LearnedParams,
+  type ScorerParams,
+} from './compression/features.js';
+export { HAND_SET_PARAMS } from './compression/hand-set-params.js';
 export { randomUnits, truncateHead, truncateTail } from './compression/baselines-text.js';

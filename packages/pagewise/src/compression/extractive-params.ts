@@ -2,11 +2,11 @@
  * Fitted parameters of the extractive compressor's learned scorer (see `features.ts`). Written by
  * `npm run train:compressor` (bench/train-compressor.ts); do not edit by hand.
  */
-import type { LearnedParams } from './features.js';
+import type { ScorerParams } from './features.js';
 
 /** The shipped parameters: logistic-regression weights per feature, fitted on the suite's tuning splits. */
-export const EXTRACTIVE_PARAMS: LearnedParams = {
-  version: 2,
+export const EXTRACTIVE_PARAMS: ScorerParams = {
+  version: 3,
   features: [
     'relevance',
     'container',
@@ -28,10 +28,10 @@ export const EXTRACTIVE_PARAMS: LearnedParams = {
     'repeat',
   ],
   weights: [
-    2.935265, 0.432274, 1.006389, 0.29934, 0.346654, 0.108098, 0.279868, -0.001567, 0.112012, 1.027633, 0.089926,
-    0.038344, 0.654259, 0.384356, 0.495612, 0.469422, -0.239878, -0.925904,
+    2.876208, 0.556883, 1.026296, 0.393851, 0.354631, 0.134342, 0.272532, -0.033943, 0.169512, 1.052577, -0.075519,
+    0.04249, 0.665088, 0.311878, 0.503994, 0.473959, -0.299129, -0.910484,
   ],
-  bias: -4.712485,
+  bias: -4.828276,
   fittedOn: [
     'HotpotQA (tuning split)',
     'TAT-QA (markdown) (tuning split)',

@@ -60,13 +60,16 @@ import {
   FEATURE_NAMES,
   featureVector,
   isListItem,
-  learnedScore,
   lengthFeature,
   lineLabel,
   numericDensity,
-  type LearnedParams,
+  unitScore,
+  weighedFeatures,
+  type FeatureName,
+  type ScorerParams,
 } from './features.js';
 import { EXTRACTIVE_PARAMS } from './extractive-params.js';
+import { HAND_SET_PARAMS } from './hand-set-params.js';
 
 /** Inputs up to this many tokens are returned unchanged (see the module comment). */
 export const TINY_INPUT_TOKENS = 32;
@@ -95,18 +98,16 @@ export interface ExtractiveOptions {
   /** A hard cap in tokens; the budget is the smaller of this and `rules.ratio · inputTokens`. */
   maxTokens?: number;
   /**
-   * How units are scored: `heuristic` (default), the hand-set weights of the module comment; `learned`, the
-   * logistic model over the unit features of `features.ts`, with the fitted parameters the package ships
-   * (`extractive-params.ts`, written by `npm run train:compressor`) or `params`. Keep and drop rules, error
-   * lines and what a unit brings along stay hard constraints either way; `minScore` is then a probability.
+   * How units are scored: `heuristic` (default), the hand-set weights of `hand-set-params.ts`; `learned`, the
+   * logistic model over the same unit features (`features.ts`), with the fitted parameters the package ships
+   * (`extractive-params.ts`, written by `npm run train:compressor`) or `params`. Both are read by one scoring
+   * path. Keep and drop rules, error lines and what a unit brings along stay hard constraints either way;
+   * with `learned`, `minScore` is a probability.
    */
   scoring?: 'heuristic' | 'learned';
   /** Parameters of the learned scorer in place of the shipped ones (training and evaluation). */
-  params?: LearnedParams;
+  params?: ScorerParams;
 }
-
-/** What {@link compressExtractive} scores each unit with: a fitted model, or the heuristic (undefined). */
-type Scorer = LearnedParams | undefined;
 
 /**
  * Receives, per call, each scored unit's text (JSON: `key: value` as written), its feature vector and
@@ -139,12 +140,8 @@ export interface ExtractiveResult {
   error?: true;
 }
 
-// Score weights. Unit relevance is normalized to [0, 1]; the rest are bonuses on that scale.
-const PARAGRAPH_WEIGHT = 0.8;
-// Lead sentences introduce their paragraph's subject (the lead heuristic of summarization).
-const LEAD_BONUS = 0.4;
-const PROTECTED_BOOST = 0.1;
-// At most this many protected kinds count, so a unit full of numbers does not outrank relevance.
+// At most this many protected kinds count in the `protectedKinds` feature, so a unit full of numbers does
+// not outrank relevance.
 const MAX_PROTECTED_KINDS = 2;
 
 /**
@@ -220,10 +217,10 @@ function dropsNothing(rules: ExtractiveRules): boolean {
   return rules.minScore === undefined && rules.dropPatterns.length === 0 && rules.jsonDropFields.length === 0;
 }
 
-/** The learned parameters `options` ask for, checked, or undefined for the heuristic. */
-function scorerOf(options: ExtractiveOptions): Scorer {
+/** The scorer parameters `options` ask for, checked: the hand-set ones, or fitted ones. */
+function scorerOf(options: ExtractiveOptions): ScorerParams {
   const scoring = options.scoring ?? 'heuristic';
-  if (scoring === 'heuristic') return undefined;
+  if (scoring === 'heuristic') return HAND_SET_PARAMS;
   if (scoring !== 'learned') {
     throw new ConfigurationError(
       'invalid-scoring',
@@ -324,7 +321,7 @@ function compressPlainText(
   query: string | PreparedQuery,
   rules: ExtractiveRules,
   budget: number,
-  scorer: Scorer,
+  scorer: ScorerParams,
   probe?: FeatureProbe,
 ): Selected {
   const first = errorFirstLine(input);
@@ -348,7 +345,7 @@ function compressText(
   query: string | PreparedQuery,
   rules: ExtractiveRules,
   budget: number,
-  scorer: Scorer,
+  scorer: ScorerParams,
   probe?: FeatureProbe,
 ): Selected {
   const units = unitsOf(input, rules);
@@ -380,44 +377,40 @@ function compressText(
     (unit) => unit.kind === 'sentence' && unit.position === 0 && (blocks.get(unit.block)?.length ?? 0) > 1,
   );
   const tokens = units.map((unit) => countTokens(unit.text));
-  const queryWords = scorer || probe ? wordsFor(query) : new Set<string>();
+  const wanted = probe ? ALL_FEATURES : weighedFeatures(scorer).text;
+  const queryWords = wanted.has('keyMatch') ? wordsFor(query) : new Set<string>();
   const keyMatch = new Map<string, number>();
   const seen = new Set<string>();
-  const features =
-    scorer || probe
-      ? units.map((unit) => {
-          const repeat = seen.has(unit.text) ? 1 : 0;
-          seen.add(unit.text);
-          const label = unit.kind === 'line' || unit.kind === 'sentence' ? lineLabel(unit.text) : undefined;
-          return featureVector({
-            relevance: relevance[unit.index] ?? 0,
-            container: blockRank.get(unit.block) ?? 0,
-            position: units.length > 1 ? unit.index / (units.length - 1) : 0,
-            lead: leads[unit.index] ? 1 : 0,
-            heading: unit.kind === 'heading' ? 1 : 0,
-            tableRow: unit.kind === 'row' ? 1 : 0,
-            listItem: isListItem(unit.text) ? 1 : 0,
-            labelled: label === undefined ? 0 : 1,
-            identifier: hasIdentifier(unit.text) ? 1 : 0,
-            error: PROTECTED_TESTS.errors(unit.text) ? 1 : 0,
-            numeric: numericDensity(unit.text),
-            keyMatch: label === undefined ? 0 : keyMatchOf(label, queryWords, keyMatch),
-            protectedKinds: Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)) / MAX_PROTECTED_KINDS,
-            length: lengthFeature(tokens[unit.index] ?? 0),
-            repeat,
-          });
-        })
-      : [];
+  const features = units.map((unit) => {
+    const repeat = wanted.has('repeat') && seen.has(unit.text) ? 1 : 0;
+    if (wanted.has('repeat')) seen.add(unit.text);
+    const label =
+      (wanted.has('labelled') || wanted.has('keyMatch')) && (unit.kind === 'line' || unit.kind === 'sentence')
+        ? lineLabel(unit.text)
+        : undefined;
+    return featureVector({
+      relevance: relevance[unit.index] ?? 0,
+      container: blockRank.get(unit.block) ?? 0,
+      position: units.length > 1 ? unit.index / (units.length - 1) : 0,
+      lead: leads[unit.index] ? 1 : 0,
+      heading: unit.kind === 'heading' ? 1 : 0,
+      tableRow: unit.kind === 'row' ? 1 : 0,
+      listItem: wanted.has('listItem') && isListItem(unit.text) ? 1 : 0,
+      labelled: label === undefined ? 0 : 1,
+      identifier: wanted.has('identifier') && hasIdentifier(unit.text) ? 1 : 0,
+      error: wanted.has('error') && PROTECTED_TESTS.errors(unit.text) ? 1 : 0,
+      numeric: wanted.has('numeric') ? numericDensity(unit.text) : 0,
+      keyMatch: label === undefined ? 0 : keyMatchOf(label, queryWords, keyMatch),
+      protectedKinds: wanted.has('protectedKinds')
+        ? Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)) / MAX_PROTECTED_KINDS
+        : 0,
+      length: lengthFeature(tokens[unit.index] ?? 0),
+      repeat,
+    });
+  });
   const linkedAt = FEATURE_NAMES.indexOf('linked');
-  // The learned first pass leaves `linked` at 0: the link is computed from it.
-  const firstPass = units.map((unit) =>
-    scorer
-      ? learnedScore(scorer, features[unit.index] ?? [])
-      : (relevance[unit.index] ?? 0) +
-        PARAGRAPH_WEIGHT * (blockRank.get(unit.block) ?? 0) +
-        (leads[unit.index] ? LEAD_BONUS : 0) +
-        PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKinds(unit, rules.alwaysKeep)),
-  );
+  // The first pass leaves `linked` at 0: the link is computed from it.
+  const firstPass = units.map((unit) => unitScore(scorer, features[unit.index] ?? []));
   const hop = titleLinks(units, blocks.size, firstPass);
   features.forEach((vector, i) => (vector[linkedAt] = hop[i] ?? 0));
   probe?.(
@@ -427,9 +420,7 @@ function compressText(
     const forced = keep.some((re) => re.test(unit.text));
     return {
       index: unit.index,
-      score: scorer
-        ? learnedScore(scorer, features[unit.index] ?? [])
-        : (firstPass[unit.index] ?? 0) + HOP_WEIGHT * (hop[unit.index] ?? 0),
+      score: unitScore(scorer, features[unit.index] ?? []),
       forced,
       dropped: !forced && drop.some((re) => re.test(unit.text)),
       standalone: isContentUnit(unit),
@@ -452,9 +443,8 @@ function compressText(
   return { text, outputTokens: countTokens(text), kept: text.length > 0 ? 1 : 0, total };
 }
 
-// Weight of the second hop: a paragraph a well-ranked unit names is lifted about as much as one the
-// query matches outright.
-const HOP_WEIGHT = 0.8;
+/** Every feature: what a probe reads. */
+const ALL_FEATURES: ReadonlySet<FeatureName> = new Set(FEATURE_NAMES);
 
 /**
  * The second hop of multi-hop retrieval, by entity linking: a section named by a well-ranked unit of
@@ -972,13 +962,9 @@ function errorKeys(root: JsonContainer): Set<string> {
 }
 
 const ID_KEY = ID_FIELD;
-// Ids are what the agent passes to its next tool call, so an id-like key weighs as much as full
-// relevance to the query: the ids of the record the task is about come first, and the ids of other
-// records still outrank their non-id fields, but not the relevant record's other fields.
-const ID_KEY_BOOST = 1;
-// Inside records that are ranked against each other, an id's boost shrinks with its record's relevance
-// (down to this share): the ids of an irrelevant record (one of 20 catalogue variants) then still
-// outrank that record's other fields, but no longer the relevant record's fields.
+// Inside records that are ranked against each other, an id's `idInRecord` feature is its record's relevance,
+// down to this share: the ids of an irrelevant record (one of 20 catalogue variants) then still outrank that
+// record's other fields, but no longer the relevant record's fields.
 const MIN_ID_SHARE = 0.25;
 
 /**
@@ -1007,7 +993,7 @@ function compressJson(
   query: { query: string | PreparedQuery; context: string; keys: string },
   rules: ExtractiveRules,
   budget: number,
-  scorer: Scorer,
+  scorer: ScorerParams,
   probe?: FeatureProbe,
 ): Selected {
   const leaves = jsonLeaves(root);
@@ -1064,33 +1050,36 @@ function compressJson(
           leaf.value.length > 0 &&
           leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.replace(/^#/u, ''))))),
   );
+  const wanted = probe ? ALL_FEATURES : weighedFeatures(scorer).json;
   const seenLines = new Set<string>();
-  const features =
-    scorer || probe
-      ? leaves.map((leaf, index) => {
-          const line = lines[index]!;
-          const repeat = seenLines.has(line) ? 1 : 0;
-          seenLines.add(line);
-          const idLike = idLikeAt[index] === true;
-          return featureVector({
-            relevance: relevance[index] ?? 0,
-            container: containerAt[index] ?? 0,
-            position: leaves.length > 1 ? index / (leaves.length - 1) : 0,
-            listItem: typeof leaf.path[leaf.path.length - 1] === 'number' ? 1 : 0,
-            labelled: leaf.key !== undefined && LABEL_KEY.test(leaf.key) ? 1 : 0,
-            identifier: idLike ? 1 : 0,
-            idInRecord: idLike ? (leaf.records.length === 0 || !inner.ranked ? 1 : (inner.scores[index] ?? 0)) : 0,
-            error: PROTECTED_TESTS.errors(line) ? 1 : 0,
-            numeric: numericDensity(scalarText(leaf.value)),
-            keyMatch: idLike ? 0 : keyMatchOf(leaf.key, queryWords, keyMatch),
-            protectedKinds:
-              Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) / MAX_PROTECTED_KINDS,
-            length: lengthFeature(costs[index] ?? 0),
-            json: 1,
-            repeat,
-          });
-        })
-      : [];
+  const features = leaves.map((leaf, index) => {
+    const line = lines[index]!;
+    const repeat = wanted.has('repeat') && seenLines.has(line) ? 1 : 0;
+    if (wanted.has('repeat')) seenLines.add(line);
+    const idLike = idLikeAt[index] === true;
+    return featureVector({
+      relevance: relevance[index] ?? 0,
+      container: containerAt[index] ?? 0,
+      position: leaves.length > 1 ? index / (leaves.length - 1) : 0,
+      listItem: typeof leaf.path[leaf.path.length - 1] === 'number' ? 1 : 0,
+      labelled: wanted.has('labelled') && leaf.key !== undefined && LABEL_KEY.test(leaf.key) ? 1 : 0,
+      identifier: idLike ? 1 : 0,
+      idInRecord: idLike
+        ? leaf.records.length === 0 || !inner.ranked
+          ? 1
+          : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0)
+        : 0,
+      error: wanted.has('error') && PROTECTED_TESTS.errors(line) ? 1 : 0,
+      numeric: wanted.has('numeric') ? numericDensity(scalarText(leaf.value)) : 0,
+      keyMatch: idLike || !wanted.has('keyMatch') ? 0 : keyMatchOf(leaf.key, queryWords, keyMatch),
+      protectedKinds: wanted.has('protectedKinds')
+        ? Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) / MAX_PROTECTED_KINDS
+        : 0,
+      length: lengthFeature(costs[index] ?? 0),
+      json: 1,
+      repeat,
+    });
+  });
   probe?.(
     leaves.map((leaf, index) => ({
       text: `${leaf.key ?? ''}: ${stringifyJsonSource(leaf.value)}`,
@@ -1102,19 +1091,9 @@ function compressJson(
     const line = lines[index]!;
     const forced = forcedAt[index] === true;
     const dropped = !forced && (dropField(keysOf(leaf)) || drop.some((re) => re.test(line)));
-    const idLike = idLikeAt[index] === true;
     return {
       index,
-      score: scorer
-        ? learnedScore(scorer, features[index] ?? [])
-        : (relevance[index] ?? 0) +
-          PARAGRAPH_WEIGHT * (containerAt[index] ?? 0) +
-          (idLike
-            ? ID_KEY_BOOST *
-              (leaf.records.length === 0 || !inner.ranked ? 1 : Math.max(MIN_ID_SHARE, inner.scores[index] ?? 0))
-            : 0) +
-          PROTECTED_BOOST * Math.min(MAX_PROTECTED_KINDS, protectedKindsOfText(line, rules.alwaysKeep, false)) +
-          (idLike ? 0 : KEY_MATCH_WEIGHT * keyMatchOf(leaf.key, queryWords, keyMatch)),
+      score: unitScore(scorer, features[index] ?? [], true),
       forced,
       dropped,
       standalone: true,
@@ -1147,13 +1126,6 @@ function compressJson(
     ...(errorLeaves.length > 0 ? { error: true as const } : {}),
   };
 }
-
-/**
- * Weight of a field name the task uses (`price` when the task asks for the price paid; ids have their own
- * boost): the same for every record's field of that name, where BM25 over whole leaves ranks it below a leaf that repeats more
- * query words (an order id) and can leave it below unrelated protected values.
- */
-const KEY_MATCH_WEIGHT = 0.5;
 
 /** Share of the words of a field name that the query uses, memoized per key. */
 function keyMatchOf(key: string | undefined, queryWords: WordSet, memo: Map<string, number>): number {
@@ -1255,7 +1227,7 @@ function recordRelevance(
     (i) => recordOf[i],
   );
   if (records.size < 2) return { scores: leaves.map(() => 0), ranked: false };
-  // Scaled back to 0..1: a record's relevance lifts its fields by at most PARAGRAPH_WEIGHT.
+  // Scaled back to 0..1: a record's relevance lifts its fields by at most the container weight.
   const scores = normalized(
     weightedRelevance(
       [...records.values()].map((members) => members.map((i) => leafTexts[i]).join(PIECE)),

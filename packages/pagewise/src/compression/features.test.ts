@@ -8,8 +8,11 @@ import {
   FEATURES_VERSION,
   featureVector,
   learnedScore,
+  unitScore,
+  weighedFeatures,
   type LearnedParams,
 } from './features.js';
+import { HAND_SET_PARAMS } from './hand-set-params.js';
 import { DEFAULT_EXTRACTIVE_RULES } from './rules.js';
 
 /** Parameters with one feature weighted, all others 0. */
@@ -49,10 +52,48 @@ describe('unit features and the learned scorer', () => {
     expect(up).toBeCloseTo(1 / (1 + Math.exp(-2)), 12);
   });
 
+  it('scores on a linear link when the parameters say so, and JSON fields with their own weights', () => {
+    const vector = featureVector({ relevance: 0.5, keyMatch: 1 });
+    const linear = { ...only('relevance', 1), link: 'linear' as const, bias: 0.25 };
+    expect(unitScore(linear, vector)).toBe(0.75);
+    expect(unitScore({ ...linear, link: 'logistic' }, vector)).toBeCloseTo(1 / (1 + Math.exp(-0.75)), 12);
+    const jsonWeights = featureVector({ keyMatch: 2 });
+    expect(unitScore({ ...linear, jsonWeights }, vector, true)).toBe(2.25);
+    expect(unitScore({ ...linear, jsonWeights }, vector, false)).toBe(0.75);
+  });
+
+  it('writes the hand-set scorer as a parameter file, weighing only what it reads', () => {
+    expect(checkParams(HAND_SET_PARAMS)).toBe(HAND_SET_PARAMS);
+    const weighed = weighedFeatures(HAND_SET_PARAMS);
+    expect([...weighed.text].sort()).toEqual(['container', 'lead', 'linked', 'protectedKinds', 'relevance']);
+    expect([...weighed.json].sort()).toEqual(['container', 'idInRecord', 'keyMatch', 'protectedKinds', 'relevance']);
+    // The default scoring reads this file: the same weights passed as parameters give the same output.
+    const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.3 };
+    const byDefault = compressExtractive(PAGE, { query: 'playground opening', rules });
+    const byFile = compressExtractive(PAGE, {
+      query: 'playground opening',
+      rules,
+      scoring: 'learned',
+      params: HAND_SET_PARAMS,
+    });
+    expect(byFile.text).toBe(byDefault.text);
+    // Without relevance in the file, the query no longer picks the playground sentence.
+    const blind = compressExtractive(PAGE, {
+      query: 'playground opening',
+      rules,
+      scoring: 'learned',
+      params: { ...HAND_SET_PARAMS, weights: featureVector({ lead: 0.4 }) },
+    });
+    expect(byDefault.text).toContain('playground');
+    expect(blind.text).not.toContain('playground');
+  });
+
   it('refuses parameters of another version or feature set', () => {
     expect(() => checkParams({ ...only('numeric', 1), version: FEATURES_VERSION + 1 })).toThrow(/version/u);
     expect(() => checkParams({ ...only('numeric', 1), features: [...FEATURE_NAMES].reverse() })).toThrow(/features/u);
     expect(() => checkParams({ ...only('numeric', 1), bias: Number.NaN })).toThrow(/finite/u);
+    expect(() => checkParams({ ...only('numeric', 1), jsonWeights: [1] })).toThrow(/one finite weight/u);
+    expect(() => checkParams({ ...only('numeric', 1), link: 'probit' as 'linear' })).toThrow(/link must be/u);
     expect(() =>
       compressExtractive(PAGE, {
         query: 'park',

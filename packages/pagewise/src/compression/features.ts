@@ -55,23 +55,42 @@ export type FeatureName = (typeof FEATURE_NAMES)[number];
 /** A unit's features by name; a missing one is 0. */
 export type UnitFeatures = Partial<Record<FeatureName, number>>;
 
-/** The parameters of the learned scorer, as `npm run train:compressor` writes them. */
-export interface LearnedParams {
+/**
+ * The parameters of a unit scorer: one weight per feature, a bias, and how their weighted sum becomes the
+ * score. The hand-set scorer ({@link HAND_SET_PARAMS}) and the fitted one (`npm run train:compressor`
+ * writes `extractive-params.ts`) are both such a file, read by the one scoring path ({@link unitScore}).
+ */
+export interface ScorerParams {
   /** Incremented when the feature set or its meaning changes; a file of another version is refused. */
   version: number;
   /** The feature names the weights belong to, in order; must equal {@link FEATURE_NAMES}. */
   features: readonly string[];
   weights: readonly number[];
   bias: number;
-  /** The sets (and their splits) the weights were fitted on. */
+  /**
+   * How the weighted sum z becomes the score: `logistic` (the default) σ(z), a probability, as fitted
+   * weights give it; `linear` z itself, on the scale hand-set weights are written in. `minScore` compares
+   * against this score.
+   */
+  link?: 'logistic' | 'linear';
+  /** Weights for JSON fields where they differ from text units' (same order); absent: {@link weights}. */
+  jsonWeights?: readonly number[];
+  /** The sets (and their splits) the weights were fitted on; empty for hand-set weights. */
   fittedOn: readonly string[];
-  /** Seed of the unit sampling, and the L2 penalty. */
+  /** Seed of the unit sampling, and the L2 penalty (0 for hand-set weights). */
   seed: number;
   l2: number;
 }
 
+/**
+ * The parameters of the learned scorer, as `npm run train:compressor` writes them.
+ *
+ * @deprecated Use {@link ScorerParams}: the hand-set scorer is a parameter file of the same shape.
+ */
+export type LearnedParams = ScorerParams;
+
 /** The version of the feature set this code computes. */
-export const FEATURES_VERSION = 2;
+export const FEATURES_VERSION = 3;
 
 /** The features as a vector in {@link FEATURE_NAMES} order. */
 export function featureVector(features: UnitFeatures): number[] {
@@ -79,28 +98,61 @@ export function featureVector(features: UnitFeatures): number[] {
 }
 
 /**
- * Checks that `params` fit this feature set: the same version and names, and one finite weight each.
+ * Checks that `params` fit this feature set: the same version and names, one finite weight each (for JSON
+ * fields too, where given), and a known link.
  *
  * @throws Error naming what does not fit.
  */
-export function checkParams(params: LearnedParams): LearnedParams {
+export function checkParams(params: ScorerParams): ScorerParams {
   if (params.version !== FEATURES_VERSION) {
-    throw new Error(`learned compressor params: version ${params.version}, expected ${FEATURES_VERSION}`);
+    throw new Error(`compressor scorer params: version ${params.version}, expected ${FEATURES_VERSION}`);
   }
   if (params.features.length !== FEATURE_NAMES.length || params.features.some((f, i) => f !== FEATURE_NAMES[i])) {
-    throw new Error(`learned compressor params: features ${params.features.join(', ')} do not match this version`);
+    throw new Error(`compressor scorer params: features ${params.features.join(', ')} do not match this version`);
   }
-  if (params.weights.length !== FEATURE_NAMES.length || ![...params.weights, params.bias].every(Number.isFinite)) {
-    throw new Error('learned compressor params: one finite weight per feature and a finite bias expected');
+  const weightSets = params.jsonWeights === undefined ? [params.weights] : [params.weights, params.jsonWeights];
+  if (
+    weightSets.some((weights) => weights.length !== FEATURE_NAMES.length) ||
+    ![...weightSets.flat(), params.bias].every(Number.isFinite)
+  ) {
+    throw new Error('compressor scorer params: one finite weight per feature and a finite bias expected');
+  }
+  if (params.link !== undefined && params.link !== 'logistic' && params.link !== 'linear') {
+    throw new Error(`compressor scorer params: link must be 'logistic' or 'linear', got ${String(params.link)}`);
   }
   return params;
 }
 
-/** σ(bias + w·x): the probability the fitted model gives that the unit holds evidence. */
-export function learnedScore(params: LearnedParams, vector: readonly number[]): number {
-  let z = params.bias;
-  for (let i = 0; i < vector.length; i += 1) z += (params.weights[i] ?? 0) * (vector[i] ?? 0);
-  return 1 / (1 + Math.exp(-z));
+/**
+ * The score of a unit with feature vector `vector`: the link (see {@link ScorerParams.link}) of
+ * bias + Σ wᵢ·fᵢ, with the JSON weights for a JSON field.
+ */
+export function unitScore(params: ScorerParams, vector: readonly number[], json = false): number {
+  const weights = (json ? params.jsonWeights : undefined) ?? params.weights;
+  let sum = params.bias;
+  for (let at = 0; at < vector.length; at += 1) sum += (weights[at] ?? 0) * (vector[at] ?? 0);
+  return params.link === 'linear' ? sum : 1 / (1 + Math.exp(-sum));
+}
+
+/**
+ * σ(bias + w·x): the probability the fitted model gives that the unit holds evidence.
+ *
+ * @deprecated Use {@link unitScore}, which also reads hand-set (linear) parameters.
+ */
+export function learnedScore(params: ScorerParams, vector: readonly number[]): number {
+  return unitScore({ ...params, link: 'logistic' }, vector);
+}
+
+/**
+ * Which features `params` weigh, for text units and for JSON fields: a feature no weight reads need not be
+ * computed (a feature probe reads them all).
+ */
+export function weighedFeatures(params: ScorerParams): {
+  text: ReadonlySet<FeatureName>;
+  json: ReadonlySet<FeatureName>;
+} {
+  const weighed = (weights: readonly number[]) => new Set(FEATURE_NAMES.filter((_, at) => (weights[at] ?? 0) !== 0));
+  return { text: weighed(params.weights), json: weighed(params.jsonWeights ?? params.weights) };
 }
 
 const LIST_ITEM = /^\s*(?:[-*•+]|\d{1,3}[.)])\s+\S/u;
