@@ -22,7 +22,7 @@ import { bm25Scores, compressExtractive, normalized, type PreparedQuery } from '
 import { suffixQueries, type SuffixQuery } from './suffix-queries.js';
 import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
-import { headAtWordBoundary } from './token-budget.js';
+import { headAtWordBoundary, planBudget } from './token-budget.js';
 import { ConfigurationError } from '../errors.js';
 import { argumentText, compressedObservationBody, handleOf } from './transcript.js';
 import { HISTORY_TURN_WEIGHTS } from './history-params.js';
@@ -428,22 +428,24 @@ function rankSentences(
 }
 
 /**
- * Takes ranked sentences while they fit `budget` tokens, a kept message's label counted once. Returns each
- * message's kept sentences joined, '' for a message with none.
+ * Takes ranked sentences while they fit `budget` tokens, a kept message's label counted once (the label is a
+ * unit the sentence requires, as a heading is in the budget plan). Returns each message's kept sentences
+ * joined, '' for a message with none.
  */
 function pickSentences(ranking: SentenceRanking, budget: number): string[] {
   const { units, ranked, labelCosts } = ranking;
-  const kept = new Set<number>();
-  const opened = new Set<number>();
-  let used = 0;
-  for (const unit of budget > 0 ? ranked : []) {
-    const message = units[unit.i]?.message ?? 0;
-    const cost = unit.cost + (opened.has(message) ? 0 : (labelCosts[message] ?? 0));
-    if (used + cost > budget) continue;
-    kept.add(unit.i);
-    opened.add(message);
-    used += cost;
-  }
+  // A message's label is unit `units.length + message`.
+  const labelAt = units.length;
+  const plan = planBudget(
+    (budget > 0 ? ranked : []).map((unit) => ({
+      index: unit.i,
+      cost: unit.cost,
+      requires: [labelAt + (units[unit.i]?.message ?? 0)],
+    })),
+    budget,
+    (index) => labelCosts[index - labelAt] ?? 0,
+  );
+  const kept = new Set(plan.map((step) => step.index));
   const out = labelCosts.map(() => [] as string[]);
   units.forEach((unit, i) => {
     if (kept.has(i)) out[unit.message]?.push(unit.text);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../tokens/tokenizer.js';
-import { fillBudget, refillBudget, topUpBudget, type BudgetItem } from './token-budget.js';
+import {
+  fillBudget,
+  headWithinTokens,
+  lastFitting,
+  refillBudget,
+  tailWithinTokens,
+  topUpBudget,
+  type BudgetItem,
+} from './token-budget.js';
 
 // Units of very different sizes, in rank order: the long ones first.
 const UNITS = [
@@ -51,5 +59,38 @@ describe('token budget fill', () => {
     expect(again.tokens).toBeLessThanOrEqual(budget);
     expect(again.text).toBe(render(again.kept));
     expect(refillBudget(plain, padded, budget, render, undefined, 0)).toBe(plain);
+  });
+});
+
+describe('the one binary search', () => {
+  it('finds the last index that fits, the low end standing for nothing when none above it does', () => {
+    for (let high = 0; high < 40; high += 1) {
+      for (let limit = -1; limit <= high; limit += 1) {
+        const probed: number[] = [];
+        const found = lastFitting(-1, high, (at) => {
+          probed.push(at);
+          return at <= limit;
+        });
+        expect(found).toBe(limit);
+        expect(probed.every((at) => at > -1 && at <= high)).toBe(true);
+        expect(probed.length).toBeLessThanOrEqual(Math.ceil(Math.log2(high + 2)));
+      }
+    }
+  });
+
+  it('cuts a head and a tail to the longest piece within the tokens, at a code point', () => {
+    const text = 'Die Rückerstattung für Bestellung #W2575533 über 48,25 € wurde am 2024-05-01 gebucht 🙂. '.repeat(5);
+    for (const max of [1, 5, 17, 40]) {
+      const head = headWithinTokens(text, max);
+      const tail = tailWithinTokens(text, max);
+      expect(countTokens(head)).toBeLessThanOrEqual(max);
+      expect(countTokens(tail)).toBeLessThanOrEqual(max);
+      expect(text.startsWith(head) && text.endsWith(tail)).toBe(true);
+      // One more code point would not fit (BPE counts of longer prefixes do not fall here).
+      const next = [...text.slice(head.length)][0] ?? '';
+      expect(countTokens(head + next)).toBeGreaterThan(max);
+      const before = [...text.slice(0, text.length - tail.length)].at(-1) ?? '';
+      expect(countTokens(before + tail)).toBeGreaterThan(max);
+    }
   });
 });

@@ -26,6 +26,22 @@ function codePointEnds(text: string): number[] {
 }
 
 /**
+ * The largest index in `low..high` for which `fits` holds, by binary search: `fits` is taken to hold up to
+ * some index and not after it (token counts of longer prefixes do not fall), and to hold at `low`, which the
+ * caller has checked or which stands for "nothing" (returned when nothing above it fits). O(log n) calls.
+ */
+export function lastFitting(low: number, high: number, fits: (index: number) => boolean): number {
+  let lo = low;
+  let hi = high;
+  while (lo < hi) {
+    const mid = lo + Math.ceil((hi - lo) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
  * The longest prefix of `text` with at most `maxTokens` tokens. BPE counts of prefixes grow with
  * length (up to merges at the cut), so a binary search over cut points finds it in O(log n) counts.
  */
@@ -33,14 +49,8 @@ export function headWithinTokens(text: string, maxTokens: number): string {
   if (countTokens(text) <= maxTokens) return text;
   if (maxTokens <= 0) return '';
   const ends = codePointEnds(text);
-  let lo = 0;
-  let hi = ends.length - 1;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(text.slice(0, ends[mid])) <= maxTokens) lo = mid;
-    else hi = mid - 1;
-  }
-  return text.slice(0, ends[lo]);
+  const last = lastFitting(0, ends.length - 1, (at) => countTokens(text.slice(0, ends[at])) <= maxTokens);
+  return text.slice(0, ends[last]);
 }
 
 /** The longest suffix of `text` with at most `maxTokens` tokens (see {@link headWithinTokens}). */
@@ -48,14 +58,10 @@ export function tailWithinTokens(text: string, maxTokens: number): string {
   if (countTokens(text) <= maxTokens) return text;
   if (maxTokens <= 0) return '';
   const ends = codePointEnds(text);
-  let lo = 0;
-  let hi = ends.length - 1;
-  while (lo < hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (countTokens(text.slice(ends[mid])) <= maxTokens) hi = mid;
-    else lo = mid + 1;
-  }
-  return text.slice(ends[lo]);
+  // The same search from the end: the shortest start that fits is the most cut points back from the end.
+  const last = ends.length - 1;
+  const back = lastFitting(0, last, (fromEnd) => countTokens(text.slice(ends[last - fromEnd])) <= maxTokens);
+  return text.slice(ends[last - back]);
 }
 
 /** A unit offered to {@link fillBudget}: its estimated cost and the units that must come with it. */
@@ -131,18 +137,11 @@ export function fillBudget(
     const out = render(kept);
     return { kept, text: out, tokens: countTokens(out) };
   };
-  let best = measure(0);
-  let lo = 1;
-  let hi = ends.length - 2;
-  while (lo <= hi) {
-    const mid = Math.floor((lo + hi) / 2);
-    const attempt = measure(mid);
-    if (attempt.tokens <= budget) {
-      best = attempt;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return best;
+  const measured = new Map<number, FilledBudget>();
+  const measureOnce = (groups: number): FilledBudget =>
+    measured.get(groups) ?? measured.set(groups, measure(groups)).get(groups)!;
+  // No group at all always fits; the whole plan (the last end) did not.
+  return measureOnce(lastFitting(0, ends.length - 2, (groups) => measureOnce(groups).tokens <= budget));
 }
 
 /** Most renders {@link refillBudget} spends on one call. */
@@ -267,12 +266,6 @@ export function headAtWordBoundary(text: string, maxTokens: number): string {
   if (countTokens(text) <= maxTokens) return text;
   if (maxTokens <= 0) return '';
   const points = wordCutPoints(text);
-  let lo = -1;
-  let hi = points.length - 1;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (countTokens(text.slice(0, points[mid])) <= maxTokens) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo < 0 ? '' : text.slice(0, points[lo]).trimEnd();
+  const last = lastFitting(-1, points.length - 1, (at) => countTokens(text.slice(0, points[at])) <= maxTokens);
+  return last < 0 ? '' : text.slice(0, points[last]).trimEnd();
 }
