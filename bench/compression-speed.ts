@@ -17,6 +17,7 @@
  *   bench/compression-speed.ts [--baseline <dir>] [--limit N] [--kind <kind>]
  *   [--scoring heuristic|learned]
  */
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -45,9 +46,19 @@ function compressorOf(compress: typeof compressExtractive, rules: typeof DEFAULT
 /** The compressor of the checkout at `dir`, loaded from its package sources. */
 async function baselineCompressor(dir: string): Promise<Compress> {
   const at = (file: string) => pathToFileURL(path.resolve(dir, 'packages/pagewise/src', file)).href;
-  const internal = (await import(at('internal.ts'))) as { compressExtractive: typeof compressExtractive };
-  const root = (await import(at('index.ts'))) as { DEFAULT_EXTRACTIVE_RULES: typeof DEFAULT_EXTRACTIVE_RULES };
-  return compressorOf(internal.compressExtractive, root.DEFAULT_EXTRACTIVE_RULES);
+  // Each name from the first entry of the checkout that exports it: entries moved between releases.
+  const exported = async <T>(name: string, files: readonly string[]): Promise<T> => {
+    for (const file of files) {
+      if (!existsSync(path.resolve(dir, 'packages/pagewise/src', file))) continue;
+      const entry = (await import(at(file))) as Record<string, unknown>;
+      if (entry[name] !== undefined) return entry[name] as T;
+    }
+    throw new Error(`baseline ${dir}: no entry of ${files.join(', ')} exports ${name}`);
+  };
+  return compressorOf(
+    await exported<typeof compressExtractive>('compressExtractive', ['extractive.ts', 'internal.ts']),
+    await exported<typeof DEFAULT_EXTRACTIVE_RULES>('DEFAULT_EXTRACTIVE_RULES', ['compression.ts', 'index.ts']),
+  );
 }
 
 /** The kind of input an item is. */
