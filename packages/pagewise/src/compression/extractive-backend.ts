@@ -288,7 +288,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
     // the difference; the best result within the budget wins.
     let target = budget;
     let best: { text: string; tokens: number } | undefined;
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    for (let attempt = 0; attempt < MEASURE_ROUNDS; attempt += 1) {
       const entries = [...previous, ...withKept(pickSentences(ranking, target))];
       const text = formatSummaryEntries(entries.filter((e) => !isMessage(e) || e.payload !== ''));
       const tokens = countTokens(text);
@@ -357,6 +357,15 @@ interface SentenceRanking {
  * kept or dropped whole, since a turn cut to some of its sentences loses what it said in passing.
  */
 const LONG_TURN_SHARE = 0.25;
+
+/**
+ * Rounds of choosing and measuring a summary: estimated costs miss BPE merges, so each round moves the target
+ * by what the last one missed by.
+ */
+const MEASURE_ROUNDS = 3;
+
+/** A capitalized word inside a sentence this long reads as a name ("Ada"); shorter ones ("Mr", "OK") do not. */
+const MIN_NAME_CHARS = 3;
 
 /**
  * Ranks the turns of the messages (`entries[at]` for `at` of `messages`), a turn too long for its share of
@@ -458,7 +467,9 @@ function distinctiveWords(sentence: string): string[] {
   const out: string[] = [];
   const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}#._-]*/gu) ?? [];
   words.forEach((word, i) => {
-    if (/\d/u.test(word) || (i > 0 && /^\p{Lu}/u.test(word) && word.length > 2)) out.push(...wordTokens(word));
+    if (/\d/u.test(word) || (i > 0 && /^\p{Lu}/u.test(word) && word.length >= MIN_NAME_CHARS)) {
+      out.push(...wordTokens(word));
+    }
   });
   return out;
 }
@@ -639,7 +650,7 @@ function fitBudget(
   // Entries asked for again stay whole while the others can hold the cut; if they cannot, all share it.
   const pinnedTokens = entries.reduce((sum, e, i) => sum + (e.pinned ? (sizes[i] ?? 0) : 0), 0);
   const unpinned = sizes.filter((_, i) => !entries[i]!.pinned);
-  for (let attempt = 0; attempt < 3; attempt += 1) {
+  for (let attempt = 0; attempt < MEASURE_ROUNDS; attempt += 1) {
     const pinnedFit = pinnedTokens > 0 && pinnedTokens < target;
     const level = pinnedFit ? waterLevel(unpinned, target - pinnedTokens) : waterLevel(sizes, target);
     const cut = squeezeFromNewest(level, pinnedFit);

@@ -307,9 +307,18 @@ const ERROR_LINE = /^\W{0,3}(?:error|exception|fatal|traceback|panic)\b/iu;
 const ERROR_CLASS_LINE = /^(?:[A-Za-z_$][\w.$]*)?(?:Error|Exception)\b/u;
 const STATUS_LINE = /^(?:HTTP\/[\d.]+\s+|status(?:[ _]?code)?\s*[:=]?\s*)?([1-5]\d\d)\b(?![\d.,])/iu;
 
+/** HTTP statuses run from 100 to 599; every class but 2xx (success) reads as an error. */
+export const HTTP_STATUSES = { first: 100, last: 599, successClass: 2 } as const;
+
 function isErrorStatus(code: string | number | undefined): boolean {
-  const n = Number(code);
-  return code !== undefined && Number.isInteger(n) && n >= 100 && n <= 599 && (n < 200 || n >= 300);
+  const status = Number(code);
+  return (
+    code !== undefined &&
+    Number.isInteger(status) &&
+    status >= HTTP_STATUSES.first &&
+    status <= HTTP_STATUSES.last &&
+    Math.floor(status / 100) !== HTTP_STATUSES.successClass
+  );
 }
 
 /**
@@ -447,6 +456,15 @@ function compressText(
 const ALL_FEATURES: ReadonlySet<FeatureName> = new Set(FEATURE_NAMES);
 
 /**
+ * Fewest paragraphs for entity links: with two, the paragraph a unit names is the only other one, which its
+ * own relevance already ranks.
+ */
+export const MIN_LINKED_PARAGRAPHS = 3;
+
+/** Shortest heading title that can be linked: shorter ones ("A", "Q3") are found inside unrelated words. */
+export const MIN_TITLE_CHARS = 3;
+
+/**
  * The second hop of multi-hop retrieval, by entity linking: a section named by a well-ranked unit of
  * another section is what that unit is about. A question about "Nathaniel Gist's reputed son" matches "He
  * was reputed to be the father of Sequoyah", and the answer is in the paragraph titled "Sequoyah", which
@@ -457,7 +475,7 @@ const ALL_FEATURES: ReadonlySet<FeatureName> = new Set(FEATURE_NAMES);
 function titleLinks(units: readonly TextUnit[], blockCount: number, firstPass: readonly number[]): number[] {
   const hop = units.map(() => 0);
   const best = Math.max(0, ...firstPass);
-  if (best <= 0 || blockCount < 3) return hop;
+  if (best <= 0 || blockCount < MIN_LINKED_PARAGRAPHS) return hop;
   const chains = units.map((u) => headingChain(units, u));
   const content = units.filter((u) => u.kind !== 'heading' && isContentUnit(u));
   const lowered = content.map((u) => u.text.toLowerCase());
@@ -465,7 +483,7 @@ function titleLinks(units: readonly TextUnit[], blockCount: number, firstPass: r
   for (const heading of units) {
     if (heading.kind !== 'heading') continue;
     const title = titleOf(heading.text);
-    if (title.length < 3 || piecesWords(title).every(isStopword)) continue;
+    if (title.length < MIN_TITLE_CHARS || piecesWords(title).every(isStopword)) continue;
     let link = 0;
     const linking = new Set<number>();
     content.forEach((u, i) => {
@@ -646,6 +664,12 @@ const otherWords = new Set<string>();
 // split on), stopwords left out; prefix matching stands in for stemming ("write" finds "writer"), fuzzy
 // matching for spelling variants. A text joined from pieces is analyzed piece by piece, each piece once
 // per process however many texts it is part of.
+/** Query terms this long also match words they begin ("renovat" → "renovation"). */
+export const MIN_PREFIX_TERM_CHARS = 4;
+/** Query terms this long also match words within {@link FUZZY_DISTANCE} of their length in edits. */
+export const MIN_FUZZY_TERM_CHARS = 6;
+const FUZZY_DISTANCE = 0.15;
+
 const BM25_TERMS: Bm25Terms = {
   tokenize: (text) => (text.includes(PIECE) ? text.split(PIECE).flatMap(piecesWords) : piecesWords(text)),
   processTerm: indexedTerm,
@@ -667,8 +691,8 @@ const BM25_TERMS: Bm25Terms = {
     others.clear();
     return { length, terms: ([] as string[]).concat(...pieces.map((p) => p.terms)) };
   },
-  prefix: (term) => term.length >= 4,
-  fuzzy: (term) => (term.length >= 6 ? 0.15 : false),
+  prefix: (term) => term.length >= MIN_PREFIX_TERM_CHARS,
+  fuzzy: (term) => (term.length >= MIN_FUZZY_TERM_CHARS ? FUZZY_DISTANCE : false),
 };
 
 /**

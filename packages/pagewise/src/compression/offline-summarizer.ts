@@ -79,10 +79,16 @@ interface Line {
 }
 
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'#.-]*/gu;
+/** Shorter words ("id", "of") match too much to say what a field or sentence is about. */
+const MIN_WORD_CHARS = 3;
+/** A string value this short is a code, a name or an amount: worth a point more. */
+const SHORT_VALUE_CHARS = 24;
+/** A string value longer than this is free text: worth a point less. */
+const LONG_VALUE_CHARS = 80;
 function words(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? [])
     .map((w) => w.replace(/[.'-]+$/u, ''))
-    .filter((w) => w.length >= 3 && !isStopword(w));
+    .filter((w) => w.length >= MIN_WORD_CHARS && !isStopword(w));
 }
 
 /** The words a field or sentence is judged against: the task's and those of every tool call's arguments. */
@@ -109,8 +115,8 @@ function fieldScore(path: Path, value: Scalar, terms: ReadonlySet<string>): numb
   let score = 1;
   if (ID_KEY.test(key) || (typeof value === 'string' && ID_VALUE.test(value))) score += 3;
   if (typeof value === 'number') score += 3;
-  if (typeof value === 'string' && text.length <= 24) score += 1;
-  if (typeof value === 'string' && text.length > 80) score -= 1;
+  if (typeof value === 'string' && text.length <= SHORT_VALUE_CHARS) score += 1;
+  if (typeof value === 'string' && text.length > LONG_VALUE_CHARS) score -= 1;
   const keyWords = words(
     path
       .filter((p) => typeof p === 'string')

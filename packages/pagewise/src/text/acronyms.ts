@@ -9,6 +9,9 @@
 const ACRONYM = /(?<![\p{L}\p{N}])(?:\p{Lu}{1,3}(?:&\p{Lu}{1,3})+|\p{Lu}{3,6})(?![\p{L}\p{N}])/gu;
 
 // Words an expansion may hold without their initial in the acronym ("research AND development").
+/** Fewest letters of an acronym: one capital is a word or an initial, not an acronym. */
+export const MIN_ACRONYM_LETTERS = 2;
+
 const CONNECTORS = new Set(['and', 'of', 'the', 'for', 'to', 'in', 'on']);
 
 const WORD = /\p{L}[\p{L}'’-]*/gu;
@@ -26,7 +29,7 @@ export function queryAcronyms(query: string): string[] {
  * not matter in the text: a table row writes "Research and development", a heading "RESEARCH AND DEVELOPMENT".
  */
 export function spelledOut(letters: string, text: string): string[] | undefined {
-  if (letters.length < 2) return undefined;
+  if (letters.length < MIN_ACRONYM_LETTERS) return undefined;
   const words = [...text.matchAll(WORD)].map((match) => match[0].toLowerCase());
   const counts = new Map<string, { words: string[]; count: number }>();
   for (let start = 0; start < words.length; start += 1) {

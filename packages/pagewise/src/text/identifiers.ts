@@ -17,7 +17,7 @@ export function isIdentifierToken(token: string): boolean {
   if (ID_SHAPES.some((re) => re.test(token))) return true;
   // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
   return (
-    token.length >= 4 &&
+    token.length >= MIN_CODE_CHARS &&
     /\d/u.test(token) &&
     /\p{L}/u.test(token) &&
     !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
@@ -28,6 +28,12 @@ const ID_TOKEN = /[#\w][\w-]*/gu;
 // Every identifier shape has a `#`, `_`, `-` or digit, a capital after the first letter, or twelve or more
 // characters (a hash): a token with none of these is no identifier, without testing each shape.
 const MAYBE_ID_LENGTH = 12;
+
+/** Fewest characters of a letters-and-digits code ("W123", "A1B2"); shorter mixes are sizes and ordinals. */
+export const MIN_CODE_CHARS = 4;
+
+/** A token with a digit this long is taken as an id that may join steps (an order, an account); shorter is a count. */
+export const MIN_JOINING_NUMBER_CHARS = 5;
 
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
 const isUpper = (code: number): boolean => code >= 0x41 && code <= 0x5a;
@@ -71,7 +77,7 @@ export function hasIdentifier(text: string): boolean {
 export function joiningIds(text: string): Set<string> {
   const out = new Set<string>();
   for (const [token] of text.matchAll(ID_TOKEN))
-    if (/\d/u.test(token) && (token.length >= 5 || isIdentifierToken(token))) out.add(token);
+    if (/\d/u.test(token) && (token.length >= MIN_JOINING_NUMBER_CHARS || isIdentifierToken(token))) out.add(token);
   return out;
 }
 

@@ -223,6 +223,24 @@ const PIPE_SEPARATOR = /^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$/u;
 const ALIGNED_GAP = /\S(?: {2,}|\t)\S/u;
 // One-cell-per-line tables hold short lines only; longer lines are prose or records.
 const CELL_LINE_CHARS = 80;
+
+/** Most letters in a value cell's unit or currency code ("€m", "bn", "USD"); a label with a number has more. */
+export const MAX_UNIT_LETTERS = 3;
+
+/**
+ * Fewest lines of a delimited (CSV, TSV) or space-aligned table: two lines with the same commas or gaps are
+ * as often prose as a header and one row.
+ */
+export const MIN_TABLE_LINES = 3;
+
+/** Most lines above a pipe table's `|---|` separator that are its column headers. */
+export const MAX_HEADER_LINES = 3;
+
+/** Fewest lines of a table written one cell per line: a label and its values for two columns, at least. */
+export const MIN_CELL_PER_LINE_LINES = 4;
+
+/** A run whose median line is shorter than this reads as structured (a list, a log), not wrapped prose. */
+export const SHORT_LINE_CHARS = 40;
 const YEAR_CELL = /^\D{0,4}(?:19|20)\d{2}\b/u;
 
 /** A cell that holds a value (an amount, a percentage, a year, a dash for none) rather than a label. */
@@ -232,7 +250,7 @@ export function isValueCell(cell: string): boolean {
   if (/^(?:[-–—−]+|n\/?a|nil|none)$/iu.test(trimmed)) return true;
   if (!/\d/u.test(trimmed)) return false;
   // Units and currency codes are short ("€m", "bn", "%"); a label with a number in it has words.
-  return trimmed.replace(/[^\p{L}]/gu, '').length <= 3;
+  return trimmed.replace(/[^\p{L}]/gu, '').length <= MAX_UNIT_LETTERS;
 }
 
 /** Runs of pipe-table lines apart from the lines around them (a caption, a note below the table). */
@@ -253,7 +271,7 @@ function tableRows(text: string, lines: Span[]): TableRows | undefined {
   if (lines.length >= 2 && raw.every((line) => PIPE_LINE.test(line))) return pipeTable(lines, raw);
   const delimited = delimitedTable(lines, raw);
   if (delimited) return delimited;
-  if (lines.length >= 3 && raw.filter((line) => ALIGNED_GAP.test(line)).length * 10 >= raw.length * 6) {
+  if (lines.length >= MIN_TABLE_LINES && raw.filter((line) => ALIGNED_GAP.test(line)).length * 10 >= raw.length * 6) {
     return cellTable(
       lines,
       raw.map((line) => line.trim().split(/ {2,}|\t/u)),
@@ -276,7 +294,7 @@ function pipeTable(lines: Span[], raw: string[]): TableRows {
   const rows = lines.map((span) => ({ span, header: false, label: false }));
   const cells = raw.map(pipeCells);
   let bodyStart = 0;
-  if (separator >= 0 && separator <= 3) {
+  if (separator >= 0 && separator <= MAX_HEADER_LINES) {
     for (const row of rows.slice(0, separator + 1)) row.header = true;
     bodyStart = separator + 1;
   }
@@ -320,7 +338,7 @@ function cellTable(lines: Span[], cells: string[][]): TableRows | undefined {
 
 /** CSV or TSV: three or more lines with the same number (≥ 2) of fields; the first line is the header. */
 function delimitedTable(lines: Span[], raw: string[]): TableRows | undefined {
-  if (lines.length < 3) return undefined;
+  if (lines.length < MIN_TABLE_LINES) return undefined;
   for (const delimiter of ['\t', ',', ';']) {
     if (!raw.every((line) => line.includes(delimiter))) continue;
     const cells = raw.map((line) => splitDelimited(line, delimiter));
@@ -360,7 +378,7 @@ function splitDelimited(line: string, delimiter: string): string[] {
  * leading rows whose values are only years, are the column headers.
  */
 function cellPerLineTable(lines: Span[], raw: string[]): TableRows | undefined {
-  if (lines.length < 4) return undefined;
+  if (lines.length < MIN_CELL_PER_LINE_LINES) return undefined;
   if (raw.some((line) => line.trim().length > CELL_LINE_CHARS)) return tablesBetweenLongLines(lines, raw);
   const value = raw.map(isValueCell);
   if (value.filter(Boolean).length * 10 < raw.length * 4) return undefined;
@@ -527,7 +545,7 @@ function looksStructured(text: string, run: Span[]): boolean {
   const structured = lines.filter((line) => STRUCTURED_LINE.test(line)).length;
   const lengths = lines.map((line) => line.trim().length).sort((a, b) => a - b);
   const median = lengths[Math.floor(lengths.length / 2)] ?? 0;
-  return structured * 2 >= lines.length || median < 40;
+  return structured * 2 >= lines.length || median < SHORT_LINE_CHARS;
 }
 
 function skipSpace(text: string, at: number): number {
