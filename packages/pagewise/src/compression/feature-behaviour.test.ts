@@ -51,15 +51,15 @@ const RECORDS = JSON.stringify({
   customer_id: 'c_1001',
   name: 'Ada Park',
   // Longer than a list kept whole: its entries are units of their own.
-  visits: Array.from({ length: 40 }, (_, i) => `visit on day ${i + 1} of the spring season`),
-  orders: Array.from({ length: 6 }, (_, i) => ({
-    order_id: `#W48063${i}${i}`,
-    title: `spring order ${i}`,
-    event: i % 3 === 0 ? 'delivery failed at the gate' : 'delivered on the porch',
-    status: i === 2 ? 'error: payment declined' : 'delivered',
-    total: 100 + i * 37.5,
-    note: `left at the side door of house number ${i} after a long wait in the rain`,
-    items: [`item_${i}a`, `item_${i}b`],
+  visits: Array.from({ length: 40 }, (_, day) => `visit on day ${day + 1} of the spring season`),
+  orders: Array.from({ length: 6 }, (_, order) => ({
+    order_id: `#W48063${order}${order}`,
+    title: `spring order ${order}`,
+    event: order % 3 === 0 ? 'delivery failed at the gate' : 'delivered on the porch',
+    status: order === 2 ? 'error: payment declined' : 'delivered',
+    total: 100 + order * 37.5,
+    note: `left at the side door of house number ${order} after a long wait in the rain`,
+    items: [`item_${order}a`, `item_${order}b`],
     customer_id: 'c_1001',
   })),
 });
