@@ -1,8 +1,8 @@
 /**
  * `npm run train:compressor`: fits the extractive compressor's learned scorer (a logistic regression over
- * the unit features of packages/pagewise/src/compression/features.ts) on the tuning splits of the
+ * the unit features of packages/pagewise/src/compression/extractive/features.ts) on the tuning splits of the
  * multi-domain suite (bench/compression-eval/suite.ts), writes the parameters to
- * packages/pagewise/src/compression/extractive-params.ts, and prints a training report (also written to
+ * packages/pagewise/src/compression/extractive/fitted-params.ts, and prints a training report (also written to
  * bench-out/train-compressor.md): each feature's weight, an ablation (drop one feature, refit, measure
  * recall on the test splits), and per set the recall of the model fitted without its domain
  * (leave-one-domain-out) beside the in-domain model, the heuristic scorer and the baselines.
@@ -49,7 +49,7 @@ import { readTeacher, teacherNotes, TeacherUnusable } from './compression-eval/t
 import { runSuite, SUITE_TAU, suiteTable, type ItemCompressor } from './compression-eval/suite-run.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PARAMS_FILE = path.join(repoRoot, 'packages/pagewise/src/compression/extractive-params.ts');
+const PARAMS_FILE = path.join(repoRoot, 'packages/pagewise/src/compression/extractive/fitted-params.ts');
 const REPORT_FILE = path.join(repoRoot, 'bench-out/train-compressor.md');
 
 /** Seed of the negative sampling. */

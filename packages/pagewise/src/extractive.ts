@@ -17,6 +17,6 @@ export {
   unitScore,
   type LearnedParams,
   type ScorerParams,
-} from './compression/features.js';
-export { HAND_SET_PARAMS } from './compression/hand-set-params.js';
+} from './compression/extractive/features.js';
+export { HAND_SET_PARAMS } from './compression/extractive/hand-set-params.js';
 export { randomUnits, truncateHead, truncateTail } from './compression/baselines-text.js';

@@ -7,7 +7,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../tokens/tokenizer.js';
-import { compressExtractive, errorFirstLine, OMITTED_ITEMS } from './extractive.js';
+import { compressExtractive } from './extractive.js';
+import { OMITTED_ITEMS } from './extractive/json-leaves.js';
+import { errorFirstLine } from './extractive/units.js';
 import { JsonNumber, parseJsonSource, type JsonSourceValue } from './json-source.js';
 import { DEFAULT_OBSERVATION_RULES, type ExtractiveRules } from './rules.js';
 import { tokenBudget } from './token-budget.js';

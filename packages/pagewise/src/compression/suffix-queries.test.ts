@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { wordTokens } from '../text/words.js';
-import { searchQuery } from './extractive.js';
+import { searchQuery } from './extractive/search.js';
 import { suffixQueries } from './suffix-queries.js';
 
 /** The string the compressor would otherwise be given for step `index`. */

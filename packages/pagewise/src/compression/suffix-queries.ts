@@ -15,7 +15,7 @@ import {
   startSearchGeneration,
   type PreparedQuery,
   type WordSet,
-} from './extractive.js';
+} from './extractive/search.js';
 
 /** The query of step `index`: the step's query as a string, or prepared. */
 export type SuffixQuery = (index: number) => string | PreparedQuery;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../errors.js';
-import { compressExtractive, compressWithProbe } from './extractive.js';
-import { EXTRACTIVE_PARAMS } from './extractive-params.js';
+import { ConfigurationError } from '../../errors.js';
+import { compressExtractive, compressWithProbe } from '../extractive.js';
+import { EXTRACTIVE_PARAMS } from './fitted-params.js';
 import {
   checkParams,
   FEATURE_NAMES,
@@ -10,13 +10,14 @@ import {
   learnedScore,
   unitScore,
   weighedFeatures,
+  type FeatureName,
   type LearnedParams,
 } from './features.js';
 import { HAND_SET_PARAMS } from './hand-set-params.js';
-import { DEFAULT_EXTRACTIVE_RULES } from './rules.js';
+import { DEFAULT_EXTRACTIVE_RULES } from '../rules.js';
 
 /** Parameters with one feature weighted, all others 0. */
-function only(feature: (typeof FEATURE_NAMES)[number], weight: number): LearnedParams {
+function only(feature: FeatureName, weight: number): LearnedParams {
   return {
     version: FEATURES_VERSION,
     features: [...FEATURE_NAMES],
@@ -137,9 +138,9 @@ describe('unit features and the learned scorer', () => {
   });
 
   it('chooses JSON fields by the given weights: ids first when `identifier` weighs most', () => {
-    const orders = Array.from({ length: 12 }, (_, i) => ({
-      order_id: `#W${1000 + i}`,
-      note: `delivered to the side door of the blue house number ${i}`,
+    const orders = Array.from({ length: 12 }, (_, order) => ({
+      order_id: `#W${1000 + order}`,
+      note: `delivered to the side door of the blue house number ${order}`,
     }));
     const input = JSON.stringify({ orders });
     const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.3 };
@@ -179,5 +180,153 @@ describe('unit features and the learned scorer', () => {
     const flagged = sentences.filter((u) => u.features[at] === 1);
     expect(flagged.length).toBeGreaterThan(0);
     expect(flagged.length).toBeLessThan(sentences.length);
+  });
+});
+
+// One behaviour test per feature: weighted up, the units the compressor keeps hold more of it than weighted down.
+
+const BEHAVIOUR_PAGE = [
+  '# Park renovation',
+  '',
+  'The committee met on a rainy afternoon in the old town hall. Members discussed the benches at length.',
+  'Nobody could agree on whether the fountain should stay, and the meeting closed late.',
+  'The council named the fountain after Sequoyah.',
+  '',
+  '# Sequoyah',
+  '',
+  'Sequoyah created a writing system. He was honoured across the region.',
+  '',
+  '## Budget',
+  '',
+  '| item | units | price |',
+  '| --- | --- | --- |',
+  '| bench | 12 | 340 |',
+  '| fountain | 1 | 8200 |',
+  '',
+  '- order the benches before May',
+  '- ask the mayor about the playground',
+  'Contractor: Baumann GmbH',
+  'Ticket: W4806309 opened on 2024-05-01 at https://example.org/t/W4806309',
+  'Error: permit request denied by the district office.',
+  'The fountain costs 8,200 euros, the benches 4,080 euros, the lamps 2,850 euros and the paths 12,400 euros.',
+  'A very long closing remark follows here that goes on about the weather, the mood of the members, the tea that was served, the late bus home and many other small things that nobody will ever need again.',
+  'The committee met on a rainy afternoon in the old town hall.',
+  'Members will vote next spring.',
+].join('\n');
+
+const RECORDS = JSON.stringify({
+  customer_id: 'c_1001',
+  name: 'Ada Park',
+  // Longer than a list kept whole: its entries are units of their own.
+  visits: Array.from({ length: 40 }, (_, day) => `visit on day ${day + 1} of the spring season`),
+  orders: Array.from({ length: 6 }, (_, order) => ({
+    order_id: `#W48063${order}${order}`,
+    title: `spring order ${order}`,
+    event: order % 3 === 0 ? 'delivery failed at the gate' : 'delivered on the porch',
+    status: order === 2 ? 'error: payment declined' : 'delivered',
+    total: 100 + order * 37.5,
+    note: `left at the side door of house number ${order} after a long wait in the rain`,
+    items: [`item_${order}a`, `item_${order}b`],
+    customer_id: 'c_1001',
+  })),
+});
+
+/** Mean value of `feature` over the units of `input` whose text `output` holds. */
+function keptMean(input: string, query: string, feature: FeatureName, weight: number): number {
+  const at = FEATURE_NAMES.indexOf(feature);
+  const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.35 };
+  const options = { query, rules, scoring: 'learned' as const, params: only(feature, weight) };
+  let units: { text: string; features: number[] }[] = [];
+  compressWithProbe(input, options, (scored) => (units = [...scored]));
+  const output = compressExtractive(input, options).text;
+  // JSON units are `key: value`: the output holds the value beside its key, or as an entry of its list.
+  const holds = (text: string) =>
+    output.includes(text) ||
+    output.includes(text.replace(/^([^:]+): /u, '"$1":')) ||
+    (text.includes(': "') && output.includes(text.slice(text.indexOf(': "') + 2)));
+  const kept = units.filter((unit) => holds(unit.text));
+  expect(kept.length).toBeGreaterThan(0);
+  return kept.reduce((sum, unit) => sum + (unit.features[at] ?? 0), 0) / kept.length;
+}
+
+const TEXT_FEATURES: [FeatureName, string][] = [
+  ['relevance', 'playground mayor'],
+  ['container', 'Sequoyah writing system'],
+  ['linked', 'who was the fountain named after'],
+  ['position', 'park'],
+  ['lead', 'park'],
+  ['tableRow', 'park'],
+  ['listItem', 'park'],
+  ['labelled', 'park'],
+  ['identifier', 'park'],
+  ['error', 'park'],
+  ['numeric', 'park'],
+  ['keyMatch', 'who is the contractor'],
+  ['protectedKinds', 'park'],
+  ['length', 'park'],
+  ['repeat', 'park'],
+];
+
+const JSON_FEATURES: [FeatureName, string][] = [
+  ['relevance', 'gate'],
+  ['container', 'payment declined'],
+  ['position', 'order'],
+  ['listItem', 'order'],
+  ['labelled', 'order'],
+  ['identifier', 'order'],
+  ['idInRecord', 'payment declined'],
+  ['error', 'order'],
+  ['numeric', 'order'],
+  ['keyMatch', 'order total'],
+  ['protectedKinds', 'order'],
+  ['length', 'order'],
+];
+
+describe('each unit feature moves what is kept', () => {
+  it.each(TEXT_FEATURES)('text: %s weighted up keeps more of it than weighted down', (feature, query) => {
+    expect(keptMean(BEHAVIOUR_PAGE, query, feature, 8)).toBeGreaterThan(keptMean(BEHAVIOUR_PAGE, query, feature, -8));
+  });
+
+  it.each(JSON_FEATURES)('JSON: %s weighted up keeps more of it than weighted down', (feature, query) => {
+    expect(keptMean(RECORDS, query, feature, 8)).toBeGreaterThan(keptMean(RECORDS, query, feature, -8));
+  });
+
+  it('JSON: repeat weighted up keeps more copies of a repeated field than weighted down', () => {
+    const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.35 };
+    const copies = (weight: number) =>
+      compressExtractive(RECORDS, {
+        query: 'order',
+        rules,
+        scoring: 'learned',
+        params: only('repeat', weight),
+      }).text.split('"customer_id":"c_1001"').length - 1;
+    expect(copies(8)).toBeGreaterThan(copies(-8));
+  });
+
+  it('heading: an outline unit comes only with a unit under it, so its own weight moves nothing', () => {
+    const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.35 };
+    const output = (weight: number) =>
+      compressExtractive(BEHAVIOUR_PAGE, { query: 'park', rules, scoring: 'learned', params: only('heading', weight) })
+        .text;
+    expect(output(8)).toBe(output(-8));
+  });
+
+  it('json: a constant within one input, it moves scores against minScore only', () => {
+    const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.9, minScore: 0.9 };
+    const up = compressExtractive(RECORDS, { query: 'order', rules, scoring: 'learned', params: only('json', 8) });
+    const down = compressExtractive(RECORDS, {
+      query: 'order',
+      rules,
+      scoring: 'learned',
+      params: only('json', -8),
+    });
+    expect(up.kept).toBeGreaterThan(down.kept);
+    const prose = compressExtractive(BEHAVIOUR_PAGE, {
+      query: 'park',
+      rules,
+      scoring: 'learned',
+      params: only('json', 8),
+    });
+    expect(prose.kept).toBeLessThan(up.kept);
   });
 });

@@ -58,7 +58,7 @@ export type UnitFeatures = Partial<Record<FeatureName, number>>;
 /**
  * The parameters of a unit scorer: one weight per feature, a bias, and how their weighted sum becomes the
  * score. The hand-set scorer ({@link HAND_SET_PARAMS}) and the fitted one (`npm run train:compressor`
- * writes `extractive-params.ts`) are both such a file, read by the one scoring path ({@link unitScore}).
+ * writes `fitted-params.ts`) are both such a file, read by the one scoring path ({@link unitScore}).
  */
 export interface ScorerParams {
   /** Incremented when the feature set or its meaning changes; a file of another version is refused. */
