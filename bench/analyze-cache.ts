@@ -61,8 +61,8 @@ async function writeFolder(folder: string, files: number, pages: number): Promis
     const year = 2015 + (fileIndex % 10);
     for (let pageNumber = 1; pageNumber <= pages; pageNumber += 1) {
       const page = doc.addPage([612, 792]);
-      pageText(company, year, pageNumber).forEach((line, i) =>
-        page.drawText(line, { x: 40, y: 760 - i * 14, size: 8, font }),
+      pageText(company, year, pageNumber).forEach((line, lineIndex) =>
+        page.drawText(line, { x: 40, y: 760 - lineIndex * 14, size: 8, font }),
       );
     }
     writeFileSync(path.join(folder, `filing-${String(fileIndex + 1).padStart(3, '0')}.pdf`), await doc.save());

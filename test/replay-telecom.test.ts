@@ -20,9 +20,9 @@ interface Task {
 const calls = (messages: ChatMessage[]) =>
   messages.flatMap((message) =>
     message.role === 'assistant'
-      ? (message.tool_calls ?? []).map((c) => ({
-          name: c.function.name,
-          args: JSON.parse(c.function.arguments) as unknown,
+      ? (message.tool_calls ?? []).map((call) => ({
+          name: call.function.name,
+          args: JSON.parse(call.function.arguments) as unknown,
         }))
       : [],
   );
