@@ -36,32 +36,36 @@ const LINES = [
 /** A page of a generated filing: prose and table lines with figures that differ by page. */
 function pageText(company: string, year: number, page: number): string[] {
   const lines = [`${company} annual report ${year}, page ${page}`, ''];
-  for (let i = 0; i < 8; i += 1)
+  for (let sentence = 0; sentence < 8; sentence += 1)
     lines.push(
-      `In fiscal ${year} the ${LINES[i % LINES.length]!.toLowerCase()} of the group moved by ${(page * 7 + i * 13) % 97} percent against the prior year.`,
+      `In fiscal ${year} the ${LINES[sentence % LINES.length]!.toLowerCase()} of the group moved by ${(page * 7 + sentence * 13) % 97} percent against the prior year.`,
     );
   lines.push('', `(in millions) ${year} ${year - 1} ${year - 2}`);
-  for (const [i, label] of LINES.entries())
-    lines.push(`${label} ${1000 + page * 31 + i * 17} ${900 + page * 29 + i * 11} ${800 + page * 23 + i * 7}`);
-  for (let i = 0; i < 8; i += 1)
+  for (const [index, label] of LINES.entries())
     lines.push(
-      `Management notes that segment ${i + 1} contributed ${(page + i) % 40} percent of the total in ${year}.`,
+      `${label} ${1000 + page * 31 + index * 17} ${900 + page * 29 + index * 11} ${800 + page * 23 + index * 7}`,
+    );
+  for (let segment = 0; segment < 8; segment += 1)
+    lines.push(
+      `Management notes that segment ${segment + 1} contributed ${(page + segment) % 40} percent of the total in ${year}.`,
     );
   return lines;
 }
 
 async function writeFolder(folder: string, files: number, pages: number): Promise<void> {
   mkdirSync(folder, { recursive: true });
-  for (let f = 0; f < files; f += 1) {
+  for (let fileIndex = 0; fileIndex < files; fileIndex += 1) {
     const doc = await PDFDocument.create();
     const font = await doc.embedFont(StandardFonts.Helvetica);
-    const company = COMPANIES[f % COMPANIES.length]!;
-    const year = 2015 + (f % 10);
-    for (let p = 1; p <= pages; p += 1) {
+    const company = COMPANIES[fileIndex % COMPANIES.length]!;
+    const year = 2015 + (fileIndex % 10);
+    for (let pageNumber = 1; pageNumber <= pages; pageNumber += 1) {
       const page = doc.addPage([612, 792]);
-      pageText(company, year, p).forEach((line, i) => page.drawText(line, { x: 40, y: 760 - i * 14, size: 8, font }));
+      pageText(company, year, pageNumber).forEach((line, lineIndex) =>
+        page.drawText(line, { x: 40, y: 760 - lineIndex * 14, size: 8, font }),
+      );
     }
-    writeFileSync(path.join(folder, `filing-${String(f + 1).padStart(3, '0')}.pdf`), await doc.save());
+    writeFileSync(path.join(folder, `filing-${String(fileIndex + 1).padStart(3, '0')}.pdf`), await doc.save());
   }
 }
 
@@ -123,29 +127,29 @@ export async function main(argv: string[] = []): Promise<void> {
     } else await writeFolder(folder, files, pages);
     const db = path.join(dir, 'pw.db');
     const times = { cold: [] as number[], warm: [] as number[], readCold: [] as number[], readWarm: [] as number[] };
-    for (let r = -1; r < repeats; r += 1) {
-      const cacheDir = path.join(dir, `cache-${r + 1}`);
+    for (let repeat = -1; repeat < repeats; repeat += 1) {
+      const cacheDir = path.join(dir, `cache-${repeat + 1}`);
       const cold = await timeAnalyze(folder, db, cacheDir, question);
       const warm = await timeAnalyze(folder, db, cacheDir, question);
-      const readCacheDir = path.join(dir, `read-cache-${r + 1}`);
+      const readCacheDir = path.join(dir, `read-cache-${repeat + 1}`);
       const readCold = await timeRead(folder, readCacheDir);
       const readWarm = await timeRead(folder, readCacheDir);
-      if (r < 0) continue; // the untimed pair: modules loaded and code warmed for both contenders
+      if (repeat < 0) continue; // the untimed pair: modules loaded and code warmed for both contenders
       times.cold.push(cold);
       times.warm.push(warm);
       times.readCold.push(readCold);
       times.readWarm.push(readWarm);
     }
-    const m = (values: number[]) => quantile(values, 0.5);
+    const medianOf = (values: number[]) => quantile(values, 0.5);
     console.log(`\n## analyze: second run over ${label} against the first\n`);
     console.log(`median of ${repeats} cold/warm pairs\n`);
     console.log('| measured | first run (empty cache) ms | second run (cache filled) ms | first / second |');
     console.log('|---|---:|---:|---:|');
     console.log(
-      `| whole \`pagewise analyze\` | ${fmt(m(times.cold), 0)} | ${fmt(m(times.warm), 0)} | ${fmt(m(times.cold) / m(times.warm), 1)}x |`,
+      `| whole \`pagewise analyze\` | ${fmt(medianOf(times.cold), 0)} | ${fmt(medianOf(times.warm), 0)} | ${fmt(medianOf(times.cold) / medianOf(times.warm), 1)}x |`,
     );
     console.log(
-      `| reading the folder | ${fmt(m(times.readCold), 0)} | ${fmt(m(times.readWarm), 0)} | ${fmt(m(times.readCold) / m(times.readWarm), 1)}x |`,
+      `| reading the folder | ${fmt(medianOf(times.readCold), 0)} | ${fmt(medianOf(times.readWarm), 0)} | ${fmt(medianOf(times.readCold) / medianOf(times.readWarm), 1)}x |`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -174,9 +174,9 @@ function fillerPages(rng: Rng, company: string, year: number, count: number): st
   return rng
     .shuffle(FILLER)
     .slice(0, count)
-    .map((t, i) => [
-      ...wrap(fill(t, slots)),
-      ...(i === 0 ? selectedData(rng, year) : []),
+    .map((filler, index) => [
+      ...wrap(fill(filler, slots)),
+      ...(index === 0 ? selectedData(rng, year) : []),
       '',
       ...wrap(fill(rng.pick(FILLER), slots)),
     ]);
@@ -200,9 +200,9 @@ export async function writeFilings(
 ): Promise<Filing[]> {
   const rng = createRng(seed);
   const filings: Filing[] = [];
-  for (const [i, context] of contexts.entries()) {
+  for (const [index, context] of contexts.entries()) {
     const year = yearOf(context)!;
-    const company = `${STEMS[i % STEMS.length]} ${SUFFIXES[Math.floor(i / STEMS.length) % SUFFIXES.length]}`;
+    const company = `${STEMS[index % STEMS.length]} ${SUFFIXES[Math.floor(index / STEMS.length) % SUFFIXES.length]}`;
     const slug = company.toUpperCase().replace(/[^A-Z]+/g, '');
     const fillers = fillerPages(rng, company, year, 5);
     const goldAt = rng.int(1, fillers.length);
@@ -258,10 +258,10 @@ function numberOf(value: unknown): number | undefined {
  * gold scale when the gold answer has one.
  */
 function lineIsRight(line: string, gold: string, answer: unknown, scale: string): boolean {
-  const m = /: (\S+)(?: (thousand|million|billion))? \(([^)]+)\)$/.exec(line);
+  const match = /: (\S+)(?: (thousand|million|billion))? \(([^)]+)\)$/.exec(line);
   const expected = numberOf(answer);
-  if (m === null || m[3] !== gold || expected === undefined || numberOf([m[1]]) !== expected) return false;
-  return scale === '' || scale === 'percent' || m[2] === scale;
+  if (match === null || match[3] !== gold || expected === undefined || numberOf([match[1]]) !== expected) return false;
+  return scale === '' || scale === 'percent' || match[2] === scale;
 }
 
 async function score(
@@ -368,10 +368,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       mkdirSync(shared, { recursive: true });
       const filings = await writeFilings(contexts, shared, seed, perContext);
       // One folder per filing: the gold filing alone.
-      for (const f of filings) {
-        const own = path.join(dir, name, 'single', f.file.replace(/\.pdf$/, ''));
+      for (const filing of filings) {
+        const own = path.join(dir, name, 'single', filing.file.replace(/\.pdf$/, ''));
         mkdirSync(own, { recursive: true });
-        writeFileSync(path.join(own, f.file), readFileSync(path.join(shared, f.file)));
+        writeFileSync(path.join(own, filing.file), readFileSync(path.join(shared, filing.file)));
       }
       const corpora = new Map<string, { corpus: FolderCorpus; bm25: CorpusIndex }>();
       const conditions: [string, (f: Filing) => string][] = [
@@ -379,9 +379,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         [`all ${filings.length * 2} filings in one folder`, () => shared],
       ];
       for (const [label, folderOf] of conditions) {
-        const t = await score(filings, folderOf, corpora);
+        const tally = await score(filings, folderOf, corpora);
         console.log(
-          `| ${name} | ${label} | ${t.questions} | ${pct(t.hit1, t.questions)} | ${pct(t.hit3, t.questions)} | ${pct(t.leads, t.questions)} | ${pct(t.bm25Hit1, t.questions)} | ${pct(t.bm25Hit3, t.questions)} | ${t.lines} | ${t.linesRight} of ${t.lines} | ${(t.seconds / Math.max(1, t.questions)).toFixed(2)} |`,
+          `| ${name} | ${label} | ${tally.questions} | ${pct(tally.hit1, tally.questions)} | ${pct(tally.hit3, tally.questions)} | ${pct(tally.leads, tally.questions)} | ${pct(tally.bm25Hit1, tally.questions)} | ${pct(tally.bm25Hit3, tally.questions)} | ${tally.lines} | ${tally.linesRight} of ${tally.lines} | ${(tally.seconds / Math.max(1, tally.questions)).toFixed(2)} |`,
         );
       }
     }

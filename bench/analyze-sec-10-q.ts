@@ -179,10 +179,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   for (const name of split === 'both' ? ['tuning', 'test'] : [split]) {
     const chosen = questions.filter((q) => splitOf(q.question) === name).slice(0, limit);
     const golds = new Map<Question, { named: string[]; gold: GoldPages; amount?: Amount }>();
-    for (const q of chosen) {
-      const named = namedDocuments(q.sourceDocs, files);
-      const amount = named.length === 1 ? singleAmount(q.answer) : undefined;
-      golds.set(q, { named, gold: goldPages(q.answer, pagesOf(named)), ...(amount ? { amount } : {}) });
+    for (const question of chosen) {
+      const named = namedDocuments(question.sourceDocs, files);
+      const amount = named.length === 1 ? singleAmount(question.answer) : undefined;
+      golds.set(question, { named, gold: goldPages(question.answer, pagesOf(named)), ...(amount ? { amount } : {}) });
     }
     const settings: [string, (named: readonly string[]) => string][] = [
       ['the named filings only', (named) => namedFolder(path.join(out, 'folders'), docs, named)],
@@ -203,11 +203,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         bm25: [0, 0, 0],
         seconds: 0,
       };
-      for (const q of chosen) {
-        const { named, gold, amount } = golds.get(q)!;
+      for (const question of chosen) {
+        const { named, gold, amount } = golds.get(question)!;
         const entry = await corpusOf(folderOf(named));
         const started = performance.now();
-        const result = await runReportAnalysis({ corpus: entry.corpus, question: q.question });
+        const result = await runReportAnalysis({ corpus: entry.corpus, question: question.question });
         tally.seconds += (performance.now() - started) / 1000;
         const cited = citations(result.text);
         tally.questions += 1;
@@ -222,24 +222,26 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
             const right = stated !== undefined && sameAmount(stated, amount);
             if (right) tally.singleRight += 1;
             if (process.env.SEC_DEBUG)
-              console.log(`LINE ${right ? 'right' : 'WRONG'} ${q.question} | ${line} | ${amount.value}`);
-          } else if (process.env.SEC_DEBUG) console.log(`NOLINE ${q.question} | ${amount.value}`);
-        } else if (line && process.env.SEC_DEBUG) console.log(`LINE (not single-value) ${q.question} | ${line}`);
+              console.log(`LINE ${right ? 'right' : 'WRONG'} ${question.question} | ${line} | ${amount.value}`);
+          } else if (process.env.SEC_DEBUG) console.log(`NOLINE ${question.question} | ${amount.value}`);
+        } else if (line && process.env.SEC_DEBUG) console.log(`LINE (not single-value) ${question.question} | ${line}`);
         if (gold.pages.length === 0) continue;
         tally.withGold += 1;
         const isGold = (uri: string | undefined) => uri !== undefined && gold.pages.includes(uri);
         if (isGold(cited[0])) tally.hit1 += 1;
         else if (process.env.SEC_DEBUG)
-          console.log(`MISS ${q.question} | gold ${gold.pages.join(', ')} | cited ${cited.slice(0, 3).join(', ')}`);
+          console.log(
+            `MISS ${question.question} | gold ${gold.pages.join(', ')} | cited ${cited.slice(0, 3).join(', ')}`,
+          );
         if (cited.slice(0, 3).some(isGold)) tally.hit3 += 1;
         if (gold.found.some((found) => holdsFigureWithLabel(result.text, found))) tally.figureWithLabel += 1;
-        const hits = entry.bm25.search(queryTerms(q.question).join(' '), 5).map((hit) => hit.uri);
+        const hits = entry.bm25.search(queryTerms(question.question).join(' '), 5).map((hit) => hit.uri);
         for (const [index, depth] of [1, 3, 5].entries())
           if (hits.slice(0, depth).some(isGold)) tally.bm25[index] = tally.bm25[index]! + 1;
       }
-      const t = tally;
+      const totals = tally;
       console.log(
-        `| ${name} | ${label} | ${t.questions} | ${t.withGold} | ${pct(t.hit1, t.withGold)} | ${pct(t.hit3, t.withGold)} | ${pct(t.leads, t.questions)} | ${pct(t.figureWithLabel, t.withGold)} | ${t.lines} | ${t.single} | ${t.singleLines} (${pct(t.singleLines, t.single)}) | ${t.singleRight} of ${t.singleLines} | ${pct(t.bm25[0]!, t.withGold)} | ${pct(t.bm25[1]!, t.withGold)} | ${pct(t.bm25[2]!, t.withGold)} | ${(t.seconds / Math.max(1, t.questions)).toFixed(2)} |`,
+        `| ${name} | ${label} | ${totals.questions} | ${totals.withGold} | ${pct(totals.hit1, totals.withGold)} | ${pct(totals.hit3, totals.withGold)} | ${pct(totals.leads, totals.questions)} | ${pct(totals.figureWithLabel, totals.withGold)} | ${totals.lines} | ${totals.single} | ${totals.singleLines} (${pct(totals.singleLines, totals.single)}) | ${totals.singleRight} of ${totals.singleLines} | ${pct(totals.bm25[0]!, totals.withGold)} | ${pct(totals.bm25[1]!, totals.withGold)} | ${pct(totals.bm25[2]!, totals.withGold)} | ${(totals.seconds / Math.max(1, totals.questions)).toFixed(2)} |`,
       );
     }
   }

@@ -33,15 +33,16 @@ export async function main(): Promise<void> {
       return corpus;
     };
     const started = Date.now();
-    const passages = await scoreTatqa(questions, async (q) => {
-      return (await runReportAnalysis({ corpus: await corpusOf(q.folder), question: q.question })).text;
+    const passages = await scoreTatqa(questions, async (item) => {
+      return (await runReportAnalysis({ corpus: await corpusOf(item.folder), question: item.question })).text;
     });
     const seconds = (Date.now() - started) / 1000;
     const earlier = createOfflineModel({ policies: [reportOfflinePolicy] });
     const before = await scoreTatqa(
       questions,
-      async (q) =>
-        (await runReportAnalysis({ corpus: await corpusOf(q.folder), question: q.question, model: earlier })).text,
+      async (item) =>
+        (await runReportAnalysis({ corpus: await corpusOf(item.folder), question: item.question, model: earlier }))
+          .text,
       (text) => [text],
     );
     const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;

@@ -172,12 +172,12 @@ function capturingModel(provider: string, modelId: string, out: CapturedRequest[
 /** The retail tools as a user of the AI SDK declares them: the same names, descriptions, schemas and code. */
 function aiSdkTools(tools: readonly AnyTool[]): ToolSet {
   const set: ToolSet = {};
-  for (const t of tools) {
-    set[t.name] = aiTool({
-      description: t.description,
-      inputSchema: t.inputSchema,
+  for (const tool of tools) {
+    set[tool.name] = aiTool({
+      description: tool.description,
+      inputSchema: tool.inputSchema,
       // The retail tools read nothing of the runner's context.
-      execute: async (input: unknown) => t.execute(input, {} as never),
+      execute: async (input: unknown) => tool.execute(input, {} as never),
     });
   }
   return set;
@@ -231,10 +231,10 @@ async function runOnAiSdk(data: RetailData, task: RetailTask, provider: string, 
         ? {
             // The end of the conversation so far is a breakpoint at every step, for this step only.
             prepareStep: ({ messages }: { messages: ModelMessage[] }) => ({
-              messages: messages.map((m, i) =>
-                i === messages.length - 1
-                  ? { ...m, providerOptions: { ...m.providerOptions, ...AI_SDK_BREAKPOINT } }
-                  : m,
+              messages: messages.map((message, index) =>
+                index === messages.length - 1
+                  ? { ...message, providerOptions: { ...message.providerOptions, ...AI_SDK_BREAKPOINT } }
+                  : message,
               ),
             }),
           }
@@ -312,9 +312,9 @@ function compare(runner: ParitySideFigures, aiSdk: ParitySideFigures): ParityCom
 
 /** The episodes with `$schema` taken out of every tool's input schema (the tools are copied). */
 export function withoutSchemaKey(episodes: readonly ParityEpisode[]): ParityEpisode[] {
-  const strip = (t: LanguageModelV3FunctionTool): LanguageModelV3FunctionTool => {
-    const { $schema: _dropped, ...schema } = t.inputSchema as Record<string, unknown>;
-    return { ...t, inputSchema: schema };
+  const strip = (tool: LanguageModelV3FunctionTool): LanguageModelV3FunctionTool => {
+    const { $schema: _dropped, ...schema } = tool.inputSchema as Record<string, unknown>;
+    return { ...tool, inputSchema: schema };
   };
   return episodes.map((e) => ({ ...e, requests: e.requests.map((r) => ({ ...r, tools: r.tools.map(strip) })) }));
 }
@@ -339,8 +339,9 @@ export function parityRow(episodes: readonly ParityEpisode[], spec: string): Par
 /** Task ids whose two sides sent different numbers of requests. */
 function divergedTasks(episodes: readonly ParityEpisode[]): string[] {
   const counts = new Map<string, Partial<Record<ParitySide, number>>>();
-  for (const e of episodes)
-    (counts.get(e.taskId) ?? counts.set(e.taskId, {}).get(e.taskId)!)[e.side] = e.requests.length;
+  for (const episode of episodes)
+    (counts.get(episode.taskId) ?? counts.set(episode.taskId, {}).get(episode.taskId)!)[episode.side] =
+      episode.requests.length;
   return [...counts].filter(([, c]) => c.runner !== c['ai-sdk']).map(([id]) => id);
 }
 
@@ -372,8 +373,8 @@ export async function runCacheParity(options: {
 }
 
 /** The issue's bound: the runner's hit rate at most 5 points below the AI SDK's, its dollars at most 5% above. */
-export function withinParity(c: ParityComparison): boolean {
-  return c.hitRateDeltaPoints >= -5 && c.costRatio <= 1.05;
+export function withinParity(comparison: ParityComparison): boolean {
+  return comparison.hitRateDeltaPoints >= -5 && comparison.costRatio <= 1.05;
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -389,13 +390,13 @@ export function parityTable(report: ParityReport): string {
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const row of report.rows) {
-    for (const [side, f] of [
+    for (const [side, figures] of [
       ['pagewise Runner', row.runner],
       ['AI SDK generateText', row.aiSdk],
       ['AI SDK, tools without `$schema` (control)', row.aiSdkSameTools],
     ] as const)
       lines.push(
-        `| \`${row.spec}\` | ${side} | ${int(f.calls)} | ${int(f.promptTokens)} | ${pct(f.cacheHitRate)} | ${usd(f.usd)} | ${f.success}/${report.tasks} |`,
+        `| \`${row.spec}\` | ${side} | ${int(figures.calls)} | ${int(figures.promptTokens)} | ${pct(figures.cacheHitRate)} | ${usd(figures.usd)} | ${figures.success}/${report.tasks} |`,
       );
   }
   lines.push(
@@ -404,13 +405,15 @@ export function parityTable(report: ParityReport): string {
   );
   lines.push('| --- | --- | ---: | ---: | --- |');
   for (const row of report.rows)
-    for (const [against, c] of [
+    for (const [against, comparison] of [
       ['as sent', row.asSent],
       ['control', row.sameTools],
     ] as const) {
-      const ok = withinParity(c);
-      const points = `${c.hitRateDeltaPoints >= 0 ? '+' : ''}${c.hitRateDeltaPoints.toFixed(1)} points`;
-      lines.push(`| \`${row.spec}\` | ${against} | ${points} | ${c.costRatio.toFixed(3)}× | ${ok ? 'yes' : 'no'} |`);
+      const ok = withinParity(comparison);
+      const points = `${comparison.hitRateDeltaPoints >= 0 ? '+' : ''}${comparison.hitRateDeltaPoints.toFixed(1)} points`;
+      lines.push(
+        `| \`${row.spec}\` | ${against} | ${points} | ${comparison.costRatio.toFixed(3)}× | ${ok ? 'yes' : 'no'} |`,
+      );
     }
   if (report.diverged.length > 0)
     lines.push('', `The two loops made different numbers of calls on: ${report.diverged.join(', ')}.`);

@@ -35,7 +35,7 @@ export async function main(repeats = 5): Promise<void> {
     ['pagewise --help', []],
     ['all command modules loaded up front (before)', []],
   ];
-  for (let i = 0; i < repeats; i += 1) {
+  for (let round = 0; round < repeats; round += 1) {
     // Interleaved, so load on the machine affects all three alike.
     rows[0]![1].push(timeRun([BIN, '--version']));
     rows[1]![1].push(timeRun([BIN, '--help']));
@@ -46,8 +46,8 @@ export async function main(repeats = 5): Promise<void> {
   console.log('| start | median ms | vs before |');
   console.log('|---|---:|---:|');
   for (const [label, times] of rows) {
-    const m = median(times);
-    console.log(`| ${label} | ${m.toFixed(0)} | ${(m / before).toFixed(2)}x |`);
+    const medianMs = median(times);
+    console.log(`| ${label} | ${medianMs.toFixed(0)} | ${(medianMs / before).toFixed(2)}x |`);
   }
 }
 

@@ -87,9 +87,12 @@ export async function main(): Promise<void> {
       'the figures below leave them out.\n',
   );
   // Warm the tokenizer and the segmenters, so timings are of a warm process.
-  for (let i = 0; i < 20; i += 1) {
-    compressExtractive(`Warm up ${i}. `.repeat(200), { query: 'warm', rules: DEFAULT_EXTRACTIVE_RULES });
-    compressExtractive(`売上高は${i}億円でした。`.repeat(100), { query: '売上高', rules: DEFAULT_EXTRACTIVE_RULES });
+  for (let round = 0; round < 20; round += 1) {
+    compressExtractive(`Warm up ${round}. `.repeat(200), { query: 'warm', rules: DEFAULT_EXTRACTIVE_RULES });
+    compressExtractive(`売上高は${round}億円でした。`.repeat(100), {
+      query: '売上高',
+      rules: DEFAULT_EXTRACTIVE_RULES,
+    });
   }
   const load = (): string =>
     os
@@ -110,9 +113,9 @@ export async function main(): Promise<void> {
     console.log(`\n### Page sizes and T_obs (default ${OBSERVATION_THRESHOLD})\n`);
     console.log('| TAT-QA page form | p25 tokens | median | p75 | share > 256 | share > 512 | share > 1,024 |');
     console.log('|:---|---:|---:|---:|---:|---:|---:|');
-    for (const s of pageSizes(data.tatqa)) {
+    for (const sizes of pageSizes(data.tatqa)) {
       console.log(
-        `| ${s.form} | ${Math.round(s.p25)} | ${Math.round(s.p50)} | ${Math.round(s.p75)} | ${fmt(s.above[256] ?? 0, 2)} | ${fmt(s.above[512] ?? 0, 2)} | ${fmt(s.above[1024] ?? 0, 2)} |`,
+        `| ${sizes.form} | ${Math.round(sizes.p25)} | ${Math.round(sizes.p50)} | ${Math.round(sizes.p75)} | ${fmt(sizes.above[256] ?? 0, 2)} | ${fmt(sizes.above[512] ?? 0, 2)} | ${fmt(sizes.above[1024] ?? 0, 2)} |`,
       );
     }
   }

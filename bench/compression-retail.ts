@@ -59,7 +59,7 @@ function seededBoundary(seed: number): () => string {
   let state = seed >>> 0;
   return () => {
     let out = '';
-    for (let i = 0; i < 3; i += 1) {
+    for (let word = 0; word < 3; word += 1) {
       state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
       out += state.toString(16).padStart(8, '0');
     }
@@ -162,25 +162,25 @@ export async function compressionRetail(
     let compressorCalls = 0;
     for (const task of tasks) {
       const run = await runEpisode(data, task, spec.setup());
-      const s = summarizeLedger(run.entries);
+      const summary = summarizeLedger(run.entries);
       if (run.success) success += 1;
       if (run.error !== undefined) errors += 1;
-      peaks.push(s.peakPromptTokens);
-      cumulative += s.cumulativePromptTokens;
-      calls += s.modelCalls - s.compressorCalls;
-      compressorCalls += s.compressorCalls;
+      peaks.push(summary.peakPromptTokens);
+      cumulative += summary.cumulativePromptTokens;
+      calls += summary.modelCalls - summary.compressorCalls;
+      compressorCalls += summary.compressorCalls;
     }
-    const n = tasks.length;
+    const taskCount = tasks.length;
     rows.push({
       strategy: spec.name,
       description: spec.description,
-      episodes: n,
-      success: success / n,
-      peakMean: peaks.reduce((a, b) => a + b, 0) / n,
+      episodes: taskCount,
+      success: success / taskCount,
+      peakMean: peaks.reduce((a, b) => a + b, 0) / taskCount,
       peakMax: Math.max(...peaks),
-      cumulativeMean: cumulative / n,
-      modelCallsMean: calls / n,
-      compressorCallsMean: compressorCalls / n,
+      cumulativeMean: cumulative / taskCount,
+      modelCallsMean: calls / taskCount,
+      compressorCallsMean: compressorCalls / taskCount,
       errors,
     });
   }
@@ -205,9 +205,9 @@ export async function main(): Promise<void> {
     '| strategy | success | peak prompt tokens (mean) | peak (max) | cumulative prompt tokens (mean) | agent calls (mean) | compressor calls (mean) | errors | what |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
-  for (const r of rows) {
+  for (const row of rows) {
     console.log(
-      `| ${r.strategy} | ${pct(r.success)} | ${int(r.peakMean)} | ${int(r.peakMax)} | ${int(r.cumulativeMean)} | ${r.modelCallsMean.toFixed(1)} | ${r.compressorCallsMean.toFixed(1)} | ${r.errors} | ${r.description} |`,
+      `| ${row.strategy} | ${pct(row.success)} | ${int(row.peakMean)} | ${int(row.peakMax)} | ${int(row.cumulativeMean)} | ${row.modelCallsMean.toFixed(1)} | ${row.compressorCallsMean.toFixed(1)} | ${row.errors} | ${row.description} |`,
     );
   }
   const none = rows.find((r) => r.strategy === 'none');
@@ -215,12 +215,12 @@ export async function main(): Promise<void> {
   console.log(
     '\nErrors are runs that hit limits.maxSteps (60): the offline policy fetches again what the context lost, and loops when it never comes back.\n',
   );
-  for (const r of rows.filter((x) => x.strategy.startsWith('acon'))) {
-    const mean = 1 - r.peakMean / none.peakMean;
-    const max = 1 - r.peakMax / none.peakMax;
-    const met = mean >= 0.6 && r.success >= none.success;
+  for (const row of rows.filter((x) => x.strategy.startsWith('acon'))) {
+    const mean = 1 - row.peakMean / none.peakMean;
+    const max = 1 - row.peakMax / none.peakMax;
+    const met = mean >= 0.6 && row.success >= none.success;
     console.log(
-      `${r.strategy}: peak ${pct(mean)} below none (mean over episodes), ${pct(max)} (largest); success ${pct(r.success)} vs ${pct(none.success)} — target (≥ 60% below, success ≥ none's) ${met ? 'met' : 'not met'}.`,
+      `${row.strategy}: peak ${pct(mean)} below none (mean over episodes), ${pct(max)} (largest); success ${pct(row.success)} vs ${pct(none.success)} — target (≥ 60% below, success ≥ none's) ${met ? 'met' : 'not met'}.`,
     );
   }
 }

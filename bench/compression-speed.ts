@@ -96,10 +96,10 @@ function timeAll(
 ): { rows: Map<string, Map<string, Timings>>; differing: SuiteItem[] } {
   const rows = new Map<string, Map<string, Timings>>();
   const differing: SuiteItem[] = [];
-  items.forEach((item, n) => {
+  items.forEach((item, index) => {
     const perK = countTokens(item.text) / 1000;
     const outputs = new Map<string, string>();
-    const order = n % 2 === 0 ? contenders : [...contenders].reverse();
+    const order = index % 2 === 0 ? contenders : [...contenders].reverse();
     for (const { name, compress } of order) {
       for (const group of [item.set, `all ${kindOf(item)}`]) {
         const byName = rows.get(group) ?? new Map<string, Timings>();
@@ -109,9 +109,9 @@ function timeAll(
       const timings = { first: [] as number[], again: [] as number[] };
       outputs.set(name, timeOne(compress, item, perK, timings));
       for (const group of [item.set, `all ${kindOf(item)}`]) {
-        const t = rows.get(group)!.get(name)!;
-        t.first.push(...timings.first);
-        t.again.push(...timings.again);
+        const timed = rows.get(group)!.get(name)!;
+        timed.first.push(...timings.first);
+        timed.again.push(...timings.again);
       }
     }
     if (new Set(outputs.values()).size > 1) differing.push(item);
@@ -128,9 +128,9 @@ export async function main(
   const limit = options.limit ?? Infinity;
   const perSet = new Map<string, number>();
   const take = (item: SuiteItem): boolean => {
-    const n = perSet.get(`${item.split}:${item.set}`) ?? 0;
-    perSet.set(`${item.split}:${item.set}`, n + 1);
-    return n < limit;
+    const taken = perSet.get(`${item.split}:${item.set}`) ?? 0;
+    perSet.set(`${item.split}:${item.set}`, taken + 1);
+    return taken < limit;
   };
   const items = all.filter((item) => options.kind === undefined || kindOf(item) === options.kind).filter(take);
   const contenders: { name: string; compress: Compress }[] = [
@@ -150,9 +150,9 @@ export async function main(
   for (const group of groups) {
     const byName = rows.get(group)!;
     const count = byName.get(names[0]!)?.first.length ?? 0;
-    const cells = names.map((n) => {
-      const t = byName.get(n)!;
-      return `${median(t.first).toFixed(2)} | ${median(t.again).toFixed(2)}`;
+    const cells = names.map((name) => {
+      const timed = byName.get(name)!;
+      return `${median(timed.first).toFixed(2)} | ${median(timed.again).toFixed(2)}`;
     });
     console.log(`| ${group} | ${count} | ${cells.join(' | ')} |`);
   }

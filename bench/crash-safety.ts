@@ -13,9 +13,10 @@ import { describeCrashRun, runCrashRounds, type CrashRunFigures } from '../test/
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer, got "${raw}".`);
-  return n;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer, got "${raw}".`);
+  return value;
 }
 
 /** Runs the full crash-safety run, prints a markdown table of its figures and returns them. */
@@ -24,7 +25,7 @@ export async function main(): Promise<CrashRunFigures> {
   const events = intFromEnv('PAGEWISE_CRASH_EVENTS', 10_000);
   const seed = process.env.PAGEWISE_CRASH_SEED ? intFromEnv('PAGEWISE_CRASH_SEED', 0) : undefined;
   console.log(`\n## Crash safety: SQLite session and page store under SIGKILL (${kills} kills, ${events} events)\n`);
-  const f = await runCrashRounds({
+  const figures = await runCrashRounds({
     kills,
     events,
     ...(seed !== undefined ? { seed } : {}),
@@ -33,18 +34,18 @@ export async function main(): Promise<CrashRunFigures> {
   console.log(`
 | figure | value |
 | --- | --- |
-| SIGKILLs survived | ${f.kills} (${f.startupKills} during startup) |
-| rounds | ${f.rounds} |
-| acknowledged appends verified | ${f.appendsAcknowledged} (${f.eventsAcknowledged} events) |
-| acknowledged pages verified | ${f.pagesAcknowledged} |
-| stored after the last kill | ${f.eventsStored} events, ${f.pagesStored} pages |
-| calls in flight at a kill that committed | ${f.storedUnacknowledged} |
-| reopen-and-check passes | ${f.checks} |
-| time | ${(f.ms / 1000).toFixed(1)} s |
-| seed | ${f.seed} |
+| SIGKILLs survived | ${figures.kills} (${figures.startupKills} during startup) |
+| rounds | ${figures.rounds} |
+| acknowledged appends verified | ${figures.appendsAcknowledged} (${figures.eventsAcknowledged} events) |
+| acknowledged pages verified | ${figures.pagesAcknowledged} |
+| stored after the last kill | ${figures.eventsStored} events, ${figures.pagesStored} pages |
+| calls in flight at a kill that committed | ${figures.storedUnacknowledged} |
+| reopen-and-check passes | ${figures.checks} |
+| time | ${(figures.ms / 1000).toFixed(1)} s |
+| seed | ${figures.seed} |
 `);
-  console.log(describeCrashRun(f));
-  return f;
+  console.log(describeCrashRun(figures));
+  return figures;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -62,10 +62,10 @@ async function multiQa(): Promise<void> {
   );
   console.log(budgetCurveTable(curve));
   console.log('\nExact match per objective against budget:\n');
-  for (const s of QA_STRATEGIES)
+  for (const strategy of QA_STRATEGIES)
     console.log(
-      `- ${s}: ${curve.points
-        .filter((p) => p.strategy === s)
+      `- ${strategy}: ${curve.points
+        .filter((p) => p.strategy === strategy)
         .map((p) => `${p.budget} tok → EM ${(p.exactMatch ?? 0).toFixed(2)}`)
         .join(', ')}`,
     );

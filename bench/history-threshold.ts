@@ -85,10 +85,10 @@ function options() {
     },
   });
   const list = (text: string, name: string) =>
-    text.split(',').map((v) => {
-      const n = Number(v);
-      if (!(n > 0) || !Number.isFinite(n)) throw new Error(`--${name}: "${v}" is not a positive number.`);
-      return n;
+    text.split(',').map((item) => {
+      const value = Number(item);
+      if (!(value > 0) || !Number.isFinite(value)) throw new Error(`--${name}: "${item}" is not a positive number.`);
+      return value;
     });
   const perSplit = Number(values['per-split']);
   if (!Number.isInteger(perSplit) || perSplit < 1) throw new Error('--per-split must be a positive integer.');
@@ -161,8 +161,8 @@ function stats(sc: ScenarioRuns, strategy: string, tasks: ReadonlySet<string>, p
     .get(RULES_RUN[priced])!
     .episodes.filter((e) => e.strategy === strategy && tasks.has(e.taskId));
   if (episodes.length === 0) throw new Error(`${sc.name}: no episodes of ${strategy}.`);
-  const mean = (f: (e: (typeof episodes)[number]) => number) =>
-    episodes.reduce((s, e) => s + f(e), 0) / episodes.length;
+  const mean = (metric: (e: (typeof episodes)[number]) => number) =>
+    episodes.reduce((s, e) => s + metric(e), 0) / episodes.length;
   const ems = episodes.flatMap((e) => (e.exactMatch === undefined ? [] : [e.exactMatch]));
   return {
     episodes: episodes.length,
@@ -175,8 +175,8 @@ function stats(sc: ScenarioRuns, strategy: string, tasks: ReadonlySet<string>, p
 }
 
 /** At least `none`'s success (and exact match, where there is one). */
-function atLeast(a: Stats, none: Stats): boolean {
-  return a.success >= none.success - 1e-9 && (a.em === null || none.em === null || a.em >= none.em - 1e-9);
+function atLeast(stats: Stats, none: Stats): boolean {
+  return stats.success >= none.success - 1e-9 && (stats.em === null || none.em === null || stats.em >= none.em - 1e-9);
 }
 
 /** The cheapest configuration of `family` at `none`'s success on the tuning split; else the most successful. */
@@ -210,9 +210,9 @@ function printSweep(sc: ScenarioRuns, configs: readonly Config[], split: 'tuning
     ...configs.map((c) => ({ strategy: c.strategy, t: String(c.threshold), b: String(c.batch) })),
   ];
   for (const row of rows) {
-    const s = PRICED.map((p) => stats(sc, row.strategy, tasks, p));
+    const priced = PRICED.map((p) => stats(sc, row.strategy, tasks, p));
     console.log(
-      `| ${row.strategy} | ${row.t} | ${row.b} | ${quality(s[0]!)} | ${s[0]!.rewrites.toFixed(1)} | ${s.map((x) => usd(x.usd)).join(' | ')} | ${usd(s[0]!.rewriteUsd)} |`,
+      `| ${row.strategy} | ${row.t} | ${row.b} | ${quality(priced[0]!)} | ${priced[0]!.rewrites.toFixed(1)} | ${priced.map((x) => usd(x.usd)).join(' | ')} | ${usd(priced[0]!.rewriteUsd)} |`,
     );
   }
 }
@@ -231,8 +231,10 @@ function printChoice(tune: ScenarioRuns, report: ScenarioRuns, configs: readonly
       const held = stats(report, chosen.config.strategy, report.heldOut, priced);
       const standard = stats(report, family, report.heldOut, priced);
       const byDefault = configs.find(
-        (c) =>
-          c.family === family && c.threshold === DEFAULT_HISTORY_THRESHOLD && c.batch === DEFAULT_HISTORY_BATCH_RATIO,
+        (config) =>
+          config.family === family &&
+          config.threshold === DEFAULT_HISTORY_THRESHOLD &&
+          config.batch === DEFAULT_HISTORY_BATCH_RATIO,
       );
       const atDefault = byDefault ? stats(report, byDefault.strategy, report.heldOut, priced) : undefined;
       const note = `${chosen.tied > 0 ? ` (${chosen.tied} tied)` : ''}${chosen.atNoneSuccess ? '' : ' (below none on tuning)'}`;
@@ -253,12 +255,12 @@ async function main(): Promise<void> {
   const configs = registerSweep(opts.thresholds, opts.batches);
   const strategies = [...REFERENCE, ...configs.map((c) => c.strategy)];
   const done: ScenarioRuns[] = [];
-  for (const s of scenarios) {
-    if (!s.available) {
-      console.log(`${s.name}: skipped, ${s.missing()}`);
+  for (const scenario of scenarios) {
+    if (!scenario.available) {
+      console.log(`${scenario.name}: skipped, ${scenario.missing()}`);
       continue;
     }
-    done.push(await runScenario(s.name, strategies, opts.perSplit, opts.seed));
+    done.push(await runScenario(scenario.name, strategies, opts.perSplit, opts.seed));
   }
   console.log(
     `\nOffline model, seed ${opts.seed}, ${done.map((sc) => `${sc.name}: ${sc.tuning.size} tuning + ${sc.heldOut.size} held-out tasks`).join(', ')} (alternate tasks of each kind of one prepared set); multi-objective QA at k = 4. Defaults: T_hist ${DEFAULT_HISTORY_THRESHOLD}, batch ${DEFAULT_HISTORY_BATCH_RATIO}. Prices of ${Object.keys(DEFAULT_PRICES).length} entries, with caching.`,
@@ -267,10 +269,20 @@ async function main(): Promise<void> {
   for (const sc of done) printSweep(sc, configs, 'held-out');
   for (const sc of done)
     printChoice(sc, sc, configs, `${sc.name}: chosen on its tuning split, reported on its held-out split`);
-  const [a, b] = done;
-  if (a && b) {
-    printChoice(a, b, configs, `Leave one domain out: chosen on ${a.name} (tuning), reported on ${b.name} (held-out)`);
-    printChoice(b, a, configs, `Leave one domain out: chosen on ${b.name} (tuning), reported on ${a.name} (held-out)`);
+  const [first, second] = done;
+  if (first && second) {
+    printChoice(
+      first,
+      second,
+      configs,
+      `Leave one domain out: chosen on ${first.name} (tuning), reported on ${second.name} (held-out)`,
+    );
+    printChoice(
+      second,
+      first,
+      configs,
+      `Leave one domain out: chosen on ${second.name} (tuning), reported on ${first.name} (held-out)`,
+    );
   } else console.log('\nLeave one domain out: skipped, it needs both scenarios.');
 }
 

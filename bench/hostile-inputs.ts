@@ -126,13 +126,13 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       writeFileSync(file, await probe.build());
       const size = statSync(file).size;
       for (const analyze of values.analyze ? [false, true] : [false]) {
-        const f = runChild(folder, analyze);
-        const skip = f.skipped.find((s) => s.includes(probe.file)) ?? '(not skipped)';
-        const extra = analyze ? f.ms - baseline : f.ms;
-        const ok = size > SIZE_BOUND || (extra <= deadlineMs * 1.1 && f.peakRssMb <= MEMORY_BOUND_MB);
+        const child = runChild(folder, analyze);
+        const skip = child.skipped.find((s) => s.includes(probe.file)) ?? '(not skipped)';
+        const extra = analyze ? child.ms - baseline : child.ms;
+        const ok = size > SIZE_BOUND || (extra <= deadlineMs * 1.1 && child.peakRssMb <= MEMORY_BOUND_MB);
         if (!ok || skip === '(not skipped)') failures += 1;
         console.log(
-          `| ${probe.name} | ${(size / 1024).toFixed(1)} KB | ${analyze ? 'analyze' : 'reader'} | ${(f.ms / 1000).toFixed(1)} | ${(extra / 1000).toFixed(1)} | ${f.peakRssMb.toFixed(0)} | ${ok ? 'yes' : 'NO'} | ${skip.replace(/\|/g, '\\|')} |`,
+          `| ${probe.name} | ${(size / 1024).toFixed(1)} KB | ${analyze ? 'analyze' : 'reader'} | ${(child.ms / 1000).toFixed(1)} | ${(extra / 1000).toFixed(1)} | ${child.peakRssMb.toFixed(0)} | ${ok ? 'yes' : 'NO'} | ${skip.replace(/\|/g, '\\|')} |`,
         );
       }
     }

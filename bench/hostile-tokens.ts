@@ -30,9 +30,9 @@ function text(unit: string, chars: number): string {
   return `x${unit.repeat(Math.ceil(chars / unit.length) + salt)}x`;
 }
 
-function time(count: (t: string) => number, t: string): { ms: number; tokens: number } {
+function time(count: (t: string) => number, sample: string): { ms: number; tokens: number } {
   const started = performance.now();
-  const tokens = count(t);
+  const tokens = count(sample);
   return { ms: performance.now() - started, tokens };
 }
 
@@ -48,16 +48,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   for (const [name, unit] of Object.entries(UNITS)) {
     for (const chars of [...SIDE_BY_SIDE, ...PAGEWISE_ONLY]) {
       const names = SIDE_BY_SIDE.includes(chars) ? Object.keys(contenders) : ['pagewise'];
-      for (const n of names) time(contenders[n]!, text(unit, chars));
+      for (const name of names) time(contenders[name]!, text(unit, chars));
       const ms: Record<string, number[]> = {};
       const tokens: Record<string, number[]> = {};
-      for (let r = 0; r < rounds; r += 1) {
-        const t = text(unit, chars);
+      for (let round = 0; round < rounds; round += 1) {
+        const sample = text(unit, chars);
         // Rotated, so load changes hit both contenders alike.
-        for (const n of r % 2 === 0 ? names : [...names].reverse()) {
-          const run = time(contenders[n]!, t);
-          (ms[n] ??= []).push(run.ms);
-          (tokens[n] ??= []).push(run.tokens);
+        for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+          const run = time(contenders[name]!, sample);
+          (ms[name] ??= []).push(run.ms);
+          (tokens[name] ??= []).push(run.tokens);
         }
       }
       const ours = spread(ms.pagewise!).median;

@@ -32,14 +32,14 @@ function body(answer: StubAnswer): string {
             content: [{ type: 'output_text', text: answer, annotations: [] }],
           },
         ]
-      : answer.toolCalls.map((c) => {
+      : answer.toolCalls.map((call) => {
           calls += 1;
           return {
             type: 'function_call',
             id: `fc_${calls}`,
             call_id: `call_${calls}`,
-            name: c.toolName,
-            arguments: JSON.stringify(c.input),
+            name: call.toolName,
+            arguments: JSON.stringify(call.input),
             status: 'completed',
           };
         });

@@ -119,17 +119,17 @@ export async function main(): Promise<void> {
   }
   for (const target of ['observation', 'history'] as const) {
     const { result, wallMs } = await optimizeRetail(target);
-    const r = result.report;
+    const report = result.report;
     console.log(
       `\n## optimize-retail: ${target} guideline, offline (rules, not an LLM; extractive compressor; rule-edit candidates)\n`,
     );
     console.log(
-      `${r.trainTasks.length} training and ${r.valTasks.length} held-out tasks, seed ${r.seed}, K = ${r.candidates}, λ = ${r.lambda}; ${(wallMs / 1000).toFixed(0)} s. Tokens per task: cumulative agent prompt tokens plus compressor tokens.\n`,
+      `${report.trainTasks.length} training and ${report.valTasks.length} held-out tasks, seed ${report.seed}, K = ${report.candidates}, λ = ${report.lambda}; ${(wallMs / 1000).toFixed(0)} s. Tokens per task: cumulative agent prompt tokens plus compressor tokens.\n`,
     );
-    console.log(optimizeTable(r));
+    console.log(optimizeTable(report));
     const chosen = result.candidates.filter((c) => c.chosen && c.index > 0).map((c) => `${c.step}: ${c.edit}`);
     console.log(`\nChosen edits: ${chosen.length > 0 ? chosen.join(' | ') : 'none'}.`);
-    console.log(`Held-out verdict: ${r.verdict.text}.`);
+    console.log(`Held-out verdict: ${report.verdict.text}.`);
     console.log(`Outputs: ${path.join(OUT_DIR, target)}/`);
   }
 }

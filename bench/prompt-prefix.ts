@@ -146,9 +146,9 @@ export function main(argv = process.argv.slice(2)): void {
   console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const db of values.db)
     for (const layout of layouts)
-      for (const [strategy, t] of measure(db, layout))
+      for (const [strategy, totals] of measure(db, layout))
         console.log(
-          `| ${db} | ${layout} | ${strategy} | ${t.calls} | ${t.prompt.toLocaleString('en-US')} | ${((100 * t.cacheable) / t.prompt).toFixed(1)}% | ${t.callsOver} | ${((100 * t.stepBlock) / t.prompt).toFixed(1)}% | ${t.rewrites} | ${t.peak.toLocaleString('en-US')} | ${t.ledgerPeak.toLocaleString('en-US')} |`,
+          `| ${db} | ${layout} | ${strategy} | ${totals.calls} | ${totals.prompt.toLocaleString('en-US')} | ${((100 * totals.cacheable) / totals.prompt).toFixed(1)}% | ${totals.callsOver} | ${((100 * totals.stepBlock) / totals.prompt).toFixed(1)}% | ${totals.rewrites} | ${totals.peak.toLocaleString('en-US')} | ${totals.ledgerPeak.toLocaleString('en-US')} |`,
         );
 }
 

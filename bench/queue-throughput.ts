@@ -64,8 +64,8 @@ export interface QueueThroughputRow {
 
 async function workerMain(task: WorkerTask): Promise<void> {
   const worker = await startEpisodeWorker({ url: task.url, prefix: task.prefix });
-  process.on('message', (m) => {
-    if (m === 'stop') void worker.close().then(() => process.exit(0));
+  process.on('message', (message) => {
+    if (message === 'stop') void worker.close().then(() => process.exit(0));
   });
   process.send?.('ready');
 }
@@ -78,8 +78,8 @@ function startWorker(task: WorkerTask): Promise<ChildProcess> {
       env: { ...process.env, [WORKER_ENV]: JSON.stringify(task) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    child.once('message', (m) =>
-      m === 'ready' ? resolve(child) : reject(new Error(`unexpected message from a worker: ${String(m)}`)),
+    child.once('message', (message) =>
+      message === 'ready' ? resolve(child) : reject(new Error(`unexpected message from a worker: ${String(message)}`)),
     );
     child.once('exit', (code) => reject(new Error(`a worker exited with ${code} before it was ready`)));
   });
@@ -123,12 +123,12 @@ export async function queueThroughput(options: QueueThroughputOptions = {}): Pro
   // of every configuration do the same work, with nothing counted before. The seeds are far from the
   // ones other benchmarks use, for when this runs after them in one process.
   const measure = async (setup: string, run: (seed: number) => Promise<BenchReport>) => {
-    for (let w = 0; w < warmups; w++) await run(SEEDS.warmup + w);
+    for (let warmup = 0; warmup < warmups; warmup++) await run(SEEDS.warmup + warmup);
     const rates: number[] = [];
     let episodes = 0;
-    for (let r = 0; r < repeats; r++) {
+    for (let repeat = 0; repeat < repeats; repeat++) {
       const started = performance.now();
-      const report = await run(SEEDS.timed + r);
+      const report = await run(SEEDS.timed + repeat);
       episodes = report.runs.episodes.length;
       rates.push(episodes / ((performance.now() - started) / 1000));
     }
@@ -164,17 +164,17 @@ export async function main(options: QueueThroughputOptions = {}): Promise<void> 
     );
     return;
   }
-  const n = options.n ?? DEFAULT_N;
+  const episodeCount = options.n ?? DEFAULT_N;
   console.log(
-    `\n## queue-throughput: episodes per second through the Redis queue (report-analysis ${STRATEGIES.join(' and ')}, offline model, N = ${n}, ${os.availableParallelism()} cores)\n`,
+    `\n## queue-throughput: episodes per second through the Redis queue (report-analysis ${STRATEGIES.join(' and ')}, offline model, N = ${episodeCount}, ${os.availableParallelism()} cores)\n`,
   );
   console.log('| setup | episodes per run | episodes/s (median) | range | vs in process |');
   console.log('|---|---:|---:|---:|---:|');
   const inProcess = rows[0]?.episodesPerSecond.median ?? NaN;
-  for (const r of rows) {
-    const e = r.episodesPerSecond;
+  for (const row of rows) {
+    const rate = row.episodesPerSecond;
     console.log(
-      `| ${r.setup} | ${r.episodes} | ${fmt(e.median, 1)} | ${fmt(e.min, 1)}–${fmt(e.max, 1)} | ${fmt(e.median / inProcess, 2)}× |`,
+      `| ${row.setup} | ${row.episodes} | ${fmt(rate.median, 1)} | ${fmt(rate.min, 1)}–${fmt(rate.max, 1)} | ${fmt(rate.median / inProcess, 2)}× |`,
     );
   }
 }

@@ -122,9 +122,9 @@ export function buildBankingTrace(
     { role: 'system', content: system },
     { role: 'user', content: task.user_scenario.instructions },
   ];
-  let n = 0;
+  let calls = 0;
   const call = (name: string, args: Record<string, unknown>, result: string): void => {
-    const id = `call_${task.id}_${++n}`;
+    const id = `call_${task.id}_${++calls}`;
     messages.push({
       role: 'assistant',
       content: null,
@@ -247,9 +247,9 @@ export function buildTelecomTrace(
     { role: 'system', content: system },
     { role: 'user', content: situation },
   ];
-  let n = 0;
+  let calls = 0;
   const call = (name: string, args: Record<string, unknown>, result: unknown): void => {
-    const id = `call_${++n}`;
+    const id = `call_${++calls}`;
     messages.push({
       role: 'assistant',
       content: null,
@@ -277,11 +277,12 @@ export function buildTelecomTrace(
   const actions = task.evaluation_criteria?.actions ?? [];
   const heading = category ? MANUAL_SECTIONS[category] : undefined;
   const wanted = [...manual.keys()].filter(
-    (h) =>
-      (heading !== undefined && h.includes(heading)) ||
-      (h.startsWith('What the user can do') && actions.some((a) => a.requestor === 'user')),
+    (section) =>
+      (heading !== undefined && section.includes(heading)) ||
+      (section.startsWith('What the user can do') && actions.some((a) => a.requestor === 'user')),
   );
-  for (const h of wanted) call('read_document', { document_id: `tech_support_manual#${h}` }, manual.get(h)!);
+  for (const section of wanted)
+    call('read_document', { document_id: `tech_support_manual#${section}` }, manual.get(section)!);
   let deviceRead = false;
   for (const action of actions) {
     if (action.requestor === 'user' && device && !deviceRead) {

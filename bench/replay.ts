@@ -52,8 +52,8 @@ async function traceSets(limit: number): Promise<{ title: string; traces: Replay
 
 /** Builds the traces and prints the tables. */
 export async function replayBench(limit = Infinity): Promise<void> {
-  for (const [i, { title, traces }] of (await traceSets(limit)).entries()) {
-    await printReplay(`${i > 0 ? '\n' : ''}Replay of ${title}`, traces);
+  for (const [index, { title, traces }] of (await traceSets(limit)).entries()) {
+    await printReplay(`${index > 0 ? '\n' : ''}Replay of ${title}`, traces);
   }
 }
 
@@ -69,17 +69,18 @@ async function printReplay(title: string, traces: ReplayTrace[]): Promise<void> 
     const cpu0 = process.cpuUsage();
     const report = await replayTraces(traces, { strategies: [strategy] });
     const cpu = process.cpuUsage(cpu0);
-    const s = report.strategies[0]!;
+    const strategySummary = report.strategies[0]!;
     uses = report.uses;
-    if (strategy.kind === 'none') none = { peak: s.peakTokens, cumulative: s.cumulativeTokens };
+    if (strategy.kind === 'none')
+      none = { peak: strategySummary.peakTokens, cumulative: strategySummary.cumulativeTokens };
     const saved = (x: number, base: number | undefined) => (base ? `${((1 - x / base) * 100).toFixed(1)}%` : '–');
     rows.push([
-      `${s.name}${s.baseline ? ' (baseline)' : ''}`,
-      saved(s.peakTokens, none?.peak),
-      saved(s.cumulativeTokens, none?.cumulative),
-      `${(s.recall * 100).toFixed(1)}%`,
-      String(s.lost),
-      ((s.elapsedMs / results) * 100).toFixed(0),
+      `${strategySummary.name}${strategySummary.baseline ? ' (baseline)' : ''}`,
+      saved(strategySummary.peakTokens, none?.peak),
+      saved(strategySummary.cumulativeTokens, none?.cumulative),
+      `${(strategySummary.recall * 100).toFixed(1)}%`,
+      String(strategySummary.lost),
+      ((strategySummary.elapsedMs / results) * 100).toFixed(0),
       (((cpu.user + cpu.system) / 1000 / results) * 100).toFixed(0),
     ]);
   }
@@ -88,7 +89,7 @@ async function printReplay(title: string, traces: ReplayTrace[]): Promise<void> 
     '| strategy | peak saved | tokens saved | used-later recall | lost | ms / 100 results | CPU ms / 100 results |',
   );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }
 
 /** The replay entry points and the extractive backend of one checkout. */

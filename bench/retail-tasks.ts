@@ -36,16 +36,16 @@ export async function retailTasks(seed: number, strategies: readonly string[]): 
   const report = await runBench({ scenario, strategies: [...strategies], tasks: 24, seed, budget });
   const tasks = await scenario.prepare({ tasks: 24, seed });
   console.log(`Retail, seed ${seed}, budget ${budget} prompt tokens (half of none's mean peak)\n`);
-  for (const s of strategies) {
-    const episodes = report.runs.episodes.filter((e) => e.strategy === s);
-    console.log(`${s}: ${episodes.filter((e) => e.success).length} of ${episodes.length}`);
+  for (const strategy of strategies) {
+    const episodes = report.runs.episodes.filter((e) => e.strategy === strategy);
+    console.log(`${strategy}: ${episodes.filter((e) => e.success).length} of ${episodes.length}`);
   }
   console.log(`\n| task | ${strategies.join(' | ')} |\n|---|${strategies.map(() => '---').join('|')}|`);
   for (const task of tasks) {
-    const cells = strategies.map((s) => {
-      const e = report.runs.episodes.find((x) => x.strategy === s && x.taskId === task.id);
-      if (!e) return '-';
-      return `${e.success ? 'OK' : 'FAIL'} ${e.ledger.length}${e.error === undefined ? '' : ' E'}`;
+    const cells = strategies.map((strategy) => {
+      const episode = report.runs.episodes.find((x) => x.strategy === strategy && x.taskId === task.id);
+      if (!episode) return '-';
+      return `${episode.success ? 'OK' : 'FAIL'} ${episode.ledger.length}${episode.error === undefined ? '' : ' E'}`;
     });
     console.log(`| ${task.id} | ${cells.join(' | ')} |`);
   }

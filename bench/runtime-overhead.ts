@@ -27,31 +27,31 @@ const lookup = tool({
 });
 
 async function seed(store: SqliteSessionStore, sessionId: string, events: number): Promise<void> {
-  const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
-  for (let i = 0; s.events.length < events; i++) {
-    const callId = `seed-${i}`;
+  const session = await store.createSession({ appName: 'bench', userId: 'u', sessionId });
+  for (let pair = 0; session.events.length < events; pair++) {
+    const callId = `seed-${pair}`;
     const model: SessionEvent = {
       kind: 'model',
-      id: `m${i}`,
+      id: `m${pair}`,
       invocationId: 'seed',
       author: 'a',
       timestamp: Date.now(),
-      text: `Looking up record ${i}.`,
-      toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${i}` } }],
+      text: `Looking up record ${pair}.`,
+      toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${pair}` } }],
     };
     const result: SessionEvent = {
       kind: 'tool-result',
-      id: `t${i}`,
+      id: `t${pair}`,
       invocationId: 'seed',
       author: 'a',
       timestamp: Date.now(),
       toolCallId: callId,
       toolName: 'lookup',
-      output: JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) }),
+      output: JSON.stringify({ id: `r${pair}`, status: 'delivered', total: 100 + pair, note: 'x'.repeat(120) }),
       isError: false,
     };
-    await store.appendEvent(s, model);
-    await store.appendEvent(s, result);
+    await store.appendEvent(session, model);
+    await store.appendEvent(session, result);
   }
 }
 
@@ -100,8 +100,8 @@ export async function runtimeOverhead(options: { steps?: number; repeats?: numbe
     const store = new SqliteSessionStore({ path: path.join(dir, `h${events}.db`) });
     const samples: number[] = [];
     const outside: number[] = [];
-    for (let r = 0; r < repeats; r++) {
-      const sessionId = `s-${events}-${r}`;
+    for (let repeat = 0; repeat < repeats; repeat++) {
+      const sessionId = `s-${events}-${repeat}`;
       const gaps: number[] = [];
       await seed(store, sessionId, events);
       const script = [
@@ -119,8 +119,14 @@ export async function runtimeOverhead(options: { steps?: number; repeats?: numbe
       samples.push(...result.ledger.entries.slice(1).map((e) => e.frameworkMs));
       outside.push(...gaps.slice(1));
     }
-    const o = spread(outside);
-    rows.push({ events, ...spread(samples), outsideMedian: o.median, outsideP10: o.p10, outsideP90: o.p90 });
+    const outsideSpread = spread(outside);
+    rows.push({
+      events,
+      ...spread(samples),
+      outsideMedian: outsideSpread.median,
+      outsideP10: outsideSpread.p10,
+      outsideP90: outsideSpread.p90,
+    });
     await store.close();
   }
   return rows;
@@ -135,9 +141,9 @@ export async function main(): Promise<void> {
     '| history events | ledger median ms | ledger p10..p90 | outside median ms | outside p10..p90 | outside ÷ ledger | steps |',
   );
   console.log('|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows)
+  for (const row of rows)
     console.log(
-      `| ${r.events} | ${fmt(r.median)} | ${fmt(r.p10)}..${fmt(r.p90)} | ${fmt(r.outsideMedian)} | ${fmt(r.outsideP10)}..${fmt(r.outsideP90)} | ${fmt(r.outsideMedian / r.median)} | ${r.n} |`,
+      `| ${row.events} | ${fmt(row.median)} | ${fmt(row.p10)}..${fmt(row.p90)} | ${fmt(row.outsideMedian)} | ${fmt(row.outsideP10)}..${fmt(row.outsideP90)} | ${fmt(row.outsideMedian / row.median)} | ${row.n} |`,
     );
   const at500 = rows.find((r) => r.events === 500)!;
   console.log(

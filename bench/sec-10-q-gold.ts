@@ -235,10 +235,10 @@ export function singleAmount(answer: string): Amount | undefined {
 export function answerLineAmount(text: string): Amount | undefined {
   const line = /^Answer: .*$/m.exec(text)?.[0];
   if (!line) return undefined;
-  const m = /:\s+([$€£¥]?\(?[$€£¥]?\d[\d,]*(?:\.\d+)?\)?)(?:\s+(thousand|million|billion))?\s+\([^()]*\)\s*$/.exec(
+  const match = /:\s+([$€£¥]?\(?[$€£¥]?\d[\d,]*(?:\.\d+)?\)?)(?:\s+(thousand|million|billion))?\s+\([^()]*\)\s*$/.exec(
     line,
   );
-  return m ? amountOf(m[1]!, m[2]) : undefined;
+  return match ? amountOf(match[1]!, match[2]) : undefined;
 }
 
 /** Whether a stated amount is the reference amount, within the rounding the reference is written to. */

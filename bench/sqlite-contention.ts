@@ -14,31 +14,32 @@ import { fmt } from './stats.js';
 function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got "${raw}".`);
-  return n;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got "${raw}".`);
+  return value;
 }
 
 /** Runs the benchmark and prints a markdown table; returns whether the target (0 raw errors) was met. */
 export async function main(): Promise<boolean> {
-  const f = await runSqliteContention({
+  const figures = await runSqliteContention({
     processes: intFromEnv('PAGEWISE_CONTENTION_PROCESSES', 4),
     sessions: intFromEnv('PAGEWISE_CONTENTION_SESSIONS', 300),
     puts: intFromEnv('PAGEWISE_CONTENTION_PUTS', 500),
   });
-  const typed = Object.entries(f.typed)
+  const typed = Object.entries(figures.typed)
     .map(([code, n]) => `${code}: ${n}`)
     .join(', ');
-  console.log(`\n## sqlite-contention: ${f.processes} processes, one SQLite file\n`);
+  console.log(`\n## sqlite-contention: ${figures.processes} processes, one SQLite file\n`);
   console.log('| calls | attempted | succeeded | typed errors | raw errors | wall ms | calls/s |');
   console.log('|---|---:|---:|---|---:|---:|---:|');
-  const calls = f.sessionsAttempted + f.putsAttempted;
+  const calls = figures.sessionsAttempted + figures.putsAttempted;
   console.log(
-    `| createSession + page put | ${f.sessionsAttempted} + ${f.putsAttempted} | ${f.sessionsCreated} + ${f.pagesPut} | ${typed || '0'} | ${f.raw} | ${fmt(f.ms, 0)} | ${fmt((calls / f.ms) * 1000, 0)} |`,
+    `| createSession + page put | ${figures.sessionsAttempted} + ${figures.putsAttempted} | ${figures.sessionsCreated} + ${figures.pagesPut} | ${typed || '0'} | ${figures.raw} | ${fmt(figures.ms, 0)} | ${fmt((calls / figures.ms) * 1000, 0)} |`,
   );
-  if (f.rawSamples.length > 0) console.log(`\nRaw errors, first ${f.rawSamples.length}: ${f.rawSamples.join(' | ')}`);
-  const met = f.raw === 0;
-  console.log(`\nTarget: 0 raw errors: ${met ? 'met' : 'NOT met'} (${f.raw}).`);
+  if (figures.rawSamples.length > 0)
+    console.log(`\nRaw errors, first ${figures.rawSamples.length}: ${figures.rawSamples.join(' | ')}`);
+  const met = figures.raw === 0;
+  console.log(`\nTarget: 0 raw errors: ${met ? 'met' : 'NOT met'} (${figures.raw}).`);
   return met;
 }
 

@@ -29,27 +29,27 @@ const STEPS = 20;
 
 type Variant = 'memory' | 'sqlite' | 'sqlite-full';
 
-function stepEvents(i: number, invocationId = 'seed'): SessionEvent[] {
-  const callId = `c${invocationId}-${i}`;
+function stepEvents(step: number, invocationId = 'seed'): SessionEvent[] {
+  const callId = `c${invocationId}-${step}`;
   return [
     {
       kind: 'model',
-      id: `m-${invocationId}-${i}`,
+      id: `m-${invocationId}-${step}`,
       invocationId,
       author: 'a',
       timestamp: Date.now(),
-      text: `Looking up record ${i}.`,
-      toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${i}` } }],
+      text: `Looking up record ${step}.`,
+      toolCalls: [{ toolCallId: callId, toolName: 'lookup', input: { id: `r${step}` } }],
     },
     {
       kind: 'tool-result',
-      id: `t-${invocationId}-${i}`,
+      id: `t-${invocationId}-${step}`,
       invocationId,
       author: 'a',
       timestamp: Date.now(),
       toolCallId: callId,
       toolName: 'lookup',
-      output: JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) }),
+      output: JSON.stringify({ id: `r${step}`, status: 'delivered', total: 100 + step, note: 'x'.repeat(120) }),
       isError: false,
     },
   ];
@@ -63,20 +63,20 @@ function open(variant: Variant, dir: string, name: string): SessionStore {
 }
 
 async function seeded(store: SessionStore, sessionId: string): Promise<Session> {
-  const s = await store.createSession({ appName: 'bench', userId: 'u', sessionId, state: { topic: 'records' } });
-  for (let i = 0; s.events.length < HISTORY; i++) await store.appendEvents(s, stepEvents(i));
-  return s;
+  const session = await store.createSession({ appName: 'bench', userId: 'u', sessionId, state: { topic: 'records' } });
+  for (let step = 0; session.events.length < HISTORY; step++) await store.appendEvents(session, stepEvents(step));
+  return session;
 }
 
-/** Milliseconds of each of `n` step-shaped appends on a session of HISTORY events. */
-async function appendSamples(variant: Variant, dir: string, round: number, n: number): Promise<number[]> {
+/** Milliseconds of each of `count` step-shaped appends on a session of HISTORY events. */
+async function appendSamples(variant: Variant, dir: string, round: number, count: number): Promise<number[]> {
   const store = open(variant, dir, `append-${variant}-${round}`);
-  const s = await seeded(store, `s${round}`);
+  const session = await seeded(store, `s${round}`);
   const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const batch = stepEvents(HISTORY + i, 'timed');
+  for (let sample = 0; sample < count; sample++) {
+    const batch = stepEvents(HISTORY + sample, 'timed');
     const t0 = performance.now();
-    await store.appendEvents(s, batch);
+    await store.appendEvents(session, batch);
     out.push(performance.now() - t0);
   }
   await store.close();
@@ -92,8 +92,8 @@ const lookup = tool({
 
 /** CPU milliseconds (user + system) this process has used. */
 function cpuMs(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }
 
 /**
@@ -131,9 +131,9 @@ async function stepSamples(
     cpu.push(cpuMs());
   };
   const script = [
-    ...Array.from({ length: STEPS }, (_, i) => () => {
+    ...Array.from({ length: STEPS }, (_, step) => () => {
       mark();
-      return { toolCalls: [{ toolName: 'lookup', input: { id: `n${i}` } }] };
+      return { toolCalls: [{ toolName: 'lookup', input: { id: `n${step}` } }] };
     }),
     () => {
       mark();
@@ -185,31 +185,33 @@ export async function sqliteHotPath(
   const load: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
   const inStep: Record<Variant, number[]> = { memory: [], sqlite: [], 'sqlite-full': [] };
   try {
-    for (let r = 0; r < rounds; r++) {
-      const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
-      for (const v of order) {
+    for (let round = 0; round < rounds; round++) {
+      const order = variants.map((_, i) => variants[(i + round) % variants.length]!);
+      for (const variant of order) {
         // FULL pays an fsync per commit; a few appends show it, without slowing the whole run.
-        append[v].push(quantile(await appendSamples(v, dir, r, v === 'sqlite-full' ? 20 : appends), 0.5));
-        if (v === 'sqlite-full') continue;
-        const samples = await stepSamples(v, dir, r);
-        step[v].push(quantile(samples.wall, 0.5));
-        stepCpu[v].push(quantile(samples.cpu, 0.5));
-        load[v].push(samples.load);
-        inStep[v].push(quantile(samples.inStep, 0.5));
+        append[variant].push(
+          quantile(await appendSamples(variant, dir, round, variant === 'sqlite-full' ? 20 : appends), 0.5),
+        );
+        if (variant === 'sqlite-full') continue;
+        const samples = await stepSamples(variant, dir, round);
+        step[variant].push(quantile(samples.wall, 0.5));
+        stepCpu[variant].push(quantile(samples.cpu, 0.5));
+        load[variant].push(samples.load);
+        inStep[variant].push(quantile(samples.inStep, 0.5));
       }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   const median = (xs: number[]) => quantile(xs, 0.5);
-  const figures = (v: Variant): HotPathFigures => ({
-    append: median(append[v]),
-    ...(step[v].length > 0
+  const figures = (variant: Variant): HotPathFigures => ({
+    append: median(append[variant]),
+    ...(step[variant].length > 0
       ? {
-          step: median(step[v]),
-          stepCpu: median(stepCpu[v]),
-          load: median(load[v]),
-          appendInStep: median(inStep[v]),
+          step: median(step[variant]),
+          stepCpu: median(stepCpu[variant]),
+          load: median(load[variant]),
+          appendInStep: median(inStep[variant]),
         }
       : {}),
   });
@@ -218,23 +220,23 @@ export async function sqliteHotPath(
 
 /** Prints the benchmark as a markdown table. */
 export async function main(): Promise<void> {
-  const r = await sqliteHotPath();
+  const figures = await sqliteHotPath();
   console.log(`\n## sqlite-hot-path: ms per step at ${HISTORY} events (median of per-round medians)\n`);
   console.log(
     '| store | append alone (one step batch) | append inside a step | whole step, wall | whole step, CPU | load session |',
   );
   console.log('|---|---:|---:|---:|---:|---:|');
-  const row = (label: string, f: HotPathFigures) =>
+  const row = (label: string, figures: HotPathFigures) =>
     console.log(
-      `| ${label} | ${fmt(f.append, 4)} | ${fmt(f.appendInStep ?? NaN, 4)} | ${fmt(f.step ?? NaN)} | ${fmt(f.stepCpu ?? NaN)} | ${fmt(f.load ?? NaN, 2)} |`,
+      `| ${label} | ${fmt(figures.append, 4)} | ${fmt(figures.appendInStep ?? NaN, 4)} | ${fmt(figures.step ?? NaN)} | ${fmt(figures.stepCpu ?? NaN)} | ${fmt(figures.load ?? NaN, 2)} |`,
     );
-  row('memory', r.memory);
-  row('SQLite (WAL, synchronous=NORMAL)', r.sqlite);
-  row('SQLite, synchronous=FULL (reference)', r['sqlite-full']);
-  const extra = r.sqlite.stepCpu! - r.memory.stepCpu!;
-  const storeShare = r.sqlite.appendInStep! - r.memory.appendInStep!;
+  row('memory', figures.memory);
+  row('SQLite (WAL, synchronous=NORMAL)', figures.sqlite);
+  row('SQLite, synchronous=FULL (reference)', figures['sqlite-full']);
+  const extra = figures.sqlite.stepCpu! - figures.memory.stepCpu!;
+  const storeShare = figures.sqlite.appendInStep! - figures.memory.appendInStep!;
   console.log(
-    `\nSQLite's appends cost ${fmt(storeShare, 4)} ms more per step than memory's, inside the steps (whole step: ${fmt(extra)} ms more CPU, ${fmt(r.sqlite.step! - r.memory.step!)} ms more wall; under load the whole-step figures carry the noise of everything else). Target <= ~0.1 ms: ${storeShare <= 0.1 ? 'met' : 'NOT met'}.`,
+    `\nSQLite's appends cost ${fmt(storeShare, 4)} ms more per step than memory's, inside the steps (whole step: ${fmt(extra)} ms more CPU, ${fmt(figures.sqlite.step! - figures.memory.step!)} ms more wall; under load the whole-step figures carry the noise of everything else). Target <= ~0.1 ms: ${storeShare <= 0.1 ? 'met' : 'NOT met'}.`,
   );
 }
 

@@ -2,14 +2,14 @@
  * Small statistics helpers for benchmarks: medians and percentiles, reported side by side.
  */
 
-/** The q-quantile (0..1) of values, by linear interpolation. */
-export function quantile(values: readonly number[], q: number): number {
+/** The `fraction`-quantile (0..1) of `values`, by linear interpolation. */
+export function quantile(values: readonly number[], fraction: number): number {
   if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const pos = (s.length - 1) * q;
+  const sorted = [...values].sort((a, b) => a - b);
+  const pos = (sorted.length - 1) * fraction;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
-  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
 /** Median, p10 and p90 of values. */

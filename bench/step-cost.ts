@@ -58,8 +58,8 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
  * the packages' imports of each other (the SQLite store's of `pagewise/internal`, say) resolve to the
  * source of the tree measured instead of whatever build its `dist/` holds, or lacks.
  */
-const CONDITIONS = process.execArgv.flatMap((a, i, all) =>
-  a === '--conditions' || a === '-C' ? [a, all[i + 1]!] : a.startsWith('--conditions=') ? [a] : [],
+const CONDITIONS = process.execArgv.flatMap((arg, index, all) =>
+  arg === '--conditions' || arg === '-C' ? [arg, all[index + 1]!] : arg.startsWith('--conditions=') ? [arg] : [],
 );
 const OWN_SRC = path.join(HERE, '..', 'packages', 'pagewise', 'src');
 
@@ -85,10 +85,10 @@ function timed(inner: LanguageModelV3): { model: LanguageModelV3; gaps: number[]
     async doGenerate(options) {
       const start = performance.now();
       if (lastEnd !== undefined) gaps.push(start - lastEnd);
-      const r = await inner.doGenerate(options);
+      const result = await inner.doGenerate(options);
       lastEnd = performance.now();
       ends.push(lastEnd);
-      return r;
+      return result;
     },
     doStream: (options) => inner.doStream(options),
   };
@@ -113,12 +113,12 @@ function timedClass(model: LanguageModelV3): { gaps: number[]; ends: number[] } 
       const rec = recorder;
       const start = performance.now();
       if (rec?.lastEnd !== undefined) rec.gaps.push(start - rec.lastEnd);
-      const r = await inner.call(this, options);
+      const result = await inner.call(this, options);
       if (rec) {
         rec.lastEnd = performance.now();
         rec.ends.push(rec.lastEnd);
       }
-      return r;
+      return result;
     };
     patched.add(proto);
   }
@@ -138,8 +138,8 @@ async function modelFor(
   return { model, ...timedClass(model) };
 }
 
-const recordOutput = (i: number) =>
-  JSON.stringify({ id: `r${i}`, status: 'delivered', total: 100 + i, note: 'x'.repeat(120) });
+const recordOutput = (call: number) =>
+  JSON.stringify({ id: `r${call}`, status: 'delivered', total: 100 + call, note: 'x'.repeat(120) });
 const script = () => [
   ...Array.from({ length: STEPS }, (_, i) => ({ toolCalls: [{ toolName: 'record', input: { id: `n${i}` } }] })),
   'done',
@@ -156,7 +156,7 @@ async function withGc<T>(
 ): Promise<{ value: T; gcMs: number; gcCount: number; wallMs: number }> {
   const entries: { startTime: number; duration: number }[] = [];
   const obs = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) entries.push({ startTime: e.startTime, duration: e.duration });
+    for (const entry of list.getEntries()) entries.push({ startTime: entry.startTime, duration: entry.duration });
   });
   obs.observe({ entryTypes: ['gc'] });
   const value = await fn();
@@ -187,11 +187,11 @@ async function childPagewise(
       ? 'stores/sqlite/sqlite-store.ts'
       : '../../sqlite/src/sqlite-store.ts',
   );
-  const { z } = await import('zod');
+  const { z: zod } = await import('zod');
   const record = tool({
     name: 'record',
     description: 'Records an id and returns the record.',
-    inputSchema: z.object({ id: z.string() }),
+    inputSchema: zod.object({ id: zod.string() }),
     execute: ({ id }: { id: string }) => ({ id, status: 'recorded' }),
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-step-cost-'));
@@ -203,21 +203,21 @@ async function childPagewise(
       // SQLite: the history is written by one store instance and read by another, as when a process
       // resumes a session; the memory store has only the one instance.
       const seeder = open();
-      for (let r = 0; r < REPEATS; r++) {
-        const s = await seeder.createSession({ appName: 'bench', userId: 'u', sessionId: `s-${pass}-${r}` });
-        for (let i = 0; s.events.length < events; i++) {
-          await seeder.appendEvents(s, seedPair(i));
+      for (let repeat = 0; repeat < REPEATS; repeat++) {
+        const session = await seeder.createSession({ appName: 'bench', userId: 'u', sessionId: `s-${pass}-${repeat}` });
+        for (let pair = 0; session.events.length < events; pair++) {
+          await seeder.appendEvents(session, seedPair(pair));
         }
       }
       if (storeKind === 'sqlite') await seeder.close?.();
       const store = storeKind === 'sqlite' ? open() : seeder;
       const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
-      for (let r = 0; r < REPEATS; r++) {
-        const sessionId = `s-${pass}-${r}`;
-        const t = await modelFor(stub, scriptedModel);
+      for (let repeat = 0; repeat < REPEATS; repeat++) {
+        const sessionId = `s-${pass}-${repeat}`;
+        const timing = await modelFor(stub, scriptedModel);
         const runner = new Runner({
           agent: new Agent({ name: 'a', instruction: 'You record things.', tools: [record] }),
-          model: t.model,
+          model: timing.model,
           store,
           appName: 'bench',
           // Histories of 20,000 events exceed any real window; the step is measured, not the model.
@@ -225,12 +225,15 @@ async function childPagewise(
           // Default settings, unless the variant sets `reusePrompt` (nothing here reads a prompt back after its call).
           ...(reusePrompt ? { reusePrompt } : {}),
         });
-        const m = await withGc(() => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }), t.ends);
+        const measured = await withGc(
+          () => runner.run({ userId: 'u', sessionId, message: 'Record the ids.' }),
+          timing.ends,
+        );
         // The first gap of a run warms caches for the seeded history; the rest are steady state.
-        row.gaps.push(...t.gaps.slice(1));
-        row.gcMs += m.gcMs;
-        row.gcCount += m.gcCount;
-        row.wallMs += m.wallMs;
+        row.gaps.push(...timing.gaps.slice(1));
+        row.gcMs += measured.gcMs;
+        row.gcCount += measured.gcCount;
+        row.wallMs += measured.wallMs;
       }
       if (pass >= SIZES.length) rows.push(row);
       await store.close?.();
@@ -241,27 +244,27 @@ async function childPagewise(
   return rows;
 }
 
-/** The seeded events of the bench: model event `m{i}` with one call, and its result `t{i}`. */
-function seedPair(i: number): SessionEvent[] {
+/** The seeded events of the bench: model event `m{pair}` with one call, and its result `t{pair}`. */
+function seedPair(pair: number): SessionEvent[] {
   return [
     {
       kind: 'model',
-      id: `m${i}`,
+      id: `m${pair}`,
       invocationId: 'seed',
       author: 'a',
       timestamp: Date.now(),
-      text: `Recording ${i}.`,
-      toolCalls: [{ toolCallId: `seed-${i}`, toolName: 'record', input: { id: `r${i}` } }],
+      text: `Recording ${pair}.`,
+      toolCalls: [{ toolCallId: `seed-${pair}`, toolName: 'record', input: { id: `r${pair}` } }],
     },
     {
       kind: 'tool-result',
-      id: `t${i}`,
+      id: `t${pair}`,
       invocationId: 'seed',
       author: 'a',
       timestamp: Date.now(),
-      toolCallId: `seed-${i}`,
+      toolCallId: `seed-${pair}`,
       toolName: 'record',
-      output: recordOutput(i),
+      output: recordOutput(pair),
       isError: false,
     },
   ];
@@ -309,11 +312,11 @@ export async function seedContent(
   events: number,
 ): Promise<number> {
   let content = 0;
-  for (let i = 0; session.events.length < events; i++) {
-    const pair = seedPair(i);
-    for (const e of pair) {
-      if (e.kind === 'tool-result') content += Buffer.byteLength(e.output + e.toolCallId + e.toolName);
-      else if (e.kind === 'model') content += Buffer.byteLength(e.text + JSON.stringify(e.toolCalls));
+  for (let pairIndex = 0; session.events.length < events; pairIndex++) {
+    const pair = seedPair(pairIndex);
+    for (const event of pair) {
+      if (event.kind === 'tool-result') content += Buffer.byteLength(event.output + event.toolCallId + event.toolName);
+      else if (event.kind === 'model') content += Buffer.byteLength(event.text + JSON.stringify(event.toolCalls));
     }
     await store.appendEvents(session, pair);
   }
@@ -357,20 +360,20 @@ function pgBytesPerEvent(events: number, url: string): { table: number; content:
 
 async function childAiSdk(stub: ResponsesStub | undefined): Promise<ChildRow[]> {
   const { generateText, stepCountIs, tool } = await import('ai');
-  const { z } = await import('zod');
+  const { z: zod } = await import('zod');
   const { scriptedModel } = await import('pagewise/testing');
   const rows: ChildRow[] = [];
   for (const [pass, events] of PASSES.entries()) {
     const row: ChildRow = { events, gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
-    for (let r = 0; r < REPEATS; r++) {
+    for (let repeat = 0; repeat < REPEATS; repeat++) {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const messages: any[] = [{ role: 'user', content: 'Record the ids.' }];
-      for (let i = 0; messages.length < events; i++) {
+      for (let pair = 0; messages.length < events; pair++) {
         messages.push({
           role: 'assistant',
           content: [
-            { type: 'text', text: `Recording ${i}.` },
-            { type: 'tool-call', toolCallId: `seed-${i}`, toolName: 'record', input: { id: `r${i}` } },
+            { type: 'text', text: `Recording ${pair}.` },
+            { type: 'tool-call', toolCallId: `seed-${pair}`, toolName: 'record', input: { id: `r${pair}` } },
           ],
         });
         messages.push({
@@ -378,35 +381,35 @@ async function childAiSdk(stub: ResponsesStub | undefined): Promise<ChildRow[]> 
           content: [
             {
               type: 'tool-result',
-              toolCallId: `seed-${i}`,
+              toolCallId: `seed-${pair}`,
               toolName: 'record',
-              output: { type: 'text', value: recordOutput(i) },
+              output: { type: 'text', value: recordOutput(pair) },
             },
           ],
         });
       }
-      const t = await modelFor(stub, scriptedModel);
-      const m = await withGc(
+      const timing = await modelFor(stub, scriptedModel);
+      const measured = await withGc(
         () =>
           generateText({
-            model: t.model,
+            model: timing.model,
             system: 'You record things.',
             messages,
             tools: {
               record: tool({
                 description: 'Records an id and returns the record.',
-                inputSchema: z.object({ id: z.string() }),
+                inputSchema: zod.object({ id: zod.string() }),
                 execute: async ({ id }) => ({ id, status: 'recorded' }),
               }),
             },
             stopWhen: stepCountIs(STEPS + 1),
           }),
-        t.ends,
+        timing.ends,
       );
-      row.gaps.push(...t.gaps.slice(1));
-      row.gcMs += m.gcMs;
-      row.gcCount += m.gcCount;
-      row.wallMs += m.wallMs;
+      row.gaps.push(...timing.gaps.slice(1));
+      row.gcMs += measured.gcMs;
+      row.gcCount += measured.gcCount;
+      row.wallMs += measured.wallMs;
     }
     if (pass >= SIZES.length) rows.push(row);
   }
@@ -455,8 +458,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   /** Per variant and size, the median step of each round, in round order. */
   const byRound = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < variants.length; k++) {
-      const v = variants[(k + round) % variants.length]!;
+    for (let slot = 0; slot < variants.length; slot++) {
+      const variant = variants[(slot + round) % variants.length]!;
       const out = execFileSync(
         process.execPath,
         [
@@ -465,8 +468,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
           'tsx',
           fileURLToPath(import.meta.url),
           '--child',
-          v.name,
-          v.src,
+          variant.name,
+          variant.src,
           '--sizes',
           SIZES.join(','),
         ],
@@ -476,7 +479,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         },
       );
       for (const row of JSON.parse(out) as ChildRow[]) {
-        const key = `${v.name}@${row.events}`;
+        const key = `${variant.name}@${row.events}`;
         byRound.set(key, [...(byRound.get(key) ?? []), quantile(row.gaps, 0.5)]);
         const acc = samples.get(key) ?? { gaps: [], gcMs: 0, gcCount: 0, wallMs: 0 };
         acc.gaps.push(...row.gaps);
@@ -488,10 +491,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     }
   }
   const median = (name: string, events: number) => quantile(samples.get(`${name}@${events}`)?.gaps ?? [], 0.5);
-  /** a ÷ b within each round (both medians from the same round), as median [min–max] over rounds. */
-  const withinRounds = (a: string, sizeA: number, b: string, sizeB: number): string => {
-    const xs = byRound.get(`${a}@${sizeA}`) ?? [];
-    const ys = byRound.get(`${b}@${sizeB}`) ?? [];
+  /** numerator ÷ denominator within each round (both medians from the same round), as median [min–max] over rounds. */
+  const withinRounds = (numerator: string, sizeA: number, denominator: string, sizeB: number): string => {
+    const xs = byRound.get(`${numerator}@${sizeA}`) ?? [];
+    const ys = byRound.get(`${denominator}@${sizeB}`) ?? [];
     const ratios = xs.map((x, i) => x / ys[i]!);
     return `${fmt(quantile(ratios, 0.5), 2)} [${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}]`;
   };
@@ -503,12 +506,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     `| variant | ${SIZES.map((n) => `${n} events`).join(' | ')} | ${SIZES.map((n) => `÷ AI SDK (same model) at ${n}`).join(' | ')} | ${large} ÷ ${small} | GC share of steps at ${large} | GCs per 100 steps at ${large} |`,
   );
   console.log(`|---|${SIZES.map(() => '---:').join('|')}|${SIZES.map(() => '---:').join('|')}|---:|---:|---:|`);
-  for (const v of variants) {
-    const at = samples.get(`${v.name}@${large}`)!;
+  for (const variant of variants) {
+    const at = samples.get(`${variant.name}@${large}`)!;
     // Each variant against the AI SDK loop calling the same kind of model object.
-    const aiSdk = v.name.endsWith('-openai') ? 'ai-sdk-openai' : 'ai-sdk';
+    const aiSdk = variant.name.endsWith('-openai') ? 'ai-sdk-openai' : 'ai-sdk';
     console.log(
-      `| ${v.name} | ${SIZES.map((n) => fmt(median(v.name, n))).join(' | ')} | ${SIZES.map((n) => withinRounds(v.name, n, aiSdk, n)).join(' | ')} | ${withinRounds(v.name, large, v.name, small)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
+      `| ${variant.name} | ${SIZES.map((n) => fmt(median(variant.name, n))).join(' | ')} | ${SIZES.map((n) => withinRounds(variant.name, n, aiSdk, n)).join(' | ')} | ${withinRounds(variant.name, large, variant.name, small)} | ${fmt((100 * at.gcMs) / at.wallMs, 1)}% | ${fmt((100 * at.gcCount) / at.gaps.length, 1)} |`,
     );
   }
   // SQLite bytes per event against the content the events record, at the largest size.

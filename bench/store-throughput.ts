@@ -62,11 +62,11 @@ const bump = tool({
   description: 'Counts a visit in the session, the user and the app.',
   inputSchema: z.object({}),
   execute: (_args, ctx) => {
-    const n = ((ctx.state.get<number>('visits') ?? 0) as number) + 1;
-    ctx.state.set('visits', n);
+    const visits = ((ctx.state.get<number>('visits') ?? 0) as number) + 1;
+    ctx.state.set('visits', visits);
     ctx.state.increment('user:visits');
     ctx.state.increment('app:visits');
-    return `visit ${n}`;
+    return `visit ${visits}`;
   },
 });
 const agent = new Agent({ name: 'counter', instruction: 'You count visits.', tools: [bump] });
@@ -91,18 +91,18 @@ function countConflicts(store: SessionStore): { store: SessionStore; conflicts: 
   return { store: wrapped, conflicts: () => conflicts };
 }
 
-function resultEvent(i: number): SessionEvent {
+function resultEvent(index: number): SessionEvent {
   return {
     kind: 'tool-result',
     id: randomUUID(),
     invocationId: 'bench',
     author: 'agent',
     timestamp: Date.now(),
-    toolCallId: `call-${i}`,
+    toolCallId: `call-${index}`,
     toolName: 'lookup',
-    output: `Record ${i}: `.padEnd(200, 'x'),
+    output: `Record ${index}: `.padEnd(200, 'x'),
     isError: false,
-    delta: { last: i },
+    delta: { last: index },
     increments: { 'user:appends': 1 },
   };
 }
@@ -123,9 +123,9 @@ async function workerMain(task: WorkerTask): Promise<void> {
       userId: `appender-${task.worker}`,
       sessionId: `appends-${task.worker}-${randomUUID()}`,
     });
-    for (let i = 0; i < 5; i++) await store.appendEvent(session, resultEvent(i));
+    for (let index = 0; index < 5; index++) await store.appendEvent(session, resultEvent(index));
     work = async () => {
-      for (let i = 0; i < task.count; i++) await store.appendEvent(session, resultEvent(i));
+      for (let index = 0; index < task.count; index++) await store.appendEvent(session, resultEvent(index));
       return task.count;
     };
   } else {
@@ -133,9 +133,9 @@ async function workerMain(task: WorkerTask): Promise<void> {
     await runInvocation(store, userId, sessionId, 'warm-up');
     work = async () => {
       let failures = 0;
-      for (let i = 0; i < task.count; i++) {
-        const [u, s] = task.sessions[(i + 5 * task.worker) % task.sessions.length]!;
-        await runInvocation(store, u, s, `w${task.worker}-${i}`).catch(() => (failures += 1));
+      for (let invocation = 0; invocation < task.count; invocation++) {
+        const [userId, sessionId] = task.sessions[(invocation + 5 * task.worker) % task.sessions.length]!;
+        await runInvocation(store, userId, sessionId, `w${task.worker}-${invocation}`).catch(() => (failures += 1));
       }
       if (failures) throw new Error(`${failures} invocations failed`);
       return task.count;
@@ -169,22 +169,24 @@ async function runOnce(
   const next = (type: WorkerMessage['type']) =>
     Promise.all(
       children.map(
-        (c) =>
+        (child) =>
           new Promise<WorkerMessage>((resolve, reject) => {
-            const onMessage = (m: WorkerMessage): void => {
-              if (m.type !== type) return;
-              c.off('message', onMessage);
-              resolve(m);
+            const onMessage = (message: WorkerMessage): void => {
+              if (message.type !== type) return;
+              child.off('message', onMessage);
+              resolve(message);
             };
-            c.on('message', onMessage);
-            c.once('exit', (code) => reject(new Error(`a ${base.store} worker exited with ${code} before "${type}"`)));
+            child.on('message', onMessage);
+            child.once('exit', (code) =>
+              reject(new Error(`a ${base.store} worker exited with ${code} before "${type}"`)),
+            );
           }),
       ),
     );
   await next('ready');
   const finished = next('done');
   const started = performance.now();
-  for (const c of children) c.send('go');
+  for (const child of children) child.send('go');
   const done = (await finished) as Extract<WorkerMessage, { type: 'done' }>[];
   const ms = performance.now() - started;
   await Promise.all(
@@ -242,15 +244,16 @@ export async function storeThroughput(
       const appendRates: number[] = [];
       const invocationRates: number[] = [];
       const conflicts: number[] = [];
-      for (let r = 0; r < repeats; r++) {
-        const sqlitePath = path.join(dir, `${kind}-${workers}-${r}.db`);
+      for (let repeat = 0; repeat < repeats; repeat++) {
+        const sqlitePath = path.join(dir, `${kind}-${workers}-${repeat}.db`);
         const base = { store: kind, sqlitePath, url, schema, sessions: [] as [string, string][] };
         appendRates.push((await runOnce({ ...base, mode: 'appends', count: options.appends ?? 400 }, workers)).rate);
         // Fresh shared sessions per run, so every run starts from the same history length.
         const setup = openStore(base);
         const sessions: [string, string][] = [];
-        for (let s = 0; s < 4; s++)
-          for (let u = 0; u < 5; u++) sessions.push([`user-${u}`, `s-${workers}-${r}-${u}-${s}`]);
+        for (let sessionIndex = 0; sessionIndex < 4; sessionIndex++)
+          for (let user = 0; user < 5; user++)
+            sessions.push([`user-${user}`, `s-${workers}-${repeat}-${user}-${sessionIndex}`]);
         for (const [userId, sessionId] of sessions) await setup.createSession({ appName: APP, userId, sessionId });
         await setup.close();
         const inv = await runOnce(
@@ -287,13 +290,13 @@ export async function main(options: ThroughputOptions = {}): Promise<void> {
     '| store | workers | appends/s (median) | appends/s range | invocations/s (median) | invocations/s range | conflicts retried per invocation |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
+  for (const row of rows) {
     const range = (x: { min: number; max: number }) => `${fmt(x.min, 0)}–${fmt(x.max, 0)}`;
     console.log(
-      `| ${r.store} | ${r.workers} | ${fmt(r.appendsPerSecond.median, 0)} | ${range(r.appendsPerSecond)} | ${fmt(r.invocationsPerSecond.median, 0)} | ${range(r.invocationsPerSecond)} | ${fmt(r.conflictsPerInvocation, 2)} |`,
+      `| ${row.store} | ${row.workers} | ${fmt(row.appendsPerSecond.median, 0)} | ${range(row.appendsPerSecond)} | ${fmt(row.invocationsPerSecond.median, 0)} | ${range(row.invocationsPerSecond)} | ${fmt(row.conflictsPerInvocation, 2)} |`,
     );
   }
-  for (const n of notes) console.log(`\n${n}`);
+  for (const note of notes) console.log(`\n${note}`);
 }
 
 const task = process.env[WORKER_ENV];

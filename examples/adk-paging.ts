@@ -25,11 +25,11 @@ const question = generateQuestions(reports, 3, 1)[0]!;
 
 // Each step applies the report-analysis rules to the prompt ADK sent; ADK names the transfer argument agentName.
 const step: ScriptedStep = ({ view }) => {
-  const d = reportOfflinePolicy.decide(view);
+  const decision = reportOfflinePolicy.decide(view);
   return {
-    ...(d.text ? { text: d.text } : {}),
-    toolCalls: (d.toolCalls ?? []).map((c) =>
-      c.toolName === 'transfer_to_agent' ? { ...c, input: { agentName: 'analyst' } } : c,
+    ...(decision.text ? { text: decision.text } : {}),
+    toolCalls: (decision.toolCalls ?? []).map((call) =>
+      call.toolName === 'transfer_to_agent' ? { ...call, input: { agentName: 'analyst' } } : call,
     ),
   };
 };
@@ -63,8 +63,8 @@ for await (const event of runner.runAsync({
   sessionId: session.id,
   newMessage: { role: 'user', parts: [{ text: question.text }] },
 }) as AsyncIterable<Event>) {
-  for (const p of event.content?.parts ?? [])
-    if (p.functionCall?.name === 'escalate') answer = String((p.functionCall.args as { reason: string }).reason);
+  for (const part of event.content?.parts ?? [])
+    if (part.functionCall?.name === 'escalate') answer = String((part.functionCall.args as { reason: string }).reason);
 }
 const stored = (await sessionService.getSession({ appName: 'reports', userId: 'me', sessionId: session.id }))!;
 const json = JSON.stringify(stored.events);

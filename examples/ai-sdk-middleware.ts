@@ -11,10 +11,10 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { compressionMiddleware, handleOf } from 'pagewise/ai-sdk';
 import { z } from 'zod';
 
-const orders = Array.from({ length: 120 }, (_, i) => ({
-  order_id: `#W${1000 + i}`,
-  status: i % 4 ? 'delivered' : 'pending',
-  total: 20 + i,
+const orders = Array.from({ length: 120 }, (_, index) => ({
+  order_id: `#W${1000 + index}`,
+  status: index % 4 ? 'delivered' : 'pending',
+  total: 20 + index,
   note: 'Left at the front door.',
 }));
 const listOrders = tool({

@@ -12,10 +12,10 @@ const listOrders = tool({
   description: 'Returns every order (verbose JSON).',
   inputSchema: z.object({}),
   execute: () =>
-    Array.from({ length: 300 }, (_, i) => ({
-      id: `#W${1000 + i}`,
-      status: i % 3 ? 'delivered' : 'pending',
-      total: 10 + i,
+    Array.from({ length: 300 }, (_, index) => ({
+      id: `#W${1000 + index}`,
+      status: index % 3 ? 'delivered' : 'pending',
+      total: 10 + index,
     })),
 });
 

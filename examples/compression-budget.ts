@@ -13,19 +13,19 @@ import { scriptedModel } from 'pagewise/testing';
 const BUDGET = 2500;
 
 /** A verbose order record, as a real API returns it: ~300 tokens. */
-function order(n: number): string {
+function order(index: number): string {
   return JSON.stringify({
-    order_id: `#W${1000 + n}`,
-    status: n % 3 === 0 ? 'cancelled' : 'pending',
-    address: { street: `${n} Long Street`, city: 'Springfield', zip: `8028${n % 10}`, country: 'USA' },
-    items: Array.from({ length: 3 }, (_, i) => ({
-      name: ['Desk Lamp', 'Tea Kettle', 'Backpack'][i],
-      item_id: `${7000000 + n * 10 + i}`,
-      price: 20 + n + i * 7.25,
+    order_id: `#W${1000 + index}`,
+    status: index % 3 === 0 ? 'cancelled' : 'pending',
+    address: { street: `${index} Long Street`, city: 'Springfield', zip: `8028${index % 10}`, country: 'USA' },
+    items: Array.from({ length: 3 }, (_, item) => ({
+      name: ['Desk Lamp', 'Tea Kettle', 'Backpack'][item],
+      item_id: `${7000000 + index * 10 + item}`,
+      price: 20 + index + item * 7.25,
       options: { color: 'white', material: 'metal', warranty: '2 years' },
     })),
-    fulfillments: [{ tracking_id: [`88286${n}96656`], carrier: 'ground' }],
-    payment_history: [{ transaction_type: 'payment', amount: 100 + n, payment_method_id: `credit_card_${n}` }],
+    fulfillments: [{ tracking_id: [`88286${index}96656`], carrier: 'ground' }],
+    payment_history: [{ transaction_type: 'payment', amount: 100 + index, payment_method_id: `credit_card_${index}` }],
   });
 }
 
@@ -36,8 +36,8 @@ const getOrder = tool({
   execute: ({ order_id }) => order(Number(order_id.slice(2)) - 1000),
 });
 
-const calls = Array.from({ length: 12 }, (_, n) => ({
-  toolCalls: [{ toolName: 'get_order', input: { order_id: `#W${1000 + n}` } }],
+const calls = Array.from({ length: 12 }, (_, index) => ({
+  toolCalls: [{ toolName: 'get_order', input: { order_id: `#W${1000 + index}` } }],
 }));
 const model = scriptedModel([
   ...calls,

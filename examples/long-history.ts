@@ -36,10 +36,10 @@ function recorder(): LanguageModelV3 & { promptLengths: number[]; gaps: number[]
     gaps,
     async doGenerate(options: LanguageModelV3CallOptions) {
       const start = performance.now();
-      const i = call++ % (STEPS + 1);
-      if (i > 0 && lastEnd !== undefined) gaps.push(start - lastEnd);
+      const step = call++ % (STEPS + 1);
+      if (step > 0 && lastEnd !== undefined) gaps.push(start - lastEnd);
       promptLengths.push(options.prompt.length);
-      const done = i === STEPS;
+      const done = step === STEPS;
       lastEnd = performance.now();
       return {
         content: done
@@ -73,23 +73,23 @@ const record = tool({
 /** A history of EVENTS events: earlier `record` calls and their results. */
 function earlierEvents(): SessionEvent[] {
   const events: SessionEvent[] = [];
-  for (let i = 0; events.length < EVENTS; i++) {
+  for (let pair = 0; events.length < EVENTS; pair++) {
     const base = { invocationId: 'earlier', author: 'assistant', timestamp: Date.now() };
-    const toolCallId = `earlier-${i}`;
+    const toolCallId = `earlier-${pair}`;
     events.push({
       ...base,
       kind: 'model',
-      id: `m${i}`,
+      id: `m${pair}`,
       text: '',
-      toolCalls: [{ toolCallId, toolName: 'record', input: { id: `e${i}` } }],
+      toolCalls: [{ toolCallId, toolName: 'record', input: { id: `e${pair}` } }],
     });
     events.push({
       ...base,
       kind: 'tool-result',
-      id: `t${i}`,
+      id: `t${pair}`,
       toolCallId,
       toolName: 'record',
-      output: JSON.stringify({ id: `e${i}`, status: 'recorded' }),
+      output: JSON.stringify({ id: `e${pair}`, status: 'recorded' }),
       isError: false,
     });
   }
@@ -115,7 +115,7 @@ async function stepTime(reusePrompt: boolean): Promise<{ ms: number; lengths: nu
   await runner.run({ userId: 'me', sessionId: 'long', message: 'Warm up.' });
   model.gaps.length = 0;
   model.promptLengths.length = 0;
-  for (let i = 0; i < 3; i++) {
+  for (let round = 0; round < 3; round++) {
     const result = await runner.run({ userId: 'me', sessionId: 'long', message: 'Record twenty new ids.' });
     if (result.text !== 'All recorded.') throw new Error(`unexpected answer: ${result.text}`);
   }

@@ -30,11 +30,11 @@ const fetchInventory = createTool({
   execute: async () => inventory,
 });
 
-const systemOf = (o: LanguageModelV3CallOptions) =>
-  o.prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
+const systemOf = (options: LanguageModelV3CallOptions) =>
+  options.prompt.flatMap((m) => (m.role === 'system' ? [m.content] : [])).join('\n');
 const pagesIn = (system: string) => (system.match(/^<<<PAGE /gm) ?? []).length;
-const lastToolOutput = (o: LanguageModelV3CallOptions) => {
-  const last = o.prompt.at(-1);
+const lastToolOutput = (options: LanguageModelV3CallOptions) => {
+  const last = options.prompt.at(-1);
   const part = last?.role === 'tool' ? last.content.at(-1) : undefined;
   return part?.type === 'tool-result' && part.output.type === 'text' ? part.output.value : '';
 };
@@ -45,21 +45,21 @@ const call = (toolName: string, input: object, toolCallId: string): LanguageMode
   input: JSON.stringify(input),
 });
 // Each response is computed from the prompt the model receives, as a model would see it.
-const responses: ((o: LanguageModelV3CallOptions) => LanguageModelV3Content[])[] = [
+const responses: ((options: LanguageModelV3CallOptions) => LanguageModelV3Content[])[] = [
   () => [call('get_reports', { urls: reports.slice(0, 6).map((r) => r.uri) }, 'r1')],
-  (o) => [
-    call('save_result', { task_id: 'first', result: `${pagesIn(systemOf(o))} pages read` }, 's1'),
+  (options) => [
+    call('save_result', { task_id: 'first', result: `${pagesIn(systemOf(options))} pages read` }, 's1'),
     call('fetch_inventory', {}, 'i1'),
   ],
-  (o) => {
-    const saved = /- first: (.*)/.exec(systemOf(o))?.[1];
-    return [{ type: 'text', text: `Saved "${saved}"; inventory handle: ${handleOf(lastToolOutput(o))}` }];
+  (options) => {
+    const saved = /- first: (.*)/.exec(systemOf(options))?.[1];
+    return [{ type: 'text', text: `Saved "${saved}"; inventory handle: ${handleOf(lastToolOutput(options))}` }];
   },
 ];
 let step = 0;
 const model = new MockLanguageModelV3({
-  doGenerate: async (o) => {
-    const content = responses[step++]!(o);
+  doGenerate: async (options) => {
+    const content = responses[step++]!(options);
     return {
       content,
       finishReason: { unified: content.some((c) => c.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined },

@@ -16,8 +16,8 @@ const corpus = inMemoryCorpus(reports);
 
 for (const strategy of ['none', 'paging'] as const) {
   const result = await runReportAnalysis({ corpus, question: question!.text, strategy, contextWindow: 0 });
-  const s = result.ledger.summary;
+  const summary = result.ledger.summary;
   console.log(
-    `${strategy}: correct=${isCorrect(result.text, question!.gold)} peak=${s.peakPromptTokens} cumulative=${s.cumulativePromptTokens} calls=${s.modelCalls}`,
+    `${strategy}: correct=${isCorrect(result.text, question!.gold)} peak=${summary.peakPromptTokens} cumulative=${summary.cumulativePromptTokens} calls=${summary.modelCalls}`,
   );
 }

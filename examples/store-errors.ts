@@ -17,13 +17,13 @@ const pages = new SqlitePageStore({ path: file, busyTimeoutMs: 100 });
 
 /** Repeats a store call while it fails with a retryable pagewise error, a few times at most. */
 async function withRetry<T>(call: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let i = 1; ; i++) {
+  for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
-      if (!PagewiseError.isInstance(error) || !error.retryable || i >= attempts) throw error;
-      console.log(`attempt ${i}: ${error.code}, retrying`);
-      await new Promise((resolve) => setTimeout(resolve, 50 * i));
+      if (!PagewiseError.isInstance(error) || !error.retryable || attempt >= attempts) throw error;
+      console.log(`attempt ${attempt}: ${error.code}, retrying`);
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
 }

@@ -35,12 +35,12 @@ const spans = exporter.getFinishedSpans();
 const children = (parent: ReadableSpan | undefined) =>
   spans.filter((s) => s.parentSpanContext?.spanId === parent?.spanContext().spanId);
 function print(span: ReadableSpan, depth: number): void {
-  const a = span.attributes;
+  const attributes = span.attributes;
   const tokens =
-    a['gen_ai.usage.input_tokens'] !== undefined
-      ? ` in=${a['gen_ai.usage.input_tokens']} out=${a['gen_ai.usage.output_tokens']} paged=${a['pagewise.tokens.paged']}`
+    attributes['gen_ai.usage.input_tokens'] !== undefined
+      ? ` in=${attributes['gen_ai.usage.input_tokens']} out=${attributes['gen_ai.usage.output_tokens']} paged=${attributes['pagewise.tokens.paged']}`
       : '';
   console.log(`${'  '.repeat(depth)}${span.name}${tokens}`);
-  for (const c of children(span)) print(c, depth + 1);
+  for (const child of children(span)) print(child, depth + 1);
 }
 for (const root of spans.filter((s) => !s.parentSpanContext)) print(root, 0);

@@ -94,16 +94,16 @@ async function tablesPdf(file: string): Promise<void> {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
   const page = pdf.addPage([612, 792]);
-  let y = 740;
-  const draw = (text: string, x: number) => page.drawText(text, { x, y, size: 10, font });
+  let baseline = 740;
+  const draw = (text: string, x: number) => page.drawText(text, { x, y: baseline, size: 10, font });
   draw('Quarterly results', 50);
-  y -= 20;
+  baseline -= 20;
   draw('Operating margin improved through the year.', 50);
   for (const table of [QUARTERS, REGIONS]) {
-    y -= 30;
+    baseline -= 30;
     for (const row of table) {
       row.forEach((cell, column) => cell && draw(cell, column === 0 ? 50 : 200 + (column - 1) * 80));
-      y -= 16;
+      baseline -= 16;
     }
   }
   writeFileSync(file, await pdf.save());

@@ -26,10 +26,10 @@ describe.skipIf(!dataDir)('offline analyze on TAT-QA pages', () => {
     // Every eighth question keeps the test within seconds; the benchmark runs them all.
     const sample = all.filter((_, i) => i % 8 === 0);
     const corpora = new Map<string, FolderCorpus>();
-    const score = await scoreTatqa(sample, async (q) => {
-      let corpus = corpora.get(q.folder);
-      if (!corpus) corpora.set(q.folder, (corpus = await folderCorpus(q.folder)));
-      const result = await runReportAnalysis({ corpus, question: q.question });
+    const score = await scoreTatqa(sample, async (item) => {
+      let corpus = corpora.get(item.folder);
+      if (!corpus) corpora.set(item.folder, (corpus = await folderCorpus(item.folder)));
+      const result = await runReportAnalysis({ corpus, question: item.question });
       expect(result.text).toMatch(/not a model's reasoning/);
       return result.text;
     });

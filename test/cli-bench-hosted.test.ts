@@ -24,7 +24,7 @@ afterAll(async () => {
 describe('bench on a hosted model without --out', () => {
   it('creates bench-out/ and saves the run there', async () => {
     // Every call answers with a final text: each episode ends at once (and fails its check), which is enough here.
-    for (let i = 0; i < 20; i += 1) server.enqueue(answer({ text: 'No idea.' }));
+    for (let queued = 0; queued < 20; queued += 1) server.enqueue(answer({ text: 'No idea.' }));
     const run = spawnCli(
       [
         'bench',
@@ -79,7 +79,7 @@ describe('bench on a hung hosted model (issue 31.12)', () => {
 
   it('abandons each hung call after --timeout and retries it, so the episode ends instead of waiting 4 × 120 s', async () => {
     server.clear();
-    for (let i = 0; i < 20; i += 1) server.enqueue(hang);
+    for (let queued = 0; queued < 20; queued += 1) server.enqueue(hang);
     const before = server.requests.length;
     const run = bench(path.join(dir, 'timeout'), '--timeout', '1');
     const { code } = await run.exited;
@@ -91,7 +91,7 @@ describe('bench on a hung hosted model (issue 31.12)', () => {
 
   it('stops at --deadline as on Ctrl-C, keeping the run resumable, and exits 2', async () => {
     server.clear();
-    for (let i = 0; i < 20; i += 1) server.enqueue(hang);
+    for (let queued = 0; queued < 20; queued += 1) server.enqueue(hang);
     const out = path.join(dir, 'deadline');
     const started = performance.now();
     // A call timeout far beyond the deadline: only the deadline can end this run early.

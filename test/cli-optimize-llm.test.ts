@@ -98,7 +98,7 @@ const env = () => ({ PAGEWISE_OPENAI_COMPATIBLE_BASE_URL: server.baseURL, PAGEWI
 async function optimize(out: string, garbage: number) {
   server.clear();
   const scripted = optimizer(garbage);
-  for (let i = 0; i < 40; i += 1) server.enqueue(scripted.handler);
+  for (let queued = 0; queued < 40; queued += 1) server.enqueue(scripted.handler);
   const before = server.requests.length;
   const run = spawnCli(
     [

@@ -42,7 +42,7 @@ describe('multi-domain compression suite', () => {
     for (const set of figures) {
       const [ours, head] = [set.methods[0], set.methods.find((m) => m.method === 'truncate-head')];
       expect(head?.meanRatio).toBeCloseTo(ours?.meanRatio ?? -1, 6);
-      for (const m of set.methods) expect(m.recall).toBeGreaterThanOrEqual(0);
+      for (const method of set.methods) expect(method.recall).toBeGreaterThanOrEqual(0);
     }
   });
 });

@@ -71,9 +71,9 @@ const loadThenSave: FakeToolCall[][] = [
 /** An Anthropic Messages API answer. */
 function anthropicAnswer(step: { text?: string; toolCalls?: FakeToolCall[] }, index: number): Handler {
   const content = step.toolCalls
-    ? step.toolCalls.map((call, k) => ({
+    ? step.toolCalls.map((call, callIndex) => ({
         type: 'tool_use',
-        id: `toolu_${index}_${k}`,
+        id: `toolu_${index}_${callIndex}`,
         name: call.name,
         input: call.arguments,
       }))
@@ -106,8 +106,8 @@ function breakpoints(body: AnthropicBody): string[] {
   const at: string[] = [];
   body.system?.forEach((block, index) => block.cache_control && at.push(`system:${index}`));
   body.tools?.forEach((tool, index) => tool.cache_control && at.push(`tools:${index}`));
-  body.messages.forEach((message, m) =>
-    message.content.forEach((block, index) => block.cache_control && at.push(`messages:${m}:${index}`)),
+  body.messages.forEach((message, messageIndex) =>
+    message.content.forEach((block, index) => block.cache_control && at.push(`messages:${messageIndex}:${index}`)),
   );
   return at;
 }

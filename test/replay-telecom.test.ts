@@ -18,9 +18,12 @@ interface Task {
 }
 
 const calls = (messages: ChatMessage[]) =>
-  messages.flatMap((m) =>
-    m.role === 'assistant'
-      ? (m.tool_calls ?? []).map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) as unknown }))
+  messages.flatMap((message) =>
+    message.role === 'assistant'
+      ? (message.tool_calls ?? []).map((call) => ({
+          name: call.function.name,
+          args: JSON.parse(call.function.arguments) as unknown,
+        }))
       : [],
   );
 
@@ -63,7 +66,8 @@ describe.skipIf(!dir)('telecom gold-action traces', () => {
     expect(report.uses).toBeGreaterThan(0);
     const none = report.strategies.find((s) => s.name === 'none')!;
     expect(none.recall).toBe(1);
-    for (const s of report.strategies) expect(s.cumulativeTokens).toBeLessThanOrEqual(none.cumulativeTokens);
+    for (const strategy of report.strategies)
+      expect(strategy.cumulativeTokens).toBeLessThanOrEqual(none.cumulativeTokens);
     expect(report.strategies.some((s) => s.cumulativeTokens < none.cumulativeTokens)).toBe(true);
   });
 });

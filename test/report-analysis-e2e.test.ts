@@ -24,26 +24,26 @@ describe('report analysis end to end', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-ra-'));
     const store = new SqliteSessionStore({ path: path.join(dir, 'ra.db') });
     const budget = 32_000;
-    for (const q of questions) {
-      expect(q.needsAllReports).toBe(true);
+    for (const question of questions) {
+      expect(question.needsAllReports).toBe(true);
       const result = await runReportAnalysis({
         corpus,
-        question: q.text,
+        question: question.text,
         strategy: 'paging',
         store,
         ramBudgetTokens: budget,
       });
-      expect(isCorrect(result.text, q.gold), `${q.text}\n→ ${result.text}`).toBe(true);
+      expect(isCorrect(result.text, question.gold), `${question.text}\n→ ${result.text}`).toBe(true);
       expect(result.text).toMatch(/offline model/);
-      for (const e of result.ledger.entries) expect(e.parts.paged).toBeLessThanOrEqual(budget);
+      for (const entry of result.ledger.entries) expect(entry.parts.paged).toBeLessThanOrEqual(budget);
       const persisted = await store.getSession(result.session);
       const json = JSON.stringify(persisted!.events);
       // Every report's body is distinctive in its prose and its KPI table; none may appear in events.
-      for (const r of reports) {
+      for (const report of reports) {
         // Compare in JSON-escaped form, as the text appears inside the serialized events.
-        const table = JSON.stringify(r.body.slice(r.body.indexOf('## Key figures'))).slice(1, -1);
+        const table = JSON.stringify(report.body.slice(report.body.indexOf('## Key figures'))).slice(1, -1);
         expect(json.includes(table)).toBe(false);
-        const sentence = JSON.stringify(r.body.split('\n').find((l) => l.length > 120)!).slice(1, -1);
+        const sentence = JSON.stringify(report.body.split('\n').find((l) => l.length > 120)!).slice(1, -1);
         expect(json.includes(sentence)).toBe(false);
       }
       expect(json).not.toContain('temp:');
@@ -56,11 +56,11 @@ describe('report analysis end to end', () => {
   it('none: correct where it fits, with a far higher peak; fails at 164 reports with a 128k window', async () => {
     const small = generateReports(40, 11);
     const smallCorpus = inMemoryCorpus(small);
-    const q = generateQuestions(small, 3, 1)[0]!;
-    const none = await runReportAnalysis({ corpus: smallCorpus, question: q.text, strategy: 'none' });
-    const paging = await runReportAnalysis({ corpus: smallCorpus, question: q.text, strategy: 'paging' });
-    expect(isCorrect(none.text, q.gold)).toBe(true);
-    expect(isCorrect(paging.text, q.gold)).toBe(true);
+    const question = generateQuestions(small, 3, 1)[0]!;
+    const none = await runReportAnalysis({ corpus: smallCorpus, question: question.text, strategy: 'none' });
+    const paging = await runReportAnalysis({ corpus: smallCorpus, question: question.text, strategy: 'paging' });
+    expect(isCorrect(none.text, question.gold)).toBe(true);
+    expect(isCorrect(paging.text, question.gold)).toBe(true);
     expect(none.ledger.summary.peakPromptTokens).toBeGreaterThan(3 * paging.ledger.summary.peakPromptTokens);
     // The naive baseline carries the bodies in history.
     const table0 = JSON.stringify(small[0]!.body.slice(small[0]!.body.indexOf('## Key figures'))).slice(1, -1);
@@ -85,8 +85,8 @@ describe('report analysis end to end', () => {
         },
       },
     };
-    const q = questions[0]!;
-    const result = await runReportAnalysis({ corpus: broken, question: q.text, strategy: 'paging' });
-    expect(isCorrect(result.text, q.gold)).toBe(false);
+    const question = questions[0]!;
+    const result = await runReportAnalysis({ corpus: broken, question: question.text, strategy: 'paging' });
+    expect(isCorrect(result.text, question.gold)).toBe(false);
   });
 });

@@ -56,9 +56,9 @@ async function run(model: ModelSpec, reusePrompt?: RunnerOptions['reusePrompt'])
 
 /** Queues two invocations' answers (two tool calls and a text each) in the Chat Completions or the Responses format. */
 function enqueueScript(format: typeof answer = answer): void {
-  for (let i = 0; i < 2; i++) {
-    server.enqueue(format({ toolCalls: [{ name: 'lookup', arguments: { id: `a${i}` }, id: `call_a${i}` }] }));
-    server.enqueue(format({ toolCalls: [{ name: 'lookup', arguments: { id: `b${i}` }, id: `call_b${i}` }] }));
+  for (let round = 0; round < 2; round++) {
+    server.enqueue(format({ toolCalls: [{ name: 'lookup', arguments: { id: `a${round}` }, id: `call_a${round}` }] }));
+    server.enqueue(format({ toolCalls: [{ name: 'lookup', arguments: { id: `b${round}` }, id: `call_b${round}` }] }));
     server.enqueue(format({ text: 'done' }));
   }
 }
@@ -107,9 +107,9 @@ describe("reusePrompt 'auto'", () => {
   });
 
   it('gives a model object passed in a new array at every step', async () => {
-    const steps = (p: string) => [
-      { toolCalls: [{ toolName: 'lookup', input: { id: `${p}1` } }] },
-      { toolCalls: [{ toolName: 'lookup', input: { id: `${p}2` } }] },
+    const steps = (prefix: string) => [
+      { toolCalls: [{ toolName: 'lookup', input: { id: `${prefix}1` } }] },
+      { toolCalls: [{ toolName: 'lookup', input: { id: `${prefix}2` } }] },
       'done',
     ];
     const model = scriptedModel([...steps('a'), ...steps('b')]);
@@ -148,8 +148,8 @@ describe("reusePrompt 'auto'", () => {
 
   it('copies for provider objects wrapped, subclassed or patched to keep the prompt, and what they kept never changes', async () => {
     const kept: { prompt: LanguageModelV3CallOptions['prompt']; then: string }[] = [];
-    const keep = (o: LanguageModelV3CallOptions) =>
-      void kept.push({ prompt: o.prompt, then: JSON.stringify(o.prompt) });
+    const keep = (options: LanguageModelV3CallOptions) =>
+      void kept.push({ prompt: options.prompt, then: JSON.stringify(options.prompt) });
     const chat = () => createOpenAI({ apiKey: 'k', baseURL: server.baseURL }).chat('test-model');
     const patched = chat();
     const inner = patched.doGenerate.bind(patched);
@@ -163,9 +163,9 @@ describe("reusePrompt 'auto'", () => {
     });
     const Chat = Object.getPrototypeOf(chat()).constructor as new (id: string, config: unknown) => LanguageModelV3;
     class Recording extends Chat {
-      override doGenerate(o: LanguageModelV3CallOptions) {
-        keep(o);
-        return super.doGenerate(o);
+      override doGenerate(options: LanguageModelV3CallOptions) {
+        keep(options);
+        return super.doGenerate(options);
       }
     }
     const sub = new Recording('test-model', (chat() as unknown as { config: unknown }).config);
@@ -183,11 +183,11 @@ describe("reusePrompt 'auto'", () => {
       const seen = new Set<unknown>();
       const stack = [root];
       while (stack.length) {
-        const v = stack.pop();
-        if (v === target) return true;
-        if (typeof v !== 'object' || v === null || seen.has(v)) continue;
-        seen.add(v);
-        for (const key of Reflect.ownKeys(v)) stack.push((v as Record<PropertyKey, unknown>)[key]);
+        const value = stack.pop();
+        if (value === target) return true;
+        if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+        seen.add(value);
+        for (const key of Reflect.ownKeys(value)) stack.push((value as Record<PropertyKey, unknown>)[key]);
       }
       return false;
     };

@@ -31,10 +31,10 @@ describe('runtime end to end', () => {
       name: 'flaky',
       description: 'Fails on odd input.',
       inputSchema: z.object({ n: z.number() }),
-      execute: ({ n }, ctx) => {
+      execute: ({ n: value }, ctx) => {
         ctx.state.set('flaky:wrote', true);
-        if (n % 2 === 1) throw new Error(`odd input ${n}`);
-        return `ok ${n}`;
+        if (value % 2 === 1) throw new Error(`odd input ${value}`);
+        return `ok ${value}`;
       },
     });
     const worker = new Agent({
@@ -108,10 +108,10 @@ describe('runtime end to end', () => {
     // Ledger: one entry per model call, parts add up, and it matches the persisted usage.
     const entries = result.ledger.entries;
     expect(entries).toHaveLength(4);
-    for (const e of entries) {
-      expect(e.parts.instruction + e.parts.paged + e.parts.history + e.parts.observation + e.parts.tools).toBe(
-        e.promptTokens,
-      );
+    for (const entry of entries) {
+      expect(
+        entry.parts.instruction + entry.parts.paged + entry.parts.history + entry.parts.observation + entry.parts.tools,
+      ).toBe(entry.promptTokens);
     }
     const modelEvents = session.events.filter((e) => e.kind === 'model');
     expect(modelEvents.map((e) => (e.kind === 'model' ? e.usage?.promptTokens : -1))).toEqual(

@@ -14,9 +14,9 @@ const LIST_ITEM = FEATURE_NAMES.indexOf('listItem');
 function synthetic(count: number, seed: number, domain = 'a'): UnitSample[] {
   const random = seededRandom(seed);
   return Array.from({ length: count }, () => {
-    const x = FEATURE_NAMES.map(() => random());
-    const z = 3 * (x[RELEVANCE] ?? 0) - 2 * (x[LIST_ITEM] ?? 0) - 1;
-    return { x, y: random() < 1 / (1 + Math.exp(-z)) ? 1 : 0, domain, item: Math.floor(random() * 50) };
+    const features = FEATURE_NAMES.map(() => random());
+    const logit = 3 * (features[RELEVANCE] ?? 0) - 2 * (features[LIST_ITEM] ?? 0) - 1;
+    return { x: features, y: random() < 1 / (1 + Math.exp(-logit)) ? 1 : 0, domain, item: Math.floor(random() * 50) };
   });
 }
 
@@ -28,7 +28,7 @@ describe('fitLogistic', () => {
     expect(fit.weights[LIST_ITEM]).toBeLessThan(-1.4);
     expect(fit.weights[LIST_ITEM]).toBeGreaterThan(-2.6);
     const noise = fit.weights.filter((_, i) => i !== RELEVANCE && i !== LIST_ITEM);
-    for (const w of noise) expect(Math.abs(w)).toBeLessThan(0.4);
+    for (const weight of noise) expect(Math.abs(weight)).toBeLessThan(0.4);
     expect(fit.bias).toBeLessThan(-0.4);
   });
 
@@ -49,11 +49,11 @@ describe('fitLogistic', () => {
   it('weighs each domain the same, however many units it has', () => {
     // Domain b's labels follow the opposite relevance weight; with 10× the units, it would dominate an
     // unweighted fit. Weighted per domain, the two cancel to about 0.
-    const a = synthetic(4000, 7, 'a');
-    const b = synthetic(400, 8, 'b').map((s) => ({ ...s, x: s.x.map((v, i) => (i === RELEVANCE ? 1 - v : v)) }));
-    const fit = fitLogistic([...a, ...b], undefined, 0);
+    const domainA = synthetic(4000, 7, 'a');
+    const domainB = synthetic(400, 8, 'b').map((s) => ({ ...s, x: s.x.map((v, i) => (i === RELEVANCE ? 1 - v : v)) }));
+    const fit = fitLogistic([...domainA, ...domainB], undefined, 0);
     expect(Math.abs(fit.weights[RELEVANCE] ?? 0)).toBeLessThan(0.8);
-    expect(fitLogistic(a, undefined, 0).weights[RELEVANCE]).toBeGreaterThan(2.4);
+    expect(fitLogistic(domainA, undefined, 0).weights[RELEVANCE]).toBeGreaterThan(2.4);
   });
 
   it('orders units within an item when fitted on pairs', () => {

@@ -27,14 +27,17 @@ export function recordTool(args: { i: number; note: string }): string {
   return `recorded ${args.i} (${args.note.length} chars)`;
 }
 
-/** Arguments of the scripted model's tool call number `i`. */
-export function recordArgs(i: number): { i: number; note: string } {
-  return { i, note: `observation ${i}: the value went from ${100 + i} to ${101 + i}` };
+/** Arguments of the scripted model's tool call number `callIndex`. */
+export function recordArgs(callIndex: number): { i: number; note: string } {
+  return {
+    i: callIndex,
+    note: `observation ${callIndex}: the value went from ${100 + callIndex} to ${101 + callIndex}`,
+  };
 }
 
-/** The text of pre-filled turn `i` (a call of `record` and its result make two events). */
-export function seedTurn(i: number): { args: { i: number; note: string }; result: string } {
-  const args = { i, note: `earlier observation ${i}: ${'detail '.repeat(15).trim()}` };
+/** The text of pre-filled turn `turn` (a call of `record` and its result make two events). */
+export function seedTurn(turn: number): { args: { i: number; note: string }; result: string } {
+  const args = { i: turn, note: `earlier observation ${turn}: ${'detail '.repeat(15).trim()}` };
   return { args, result: recordTool(args) };
 }
 
@@ -74,10 +77,10 @@ export function decide(call: number, steps: number): { tool?: { i: number; note:
 
 /** The median of a list of numbers. */
 export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return Number.NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  const sorted = [...xs].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** One framework's figures at one history size, from one process. */

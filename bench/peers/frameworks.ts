@@ -17,16 +17,21 @@ const recordSchema = z.object({ i: z.number().int(), note: z.string() });
 /** A pre-filled history of `events` messages in AI SDK form (the AI SDK and Mastra both take it), then the task. */
 function aiSdkHistory(events: number): unknown[] {
   const messages: unknown[] = [{ role: 'user', content: 'Start recording.' }];
-  for (let i = 0; messages.length < events; i++) {
-    const t = seedTurn(i);
+  for (let turnIndex = 0; messages.length < events; turnIndex++) {
+    const turn = seedTurn(turnIndex);
     messages.push({
       role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: `s${i}`, toolName: 'record', input: t.args }],
+      content: [{ type: 'tool-call', toolCallId: `s${turnIndex}`, toolName: 'record', input: turn.args }],
     });
     messages.push({
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: `s${i}`, toolName: 'record', output: { type: 'text', value: t.result } },
+        {
+          type: 'tool-result',
+          toolCallId: `s${turnIndex}`,
+          toolName: 'record',
+          output: { type: 'text', value: turn.result },
+        },
       ],
     });
   }
@@ -47,14 +52,14 @@ const aiSdk: PeerFramework = {
       record: tool({ description: RECORD_DESCRIPTION, inputSchema: recordSchema, execute: async (a) => recordTool(a) }),
     };
     return async () => {
-      const r = await generateText({
+      const result = await generateText({
         model: model as never,
         system: 'You record observations.',
         messages: messages as never,
         tools,
         stopWhen: stepCountIs(STEPS + 2),
       });
-      if (r.text !== FINAL_TEXT) throw new Error(`AI SDK: unexpected final text ${r.text}`);
+      if (result.text !== FINAL_TEXT) throw new Error(`AI SDK: unexpected final text ${result.text}`);
     };
   },
 };
@@ -83,8 +88,8 @@ const mastra: PeerFramework = {
       tools: { record },
     } as never);
     return async () => {
-      const r = await agent.generate(messages as never, { maxSteps: STEPS + 2 } as never);
-      if (r.text !== FINAL_TEXT) throw new Error(`Mastra: unexpected final text ${r.text}`);
+      const result = await agent.generate(messages as never, { maxSteps: STEPS + 2 } as never);
+      if (result.text !== FINAL_TEXT) throw new Error(`Mastra: unexpected final text ${result.text}`);
     };
   },
 };
@@ -103,10 +108,15 @@ const adk: PeerFramework = {
       }
       async *generateContentAsync() {
         clock.enter();
-        const d = decide(call++, STEPS);
-        const response = d.tool
-          ? { content: { role: 'model', parts: [{ functionCall: { id: `c${call}`, name: 'record', args: d.tool } }] } }
-          : { content: { role: 'model', parts: [{ text: d.text! }] } };
+        const decision = decide(call++, STEPS);
+        const response = decision.tool
+          ? {
+              content: {
+                role: 'model',
+                parts: [{ functionCall: { id: `c${call}`, name: 'record', args: decision.tool } }],
+              },
+            }
+          : { content: { role: 'model', parts: [{ text: decision.text! }] } };
         clock.exit();
         yield response as never;
       }
@@ -137,13 +147,16 @@ const adk: PeerFramework = {
         content: { role: 'user', parts: [{ text: 'Start recording.' }] },
       }),
     );
-    for (let i = 0, n = 1; n < events; i++, n += 2) {
-      const t = seedTurn(i);
+    for (let turnIndex = 0, eventCount = 1; eventCount < events; turnIndex++, eventCount += 2) {
+      const turn = seedTurn(turnIndex);
       await append(
         createEvent({
           invocationId: 'seed',
           author: 'recorder',
-          content: { role: 'model', parts: [{ functionCall: { id: `s${i}`, name: 'record', args: t.args } }] },
+          content: {
+            role: 'model',
+            parts: [{ functionCall: { id: `s${turnIndex}`, name: 'record', args: turn.args } }],
+          },
         }),
       );
       await append(
@@ -152,7 +165,7 @@ const adk: PeerFramework = {
           author: 'recorder',
           content: {
             role: 'user',
-            parts: [{ functionResponse: { id: `s${i}`, name: 'record', response: { result: t.result } } }],
+            parts: [{ functionResponse: { id: `s${turnIndex}`, name: 'record', response: { result: turn.result } } }],
           },
         }),
       );
@@ -164,7 +177,7 @@ const adk: PeerFramework = {
         sessionId: session.id,
         newMessage: { role: 'user', parts: [{ text: 'Record the new observations.' }] },
       })) {
-        for (const p of event.content?.parts ?? []) if (p.text) text = p.text;
+        for (const part of event.content?.parts ?? []) if (part.text) text = part.text;
       }
       if (text !== FINAL_TEXT) throw new Error(`ADK: unexpected final text ${text}`);
     };
@@ -184,14 +197,14 @@ const openaiAgents: PeerFramework = {
     const model = {
       async getResponse() {
         clock.enter();
-        const d = decide(call++, STEPS);
-        const output = d.tool
+        const decision = decide(call++, STEPS);
+        const output = decision.tool
           ? [
               {
                 type: 'function_call',
                 callId: `c${call}`,
                 name: 'record',
-                arguments: JSON.stringify(d.tool),
+                arguments: JSON.stringify(decision.tool),
                 status: 'completed',
               },
             ]
@@ -200,12 +213,12 @@ const openaiAgents: PeerFramework = {
                 type: 'message',
                 role: 'assistant',
                 status: 'completed',
-                content: [{ type: 'output_text', text: d.text! }],
+                content: [{ type: 'output_text', text: decision.text! }],
               },
             ];
-        const r = { output, usage: new Usage(), responseId: `r${call}` };
+        const response = { output, usage: new Usage(), responseId: `r${call}` };
         clock.exit();
-        return r as never;
+        return response as never;
       },
       // eslint-disable-next-line require-yield
       async *getStreamedResponse(): AsyncIterable<never> {
@@ -227,28 +240,28 @@ const openaiAgents: PeerFramework = {
     });
     const session = new MemorySession();
     const items: unknown[] = [{ role: 'user', content: 'Start recording.' }];
-    for (let i = 0; items.length < events; i++) {
-      const t = seedTurn(i);
+    for (let turnIndex = 0; items.length < events; turnIndex++) {
+      const turn = seedTurn(turnIndex);
       items.push({
         type: 'function_call',
-        callId: `s${i}`,
+        callId: `s${turnIndex}`,
         name: 'record',
-        arguments: JSON.stringify(t.args),
+        arguments: JSON.stringify(turn.args),
         status: 'completed',
       });
       items.push({
         type: 'function_call_result',
-        callId: `s${i}`,
+        callId: `s${turnIndex}`,
         name: 'record',
         status: 'completed',
-        output: { type: 'text', text: t.result },
+        output: { type: 'text', text: turn.result },
       });
     }
     await session.addItems(items as never);
     return async () => {
-      const r = await run(agent, 'Record the new observations.', { session, maxTurns: STEPS + 2 });
-      if (r.finalOutput !== FINAL_TEXT)
-        throw new Error(`OpenAI Agents: unexpected final output ${String(r.finalOutput)}`);
+      const result = await run(agent, 'Record the new observations.', { session, maxTurns: STEPS + 2 });
+      if (result.finalOutput !== FINAL_TEXT)
+        throw new Error(`OpenAI Agents: unexpected final output ${String(result.finalOutput)}`);
     };
   },
 };

@@ -34,21 +34,21 @@ function seedModel(turns: number) {
     modelId: 'scripted',
     supportedUrls: {},
     async doGenerate() {
-      const i = call++;
+      const callIndex = call++;
       const content =
-        i < turns
+        callIndex < turns
           ? [
               {
                 type: 'tool-call' as const,
-                toolCallId: `s${i}`,
+                toolCallId: `s${callIndex}`,
                 toolName: 'record',
-                input: JSON.stringify(seedTurn(i).args),
+                input: JSON.stringify(seedTurn(callIndex).args),
               },
             ]
           : [{ type: 'text' as const, text: 'Recorded.' }];
       return {
         content,
-        finishReason: { unified: i < turns ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
+        finishReason: { unified: callIndex < turns ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
         usage,
         warnings: [],
       };
@@ -75,9 +75,10 @@ async function seed(pw: any, store: any, agent: any, events: number): Promise<st
     contextWindow: 0,
     limits: { maxSteps: turns + 2 },
   });
-  const r = await runner.run({ userId: 'u', message: 'Start recording.' });
-  if (r.session.events.length !== events) throw new Error(`seeded ${r.session.events.length} events, not ${events}`);
-  return r.session.sessionId;
+  const result = await runner.run({ userId: 'u', message: 'Start recording.' });
+  if (result.session.events.length !== events)
+    throw new Error(`seeded ${result.session.events.length} events, not ${events}`);
+  return result.session.sessionId;
 }
 
 /**
@@ -121,8 +122,8 @@ function framework(
         ...(reusePrompt ? { reusePrompt } : {}),
       });
       return async () => {
-        const r = await runner.run({ userId: 'u', sessionId, message: 'Record the new observations.' });
-        if (r.text !== FINAL_TEXT) throw new Error(`pagewise: unexpected final text ${r.text}`);
+        const result = await runner.run({ userId: 'u', sessionId, message: 'Record the new observations.' });
+        if (result.text !== FINAL_TEXT) throw new Error(`pagewise: unexpected final text ${result.text}`);
       };
     },
   };

@@ -30,8 +30,8 @@ export interface PagingRow {
   finalPages: number;
 }
 
-const BASE = (n: number) =>
-  `You answer the user's question from ${n} business reports. Call get_reports with up to ${BATCH} report URLs; ` +
+const BASE = (reportCount: number) =>
+  `You answer the user's question from ${reportCount} business reports. Call get_reports with up to ${BATCH} report URLs; ` +
   `their texts then appear in this instruction, replacing the previous batch. After reading a batch, merge what it ` +
   `contributes into your running result and save it with save_result (task_id "${RESULT_ID}"), in the same step ` +
   `as loading the next batch. When every report is read, answer.`;
@@ -44,11 +44,12 @@ interface SeenRequest {
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function requestTokens(pw: any, r: SeenRequest): number {
-  let n = pw.countTokens(r.system);
-  for (const l of r.lines) n += pw.countTokens(l);
-  for (const t of r.tools) n += pw.countTokens(`${t.name}: ${t.description} ${JSON.stringify(t.schema)}`);
-  return n;
+function requestTokens(pw: any, request: SeenRequest): number {
+  let tokens = pw.countTokens(request.system);
+  for (const line of request.lines) tokens += pw.countTokens(line);
+  for (const tool of request.tools)
+    tokens += pw.countTokens(`${tool.name}: ${tool.description} ${JSON.stringify(tool.schema)}`);
+  return tokens;
 }
 
 /**
@@ -61,8 +62,8 @@ function reader(pw: any, spec: unknown, uris: string[], pagesOf: (system: string
   let requested = 0;
   return (system: string): { calls: { name: string; args: Record<string, unknown> }[] } | { text: string } => {
     const pages = pagesOf(system);
-    const m = new RegExp(`^- ${RESULT_ID}: (.*)$`, 'm').exec(system);
-    const saved = m ? pw.parsePartial(m[1]) : undefined;
+    const match = new RegExp(`^- ${RESULT_ID}: (.*)$`, 'm').exec(system);
+    const saved = match ? pw.parsePartial(match[1]) : undefined;
     const next = uris.slice(requested, requested + BATCH);
     const load = next.length ? [{ name: 'get_reports', args: { urls: next } }] : [];
     if (pages.length > 0 && (saved?.read ?? 0) < requested) {
@@ -100,37 +101,37 @@ async function adkPattern(pw: any, reports: any[], question: any) {
       const system =
         typeof si === 'string' ? si : ((si?.parts ?? []) as { text?: string }[]).map((p) => p.text ?? '').join('\n');
       const lines: string[] = [];
-      for (const c of req.contents ?? [])
-        for (const p of c.parts ?? []) {
-          if (p.text) lines.push(`${c.role}: ${p.text}`);
-          if (p.functionCall) lines.push(`call ${p.functionCall.name} ${JSON.stringify(p.functionCall.args)}`);
-          if (p.functionResponse) {
-            const resp = p.functionResponse.response;
+      for (const content of req.contents ?? [])
+        for (const part of content.parts ?? []) {
+          if (part.text) lines.push(`${content.role}: ${part.text}`);
+          if (part.functionCall) lines.push(`call ${part.functionCall.name} ${JSON.stringify(part.functionCall.args)}`);
+          if (part.functionResponse) {
+            const resp = part.functionResponse.response;
             lines.push(
-              `result ${p.functionResponse.name}: ${typeof resp?.result === 'string' ? resp.result : JSON.stringify(resp)}`,
+              `result ${part.functionResponse.name}: ${typeof resp?.result === 'string' ? resp.result : JSON.stringify(resp)}`,
             );
           }
         }
-      const tools = (req.config?.tools ?? []).flatMap((t: { functionDeclarations?: unknown[] }) =>
+      const tools = (req.config?.tools ?? []).flatMap((tool: { functionDeclarations?: unknown[] }) =>
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        (t.functionDeclarations ?? []).map((d: any) => ({
-          name: d.name,
-          description: d.description ?? '',
-          schema: d.parametersJsonSchema ?? d.parameters,
+        (tool.functionDeclarations ?? []).map((declaration: any) => ({
+          name: declaration.name,
+          description: declaration.description ?? '',
+          schema: declaration.parametersJsonSchema ?? declaration.parameters,
         })),
       );
       seen.push({ system, lines, tools });
       const heads = [...system.matchAll(/^--- (\S+) ---$/gm)];
       headers.push(heads.reduce((s, h) => s + pw.countTokens(`${h[0]}\n`) - pw.countTokens(`${h[1]}\n`), 0));
-      const d = decide(system);
+      const decision = decide(system);
       yield (
-        'text' in d
-          ? { content: { role: 'model', parts: [{ text: d.text }] } }
+        'text' in decision
+          ? { content: { role: 'model', parts: [{ text: decision.text }] } }
           : {
               content: {
                 role: 'model',
-                parts: d.calls.map((c, i) => ({
-                  functionCall: { id: `c${seen.length}-${i}`, name: c.name, args: c.args },
+                parts: decision.calls.map((call, index) => ({
+                  functionCall: { id: `c${seen.length}-${index}`, name: call.name, args: call.args },
                 })),
               },
             }
@@ -151,7 +152,7 @@ async function adkPattern(pw: any, reports: any[], question: any) {
       if (results.length)
         parts.push(`Saved results:\n${results.map(([k, v]) => `- ${k.slice(7)}: ${String(v)}`).join('\n')}`);
       const want = (ctx.state.get('temp:want_read') as string[] | undefined) ?? [];
-      for (const u of want) parts.push(`--- ${u} ---\n${String(ctx.state.get(`report:${u}`) ?? '')}`);
+      for (const uri of want) parts.push(`--- ${uri} ---\n${String(ctx.state.get(`report:${uri}`) ?? '')}`);
       return parts.join('\n');
     },
     tools: [
@@ -180,16 +181,16 @@ async function adkPattern(pw: any, reports: any[], question: any) {
   const runner = new InMemoryRunner({ agent, appName: 'paging' });
   // Session state is the disk: every report is stored there before the run.
   const state: Record<string, string> = {};
-  for (const [u, b] of byUri) state[`report:${u}`] = b;
+  for (const [uri, body] of byUri) state[`report:${uri}`] = body;
   const session = await runner.sessionService.createSession({ appName: 'paging', userId: 'u', state });
   let text = '';
-  for await (const e of runner.runAsync({
+  for await (const event of runner.runAsync({
     userId: 'u',
     sessionId: session.id,
     newMessage: { role: 'user', parts: [{ text: question.text }] },
     runConfig: { maxLlmCalls: 100 } as never,
   }))
-    for (const p of e.content?.parts ?? []) if (p.text) text = p.text;
+    for (const part of event.content?.parts ?? []) if (part.text) text = part.text;
   return { seen, text, finalPages: pagesOf(seen.at(-1)!.system).length, headers };
 }
 
@@ -212,23 +213,25 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: o
     async doGenerate(options: any) {
       let system = '';
       const lines: string[] = [];
-      for (const m of options.prompt) {
-        if (m.role === 'system') system += m.content;
+      for (const message of options.prompt) {
+        if (message.role === 'system') system += message.content;
         else
-          for (const p of m.content) {
-            if (p.type === 'text') lines.push(`${m.role}: ${p.text}`);
-            if (p.type === 'tool-call')
-              lines.push(`call ${p.toolName} ${typeof p.input === 'string' ? p.input : JSON.stringify(p.input)}`);
-            if (p.type === 'tool-result')
+          for (const part of message.content) {
+            if (part.type === 'text') lines.push(`${message.role}: ${part.text}`);
+            if (part.type === 'tool-call')
               lines.push(
-                `result ${p.toolName}: ${typeof p.output?.value === 'string' ? p.output.value : JSON.stringify(p.output?.value)}`,
+                `call ${part.toolName} ${typeof part.input === 'string' ? part.input : JSON.stringify(part.input)}`,
+              );
+            if (part.type === 'tool-result')
+              lines.push(
+                `result ${part.toolName}: ${typeof part.output?.value === 'string' ? part.output.value : JSON.stringify(part.output?.value)}`,
               );
           }
       }
-      const tools = (options.tools ?? []).map((t: { name: string; description?: string; inputSchema: unknown }) => ({
-        name: t.name,
-        description: t.description ?? '',
-        schema: t.inputSchema,
+      const tools = (options.tools ?? []).map((tool: { name: string; description?: string; inputSchema: unknown }) => ({
+        name: tool.name,
+        description: tool.description ?? '',
+        schema: tool.inputSchema,
       }));
       seen.push({ system, lines, tools });
       const parsed = pw.parseFencedPages(system);
@@ -249,19 +252,19 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: o
         );
         overheads.push(pw.countTokens(block) - bare - (notes.length ? pw.countTokens(`${notes.join('\n')}\n`) : 0));
       }
-      const d = decide(system);
+      const decision = decide(system);
       const content =
-        'text' in d
-          ? [{ type: 'text', text: d.text }]
-          : d.calls.map((c) => ({
+        'text' in decision
+          ? [{ type: 'text', text: decision.text }]
+          : decision.calls.map((call) => ({
               type: 'tool-call',
               toolCallId: `c${++ids}`,
-              toolName: c.name,
-              input: JSON.stringify(c.args),
+              toolName: call.name,
+              input: JSON.stringify(call.args),
             }));
       return {
         content,
-        finishReason: { unified: 'text' in d ? 'stop' : 'tool-calls', raw: undefined },
+        finishReason: { unified: 'text' in decision ? 'stop' : 'tool-calls', raw: undefined },
         usage: {
           inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
           outputTokens: { total: undefined, text: undefined, reasoning: undefined },
@@ -287,8 +290,8 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: o
     ...(compact !== undefined ? { processors: [pw.compactPagingTurns(compact)] } : {}),
   });
   const runner = new pw.Runner({ agent, model, contextWindow: 0, limits: { maxSteps: 100 } });
-  const r = await runner.run({ userId: 'u', message: question.text });
-  return { seen, text: r.text as string, finalPages: pagesOf(seen.at(-1)!.system).length, overheads };
+  const result = await runner.run({ userId: 'u', message: question.text });
+  return { seen, text: result.text as string, finalPages: pagesOf(seen.at(-1)!.system).length, overheads };
 }
 
 /** Runs the experiment over the generated questions and returns one row per setup. */
@@ -323,16 +326,16 @@ export async function pagingExperiment(): Promise<PagingRow[]> {
     let exact = 0;
     let finalPages = 0;
     let overhead: number | undefined;
-    for (const q of questions) {
-      const r = await run(q);
-      const tokens = r.seen.map((s) => requestTokens(pw, s));
+    for (const question of questions) {
+      const result = await run(question);
+      const tokens = result.seen.map((s) => requestTokens(pw, s));
       peak = Math.max(peak, ...tokens);
       cumulative += tokens.reduce((a, b) => a + b, 0);
-      calls += r.seen.length;
-      finalPages += r.finalPages;
-      if (pw.isCorrect(r.text, q.gold)) exact += 1;
-      const o = r.overheads ?? r.headers;
-      if (o?.length) overhead = Math.max(overhead ?? 0, ...o);
+      calls += result.seen.length;
+      finalPages += result.finalPages;
+      if (pw.isCorrect(result.text, question.gold)) exact += 1;
+      const overheads = result.overheads ?? result.headers;
+      if (overheads?.length) overhead = Math.max(overhead ?? 0, ...overheads);
     }
     rows.push({
       setup,

@@ -64,13 +64,13 @@ function timing(): () => void {
     const order = keys.map((_, i) => keys[(i + round) % keys.length]!);
     for (const key of order) {
       // A fresh process per framework per round: no framework warms another's caches or heap.
-      const r = spawnSync(
+      const child = spawnSync(
         process.execPath,
         ['--expose-gc', '--import', 'tsx', worker, key, '--sizes', HISTORY_SIZES.join(',')],
         { encoding: 'utf8', cwd: here, timeout: 1_800_000, maxBuffer: 16 * 1024 * 1024 },
       );
-      if (r.status !== 0) throw new Error(`${key} failed in round ${round + 1}:\n${r.stderr}`);
-      const line = r.stdout.trim().split('\n').at(-1)!;
+      if (child.status !== 0) throw new Error(`${key} failed in round ${round + 1}:\n${child.stderr}`);
+      const line = child.stdout.trim().split('\n').at(-1)!;
       samples.get(key)!.push((JSON.parse(line) as { results: StepResult[] }).results);
     }
     process.stderr.write(`round ${round + 1}/${rounds} done\n`);
@@ -102,44 +102,48 @@ function timing(): () => void {
 
   const peers = keys.filter((k) => !k.startsWith('pagewise'));
   const pagewiseKeys = keys.filter((k) => k.startsWith('pagewise'));
-  /** The value of `key` in round `r` at `events`. */
-  const at = (key: string, r: number, events: number, field: 'stepMs' | 'invocationMs') =>
-    samples.get(key)![r]!.find((x) => x.events === events)![field];
+  /** The value of `key` in round `round` at `events`. */
+  const at = (key: string, round: number, events: number, field: 'stepMs' | 'invocationMs') =>
+    samples.get(key)![round]!.find((x) => x.events === events)![field];
   const perRound = (f: (r: number) => number) => Array.from({ length: rounds }, (_, r) => f(r));
   const small = HISTORY_SIZES[0]!;
   const large = HISTORY_SIZES[HISTORY_SIZES.length - 1]!;
   return () => {
-    for (const n of HISTORY_SIZES) {
-      const first = n === small;
-      const step = (a: string, b: string) => perRound((r) => at(a, r, n, 'stepMs') / at(b, r, n, 'stepMs'));
-      for (const k of pagewiseKeys)
+    for (const events of HISTORY_SIZES) {
+      const first = events === small;
+      const step = (a: string, b: string) => perRound((r) => at(a, r, events, 'stepMs') / at(b, r, events, 'stepMs'));
+      for (const key of pagewiseKeys)
         ratioRounds(
-          `step at ${n} events: ${FRAMEWORKS[k]!.name} ÷ AI SDK`,
-          step(k, 'ai-sdk'),
-          first ? (k.includes('sqlite') ? '≤ 0.8' : '≤ 0.5') : '≤ 0.1',
+          `step at ${events} events: ${FRAMEWORKS[key]!.name} ÷ AI SDK`,
+          step(key, 'ai-sdk'),
+          first ? (key.includes('sqlite') ? '≤ 0.8' : '≤ 0.5') : '≤ 0.1',
         );
       if (keys.includes('adk')) {
-        ratioRounds(`step at ${n} events: pagewise memory ÷ ADK JS`, step('pagewise-memory', 'adk'), '—');
-        ratioRounds(`step at ${n} events: pagewise SQLite ÷ ADK JS`, step('pagewise-sqlite', 'adk'), '—');
+        ratioRounds(`step at ${events} events: pagewise memory ÷ ADK JS`, step('pagewise-memory', 'adk'), '—');
+        ratioRounds(`step at ${events} events: pagewise SQLite ÷ ADK JS`, step('pagewise-sqlite', 'adk'), '—');
       }
-      for (const k of ['openai-agents', 'mastra'].filter((x) => keys.includes(x)))
-        ratioRounds(`step at ${n} events: pagewise SQLite ÷ ${FRAMEWORKS[k]!.name}`, step('pagewise-sqlite', k), '—');
-      // The best peer of each round, by whole-invocation time.
-      const bestInv = (r: number) => Math.min(...peers.map((k) => at(k, r, n, 'invocationMs')));
-      const bestPeers = new Set(
-        perRound((r) => FRAMEWORKS[peers.find((k) => at(k, r, n, 'invocationMs') === bestInv(r))!]!.name),
-      );
-      for (const k of pagewiseKeys)
+      for (const key of ['openai-agents', 'mastra'].filter((x) => keys.includes(x)))
         ratioRounds(
-          `invocation at ${n} events: ${FRAMEWORKS[k]!.name} ÷ best peer of the round (${[...bestPeers].join(', ')})`,
-          perRound((r) => at(k, r, n, 'invocationMs') / bestInv(r)),
+          `step at ${events} events: pagewise SQLite ÷ ${FRAMEWORKS[key]!.name}`,
+          step('pagewise-sqlite', key),
+          '—',
+        );
+      // The best peer of each round, by whole-invocation time.
+      const bestInv = (r: number) => Math.min(...peers.map((k) => at(k, r, events, 'invocationMs')));
+      const bestPeers = new Set(
+        perRound((r) => FRAMEWORKS[peers.find((k) => at(k, r, events, 'invocationMs') === bestInv(r))!]!.name),
+      );
+      for (const key of pagewiseKeys)
+        ratioRounds(
+          `invocation at ${events} events: ${FRAMEWORKS[key]!.name} ÷ best peer of the round (${[...bestPeers].join(', ')})`,
+          perRound((r) => at(key, r, events, 'invocationMs') / bestInv(r)),
           first ? '≤ 0.5' : '—',
         );
     }
-    for (const k of pagewiseKeys)
+    for (const key of pagewiseKeys)
       ratioRounds(
-        `step at ${large} ÷ step at ${small} events: ${FRAMEWORKS[k]!.name}`,
-        perRound((r) => at(k, r, large, 'stepMs') / at(k, r, small, 'stepMs')),
+        `step at ${large} ÷ step at ${small} events: ${FRAMEWORKS[key]!.name}`,
+        perRound((r) => at(key, r, large, 'stepMs') / at(key, r, small, 'stepMs')),
         '≤ 1.5',
       );
   };
@@ -164,9 +168,9 @@ out(
   '| setup | peak prompt tokens | cumulative prompt tokens | model calls | answers exact | fence tokens per paged call (max) | pages in the final call |',
 );
 out('|---|---:|---:|---:|---:|---:|---:|');
-for (const r of paging)
+for (const row of paging)
   out(
-    `| ${r.setup} | ${r.peak} | ${r.cumulative} | ${r.calls} | ${r.exact}/${r.questions} | ${r.fenceOverhead ?? '—'} | ${r.finalPages} |`,
+    `| ${row.setup} | ${row.peak} | ${row.cumulative} | ${row.calls} | ${row.exact}/${row.questions} | ${row.fenceOverhead ?? '—'} | ${row.finalPages} |`,
   );
 
 out();

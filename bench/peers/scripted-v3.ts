@@ -13,13 +13,20 @@ export function scriptedV3(clock: OutsideClock, steps = STEPS) {
     outputTokens: { total: 5, text: undefined, reasoning: undefined },
   };
   const respond = () => {
-    const d = decide(call++, steps);
-    const content = d.tool
-      ? [{ type: 'tool-call' as const, toolCallId: `c${++ids}`, toolName: 'record', input: JSON.stringify(d.tool) }]
-      : [{ type: 'text' as const, text: d.text! }];
+    const decision = decide(call++, steps);
+    const content = decision.tool
+      ? [
+          {
+            type: 'tool-call' as const,
+            toolCallId: `c${++ids}`,
+            toolName: 'record',
+            input: JSON.stringify(decision.tool),
+          },
+        ]
+      : [{ type: 'text' as const, text: decision.text! }];
     return {
       content,
-      finishReason: { unified: d.tool ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
+      finishReason: { unified: decision.tool ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
       usage,
       warnings: [],
     };
@@ -43,18 +50,18 @@ export function scriptedV3(clock: OutsideClock, steps = STEPS) {
     async doStream() {
       clock.enter();
       try {
-        const r = respond();
+        const response = respond();
         const parts: unknown[] = [{ type: 'stream-start', warnings: [] }];
-        for (const c of r.content) {
-          if (c.type === 'text') {
+        for (const part of response.content) {
+          if (part.type === 'text') {
             parts.push(
               { type: 'text-start', id: 't' },
-              { type: 'text-delta', id: 't', delta: c.text },
+              { type: 'text-delta', id: 't', delta: part.text },
               { type: 'text-end', id: 't' },
             );
-          } else parts.push(c);
+          } else parts.push(part);
         }
-        parts.push({ type: 'finish', finishReason: r.finishReason, usage: r.usage });
+        parts.push({ type: 'finish', finishReason: response.finishReason, usage: response.usage });
         return { stream: new ReadableStream({ start: (ctl) => (parts.forEach((p) => ctl.enqueue(p)), ctl.close()) }) };
       } finally {
         clock.exit();

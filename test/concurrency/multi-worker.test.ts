@@ -53,14 +53,14 @@ if (!url) {
       const store = new PgSessionStore({ url, schema });
       // Listed user by user in turn, so neighbouring sessions belong to different users.
       const sessions: [string, string][] = [];
-      for (let s = 0; s < SESSIONS_PER_USER; s++)
-        for (let u = 0; u < USERS; u++) sessions.push([`user-${u}`, `session-${u}-${s}`]);
+      for (let sessionIndex = 0; sessionIndex < SESSIONS_PER_USER; sessionIndex++)
+        for (let user = 0; user < USERS; user++) sessions.push([`user-${user}`, `session-${user}-${sessionIndex}`]);
       for (const [userId, sessionId] of sessions) await store.createSession({ appName, userId, sessionId });
 
       // Invocation i of worker w goes to session (i + 5w) mod 20: 40 per session, every worker on every
       // session, each worker starting at a different one.
-      const plans = Array.from({ length: WORKERS }, (_, w) =>
-        Array.from({ length: INVOCATIONS }, (_, i) => sessions[(i + 5 * w) % sessions.length]!),
+      const plans = Array.from({ length: WORKERS }, (_, worker) =>
+        Array.from({ length: INVOCATIONS }, (_, i) => sessions[(i + 5 * worker) % sessions.length]!),
       );
       const reports = await Promise.all(
         plans.map((plan, worker) => runWorker({ url, schema, appName, worker, plan, concurrency: CONCURRENCY })),
@@ -73,40 +73,40 @@ if (!url) {
       expect(reports.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
 
       const expected = new Map<string, string[]>();
-      plans.forEach((plan, w) =>
-        plan.forEach(([, sessionId], i) =>
-          expected.set(sessionId, [...(expected.get(sessionId) ?? []), `w${w}-i${i}`]),
+      plans.forEach((plan, worker) =>
+        plan.forEach(([, sessionId], invocation) =>
+          expected.set(sessionId, [...(expected.get(sessionId) ?? []), `w${worker}-i${invocation}`]),
         ),
       );
       const loaded: Session[] = [];
       for (const [userId, sessionId] of sessions)
         loaded.push((await store.getSession({ appName, userId, sessionId }))!);
 
-      for (const s of loaded) {
-        const messages = expected.get(s.sessionId)!;
+      for (const session of loaded) {
+        const messages = expected.get(session.sessionId)!;
         // Each invocation: its user message, one step (model + 2 results), the final answer.
-        expect(s.events).toHaveLength(messages.length * 5);
-        expect(s.version).toBe(s.events.length);
-        expect(new Set(s.events.map((e) => e.id)).size).toBe(s.events.length);
-        const texts = s.events.flatMap((e) => (e.kind === 'user' ? [e.text] : []));
+        expect(session.events).toHaveLength(messages.length * 5);
+        expect(session.version).toBe(session.events.length);
+        expect(new Set(session.events.map((e) => e.id)).size).toBe(session.events.length);
+        const texts = session.events.flatMap((e) => (e.kind === 'user' ? [e.text] : []));
         expect(texts.sort()).toEqual([...messages].sort());
         const byInvocation = new Map<string, string[]>();
-        s.events.forEach((e, i) => {
-          byInvocation.set(e.invocationId, [...(byInvocation.get(e.invocationId) ?? []), e.kind]);
-          if (e.kind === 'model' && e.toolCalls.length) {
-            const next = s.events.slice(i + 1, i + 1 + e.toolCalls.length);
+        session.events.forEach((event, index) => {
+          byInvocation.set(event.invocationId, [...(byInvocation.get(event.invocationId) ?? []), event.kind]);
+          if (event.kind === 'model' && event.toolCalls.length) {
+            const next = session.events.slice(index + 1, index + 1 + event.toolCalls.length);
             expect(next.map((r) => (r.kind === 'tool-result' ? r.toolCallId : r.kind))).toEqual(
-              e.toolCalls.map((c) => c.toolCallId),
+              event.toolCalls.map((c) => c.toolCallId),
             );
           }
         });
         expect([...byInvocation.values()].every((k) => k.join() === 'user,model,tool-result,tool-result,model')).toBe(
           true,
         );
-        expect(s.state.count).toBe(2 * messages.length);
+        expect(session.state.count).toBe(2 * messages.length);
       }
-      for (let u = 0; u < USERS; u++) {
-        const mine = loaded.filter((s) => s.userId === `user-${u}`);
+      for (let user = 0; user < USERS; user++) {
+        const mine = loaded.filter((s) => s.userId === `user-${user}`);
         const invocations = mine.reduce((n, s) => n + expected.get(s.sessionId)!.length, 0);
         expect(mine[0]!.state['user:count']).toBe(2 * invocations);
       }

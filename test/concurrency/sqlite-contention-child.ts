@@ -27,8 +27,9 @@ function record(error: unknown): void {
     return;
   }
   report.raw += 1;
-  const e = error as { code?: unknown; message?: unknown };
-  if (report.rawSamples.length < 5) report.rawSamples.push(`${String(e?.code ?? '')} ${String(e?.message ?? error)}`);
+  const details = error as { code?: unknown; message?: unknown };
+  if (report.rawSamples.length < 5)
+    report.rawSamples.push(`${String(details?.code ?? '')} ${String(details?.message ?? error)}`);
 }
 
 let store: SqliteSessionStore | undefined;
@@ -45,26 +46,26 @@ await new Promise<void>((resolve) => process.once('message', () => resolve()));
 const started = performance.now();
 if (store && pages) {
   const total = Math.max(task.sessions, task.puts);
-  for (let i = 0; i < total; i++) {
-    if (i < task.sessions) {
+  for (let index = 0; index < total; index++) {
+    if (index < task.sessions) {
       try {
         await store.createSession({
           appName: 'contention',
           userId: `u${task.worker}`,
-          sessionId: `w${task.worker}-s${i}`,
+          sessionId: `w${task.worker}-s${index}`,
           // A shared app: key, so creations of different processes write the same row.
-          state: { 'app:created': i, [`user:last`]: i },
+          state: { 'app:created': index, [`user:last`]: index },
         });
         report.sessionsCreated += 1;
       } catch (error) {
         record(error);
       }
     }
-    if (i < task.puts) {
+    if (index < task.puts) {
       try {
         // Half the bodies are shared by every process, so puts also race on the same body row.
-        const body = i % 2 === 0 ? `shared body ${i % 50}` : `body of worker ${task.worker} page ${i}`;
-        await pages.put({ namespace: `ns${i % 4}`, uri: `doc:${task.worker}:${i}`, body });
+        const body = index % 2 === 0 ? `shared body ${index % 50}` : `body of worker ${task.worker} page ${index}`;
+        await pages.put({ namespace: `ns${index % 4}`, uri: `doc:${task.worker}:${index}`, body });
         report.pagesPut += 1;
       } catch (error) {
         record(error);

@@ -10,13 +10,13 @@ import { runSqliteContention } from './sqlite-contention.js';
 
 describe('SQLite contention surfaces as raw errors (finding)', () => {
   it('4 processes creating sessions and putting pages in one file: every call succeeds, no raw error', async () => {
-    const f = await runSqliteContention({ processes: 4, sessions: 60, puts: 100 });
-    console.log(`sqlite-contention: ${JSON.stringify(f)}`);
-    expect(f.rawSamples).toEqual([]);
-    expect(f.raw).toBe(0);
+    const figures = await runSqliteContention({ processes: 4, sessions: 60, puts: 100 });
+    console.log(`sqlite-contention: ${JSON.stringify(figures)}`);
+    expect(figures.rawSamples).toEqual([]);
+    expect(figures.raw).toBe(0);
     // Under the default 5 s busy timeout nothing here waits that long, so nothing fails at all.
-    expect(f.typed).toEqual({});
-    expect(f.sessionsCreated).toBe(f.sessionsAttempted);
-    expect(f.pagesPut).toBe(f.putsAttempted);
+    expect(figures.typed).toEqual({});
+    expect(figures.sessionsCreated).toBe(figures.sessionsAttempted);
+    expect(figures.pagesPut).toBe(figures.putsAttempted);
   }, 120_000);
 });

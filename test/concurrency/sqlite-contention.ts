@@ -61,11 +61,11 @@ function runChild(task: ContentionTask, go: Promise<void>): { ready: Promise<voi
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const done = new Promise<ContentionReport>((resolve, reject) => {
     let report: ContentionReport | undefined;
-    child.on('message', (m: { ready?: boolean } | ContentionReport) => {
-      if ('ready' in m) {
+    child.on('message', (message: { ready?: boolean } | ContentionReport) => {
+      if ('ready' in message) {
         markReady();
         void go.then(() => child.send('go'));
-      } else report = m as ContentionReport;
+      } else report = message as ContentionReport;
     });
     child.on('error', reject);
     child.on('exit', (code) => {
@@ -97,7 +97,8 @@ export async function runSqliteContention(options: {
     const reports = await Promise.all(children.map((c) => c.done));
     const ms = performance.now() - t0;
     const typed: Record<string, number> = {};
-    for (const r of reports) for (const [k, n] of Object.entries(r.typed)) typed[k] = (typed[k] ?? 0) + n;
+    for (const report of reports)
+      for (const [kind, count] of Object.entries(report.typed)) typed[kind] = (typed[kind] ?? 0) + count;
     return {
       processes: options.processes,
       sessionsAttempted: options.processes * options.sessions,

@@ -50,18 +50,18 @@ class CountingStore implements LockingSessionStore {
   listSessions: LockingSessionStore['listSessions'] = (o) => this.inner.listSessions(o);
   deleteSession: LockingSessionStore['deleteSession'] = (k) => this.inner.deleteSession(k);
   appendEvent = async (s: Session, e: SessionEvent): Promise<SessionEvent> => (await this.appendEvents(s, [e]))[0]!;
-  appendEvents = async (s: Session, e: readonly SessionEvent[]): Promise<SessionEvent[]> => {
+  appendEvents = async (session: Session, events: readonly SessionEvent[]): Promise<SessionEvent[]> => {
     try {
-      return await this.inner.appendEvents(s, e);
+      return await this.inner.appendEvents(session, events);
     } catch (error) {
       if (PagewiseError.isInstance(error) && error.code === 'version-conflict') this.conflicts += 1;
       throw error;
     }
   };
-  appendEventsLocked: LockingSessionStore['appendEventsLocked'] = async (s, keys, build) => {
+  appendEventsLocked: LockingSessionStore['appendEventsLocked'] = async (session, keys, build) => {
     this.locked += 1;
     try {
-      return await this.inner.appendEventsLocked(s, keys, build);
+      return await this.inner.appendEventsLocked(session, keys, build);
     } catch (error) {
       if (PagewiseError.isInstance(error) && error.code === 'version-conflict') this.conflicts += 1;
       throw error;
@@ -78,9 +78,9 @@ const bump = tool({
     // Read-modify-write: safe only because stale reads are detected and the call re-run.
     const out: string[] = [];
     for (const key of ['count', 'user:count']) {
-      const n = ((ctx.state.get<number>(key) ?? 0) as number) + 1;
-      ctx.state.set(key, n);
-      out.push(`${key}=${n}`);
+      const count = ((ctx.state.get<number>(key) ?? 0) as number) + 1;
+      ctx.state.set(key, count);
+      out.push(`${key}=${count}`);
     }
     // Every invocation of every worker bumps this one: an atomic increment, which never conflicts.
     ctx.state.increment('app:count');
@@ -99,8 +99,8 @@ async function main(): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < task.plan.length) {
-      const i = next++;
-      const [userId, sessionId] = task.plan[i]!;
+      const planIndex = next++;
+      const [userId, sessionId] = task.plan[planIndex]!;
       const model = scriptedModel([
         {
           toolCalls: [
@@ -114,11 +114,11 @@ async function main(): Promise<void> {
         await new Runner({ agent, model, store, appName: task.appName }).run({
           userId,
           sessionId,
-          message: `w${task.worker}-i${i}`,
+          message: `w${task.worker}-i${planIndex}`,
         });
         model.assertComplete();
       } catch (error) {
-        failures.push(`w${task.worker}-i${i}: ${(error as Error).message}`);
+        failures.push(`w${task.worker}-i${planIndex}: ${(error as Error).message}`);
       }
     }
   };

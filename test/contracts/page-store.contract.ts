@@ -52,53 +52,65 @@ export function pageStoreContract(
     });
 
     it('stores identical bodies once and replaces pages in place', async () => {
-      const n = `${ns}-dedup`;
+      const namespace = `${ns}-dedup`;
       const before = store.distinctBodies === undefined ? undefined : await store.distinctBodies;
       const body = `same body ${randomUUID()}`;
-      await store.put({ namespace: n, uri: 'x', body });
-      await store.put({ namespace: n, uri: 'y', body });
+      await store.put({ namespace: namespace, uri: 'x', body });
+      await store.put({ namespace: namespace, uri: 'y', body });
       if (before !== undefined) expect(await store.distinctBodies).toBe(before + 1);
-      await store.put({ namespace: n, uri: 'x', body: 'replaced' });
-      expect((await store.get(n, 'x'))?.body).toBe('replaced');
-      expect((await store.get(n, 'y'))?.body).toBe(body);
-      expect((await store.list(n)).map((p) => p.uri)).toEqual(['x', 'y']);
-      expect(await store.delete(n, 'y')).toBe(true);
-      expect(await store.delete(n, 'y')).toBe(false);
+      await store.put({ namespace: namespace, uri: 'x', body: 'replaced' });
+      expect((await store.get(namespace, 'x'))?.body).toBe('replaced');
+      expect((await store.get(namespace, 'y'))?.body).toBe(body);
+      expect((await store.list(namespace)).map((p) => p.uri)).toEqual(['x', 'y']);
+      expect(await store.delete(namespace, 'y')).toBe(true);
+      expect(await store.delete(namespace, 'y')).toBe(false);
       if (before !== undefined) expect(await store.distinctBodies).toBe(before + 1); // 'replaced' remains, the shared body is gone
     });
 
     it('writes a handle once: the same bytes again change nothing, different bytes are refused', async () => {
-      const n = `${ns}-handle`;
+      const namespace = `${ns}-handle`;
       const uri = 'tool://fetch_catalogue/call-1';
       const raw = `catalogue ${randomUUID()}: E-4711 in bin 3`;
-      const first = await store.put({ namespace: n, uri, body: raw, fetchedAt: 1000, meta: { compressedBy: 'a' } });
+      const first = await store.put({
+        namespace: namespace,
+        uri,
+        body: raw,
+        fetchedAt: 1000,
+        meta: { compressedBy: 'a' },
+      });
       // Same bytes: a no-op that answers with the page as first written, its metadata included.
-      const again = await store.put({ namespace: n, uri, body: raw, fetchedAt: 2000, meta: { compressedBy: 'b' } });
+      const again = await store.put({
+        namespace: namespace,
+        uri,
+        body: raw,
+        fetchedAt: 2000,
+        meta: { compressedBy: 'b' },
+      });
       expect(again).toEqual(first);
-      expect(await store.info(n, uri)).toEqual(first);
-      const rewrite = store.put({ namespace: n, uri, body: `[pagewise] compressed: ${raw.slice(0, 9)}` });
+      expect(await store.info(namespace, uri)).toEqual(first);
+      const rewrite = store.put({ namespace: namespace, uri, body: `[pagewise] compressed: ${raw.slice(0, 9)}` });
       await expect(rewrite).rejects.toBeInstanceOf(ImmutablePageError);
-      await expect(rewrite).rejects.toMatchObject({ code: 'immutable-page', uri, namespace: n });
-      expect((await store.get(n, uri))?.body).toBe(raw);
+      await expect(rewrite).rejects.toMatchObject({ code: 'immutable-page', uri, namespace: namespace });
+      expect((await store.get(namespace, uri))?.body).toBe(raw);
       // The same URI in another namespace is another handle; a document URI may still be replaced.
-      await store.put({ namespace: `${n}-other`, uri, body: 'another session' });
-      expect((await store.get(n, uri))?.body).toBe(raw);
+      await store.put({ namespace: `${namespace}-other`, uri, body: 'another session' });
+      expect((await store.get(namespace, uri))?.body).toBe(raw);
       // Deleting the page frees the handle.
-      expect(await store.delete(n, uri)).toBe(true);
-      await store.put({ namespace: n, uri, body: 'written after delete' });
-      expect((await store.get(n, uri))?.body).toBe('written after delete');
+      expect(await store.delete(namespace, uri)).toBe(true);
+      await store.put({ namespace: namespace, uri, body: 'written after delete' });
+      expect((await store.get(namespace, uri))?.body).toBe('written after delete');
     });
 
     it('lets one of two writers racing to a handle win, and refuses the other', async () => {
-      const n = `${ns}-race-${randomUUID().slice(0, 8)}`;
+      const namespace = `${ns}-race-${randomUUID().slice(0, 8)}`;
       const uri = 'tool://search/call-race';
       const bodies = ['first writer', 'second writer'];
-      const outcomes = await Promise.allSettled(bodies.map((body) => store.put({ namespace: n, uri, body })));
+      const outcomes = await Promise.allSettled(bodies.map((body) => store.put({ namespace: namespace, uri, body })));
       const won = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [bodies[index]] : []));
       expect(won).toHaveLength(1);
       const lost = outcomes.find((outcome) => outcome.status === 'rejected') as PromiseRejectedResult;
       expect(lost.reason).toBeInstanceOf(ImmutablePageError);
-      expect((await store.get(n, uri))?.body).toBe(won[0]);
+      expect((await store.get(namespace, uri))?.body).toBe(won[0]);
     });
 
     it('keeps a large body byte for byte', async () => {

@@ -35,15 +35,15 @@ for (let appends = 0; appends < maxAppends; appends++) {
   process.stdout.write(`E ${first} ${session.version}\n`);
   // A page every other append, so kills land in both kinds of transaction.
   if (appends % 2 === 0) {
-    const k = nextPage++;
+    const pageIndex = nextPage++;
     const info = await pages.put({
       namespace: CRASH_NAMESPACE,
-      uri: pageUri(k),
-      title: `Page ${k}`,
-      body: pageBody(k),
-      fetchedAt: 1_700_000_000_000 + k,
+      uri: pageUri(pageIndex),
+      title: `Page ${pageIndex}`,
+      body: pageBody(pageIndex),
+      fetchedAt: 1_700_000_000_000 + pageIndex,
     });
-    process.stdout.write(`P ${k} ${info.hash}\n`);
+    process.stdout.write(`P ${pageIndex} ${info.hash}\n`);
   }
 }
 await store.close();

@@ -113,15 +113,15 @@ function round(
     if (killAt.afterMs !== undefined) kill(killAt.afterMs);
 
     const onLine = (line: string) => {
-      const [tag, a, b] = line.split(' ');
+      const [tag, firstField, secondField] = line.split(' ');
       if (tag === 'ready') readyAt = performance.now();
       else if (tag === 'E') {
-        const first = Number(a);
-        const end = Number(b);
+        const first = Number(firstField);
+        const end = Number(secondField);
         acks.appends.push([first, end]);
         eventsThisRound += end - first;
         if (killAt.afterEvents !== undefined && eventsThisRound >= killAt.afterEvents) kill(killAt.jitterMs);
-      } else if (tag === 'P') acks.pages.set(Number(a), String(b));
+      } else if (tag === 'P') acks.pages.set(Number(firstField), String(secondField));
     };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
@@ -175,10 +175,10 @@ async function verify(file: string, acks: Acks): Promise<{ events: number; pages
     const events = session?.events ?? [];
     const version = session?.version ?? 0;
     check(events.length === version, `the session is at version ${version} but holds ${events.length} events`);
-    events.forEach((e, i) =>
+    events.forEach((event, index) =>
       check(
-        isDeepStrictEqual(e, eventAt(i)),
-        `event ${i} is not what was written (id ${e.id}): a gap, a duplicate or a torn record`,
+        isDeepStrictEqual(event, eventAt(index)),
+        `event ${index} is not what was written (id ${event.id}): a gap, a duplicate or a torn record`,
       ),
     );
     for (const [first, end] of acks.appends)
@@ -200,19 +200,22 @@ async function verify(file: string, acks: Acks): Promise<{ events: number; pages
 
     const stored = await pages.list(CRASH_NAMESPACE);
     const indices = new Set(stored.map((p) => Number(p.uri.slice('page:'.length))));
-    for (let k = 0; k < stored.length; k++)
-      check(indices.has(k), `pages are not contiguous: page ${k} is missing of ${stored.length}`);
+    for (let pageIndex = 0; pageIndex < stored.length; pageIndex++)
+      check(indices.has(pageIndex), `pages are not contiguous: page ${pageIndex} is missing of ${stored.length}`);
     for (const info of stored) {
-      const k = Number(info.uri.slice('page:'.length));
-      const page = await pages.get(CRASH_NAMESPACE, pageUri(k));
-      check(page !== undefined && page.body === pageBody(k), `page ${k} does not read back as written`);
-      check(page.hash === hashBody(page.body) && info.hash === page.hash, `page ${k}'s hash does not match its body`);
-    }
-    for (const [k, hash] of acks.pages) {
-      check(indices.has(k), `acknowledged page ${k} is missing`);
+      const pageIndex = Number(info.uri.slice('page:'.length));
+      const page = await pages.get(CRASH_NAMESPACE, pageUri(pageIndex));
+      check(page !== undefined && page.body === pageBody(pageIndex), `page ${pageIndex} does not read back as written`);
       check(
-        stored.find((p) => p.uri === pageUri(k))?.hash === hash,
-        `acknowledged page ${k} has another hash than the one acknowledged`,
+        page.hash === hashBody(page.body) && info.hash === page.hash,
+        `page ${pageIndex}'s hash does not match its body`,
+      );
+    }
+    for (const [pageIndex, hash] of acks.pages) {
+      check(indices.has(pageIndex), `acknowledged page ${pageIndex} is missing`);
+      check(
+        stored.find((p) => p.uri === pageUri(pageIndex))?.hash === hash,
+        `acknowledged page ${pageIndex} has another hash than the one acknowledged`,
       );
     }
     check(
@@ -314,11 +317,11 @@ export async function runCrashRounds(options: CrashRunOptions): Promise<CrashRun
 }
 
 /** One line of figures for logs and reports. */
-export function describeCrashRun(f: CrashRunFigures): string {
+export function describeCrashRun(figures: CrashRunFigures): string {
   return (
-    `${f.kills} SIGKILLs survived (${f.startupKills} during startup) in ${f.rounds} rounds; ` +
-    `${f.appendsAcknowledged} acknowledged appends (${f.eventsAcknowledged} events) and ${f.pagesAcknowledged} acknowledged pages all verified present ` +
-    `after every reopen; stored ${f.eventsStored} events and ${f.pagesStored} pages, ${f.storedUnacknowledged} of the calls in flight at a kill committed; ` +
-    `${f.checks} integrity checks passed; ${(f.ms / 1000).toFixed(1)} s (seed ${f.seed})`
+    `${figures.kills} SIGKILLs survived (${figures.startupKills} during startup) in ${figures.rounds} rounds; ` +
+    `${figures.appendsAcknowledged} acknowledged appends (${figures.eventsAcknowledged} events) and ${figures.pagesAcknowledged} acknowledged pages all verified present ` +
+    `after every reopen; stored ${figures.eventsStored} events and ${figures.pagesStored} pages, ${figures.storedUnacknowledged} of the calls in flight at a kill committed; ` +
+    `${figures.checks} integrity checks passed; ${(figures.ms / 1000).toFixed(1)} s (seed ${figures.seed})`
   );
 }

@@ -32,34 +32,40 @@ function text(seed: number, chars: number): string {
     'risk',
   ];
   const out: string[] = [];
-  let n = 0;
-  for (let i = 0; n < chars; i++) {
-    const w = `${words[(seed * 31 + i * 7) % words.length]}${(seed + i) % 97}`;
-    out.push(w);
-    n += w.length + 1;
+  let length = 0;
+  for (let wordIndex = 0; length < chars; wordIndex++) {
+    const word = `${words[(seed * 31 + wordIndex * 7) % words.length]}${(seed + wordIndex) % 97}`;
+    out.push(word);
+    length += word.length + 1;
   }
   return out.join(' ');
 }
 
 /**
- * The event at session index `i`. Sizes vary from a line to several database pages, so a transaction
+ * The event at session index `index`. Sizes vary from a line to several database pages, so a transaction
  * spans pages and a kill can land between their writes. The delta sets `count` to the number of events
  * stored after this one and a shared `user:` key, so state and events can be checked against each other.
  */
-export function eventAt(i: number): SessionEvent {
-  const base = { id: `ev-${i}`, invocationId: `inv-${Math.floor(i / 10)}`, timestamp: 1_700_000_000_000 + i };
-  const delta = { count: i + 1, [`slot:${i % 50}`]: i, 'user:total': i + 1 };
-  const size = i % 13 === 0 ? 9000 : 40 + ((i * 389) % 1500);
-  switch (i % 3) {
+export function eventAt(index: number): SessionEvent {
+  const base = {
+    id: `ev-${index}`,
+    invocationId: `inv-${Math.floor(index / 10)}`,
+    timestamp: 1_700_000_000_000 + index,
+  };
+  const delta = { count: index + 1, [`slot:${index % 50}`]: index, 'user:total': index + 1 };
+  const size = index % 13 === 0 ? 9000 : 40 + ((index * 389) % 1500);
+  switch (index % 3) {
     case 0:
-      return { ...base, kind: 'user', author: 'user', text: text(i, size), delta };
+      return { ...base, kind: 'user', author: 'user', text: text(index, size), delta };
     case 1:
       return {
         ...base,
         kind: 'model',
         author: 'agent',
-        text: text(i, size),
-        toolCalls: [{ toolCallId: `call-${i}`, toolName: 'lookup', input: { id: i, note: text(i + 1, 60) } }],
+        text: text(index, size),
+        toolCalls: [
+          { toolCallId: `call-${index}`, toolName: 'lookup', input: { id: index, note: text(index + 1, 60) } },
+        ],
         delta,
       };
     default:
@@ -67,9 +73,9 @@ export function eventAt(i: number): SessionEvent {
         ...base,
         kind: 'tool-result',
         author: 'agent',
-        toolCallId: `call-${i - 1}`,
+        toolCallId: `call-${index - 1}`,
         toolName: 'lookup',
-        output: text(i, size),
+        output: text(index, size),
         isError: false,
         delta,
       };
@@ -80,10 +86,10 @@ export function eventAt(i: number): SessionEvent {
 export const pageUri = (k: number): string => `page:${k}`;
 
 /**
- * The body of page `k`: a few hundred bytes to 12 KB, and every fourth page repeats the body of the one
+ * The body of page `pageIndex`: a few hundred bytes to 12 KB, and every fourth page repeats the body of the one
  * before, so the store's one-body-per-hash sharing is exercised by the crashes too.
  */
-export function pageBody(k: number): string {
-  const j = k % 4 === 3 ? k - 1 : k;
-  return `# Page ${j}\n\n${text(j * 3 + 1, 300 + ((j * 977) % 12_000))}\n`;
+export function pageBody(pageIndex: number): string {
+  const source = pageIndex % 4 === 3 ? pageIndex - 1 : pageIndex;
+  return `# Page ${source}\n\n${text(source * 3 + 1, 300 + ((source * 977) % 12_000))}\n`;
 }

@@ -69,7 +69,7 @@ if (!url) {
     });
 
     it('2 workers give the same results JSON and runs as one process, and stop cleanly on SIGTERM', async () => {
-      const [a, b] = await Promise.all([
+      const [workerA, workerB] = await Promise.all([
         workers.start('a', url, ['--prefix', prefix, ...WORKER_ARGS]),
         workers.start('b', url, ['--prefix', prefix, ...WORKER_ARGS]),
       ]);
@@ -85,14 +85,14 @@ if (!url) {
         ['paging', 1, 0],
       ]);
       // Both workers took episodes, each episode once (a worker blocked past its lock would repeat one).
-      const ran = (w: typeof a) => w.output().match(/: started \(/g)?.length ?? 0;
-      expect(ran(a)).toBeGreaterThan(0);
-      expect(ran(b)).toBeGreaterThan(0);
-      expect(ran(a) + ran(b)).toBe(8);
-      a.child.kill('SIGTERM');
-      b.child.kill('SIGTERM');
-      expect(await Promise.all([a.exited, b.exited])).toEqual([0, 0]);
-      expect(a.output()).toMatch(/SIGTERM: finishing the episodes in progress[\s\S]*pagewise worker: stopped/);
+      const ran = (w: typeof workerA) => w.output().match(/: started \(/g)?.length ?? 0;
+      expect(ran(workerA)).toBeGreaterThan(0);
+      expect(ran(workerB)).toBeGreaterThan(0);
+      expect(ran(workerA) + ran(workerB)).toBe(8);
+      workerA.child.kill('SIGTERM');
+      workerB.child.kill('SIGTERM');
+      expect(await Promise.all([workerA.exited, workerB.exited])).toEqual([0, 0]);
+      expect(workerA.output()).toMatch(/SIGTERM: finishing the episodes in progress[\s\S]*pagewise worker: stopped/);
     }, 30_000);
 
     it('killing a worker in the middle of an episode still completes every episode, with the same results', async () => {

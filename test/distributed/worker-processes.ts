@@ -35,9 +35,9 @@ export class WorkerProcesses {
     );
     let text = '';
     const listeners = new Set<() => void>();
-    const onData = (d: Buffer) => {
-      text += d.toString();
-      for (const l of listeners) l();
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      for (const listener of listeners) listener();
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -47,7 +47,7 @@ export class WorkerProcesses {
     let gone = false;
     void exited.then(() => {
       gone = true;
-      for (const l of listeners) l();
+      for (const listener of listeners) listener();
     });
     const worker: WorkerProcess = {
       name,
@@ -83,9 +83,9 @@ export class WorkerProcesses {
   /** Kills every worker and its sandbox processes (SIGKILL to the process group) and waits for the workers to exit. */
   async killAll(): Promise<void> {
     const running = this.started.splice(0);
-    for (const w of running) {
+    for (const worker of running) {
       try {
-        if (w.child.pid !== undefined) process.kill(-w.child.pid, 'SIGKILL');
+        if (worker.child.pid !== undefined) process.kill(-worker.child.pid, 'SIGKILL');
       } catch {
         // The group is empty: everything in it has exited.
       }

@@ -68,11 +68,11 @@ export async function recordReportRun(
   let reports: Report[] = generateReports(options.n ?? 24, 3);
   if (options.hostile)
     // Own URIs: the page store already caches the plain reports of an earlier run under theirs.
-    reports = reports.map((r, i) => ({
-      ...r,
-      uri: r.uri.replace('report-', 'hostile-report-'),
-      title: i === 0 ? `${r.title} "><img src=x onerror=alert("title")>` : r.title,
-      body: `${r.body}\n\n${HOSTILE}\n`,
+    reports = reports.map((report, index) => ({
+      ...report,
+      uri: report.uri.replace('report-', 'hostile-report-'),
+      title: index === 0 ? `${report.title} "><img src=x onerror=alert("title")>` : report.title,
+      body: `${report.body}\n\n${HOSTILE}\n`,
     }));
   const question = generateQuestions(reports, 3, 1)[0]!;
   try {
@@ -152,12 +152,12 @@ export async function recordLongSession(file: string, count: number): Promise<Se
     const session = await store.createSession(key);
     const invocationId = randomUUID();
     const events: SessionEvent[] = [];
-    for (let i = 0; i < count; i++) {
-      const base = { id: randomUUID(), invocationId, timestamp: Date.now() + i };
-      const turn = Math.floor(i / 3);
-      if (i % 3 === 0)
+    for (let index = 0; index < count; index++) {
+      const base = { id: randomUUID(), invocationId, timestamp: Date.now() + index };
+      const turn = Math.floor(index / 3);
+      if (index % 3 === 0)
         events.push({ ...base, kind: 'user', author: 'user', text: `step ${turn}: look up order #W${turn}` });
-      else if (i % 3 === 1)
+      else if (index % 3 === 1)
         events.push({
           ...base,
           kind: 'model',

@@ -29,25 +29,28 @@ const BIG_CALLS = 3_000;
 const RAW_LINES = 100_000;
 
 /** One call as the runner logs it, with a history of `items` items so its body costs what a real one does. */
-function call(key: SessionKey, i: number, items: number): ModelCallRecord {
+function call(key: SessionKey, callIndex: number, items: number): ModelCallRecord {
   const parts = { ...emptyParts(), instruction: 40, history: 20 * items, observation: 30 };
-  const history = Array.from({ length: items }, (_, k) =>
-    k % 2
-      ? { type: 'user' as const, text: `question ${k} about order #W${i}: ${'detail '.repeat(20)}` }
+  const history = Array.from({ length: items }, (_, item) =>
+    item % 2
+      ? { type: 'user' as const, text: `question ${item} about order #W${callIndex}: ${'detail '.repeat(20)}` }
       : {
           type: 'tool-result' as const,
-          toolCallId: `c${i}-${k}`,
+          toolCallId: `c${callIndex}-${item}`,
           toolName: 'get_order',
-          output: JSON.stringify({ order_id: `#W${i}`, items: Array.from({ length: 8 }, (_, n) => `item ${n}`) }),
+          output: JSON.stringify({
+            order_id: `#W${callIndex}`,
+            items: Array.from({ length: 8 }, (_, n) => `item ${n}`),
+          }),
           isError: false,
         },
   );
   return {
     ...key,
     invocationId: 'inv',
-    eventId: `m${i}`,
+    eventId: `m${callIndex}`,
     entry: {
-      index: i,
+      index: callIndex,
       kind: 'agent',
       agent: 'analyst',
       model: 'offline',
@@ -57,14 +60,17 @@ function call(key: SessionKey, i: number, items: number): ModelCallRecord {
       completionTokens: 12,
       modelMs: 1,
       frameworkMs: 1,
-      at: 1_700_000_000_000 + i,
+      at: 1_700_000_000_000 + callIndex,
     },
     request: {
       instruction: [{ part: 'instruction', text: 'You answer questions about orders.' }],
       items: history,
       tools: [{ name: 'get_order', description: 'reads an order', inputSchema: { type: 'object' } }],
     },
-    response: { text: '', toolCalls: [{ toolCallId: `n${i}`, toolName: 'get_order', input: { id: i } }] },
+    response: {
+      text: '',
+      toolCalls: [{ toolCallId: `n${callIndex}`, toolName: 'get_order', input: { id: callIndex } }],
+    },
   };
 }
 
@@ -78,17 +84,17 @@ async function writeSession(
 ) {
   const session = await store.createSession(key);
   const invocationId = randomUUID();
-  const list: SessionEvent[] = Array.from({ length: events }, (_, i) => ({
-    id: `${key.sessionId}-e${i}`,
+  const list: SessionEvent[] = Array.from({ length: events }, (_, index) => ({
+    id: `${key.sessionId}-e${index}`,
     invocationId,
-    timestamp: 1_700_000_000_000 + i,
+    timestamp: 1_700_000_000_000 + index,
     kind: 'user',
     author: 'user',
-    text: `step ${i}: look up order #W${i}`,
+    text: `step ${index}: look up order #W${index}`,
   }));
   await store.appendEvents(session, list);
   store.db.transaction(() => {
-    for (let i = 0; i < calls; i++) log.recordCall(call(key, i, 40));
+    for (let callIndex = 0; callIndex < calls; callIndex++) log.recordCall(call(key, callIndex, 40));
   })();
   return session;
 }
@@ -101,7 +107,7 @@ async function medianMs(
 ): Promise<number> {
   expect((await request(url)).status).toBe(200);
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  for (let run = 0; run < runs; run++) {
     const started = performance.now();
     const res = await request(url);
     await res.text();
@@ -122,11 +128,11 @@ async function fastestMs(
 ): Promise<[number, number]> {
   for (const url of urls) expect((await request(url)).status).toBe(200);
   const best: [number, number] = [Infinity, Infinity];
-  for (let i = 0; i < runs; i++)
-    for (const k of [0, 1] as const) {
+  for (let run = 0; run < runs; run++)
+    for (const which of [0, 1] as const) {
       const started = performance.now();
-      await (await request(urls[k])).text();
-      best[k] = Math.min(best[k], performance.now() - started);
+      await (await request(urls[which])).text();
+      best[which] = Math.min(best[which], performance.now() - started);
     }
   return best;
 }
@@ -153,7 +159,7 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
       const uri = 'tool://get_record/huge';
       const fields = Array.from({ length: RAW_LINES }, (_, i) => `  "field_${i}": "value number ${i} of the record",`);
       const kept: Record<string, string> = {};
-      for (let i = 0; i < RAW_LINES; i += 2) kept[`field_${i}`] = `value number ${i} of the record`;
+      for (let field = 0; field < RAW_LINES; field += 2) kept[`field_${field}`] = `value number ${field} of the record`;
       await pages.put({
         namespace: `session:${raw.sessionId}`,
         uri,
@@ -184,8 +190,9 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
     const app = createInspectorApp({ data: new InspectData(openSqliteReadOnly(file)), runs: [] });
     const request = (url: string) => app.request(url);
     for (const view of ['/calls', '/context', '/chart/context.svg', '/chart/working-set.svg', '/session']) {
-      const q = (key: SessionKey) => `?${new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId })}`;
-      const [smallMs, bigMs] = await fastestMs(request, [`${view}${q(small)}`, `${view}${q(big)}`]);
+      const queryOf = (key: SessionKey) =>
+        `?${new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId })}`;
+      const [smallMs, bigMs] = await fastestMs(request, [`${view}${queryOf(small)}`, `${view}${queryOf(big)}`]);
       // Thirty times the calls and 500 times the events: a view that read them all would be that much slower.
       expect(bigMs, `${view}: ${bigMs.toFixed(1)} ms against ${smallMs.toFixed(1)} ms`).toBeLessThan(4 * smallMs);
     }
@@ -193,8 +200,13 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
 
   it('pages the calls: next and previous links, numbered from the page, one page of bodies read', async () => {
     const app = createInspectorApp({ data: new InspectData(openSqliteReadOnly(file)), runs: [] });
-    const q = new URLSearchParams({ a: big.appName, u: big.userId, s: big.sessionId, offset: String(CALLS_PER_PAGE) });
-    const page = await (await app.request(`/calls?${q}`)).text();
+    const query = new URLSearchParams({
+      a: big.appName,
+      u: big.userId,
+      s: big.sessionId,
+      offset: String(CALLS_PER_PAGE),
+    });
+    const page = await (await app.request(`/calls?${query}`)).text();
     expect(page.match(/<tr data-call=/g)).toHaveLength(CALLS_PER_PAGE);
     expect(page).toContain(`>#${CALLS_PER_PAGE + 1}<`);
     expect(page).toContain(`>#${2 * CALLS_PER_PAGE}<`);
@@ -202,7 +214,7 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
     expect(page).toMatch(/rel="prev" href="[^"]*offset=0"/);
     expect(page).toMatch(new RegExp(`rel="next" href="[^"]*offset=${2 * CALLS_PER_PAGE}"`));
     expect(page).toContain(`of ${BIG_CALLS.toLocaleString('en-US')}`);
-    const context = await (await app.request(`/context?${q}`)).text();
+    const context = await (await app.request(`/context?${query}`)).text();
     expect(context).toContain(`/chart/context.svg?a=pagewise&amp;u=u&amp;s=big&amp;offset=${CALLS_PER_PAGE}`);
   }, 60_000);
 
@@ -230,10 +242,10 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
         const timer = setTimeout(() => reject(new Error(`no address printed: ${text}`)), 60_000);
         child.stdout!.on('data', (chunk: Buffer) => {
           text += chunk.toString();
-          const m = /read-only inspector at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
-          if (m) {
+          const match = /read-only inspector at (http:\/\/127\.0\.0\.1:\d+)\//.exec(text);
+          if (match) {
             clearTimeout(timer);
-            resolve(m[1]!);
+            resolve(match[1]!);
           }
         });
         child.once('exit', (code) => reject(new Error(`inspect exited with ${code}: ${text}`)));
@@ -244,24 +256,24 @@ describe('issue 31 item 10: views cost what they show, and the server stays resp
     });
 
     it('answers a cheap request while a 100k-line compression view renders', async () => {
-      const q = (key: SessionKey) => new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId });
-      const cheap = `${base}/api/version?${q(small)}`;
+      const queryOf = (key: SessionKey) => new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId });
+      const cheap = `${base}/api/version?${queryOf(small)}`;
       // Idle latency of the cheap request, to compare with; one rendering of the view first, so one-time work (loading
       // the tokenizer, compiling) is not what is measured.
       const idle = await medianMs(fetch, cheap);
-      expect((await fetch(`${base}/compression?${q(raw)}`)).status).toBe(200);
+      expect((await fetch(`${base}/compression?${queryOf(raw)}`)).status).toBe(200);
       let done = false;
       const started = performance.now();
-      const expensive = fetch(`${base}/compression?${q(raw)}`).then(async (res) => {
+      const expensive = fetch(`${base}/compression?${queryOf(raw)}`).then(async (res) => {
         const text = await res.text();
         done = true;
         return { status: res.status, text, ms: performance.now() - started };
       });
       const latencies: number[] = [];
       while (!done) {
-        const t = performance.now();
+        const started = performance.now();
         expect((await fetch(cheap)).status).toBe(200);
-        if (!done) latencies.push(performance.now() - t);
+        if (!done) latencies.push(performance.now() - started);
       }
       const view = await expensive;
       expect(view.status).toBe(200);

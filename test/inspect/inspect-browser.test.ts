@@ -39,8 +39,8 @@ if (!retail.dir) console.log(`inspect retail ACON browser test skipped: ${retail
 const DOCS_DIR = process.env.PAGEWISE_INSPECT_DOCS;
 
 const LONG_EVENTS = 20_000;
-const q = (k: { appName: string; userId: string; sessionId: string }) =>
-  `a=${encodeURIComponent(k.appName)}&u=${encodeURIComponent(k.userId)}&s=${encodeURIComponent(k.sessionId)}`;
+const queryOf = (key: { appName: string; userId: string; sessionId: string }) =>
+  `a=${encodeURIComponent(key.appName)}&u=${encodeURIComponent(key.userId)}&s=${encodeURIComponent(key.sessionId)}`;
 
 /** Every row of every table, hashed: equal before and after means nothing was written. */
 function storeDigest(file: string): string {
@@ -119,12 +119,12 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
   async function guardedPage(): Promise<{ page: Page; problems: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
-    page.on('dialog', (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      void d.dismiss();
+    page.on('dialog', (dialog) => {
+      problems.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
     });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(origin)) problems.push(`request to ${r.url()}`);
+    page.on('request', (request) => {
+      if (!request.url().startsWith(origin)) problems.push(`request to ${request.url()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     return { page, problems };
@@ -157,7 +157,7 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     await shot(page, 'timeline');
 
     // The call list: every part of every call equals the ledger entry.
-    await page.goto(`${origin}/calls?${q(report.key)}`);
+    await page.goto(`${origin}/calls?${queryOf(report.key)}`);
     const entries = report.result.ledger.entries.filter((e) => e.kind === 'agent');
     for (const part of PROMPT_PARTS)
       expect(await numbers(page, `#calls-table td.part-${part}`), part).toEqual(entries.map((e) => e.parts[part]));
@@ -176,7 +176,7 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     expect(body).toContain('Quarterly report');
     await shot(page, 'page');
 
-    await page.goto(`${origin}/context?${q(report.key)}`);
+    await page.goto(`${origin}/context?${queryOf(report.key)}`);
     for (const id of ['#context-chart', '#working-set-chart'])
       expect(
         await page.locator(id).evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
@@ -194,7 +194,7 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     async () => {
       const { page, problems } = await guardedPage();
       const run = acon!;
-      await page.goto(`${origin}/session?${q(run.key)}`);
+      await page.goto(`${origin}/session?${queryOf(run.key)}`);
       expect(await numbers(page, '#peak')).toEqual([run.result.ledger.summary.peakPromptTokens]);
       expect(await numbers(page, '#cumulative')).toEqual([run.result.ledger.summary.cumulativePromptTokens]);
       await page.locator('a.tab', { hasText: 'Compression' }).click();
@@ -216,7 +216,7 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
       await first.locator('a.handle').click();
       expect((await page.locator('pre.page-body').textContent())!.length).toBeGreaterThan(0);
       // The context view marks the calls that first read a compaction's summary, found from the calls themselves.
-      await page.goto(`${origin}/context?${q(run.key)}`);
+      await page.goto(`${origin}/context?${queryOf(run.key)}`);
       expect(await page.locator('p.sub', { hasText: /Compactions before calls \d/ }).count()).toBe(1);
       expect(problems).toEqual([]);
       await page.close();
@@ -226,18 +226,18 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
   it('keeps hostile reports and tool results as text: nothing runs, nothing is fetched, the text is exact', async () => {
     const { page, problems } = await guardedPage();
     const views = [
-      `/session?${q(hostile.key)}`,
-      `/calls?${q(hostile.key)}`,
-      `/context?${q(hostile.key)}`,
-      `/compression?${q(hostile.key)}`,
+      `/session?${queryOf(hostile.key)}`,
+      `/calls?${queryOf(hostile.key)}`,
+      `/context?${queryOf(hostile.key)}`,
+      `/compression?${queryOf(hostile.key)}`,
       `/?q=hostile`,
     ];
-    for (const v of views) {
-      await page.goto(origin + v);
-      expect(await page.locator('script').count(), v).toBe(1);
+    for (const view of views) {
+      await page.goto(origin + view);
+      expect(await page.locator('script').count(), view).toBe(1);
       expect(await page.locator('script').getAttribute('src')).toBe('/assets/inspect.js');
-      expect(await page.locator('[onerror], [onload], svg').count(), v).toBe(0);
-      expect(await page.locator('a[href^="javascript:"]').count(), v).toBe(0);
+      expect(await page.locator('[onerror], [onload], svg').count(), view).toBe(0);
+      expect(await page.locator('a[href^="javascript:"]').count(), view).toBe(0);
     }
     // A paged page, as fenced into the call: the DOM text equals the fenced body exactly.
     const db = new Database(file, { readonly: true });
@@ -249,26 +249,26 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     db.close();
     // A report as fenced into a call: the DOM text equals the fenced text, title included.
     let target: { id: number; section: number; index: number; body: string; title: string } | undefined;
-    for (const c of calls) {
-      const request = (JSON.parse(c.body) as { request: { instruction: { part: string; text: string }[] } }).request;
-      request.instruction.forEach((s, section) => {
-        if (s.part !== 'paged' || target) return;
-        const pages = parseFencedPages(s.text).pages;
+    for (const call of calls) {
+      const request = (JSON.parse(call.body) as { request: { instruction: { part: string; text: string }[] } }).request;
+      request.instruction.forEach((part, section) => {
+        if (part.part !== 'paged' || target) return;
+        const pages = parseFencedPages(part.text).pages;
         const index = pages.findIndex((p) => p.title.includes('onerror='));
-        if (index >= 0) target = { id: c.id, section, index, body: pages[index]!.body, title: pages[index]!.title };
+        if (index >= 0) target = { id: call.id, section, index, body: pages[index]!.body, title: pages[index]!.title };
       });
     }
     expect(target).toBeDefined();
     await page.goto(
-      `${origin}/page?${q(hostile.key)}&call=${target!.id}&section=${target!.section}&i=${target!.index}`,
+      `${origin}/page?${queryOf(hostile.key)}&call=${target!.id}&section=${target!.section}&i=${target!.index}`,
     );
     expect(await page.locator('pre.page-body').textContent()).toBe(target!.body);
     expect(await page.locator('dl.figures dd').first().textContent()).toBe(target!.title);
     // A stored page with raw markup: byte for byte.
-    await page.goto(`${origin}/page?${q(hostile.key)}&uri=${encodeURIComponent(hostilePage)}`);
+    await page.goto(`${origin}/page?${queryOf(hostile.key)}&uri=${encodeURIComponent(hostilePage)}`);
     expect(await page.locator('pre.page-body').textContent()).toBe(HOSTILE);
     // The user message, the model's text and the tool result, each exactly the raw text.
-    await page.goto(`${origin}/session?${q(hostile.key)}`);
+    await page.goto(`${origin}/session?${queryOf(hostile.key)}`);
     expect(await page.locator('tr.ev-user pre').last().textContent()).toBe(HOSTILE);
     expect(await page.locator('tr.ev-model pre.t').last().textContent()).toBe(HOSTILE);
     expect(await page.locator('tr.ev-tool-result pre').last().textContent()).toBe(HOSTILE);
@@ -285,19 +285,22 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     const before = storeDigest(file);
     const size = statSync(file).size;
     const { page } = await guardedPage();
-    for (const v of [
+    for (const view of [
       '/',
-      `/session?${q(report.key)}`,
-      `/calls?${q(report.key)}`,
-      `/context?${q(report.key)}`,
-      `/compression?${q(report.key)}`,
+      `/session?${queryOf(report.key)}`,
+      `/calls?${queryOf(report.key)}`,
+      `/context?${queryOf(report.key)}`,
+      `/compression?${queryOf(report.key)}`,
       '/runs',
     ])
-      await page.goto(origin + v);
+      await page.goto(origin + view);
     await page.close();
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
-      const r = await fetch(`${origin}/session?${q(report.key)}`, { method, body: method === 'DELETE' ? null : 'x=1' });
-      expect(r.status, method).toBe(405);
+      const response = await fetch(`${origin}/session?${queryOf(report.key)}`, {
+        method,
+        body: method === 'DELETE' ? null : 'x=1',
+      });
+      expect(response.status, method).toBe(405);
     }
     expect(storeDigest(file)).toBe(before);
     expect(statSync(file).size).toBe(size);
@@ -305,7 +308,7 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
 
   it('updates a session in the page while it runs, without a reload', async () => {
     const { page, problems } = await guardedPage();
-    await page.goto(`${origin}/session?${q(report.key)}&offset=0`);
+    await page.goto(`${origin}/session?${queryOf(report.key)}&offset=0`);
     const shown = await page.locator('#events tr.ev').count();
     await page.evaluate('window.__marker = 1');
     await appendUserEvent(file, report.key, 'a live message <b>not bold</b>');
@@ -318,9 +321,9 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
 
   it(`opens the first screen of a ${LONG_EVENTS.toLocaleString('en-US')}-event session quickly`, async () => {
     const { page, problems } = await guardedPage();
-    await page.goto(`${origin}/session?${q(longKey)}`); // warm the tokenizer-free path once
+    await page.goto(`${origin}/session?${queryOf(longKey)}`); // warm the tokenizer-free path once
     const started = performance.now();
-    await page.goto(`${origin}/session?${q(longKey)}`, { waitUntil: 'load' });
+    await page.goto(`${origin}/session?${queryOf(longKey)}`, { waitUntil: 'load' });
     await page.waitForSelector('#events tr.ev');
     const ms = performance.now() - started;
     const nav = (await page.evaluate("JSON.stringify(performance.getEntriesByType('navigation')[0])")) as string;
@@ -355,9 +358,9 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
     const cells = page.locator('#grid a.cell');
     expect(await cells.count()).toBe(bench.runs.episodes.length);
     const href = (await cells.last().getAttribute('href'))!;
-    const k = Number(href.split('/').pop());
+    const episodeIndex = Number(href.split('/').pop());
     await cells.last().click();
-    const episode = bench.runs.episodes[k]!;
+    const episode = bench.runs.episodes[episodeIndex]!;
     expect(await numbers(page, '#episode-calls td.total')).toEqual(episode.ledger.map((e) => e.promptTokens));
     for (const part of PROMPT_PARTS)
       expect(await numbers(page, `#episode-calls td.part-${part}`)).toEqual(episode.ledger.map((e) => e.parts[part]));
@@ -369,9 +372,9 @@ describe.skipIf(!haveChromium)('pagewise inspect in Chromium', () => {
   it('wrote one non-empty, distinct screenshot per view', () => {
     expect(screenshots.length).toBeGreaterThanOrEqual(6);
     const hashes = new Set<string>();
-    for (const s of screenshots) {
-      const bytes = readFileSync(s);
-      expect(bytes.length, s).toBeGreaterThan(5_000);
+    for (const screenshot of screenshots) {
+      const bytes = readFileSync(screenshot);
+      expect(bytes.length, screenshot).toBeGreaterThan(5_000);
       hashes.add(createHash('sha256').update(bytes).digest('hex'));
     }
     expect(hashes.size).toBe(screenshots.length);

@@ -41,9 +41,9 @@ function loggedCalls(file: string): LoggedCall[] {
       model: string;
       body: string;
     }[];
-    return rows.map((r) => {
-      const body = JSON.parse(r.body) as { entry: LedgerEntry; request: ContextRequest };
-      return { id: r.id, sessionId: r.session_id, model: r.model, entry: body.entry, request: body.request };
+    return rows.map((row) => {
+      const body = JSON.parse(row.body) as { entry: LedgerEntry; request: ContextRequest };
+      return { id: row.id, sessionId: row.session_id, model: row.model, entry: body.entry, request: body.request };
     });
   } finally {
     db.close();
@@ -67,17 +67,17 @@ function expectedPlace(request: ContextRequest, token: number): string {
   const { tools, messages } = requestTokens(request);
   if (token < tools) return 'tool #';
   let start = tools;
-  for (const [i, length] of messages.entries()) {
-    if (token < start + length) return `message #${i + 1} `;
+  for (const [index, length] of messages.entries()) {
+    if (token < start + length) return `message #${index + 1} `;
     start += length;
   }
   return 'end';
 }
 
-function commonPrefix(a: readonly number[], b: readonly number[]): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
-  return i;
+function commonPrefix(left: readonly number[], right: readonly number[]): number {
+  let length = 0;
+  while (length < left.length && length < right.length && left[length] === right[length]) length += 1;
+  return length;
 }
 
 /** What the calls view shows of each call's cache, by call id. */
@@ -85,15 +85,16 @@ async function callCells(page: Page) {
   return page.locator('#calls-table tr[data-call]').evaluateAll((rows) =>
     rows.map((row) => {
       const cell = (selector: string) => row.querySelector(selector);
-      const n = (selector: string) => Number((cell(selector) as unknown as { dataset: { n: string } }).dataset.n);
+      const numberIn = (selector: string) =>
+        Number((cell(selector) as unknown as { dataset: { n: string } }).dataset.n);
       const change = cell('td.first-change') as unknown as {
         dataset: { token: string; status: string };
         textContent: string;
       };
       return {
         id: Number(row.getAttribute('data-call')),
-        read: n('td.cache-read .num'),
-        hit: n('td.cache-hit .pct'),
+        read: numberIn('td.cache-read .num'),
+        hit: numberIn('td.cache-hit .pct'),
         token: Number(change.dataset.token),
         status: change.dataset.status,
         text: change.textContent.replace(/\s+/g, ' ').trim(),
@@ -148,14 +149,14 @@ describe.skipIf(!haveChromium)('the inspector shows the prompt cache of recorded
           expect(await headerHit(page)).toBeCloseTo(read / prompt, 12);
           const cells = await callCells(page);
           expect(cells.map((c) => c.id)).toEqual(own.map((c) => c.id));
-          for (const [i, cell] of cells.entries()) {
-            const modelled = own[i]!.entry.cache!.modelled;
+          for (const [index, cell] of cells.entries()) {
+            const modelled = own[index]!.entry.cache!.modelled;
             expect(cell.read).toBe(modelled.readTokens);
             expect(cell.hit).toBeCloseTo(modelled.readTokens / modelled.promptTokens, 12);
             expect(cell.token).toBe(modelled.firstChangedToken);
             if (cell.status !== 'changed') continue;
             changedSeen += 1;
-            expect(cell.text.startsWith(expectedPlace(own[i]!.request, modelled.firstChangedToken))).toBe(true);
+            expect(cell.text.startsWith(expectedPlace(own[index]!.request, modelled.firstChangedToken))).toBe(true);
           }
         }
         expect(changedSeen).toBeGreaterThan(2);
@@ -198,14 +199,14 @@ describe.skipIf(!haveChromium)('the inspector shows the prompt cache of recorded
     const previous = new Map<string, number[]>();
     let read = 0;
     let prompt = 0;
-    for (const c of calls) {
-      const { tokens } = requestTokens(c.request);
-      const before = previous.get(c.model);
+    for (const call of calls) {
+      const { tokens } = requestTokens(call.request);
+      const before = previous.get(call.model);
       const common = before ? commonPrefix(before, tokens) : 0;
       const cached = before && before.length >= 1024 && common >= 1024 ? Math.floor(common / 128) * 128 : 0;
-      expected.set(c.id, { read: tokens.length >= 1024 ? cached : 0, token: common });
-      previous.set(c.model, tokens);
-      read += expected.get(c.id)!.read;
+      expected.set(call.id, { read: tokens.length >= 1024 ? cached : 0, token: common });
+      previous.set(call.model, tokens);
+      read += expected.get(call.id)!.read;
       prompt += tokens.length;
     }
     expect(read).toBeGreaterThan(0);

@@ -28,10 +28,10 @@ describe('pagewise inspect on the command line', () => {
         const timer = setTimeout(() => reject(new Error(`no address printed: ${text}`)), 30_000);
         child.stdout.on('data', (chunk: Buffer) => {
           text += chunk.toString();
-          const m = /read-only inspector at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(text);
-          if (m) {
+          const match = /read-only inspector at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(text);
+          if (match) {
             clearTimeout(timer);
-            resolve(m[1]!);
+            resolve(match[1]!);
           }
         });
         child.once('exit', (code) => reject(new Error(`inspect exited with ${code}: ${text}`)));

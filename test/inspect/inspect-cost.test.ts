@@ -47,7 +47,7 @@ function counting(db: InspectDb): { db: InspectDb; bodies: () => number; reset: 
 function rawAndKept(lines: number): { raw: string; compressed: string } {
   const fields = Array.from({ length: lines }, (_, i) => `  "field_${i}": "value number ${i} of the record",`);
   const kept: Record<string, string> = {};
-  for (let i = 0; i < lines; i += 2) kept[`field_${i}`] = `value number ${i} of the record`;
+  for (let field = 0; field < lines; field += 2) kept[`field_${field}`] = `value number ${field} of the record`;
   return { raw: ['{', ...fields, '}'].join('\n'), compressed: JSON.stringify(kept) };
 }
 
@@ -68,14 +68,14 @@ describe('issue 31 item 10: each inspector view costs what it shows', () => {
       const session = await store.createSession(key);
       const invocationId = randomUUID();
       const events: SessionEvent[] = [];
-      for (let i = 0; i < EVENTS; i += 1)
+      for (let index = 0; index < EVENTS; index += 1)
         events.push({
-          id: `e${i}`,
+          id: `e${index}`,
           invocationId,
-          timestamp: Date.now() + i,
+          timestamp: Date.now() + index,
           kind: 'user',
           author: 'user',
-          text: `step ${i}: look up order #W${i}`,
+          text: `step ${index}: look up order #W${index}`,
         });
       const uri = 'tool://get_record/big';
       const { raw, compressed } = rawAndKept(RAW_LINES);
@@ -139,17 +139,17 @@ describe('issue 31 item 10: each inspector view costs what it shows', () => {
       { numRuns: 300 },
     );
     const index = new SubstringIndex('abracadabra');
-    for (const s of ['', 'abra', 'cad', 'racadab', 'abracadabra', 'aa', 'dabrab', 'abracadabraa'])
-      expect(index.has(s)).toBe('abracadabra'.includes(s));
+    for (const needle of ['', 'abra', 'cad', 'racadab', 'abracadabra', 'aa', 'dabrab', 'abracadabraa'])
+      expect(index.has(needle)).toBe('abracadabra'.includes(needle));
   });
 
   it('renders the compression of a 40k-line raw page, reading one page of compressions and the compacted events only', async () => {
     const store = counting(openSqliteReadOnly(file));
     const app = createInspectorApp({ data: new InspectData(store.db), runs: [] });
     try {
-      const q = new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId });
+      const query = new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId });
       const started = performance.now();
-      const res = await app.request(`/compression?${q}`);
+      const res = await app.request(`/compression?${query}`);
       const ms = performance.now() - started;
       expect(res.status).toBe(200);
       const text = await res.text();
@@ -171,8 +171,8 @@ describe('issue 31 item 10: each inspector view costs what it shows', () => {
     const store = counting(openSqliteReadOnly(file));
     const app = createInspectorApp({ data: new InspectData(store.db), runs: [] });
     try {
-      const q = new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId, at: String(EVENTS + 1) });
-      const text = await (await app.request(`/compression?${q}`)).text();
+      const query = new URLSearchParams({ a: key.appName, u: key.userId, s: key.sessionId, at: String(EVENTS + 1) });
+      const text = await (await app.request(`/compression?${query}`)).text();
       expect(text).toContain('id="c-100001"');
     } finally {
       await store.db.close();
@@ -188,13 +188,13 @@ describe('issue 31 item 10: each inspector view costs what it shows', () => {
       expect(calls.length).toBeGreaterThan(2);
       const second = calls[1]!;
       store.reset();
-      const q = new URLSearchParams({
+      const query = new URLSearchParams({
         a: report.key.appName,
         u: report.key.userId,
         s: report.key.sessionId,
         call: String(second.id),
       });
-      const res = await app.request(`/call?${q}`);
+      const res = await app.request(`/call?${query}`);
       expect(res.status).toBe(200);
       const text = await res.text();
       expect(text).toContain('Call #2');

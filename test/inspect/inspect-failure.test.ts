@@ -26,7 +26,7 @@ const APP = 'pagewise';
 /** The rows of the session table, by session id: the text of each cell with its class. */
 function sessionRows(page: string): Map<string, string> {
   const rows = new Map<string, string>();
-  for (const m of page.matchAll(/<tr data-session="([^"]+)"[\s\S]*?<\/tr>/g)) rows.set(m[1]!, m[0]);
+  for (const match of page.matchAll(/<tr data-session="([^"]+)"[\s\S]*?<\/tr>/g)) rows.set(match[1]!, match[0]);
   return rows;
 }
 
@@ -87,7 +87,7 @@ describe('issue 28 item 18: the inspector shows failure', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const app = () => createInspectorApp({ data: new InspectData(openSqliteReadOnly(file)), runs: [] });
-  const q = (sessionId: string) => new URLSearchParams({ a: APP, u: 'u', s: sessionId }).toString();
+  const queryOf = (sessionId: string) => new URLSearchParams({ a: APP, u: 'u', s: sessionId }).toString();
 
   it('lists each session with its status, its errors and the start of its first message', async () => {
     const page = await (await app().request('/')).text();
@@ -109,7 +109,7 @@ describe('issue 28 item 18: the inspector shows failure', () => {
   });
 
   it('shows a failed run above its timeline, with its message, and as a row of its own', async () => {
-    const page = await (await app().request(`/session?${q('none-session')}`)).text();
+    const page = await (await app().request(`/session?${queryOf('none-session')}`)).text();
     const banner = /<div class="banner banner-failed" id="status">([\s\S]*?)<\/div>/.exec(page)?.[1];
     expect(banner).toBeDefined();
     expect(banner).toContain('context-window-exceeded');
@@ -118,13 +118,13 @@ describe('issue 28 item 18: the inspector shows failure', () => {
     expect(page).toMatch(/<tr\s+id="e\d+"\s+class="ev ev-error ev-error-run"/);
     expect(page).toContain('run failed');
 
-    const ok = await (await app().request(`/session?${q('ok-session')}`)).text();
+    const ok = await (await app().request(`/session?${queryOf('ok-session')}`)).text();
     expect(ok).not.toContain('banner-failed');
     expect(ok).not.toContain('ev-error');
   });
 
   it('marks a failed compression and a tool error in the timeline', async () => {
-    const page = await (await app().request(`/session?${q('degraded-session')}`)).text();
+    const page = await (await app().request(`/session?${queryOf('degraded-session')}`)).text();
     expect(page).toMatch(/class="ev ev-error ev-error-compression"/);
     expect(page).toContain('Compressor overloaded.');
     expect(page).toMatch(/class="ev ev-tool-result ev-tool-error"/);
@@ -135,7 +135,7 @@ describe('issue 28 item 18: the inspector shows failure', () => {
 
   it('shows the failure on every view of the session, not only the timeline', async () => {
     for (const view of ['/calls', '/context', '/compression']) {
-      const page = await (await app().request(`${view}?${q('none-session')}`)).text();
+      const page = await (await app().request(`${view}?${queryOf('none-session')}`)).text();
       expect(page, view).toContain('banner-failed');
     }
   });

@@ -46,7 +46,7 @@ describe('replay reports in the inspector', () => {
     const page = await app.request('/replays/0');
     expect(page.status).toBe(200);
     const body = await page.text();
-    for (const s of report.strategies) expect(body).toContain(`href="#s-${s.name}"`);
+    for (const strategy of report.strategies) expect(body).toContain(`href="#s-${strategy.name}"`);
     const loss = truncation.worstLosses[0]!;
     expect(body).toContain(`<td class="lost"><mark>${loss.value}</mark></td>`);
     expect(body).toContain(`${truncation.lost} lost of ${truncation.uses}`);

@@ -250,8 +250,8 @@ describe('each package installed alone', () => {
       const entries = entriesOf(item.manifest);
       const script = entries
         .map(
-          (e, i) =>
-            `const m${i} = await import('${e}'); if (Object.keys(m${i}).length === 0) throw new Error('${e} exports nothing');`,
+          (entry, index) =>
+            `const m${index} = await import('${entry}'); if (Object.keys(m${index}).length === 0) throw new Error('${entry} exports nothing');`,
         )
         .join('\n');
       await writeFile(path.join(dir, 'all.mjs'), `${script}\nconsole.log('imported ${entries.length}');\n`);

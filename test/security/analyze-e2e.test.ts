@@ -44,8 +44,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const turn = (api: Api, a: { text?: string; toolCalls?: FakeToolCall[] }): Handler =>
-  api === 'chat' ? answer(a) : responses(a);
+const turn = (api: Api, reply: { text?: string; toolCalls?: FakeToolCall[] }): Handler =>
+  api === 'chat' ? answer(reply) : responses(reply);
 
 /**
  * The analyst's last turn: it reads the figure from the request it is sent (the page text in its
@@ -115,7 +115,7 @@ describe('analyze against a scripted model with faults', () => {
 
   it('a provider that stays down ends with a clear message and exit code, never a raw error', async () => {
     server.clear();
-    for (let i = 0; i < 8; i += 1) server.enqueue(error(503, 'Service unavailable.'));
+    for (let attempt = 0; attempt < 8; attempt += 1) server.enqueue(error(503, 'Service unavailable.'));
     const run = await analyze('chat', path.join(dir, 'down.db'));
     expect(run.code).not.toBe(0);
     expect(run.code).not.toBe(70);

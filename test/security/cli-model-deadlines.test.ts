@@ -35,7 +35,7 @@ function mkdirDocs(root: string): void {
 async function analyze(flags: string[]): Promise<{ code: number; stderr: string; requests: number }> {
   vi.stubEnv('PAGEWISE_OPENAI_COMPATIBLE_BASE_URL', server.baseURL);
   const before = server.requests.length;
-  for (let i = 0; i < 8; i += 1) server.enqueue(hang);
+  for (let attempt = 0; attempt < 8; attempt += 1) server.enqueue(hang);
   const errors: string[] = [];
   const code = await main(
     [

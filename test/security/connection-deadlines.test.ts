@@ -35,7 +35,7 @@ beforeAll(async () => {
   port = (silent.address() as net.AddressInfo).port;
 });
 afterAll(async () => {
-  for (const s of sockets) s.destroy();
+  for (const socket of sockets) socket.destroy();
   await new Promise<void>((resolve) => silent.close(() => resolve()));
 });
 

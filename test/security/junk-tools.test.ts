@@ -166,8 +166,8 @@ function bracketDepth(text: string): number {
 
 /** What the runner must make of `text` sent as the arguments of `toolName`. */
 function expected(tools: AnyTool[], toolName: string, text: string): Expected {
-  const t = tools.find((x) => x.name === toolName);
-  if (!t) return 'unknown';
+  const tool = tools.find((x) => x.name === toolName);
+  if (!tool) return 'unknown';
   if (Buffer.byteLength(text) > ARG_LIMIT) return 'size';
   let value: unknown = {};
   if (text.trim() !== '') {
@@ -178,7 +178,7 @@ function expected(tools: AnyTool[], toolName: string, text: string): Expected {
       return 'json';
     }
   }
-  return t.inputSchema.safeParse(value).success ? 'valid' : 'schema';
+  return tool.inputSchema.safeParse(value).success ? 'valid' : 'schema';
 }
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -192,7 +192,7 @@ function checkResult(tools: AnyTool[], call: JunkCall, result: ToolResultEvent):
       expect(result.isError).toBe(true);
       expect(out).toMatch(/^Error: unknown tool ".*"\. Available tools: /s);
       // The model is told what it can call instead.
-      for (const t of tools) expect(out).toContain(t.name);
+      for (const tool of tools) expect(out).toContain(tool.name);
       break;
     case 'json':
       expect(result.isError).toBe(true);
@@ -292,8 +292,8 @@ function shapedArgs(tool: AnyTool | undefined, hints: string[]): fc.Arbitrary<Re
   const keys = [...props, 'extra'];
   return fc.tuple(...keys.map(() => fc.option(leafJunk(hints), { freq: 4 }))).map((values) => {
     const out: Record<string, unknown> = {};
-    keys.forEach((k, i) => {
-      if (values[i] !== null) out[k] = values[i];
+    keys.forEach((key, index) => {
+      if (values[index] !== null) out[key] = values[index];
     });
     return out;
   });
@@ -338,8 +338,8 @@ function typedObject(schema: JsonSchema, hints: string[]): fc.Arbitrary<Record<s
   const required = new Set(schema.required ?? []);
   return fc
     .tuple(
-      ...entries.map(([k, v]) =>
-        required.has(k) ? typedValue(v, hints) : fc.option(typedValue(v, hints), { nil: undefined }),
+      ...entries.map(([key, value]) =>
+        required.has(key) ? typedValue(value, hints) : fc.option(typedValue(value, hints), { nil: undefined }),
       ),
     )
     .map((values) => Object.fromEntries(entries.map(([k], i) => [k, values[i]]).filter(([, v]) => v !== undefined)));
@@ -374,9 +374,9 @@ function rawText(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<st
       '[{"__proto__":{"polluted":"yes"}}]',
     ),
     // Truncated JSON, as a model cut off by its output limit writes it.
-    fc.tuple(shaped, fc.nat()).map(([v, n]) => {
-      const s = JSON.stringify(v);
-      return s.slice(0, n % Math.max(1, s.length));
+    fc.tuple(shaped, fc.nat()).map(([value, cut]) => {
+      const json = JSON.stringify(value);
+      return json.slice(0, cut % Math.max(1, json.length));
     }),
     // Valid-looking arguments carrying prototype-pollution keys as literal JSON text.
     fc
@@ -386,8 +386,8 @@ function rawText(shaped: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<st
           minLength: 1,
         }),
       )
-      .map(([v, extra]) => {
-        const body = JSON.stringify(v).slice(1);
+      .map(([value, extra]) => {
+        const body = JSON.stringify(value).slice(1);
         return `{${extra.join(',')}${body === '}' ? '}' : `,${body}`}`;
       }),
     // Deep nesting, on both sides of MAX_ARGUMENT_DEPTH.
@@ -458,11 +458,11 @@ async function runJunk(target: Target, calls: JunkCall[]): Promise<void> {
   const ordered = [...calls.filter((c) => c.value), ...calls.filter((c) => !c.value)];
   const ids = ordered.map((_, i) => `junk-${i}`);
   const step: ScriptedResponse = {
-    toolCalls: ordered.flatMap((c, i) =>
-      c.value ? [{ toolName: c.toolName, input: c.value.v, toolCallId: ids[i]! }] : [],
+    toolCalls: ordered.flatMap((call, index) =>
+      call.value ? [{ toolName: call.toolName, input: call.value.v, toolCallId: ids[index]! }] : [],
     ),
-    rawToolCalls: ordered.flatMap((c, i) =>
-      c.value ? [] : [{ toolName: c.toolName, inputText: c.text, toolCallId: ids[i]! }],
+    rawToolCalls: ordered.flatMap((call, index) =>
+      call.value ? [] : [{ toolName: call.toolName, inputText: call.text, toolCallId: ids[index]! }],
     ),
   };
 
@@ -477,12 +477,12 @@ async function runJunk(target: Target, calls: JunkCall[]): Promise<void> {
   const modelAt = events.findIndex((e) => e.kind === 'model');
   expect(events[modelAt + 1]?.kind).toBe('tool-result');
   let escalated = false;
-  ordered.forEach((call, i) => {
-    const r = results[i]!;
-    const kind = checkResult(tools, call, r);
+  ordered.forEach((call, index) => {
+    const result = results[index]!;
+    const kind = checkResult(tools, call, result);
     outcomes[kind] += 1;
     if (kind === 'valid') validByTool.set(call.toolName, (validByTool.get(call.toolName) ?? 0) + 1);
-    if (kind === 'valid' && !r.isError && call.toolName === 'escalate') escalated = true;
+    if (kind === 'valid' && !result.isError && call.toolName === 'escalate') escalated = true;
   });
 
   // The run went on: to the final text of the next scripted step, unless a valid escalate ended it.
@@ -502,9 +502,9 @@ async function runJunk(target: Target, calls: JunkCall[]): Promise<void> {
 function fuzzTarget(target: Target): void {
   const tools = offered(target.agent);
   describe(target.label, () => {
-    for (const t of tools) {
-      it(`${t.name}: junk arguments become error results and the run continues`, async () => {
-        const call = junkCall(t, fc.constant(t.name), target.hints);
+    for (const tool of tools) {
+      it(`${tool.name}: junk arguments become error results and the run continues`, async () => {
+        const call = junkCall(tool, fc.constant(tool.name), target.hints);
         await fc.assert(
           fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 4 }), async (calls) => {
             // One huge call per step: a response bigger than the context window is a different failure.
@@ -607,9 +607,9 @@ describe('fixed cases', () => {
     const reason = 'far too long '.repeat(25_000);
     const model = scriptedModel([{ toolCalls: [{ toolName: 'escalate', input: { reason } }] }, 'done']);
     const result = await new Runner({ agent, model }).run({ userId: 'u', message: 'go' });
-    const [r] = result.session.events.filter((e): e is ToolResultEvent => e.kind === 'tool-result');
-    expect(r?.isError).toBe(true);
-    expect(r?.output).toMatch(
+    const [resultEvent] = result.session.events.filter((e): e is ToolResultEvent => e.kind === 'tool-result');
+    expect(resultEvent?.isError).toBe(true);
+    expect(resultEvent?.output).toMatch(
       /^Error: the arguments are 325\d{3} bytes, over the limit maxToolArgumentBytes of 262144 \(setting limits\.maxToolArgumentBytes\)\. Send shorter arguments\.$/,
     );
     expect(result.text).toBe('done');

@@ -36,10 +36,13 @@ export interface FakeToolCall {
 
 /** A minimal valid chat completion, with text or tool calls. */
 export function completion(answer: { text?: string; toolCalls?: FakeToolCall[] }): Record<string, unknown> {
-  const toolCalls = answer.toolCalls?.map((c, i) => ({
-    id: c.id ?? `call_${i + 1}`,
+  const toolCalls = answer.toolCalls?.map((call, index) => ({
+    id: call.id ?? `call_${index + 1}`,
     type: 'function',
-    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+    },
   }));
   return {
     id: 'chatcmpl-local',
@@ -66,8 +69,8 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 }
 
 /** Handler: a successful completion. */
-export function answer(a: { text?: string; toolCalls?: FakeToolCall[] }): Handler {
-  return json(200, completion(a));
+export function answer(reply: { text?: string; toolCalls?: FakeToolCall[] }): Handler {
+  return json(200, completion(reply));
 }
 
 /** Handler: an OpenAI-style error body. */
@@ -98,18 +101,18 @@ function paced(
 ): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.flushHeaders();
-  let i = 0;
+  let sent = 0;
   const next = () => {
     if (res.destroyed) return;
-    if (options.hangAfter !== undefined && i >= options.hangAfter && i < contentEvents) return;
-    if (options.resetAfter !== undefined && i >= options.resetAfter && i < contentEvents) {
+    if (options.hangAfter !== undefined && sent >= options.hangAfter && sent < contentEvents) return;
+    if (options.resetAfter !== undefined && sent >= options.resetAfter && sent < contentEvents) {
       // After a pause, so the chunks before it reach the client first.
       setTimeout(() => res.socket?.destroy(), 50);
       return;
     }
-    if (i >= events.length) return end();
-    res.write(`data: ${JSON.stringify(events[i])}\n\n`);
-    i += 1;
+    if (sent >= events.length) return end();
+    res.write(`data: ${JSON.stringify(events[sent])}\n\n`);
+    sent += 1;
     if (options.intervalMs) setTimeout(next, options.intervalMs);
     else next();
   };
@@ -124,10 +127,14 @@ function paced(
 export function stream(chunks: string[], options: StreamOptions = {}): Handler {
   return (req, res) => {
     const base = { id: 'chatcmpl-local', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model' };
-    const events: unknown[] = chunks.map((text, i) => ({
+    const events: unknown[] = chunks.map((text, index) => ({
       ...base,
       choices: [
-        { index: 0, delta: i === 0 ? { role: 'assistant', content: text } : { content: text }, finish_reason: null },
+        {
+          index: 0,
+          delta: index === 0 ? { role: 'assistant', content: text } : { content: text },
+          finish_reason: null,
+        },
       ],
     }));
     events.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
@@ -158,13 +165,13 @@ export function responsesBody(answer: { text?: string; toolCalls?: FakeToolCall[
       role: 'assistant',
       content: [{ type: 'output_text', text: answer.text, annotations: [] }],
     });
-  answer.toolCalls?.forEach((c, i) =>
+  answer.toolCalls?.forEach((call, index) =>
     output.push({
       type: 'function_call',
-      id: `fc_${c.id ?? i + 1}`,
-      call_id: c.id ?? `call_${i + 1}`,
-      name: c.name,
-      arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+      id: `fc_${call.id ?? index + 1}`,
+      call_id: call.id ?? `call_${index + 1}`,
+      name: call.name,
+      arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
       status: 'completed',
     }),
   );

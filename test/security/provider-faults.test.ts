@@ -58,9 +58,9 @@ async function run(retry: RetryOptions, signal?: AbortSignal): Promise<RunResult
 async function failure(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
-  } catch (e) {
+  } catch (caught) {
     retriesObserved += Math.max(0, requests().length - 1);
-    return e;
+    return caught;
   }
   throw new Error('expected the run to fail');
 }
@@ -123,15 +123,15 @@ describe('provider faults through the real openai-compatible provider', () => {
 
   it('retries end after maxRetries with a ProviderError: status, retryable flag and the provider error as cause', async () => {
     server.enqueue(error(503, 'Still overloaded.'), error(503, 'Still overloaded.'), error(503, 'Still overloaded.'));
-    const e = await failure(run({ baseDelayMs: 1, maxRetries: 2 }));
+    const thrown = await failure(run({ baseDelayMs: 1, maxRetries: 2 }));
     expect(requests()).toHaveLength(3);
-    expect(e).toBeInstanceOf(ProviderError);
-    expect((e as ProviderError).code).toBe('provider-server-error');
-    expect((e as ProviderError).statusCode).toBe(503);
-    expect((e as ProviderError).retryable).toBe(true);
-    expect((e as ProviderError).attempts).toBe(3);
-    expect((e as Error).message).toContain('Still overloaded.');
-    const cause = (e as Error).cause;
+    expect(thrown).toBeInstanceOf(ProviderError);
+    expect((thrown as ProviderError).code).toBe('provider-server-error');
+    expect((thrown as ProviderError).statusCode).toBe(503);
+    expect((thrown as ProviderError).retryable).toBe(true);
+    expect((thrown as ProviderError).attempts).toBe(3);
+    expect((thrown as Error).message).toContain('Still overloaded.');
+    const cause = (thrown as Error).cause;
     expect(APICallError.isInstance(cause)).toBe(true);
     expect((cause as APICallError).statusCode).toBe(503);
   });
@@ -158,17 +158,17 @@ describe('provider faults through the real openai-compatible provider', () => {
   it('a hanging call hits the per-call timeout, is retried once, then fails with a clear error', async () => {
     server.enqueue(hang, hang);
     const started = performance.now();
-    const e = await failure(run({ timeoutMs: 250, maxRetries: 1, baseDelayMs: 1 }));
+    const thrown = await failure(run({ timeoutMs: 250, maxRetries: 1, baseDelayMs: 1 }));
     const elapsed = performance.now() - started;
-    expect(PagewiseError.isInstance(e)).toBe(true);
-    expect((e as PagewiseError).code).toBe('model-timeout');
-    expect((e as PagewiseError).retryable).toBe(true);
-    expect((e as Error).message).toBe(
+    expect(PagewiseError.isInstance(thrown)).toBe(true);
+    expect((thrown as PagewiseError).code).toBe('model-timeout');
+    expect((thrown as PagewiseError).retryable).toBe(true);
+    expect((thrown as Error).message).toBe(
       'The model call timed out after 250 ms (2 attempts). Raise `timeoutMs` in the retry settings.',
     );
     expect(requests()).toHaveLength(2);
     // Both attempts were abandoned by the client, not left open.
-    for (const r of requests()) expect(await r.closed).toEqual({ early: true });
+    for (const request of requests()) expect(await request.closed).toEqual({ early: true });
     expect(elapsed).toBeGreaterThanOrEqual(490);
   });
 
@@ -176,8 +176,8 @@ describe('provider faults through the real openai-compatible provider', () => {
     server.enqueue(hang);
     const controller = new AbortController();
     void server.nextRequest().then(() => controller.abort());
-    const e = await failure(run({ baseDelayMs: 1, timeoutMs: 30_000 }, controller.signal));
-    expect(e).toBeInstanceOf(AbortedError);
+    const thrown = await failure(run({ baseDelayMs: 1, timeoutMs: 30_000 }, controller.signal));
+    expect(thrown).toBeInstanceOf(AbortedError);
     expect(requests()).toHaveLength(1);
     expect(await requests()[0]!.closed).toEqual({ early: true });
   });
@@ -187,8 +187,8 @@ describe('provider faults through the real openai-compatible provider', () => {
     const controller = new AbortController();
     void server.nextRequest().then(() => setTimeout(() => controller.abort(), 50));
     const started = performance.now();
-    const e = await failure(run({ baseDelayMs: 1 }, controller.signal));
-    expect(e).toBeInstanceOf(AbortedError);
+    const thrown = await failure(run({ baseDelayMs: 1 }, controller.signal));
+    expect(thrown).toBeInstanceOf(AbortedError);
     expect(performance.now() - started).toBeLessThan(5_000);
     // Give a wrongly scheduled retry the chance to show up.
     await new Promise((r) => setTimeout(r, 100));
@@ -211,9 +211,9 @@ describe('provider faults through the real openai-compatible provider', () => {
   });
 
   it('streaming: an AbortSignal ends a stream in the middle; the server sees the connection close', async () => {
-    const { error: e, deltas } = await abortMidStream();
+    const { error: thrown, deltas } = await abortMidStream();
     expect(deltas).toEqual(['Hello']);
-    expect(e).toBeInstanceOf(Error);
+    expect(thrown).toBeInstanceOf(Error);
     expect(await requests()[0]!.closed).toEqual({ early: true });
   });
 });
@@ -242,7 +242,7 @@ describe('known gaps (flip to it() when fixed)', () => {
   // The abort reaches the stream, but the runner rethrows the stream's raw DOMException AbortError
   // instead of the AbortedError a non-streaming call gives, so callers cannot tell it by code.
   it('streaming: an abort in the middle of a stream is reported as AbortedError', async () => {
-    const { error: e } = await abortMidStream();
-    expect(PagewiseError.isInstance(e) && e.code === 'aborted').toBe(true);
+    const { error: thrown } = await abortMidStream();
+    expect(PagewiseError.isInstance(thrown) && thrown.code === 'aborted').toBe(true);
   });
 });

@@ -109,10 +109,10 @@ function agentScript(api: Api, streaming: boolean): Handler[] {
 }
 
 async function runEpisode(api: Api, streaming: boolean): Promise<RunResult> {
-  const r = runner(api);
-  if (!streaming) return r.run({ userId: 'u', message: task.prompt });
+  const agentRunner = runner(api);
+  if (!streaming) return agentRunner.run({ userId: 'u', message: task.prompt });
   let result: RunResult | undefined;
-  for await (const part of r.stream({ userId: 'u', message: task.prompt }))
+  for await (const part of agentRunner.stream({ userId: 'u', message: task.prompt }))
     if (part.type === 'finish') result = part.result;
   return result!;
 }
@@ -125,8 +125,10 @@ describe.skipIf(!available)('a compressed retail episode against scripted server
         compressorServer.clear();
         const before = agentServer.requests.length;
         // Tool turns are generated calls in `run` and streamed calls in `stream`: script both the same.
-        const script = agentScript(api, streaming).map((h, i, all) =>
-          streaming && i < all.length - 2 && h !== reset && i % 2 === 1 ? toStreamed(api, h) : h,
+        const script = agentScript(api, streaming).map((handler, index, all) =>
+          streaming && index < all.length - 2 && handler !== reset && index % 2 === 1
+            ? toStreamed(api, handler)
+            : handler,
         );
         agentServer.enqueue(...script);
         // The compressor: an outage, then a refusal, then whatever comes (each costs only its compression).
@@ -151,10 +153,10 @@ describe.skipIf(!available)('a compressed retail episode against scripted server
       agentServer.clear();
       compressorServer.clear();
       agentServer.enqueue(error(503, 'Down.'), reset, error(500, 'Down.'));
-      const e = await runEpisode(api, false).catch((x: unknown) => x);
-      expect(PagewiseError.isInstance(e)).toBe(true);
-      expect((e as PagewiseError).retryable).toBe(true);
-      expect((e as Error).cause).toBeDefined();
+      const thrown = await runEpisode(api, false).catch((x: unknown) => x);
+      expect(PagewiseError.isInstance(thrown)).toBe(true);
+      expect((thrown as PagewiseError).retryable).toBe(true);
+      expect((thrown as Error).cause).toBeDefined();
     });
 });
 

@@ -64,10 +64,10 @@ const fastRetry: RetryOptions = { baseDelayMs: 1, maxRetries: 1 };
 const ORDER = {
   order_id: '#W2378156',
   status: 'delivered',
-  items: Array.from({ length: 24 }, (_, i) => ({
-    item_id: `10${i}4567890`,
-    name: `Item ${i}`,
-    price: 100 + i,
+  items: Array.from({ length: 24 }, (_, index) => ({
+    item_id: `10${index}4567890`,
+    name: `Item ${index}`,
+    price: 100 + index,
     options: { color: 'black', size: 'M' },
   })),
 };
@@ -114,9 +114,9 @@ function compressedRunner(options: {
 
 const lookup = { toolCalls: [{ name: 'get_order_details', arguments: { order_id: '#W2378156' } }] };
 
-/** The tool result the agent's request `i` carried, as the provider saw it. */
-function toolResultSent(i: number): string {
-  const messages = agentRequests()[i]?.body.messages as { role: string; content: unknown }[];
+/** The tool result the agent's request `requestIndex` carried, as the provider saw it. */
+function toolResultSent(requestIndex: number): string {
+  const messages = agentRequests()[requestIndex]?.body.messages as { role: string; content: unknown }[];
   const tool = messages.filter((m) => m.role === 'tool').pop();
   return typeof tool?.content === 'string' ? tool.content : JSON.stringify(tool?.content);
 }
@@ -213,8 +213,8 @@ async function consume(
       if (part.type === 'text-delta') deltas.push(part.delta);
       if (part.type === 'finish') result = part.result;
     }
-  } catch (e) {
-    return { deltas, error: e };
+  } catch (caught) {
+    return { deltas, error: caught };
   }
   return { deltas, ...(result ? { result } : {}) };
 }
@@ -232,8 +232,10 @@ describe('item 8 and reliability item 9: stream deadlines', () => {
   it('a stream that keeps sending outlives timeoutMs: only the gap between chunks is bounded', async () => {
     agentServer.enqueue(stream(['One', ' two', ' three', ' four', ' five', ' six'], { intervalMs: 120 }));
     const started = performance.now();
-    const { result, error: e } = await consume(streamRunner({ timeoutMs: 400, idleTimeoutMs: 400, maxRetries: 0 }));
-    expect(e).toBeUndefined();
+    const { result, error: thrown } = await consume(
+      streamRunner({ timeoutMs: 400, idleTimeoutMs: 400, maxRetries: 0 }),
+    );
+    expect(thrown).toBeUndefined();
     expect(result?.text).toBe('One two three four five six');
     expect(performance.now() - started).toBeGreaterThan(400);
   });
@@ -248,20 +250,24 @@ describe('item 8 and reliability item 9: stream deadlines', () => {
 
   it('a stall after content ends as a model-timeout PagewiseError, not a DOMException, and is not repeated', async () => {
     agentServer.enqueue(stream(['Hello', ' never', ' sent'], { hangAfter: 1 }));
-    const { deltas, error: e } = await consume(streamRunner({ idleTimeoutMs: 200, baseDelayMs: 1, maxRetries: 2 }));
+    const { deltas, error: thrown } = await consume(
+      streamRunner({ idleTimeoutMs: 200, baseDelayMs: 1, maxRetries: 2 }),
+    );
     expect(deltas).toEqual(['Hello']);
-    expect(e).not.toBeInstanceOf(DOMException);
-    expect(PagewiseError.isInstance(e)).toBe(true);
-    expect((e as PagewiseError).code).toBe('model-timeout');
-    expect((e as PagewiseError).retryable).toBe(true);
-    expect((e as Error).message).toMatch(/sent nothing for 200 ms after part of the answer had arrived.*idleTimeoutMs/);
+    expect(thrown).not.toBeInstanceOf(DOMException);
+    expect(PagewiseError.isInstance(thrown)).toBe(true);
+    expect((thrown as PagewiseError).code).toBe('model-timeout');
+    expect((thrown as PagewiseError).retryable).toBe(true);
+    expect((thrown as Error).message).toMatch(
+      /sent nothing for 200 ms after part of the answer had arrived.*idleTimeoutMs/,
+    );
     expect(agentRequests()).toHaveLength(1);
   });
 
   it('a stream that never starts hits timeoutMs as model-timeout after its retries', async () => {
     agentServer.enqueue(hang, hang);
-    const { error: e } = await consume(streamRunner({ timeoutMs: 200, baseDelayMs: 1, maxRetries: 1 }));
-    expect((e as PagewiseError).code).toBe('model-timeout');
+    const { error: thrown } = await consume(streamRunner({ timeoutMs: 200, baseDelayMs: 1, maxRetries: 1 }));
+    expect((thrown as PagewiseError).code).toBe('model-timeout');
     expect(agentRequests()).toHaveLength(2);
   });
 
@@ -272,18 +278,18 @@ describe('item 8 and reliability item 9: stream deadlines', () => {
         { intervalMs: 50 },
       ),
     );
-    const { error: e } = await consume(
+    const { error: thrown } = await consume(
       streamRunner({ idleTimeoutMs: 1000, streamTimeoutMs: 400, baseDelayMs: 1, maxRetries: 0 }),
     );
-    expect((e as PagewiseError).code).toBe('model-timeout');
-    expect((e as Error).message).toMatch(/ran longer than 400 ms.*streamTimeoutMs/);
+    expect((thrown as PagewiseError).code).toBe('model-timeout');
+    expect((thrown as Error).message).toMatch(/ran longer than 400 ms.*streamTimeoutMs/);
   });
 
   it('a reset mid-stream after content is a ProviderError, not a raw TypeError', async () => {
     agentServer.enqueue(stream(['Hello', ' lost'], { resetAfter: 1 }));
-    const { error: e } = await consume(streamRunner({ baseDelayMs: 1, maxRetries: 1 }));
-    expect(e).toBeInstanceOf(ProviderError);
-    expect((e as ProviderError).code).toBe('provider-unreachable');
+    const { error: thrown } = await consume(streamRunner({ baseDelayMs: 1, maxRetries: 1 }));
+    expect(thrown).toBeInstanceOf(ProviderError);
+    expect((thrown as ProviderError).code).toBe('provider-unreachable');
   });
 
   it('a reset before the stream starts is retried', async () => {

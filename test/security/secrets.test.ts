@@ -59,7 +59,7 @@ function strings(value: unknown, out: string[] = [], seen = new WeakSet<object>(
   else if (value instanceof Uint8Array) out.push(Buffer.from(value).toString('latin1'));
   else if (typeof value === 'object' && value !== null && !seen.has(value)) {
     seen.add(value);
-    if (value instanceof Map) for (const [k, v] of value) strings([k, v], out, seen);
+    if (value instanceof Map) for (const [key, item] of value) strings([key, item], out, seen);
     if (value instanceof Error) {
       out.push(String(value.stack), value.message);
       strings(value.cause, out, seen);
@@ -146,7 +146,7 @@ afterEach(() => {
 function expectKeyUsed(from: number): void {
   const reqs = server.requests.slice(from);
   expect(reqs.length).toBeGreaterThan(0);
-  for (const r of reqs) expect(r.headers.authorization).toBe(`Bearer ${SENTINEL}`);
+  for (const request of reqs) expect(request.headers.authorization).toBe(`Bearer ${SENTINEL}`);
 }
 
 const record = tool({

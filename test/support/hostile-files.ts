@@ -90,9 +90,9 @@ async function deflateEntry(entry: ZipEntrySpec): Promise<{ packed: Buffer; size
     const block = Buffer.concat(Array.from({ length: perBlock }, () => unit));
     let left = entry.repeat ?? 1;
     while (left > 0) {
-      const n = Math.min(left, perBlock);
-      await write(n === perBlock ? block : block.subarray(0, n * unit.length));
-      left -= n;
+      const units = Math.min(left, perBlock);
+      await write(units === perBlock ? block : block.subarray(0, units * unit.length));
+      left -= units;
     }
   }
   deflate.end();
@@ -140,10 +140,10 @@ export function pdfFile(objects: readonly (string | Buffer)[]): Buffer {
   const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
   const offsets: number[] = [];
   let length = parts[0]!.length;
-  objects.forEach((body, i) => {
+  objects.forEach((body, index) => {
     offsets.push(length);
     const piece = Buffer.concat([
-      Buffer.from(`${i + 1} 0 obj\n`),
+      Buffer.from(`${index + 1} 0 obj\n`),
       typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
       Buffer.from('\nendobj\n'),
     ]);
@@ -219,10 +219,10 @@ async function flate(unit: string, repeat: number, tail = ''): Promise<Buffer> {
   const block = Buffer.concat(Array.from({ length: perBlock }, () => piece));
   let left = repeat;
   while (left > 0) {
-    const n = Math.min(left, perBlock);
-    if (!deflate.write(n === perBlock ? block : block.subarray(0, n * piece.length)))
+    const pieces = Math.min(left, perBlock);
+    if (!deflate.write(pieces === perBlock ? block : block.subarray(0, pieces * piece.length)))
       await new Promise((resolve) => deflate.once('drain', resolve));
-    left -= n;
+    left -= pieces;
   }
   deflate.end(Buffer.from(tail, 'latin1'));
   await done;

@@ -58,18 +58,18 @@ export function holdsGold(text: string, gold: readonly string[]): boolean {
 export function writeTatqaFolders(dataDir: string, dir: string, groupSize = 10): TatqaQuestion[] {
   const contexts = JSON.parse(readFileSync(path.join(dataDir, 'tatqa', 'dev.json'), 'utf8')) as TatqaContext[];
   const questions: TatqaQuestion[] = [];
-  contexts.forEach((context, i) => {
-    const folder = path.join(dir, `group-${String(Math.floor(i / groupSize)).padStart(2, '0')}`);
+  contexts.forEach((context, index) => {
+    const folder = path.join(dir, `group-${String(Math.floor(index / groupSize)).padStart(2, '0')}`);
     mkdirSync(folder, { recursive: true });
-    const file = `report-${String(i).padStart(3, '0')}.txt`;
+    const file = `report-${String(index).padStart(3, '0')}.txt`;
     const page = renderContext(context);
     writeFileSync(path.join(folder, file), page);
-    for (const q of context.questions) {
-      if (q.answer_type !== 'span' && q.answer_type !== 'multi-span') continue;
-      if (!Array.isArray(q.answer) || q.answer.length === 0) continue;
-      const gold = q.answer.map(String).filter((span) => span.trim() !== '');
+    for (const question of context.questions) {
+      if (question.answer_type !== 'span' && question.answer_type !== 'multi-span') continue;
+      if (!Array.isArray(question.answer) || question.answer.length === 0) continue;
+      const gold = question.answer.map(String).filter((span) => span.trim() !== '');
       if (gold.length === 0 || !holdsGold(page, gold)) continue;
-      questions.push({ folder, file, question: q.question, gold });
+      questions.push({ folder, file, question: question.question, gold });
     }
   });
   return questions;

@@ -72,13 +72,13 @@ function promptFor(path: Path, text: string): LanguageModelV3Prompt {
 }
 
 function shownTexts(prompt: LanguageModelV3Prompt): string[] {
-  return prompt.flatMap((m) =>
-    m.role === 'tool'
-      ? m.content.flatMap((p) => {
-          if (p.type !== 'tool-result') return [];
-          const o = p.output;
-          if (o.type === 'text' || o.type === 'error-text') return [o.value];
-          if (o.type === 'json' || o.type === 'error-json') return [JSON.stringify(o.value)];
+  return prompt.flatMap((message) =>
+    message.role === 'tool'
+      ? message.content.flatMap((part) => {
+          if (part.type !== 'tool-result') return [];
+          const output = part.output;
+          if (output.type === 'text' || output.type === 'error-text') return [output.value];
+          if (output.type === 'json' || output.type === 'error-json') return [JSON.stringify(output.value)];
           return [];
         })
       : [],
@@ -121,12 +121,12 @@ describe('issue 31 item 6: a repeated tool call lost its fence in the compressio
           });
           const shown = shownTexts(params.prompt);
           expect(shown.length).toBe(path === 'repeat' ? 2 : 1);
-          for (const s of shown) {
+          for (const shownText of shown) {
             const raw = path === 'json' ? JSON.stringify({ text }) : text;
             // A result with nothing marker-like, below the threshold, is shown as it is; all else is fenced.
             const live = (raw.match(MARKER_LEAD) ?? []).some((lead) => lead !== NEUTRALIZED);
-            if (s === raw && !live && countTokens(raw) <= 64) continue;
-            expect(fenceProblem(s), `${path}: ${s.slice(0, 200)}`).toBeUndefined();
+            if (shownText === raw && !live && countTokens(raw) <= 64) continue;
+            expect(fenceProblem(shownText), `${path}: ${shownText.slice(0, 200)}`).toBeUndefined();
           }
         }
       }),

@@ -18,8 +18,8 @@ vi.mock('../tokens/tokenizer.js', async (importOriginal) => {
   };
 });
 
-const largeResult = (i: number): string =>
-  `order ${i}: status pending; ${'line item with a long description and a price. '.repeat(40)}`;
+const largeResult = (order: number): string =>
+  `order ${order}: status pending; ${'line item with a long description and a price. '.repeat(40)}`;
 
 /**
  * A tool loop's prompt after `pairs` calls, built anew (new objects, new strings) as the AI SDK builds it at
@@ -30,15 +30,17 @@ function loopPrompt(pairs: number, stepBlock = false): LanguageModelV3Prompt {
     { role: 'system', content: 'You record orders.' },
     { role: 'user', content: [{ type: 'text', text: 'Record every order.' }] },
   ];
-  for (let i = 0; i < pairs; i++) {
+  for (let pair = 0; pair < pairs; pair++) {
     prompt.push({
       role: 'assistant',
-      content: [{ type: 'tool-call', toolCallId: `c${i}`, toolName: 'get_order', input: { id: i } }],
+      content: [{ type: 'tool-call', toolCallId: `c${pair}`, toolName: 'get_order', input: { id: pair } }],
     });
-    const value = i % 10 === 9 ? largeResult(i) : `order ${i}: ${'delivered '.repeat(10)}`;
+    const value = pair % 10 === 9 ? largeResult(pair) : `order ${pair}: ${'delivered '.repeat(10)}`;
     prompt.push({
       role: 'tool',
-      content: [{ type: 'tool-result', toolCallId: `c${i}`, toolName: 'get_order', output: { type: 'text', value } }],
+      content: [
+        { type: 'tool-result', toolCallId: `c${pair}`, toolName: 'get_order', output: { type: 'text', value } },
+      ],
     });
   }
   // The step block of a paged agent: the instruction's per-step part, different at every call, after the history.

@@ -60,9 +60,9 @@ function recordingBackend(
 }
 
 function toolOutputs(prompt: LanguageModelV3Prompt): string[] {
-  return prompt.flatMap((m) =>
-    m.role === 'tool'
-      ? m.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : []))
+  return prompt.flatMap((message) =>
+    message.role === 'tool'
+      ? message.content.flatMap((p) => (p.type === 'tool-result' && p.output.type === 'text' ? [p.output.value] : []))
       : [],
   );
 }
@@ -70,10 +70,12 @@ function toolOutputs(prompt: LanguageModelV3Prompt): string[] {
 /** Every tool result follows the assistant message that made its call. */
 function pairsIntact(prompt: LanguageModelV3Prompt): boolean {
   const open = new Set<string>();
-  for (const m of prompt) {
-    if (m.role === 'assistant') for (const p of m.content) if (p.type === 'tool-call') open.add(p.toolCallId);
-    if (m.role === 'tool')
-      for (const p of m.content) if (p.type === 'tool-result' && !open.delete(p.toolCallId)) return false;
+  for (const message of prompt) {
+    if (message.role === 'assistant')
+      for (const part of message.content) if (part.type === 'tool-call') open.add(part.toolCallId);
+    if (message.role === 'tool')
+      for (const part of message.content)
+        if (part.type === 'tool-result' && !open.delete(part.toolCallId)) return false;
   }
   return open.size === 0;
 }
