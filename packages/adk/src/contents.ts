@@ -32,10 +32,11 @@ const textOf = (parts: readonly Part[]): string =>
     .map((p) => p.text)
     .join('');
 
-/** Reads contents as history events. */
-export function readContents(contents: readonly AdkContent[]): SourcedEvent[] {
+/** Reads contents as history events, from content `from` on (indices stay those of the whole list). */
+export function readContents(contents: readonly AdkContent[], from = 0): SourcedEvent[] {
   const out: SourcedEvent[] = [];
-  contents.forEach((content, contentIndex) => {
+  for (let contentIndex = from; contentIndex < contents.length; contentIndex++) {
+    const content = contents[contentIndex]!;
     const parts = content.parts ?? [];
     if (content.role === 'model') {
       const toolCalls: ToolCallRecord[] = parts
@@ -47,7 +48,7 @@ export function readContents(contents: readonly AdkContent[]): SourcedEvent[] {
         }));
       const text = textOf(parts);
       if (text || toolCalls.length) out.push({ event: { kind: 'model', text, toolCalls }, sources: [contentIndex] });
-      return;
+      continue;
     }
     const text = textOf(parts);
     if (text) out.push({ event: { kind: 'user', text }, sources: [contentIndex] });
@@ -66,13 +67,34 @@ export function readContents(contents: readonly AdkContent[]): SourcedEvent[] {
         sources: [contentIndex],
       });
     });
-  });
+  }
   return out;
+}
+
+/**
+ * What a content's events are read from (see `BridgeCodec.fields`): its role and, per part, its text, whether it
+ * is a thought, its function call and its function response. ADK builds the contents anew from its events at
+ * every call (deep copies), so these are compared by value.
+ */
+function contentFields(content: AdkContent): readonly unknown[] {
+  const fields: unknown[] = [content.role];
+  for (const part of content.parts ?? [])
+    fields.push(
+      part.text,
+      part.thought,
+      part.functionCall,
+      part.functionResponse?.id,
+      part.functionResponse?.name,
+      part.functionResponse?.response,
+    );
+  return fields;
 }
 
 /** The codec of ADK contents for the history bridge. */
 export const contentsCodec: BridgeCodec<AdkContent> = {
-  read: readContents,
+  read: (contents) => readContents(contents),
+  readFrom: readContents,
+  fields: contentFields,
   summary: (text) => ({ role: 'user', parts: [{ text }] }),
   rebuild(item: ContextItem): AdkContent[] {
     switch (item.type) {

@@ -33,13 +33,14 @@ function kindOf(message: BaseMessage): 'system' | 'human' | 'ai' | 'tool' | 'oth
   return 'other';
 }
 
-function readMessages(messages: readonly BaseMessage[]): SourcedEvent[] {
+function readMessages(messages: readonly BaseMessage[], from = 0): SourcedEvent[] {
   const out: SourcedEvent[] = [];
-  messages.forEach((message, index) => {
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index]!;
     switch (kindOf(message)) {
       case 'human':
         out.push({ event: { kind: 'user', text: contentText(message.content) }, sources: [index] });
-        return;
+        break;
       case 'ai': {
         const toolCalls: ToolCallRecord[] = ((message as AIMessage).tool_calls ?? []).map((call) => ({
           toolCallId: call.id ?? '',
@@ -47,7 +48,7 @@ function readMessages(messages: readonly BaseMessage[]): SourcedEvent[] {
           input: call.args,
         }));
         out.push({ event: { kind: 'model', text: contentText(message.content), toolCalls }, sources: [index] });
-        return;
+        break;
       }
       case 'tool': {
         const toolMessage = message as ToolMessage;
@@ -61,18 +62,37 @@ function readMessages(messages: readonly BaseMessage[]): SourcedEvent[] {
           },
           sources: [index],
         });
-        return;
+        break;
       }
       default:
-        return;
+        break;
     }
-  });
+  }
   return out;
+}
+
+/**
+ * What a message's events are read from (see `BridgeCodec.fields`): its kind, its text, its tool calls, and a
+ * tool message's call id, name and status. A content or tool call list replaced is seen; one changed inside
+ * while kept is compared by identity.
+ */
+function messageFields(message: BaseMessage): readonly unknown[] {
+  const fields = message as { tool_calls?: unknown; tool_call_id?: unknown; status?: unknown };
+  return [
+    kindOf(message),
+    typeof message.content === 'string' ? message.content : contentText(message.content),
+    fields.tool_calls,
+    fields.tool_call_id,
+    message.name,
+    fields.status,
+  ];
 }
 
 /** The codec of LangChain messages: system messages are pinned, summaries become human messages. */
 export const langchainMessagesCodec: BridgeCodec<BaseMessage> = {
-  read: readMessages,
+  read: (messages) => readMessages(messages),
+  readFrom: readMessages,
+  fields: messageFields,
   pinned: (messages) => messages.flatMap((m, i) => (kindOf(m) === 'system' ? [i] : [])),
   summary: (text) => new HumanMessage(text),
   rebuild(item: ContextItem): BaseMessage[] {

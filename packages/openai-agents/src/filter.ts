@@ -4,7 +4,6 @@
  * (paging-turn compaction, ACON history compression, FIFO) before every model call. What the SDK
  * stores is untouched; wrap the session with `PagewiseSession` to compress that too.
  */
-import { createHash } from 'node:crypto';
 import type { AgentInputItem, CallModelInputFilter } from '@openai/agents';
 import type { ObservationProcessor } from 'pagewise/context';
 import type { ContextProcessor } from 'pagewise/context';
@@ -14,8 +13,6 @@ import { HistoryBridge } from 'pagewise/adapter-kit';
 import { splitInstruction } from 'pagewise/context';
 import { isStepBlockItem, itemsCodec, readItems, resultOutputText, stepBlockItem } from './items.js';
 import type { PagingContext } from './paging.js';
-
-const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 24);
 
 /** What observation compression of items needs to know. */
 export interface ItemCompressionContext {
@@ -29,7 +26,8 @@ export interface ItemCompressionContext {
 
 /**
  * Runs observation processors over every `function_call_result` item; each result is processed once
- * (remembered by call id and content in `cache`). Returns the input array when nothing changed.
+ * (remembered by call id and content in `cache`), so a later call looks each one up by its text and runs no
+ * processor and no digest for it. Returns the input array when nothing changed.
  */
 export async function compressResults(
   items: readonly AgentInputItem[],
@@ -46,7 +44,8 @@ export async function compressResults(
       continue;
     }
     const text = resultOutputText(item.output);
-    const key = `${item.callId}:${sha(text)}`;
+    // Keyed by the text itself: the SDK hands the filter copies, so a lookup hashes the text once, no digest.
+    const key = `${item.callId}\u0000${text}`;
     let result = cache.get(key);
     if (result === undefined) {
       const recent = readItems(out).map(({ event }, position) => ({

@@ -49,8 +49,11 @@ export function isStepBlockItem(item: Item): boolean {
   return messageText((item as { content: unknown }).content).startsWith(STEP_BLOCK_HEADER);
 }
 
-/** Reads input items as history events. */
-export function readItems(items: readonly Item[]): SourcedEvent[] {
+/**
+ * Reads input items as history events, from item `from` on (the first item of an event of the whole list;
+ * indices stay those of the whole list).
+ */
+export function readItems(items: readonly Item[], from = 0): SourcedEvent[] {
   const out: SourcedEvent[] = [];
   let turn: { text: string; toolCalls: ToolCallRecord[]; sources: number[] } | undefined;
   let loose: number[] = [];
@@ -59,10 +62,11 @@ export function readItems(items: readonly Item[]): SourcedEvent[] {
     turn = undefined;
   };
   const open = () => (turn ??= { text: '', toolCalls: [], sources: [] });
-  items.forEach((item, index) => {
+  for (let index = from; index < items.length; index++) {
+    const item = items[index]!;
     const type = 'type' in item ? item.type : 'message';
     const role = 'role' in item ? item.role : undefined;
-    if ((type === 'message' || type === undefined) && role === 'system') return;
+    if ((type === 'message' || type === undefined) && role === 'system') continue;
     if ((type === 'message' || type === undefined) && role === 'user') {
       flush();
       out.push({
@@ -70,14 +74,14 @@ export function readItems(items: readonly Item[]): SourcedEvent[] {
         sources: [...loose, index],
       });
       loose = [];
-      return;
+      continue;
     }
     if ((type === 'message' || type === undefined) && role === 'assistant') {
       const current = open();
       current.text += messageText((item as { content: unknown }).content);
       current.sources.push(...loose, index);
       loose = [];
-      return;
+      continue;
     }
     if (type === 'function_call') {
       const call = item as Extract<Item, { type: 'function_call' }>;
@@ -85,7 +89,7 @@ export function readItems(items: readonly Item[]): SourcedEvent[] {
       current.toolCalls.push({ toolCallId: call.callId, toolName: call.name, input: parseArgs(call.arguments) });
       current.sources.push(...loose, index);
       loose = [];
-      return;
+      continue;
     }
     if (type === 'function_call_result') {
       flush();
@@ -101,20 +105,40 @@ export function readItems(items: readonly Item[]): SourcedEvent[] {
         sources: [...loose, index],
       });
       loose = [];
-      return;
+      continue;
     }
     // Reasoning, hosted tools and the like: kept with the turn around them.
     if (turn) turn.sources.push(index);
     else loose.push(index);
-  });
+  }
   flush();
   if (loose.length && out.length) out[out.length - 1]!.sources.push(...loose);
   return out;
 }
 
+/**
+ * What an item's events are read from (see `BridgeCodec.fields`): its type, role, content, call id, name,
+ * arguments and output. The SDK hands the filter deep copies of its items at every call, so these are compared
+ * by value.
+ */
+function itemFields(item: Item): readonly unknown[] {
+  const fields = item as {
+    type?: unknown;
+    role?: unknown;
+    content?: unknown;
+    callId?: unknown;
+    name?: unknown;
+    arguments?: unknown;
+    output?: unknown;
+  };
+  return [fields.type, fields.role, fields.content, fields.callId, fields.name, fields.arguments, fields.output];
+}
+
 /** The codec of OpenAI Agents input items for the history bridge. */
 export const itemsCodec: BridgeCodec<Item> = {
-  read: readItems,
+  read: (items) => readItems(items),
+  readFrom: readItems,
+  fields: itemFields,
   pinned: (items) => items.flatMap((it, i) => ('role' in it && it.role === 'system' ? [i] : [])),
   summary: (text) => ({ type: 'message', role: 'user', content: text }),
   rebuild(item: ContextItem): Item[] {

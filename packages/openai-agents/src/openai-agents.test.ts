@@ -275,3 +275,54 @@ describe('pagewise/openai-agents', () => {
     for (const [uri, body] of Object.entries(before)) expect(after[uri]).toBe(body);
   });
 });
+
+describe('pagewiseInputFilter across calls', () => {
+  const result = (callId: string, output: string): AgentInputItem => ({
+    type: 'function_call_result',
+    callId,
+    name: 'search',
+    status: 'completed',
+    output,
+  });
+  const call = (callId: string): AgentInputItem => ({
+    type: 'function_call',
+    callId,
+    name: 'search',
+    arguments: '{}',
+    status: 'completed',
+  });
+
+  /** A filter whose one observation processor marks each result and counts the results it reads. */
+  function counting() {
+    const read: string[] = [];
+    const filter = pagewiseInputFilter({
+      observationProcessors: [
+        { name: 'mark', process: async (obs) => (read.push(obs.output), { ...obs, output: `seen: ${obs.output}` }) },
+      ],
+    });
+    const send = async (input: AgentInputItem[]) =>
+      (await filter({ modelData: { input, instructions: 'Answer.' }, agent: { name: 'a' }, context: {} } as never))
+        .input;
+    return { read, send };
+  }
+
+  it('processes a result once, and again when the same call id comes with another output', async () => {
+    const { read, send } = counting();
+    const history: AgentInputItem[] = [{ role: 'user', content: 'task' }, call('c1'), result('c1', 'first')];
+    await send(structuredClone(history));
+    // The SDK's copy of the same items with one more step: only the new result is read.
+    await send(structuredClone([...history, call('c2'), result('c2', 'second')]));
+    expect(read).toEqual(['first', 'second']);
+    const edited = await send([...history.slice(0, 2), result('c1', 'edited')]);
+    expect(read).toEqual(['first', 'second', 'edited']);
+    expect(edited.at(-1)).toMatchObject({ output: 'seen: edited' });
+  });
+
+  it('reads an output changed in place in an item it has seen', async () => {
+    const { send } = counting();
+    const history: AgentInputItem[] = [{ role: 'user', content: 'task' }, call('c1'), result('c1', 'first')];
+    await send(history);
+    (history[2] as { output: string }).output = 'changed';
+    expect((await send(history)).at(-1)).toMatchObject({ output: 'seen: changed' });
+  });
+});

@@ -28,24 +28,25 @@ export function toolOutputText(output: ToolOutput): { text: string; isError: boo
   }
 }
 
-function readMessages(messages: readonly ModelMessage[]): SourcedEvent[] {
+function readMessages(messages: readonly ModelMessage[], from = 0): SourcedEvent[] {
   const out: SourcedEvent[] = [];
-  messages.forEach((message, index) => {
+  for (let index = from; index < messages.length; index++) {
+    const message = messages[index]!;
     switch (message.role) {
       case 'system':
-        return;
+        break;
       case 'user': {
         const text =
           typeof message.content === 'string'
             ? message.content
             : message.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
         out.push({ event: { kind: 'user', text }, sources: [index] });
-        return;
+        break;
       }
       case 'assistant': {
         if (typeof message.content === 'string') {
           out.push({ event: { kind: 'model', text: message.content, toolCalls: [] }, sources: [index] });
-          return;
+          break;
         }
         let text = '';
         const toolCalls: ToolCallRecord[] = [];
@@ -55,7 +56,7 @@ function readMessages(messages: readonly ModelMessage[]): SourcedEvent[] {
             toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
         }
         out.push({ event: { kind: 'model', text, toolCalls }, sources: [index] });
-        return;
+        break;
       }
       case 'tool':
         for (const part of message.content) {
@@ -66,15 +67,44 @@ function readMessages(messages: readonly ModelMessage[]): SourcedEvent[] {
             sources: [index],
           });
         }
-        return;
+        break;
     }
-  });
+  }
   return out;
+}
+
+/**
+ * What a message's events are read from (see `BridgeCodec.fields`): its role and, per part, its type, text, tool
+ * call id and name, input and output, the output's kind and value taken out, so an output replaced in place is
+ * seen.
+ */
+function messageFields(message: ModelMessage): readonly unknown[] {
+  const fields: unknown[] = [message.role];
+  if (typeof message.content === 'string') {
+    fields.push(message.content);
+    return fields;
+  }
+  for (const part of message.content as readonly Record<string, unknown>[]) {
+    const output = part.output as { type?: unknown; value?: unknown; reason?: unknown } | undefined;
+    fields.push(
+      part.type,
+      part.text,
+      part.toolCallId,
+      part.toolName,
+      part.input,
+      output?.type,
+      output?.value,
+      output?.reason,
+    );
+  }
+  return fields;
 }
 
 /** The codec of AI SDK model messages. */
 export const modelMessagesCodec: BridgeCodec<ModelMessage> = {
-  read: readMessages,
+  read: (messages) => readMessages(messages),
+  readFrom: readMessages,
+  fields: messageFields,
   pinned: (messages) => messages.flatMap((m, i) => (m.role === 'system' ? [i] : [])),
   summary: (text) => ({ role: 'user', content: [{ type: 'text', text }] }),
   rebuild(item: ContextItem): ModelMessage[] {
