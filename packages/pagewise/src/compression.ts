@@ -26,6 +26,7 @@ export {
   type ResolveCompressorOptions,
 } from './compression/resolve-compressor.js';
 export {
+  ACON_OBSERVATION_THRESHOLD,
   DEFAULT_OBSERVATION_THRESHOLD,
   OBSERVATION_THRESHOLD,
   observationCompressor,

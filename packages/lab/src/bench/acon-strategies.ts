@@ -16,7 +16,7 @@ import {
   DEFAULT_HISTORY_THRESHOLD,
   historyCompressor,
   type HistoryMode,
-  DEFAULT_OBSERVATION_THRESHOLD,
+  ACON_OBSERVATION_THRESHOLD,
   observationCompressor,
   promptingSummarizer,
   resolveCompressor,
@@ -92,7 +92,7 @@ export interface AconSettings {
 
 /** The paper's defaults: T_obs 1024, T_hist 4096, the last turn kept, the default guidelines. */
 export const ACON_DEFAULTS: Readonly<AconSettings> = Object.freeze({
-  observationThreshold: DEFAULT_OBSERVATION_THRESHOLD,
+  observationThreshold: ACON_OBSERVATION_THRESHOLD,
   historyThreshold: DEFAULT_HISTORY_THRESHOLD,
   keepLastTurns: 1,
   mode: 'accumulate',

@@ -26,7 +26,14 @@ import { fenceBoundary } from '../paging/fence.js';
 import { argumentText, fenceQuoted, handleLine, renderTranscript, unreachableHandleLine } from './transcript.js';
 
 /** ACON's T_obs (1,024 tokens), which the ACON benchmark strategies start from. */
-export const DEFAULT_OBSERVATION_THRESHOLD = 1024;
+export const ACON_OBSERVATION_THRESHOLD = 1024;
+
+/**
+ * ACON's T_obs, under the name it had before; it never was this package's default ({@link OBSERVATION_THRESHOLD}).
+ *
+ * @deprecated Use {@link ACON_OBSERVATION_THRESHOLD}, or {@link OBSERVATION_THRESHOLD} for the default.
+ */
+export const DEFAULT_OBSERVATION_THRESHOLD = ACON_OBSERVATION_THRESHOLD;
 
 /**
  * The default T_obs of {@link observationCompressor}: observations above this many tokens are compressed.
