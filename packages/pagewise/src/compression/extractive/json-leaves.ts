@@ -6,12 +6,14 @@ import { countTokens } from '../../tokens/tokenizer.js';
 import { ID_FIELD } from '../../text/identifiers.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from '../json-source.js';
 import { groupBy, isErrorStatus } from './units.js';
-import { PIECE, type SearchedQuery, WORD_CACHE_LIMIT, normalized, weightedRelevance } from './search.js';
+import { PIECE, type SearchedQuery, normalized, pathWords, weightedRelevance } from './search.js';
 
 // ---------------------------------------------------------------------------------------------
 // JSON
 
 type JsonPath = readonly (string | number)[];
+
+export { pathWords };
 export type JsonContainer = Record<string, unknown> | unknown[];
 
 export interface JsonLeaf {
@@ -234,27 +236,6 @@ export function fieldMatcher(rules: readonly string[]): (keys: readonly string[]
       }
       return false;
     });
-}
-
-export function pathWords(path: JsonPath): string {
-  return path
-    .filter((p): p is string => typeof p === 'string')
-    .map(keyText)
-    .join(' ');
-}
-
-// Field names recur in every record: each one's words are spelled out once.
-const keyTexts = new Map<string, string>();
-
-/** A field name as words: `orderId` and `order_id` as `order Id` and `order id`. */
-function keyText(key: string): string {
-  let text = keyTexts.get(key);
-  if (text === undefined) {
-    text = key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ');
-    if (keyTexts.size >= WORD_CACHE_LIMIT) keyTexts.clear();
-    keyTexts.set(key, text);
-  }
-  return text;
 }
 
 export function scalarText(value: unknown): string {

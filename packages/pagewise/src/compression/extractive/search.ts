@@ -13,7 +13,6 @@ import {
   type Bm25Terms,
 } from '../../text/bm25.js';
 import { isStopword } from '../../text/stopwords.js';
-import { pathWords } from './json-leaves.js';
 
 // ---------------------------------------------------------------------------------------------
 // Scoring
@@ -329,4 +328,25 @@ function queryWordsOf(query: string): ReadonlySet<string> {
     recentQueryWords.set(query, words);
   }
   return words;
+}
+
+export function pathWords(path: readonly (string | number)[]): string {
+  return path
+    .filter((p): p is string => typeof p === 'string')
+    .map(keyText)
+    .join(' ');
+}
+
+// Field names recur in every record: each one's words are spelled out once.
+const keyTexts = new Map<string, string>();
+
+/** A field name as words: `orderId` and `order_id` as `order Id` and `order id`. */
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ');
+    if (keyTexts.size >= WORD_CACHE_LIMIT) keyTexts.clear();
+    keyTexts.set(key, text);
+  }
+  return text;
 }
