@@ -49,6 +49,18 @@ export {
   type EventIdentity,
 } from './session/event-codec.js';
 export { eventSchema, parseStoredState, parseStoredValue } from './session/event-schema.js';
+// Sessions: a new session's key and first state, a stored row read back, a row of a listing.
+export {
+  firstSharedWrites,
+  newSession,
+  sessionFromRow,
+  sessionSummaryFromRow,
+  type NewSession,
+  type StoredSessionListRow,
+  type StoredSessionParts,
+  type StoredSessionRow,
+  type StoredSharedValue,
+} from './session/stored-session.js';
 // Pages: the row a page store keeps and the outcome of a write.
 export {
   PAGE_SCHEMA_VERSION,

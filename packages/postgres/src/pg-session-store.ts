@@ -5,10 +5,9 @@
  * keys. Locks are always taken in one order (session row, user keys sorted, app keys sorted), so
  * concurrent appends queue up instead of deadlocking or overwriting each other.
  */
-import { randomUUID } from 'node:crypto';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
 import { z } from 'zod';
-import { StorageError, VersionConflictError, scopeOf } from 'pagewise';
+import { VersionConflictError, scopeOf } from 'pagewise';
 import {
   SESSION_SCHEMA_VERSION,
   type CreateSessionOptions,
@@ -26,24 +25,15 @@ import {
   encodeEvent,
   parseStoredState,
   parseStoredValue,
-  applyDelta,
-  splitDelta,
-  READABLE_SESSION_SCHEMA_VERSIONS,
+  firstSharedWrites,
+  newSession,
+  sessionFromRow,
+  sessionSummaryFromRow,
+  type StoredSessionListRow,
+  type StoredSessionRow,
 } from 'pagewise/store-kit';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
-
-interface SessionRow {
-  app_name: string;
-  user_id: string;
-  session_id: string;
-  state: string;
-  version: number;
-  // bigint columns arrive as strings: pg does not narrow them to JS numbers on its own.
-  created_at: string;
-  updated_at: string;
-  schema_version: number;
-}
 
 interface SharedRow {
   key: string;
@@ -56,14 +46,6 @@ const loadedSchema = z.object({
   events: z.array(z.string()),
   shared: z.array(z.tuple([z.string(), z.string().nullable(), z.number().int()])),
 });
-
-function checkSchema(what: string, version: number): void {
-  if (!READABLE_SESSION_SCHEMA_VERSIONS.includes(version)) {
-    throw new StorageError(
-      `${what} was written with schema version ${version}, which this version of pagewise cannot read (it reads ${READABLE_SESSION_SCHEMA_VERSIONS.join(', ')}). Upgrade pagewise.`,
-    );
-  }
-}
 
 /**
  * Locks the rows of `keys` and returns their stored values and versions. Absent keys get a version-0
@@ -169,7 +151,7 @@ interface Queryable {
  * validated here rather than parsed by the driver.
  */
 async function loadSession(db: Queryable, key: SessionKey): Promise<Session | undefined> {
-  const result = await db.query<Omit<SessionRow, 'app_name' | 'user_id' | 'session_id'> & { loaded: string }>(
+  const result = await db.query<Omit<StoredSessionRow, 'app_name' | 'user_id' | 'session_id'> & { loaded: string }>(
     `SELECT s.state, s.version, s.created_at, s.updated_at, s.schema_version, json_build_object(
        'events', (SELECT coalesce(json_agg(e.body ORDER BY e.seq), '[]'::json) FROM event_rows e WHERE e.sid = s.sid),
        'shared', (SELECT coalesce(json_agg(json_build_array(x.key, x.value, x.version)), '[]'::json) FROM (
@@ -182,35 +164,12 @@ async function loadSession(db: Queryable, key: SessionKey): Promise<Session | un
   );
   const row = result.rows[0];
   if (!row) return undefined;
-  checkSchema(`Session ${key.sessionId}`, row.schema_version);
-  try {
-    const loaded = loadedSchema.parse(JSON.parse(row.loaded));
-    const state = parseStoredState(row.state);
-    const sharedVersions: Record<string, number> = {};
-    for (const [stateKey, value, version] of loaded.shared) {
-      sharedVersions[stateKey] = version;
-      if (value !== null) state[stateKey] = parseStoredValue(value);
-    }
-    const events = loaded.events.map((body) => decodeEvent(body));
-    const { appName, userId, sessionId } = key;
-    return {
-      appName,
-      userId,
-      sessionId,
-      state,
-      events,
-      version: row.version,
-      sharedVersions,
-      createdAt: Number(row.created_at),
-      updatedAt: Number(row.updated_at),
-    };
-  } catch (error) {
-    if (error instanceof StorageError) throw error;
-    throw new StorageError(
-      `Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`,
-      error,
-    );
-  }
+  let loaded: z.infer<typeof loadedSchema> | undefined;
+  const parsed = (): z.infer<typeof loadedSchema> => (loaded ??= loadedSchema.parse(JSON.parse(row.loaded)));
+  return sessionFromRow(key, row, {
+    shared: () => parsed().shared.map(([stateKey, value, version]) => ({ key: stateKey, value, version })),
+    events: () => parsed().events.map((body) => decodeEvent(body)),
+  });
 }
 
 /** How long a locked build may keep its transaction idle before the server ends it and frees the locks. */
@@ -273,15 +232,7 @@ export class PgSessionStore implements LockingSessionStore {
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
-    const key: SessionKey = {
-      appName: options.appName,
-      userId: options.userId,
-      sessionId: options.sessionId ?? randomUUID(),
-    };
-    const parts = splitDelta(options.state);
-    const state: Record<string, JsonValue> = {};
-    applyDelta(state, parts.session);
-    const now = Date.now();
+    const { key, state, shared, now } = newSession(options);
     await this.database.transaction(async (client) => {
       const inserted = await client.query(
         `INSERT INTO sessions (app_name, user_id, session_id, state, version, created_at, updated_at, schema_version)
@@ -290,13 +241,9 @@ export class PgSessionStore implements LockingSessionStore {
       );
       if (inserted.rowCount === 0)
         throw new TypeError(`Session "${key.sessionId}" already exists; pick another id or omit it.`);
-      const shared = Object.entries({ ...parts.user, ...parts.app });
       if (shared.length === 0) return;
       const current = await lockShared(client, key.appName, key.userId, sharedKeys(shared.map(([k]) => k)));
-      const writes = shared.map(([stateKey, value]): [string, SharedWrite] => [
-        stateKey,
-        { value, version: (current.get(stateKey)?.version ?? 0) + 1 },
-      ]);
+      const writes = firstSharedWrites(shared, (stateKey) => current.get(stateKey)?.version ?? 0);
       await write(client, key, { events: [], firstSeq: 0, shared: writes, state, version: 0, updatedAt: now });
     });
     return (await this.getSession(key))!;
@@ -309,20 +256,12 @@ export class PgSessionStore implements LockingSessionStore {
   async listSessions(options: ListSessionsOptions): Promise<SessionSummary[]> {
     const params: string[] = [options.appName];
     if (options.userId !== undefined) params.push(options.userId);
-    const result = await this.database.query<SessionRow & { event_count: string }>(
+    const result = await this.database.query<StoredSessionListRow>(
       `SELECT s.*, (SELECT count(*) FROM event_rows e WHERE e.sid = s.sid) AS event_count
        FROM sessions s WHERE s.app_name = $1 ${options.userId !== undefined ? 'AND s.user_id = $2' : ''} ORDER BY s.created_at, s.session_id`,
       params,
     );
-    return result.rows.map((row) => ({
-      appName: row.app_name,
-      userId: row.user_id,
-      sessionId: row.session_id,
-      version: row.version,
-      eventCount: Number(row.event_count),
-      createdAt: Number(row.created_at),
-      updatedAt: Number(row.updated_at),
-    }));
+    return result.rows.map(sessionSummaryFromRow);
   }
 
   async deleteSession(key: SessionKey): Promise<boolean> {

@@ -2,7 +2,6 @@
  * The embedded SQLite SessionStore (better-sqlite3, WAL): one file holds sessions, events and shared
  * user/app state. An append and its delta commit in one transaction, checked against the version.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -26,9 +25,12 @@ import {
   parseStoredState,
   parseStoredValue,
   deepFreeze,
-  applyDelta,
-  splitDelta,
-  READABLE_SESSION_SCHEMA_VERSIONS,
+  firstSharedWrites,
+  newSession,
+  sessionFromRow,
+  sessionSummaryFromRow,
+  type StoredSessionListRow,
+  type StoredSessionRow,
 } from 'pagewise/store-kit';
 import type { JsonValue, Session, SessionEvent, SessionKey, SessionSummary } from 'pagewise';
 import { EVENT_KEY_SPAN, migrate, missingMigrations, sqliteMigrationDialect } from './migrations.js';
@@ -391,17 +393,6 @@ interface LastWrite {
   state: string;
 }
 
-interface SessionRow {
-  app_name: string;
-  user_id: string;
-  session_id: string;
-  state: string;
-  version: number;
-  created_at: number;
-  updated_at: number;
-  schema_version: number;
-}
-
 /** A SessionStore in one SQLite file. Safe for several processes (SQLite locking, WAL). */
 export class SqliteSessionStore implements SessionStore {
   readonly db: Database.Database;
@@ -432,7 +423,7 @@ export class SqliteSessionStore implements SessionStore {
         : openSqliteDatabase(options.path, options));
     const db = this.db;
     this.stmts = guarded(db, () => ({
-      getSession: db.prepare<[string, string, string], SessionRow>(
+      getSession: db.prepare<[string, string, string], StoredSessionRow>(
         'SELECT * FROM sessions WHERE app_name = ? AND user_id = ? AND session_id = ?',
       ),
       insertSession: db.prepare(
@@ -481,10 +472,10 @@ export class SqliteSessionStore implements SessionStore {
       setApp: db.prepare(
         'INSERT INTO app_state (app_name, key, value, version) VALUES (?, ?, ?, ?) ON CONFLICT (app_name, key) DO UPDATE SET value = excluded.value, version = excluded.version',
       ),
-      list: db.prepare<[string], SessionRow & { event_count: number }>(
+      list: db.prepare<[string], StoredSessionListRow>(
         'SELECT s.*, (SELECT COUNT(*) FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? ORDER BY s.created_at, s.session_id',
       ),
-      listUser: db.prepare<[string, string], SessionRow & { event_count: number }>(
+      listUser: db.prepare<[string, string], StoredSessionListRow>(
         'SELECT s.*, (SELECT COUNT(*) FROM session_ids k JOIN event_rows e ON e.k >= k.sid * 4294967296 AND e.k < (k.sid + 1) * 4294967296 WHERE k.app_name = s.app_name AND k.user_id = s.user_id AND k.session_id = s.session_id) AS event_count FROM sessions s WHERE s.app_name = ? AND s.user_id = ? ORDER BY s.created_at, s.session_id',
       ),
       deleteEvents: db.prepare('DELETE FROM event_rows WHERE k >= ? * 4294967296 AND k < (? + 1) * 4294967296'),
@@ -520,55 +511,20 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  private readRow(row: SessionRow): Session {
-    if (!READABLE_SESSION_SCHEMA_VERSIONS.includes(row.schema_version)) {
-      throw new StorageError(
-        `Session ${row.session_id} was written with schema version ${row.schema_version}, which this version of pagewise cannot read (it reads ${READABLE_SESSION_SCHEMA_VERSIONS.join(', ')}). Upgrade pagewise.`,
-      );
-    }
+  private readRow(row: StoredSessionRow): Session {
     const key = { appName: row.app_name, userId: row.user_id, sessionId: row.session_id };
-    try {
-      const state = parseStoredState(row.state);
-      const sharedVersions: Record<string, number> = {};
-      for (const sharedRow of [
-        ...this.stmts.userState.all(key.appName, key.userId),
-        ...this.stmts.appState.all(key.appName),
-      ]) {
-        sharedVersions[sharedRow.key] = sharedRow.version;
-        if (sharedRow.value !== null) state[sharedRow.key] = parseStoredValue(sharedRow.value);
-      }
-      const events = this.eventCache.read(
-        cacheKeyOf(key),
-        this.stmts.events.all(key.appName, key.userId, key.sessionId).map(storedRowOf),
-      );
-      return {
-        ...key,
-        state,
-        events,
-        version: row.version,
-        sharedVersions,
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
-      };
-    } catch (error) {
-      if (error instanceof StorageError) throw error;
-      throw new StorageError(
-        `Session ${key.sessionId} holds a record that does not parse: ${(error as Error).message}`,
-        error,
-      );
-    }
+    return sessionFromRow(key, row, {
+      shared: () => [...this.stmts.userState.all(key.appName, key.userId), ...this.stmts.appState.all(key.appName)],
+      events: () =>
+        this.eventCache.read(
+          cacheKeyOf(key),
+          this.stmts.events.all(key.appName, key.userId, key.sessionId).map(storedRowOf),
+        ),
+    });
   }
 
   async createSession(options: CreateSessionOptions): Promise<Session> {
-    const key: SessionKey = {
-      appName: options.appName,
-      userId: options.userId,
-      sessionId: options.sessionId ?? randomUUID(),
-    };
-    const parts = splitDelta(options.state);
-    const sessionState: Record<string, JsonValue> = {};
-    applyDelta(sessionState, parts.session);
-    const now = Date.now();
+    const { key, state: sessionState, shared, now } = newSession(options);
     // IMMEDIATE: the write lock is taken (waiting up to the busy timeout) before the existence check
     // reads, so the transaction never has to upgrade a read snapshot another writer made stale.
     const create = this.db.transaction(() => {
@@ -585,10 +541,10 @@ export class SqliteSessionStore implements SessionStore {
         SESSION_SCHEMA_VERSION,
       );
       this.stmts.insertSid.run(key.appName, key.userId, key.sessionId);
-      const writes = Object.entries({ ...parts.user, ...parts.app }).map(([stateKey, value]): [string, SharedWrite] => [
-        stateKey,
-        { value, version: this.sharedValue(key.appName, key.userId, stateKey).version + 1 },
-      ]);
+      const writes = firstSharedWrites(
+        shared,
+        (stateKey) => this.sharedValue(key.appName, key.userId, stateKey).version,
+      );
       this.writeShared(key.appName, key.userId, writes);
     });
     guarded(this.db, () => create.immediate());
@@ -621,15 +577,7 @@ export class SqliteSessionStore implements SessionStore {
         ? this.stmts.list.all(options.appName)
         : this.stmts.listUser.all(options.appName, options.userId),
     );
-    return rows.map((row) => ({
-      appName: row.app_name,
-      userId: row.user_id,
-      sessionId: row.session_id,
-      version: row.version,
-      eventCount: row.event_count,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }));
+    return rows.map(sessionSummaryFromRow);
   }
 
   async deleteSession(key: SessionKey): Promise<boolean> {
