@@ -67,6 +67,7 @@ export {
   hashBody,
   pageInfo,
   pageInfoFromRow,
+  pageRowValues,
   putOutcome,
   toPage,
   type StoredPageRow,

@@ -4,23 +4,12 @@
  * the pool, of the session store.
  */
 import type { PoolClient } from 'pg';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/store-kit';
+import { pageInfo, pageInfoFromRow, pageRowValues, putOutcome, toPage, type StoredPageRow } from 'pagewise/store-kit';
 import { isHandleUri, verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise/paging';
 import { openPgDatabase, type PgDatabase, type PgStoreOptions } from './pg-database.js';
 
-interface PageRow {
-  namespace: string;
-  uri: string;
-  title: string;
-  media_type: string;
-  hash: string;
-  fetched_at: string;
-  meta: string;
-  schema_version: number;
-  bytes: number;
-  tokens: number;
-  body?: Buffer;
-}
+/** A page row with, when the query joins it in, its body (bytea, as pg gives it). */
+type PageRow = StoredPageRow & { body?: Buffer };
 
 const COLUMNS =
   'p.namespace, p.uri, p.title, p.media_type, p.hash, p.fetched_at, p.meta, p.schema_version, b.bytes, b.tokens';
@@ -76,16 +65,7 @@ export class PgPageStore implements PageStore {
                : `UPDATE SET title = excluded.title, media_type = excluded.media_type, hash = excluded.hash,
              fetched_at = excluded.fetched_at, meta = excluded.meta, schema_version = excluded.schema_version`
            }`,
-          [
-            page.namespace,
-            page.uri,
-            page.title,
-            page.mediaType,
-            page.hash,
-            page.fetchedAt,
-            JSON.stringify(page.meta),
-            PAGE_SCHEMA_VERSION,
-          ],
+          pageRowValues(page),
         );
         if (inserted.rowCount === 0) {
           const raced = await this.storedInfo(client, page.namespace, page.uri);

@@ -3,24 +3,13 @@
  * Shares the database file of the session store.
  */
 import type Database from 'better-sqlite3';
-import { PAGE_SCHEMA_VERSION, pageInfo, pageInfoFromRow, putOutcome, toPage } from 'pagewise/store-kit';
+import { pageInfo, pageInfoFromRow, pageRowValues, putOutcome, toPage, type StoredPageRow } from 'pagewise/store-kit';
 import { verifiedBody, type Page, type PageInfo, type PageInput, type PageStore } from 'pagewise/paging';
 import { guarded } from './sqlite-errors.js';
 import { openSqliteDatabase } from './sqlite-store.js';
 
-interface PageRow {
-  namespace: string;
-  uri: string;
-  title: string;
-  media_type: string;
-  hash: string;
-  fetched_at: number;
-  meta: string;
-  schema_version: number;
-  bytes: number;
-  tokens: number;
-  body?: string;
-}
+/** A page row with, when the query joins it in, its body. */
+type PageRow = StoredPageRow & { body?: string };
 
 /** Options of {@link SqlitePageStore}. */
 export interface SqlitePageStoreOptions {
@@ -81,16 +70,7 @@ export class SqlitePageStore implements PageStore {
       if (old && putOutcome({ ...page, hash: old.hash }, page.hash) === 'unchanged')
         return this.row(this.stmts.info.get(page.namespace, page.uri)!);
       this.stmts.putBody.run(page.hash, page.body, page.bytes, page.tokens);
-      this.stmts.putPage.run(
-        page.namespace,
-        page.uri,
-        page.title,
-        page.mediaType,
-        page.hash,
-        page.fetchedAt,
-        JSON.stringify(page.meta),
-        PAGE_SCHEMA_VERSION,
-      );
+      this.stmts.putPage.run(...pageRowValues(page));
       if (old && old.hash !== page.hash) this.stmts.gc.run(old.hash, old.hash);
       return pageInfo(page);
     });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { IntegrityError } from '../errors.js';
 import { pageStoreContract } from '../../../../test/contracts/page-store.contract.js';
 import { SqlitePageStore } from '../../../sqlite/src/sqlite-page-store.js';
-import { InMemoryPageStore } from './page-store.js';
+import { InMemoryPageStore, pageInfo, pageInfoFromRow, pageRowValues, toPage } from './page-store.js';
 
 pageStoreContract('memory', async () => new InMemoryPageStore());
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewise-pages-'));
@@ -22,5 +22,25 @@ describe('integrity is not checked on read (finding): the memory store', () => {
     expect(err).toBeInstanceOf(IntegrityError);
     expect((err as Error).message).toContain('report-3');
     expect((err as IntegrityError).namespace).toBe('n');
+  });
+});
+
+describe('pageRowValues', () => {
+  it('gives the values pageInfoFromRow reads back as the page it was given', () => {
+    const page = toPage({ namespace: 'ns', uri: 'doc://a', title: 'A', body: 'Body.', fetchedAt: 5, meta: { k: [1] } });
+    const [namespace, uri, title, mediaType, hash, fetchedAt, meta, schemaVersion] = pageRowValues(page);
+    const row = {
+      namespace,
+      uri,
+      title,
+      media_type: mediaType,
+      hash,
+      fetched_at: String(fetchedAt),
+      meta,
+      schema_version: schemaVersion,
+      bytes: page.bytes,
+      tokens: page.tokens,
+    };
+    expect(pageInfoFromRow(row)).toEqual(pageInfo(page));
   });
 });

@@ -164,6 +164,23 @@ export function pageInfoFromRow(row: StoredPageRow): PageInfo {
   };
 }
 
+/**
+ * The values of a page's metadata row, in the order of the columns `namespace, uri, title, media_type, hash,
+ * fetched_at, meta, schema_version` of a SQL store's `pages` table: what {@link pageInfoFromRow} reads back.
+ */
+export function pageRowValues(page: Page): [string, string, string, string, string, number, string, number] {
+  return [
+    page.namespace,
+    page.uri,
+    page.title,
+    page.mediaType,
+    page.hash,
+    page.fetchedAt,
+    JSON.stringify(page.meta),
+    PAGE_SCHEMA_VERSION,
+  ];
+}
+
 /** Drops the body of a page. */
 export function pageInfo(page: Page): PageInfo {
   const { body: _body, ...info } = page;
