@@ -22,7 +22,7 @@ import { measureCallOptions } from 'pagewise/ai-sdk';
 import { adapterSteps, HistoryBridge, toolFailureText } from 'pagewise/adapter-kit';
 import { contentText, langchainMessagesCodec, langchainRequestToCallOptions } from './messages.js';
 import { LangChainThreads, type ThreadConfigLike } from './threads.js';
-import { createLangChainPagingTools } from './tools.js';
+import { langchainTool } from './tools.js';
 
 function lastHumanText(messages: readonly BaseMessage[]): string {
   const read = langchainMessagesCodec.read(messages);
@@ -144,12 +144,14 @@ export interface PagingMiddlewareOptions extends adapterSteps.PagingHookOptions<
  * await agent.invoke({ messages: [new HumanMessage('Which region grew most?')] }, { configurable: { thread_id: 't1' } });
  */
 export function pagingMiddleware(options: PagingMiddlewareOptions): PagewiseMiddleware {
-  const threads = options.threads ?? new LangChainThreads();
-  const all = createLangChainPagingTools(options.service, { ...options, threads });
-  const { tools, ...paged } = adapterSteps.pagingInstruction(options, threads);
+  const { tools, ...paged } = adapterSteps.pagingHook(
+    options,
+    () => new LangChainThreads(),
+    (tool, threads) => langchainTool(tool, { threads }),
+  );
   return pagewiseInstructionMiddleware({
     ...paged,
-    tools: tools.map((name) => all[name]),
+    tools: tools.map(([, tool]) => tool),
     name: options.name ?? 'pagewise-paging',
   });
 }

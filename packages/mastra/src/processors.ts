@@ -15,7 +15,7 @@ import { STEP_BLOCK_MARK, type ContextProcessor } from 'pagewise/context';
 import { measureCallOptions, modelMessagesCodec } from 'pagewise/ai-sdk';
 import { adapterSteps, HistoryBridge, type BridgeCodec } from 'pagewise/adapter-kit';
 import { MastraThreads, type MastraThreadKey } from './threads.js';
-import { createMastraPagingTools } from './tools.js';
+import { mastraTool } from './tools.js';
 
 /** The tag of the system message the instruction processor owns in Mastra's message list. */
 export const PAGEWISE_SYSTEM_TAG = 'pagewise';
@@ -230,12 +230,14 @@ export interface PagingProcessorOptions extends adapterSteps.PagingHookOptions<M
  * await agent.generate('Which region grew most?', { memory: { thread: 't1', resource: 'u1' } });
  */
 export function pagingProcessor(options: PagingProcessorOptions): InstructionProcessor {
-  const threads = options.threads ?? new MastraThreads();
-  const all = createMastraPagingTools(options.service, { ...options, threads });
-  const { tools, ...paged } = adapterSteps.pagingInstruction(options, threads);
+  const { tools, ...paged } = adapterSteps.pagingHook(
+    options,
+    () => new MastraThreads(),
+    (tool, threads) => mastraTool(tool, { threads }),
+  );
   return pagewiseInstructionProcessor({
     ...paged,
-    tools: Object.fromEntries(tools.map((name) => [name, all[name]])),
+    tools: Object.fromEntries(tools),
     id: options.id ?? 'pagewise-paging',
   });
 }

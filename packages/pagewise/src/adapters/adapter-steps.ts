@@ -71,23 +71,42 @@ export function pagingToolsAs<W>(
 }
 
 /**
- * What a paging hook hands the adapter's instruction hook: the paged instruction over the service, the
- * paging tools it offers (by name), the history processors and the ledger.
+ * What a paging hook hands the adapter's instruction hook: the thread sessions (`options.threads`, or new ones
+ * from `newThreads`), the paged instruction over the service, the paging tools it offers (`options.tools`, by
+ * default all), each bound to those threads and wrapped as the framework's tool by `wrap`, with its name, in
+ * order, and the history processors and the ledger when given.
+ *
+ * @example
+ * ```ts
+ * import { adapterSteps } from 'pagewise/adapter-kit';
+ * import { PagingService } from 'pagewise/paging';
+ *
+ * class MyThreads {}
+ * const hook = adapterSteps.pagingHook(
+ *   { service: new PagingService({}), tools: ['page_in'] },
+ *   () => new MyThreads(),
+ *   (tool, threads) => ({ name: tool.name, threads }),
+ * );
+ * console.log(hook.tools.map(([name]) => name)); // ['page_in']
+ * ```
  */
-export function pagingInstruction<T>(
+export function pagingHook<T, W>(
   options: PagingHookOptions<T>,
-  threads: T,
+  newThreads: () => T,
+  wrap: (tool: AnyTool, threads: T) => W,
 ): {
   instruction: InstructionProvider;
   threads: T;
-  tools: readonly PagingToolName[];
+  tools: [PagingToolName, W][];
   processors?: ContextProcessor[];
   ledger?: Ledger;
 } {
+  const threads = options.threads ?? newThreads();
+  const all = createPagingTools(options.service, options);
   return {
     instruction: pagedInstruction({ base: options.instruction ?? '', service: options.service }),
     threads,
-    tools: options.tools ?? PAGING_TOOL_NAMES,
+    tools: (options.tools ?? PAGING_TOOL_NAMES).map((name) => [name, wrap(all[name], threads)]),
     ...(options.processors ? { processors: options.processors } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
   };
