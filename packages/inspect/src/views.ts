@@ -1040,7 +1040,10 @@ export function runsPage(index: number, folder: LoadedRuns): SafeHtml {
                   .filter(({ episode }) => episode.taskId === task && episode.strategy === strategy);
                 return html`<td>
                   ${cells.map(({ episode, at }) => {
-                    const peak = Math.max(0, ...e.ledger.filter((x) => x.kind === 'agent').map((x) => x.promptTokens));
+                    const peak = Math.max(
+                      0,
+                      ...episode.ledger.filter((x) => x.kind === 'agent').map((x) => x.promptTokens),
+                    );
                     return html`<a
                       class="${episode.success ? 'cell ok' : 'cell fail'}"
                       href="/runs/${index}/episode/${at}"
