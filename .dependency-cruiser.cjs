@@ -44,7 +44,7 @@ const tiers = [
   ['agents', `^${CORE}/agents/`],
   ['features', `^${CORE}/(paging|sources|compression|telemetry)/`],
 ];
-const tierRules = tiers.slice(0, -1).map(([name, from], i) => ({
+const tierRules = tiers.slice(0, -1).map(([name, from], index) => ({
   name: `core-tier-${name}-imports-a-later-tier`,
   comment: `The core's ${name} tier may import only its own and earlier tiers.`,
   severity: 'error',
@@ -52,7 +52,7 @@ const tierRules = tiers.slice(0, -1).map(([name, from], i) => ({
   to: {
     path:
       tiers
-        .slice(i + 1)
+        .slice(index + 1)
         .map(([, p]) => p)
         .join('|') +
       `|^${CORE}/adapters/|^${CORE}/(index|internal|testing|ai-sdk|paging|compression|sources|context|cost|telemetry|store-kit|adapter-kit|extractive)\\.ts$`,

@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
+    files: ['**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}'],
     plugins: { pagewise: { rules: { 'short-names': shortNames } } },
     rules: { 'pagewise/short-names': 'error' },
   },

@@ -74,7 +74,7 @@ export interface UnitSample {
 export function unitSamples(items: readonly SuiteItem[], seed = SEED): UnitSample[] {
   const random = seededRandom(seed);
   const samples: UnitSample[] = [];
-  for (const [n, item] of items.entries()) {
+  for (const [itemIndex, item] of items.entries()) {
     let units: { text: string; features: number[]; standalone: boolean }[] = [];
     compressWithProbe(item.text, { query: item.query, rules: RULES }, (scored) => {
       units = [...units, ...scored];
@@ -82,12 +82,12 @@ export function unitSamples(items: readonly SuiteItem[], seed = SEED): UnitSampl
     // Evidence is counted once: a unit repeating the text of an earlier one adds none.
     const seen = new Set<string>();
     const labelled = units
-      .filter((u) => u.standalone)
-      .map((u) => ({
-        x: u.features,
-        y: item.holds(u.text) && !seen.has(u.text) && seen.add(u.text) ? (1 as const) : (0 as const),
+      .filter((unit) => unit.standalone)
+      .map((unit) => ({
+        x: unit.features,
+        y: item.holds(unit.text) && !seen.has(unit.text) && seen.add(unit.text) ? (1 as const) : (0 as const),
         domain: item.domain,
-        item: n,
+        item: itemIndex,
       }));
     samples.push(...labelled.filter((s) => s.y === 1));
     samples.push(
@@ -111,40 +111,45 @@ export const PAIRS_PER_ITEM = 200;
 export function pairSamples(samples: readonly UnitSample[], seed = SEED): UnitSample[] {
   const random = seededRandom(seed);
   const byItem = new Map<number, UnitSample[]>();
-  for (const s of samples) byItem.set(s.item, [...(byItem.get(s.item) ?? []), s]);
+  for (const sample of samples) byItem.set(sample.item, [...(byItem.get(sample.item) ?? []), sample]);
   const pairs: UnitSample[] = [];
   for (const [item, units] of byItem) {
     const positives = units.filter((u) => u.y === 1);
     const negatives = units.filter((u) => u.y === 0);
     if (positives.length === 0 || negatives.length === 0) continue;
-    for (let k = 0; k < PAIRS_PER_ITEM; k += 1) {
-      const p = positives[Math.floor(random() * positives.length)]!;
-      const q = negatives[Math.floor(random() * negatives.length)]!;
-      const diff = p.x.map((v, i) => v - (q.x[i] ?? 0));
-      pairs.push({ x: diff, y: 1, domain: p.domain, item });
-      pairs.push({ x: diff.map((v) => -v), y: 0, domain: p.domain, item });
+    for (let pair = 0; pair < PAIRS_PER_ITEM; pair += 1) {
+      const positive = positives[Math.floor(random() * positives.length)]!;
+      const negative = negatives[Math.floor(random() * negatives.length)]!;
+      const diff = positive.x.map((v, i) => v - (negative.x[i] ?? 0));
+      pairs.push({ x: diff, y: 1, domain: positive.domain, item });
+      pairs.push({ x: diff.map((v) => -v), y: 0, domain: positive.domain, item });
     }
   }
   return pairs;
 }
 
-/** Solves `a · x = b` (a symmetric positive definite) by Gaussian elimination with partial pivoting. */
-function solve(a: number[][], b: number[]): number[] {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i] ?? 0]);
-  for (let col = 0; col < n; col += 1) {
+/**
+ * Solves `coefficients · x = constants` (coefficients symmetric positive definite) by Gaussian elimination with
+ * partial pivoting.
+ */
+function solve(coefficients: number[][], constants: number[]): number[] {
+  const size = constants.length;
+  const augmented = coefficients.map((row, i) => [...row, constants[i] ?? 0]);
+  for (let col = 0; col < size; col += 1) {
     let pivot = col;
-    for (let r = col + 1; r < n; r += 1) if (Math.abs(m[r]![col]!) > Math.abs(m[pivot]![col]!)) pivot = r;
-    [m[col], m[pivot]] = [m[pivot]!, m[col]!];
-    const p = m[col]![col]!;
-    for (let r = 0; r < n; r += 1) {
-      if (r === col) continue;
-      const f = m[r]![col]! / p;
-      if (f === 0) continue;
-      for (let c = col; c <= n; c += 1) m[r]![c]! -= f * m[col]![c]!;
+    for (let below = col + 1; below < size; below += 1)
+      if (Math.abs(augmented[below]![col]!) > Math.abs(augmented[pivot]![col]!)) pivot = below;
+    [augmented[col], augmented[pivot]] = [augmented[pivot]!, augmented[col]!];
+    const pivotValue = augmented[col]![col]!;
+    for (let other = 0; other < size; other += 1) {
+      if (other === col) continue;
+      const factor = augmented[other]![col]! / pivotValue;
+      if (factor === 0) continue;
+      for (let column = col; column <= size; column += 1)
+        augmented[other]![column]! -= factor * augmented[col]![column]!;
     }
   }
-  return m.map((row, i) => row[n]! / row[i]!);
+  return augmented.map((row, i) => row[size]! / row[i]!);
 }
 
 /**
@@ -158,35 +163,36 @@ export function fitLogistic(
 ): { weights: number[]; bias: number } {
   if (samples.length === 0) throw new Error('fitLogistic: no samples');
   const perDomain = new Map<string, number>();
-  for (const s of samples) perDomain.set(s.domain, (perDomain.get(s.domain) ?? 0) + 1);
+  for (const sample of samples) perDomain.set(sample.domain, (perDomain.get(sample.domain) ?? 0) + 1);
   const weightOf = (s: UnitSample): number => 1 / ((perDomain.get(s.domain) ?? 1) * perDomain.size);
-  const d = active.length + 1; // the bias last
-  let beta = new Array<number>(d).fill(0);
+  const dimensions = active.length + 1; // the bias last
+  let beta = new Array<number>(dimensions).fill(0);
   const row = (s: UnitSample): number[] => [...active.map((j) => s.x[j] ?? 0), 1];
   const rows = samples.map(row);
   for (let iteration = 0; iteration < 50; iteration += 1) {
-    const gradient = new Array<number>(d).fill(0);
-    const hessian = Array.from({ length: d }, () => new Array<number>(d).fill(0));
-    samples.forEach((s, i) => {
-      const x = rows[i]!;
-      let z = 0;
-      for (let j = 0; j < d; j += 1) z += beta[j]! * x[j]!;
-      const p = 1 / (1 + Math.exp(-z));
-      const w = weightOf(s);
-      const g = w * (p - s.y);
-      const h = w * p * (1 - p);
-      for (let j = 0; j < d; j += 1) {
-        gradient[j]! += g * x[j]!;
-        if (x[j] === 0) continue;
-        for (let k = j; k < d; k += 1) hessian[j]![k]! += h * x[j]! * x[k]!;
+    const gradient = new Array<number>(dimensions).fill(0);
+    const hessian = Array.from({ length: dimensions }, () => new Array<number>(dimensions).fill(0));
+    samples.forEach((sample, index) => {
+      const input = rows[index]!;
+      let logit = 0;
+      for (let feature = 0; feature < dimensions; feature += 1) logit += beta[feature]! * input[feature]!;
+      const probability = 1 / (1 + Math.exp(-logit));
+      const weight = weightOf(sample);
+      const residual = weight * (probability - sample.y);
+      const curvature = weight * probability * (1 - probability);
+      for (let feature = 0; feature < dimensions; feature += 1) {
+        gradient[feature]! += residual * input[feature]!;
+        if (input[feature] === 0) continue;
+        for (let other = feature; other < dimensions; other += 1)
+          hessian[feature]![other]! += curvature * input[feature]! * input[other]!;
       }
     });
-    for (let j = 0; j < d; j += 1) {
-      for (let k = 0; k < j; k += 1) hessian[j]![k] = hessian[k]![j]!;
-      if (j < d - 1) {
-        gradient[j]! += l2 * beta[j]!;
-        hessian[j]![j]! += l2;
-      } else hessian[j]![j]! += 1e-9;
+    for (let feature = 0; feature < dimensions; feature += 1) {
+      for (let other = 0; other < feature; other += 1) hessian[feature]![other] = hessian[other]![feature]!;
+      if (feature < dimensions - 1) {
+        gradient[feature]! += l2 * beta[feature]!;
+        hessian[feature]![feature]! += l2;
+      } else hessian[feature]![feature]! += 1e-9;
     }
     const step = solve(hessian, gradient);
     beta = beta.map((b, j) => b - (step[j] ?? 0));
@@ -194,7 +200,7 @@ export function fitLogistic(
   }
   const weights = FEATURE_NAMES.map(() => 0);
   active.forEach((j, i) => (weights[j] = beta[i]!));
-  return { weights, bias: beta[d - 1]! };
+  return { weights, bias: beta[dimensions - 1]! };
 }
 
 /** Parameters in the shipped file's form. */
@@ -224,10 +230,10 @@ export const heuristicCompressor: ItemCompressor = (item) =>
 export function recallBySet(items: readonly SuiteItem[], compress: ItemCompressor): Map<string, number> {
   const totals = new Map<string, [number, number]>();
   for (const item of items) {
-    const t = totals.get(item.set) ?? [0, 0];
-    t[0] += item.kept(compress(item));
-    t[1] += item.evidenceCount;
-    totals.set(item.set, t);
+    const total = totals.get(item.set) ?? [0, 0];
+    total[0] += item.kept(compress(item));
+    total[1] += item.evidenceCount;
+    totals.set(item.set, total);
   }
   return new Map([...totals].map(([set, [k, n]]) => [set, k / Math.max(1, n)]));
 }

@@ -87,57 +87,57 @@ export function generateChat(seed: number, sessions = 24, turnsPerSession = 14):
   };
 
   const factTemplates = [
-    (p: (typeof people)[number], update: boolean): [string, string, string] => {
-      const city = pick(CITIES.filter((c) => c !== state.get(`city:${p.name}`)));
-      state.set(`city:${p.name}`, city);
+    (person: (typeof people)[number], update: boolean): [string, string, string] => {
+      const city = pick(CITIES.filter((c) => c !== state.get(`city:${person.name}`)));
+      state.set(`city:${person.name}`, city);
       return [
-        `city:${p.name}`,
-        `In which city does ${p.name} live now?`,
+        `city:${person.name}`,
+        `In which city does ${person.name} live now?`,
         update
-          ? `Quick update on ${p.name}: she packed everything up again and now lives in ${city}.`
-          : `My ${p.relation} ${p.name} lives in ${city}, right by the old harbour.`,
+          ? `Quick update on ${person.name}: she packed everything up again and now lives in ${city}.`
+          : `My ${person.relation} ${person.name} lives in ${city}, right by the old harbour.`,
       ];
     },
-    (p: (typeof people)[number], update: boolean): [string, string, string] => {
-      const job = pick(JOBS.filter((j) => j !== state.get(`job:${p.name}`)));
-      state.set(`job:${p.name}`, job);
+    (person: (typeof people)[number], update: boolean): [string, string, string] => {
+      const job = pick(JOBS.filter((j) => j !== state.get(`job:${person.name}`)));
+      state.set(`job:${person.name}`, job);
       return [
-        `job:${p.name}`,
-        `What does ${p.name} do for work these days?`,
+        `job:${person.name}`,
+        `What does ${person.name} do for work these days?`,
         update
-          ? `${p.name} changed careers once more and is working as a ${job} now.`
-          : `${p.name} started a new job as a ${job} last week.`,
+          ? `${person.name} changed careers once more and is working as a ${job} now.`
+          : `${person.name} started a new job as a ${job} last week.`,
       ];
     },
-    (p: (typeof people)[number]): [string, string, string] => [
-      `birthday:${p.name}`,
-      `When is ${p.name}'s birthday?`,
-      `${p.name}'s birthday is on ${pick(MONTHS)} ${1 + Math.floor(random() * 28)}, I must not forget it this year.`,
+    (person: (typeof people)[number]): [string, string, string] => [
+      `birthday:${person.name}`,
+      `When is ${person.name}'s birthday?`,
+      `${person.name}'s birthday is on ${pick(MONTHS)} ${1 + Math.floor(random() * 28)}, I must not forget it this year.`,
     ],
-    (p: (typeof people)[number]): [string, string, string] => [
-      `pet:${p.name}`,
-      `What is the name of ${p.name}'s pet?`,
-      `${p.name} adopted a ${pick(PETS)} called ${pick(PET_NAMES)} from the shelter.`,
+    (person: (typeof people)[number]): [string, string, string] => [
+      `pet:${person.name}`,
+      `What is the name of ${person.name}'s pet?`,
+      `${person.name} adopted a ${pick(PETS)} called ${pick(PET_NAMES)} from the shelter.`,
     ],
-    (p: (typeof people)[number], update: boolean): [string, string, string] => {
-      const place = state.get(`trip:${p.name}`) ?? pick(PLACES);
-      state.set(`trip:${p.name}`, place);
+    (person: (typeof people)[number], update: boolean): [string, string, string] => {
+      const place = state.get(`trip:${person.name}`) ?? pick(PLACES);
+      state.set(`trip:${person.name}`, place);
       const month = pick(MONTHS);
       return [
-        `trip:${p.name}`,
-        `In which month are ${p.name} and I going to ${place}?`,
+        `trip:${person.name}`,
+        `In which month are ${person.name} and I going to ${place}?`,
         update
-          ? `${p.name} and I moved our ${place} trip to ${month} because of the flights.`
-          : `${p.name} and I are planning a trip to ${place} in ${month}.`,
+          ? `${person.name} and I moved our ${place} trip to ${month} because of the flights.`
+          : `${person.name} and I are planning a trip to ${place} in ${month}.`,
       ];
     },
   ];
   const updatable = new Set([0, 1, 4]);
 
-  for (let s = 0; s < sessions; s += 1) {
-    const date = new Date(Date.UTC(2024, 0, 1) + s * 9 * 86_400_000).toISOString().slice(0, 10);
+  for (let session = 0; session < sessions; session += 1) {
+    const date = new Date(Date.UTC(2024, 0, 1) + session * 9 * 86_400_000).toISOString().slice(0, 10);
     say(`(New session, ${date}) Hi again! ${pick(SMALL_TALK_USER)}`, pick(SMALL_TALK_ASSISTANT));
-    for (let t = 1; t < turnsPerSession / 2; t += 1) {
+    for (let exchange = 1; exchange < turnsPerSession / 2; exchange += 1) {
       if (random() < 0.3) {
         const person = pick(people);
         const which = Math.floor(random() * factTemplates.length);

@@ -68,21 +68,23 @@ export function loadHotpot(file: string): HotpotQuestion[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line, i) => {
+    .map((line, lineIndex) => {
       const parsed = HotpotSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${file}:${i + 1}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      if (!parsed.success) throw new Error(`${file}:${lineIndex + 1}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
       return parsed.data;
     });
 }
 
 /** The observation a retrieval tool returns: one `Title: sentence sentence ...` paragraph each. */
-export function hotpotObservation(q: HotpotQuestion): string {
-  return q.context.map(([title, sentences]) => `${title}: ${sentences.map((s) => s.trim()).join(' ')}`).join('\n\n');
+export function hotpotObservation(question: HotpotQuestion): string {
+  return question.context
+    .map(([title, sentences]) => `${title}: ${sentences.map((s) => s.trim()).join(' ')}`)
+    .join('\n\n');
 }
 
 /** The supporting-fact sentences of a question, trimmed. */
-export function hotpotEvidence(q: HotpotQuestion): string[] {
-  return q.supporting_facts.flatMap(([, indices, sentences]) =>
+export function hotpotEvidence(question: HotpotQuestion): string[] {
+  return question.supporting_facts.flatMap(([, indices, sentences]) =>
     indices.map((i) => (sentences[i] ?? '').trim()).filter((s) => s !== ''),
   );
 }

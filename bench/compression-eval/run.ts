@@ -123,22 +123,24 @@ export function evaluateTatQa(contexts: readonly TatContext[], options: TatQaOpt
   for (const [name] of baselines) recalls.set(name, []);
   const ratios: number[] = [];
   const times: Sample[] = [];
-  let n = 0;
+  let randomSeed = 0;
   for (const context of reported) {
     const page = renderTatPage(context, options.form);
-    for (const q of context.questions) {
-      const evidence = evidenceOf(context, q);
-      const compressed = ours(page.text, q.question);
+    for (const question of context.questions) {
+      const evidence = evidenceOf(context, question);
+      const compressed = ours(page.text, question.question);
       times.push(compressed.time);
       ratios.push(compressed.ratio);
       const recall = questionRecall(page, compressed.text, evidence);
       if (recall === undefined) continue;
       recalls.get('pagewise extractive')?.push(recall);
       for (const [name, baseline] of baselines)
-        recalls.get(name)?.push(questionRecall(page, baseline(page.text, q.question, compressed.ratio), evidence) ?? 0);
+        recalls
+          .get(name)
+          ?.push(questionRecall(page, baseline(page.text, question.question, compressed.ratio), evidence) ?? 0);
       recalls
         .get('random units')
-        ?.push(questionRecall(page, randomUnits(page.text, compressed.ratio, (n += 1)), evidence) ?? 0);
+        ?.push(questionRecall(page, randomUnits(page.text, compressed.ratio, (randomSeed += 1)), evidence) ?? 0);
     }
   }
   const ratio = { meanRatio: mean(ratios), maxRatio: Math.max(...ratios) };
@@ -163,15 +165,15 @@ export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<S
     ['truncate-head', 0],
     ['random units', 0],
   ]);
-  for (const [i, q] of questions.entries()) {
-    const observation = hotpotObservation(q);
+  for (const [index, question] of questions.entries()) {
+    const observation = hotpotObservation(question);
     const tokens = countTokens(observation);
     const stop = startTimer();
     const result = await processor.process(
       {
-        toolCallId: `call-${i}`,
+        toolCallId: `call-${index}`,
         toolName: 'retrieve',
-        input: { query: q.question },
+        input: { query: question.question },
         output: observation,
         isError: false,
       },
@@ -179,7 +181,7 @@ export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<S
         invocationId: 'eval',
         agentName: 'eval',
         sessionId: 'eval',
-        task: q.question,
+        task: question.question,
         recentItems: [],
         services: new Map(),
         ledger: new Ledger(),
@@ -189,12 +191,12 @@ export async function evaluateHotpot(file: string, targetRatio = TAU): Promise<S
     times.push(stop(tokens));
     const ratio = countTokens(result.output) / tokens;
     ratios.push(ratio);
-    for (const sentence of hotpotEvidence(q)) {
+    for (const sentence of hotpotEvidence(question)) {
       total += 1;
       if (result.output.includes(sentence)) kept += 1;
       if (truncateHead(observation, ratio).includes(sentence))
         keptBy.set('truncate-head', (keptBy.get('truncate-head') ?? 0) + 1);
-      if (randomUnits(observation, ratio, i + 1).includes(sentence))
+      if (randomUnits(observation, ratio, index + 1).includes(sentence))
         keptBy.set('random units', (keptBy.get('random units') ?? 0) + 1);
     }
   }
@@ -232,8 +234,8 @@ export async function evaluateChats(seeds: readonly number[]): Promise<SetFigure
     const chat = generateChat(seed);
     turns += chat.messages.length;
     sessions += chat.sessions;
-    for (const [qi, q] of chat.questions.entries()) {
-      const messages: ModelMessage[] = [...chat.messages, { role: 'user', content: q.question }];
+    for (const [qi, question] of chat.questions.entries()) {
+      const messages: ModelMessage[] = [...chat.messages, { role: 'user', content: question.question }];
       const stop = startTimer();
       const result = await compressMessages(messages, { task, targetRatio: TAU, boundary: () => 'evalboundary01' });
       times.push(stop(result.inputTokens));
@@ -243,8 +245,8 @@ export async function evaluateChats(seeds: readonly number[]): Promise<SetFigure
       // The last messages that fit the same budget.
       const last: string[] = [];
       let used = 0;
-      for (let i = messages.length - 1; i >= 0; i -= 1) {
-        const text = messageText(messages[i] as ModelMessage);
+      for (let index = messages.length - 1; index >= 0; index -= 1) {
+        const text = messageText(messages[index] as ModelMessage);
         const cost = countTokens(text);
         if (used + cost > budget) break;
         used += cost;
@@ -257,18 +259,18 @@ export async function evaluateChats(seeds: readonly number[]): Promise<SetFigure
       );
       const chosen: number[] = [];
       used = 0;
-      for (const i of order) {
-        const cost = countTokens(messageText(messages[i] as ModelMessage));
+      for (const index of order) {
+        const cost = countTokens(messageText(messages[index] as ModelMessage));
         if (used + cost <= budget) {
           used += cost;
-          chosen.push(i);
+          chosen.push(index);
         }
       }
       const random = chosen
         .sort((a, b) => a - b)
         .map((i) => messageText(messages[i] as ModelMessage))
         .join('\n');
-      for (const sentence of q.evidence) {
+      for (const sentence of question.evidence) {
         total += 1;
         if (output.includes(sentence)) kept.set('compressMessages', (kept.get('compressMessages') ?? 0) + 1);
         if (last.join('\n').includes(sentence)) kept.set('last turns', (kept.get('last turns') ?? 0) + 1);
@@ -297,13 +299,13 @@ export function evaluateReportPages(): { figures: SetFigures[]; cut: Record<'en'
     const ratios: number[] = [];
     const times: Sample[] = [];
     for (const page of pages.map((p) => p[lang])) {
-      for (const q of page.questions) {
-        const result = ours(page.text, q.question);
+      for (const question of page.questions) {
+        const result = ours(page.text, question.question);
         times.push(result.time);
         ratios.push(result.ratio);
         cut[lang].push(...cutSentences(page.text, result.text));
         const head = truncateHead(page.text, result.ratio);
-        for (const evidence of q.evidence) {
+        for (const evidence of question.evidence) {
           total += 1;
           if (keepsEvidence(result.text, evidence)) kept += 1;
           if (keepsEvidence(head, evidence)) headKept += 1;

@@ -56,11 +56,11 @@ function lastTurns(text: string, budgetTokens: number): string {
   const lines = text.split('\n');
   const kept: string[] = [];
   let used = 0;
-  for (let i = lines.length - 1; i >= 0; i -= 1) {
-    const cost = countTokens(lines[i] ?? '') + 1;
+  for (let index = lines.length - 1; index >= 0; index -= 1) {
+    const cost = countTokens(lines[index] ?? '') + 1;
     if (used + cost > budgetTokens) break;
     used += cost;
-    kept.unshift(lines[i] ?? '');
+    kept.unshift(lines[index] ?? '');
   }
   return kept.join('\n');
 }
@@ -101,7 +101,7 @@ export function runSuite(
     }
     return tally;
   };
-  items.forEach((item, n) => {
+  items.forEach((item, itemIndex) => {
     const main = tallyOf(item.set, item.domain);
     const short = item.short ? tallyOf(shortValuesSet(item.set), item.domain) : undefined;
     main.items += 1;
@@ -121,18 +121,18 @@ export function runSuite(
     };
     const inputTokens = countTokens(item.text);
     let reference = 1;
-    compressors.forEach(({ name, compress }, c) => {
+    compressors.forEach(({ name, compress }, position) => {
       const start = performance.now();
       const output = compress(item);
-      if (c === 0) main.times.push((performance.now() - start) / (inputTokens / 1000));
+      if (position === 0) main.times.push((performance.now() - start) / (inputTokens / 1000));
       const ratio = countTokens(output) / inputTokens;
-      if (c === 0) reference = ratio;
+      if (position === 0) reference = ratio;
       add(name, output, ratio);
     });
     const budget = Math.floor(reference * inputTokens);
     add('truncate-head', truncateHead(item.text, reference), reference);
     add('truncate-tail', truncateTail(item.text, reference), reference);
-    add('random units', randomUnits(item.text, reference, n + 1), reference);
+    add('random units', randomUnits(item.text, reference, itemIndex + 1), reference);
     if (item.json) add('minify + head', minifyHead(item.text, budget), reference);
     if (item.chat) add('last turns', lastTurns(item.text, budget), reference);
   });
@@ -160,16 +160,16 @@ export function runSuite(
 /** The figures as a markdown table, one row per set, one column per method; `split` names the split measured. */
 export function suiteTable(figures: readonly SuiteSetFigures[], split = 'test split'): string {
   const methods = [...new Set(figures.flatMap((f) => f.methods.map((m) => m.method)))];
-  const cell = (f: SuiteSetFigures, method: string): string => {
-    const m = f.methods.find((x) => x.method === method);
-    return m ? m.recall.toFixed(2) : '–';
+  const cell = (figure: SuiteSetFigures, method: string): string => {
+    const measured = figure.methods.find((x) => x.method === method);
+    return measured ? measured.recall.toFixed(2) : '–';
   };
   return [
     `| set (${split}) | items | evidence | ratio | ${methods.join(' | ')} |`,
     `|:---|---:|---:|---:|${methods.map(() => '---:').join('|')}|`,
     ...figures.map(
-      (f) =>
-        `| ${f.set} | ${f.items} | ${f.evidence} | ${(f.methods[0]?.meanRatio ?? 0).toFixed(2)} | ${methods.map((m) => cell(f, m)).join(' | ')} |`,
+      (figure) =>
+        `| ${figure.set} | ${figure.items} | ${figure.evidence} | ${(figure.methods[0]?.meanRatio ?? 0).toFixed(2)} | ${methods.map((m) => cell(figure, m)).join(' | ')} |`,
     ),
   ].join('\n');
 }

@@ -99,8 +99,8 @@ export const TUNE_SHARE_TENTHS = 4;
 /** FNV-1a, 32 bits: a stable hash of an id for the split. */
 export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    hash ^= text.charCodeAt(i);
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash;
@@ -136,8 +136,9 @@ export function goldValues(value: unknown, into: (string | number)[] = []): (str
     }
     if (trimmed.length >= 2) into.push(trimmed);
   } else if (typeof value === 'number') into.push(value);
-  else if (Array.isArray(value)) for (const v of value) goldValues(v, into);
-  else if (typeof value === 'object' && value !== null) for (const v of Object.values(value)) goldValues(v, into);
+  else if (Array.isArray(value)) for (const element of value) goldValues(element, into);
+  else if (typeof value === 'object' && value !== null)
+    for (const fieldValue of Object.values(value)) goldValues(fieldValue, into);
   return into;
 }
 
@@ -224,15 +225,15 @@ function readJson(relative: string): unknown {
 export function hotpotItems(): SuiteItem[] {
   const file = sharedFile('hotpotqa/dev.jsonl');
   if (!('path' in file)) return [];
-  return loadHotpot(file.path).map((q, i) => {
-    const evidence = hotpotEvidence(q);
+  return loadHotpot(file.path).map((example, index) => {
+    const evidence = hotpotEvidence(example);
     return {
       set: 'HotpotQA',
       domain: 'hotpotqa',
-      id: q._id,
-      split: i < TUNING_SPLIT.hotpotQuestions ? 'tune' : 'test',
-      text: hotpotObservation(q),
-      query: q.question,
+      id: example._id,
+      split: index < TUNING_SPLIT.hotpotQuestions ? 'tune' : 'test',
+      text: hotpotObservation(example),
+      query: example.question,
       json: false,
       chat: false,
       evidenceCount: evidence.length,
@@ -250,33 +251,35 @@ export function tatqaItems(): SuiteItem[] {
   loadTatQa(file.path).forEach((context, ci) => {
     for (const form of ['markdown', 'cells'] as const) {
       const page = renderTatPage(context, form);
-      for (const q of context.questions) {
+      for (const question of context.questions) {
         // Items the page itself does not satisfy (a derivation's constant, a rounded figure) no output can
         // keep: left out, so each set's ceiling is 1.
-        const evidence = evidenceOf(context, q).filter(
+        const evidence = evidenceOf(context, question).filter(
           (alternatives) => questionRecall(page, page.text, [alternatives]) === 1,
         );
         if (evidence.length === 0) continue;
         // Unit labels: a unit holding an evidence cell (with its row label, as the grader asks), a span or a number.
-        const needles = evidence.flat().map((e) =>
-          e.kind === 'text'
-            ? { all: [e.text.toLowerCase()] }
-            : e.kind === 'number'
-              ? { all: [String(e.value)] }
+        const needles = evidence.flat().map((alternative) =>
+          alternative.kind === 'text'
+            ? { all: [alternative.text.toLowerCase()] }
+            : alternative.kind === 'number'
+              ? { all: [String(alternative.value)] }
               : {
                   all: [
-                    (page.rows[e.row]?.cells.find((c) => c.col === e.col)?.text ?? '').toLowerCase(),
-                    ...(form === 'markdown' ? [e.label.toLowerCase()] : []),
+                    (
+                      page.rows[alternative.row]?.cells.find((c) => c.col === alternative.col)?.text ?? ''
+                    ).toLowerCase(),
+                    ...(form === 'markdown' ? [alternative.label.toLowerCase()] : []),
                   ],
                 },
         );
         items.push({
           set: `TAT-QA (${form === 'markdown' ? 'markdown' : 'cell per line'})`,
           domain: 'tatqa',
-          id: `${q.uid}-${form}`,
+          id: `${question.uid}-${form}`,
           split: ci < TUNING_SPLIT.tatqaContexts ? 'tune' : 'test',
           text: page.text,
-          query: q.question,
+          query: question.question,
           json: false,
           chat: false,
           evidenceCount: evidence.length,
@@ -296,20 +299,20 @@ export function tatqaItems(): SuiteItem[] {
 export function reportItems(): SuiteItem[] {
   return loadReportPages().flatMap((page) =>
     (['en', 'ja'] as const).flatMap((lang) =>
-      page[lang].questions.map((q, qi) => ({
+      page[lang].questions.map((question, qi) => ({
         set: `Report pages (${lang === 'en' ? 'English' : 'Japanese'})`,
         domain: 'report',
         id: `${page.id}-${lang}-${qi}`,
         split: hashedSplit(page.id),
         text: page[lang].text,
-        query: q.question,
+        query: question.question,
         json: false,
         chat: false,
-        evidenceCount: q.evidence.length,
-        kept: (output: string) => q.evidence.filter((e) => keepsEvidence(output, e)).length,
+        evidenceCount: question.evidence.length,
+        kept: (output: string) => question.evidence.filter((e) => keepsEvidence(output, e)).length,
         holds: (unit: string) =>
-          q.evidence.some((e) =>
-            'sentence' in e ? unit.includes(e.sentence) : unit.includes(e.row) && unit.includes(e.value),
+          question.evidence.some((item) =>
+            'sentence' in item ? unit.includes(item.sentence) : unit.includes(item.row) && unit.includes(item.value),
           ),
       })),
     ),
@@ -328,19 +331,20 @@ export function chatItems(): SuiteItem[] {
       const transcript = chat.messages
         .map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${typeof m.content === 'string' ? m.content : ''}`)
         .join('\n');
-      chat.questions.forEach((q, qi) =>
+      chat.questions.forEach((question, qi) =>
         items.push({
           set: 'Generated chats (transcript)',
           domain: 'chat',
           id: `chat-${seed}-${qi}`,
           split,
           text: transcript,
-          query: q.question,
+          query: question.question,
           json: false,
           chat: true,
-          evidenceCount: q.evidence.length,
-          kept: (output) => q.evidence.filter((s) => output.includes(s)).length,
-          holds: (unit) => q.evidence.some((s) => unit.includes(s) || s.includes(unit.replace(/^\w+: /u, '').trim())),
+          evidenceCount: question.evidence.length,
+          kept: (output) => question.evidence.filter((s) => output.includes(s)).length,
+          holds: (unit) =>
+            question.evidence.some((s) => unit.includes(s) || s.includes(unit.replace(/^\w+: /u, '').trim())),
         }),
       );
     }
@@ -517,8 +521,8 @@ export function telecomItems(): SuiteItem[] {
   if (!('path' in sharedFile('tau2/telecom/tasks_small.json'))) return [];
   const tasks = readJson('tau2/telecom/tasks_small.json') as Tau2Task[];
   const pages = ['tech_support_manual.md', 'main_policy.md'].flatMap((file) =>
-    manualPages(readFileSync(path.join(sharedDataDir(), 'tau2/telecom', file), 'utf8')).map((text, i) => ({
-      id: `${file}#${i}`,
+    manualPages(readFileSync(path.join(sharedDataDir(), 'tau2/telecom', file), 'utf8')).map((text, index) => ({
+      id: `${file}#${index}`,
       text,
     })),
   );
@@ -555,8 +559,8 @@ export const RETAIL_TASKS = { count: 48, seed: 7 } as const;
  */
 export function retailOperands(task: RetailTask, data: RetailData): number[] {
   const order = (id: string): RetailOrder | undefined => data.orders.get(id);
-  const payments = (o: RetailOrder | undefined): number[] =>
-    (o?.payment_history ?? [])
+  const payments = (record: RetailOrder | undefined): number[] =>
+    (record?.payment_history ?? [])
       .filter((t) => t.transaction_type === 'payment' || t.transaction_type === 'refund')
       .map((t) => t.amount);
   const gold = task.gold;
@@ -568,8 +572,8 @@ export function retailOperands(task: RetailTask, data: RetailData): number[] {
     case 'most-expensive-item':
       return [];
     case 'delivered-spend-comparison':
-      return task.customers.flatMap((c) =>
-        (data.users.get(c.userId)?.orders ?? [])
+      return task.customers.flatMap((customer) =>
+        (data.users.get(customer.userId)?.orders ?? [])
           .map(order)
           .filter((o) => o?.status === 'delivered')
           .flatMap(payments),
@@ -591,8 +595,9 @@ export async function retailItems(): Promise<SuiteItem[]> {
     const walk = (value: unknown, key: string | undefined): void => {
       if (typeof value === 'number') values.push(key?.endsWith('Cents') ? Math.round(value) / 100 : value);
       else if (typeof value === 'string' && key !== 'template') values.push(value);
-      else if (Array.isArray(value)) for (const v of value) walk(v, key);
-      else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) walk(v, k);
+      else if (Array.isArray(value)) for (const element of value) walk(element, key);
+      else if (typeof value === 'object' && value !== null)
+        for (const [field, fieldValue] of Object.entries(value)) walk(fieldValue, field);
     };
     walk(task.gold, undefined);
     values.push(...retailOperands(task, data));

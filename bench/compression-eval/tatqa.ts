@@ -24,7 +24,7 @@ export function renderTatPage(context: TatContext, form: TableForm): TatPage {
   const table = context.table.table.map((row) => row.map(clean));
   const rows: TatPage['rows'] = [];
   const lines: string[] = [];
-  table.forEach((row, r) => {
+  table.forEach((row, rowIndex) => {
     if (form === 'markdown') {
       const rendered = row.map((c) => c.replace(/\|/gu, '/'));
       lines.push(`| ${rendered.join(' | ')} |`);
@@ -33,15 +33,15 @@ export function renderTatPage(context: TatContext, form: TableForm): TatPage {
         cells: rendered.map((text, col) => ({ col, text })),
         rendered: rendered.map((_, i) => `| ${rendered.slice(0, i + 1).join(' | ')}`),
       });
-      if (r === 0) lines.push(`|${row.map(() => ' --- ').join('|')}|`);
+      if (rowIndex === 0) lines.push(`|${row.map(() => ' --- ').join('|')}|`);
     } else {
       const cells = row.map((text, col) => ({ col, text })).filter((c) => c.text !== '');
       lines.push(...cells.map((c) => c.text));
       rows.push({
         cells,
-        rendered: cells.map((_, i) =>
+        rendered: cells.map((_, index) =>
           cells
-            .slice(0, i + 1)
+            .slice(0, index + 1)
             .map((c) => c.text)
             .join('\n'),
         ),
@@ -80,8 +80,8 @@ function headerRowCount(table: string[][]): number {
 }
 
 function columnHeader(table: string[][], headers: number, col: number): string {
-  for (let r = headers - 1; r >= 0; r -= 1) {
-    const cell = table[r]?.[col] ?? '';
+  for (let headerRow = headers - 1; headerRow >= 0; headerRow -= 1) {
+    const cell = table[headerRow]?.[col] ?? '';
     if (cell !== '') return cell;
   }
   return '';
@@ -93,10 +93,10 @@ function findCells(
   match: (cell: string) => boolean,
 ): { row: number; col: number }[] {
   const out: { row: number; col: number }[] = [];
-  table.forEach((row, r) => {
-    if (r < headers) return;
-    row.forEach((cell, c) => {
-      if (c > 0 && match(cell)) out.push({ row: r, col: c });
+  table.forEach((row, rowIndex) => {
+    if (rowIndex < headers) return;
+    row.forEach((cell, column) => {
+      if (column > 0 && match(cell)) out.push({ row: rowIndex, col: column });
     });
   });
   return out;
@@ -107,7 +107,7 @@ function findCells(
  * header); other spans text items. Each number of an arithmetic derivation becomes a cell item when the
  * table holds it, else a number item. A list of alternatives is returned per item: any one satisfies it.
  */
-export function evidenceOf(context: TatContext, q: TatQuestion): EvidenceItem[][] {
+export function evidenceOf(context: TatContext, question: TatQuestion): EvidenceItem[][] {
   const table = context.table.table.map((row) => row.map(clean));
   const headers = headerRowCount(table);
   const cellItems = (match: (cell: string) => boolean): EvidenceItem[] =>
@@ -119,9 +119,9 @@ export function evidenceOf(context: TatContext, q: TatQuestion): EvidenceItem[][
       header: columnHeader(table, headers, col),
     }));
   const items: EvidenceItem[][] = [];
-  if (q.answer_type === 'arithmetic') {
-    for (const m of q.derivation.matchAll(NUMBER)) {
-      const value = numericValue(m[0]);
+  if (question.answer_type === 'arithmetic') {
+    for (const numberMatch of question.derivation.matchAll(NUMBER)) {
+      const value = numericValue(numberMatch[0]);
       if (value === undefined) continue;
       const cells = cellItems((cell) => isValue(cell) && numericValue(cell.replace(/[^\d.,$%()-]/gu, '')) === value);
       items.push(cells.length > 0 ? cells : [{ kind: 'number', value }]);
@@ -129,9 +129,13 @@ export function evidenceOf(context: TatContext, q: TatQuestion): EvidenceItem[][
     return items;
   }
   const spans =
-    q.answer_type === 'count' ? q.derivation.split('##') : Array.isArray(q.answer) ? q.answer : [String(q.answer)];
+    question.answer_type === 'count'
+      ? question.derivation.split('##')
+      : Array.isArray(question.answer)
+        ? question.answer
+        : [String(question.answer)];
   for (const span of spans.map(clean).filter((s) => s !== '')) {
-    const cells = q.answer_from === 'text' ? [] : cellItems((cell) => cell === span && isValue(cell));
+    const cells = question.answer_from === 'text' ? [] : cellItems((cell) => cell === span && isValue(cell));
     if (cells.length > 0) {
       items.push(cells);
       continue;
@@ -146,7 +150,8 @@ const normalize = (text: string): string => text.replace(/\s+/gu, ' ').trim().to
 
 function numbersIn(text: string): Set<number> {
   const out = new Set<number>();
-  for (const m of text.replace(/(\d),(?=\d{3}\b)/gu, '$1').matchAll(/\d+(?:\.\d+)?/gu)) out.add(Number(m[0]));
+  for (const numberMatch of text.replace(/(\d),(?=\d{3}\b)/gu, '$1').matchAll(/\d+(?:\.\d+)?/gu))
+    out.add(Number(numberMatch[0]));
   return out;
 }
 

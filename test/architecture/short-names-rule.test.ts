@@ -1,10 +1,13 @@
 /**
  * The lint rule behind CONTRIBUTING's "Short names": one-letter declared names are reported, the parameters of a
- * one-line lambda and type parameters are not. Run through ESLint's own RuleTester with the project's parser.
+ * one-line lambda and type parameters are not. Run through ESLint's own RuleTester with the project's parser. The
+ * project's configuration applies it to every file type the lint script lints, and no file is exempted from it.
  */
-import { RuleTester } from 'eslint';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ESLint, RuleTester } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain-JS ESLint rule without type declarations.
 import shortNames from '../../scripts/eslint-rules/short-names.js';
 
@@ -37,4 +40,27 @@ tester.run('short-names', shortNames, {
     { code: 'type T = string;', errors: [short('T')] },
     { code: 'class Box { constructor(private readonly w: number) {} }', errors: [short('w')] },
   ],
+});
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('the short-names rule in the project', () => {
+  it('is an error for every file type the lint script lints', async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    for (const extension of ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs']) {
+      const config = await eslint.calculateConfigForFile(path.join(ROOT, `bench/example.${extension}`));
+      expect([extension, config.rules?.['pagewise/short-names']?.[0]]).toEqual([extension, 2]);
+    }
+  });
+
+  it('holds back no file: eslint-suppressions.json has no entry for it', () => {
+    const suppressions = JSON.parse(readFileSync(path.join(ROOT, 'eslint-suppressions.json'), 'utf8')) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    const held = Object.entries(suppressions)
+      .filter(([, rules]) => 'pagewise/short-names' in rules)
+      .map(([file]) => file);
+    expect(held).toEqual([]);
+  });
 });

@@ -150,24 +150,29 @@ function statusBadge(row: Pick<SessionListRow, 'status' | 'failure'>): SafeHtml 
 }
 
 /** What went wrong in a session, above its views: the run error with its message, and the count of errors. */
-function statusBanner(h: SessionHeader): SafeHtml {
+function statusBanner(header: SessionHeader): SafeHtml {
   const errors =
-    h.errors !== undefined && h.errors > 0
-      ? html` · ${num(h.errors)} error ${h.errors === 1 ? 'event' : 'events'} (failed runs, failed compressions, tool
-        errors)`
+    header.errors !== undefined && header.errors > 0
+      ? html` · ${num(header.errors)} error ${header.errors === 1 ? 'event' : 'events'} (failed runs, failed
+        compressions, tool errors)`
       : '';
-  if (h.failure)
+  if (header.failure)
     return html`<div class="banner banner-failed" id="status">
       <p>
-        ${statusBadge(h)} The last run failed at
-        <a href="/session${keyQuery(h, { at: h.failure.seq })}#e${h.failure.seq}">event ${h.failure.seq}</a>${errors}
+        ${statusBadge(header)} The last run failed at
+        <a href="/session${keyQuery(header, { at: header.failure.seq })}#e${header.failure.seq}"
+          >event ${header.failure.seq}</a
+        >${errors}
       </p>
-      ${pre(h.failure.message, 't error-message')}
+      ${pre(header.failure.message, 't error-message')}
     </div>`;
-  return html`<div class="${h.status === 'answered' && !h.errors ? 'banner' : 'banner banner-warn'}" id="status">
+  return html`<div
+    class="${header.status === 'answered' && !header.errors ? 'banner' : 'banner banner-warn'}"
+    id="status"
+  >
     <p>
-      ${statusBadge(h)}
-      ${h.status === 'unfinished' ? ' The last invocation has no final answer and no recorded error (stopped, crashed, or still running).' : ''}${errors}
+      ${statusBadge(header)}
+      ${header.status === 'unfinished' ? ' The last invocation has no final answer and no recorded error (stopped, crashed, or still running).' : ''}${errors}
     </p>
   </div>`;
 }
@@ -228,9 +233,10 @@ function scopeBadge(key: string): SafeHtml {
 function deltaCell(event: SessionEvent | undefined): SafeHtml {
   if (!event) return html``;
   const rows = Object.entries(event.delta ?? {}).map(
-    ([key, v]) =>
+    ([key, value]) =>
       html`<li>
-        ${scopeBadge(key)} <code>${key}</code> = <code>${v === null ? '(deleted)' : json(v).slice(0, 300)}</code>
+        ${scopeBadge(key)} <code>${key}</code> =
+        <code>${value === null ? '(deleted)' : json(value).slice(0, 300)}</code>
       </li>`,
   );
   const inc = Object.entries(event.increments ?? {}).map(
@@ -244,55 +250,56 @@ function deltaCell(event: SessionEvent | undefined): SafeHtml {
 }
 
 function eventBody(
-  e: SessionEvent,
+  event: SessionEvent,
   seq: number,
   key: SessionKey,
   callIds: ReadonlyMap<string, number>,
   full: boolean,
 ): SafeHtml {
   const text = (t: string) => (full ? pre(t) : clipped(t));
-  switch (e.kind) {
+  switch (event.kind) {
     case 'user':
-      return text(e.text);
+      return text(event.text);
     case 'model': {
-      const call = callIds.get(e.id);
-      const usage = e.usage
+      const call = callIds.get(event.id);
+      const usage = event.usage
         ? html`<span class="usage"
             >prompt
-            ${num(e.usage.promptTokens)}${e.usage.providerPromptTokens !== undefined ? html` (provider ${num(e.usage.providerPromptTokens)})` : ''}
-            · completion ${num(e.usage.completionTokens)}</span
+            ${num(event.usage.promptTokens)}${event.usage.providerPromptTokens !== undefined ? html` (provider ${num(event.usage.providerPromptTokens)})` : ''}
+            · completion ${num(event.usage.completionTokens)}</span
           >`
         : '';
-      return html`${e.text ? text(e.text) : ''}${e.toolCalls.map((c) => html`<div class="toolcall">→ <b>${c.toolName}</b>${pre(json(c.input).slice(0, full ? Infinity : PREVIEW_CHARS), 'args')}</div>`)}
+      return html`${event.text ? text(event.text) : ''}${event.toolCalls.map((c) => html`<div class="toolcall">→ <b>${c.toolName}</b>${pre(json(c.input).slice(0, full ? Infinity : PREVIEW_CHARS), 'args')}</div>`)}
         <div class="meta">
           ${usage}${call !== undefined ? html` <a class="call-link" href="/call${keyQuery(key, { call })}">the call as sent</a>` : ''}
         </div>`;
     }
     case 'tool-result': {
-      const handle = handleOf(e.output);
+      const handle = handleOf(event.output);
       return html`<div class="meta">
-          <b>${e.toolName}</b
-          >${e.isError ? html` <span class="err">error</span>` : ''}${handle ? html` <a href="/compression${keyQuery(key, { at: seq })}#h-${encodeURIComponent(e.toolCallId)}">compressed</a>` : ''}
+          <b>${event.toolName}</b
+          >${event.isError ? html` <span class="err">error</span>` : ''}${handle ? html` <a href="/compression${keyQuery(key, { at: seq })}#h-${encodeURIComponent(event.toolCallId)}">compressed</a>` : ''}
         </div>
-        ${text(e.output)}`;
+        ${text(event.output)}`;
     }
     case 'transfer':
-      return html`<div class="handover">hand-over <b>${e.from}</b> → <b>${e.to}</b></div>`;
+      return html`<div class="handover">hand-over <b>${event.from}</b> → <b>${event.to}</b></div>`;
     case 'escalate':
       return html`<div class="handover">escalate</div>
-        ${text(e.reason)}`;
+        ${text(event.reason)}`;
     case 'compaction':
       return html`<div class="meta">
-          compaction of ${e.fromEventId} … ${e.toEventId}${e.guideline ? ` · guideline ${e.guideline}` : ''}
+          compaction of ${event.fromEventId} …
+          ${event.toEventId}${event.guideline ? ` · guideline ${event.guideline}` : ''}
           <a href="/compression${keyQuery(key, { at: seq })}#c-${seq}">raw and summary</a>
         </div>
-        ${text(summaryBody(e.summary))}`;
+        ${text(summaryBody(event.summary))}`;
     case 'error':
       return html`<div class="err error-head">
-          ${e.scope === 'run' ? 'run failed' : 'compression failed (the run went on without it)'} ·
-          <code class="error-code">${e.code}</code>${e.fault ? ` · fault: ${e.fault}` : ''}
+          ${event.scope === 'run' ? 'run failed' : 'compression failed (the run went on without it)'} ·
+          <code class="error-code">${event.code}</code>${event.fault ? ` · fault: ${event.fault}` : ''}
         </div>
-        ${text(e.message)}`;
+        ${text(event.message)}`;
   }
 }
 
@@ -329,14 +336,14 @@ export function eventRows(
 
 /** A session's timeline: figures, state, and one page of events. */
 export function timelinePage(
-  h: SessionHeader,
+  header: SessionHeader,
   events: readonly SeqEvent[],
   offset: number,
   callIds: ReadonlyMap<string, number>,
 ): SafeHtml {
-  const tail = offset + events.length >= h.eventCount;
-  const state = Object.entries(h.state);
-  return html`${sessionTitle(h, 'Timeline')}${sessionNav(h, '/session')}${sessionFigures(h)}
+  const tail = offset + events.length >= header.eventCount;
+  const state = Object.entries(header.state);
+  return html`${sessionTitle(header, 'Timeline')}${sessionNav(header, '/session')}${sessionFigures(header)}
     <details class="state">
       <summary>state now (${state.length} keys; temp: keys are never stored)</summary>
       <ul class="delta">
@@ -346,14 +353,15 @@ export function timelinePage(
       </ul>
     </details>
     <form class="jump" method="get" action="/session">
-      <input type="hidden" name="a" value="${h.appName}" /><input type="hidden" name="u" value="${h.userId}" /><input
+      <input type="hidden" name="a" value="${header.appName}" /><input
         type="hidden"
-        name="s"
-        value="${h.sessionId}"
-      /><label>go to event <input type="number" name="at" min="0" max="${Math.max(0, h.eventCount - 1)}" /></label
+        name="u"
+        value="${header.userId}"
+      /><input type="hidden" name="s" value="${header.sessionId}" /><label
+        >go to event <input type="number" name="at" min="0" max="${Math.max(0, header.eventCount - 1)}" /></label
       ><button type="submit">Go</button>
     </form>
-    ${pager(`/session${keyQuery(h)}`, offset, h.eventCount, EVENTS_PER_PAGE)}
+    ${pager(`/session${keyQuery(header)}`, offset, header.eventCount, EVENTS_PER_PAGE)}
     <p class="live-note" id="live-note" hidden></p>
     <table class="timeline">
       <thead>
@@ -371,28 +379,29 @@ export function timelinePage(
         data-first="${offset}"
         data-next="${offset + events.length}"
         data-tail="${tail ? '1' : '0'}"
-        data-rows="/session/rows${keyQuery(h)}"
+        data-rows="/session/rows${keyQuery(header)}"
       >
-        ${eventRows(events, h, callIds)}
+        ${eventRows(events, header, callIds)}
       </tbody>
     </table>
-    ${pager(`/session${keyQuery(h)}`, offset, h.eventCount, EVENTS_PER_PAGE)}`;
+    ${pager(`/session${keyQuery(header)}`, offset, header.eventCount, EVENTS_PER_PAGE)}`;
 }
 
 /** One event in full. */
-export function eventPage(header: SessionHeader, e: SeqEvent, callIds: ReadonlyMap<string, number>): SafeHtml {
-  const back = `/session${keyQuery(header, { offset: Math.floor(e.seq / EVENTS_PER_PAGE) * EVENTS_PER_PAGE })}#e${e.seq}`;
-  return html`${sessionTitle(header, `Event ${e.seq}`)}${sessionNav(header, '')}
+export function eventPage(header: SessionHeader, entry: SeqEvent, callIds: ReadonlyMap<string, number>): SafeHtml {
+  const back = `/session${keyQuery(header, { offset: Math.floor(entry.seq / EVENTS_PER_PAGE) * EVENTS_PER_PAGE })}#e${entry.seq}`;
+  return html`${sessionTitle(header, `Event ${entry.seq}`)}${sessionNav(header, '')}
     <p><a href="${back}">back to the timeline</a></p>
     ${
-      e.event
+      entry.event
         ? html`<p class="sub">
-              ${e.event.kind} · ${e.event.author} · invocation ${e.event.invocationId} · ${time(e.event.timestamp)}
+              ${entry.event.kind} · ${entry.event.author} · invocation ${entry.event.invocationId} ·
+              ${time(entry.event.timestamp)}
             </p>
-            <div class="event-full">${eventBody(e.event, e.seq, header, callIds, true)}</div>
+            <div class="event-full">${eventBody(entry.event, entry.seq, header, callIds, true)}</div>
             <h2>State delta</h2>
-            ${deltaCell(e.event)}`
-        : pre(e.error ?? 'unreadable')
+            ${deltaCell(entry.event)}`
+        : pre(entry.error ?? 'unreadable')
     }`;
 }
 
@@ -624,11 +633,13 @@ export function callPage(
     <h2>Tools <small>${call.request.tools.length}</small></h2>
     <ul class="tools">
       ${call.request.tools.map(
-        (t) =>
+        (tool) =>
           html`<li>
             <details>
-              <summary><b>${t.name}</b> · ${num(segmentTokens(toolDefinitionText(t), call.model))} tokens</summary>
-              ${pre(t.description)}${pre(JSON.stringify(t.inputSchema, null, 2), 'args')}
+              <summary>
+                <b>${tool.name}</b> · ${num(segmentTokens(toolDefinitionText(tool), call.model))} tokens
+              </summary>
+              ${pre(tool.description)}${pre(JSON.stringify(tool.inputSchema, null, 2), 'args')}
             </details>
           </li>`,
       )}
@@ -815,41 +826,50 @@ export function compressionPage(
   return html`${sessionTitle(header, 'Compression')}${sessionNav(header, '/compression')}${paged}
   ${total === 0 ? html`<p class="empty">No compressed observation or history compaction in this session.</p>` : ''}
   ${list.map(
-    (c) =>
-      html`<section class="compression compression-${c.kind}" id="${c.anchor}">
+    (compression) =>
+      html`<section class="compression compression-${compression.kind}" id="${compression.anchor}">
         <h2>
-          ${c.title} <small>event <a href="/event${keyQuery(header, { seq: c.seq })}">${c.seq}</a></small>
+          ${compression.title}
+          <small>event <a href="/event${keyQuery(header, { seq: compression.seq })}">${compression.seq}</a></small>
         </h2>
         <p class="sub">
           guideline
-          <b class="guideline">${c.guideline ?? 'not recorded'}</b>${c.backend ? ` · backend ${c.backend}` : ''} · ratio
-          <b class="ratio">${c.rawTokens ? (c.compressedTokens / c.rawTokens).toFixed(3) : '–'}</b>
-          (${c.compressedTokens} of ${c.rawTokens ?? '?'}
-          tokens)${c.handle ? html` · handle <a class="handle" href="/page${keyQuery(header, { uri: c.handle })}"><code>${c.handle}</code></a>` : ''}
+          <b class="guideline">${compression.guideline ?? 'not recorded'}</b
+          >${compression.backend ? ` · backend ${compression.backend}` : ''} · ratio
+          <b class="ratio"
+            >${compression.rawTokens ? (compression.compressedTokens / compression.rawTokens).toFixed(3) : '–'}</b
+          >
+          (${compression.compressedTokens} of ${compression.rawTokens ?? '?'}
+          tokens)${compression.handle ? html` · handle <a class="handle" href="/page${keyQuery(header, { uri: compression.handle })}"><code>${compression.handle}</code></a>` : ''}
         </p>
         <div class="diff">
           <div>
             <h3>raw</h3>
             ${
-              c.raw === undefined
+              compression.raw === undefined
                 ? html`<p class="empty">The raw text is not in this store (the run kept its pages elsewhere).</p>`
                 : (() => {
-                    const m = c.marked ?? { html: highlightKept(c.raw, c.compressed), kept: -1, dropped: -1 };
+                    const marked = compression.marked ?? {
+                      html: highlightKept(compression.raw, compression.compressed),
+                      kept: -1,
+                      dropped: -1,
+                    };
                     return html`${
-                      m.kept >= 0
+                      marked.kept >= 0
                         ? html`<p class="sub legend">
-                            <span class="legend-kept">kept</span> <span class="kept-lines">${num(m.kept)}</span> lines ·
+                            <span class="legend-kept">kept</span>
+                            <span class="kept-lines">${num(marked.kept)}</span> lines ·
                             <span class="legend-dropped">dropped</span>
-                            <span class="dropped-lines">${num(m.dropped)}</span> lines
+                            <span class="dropped-lines">${num(marked.dropped)}</span> lines
                           </p>`
                         : ''
-                    }${m.html}`;
+                    }${marked.html}`;
                   })()
             }
           </div>
           <div>
             <h3>compressed</h3>
-            ${pre(c.compressed, 't compressed')}
+            ${pre(compression.compressed, 't compressed')}
           </div>
         </div>
       </section>`,
@@ -989,15 +1009,18 @@ const RESULT_COLUMNS: readonly Column<StrategyResult>[] = [
 ];
 
 /** One benchmark folder: results table, charts, and the strategy × task grid. */
-export function runsPage(index: number, r: LoadedRuns): SafeHtml {
-  const tasks = [...new Set(r.runs.episodes.map((e) => e.taskId))];
-  const strategies = r.runs.params.strategies;
-  return html`<h1>${r.runs.scenario} <small>${r.runs.model}</small></h1>
-    <p class="sub">${r.dir} · ${r.runs.episodes.length} episodes · seed ${r.runs.params.seed} · ${r.runs.startedAt}</p>
+export function runsPage(index: number, folder: LoadedRuns): SafeHtml {
+  const tasks = [...new Set(folder.runs.episodes.map((e) => e.taskId))];
+  const strategies = folder.runs.params.strategies;
+  return html`<h1>${folder.runs.scenario} <small>${folder.runs.model}</small></h1>
+    <p class="sub">
+      ${folder.dir} · ${folder.runs.episodes.length} episodes · seed ${folder.runs.params.seed} ·
+      ${folder.runs.startedAt}
+    </p>
     <h2>Results</h2>
-    ${listTable(r.results, RESULT_COLUMNS, { id: 'results' })}
+    ${listTable(folder.results, RESULT_COLUMNS, { id: 'results' })}
     <h2>Charts</h2>
-    ${r.charts.map((c) => html`<figure><img class="chart" alt="${c}" src="/runs/${index}/chart/${c}.svg" /></figure>`)}
+    ${folder.charts.map((c) => html`<figure><img class="chart" alt="${c}" src="/runs/${index}/chart/${c}.svg" /></figure>`)}
     <h2>Episodes <small>strategy × task</small></h2>
     <table class="list grid" id="grid">
       <thead>
@@ -1012,14 +1035,20 @@ export function runsPage(index: number, r: LoadedRuns): SafeHtml {
             html`<tr>
               <td>${task}</td>
               ${strategies.map((strategy) => {
-                const cells = r.runs.episodes
-                  .map((e, k) => ({ e, k }))
-                  .filter(({ e }) => e.taskId === task && e.strategy === strategy);
+                const cells = folder.runs.episodes
+                  .map((episode, at) => ({ episode, at }))
+                  .filter(({ episode }) => episode.taskId === task && episode.strategy === strategy);
                 return html`<td>
-                  ${cells.map(({ e, k }) => {
-                    const peak = Math.max(0, ...e.ledger.filter((x) => x.kind === 'agent').map((x) => x.promptTokens));
-                    return html`<a class="${e.success ? 'cell ok' : 'cell fail'}" href="/runs/${index}/episode/${k}"
-                      >${e.success ? '✓' : '✗'} ${peak.toLocaleString('en-US')}${e.n !== null ? ` (N ${e.n})` : ''}</a
+                  ${cells.map(({ episode, at }) => {
+                    const peak = Math.max(
+                      0,
+                      ...episode.ledger.filter((x) => x.kind === 'agent').map((x) => x.promptTokens),
+                    );
+                    return html`<a
+                      class="${episode.success ? 'cell ok' : 'cell fail'}"
+                      href="/runs/${index}/episode/${at}"
+                      >${episode.success ? '✓' : '✗'}
+                      ${peak.toLocaleString('en-US')}${episode.n !== null ? ` (N ${episode.n})` : ''}</a
                     > `;
                   })}
                 </td>`;

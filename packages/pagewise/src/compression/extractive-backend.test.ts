@@ -31,15 +31,15 @@ const order = (id: string, status: string, price: number): string =>
     2,
   );
 
-function stepTurn(n: number, output: string): ContextItem[] {
+function stepTurn(step: number, output: string): ContextItem[] {
   return [
     {
       type: 'assistant',
       text: '',
-      toolCalls: [{ toolCallId: `c${n}`, toolName: 'get_order', input: { order_id: `#W${n}` } }],
-      eventId: `m${n}`,
+      toolCalls: [{ toolCallId: `c${step}`, toolName: 'get_order', input: { order_id: `#W${step}` } }],
+      eventId: `m${step}`,
     },
-    { type: 'tool-result', toolCallId: `c${n}`, toolName: 'get_order', output, isError: false, eventId: `r${n}` },
+    { type: 'tool-result', toolCallId: `c${step}`, toolName: 'get_order', output, isError: false, eventId: `r${step}` },
   ];
 }
 
@@ -157,9 +157,9 @@ describe('extractive history summaries', () => {
       status: 'pending',
       items: [{ name: 'Jigsaw Puzzle', product_id: '1808611083', item_id: bought, price: 45.39 }],
     });
-    const turn = (n: number, toolName: string, input: object, output: string): ContextItem[] => [
-      { type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${n}`, toolName, input }], eventId: `m${n}` },
-      { type: 'tool-result', toolCallId: `c${n}`, toolName, output, isError: false, eventId: `r${n}` },
+    const turn = (step: number, toolName: string, input: object, output: string): ContextItem[] => [
+      { type: 'assistant', text: '', toolCalls: [{ toolCallId: `c${step}`, toolName, input }], eventId: `m${step}` },
+      { type: 'tool-result', toolCallId: `c${step}`, toolName, output, isError: false, eventId: `r${step}` },
     ];
     const turns = [
       turn(1, 'get_order_details', { order_id: '#W3361211' }, orderOut),
@@ -290,11 +290,11 @@ describe('extractive history summaries', () => {
     const ctx = { invocationId: 'i', agentName: 'a' };
     let summary = '';
     // Eight folds of one large order each, into a summary that holds about three of them whole.
-    for (let i = 0; i < 8; i += 1) {
+    for (let fold = 0; fold < 8; fold += 1) {
       const turns =
-        i === 0
-          ? [lookupTurn, stepTurn(i, order(`#W${i}`, 'pending', 10 + i))]
-          : [stepTurn(i, order(`#W${i}`, 'pending', 10 + i))];
+        fold === 0
+          ? [lookupTurn, stepTurn(fold, order(`#W${fold}`, 'pending', 10 + fold))]
+          : [stepTurn(fold, order(`#W${fold}`, 'pending', 10 + fold))];
       summary = await compressor.compress(
         historyInput(turns, { guideline: DEFAULT_HISTORY_GUIDELINE, previousSummary: summary, maxTokens: 400 }),
         ctx,
@@ -395,9 +395,14 @@ describe('extractive observation compression', () => {
     const output = JSON.stringify(
       {
         variants: Object.fromEntries(
-          Array.from({ length: 12 }, (_, i) => [
-            `${91000 + i}`,
-            { item_id: `${91000 + i}`, color: i % 2 ? 'red' : 'blue', available: i % 3 === 0, price: 40 + i },
+          Array.from({ length: 12 }, (_, index) => [
+            `${91000 + index}`,
+            {
+              item_id: `${91000 + index}`,
+              color: index % 2 ? 'red' : 'blue',
+              available: index % 3 === 0,
+              price: 40 + index,
+            },
           ]),
         ),
       },
@@ -431,10 +436,10 @@ describe('extractive observation compression', () => {
   it('ranks against the task and the recent steps and keeps the budget', async () => {
     const output = JSON.stringify(
       {
-        orders: Array.from({ length: 10 }, (_, i) => ({
-          order_id: `#W${i}`,
-          status: i === 6 ? 'pending' : 'delivered',
-          items: [{ name: i === 6 ? 'Blue Kettle' : 'Desk Lamp', price: 20 + i }],
+        orders: Array.from({ length: 10 }, (_, index) => ({
+          order_id: `#W${index}`,
+          status: index === 6 ? 'pending' : 'delivered',
+          items: [{ name: index === 6 ? 'Blue Kettle' : 'Desk Lamp', price: 20 + index }],
         })),
       },
       null,
@@ -466,8 +471,8 @@ describe('extractive chat summaries', () => {
       'Thanks!',
       'The car broke down again. We are thinking about selling it and using the tram instead, it is cheaper.',
     ];
-    const turns: ContextItem[][] = Array.from({ length: 24 }, (_, i) => [
-      { type: 'user', text: says[i % says.length] ?? '', eventId: `u${i}` },
+    const turns: ContextItem[][] = Array.from({ length: 24 }, (_, index) => [
+      { type: 'user', text: says[index % says.length] ?? '', eventId: `u${index}` },
     ]);
     const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
     const summary = await extractiveCompressor().compress(

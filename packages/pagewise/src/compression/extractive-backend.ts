@@ -203,10 +203,11 @@ export function entriesOfTurns(turns: readonly (readonly ContextItem[])[], keepH
 /** Writes entries in the summary format; a call's arguments are left out when its payload shows them all. */
 export function formatSummaryEntries(entries: readonly SummaryEntry[]): string {
   const lines: string[] = [];
-  for (const e of entries) {
-    const [first = '', ...rest] = e.payload.split('\n');
-    const label = e.short && e.short.values.every((v) => e.payload.includes(v)) ? e.short.label : e.label;
-    lines.push(`- ${label}${e.pinned ? ASKED_AGAIN : ''}${ARROW}${first}`, ...rest.map((line) => `  ${line}`));
+  for (const entry of entries) {
+    const [first = '', ...rest] = entry.payload.split('\n');
+    const label =
+      entry.short && entry.short.values.every((v) => entry.payload.includes(v)) ? entry.short.label : entry.label;
+    lines.push(`- ${label}${entry.pinned ? ASKED_AGAIN : ''}${ARROW}${first}`, ...rest.map((line) => `  ${line}`));
   }
   return lines.join('\n');
 }
@@ -266,9 +267,12 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
   // The task and the current objective, and what later steps use of each one; never all other steps,
   // whose words would give every part of the result the same relevance.
   const queries = laterStepQueries(goal, fresh);
-  const compressed = fresh.map((entry, i) => {
+  const compressed = fresh.map((entry, index) => {
     if (!compressible(entry)) return entry;
-    return { ...entry, payload: compressPayload(entry.payload, queries(i), rules, scoring, undefined, shared[i]) };
+    return {
+      ...entry,
+      payload: compressPayload(entry.payload, queries(index), rules, scoring, undefined, shared[index]),
+    };
   });
   const messages = chat ? compressed.flatMap((e, i) => (isMessage(e) ? [i] : [])) : [];
   if (messages.length > 0) {
@@ -280,8 +284,8 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
     const messageOf = new Map(messages.map((at, j) => [at, j]));
     const withKept = (kept: readonly string[]): SummaryEntry[] =>
       compressed.map((entry, at) => {
-        const j = messageOf.get(at);
-        return j === undefined ? entry : { ...entry, payload: kept[j] ?? '' };
+        const messageIndex = messageOf.get(at);
+        return messageIndex === undefined ? entry : { ...entry, payload: kept[messageIndex] ?? '' };
       });
     // Ranked once; only the budget changes between attempts.
     const ranking = rankSentences(compressed, messages, goal, objective, budget, turns);
@@ -383,10 +387,10 @@ function rankSentences(
   budget: number,
   turns: TurnRanking,
 ): SentenceRanking {
-  const units = messages.flatMap((at, m) => {
+  const units = messages.flatMap((at, message) => {
     const payload = entries[at]?.payload ?? '';
-    if (countTokens(payload) <= budget * LONG_TURN_SHARE) return [{ message: m, at, text: payload }];
-    return sentenceSpans(payload).map((span) => ({ message: m, at, text: payload.slice(span.start, span.end) }));
+    if (countTokens(payload) <= budget * LONG_TURN_SHARE) return [{ message, at, text: payload }];
+    return sentenceSpans(payload).map((span) => ({ message, at, text: payload.slice(span.start, span.end) }));
   });
   const labelCosts = messages.map((at) => countTokens(`- ${entries[at]?.label ?? ''}${ARROW}`) + 1);
   if (units.length === 0) return { units, ranked: [], labelCosts };
@@ -457,8 +461,8 @@ function pickSentences(ranking: SentenceRanking, budget: number): string[] {
   );
   const kept = new Set(plan.map((step) => step.index));
   const out = labelCosts.map(() => [] as string[]);
-  units.forEach((unit, i) => {
-    if (kept.has(i)) out[unit.message]?.push(unit.text);
+  units.forEach((unit, index) => {
+    if (kept.has(index)) out[unit.message]?.push(unit.text);
   });
   return out.map((sentences) => sentences.join(' '));
 }
@@ -467,8 +471,8 @@ function pickSentences(ranking: SentenceRanking, budget: number): string[] {
 function distinctiveWords(sentence: string): string[] {
   const out: string[] = [];
   const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}#._-]*/gu) ?? [];
-  words.forEach((word, i) => {
-    if (/\d/u.test(word) || (i > 0 && /^\p{Lu}/u.test(word) && word.length >= MIN_NAME_CHARS)) {
+  words.forEach((word, position) => {
+    if (/\d/u.test(word) || (position > 0 && /^\p{Lu}/u.test(word) && word.length >= MIN_NAME_CHARS)) {
       out.push(...wordTokens(word));
     }
   });
@@ -520,8 +524,8 @@ function compressPayload(
 function sharedKeys(entries: readonly SummaryEntry[]): string[] {
   const keys = entries.map((e) => joiningIds(`${e.label} ${e.payload}`));
   const kindsOf = new Map<string, Set<string>>();
-  keys.forEach((set, i) => {
-    for (const k of set) kindsOf.set(k, (kindsOf.get(k) ?? new Set()).add(kindOf(entries[i]!)));
+  keys.forEach((set, index) => {
+    for (const key of set) kindsOf.set(key, (kindsOf.get(key) ?? new Set()).add(kindOf(entries[index]!)));
   });
   // Each key's kinds include the entry's own: a second one is another kind.
   return keys.map((set) => [...set].filter((k) => (kindsOf.get(k)?.size ?? 0) > 1).join(' '));
@@ -542,21 +546,21 @@ function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
   // By kind, not label: an entry read back from a summary has lost its arguments, a fresh one has them.
   // Entries are compared only within their kind and first value, in order.
   const groups = new Map<string, number[]>();
-  values.forEach((mine, i) => {
+  values.forEach((mine, index) => {
     if (mine === undefined || mine.length === 0) return;
-    const key = `${kindOf(entries[i]!)}\0${mine[0]}`;
+    const key = `${kindOf(entries[index]!)}\0${mine[0]}`;
     const group = groups.get(key);
-    if (group) group.push(i);
-    else groups.set(key, [i]);
+    if (group) group.push(index);
+    else groups.set(key, [index]);
   });
   const dropped = new Set<number>();
   const pinned = new Set<number>();
   for (const group of groups.values()) {
-    group.forEach((i, at) => {
-      for (const j of group.slice(at + 1)) {
-        if (holdsAll(values[j]!, values[i]!)) {
-          dropped.add(i);
-          pinned.add(j);
+    group.forEach((earlier, at) => {
+      for (const later of group.slice(at + 1)) {
+        if (holdsAll(values[later]!, values[earlier]!)) {
+          dropped.add(earlier);
+          pinned.add(later);
           return;
         }
       }
@@ -568,11 +572,11 @@ function withoutRepeats(entries: readonly SummaryEntry[]): SummaryEntry[] {
 /** Whether `values` holds every value of `wanted`, each as often as `wanted` does. */
 function holdsAll(values: readonly string[], wanted: readonly string[]): boolean {
   const left = new Map<string, number>();
-  for (const v of values) left.set(v, (left.get(v) ?? 0) + 1);
-  for (const v of wanted) {
-    const n = left.get(v) ?? 0;
-    if (n === 0) return false;
-    left.set(v, n - 1);
+  for (const value of values) left.set(value, (left.get(value) ?? 0) + 1);
+  for (const value of wanted) {
+    const count = left.get(value) ?? 0;
+    if (count === 0) return false;
+    left.set(value, count - 1);
   }
   return true;
 }
@@ -700,10 +704,10 @@ function fitBudget(
 export function waterLevel(sizes: readonly number[], target: number): number {
   const sorted = [...sizes].sort((a, b) => a - b);
   let left = target;
-  for (let i = 0; i < sorted.length; i += 1) {
-    const share = Math.floor(left / (sorted.length - i));
-    if ((sorted[i] ?? 0) > share) return Math.max(0, share);
-    left -= sorted[i] ?? 0;
+  for (let index = 0; index < sorted.length; index += 1) {
+    const share = Math.floor(left / (sorted.length - index));
+    if ((sorted[index] ?? 0) > share) return Math.max(0, share);
+    left -= sorted[index] ?? 0;
   }
   return sorted[sorted.length - 1] ?? 0;
 }

@@ -230,8 +230,8 @@ describe('compressExtractive', () => {
   });
 
   it('applies keep, drop and minScore rules', () => {
-    const text = Array.from({ length: 20 }, (_, i) =>
-      i === 17 ? 'status: cancelled by user' : `debug: heartbeat ${i} on the widget channel`,
+    const text = Array.from({ length: 20 }, (_, line) =>
+      line === 17 ? 'status: cancelled by user' : `debug: heartbeat ${line} on the widget channel`,
     ).join('\n');
     const kept = compressExtractive(text, {
       query: 'widget channel',
@@ -266,17 +266,17 @@ describe('compressExtractive', () => {
 describe('compressExtractive on JSON', () => {
   const orders = {
     user_id: 'mia_li_3668',
-    orders: Array.from({ length: 12 }, (_, i) => ({
-      order_id: `#W${4000000 + i}`,
-      status: i === 7 ? 'pending' : 'delivered',
+    orders: Array.from({ length: 12 }, (_, index) => ({
+      order_id: `#W${4000000 + index}`,
+      status: index === 7 ? 'pending' : 'delivered',
       items: [
         {
-          name: i === 7 ? 'Blue Water Bottle' : 'Desk Lamp',
-          price: 20 + i,
-          options: { color: i === 7 ? 'blue' : 'white', capacity: '750ml' },
+          name: index === 7 ? 'Blue Water Bottle' : 'Desk Lamp',
+          price: 20 + index,
+          options: { color: index === 7 ? 'blue' : 'white', capacity: '750ml' },
         },
       ],
-      metadata: { created_by: 'system', trace: `trace-${i}-${'z'.repeat(12)}` },
+      metadata: { created_by: 'system', trace: `trace-${index}-${'z'.repeat(12)}` },
     })),
   };
 
@@ -353,9 +353,12 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
 
   it('rank the entries of an id-keyed map as records: the one the query names keeps its fields before the others keep their ids', () => {
     const variants = Object.fromEntries(
-      Array.from({ length: 12 }, (_, i) => {
-        const id = String(4000000000 + i * 7919);
-        return [id, { item_id: id, available: i % 3 === 0, options: { color: ['red', 'blue', 'green'][i % 3] } }];
+      Array.from({ length: 12 }, (_, index) => {
+        const id = String(4000000000 + index * 7919);
+        return [
+          id,
+          { item_id: id, available: index % 3 === 0, options: { color: ['red', 'blue', 'green'][index % 3] } },
+        ];
       }),
     );
     const product = { product_id: '8310926033', variants };
@@ -370,7 +373,8 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     const kept = JSON.parse(result.text) as { variants: Record<string, { item_id?: string; available?: boolean }> };
     // The record's key shows its id: the item_id field that repeats it is left out beside a kept field.
     expect(kept.variants[wanted]).toEqual({ available: false });
-    for (const [id, v] of Object.entries(kept.variants)) if (id !== wanted) expect(v.available).toBeUndefined();
+    for (const [id, variant] of Object.entries(kept.variants))
+      if (id !== wanted) expect(variant.available).toBeUndefined();
     // Under a budget that holds the ids and a few more fields, both scorers give the first to the named record
     // (the rest of the budget is filled with other records' fields, but not all of them fit).
     for (const scoring of ['heuristic', 'learned'] as const) {
@@ -388,9 +392,9 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
 
   it("write a field that repeats its entry key once: as the key, with the entry's kept fields or alone", () => {
     const variants = Object.fromEntries(
-      Array.from({ length: 8 }, (_, i) => {
-        const id = String(5000000000 + i * 104729);
-        return [id, { item_id: id, available: i % 2 === 0, price: 10 + i }];
+      Array.from({ length: 8 }, (_, index) => {
+        const id = String(5000000000 + index * 104729);
+        return [id, { item_id: id, available: index % 2 === 0, price: 10 + index }];
       }),
     );
     const input = JSON.stringify({ product_id: '8310926033', variants }, null, 2);
@@ -398,8 +402,8 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     const kept = JSON.parse(full.text) as { variants: Record<string, Record<string, unknown>> };
     // Nothing is lost: every id is a key, every other field is there; only the repeats are gone.
     expect(Object.keys(kept.variants)).toEqual(Object.keys(variants));
-    for (const [id, v] of Object.entries(variants))
-      expect(kept.variants[id]).toEqual({ available: v.available, price: v.price });
+    for (const [id, variant] of Object.entries(variants))
+      expect(kept.variants[id]).toEqual({ available: variant.available, price: variant.price });
     expect(full.outputTokens).toBeLessThan(countTokens(JSON.stringify({ product_id: '8310926033', variants })));
     // A rule keeping only the ids keeps them as bare keys.
     const ids = compressExtractive(input, { query: 'x', rules: only(['variants.*.item_id']) });
@@ -434,11 +438,11 @@ describe('compressExtractive on JSON: field paths and id-keyed records', () => {
     const big = {
       order_id: '#W2575533',
       status: 'pending',
-      items: Array.from({ length: 6 }, (_, i) => ({
-        name: ['Kettle', 'Lamp', 'Hose', 'Mat', 'Tent', 'Desk'][i],
-        product_id: String(1762337868 + i * 7919),
-        item_id: String(4806644905 + i * 104729),
-        price: 100 + i,
+      items: Array.from({ length: 6 }, (_, index) => ({
+        name: ['Kettle', 'Lamp', 'Hose', 'Mat', 'Tent', 'Desk'][index],
+        product_id: String(1762337868 + index * 7919),
+        item_id: String(4806644905 + index * 104729),
+        price: 100 + index,
       })),
     };
     const input = JSON.stringify(big, null, 2);
