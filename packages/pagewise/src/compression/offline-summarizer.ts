@@ -14,7 +14,9 @@ import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { scanJson } from '../util/json-scan.js';
 import { setOwn } from '../util/own-field.js';
+import { hasDigit } from '../text/characters.js';
 import { isStopword } from '../text/stopwords.js';
+import { singleSpaced } from '../text/whitespace.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { argumentText, itemTranscript } from './transcript.js';
 
@@ -23,7 +25,7 @@ export const NAIVE_STEP_CHARS = 200;
 
 /** The first sentence of `text` (whitespace collapsed), at most {@link NAIVE_STEP_CHARS} characters. */
 export function firstSentence(text: string, maxChars: number = NAIVE_STEP_CHARS): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
+  const flat = singleSpaced(text).trim();
   const end = /[.!?](?=\s|$)/u.exec(flat);
   const sentence = end ? flat.slice(0, end.index + 1) : flat;
   // Cut at a code point, never inside a surrogate pair.
@@ -78,7 +80,9 @@ interface Line {
   headTokens: number;
 }
 
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'#.-]*/gu;
+// A word: a letter or digit, then letters, digits and `_'#.-`, never ending in `.`, `'` or `-` (a sentence's
+// full stop, a closing quote, a dash after the word are not part of it).
+const WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}_'#.-]*[\p{L}\p{N}_#])?/gu;
 /** Shorter words ("id", "of") match too much to say what a field or sentence is about. */
 const MIN_WORD_CHARS = 3;
 /** A string value this short is a code, a name or an amount: worth a point more. */
@@ -86,9 +90,7 @@ const SHORT_VALUE_CHARS = 24;
 /** A string value longer than this is free text: worth a point less. */
 const LONG_VALUE_CHARS = 80;
 function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? [])
-    .map((w) => w.replace(/[.'-]+$/u, ''))
-    .filter((w) => w.length >= MIN_WORD_CHARS && !isStopword(w));
+  return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= MIN_WORD_CHARS && !isStopword(w));
 }
 
 /** The words a field or sentence is judged against: the task's and those of every tool call's arguments. */
@@ -121,7 +123,7 @@ function fieldScore(path: Path, value: Scalar, terms: ReadonlySet<string>): numb
     path
       .filter((p) => typeof p === 'string')
       .join(' ')
-      .replace(/_/gu, ' '),
+      .replaceAll('_', ' '),
   );
   const valueWords = words(text);
   if (valueWords.some((w) => terms.has(w))) score += 3;
@@ -133,7 +135,7 @@ function sentenceScore(sentence: string, terms: ReadonlySet<string>): number {
   const ws = words(sentence);
   if (ws.length === 0) return 0;
   const hits = ws.filter((w) => terms.has(w)).length;
-  return 1 + (4 * hits) / Math.sqrt(ws.length) + (/\d/u.test(sentence) ? 1 : 0);
+  return 1 + (4 * hits) / Math.sqrt(ws.length) + (hasDigit(sentence) ? 1 : 0);
 }
 
 function leaves(value: unknown, path: Path, into: { path: Path; value: Scalar }[]): void {
@@ -162,8 +164,7 @@ function prune(value: unknown, keep: ReadonlySet<string>, path: Path = []): unkn
 
 function sentences(text: string): string[] {
   return (
-    text
-      .replace(/\s+/gu, ' ')
+    singleSpaced(text)
       .trim()
       .match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/gu) ?? []
   )

@@ -48,6 +48,8 @@ export function shortBoundary(): string {
 
 const OPEN = '<<<QUOTED';
 const CLOSE = '<<<END';
+// A fence's opening line, anywhere in a text; group 1 is its boundary.
+const OPEN_LINE = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>$`, 'mu');
 
 /**
  * Wraps compressor output in a fence: an opening line, the neutralized body, a closing line. The body
@@ -64,7 +66,7 @@ export function fenceQuoted(body: string, boundary: string = shortBoundary()): s
 
 /** The body of the first fence in `text`, as written by {@link fenceQuoted}; undefined when there is none. */
 export function unfenceQuoted(text: string): string | undefined {
-  const open = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>$`, 'mu').exec(text);
+  const open = OPEN_LINE.exec(text);
   if (!open) return undefined;
   const start = open.index + open[0].length + 1;
   const close = text.indexOf(`\n${CLOSE} ${open[1]}>>>`, start - 1);
@@ -137,13 +139,15 @@ export function compressedObservationBody(
 ): string | undefined {
   const cut = output.lastIndexOf('\n');
   const [fenced, last] = [output.slice(0, cut), output.slice(cut + 1)];
-  const open = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>\n`, 'u').exec(fenced);
-  if (cut < 0 || !open || !fenced.endsWith(`\n${CLOSE} ${open[1]}>>>`)) return undefined;
+  // The fence's opening line is the text's first.
+  const open = OPEN_LINE.exec(fenced);
+  const opensText = open !== null && open.index === 0 && fenced[open[0].length] === '\n';
+  if (cut < 0 || !open || !opensText || !fenced.endsWith(`\n${CLOSE} ${open[1]}>>>`)) return undefined;
   const handle = handleOf(output);
   const own = toolPageUri(result.toolName, result.toolCallId);
   if (handle === undefined ? !UNREACHABLE_LINE.test(last) : handle !== own && !handle.startsWith(`${own}/`))
     return undefined;
-  const body = fenced.slice(open[0].length, fenced.length - `\n${CLOSE} ${open[1]}>>>`.length);
+  const body = fenced.slice(open[0].length + 1, fenced.length - `\n${CLOSE} ${open[1]}>>>`.length);
   // The compressor neutralized what it fenced: a marker left in the body was not written by it.
   return neutralize(body, open[1]!) === body ? body : undefined;
 }

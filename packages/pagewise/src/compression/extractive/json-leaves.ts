@@ -3,6 +3,7 @@
  * relevance, and the pruned render of the kept leaves.
  */
 import { countTokens } from '../../tokens/tokenizer.js';
+import { hasDigit } from '../../text/characters.js';
 import { ID_FIELD } from '../../text/identifiers.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from '../json-source.js';
 import { groupBy, isErrorStatus } from './units.js';
@@ -45,11 +46,20 @@ export function parseJsonContainer(input: string): JsonContainer | undefined {
     : undefined;
 }
 
-// Top-level fields that make a JSON result an error result, kept whole whatever the budget.
-const ERROR_KEY = /^(?:errors?|exception|fault|error_?(?:message|code|description)|errorMessage|errorCode)$/iu;
-const STATUS_KEY = /^(?:status|status_?code|statusCode|http_?status|code)$/iu;
+// Top-level fields that make a JSON result an error result, kept whole whatever the budget. Each family is a
+// list of names (alternatives), each matched as the whole key, in any case.
+const fieldNames = (names: readonly string[]): RegExp => new RegExp(`^(?:${names.join('|')})$`, 'iu');
+const ERROR_KEY = fieldNames([
+  'errors?',
+  'exception',
+  'fault',
+  'error_?(?:message|code|description)',
+  'errorMessage',
+  'errorCode',
+]);
+const STATUS_KEY = fieldNames(['status', 'status_?code', 'statusCode', 'http_?status', 'code']);
 // What says why, beside a non-2xx status.
-const MESSAGE_KEY = /^(?:message|msg|detail|details|reason|description|title)$/iu;
+const MESSAGE_KEY = fieldNames(['message', 'msg', 'detail', 'details', 'reason', 'description', 'title']);
 
 /**
  * The top-level keys of an error result: its `error` fields (when not empty), or a non-2xx status with
@@ -219,7 +229,7 @@ function isScalarList(value: readonly unknown[]): boolean {
  */
 function isRecordMap(value: object): boolean {
   const entries = Object.entries(value);
-  return entries.length >= 2 && entries.every(([k, v]) => !isJsonScalar(v) && /\d/u.test(k));
+  return entries.length >= 2 && entries.every(([k, v]) => !isJsonScalar(v) && hasDigit(k));
 }
 
 /**
