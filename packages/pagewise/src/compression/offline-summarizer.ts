@@ -15,6 +15,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import { scanJson } from '../util/json-scan.js';
 import { setOwn } from '../util/own-field.js';
 import { hasDigit } from '../text/characters.js';
+import { fieldNamePattern } from '../text/field-names.js';
 import { isStopword } from '../text/stopwords.js';
 import { singleSpaced } from '../text/whitespace.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
@@ -103,7 +104,11 @@ function queryTerms(task: string, turns: readonly (readonly ContextItem[])[]): S
   return terms;
 }
 
-const ID_KEY = /(?:^|_)(?:id|ids|number|code|sku)$/iu;
+const ID_KEY = fieldNamePattern(
+  ['id', 'ids', 'number', 'code', 'sku'],
+  ['_id', '_ids', '_number', '_code', '_sku'],
+  'iu',
+);
 // Order and user ids (`#W2611340`, `noah_brown_6181`), long numeric ids; not measures such as `750ml`.
 const ID_VALUE = /^(?:#?[a-z]{1,3}\d{5,}|[a-z]+(?:_[a-z]+)*_\d{3,}|\d{6,})$/iu;
 

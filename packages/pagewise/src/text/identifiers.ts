@@ -5,6 +5,7 @@
  */
 
 import { hasDigit, hasLetter, isAsciiDigit, isAsciiUpper, isAsciiWordCode } from './characters.js';
+import { fieldNamePattern } from './field-names.js';
 
 // The shapes of an identifier, one alternative each, matched as one expression compiled once. The hex shapes
 // list both cases, as the `i` flag would.
@@ -81,4 +82,7 @@ export function joiningIds(text: string): Set<string> {
 }
 
 /** A JSON field name that names an id: `id`, `order_id`, `userId`, `item_ids`, `sku`, `uuid`, ... */
-export const ID_FIELD = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|_handle)$/u;
+export const ID_FIELD = fieldNamePattern(
+  ['id', 'uuid', 'guid', 'key', 'handle', 'sku'],
+  ['_id', '_ids', 'Id', 'Ids', '_uuid', '_key', '_handle'],
+);

@@ -78,9 +78,7 @@ function joinsPrevious(text: string, previous: SentenceSpan, next: SentenceSpan)
   if (!before.endsWith('.')) return false;
   const word = /(?:^|[\s("'“‘[])([\p{L}.]+)\.$/u.exec(before)?.[1];
   if (word === undefined) return false;
-  // A single capital letter is an initial: "Herbert L. Kessler".
-  if (/^\p{Lu}$/u.test(word)) return true;
-  // Dotted acronyms: "Ph.D.", "M.F.A.", "U.S.".
-  if (/^(?:\p{L}{1,3}\.)+\p{L}{1,3}$/u.test(word)) return true;
+  // A single capital letter is an initial ("Herbert L. Kessler"); a dotted acronym ("Ph.D.", "M.F.A.", "U.S.").
+  if (/^(?:\p{Lu}|(?:\p{L}{1,3}\.)+\p{L}{1,3})$/u.test(word)) return true;
   return ABBREVIATIONS.has(word.toLowerCase());
 }

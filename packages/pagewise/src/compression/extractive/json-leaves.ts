@@ -4,6 +4,7 @@
  */
 import { countTokens } from '../../tokens/tokenizer.js';
 import { hasDigit } from '../../text/characters.js';
+import { fieldNamePattern } from '../../text/field-names.js';
 import { ID_FIELD } from '../../text/identifiers.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from '../json-source.js';
 import { groupBy, isErrorStatus } from './units.js';
@@ -46,9 +47,8 @@ export function parseJsonContainer(input: string): JsonContainer | undefined {
     : undefined;
 }
 
-// Top-level fields that make a JSON result an error result, kept whole whatever the budget. Each family is a
-// list of names (alternatives), each matched as the whole key, in any case.
-const fieldNames = (names: readonly string[]): RegExp => new RegExp(`^(?:${names.join('|')})$`, 'iu');
+// Top-level fields that make a JSON result an error result, kept whole whatever the budget; in any case.
+const fieldNames = (names: readonly string[]): RegExp => fieldNamePattern(names, [], 'iu');
 const ERROR_KEY = fieldNames([
   'errors?',
   'exception',
@@ -91,7 +91,7 @@ export const ID_KEY = ID_FIELD;
 export const MIN_ID_SHARE = 0.25;
 
 // The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
-export const LABEL_KEY = /^(?:name|title|label)$|(?:_name|Name)$/u;
+export const LABEL_KEY = fieldNamePattern(['name', 'title', 'label'], ['_name', 'Name']);
 
 /**
  * Per leaf, the leaves naming its innermost record, when they are other leaves: the record's own id and
