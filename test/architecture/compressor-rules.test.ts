@@ -1,9 +1,10 @@
 /**
  * The compressor does not grow back into a rule set (issue 42): regular expressions (literals and `new RegExp`)
  * and inline thresholds (a numeric literal other than 0 and 1 beside `<`, `<=`, `>`, `>=`) in the non-test
- * files of the core's `compression/` and `text/`, counted with the TypeScript parser, may only fall. A new rule
- * must replace one, or be a named constant with its reason and a test. The issue's target is at most 60
- * regular expressions and 15 inline thresholds; these bounds are where the code stands and move down with it.
+ * files of the core's `compression/` and `text/`, subfolders included (the extractive compressor lives in
+ * `compression/extractive/`), counted with the TypeScript parser, may only fall. A new rule must replace one,
+ * or be a named constant with its reason and a test. The issue's target is at most 60 regular expressions and
+ * 15 inline thresholds; these bounds are where the code stands and move down with it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,8 +12,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SOURCE = path.resolve(import.meta.dirname, '../../packages/pagewise/src');
-const MAX_REGULAR_EXPRESSIONS = 136;
-const MAX_INLINE_THRESHOLDS = 16;
+const MAX_REGULAR_EXPRESSIONS = 78;
+const MAX_INLINE_THRESHOLDS = 15;
 
 const COMPARISONS = new Set([
   ts.SyntaxKind.LessThanToken,
@@ -52,14 +53,16 @@ describe('the compressor stays a pipeline, not a rule set', () => {
 
   it('holds no more regular expressions and inline thresholds than it did', () => {
     const files = ['compression', 'text'].flatMap((folder) =>
-      readdirSync(path.join(SOURCE, folder))
+      readdirSync(path.join(SOURCE, folder), { recursive: true, encoding: 'utf8' })
         .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.contract.ts'))
         .map((name) => path.join(SOURCE, folder, name)),
     );
     expect(files.length).toBeGreaterThan(20);
     const counts = files.map((file) => ({ file, ...countRules(readFileSync(file, 'utf8')) }));
     const regularExpressions = counts.reduce((sum, count) => sum + count.regularExpressions, 0);
-    const thresholds = counts.flatMap((count) => count.thresholds.map((at) => `${path.basename(count.file)}: ${at}`));
+    const thresholds = counts.flatMap((count) =>
+      count.thresholds.map((at) => `${path.relative(SOURCE, count.file)}: ${at}`),
+    );
     expect(regularExpressions, 'regular expressions in compression/ and text/').toBeLessThanOrEqual(
       MAX_REGULAR_EXPRESSIONS,
     );

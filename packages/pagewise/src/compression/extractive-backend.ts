@@ -16,6 +16,7 @@
 import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
+import { hasDigit } from '../text/characters.js';
 import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { compressExtractive } from './extractive.js';
@@ -23,6 +24,7 @@ import { bm25Scores, normalized, type PreparedQuery } from './extractive/search.
 import { suffixQueries, type SuffixQuery } from './suffix-queries.js';
 import { joiningIds } from '../text/identifiers.js';
 import type { ExtractiveRules } from './rules.js';
+import { skipJsonWhitespace } from './json-source.js';
 import { headAtWordBoundary, planBudget } from './token-budget.js';
 import { ConfigurationError } from '../errors.js';
 import { argumentText, compressedObservationBody, handleOf } from './transcript.js';
@@ -416,7 +418,7 @@ function rankSentences(
       relevance: relevance[index] ?? 0,
       recency: steps > 1 ? unit.at / (steps - 1) : 1,
       referenced: distinctive.some((w) => (lastSeen.get(w) ?? -1) > unit.at) ? 1 : 0,
-      numeric: /\d/u.test(unit.text) ? 1 : 0,
+      numeric: hasDigit(unit.text) ? 1 : 0,
       rare: rareWordScore(distinctive, (word) => holding.get(word) ?? 1),
       novel: novelShare(wordTokens(unit.text), (word) => holding.get(word) ?? 1),
       speaker: entries[unit.at]?.label === '[user]' ? 1 : 0,
@@ -472,7 +474,7 @@ function distinctiveWords(sentence: string): string[] {
   const out: string[] = [];
   const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}#._-]*/gu) ?? [];
   words.forEach((word, position) => {
-    if (/\d/u.test(word) || (position > 0 && /^\p{Lu}/u.test(word) && word.length >= MIN_NAME_CHARS)) {
+    if (hasDigit(word) || (position > 0 && /^\p{Lu}/u.test(word) && word.length >= MIN_NAME_CHARS)) {
       out.push(...wordTokens(word));
     }
   });
@@ -483,7 +485,7 @@ function distinctiveWords(sentence: string): string[] {
 function scalarValues(input: unknown): string[] {
   if (typeof input === 'string') {
     // Most strings (names, ids) cannot start a JSON text: no parse attempt, and no exception, for them.
-    if (!JSON_START.test(input)) return [input];
+    if (!mayBeJson(input)) return [input];
     try {
       return scalarValues(JSON.parse(input));
     } catch {
@@ -496,7 +498,12 @@ function scalarValues(input: unknown): string[] {
 }
 
 // What a JSON text can start with, after JSON's whitespace: anything else does not parse.
-const JSON_START = /^[ \t\n\r]*[[{"\-\dtfn]/u;
+const JSON_FIRST_CHARS = '[{"-0123456789tfn';
+
+function mayBeJson(text: string): boolean {
+  const first = text[skipJsonWhitespace(text, 0)];
+  return first !== undefined && JSON_FIRST_CHARS.includes(first);
+}
 
 function compressPayload(
   payload: string,

@@ -459,7 +459,7 @@ function compressJson(
       (ID_KEY.test(leaf.key) ||
         (Array.isArray(leaf.value) &&
           leaf.value.length > 0 &&
-          leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.replace(/^#/u, ''))))),
+          leaf.value.every((v) => typeof v === 'string' && isIdentifierToken(v.startsWith('#') ? v.slice(1) : v)))),
   );
   const wanted = probe ? ALL_FEATURES : weighedFeatures(scorer).json;
   const seenLines = new Set<string>();

@@ -25,6 +25,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigurationError, NotFoundError } from '../errors.js';
+import { isDigits } from '../text/characters.js';
+import { splitLines } from '../text/whitespace.js';
 import {
   DEFAULT_HISTORY_RULES,
   DEFAULT_OBSERVATION_RULES,
@@ -76,7 +78,6 @@ const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/gu;
 const FRONT_MATTER_LINE = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/u;
 const ID = /^[A-Za-z0-9][\w.-]*$/u;
 const RULES_FENCE = /^```rules(?:\s+json)?\s*$/u;
-const FENCE_END = /^```\s*$/u;
 
 /**
  * Throws a ConfigurationError unless `guideline` targets `target`. `user` names who needs it; `hint`
@@ -104,7 +105,7 @@ export function defaultRulesFor(target: GuidelineTarget): ExtractiveRules {
  *   the line.
  */
 export function parseGuideline(text: string, source = '<guideline>'): Guideline {
-  const lines = text.replace(/^\uFEFF/u, '').split(/\r?\n/u);
+  const lines = splitLines(text.startsWith('\uFEFF') ? text.slice(1) : text);
   const at = (line: number): string => `${source}:${line + 1}`;
   const fail = (code: string, line: number, message: string): never => {
     throw new ConfigurationError(code, `${at(line)}: ${message}`);
@@ -161,7 +162,7 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
       `id "${id.value}" must be letters, digits, ".", "_" or "-", starting with a letter or digit.`,
     );
   const version = field('version');
-  if (!/^[1-9]\d*$/u.test(version.value))
+  if (!isDigits(version.value) || version.value.startsWith('0'))
     fail('invalid-guideline', version.line, `version "${version.value}" must be a positive integer.`);
   const target = field('target');
   if (target.value !== 'history' && target.value !== 'observation') {
@@ -180,7 +181,7 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
         `a second rules block; the first starts at line ${rulesBlock.start + 1}. Merge them into one.`,
       );
     let end = lineIndex + 1;
-    while (end < lines.length && !FENCE_END.test(lines[end] ?? '')) end += 1;
+    while (end < lines.length && (lines[end] ?? '').trimEnd() !== '```') end += 1;
     if (end >= lines.length)
       fail('invalid-guideline', lineIndex, 'the rules block is not closed: add a ``` line after the JSON.');
     rulesBlock = { start: lineIndex, end };
@@ -341,8 +342,7 @@ function parseRulesBlock(
     value = JSON.parse(json);
   } catch (error) {
     const position = /position (\d+)/u.exec((error as Error).message)?.[1];
-    const line =
-      origin.line + (position === undefined ? 0 : (json.slice(0, Number(position)).match(/\n/gu)?.length ?? 0));
+    const line = origin.line + (position === undefined ? 0 : json.slice(0, Number(position)).split('\n').length - 1);
     throw new ConfigurationError(
       'invalid-extractive-rules',
       `${origin.source}:${line}: the rules block is not valid JSON: ${(error as Error).message}.`,
@@ -380,7 +380,7 @@ function capitalize(text: string): string {
 
 function unquote(value: string): string {
   const trimmed = value.trim();
-  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')) {
+  if (quotedWith(trimmed, '"')) {
     try {
       const parsed: unknown = JSON.parse(trimmed);
       if (typeof parsed === 'string') return parsed;
@@ -388,7 +388,7 @@ function unquote(value: string): string {
       // Not a JSON string: keep it as written.
     }
   }
-  if (trimmed.length >= 2 && trimmed.startsWith("'") && trimmed.endsWith("'")) return trimmed.slice(1, -1);
+  if (quotedWith(trimmed, "'")) return trimmed.slice(1, -1);
   return trimmed;
 }
 
@@ -398,4 +398,9 @@ function trimBlankLines(lines: readonly string[]): string[] {
   while (start < end && lines[start]?.trim() === '') start += 1;
   while (end > start && lines[end - 1]?.trim() === '') end -= 1;
   return lines.slice(start, end);
+}
+
+/** Whether `text` opens and closes with `quote`, two characters at least. */
+function quotedWith(text: string, quote: string): boolean {
+  return text.length >= 2 && text.startsWith(quote) && text.endsWith(quote);
 }

@@ -25,8 +25,16 @@ export interface JsonSourceObject {
   [key: string]: JsonSourceValue;
 }
 
+const JSON_WHITESPACE = ' \t\n\r';
+
+/** The first index at or after `at` that is not JSON's whitespace (space, tab, line feed, carriage return). */
+export function skipJsonWhitespace(text: string, at: number): number {
+  let end = at;
+  while (end < text.length && JSON_WHITESPACE.includes(text[end]!)) end += 1;
+  return end;
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const WHITESPACE = /[ \t\n\r]*/y;
 
 /**
  * Parses `text` as JSON, numbers kept as written. Returns undefined when it is not one well-formed
@@ -41,9 +49,7 @@ export function parseJsonSource(text: string): JsonSourceValue | undefined {
   }
   let at = 0;
   const skip = (): void => {
-    WHITESPACE.lastIndex = at;
-    WHITESPACE.exec(text);
-    at = WHITESPACE.lastIndex;
+    at = skipJsonWhitespace(text, at);
   };
   const string = (): string => {
     const start = at;

@@ -71,14 +71,19 @@ export function rejectCompressorOutput(
       : countTokens(input.history, encoding) + countTokens(input.previousSummary, encoding);
   const tokens = countTokens(trimmed, encoding);
   if (tokens >= source) return `it is not smaller than its input (${tokens} tokens for ${source})`;
-  if (input.target === 'observation' && /^[[{]/u.test(trimmed) && isJson(input.observation) && !isJson(trimmed))
+  if (input.target === 'observation' && startsLikeJson(trimmed) && isJson(input.observation) && !isJson(trimmed))
     return 'it starts like JSON, as the observation was, but does not parse';
   return undefined;
 }
 
+/** Whether `text` opens an array or an object. */
+function startsLikeJson(text: string): boolean {
+  return text.startsWith('[') || text.startsWith('{');
+}
+
 function isJson(text: string): boolean {
   const trimmed = text.trim();
-  if (!/^[[{]/u.test(trimmed)) return false;
+  if (!startsLikeJson(trimmed)) return false;
   try {
     JSON.parse(trimmed);
     return true;

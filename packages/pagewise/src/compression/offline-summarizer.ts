@@ -14,7 +14,10 @@ import type { ContextItem } from '../context/request.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { scanJson } from '../util/json-scan.js';
 import { setOwn } from '../util/own-field.js';
+import { hasDigit } from '../text/characters.js';
+import { fieldNamePattern } from '../text/field-names.js';
 import { isStopword } from '../text/stopwords.js';
+import { singleSpaced } from '../text/whitespace.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { argumentText, itemTranscript } from './transcript.js';
 
@@ -23,7 +26,7 @@ export const NAIVE_STEP_CHARS = 200;
 
 /** The first sentence of `text` (whitespace collapsed), at most {@link NAIVE_STEP_CHARS} characters. */
 export function firstSentence(text: string, maxChars: number = NAIVE_STEP_CHARS): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
+  const flat = singleSpaced(text).trim();
   const end = /[.!?](?=\s|$)/u.exec(flat);
   const sentence = end ? flat.slice(0, end.index + 1) : flat;
   // Cut at a code point, never inside a surrogate pair.
@@ -78,7 +81,9 @@ interface Line {
   headTokens: number;
 }
 
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'#.-]*/gu;
+// A word: a letter or digit, then letters, digits and `_'#.-`, never ending in `.`, `'` or `-` (a sentence's
+// full stop, a closing quote, a dash after the word are not part of it).
+const WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}_'#.-]*[\p{L}\p{N}_#])?/gu;
 /** Shorter words ("id", "of") match too much to say what a field or sentence is about. */
 const MIN_WORD_CHARS = 3;
 /** A string value this short is a code, a name or an amount: worth a point more. */
@@ -86,9 +91,7 @@ const SHORT_VALUE_CHARS = 24;
 /** A string value longer than this is free text: worth a point less. */
 const LONG_VALUE_CHARS = 80;
 function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? [])
-    .map((w) => w.replace(/[.'-]+$/u, ''))
-    .filter((w) => w.length >= MIN_WORD_CHARS && !isStopword(w));
+  return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= MIN_WORD_CHARS && !isStopword(w));
 }
 
 /** The words a field or sentence is judged against: the task's and those of every tool call's arguments. */
@@ -101,7 +104,11 @@ function queryTerms(task: string, turns: readonly (readonly ContextItem[])[]): S
   return terms;
 }
 
-const ID_KEY = /(?:^|_)(?:id|ids|number|code|sku)$/iu;
+const ID_KEY = fieldNamePattern(
+  ['id', 'ids', 'number', 'code', 'sku'],
+  ['_id', '_ids', '_number', '_code', '_sku'],
+  'iu',
+);
 // Order and user ids (`#W2611340`, `noah_brown_6181`), long numeric ids; not measures such as `750ml`.
 const ID_VALUE = /^(?:#?[a-z]{1,3}\d{5,}|[a-z]+(?:_[a-z]+)*_\d{3,}|\d{6,})$/iu;
 
@@ -121,7 +128,7 @@ function fieldScore(path: Path, value: Scalar, terms: ReadonlySet<string>): numb
     path
       .filter((p) => typeof p === 'string')
       .join(' ')
-      .replace(/_/gu, ' '),
+      .replaceAll('_', ' '),
   );
   const valueWords = words(text);
   if (valueWords.some((w) => terms.has(w))) score += 3;
@@ -133,7 +140,7 @@ function sentenceScore(sentence: string, terms: ReadonlySet<string>): number {
   const ws = words(sentence);
   if (ws.length === 0) return 0;
   const hits = ws.filter((w) => terms.has(w)).length;
-  return 1 + (4 * hits) / Math.sqrt(ws.length) + (/\d/u.test(sentence) ? 1 : 0);
+  return 1 + (4 * hits) / Math.sqrt(ws.length) + (hasDigit(sentence) ? 1 : 0);
 }
 
 function leaves(value: unknown, path: Path, into: { path: Path; value: Scalar }[]): void {
@@ -162,8 +169,7 @@ function prune(value: unknown, keep: ReadonlySet<string>, path: Path = []): unkn
 
 function sentences(text: string): string[] {
   return (
-    text
-      .replace(/\s+/gu, ' ')
+    singleSpaced(text)
       .trim()
       .match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/gu) ?? []
   )

@@ -2,6 +2,8 @@
  * Token budgets shared by the extractive compressor and the text baselines, so both are held to the
  * same limit measured the same way (the project tokenizer, o200k by default).
  */
+import { hasUnspacedScript } from '../text/characters.js';
+import { isWhitespaceChar } from '../text/whitespace.js';
 import { countTokens } from '../tokens/tokenizer.js';
 
 /**
@@ -230,9 +232,6 @@ export function topUpBudget(
   return best;
 }
 
-// Japanese, Chinese and Korean script: text without spaces, cut between words the segmenter finds.
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
-const SPACE_CHAR = /\s/u;
 // Built on the first CJK text, not when the module loads: a segmenter loads ICU's word-break data.
 let cutSegmenter: Intl.Segmenter | undefined;
 
@@ -244,12 +243,14 @@ let cutSegmenter: Intl.Segmenter | undefined;
 export function wordCutPoints(text: string): number[] {
   const points: number[] = [];
   for (let at = 1; at < text.length; at += 1) {
-    if (SPACE_CHAR.test(text[at] ?? '') && !SPACE_CHAR.test(text[at - 1] ?? '')) points.push(at);
+    if (isWhitespaceChar(text[at] ?? '') && !isWhitespaceChar(text[at - 1] ?? '')) points.push(at);
   }
-  if (CJK_CHAR.test(text)) {
+  // Japanese, Chinese and Korean script: text without spaces, cut between words the segmenter finds.
+  if (hasUnspacedScript(text)) {
     cutSegmenter ??= new Intl.Segmenter('ja', { granularity: 'word' });
     for (const { index } of cutSegmenter.segment(text)) {
-      if (index > 0 && CJK_CHAR.test(text[index - 1] ?? '') && CJK_CHAR.test(text[index] ?? '')) points.push(index);
+      if (index > 0 && hasUnspacedScript(text[index - 1] ?? '') && hasUnspacedScript(text[index] ?? ''))
+        points.push(index);
     }
     points.sort((a, b) => a - b);
   }

@@ -7,6 +7,7 @@
 import type { ContextItem } from '../context/request.js';
 import { fenceBoundary, neutralize } from '../paging/fence.js';
 import { toolPageUri } from '../paging/result-pages.js';
+import { isAsciiWordCode, isDigits } from '../text/characters.js';
 
 /** Renders one history item as transcript lines. */
 export function itemTranscript(item: ContextItem): string {
@@ -48,6 +49,19 @@ export function shortBoundary(): string {
 
 const OPEN = '<<<QUOTED';
 const CLOSE = '<<<END';
+// Fewest characters of a fence boundary, each of [0-9a-zA-Z_-].
+const MIN_BOUNDARY_CHARS = 8;
+// A fence's opening line, anywhere in a text; group 1 is its boundary.
+const OPEN_LINE = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{${MIN_BOUNDARY_CHARS},})>>>$`, 'mu');
+
+function isBoundary(boundary: string): boolean {
+  if (boundary.length < MIN_BOUNDARY_CHARS) return false;
+  for (let at = 0; at < boundary.length; at += 1) {
+    const code = boundary.charCodeAt(at);
+    if (!isAsciiWordCode(code) && boundary[at] !== '-') return false;
+  }
+  return true;
+}
 
 /**
  * Wraps compressor output in a fence: an opening line, the neutralized body, a closing line. The body
@@ -57,14 +71,13 @@ const CLOSE = '<<<END';
  * fenceQuoted(text, shortBoundary());
  */
 export function fenceQuoted(body: string, boundary: string = shortBoundary()): string {
-  if (!/^[0-9a-zA-Z_-]{8,}$/u.test(boundary))
-    throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
+  if (!isBoundary(boundary)) throw new RangeError('A fence boundary must be at least 8 characters of [0-9a-zA-Z_-].');
   return `${OPEN} ${boundary}>>>\n${neutralize(body, boundary)}\n${CLOSE} ${boundary}>>>`;
 }
 
 /** The body of the first fence in `text`, as written by {@link fenceQuoted}; undefined when there is none. */
 export function unfenceQuoted(text: string): string | undefined {
-  const open = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>$`, 'mu').exec(text);
+  const open = OPEN_LINE.exec(text);
   if (!open) return undefined;
   const start = open.index + open[0].length + 1;
   const close = text.indexOf(`\n${CLOSE} ${open[1]}>>>`, start - 1);
@@ -79,12 +92,24 @@ export function handleLine(uri: string, originalTokens: number): string {
   return `[pagewise] Compressed from ${originalTokens} tokens; the full result: page_in uris ${JSON.stringify([uri])}`;
 }
 
+const UNREACHABLE_HEAD = '[pagewise] Compressed from ';
+const UNREACHABLE_TAIL = ' tokens; the full result is not available to you in this call.';
+
 /**
  * The line a compressed observation ends with when nothing can follow a handle (the agent has no
  * `page_in`): how large the original was, and no pointer to a tool the model does not have.
  */
 export function unreachableHandleLine(originalTokens: number): string {
-  return `[pagewise] Compressed from ${originalTokens} tokens; the full result is not available to you in this call.`;
+  return `${UNREACHABLE_HEAD}${originalTokens}${UNREACHABLE_TAIL}`;
+}
+
+/** Whether `line` is an {@link unreachableHandleLine}, of any token count. */
+function isUnreachableHandleLine(line: string): boolean {
+  return (
+    line.startsWith(UNREACHABLE_HEAD) &&
+    line.endsWith(UNREACHABLE_TAIL) &&
+    isDigits(line.slice(UNREACHABLE_HEAD.length, line.length - UNREACHABLE_TAIL.length))
+  );
 }
 
 const HANDLE_LINE =
@@ -121,9 +146,6 @@ export function withoutHandle(text: string): string {
   return text.replace(HANDLE_LINE_GLOBAL, (_line, tokens: string) => unreachableHandleLine(Number(tokens)));
 }
 
-const UNREACHABLE_LINE =
-  /^\[pagewise\] Compressed from \d+ tokens; the full result is not available to you in this call\.$/u;
-
 /**
  * The body of a tool result that has the observation compressor's whole shape: the text is one fence and
  * then its handle line, and the handle is this call's (`tool://<tool>/<call id>`, or a page under it). A
@@ -137,13 +159,15 @@ export function compressedObservationBody(
 ): string | undefined {
   const cut = output.lastIndexOf('\n');
   const [fenced, last] = [output.slice(0, cut), output.slice(cut + 1)];
-  const open = new RegExp(`^${OPEN} ([0-9a-zA-Z_-]{8,})>>>\n`, 'u').exec(fenced);
-  if (cut < 0 || !open || !fenced.endsWith(`\n${CLOSE} ${open[1]}>>>`)) return undefined;
+  // The fence's opening line is the text's first.
+  const open = OPEN_LINE.exec(fenced);
+  const opensText = open !== null && open.index === 0 && fenced[open[0].length] === '\n';
+  if (cut < 0 || !open || !opensText || !fenced.endsWith(`\n${CLOSE} ${open[1]}>>>`)) return undefined;
   const handle = handleOf(output);
   const own = toolPageUri(result.toolName, result.toolCallId);
-  if (handle === undefined ? !UNREACHABLE_LINE.test(last) : handle !== own && !handle.startsWith(`${own}/`))
+  if (handle === undefined ? !isUnreachableHandleLine(last) : handle !== own && !handle.startsWith(`${own}/`))
     return undefined;
-  const body = fenced.slice(open[0].length, fenced.length - `\n${CLOSE} ${open[1]}>>>`.length);
+  const body = fenced.slice(open[0].length + 1, fenced.length - `\n${CLOSE} ${open[1]}>>>`.length);
   // The compressor neutralized what it fenced: a marker left in the body was not written by it.
   return neutralize(body, open[1]!) === body ? body : undefined;
 }

@@ -20,6 +20,7 @@
  * score per token^`costExponent` while they fit, so that a long answer is kept only when it is worth its length.
  * The weights are fitted by `bench/fit-history-weights.ts` on generated long chats (docs/compression-on-real-data.md).
  */
+import { endsWithAnyOf } from '../text/characters.js';
 import { splitSentences } from '../text/sentences.js';
 import { isStopword } from '../text/stopwords.js';
 
@@ -131,5 +132,5 @@ export function isQuestionOnly(text: string): boolean {
   const sentences = splitSentences(text)
     .map((sentence) => sentence.trim())
     .filter((sentence) => sentence !== '');
-  return sentences.length > 0 && sentences.every((sentence) => /[?？]$/u.test(sentence));
+  return sentences.length > 0 && sentences.every((sentence) => endsWithAnyOf(sentence, '?？'));
 }

@@ -4,22 +4,28 @@
  * its next call, so compressors protect them and join steps by them.
  */
 
+import { hasDigit, hasLetter, isAsciiDigit, isAsciiUpper, isAsciiWordCode } from './characters.js';
+import { fieldNamePattern } from './field-names.js';
+
+// The shapes of an identifier, one alternative each, matched as one expression compiled once. The hex shapes
+// list both cases, as the `i` flag would.
 const ID_SHAPES = [
-  /^#[A-Za-z0-9]{3,}$/u, // #W1234567
-  /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$/u, // order_id, pm_card_123
-  /^[a-z]+[A-Z][A-Za-z0-9]*$/u, // userId
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu, // UUID
-  /^[0-9a-f]{12,}$/iu, // hashes
+  '#[A-Za-z0-9]{3,}', // #W1234567
+  '[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+', // order_id, pm_card_123
+  '[a-z]+[A-Z][A-Za-z0-9]*', // userId
+  '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}', // UUID
+  '[0-9a-fA-F]{12,}', // hashes
 ];
+const ID_SHAPE = new RegExp(`^(?:${ID_SHAPES.join('|')})$`, 'u');
 
 /** True for a token shaped like an identifier; ordinals and decades ("4th", "1960s") are not. */
 export function isIdentifierToken(token: string): boolean {
-  if (ID_SHAPES.some((re) => re.test(token))) return true;
+  if (ID_SHAPE.test(token)) return true;
   // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
   return (
     token.length >= MIN_CODE_CHARS &&
-    /\d/u.test(token) &&
-    /\p{L}/u.test(token) &&
+    hasDigit(token) &&
+    hasLetter(token) &&
     !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
   );
 }
@@ -35,12 +41,6 @@ export const MIN_CODE_CHARS = 4;
 /** A token with a digit this long is taken as an id that may join steps (an order, an account); shorter is a count. */
 export const MIN_JOINING_NUMBER_CHARS = 5;
 
-const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
-const isUpper = (code: number): boolean => code >= 0x41 && code <= 0x5a;
-// `\w` without the `i` flag: ASCII letters, digits and `_`.
-const isWordCode = (code: number): boolean =>
-  isDigit(code) || isUpper(code) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
-
 /**
  * Whether `text` holds a token that {@link isIdentifierToken} accepts. Tokens are the matches of
  * `/[#\w][\w-]*\/gu`, scanned by hand: a compressor asks this of every unit, and most tokens of prose are
@@ -51,18 +51,18 @@ export function hasIdentifier(text: string): boolean {
   let at = 0;
   while (at < length) {
     const first = text.charCodeAt(at);
-    if (first !== 0x23 && !isWordCode(first)) {
+    if (first !== 0x23 && !isAsciiWordCode(first)) {
       at += 1;
       continue;
     }
     // A `#`, `_` or digit anywhere, a `-` or capital after the first character, or a long token.
-    let maybe = first === 0x23 || first === 0x5f || isDigit(first);
+    let maybe = first === 0x23 || first === 0x5f || isAsciiDigit(first);
     let end = at + 1;
     for (; end < length; end += 1) {
       const code = text.charCodeAt(end);
-      if (code === 0x2d || isUpper(code)) maybe = true;
-      else if (isDigit(code) || code === 0x5f) maybe = true;
-      else if (!isWordCode(code)) break;
+      if (code === 0x2d || isAsciiUpper(code)) maybe = true;
+      else if (isAsciiDigit(code) || code === 0x5f) maybe = true;
+      else if (!isAsciiWordCode(code)) break;
     }
     if ((maybe || end - at >= MAYBE_ID_LENGTH) && isIdentifierToken(text.slice(at, end))) return true;
     at = end;
@@ -77,9 +77,12 @@ export function hasIdentifier(text: string): boolean {
 export function joiningIds(text: string): Set<string> {
   const out = new Set<string>();
   for (const [token] of text.matchAll(ID_TOKEN))
-    if (/\d/u.test(token) && (token.length >= MIN_JOINING_NUMBER_CHARS || isIdentifierToken(token))) out.add(token);
+    if (hasDigit(token) && (token.length >= MIN_JOINING_NUMBER_CHARS || isIdentifierToken(token))) out.add(token);
   return out;
 }
 
 /** A JSON field name that names an id: `id`, `order_id`, `userId`, `item_ids`, `sku`, `uuid`, ... */
-export const ID_FIELD = /^(?:id|uuid|guid|key|handle|sku)$|(?:_id|_ids|Id|Ids|_uuid|_key|_handle)$/u;
+export const ID_FIELD = fieldNamePattern(
+  ['id', 'uuid', 'guid', 'key', 'handle', 'sku'],
+  ['_id', '_ids', 'Id', 'Ids', '_uuid', '_key', '_handle'],
+);

@@ -4,8 +4,10 @@
  * the input, so a kept sentence appears verbatim in the output. A unit names the units that give it its
  * meaning (a table row its column headers, a sentence of a long chat turn its speaker), to be kept with it.
  */
+import { hasDigit } from './characters.js';
 import { sentenceSpans } from './sentences.js';
 import { statementContexts, statementRowStarts } from './statement-rows.js';
+import { skipWhitespace, splitOnWhitespace } from './whitespace.js';
 
 /** How to cut text into units; `auto` decides per run of lines (lines when they look structured). */
 export type UnitMode = 'sentence' | 'line' | 'auto';
@@ -55,7 +57,8 @@ export interface SegmentOptions {
 // A line that reads as a record rather than prose: list item, table row, key: value, log line, JSON-ish.
 const STRUCTURED_LINE =
   /^\s*(?:[-*+•]\s|\d{1,3}[.)]\s|\||[[{]|[A-Za-z_][\w .\-/]{0,40}:\s|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL)\b)|\t|\S {2,}\S/u;
-const MARKDOWN_HEADER = /^ {0,3}(#{1,6})[ \t]+\S/u;
+/** A markdown (ATX) header line; group 1 is its `#`s, whose count is the level. */
+export const MARKDOWN_HEADER = /^ {0,3}(#{1,6})[ \t]+\S/u;
 // A paragraph label like `Michael Jackson (writer): ...`: short, no colon inside, followed by text.
 const LEAD_LABEL = /^([^:\n]{1,100}):[ \t]+(?=\S)/u;
 const MAX_LABEL_WORDS = 12;
@@ -131,7 +134,7 @@ export function segmentText(text: string, mode: UnitMode, options: SegmentOption
         const label = leadLabel(text, { start, end: last.end });
         if (label) {
           parent = push(label, block, position, 'heading', parent);
-          start = skipSpace(text, label.end);
+          start = skipWhitespace(text, label.end);
         }
       }
       pushSentences({ start, end: last.end }, parent);
@@ -248,7 +251,7 @@ export function isValueCell(cell: string): boolean {
   const trimmed = cell.trim();
   if (trimmed === '') return false;
   if (/^(?:[-–—−]+|n\/?a|nil|none)$/iu.test(trimmed)) return true;
-  if (!/\d/u.test(trimmed)) return false;
+  if (!hasDigit(trimmed)) return false;
   // Units and currency codes are short ("€m", "bn", "%"); a label with a number in it has words.
   return trimmed.replace(/[^\p{L}]/gu, '').length <= MAX_UNIT_LETTERS;
 }
@@ -281,12 +284,10 @@ function tableRows(text: string, lines: Span[]): TableRows | undefined {
 }
 
 function pipeCells(line: string): string[] {
-  return line
-    .trim()
-    .replace(/^\|/u, '')
-    .replace(/\|$/u, '')
-    .split('|')
-    .map((c) => c.trim());
+  let row = line.trim();
+  if (row.startsWith('|')) row = row.slice(1);
+  if (row.endsWith('|')) row = row.slice(0, -1);
+  return row.split('|').map((c) => c.trim());
 }
 
 function pipeTable(lines: Span[], raw: string[]): TableRows {
@@ -476,7 +477,7 @@ function chatTurns(text: string, lines: Span[]): ChatTurn[] | undefined {
     const span = { start, end };
     if (first === last && end - start <= LONG_TURN_CHARS) return { span };
     const labelEnd = start + (labels[first]?.length ?? 0);
-    return { span, label: { start, end: labelEnd }, body: { start: skipSpace(text, labelEnd), end } };
+    return { span, label: { start, end: labelEnd }, body: { start: skipWhitespace(text, labelEnd), end } };
   });
 }
 
@@ -548,16 +549,10 @@ function looksStructured(text: string, run: Span[]): boolean {
   return structured * 2 >= lines.length || median < SHORT_LINE_CHARS;
 }
 
-function skipSpace(text: string, at: number): number {
-  const space = /\s*/uy;
-  space.lastIndex = at;
-  return at + (space.exec(text)?.[0].length ?? 0);
-}
-
 function leadLabel(text: string, span: Span): Span | undefined {
   const match = LEAD_LABEL.exec(text.slice(span.start, span.end));
   const label = match?.[1];
   if (!match || label === undefined) return undefined;
-  if (label.trim().split(/\s+/u).length > MAX_LABEL_WORDS) return undefined;
+  if (splitOnWhitespace(label.trim()).length > MAX_LABEL_WORDS) return undefined;
   return { start: span.start, end: span.start + label.length + 1 };
 }

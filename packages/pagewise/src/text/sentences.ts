@@ -4,6 +4,7 @@
  * abbreviations, initials and dotted acronyms ("Dr. Smith", "Herbert L. Kessler", "Ph.D. thesis") are
  * joined back, since merging two sentences is the cheaper mistake than cutting one.
  */
+import { hasUnspacedScript, startsLowercase } from './characters.js';
 
 /** A sentence: `text.slice(start, end)`, trimmed of surrounding whitespace. */
 export interface SentenceSpan {
@@ -66,22 +67,18 @@ export function splitSentences(text: string, locale?: string): string[] {
   return sentenceSpans(text, 0, text.length, locale).map((s) => text.slice(s.start, s.end));
 }
 
-// Script that runs sentences together without a space: a break right after one of these is a break.
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
-
 function joinsPrevious(text: string, previous: SentenceSpan, next: SentenceSpan): boolean {
   // A break with no space in it, outside CJK script (`3.50`, `a.b`, `?.`), would cut a word or a value.
-  if (next.start === previous.end && !UNSPACED.test(text[previous.end - 1] ?? '')) return true;
+  // In script that runs sentences together without a space, a break right after one of its characters is a break.
+  if (next.start === previous.end && !hasUnspacedScript(text[previous.end - 1] ?? '')) return true;
   const first = text[next.start] ?? '';
-  if (/\p{Ll}/u.test(first)) return true;
+  if (startsLowercase(first)) return true;
   const before = text.slice(Math.max(previous.start, previous.end - 24), previous.end);
   // Only a final period can belong to an abbreviation; `?`, `!` and `。` always end a sentence.
   if (!before.endsWith('.')) return false;
   const word = /(?:^|[\s("'“‘[])([\p{L}.]+)\.$/u.exec(before)?.[1];
   if (word === undefined) return false;
-  // A single capital letter is an initial: "Herbert L. Kessler".
-  if (/^\p{Lu}$/u.test(word)) return true;
-  // Dotted acronyms: "Ph.D.", "M.F.A.", "U.S.".
-  if (/^(?:\p{L}{1,3}\.)+\p{L}{1,3}$/u.test(word)) return true;
+  // A single capital letter is an initial ("Herbert L. Kessler"); a dotted acronym ("Ph.D.", "M.F.A.", "U.S.").
+  if (/^(?:\p{Lu}|(?:\p{L}{1,3}\.)+\p{L}{1,3})$/u.test(word)) return true;
   return ABBREVIATIONS.has(word.toLowerCase());
 }

@@ -11,10 +11,11 @@
  * above it that it continues (it, or the line it continues, starts in lower case).
  */
 
+import { endsWithAnyOf, hasDigit, hasLetter, startsLowercase } from './characters.js';
+import { splitOnWhitespace } from './whitespace.js';
+
 // A value cell as statements print it: an amount, a percentage, a dash for none, in parentheses when negative.
 const VALUE_TOKEN = /^(?:\(?\$?\(?-?\d[\d,]*(?:\.\d+)?\)?%?\)?|[—–-]|\$|%|\)%?)$/u;
-// A number among the value tokens (a lone `$`, `%` or dash is not one).
-const NUMBER_TOKEN = /\d/u;
 // The fewest numbers that make a line a statement row: a label and one number is a sentence's end as often.
 const MIN_ROW_NUMBERS = 2;
 // A wrapped label line: words only (letters, spaces, commas, hyphens, ampersands, apostrophes), short.
@@ -22,15 +23,15 @@ const LABEL_LINE = /^[\p{L}][\p{L} ,&'’-]*$/u;
 const MAX_LABEL_LINE_CHARS = 40;
 // How many lines above its values a wrapped label may start.
 const MAX_LABEL_LINES = 3;
-const LOWER_START = /^\p{Ll}/u;
 
 /** Whether `line` is a statement row's value line: words, then at least two numbers and nothing else. */
 export function isValueLine(line: string): boolean {
-  const tokens = line.trim().split(/\s+/u);
+  const tokens = splitOnWhitespace(line.trim());
   let numbers = 0;
   let at = tokens.length - 1;
-  for (; at >= 0 && VALUE_TOKEN.test(tokens[at]!); at -= 1) if (NUMBER_TOKEN.test(tokens[at]!)) numbers += 1;
-  return numbers >= MIN_ROW_NUMBERS && at >= 0 && /\p{L}/u.test(tokens.slice(0, at + 1).join(' '));
+  // A number among the value tokens (a lone `$`, `%` or dash is not one).
+  for (; at >= 0 && VALUE_TOKEN.test(tokens[at]!); at -= 1) if (hasDigit(tokens[at]!)) numbers += 1;
+  return numbers >= MIN_ROW_NUMBERS && at >= 0 && hasLetter(tokens.slice(0, at + 1).join(' '));
 }
 
 /**
@@ -50,7 +51,7 @@ export function statementRowStarts(lines: readonly string[]): number[] {
       index - first < MAX_LABEL_LINES &&
       first > 0 &&
       starts[first - 1] === first - 1 &&
-      LOWER_START.test(lines[first]!.trim()) &&
+      startsLowercase(lines[first]!.trim()) &&
       isLabelLine(lines[first - 1]!)
     )
       first -= 1;
@@ -64,12 +65,17 @@ function isLabelLine(line: string): boolean {
   return trimmed.length <= MAX_LABEL_LINE_CHARS && LABEL_LINE.test(trimmed);
 }
 
-// Column headers as statements print them above their numbers: periods, years, dates, scales, "Change".
-const MONTH = /\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b/iu;
-const HEADER_WORDS =
-  /^(?:(?:three|six|nine|twelve)\s+months\s+ended|(?:13|26|39|52)\s+weeks\s+ended|quarter\s+ended|year\s+ended|months\s+ended|change|\$\s*change|%\s*change|as\s+of|total)\b/iu;
-const SCALE_LINE = /^\(?\s*(?:(?:\$|dollars|amounts|shares)\s+)?(?:in\s+)(?:millions|thousands|billions)\b/iu;
-const NO_WORDS = /^[^\p{L}]*$/u;
+// Column headers as statements print them above their numbers: periods, years, dates, scales, "Change". One
+// expression, compiled once, with an alternative per form (case-insensitive); a line is a header when any matches.
+const COLUMN_HEADER_FORMS = [
+  // A date anywhere in the line: "December 31", "Sept. 30".
+  '\\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\\.?\\s+\\d{1,2}\\b',
+  // A period or a change column, at the start: "Three Months Ended", "52 weeks ended", "% Change", "As of".
+  '^(?:(?:three|six|nine|twelve)\\s+months\\s+ended|(?:13|26|39|52)\\s+weeks\\s+ended|quarter\\s+ended|year\\s+ended|months\\s+ended|change|\\$\\s*change|%\\s*change|as\\s+of|total)\\b',
+  // A scale, at the start: "(in millions)", "(Dollars in thousands)".
+  '^\\(?\\s*(?:(?:\\$|dollars|amounts|shares)\\s+)?(?:in\\s+)(?:millions|thousands|billions)\\b',
+];
+const COLUMN_HEADER = new RegExp(COLUMN_HEADER_FORMS.join('|'), 'iu');
 const MAX_HEADER_LINE_CHARS = 60;
 // A table's run goes on across short lines (a segment name over its rows, a wrapped label); a longer line
 // without values is prose, and ends it.
@@ -79,8 +85,8 @@ const MAX_RUN_LINE_CHARS = 40;
 export function isColumnHeaderLine(line: string): boolean {
   const trimmed = line.trim();
   if (trimmed.length > MAX_HEADER_LINE_CHARS) return false;
-  if (NO_WORDS.test(trimmed)) return true;
-  return MONTH.test(trimmed) || HEADER_WORDS.test(trimmed) || SCALE_LINE.test(trimmed);
+  if (!hasLetter(trimmed)) return true;
+  return COLUMN_HEADER.test(trimmed);
 }
 
 /** What the rows of one statement table say they are: the lines of its caption and of its column headers. */
@@ -130,5 +136,5 @@ function contextAbove(lines: readonly string[], first: number): StatementContext
 // A title: short, no sentence end, no numbers of a row.
 function isTitleLine(line: string): boolean {
   const trimmed = line.trim();
-  return trimmed.length <= MAX_HEADER_LINE_CHARS && !/[.:;]$/u.test(trimmed) && !isValueLine(trimmed);
+  return trimmed.length <= MAX_HEADER_LINE_CHARS && !endsWithAnyOf(trimmed, '.:;') && !isValueLine(trimmed);
 }

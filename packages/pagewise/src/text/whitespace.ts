@@ -3,9 +3,44 @@
  * compression, which an LLM reads the same and pays fewer tokens for.
  */
 
-// Spaces and tabs at a line's end: a trailing tab is kept when the line holds tabs (an empty last TSV cell).
-const TRAILING_SPACES = / +$/u;
-const TRAILING_BLANKS = /[ \t]+$/u;
+// Runs of white space: what `\s` matches, the characters `trim()` removes. Only `split` and `replace` run it,
+// and neither reads nor leaves its `lastIndex`: the `g` flag keeps no state between callers.
+const WHITESPACE_RUN = /\s+/gu;
+const LINE_BREAK = /\r?\n/u;
+
+/** The lines of `text`, `\r\n` read as `\n`. */
+export function splitLines(text: string): string[] {
+  return text.split(LINE_BREAK);
+}
+
+/** `text` cut at each run of white space; a leading or trailing run gives an empty first or last part. */
+export function splitOnWhitespace(text: string): string[] {
+  return text.split(WHITESPACE_RUN);
+}
+
+/** `text` with each run of white space (newlines too) written as one space. */
+export function singleSpaced(text: string): string {
+  return text.replace(WHITESPACE_RUN, ' ');
+}
+
+/** Whether `char`, one UTF-16 code unit, is white space (`\s`); false for the empty string. */
+export function isWhitespaceChar(char: string): boolean {
+  return char !== '' && char.trim() === '';
+}
+
+/** The first index at or after `at` that is not white space in `text` (its length when only white space is left). */
+export function skipWhitespace(text: string, at: number): number {
+  let end = at;
+  while (end < text.length && isWhitespaceChar(text[end]!)) end += 1;
+  return end;
+}
+
+/** `line` without the run of `chars` at its end. */
+function trimEndOf(line: string, chars: string): string {
+  let end = line.length;
+  while (end > 0 && chars.includes(line[end - 1]!)) end -= 1;
+  return line.slice(0, end);
+}
 
 /**
  * `text` with trailing spaces cut from each line, `\r\n` read as `\n`, runs of blank lines written as one,
@@ -20,8 +55,9 @@ const TRAILING_BLANKS = /[ \t]+$/u;
 export function collapseWhitespace(text: string): string {
   const lines: string[] = [];
   let blank = false;
-  for (const raw of text.split(/\r?\n/u)) {
-    const line = raw.replace(raw.includes('\t') ? TRAILING_SPACES : TRAILING_BLANKS, '');
+  for (const raw of splitLines(text)) {
+    // Spaces and tabs at a line's end: a trailing tab is kept when the line holds tabs (an empty last TSV cell).
+    const line = trimEndOf(raw, raw.includes('\t') ? ' ' : ' \t');
     if (line.trim() === '') {
       blank = lines.length > 0;
       continue;

@@ -51,14 +51,14 @@ export function wordTokens(text: string, locale?: string): string[] {
 
 // Runs of one script: Han, Katakana, Hiragana, Hangul, or letters and digits of spaced scripts (with the joins of
 // SPACED_WORD). Script changes are word boundaries in Japanese (a kanji stem, its hiragana ending, a katakana
-// loanword), so only long runs of Han and Katakana need the dictionary.
+// loanword), so only long runs of Han and Katakana need the dictionary. The group a run matched says its script:
+// `dictionary` for Han and Katakana, `hiragana` for Hiragana (an alternative never starts with a character an
+// earlier one matches, so a run starts with its group's script).
 const SPACED_LETTER = '[\\p{N}_\\p{M}\\p{Script=Latin}\\p{Script=Greek}\\p{Script=Cyrillic}]';
 const SCRIPT_RUN = new RegExp(
-  `\\p{Script=Han}+|\\p{Script=Katakana}[\\p{Script=Katakana}ー]*|\\p{Script=Hiragana}+|\\p{Script=Hangul}+|${SPACED_LETTER}+(?:['’.]${SPACED_LETTER}+|,\\p{N}+)*`,
+  `(?<dictionary>\\p{Script=Han}+|\\p{Script=Katakana}[\\p{Script=Katakana}ー]*)|(?<hiragana>\\p{Script=Hiragana}+)|\\p{Script=Hangul}+|${SPACED_LETTER}+(?:['’.]${SPACED_LETTER}+|,\\p{N}+)*`,
   'gu',
 );
-const HAN_OR_KATAKANA = /^[\p{Script=Han}\p{Script=Katakana}]/u;
-const HIRAGANA = /^\p{Script=Hiragana}/u;
 // Runs up to this length are taken as one word without asking the dictionary (most kanji words have two).
 const DICTIONARY_RUN = 2;
 
@@ -78,8 +78,8 @@ export function indexTerms(text: string, locale?: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(SCRIPT_RUN)) {
     const run = match[0];
-    if (HIRAGANA.test(run)) continue;
-    if (run.length <= DICTIONARY_RUN || !HAN_OR_KATAKANA.test(run)) {
+    if (match.groups?.hiragana !== undefined) continue;
+    if (run.length <= DICTIONARY_RUN || match.groups?.dictionary === undefined) {
       out.push(run.toLowerCase());
       continue;
     }

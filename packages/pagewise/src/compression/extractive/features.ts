@@ -26,6 +26,7 @@
  * The learned score of a unit is σ(bias + Σ wᵢ·fᵢ), with the weights of {@link LearnedParams}, fitted by
  * `npm run train:compressor` on unit labels (holds gold evidence or not) of the suite's tuning splits.
  */
+import { hasDigit } from '../../text/characters.js';
 
 /** The feature names, in the order of a feature vector. */
 export const FEATURE_NAMES = [
@@ -173,7 +174,7 @@ export function lineLabel(text: string): string | undefined {
 /** Share of the words of `text` that hold a digit (0 for no words). */
 export function numericDensity(text: string): number {
   const words = text.match(WORDS) ?? [];
-  return words.length === 0 ? 0 : words.filter((w) => /\d/u.test(w)).length / words.length;
+  return words.length === 0 ? 0 : words.filter(hasDigit).length / words.length;
 }
 
 /** The `length` feature of a unit of `tokens` tokens. */

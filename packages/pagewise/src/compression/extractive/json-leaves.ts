@@ -3,6 +3,8 @@
  * relevance, and the pruned render of the kept leaves.
  */
 import { countTokens } from '../../tokens/tokenizer.js';
+import { hasDigit } from '../../text/characters.js';
+import { fieldNamePattern } from '../../text/field-names.js';
 import { ID_FIELD } from '../../text/identifiers.js';
 import { isJsonScalar, JsonNumber, parseJsonSource, stringifyJsonSource } from '../json-source.js';
 import { groupBy, isErrorStatus } from './units.js';
@@ -45,11 +47,19 @@ export function parseJsonContainer(input: string): JsonContainer | undefined {
     : undefined;
 }
 
-// Top-level fields that make a JSON result an error result, kept whole whatever the budget.
-const ERROR_KEY = /^(?:errors?|exception|fault|error_?(?:message|code|description)|errorMessage|errorCode)$/iu;
-const STATUS_KEY = /^(?:status|status_?code|statusCode|http_?status|code)$/iu;
+// Top-level fields that make a JSON result an error result, kept whole whatever the budget; in any case.
+const fieldNames = (names: readonly string[]): RegExp => fieldNamePattern(names, [], 'iu');
+const ERROR_KEY = fieldNames([
+  'errors?',
+  'exception',
+  'fault',
+  'error_?(?:message|code|description)',
+  'errorMessage',
+  'errorCode',
+]);
+const STATUS_KEY = fieldNames(['status', 'status_?code', 'statusCode', 'http_?status', 'code']);
 // What says why, beside a non-2xx status.
-const MESSAGE_KEY = /^(?:message|msg|detail|details|reason|description|title)$/iu;
+const MESSAGE_KEY = fieldNames(['message', 'msg', 'detail', 'details', 'reason', 'description', 'title']);
 
 /**
  * The top-level keys of an error result: its `error` fields (when not empty), or a non-2xx status with
@@ -81,7 +91,7 @@ export const ID_KEY = ID_FIELD;
 export const MIN_ID_SHARE = 0.25;
 
 // The field that names a record: a kept field of a record comes with it, as a table cell with its row label.
-export const LABEL_KEY = /^(?:name|title|label)$|(?:_name|Name)$/u;
+export const LABEL_KEY = fieldNamePattern(['name', 'title', 'label'], ['_name', 'Name']);
 
 /**
  * Per leaf, the leaves naming its innermost record, when they are other leaves: the record's own id and
@@ -219,7 +229,7 @@ function isScalarList(value: readonly unknown[]): boolean {
  */
 function isRecordMap(value: object): boolean {
   const entries = Object.entries(value);
-  return entries.length >= 2 && entries.every(([k, v]) => !isJsonScalar(v) && /\d/u.test(k));
+  return entries.length >= 2 && entries.every(([k, v]) => !isJsonScalar(v) && hasDigit(k));
 }
 
 /**

@@ -2,6 +2,7 @@
  * What a text unit brings along and the second hop: its headings (a table row its caption and column headers), and
  * the entity links that lift a section a well-ranked unit names.
  */
+import { hasLetterOrDigit } from '../../text/characters.js';
 import { isStopword } from '../../text/stopwords.js';
 import { isContentUnit } from '../../text/segment.js';
 import type { TextUnit } from '../../text/segment.js';
@@ -63,7 +64,7 @@ function containsPhrase(text: string, phrase: string): boolean {
   for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + 1)) {
     const before = text[at - 1] ?? ' ';
     const after = text[at + phrase.length] ?? ' ';
-    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+    if (!hasLetterOrDigit(before) && !hasLetterOrDigit(after)) return true;
   }
   return false;
 }

@@ -4,8 +4,9 @@
  */
 import type { AlwaysKeep } from '../rules.js';
 import { caseInsensitiveTest } from '../../text/ascii-fold.js';
+import { hasDigit } from '../../text/characters.js';
 import { hasIdentifier } from '../../text/identifiers.js';
-import type { TextUnit } from '../../text/segment.js';
+import { MARKDOWN_HEADER, type TextUnit } from '../../text/segment.js';
 import { WORD_CACHE_LIMIT } from './search.js';
 
 // At most this many protected kinds count in the `protectedKinds` feature, so a unit full of numbers does
@@ -14,8 +15,7 @@ export const MAX_PROTECTED_KINDS = 2;
 
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
-const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, RegExp> = {
-  numbers: /\d/u,
+const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'numbers' | 'headers' | 'identifiers'>, RegExp> = {
   dates: new RegExp(
     `\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b|\\b${MONTH}\\.?\\s+\\d{1,4}\\b|\\b\\d{1,2}\\s+${MONTH}\\b|\\b\\d{1,2}:\\d{2}\\b`,
     'iu',
@@ -24,7 +24,6 @@ const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'headers' | 'identifiers'>, Re
   errors:
     /\b(?:error|exception|fail(?:ed|ure|s)?|fatal|panic|traceback|denied|refused|invalid|not found|unauthori[sz]ed|forbidden|timed? ?out)\b/iu,
 };
-const MARKDOWN_HEADER = /^ {0,3}#{1,6}[ \t]+\S/u;
 
 // The case-insensitive kinds, tested fast (see caseInsensitiveTest).
 export const PROTECTED_TESTS = {
@@ -35,7 +34,7 @@ export const PROTECTED_TESTS = {
 
 /** How many kinds of protected content `text` holds, counted up to {@link MAX_PROTECTED_KINDS}. */
 export function protectedKindsOfText(text: string, flags: AlwaysKeep, isHeading: boolean): number {
-  const digits = PROTECTED.numbers.test(text);
+  const digits = hasDigit(text);
   // Cheapest first; past the cap, more kinds change nothing.
   const tests = [
     () => flags.numbers && digits,

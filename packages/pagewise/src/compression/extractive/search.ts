@@ -344,7 +344,10 @@ const keyTexts = new Map<string, string>();
 function keyText(key: string): string {
   let text = keyTexts.get(key);
   if (text === undefined) {
-    text = key.replace(/([a-z])([A-Z])/gu, '$1 $2').replace(/[_-]+/gu, ' ');
+    // One pass: a space between a lower-case letter and the capital after it, and for each run of `_` and `-`.
+    text = key.replace(/([a-z])([A-Z])|[_-]+/gu, (_, lower?: string, upper?: string) =>
+      lower === undefined ? ' ' : `${lower} ${upper}`,
+    );
     if (keyTexts.size >= WORD_CACHE_LIMIT) keyTexts.clear();
     keyTexts.set(key, text);
   }
