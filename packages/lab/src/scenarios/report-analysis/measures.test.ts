@@ -6,7 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { answerLine, fittingRows } from './answer-line.js';
-import { MEASURES, labelPrints, measureKey, questionMeasures, statementOf, type Statement } from './measures.js';
+import {
+  MEASURES,
+  labelPrints,
+  measureKey,
+  measureSearchWords,
+  questionMeasures,
+  statementOf,
+  type Statement,
+} from './measures.js';
 import { findPassages } from './passages.js';
 
 const TITLES: Record<Statement, string> = {
@@ -219,6 +227,18 @@ describe('the synonym table', () => {
       'revenue',
     ]);
     expect(questionMeasures('Which risk factors were outlined?')).toEqual([]);
+  });
+
+  it('searches a measure named by an abbreviation by its name, and only then', () => {
+    // "R&D" leaves no search term a statement prints: the measure's name is searched.
+    expect(measureSearchWords("Apple's R&D expenditure in Q3 2023?", ['apple', 'expenditure', 'q3', '2023'])).toEqual([
+      'research',
+      'development',
+    ]);
+    expect(measureSearchWords('What was capex in 2023?', ['capex', '2023'])).toEqual(['capital', 'expenditure']);
+    // A question that already says a word of the row's label searches with its own words.
+    expect(measureSearchWords('What was net cash from operations?', ['net', 'cash', 'operation'])).toEqual([]);
+    expect(measureSearchWords('Which risk factors were outlined?', ['risk', 'factor', 'outlined'])).toEqual([]);
   });
 
   it('matches a label word for word, not a label that holds it', () => {

@@ -349,6 +349,28 @@ export function measureWords(measure: Measure): Set<string> {
   );
 }
 
+/**
+ * Words to search for the measures `question` names when none of its search `terms` is a word of the measure's row
+ * labels: an abbreviation ("R&D", "capex") is no word a statement prints, so the search that picks the pages to read
+ * gets the measure's name ("research and development") instead. Joining words left out; in the question's order.
+ *
+ * @example
+ * measureSearchWords("Apple's R&D expenditure in Q3 2023", ['apple', 'expenditure', 'q3', '2023']); // ['research', 'development']
+ */
+export function measureSearchWords(question: string, terms: readonly string[]): string[] {
+  const asked = new Set(terms);
+  const out: string[] = [];
+  for (const measure of questionMeasures(question)) {
+    const labelWords = table()
+      .find((entry) => entry.measure === measure)!
+      .measure.labels.flatMap((label) => measureKey(label).split(' '));
+    if (labelWords.some((word) => asked.has(word))) continue;
+    for (const word of wordTokens(measure.name))
+      if (!JOINING_WORDS.has(word) && !out.includes(word) && !asked.has(canonicalTerm(word))) out.push(word);
+  }
+  return out;
+}
+
 /** The statement a table's title names ("CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS" → cash flows). */
 export function statementOf(title: string): Statement | undefined {
   if (/\bbalance\s+sheets?\b|\bstatements?\s+of\s+financial\s+position\b/i.test(title)) return 'balance';
