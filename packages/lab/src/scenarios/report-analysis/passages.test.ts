@@ -131,6 +131,30 @@ describe('findPassages', () => {
     expect(best?.citation).toBe('g.pdf#5');
   });
 
+  it("reads a percent sign set apart from its number as the number's", () => {
+    const body = ['Three Months Ended', 'July 1, 2023 June 25, 2022', 'Effective tax rate 12.5 % 15.7 %'].join('\n');
+    const [best] = findPassages('What was the effective tax rate?', [{ uri: 't.pdf#21', body }], 1);
+    expect(best?.row?.label).toBe('Effective tax rate');
+    expect(best?.row?.values).toEqual(['12.5%', '15.7%']);
+  });
+
+  it('leaves out a running header or footer whose number is the page number', () => {
+    const body = [
+      'Example Corp. | Q3 2023 Form 10-Q | 4',
+      'Net sales were higher in the third quarter of 2023.',
+      'Example Corp. | Q3 2023 Form 10-Q | 5',
+    ].join('\n');
+    const found = findPassages('Example Corp Q3 2023 net sales', [{ uri: 'x.pdf#5', body }], 5);
+    expect(found.map((p) => p.text)).toEqual(['Net sales were higher in the third quarter of 2023.']);
+    // The same line inside the page is a row like any other.
+    const inside = findPassages(
+      'Example segment Q3',
+      [{ uri: 'x.pdf#6', body: `Intro line\nExample segment | Q3 | 4,120\nEnd line` }],
+      5,
+    );
+    expect(inside[0]?.row?.values).toEqual(['Q3', '4,120']);
+  });
+
   it('heads the columns of a table with a line of period labels', () => {
     expect(periodHeader('Q1 2024 Q2 2024 Q3 2024')).toEqual(['Q1 2024', 'Q2 2024', 'Q3 2024']);
     expect(periodHeader('H1 FY24  H2 FY24')).toEqual(['H1 FY24', 'H2 FY24']);

@@ -211,6 +211,12 @@ function spacedRow(line: string): string[] | undefined {
       values[0] = `${token}${values[0]}`;
       continue;
     }
+    // A percent sign set apart from its number ("12.5 % 15.7 %", as PDF text extraction spaces it) is the number's.
+    const before = tokens[tokenIndex - 1];
+    if (token === '%' && before !== undefined && /\d\)?$/.test(before) && VALUE_TOKEN.test(`${before}%`)) {
+      tokens[tokenIndex - 1] = `${before}%`;
+      continue;
+    }
     if (!VALUE_TOKEN.test(token)) break;
     values.unshift(token);
   }
@@ -421,6 +427,17 @@ function labelStart(lines: readonly string[], at: number, label: string, rows: R
   return wraps && !/\d/.test(above) ? at - 1 : at;
 }
 
+/**
+ * Whether line `at`, split into `cells`, is a page's running header or footer: the first or last line with text, with
+ * words in its cells and one value, a bare page number ("Apple Inc. | Q3 2023 Form 10-Q | 18").
+ */
+function pageMark(lines: readonly string[], at: number, cells: readonly string[]): boolean {
+  const filled = lines.flatMap((line, index) => (line.trim() === '' ? [] : [index]));
+  if (at !== filled[0] && at !== filled[filled.length - 1]) return false;
+  const values = cells.filter((cell) => isValueLine(cell));
+  return values.length === 1 && /^\d{1,4}$/.test(values[0]!.trim()) && /\p{L}/u.test(cells[0] ?? '');
+}
+
 /** Table rows (label with values) and sentences of one body, with their line spans. */
 function candidatesOf(body: string): Candidate[] {
   const lines = body.split('\n');
@@ -453,6 +470,11 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     const cells = cellsOf(line) ?? spacedRow(line);
+    if (cells && pageMark(lines, lineIndex, cells)) {
+      // A running header or footer ("Company | Form 10-Q | 18"): its number is the page's, not a value.
+      rowLines.add(lineIndex);
+      continue;
+    }
     if (cells && YEAR.test(cells[1] ?? '') && cells.slice(1).every((cell) => YEAR.test(cell) || cell === '%')) {
       // A header row (years as columns) labels the rows below; alone it answers nothing.
       rowLines.add(lineIndex);
