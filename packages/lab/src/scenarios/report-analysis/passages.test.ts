@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateHeader, findPassages, mergePassages, periodHeader } from './passages.js';
+import { dateHeader, findPassages, mergePassages, periodHeader, quotesLabel } from './passages.js';
 
 const pdfText = [
   'Sales by contract type are shown below (in millions).',
@@ -34,8 +34,8 @@ describe('findPassages', () => {
     expect(best).toEqual({
       citation: 'annual.pdf#4',
       text: 'Net income: 2024: 90 | 2023: 80',
-      // Every term, the word pair, the label named whole, and the page as the best page read.
-      score: 1.3,
+      // Every term, the word pair, the label named whole and said word for word, and the page as the best page read.
+      score: 1.5,
       row: { label: 'Net income', values: ['90', '80'], columns: ['2024', '2023'] },
     });
   });
@@ -136,6 +136,30 @@ describe('findPassages', () => {
     const [best] = findPassages('What was the effective tax rate?', [{ uri: 't.pdf#21', body }], 1);
     expect(best?.row?.label).toBe('Effective tax rate');
     expect(best?.row?.values).toEqual(['12.5%', '15.7%']);
+  });
+
+  it('leads with the row whose label the question says word for word, before sentences that repeat its words', () => {
+    const body = [
+      'Three Months Ended',
+      'July 1, 2023 June 25, 2022',
+      'Effective tax rate 12.5 % 15.7 %',
+      "The Company's effective tax rate for the third quarter of 2023 was lower compared to the third quarter of 2022.",
+    ].join('\n');
+    const question =
+      'What is the effective tax rate reported in these quarters and how does it compare across the periods?';
+    const [best] = findPassages(question, [{ uri: 't.pdf#21', body }], 2);
+    expect(best?.row?.label).toBe('Effective tax rate');
+    // A question for a reason is answered by the sentence.
+    const why = findPassages(
+      'Why was the effective tax rate lower in the third quarter of 2023?',
+      [{ uri: 't.pdf#21', body }],
+      1,
+    );
+    expect(why[0]?.row).toBeUndefined();
+    expect(quotesLabel('What was the effective tax rate?', 'Effective tax rate (1)')).toBe(true);
+    // One word is no quote, and the words must be in the label's order.
+    expect(quotesLabel('What was the revenue?', 'Revenue')).toBe(false);
+    expect(quotesLabel('What was the rate of tax?', 'Tax rate')).toBe(false);
   });
 
   it('leaves out a running header or footer whose number is the page number', () => {
