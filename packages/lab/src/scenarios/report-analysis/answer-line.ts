@@ -5,7 +5,8 @@
  * (measures.ts) gives for the measure the question names ("capital expenditure" → "Purchases of property and
  * equipment" in the statement of cash flows), in the document of the company it names, with one column for that
  * period ("Q3 2022": the three months ended in 2022, where the table also has nine months). Two rows or two periods
- * that fit, and there is no line: the passages alone are the answer.
+ * that fit, and there is no line: the passages alone are the answer; nor for a question that asks for a figure's
+ * parts (a breakdown, by segment).
  */
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
@@ -27,6 +28,10 @@ const DERIVED = new Set(
 const NOT_A_VALUE = /\b(?:why|where|when|which|who|whom|whose|how(?!\s+(?:much|many)\b))\b/i;
 // A question that asks whether ("Did Acme report…?", "Is there…?"): its answer is yes or no, not a figure.
 const YES_OR_NO = /^\s*(?:did|does|do|is|are|was|were|has|have|had|can|could|will|would|should)\b/i;
+// A question for the parts of a figure ("the revenue breakdown across its service offerings", "net sales by
+// segment"): its answer is several rows, and the total's one row is not it.
+const PARTS =
+  /\b(?:breakdown|broken\s+down|break\s+down|split|composition|components|each|various|by\s+(?:segment|region|geography|product|category|type|line)s?)\b/i;
 // Words a question asks for a figure with; they name no row.
 const PHRASING = new Set(['amount', 'value', 'figure', 'level', 'reported'].map(canonicalTerm));
 /** A cell that is one number as filings print it. */
@@ -144,7 +149,7 @@ const QUARTER = /\b(?:q[1-4]|[1-4]q|quarter|quarterly|10-?q)\b/i;
 function lookupOf(query: QuestionQuery, file: string, names: readonly string[] = []): Lookup | undefined {
   // The first clause asks; ", and which initiatives…" after it asks for more than the value.
   const ask = query.text.split(/,?\s+and\s+(?=(?:what|which|how|why|where|when|who)\b)/i)[0]!;
-  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask)) return undefined;
+  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask) || PARTS.test(ask)) return undefined;
   const year = query.years[0];
   if (year === undefined && !LATEST.test(query.text)) return undefined;
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
