@@ -80,7 +80,12 @@ export const MEASURES: readonly Measure[] = [
       'R&D spending',
       'R&D expenditure',
     ],
-    labels: ['Research and development', 'Research and development expense', 'Technology and development'],
+    labels: [
+      'Research and development',
+      'Research and development expense',
+      'Technology and development',
+      'Technology and infrastructure',
+    ],
     statement: 'income',
   },
   {
@@ -95,7 +100,15 @@ export const MEASURES: readonly Measure[] = [
   },
   {
     name: 'operating expenses',
-    phrases: ['operating expenses', 'total operating expenses', 'opex', 'operating costs'],
+    phrases: [
+      'operating expenses',
+      'total operating expenses',
+      'opex',
+      'operating costs',
+      'operating expenditures',
+      'operational expenses',
+      'operational expenditures',
+    ],
     labels: ['Total operating expenses', 'Operating expenses', 'Total operating costs and expenses'],
     statement: 'income',
   },
