@@ -10,7 +10,14 @@
  */
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
-import { labelPrints, measureWords, questionMeasures, statementOf, type Measure } from './measures.js';
+import {
+  labelPrints,
+  measureQualifiers,
+  measureWords,
+  questionMeasures,
+  statementOf,
+  type Measure,
+} from './measures.js';
 import { labelWords, type Passage } from './passages.js';
 import { canonicalTerm, understandQuestion, type QuestionQuery } from './query.js';
 import { columnPeriod } from './statement-layout.js';
@@ -169,8 +176,10 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
   );
   const measures = questionMeasures(ask);
   const others = query.entities.filter((e) => !company.includes(e));
+  // A word right before the measure that qualifies it ("services revenue", "segment revenue") asks for a part.
+  const qualified = measureQualifiers(ask, company).length > 0;
   const measure =
-    measures.length === 1 && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
+    measures.length === 1 && !qualified && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
       ? measures[0]
       : undefined;
   if (words.length === 0 && !measure) return undefined;

@@ -10,6 +10,7 @@ import {
   MEASURES,
   labelPrints,
   measureKey,
+  measureQualifiers,
   measureSearchWords,
   questionMeasures,
   statementOf,
@@ -252,6 +253,15 @@ describe('the synonym table', () => {
     // A question that already says a word of the row's label searches with its own words.
     expect(measureSearchWords('What was net cash from operations?', ['net', 'cash', 'operation'])).toEqual([]);
     expect(measureSearchWords('Which risk factors were outlined?', ['risk', 'factor', 'outlined'])).toEqual([]);
+  });
+
+  it('finds the word that qualifies a measure, not the company, the period or the question', () => {
+    expect(measureQualifiers("What was Acme's services revenue in Q2 2024?", ['acme'])).toEqual(['servic']);
+    expect(measureQualifiers('What was the AWS segment revenue in Q2 2024?', [])).toEqual(['segment']);
+    expect(measureQualifiers("What was Acme's revenue in Q2 2024?", ['acme'])).toEqual([]);
+    expect(measureQualifiers("What were Acme's total net sales in the latest quarter?", ['acme'])).toEqual([]);
+    expect(measureQualifiers('How much did Acme spend on R&D in its most recent 10-Q?', ['acme'])).toEqual([]);
+    expect(measureQualifiers('What was the Q3 2022 capital expenditure?', [])).toEqual([]);
   });
 
   it('matches a label word for word, not a label that holds it', () => {

@@ -324,7 +324,14 @@ function table(): Compiled[] {
  * questionMeasures('What was Intel capital expenditure in Q3 2022?').map((m) => m.name); // ['capital expenditure']
  */
 export function questionMeasures(question: string): Measure[] {
-  const words = measureKey(question).split(' ');
+  const out: Measure[] = [];
+  for (const match of measureSpans(measureKey(question).split(' ')))
+    if (!out.includes(match.measure)) out.push(match.measure);
+  return out;
+}
+
+/** Where a question's words (as {@link measureKey} gives them) name measures: longest phrase at a place, in order. */
+function measureSpans(words: readonly string[]): { measure: Measure; start: number; end: number }[] {
   const found: { measure: Measure; start: number; end: number }[] = [];
   for (const entry of table())
     for (const phrase of entry.phrases) {
@@ -337,8 +344,40 @@ export function questionMeasures(question: string): Measure[] {
   found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
   const kept: typeof found = [];
   for (const match of found) if (!kept.some((k) => match.start < k.end && k.start < match.end)) kept.push(match);
-  const out: Measure[] = [];
-  for (const match of kept.sort((a, b) => a.start - b.start)) if (!out.includes(match.measure)) out.push(match.measure);
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+// Words that may stand right before a measure's phrase without qualifying it: question words, possessives, periods,
+// "total" and the verbs a question asks for a figure with.
+const NOT_QUALIFIERS = new Set(
+  (
+    'what which how much many was were is are be been did does do has have had its their his her our total ' +
+    'consolidated quarterly annual reported report record recorded spend spent spending generate generated post ' +
+    'posted earn earned incur incurred pay paid disclose disclosed latest recent most current fiscal fy gaap year ' +
+    'quarter month months period as per into about over across during within regarding than'
+  )
+    .split(' ')
+    .map((word) => canonicalTerm(word)),
+);
+
+/**
+ * The words right before the measures `question` names that qualify them ("services" in "services revenue", "segment"
+ * in "the AWS segment revenue"): a figure of a part, not the total a statement line prints. Names given in `allowed`
+ * (the company, lower-case), question words, periods and numbers do not qualify.
+ *
+ * @example
+ * measureQualifiers("What was Acme's services revenue in Q2 2024?", ['acme']); // ['servic']
+ */
+export function measureQualifiers(question: string, allowed: readonly string[] = []): string[] {
+  const words = measureKey(question).split(' ');
+  const names = new Set(allowed.map((name) => canonicalTerm(name)));
+  const out: string[] = [];
+  for (const { start } of measureSpans(words)) {
+    const before = words[start - 1];
+    if (before === undefined || names.has(before) || NOT_QUALIFIERS.has(before) || /\d/.test(before)) continue;
+    if (/^(?:q|fy|h)$/.test(before)) continue;
+    out.push(before);
+  }
   return out;
 }
 
