@@ -162,6 +162,33 @@ describe('findPassages', () => {
     expect(quotesLabel('What was the rate of tax?', 'Tax rate')).toBe(false);
   });
 
+  it("gives a row the measure's words only on the measure's statement or an untitled page", () => {
+    const cashFlows = [
+      'CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS',
+      '(In millions)',
+      'Nine Months Ended',
+      'July 1, 2023 June 25, 2022',
+      'Changes in operating assets and liabilities:',
+      'Inventories (2,570) 1,049',
+    ].join('\n');
+    const note = [
+      'Note 4 – Financial Statement Details',
+      'July 1, 2023 September 24, 2022',
+      'Components $ 3,788 $ 1,637',
+      'Total inventories $ 7,351 $ 4,946',
+    ].join('\n');
+    const found = findPassages(
+      'How have the inventory levels changed?',
+      [
+        { uri: 'q.pdf#8', body: cashFlows },
+        { uri: 'q.pdf#13', body: note },
+      ],
+      2,
+    );
+    // The change in inventories on the cash flow statement is no inventory level.
+    expect(found.map((p) => p.row?.label)).toEqual(['Total inventories', 'Inventories']);
+  });
+
   it('leaves out a running header or footer whose number is the page number', () => {
     const body = [
       'Example Corp. | Q3 2023 Form 10-Q | 4',
