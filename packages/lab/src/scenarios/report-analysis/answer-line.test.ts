@@ -186,6 +186,11 @@ describe('the one-line answer', () => {
       expect(await answerOf("What was Acme's revenue in Q2 2024?")).toMatch(/^Answer: Acme Net sales, Three Months/m);
       expect(await answerOf("What was the breakdown of Acme's revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
       expect(await answerOf("What was Acme's revenue by segment in Q2 2024?")).not.toMatch(/^Answer: /m);
+      // A question for what made the figure: a reason, not the figure.
+      expect(await answerOf("What were the main contributors to Acme's revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answerOf("What were the principal influences on Acme's net sales in Q2 2024?")).not.toMatch(
+        /^Answer: /m,
+      );
       // A measure qualified by a word before it, capitalized or not, is a part of the total the row prints.
       expect(await answerOf("What was Acme's services revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
       expect(await answerOf("What was Acme's product net sales in Q2 2024?")).not.toMatch(/^Answer: /m);

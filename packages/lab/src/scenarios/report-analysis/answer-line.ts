@@ -33,6 +33,10 @@ const DERIVED = new Set(
 );
 // A question for a reason, a place, a time or a choice, not a value.
 const NOT_A_VALUE = /\b(?:why|where|when|which|who|whom|whose|how(?!\s+(?:much|many)\b))\b/i;
+// A question for what made a figure what it is ("the main contributors to net income", "the principal influences on
+// operating income", "what insights"): its answer is a reason, and the figure it names is not it.
+const REASONS =
+  /\b(?:reasons?|causes?|caused|drivers?|drove|driven|factors?|contributors?|contributed|influences?|influenced|insights?|impacts?|impacted|affect|affects|affected|explain)\b/i;
 // A question that asks whether ("Did Acme report…?", "Is there…?"): its answer is yes or no, not a figure.
 const YES_OR_NO = /^\s*(?:did|does|do|is|are|was|were|has|have|had|can|could|will|would|should)\b/i;
 // A question for the parts of a figure ("the revenue breakdown across its service offerings", "net sales by
@@ -156,7 +160,8 @@ const QUARTER = /\b(?:q[1-4]|[1-4]q|quarter|quarterly|10-?q)\b/i;
 function lookupOf(query: QuestionQuery, file: string, names: readonly string[] = []): Lookup | undefined {
   // The first clause asks; ", and which initiatives…" after it asks for more than the value.
   const ask = query.text.split(/,?\s+and\s+(?=(?:what|which|how|why|where|when|who)\b)/i)[0]!;
-  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask) || PARTS.test(ask)) return undefined;
+  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask) || PARTS.test(ask) || REASONS.test(ask))
+    return undefined;
   const year = query.years[0];
   if (year === undefined && !LATEST.test(query.text)) return undefined;
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
