@@ -96,14 +96,13 @@ const LABEL_WEIGHT = 0.1;
  */
 const MEASURE_ROW_WEIGHT = 0.5;
 /**
- * What a table row of the first document adds when the question says its label word for word, two words or more
- * ("effective tax rate" for the row "Effective tax rate"): the question names the row itself, whose figures a
+ * What a table row of the first document adds when the question says its label word for word, three words or more
+ * ("effective tax rate" for the row "Effective tax rate"; two, "Operating income", is as often a selected-data table's
+ * row that repeats the statement's as the row asked): the question names the row itself, whose figures a
  * sentence that repeats the question's other words (its period, "compare") only talks about. Only the first
- * document's, as {@link MEASURE_ROW_WEIGHT}, and not for a question that asks for a reason ({@link REASON}).
+ * document's, as {@link MEASURE_ROW_WEIGHT}.
  */
 const QUOTED_ROW_WEIGHT = 0.2;
-/** A question for a reason ("Why did…", "what drove…", "the main causes"): the rows it names are not its answer. */
-const REASON = /\b(?:why|reasons?|causes?|caused|drivers?|drove|driven|factors?)\b/i;
 /**
  * The weight of a passage whose text is on more than one of the pages read: boilerplate a filing repeats (a heading, a
  * standard sentence) says the same wherever it is, so it tells no page apart; the page that says something once leads
@@ -589,8 +588,6 @@ export function findPassages(question: string, sources: readonly PassageSource[]
   const pageMatch = pageMatches(sources, weight, files);
   const pairs = questionPairs(query.text, new Set(terms));
   const asked = new Set(terms);
-  // A question for a reason is answered by the sentences that give it, not by the row of the figure it is about.
-  const reason = REASON.test(query.text);
   const scored: Passage[] = [];
   for (const { source, candidate } of all) {
     const file = fileOfUri(source.uri.replace(/^file:/, ''));
@@ -608,8 +605,7 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     const label = candidate.label === undefined ? 0 : labelPrecision(candidate.label, asked) * LABEL_WEIGHT;
     const row = candidate.row;
     const measure = file === first && row && statementLine(row, measures) ? MEASURE_ROW_WEIGHT : 0;
-    const quoted =
-      file === first && row && !measure && !reason && quotesLabel(query.text, row.label) ? QUOTED_ROW_WEIGHT : 0;
+    const quoted = file === first && row && !measure && quotesLabel(query.text, row.label) ? QUOTED_ROW_WEIGHT : 0;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
@@ -637,12 +633,12 @@ function wordSequence(text: string): string {
 }
 
 /**
- * Whether `question` says a row's label word for word (in canonical form, {@link canonicalTerm}), a label of two words
- * or more with a word that is not a function word; footnote markers and numbers of the label aside.
+ * Whether `question` says a row's label word for word (in canonical form, {@link canonicalTerm}), a label of three
+ * words or more with a word that is not a function word; footnote markers and numbers of the label aside.
  */
 export function quotesLabel(question: string, label: string): boolean {
   const words = wordTokens(label.replace(/\(\d+\)|\(\w\)(?=\s*$)|\d[\d,.]*/g, ' ')).map(canonicalTerm);
-  if (words.length < 2 || labelWords(label).length === 0) return false;
+  if (words.length < 3 || labelWords(label).length === 0) return false;
   return wordSequence(question).includes(` ${words.join(' ')} `);
 }
 
