@@ -181,12 +181,13 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
   );
   const measures = questionMeasures(ask);
   const others = query.entities.filter((e) => !company.includes(e));
-  // A word right before the measure that qualifies it ("services revenue", "segment revenue") asks for a part.
-  const qualified = measureQualifiers(ask, company).length > 0;
   const measure =
-    measures.length === 1 && !qualified && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
+    measures.length === 1 && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
       ? measures[0]
       : undefined;
+  // A word right before the measure that qualifies it ("services revenue", "segment revenue") asks for a part: the
+  // row that states it must say that word too, as a word asking for a computed figure must.
+  derived.push(...measureQualifiers(ask, company).filter((word) => !derived.includes(word)));
   if (words.length === 0 && !measure) return undefined;
   return {
     ...(year ? { year } : {}),

@@ -262,6 +262,8 @@ describe('the synonym table', () => {
     expect(measureQualifiers("What were Acme's total net sales in the latest quarter?", ['acme'])).toEqual([]);
     expect(measureQualifiers('How much did Acme spend on R&D in its most recent 10-Q?', ['acme'])).toEqual([]);
     expect(measureQualifiers('What was the Q3 2022 capital expenditure?', [])).toEqual([]);
+    expect(measureQualifiers("What was the amount of the company's net inventories?", [])).toEqual([]);
+    expect(measureQualifiers('What is the ratio of total assets to total liabilities?', [])).toEqual(['ratio']);
   });
 
   it('matches a label word for word, not a label that holds it', () => {

@@ -348,13 +348,14 @@ function measureSpans(words: readonly string[]): { measure: Measure; start: numb
 }
 
 // Words that may stand right before a measure's phrase without qualifying it: question words, possessives, periods,
-// "total" and the verbs a question asks for a figure with.
+// "total" and "net", the words a question asks for a figure with ("the amount of", "the company's") and their verbs.
 const NOT_QUALIFIERS = new Set(
   (
     'what which how much many was were is are be been did does do has have had its their his her our total ' +
     'consolidated quarterly annual reported report record recorded spend spent spending generate generated post ' +
     'posted earn earned incur incurred pay paid disclose disclosed latest recent most current fiscal fy gaap year ' +
-    'quarter month months period as per into about over across during within regarding than'
+    'quarter month months period as per into about over across during within regarding than amount amounts value ' +
+    'values figure figures level levels company group net'
   )
     .split(' ')
     .map((word) => canonicalTerm(word)),
@@ -372,8 +373,11 @@ export function measureQualifiers(question: string, allowed: readonly string[] =
   const words = measureKey(question).split(' ');
   const names = new Set(allowed.map((name) => canonicalTerm(name)));
   const out: string[] = [];
-  for (const { start } of measureSpans(words)) {
+  const spans = measureSpans(words);
+  for (const { start } of spans) {
     const before = words[start - 1];
+    // The end of another measure's phrase ("total assets to total liabilities") is no qualifier.
+    if (spans.some((span) => span.end === start)) continue;
     if (before === undefined || names.has(before) || NOT_QUALIFIERS.has(before) || /\d/.test(before)) continue;
     if (/^(?:q|fy|h)$/.test(before)) continue;
     out.push(before);
