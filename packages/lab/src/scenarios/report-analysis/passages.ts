@@ -652,7 +652,8 @@ function statementLine(row: TableRow, measures: readonly Measure[]): boolean {
 
 /**
  * A candidate with the words of the measures its row label prints (see measures.ts): "Purchases of property and
- * equipment" holds "capital expenditure"; not on a page titled as another statement than the measure's. Counted before term weights, so a word a synonym row holds is as rare as it is.
+ * equipment" holds "capital expenditure"; not on a page titled as another statement than the measure's. Counted
+ * before term weights, so a word a synonym row holds is as rare as it is.
  */
 function withMeasureWords(candidate: Candidate, measures: readonly Measure[]): Candidate {
   const row = candidate.row;
@@ -660,9 +661,9 @@ function withMeasureWords(candidate: Candidate, measures: readonly Measure[]): C
   // On another statement the label prints another figure (the change in inventories on the cash flow statement).
   const statement = statementOf(row.title ?? '');
   const prints = measures.filter(
-    (m) =>
-      labelPrints(m, row.label, row.section) &&
-      (statement === undefined || m.statement === undefined || m.statement === statement),
+    (measure) =>
+      labelPrints(measure, row.label, row.section) &&
+      (statement === undefined || measure.statement === undefined || measure.statement === statement),
   );
   if (prints.length === 0) return candidate;
   return { ...candidate, words: new Set([...candidate.words, ...prints.flatMap((m) => [...measureWords(m)])]) };
