@@ -19,7 +19,8 @@
  * bench-out/sec-10-q/folders, which is gitignored. `--split tuning|test|both` (default both), `--questions <n>` per
  * split (default all, in file order), `--cache-dir <folder>`.
  *
- * SEC_DEBUG=1 prints each question whose first citation misses its gold pages.
+ * SEC_DEBUG=1 prints each question whose first citation misses its gold pages; SEC_DEBUG=label prints, besides, each
+ * question whose answer lacks every gold figure with its row label, with the gold figures, their labels and the answer.
  *
  * Run: node --conditions=@pagewise/source --import tsx bench/analyze-sec-10-q.ts [--questions 30]
  */
@@ -235,6 +236,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
           );
         if (cited.slice(0, 3).some(isGold)) tally.hit3 += 1;
         if (gold.found.some((found) => holdsFigureWithLabel(result.text, found))) tally.figureWithLabel += 1;
+        else if (process.env.SEC_DEBUG === 'label')
+          console.log(
+            `NOLABEL ${question.question}\n  gold ${gold.found.map((f) => `${f.uri} ${f.figure.forms[0]} [${f.label}]`).join('; ')}\n  ${result.text.replace(/\n/g, '\n  ')}`,
+          );
         const hits = entry.bm25.search(queryTerms(question.question).join(' '), 5).map((hit) => hit.uri);
         for (const [index, depth] of [1, 3, 5].entries())
           if (hits.slice(0, depth).some(isGold)) tally.bm25[index] = tally.bm25[index]! + 1;

@@ -182,6 +182,19 @@ describe('the one-line answer', () => {
       expect(await answerOf("What was Acme's Services revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
       // A question whether, of the measure and quarter that are stated when asked what: yes or no is no figure.
       expect(await answerOf('Did Acme report R&D expenditure in Q2 2024?')).not.toMatch(/^Answer: /m);
+      // A breakdown asks for the parts: the total's one row, stated when the total is asked, is not the answer.
+      expect(await answerOf("What was Acme's revenue in Q2 2024?")).toMatch(/^Answer: Acme Net sales, Three Months/m);
+      expect(await answerOf("What was the breakdown of Acme's revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answerOf("What was Acme's revenue by segment in Q2 2024?")).not.toMatch(/^Answer: /m);
+      // A question for what made the figure: a reason, not the figure.
+      expect(await answerOf("What were the main contributors to Acme's revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answerOf("What were the principal influences on Acme's net sales in Q2 2024?")).not.toMatch(
+        /^Answer: /m,
+      );
+      // A measure qualified by a word before it, capitalized or not, is a part of the total the row prints.
+      expect(await answerOf("What was Acme's services revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answerOf("What was Acme's product net sales in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answerOf('What was the AWS segment revenue of Acme in Q2 2024?')).not.toMatch(/^Answer: /m);
     });
 
     it('reads a row label that wraps onto its values line', () => {

@@ -5,11 +5,19 @@
  * (measures.ts) gives for the measure the question names ("capital expenditure" → "Purchases of property and
  * equipment" in the statement of cash flows), in the document of the company it names, with one column for that
  * period ("Q3 2022": the three months ended in 2022, where the table also has nine months). Two rows or two periods
- * that fit, and there is no line: the passages alone are the answer.
+ * that fit, and there is no line: the passages alone are the answer; nor for a question that asks for a figure's
+ * parts (a breakdown, by segment).
  */
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
-import { labelPrints, measureWords, questionMeasures, statementOf, type Measure } from './measures.js';
+import {
+  labelPrints,
+  measureQualifiers,
+  measureWords,
+  questionMeasures,
+  statementOf,
+  type Measure,
+} from './measures.js';
 import { labelWords, type Passage } from './passages.js';
 import { canonicalTerm, understandQuestion, type QuestionQuery } from './query.js';
 import { columnPeriod } from './statement-layout.js';
@@ -25,8 +33,16 @@ const DERIVED = new Set(
 );
 // A question for a reason, a place, a time or a choice, not a value.
 const NOT_A_VALUE = /\b(?:why|where|when|which|who|whom|whose|how(?!\s+(?:much|many)\b))\b/i;
+// A question for what made a figure what it is ("the main contributors to net income", "the principal influences on
+// operating income", "what insights"): its answer is a reason, and the figure it names is not it.
+const REASONS =
+  /\b(?:reasons?|causes?|caused|drivers?|drove|driven|factors?|contributors?|contributed|influences?|influenced|insights?|impacts?|impacted|affect|affects|affected|explain)\b/i;
 // A question that asks whether ("Did Acme report…?", "Is there…?"): its answer is yes or no, not a figure.
 const YES_OR_NO = /^\s*(?:did|does|do|is|are|was|were|has|have|had|can|could|will|would|should)\b/i;
+// A question for the parts of a figure ("the revenue breakdown across its service offerings", "net sales by
+// segment"): its answer is several rows, and the total's one row is not it.
+const PARTS =
+  /\b(?:breakdown|broken\s+down|break\s+down|split|composition|components|each|various|by\s+(?:segment|region|geography|product|category|type|line)s?)\b/i;
 // Words a question asks for a figure with; they name no row.
 const PHRASING = new Set(['amount', 'value', 'figure', 'level', 'reported'].map(canonicalTerm));
 /** A cell that is one number as filings print it. */
@@ -144,7 +160,8 @@ const QUARTER = /\b(?:q[1-4]|[1-4]q|quarter|quarterly|10-?q)\b/i;
 function lookupOf(query: QuestionQuery, file: string, names: readonly string[] = []): Lookup | undefined {
   // The first clause asks; ", and which initiatives…" after it asks for more than the value.
   const ask = query.text.split(/,?\s+and\s+(?=(?:what|which|how|why|where|when|who)\b)/i)[0]!;
-  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask)) return undefined;
+  if (query.years.length > 1 || NOT_A_VALUE.test(ask) || YES_OR_NO.test(ask) || PARTS.test(ask) || REASONS.test(ask))
+    return undefined;
   const year = query.years[0];
   if (year === undefined && !LATEST.test(query.text)) return undefined;
   const compact = file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
@@ -168,6 +185,9 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
     measures.length === 1 && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
       ? measures[0]
       : undefined;
+  // A word right before the measure that qualifies it ("services revenue", "segment revenue") asks for a part: the
+  // row that states it must say that word too, as a word asking for a computed figure must.
+  derived.push(...measureQualifiers(ask, company).filter((word) => !derived.includes(word)));
   if (words.length === 0 && !measure) return undefined;
   return {
     ...(year ? { year } : {}),

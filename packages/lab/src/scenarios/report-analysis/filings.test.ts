@@ -34,6 +34,31 @@ describe('documents before passages', () => {
     expect(ranked.find((d) => d.file === 'CVS_2022_10K.pdf')!.entity).toBe(0);
   });
 
+  it("reads the named company's page that prints the measure asked, though it holds none of the question's words", () => {
+    const index = new FilingIndex();
+    const pages: [string, string][] = [
+      [
+        '2023 Q3 ACME.pdf#1',
+        'Acme Corporation. Quarterly report on Form 10-Q. Our R&D expenditure supports new products.',
+      ],
+      [
+        '2023 Q3 ACME.pdf#2',
+        'Acme expenditure in the most recent quarter rose; Acme compares well to previous quarters.',
+      ],
+      [
+        '2023 Q3 ACME.pdf#3',
+        'STATEMENTS OF OPERATIONS\nTechnology and infrastructure 21,203 19,485\nNet income 9,879 2,872',
+      ],
+      ['2023 Q3 ZETA.pdf#1', 'Zeta Inc. Quarterly report. R&D expenditure in the most recent quarter.'],
+    ];
+    // Titles without the name, so that page 3 holds no word of the question, not even in its title.
+    for (const [uri, body] of pages) index.add({ uri, title: 'Page', body });
+    // Page 3 prints "Technology and infrastructure", a label of research and development, and no word of the question.
+    const results = index.search('Acme R&D expenditure in the most recent quarter compared to previous quarters', 10);
+    expect(results.map((r) => r.uri)).toContain('2023 Q3 ACME.pdf#3');
+    expect(results[0]!.uri).toBe('2023 Q3 ACME.pdf#3');
+  });
+
   it('without a name, keeps several documents in the results, best page first', () => {
     const results = filings().search('operating margin', 10);
     expect(results[0]!.uri).toBe('CVS_2022_10K.pdf#2');

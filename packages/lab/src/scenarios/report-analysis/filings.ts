@@ -341,20 +341,23 @@ export class FilingIndex extends CorpusIndex {
           score: this.#pageScore(page, asked),
           prints: pagePrints(measures, page.body) ? 1 : 0,
         }));
-        return scored
-          .filter(({ page, score }) => score > 0 || byUri.has(page.uri))
-          .sort(
-            (left, right) =>
-              right.prints - left.prints ||
-              right.score - left.score ||
-              (byUri.get(right.page.uri)?.score ?? 0) - (byUri.get(left.page.uri)?.score ?? 0),
-          )
-          .map(({ page, score }) => ({
-            uri: page.uri,
-            title: page.title,
-            snippet: byUri.get(page.uri)?.snippet ?? page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
-            score,
-          }));
+        return (
+          scored
+            // A page that prints the measure stays even when it holds none of the other words ("R&D" is no word of it).
+            .filter(({ page, score, prints }) => score > 0 || prints > 0 || byUri.has(page.uri))
+            .sort(
+              (left, right) =>
+                right.prints - left.prints ||
+                right.score - left.score ||
+                (byUri.get(right.page.uri)?.score ?? 0) - (byUri.get(left.page.uri)?.score ?? 0),
+            )
+            .map(({ page, score }) => ({
+              uri: page.uri,
+              title: page.title,
+              snippet: byUri.get(page.uri)?.snippet ?? page.body.replace(/\s+/g, ' ').trim().slice(0, 200),
+              score,
+            }))
+        );
       }
       const hitPages = profile.pages.filter((page) => byUri.has(page.uri)).map((page) => byUri.get(page.uri)!);
       const others = profile.pages

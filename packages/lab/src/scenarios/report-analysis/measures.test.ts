@@ -6,7 +6,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { answerLine, fittingRows } from './answer-line.js';
-import { MEASURES, labelPrints, measureKey, questionMeasures, statementOf, type Statement } from './measures.js';
+import {
+  MEASURES,
+  labelPrints,
+  measureKey,
+  measureQualifiers,
+  measureSearchWords,
+  questionMeasures,
+  statementOf,
+  type Statement,
+} from './measures.js';
 import { findPassages } from './passages.js';
 
 const TITLES: Record<Statement, string> = {
@@ -56,6 +65,13 @@ const CASES: Case[] = [
     stated: '2,040 million',
   },
   {
+    // Some statements print research and development with the infrastructure that runs it.
+    measure: 'research and development',
+    question: 'What was Acme’s research and development expense',
+    lines: ['Technology and infrastructure 21,203 19,485 62,100 54,958'],
+    stated: '21,203 million',
+  },
+  {
     measure: 'selling, general and administrative',
     question: 'What were Acme’s SG&A expenses',
     lines: ['Sales, general and administrative 622 592 1,253 1,183'],
@@ -65,6 +81,12 @@ const CASES: Case[] = [
     measure: 'operating expenses',
     question: 'What was Acme’s opex',
     lines: ['Total operating expenses 2,662 2,416 5,169 5,979'],
+    stated: '2,662 million',
+  },
+  {
+    measure: 'operating expenses',
+    question: 'What were Acme’s operational expenditures',
+    lines: ['Operating expenses 2,662 2,416 5,169 5,979'],
     stated: '2,662 million',
   },
   {
@@ -182,7 +204,7 @@ function statementPage(statement: Statement, lines: readonly string[]): string {
 
 describe('the synonym table', () => {
   it('has a case here for every measure, and no label printed by two measures', () => {
-    expect(CASES.map((c) => c.measure).sort()).toEqual(MEASURES.map((m) => m.name).sort());
+    expect([...new Set(CASES.map((c) => c.measure))].sort()).toEqual(MEASURES.map((m) => m.name).sort());
     const owners = new Map<string, string>();
     for (const measure of MEASURES)
       for (const label of measure.labels) {
@@ -219,6 +241,29 @@ describe('the synonym table', () => {
       'revenue',
     ]);
     expect(questionMeasures('Which risk factors were outlined?')).toEqual([]);
+  });
+
+  it('searches a measure named by an abbreviation by its name, and only then', () => {
+    // "R&D" leaves no search term a statement prints: the measure's name is searched.
+    expect(measureSearchWords("Apple's R&D expenditure in Q3 2023?", ['apple', 'expenditure', 'q3', '2023'])).toEqual([
+      'research',
+      'development',
+    ]);
+    expect(measureSearchWords('What was capex in 2023?', ['capex', '2023'])).toEqual(['capital', 'expenditure']);
+    // A question that already says a word of the row's label searches with its own words.
+    expect(measureSearchWords('What was net cash from operations?', ['net', 'cash', 'operation'])).toEqual([]);
+    expect(measureSearchWords('Which risk factors were outlined?', ['risk', 'factor', 'outlined'])).toEqual([]);
+  });
+
+  it('finds the word that qualifies a measure, not the company, the period or the question', () => {
+    expect(measureQualifiers("What was Acme's services revenue in Q2 2024?", ['acme'])).toEqual(['servic']);
+    expect(measureQualifiers('What was the AWS segment revenue in Q2 2024?', [])).toEqual(['segment']);
+    expect(measureQualifiers("What was Acme's revenue in Q2 2024?", ['acme'])).toEqual([]);
+    expect(measureQualifiers("What were Acme's total net sales in the latest quarter?", ['acme'])).toEqual([]);
+    expect(measureQualifiers('How much did Acme spend on R&D in its most recent 10-Q?', ['acme'])).toEqual([]);
+    expect(measureQualifiers('What was the Q3 2022 capital expenditure?', [])).toEqual([]);
+    expect(measureQualifiers("What was the amount of the company's net inventories?", [])).toEqual([]);
+    expect(measureQualifiers('What is the ratio of total assets to total liabilities?', [])).toEqual(['ratio']);
   });
 
   it('matches a label word for word, not a label that holds it', () => {

@@ -80,7 +80,12 @@ export const MEASURES: readonly Measure[] = [
       'R&D spending',
       'R&D expenditure',
     ],
-    labels: ['Research and development', 'Research and development expense', 'Technology and development'],
+    labels: [
+      'Research and development',
+      'Research and development expense',
+      'Technology and development',
+      'Technology and infrastructure',
+    ],
     statement: 'income',
   },
   {
@@ -95,7 +100,15 @@ export const MEASURES: readonly Measure[] = [
   },
   {
     name: 'operating expenses',
-    phrases: ['operating expenses', 'total operating expenses', 'opex', 'operating costs'],
+    phrases: [
+      'operating expenses',
+      'total operating expenses',
+      'opex',
+      'operating costs',
+      'operating expenditures',
+      'operational expenses',
+      'operational expenditures',
+    ],
     labels: ['Total operating expenses', 'Operating expenses', 'Total operating costs and expenses'],
     statement: 'income',
   },
@@ -311,7 +324,14 @@ function table(): Compiled[] {
  * questionMeasures('What was Intel capital expenditure in Q3 2022?').map((m) => m.name); // ['capital expenditure']
  */
 export function questionMeasures(question: string): Measure[] {
-  const words = measureKey(question).split(' ');
+  const out: Measure[] = [];
+  for (const match of measureSpans(measureKey(question).split(' ')))
+    if (!out.includes(match.measure)) out.push(match.measure);
+  return out;
+}
+
+/** Where a question's words (as {@link measureKey} gives them) name measures: longest phrase at a place, in order. */
+function measureSpans(words: readonly string[]): { measure: Measure; start: number; end: number }[] {
   const found: { measure: Measure; start: number; end: number }[] = [];
   for (const entry of table())
     for (const phrase of entry.phrases) {
@@ -324,8 +344,44 @@ export function questionMeasures(question: string): Measure[] {
   found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
   const kept: typeof found = [];
   for (const match of found) if (!kept.some((k) => match.start < k.end && k.start < match.end)) kept.push(match);
-  const out: Measure[] = [];
-  for (const match of kept.sort((a, b) => a.start - b.start)) if (!out.includes(match.measure)) out.push(match.measure);
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+// Words that may stand right before a measure's phrase without qualifying it: question words, possessives, periods,
+// "total" and "net", the words a question asks for a figure with ("the amount of", "the company's") and their verbs.
+const NOT_QUALIFIERS = new Set(
+  (
+    'what which how much many was were is are be been did does do has have had its their his her our total ' +
+    'consolidated quarterly annual reported report record recorded spend spent spending generate generated post ' +
+    'posted earn earned incur incurred pay paid disclose disclosed latest recent most current fiscal fy gaap year ' +
+    'quarter month months period as per into about over across during within regarding than amount amounts value ' +
+    'values figure figures level levels company group net'
+  )
+    .split(' ')
+    .map((word) => canonicalTerm(word)),
+);
+
+/**
+ * The words right before the measures `question` names that qualify them ("services" in "services revenue", "segment"
+ * in "the AWS segment revenue"): a figure of a part, not the total a statement line prints. Names given in `allowed`
+ * (the company, lower-case), question words, periods and numbers do not qualify.
+ *
+ * @example
+ * measureQualifiers("What was Acme's services revenue in Q2 2024?", ['acme']); // ['servic']
+ */
+export function measureQualifiers(question: string, allowed: readonly string[] = []): string[] {
+  const words = measureKey(question).split(' ');
+  const names = new Set(allowed.map((name) => canonicalTerm(name)));
+  const out: string[] = [];
+  const spans = measureSpans(words);
+  for (const { start } of spans) {
+    const before = words[start - 1];
+    // The end of another measure's phrase ("total assets to total liabilities") is no qualifier.
+    if (spans.some((span) => span.end === start)) continue;
+    if (before === undefined || names.has(before) || NOT_QUALIFIERS.has(before) || /\d/.test(before)) continue;
+    if (/^(?:q|fy|h)$/.test(before)) continue;
+    out.push(before);
+  }
   return out;
 }
 
@@ -347,6 +403,28 @@ export function measureWords(measure: Measure): Set<string> {
       .find((entry) => entry.measure === measure)!
       .phrases.flatMap((p) => p.split(' ')),
   );
+}
+
+/**
+ * Words to search for the measures `question` names when none of its search `terms` is a word of the measure's row
+ * labels: an abbreviation ("R&D", "capex") is no word a statement prints, so the search that picks the pages to read
+ * gets the measure's name ("research and development") instead. Joining words left out; in the question's order.
+ *
+ * @example
+ * measureSearchWords("Apple's R&D expenditure in Q3 2023", ['apple', 'expenditure', 'q3', '2023']); // ['research', 'development']
+ */
+export function measureSearchWords(question: string, terms: readonly string[]): string[] {
+  const asked = new Set(terms);
+  const out: string[] = [];
+  for (const measure of questionMeasures(question)) {
+    const labelWords = table()
+      .find((entry) => entry.measure === measure)!
+      .measure.labels.flatMap((label) => measureKey(label).split(' '));
+    if (labelWords.some((word) => asked.has(word))) continue;
+    for (const word of wordTokens(measure.name))
+      if (!JOINING_WORDS.has(word) && !out.includes(word) && !asked.has(canonicalTerm(word))) out.push(word);
+  }
+  return out;
 }
 
 /** The statement a table's title names ("CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS" → cash flows). */

@@ -12,6 +12,7 @@ import { canonicalTerm, canonicalWords, searchQuery, understandQuestion } from '
 import { REPORT_TASK_KIND_LINE } from './agent.js';
 import { findPassages, mergePassages, namesRead, type Passage } from './passages.js';
 import { fittingRows, statedAnswer } from './answer-line.js';
+import { measureSearchWords } from './measures.js';
 import { parseQuestion } from './questions.js';
 
 /** Documents the planner chooses from the search results. */
@@ -153,7 +154,11 @@ function finish(text: string): OfflineDecision {
 function planner(view: PromptView): OfflineDecision {
   const question = view.firstUserText;
   if (!called(view, 'search')) {
-    const query = searchQuery(understandQuestion(question)) || question.slice(0, 500);
+    const parsed = understandQuestion(question);
+    // A measure named by an abbreviation ("R&D") is searched by its name, which the statement's pages print.
+    const query =
+      [searchQuery(parsed), ...measureSearchWords(parsed.text, parsed.terms)].join(' ').trim().slice(0, 500) ||
+      question.slice(0, 500);
     return { toolCalls: [{ toolName: 'search', input: { query, k: 10 } }] };
   }
   if (!called(view, 'choose_documents')) {

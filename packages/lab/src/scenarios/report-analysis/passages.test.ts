@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateHeader, findPassages, mergePassages, periodHeader } from './passages.js';
+import { dateHeader, findPassages, mergePassages, periodHeader, quotesLabel } from './passages.js';
 
 const pdfText = [
   'Sales by contract type are shown below (in millions).',
@@ -129,6 +129,74 @@ describe('findPassages', () => {
     ];
     const [best] = findPassages('What does revenue depend on?', pages, 1);
     expect(best?.citation).toBe('g.pdf#5');
+  });
+
+  it("reads a percent sign set apart from its number as the number's", () => {
+    const body = ['Three Months Ended', 'July 1, 2023 June 25, 2022', 'Effective tax rate 12.5 % 15.7 %'].join('\n');
+    const [best] = findPassages('What was the effective tax rate?', [{ uri: 't.pdf#21', body }], 1);
+    expect(best?.row?.label).toBe('Effective tax rate');
+    expect(best?.row?.values).toEqual(['12.5%', '15.7%']);
+  });
+
+  it('leads with the row whose label the question says word for word, before sentences that repeat its words', () => {
+    const body = [
+      'Three Months Ended',
+      'July 1, 2023 June 25, 2022',
+      'Effective tax rate 12.5 % 15.7 %',
+      "The Company's effective tax rate for the third quarter of 2023 was lower compared to the third quarter of 2022.",
+    ].join('\n');
+    const question =
+      'What is the effective tax rate reported in these quarters and how does it compare across the periods?';
+    const [best] = findPassages(question, [{ uri: 't.pdf#21', body }], 2);
+    expect(best?.row?.label).toBe('Effective tax rate');
+    expect(quotesLabel('What was the effective tax rate?', 'Effective tax rate (1)')).toBe(true);
+    // Two words are no quote (a selected-data table repeats "Operating income"), and the words keep the label's order.
+    expect(quotesLabel('What was the interest expense?', 'Interest expense')).toBe(false);
+    expect(quotesLabel('What was the rate of effective tax?', 'Effective tax rate')).toBe(false);
+  });
+
+  it("gives a row the measure's words only on the measure's statement or an untitled page", () => {
+    const cashFlows = [
+      'CONDENSED CONSOLIDATED STATEMENTS OF CASH FLOWS',
+      '(In millions)',
+      'Nine Months Ended',
+      'July 1, 2023 June 25, 2022',
+      'Changes in operating assets and liabilities:',
+      'Inventories (2,570) 1,049',
+    ].join('\n');
+    const note = [
+      'Note 4 – Financial Statement Details',
+      'July 1, 2023 September 24, 2022',
+      'Components $ 3,788 $ 1,637',
+      'Total inventories $ 7,351 $ 4,946',
+    ].join('\n');
+    const found = findPassages(
+      'How have the inventory levels changed?',
+      [
+        { uri: 'q.pdf#8', body: cashFlows },
+        { uri: 'q.pdf#13', body: note },
+      ],
+      2,
+    );
+    // The change in inventories on the cash flow statement is no inventory level.
+    expect(found.map((p) => p.row?.label)).toEqual(['Total inventories', 'Inventories']);
+  });
+
+  it('leaves out a running header or footer whose number is the page number', () => {
+    const body = [
+      'Example Corp. | Q3 2023 Form 10-Q | 4',
+      'Net sales were higher in the third quarter of 2023.',
+      'Example Corp. | Q3 2023 Form 10-Q | 5',
+    ].join('\n');
+    const found = findPassages('Example Corp Q3 2023 net sales', [{ uri: 'x.pdf#5', body }], 5);
+    expect(found.map((p) => p.text)).toEqual(['Net sales were higher in the third quarter of 2023.']);
+    // The same line inside the page is a row like any other.
+    const inside = findPassages(
+      'Example segment Q3',
+      [{ uri: 'x.pdf#6', body: `Intro line\nExample segment | Q3 | 4,120\nEnd line` }],
+      5,
+    );
+    expect(inside[0]?.row?.values).toEqual(['Q3', '4,120']);
   });
 
   it('heads the columns of a table with a line of period labels', () => {

@@ -96,6 +96,14 @@ const LABEL_WEIGHT = 0.1;
  */
 const MEASURE_ROW_WEIGHT = 0.5;
 /**
+ * What a table row of the first document adds when the question says its label word for word, three words or more
+ * ("effective tax rate" for the row "Effective tax rate"; two, "Operating income", is as often a selected-data table's
+ * row that repeats the statement's as the row asked): the question names the row itself, whose figures a
+ * sentence that repeats the question's other words (its period, "compare") only talks about. Only the first
+ * document's, as {@link MEASURE_ROW_WEIGHT}.
+ */
+const QUOTED_ROW_WEIGHT = 0.2;
+/**
  * The weight of a passage whose text is on more than one of the pages read: boilerplate a filing repeats (a heading, a
  * standard sentence) says the same wherever it is, so it tells no page apart; the page that says something once leads
  * it when both match alike.
@@ -209,6 +217,12 @@ function spacedRow(line: string): string[] | undefined {
     const token = tokens[tokenIndex]!;
     if (/^[$€£¥]$/.test(token) && values.length > 0) {
       values[0] = `${token}${values[0]}`;
+      continue;
+    }
+    // A percent sign set apart from its number ("12.5 % 15.7 %", as PDF text extraction spaces it) is the number's.
+    const before = tokens[tokenIndex - 1];
+    if (token === '%' && before !== undefined && /\d\)?$/.test(before) && VALUE_TOKEN.test(`${before}%`)) {
+      tokens[tokenIndex - 1] = `${before}%`;
       continue;
     }
     if (!VALUE_TOKEN.test(token)) break;
@@ -421,6 +435,17 @@ function labelStart(lines: readonly string[], at: number, label: string, rows: R
   return wraps && !/\d/.test(above) ? at - 1 : at;
 }
 
+/**
+ * Whether line `at`, split into `cells`, is a page's running header or footer: the first or last line with text, with
+ * words in its cells and one value, a bare page number ("Apple Inc. | Q3 2023 Form 10-Q | 18").
+ */
+function pageMark(lines: readonly string[], at: number, cells: readonly string[]): boolean {
+  const filled = lines.flatMap((line, index) => (line.trim() === '' ? [] : [index]));
+  if (at !== filled[0] && at !== filled[filled.length - 1]) return false;
+  const values = cells.filter((cell) => isValueLine(cell));
+  return values.length === 1 && /^\d{1,4}$/.test(values[0]!.trim()) && /\p{L}/u.test(cells[0] ?? '');
+}
+
 /** Table rows (label with values) and sentences of one body, with their line spans. */
 function candidatesOf(body: string): Candidate[] {
   const lines = body.split('\n');
@@ -453,6 +478,11 @@ function candidatesOf(body: string): Candidate[] {
       continue;
     }
     const cells = cellsOf(line) ?? spacedRow(line);
+    if (cells && pageMark(lines, lineIndex, cells)) {
+      // A running header or footer ("Company | Form 10-Q | 18"): its number is the page's, not a value.
+      rowLines.add(lineIndex);
+      continue;
+    }
     if (cells && YEAR.test(cells[1] ?? '') && cells.slice(1).every((cell) => YEAR.test(cell) || cell === '%')) {
       // A header row (years as columns) labels the rows below; alone it answers nothing.
       rowLines.add(lineIndex);
@@ -575,12 +605,13 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     const label = candidate.label === undefined ? 0 : labelPrecision(candidate.label, asked) * LABEL_WEIGHT;
     const row = candidate.row;
     const measure = file === first && row && statementLine(row, measures) ? MEASURE_ROW_WEIGHT : 0;
+    const quoted = file === first && row && !measure && quotesLabel(query.text, row.label) ? QUOTED_ROW_WEIGHT : 0;
     scored.push({
       citation: citationOf(source, candidate.firstLine, candidate.lastLine),
       text: candidate.text,
       score:
         Math.round(
-          (matched / (total || 1) + phrase + label + measure + PAGE_WEIGHT * (pageMatch.get(source) ?? 0)) *
+          (matched / (total || 1) + phrase + label + measure + quoted + PAGE_WEIGHT * (pageMatch.get(source) ?? 0)) *
             (file === first ? 1 : LATER_DOCUMENT_WEIGHT) *
             (pagesOf.get(candidate.text.toLowerCase())!.size > 1 ? REPEATED_WEIGHT : 1) *
             1000,
@@ -596,6 +627,21 @@ export function findPassages(question: string, sources: readonly PassageSource[]
     .map(({ passage }) => passage);
 }
 
+/** The words of a text in canonical form, in order, between spaces (function words kept). */
+function wordSequence(text: string): string {
+  return ` ${wordTokens(text).map(canonicalTerm).join(' ')} `;
+}
+
+/**
+ * Whether `question` says a row's label word for word (in canonical form, {@link canonicalTerm}), a label of three
+ * words or more with a word that is not a function word; footnote markers and numbers of the label aside.
+ */
+export function quotesLabel(question: string, label: string): boolean {
+  const words = wordTokens(label.replace(/\(\d+\)|\(\w\)(?=\s*$)|\d[\d,.]*/g, ' ')).map(canonicalTerm);
+  if (words.length < 3 || labelWords(label).length === 0) return false;
+  return wordSequence(question).includes(` ${words.join(' ')} `);
+}
+
 /** Whether a row is the line of one of `measures` in that measure's statement (see {@link MEASURE_ROW_WEIGHT}). */
 function statementLine(row: TableRow, measures: readonly Measure[]): boolean {
   const statement = statementOf(row.title ?? '');
@@ -606,12 +652,19 @@ function statementLine(row: TableRow, measures: readonly Measure[]): boolean {
 
 /**
  * A candidate with the words of the measures its row label prints (see measures.ts): "Purchases of property and
- * equipment" holds "capital expenditure". Counted before term weights, so a word a synonym row holds is as rare as it is.
+ * equipment" holds "capital expenditure"; not on a page titled as another statement than the measure's. Counted
+ * before term weights, so a word a synonym row holds is as rare as it is.
  */
 function withMeasureWords(candidate: Candidate, measures: readonly Measure[]): Candidate {
   const row = candidate.row;
   if (!row || measures.length === 0) return candidate;
-  const prints = measures.filter((m) => labelPrints(m, row.label, row.section));
+  // On another statement the label prints another figure (the change in inventories on the cash flow statement).
+  const statement = statementOf(row.title ?? '');
+  const prints = measures.filter(
+    (measure) =>
+      labelPrints(measure, row.label, row.section) &&
+      (statement === undefined || measure.statement === undefined || measure.statement === statement),
+  );
   if (prints.length === 0) return candidate;
   return { ...candidate, words: new Set([...candidate.words, ...prints.flatMap((m) => [...measureWords(m)])]) };
 }
