@@ -18,13 +18,26 @@ export {
   type CompressionInput,
   type CompressorBackend,
 } from './compression/backend.js';
-export { extractiveCompressor, type ExtractiveCompressorOptions } from './compression/extractive-backend.js';
-export { compressorSystemPrompt, llmCompressor, type LlmCompressorOptions } from './compression/llm-backend.js';
 export {
+  extractiveBackend,
+  extractiveCompressor,
+  type ExtractiveBackendOptions,
+  type ExtractiveCompressorOptions,
+} from './compression/extractive-backend.js';
+export {
+  compressorSystemPrompt,
+  llmBackend,
+  llmCompressor,
+  type LlmBackendOptions,
+  type LlmCompressorOptions,
+} from './compression/llm-backend.js';
+export {
+  resolveBackend,
   resolveCompressor,
   type CompressorSpec,
+  type ResolveBackendOptions,
   type ResolveCompressorOptions,
-} from './compression/resolve-compressor.js';
+} from './compression/resolve-backend.js';
 export {
   ACON_OBSERVATION_THRESHOLD,
   DEFAULT_OBSERVATION_THRESHOLD,

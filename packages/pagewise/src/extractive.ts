@@ -1,6 +1,6 @@
 /**
  * `pagewise/extractive`: the engine of the extractive backend, for tuning, training and evaluating it rather than
- * for plugging it into an agent (that is `extractiveCompressor` of `pagewise/compression`). It holds the one-call
+ * for plugging it into an agent (that is `extractiveBackend` of `pagewise/compression`). It holds the one-call
  * compressor with explicit rules, the rules' schema, the feature probe and the shape of the learned scorer's
  * parameters (what `npm run train:compressor` fits), and the text baselines it is compared with at equal ratio.
  */

@@ -20,7 +20,7 @@ export { unfenceQuoted } from './compression/transcript.js';
 export { emptyParts } from './tokens/ledger.js';
 // The lab: the guideline optimizer and the scenarios.
 export { PLACEHOLDER_RULES, placeholdersOf } from './compression/guideline.js';
-export { isOfflineModel } from './compression/resolve-compressor.js';
+export { isOfflineModel } from './compression/resolve-backend.js';
 export { withRetry } from './models/retry.js';
 export { scanJson } from './util/json-scan.js';
 export { seededRandom } from './util/random.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../errors.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compressMessages, compressText } from './api.js';
-import { extractiveCompressor } from './extractive-backend.js';
+import { extractiveBackend } from './extractive-backend.js';
 import { compressExtractive } from './extractive.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 
@@ -227,7 +227,7 @@ describe('the scoring option', () => {
     const viaOption = await compressMessages(messages, { ...options, scoring: 'learned' });
     const viaBackend = await compressMessages(messages, {
       ...options,
-      backend: extractiveCompressor({ scoring: 'learned' }),
+      backend: extractiveBackend({ scoring: 'learned' }),
     });
     expect(viaOption.summary).toBe(viaBackend.summary);
     // The two scorers keep different parts of the report here, so the option is seen to take effect.
@@ -239,14 +239,14 @@ describe('the scoring option', () => {
     const bad = { query: 'q', scoring: 'fitted' as 'learned' };
     await expect(compressText(page, bad)).rejects.toThrow(/scoring must be 'heuristic' or 'learned'/u);
     await expect(
-      compressText(page, { query: 'q', scoring: 'learned', backend: extractiveCompressor() }),
+      compressText(page, { query: 'q', scoring: 'learned', backend: extractiveBackend() }),
     ).rejects.toBeInstanceOf(ConfigurationError);
     // Checked up front, even when nothing needs compressing.
     await expect(
       compressMessages([{ role: 'user', content: 'Hi' }], {
         task: 't',
         scoring: 'learned',
-        backend: extractiveCompressor(),
+        backend: extractiveBackend(),
       }),
     ).rejects.toThrow(/extractive backend only/u);
   });

@@ -13,7 +13,7 @@ import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './defa
 import { compressExtractive } from './extractive.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
 import { checkRatio, objectiveOf, summarizeTurns, summaryBody, summaryOverhead } from './history.js';
-import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+import { resolveBackend, type CompressorSpec } from './resolve-backend.js';
 import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { shortBoundary } from './transcript.js';
 
@@ -67,7 +67,7 @@ function isExtractive(user: string, options: CompressCallOptions): boolean {
   if (!extractive) {
     throw new ConfigurationError(
       'invalid-scoring',
-      `${user}: scoring applies to the extractive backend only; pass it to extractiveCompressor({ scoring }) or leave it out with another backend.`,
+      `${user}: scoring applies to the extractive backend only; pass it to extractiveBackend({ scoring }) or leave it out with another backend.`,
     );
   }
   return true;
@@ -149,7 +149,7 @@ export async function compressText(text: string, options: CompressTextOptions): 
     });
     return done(result.text, result);
   }
-  const backend = resolveCompressor(options.backend);
+  const backend = resolveBackend(options.backend);
   const out = await backend.compress(
     {
       target: 'observation',
@@ -381,8 +381,8 @@ export async function compressMessages(
   const allItems = turns.flat().flatMap(messageItems);
   const text = await summarizeTurns(
     extractive
-      ? resolveCompressor('extractive', { extractive: options.scoring ? { scoring: options.scoring } : {} })
-      : resolveCompressor(options.backend),
+      ? resolveBackend('extractive', { extractive: options.scoring ? { scoring: options.scoring } : {} })
+      : resolveBackend(options.backend),
     {
       guideline,
       task: options.task,

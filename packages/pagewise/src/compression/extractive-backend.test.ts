@@ -7,7 +7,7 @@ import {
   ASKED_AGAIN,
   entriesOfTurns,
   extractiveBackendWithTurns,
-  extractiveCompressor,
+  extractiveBackend,
   formatSummaryEntries,
   parseSummaryEntries,
   waterLevel,
@@ -72,7 +72,7 @@ function historyInput(turns: ContextItem[][], overrides: Partial<CompressionInpu
 
 describe('extractive history summaries', () => {
   it('write one entry per tool call, with the kept fields of its result as valid JSON', async () => {
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput([stepTurn(1, order('#W1', 'pending', 30)), stepTurn(2, order('#W2', 'delivered', 45))]),
       { invocationId: 'i', agentName: 'a' },
     );
@@ -83,7 +83,7 @@ describe('extractive history summaries', () => {
   });
 
   it('keep the arguments of a call whose kept result does not show them', async () => {
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput([stepTurn(1, JSON.stringify({ status: 'pending', note: 'x'.repeat(300) }))]),
       { invocationId: 'i', agentName: 'a' },
     );
@@ -92,7 +92,7 @@ describe('extractive history summaries', () => {
 
   it('fold new steps into a previous summary, keeping its entries as they are', async () => {
     const previous = '- get_order {"order_id":"#W1"} → {"order_id":"#W1","status":"pending"}';
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput([stepTurn(2, order('#W2', 'pending', 45))], { previousSummary: previous }),
       { invocationId: 'i', agentName: 'a' },
     );
@@ -109,7 +109,7 @@ describe('extractive history summaries', () => {
       compressed: true,
     });
     expect(entriesOfTurns([stepTurn(3, output)], false)[0]?.label).toBe('get_order {"order_id":"#W3"}');
-    const summary = await extractiveCompressor().compress(historyInput([stepTurn(3, output)]), {
+    const summary = await extractiveBackend().compress(historyInput([stepTurn(3, output)]), {
       invocationId: 'i',
       agentName: 'a',
     });
@@ -139,7 +139,7 @@ describe('extractive history summaries', () => {
   it('stay within max_tokens, cutting the largest entries to a common cap and then dropping the oldest', async () => {
     const turns = Array.from({ length: 8 }, (_, i) => stepTurn(i, order(`#W${i}`, 'pending', 10 + i)));
     const input = historyInput(turns, { guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens: 120 });
-    const summary = await extractiveCompressor().compress(input, { invocationId: 'i', agentName: 'a' });
+    const summary = await extractiveBackend().compress(input, { invocationId: 'i', agentName: 'a' });
     expect(countTokens(summary)).toBeLessThanOrEqual(120);
     expect(summary).toContain('#W7');
   });
@@ -167,7 +167,7 @@ describe('extractive history summaries', () => {
     ];
     const task = 'Can the pending order still be modified? Every item bought must still be available.';
     const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput(turns, { task, guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens: Math.floor(whole * 0.5) }),
       { invocationId: 'i', agentName: 'a' },
     );
@@ -223,7 +223,7 @@ describe('extractive history summaries', () => {
     ];
     // A summary budget of about half the steps, so the order's result must be cut.
     const whole = countTokens(formatSummaryEntries(entriesOfTurns([orderTurn, lookup])));
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput([orderTurn, lookup], {
         guideline: DEFAULT_HISTORY_GUIDELINE,
         task: 'The customer wants to exchange one item of order #W1 for another option.',
@@ -246,11 +246,11 @@ describe('extractive history summaries', () => {
     );
     const input = (maxTokens: number) =>
       historyInput([stepTurn(1, user)], { guideline: DEFAULT_HISTORY_GUIDELINE, maxTokens });
-    const roomy = await extractiveCompressor().compress(input(2000), { invocationId: 'i', agentName: 'a' });
+    const roomy = await extractiveBackend().compress(input(2000), { invocationId: 'i', agentName: 'a' });
     // The default ratio (0.5) would drop half the fields; the summary's room keeps them all.
     expect(JSON.parse(roomy.slice(roomy.indexOf(' → ') + 3))).toEqual(JSON.parse(user));
     const whole = countTokens(roomy);
-    const tight = await extractiveCompressor().compress(input(Math.floor(whole * 0.75)), {
+    const tight = await extractiveBackend().compress(input(Math.floor(whole * 0.75)), {
       invocationId: 'i',
       agentName: 'a',
     });
@@ -262,7 +262,7 @@ describe('extractive history summaries', () => {
     const first = JSON.stringify({ order_id: '#W1', status: 'pending' });
     const again = JSON.stringify({ order_id: '#W1', status: 'pending', total: 30 });
     const other = JSON.stringify({ order_id: '#W1', status: 'delivered' });
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput([stepTurn(1, first), stepTurn(1, again), stepTurn(1, other)], {
         guideline: DEFAULT_HISTORY_GUIDELINE,
       }),
@@ -286,7 +286,7 @@ describe('extractive history summaries', () => {
       },
       { type: 'tool-result', toolCallId: 'u', toolName: 'find_user', output: lookup, isError: false, eventId: 'ru' },
     ];
-    const compressor = extractiveCompressor();
+    const compressor = extractiveBackend();
     const ctx = { invocationId: 'i', agentName: 'a' };
     let summary = '';
     // Eight folds of one large order each, into a summary that holds about three of them whole.
@@ -324,14 +324,14 @@ describe('extractive history summaries', () => {
 
   it('drop an entry of an earlier summary that a fresh step repeats in full, though only the fresh one has arguments', async () => {
     const first = JSON.stringify({ order_id: '#W1', status: 'pending' });
-    const previous = await extractiveCompressor().compress(
+    const previous = await extractiveBackend().compress(
       historyInput([stepTurn(1, first)], { guideline: DEFAULT_HISTORY_GUIDELINE }),
       { invocationId: 'i', agentName: 'a' },
     );
     // Written without its arguments: the payload shows the order id.
     expect(previous).toBe(`- get_order → ${first}`);
     const again = JSON.stringify({ order_id: '#W1', status: 'pending', total: 30 });
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput([stepTurn(1, again)], { guideline: DEFAULT_HISTORY_GUIDELINE, previousSummary: previous }),
       { invocationId: 'i', agentName: 'a' },
     );
@@ -340,7 +340,7 @@ describe('extractive history summaries', () => {
   });
 
   it('mark a result the agent asked for again, keep the mark across folds, and leave it whole when squeezed', async () => {
-    const compressor = extractiveCompressor();
+    const compressor = extractiveBackend();
     const ctx = { invocationId: 'i', agentName: 'a' };
     const guideline = DEFAULT_HISTORY_GUIDELINE;
     let summary = await compressor.compress(
@@ -410,7 +410,7 @@ describe('extractive observation compression', () => {
       2,
     );
     const compress = (call?: string) =>
-      extractiveCompressor().compress(
+      extractiveBackend().compress(
         {
           target: 'observation',
           guideline: DEFAULT_OBSERVATION_GUIDELINE,
@@ -445,7 +445,7 @@ describe('extractive observation compression', () => {
       null,
       2,
     );
-    const text = await extractiveCompressor().compress(
+    const text = await extractiveBackend().compress(
       {
         target: 'observation',
         guideline: DEFAULT_OBSERVATION_GUIDELINE,
@@ -475,7 +475,7 @@ describe('extractive chat summaries', () => {
       { type: 'user', text: says[index % says.length] ?? '', eventId: `u${index}` },
     ]);
     const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput(turns, {
         guideline: DEFAULT_HISTORY_GUIDELINE,
         task: 'What do the kids enjoy?',
@@ -577,7 +577,7 @@ describe('extractive chat summaries', () => {
       turns.push(say('assistant', at % 4 === 0 ? answer : 'I hope tomorrow is calmer for you.', at + 1));
     }
     const whole = countTokens(formatSummaryEntries(entriesOfTurns(turns)));
-    const summary = await extractiveCompressor().compress(
+    const summary = await extractiveBackend().compress(
       historyInput(turns, {
         guideline: DEFAULT_HISTORY_GUIDELINE,
         task: 'Hi again! Busy week.',

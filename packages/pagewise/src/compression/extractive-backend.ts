@@ -61,8 +61,8 @@ export interface SummaryEntry {
 /** What marks a pinned entry in the summary text, after its label. */
 export const ASKED_AGAIN = ' (asked again)';
 
-/** Options of {@link extractiveCompressor}. */
-export interface ExtractiveCompressorOptions {
+/** Options of {@link extractiveBackend}. */
+export interface ExtractiveBackendOptions {
   /**
    * Keep the page handle of a compressed observation in its summary entry, so the agent can still
    * page the raw result in after the step is summarized. Default true; about 14 tokens an entry.
@@ -84,15 +84,15 @@ const ARROW = ' → ';
  * Creates the extractive backend.
  *
  * @example
- * const processor = historyCompressor({ compressor: extractiveCompressor() });
+ * const processor = historyCompressor({ compressor: extractiveBackend() });
  */
-export function extractiveCompressor(options: ExtractiveCompressorOptions = {}): CompressorBackend {
+export function extractiveBackend(options: ExtractiveBackendOptions = {}): CompressorBackend {
   const keepHandles = options.keepHandles ?? true;
   const scoring = options.scoring ?? 'heuristic';
   if (scoring !== 'heuristic' && scoring !== 'learned') {
     throw new ConfigurationError(
       'invalid-scoring',
-      `extractiveCompressor: scoring must be 'heuristic' or 'learned', got ${String(scoring)}`,
+      `extractiveBackend: scoring must be 'heuristic' or 'learned', got ${String(scoring)}`,
     );
   }
   return {
@@ -103,6 +103,20 @@ export function extractiveCompressor(options: ExtractiveCompressorOptions = {}):
         : compressHistory(input, keepHandles, scoring, { weights: HISTORY_TURN_WEIGHTS }),
   };
 }
+
+/**
+ * The extractive backend, under the name it had before: a backend, not a processor like `historyCompressor`.
+ *
+ * @deprecated Use {@link extractiveBackend}.
+ */
+export const extractiveCompressor = extractiveBackend;
+
+/**
+ * Options of the extractive backend, under the name they had before.
+ *
+ * @deprecated Use {@link ExtractiveBackendOptions}.
+ */
+export type ExtractiveCompressorOptions = ExtractiveBackendOptions;
 
 /** A unit of a conversation as the turn ranking saw it, for a {@link TurnRanking} probe. */
 export interface TurnProbeUnit {

@@ -17,7 +17,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 import { historyCompressor, historyTokens, summaryBody, summaryOverhead, type HistoryMode } from './history.js';
-import { llmCompressor } from './llm-backend.js';
+import { llmBackend } from './llm-backend.js';
 import { promptingSummarizer } from './prompting.js';
 import { shortBoundary } from './transcript.js';
 
@@ -247,7 +247,7 @@ describe('historyCompressor with the LLM backend', () => {
     const conversation = session([user('u0', TASK), ...step(1), ...step(2), ...step(3)]);
     const req = request(conversation);
     await historyCompressor({
-      compressor: llmCompressor({ model }),
+      compressor: llmBackend({ model }),
       thresholdTokens: 100,
       maxSummaryTokens: 300,
     }).process(req, processorContext(conversation, ledger));

@@ -31,7 +31,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionContext, CompressorBackend } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE } from './default-guidelines.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
-import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+import { resolveBackend, type CompressorSpec } from './resolve-backend.js';
 import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { argumentText, fenceQuoted, renderTranscript, shortBoundary, unfenceQuoted } from './transcript.js';
 
@@ -219,7 +219,7 @@ export function historyCompressor(
 ): ContextProcessor & { readonly backend: CompressorBackend } {
   const { guideline, threshold, keepLastTurns, mode, maxSummaryTokens, budget, targetRatio, batch } =
     historySettings(options);
-  const backend = resolveCompressor(options.compressor);
+  const backend = resolveBackend(options.compressor);
   const boundary = options.boundary ?? shortBoundary;
   const guidelineRef = `${guideline.id}@${guideline.version}`;
   // Per session, the run of turns whose compression last failed, by its first event and length: it is

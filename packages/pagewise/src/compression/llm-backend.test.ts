@@ -5,8 +5,8 @@ import { scriptedModel } from '../models/scripted.js';
 import { Ledger } from '../tokens/ledger.js';
 import type { CompressionInput } from './backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import { llmCompressor } from './llm-backend.js';
-import { resolveCompressor } from './resolve-compressor.js';
+import { llmBackend } from './llm-backend.js';
+import { resolveBackend } from './resolve-backend.js';
 
 const input: CompressionInput = {
   target: 'observation',
@@ -19,11 +19,11 @@ const input: CompressionInput = {
   maxTokens: 40,
 };
 
-describe('llmCompressor', () => {
+describe('llmBackend', () => {
   it('records provider usage beside the local count and caps the completion', async () => {
     const model = scriptedModel([{ text: 'order 7: pending', usage: { inputTokens: 321, outputTokens: 5 } }]);
     const ledger = new Ledger();
-    const text = await llmCompressor({ model }).compress(input, { ledger, invocationId: 'inv', agentName: 'a' });
+    const text = await llmBackend({ model }).compress(input, { ledger, invocationId: 'inv', agentName: 'a' });
     expect(text).toBe('order 7: pending');
     expect(ledger.entries[0]).toMatchObject({
       kind: 'compressor',
@@ -36,7 +36,7 @@ describe('llmCompressor', () => {
 
   it('fails as model behaviour on an empty answer, after recording the call', async () => {
     const ledger = new Ledger();
-    const error = await llmCompressor({ model: scriptedModel(['   ']) })
+    const error = await llmBackend({ model: scriptedModel(['   ']) })
       .compress(input, { ledger, invocationId: 'inv', agentName: 'a' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelBehaviorError);
@@ -45,7 +45,7 @@ describe('llmCompressor', () => {
   });
 
   it('resolves its model on first use, so a missing key fails the call, not the setup', async () => {
-    const backend = llmCompressor({ model: 'openai:gpt-4.1-mini', modelOptions: { env: {} } });
+    const backend = llmBackend({ model: 'openai:gpt-4.1-mini', modelOptions: { env: {} } });
     expect(backend.name).toBe('llm(openai:gpt-4.1-mini)');
     await expect(backend.compress(input, { invocationId: 'i', agentName: 'a' })).rejects.toBeInstanceOf(
       MissingApiKeyError,
@@ -53,13 +53,13 @@ describe('llmCompressor', () => {
   });
 });
 
-describe('resolveCompressor', () => {
+describe('resolveBackend', () => {
   it('maps extractive and the offline model to the extractive backend, other models to the LLM backend', () => {
-    expect(resolveCompressor().name).toBe('extractive');
-    expect(resolveCompressor('offline').name).toBe('extractive');
-    expect(resolveCompressor(new OfflineModel()).name).toBe('extractive');
-    expect(resolveCompressor(scriptedModel([])).name).toBe('llm(scripted:scripted)');
+    expect(resolveBackend().name).toBe('extractive');
+    expect(resolveBackend('offline').name).toBe('extractive');
+    expect(resolveBackend(new OfflineModel()).name).toBe('extractive');
+    expect(resolveBackend(scriptedModel([])).name).toBe('llm(scripted:scripted)');
     const custom = { name: 'mine', compress: async () => 'x' };
-    expect(resolveCompressor(custom)).toBe(custom);
+    expect(resolveBackend(custom)).toBe(custom);
   });
 });

@@ -13,8 +13,8 @@ import { countTokens, encodingForModel, type EncodingName } from '../tokens/toke
 import { compressorPrompt, type CompressionContext, type CompressionInput, type CompressorBackend } from './backend.js';
 import type { GuidelineTarget } from './guideline.js';
 
-/** Options of {@link llmCompressor}. */
-export interface LlmCompressorOptions {
+/** Options of {@link llmBackend}. */
+export interface LlmBackendOptions {
   /** The compressor model: a spec (`openai:gpt-4.1-mini`) or a LanguageModelV3 instance. */
   model: ModelSpec;
   /** Passed to {@link resolveModel} (environment, offline policies). */
@@ -96,10 +96,10 @@ function isJson(text: string): boolean {
  * Creates the LLM backend.
  *
  * @example
- * const backend = llmCompressor({ model: 'openai:gpt-4.1-mini' });
+ * const backend = llmBackend({ model: 'openai:gpt-4.1-mini' });
  * const processor = observationCompressor({ compressor: backend });
  */
-export function llmCompressor(options: LlmCompressorOptions): CompressorBackend {
+export function llmBackend(options: LlmBackendOptions): CompressorBackend {
   let model: LanguageModelV3 | undefined;
   const label = modelLabel(options.model);
   const limit = options.outputLimit ?? { factor: 2, extra: 256 };
@@ -168,3 +168,17 @@ export function llmCompressor(options: LlmCompressorOptions): CompressorBackend 
     },
   };
 }
+
+/**
+ * The LLM backend, under the name it had before: a backend, not a processor like `observationCompressor`.
+ *
+ * @deprecated Use {@link llmBackend}.
+ */
+export const llmCompressor = llmBackend;
+
+/**
+ * Options of the LLM backend, under the name they had before.
+ *
+ * @deprecated Use {@link LlmBackendOptions}.
+ */
+export type LlmCompressorOptions = LlmBackendOptions;

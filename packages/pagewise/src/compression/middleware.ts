@@ -31,7 +31,7 @@ import { Ledger } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
 import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryCompressorOptions } from './history.js';
 import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompressorOptions } from './observation.js';
-import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+import { resolveBackend, type CompressorSpec } from './resolve-backend.js';
 import { headAtWordBoundary } from './token-budget.js';
 import { fenceQuoted, withoutHandle } from './transcript.js';
 import { isShownResult, rememberShown } from '../paging/result-pages.js';
@@ -519,7 +519,7 @@ export function compressionMiddleware(options: CompressionMiddlewareOptions = {}
   const sessionId = options.sessionId ?? 'ai-sdk';
   const agentName = options.agentName ?? 'ai-sdk';
   const maxConversations = options.maxConversations ?? 64;
-  const shared = resolveCompressor(options.compressor);
+  const shared = resolveBackend(options.compressor);
   const cObs =
     options.observation === false
       ? undefined

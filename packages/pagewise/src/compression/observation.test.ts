@@ -15,7 +15,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressionInput, CompressorBackend } from './backend.js';
 import { DEFAULT_HISTORY_GUIDELINE, DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 import { compressorPrompt } from './backend.js';
-import { llmCompressor } from './llm-backend.js';
+import { llmBackend } from './llm-backend.js';
 import { observationCompressor } from './observation.js';
 import { handleOf, unfenceQuoted } from './transcript.js';
 
@@ -130,7 +130,7 @@ describe('observationCompressor: T_obs', () => {
     const obs = observation(textOfTokens(60));
     expect(await long.process(obs, context())).toEqual(obs);
     const empty = observationCompressor({
-      compressor: llmCompressor({ model: scriptedModel(['']) }),
+      compressor: llmBackend({ model: scriptedModel(['']) }),
       thresholdTokens: 10,
     });
     expect(await empty.process(obs, context())).toEqual(obs);
@@ -363,7 +363,7 @@ describe('observationCompressor with the LLM backend', () => {
   it('prompts with the guideline, every placeholder filled, uses the answer and records the call', async () => {
     const compressorModel = scriptedModel(['{"order":"#W7","status":"pending"}'], { modelId: 'small' });
     const ledger = new Ledger();
-    const cObs = observationCompressor({ compressor: llmCompressor({ model: compressorModel }), thresholdTokens: 50 });
+    const cObs = observationCompressor({ compressor: llmBackend({ model: compressorModel }), thresholdTokens: 50 });
     const output = textOfTokens(300);
     const result = await cObs.process(observation(output), context({ ledger }));
 

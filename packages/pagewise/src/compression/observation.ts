@@ -19,7 +19,7 @@ import { countTokens } from '../tokens/tokenizer.js';
 import type { CompressorBackend } from './backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
 import { requireGuidelineTarget, type Guideline } from './guideline.js';
-import { resolveCompressor, type CompressorSpec } from './resolve-compressor.js';
+import { resolveBackend, type CompressorSpec } from './resolve-backend.js';
 import { checkRatio } from './history.js';
 import { headAtWordBoundary, tokenBudget } from './token-budget.js';
 import { fenceBoundary } from '../paging/fence.js';
@@ -133,7 +133,7 @@ export function observationCompressor(options: ObservationCompressorOptions = {}
   checkTokens('contextTokens', contextTokens);
   const exclude = new Set<string>([...PAGING_TOOL_NAMES, ...(options.exclude ?? [])]);
   const service = options.service ?? new PagingService();
-  const backend = resolveCompressor(options.compressor);
+  const backend = resolveBackend(options.compressor);
   const guidelineRef = `${guideline.id}@${guideline.version}`;
   const boundary = options.boundary ?? fenceBoundary;
   const targetRatio = options.targetRatio;

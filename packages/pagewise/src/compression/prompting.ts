@@ -12,9 +12,9 @@ import type { ContextProcessor } from '../context/request.js';
 import type { ModelSpec } from '../models/resolve.js';
 import { parseGuideline, type Guideline } from './guideline.js';
 import { DEFAULT_HISTORY_THRESHOLD, historyCompressor } from './history.js';
-import { llmCompressor } from './llm-backend.js';
-import { extractiveCompressor } from './extractive-backend.js';
-import { isOfflineModel } from './resolve-compressor.js';
+import { llmBackend } from './llm-backend.js';
+import { extractiveBackend } from './extractive-backend.js';
+import { isOfflineModel } from './resolve-backend.js';
 
 /** The one generic prompt of the prompting baseline: it says to summarize, not what to keep. */
 export const GENERIC_SUMMARY_GUIDELINE: Guideline = Object.freeze(
@@ -67,7 +67,7 @@ export interface PromptingSummarizerOptions {
 export function promptingSummarizer(options: PromptingSummarizerOptions = {}): ContextProcessor {
   const model = options.model;
   const offline = model === undefined || isOfflineModel(model);
-  const compressor = offline ? extractiveCompressor({ keepHandles: false }) : llmCompressor({ model });
+  const compressor = offline ? extractiveBackend({ keepHandles: false }) : llmBackend({ model });
   const label = offline ? 'extractive stand-in' : 'llm';
   const keepLastTurns = options.keepLastTurns ?? 1;
   const budget = options.budgetTokens;

@@ -5,8 +5,8 @@
 import { OfflineModel } from '../models/offline.js';
 import type { ModelSpec, ResolveModelOptions } from '../models/resolve.js';
 import type { CompressorBackend } from './backend.js';
-import { extractiveCompressor, type ExtractiveCompressorOptions } from './extractive-backend.js';
-import { llmCompressor } from './llm-backend.js';
+import { extractiveBackend, type ExtractiveBackendOptions } from './extractive-backend.js';
+import { llmBackend } from './llm-backend.js';
 
 /**
  * A compressor: `'extractive'` (no model), a model spec or LanguageModelV3 instance for the LLM backend,
@@ -23,27 +23,41 @@ export function isOfflineModel(spec: ModelSpec): boolean {
   return spec === 'offline' || spec instanceof OfflineModel;
 }
 
-/** Options of {@link resolveCompressor}. */
-export interface ResolveCompressorOptions {
+/** Options of {@link resolveBackend}. */
+export interface ResolveBackendOptions {
   /** For the LLM backend: environment and offline policies, as for `resolveModel`. */
   modelOptions?: ResolveModelOptions;
   /** For the extractive backend. */
-  extractive?: ExtractiveCompressorOptions;
+  extractive?: ExtractiveBackendOptions;
 }
 
 /**
- * Resolves a compressor spec. The offline model (`'offline'` or an instance) cannot compress, so it
+ * Resolves a compressor spec to the backend it names. The offline model (`'offline'` or an instance) cannot compress, so it
  * resolves to the extractive backend, which obeys the same guideline's rules without a model.
  *
  * @example
- * resolveCompressor('openai:gpt-4.1-mini'); // the LLM backend
- * resolveCompressor('extractive');          // no model
+ * resolveBackend('openai:gpt-4.1-mini'); // the LLM backend
+ * resolveBackend('extractive');          // no model
  */
-export function resolveCompressor(
+export function resolveBackend(
   spec: CompressorSpec = 'extractive',
-  options: ResolveCompressorOptions = {},
+  options: ResolveBackendOptions = {},
 ): CompressorBackend {
   if (isBackend(spec)) return spec;
-  if (spec === 'extractive' || isOfflineModel(spec)) return extractiveCompressor(options.extractive);
-  return llmCompressor({ model: spec, ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}) });
+  if (spec === 'extractive' || isOfflineModel(spec)) return extractiveBackend(options.extractive);
+  return llmBackend({ model: spec, ...(options.modelOptions ? { modelOptions: options.modelOptions } : {}) });
 }
+
+/**
+ * {@link resolveBackend} under the name it had before: it returns a backend, not a processor.
+ *
+ * @deprecated Use {@link resolveBackend}.
+ */
+export const resolveCompressor = resolveBackend;
+
+/**
+ * Options of {@link resolveBackend}, under the name they had before.
+ *
+ * @deprecated Use {@link ResolveBackendOptions}.
+ */
+export type ResolveCompressorOptions = ResolveBackendOptions;
