@@ -1,6 +1,6 @@
 /**
  * The default scorer chosen on replayed traces: the extractive backend with its hand-set scorer and with its
- * learned scorer (`extractiveCompressor({ scoring })`), each under the observation compressor (acon-obs), the
+ * learned scorer (`extractiveBackend({ scoring })`), each under the observation compressor (acon-obs), the
  * history compressor (acon-hist) and both, replayed on the banking_knowledge and telecom gold-action traces and
  * the retail-tool-use runs (bench/replay.ts builds them the same way). Reported per set: used-later recall (the
  * share of values a later call or answer used that the compressed context still held) and cumulative prompt tokens,
@@ -12,7 +12,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { extractiveCompressor } from 'pagewise/compression';
+import { extractiveBackend } from 'pagewise/compression';
 import { defaultStrategies, parseTraces, replayTraces, type ReplayTrace } from '@pagewise/lab/replay';
 import { bankingDataDir, bankingTraces, retailRunTraces, telecomDataDir, telecomTraces } from './replay-traces.js';
 
@@ -49,7 +49,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     console.log('| strategy | scorer | used-later recall | lost values | cumulative prompt tokens |');
     console.log('|:---|:---|---:|---:|---:|');
     for (const scoring of ['heuristic', 'learned'] as const) {
-      const strategies = defaultStrategies({ compressor: extractiveCompressor({ scoring }) }).filter((strategy) =>
+      const strategies = defaultStrategies({ compressor: extractiveBackend({ scoring }) }).filter((strategy) =>
         CONTENDERS.includes(strategy.name),
       );
       for (const strategy of strategies) {

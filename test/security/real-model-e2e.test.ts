@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, PagewiseError, Runner, type RunResult } from '../../packages/pagewise/src/index.js';
-import { historyCompressor, llmCompressor, observationCompressor } from '../../packages/pagewise/src/compression.js';
+import { historyCompressor, llmBackend, observationCompressor } from '../../packages/pagewise/src/compression.js';
 import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
 import {
   RETAIL_TOOL_NAMES,
@@ -56,7 +56,7 @@ afterAll(async () => {
 type Api = 'chat' | 'responses';
 
 function runner(api: Api): Runner {
-  const compressor = llmCompressor({
+  const compressor = llmBackend({
     model: 'openai-compatible:compressor',
     modelOptions: { env: { [MODEL_ENV.compatibleBaseUrl]: compressorServer.baseURL } },
     retry: { baseDelayMs: 1, maxRetries: 1, timeoutMs: 2_000 },

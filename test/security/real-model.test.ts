@@ -20,7 +20,7 @@ import {
 import {
   compressorSystemPrompt,
   historyCompressor,
-  llmCompressor,
+  llmBackend,
   observationCompressor,
 } from '../../packages/pagewise/src/compression.js';
 import { MODEL_ENV } from '../../packages/pagewise/src/models/resolve.js';
@@ -90,7 +90,7 @@ function compressedRunner(options: {
   system?: boolean;
   threshold?: number;
 }): Runner {
-  const compressor = llmCompressor({
+  const compressor = llmBackend({
     model: 'openai-compatible:small-compressor',
     modelOptions: compatible(compressorServer),
     retry: fastRetry,

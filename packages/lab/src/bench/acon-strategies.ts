@@ -19,7 +19,7 @@ import {
   ACON_OBSERVATION_THRESHOLD,
   observationCompressor,
   promptingSummarizer,
-  resolveCompressor,
+  resolveBackend,
   type CompressorSpec,
 } from 'pagewise/compression';
 import { pagedInstruction, PagingService, createPagingTools } from 'pagewise/paging';
@@ -182,7 +182,7 @@ function backendFor(
 ): CompressorBackend {
   const spec =
     options.compressor ?? (context.model === undefined || isOfflineModel(context.model) ? 'extractive' : context.model);
-  return resolveCompressor(spec, { extractive: { keepHandles: settings.keepHandles } });
+  return resolveBackend(spec, { extractive: { keepHandles: settings.keepHandles } });
 }
 
 function buildPieces(

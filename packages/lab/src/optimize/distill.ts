@@ -2,7 +2,7 @@
  * Distillation data: the recorded calls of a teacher compressor in successful episodes, as fine-tuning
  * JSONL for a small model. Two shapes: chat (`{"messages": [system, user, assistant]}`, the shape of
  * OpenAI-style chat fine-tuning and of most open trainers) and prompt/completion. The user message is
- * the guideline rendered with the call's input, exactly what `llmCompressor` sends, so a model trained
+ * the guideline rendered with the call's input, exactly what `llmBackend` sends, so a model trained
  * on it can take the teacher's place behind `--compressor`. Identical (prompt, output) pairs are
  * written once.
  */
@@ -18,7 +18,7 @@ import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/store-k
 
 /**
  * The system message of chat examples; serve the fine-tuned model with it as its system prompt
- * (`llmCompressor({ model, system: compressorSystemPrompt })`).
+ * (`llmBackend({ model, system: compressorSystemPrompt })`).
  */
 export function distillSystemPrompt(target: GuidelineTarget): string {
   return compressorSystemPrompt(target);

@@ -15,7 +15,7 @@ import type { ObservationProcessor } from 'pagewise/context';
 import type { CallLog, CallTags, CompressorCallRecord, CompressorCallStore } from 'pagewise/store-kit';
 import { isOfflineModel, itemText } from 'pagewise/internal';
 import {
-  resolveCompressor,
+  resolveBackend,
   type CompressorSpec,
   DEFAULT_HISTORY_GUIDELINE,
   DEFAULT_OBSERVATION_GUIDELINE,
@@ -121,7 +121,7 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
   const context = { scenario: scenario.name, model };
   const spec = options.compressor ?? (isOfflineModel(model) ? 'extractive' : model);
   // As the benchmark's ACON strategies build it for this scenario (page handles kept or not).
-  const base = resolveCompressor(spec, { extractive: { keepHandles: aconSettings(context).keepHandles } });
+  const base = resolveBackend(spec, { extractive: { keepHandles: aconSettings(context).keepHandles } });
   const prefix = `optimize-${process.pid}-${(nonce += 1)}`;
   let counter = 0;
 

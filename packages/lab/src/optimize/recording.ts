@@ -30,7 +30,7 @@ export interface RecordingCompressorOptions {
  *
  * @example
  * const store = new SqliteCompressorCallStore({ path: '.pagewise/pagewise.db' });
- * const compressor = recordingCompressor(resolveCompressor('openai:gpt-4.1-mini'), { store, episodeId, taskId });
+ * const compressor = recordingCompressor(resolveBackend('openai:gpt-4.1-mini'), { store, episodeId, taskId });
  * // ... run the episode with `compressor`, score it, then:
  * await store.setEpisodeSuccess(episodeId, succeeded ? 1 : 0);
  */
