@@ -14,6 +14,7 @@
  * Usage: PAGEWISE_SHARED_DATA=<shared/data> node --conditions=@pagewise/source --import tsx bench/replay.ts
  *   [--limit N] [--baseline <dir>]
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -98,14 +99,27 @@ interface Checkout {
   backend: () => CompressorBackend;
 }
 
-/** Loads the replay and the extractive backend from the package sources of the checkout at `dir`. */
+/** The extractive backend's factory under any name a checkout exported it by. */
+interface BackendExports {
+  extractiveBackend?: () => CompressorBackend;
+  extractiveCompressor?: () => CompressorBackend;
+}
+
+/**
+ * Loads the replay and the extractive backend from the package sources of the checkout at `dir`. The backend is
+ * `extractiveBackend` of `pagewise/compression`, `extractiveCompressor` in a checkout from before that name, and the
+ * root entry's in one from before the subpath entries.
+ */
 async function loadCheckout(dir: string): Promise<Checkout> {
   const at = (file: string) => pathToFileURL(path.resolve(dir, file)).href;
   const replay = (await import(at('packages/lab/src/replay/index.ts'))) as typeof current;
-  const pagewise = (await import(at('packages/pagewise/src/index.ts'))) as {
-    extractiveCompressor: () => CompressorBackend;
-  };
-  return { replay, backend: () => pagewise.extractiveCompressor() };
+  const entry = existsSync(path.resolve(dir, 'packages/pagewise/src/compression.ts'))
+    ? 'packages/pagewise/src/compression.ts'
+    : 'packages/pagewise/src/index.ts';
+  const pagewise = (await import(at(entry))) as BackendExports;
+  const create = pagewise.extractiveBackend ?? pagewise.extractiveCompressor;
+  if (!create) throw new Error(`${dir}: ${entry} exports no extractive backend`);
+  return { replay, backend: () => create() };
 }
 
 /** A run of one strategy by one checkout: its report without times, every compressor output, its times. */
