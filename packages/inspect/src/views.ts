@@ -825,55 +825,54 @@ export function compressionPage(
     total > COMPRESSIONS_PER_PAGE ? pager(`/compression${keyQuery(header)}`, offset, total, COMPRESSIONS_PER_PAGE) : '';
   return html`${sessionTitle(header, 'Compression')}${sessionNav(header, '/compression')}${paged}
   ${total === 0 ? html`<p class="empty">No compressed observation or history compaction in this session.</p>` : ''}
-  ${list.map(
-    (compression) =>
-      html`<section class="compression compression-${compression.kind}" id="${compression.anchor}">
-        <h2>
-          ${compression.title}
-          <small>event <a href="/event${keyQuery(header, { seq: compression.seq })}">${compression.seq}</a></small>
-        </h2>
-        <p class="sub">
-          guideline
-          <b class="guideline">${compression.guideline ?? 'not recorded'}</b
-          >${compression.backend ? ` · backend ${compression.backend}` : ''} · ratio
-          <b class="ratio"
-            >${compression.rawTokens ? (compression.compressedTokens / compression.rawTokens).toFixed(3) : '–'}</b
-          >
-          (${compression.compressedTokens} of ${compression.rawTokens ?? '?'}
-          tokens)${compression.handle ? html` · handle <a class="handle" href="/page${keyQuery(header, { uri: compression.handle })}"><code>${compression.handle}</code></a>` : ''}
-        </p>
-        <div class="diff">
-          <div>
-            <h3>raw</h3>
-            ${
-              compression.raw === undefined
-                ? html`<p class="empty">The raw text is not in this store (the run kept its pages elsewhere).</p>`
-                : (() => {
-                    const marked = compression.marked ?? {
-                      html: highlightKept(compression.raw, compression.compressed),
-                      kept: -1,
-                      dropped: -1,
-                    };
-                    return html`${
-                      marked.kept >= 0
-                        ? html`<p class="sub legend">
-                            <span class="legend-kept">kept</span>
-                            <span class="kept-lines">${num(marked.kept)}</span> lines ·
-                            <span class="legend-dropped">dropped</span>
-                            <span class="dropped-lines">${num(marked.dropped)}</span> lines
-                          </p>`
-                        : ''
-                    }${marked.html}`;
-                  })()
-            }
-          </div>
-          <div>
-            <h3>compressed</h3>
-            ${pre(compression.compressed, 't compressed')}
-          </div>
+  ${list.map((compression) => {
+    const guideline = compression.guideline ?? 'not recorded';
+    const backend = compression.backend ? ` · backend ${compression.backend}` : '';
+    const ratio = compression.rawTokens ? (compression.compressedTokens / compression.rawTokens).toFixed(3) : '–';
+    return html`<section class="compression compression-${compression.kind}" id="${compression.anchor}">
+      <h2>
+        ${compression.title}
+        <small>event <a href="/event${keyQuery(header, { seq: compression.seq })}">${compression.seq}</a></small>
+      </h2>
+      <p class="sub">
+        guideline
+        <b class="guideline">${guideline}</b>${backend} · ratio
+        <b class="ratio">${ratio}</b>
+        (${compression.compressedTokens} of ${compression.rawTokens ?? '?'}
+        tokens)${compression.handle ? html` · handle <a class="handle" href="/page${keyQuery(header, { uri: compression.handle })}"><code>${compression.handle}</code></a>` : ''}
+      </p>
+      <div class="diff">
+        <div>
+          <h3>raw</h3>
+          ${
+            compression.raw === undefined
+              ? html`<p class="empty">The raw text is not in this store (the run kept its pages elsewhere).</p>`
+              : (() => {
+                  const marked = compression.marked ?? {
+                    html: highlightKept(compression.raw, compression.compressed),
+                    kept: -1,
+                    dropped: -1,
+                  };
+                  return html`${
+                    marked.kept >= 0
+                      ? html`<p class="sub legend">
+                          <span class="legend-kept">kept</span>
+                          <span class="kept-lines">${num(marked.kept)}</span> lines ·
+                          <span class="legend-dropped">dropped</span>
+                          <span class="dropped-lines">${num(marked.dropped)}</span> lines
+                        </p>`
+                      : ''
+                  }${marked.html}`;
+                })()
+          }
         </div>
-      </section>`,
-  )}`;
+        <div>
+          <h3>compressed</h3>
+          ${pre(compression.compressed, 't compressed')}
+        </div>
+      </div>
+    </section>`;
+  })}`;
 }
 
 /**
