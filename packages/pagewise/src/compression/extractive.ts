@@ -89,6 +89,7 @@ import {
   emptyLike,
   errorKeys,
   fieldMatcher,
+  innerPathKeys,
   isRootId,
   jsonLeaves,
   leafCost,
@@ -521,10 +522,14 @@ function compressJson(
   });
   const repeatsKey = repeatedKeys(leaves);
   const leafKeys = leaves.map((leaf) => pathKey(leaf.path));
-  const render = (kept: readonly number[]): string =>
-    stringifyJsonSource(
-      prune(root, ROOT_KEY, new Set(kept.map((i) => leafKeys[i] ?? ROOT_KEY)), repeatsKey) ?? emptyLike(root),
-    );
+  // The containers each leaf sits in: a render walks only those holding a kept leaf.
+  const innerKeys = leaves.map((leaf) => innerPathKeys(leaf.path));
+  const render = (kept: readonly number[]): string => {
+    const within = new Set<string>();
+    for (const index of kept) for (const key of innerKeys[index] ?? []) within.add(key);
+    const keptKeys = new Set(kept.map((i) => leafKeys[i] ?? ROOT_KEY));
+    return stringifyJsonSource(prune(root, ROOT_KEY, keptKeys, repeatsKey, within) ?? emptyLike(root));
+  };
   // An error result's error fields are kept whole, over the budget if they must be.
   const errorLeaves = leaves.flatMap((leaf, i) => (isErrorLeaf(leaf) ? [i] : []));
   const floor = errorLeaves.length > 0 ? countTokens(render(errorLeaves)) : 0;

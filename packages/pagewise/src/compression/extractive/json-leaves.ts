@@ -299,20 +299,37 @@ function markerTokens(): number {
 }
 
 /**
+ * The {@link pathKey}s of the containers between the root and the leaf at `path`, outermost first, the root's
+ * and the leaf's own left out.
+ */
+export function innerPathKeys(path: JsonPath): string[] {
+  const keys: string[] = [];
+  let key = ROOT_KEY;
+  for (let depth = 0; depth + 1 < path.length; depth += 1) {
+    key = childKey(key, path[depth]!);
+    keys.push(key);
+  }
+  return keys;
+}
+
+/**
  * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept
  * field that repeats its entry's key (`repeatsKey`) shows only as that key. `key` is the {@link pathKey} of
- * `value`'s path, each child's built from its parent's.
+ * `value`'s path, each child's built from its parent's. `within`, when given, holds the {@link innerPathKeys}
+ * of every kept path: a part below the root that is neither kept nor in it holds nothing kept, and is not walked.
  */
 export function prune(
   value: unknown,
   key: string,
   kept: ReadonlySet<string>,
   repeatsKey: ReadonlySet<string>,
+  within?: ReadonlySet<string>,
 ): unknown {
   if (kept.has(key)) return value;
+  if (within !== undefined && key !== ROOT_KEY && !within.has(key)) return undefined;
   if (Array.isArray(value)) {
     const items = value
-      .map((item, i) => prune(item, childKey(key, i), kept, repeatsKey))
+      .map((item, i) => prune(item, childKey(key, i), kept, repeatsKey, within))
       .filter((item) => item !== undefined);
     if (items.length === 0) return key === ROOT_KEY ? [omittedMarker(value.length)] : undefined;
     // A cut list says so: read as complete, it would say something false (one order where there are two).
@@ -320,7 +337,7 @@ export function prune(
   }
   if (!isJsonScalar(value)) {
     const entries = Object.entries(value as object)
-      .map(([k, child]) => [k, prune(child, childKey(key, k), kept, repeatsKey)] as const)
+      .map(([k, child]) => [k, prune(child, childKey(key, k), kept, repeatsKey, within)] as const)
       .filter(([, child]) => child !== undefined);
     const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(childKey(key, k)));
     if (own.length < entries.length) return Object.fromEntries(own);
