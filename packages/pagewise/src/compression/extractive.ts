@@ -84,22 +84,17 @@ import {
   type JsonLeaf,
   LABEL_KEY,
   MIN_ID_SHARE,
-  ROOT_KEY,
   compactJson,
-  emptyLike,
   errorKeys,
   fieldMatcher,
-  innerPathKeys,
   isRootId,
   jsonLeaves,
+  keptJson,
   leafCost,
   parseJsonContainer,
-  pathKey,
   pathWords,
-  prune,
   recordLabels,
   recordRelevance,
-  repeatedKeys,
   scalarText,
 } from './extractive/json-leaves.js';
 import { errorFirstLine, groupBy, isCuttable, unitsOf } from './extractive/units.js';
@@ -520,16 +515,7 @@ function compressJson(
         : (labels[index] ?? []),
     };
   });
-  const repeatsKey = repeatedKeys(leaves);
-  const leafKeys = leaves.map((leaf) => pathKey(leaf.path));
-  // The containers each leaf sits in: a render walks only those holding a kept leaf.
-  const innerKeys = leaves.map((leaf) => innerPathKeys(leaf.path));
-  const render = (kept: readonly number[]): string => {
-    const within = new Set<string>();
-    for (const index of kept) for (const key of innerKeys[index] ?? []) within.add(key);
-    const keptKeys = new Set(kept.map((i) => leafKeys[i] ?? ROOT_KEY));
-    return stringifyJsonSource(prune(root, ROOT_KEY, keptKeys, repeatsKey, within) ?? emptyLike(root));
-  };
+  const render = (kept: readonly number[]): string => stringifyJsonSource(keptJson(root, leaves, kept));
   // An error result's error fields are kept whole, over the budget if they must be.
   const errorLeaves = leaves.flatMap((leaf, i) => (isErrorLeaf(leaf) ? [i] : []));
   const floor = errorLeaves.length > 0 ? countTokens(render(errorLeaves)) : 0;
