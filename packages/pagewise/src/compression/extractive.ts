@@ -427,7 +427,11 @@ function compressJson(
     context: recordContext ? leafIndex.matching(searchQuery(recordContext)) : undefined,
   };
   const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
-  const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
+  // Records in no other record (orders of a customer with no items listed) are each leaf's innermost as well.
+  const nested = leaves.some((leaf) => leaf.records.length > 1);
+  const inner = nested
+    ? recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1)
+    : outer;
   // A field outside every record (a customer's own name beside their lists of accounts) belongs to the whole
   // object, which holds every record and so is at least as relevant as the best of them.
   const containerAt = leaves.map((leaf, index) =>
