@@ -16,8 +16,9 @@ describe('issue 31 item 1: a 240k-space tool result let maxWallTimeMs end the ru
       name: 'spaces',
       description: 'returns a run of spaces',
       inputSchema: z.object({}),
-      // Each result differs, so no count is a cache hit: every step pays the full count.
-      execute: () => `${(calls += 1)}${' '.repeat(240_000)}`,
+      // Each result differs, so no count is a cache hit: every step pays the full count. The number comes
+      // last: counting cuts a text after a run of digits, and the run of spaces after it would be a hit.
+      execute: () => `${' '.repeat(240_000)}${(calls += 1)}`,
     });
     const step = (): ScriptedResponse => ({ toolCalls: [{ toolName: 'spaces', input: {} }] });
     const model = scriptedModel(Array.from({ length: 200 }, () => step));

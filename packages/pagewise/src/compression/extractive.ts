@@ -84,21 +84,17 @@ import {
   type JsonLeaf,
   LABEL_KEY,
   MIN_ID_SHARE,
-  ROOT_KEY,
   compactJson,
-  emptyLike,
   errorKeys,
   fieldMatcher,
   isRootId,
   jsonLeaves,
+  keptJson,
   leafCost,
   parseJsonContainer,
-  pathKey,
   pathWords,
-  prune,
   recordLabels,
   recordRelevance,
-  repeatedKeys,
   scalarText,
 } from './extractive/json-leaves.js';
 import { errorFirstLine, groupBy, isCuttable, unitsOf } from './extractive/units.js';
@@ -431,7 +427,11 @@ function compressJson(
     context: recordContext ? leafIndex.matching(searchQuery(recordContext)) : undefined,
   };
   const outer = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[0] ?? -1);
-  const inner = recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1);
+  // Records in no other record (orders of a customer with no items listed) are each leaf's innermost as well.
+  const nested = leaves.some((leaf) => leaf.records.length > 1);
+  const inner = nested
+    ? recordRelevance(leaves, leafTexts, recordQuery, (leaf) => leaf.records[leaf.records.length - 1] ?? -1)
+    : outer;
   // A field outside every record (a customer's own name beside their lists of accounts) belongs to the whole
   // object, which holds every record and so is at least as relevant as the best of them.
   const containerAt = leaves.map((leaf, index) =>
@@ -519,12 +519,7 @@ function compressJson(
         : (labels[index] ?? []),
     };
   });
-  const repeatsKey = repeatedKeys(leaves);
-  const leafKeys = leaves.map((leaf) => pathKey(leaf.path));
-  const render = (kept: readonly number[]): string =>
-    stringifyJsonSource(
-      prune(root, ROOT_KEY, new Set(kept.map((i) => leafKeys[i] ?? ROOT_KEY)), repeatsKey) ?? emptyLike(root),
-    );
+  const render = (kept: readonly number[]): string => stringifyJsonSource(keptJson(root, leaves, kept));
   // An error result's error fields are kept whole, over the budget if they must be.
   const errorLeaves = leaves.flatMap((leaf, i) => (isErrorLeaf(leaf) ? [i] : []));
   const floor = errorLeaves.length > 0 ? countTokens(render(errorLeaves)) : 0;

@@ -29,8 +29,17 @@ export function queryAcronyms(query: string): string[] {
  * not matter in the text: a table row writes "Research and development", a heading "RESEARCH AND DEVELOPMENT".
  */
 export function spelledOut(letters: string, text: string): string[] | undefined {
+  return letters.length < MIN_ACRONYM_LETTERS ? undefined : spelledOutIn(letters, lowerCaseWords(text));
+}
+
+/** The words of `text` as {@link spelledOut} reads them: lower case, in order. */
+function lowerCaseWords(text: string): string[] {
+  return [...text.matchAll(WORD)].map((match) => match[0].toLowerCase());
+}
+
+/** {@link spelledOut} over the text's {@link lowerCaseWords}, so several acronyms split the text once. */
+function spelledOutIn(letters: string, words: readonly string[]): string[] | undefined {
   if (letters.length < MIN_ACRONYM_LETTERS) return undefined;
-  const words = [...text.matchAll(WORD)].map((match) => match[0].toLowerCase());
   const counts = new Map<string, { words: string[]; count: number }>();
   for (let start = 0; start < words.length; start += 1) {
     if (words[start]![0] !== letters[0]) continue;
@@ -64,6 +73,7 @@ export function spelledOut(letters: string, text: string): string[] | undefined 
 export function withAcronymsSpelledOut(query: string, text: string): string {
   const acronyms = queryAcronyms(query);
   if (acronyms.length === 0) return query;
-  const added = acronyms.flatMap((letters) => spelledOut(letters, text) ?? []);
+  const words = lowerCaseWords(text);
+  const added = acronyms.flatMap((letters) => spelledOutIn(letters, words) ?? []);
   return added.length === 0 ? query : `${query}\n${added.join(' ')}`;
 }

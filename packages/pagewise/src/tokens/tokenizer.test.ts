@@ -69,6 +69,37 @@ describe('counting a long text by its lines', () => {
     }
   });
 
+  it('gives the count of the whole text, cut after digits', () => {
+    // One line, digits beside letters, punctuation, spaces and other numerals (`½`, `٣`): a cut follows an
+    // ASCII digit only where an ASCII character other than a digit comes next.
+    const parts = [
+      '7',
+      '42',
+      '2024',
+      '"',
+      '":',
+      ',',
+      '{',
+      '}',
+      '[',
+      ']',
+      'id',
+      'Name',
+      ' ',
+      '.',
+      '½',
+      '٣',
+      '-',
+      '_',
+      'é',
+    ];
+    const random = seededRandom(23);
+    for (let round = 0; round < 400; round += 1) {
+      const text = `${Array.from({ length: 150 + Math.floor(random() * 300) }, () => parts[Math.floor(random() * parts.length)]).join('')} ${round}-${random()}`;
+      expect(countTokens(text)).toBe(encodeTokens(text).length);
+    }
+  });
+
   it('gives the same count for a text whose lines were counted before', () => {
     const lines = Array.from({ length: 60 }, (_, i) => `Line ${i}: the value was ${i * 7}.`);
     for (const line of lines) countTokens(`${line}\n`);

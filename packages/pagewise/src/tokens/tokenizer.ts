@@ -90,8 +90,28 @@ export function countTokens(text: string, encoding: EncodingName = 'o200k_base')
 // across such a cut (a pre-token holding a line break ends with it, unless more line breaks, whitespace or
 // `/` follow), and BPE merges only within a pre-token, so the sum is exact. cl100k's pre-tokenizer treats
 // trailing whitespace at the very end of a text apart, so its texts are counted whole.
+// Counting (not encoding) also cuts after an ASCII digit that an ASCII character other than a digit follows:
+// o200k puts a digit only in a pre-token of digits alone, so one ends there. A text of one line, such as
+// compact JSON rendered again with a few fields more, is then mostly pieces counted before.
 const SEGMENT_CHARS = 256;
 const SLASH = 0x2f;
+const NEWLINE = 0x0a;
+const DIGIT_ZERO = 0x30;
+const DIGIT_NINE = 0x39;
+const ASCII_END = 0x80;
+
+function isAsciiDigit(code: number): boolean {
+  return code >= DIGIT_ZERO && code <= DIGIT_NINE;
+}
+
+/** True when {@link countTokens} may cut `text` before offset `at` (0 < at < text.length). */
+function cutsBefore(text: string, at: number): boolean {
+  const previous = text.charCodeAt(at - 1);
+  if (previous === NEWLINE) return startsSegment(text.charCodeAt(at));
+  if (!isAsciiDigit(previous)) return false;
+  const code = text.charCodeAt(at);
+  return code < ASCII_END && !isAsciiDigit(code);
+}
 const WHITESPACE = /\s/u;
 
 /** True when a segment may start with the UTF-16 unit `code` (see {@link SEGMENT_CHARS}). */
@@ -113,10 +133,10 @@ function countBySegments(text: string, encoding: EncodingName): number {
   };
   let total = 0;
   let start = 0;
-  for (let at = text.indexOf('\n'); at >= 0 && at + 1 < text.length; at = text.indexOf('\n', at + 1)) {
-    if (!startsSegment(text.charCodeAt(at + 1))) continue;
-    total += segment(text.slice(start, at + 1));
-    start = at + 1;
+  for (let at = 1; at < text.length; at += 1) {
+    if (!cutsBefore(text, at)) continue;
+    total += segment(text.slice(start, at));
+    start = at;
   }
   return start === 0 ? countUncached(encoder, text, encoding) : total + segment(text.slice(start));
 }

@@ -195,19 +195,13 @@ export function jsonLeaves(root: JsonContainer): JsonLeaf[] {
   return leaves;
 }
 
-/** The path keys of the leaves that repeat their entry's key, which the render shows as the key alone. */
-export function repeatedKeys(leaves: readonly JsonLeaf[]): Set<string> {
-  return new Set(leaves.filter((leaf) => leaf.repeatsKey).map((leaf) => pathKey(leaf.path)));
-}
-
 /**
  * `root` with every leaf kept, as the compressor writes a selection: compact, numbers as written, a field
  * that repeats its entry's key shown as the key. Everything the input says, in fewer tokens.
  */
 export function compactJson(root: JsonContainer): string {
   const leaves = jsonLeaves(root);
-  const all = new Set(leaves.map((leaf) => pathKey(leaf.path)));
-  return stringifyJsonSource(prune(root, ROOT_KEY, all, repeatedKeys(leaves)) ?? emptyLike(root));
+  return stringifyJsonSource(keptJson(root, leaves, leaves.keys()));
 }
 
 /** Longest list of scalars kept or dropped as one field. */
@@ -252,17 +246,6 @@ export function scalarText(value: unknown): string {
   return typeof value === 'string' ? value : stringifyJsonSource(value);
 }
 
-export function pathKey(path: JsonPath): string {
-  return JSON.stringify(path);
-}
-
-export const ROOT_KEY = pathKey([]);
-
-/** The {@link pathKey} of a path one step below the path whose key is `parent`. */
-function childKey(parent: string, step: string | number): string {
-  return parent === ROOT_KEY ? `[${JSON.stringify(step)}]` : `${parent.slice(0, -1)},${JSON.stringify(step)}]`;
-}
-
 /**
  * Estimated tokens a leaf adds: `"key":value,`, plus the brackets of containers it opens first, and for a
  * list it opens the cut-list marker, which the list shows unless every item is kept.
@@ -273,7 +256,7 @@ export function leafCost(leaf: JsonLeaf, opened: Set<string>): number {
   let cost = leaf.repeatsKey
     ? 0
     : countTokens(`${typeof last === 'string' ? `${JSON.stringify(last)}:` : ''}${stringifyJsonSource(leaf.value)},`);
-  // pathKey of each prefix, built as it grows: `[` and `]` around the steps' JSON joined by commas.
+  // The JSON of each prefix path, built as it grows: `[` and `]` around the steps' JSON joined by commas.
   let steps = '';
   for (let depth = 0; depth < leaf.path.length; depth += 1) {
     if (depth > 0) steps += `${depth > 1 ? ',' : ''}${JSON.stringify(leaf.path[depth - 1])}`;
@@ -298,32 +281,76 @@ function markerTokens(): number {
   return markerTokenCount;
 }
 
+/** The kept leaves' paths as a tree: per step of a path, the node below it. */
+interface KeptNode {
+  /** A kept leaf ends here: its whole value shows. */
+  kept: boolean;
+  /** That leaf repeats its entry's key ({@link JsonLeaf.repeatsKey}): it shows only as that key. */
+  repeatsKey: boolean;
+  children: Map<string | number, KeptNode>;
+}
+
+function keptNode(): KeptNode {
+  return { kept: false, repeatsKey: false, children: new Map() };
+}
+
+/** The tree of the paths of `leaves` at the indices `kept`. */
+function keptTree(leaves: readonly JsonLeaf[], kept: Iterable<number>): KeptNode {
+  const root = keptNode();
+  for (const index of kept) {
+    const leaf = leaves[index];
+    if (leaf === undefined) continue;
+    let node = root;
+    for (const step of leaf.path) {
+      let child = node.children.get(step);
+      if (child === undefined) {
+        child = keptNode();
+        node.children.set(step, child);
+      }
+      node = child;
+    }
+    node.kept = true;
+    if (leaf.repeatsKey) node.repeatsKey = true;
+  }
+  return root;
+}
+
 /**
- * The parts of `value` on a kept path, arrays compacted; undefined when nothing under it is kept. A kept
- * field that repeats its entry's key (`repeatsKey`) shows only as that key. `key` is the {@link pathKey} of
- * `value`'s path, each child's built from its parent's.
+ * `root` with only the leaves at the indices `kept` (of `leaves`, its {@link jsonLeaves}), as the compressor
+ * writes a selection: arrays compacted, a cut list ending in its marker, a kept field that repeats its entry's
+ * key shown only as that key; an empty container of `root`'s kind when nothing is kept. Only the parts holding
+ * a kept leaf are walked.
  */
-export function prune(
-  value: unknown,
-  key: string,
-  kept: ReadonlySet<string>,
-  repeatsKey: ReadonlySet<string>,
-): unknown {
-  if (kept.has(key)) return value;
+export function keptJson(root: JsonContainer, leaves: readonly JsonLeaf[], kept: Iterable<number>): JsonContainer {
+  return (prune(root, keptTree(leaves, kept), true) as JsonContainer | undefined) ?? emptyLike(root);
+}
+
+/** The parts of `value` on a path of `node`; undefined when nothing under it is kept. */
+function prune(value: unknown, node: KeptNode, atRoot: boolean): unknown {
+  if (node.kept) return value;
   if (Array.isArray(value)) {
-    const items = value
-      .map((item, i) => prune(item, childKey(key, i), kept, repeatsKey))
-      .filter((item) => item !== undefined);
-    if (items.length === 0) return key === ROOT_KEY ? [omittedMarker(value.length)] : undefined;
+    const items: unknown[] = [];
+    value.forEach((item, position) => {
+      const child = node.children.get(position);
+      const part = child === undefined ? undefined : prune(item, child, false);
+      if (part !== undefined) items.push(part);
+    });
+    if (items.length === 0) return atRoot ? [omittedMarker(value.length)] : undefined;
     // A cut list says so: read as complete, it would say something false (one order where there are two).
     return items.length < value.length ? [...items, omittedMarker(value.length - items.length)] : items;
   }
   if (!isJsonScalar(value)) {
-    const entries = Object.entries(value as object)
-      .map(([k, child]) => [k, prune(child, childKey(key, k), kept, repeatsKey)] as const)
-      .filter(([, child]) => child !== undefined);
-    const own = repeatsKey.size === 0 ? entries : entries.filter(([k]) => !repeatsKey.has(childKey(key, k)));
-    if (own.length < entries.length) return Object.fromEntries(own);
+    const entries: [string, unknown][] = [];
+    let repeated = false;
+    for (const [key, item] of Object.entries(value as object)) {
+      const child = node.children.get(key);
+      if (child === undefined) continue;
+      const part = prune(item, child, false);
+      if (part === undefined) continue;
+      if (child.repeatsKey) repeated = true;
+      else entries.push([key, part]);
+    }
+    if (repeated) return Object.fromEntries(entries);
     return entries.length > 0 ? Object.fromEntries(entries) : undefined;
   }
   return undefined;
@@ -340,6 +367,6 @@ export function omittedMarker(omitted: number): string {
 /** Matches the marker of {@link omittedMarker}; group 1 is the number of items left out. */
 export const OMITTED_ITEMS = /^\[… (\d+) more items?\]$/u;
 
-export function emptyLike(root: JsonContainer): JsonContainer {
+function emptyLike(root: JsonContainer): JsonContainer {
   return Array.isArray(root) ? [] : {};
 }
