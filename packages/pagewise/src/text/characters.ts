@@ -29,10 +29,11 @@ export function isDigits(text: string): boolean {
 const LETTER = /\p{L}/u;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const LOWERCASE_START = /^\p{Ll}/u;
-// Scripts that run words and sentences together without spaces (Han, Hiragana, Katakana, Hangul), with the
-// CJK punctuation (U+3000–U+303F) and full-width forms (U+FF01–U+FF60) written among them.
-const UNSPACED_SCRIPT =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
+// Scripts that run words and sentences together without spaces: Han, Hiragana, Katakana, Hangul.
+const CJK_SCRIPTS = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}`;
+const CJK = new RegExp(`[${CJK_SCRIPTS}]`, 'u');
+// The same scripts with the CJK punctuation (U+3000–U+303F) and full-width forms (U+FF01–U+FF60) written among them.
+const UNSPACED_SCRIPT = new RegExp(`[${CJK_SCRIPTS}\\u3000-\\u303f\\uff01-\\uff60]`, 'u');
 
 /** Whether `text` holds a letter of any script (`\p{L}`). */
 export const hasLetter = (text: string): boolean => LETTER.test(text);
@@ -42,6 +43,9 @@ export const hasLetterOrDigit = (text: string): boolean => LETTER_OR_DIGIT.test(
 
 /** Whether `text` starts with a lower-case letter (`\p{Ll}`). */
 export const startsLowercase = (text: string): boolean => LOWERCASE_START.test(text);
+
+/** Whether `text` contains characters of a script written without spaces (Chinese, Japanese, Korean). */
+export const hasCjk = (text: string): boolean => CJK.test(text);
 
 /** Whether `text` holds a character of a script written without spaces, or CJK punctuation. */
 export const hasUnspacedScript = (text: string): boolean => UNSPACED_SCRIPT.test(text);

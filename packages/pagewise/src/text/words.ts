@@ -108,9 +108,4 @@ function dictionaryWords(run: string, locale: string | undefined): string[] {
 }
 
 // Han, Hiragana, Katakana, Hangul: scripts written without spaces between words.
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
-/** Whether `text` contains characters of a script written without spaces (Chinese, Japanese, Korean). */
-export function hasCjk(text: string): boolean {
-  return CJK.test(text);
-}
+export { hasCjk } from './characters.js';
