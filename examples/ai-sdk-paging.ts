@@ -36,7 +36,7 @@ const model = new MockLanguageModelV3({
     // Save what the pages in the prompt add, load the next batch; answer once everything is saved.
     const content: LanguageModelV3Content[] = [
       ...(fresh ? [call('save_result', { task_id: 'read', result: String(saved + inPrompt) })] : []),
-      ...(batch.length ? [call('get_reports', { urls: batch })] : []),
+      ...(batch.length ? [call('page_in', { uris: batch })] : []),
     ];
     if (content.length === 0) content.push({ type: 'text', text: `I read ${saved} reports, 10 at a time.` });
     return {

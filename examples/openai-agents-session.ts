@@ -25,7 +25,7 @@ export async function createAnalyst(paging: PagingService, tools: Tool<PagingCon
   const analyst = new Agent<PagingContext>({
     name: 'analyst',
     instructions: pagedInstructions({ base: 'Answer from the reports.', service: paging }),
-    tools: [...tools, pagingTools.get_reports, pagingTools.page_in, pagingTools.save_result],
+    tools: [...tools, pagingTools.page_in, pagingTools.save_result],
   });
   // One processor for the request and for the stored session: each result is compressed once, and its raw
   // text stays behind the handle for `page_in`.

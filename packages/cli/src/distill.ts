@@ -1,6 +1,6 @@
 /**
  * `pagewise distill export`: writes the compressor calls recorded in successful episodes (by
- * `pagewise optimize`, or by a `recordingCompressor` in your own runs) as fine-tuning JSONL, to
+ * `pagewise optimize`, or by a `recordingBackend` in your own runs) as fine-tuning JSONL, to
  * distill the compressor into a small model.
  */
 import { existsSync } from 'node:fs';
@@ -110,7 +110,7 @@ export async function distillCommand(argv: string[], out: (s: string) => void): 
         `${result.duplicates > 0 ? `, ${result.duplicates} duplicates left out` : ''}${result.empty > 0 ? `, ${result.empty} empty left out` : ''}).`,
     );
     if (result.written === 0)
-      out('No examples: record calls with `pagewise optimize` (or a recordingCompressor), or lower --min-success.');
+      out('No examples: record calls with `pagewise optimize` (or a recordingBackend), or lower --min-success.');
     return 0;
   } finally {
     await store.close();

@@ -22,7 +22,13 @@ export {
   type PagingOptions,
   type WorkingSetEntry,
 } from './paging/service.js';
-export { PAGING_TOOL_NAMES, createPagingTools, savedResults, type PagingToolsOptions } from './paging/tools.js';
+export {
+  DEFAULT_PAGING_TOOLS,
+  PAGING_TOOL_NAMES,
+  createPagingTools,
+  savedResults,
+  type PagingToolsOptions,
+} from './paging/tools.js';
 export { pagedInstruction, type PagedInstructionOptions } from './paging/instruction.js';
 export { autoPaging, type AutoPagingOptions } from './paging/auto-paging.js';
 export {

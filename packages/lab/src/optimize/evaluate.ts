@@ -23,7 +23,7 @@ import {
 import { type ContextProcessor } from 'pagewise/context';
 import { aconHistoryStrategy, aconObservationStrategy, aconSettings, aconStrategy } from '../bench/acon-strategies.js';
 import { canonicalJson } from './hash.js';
-import { recordingCompressor } from './recording.js';
+import { recordingBackend } from './recording.js';
 import type { EpisodeMode, EpisodeResult, ObservedToolCall } from './trace.js';
 
 /** One episode to run. */
@@ -157,7 +157,7 @@ export function scenarioEvaluator(options: ScenarioEvaluatorOptions): EpisodeEva
       name,
       (ctx) => {
         if (job.mode === 'uncompressed') return { observationProcessors: [observer], processors: [promptObserver] };
-        const compressor = recordingCompressor(base, {
+        const compressor = recordingBackend(base, {
           episodeId,
           taskId: job.task.id,
           ...(store ? { store } : {}),

@@ -3,7 +3,8 @@ import type { CompressionInput, CompressorBackend } from 'pagewise/compression';
 import { DEFAULT_OBSERVATION_GUIDELINE, compressorPrompt } from 'pagewise/compression';
 import { InMemoryCompressorCallStore } from 'pagewise/store-kit';
 import { guidelineHash } from './hash.js';
-import { recordingCompressor } from './recording.js';
+import * as optimize from './index.js';
+import { recordingBackend } from './recording.js';
 
 const input: CompressionInput = {
   target: 'observation',
@@ -18,12 +19,12 @@ const input: CompressionInput = {
 };
 const context = { invocationId: 'i', agentName: 'a' };
 
-describe('recordingCompressor', () => {
+describe('recordingBackend', () => {
   it('records input, guideline, rendered prompt and output, unscored, and passes the output on', async () => {
     const store = new InMemoryCompressorCallStore();
     const seen: string[] = [];
     const inner: CompressorBackend = { name: 'inner', compress: async () => '{"status":"pending"}' };
-    const backend = recordingCompressor(inner, {
+    const backend = recordingBackend(inner, {
       store,
       episodeId: 'e1',
       taskId: 't1',
@@ -50,11 +51,16 @@ describe('recordingCompressor', () => {
 
   it('records nothing for a call that fails', async () => {
     const store = new InMemoryCompressorCallStore();
-    const backend = recordingCompressor(
+    const backend = recordingBackend(
       { name: 'broken', compress: async () => Promise.reject(new Error('down')) },
       { store, episodeId: 'e', taskId: 't' },
     );
     await expect(backend.compress(input, context)).rejects.toThrow('down');
     expect(await store.list()).toEqual([]);
+  });
+
+  it('is still exported under its old name, recordingCompressor, for one release', () => {
+    expect(typeof optimize.recordingBackend).toBe('function');
+    expect(optimize.recordingCompressor).toBe(optimize.recordingBackend);
   });
 });

@@ -13,8 +13,8 @@ import {
 import type { CompressorCallRecord, CompressorCallStore } from 'pagewise/store-kit';
 import { guidelineHash } from './hash.js';
 
-/** Options of {@link recordingCompressor}. */
-export interface RecordingCompressorOptions {
+/** Options of {@link recordingBackend}. */
+export interface RecordingBackendOptions {
   /** The episode the calls serve; score it later with `store.setEpisodeSuccess(episodeId, …)`. */
   episodeId: string;
   taskId: string;
@@ -30,14 +30,11 @@ export interface RecordingCompressorOptions {
  *
  * @example
  * const store = new SqliteCompressorCallStore({ path: '.pagewise/pagewise.db' });
- * const compressor = recordingCompressor(resolveBackend('openai:gpt-4.1-mini'), { store, episodeId, taskId });
- * // ... run the episode with `compressor`, score it, then:
+ * const backend = recordingBackend(resolveBackend('openai:gpt-4.1-mini'), { store, episodeId, taskId });
+ * // ... run the episode with `backend`, score it, then:
  * await store.setEpisodeSuccess(episodeId, succeeded ? 1 : 0);
  */
-export function recordingCompressor(
-  backend: CompressorBackend,
-  options: RecordingCompressorOptions,
-): CompressorBackend {
+export function recordingBackend(backend: CompressorBackend, options: RecordingBackendOptions): CompressorBackend {
   return {
     name: backend.name,
     async compress(input: CompressionInput, context: CompressionContext): Promise<string> {
@@ -68,3 +65,17 @@ export function recordingCompressor(
     },
   };
 }
+
+/**
+ * The recording backend under the name it had before: it wraps a backend, not a processor like `historyCompressor`.
+ *
+ * @deprecated Use {@link recordingBackend}.
+ */
+export const recordingCompressor = recordingBackend;
+
+/**
+ * Options of the recording backend under the name they had before.
+ *
+ * @deprecated Use {@link RecordingBackendOptions}.
+ */
+export type RecordingCompressorOptions = RecordingBackendOptions;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyTool } from '../agents/tool.js';
 import { PagingService } from '../paging/service.js';
-import { PAGING_TOOL_NAMES } from '../paging/tools.js';
+import { DEFAULT_PAGING_TOOLS, PAGING_TOOL_NAMES } from '../paging/tools.js';
 import { Ledger } from '../tokens/ledger.js';
 import { pagingHook } from './adapter-steps.js';
 
@@ -11,11 +11,13 @@ describe('pagingHook', () => {
   const service = new PagingService({});
   const wrap = (tool: AnyTool, threads: Threads) => ({ tool, threads });
 
-  it('offers every paging tool by default, in order, each wrapped once and bound to new thread sessions', () => {
+  it('offers every paging tool but get_reports by default, in order, each wrapped once and bound to new thread sessions', () => {
     let made = 0;
     const hook = pagingHook({ service }, () => (made++, new Threads()), wrap);
     expect(made).toBe(1);
-    expect(hook.tools.map(([name]) => name)).toEqual([...PAGING_TOOL_NAMES]);
+    // get_reports is page_in in replace mode under the pattern's name: offered only when asked for.
+    expect(hook.tools.map(([name]) => name)).toEqual(PAGING_TOOL_NAMES.filter((name) => name !== 'get_reports'));
+    expect(DEFAULT_PAGING_TOOLS).toEqual(hook.tools.map(([name]) => name));
     for (const [name, wrapped] of hook.tools) {
       expect(wrapped.tool.name).toBe(name);
       expect(wrapped.threads).toBe(hook.threads);

@@ -14,7 +14,12 @@ import { splitInstruction, type ContextProcessor, type SplitInstruction } from '
 import { toolPageUri } from '../paging/auto-paging.js';
 import { pagedInstruction } from '../paging/instruction.js';
 import type { PagingService } from '../paging/service.js';
-import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from '../paging/tools.js';
+import {
+  createPagingTools,
+  DEFAULT_PAGING_TOOLS,
+  PAGING_TOOL_NAMES,
+  type PagingToolsOptions,
+} from '../paging/tools.js';
 import type { SessionEvent } from '../session/types.js';
 import type { Ledger, PartTokens } from '../tokens/ledger.js';
 import { countTokens } from '../tokens/tokenizer.js';
@@ -38,7 +43,7 @@ export interface PagingHookOptions<T> extends PagingToolsOptions, HookOptions<T>
   service: PagingService;
   /** Text above the working set, besides the agent's own instructions. Default none. */
   instruction?: string | ((ctx: InstructionContext) => string | Promise<string>);
-  /** Paging tools to give the model. Default all. */
+  /** Paging tools to give the model. Default {@link DEFAULT_PAGING_TOOLS}: all but `get_reports`, which repeats `page_in`. */
   tools?: readonly PagingToolName[];
   /** History processors applied to each request (e.g. `compactPagingTurns({ keepLast: 1 })`). */
   processors?: ContextProcessor[];
@@ -73,7 +78,7 @@ export function pagingToolsAs<W>(
 /**
  * What a paging hook hands the adapter's instruction hook: the thread sessions (`options.threads`, or new ones
  * from `newThreads`), the paged instruction over the service, the paging tools it offers (`options.tools`, by
- * default all), each bound to those threads and wrapped as the framework's tool by `wrap`, with its name, in
+ * default all but `get_reports`), each bound to those threads and wrapped as the framework's tool by `wrap`, with its name, in
  * order, and the history processors and the ledger when given.
  *
  * @example
@@ -106,7 +111,7 @@ export function pagingHook<T, W>(
   return {
     instruction: pagedInstruction({ base: options.instruction ?? '', service: options.service }),
     threads,
-    tools: (options.tools ?? PAGING_TOOL_NAMES).map((name) => [name, wrap(all[name], threads)]),
+    tools: (options.tools ?? DEFAULT_PAGING_TOOLS).map((name) => [name, wrap(all[name], threads)]),
     ...(options.processors ? { processors: options.processors } : {}),
     ...(options.ledger ? { ledger: options.ledger } : {}),
   };

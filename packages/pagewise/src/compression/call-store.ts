@@ -106,7 +106,7 @@ export function matchesCallFilter(record: CompressorCallRecord, filter: Compress
  *
  * @example
  * const store = new InMemoryCompressorCallStore();
- * const backend = recordingCompressor(extractiveBackend(), { store, episodeId: 'e1', taskId: 't1' });
+ * const backend = recordingBackend(extractiveBackend(), { store, episodeId: 'e1', taskId: 't1' });
  */
 export class InMemoryCompressorCallStore implements CompressorCallStore {
   private readonly records: CompressorCallRecord[] = [];

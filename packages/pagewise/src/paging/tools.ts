@@ -11,7 +11,10 @@ import { RESULT_PREFIX, type PagingService } from './service.js';
 
 const uriSchema = z.string().min(1).max(2048);
 
-/** Names of the paging tools, for processors that treat paging turns specially. */
+/**
+ * Names of every paging tool, for processors that treat paging turns specially (recorded histories may hold
+ * any of them). The tools offered to a model by default are {@link DEFAULT_PAGING_TOOLS}.
+ */
 export const PAGING_TOOL_NAMES = [
   'get_reports',
   'page_in',
@@ -21,6 +24,16 @@ export const PAGING_TOOL_NAMES = [
   'list_results',
   'calculate',
 ] as const;
+
+/**
+ * The paging tools an adapter offers the model when it is not told which: every tool but `get_reports`.
+ * `get_reports(urls)` is `page_in(uris)` in replace mode under the name the instruction-paging pattern uses;
+ * offering both would give the model two tools for one action and spend a declaration on it in every request.
+ * Name `get_reports` in the adapter's `tools` option to offer it (with `save_result`, as the pattern does).
+ */
+export const DEFAULT_PAGING_TOOLS: readonly (typeof PAGING_TOOL_NAMES)[number][] = PAGING_TOOL_NAMES.filter(
+  (name) => name !== 'get_reports',
+);
 
 /** Options of {@link createPagingTools}. */
 export interface PagingToolsOptions {

@@ -62,6 +62,18 @@ describe('pagewise/ai-sdk: instruction paging', () => {
   const { source } = inMemoryCorpus(reports);
   const uris = reports.map((r) => r.uri);
 
+  it('offers every paging tool but get_reports unless told which: get_reports would repeat page_in', () => {
+    const offered = Object.keys(createAiSdkPaging({ service: new PagingService({ source }), instruction: '' }).tools);
+    expect(offered).not.toContain('get_reports');
+    expect(offered).toEqual(expect.arrayContaining(['page_in', 'page_out', 'read_frame', 'save_result', 'calculate']));
+    const pattern = createAiSdkPaging({
+      service: new PagingService({ source }),
+      instruction: '',
+      tools: ['get_reports', 'save_result'],
+    });
+    expect(Object.keys(pattern.tools)).toEqual(['get_reports', 'save_result']);
+  });
+
   it('generateText: prepareStep re-renders the step block from the working set after the messages; bodies never enter the messages', async () => {
     const paging = createAiSdkPaging({
       service: new PagingService({ source }),
@@ -77,13 +89,13 @@ describe('pagewise/ai-sdk: instruction paging', () => {
       return view.stepBlock;
     };
     const model = mock([
-      (o) => (system(o), reply([{ toolName: 'get_reports', input: { urls: uris.slice(0, 10) } }])),
+      (o) => (system(o), reply([{ toolName: 'page_in', input: { uris: uris.slice(0, 10) } }])),
       (options) => {
         const prompt = system(options);
         const seen = reports.filter((r) => prompt.includes(sentence(r.body))).length;
         return reply([
           { toolName: 'save_result', input: { task_id: 'batch-1', result: `${seen} read` } },
-          { toolName: 'get_reports', input: { urls: uris.slice(10) } },
+          { toolName: 'page_in', input: { uris: uris.slice(10) } },
         ]);
       },
       (options) => {

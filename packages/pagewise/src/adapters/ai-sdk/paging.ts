@@ -15,7 +15,8 @@ import { ANTHROPIC_BREAKPOINT, promptCacheKey, type CacheHintOptions } from '../
 import { STEP_BLOCK_MARK } from '../../models/step-block.js';
 import { pagedInstruction } from '../../paging/instruction.js';
 import type { PagingService } from '../../paging/service.js';
-import { createPagingTools, PAGING_TOOL_NAMES, type PagingToolsOptions } from '../../paging/tools.js';
+import type { PAGING_TOOL_NAMES } from '../../paging/tools.js';
+import { createPagingTools, DEFAULT_PAGING_TOOLS, type PagingToolsOptions } from '../../paging/tools.js';
 import type { JsonValue, Session } from '../../session/types.js';
 import { Ledger } from '../../tokens/ledger.js';
 import { HistoryBridge } from '../history-bridge.js';
@@ -135,7 +136,7 @@ export interface AiSdkPagingOptions extends PagingToolsOptions {
   state?: Record<string, JsonValue>;
   /** History processors applied to each step's messages (e.g. `compactPagingTurns()`). */
   processors?: ContextProcessor[];
-  /** Paging tools to offer. Default all. */
+  /** Paging tools to offer. Default {@link DEFAULT_PAGING_TOOLS}: all but `get_reports`, which repeats `page_in`. */
   tools?: readonly PagingToolName[];
   /** Receives compressor calls of the processors. */
   ledger?: Ledger;
@@ -191,7 +192,7 @@ export function createAiSdkPaging(options: AiSdkPagingOptions): AiSdkPaging {
   const binding: AiSdkToolBinding = { state, sessionId, invocationId: () => invocationId };
   const all = createPagingTools(options.service, options);
   const tools: Partial<Record<PagingToolName, AiTool>> = {};
-  for (const name of options.tools ?? PAGING_TOOL_NAMES) tools[name] = aiSdkTool(all[name], binding);
+  for (const name of options.tools ?? DEFAULT_PAGING_TOOLS) tools[name] = aiSdkTool(all[name], binding);
   const provider = pagedInstruction({ base: options.instruction, service: options.service });
   const bridge = new HistoryBridge(options.processors ?? []);
   let task = '';
