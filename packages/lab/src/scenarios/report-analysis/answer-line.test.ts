@@ -197,6 +197,38 @@ describe('the one-line answer', () => {
       expect(await answerOf('What was the AWS segment revenue of Acme in Q2 2024?')).not.toMatch(/^Answer: /m);
     });
 
+    it("states a fiscal quarter's figure from the filing the file name gives that quarter, and only from it", async () => {
+      // A fiscal year that starts in October: the first quarter of 2023 ends on December 31, 2022.
+      const fiscal = path.join(dir, 'fiscal');
+      mkdirSync(fiscal);
+      await writePdf(path.join(fiscal, '2023 Q1 FRUIT.pdf'), [
+        ['FORM 10-Q', 'For the quarterly period ended December 31, 2022', 'Fruit Inc.'],
+        [
+          'FRUIT INC.',
+          'CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (Unaudited)',
+          '(In millions)',
+          'Three Months Ended',
+          'December 31, December 25,',
+          '2022 2021',
+          'Net sales $ 117,154 $ 123,945',
+          'Research and development 7,709 6,306',
+        ],
+      ]);
+      const answer = async (question: string) =>
+        (await runReportAnalysis({ corpus: await folderCorpus(fiscal), question })).text;
+      expect(
+        await answer('In the first quarter of 2023, how much did Fruit spend on research and development?'),
+      ).toContain('Answer: Fruit Research and development, Three Months Ended December 31, 2022: 7,709 million');
+      // The same quarter a year before is the comparison column, however the calendar years fall.
+      expect(await answer('How much did Fruit spend on research and development in Q1 2022?')).toContain(
+        'Answer: Fruit Research and development, Three Months Ended December 25, 2021: 6,306 million',
+      );
+      // Another quarter than the file name's is not this filing's: no column is asked for.
+      expect(await answer('How much did Fruit spend on research and development in Q2 2023?')).not.toMatch(
+        /^Answer: /m,
+      );
+    });
+
     it('reads a row label that wraps onto its values line', () => {
       const passages = findPassages(
         'acquisition of companies and purchases of intangible assets',

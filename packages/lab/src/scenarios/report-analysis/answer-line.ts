@@ -97,7 +97,13 @@ function valueIn(row: Passage, lookup: Lookup): Cell | undefined {
   if (!columns || !values || columns.length !== values.length) return undefined;
   const labels = row.row?.periods ?? columns;
   const periods = labels.map((c) => columnPeriod(c.replace(/^fy\s*/i, '')));
-  const year = lookup.year ?? latest(periods.map((p) => p.year ?? ''));
+  const latestYear = latest(periods.map((p) => p.year ?? ''));
+  // The quarter the file name gives its filing is its latest columns, whatever calendar year a fiscal quarter ends in;
+  // the same quarter a year earlier, the columns a year before them.
+  const year =
+    lookup.yearsBeforeFiling === undefined
+      ? (lookup.year ?? latestYear)
+      : latestYear && String(Number(latestYear) - lookup.yearsBeforeFiling);
   let at = periods.map((p, i) => (p.year === year ? i : -1)).filter((i) => i >= 0);
   if (lookup.quarter) {
     const quarters = at.filter((i) => periods[i]!.months === 3);
@@ -125,6 +131,13 @@ interface Lookup {
   quarter: boolean;
   /** Whether it asks what a quarterly filing reports ("as reported in the Q3 2022 10-Q"), not a quarter's figure. */
   filing: boolean;
+  /**
+   * When the question asks the quarter the file name gives its filing ("the first quarter of 2023" of
+   * `2023 Q1 AAPL.pdf`), how many years before the file name's year: the period asked is then the filing's own
+   * quarter (0) or its comparison columns (1), read from the columns' years, since a fiscal quarter may end in the
+   * calendar year before ("Three Months Ended December 31, 2022").
+   */
+  yearsBeforeFiling?: number;
   /** The question's names that the document's file name or its pages read hold: the company. */
   company: string[];
   /** The words a quoted row's label must hold. */
@@ -173,6 +186,11 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
   const asked = quarterOf(query.text);
   const filed = /(?:^|[^a-z0-9])q([1-4])(?:[^a-z0-9]|$)/i.exec(file)?.[1];
   if (asked !== undefined && filed !== undefined && asked !== filed) return undefined;
+  const filedYears = file.match(/(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])/g) ?? [];
+  const yearsBeforeFiling =
+    asked !== undefined && asked === filed && filedYears.length === 1 && year !== undefined
+      ? Number(filedYears[0]) - Number(year)
+      : undefined;
   if (query.entities.length > 0 && company.length === 0) return undefined;
   const companyTerms = new Set(company.map(canonicalTerm));
   const derived = [...new Set(wordTokens(ask).filter((w) => DERIVED.has(w)))].map(canonicalTerm);
@@ -193,6 +211,7 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
     ...(year ? { year } : {}),
     quarter: QUARTER.test(query.text) || year === undefined,
     filing: /\b10-?q\b|\bquarterly\s+(?:report|filing)\b/i.test(query.text),
+    ...(yearsBeforeFiling === undefined ? {} : { yearsBeforeFiling }),
     company,
     words: [...new Set([...words, ...derived])],
     ...(measure ? { measure } : {}),

@@ -261,6 +261,10 @@ describe('the synonym table', () => {
     expect(measureQualifiers("What was Acme's revenue in Q2 2024?", ['acme'])).toEqual([]);
     expect(measureQualifiers("What were Acme's total net sales in the latest quarter?", ['acme'])).toEqual([]);
     expect(measureQualifiers('How much did Acme spend on R&D in its most recent 10-Q?', ['acme'])).toEqual([]);
+    // Investing is how a question asks what was spent: "invested in research and development" is all of it.
+    expect(measureQualifiers('How much has Acme invested in research and development in Q1 2023?', ['acme'])).toEqual(
+      [],
+    );
     expect(measureQualifiers('What was the Q3 2022 capital expenditure?', [])).toEqual([]);
     expect(measureQualifiers("What was the amount of the company's net inventories?", [])).toEqual([]);
     expect(measureQualifiers('What is the ratio of total assets to total liabilities?', [])).toEqual(['ratio']);

@@ -353,7 +353,7 @@ const NOT_QUALIFIERS = new Set(
   (
     'what which how much many was were is are be been did does do has have had its their his her our total ' +
     'consolidated quarterly annual reported report record recorded spend spent spending generate generated post ' +
-    'posted earn earned incur incurred pay paid disclose disclosed latest recent most current fiscal fy gaap year ' +
+    'posted earn earned incur incurred pay paid invest invested disclose disclosed latest recent most current fiscal fy gaap year ' +
     'quarter month months period as per into about over across during within regarding than amount amounts value ' +
     'values figure figures level levels company group net'
   )
