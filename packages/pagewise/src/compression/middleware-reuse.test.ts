@@ -183,6 +183,55 @@ describe('compressionMiddleware reuses what it showed only for messages that did
     ]);
   });
 
+  it('keeps a history summary over an edit after it, and summarizes again when a message it covers was edited', async () => {
+    const run = async (edit: (messages: LanguageModelV3Message[]) => void) => {
+      const backend = recordingBackend();
+      const middleware = compressionMiddleware({
+        compressor: backend,
+        observation: false,
+        history: { thresholdTokens: 200 },
+      });
+      const transform = (prompt: LanguageModelV3Prompt) =>
+        middleware.transformParams!({ type: 'generate', params: paramsOf(prompt), model: undefined as never });
+      const conversation = new Conversation();
+      for (const id of ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'])
+        conversation.step(id, { type: 'text', value: `order ${id}: ${'delivered to the depot on time. '.repeat(8)}` });
+      await transform(conversation.prompt());
+      const summaries = backend.inputs.filter((input) => input.target === 'history').length;
+      edit(conversation.messages);
+      const shown = (await transform(conversation.prompt())).prompt;
+      const again = backend.inputs.filter((input) => input.target === 'history').slice(summaries);
+      return { summaries, again, shown: JSON.stringify(shown) };
+    };
+    // The last result, after the summarized turns: the summary stands as it was.
+    const after = await run((messages) => {
+      messages[messages.length - 1] = {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c6',
+            toolName: 'get_order',
+            output: { type: 'text', value: 'order c6: lost' },
+          },
+        ],
+      };
+    });
+    expect(after.summaries).toBe(1);
+    expect(after.again).toEqual([]);
+    expect(after.shown).toContain('order c6: lost');
+    // The first call the summary covers, asked with other arguments: the summary no longer stands for it.
+    const inside = await run((messages) => {
+      messages[2] = {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'get_order', input: { order: 'W-edited' } }],
+      };
+    });
+    expect(inside.summaries).toBe(1);
+    expect(inside.again).toHaveLength(1);
+    expect(JSON.stringify(inside.again[0]!.turns)).toContain('W-edited');
+  });
+
   it('finds the task again when the user message it came from is gone from the prompt', async () => {
     const backend = recordingBackend();
     const { transform } = middlewareWith(backend);

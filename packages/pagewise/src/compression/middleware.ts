@@ -80,11 +80,6 @@ export interface CompressionMiddleware extends LanguageModelV3Middleware {
   readonly tools: { readonly page_in: AiTool };
 }
 
-// The one-shot digest where this Node has it (20.12 on): a first call hashes every message of the history.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
-const sha = (text: string): string =>
-  (oneShot ? oneShot('sha256', text) : crypto.createHash('sha256').update(text).digest('hex')).slice(0, 24);
-
 // Tool results remembered as compressed (or as too small to compress): enough for long tool loops of
 // many conversations; the least recently used are forgotten and, if seen again, compressed again.
 const REMEMBERED_RESULTS = 4096;
@@ -190,8 +185,9 @@ function userText(message: Extract<LanguageModelV3Message, { role: 'user' }>): s
 
 /**
  * The session events of message `index` of a prompt: one for a user or assistant message, one per tool
- * result, none for a system message (not history). Their ids are stable across the calls of a
- * conversation: the message's position and content.
+ * result, none for a system message (not history). Their ids name the message's position (and the result's
+ * part): stable across the calls of a conversation, which compare messages by content before taking an
+ * event again (see {@link historyOf}).
  */
 function messageEvents(message: LanguageModelV3Message, index: number): SessionEvent[] {
   const base = { invocationId: 'ai-sdk', author: 'ai-sdk', timestamp: 0 };
@@ -200,7 +196,7 @@ function messageEvents(message: LanguageModelV3Message, index: number): SessionE
       return [];
     case 'user': {
       const text = userText(message);
-      return [{ ...base, id: `${index}:${sha(`user${text}`)}`, kind: 'user', author: 'user', text }];
+      return [{ ...base, id: `${index}`, kind: 'user', author: 'user', text }];
     }
     case 'assistant': {
       let text = '';
@@ -210,8 +206,7 @@ function messageEvents(message: LanguageModelV3Message, index: number): SessionE
         else if (part.type === 'tool-call')
           toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
       }
-      const id = `${index}:${sha(`assistant${text}${JSON.stringify(toolCalls)}`)}`;
-      return [{ ...base, id, kind: 'model', text, toolCalls }];
+      return [{ ...base, id: `${index}`, kind: 'model', text, toolCalls }];
     }
     case 'tool': {
       const events: SessionEvent[] = [];
@@ -220,7 +215,7 @@ function messageEvents(message: LanguageModelV3Message, index: number): SessionE
         const { text, isError } = outputText(part.output);
         events.push({
           ...base,
-          id: `${index}.${partIndex}:${sha(`${part.toolCallId}${text}`)}`,
+          id: `${index}.${partIndex}`,
           kind: 'tool-result',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
@@ -832,17 +827,26 @@ function historyOf(
     for (let index = seen.length; index < prompt.length; index++) seen.push(prompt[index]!);
   } else {
     const { events, messageOf } = promptEvents(prompt);
-    const known = new Set(events.map((e) => e.id));
-    // Compactions over messages that are gone (an edited conversation) no longer apply.
-    const valid = (state?.session.events ?? []).filter(
-      (e): e is CompactionEvent => e.kind === 'compaction' && known.has(e.fromEventId) && known.has(e.toEventId),
+    // An event is the same as before when its message is still at its place with the same content (an event id
+    // names a place): its token count is kept, and so are the compactions from and to such events. Those over
+    // messages that are gone or changed (an edited conversation) no longer apply.
+    const before = state;
+    const same = (id: string): boolean => {
+      const at = messageOf.get(id);
+      return at !== undefined && before?.messageOf.get(id) === at && sameEvents(before.messages[at]!, prompt[at]!);
+    };
+    const valid = (before?.session.events ?? []).filter(
+      (e): e is CompactionEvent => e.kind === 'compaction' && same(e.fromEventId) && same(e.toEventId),
     );
+    const tokens = new Map<string, number>();
+    const kept = new Set(valid.map((e) => e.id));
+    for (const [id, count] of before?.tokens ?? []) if (kept.has(id) || same(id)) tokens.set(id, count);
     state = {
       messages: [...prompt],
       session: promptSession(sessionId, [...events, ...valid]),
       messageOf,
       compactions: valid.length,
-      tokens: state?.tokens ?? new Map(),
+      tokens,
     };
   }
   state.session.version = state.session.events.length;
