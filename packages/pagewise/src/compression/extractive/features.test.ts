@@ -63,10 +63,39 @@ describe('unit features and the learned scorer', () => {
     expect(unitScore({ ...linear, jsonWeights }, vector, false)).toBe(0.75);
   });
 
+  it('keeps the sentence that names the tool to call over a slightly more relevant one that names none', () => {
+    const manual = [
+      'Mobile data lets the phone reach the internet away from Wi-Fi.',
+      'If mobile data is not working at all, the phone shows no signal.',
+      'If data is not working, turn it back on with toggle_data.',
+      'Roaming charges apply when the phone uses mobile data abroad.',
+      'Data plans renew on the first day of each billing cycle.',
+      'Customers can check their remaining data in the account page.',
+    ].join(' ');
+    const ask = { query: 'My mobile data is not working.', rules: { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.3 } };
+    expect(compressExtractive(manual, ask).text).toBe('If data is not working, turn it back on with toggle_data.');
+    // The same weights without the identifier's: the sentence that repeats more of the query wins.
+    const withoutIds = [...HAND_SET_PARAMS.weights];
+    withoutIds[FEATURE_NAMES.indexOf('identifier')] = 0;
+    const blind = compressExtractive(manual, {
+      ...ask,
+      scoring: 'learned',
+      params: { ...HAND_SET_PARAMS, weights: withoutIds },
+    });
+    expect(blind.text).toBe('If mobile data is not working at all, the phone shows no signal.');
+  });
+
   it('writes the hand-set scorer as a parameter file, weighing only what it reads', () => {
     expect(checkParams(HAND_SET_PARAMS)).toBe(HAND_SET_PARAMS);
     const weighed = weighedFeatures(HAND_SET_PARAMS);
-    expect([...weighed.text].sort()).toEqual(['container', 'lead', 'linked', 'protectedKinds', 'relevance']);
+    expect([...weighed.text].sort()).toEqual([
+      'container',
+      'identifier',
+      'lead',
+      'linked',
+      'protectedKinds',
+      'relevance',
+    ]);
     expect([...weighed.json].sort()).toEqual(['container', 'idInRecord', 'keyMatch', 'protectedKinds', 'relevance']);
     // The default scoring reads this file: the same weights passed as parameters give the same output.
     const rules = { ...DEFAULT_EXTRACTIVE_RULES, ratio: 0.3 };

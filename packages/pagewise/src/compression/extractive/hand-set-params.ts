@@ -36,6 +36,16 @@ export const PROTECTED_WEIGHT = 0.2;
 export const ID_WEIGHT = 1;
 
 /**
+ * Weight of a text unit (a sentence, a line) that holds an id-shaped token: an order number, a handle, a
+ * `snake_case` name such as a tool's. What the agent passes to its next call, or calls, is written so in
+ * prose too: the sentence of a policy or a manual that names the tool to call or the record to act on rises
+ * above a somewhat more relevant one that names none. Half of {@link ID_WEIGHT}, a prior rather than a fit: a
+ * text unit holds other words besides the id, a JSON id field only the id. The suite's tuning splits, read
+ * before the test splits, are in docs/compression-on-real-data.md.
+ */
+export const TEXT_ID_WEIGHT = 0.5;
+
+/**
  * Weight of a field name the task uses (`price` when the task asks for the price paid; ids have their own
  * weight): the same for every record's field of that name, where BM25 over whole leaves ranks it below a
  * leaf that repeats more query words (an order id) and can leave it below unrelated protected values. Text
@@ -53,6 +63,7 @@ export const HAND_SET_PARAMS: ScorerParams = {
     container: CONTAINER_WEIGHT,
     linked: LINKED_WEIGHT,
     lead: LEAD_WEIGHT,
+    identifier: TEXT_ID_WEIGHT,
     protectedKinds: PROTECTED_WEIGHT,
   }),
   jsonWeights: featureVector({
