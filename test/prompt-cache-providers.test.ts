@@ -218,7 +218,13 @@ describe('AI SDK paging: the same hints from prepareStep', () => {
   async function run(model: Parameters<typeof generateText>[0]['model'], sessionId: string, steps: Handler[]) {
     server.requests.length = 0;
     server.enqueue(...steps);
-    const paging = createAiSdkPaging({ service: pagingService(), instruction: INSTRUCTION, sessionId });
+    // The script loads with the pattern's get_reports, which the AI SDK paging offers when it is named.
+    const paging = createAiSdkPaging({
+      service: pagingService(),
+      instruction: INSTRUCTION,
+      sessionId,
+      tools: ['get_reports', 'save_result'],
+    });
     const result = await generateText({
       model,
       tools: paging.tools,
