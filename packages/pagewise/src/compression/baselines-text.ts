@@ -6,6 +6,8 @@
 import { countTokens } from '../tokens/tokenizer.js';
 import { joinUnits, segmentText } from '../text/segment.js';
 import { isStopword } from '../text/stopwords.js';
+import { trimToLetterOrDigit } from '../text/characters.js';
+import { wordRuns } from '../text/whitespace.js';
 import { fillBudget, headWithinTokens, tailWithinTokens, tokenBudget } from './token-budget.js';
 import { seededRandom } from '../util/random.js';
 
@@ -43,9 +45,9 @@ export function randomUnits(text: string, ratio: number, seed: number): string {
  * order; neighbours keep the whitespace between them.
  */
 export function tokenDropLingua(text: string, ratio: number): string {
-  const words = [...text.matchAll(/\S+/gu)].map((m) => ({ start: m.index, word: m[0] }));
+  const words = wordRuns(text);
   const counts = new Map<string, number>();
-  const norm = words.map(({ word }) => word.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+  const norm = words.map(({ word }) => trimToLetterOrDigit(word.toLowerCase()));
   for (const normalized of norm) counts.set(normalized, (counts.get(normalized) ?? 0) + 1);
   const information = norm.map((normalized) =>
     normalized === '' || isStopword(normalized) ? -1 : -Math.log((counts.get(normalized) ?? 1) / words.length),

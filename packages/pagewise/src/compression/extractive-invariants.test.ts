@@ -8,11 +8,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../tokens/tokenizer.js';
 import { compressExtractive } from './extractive.js';
-import { OMITTED_ITEMS } from './extractive/json-leaves.js';
 import { errorFirstLine } from './extractive/units.js';
 import { JsonNumber, parseJsonSource, type JsonSourceValue } from './json-source.js';
 import { DEFAULT_OBSERVATION_RULES, type ExtractiveRules } from './rules.js';
 import { tokenBudget } from './token-budget.js';
+
+// The marker a cut JSON list ends with (see omittedMarker); group 1 is the number of items left out.
+const OMITTED_ITEMS = /^\[… (\d+) more items?\]$/u;
 
 const WORDS = ['the', 'order', 'customer', 'shipped', 'refund', 'widget', 'blue', 'was', 'paid', 'card', 'late'];
 const VALUES = [

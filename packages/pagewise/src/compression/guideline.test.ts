@@ -49,6 +49,22 @@ describe('parseGuideline', () => {
     expect(guideline.rules).not.toBe(DEFAULT_HISTORY_RULES);
   });
 
+  it('reads "```rules" with or without "json" as a rules block, and no other fence', () => {
+    for (const fence of ['```rules', '```rules json', '```rules \t json  ', '```rules  ']) {
+      const guideline = parseGuideline(
+        file('history', `{{history}} {{max_tokens}}\n${fence}\n{ "ratio": 0.2 }\n\`\`\``),
+        'h.md',
+      );
+      expect(guideline.rules.ratio, fence).toBe(0.2);
+      expect(guideline.template, fence).toBe('{{history}} {{max_tokens}}');
+    }
+    for (const fence of ['```rulesjson', '```rules yaml', ' ```rules', '```json']) {
+      const guideline = parseGuideline(file('history', `{{history}} {{max_tokens}}\n${fence}\n{}\n\`\`\``), 'h.md');
+      expect(guideline.rules, fence).toEqual(DEFAULT_HISTORY_RULES);
+      expect(guideline.template, fence).toContain(fence);
+    }
+  });
+
   it('names a missing required placeholder, the file and the target line', () => {
     const error = errorOf(() => parseGuideline(file('observation', 'Keep {{observation}} short.'), 'obs.md'));
     expect(error).toBeInstanceOf(ConfigurationError);
@@ -114,6 +130,18 @@ describe('parseGuideline', () => {
       '---\nversion: 1\ntarget: observation\n---\n{{observation}} {{max_tokens}}',
       'g.md:1',
       /no "id" line/u,
+    ],
+    [
+      'id starting with an underscore',
+      '---\nid: _a\nversion: 1\ntarget: observation\n---\n{{observation}} {{max_tokens}}',
+      'g.md:2',
+      /id "_a" must be letters/u,
+    ],
+    [
+      'id with a space',
+      '---\nid: a b\nversion: 1\ntarget: observation\n---\n{{observation}} {{max_tokens}}',
+      'g.md:2',
+      /id "a b" must be letters/u,
     ],
     [
       'bad version',

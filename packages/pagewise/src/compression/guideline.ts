@@ -25,7 +25,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigurationError, NotFoundError } from '../errors.js';
-import { isDigits } from '../text/characters.js';
+import { isAsciiWordCode, isDigits } from '../text/characters.js';
 import { splitLines } from '../text/whitespace.js';
 import {
   DEFAULT_HISTORY_RULES,
@@ -76,8 +76,26 @@ export type GuidelineValues = Partial<Record<Placeholder, string | number>>;
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/gu;
 const FRONT_MATTER_LINE = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/u;
-const ID = /^[A-Za-z0-9][\w.-]*$/u;
-const RULES_FENCE = /^```rules(?:\s+json)?\s*$/u;
+const RULES_FENCE = '```rules';
+
+/** Whether `value` is a guideline id: ASCII letters, digits, `.`, `_` and `-`, starting with a letter or digit. */
+function isGuidelineId(value: string): boolean {
+  for (let at = 0; at < value.length; at += 1) {
+    const code = value.charCodeAt(at);
+    const allowed =
+      at === 0 ? isAsciiWordCode(code) && value[at] !== '_' : isAsciiWordCode(code) || '.-'.includes(value[at]!);
+    if (!allowed) return false;
+  }
+  return value !== '';
+}
+
+/** Whether `line` opens a rules block: "```rules" or "```rules json", white space after it allowed. */
+function opensRulesBlock(line: string): boolean {
+  const fence = line.trimEnd();
+  if (!fence.startsWith(RULES_FENCE)) return false;
+  const language = fence.slice(RULES_FENCE.length);
+  return language === '' || (language.trimStart() === 'json' && language.trimStart() !== language);
+}
 
 /**
  * Throws a ConfigurationError unless `guideline` targets `target`. `user` names who needs it; `hint`
@@ -155,7 +173,7 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
     return found;
   };
   const id = field('id');
-  if (!ID.test(id.value))
+  if (!isGuidelineId(id.value))
     fail(
       'invalid-guideline',
       id.line,
@@ -173,7 +191,7 @@ export function parseGuideline(text: string, source = '<guideline>'): Guideline 
   // Body: the template, and at most one rules block.
   let rulesBlock: { start: number; end: number } | undefined;
   for (let lineIndex = close + 1; lineIndex < lines.length; lineIndex += 1) {
-    if (!RULES_FENCE.test(lines[lineIndex] ?? '')) continue;
+    if (!opensRulesBlock(lines[lineIndex] ?? '')) continue;
     if (rulesBlock)
       fail(
         'invalid-guideline',

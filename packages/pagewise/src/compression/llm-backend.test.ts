@@ -5,7 +5,7 @@ import { scriptedModel } from '../models/scripted.js';
 import { Ledger } from '../tokens/ledger.js';
 import type { CompressionInput } from './backend.js';
 import { DEFAULT_OBSERVATION_GUIDELINE } from './default-guidelines.js';
-import { llmBackend } from './llm-backend.js';
+import { llmBackend, rejectCompressorOutput } from './llm-backend.js';
 import { resolveBackend } from './resolve-backend.js';
 
 const input: CompressionInput = {
@@ -61,5 +61,36 @@ describe('resolveBackend', () => {
     expect(resolveBackend(scriptedModel([])).name).toBe('llm(scripted:scripted)');
     const custom = { name: 'mine', compress: async () => 'x' };
     expect(resolveBackend(custom)).toBe(custom);
+  });
+});
+
+describe('rejectCompressorOutput', () => {
+  const long: CompressionInput = { ...input, observation: 'The order was placed on Monday. '.repeat(20) };
+
+  it('reads a refusal or an apology at the start, in any case and with either apostrophe', () => {
+    for (const output of [
+      "I'm sorry, I can't help with that.",
+      'I’M SORRY but no',
+      'Sorry, no.',
+      'I apologise for the confusion',
+      'I can’t compress this',
+      'i am unable to do that',
+      'I’m unable to do that',
+      'As an AI, I cannot',
+      'As an AI.',
+    ]) {
+      expect(rejectCompressorOutput(output, long), output).toMatch(/refusal/u);
+    }
+  });
+
+  it('keeps an output that only mentions those words, or starts with a longer word', () => {
+    for (const output of [
+      'Order placed Monday; sorry note from the user.',
+      'As an AIM member',
+      'Sorrya',
+      'I can do it',
+    ]) {
+      expect(rejectCompressorOutput(output, long), output).toBeUndefined();
+    }
   });
 });

@@ -6,6 +6,7 @@
  */
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { ModelBehaviorError } from '../errors.js';
+import { isAsciiWordCode } from '../text/characters.js';
 import { modelLabel, resolveModel, type ModelSpec, type ResolveModelOptions } from '../models/resolve.js';
 import { withRetry, type RetryOptions } from '../models/retry.js';
 import { emptyParts } from '../tokens/ledger.js';
@@ -48,9 +49,41 @@ export function compressorSystemPrompt(target: GuidelineTarget): string {
     : `You compress the interaction history of an LLM agent as the guideline in the user message says. Output only the summary.${quoted}`;
 }
 
-// The opening words of a refusal or an apology instead of a compression (English, as providers write them).
-const REFUSAL =
-  /^(?:I['’]m sorry|I am sorry|Sorry[,.!]|I apologi[sz]e|I (?:cannot|can['’]t|can not|won['’]t|am unable|['’]m unable|am not able)|As an AI\b|I['’]m not able)/iu;
+/**
+ * The opening words of a refusal or an apology instead of a compression (English, as providers write them), in
+ * lower case with a straight apostrophe; an output is compared in lower case with ’ read as '.
+ */
+export const REFUSAL_OPENINGS: readonly string[] = [
+  "i'm sorry",
+  'i am sorry',
+  'sorry,',
+  'sorry.',
+  'sorry!',
+  'i apologise',
+  'i apologize',
+  'i cannot',
+  "i can't",
+  'i can not',
+  "i won't",
+  'i am unable',
+  "i'm unable",
+  'i am not able',
+  "i'm not able",
+];
+
+/** Openings of {@link REFUSAL_OPENINGS}' kind that must end a word: "As an AI, …" but not "As an AIM …". */
+export const REFUSAL_WORD_OPENINGS: readonly string[] = ['as an ai'];
+
+/** Whether `text` (trimmed) opens as a refusal: {@link REFUSAL_OPENINGS} or {@link REFUSAL_WORD_OPENINGS}. */
+function readsAsRefusal(text: string): boolean {
+  const opening = text.slice(0, 40).toLowerCase().replaceAll('’', "'");
+  return (
+    REFUSAL_OPENINGS.some((refusal) => opening.startsWith(refusal)) ||
+    REFUSAL_WORD_OPENINGS.some(
+      (refusal) => opening.startsWith(refusal) && !isAsciiWordCode(opening.charCodeAt(refusal.length)),
+    )
+  );
+}
 
 /**
  * Why a compressor model's output cannot stand in for its input, or undefined when it can: empty, a
@@ -64,7 +97,7 @@ export function rejectCompressorOutput(
 ): string | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return 'it is empty';
-  if (REFUSAL.test(trimmed)) return `it reads as a refusal ("${trimmed.slice(0, 60)}")`;
+  if (readsAsRefusal(trimmed)) return `it reads as a refusal ("${trimmed.slice(0, 60)}")`;
   const source =
     input.target === 'observation'
       ? countTokens(input.observation, encoding)

@@ -215,8 +215,8 @@ function collect(input: CompressionInput, terms: ReadonlySet<string>): { lines: 
     addText(line, rest);
   };
   for (const previous of input.previousSummary.split('\n')) {
-    const match = /^- (.*?) → (.*)$/u.exec(previous.trim());
-    if (match) addStep(match[1] ?? '', match[2] ?? '');
+    const step = stepLine(previous.trim());
+    if (step) addStep(step.label, step.text);
     else if (previous.trim()) addStep('earlier', previous.trim());
   }
   for (const turn of input.turns) {
@@ -243,6 +243,19 @@ function turnCall(turn: readonly ContextItem[], toolCallId: string): string | un
   return undefined;
 }
 
+// A summary line is one step: `- <label> → <what was kept>`.
+const STEP_BULLET = '- ';
+const STEP_ARROW = ' → ';
+
+/** The label and text of a summary's step line (see {@link render}), or undefined for any other line. */
+function stepLine(line: string): { label: string; text: string } | undefined {
+  if (!line.startsWith(STEP_BULLET)) return undefined;
+  const arrow = line.indexOf(STEP_ARROW, STEP_BULLET.length);
+  return arrow < 0
+    ? undefined
+    : { label: line.slice(STEP_BULLET.length, arrow), text: line.slice(arrow + STEP_ARROW.length) };
+}
+
 function render(lines: readonly Line[], kept: readonly Unit[]): string {
   const byLine = new Map<number, Unit[]>();
   for (const unit of kept) byLine.set(unit.line, [...(byLine.get(unit.line) ?? []), unit]);
@@ -253,7 +266,7 @@ function render(lines: readonly Line[], kept: readonly Unit[]): string {
     const record = line.record !== undefined && fields.size > 0 ? prune(line.record, fields) : undefined;
     const prose = units.filter((u) => u.text !== undefined).map((u) => u.text);
     const body = [record !== undefined ? JSON.stringify(record) : '', ...prose].filter(Boolean).join(' ');
-    out.push(`- ${line.label} → ${body || '(nothing kept)'}`);
+    out.push(`${STEP_BULLET}${line.label}${STEP_ARROW}${body || '(nothing kept)'}`);
   });
   return out.join('\n');
 }

@@ -225,6 +225,13 @@ describe('the query-aware extractive summarizer (offline stand-in)', () => {
     expect(again).toContain('53.43');
   });
 
+  it("reads a previous summary's step lines back under their own labels, other lines as earlier steps", async () => {
+    const previousSummary = '- get_order → T-Shirt delivered for 53.43\nnot a step line';
+    const text = await querySummarizer().compress({ ...input(400), previousSummary, turns: [] }, ctx);
+    expect(text).toMatch(/^- get_order → /mu);
+    expect(text).toContain('- earlier → not a step line');
+  });
+
   it('keeps a field a tool result names __proto__ as a field of the summarized record', async () => {
     const observation = '{"__proto__": {"status": "pending"}, "order_id": "#W1"}';
     const text = await querySummarizer().compress(

@@ -19,7 +19,8 @@ const WORD = /\p{L}[\p{L}'’-]*/gu;
 /** The acronyms `query` writes, as their capital letters, lower case (`R&D` → `rd`), each once. */
 export function queryAcronyms(query: string): string[] {
   const letters = new Set<string>();
-  for (const match of query.matchAll(ACRONYM)) letters.add(match[0].replace(/[^\p{Lu}]/gu, '').toLowerCase());
+  // A match is capitals and the ampersands between them.
+  for (const match of query.matchAll(ACRONYM)) letters.add(match[0].replaceAll('&', '').toLowerCase());
   return [...letters];
 }
 

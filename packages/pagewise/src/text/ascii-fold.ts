@@ -16,7 +16,9 @@ const foldsToAscii = (text: string): boolean => text.includes('\u017f') || text.
 export function caseInsensitiveTest(source: string): (text: string) => boolean {
   // eslint-disable-next-line no-control-regex
   if (/[^\x00-\x7f]|\\[pPu]/u.test(source)) throw new RangeError(`Not an ASCII pattern: ${source}`);
-  const unicode = new RegExp(source, 'iu');
-  const ascii = new RegExp(source, 'i');
-  return (text) => (foldsToAscii(text) ? unicode : ascii).test(text);
+  const compile = (flags: 'i' | 'iu'): RegExp => new RegExp(source, flags);
+  const ascii = compile('i');
+  // The Unicode form is compiled on the first text that needs it, which most callers never see.
+  let unicode: RegExp | undefined;
+  return (text) => (foldsToAscii(text) ? (unicode ??= compile('iu')) : ascii).test(text);
 }

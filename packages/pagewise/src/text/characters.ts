@@ -41,6 +41,23 @@ export const hasLetter = (text: string): boolean => LETTER.test(text);
 /** Whether `text` holds a letter or a number of any script (`[\p{L}\p{N}]`). */
 export const hasLetterOrDigit = (text: string): boolean => LETTER_OR_DIGIT.test(text);
 
+/** How many UTF-16 code units of `text` are letters of any script: its length once all but letters are removed. */
+export function letterUnits(text: string): number {
+  let units = 0;
+  for (const char of text) if (LETTER.test(char)) units += char.length;
+  return units;
+}
+
+/** `text` without the characters at either end that are neither letters nor numbers (of any script). */
+export function trimToLetterOrDigit(text: string): string {
+  const chars = [...text];
+  let start = 0;
+  let end = chars.length;
+  while (start < end && !LETTER_OR_DIGIT.test(chars[start]!)) start += 1;
+  while (end > start && !LETTER_OR_DIGIT.test(chars[end - 1]!)) end -= 1;
+  return start === 0 && end === chars.length ? text : chars.slice(start, end).join('');
+}
+
 /** Whether `text` starts with a lower-case letter (`\p{Ll}`). */
 export const startsLowercase = (text: string): boolean => LOWERCASE_START.test(text);
 

@@ -19,6 +19,12 @@ describe('hasIdentifier', () => {
     expect(hasIdentifier('')).toBe(false);
   });
 
+  it('reads a number with an ordinal, time or unit suffix as no code, in any case, and other mixes as codes', () => {
+    for (const token of ['21st', '1960s', '11PM', '250kg', '1200mm', '4000K'])
+      expect(isIdentifierToken(token), token).toBe(false);
+    for (const token of ['12ab', '1200mx', 'W123', 'st12']) expect(isIdentifierToken(token), token).toBe(true);
+  });
+
   it('agrees with testing every token, on generated texts', () => {
     const alphabet = 'aZk9_-#. \n\u017f\u212a\u00e9Y0b-_#xQ';
     let seed = 7;

@@ -22,12 +22,31 @@ const ID_SHAPE = new RegExp(`^(?:${ID_SHAPES.join('|')})$`, 'u');
 export function isIdentifierToken(token: string): boolean {
   if (ID_SHAPE.test(token)) return true;
   // Letters and digits mixed, like "W1234567" or "A1B2": a code, unless it is a number with a suffix.
-  return (
-    token.length >= MIN_CODE_CHARS &&
-    hasDigit(token) &&
-    hasLetter(token) &&
-    !/^\d+(?:s|st|nd|rd|th|am|pm|k|m|kg|km|cm|mm)$/iu.test(token)
-  );
+  return token.length >= MIN_CODE_CHARS && hasDigit(token) && hasLetter(token) && !isNumberWithSuffix(token);
+}
+
+// What follows a number without making it a code: ordinals, a decade's s, a time of day, a size or a unit.
+const NUMBER_SUFFIXES: ReadonlySet<string> = new Set([
+  's',
+  'st',
+  'nd',
+  'rd',
+  'th',
+  'am',
+  'pm',
+  'k',
+  'm',
+  'kg',
+  'km',
+  'cm',
+  'mm',
+]);
+
+/** Whether `token` is ASCII digits and then one of {@link NUMBER_SUFFIXES} in any case ("4th", "1960s", "10KM"). */
+function isNumberWithSuffix(token: string): boolean {
+  let digits = 0;
+  while (digits < token.length && isAsciiDigit(token.charCodeAt(digits))) digits += 1;
+  return digits > 0 && NUMBER_SUFFIXES.has(token.slice(digits).toLowerCase());
 }
 
 const ID_TOKEN = /[#\w][\w-]*/gu;

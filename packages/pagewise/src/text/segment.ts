@@ -4,7 +4,7 @@
  * the input, so a kept sentence appears verbatim in the output. A unit names the units that give it its
  * meaning (a table row its column headers, a sentence of a long chat turn its speaker), to be kept with it.
  */
-import { hasDigit } from './characters.js';
+import { hasDigit, letterUnits } from './characters.js';
 import { sentenceSpans } from './sentences.js';
 import { statementContexts, statementRowStarts } from './statement-rows.js';
 import { skipWhitespace, splitOnWhitespace } from './whitespace.js';
@@ -246,14 +246,21 @@ export const MIN_CELL_PER_LINE_LINES = 4;
 export const SHORT_LINE_CHARS = 40;
 const YEAR_CELL = /^\D{0,4}(?:19|20)\d{2}\b/u;
 
+// What a table writes in a cell for "no value", beside a run of dashes; compared in lower case.
+const NO_VALUE_WORDS: ReadonlySet<string> = new Set(['n/a', 'na', 'nil', 'none']);
+const DASHES = '-–—−';
+
+/** Whether `cell` is one or more dashes of any kind (hyphen, en, em, minus sign). */
+const isDashRun = (cell: string): boolean => cell !== '' && [...cell].every((char) => DASHES.includes(char));
+
 /** A cell that holds a value (an amount, a percentage, a year, a dash for none) rather than a label. */
 export function isValueCell(cell: string): boolean {
   const trimmed = cell.trim();
   if (trimmed === '') return false;
-  if (/^(?:[-–—−]+|n\/?a|nil|none)$/iu.test(trimmed)) return true;
+  if (isDashRun(trimmed) || NO_VALUE_WORDS.has(trimmed.toLowerCase())) return true;
   if (!hasDigit(trimmed)) return false;
   // Units and currency codes are short ("€m", "bn", "%"); a label with a number in it has words.
-  return trimmed.replace(/[^\p{L}]/gu, '').length <= MAX_UNIT_LETTERS;
+  return letterUnits(trimmed) <= MAX_UNIT_LETTERS;
 }
 
 /** Runs of pipe-table lines apart from the lines around them (a caption, a note below the table). */

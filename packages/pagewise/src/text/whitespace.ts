@@ -18,6 +18,19 @@ export function splitOnWhitespace(text: string): string[] {
   return text.split(WHITESPACE_RUN);
 }
 
+/** The runs of `text` that hold no white space, each with where it starts. */
+export function wordRuns(text: string): { start: number; word: string }[] {
+  const runs: { start: number; word: string }[] = [];
+  let start = skipWhitespace(text, 0);
+  while (start < text.length) {
+    let end = start + 1;
+    while (end < text.length && !isWhitespaceChar(text[end]!)) end += 1;
+    runs.push({ start, word: text.slice(start, end) });
+    start = skipWhitespace(text, end);
+  }
+  return runs;
+}
+
 /** `text` with each run of white space (newlines too) written as one space. */
 export function singleSpaced(text: string): string {
   return text.replace(WHITESPACE_RUN, ' ');

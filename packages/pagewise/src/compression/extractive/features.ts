@@ -159,6 +159,8 @@ export function weighedFeatures(params: ScorerParams): {
 const LIST_ITEM = /^\s*(?:[-*•+]|\d{1,3}[.)])\s+\S/u;
 const LABEL_LINE = /^\s*([^:\n]{1,40}):\s*\S/u;
 const WORDS = /[\p{L}\p{N}][\p{L}\p{N}._-]*/gu;
+// What reads as a label before a colon but is a URL's scheme (`https://…`).
+const URL_SCHEMES: ReadonlySet<string> = new Set(['http', 'https']);
 
 /** Whether a text unit is a list item. */
 export function isListItem(text: string): boolean {
@@ -168,7 +170,7 @@ export function isListItem(text: string): boolean {
 /** The label of a `Label: value` line (not a URL's scheme), or undefined. */
 export function lineLabel(text: string): string | undefined {
   const label = LABEL_LINE.exec(text)?.[1];
-  return label === undefined || /^https?$/iu.test(label.trim()) ? undefined : label.trim();
+  return label === undefined || URL_SCHEMES.has(label.trim().toLowerCase()) ? undefined : label.trim();
 }
 
 /** Share of the words of `text` that hold a digit (0 for no words). */

@@ -358,14 +358,11 @@ function prune(value: unknown, node: KeptNode, atRoot: boolean): unknown {
 
 /**
  * The last item of a JSON list the compressor cut: `"[… 3 more items]"`, the number of items left out.
- * The kept items come before it in their original order; {@link OMITTED_ITEMS} matches it.
+ * The kept items come before it in their original order.
  */
 export function omittedMarker(omitted: number): string {
   return `[… ${omitted} more item${omitted === 1 ? '' : 's'}]`;
 }
-
-/** Matches the marker of {@link omittedMarker}; group 1 is the number of items left out. */
-export const OMITTED_ITEMS = /^\[… (\d+) more items?\]$/u;
 
 function emptyLike(root: JsonContainer): JsonContainer {
   return Array.isArray(root) ? [] : {};

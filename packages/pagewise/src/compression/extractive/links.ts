@@ -51,13 +51,18 @@ export function titleLinks(units: readonly TextUnit[], blockCount: number, first
 }
 
 /** A heading's title, lower-cased: without markdown marks, a trailing colon or a parenthesized qualifier. */
-function titleOf(heading: string): string {
-  return heading
-    .replace(/^\s*#+\s*/u, '')
-    .replace(/:\s*$/u, '')
-    .replace(/\s*\([^)]*\)\s*$/u, '')
-    .trim()
-    .toLowerCase();
+export function titleOf(heading: string): string {
+  let title = heading.trim();
+  let marks = 0;
+  while (title[marks] === '#') marks += 1;
+  title = title.slice(marks).trimStart();
+  if (title.endsWith(':')) title = title.slice(0, -1).trimEnd();
+  if (title.endsWith(')')) {
+    // The qualifier opens at the first "(" after the ")" before the last one; "Fees (in (USD))" is left whole.
+    const open = title.indexOf('(', title.lastIndexOf(')', title.length - 2) + 1);
+    if (open >= 0) title = title.slice(0, open);
+  }
+  return title.trim().toLowerCase();
 }
 
 function containsPhrase(text: string, phrase: string): boolean {

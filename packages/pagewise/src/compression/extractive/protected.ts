@@ -5,6 +5,7 @@
 import type { AlwaysKeep } from '../rules.js';
 import { caseInsensitiveTest } from '../../text/ascii-fold.js';
 import { hasDigit } from '../../text/characters.js';
+import { hasErrorWord } from '../../text/error-words.js';
 import { hasIdentifier } from '../../text/identifiers.js';
 import { MARKDOWN_HEADER, type TextUnit } from '../../text/segment.js';
 import { WORD_CACHE_LIMIT } from './search.js';
@@ -15,21 +16,19 @@ export const MAX_PROTECTED_KINDS = 2;
 
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
-const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'numbers' | 'headers' | 'identifiers'>, RegExp> = {
+const PROTECTED: Record<Exclude<keyof AlwaysKeep, 'numbers' | 'headers' | 'identifiers' | 'errors'>, RegExp> = {
   dates: new RegExp(
     `\\b\\d{4}-\\d{2}-\\d{2}\\b|\\b\\d{1,2}[/.]\\d{1,2}[/.]\\d{2,4}\\b|\\b${MONTH}\\.?\\s+\\d{1,4}\\b|\\b\\d{1,2}\\s+${MONTH}\\b|\\b\\d{1,2}:\\d{2}\\b`,
     'iu',
   ),
   urls: /\bhttps?:\/\/\S+|\bwww\.\S+/iu,
-  errors:
-    /\b(?:error|exception|fail(?:ed|ure|s)?|fatal|panic|traceback|denied|refused|invalid|not found|unauthori[sz]ed|forbidden|timed? ?out)\b/iu,
 };
 
 // The case-insensitive kinds, tested fast (see caseInsensitiveTest).
 export const PROTECTED_TESTS = {
   dates: caseInsensitiveTest(PROTECTED.dates.source),
   urls: caseInsensitiveTest(PROTECTED.urls.source),
-  errors: caseInsensitiveTest(PROTECTED.errors.source),
+  errors: hasErrorWord,
 };
 
 /** How many kinds of protected content `text` holds, counted up to {@link MAX_PROTECTED_KINDS}. */

@@ -3,6 +3,7 @@
  * memoized per input, and the error first line an error result keeps whole.
  */
 import type { ExtractiveRules } from '../rules.js';
+import { startsWithErrorWord } from '../../text/error-words.js';
 import { segmentText } from '../../text/segment.js';
 import type { TextUnit } from '../../text/segment.js';
 
@@ -38,12 +39,11 @@ export function errorFirstLine(text: string): string | undefined {
   const start = text.length - text.trimStart().length;
   const newline = text.indexOf('\n', start);
   const line = text.slice(start, newline < 0 ? text.length : newline).trimEnd();
-  return ERROR_LINE.test(line) || ERROR_CLASS_LINE.test(line) || isErrorStatus(STATUS_LINE.exec(line)?.[1])
+  return startsWithErrorWord(line) || ERROR_CLASS_LINE.test(line) || isErrorStatus(STATUS_LINE.exec(line)?.[1])
     ? line
     : undefined;
 }
 
-const ERROR_LINE = /^\W{0,3}(?:error|exception|fatal|traceback|panic)\b/iu;
 const ERROR_CLASS_LINE = /^(?:[A-Za-z_$][\w.$]*)?(?:Error|Exception)\b/u;
 const STATUS_LINE = /^(?:HTTP\/[\d.]+\s+|status(?:[ _]?code)?\s*[:=]?\s*)?([1-5]\d\d)\b(?![\d.,])/iu;
 
