@@ -229,6 +229,64 @@ describe('the one-line answer', () => {
       );
     });
 
+    it("states one segment's measure from the row that names the segment under the measure, or the other way round", async () => {
+      const segments = path.join(dir, 'segments');
+      mkdirSync(segments);
+      await writePdf(path.join(segments, '2024 Q2 ACME.pdf'), [
+        ['FORM 10-Q', 'For the quarterly period ended June 29, 2024', 'Acme Corporation'],
+        income,
+        [
+          'Segment revenue and operating income were as follows:',
+          '(In millions)',
+          'Three Months Ended Six Months Ended',
+          'June 29, July 1, June 29, July 1,',
+          '2024 2023 2024 2023',
+          'Revenue',
+          'Devices $ 9,000 $ 4,000 $ 14,000 $ 10,000',
+          'Cloud Services 4,507 2,704 6,699 4,992',
+          'Operating Income',
+          'Devices 3,000 1,000 4,000 2,000',
+          'Cloud Services 1,200 900 2,100 1,500',
+        ],
+      ]);
+      await writePdf(path.join(segments, '2024 Q2 ZETA.pdf'), [
+        ['FORM 10-Q', 'For the quarterly period ended June 30, 2024', 'Zeta Inc.'],
+        [
+          'Information on reportable segments is as follows (in millions):',
+          'Three Months Ended June 30,',
+          '2024 2023',
+          'North America',
+          'Net sales $ 60,000 $ 55,000',
+          'Operating income $ 3,000 $ 2,000',
+          'AWS',
+          'Net sales $ 26,000 $ 22,000',
+          'Operating income $ 9,000 $ 5,000',
+        ],
+      ]);
+      const answer = async (question: string) =>
+        (await runReportAnalysis({ corpus: await folderCorpus(segments), question })).text;
+      expect(
+        await answer("How much of Acme's total revenue came from its Cloud Services segment in Q2 2024?"),
+      ).toContain(
+        'Answer: Acme Cloud Services revenue, Three Months Ended June 29, 2024: 4,507 million (2024 Q2 ACME.pdf#3)',
+      );
+      // The measure under the segment's heading, not the segment's other rows.
+      expect(await answer("What was the revenue of Zeta's AWS segment in Q2 2024?")).toContain(
+        'Answer: Zeta AWS net sales, Three Months Ended June 30, 2024: $26,000 million (2024 Q2 ZETA.pdf#2)',
+      );
+      expect(await answer('What was the operating income of the Devices segment of Acme in Q2 2024?')).toContain(
+        'Answer: Acme Devices operating income, Three Months Ended June 29, 2024: 3,000 million',
+      );
+      // No line on a guess: 2024 holds the three and the six months; a segment no row names; a breakdown.
+      expect(await answer("What was Acme's Cloud Services segment revenue in 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answer("What was Acme's Robotics segment revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
+      expect(await answer("What was Acme's revenue by segment in Q2 2024?")).not.toMatch(/^Answer: /m);
+      // Two segments asked: one segment's row is half the answer.
+      expect(await answer("What was the revenue of Zeta's retail and AWS segments in Q2 2024?")).not.toMatch(
+        /^Answer: /m,
+      );
+    });
+
     it('reads a row label that wraps onto its values line', () => {
       const passages = findPassages(
         'acquisition of companies and purchases of intangible assets',

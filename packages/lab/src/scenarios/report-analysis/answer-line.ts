@@ -6,7 +6,8 @@
  * equipment" in the statement of cash flows), in the document of the company it names, with one column for that
  * period ("Q3 2022": the three months ended in 2022, where the table also has nine months). Two rows or two periods
  * that fit, and there is no line: the passages alone are the answer; nor for a question that asks for a figure's
- * parts (a breakdown, by segment).
+ * parts (a breakdown, by segment). The measure of one part ("the revenue of its Gaming segment") is read from the row
+ * that names the part under the measure's heading, or the measure under the part's ("Revenue" then "Gaming 2,856").
  */
 import { wordTokens } from 'pagewise/internal';
 import { fileOfUri } from './filings.js';
@@ -40,9 +41,11 @@ const REASONS =
 // A question that asks whether ("Did Acme report…?", "Is there…?"): its answer is yes or no, not a figure.
 const YES_OR_NO = /^\s*(?:did|does|do|is|are|was|were|has|have|had|can|could|will|would|should)\b/i;
 // A question for the parts of a figure ("the revenue breakdown across its service offerings", "net sales by
-// segment"): its answer is several rows, and the total's one row is not it.
+// segment", "the revenue of its e-commerce and AWS segments"): its answer is several rows, and one row is not it.
 const PARTS =
-  /\b(?:breakdown|broken\s+down|break\s+down|split|composition|components|each|various|by\s+(?:segment|region|geography|product|category|type|line)s?)\b/i;
+  /\b(?:breakdown|broken\s+down|break\s+down|split|composition|components|each|various|segments|divisions|by\s+(?:segment|region|geography|product|category|type|line)s?)\b/i;
+// Words that say a part of the company is named ("its Gaming segment"), not words its row prints.
+const PART_KINDS = new Set(['segment', 'segments', 'division', 'divisions'].map(canonicalTerm));
 // Words a question asks for a figure with; they name no row.
 const PHRASING = new Set(['amount', 'value', 'figure', 'level', 'reported'].map(canonicalTerm));
 /** A cell that is one number as filings print it. */
@@ -78,6 +81,27 @@ function printsMeasure(row: Passage, lookup: Lookup): boolean {
   // inventories on the cash flow statement, an investee's gross profit in a note).
   if (measure.statement && statementOf(row.row.title ?? '') !== measure.statement) return false;
   const words = labelWords(`${row.row.section ?? ''} ${row.row.label}`);
+  return derived.every((w) => words.includes(w));
+}
+
+/**
+ * Whether a row prints the measure of a part of the company (see {@link Lookup.part}): the measure as its section
+ * heading and the part's name as its label ("Revenue" then "More Personal Computing 13,666"), or the other way round
+ * ("AWS" then "Net sales 23,059"), on any page (segment notes have no statement title). A word asking for a computed
+ * figure must be in the section or the label too.
+ */
+function printsPart(row: Passage, lookup: Lookup): boolean {
+  const { measure, part, derived } = lookup;
+  const section = row.row?.section;
+  if (!row.row || !measure || !part || section === undefined) return false;
+  const names = (text: string) => {
+    const words = labelWords(text);
+    return part.every((word) => words.includes(word));
+  };
+  const label = row.row.label;
+  if (!(labelPrints(measure, section) && names(label)) && !(labelPrints(measure, label) && names(section)))
+    return false;
+  const words = labelWords(`${section} ${label}`);
   return derived.every((w) => words.includes(w));
 }
 
@@ -144,6 +168,12 @@ interface Lookup {
   words: string[];
   /** The measure of the synonym table the question names, when it names exactly one. */
   measure?: Measure;
+  /**
+   * The names that say which part of the company the measure is asked of ("Personal Computing" in "the revenue of
+   * its Personal Computing segment"), in canonical form: the row that states it prints the measure as its label or
+   * its section heading, and the part's name as the other.
+   */
+  part?: string[];
   /** Words asking for a computed figure, which a fitting row's label must hold too. */
   derived: string[];
 }
@@ -167,8 +197,8 @@ const QUARTER = /\b(?:q[1-4]|[1-4]q|quarter|quarterly|10-?q)\b/i;
  * What `query` asks one value of, read against `file` and the names its pages read say (`names`): undefined when it
  * asks for no single value (no period or two, a reason, a choice), or names a company that neither the file name
  * nor its pages hold. Other names are words of the measure (questions capitalize row labels, "the Accrued
- * compensation"); with a measure of the synonym table, a name that is not one of its words qualifies the measure (a
- * segment's revenue) and there is no single row to state.
+ * compensation"); with a measure of the synonym table, a name that is not one of its words names the part of the
+ * company the measure is asked of (a segment's revenue), and only a row that names that part states it.
  */
 function lookupOf(query: QuestionQuery, file: string, names: readonly string[] = []): Lookup | undefined {
   // The first clause asks; ", and which initiatives…" after it asks for more than the value.
@@ -199,13 +229,17 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
   );
   const measures = questionMeasures(ask);
   const others = query.entities.filter((e) => !company.includes(e));
-  const measure =
-    measures.length === 1 && others.every((e) => measureWords(measures[0]!).has(canonicalTerm(e)))
-      ? measures[0]
-      : undefined;
+  const measure = measures.length === 1 ? measures[0] : undefined;
+  // Other names than the measure's words name the part of the company asked of (a segment, a product line).
+  const part = measure ? others.map(canonicalTerm).filter((e) => !measureWords(measure).has(e)) : [];
   // A word right before the measure that qualifies it ("services revenue", "segment revenue") asks for a part: the
-  // row that states it must say that word too, as a word asking for a computed figure must.
-  derived.push(...measureQualifiers(ask, company).filter((word) => !derived.includes(word)));
+  // row that states it must say that word too, as a word asking for a computed figure must; "segment" only says
+  // that a part is named.
+  derived.push(
+    ...measureQualifiers(ask, company).filter(
+      (word) => !derived.includes(word) && !(part.length > 0 && PART_KINDS.has(word)),
+    ),
+  );
   if (words.length === 0 && !measure) return undefined;
   return {
     ...(year ? { year } : {}),
@@ -215,6 +249,7 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
     company,
     words: [...new Set([...words, ...derived])],
     ...(measure ? { measure } : {}),
+    ...(part.length > 0 ? { part } : {}),
     derived,
   };
 }
@@ -225,9 +260,11 @@ function fitsQuery(row: Passage, query: QuestionQuery): Lookup | undefined {
   // A measure of the synonym table is read by the table's labels and statement; any other by the label quoted.
   // A label quoted on a page with no statement title (a table under a plain heading) is read as any quoted label.
   const untitled = statementOf(row.row?.title ?? '') === undefined;
-  const fits = lookup.measure
-    ? printsMeasure(row, lookup) || (untitled && quoted(row, query.text, lookup.words))
-    : quoted(row, query.text, lookup.words);
+  const fits = lookup.part
+    ? printsPart(row, lookup)
+    : lookup.measure
+      ? printsMeasure(row, lookup) || (untitled && quoted(row, query.text, lookup.words))
+      : quoted(row, query.text, lookup.words);
   return fits ? lookup : undefined;
 }
 
@@ -302,6 +339,13 @@ export function statedAnswer(
   const scale = unit && !value.endsWith('%') && !perShare ? ` ${unit}` : '';
   const who = lookup.company.map((e) => query.names[query.entities.indexOf(e)]).join(' ');
   const bare = /^(?:fy\s*)?(?:19|20)\d\d$/i.test(column);
-  const what = bare ? `${column.replace(/^fy\s*/i, '')} ${label}` : `${label}, ${column}`;
+  // A part's row says the measure in its section heading or its label: both are named, the part's first.
+  const stated =
+    lookup.part && section !== undefined
+      ? labelPrints(lookup.measure!, section)
+        ? `${label} ${section.toLowerCase()}`
+        : `${section} ${label.toLowerCase()}`
+      : label;
+  const what = bare ? `${column.replace(/^fy\s*/i, '')} ${stated}` : `${stated}, ${column}`;
   return { line: `Answer: ${who ? `${who} ` : ''}${what}: ${value}${scale} (${row.citation})`, row };
 }

@@ -336,10 +336,11 @@ function tableRow(
   label: string,
   values: readonly string[],
   header: readonly string[] | undefined,
+  labelAt = at,
 ): TableRow {
   const cells = values.map((v) => v.replace(/\s+/g, ' ').trim());
   const unit = unitAbove(lines, at);
-  const section = sectionAbove(lines, at, (line) => (cellsOf(line) ?? spacedRow(line)) !== undefined);
+  const section = sectionAbove(lines, at, (line) => (cellsOf(line) ?? spacedRow(line)) !== undefined, labelAt);
   const title = titleOf(lines, at);
   const periods = periodsOf(lines, at);
   return {
@@ -493,7 +494,7 @@ function candidatesOf(body: string): Candidate[] {
       const start = labelStart(lines, lineIndex, cells[0]!, rowLines);
       const label = [...lines.slice(start, lineIndex).map((l) => l.trim()), cells[0]!].join(' ');
       const text = rowText(label, cells.slice(1), header);
-      const row = tableRow(lines, lineIndex, label, cells.slice(1), header);
+      const row = tableRow(lines, lineIndex, label, cells.slice(1), header, start);
       out.push({
         text: clip(text),
         label,

@@ -74,4 +74,19 @@ describe('statement layouts', () => {
     expect(sectionAbove(lines, 3, isRow)).toBe('Net income per share');
     expect(sectionAbove(['2024 2023', 'Revenue 1 2'], 1, isRow)).toBeUndefined();
   });
+
+  it('finds a heading written without a colon only on the line right above the rows under it', () => {
+    const isRow = (line: string) => /\d/.test(line);
+    const lines = ['2024 2023', 'Operating Income', 'Devices 3,000 1,000', 'Cloud 1,200 900'];
+    expect(sectionAbove(lines, 3, isRow)).toBe('Operating Income');
+    // A sentence, a long line or one with a number is no heading; nor a line a label wraps from.
+    expect(sectionAbove(['2024 2023', 'Revenue rose in every segment.', 'Devices 3 1'], 2, isRow)).toBeUndefined();
+    expect(
+      sectionAbove(['2024 2023', 'Total for the segments we report on here', 'Devices 3 1'], 2, isRow),
+    ).toBeUndefined();
+    const wrapped = ['2024 2023', 'Purchases of intangible', 'assets (349) (1,206)'];
+    expect(sectionAbove(wrapped, 2, isRow, 1)).toBeUndefined();
+    // A label-only line below it (one cell a line) is no row: the heading is not taken.
+    expect(sectionAbove(['2024 2023', 'Revenue', 'Devices', '3,000'], 2, isRow)).toBeUndefined();
+  });
 });

@@ -135,20 +135,39 @@ export function columnPeriod(label: string): { year?: string; months?: number } 
   return { ...(years ? { year: years[years.length - 1]! } : {}), ...(months ? { months } : {}) };
 }
 
+/** Most words of a section heading written without a colon ("Operating Income", "Data Center and AI"). */
+export const MAX_PLAIN_HEADING_WORDS = 6;
+
+/** Whether `line` (trimmed) reads as a heading without a colon: a few words, capitalized, no number, no sentence's end. */
+function isPlainHeading(line: string): boolean {
+  return (
+    /^\p{Lu}/u.test(line) &&
+    !/\d/.test(line) &&
+    !/[.,;:)]$/.test(line) &&
+    line.split(/\s+/).length <= MAX_PLAIN_HEADING_WORDS
+  );
+}
+
 /**
  * The section heading row `at` stands under: the nearest line above it, within its table, that holds no number and
- * ends with a colon ("Net income per share:"), without the colon. Undefined when a header or a blank line comes first.
+ * ends with a colon ("Net income per share:"), without the colon; or a heading without a colon ("Revenue", "Operating
+ * Income" in a segment note) on the line right above the rows under it. Undefined when a header or a blank line comes
+ * first. `labelAt` is where the row's label starts when it wraps from the lines above (see `labelStart`).
  */
 export function sectionAbove(
   lines: readonly string[],
   at: number,
   isRow: (line: string) => boolean,
+  labelAt = at,
 ): string | undefined {
-  for (let lineIndex = at - 1; lineIndex >= Math.max(0, at - 40); lineIndex -= 1) {
+  // The line below a heading must be a row: the row's own label start counts as its row.
+  const headsRows = (below: number) => isRow(lines[below === labelAt ? at : below]!.trim());
+  for (let lineIndex = labelAt - 1; lineIndex >= Math.max(0, at - 40); lineIndex -= 1) {
     const line = lines[lineIndex]!.trim();
     if (line === '' || hasPeriod(headerParts(line))) return undefined;
     if (isRow(line)) continue;
     if (/:$/.test(line) && !/\d/.test(line)) return line.replace(/:$/, '').trim();
+    if (isPlainHeading(line) && headsRows(lineIndex + 1)) return line;
   }
   return undefined;
 }
