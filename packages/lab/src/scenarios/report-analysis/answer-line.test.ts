@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerLine } from './answer-line.js';
+import { answerLine, fittingRows } from './answer-line.js';
 import { findPassages } from './passages.js';
 import { folderCorpus, runReportAnalysis } from './run.js';
 
@@ -281,10 +281,39 @@ describe('the one-line answer', () => {
       expect(await answer("What was Acme's Cloud Services segment revenue in 2024?")).not.toMatch(/^Answer: /m);
       expect(await answer("What was Acme's Robotics segment revenue in Q2 2024?")).not.toMatch(/^Answer: /m);
       expect(await answer("What was Acme's revenue by segment in Q2 2024?")).not.toMatch(/^Answer: /m);
+      // "Acme Devices" may be the company's name: without "segment" the other name is no part asked of.
+      expect(await answer("What was Acme Devices' revenue in Q2 2024?")).not.toMatch(/^Answer: .*9,000/m);
       // Two segments asked: one segment's row is half the answer.
       expect(await answer("What was the revenue of Zeta's retail and AWS segments in Q2 2024?")).not.toMatch(
         /^Answer: /m,
       );
+    });
+
+    it("gives no segment line when a statement line and a note disagree, or the rows' heading is unclear", () => {
+      const head = ['(In millions)', 'Three Months Ended', 'June 29, 2024 July 1, 2023'];
+      const income = ['CONDENSED CONSOLIDATED STATEMENTS OF INCOME', ...head, 'Revenue', 'Products $ 9,000 $ 4,000'];
+      const note = ['Segment information', ...head, 'Revenue', 'Hardware $ 7,500 $ 3,000'];
+      const line = (question: string, pages: string[][]) => {
+        const sources = pages.map((lines, at) => ({ uri: `2024 Q2 ACME.pdf#${at + 3}`, body: lines.join('\n') }));
+        const passages = findPassages(question, sources, 20);
+        return answerLine(question, passages, fittingRows(question, passages));
+      };
+      // Services: 4,000 on the income statement, 5,500 in the segment note.
+      const services = "What was the revenue of Acme's Services segment in Q2 2024?";
+      expect(
+        line(services, [
+          [...income, 'Services 4,000 3,000'],
+          [...note, 'Services 5,500 4,000'],
+        ]),
+      ).toBeUndefined();
+      expect(line(services, [[...note, 'Services 5,500 4,000']])).toMatch(
+        /^Answer: Acme Services revenue, .*: 5,500 million/,
+      );
+      // Rows under a heading that is not read ("Operating income (loss)") are not the revenue rows above it.
+      const unclear = [...note, 'Operating income (loss)', 'Hardware 3,000 1,000', 'Corporate Unallocated (500) (400)'];
+      expect(
+        line("What was the revenue of Acme's Corporate Unallocated segment in Q2 2024?", [unclear]),
+      ).toBeUndefined();
     });
 
     it('reads a row label that wraps onto its values line', () => {

@@ -44,6 +44,8 @@ const YES_OR_NO = /^\s*(?:did|does|do|is|are|was|were|has|have|had|can|could|wil
 // segment", "the revenue of its e-commerce and AWS segments"): its answer is several rows, and one row is not it.
 const PARTS =
   /\b(?:breakdown|broken\s+down|break\s+down|split|composition|components|each|various|segments|divisions|by\s+(?:segment|region|geography|product|category|type|line)s?)\b/i;
+/** Most words a row's label may hold besides the part's name it states ("More" in "More Personal Computing"). */
+export const MAX_EXTRA_PART_WORDS = 1;
 // Words that say a part of the company is named ("its Gaming segment"), not words its row prints.
 const PART_KINDS = new Set(['segment', 'segments', 'division', 'divisions'].map(canonicalTerm));
 // Words a question asks for a figure with; they name no row.
@@ -94,9 +96,10 @@ function printsPart(row: Passage, lookup: Lookup): boolean {
   const { measure, part, derived } = lookup;
   const section = row.row?.section;
   if (!row.row || !measure || !part || section === undefined) return false;
+  // The part's words, and at most one word more ("More Personal Computing" for "Personal Computing").
   const names = (text: string) => {
     const words = labelWords(text);
-    return part.every((word) => words.includes(word));
+    return part.every((word) => words.includes(word)) && words.length <= part.length + MAX_EXTRA_PART_WORDS;
   };
   const label = row.row.label;
   if (!(labelPrints(measure, section) && names(label)) && !(labelPrints(measure, label) && names(section)))
@@ -229,9 +232,14 @@ function lookupOf(query: QuestionQuery, file: string, names: readonly string[] =
   );
   const measures = questionMeasures(ask);
   const others = query.entities.filter((e) => !company.includes(e));
-  const measure = measures.length === 1 ? measures[0] : undefined;
-  // Other names than the measure's words name the part of the company asked of (a segment, a product line).
-  const part = measure ? others.map(canonicalTerm).filter((e) => !measureWords(measure).has(e)) : [];
+  const named = measures.length === 1 ? measures[0] : undefined;
+  // Other names than the measure's words name the part of the company asked of when the question says it asks of a
+  // part ("its Personal Computing segment"); else they may be the rest of the company's name ("Acme Devices"), and no
+  // row of the synonym table is taken to state the measure.
+  const otherNames = named ? others.map(canonicalTerm).filter((e) => !measureWords(named).has(e)) : [];
+  const asksPart = wordTokens(ask).some((word) => PART_KINDS.has(canonicalTerm(word)));
+  const part = asksPart ? otherNames : [];
+  const measure = otherNames.length === 0 || part.length > 0 ? named : undefined;
   // A word right before the measure that qualifies it ("services revenue", "segment revenue") asks for a part: the
   // row that states it must say that word too, as a word asking for a computed figure must; "segment" only says
   // that a part is named.
@@ -315,9 +323,12 @@ export function statedAnswer(
     if (lookup) fitting.set(`${row.citation}\n${row.text}`, { row, lookup, ...cellOf(row, lookup) });
   }
   // Rows on a page titled as the measure's statement are the measure; an untitled page's (a note) only without them.
+  // A part's measure is read from every row that names the part: a note's figure and a statement line must agree.
   const titled = [...fitting.values()].filter(
     ({ row, lookup }) =>
-      lookup.measure?.statement !== undefined && statementOf(row.row?.title ?? '') === lookup.measure.statement,
+      !lookup.part &&
+      lookup.measure?.statement !== undefined &&
+      statementOf(row.row?.title ?? '') === lookup.measure.statement,
   );
   // A row whose header was not read (no columns) says nothing of the period; one with columns but not one for the
   // period (two periods, or none) leaves it in doubt.

@@ -86,6 +86,19 @@ describe('statement layouts', () => {
     ).toBeUndefined();
     const wrapped = ['2024 2023', 'Purchases of intangible', 'assets (349) (1,206)'];
     expect(sectionAbove(wrapped, 2, isRow, 1)).toBeUndefined();
+    // Rows under a line that is no heading stand under no known section, not the heading above it.
+    const unclear = ['2024 2023', 'Revenue', 'Devices 9 4', 'Operating income (loss)', 'Devices 3 1'];
+    expect(sectionAbove(unclear, 4, isRow)).toBeUndefined();
+    // The first line of a row's wrapped label heads nothing: the rows below it keep the heading above.
+    const wrappedAbove = [
+      '2024 2023',
+      'Operating Income',
+      'Devices 3 1',
+      'Revenue from',
+      'external customers 5 4',
+      'Cloud 1 2',
+    ];
+    expect(sectionAbove(wrappedAbove, 5, isRow)).toBe('Operating Income');
     // A label-only line below it (one cell a line) is no row: the heading is not taken.
     expect(sectionAbove(['2024 2023', 'Revenue', 'Devices', '3,000'], 2, isRow)).toBeUndefined();
   });

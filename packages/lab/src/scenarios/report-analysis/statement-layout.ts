@@ -152,7 +152,9 @@ function isPlainHeading(line: string): boolean {
  * The section heading row `at` stands under: the nearest line above it, within its table, that holds no number and
  * ends with a colon ("Net income per share:"), without the colon; or a heading without a colon ("Revenue", "Operating
  * Income" in a segment note) on the line right above the rows under it. Undefined when a header or a blank line comes
- * first. `labelAt` is where the row's label starts when it wraps from the lines above (see `labelStart`).
+ * first, or when the line right above the rows is no heading ("Operating income (loss)", a value of a row written one
+ * cell a line): the rows are then not known to stand under a heading further up. A line a row's label wraps from
+ * (the row goes on in lower case) belongs to that row. `labelAt` is where row `at`'s own label starts.
  */
 export function sectionAbove(
   lines: readonly string[],
@@ -160,14 +162,18 @@ export function sectionAbove(
   isRow: (line: string) => boolean,
   labelAt = at,
 ): string | undefined {
-  // The line below a heading must be a row: the row's own label start counts as its row.
-  const headsRows = (below: number) => isRow(lines[below === labelAt ? at : below]!.trim());
+  /** Whether line `below` starts a row with a new label: a row's line, not the lower-case rest of a wrapped label. */
+  const startsRow = (below: number): boolean => {
+    const row = lines[below === labelAt ? at : below]?.trim();
+    const start = lines[below]?.trim() ?? '';
+    return row !== undefined && isRow(row) && !/^\p{Ll}/u.test(start);
+  };
   for (let lineIndex = labelAt - 1; lineIndex >= Math.max(0, at - 40); lineIndex -= 1) {
     const line = lines[lineIndex]!.trim();
     if (line === '' || hasPeriod(headerParts(line))) return undefined;
     if (isRow(line)) continue;
     if (/:$/.test(line) && !/\d/.test(line)) return line.replace(/:$/, '').trim();
-    if (isPlainHeading(line) && headsRows(lineIndex + 1)) return line;
+    if (startsRow(lineIndex + 1)) return isPlainHeading(line) ? line : undefined;
   }
   return undefined;
 }
