@@ -78,6 +78,10 @@ describe('rejectCompressorOutput', () => {
       'I’m unable to do that',
       'As an AI, I cannot',
       'As an AI.',
+      // As a case-insensitive pattern reads them: ſ is an s, a space may come before the apostrophe.
+      'ſorry, no',
+      'Aſ an AI, no',
+      "I 'm unable to help",
     ]) {
       expect(rejectCompressorOutput(output, long), output).toMatch(/refusal/u);
     }
@@ -87,6 +91,7 @@ describe('rejectCompressorOutput', () => {
     for (const output of [
       'Order placed Monday; sorry note from the user.',
       'As an AIM member',
+      'As an AIſ model',
       'Sorrya',
       'I can do it',
     ]) {

@@ -6,6 +6,7 @@
  */
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { ModelBehaviorError } from '../errors.js';
+import { foldCase } from '../text/ascii-fold.js';
 import { isAsciiWordCode } from '../text/characters.js';
 import { modelLabel, resolveModel, type ModelSpec, type ResolveModelOptions } from '../models/resolve.js';
 import { withRetry, type RetryOptions } from '../models/retry.js';
@@ -67,6 +68,7 @@ export const REFUSAL_OPENINGS: readonly string[] = [
   "i won't",
   'i am unable',
   "i'm unable",
+  "i 'm unable",
   'i am not able',
   "i'm not able",
 ];
@@ -76,7 +78,7 @@ export const REFUSAL_WORD_OPENINGS: readonly string[] = ['as an ai'];
 
 /** Whether `text` (trimmed) opens as a refusal: {@link REFUSAL_OPENINGS} or {@link REFUSAL_WORD_OPENINGS}. */
 function readsAsRefusal(text: string): boolean {
-  const opening = text.slice(0, 40).toLowerCase().replaceAll('’', "'");
+  const opening = foldCase(text.slice(0, 40)).replaceAll('’', "'");
   return (
     REFUSAL_OPENINGS.some((refusal) => opening.startsWith(refusal)) ||
     REFUSAL_WORD_OPENINGS.some(

@@ -249,7 +249,8 @@ const STEP_ARROW = ' → ';
 
 /** The label and text of a summary's step line (see {@link render}), or undefined for any other line. */
 function stepLine(line: string): { label: string; text: string } | undefined {
-  if (!line.startsWith(STEP_BULLET)) return undefined;
+  // A step is one line; a line terminator other than `\n` inside it makes it text of an earlier step.
+  if (!line.startsWith(STEP_BULLET) || [...'\r\u2028\u2029'].some((end) => line.includes(end))) return undefined;
   const arrow = line.indexOf(STEP_ARROW, STEP_BULLET.length);
   return arrow < 0
     ? undefined

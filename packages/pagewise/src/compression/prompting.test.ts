@@ -226,10 +226,12 @@ describe('the query-aware extractive summarizer (offline stand-in)', () => {
   });
 
   it("reads a previous summary's step lines back under their own labels, other lines as earlier steps", async () => {
-    const previousSummary = '- get_order → T-Shirt delivered for 53.43\nnot a step line';
+    const previousSummary = '- get_order → T-Shirt delivered for 53.43\nnot a step line\n- split\r → line';
     const text = await querySummarizer().compress({ ...input(400), previousSummary, turns: [] }, ctx);
     expect(text).toMatch(/^- get_order → /mu);
     expect(text).toContain('- earlier → not a step line');
+    // A line terminator inside a line makes it no step line.
+    expect(text).not.toMatch(/^- split/mu);
   });
 
   it('keeps a field a tool result names __proto__ as a field of the summarized record', async () => {

@@ -4,6 +4,7 @@
  * "Error", "ERROR" and "error" are one word and "errors" or "error_code" are other words. The long s (ſ) and
  * the Kelvin sign (K) are read as the `s` and `k` they fold to.
  */
+import { foldCase } from './ascii-fold.js';
 import { isAsciiWordCode } from './characters.js';
 
 /** Single words that report a failure. */
@@ -47,10 +48,7 @@ const KELVIN = 0x212a;
 const isWordCode = (code: number): boolean => isAsciiWordCode(code) || code === LONG_S || code === KELVIN;
 
 /** The word of `text` from `start` to `end`, in lower case, with ſ and K read as `s` and `k`. */
-function lowerWord(text: string, start: number, end: number): string {
-  const word = text.slice(start, end).toLowerCase();
-  return word.includes('\u017f') ? word.replaceAll('\u017f', 's') : word;
-}
+const lowerWord = (text: string, start: number, end: number): string => foldCase(text.slice(start, end));
 
 /** Whether `text` holds one of {@link ERROR_WORDS} as a whole word, or one of {@link ERROR_PHRASES}. */
 export function hasErrorWord(text: string): boolean {

@@ -20,7 +20,7 @@ describe('hasIdentifier', () => {
   });
 
   it('reads a number with an ordinal, time or unit suffix as no code, in any case, and other mixes as codes', () => {
-    for (const token of ['21st', '1960s', '11PM', '250kg', '1200mm', '4000K'])
+    for (const token of ['21st', '1960s', '11PM', '250kg', '1200mm', '4000K', '1960ſ'])
       expect(isIdentifierToken(token), token).toBe(false);
     for (const token of ['12ab', '1200mx', 'W123', 'st12']) expect(isIdentifierToken(token), token).toBe(true);
   });

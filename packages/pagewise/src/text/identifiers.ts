@@ -4,6 +4,7 @@
  * its next call, so compressors protect them and join steps by them.
  */
 
+import { foldCase } from './ascii-fold.js';
 import { hasDigit, hasLetter, isAsciiDigit, isAsciiUpper, isAsciiWordCode } from './characters.js';
 import { fieldNamePattern } from './field-names.js';
 
@@ -46,7 +47,7 @@ const NUMBER_SUFFIXES: ReadonlySet<string> = new Set([
 function isNumberWithSuffix(token: string): boolean {
   let digits = 0;
   while (digits < token.length && isAsciiDigit(token.charCodeAt(digits))) digits += 1;
-  return digits > 0 && NUMBER_SUFFIXES.has(token.slice(digits).toLowerCase());
+  return digits > 0 && NUMBER_SUFFIXES.has(foldCase(token.slice(digits)));
 }
 
 const ID_TOKEN = /[#\w][\w-]*/gu;

@@ -26,6 +26,7 @@
  * The learned score of a unit is σ(bias + Σ wᵢ·fᵢ), with the weights of {@link LearnedParams}, fitted by
  * `npm run train:compressor` on unit labels (holds gold evidence or not) of the suite's tuning splits.
  */
+import { foldCase } from '../../text/ascii-fold.js';
 import { hasDigit } from '../../text/characters.js';
 
 /** The feature names, in the order of a feature vector. */
@@ -170,7 +171,7 @@ export function isListItem(text: string): boolean {
 /** The label of a `Label: value` line (not a URL's scheme), or undefined. */
 export function lineLabel(text: string): string | undefined {
   const label = LABEL_LINE.exec(text)?.[1];
-  return label === undefined || URL_SCHEMES.has(label.trim().toLowerCase()) ? undefined : label.trim();
+  return label === undefined || URL_SCHEMES.has(foldCase(label.trim())) ? undefined : label.trim();
 }
 
 /** Share of the words of `text` that hold a digit (0 for no words). */
