@@ -316,6 +316,23 @@ describe('the one-line answer', () => {
       ).toBeUndefined();
     });
 
+    it('reads the periods of a row that ends with a change its header does not name, and quotes the change', () => {
+      const mdna = [
+        '(In millions, except percentages) 2024 2023 Percentage Change',
+        'Revenue',
+        'Cloud Services $ 4,507 $ 2,704 67%',
+      ];
+      const plain = ['(In millions) 2024 2023', 'Revenue', 'Cloud Services $ 4,507 $ 2,704 67%'];
+      const rowOf = (lines: string[]) =>
+        findPassages('cloud services revenue', [{ uri: '2024 Q2 ACME.pdf#30', body: lines.join('\n') }], 1)[0];
+      const row = rowOf(plain);
+      expect(row?.row?.columns).toEqual(['2024', '2023']);
+      expect(row?.row?.values).toEqual(['$4,507', '$2,704']);
+      expect(row?.text).toContain('67%');
+      // Three values under a header of two years and a named change column: not cut.
+      expect(rowOf(mdna)?.row?.values).toHaveLength(3);
+    });
+
     it('reads a row label that wraps onto its values line', () => {
       const passages = findPassages(
         'acquisition of companies and purchases of intangible assets',

@@ -330,6 +330,17 @@ function unitAbove(lines: readonly string[], at: number): string | undefined {
   return undefined;
 }
 
+/**
+ * A row's values without a last percentage its header does not name: MD&A tables print each period's figure and then
+ * the change between them ("13,666 13,332 3%" under "2023 2022"), and the header names the periods only.
+ */
+function withoutChangeColumn(values: readonly string[], header: readonly string[] | undefined): readonly string[] {
+  const last = values[values.length - 1]?.trim() ?? '';
+  return header && values.length === header.length + 1 && last.endsWith('%') && !header.some((h) => h.includes('%'))
+    ? values.slice(0, -1)
+    : values;
+}
+
 function tableRow(
   lines: readonly string[],
   at: number,
@@ -493,8 +504,9 @@ function candidatesOf(body: string): Candidate[] {
       const header = headerAbove(lines, lineIndex);
       const start = labelStart(lines, lineIndex, cells[0]!, rowLines);
       const label = [...lines.slice(start, lineIndex).map((l) => l.trim()), cells[0]!].join(' ');
+      // The passage quotes every cell; the row's periods are read without a change column the header does not name.
       const text = rowText(label, cells.slice(1), header);
-      const row = tableRow(lines, lineIndex, label, cells.slice(1), header, start);
+      const row = tableRow(lines, lineIndex, label, withoutChangeColumn(cells.slice(1), header), header, start);
       out.push({
         text: clip(text),
         label,
