@@ -4,9 +4,16 @@
  * patterns several times slower. A text holding neither character matches a pattern of ASCII literals,
  * classes, `\b`, `\d`, `\s`, `\S` and `\w` the same with `i` alone, so the slow form runs only on such texts.
  */
+import { isAsciiWordCode } from './characters.js';
 
 // ſ (long s) and K (Kelvin sign): the two non-ASCII characters that fold to ASCII letters under `iu`.
-const foldsToAscii = (text: string): boolean => text.includes('\u017f') || text.includes('\u212a');
+const LONG_S = '\u017f';
+const KELVIN = '\u212a';
+const foldsToAscii = (text: string): boolean => text.includes(LONG_S) || text.includes(KELVIN);
+
+/** Whether a UTF-16 code is a word character as `\w` reads it under `iu`: ASCII `\w`, or ſ or K. */
+export const isFoldedWordCode = (code: number): boolean =>
+  isAsciiWordCode(code) || code === LONG_S.charCodeAt(0) || code === KELVIN.charCodeAt(0);
 
 /**
  * `text` in lower case as the `iu` flags compare it with ASCII words: ſ read as `s` (the Kelvin sign already
@@ -14,7 +21,7 @@ const foldsToAscii = (text: string): boolean => text.includes('\u017f') || text.
  */
 export function foldCase(text: string): string {
   const lower = text.toLowerCase();
-  return lower.includes('\u017f') ? lower.replaceAll('\u017f', 's') : lower;
+  return lower.includes(LONG_S) ? lower.replaceAll(LONG_S, 's') : lower;
 }
 
 /**

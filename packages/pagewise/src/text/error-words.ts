@@ -4,8 +4,7 @@
  * "Error", "ERROR" and "error" are one word and "errors" or "error_code" are other words. The long s (ſ) and
  * the Kelvin sign (K) are read as the `s` and `k` they fold to.
  */
-import { foldCase } from './ascii-fold.js';
-import { isAsciiWordCode } from './characters.js';
+import { foldCase, isFoldedWordCode as isWordCode } from './ascii-fold.js';
 
 /** Single words that report a failure. */
 export const ERROR_WORDS: ReadonlySet<string> = new Set([
@@ -40,12 +39,6 @@ export const ERROR_LINE_WORDS: ReadonlySet<string> = new Set(['error', 'exceptio
 
 /** At most this many characters that are not word characters ("[", "** ", "!! ") may come before an error line's word. */
 export const ERROR_LINE_LEAD_CHARS = 3;
-
-const LONG_S = 0x17f;
-const KELVIN = 0x212a;
-
-/** Whether the character at code `code` is a word character: ASCII `\w`, or ſ or K, which fold to ASCII letters. */
-const isWordCode = (code: number): boolean => isAsciiWordCode(code) || code === LONG_S || code === KELVIN;
 
 /** The word of `text` from `start` to `end`, in lower case, with ſ and K read as `s` and `k`. */
 const lowerWord = (text: string, start: number, end: number): string => foldCase(text.slice(start, end));
