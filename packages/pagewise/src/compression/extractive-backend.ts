@@ -19,7 +19,7 @@ import type { CompressionInput, CompressorBackend } from './backend.js';
 import { hasDigit } from '../text/characters.js';
 import { wordTokens } from '../text/words.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { compressExtractive } from './extractive.js';
+import { compressExtractive, zeroBudgetResult } from './extractive.js';
 import { bm25Scores, normalized, type PreparedQuery } from './extractive/search.js';
 import { suffixQueries, type SuffixQuery } from './suffix-queries.js';
 import { joiningIds } from '../text/identifiers.js';
@@ -279,7 +279,9 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
   // is relative to the rest of a document, so compressing the survivors again would only lose more.
   const compressible = (entry: SummaryEntry): boolean => !entry.compressed && !(chat && isMessage(entry));
   const rules = roomyRules(input.guideline.rules, previous, fresh, compressible, input.maxTokens);
-  const shared = sharedKeys([...previous, ...fresh]).slice(previous.length);
+  // The ids of each entry's text, found once: the budget's cut below reads them again for the entries it keeps.
+  const idsOf = textMemo(joiningIds);
+  const shared = sharedKeys([...previous, ...fresh], idsOf).slice(previous.length);
   // The task and the current objective, and what later steps use of each one; never all other steps,
   // whose words would give every part of the result the same relevance.
   const queries = laterStepQueries(goal, fresh);
@@ -322,7 +324,7 @@ function compressHistory(input: CompressionInput, keepHandles: boolean, scoring:
     compressed.splice(0, compressed.length, ...withKept(pickSentences(ranking, target)));
   }
   const entries = withoutRepeats([...previous, ...compressed.filter((e) => !isMessage(e) || e.payload !== '')]);
-  return fitBudget(entries, goal, input.guideline.rules, input.maxTokens, scoring);
+  return fitBudget(entries, goal, input.guideline.rules, input.maxTokens, scoring, idsOf);
 }
 
 /**
@@ -527,6 +529,10 @@ function compressPayload(
   maxTokens?: number,
   keys = '',
 ): string {
+  if (maxTokens !== undefined && maxTokens <= 0) {
+    const known = zeroBudgetResult(payload);
+    if (known !== undefined) return known;
+  }
   return compressExtractive(payload, {
     query,
     rules,
@@ -542,14 +548,30 @@ function compressPayload(
  * the task is about, among twenty the task's words do not tell apart. Only ids join, and only across
  * kinds: shared words, or a product two orders both bought, would make every record equally relevant.
  */
-function sharedKeys(entries: readonly SummaryEntry[]): string[] {
-  const keys = entries.map((e) => joiningIds(`${e.label} ${e.payload}`));
+function sharedKeys(
+  entries: readonly SummaryEntry[],
+  idsOf: (text: string) => ReadonlySet<string> = joiningIds,
+): string[] {
+  const keys = entries.map((e) => idsOf(`${e.label} ${e.payload}`));
   const kindsOf = new Map<string, Set<string>>();
   keys.forEach((set, index) => {
     for (const key of set) kindsOf.set(key, (kindsOf.get(key) ?? new Set()).add(kindOf(entries[index]!)));
   });
   // Each key's kinds include the entry's own: a second one is another kind.
   return keys.map((set) => [...set].filter((k) => (kindsOf.get(k)?.size ?? 0) > 1).join(' '));
+}
+
+/** `of`, computed once per distinct text (for one pass over a history: the map lives as long as the pass). */
+function textMemo<T>(of: (text: string) => T): (text: string) => T {
+  const memo = new Map<string, T>();
+  return (text) => {
+    let value = memo.get(text);
+    if (value === undefined) {
+      value = of(text);
+      memo.set(text, value);
+    }
+    return value;
+  };
 }
 
 /** The kind of a summary entry: its tool, `[user]`, `[assistant]` or `[earlier summary]`. */
@@ -624,6 +646,7 @@ function fitBudget(
   rules: ExtractiveRules,
   maxTokens: number,
   scoring: Scoring,
+  idsOf?: (text: string) => ReadonlySet<string>,
 ): string {
   let text = formatSummaryEntries(entries);
   let total = countTokens(text);
@@ -631,7 +654,7 @@ function fitBudget(
   const capOnly: ExtractiveRules = { ...rules, ratio: 1 };
   const sizes = entries.map((e) => countTokens(e.payload));
   const fixed = total - sizes.reduce((sum, n) => sum + n, 0);
-  const shared = sharedKeys(entries);
+  const shared = sharedKeys(entries, idsOf);
   const queries = laterStepQueries(goal, entries);
   const memo = new Map<string, string>();
   const last = entries.length - 1;

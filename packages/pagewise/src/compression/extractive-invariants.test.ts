@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countTokens } from '../tokens/tokenizer.js';
-import { compressExtractive } from './extractive.js';
+import { compressExtractive, zeroBudgetResult } from './extractive.js';
 import { errorFirstLine } from './extractive/units.js';
 import { JsonNumber, parseJsonSource, type JsonSourceValue } from './json-source.js';
-import { DEFAULT_OBSERVATION_RULES, type ExtractiveRules } from './rules.js';
+import { DEFAULT_HISTORY_RULES, DEFAULT_OBSERVATION_RULES, type ExtractiveRules } from './rules.js';
 import { tokenBudget } from './token-budget.js';
 
 // The marker a cut JSON list ends with (see omittedMarker); group 1 is the number of items left out.
@@ -233,6 +233,38 @@ describe('compressExtractive invariants', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('at no budget at all, give back what zeroBudgetResult says without running, whatever the rules and query', () => {
+    // The shortcut a history summary takes for each entry cut to a cap of zero: it must be the pipeline's own
+    // answer, on every format, with keep, drop and score-floor rules, and on whitespace and arbitrary strings.
+    const anyRules = fc.constantFrom<ExtractiveRules>(
+      DEFAULT_OBSERVATION_RULES,
+      DEFAULT_HISTORY_RULES,
+      { ...DEFAULT_OBSERVATION_RULES, ratio: 1, minScore: 0.4 },
+      { ...DEFAULT_OBSERVATION_RULES, keepPatterns: ['\\d'], dropPatterns: ['order'] },
+      { ...DEFAULT_OBSERVATION_RULES, jsonKeepFields: ['id'], jsonDropFields: ['tags'] },
+    );
+    const someInput = fc.oneof(
+      anyInput,
+      fc.string({ maxLength: 300, unit: 'grapheme' }),
+      fc.constantFrom(' ', '\n\n\t ', '{}', '[]', '"text"', '{"error": null}'),
+    );
+    const query = fc.constantFrom('', 'refund the order #W2575533', 'net income 2019');
+    let known = 0;
+    fc.assert(
+      fc.property(someInput, anyRules, query, (input, ruleSet, question) => {
+        const expected = compressExtractive(input, { query: question, rules: ruleSet, maxTokens: 0 }).text;
+        const shortcut = zeroBudgetResult(input);
+        if (shortcut !== undefined) {
+          known += 1;
+          expect(shortcut).toBe(expected);
+        }
+      }),
+      { numRuns: 600 },
+    );
+    // Most inputs are known: the shortcut is taken, not only declined.
+    expect(known).toBeGreaterThan(300);
   });
 
   it('return an input with no cut point whole, and say so', () => {

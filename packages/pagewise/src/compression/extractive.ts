@@ -239,6 +239,22 @@ export function compressWithProbe(input: string, options: ExtractiveOptions, pro
   return { ...result, inputTokens };
 }
 
+/**
+ * What {@link compressExtractive} makes of `input` at `maxTokens: 0`, when that is known without running it
+ * (undefined when it is not). No unit fits in no tokens, so the input comes back whole (irreducible), whatever
+ * the query and the rules; only an error is kept at any budget (a text's error line, a JSON result's error
+ * fields), and a text of whitespace alone collapses to nothing. Those are left to the pipeline. Callers that cut
+ * many small entries to a common cap (a history summary over budget) skip the scoring of each.
+ */
+export function zeroBudgetResult(input: string): string | undefined {
+  const json = parseJsonContainer(input);
+  if (json !== undefined) return errorKeys(json).size > 0 ? undefined : input;
+  const lossless = collapseWhitespace(input);
+  if (lossless === '' || errorFirstLine(input) !== undefined || errorFirstLine(lossless) !== undefined)
+    return undefined;
+  return input;
+}
+
 /** Whether `rules` keep every unit when the budget allows: no drop pattern, no dropped field, no score floor. */
 function dropsNothing(rules: ExtractiveRules): boolean {
   return rules.minScore === undefined && rules.dropPatterns.length === 0 && rules.jsonDropFields.length === 0;
