@@ -111,6 +111,16 @@ export function historyTokens(items: readonly ContextItem[]): number {
   return items.reduce((sum, item) => sum + countTokens(itemText(item)), 0);
 }
 
+/** Whether the history part of a request is over `limit` tokens, counted only until it is. */
+function historyExceeds(items: readonly ContextItem[], limit: number): boolean {
+  let sum = 0;
+  for (const item of items) {
+    sum += countTokens(itemText(item));
+    if (sum > limit) return true;
+  }
+  return false;
+}
+
 /** The summary a summary item shows, without its preamble and fence: what a backend wrote. */
 export function summaryBody(text: string): string {
   return unfenceQuoted(text) ?? text;
@@ -163,7 +173,7 @@ function due(
   on: { threshold: number; batch: number; budget: number | undefined; guidelineRef: string },
 ): boolean {
   if (on.budget !== undefined) return measureRequest(request).total > on.budget;
-  if (historyTokens(request.items) <= on.threshold) return false;
+  if (!historyExceeds(request.items, on.threshold)) return false;
   return grownSinceCompaction(request.items, events, on.guidelineRef) >= on.batch;
 }
 

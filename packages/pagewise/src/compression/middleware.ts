@@ -28,7 +28,7 @@ import { fenceBoundary, neutralize } from '../paging/fence.js';
 import { PagingService } from '../paging/service.js';
 import type { CompactionEvent, Session, SessionEvent, ToolCallRecord } from '../session/types.js';
 import { Ledger } from '../tokens/ledger.js';
-import { countTokens } from '../tokens/tokenizer.js';
+import { countTokens, exceedsTokens } from '../tokens/tokenizer.js';
 import { DEFAULT_HISTORY_THRESHOLD, historyCompressor, type HistoryCompressorOptions } from './history.js';
 import { OBSERVATION_THRESHOLD, observationCompressor, type ObservationCompressorOptions } from './observation.js';
 import { resolveBackend, type CompressorSpec } from './resolve-backend.js';
@@ -190,14 +190,14 @@ function userText(message: Extract<LanguageModelV3Message, { role: 'user' }>): s
  * event again (see {@link historyOf}).
  */
 function messageEvents(message: LanguageModelV3Message, index: number): SessionEvent[] {
-  const base = { invocationId: 'ai-sdk', author: 'ai-sdk', timestamp: 0 };
+  // Written out field by field (no spread of shared fields): a first call makes one per message of the history.
   switch (message.role) {
     case 'system':
       return [];
-    case 'user': {
-      const text = userText(message);
-      return [{ ...base, id: `${index}`, kind: 'user', author: 'user', text }];
-    }
+    case 'user':
+      return [
+        { invocationId: 'ai-sdk', author: 'user', timestamp: 0, id: `${index}`, kind: 'user', text: userText(message) },
+      ];
     case 'assistant': {
       let text = '';
       const toolCalls: ToolCallRecord[] = [];
@@ -206,15 +206,20 @@ function messageEvents(message: LanguageModelV3Message, index: number): SessionE
         else if (part.type === 'tool-call')
           toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
       }
-      return [{ ...base, id: `${index}`, kind: 'model', text, toolCalls }];
+      return [
+        { invocationId: 'ai-sdk', author: 'ai-sdk', timestamp: 0, id: `${index}`, kind: 'model', text, toolCalls },
+      ];
     }
     case 'tool': {
       const events: SessionEvent[] = [];
-      message.content.forEach((part, partIndex) => {
-        if (part.type !== 'tool-result') return;
+      for (let partIndex = 0; partIndex < message.content.length; partIndex++) {
+        const part = message.content[partIndex]!;
+        if (part.type !== 'tool-result') continue;
         const { text, isError } = outputText(part.output);
         events.push({
-          ...base,
+          invocationId: 'ai-sdk',
+          author: 'ai-sdk',
+          timestamp: 0,
           id: `${index}.${partIndex}`,
           kind: 'tool-result',
           toolCallId: part.toolCallId,
@@ -222,7 +227,7 @@ function messageEvents(message: LanguageModelV3Message, index: number): SessionE
           output: text,
           isError,
         });
-      });
+      }
       return events;
     }
   }
@@ -621,8 +626,7 @@ function resultShower(cObs: ReturnType<typeof observationCompressor>, context: S
   // marker, it is fenced like a compressed one, so no path shows the model forged markers raw.
   const needsFence = (toolName: string, text: string): boolean =>
     neutralize(text, '') !== text ||
-    countTokens(text) >
-      (observation.toolThresholds?.[toolName] ?? observation.thresholdTokens ?? OBSERVATION_THRESHOLD);
+    exceedsTokens(text, observation.toolThresholds?.[toolName] ?? observation.thresholdTokens ?? OBSERVATION_THRESHOLD);
   // What each tool result is shown as, by call id, output kind and length, with its raw text to compare:
   // a result is compressed (or fenced) once, and every later call shows the same output object.
   const shownResults = new Map<string, ShownResult>();
@@ -869,9 +873,13 @@ async function compressHistory(
   const request: ContextRequest = { instruction: [], items: eventsToItems(session.events), tools: [] };
   // At or under T_hist the compressor leaves the request as it is: measured here from each item's count,
   // kept with the item, so a later call counts only the items that are new.
-  const underThreshold =
-    budget === undefined &&
-    request.items.reduce((sum, item) => sum + itemTokens(state, item), 0) <= (threshold ?? DEFAULT_HISTORY_THRESHOLD);
+  // Counted only until the sum is over: a long history's first call need not count every item here.
+  let underThreshold = budget === undefined;
+  const limit = threshold ?? DEFAULT_HISTORY_THRESHOLD;
+  for (let index = 0, sum = 0; underThreshold && index < request.items.length; index++) {
+    sum += itemTokens(state, request.items[index]!);
+    underThreshold = sum <= limit;
+  }
   if (!underThreshold) {
     const context: ProcessorContext = {
       session,

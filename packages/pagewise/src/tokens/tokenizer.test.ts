@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../util/random.js';
-import { countTokens, countTokensKeepingIds, encodeTokens, encodeTokensCached, mayHoldLongPiece } from './tokenizer.js';
+import {
+  countTokens,
+  countTokensKeepingIds,
+  encodeTokens,
+  exceedsTokens,
+  encodeTokensCached,
+  mayHoldLongPiece,
+} from './tokenizer.js';
 import { LONG_PIECE_CHARS } from './long-pieces.js';
 
 describe('finding 1: special-token text made token counting throw', () => {
@@ -202,5 +209,32 @@ describe('countTokensKeepingIds', () => {
     const count = countTokens(text);
     expect(countTokensKeepingIds(text)).toBe(count);
     expect(encodeTokensCached(text).length).toBe(count);
+  });
+});
+
+describe('exceedsTokens', () => {
+  // Code units that take the most bytes per unit: CJK and other three-byte characters, astral pairs (emoji,
+  // rare Han), lone surrogates (replaced by three bytes), combining marks, control characters.
+  const heavy = ['売', 'ꙮ', '𠀋', '😀', '\ud800', '\udfff', '\u0301', '\u0000', 'ﷺ', '\u200b', 'a', ' ', '\n'];
+
+  it('never counts more than three tokens per code unit', () => {
+    const random = seededRandom(5);
+    for (let round = 0; round < 400; round++) {
+      const length = 1 + Math.floor(random() * 40);
+      const text = Array.from({ length }, () => heavy[Math.floor(random() * heavy.length)]).join('');
+      expect(countTokens(text)).toBeLessThanOrEqual(3 * text.length);
+      expect(countTokens(text, 'cl100k_base')).toBeLessThanOrEqual(3 * text.length);
+    }
+  });
+
+  it('answers as the count does, at every limit around it', () => {
+    const random = seededRandom(6);
+    for (let round = 0; round < 200; round++) {
+      const length = Math.floor(random() * 60);
+      const text = Array.from({ length }, () => heavy[Math.floor(random() * heavy.length)]).join('');
+      const tokens = countTokens(text);
+      for (const limit of [0, tokens - 1, tokens, tokens + 1, 3 * text.length - 1, 3 * text.length])
+        expect(exceedsTokens(text, limit)).toBe(tokens > limit);
+    }
   });
 });

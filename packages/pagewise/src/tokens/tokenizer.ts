@@ -66,6 +66,19 @@ class TokenCache {
 
 const caches: Record<EncodingName, TokenCache> = { o200k_base: new TokenCache(), cl100k_base: new TokenCache() };
 
+// A token holds at least one byte of the text's UTF-8, and a UTF-16 code unit takes at most three bytes (a
+// surrogate pair, two units, takes four): a text has at most three tokens per code unit.
+const MAX_TOKENS_PER_UNIT = 3;
+
+/**
+ * Whether `text` has more than `limit` tokens: the same answer as `countTokens(text, encoding) > limit`, but
+ * a text too short to hold that many (three tokens per UTF-16 code unit at most) is not counted.
+ */
+export function exceedsTokens(text: string, limit: number, encoding: EncodingName = 'o200k_base'): boolean {
+  if (text.length * MAX_TOKENS_PER_UNIT <= limit) return false;
+  return countTokens(text, encoding) > limit;
+}
+
 /**
  * Counts the tokens of `text` with the given encoding (o200k_base by default). Results are cached by
  * content: a string already counted costs one hash lookup. A longer o200k text is counted line by line
