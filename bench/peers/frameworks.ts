@@ -65,6 +65,35 @@ const aiSdk: PeerFramework = {
 };
 
 // ---------------------------------------------------------------------------------------------------
+// The same AI SDK loop with pagewise's `compressionMiddleware()` at its defaults, made for each invocation so its
+// first call meets the whole history (as in a new process): what an AI SDK user adds, beside the plain loop.
+
+const aiSdkMiddleware: PeerFramework = {
+  name: 'AI SDK 6 generateText + compressionMiddleware()',
+  async prepare(events, clock) {
+    const { generateText, tool, stepCountIs, wrapLanguageModel } = await import('ai');
+    const dist = new URL('../../packages/pagewise/dist/', import.meta.url);
+    const { compressionMiddleware } = await import(new URL('ai-sdk.js', dist).href);
+    const messages = aiSdkHistory(events);
+    const scripted = scriptedV3(clock);
+    const tools = {
+      record: tool({ description: RECORD_DESCRIPTION, inputSchema: recordSchema, execute: async (a) => recordTool(a) }),
+    };
+    return async () => {
+      const model = wrapLanguageModel({ model: scripted as never, middleware: compressionMiddleware() });
+      const result = await generateText({
+        model,
+        system: 'You record observations.',
+        messages: messages as never,
+        tools,
+        stopWhen: stepCountIs(STEPS + 2),
+      });
+      if (result.text !== FINAL_TEXT) throw new Error(`AI SDK + middleware: unexpected final text ${result.text}`);
+    };
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------
 // Mastra: an Agent with the same tool and model; history passed as messages (no memory store).
 
 const mastra: PeerFramework = {
@@ -273,6 +302,7 @@ export const FRAMEWORKS: Record<string, PeerFramework> = {
   'pagewise-memory-reuse': pagewiseMemory(true),
   'pagewise-sqlite-reuse': pagewiseSqlite(() => mkdtempSync(path.join(os.tmpdir(), 'pagewise-peers-')), true),
   'ai-sdk': aiSdk,
+  'ai-sdk-middleware': aiSdkMiddleware,
   adk,
   'openai-agents': openaiAgents,
   mastra,

@@ -7,15 +7,18 @@ import { z } from 'zod';
 import { FINAL_TEXT, RECORD_DESCRIPTION, recordTool, seedTurn, type PeerFramework } from './common.js';
 import { scriptedV3 } from './scripted-v3.js';
 
-/** The built library: the root entry, and the SQLite store from its own entry when the build has one. */
+/** The built library: the root, sources and paging entries, and the SQLite store from its own entry when the build has one. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function loadPagewise(): Promise<any> {
   const dist = new URL('../../packages/pagewise/dist/', import.meta.url);
   const root = await import(new URL('index.js', dist).href);
   // Helpers the scripted reader uses (parseFencedPages) live on the internal entry since the package split.
   const internal = await import(new URL('internal.js', dist).href);
+  // Sources (`loaderSource`) and paging have entries of their own, as users import them.
+  const sources = await import(new URL('sources.js', dist).href);
+  const paging = await import(new URL('paging.js', dist).href);
   const sqlite = await import(new URL('../../packages/sqlite/dist/index.js', import.meta.url).href).catch(() => ({}));
-  return { ...internal, ...root, ...sqlite };
+  return { ...internal, ...sources, ...paging, ...root, ...sqlite };
 }
 
 /**

@@ -215,6 +215,10 @@ async function pagewisePaging(pw: any, reports: any[], question: any, compact: o
       const lines: string[] = [];
       for (const message of options.prompt) {
         if (message.role === 'system') system += message.content;
+        // The step block (working set, saved results) is the instruction's per-step part, rendered after the
+        // history so the prefix stays cached: read as instruction, as the offline model's prompt view does.
+        else if (message.providerOptions?.pagewise?.stepBlock === true)
+          for (const part of message.content) system += part.type === 'text' ? `\n\n${part.text}` : '';
         else
           for (const part of message.content) {
             if (part.type === 'text') lines.push(`${message.role}: ${part.text}`);
