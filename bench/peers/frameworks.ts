@@ -42,56 +42,49 @@ function aiSdkHistory(events: number): unknown[] {
 // ---------------------------------------------------------------------------------------------------
 // AI SDK 6: generateText with a tool loop; history is the messages array (no persistence).
 
-const aiSdk: PeerFramework = {
-  name: 'AI SDK 6 generateText',
-  async prepare(events, clock) {
-    const { generateText, tool, stepCountIs } = await import('ai');
-    const messages = aiSdkHistory(events);
-    const model = scriptedV3(clock);
-    const tools = {
-      record: tool({ description: RECORD_DESCRIPTION, inputSchema: recordSchema, execute: async (a) => recordTool(a) }),
-    };
-    return async () => {
-      const result = await generateText({
-        model: model as never,
-        system: 'You record observations.',
-        messages: messages as never,
-        tools,
-        stopWhen: stepCountIs(STEPS + 2),
-      });
-      if (result.text !== FINAL_TEXT) throw new Error(`AI SDK: unexpected final text ${result.text}`);
-    };
-  },
-};
+/**
+ * The AI SDK's `generateText` tool loop over the pre-filled history; `wrap` (when given) wraps the scripted model
+ * anew for each invocation, as a user adds middleware.
+ */
+function aiSdkLoop(name: string, wrap?: () => Promise<(model: unknown) => unknown>): PeerFramework {
+  return {
+    name,
+    async prepare(events, clock) {
+      const { generateText, tool, stepCountIs } = await import('ai');
+      const wrapper = await wrap?.();
+      const messages = aiSdkHistory(events);
+      const scripted = scriptedV3(clock);
+      const tools = {
+        record: tool({
+          description: RECORD_DESCRIPTION,
+          inputSchema: recordSchema,
+          execute: async (a) => recordTool(a),
+        }),
+      };
+      return async () => {
+        const result = await generateText({
+          model: (wrapper ? wrapper(scripted) : scripted) as never,
+          system: 'You record observations.',
+          messages: messages as never,
+          tools,
+          stopWhen: stepCountIs(STEPS + 2),
+        });
+        if (result.text !== FINAL_TEXT) throw new Error(`${name}: unexpected final text ${result.text}`);
+      };
+    },
+  };
+}
 
-// ---------------------------------------------------------------------------------------------------
-// The same AI SDK loop with pagewise's `compressionMiddleware()` at its defaults, made for each invocation so its
-// first call meets the whole history (as in a new process): what an AI SDK user adds, beside the plain loop.
+const aiSdk = aiSdkLoop('AI SDK 6 generateText');
 
-const aiSdkMiddleware: PeerFramework = {
-  name: 'AI SDK 6 generateText + compressionMiddleware()',
-  async prepare(events, clock) {
-    const { generateText, tool, stepCountIs, wrapLanguageModel } = await import('ai');
-    const dist = new URL('../../packages/pagewise/dist/', import.meta.url);
-    const { compressionMiddleware } = await import(new URL('ai-sdk.js', dist).href);
-    const messages = aiSdkHistory(events);
-    const scripted = scriptedV3(clock);
-    const tools = {
-      record: tool({ description: RECORD_DESCRIPTION, inputSchema: recordSchema, execute: async (a) => recordTool(a) }),
-    };
-    return async () => {
-      const model = wrapLanguageModel({ model: scripted as never, middleware: compressionMiddleware() });
-      const result = await generateText({
-        model,
-        system: 'You record observations.',
-        messages: messages as never,
-        tools,
-        stopWhen: stepCountIs(STEPS + 2),
-      });
-      if (result.text !== FINAL_TEXT) throw new Error(`AI SDK + middleware: unexpected final text ${result.text}`);
-    };
-  },
-};
+// The same loop with pagewise's `compressionMiddleware()` at its defaults, made for each invocation so its first
+// call meets the whole history (as in a new process): what an AI SDK user adds, beside the plain loop.
+const aiSdkMiddleware = aiSdkLoop('AI SDK 6 generateText + compressionMiddleware()', async () => {
+  const { wrapLanguageModel } = await import('ai');
+  const dist = new URL('../../packages/pagewise/dist/', import.meta.url);
+  const { compressionMiddleware } = await import(new URL('ai-sdk.js', dist).href);
+  return (model) => wrapLanguageModel({ model: model as never, middleware: compressionMiddleware() });
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Mastra: an Agent with the same tool and model; history passed as messages (no memory store).
